@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// The admin CLI: `npm run -s admin -- <group> <command> [--options]`. Each command prints one JSON object on
+// stdout and exits 0; bad arguments print a message on stderr, exit non-zero and write nothing.
+import { Command, CommanderError } from 'commander';
+import { AppError, createPrisma, type PrismaClient } from '@statusvane/shared';
+import { adminDatabaseUrl } from './database-url.js';
+import { addMember, createToken, createUser, createWorkspace, removeMember, revokeToken } from '../services/admin/admin-commands.js';
+
+type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
+
+let pending: Action | null = null;
+let pendingOpts: Record<string, unknown> = {};
+const run = (action: Action) => (opts: Record<string, unknown>) => {
+  pending = action;
+  pendingOpts = opts;
+};
+
+export function buildProgram(): Command {
+  const program = new Command('admin').description('Statusvane administration').exitOverride().showHelpAfterError();
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stderr.write(s) });
+
+  const workspace = program.command('workspace').description('workspaces').exitOverride();
+  workspace
+    .command('create')
+    .requiredOption('--slug <slug>')
+    .requiredOption('--name <name>')
+    .option('--plan <plan>', 'free|solo|team|business')
+    .exitOverride()
+    .action(run((p, o) => createWorkspace(p, o)));
+
+  const user = program.command('user').description('users').exitOverride();
+  user.command('create').requiredOption('--email <email>').option('--name <name>').exitOverride().action(run((p, o) => createUser(p, o)));
+
+  const member = program.command('member').description('memberships').exitOverride();
+  member
+    .command('add')
+    .requiredOption('--workspace <slugOrId>')
+    .requiredOption('--email <email>')
+    .requiredOption('--role <role>', 'owner|admin|member|viewer')
+    .exitOverride()
+    .action(run((p, o) => addMember(p, o)));
+  member
+    .command('remove')
+    .requiredOption('--workspace <slugOrId>')
+    .requiredOption('--email <email>')
+    .exitOverride()
+    .action(run((p, o) => removeMember(p, o)));
+
+  const token = program.command('token').description('API tokens').exitOverride();
+  token
+    .command('create')
+    .requiredOption('--kind <kind>', 'org|personal|oauth')
+    .option('--workspace <slugOrId>', 'org tokens')
+    .option('--role <role>', 'org tokens')
+    .option('--email <email>', 'personal and oauth tokens')
+    .option('--workspaces <slugs>', 'oauth: comma-separated grants')
+    .option('--primary <slug>', 'oauth: primary workspace')
+    .option('--expires-in <seconds>', 'oauth: lifetime, default 3600')
+    .option('--name <label>')
+    .exitOverride()
+    .action(run((p, o) => createToken(p, o)));
+  token.command('revoke').requiredOption('--id <tokenId>').exitOverride().action(run((p, o) => revokeToken(p, o)));
+  return program;
+}
+
+/** Parses argv, runs the chosen command against the database, prints its JSON. Returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    throw err;
+  }
+  if (!pending) {
+    program.outputHelp();
+    return 2;
+  }
+  const prisma = createPrisma(adminDatabaseUrl(process.env), { max: 2 });
+  try {
+    const out = await (pending as Action)(prisma, pendingOpts);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof AppError) {
+      const issues = (err.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+      process.stderr.write(`error: ${err.message}\n${issues.map((i) => `  --${i.path}: ${i.message}\n`).join('')}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`error: ${(err as Error).message ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

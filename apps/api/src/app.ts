@@ -1,0 +1,31 @@
+import express, { type Express } from 'express';
+import type { ApiDeps } from './deps.js';
+import { requireAuth } from './middleware/auth.js';
+import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
+import { jsonBody } from './middleware/json-body.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { requestLog } from './middleware/request-log.js';
+import { healthRouter } from './routes/health/health.router.js';
+import { monitorsRouter } from './routes/monitors/monitors.router.js';
+
+export const API_BASE = '/api/v1';
+
+/** Builds the Express app from its dependencies; main.ts and the tests both call this. */
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+  app.use(requestId, requestLog(deps.logger));
+  app.use(healthRouter(deps));
+
+  const api = express.Router();
+  api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
+  api.use('/monitors', monitorsRouter(deps));
+  app.use(API_BASE, api);
+
+  app.use(notFoundRoute);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

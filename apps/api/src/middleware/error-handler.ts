@@ -1,0 +1,60 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, isUnavailableError, UnavailableError, type Logger } from '@statusvane/shared';
+
+/** Unknown routes answer the same envelope as everything else. */
+export const notFoundRoute: RequestHandler = (req, _res, next) => {
+  next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+/** Maps body-parser's errors (malformed JSON, too large, bad charset) to invalid_request. */
+function fromBodyParser(err: BodyParserError): AppError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_request', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError('invalid_request', 'The request body is larger than 256 KiB', undefined, 413);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('invalid_request', 'Unsupported content encoding or charset', undefined, 415);
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new AppError('invalid_request', 'The request body could not be read');
+    default:
+      return null;
+  }
+}
+
+/**
+ * The one error middleware: AppError -> its envelope; dependency outages -> 503 `internal`; anything else is a
+ * bug, logged once with the request id, answered 500 without internals.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    let appError: AppError;
+    if (err instanceof AppError) appError = err;
+    else if (err && typeof err === 'object' && fromBodyParser(err as BodyParserError)) appError = fromBodyParser(err as BodyParserError)!;
+    else if (isUnavailableError(err)) {
+      appError = new UnavailableError('a dependency is unreachable');
+      logger.warn('dependency unavailable', { requestId: res.locals.requestId, error: (err as Error)?.message });
+    } else if (err && typeof err === 'object' && (err as { status?: number }).status === 400) {
+      appError = new AppError('invalid_request', 'The request is malformed');
+    } else {
+      appError = new AppError('internal', 'Something went wrong on our side; the request id identifies it');
+      logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, err });
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (appError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+    if (appError.httpStatus === 503) res.setHeader('Retry-After', '5');
+    res.status(appError.httpStatus).json(appError.toEnvelope());
+  };
+}

@@ -1,0 +1,34 @@
+import type { RequestHandler } from 'express';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { AppError, UnavailableError } from '@statusvane/shared';
+import { ctxOf } from './auth.js';
+
+/**
+ * Per-token limit over a fixed one-minute window, counted in Redis so it holds across API replicas.
+ * Answers RateLimit-* headers on every response and 429 `rate_limited` with Retry-After when spent.
+ */
+export function rateLimit(redis: Redis, pointsPerMinute: number, keyPrefix = 'sv:rl'): RequestHandler {
+  const limiter = new RateLimiterRedis({ storeClient: redis, points: pointsPerMinute, duration: 60, keyPrefix, useRedisPackage: false });
+  const setHeaders = (res: Parameters<RequestHandler>[1], r: RateLimiterRes) => {
+    res.setHeader('RateLimit-Limit', String(pointsPerMinute));
+    res.setHeader('RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));
+    res.setHeader('RateLimit-Reset', String(Math.ceil(r.msBeforeNext / 1000)));
+  };
+  return async (_req, res, next) => {
+    const key = ctxOf(res).tokenId;
+    let result: RateLimiterRes;
+    try {
+      result = await limiter.consume(key, 1);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        setHeaders(res, err);
+        res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
+        throw new AppError('rate_limited', `Rate limit of ${pointsPerMinute} requests per minute exceeded`);
+      }
+      throw new UnavailableError('redis');
+    }
+    setHeaders(res, result);
+    next();
+  };
+}

@@ -1,0 +1,122 @@
+import { AppError, ForbiddenError, hashToken, UnauthorizedError, type PrismaClient, type Role } from '@statusvane/shared';
+import type { RequestContext, TokenKind } from './context.js';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Prefix order matters: `svu_` must be tried before `sv_`. */
+const PREFIXES: Array<[string, TokenKind]> = [
+  ['mcp_at_', 'oauth'],
+  ['svu_', 'personal'],
+  ['sv_', 'org'],
+];
+
+export function tokenKindOf(token: string): TokenKind | null {
+  for (const [prefix, kind] of PREFIXES) if (token.startsWith(prefix)) return kind;
+  return null;
+}
+
+/** Tokens are `<prefix><43 base64url chars>`; anything else is refused before touching the database. */
+const TOKEN_BODY_RE = /^[A-Za-z0-9_-]{20,200}$/;
+
+export interface AuthInput {
+  authorization: string | undefined;
+  workspaceHeader: string | undefined;
+  now?: Date;
+}
+
+type WorkspaceRow = { id: string; slug: string; name: string; plan: RequestContext['workspace']['plan'] };
+
+function matches(ws: { id: string; slug: string }, selector: string): boolean {
+  return ws.slug === selector.toLowerCase() || (UUID_RE.test(selector) && ws.id === selector.toLowerCase());
+}
+
+/**
+ * Resolves a bearer token and the workspace header into a RequestContext, re-reading membership and grants on
+ * every call (leaving a workspace or revoking a grant takes effect at once). Throws 401/403/400 as the spec says.
+ */
+export async function authenticate(prisma: PrismaClient, input: AuthInput): Promise<RequestContext> {
+  const now = input.now ?? new Date();
+  const header = input.authorization;
+  const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+  if (!m) throw new UnauthorizedError('Send Authorization: Bearer <token>');
+  const token = m[1]!;
+  const kind = tokenKindOf(token);
+  if (!kind) throw new UnauthorizedError('The token is malformed');
+  const body = token.slice(PREFIXES.find(([, k]) => k === kind)![0].length);
+  if (!TOKEN_BODY_RE.test(body)) throw new UnauthorizedError('The token is malformed');
+
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: {
+      id: true,
+      kind: true,
+      role: true,
+      userId: true,
+      expiresAt: true,
+      revokedAt: true,
+      primaryWorkspaceId: true,
+      workspace: { select: { id: true, slug: true, name: true, plan: true } },
+      grants: { select: { workspaceId: true } },
+      user: {
+        select: {
+          memberships: {
+            select: { role: true, workspace: { select: { id: true, slug: true, name: true, plan: true } } },
+          },
+        },
+      },
+    },
+  });
+  // Unknown, revoked, expired and mismatched tokens all get the same answer.
+  if (!row || row.kind !== kind || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) {
+    throw new UnauthorizedError('The token is invalid, expired or revoked');
+  }
+
+  const selector = input.workspaceHeader?.trim() || undefined;
+
+  if (row.kind === 'org') {
+    if (!row.workspace || !row.role) throw new UnauthorizedError('The token is invalid, expired or revoked');
+    if (selector && !matches(row.workspace, selector)) {
+      throw new ForbiddenError('This token is bound to another workspace');
+    }
+    return ctx(row.workspace, row.role, row.id, 'org', null, `token:${row.id}`);
+  }
+
+  const userId = row.userId;
+  if (!userId || !row.user) throw new UnauthorizedError('The token is invalid, expired or revoked');
+  const memberships = row.user.memberships;
+
+  if (row.kind === 'personal') {
+    if (selector) {
+      const mem = memberships.find((x) => matches(x.workspace, selector));
+      if (!mem) throw new ForbiddenError('You are not a member of that workspace');
+      return ctx(mem.workspace, mem.role, row.id, 'personal', userId, `user:${userId}`);
+    }
+    if (memberships.length === 1) {
+      const only = memberships[0]!;
+      return ctx(only.workspace, only.role, row.id, 'personal', userId, `user:${userId}`);
+    }
+    if (memberships.length === 0) throw new ForbiddenError('You are not a member of any workspace');
+    throw new AppError('invalid_request', 'This token belongs to several workspaces: name one with X-Statusvane-Workspace', {
+      workspaces: memberships
+        .map((x) => ({ id: x.workspace.id, slug: x.workspace.slug, name: x.workspace.name }))
+        .sort((a, b) => a.slug.localeCompare(b.slug)),
+    });
+  }
+
+  // OAuth: limited to the granted workspaces, with the user's live role there.
+  const granted = new Set(row.grants.map((g) => g.workspaceId));
+  const usable = memberships.filter((x) => granted.has(x.workspace.id));
+  let chosen: (typeof usable)[number] | undefined;
+  if (selector) {
+    chosen = usable.find((x) => matches(x.workspace, selector));
+    if (!chosen) throw new ForbiddenError('This connection has no grant for that workspace');
+  } else {
+    chosen = usable.find((x) => x.workspace.id === row.primaryWorkspaceId);
+    if (!chosen) throw new ForbiddenError('This connection has no usable primary workspace: name one with X-Statusvane-Workspace');
+  }
+  return ctx(chosen.workspace, chosen.role, row.id, 'oauth', userId, `user:${userId}`);
+}
+
+function ctx(ws: WorkspaceRow, role: Role, tokenId: string, tokenKind: TokenKind, userId: string | null, principal: string): RequestContext {
+  return { workspace: ws, role, tokenId, tokenKind, userId, principal };
+}

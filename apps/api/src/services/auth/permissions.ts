@@ -1,0 +1,18 @@
+import { ForbiddenError, type Role } from '@statusvane/shared';
+
+/** The role matrix from the decisions. GETs need no entry: every role may read. */
+export const PERMISSIONS = {
+  'monitors:write': ['owner', 'admin', 'member'],
+  'statusPages:manage': ['owner', 'admin'],
+  'incidents:delete': ['owner', 'admin'],
+  'incidents:respond': ['owner', 'admin', 'member'],
+} as const satisfies Record<string, readonly Role[]>;
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+export function assertCan(role: Role, permission: Permission): void {
+  if (!can(role, permission)) throw new ForbiddenError(`The ${role} role may not perform this operation`);
+}

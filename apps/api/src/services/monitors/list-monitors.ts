@@ -1,0 +1,32 @@
+import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+
+/** A page of the workspace's monitors, oldest first (stable under concurrent inserts). */
+export async function listMonitors({
+  prisma,
+  ctx,
+  query,
+  publicBaseUrl,
+}: {
+  prisma: PrismaClient;
+  ctx: RequestContext;
+  query: PaginationQuery;
+  publicBaseUrl: string;
+}): Promise<{ data: MonitorRecord[]; pagination: Pagination }> {
+  const where = { workspaceId: ctx.workspace.id };
+  const [total, rows] = await prisma.$transaction([
+    prisma.monitor.count({ where }),
+    prisma.monitor.findMany({
+      where,
+      select: monitorRecordSelect,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      skip: (query.page - 1) * query.perPage,
+      take: query.perPage,
+    }),
+  ]);
+  return {
+    data: rows.map((row) => toMonitorRecord(row, { publicBaseUrl, maintenanceUntil: null })),
+    pagination: pagination(query, total),
+  };
+}

@@ -1,0 +1,28 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// Jest runs in ESM mode (node --experimental-vm-modules): got and the generated Prisma client are ESM-only.
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
+  },
+  moduleNameMapper: {
+    '^@statusvane/shared$': '<rootDir>/packages/shared/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testEnvironment: 'node',
+} satisfies Config;
+
+const config: Config = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+  ],
+};
+export default config;

@@ -1,0 +1,151 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { parseCidrList } from '../ssrf/index.js';
+
+const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
+const regionName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a region is 1-40 lower-case letters, digits or hyphens');
+
+/** A 32-byte key, written as 64 hex characters or base64. */
+function decodeKey(value: string): Buffer | null {
+  const trimmed = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  const b = Buffer.from(trimmed, 'base64');
+  return b.length === 32 ? b : null;
+}
+const keySchema = z
+  .string()
+  .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)');
+
+const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+
+/** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+    REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PUBLIC_BASE_URL: optionalUrl,
+    ENCRYPTION_KEY: keySchema.optional(),
+    /** Earlier keys, comma-separated, still accepted for decryption during a rotation. */
+    ENCRYPTION_OLD_KEYS: z
+      .string()
+      .optional()
+      .refine((v) => !v || v.split(',').every((k) => decodeKey(k) !== null), 'each old key must be 32 bytes (hex or base64)'),
+    LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+    REGION: regionName.default('local'),
+    CHECK_REGIONS: z
+      .string()
+      .default('local')
+      .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
+      .pipe(z.array(regionName).min(1, 'name at least one region')),
+    ALLOWED_TARGET_CIDRS: z
+      .string()
+      .default('')
+      .superRefine((v, ctx) => {
+        try {
+          parseCidrList(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    /** Where local state lives (development encryption key, local services). */
+    DATA_DIR: z.string().default('.data'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+    }
+  });
+
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  publicBaseUrl: string;
+  encryption: { current: EncryptionKey; old: EncryptionKey[] };
+  logLevel: (typeof LOG_LEVELS)[number];
+  region: string;
+  checkRegions: string[];
+  allowedTargetCidrs: string;
+  rateLimitPerMinute: number;
+  dataDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A short, stable, non-secret id for a key, stored beside each ciphertext so keys can rotate. */
+export function keyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 12);
+}
+
+function toKey(value: string): EncryptionKey {
+  const key = decodeKey(value);
+  if (!key) throw new Error('unreachable: key validated by the schema');
+  return { id: keyId(key), key };
+}
+
+/** The development key: generated once under DATA_DIR and reused, so encrypted rows stay readable. */
+function developmentKey(dataDir: string): string {
+  const file = join(resolve(dataDir), 'encryption.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(resolve(dataDir), { recursive: true });
+  const value = randomBytes(32).toString('base64');
+  writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  return value;
+}
+
+/**
+ * Parses the environment into a typed config, or throws a ConfigError that lists every problem.
+ * Outside production, a missing ENCRYPTION_KEY is replaced by the development key under DATA_DIR.
+ */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const current = toKey(e.ENCRYPTION_KEY ?? developmentKey(e.DATA_DIR));
+  const old = (e.ENCRYPTION_OLD_KEYS ?? '').split(',').filter(Boolean).map(toKey);
+  return {
+    env: e.NODE_ENV,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    port: e.PORT,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    encryption: { current, old },
+    logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'warn' : 'info'),
+    region: e.REGION,
+    checkRegions: e.CHECK_REGIONS,
+    allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    dataDir: e.DATA_DIR,
+  };
+}
+
+/** For process entry points: parse or print the problems and exit 1 (fail fast, readable). */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

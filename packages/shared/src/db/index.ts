@@ -1,0 +1,3 @@
+export * from './prisma.js';
+export * from './redis.js';
+export * from './unavailable.js';

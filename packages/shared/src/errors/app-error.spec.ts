@@ -1,0 +1,48 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { AppError, codeToStatus, ERROR_CODES, NotFoundError, UnavailableError, ValidationError } from './app-error.js';
+import { formatPath, parseOrThrow } from './zod-issues.js';
+
+describe('error envelope', () => {
+  it('maps the seven codes to their statuses', () => {
+    expect(ERROR_CODES).toHaveLength(7);
+    expect(codeToStatus).toEqual({
+      invalid_request: 400,
+      unauthorized: 401,
+      forbidden: 403,
+      not_found: 404,
+      conflict: 409,
+      rate_limited: 429,
+      internal: 500,
+    });
+  });
+
+  it('renders { error: { code, message, details? } }', () => {
+    expect(new AppError('conflict', 'taken').toEnvelope()).toEqual({ error: { code: 'conflict', message: 'taken' } });
+    expect(new AppError('invalid_request', 'bad', { workspaces: [] }).toEnvelope()).toEqual({
+      error: { code: 'invalid_request', message: 'bad', details: { workspaces: [] } },
+    });
+    expect(new NotFoundError('monitor', 'x').httpStatus).toBe(404);
+    const unavailable = new UnavailableError('redis');
+    expect([unavailable.code, unavailable.httpStatus]).toEqual(['internal', 503]);
+  });
+
+  it('turns Zod failures into one issue per offending field, unknown keys included', () => {
+    const schema = z.object({ name: z.string().max(3), n: z.number(), tags: z.array(z.string()) }).strict();
+    let caught: unknown;
+    try {
+      parseOrThrow(schema, { name: 'toolong', n: 'x', tags: ['a', 1], extra: true });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    const issues = (caught as ValidationError).details!.issues as Array<{ path: string }>;
+    expect(issues.map((i) => i.path).sort()).toEqual(['extra', 'n', 'name', 'tags[1]']);
+    expect((caught as ValidationError).message).toMatch(/name/);
+  });
+
+  it('formats paths like clients write them', () => {
+    expect(formatPath(['a', 0, 'b'])).toBe('a[0].b');
+    expect(formatPath([])).toBe('');
+  });
+});

@@ -1,0 +1,28 @@
+import winston from 'winston';
+
+export type Logger = winston.Logger;
+
+/**
+ * JSON lines in production, readable lines in development. Callers log ids, routes and numbers only:
+ * never a token, a header value or a body (see docs/adr/0004-logging.md).
+ */
+export function createLogger(opts: { level: string; json: boolean; service: string; silent?: boolean }): Logger {
+  const format = opts.json
+    ? winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json())
+    : winston.format.combine(
+        winston.format.timestamp({ format: 'HH:mm:ss.SSS' }),
+        winston.format.errors({ stack: true }),
+        winston.format.colorize(),
+        winston.format.printf(({ timestamp, level, message, service, stack, ...rest }) => {
+          const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
+          return `${String(timestamp)} ${level} [${String(service)}] ${String(message)}${extra}${stack ? `\n${String(stack)}` : ''}`;
+        }),
+      );
+  return winston.createLogger({
+    level: opts.level,
+    defaultMeta: { service: opts.service },
+    format,
+    silent: opts.silent ?? false,
+    transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+  });
+}

@@ -1,0 +1,52 @@
+// `npm test`: brings up what the suite needs (local PostgreSQL and Redis unless DATABASE_URL / REDIS_URL are
+// given), creates a fresh test database, applies the migrations, generates the Prisma client if missing, and
+// runs every Jest project. Extra arguments go to Jest: `npm test -- test/auth.test.ts`.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { ensureServices } from './services.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const run = (cmd, args, env = process.env) => {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+};
+
+if (!existsSync(join(root, 'packages/shared/src/generated/prisma/client.ts'))) {
+  run(process.execPath, ['scripts/prisma-generate.mjs']);
+}
+
+const { databaseUrl, redisUrl } = await ensureServices({ quiet: true });
+
+/** A separate database so tests never touch development data; recreated on each run. */
+async function freshTestDatabase(baseUrl) {
+  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+  const url = new URL(baseUrl);
+  const name = `${url.pathname.slice(1) || 'statusvane'}_test`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+const testDatabaseUrl = await freshTestDatabase(databaseUrl);
+const testRedisUrl = process.env.TEST_REDIS_URL ?? (() => {
+  const u = new URL(redisUrl);
+  u.pathname = '/1'; // a separate Redis database; suites also use their own key prefixes
+  return u.toString();
+})();
+
+const env = {
+  ...process.env,
+  NODE_ENV: 'test',
+  DATABASE_URL: testDatabaseUrl,
+  REDIS_URL: testRedisUrl,
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+};
+run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/migrate.ts', 'deploy'], env);
+run(process.execPath, ['--experimental-vm-modules', '--no-warnings', join(root, 'node_modules/jest/bin/jest.js'), ...process.argv.slice(2)], env);

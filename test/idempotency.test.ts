@@ -1,0 +1,388 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import express, { type Express, type RequestHandler } from 'express';
+import request from 'supertest';
+import { createLogger, ValidationError, type PrismaClient } from '@statusvane/shared';
+import { ctxOf, requireAuth } from '../apps/api/src/middleware/auth.js';
+import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
+import {
+  IDEMPOTENCY_TTL_MS,
+  idempotency,
+  purgeExpiredIdempotencyRecords,
+  requestFingerprint,
+} from '../apps/api/src/middleware/idempotency.js';
+import { jsonBody } from '../apps/api/src/middleware/json-body.js';
+import { requestId } from '../apps/api/src/middleware/request-id.js';
+import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const logger = createLogger({ level: 'error', json: true, service: 'test', silent: true });
+
+/** A stand-in for a create route: validates, optionally waits or blows up, then performs a real insert. */
+function buildApp(prisma: PrismaClient): Express {
+  const handler: RequestHandler = async (req, res) => {
+    const body = (req.body ?? {}) as { name?: unknown; delayMs?: unknown; explode?: unknown };
+    if (typeof body.name !== 'string' || body.name === '') {
+      throw new ValidationError('The request body is invalid', [{ path: 'name', message: 'Required' }]);
+    }
+    if (typeof body.delayMs === 'number') await sleep(body.delayMs);
+    if (body.explode === true) throw new Error('boom');
+    const component = await prisma.component.create({ data: { workspaceId: ctxOf(res).workspace.id, name: body.name } });
+    res.status(201).json({ data: component });
+  };
+  const api = express.Router();
+  api.use(requireAuth(prisma), jsonBody);
+  api.post('/things', idempotency({ prisma }), handler);
+  api.post('/others', idempotency({ prisma }), handler);
+  // An answer that bypasses res.json: nothing to replay, so the key must be released.
+  api.post('/accepted', idempotency({ prisma }), (_req, res) => {
+    res.sendStatus(202);
+  });
+  const app = express();
+  app.use(requestId);
+  app.use('/api/v1', api);
+  app.use(errorHandler(logger));
+  return app;
+}
+
+let h: Harness;
+let h2: Harness;
+let app: Express;
+let app2: Express;
+beforeAll(() => {
+  h = makeHarness();
+  h2 = makeHarness();
+  app = buildApp(h.prisma);
+  app2 = buildApp(h2.prisma);
+});
+afterAll(async () => {
+  await h.close();
+  await h2.close();
+});
+
+const post = (token: string, body: object, key?: string, opts: { on?: Express; path?: string } = {}) => {
+  const req = request(opts.on ?? app)
+    .post(`/api/v1${opts.path ?? '/things'}`)
+    .set(bearer(token));
+  if (key !== undefined) req.set('Idempotency-Key', key);
+  return req.send(body);
+};
+
+const components = (workspaceId: string, name: string) => h.prisma.component.count({ where: { workspaceId, name } });
+const records = (workspaceId: string, key: string) => h.prisma.idempotencyRecord.findMany({ where: { workspaceId, key } });
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+function expectError(res: request.Response, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+}
+
+describe('Idempotency-Key', () => {
+  it('without a key every request performs the action and nothing is stored', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    expect((await post(tokens.owner, { name })).status).toBe(201);
+    expect((await post(tokens.owner, { name })).status).toBe(201);
+    expect(await components(ws.id, name)).toBe(2);
+    expect(await h.prisma.idempotencyRecord.count({ where: { workspaceId: ws.id } })).toBe(0);
+  });
+
+  it('replays the first response for a retry with the same key and body, without performing the action again', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const first = await post(tokens.owner, { name, tags: { a: 1, b: [1, 2] } }, key);
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+
+    // Same body with another key order and spacing is the same request.
+    const retry = await request(app)
+      .post('/api/v1/things')
+      .set(bearer(tokens.owner))
+      .set('Idempotency-Key', key)
+      .set('Content-Type', 'application/json')
+      .send(`{ "tags": { "b": [1, 2], "a": 1 }, "name": ${JSON.stringify(name)} }`);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.headers['content-type']).toMatch(/^application\/json; charset=utf-8/);
+    expect(retry.body).toEqual(first.body);
+    expect(await components(ws.id, name)).toBe(1);
+
+    const [row] = await records(ws.id, key);
+    expect(row).toMatchObject({ responseStatus: 201, responseBody: first.body, method: 'POST', path: '/api/v1/things' });
+    const ttl = row!.expiresAt.getTime() - row!.createdAt.getTime();
+    expect(ttl).toBe(IDEMPOTENCY_TTL_MS);
+  });
+
+  it('rejects the same key with a different body, or on a different route, with 400', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    expect((await post(tokens.owner, { name }, key)).status).toBe(201);
+
+    const other = await post(tokens.owner, { name: `${name}-2` }, key);
+    expectError(other, 400, 'invalid_request');
+    expect(other.body.error.message).toBe('Idempotency-Key was already used with a different request');
+    expect(other.body.error.details.issues).toEqual([{ path: 'Idempotency-Key', message: expect.any(String) }]);
+
+    expectError(await post(tokens.owner, { name }, key, { path: '/others' }), 400, 'invalid_request');
+    expect(await components(ws.id, name)).toBe(1);
+    expect(await components(ws.id, `${name}-2`)).toBe(0);
+  });
+
+  it('answers 409 to a retry while the first request is still in flight, then replays once it is done', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const body = { name, delayMs: 800 };
+    const first = post(tokens.owner, body, key).then((r) => r);
+    await waitFor(async () => (await records(ws.id, key)).length === 1);
+
+    const during = await post(tokens.owner, body, key);
+    expectError(during, 409, 'conflict');
+    expect(during.headers['idempotent-replayed']).toBeUndefined();
+
+    const done = await first;
+    expect(done.status).toBe(201);
+    const after = await post(tokens.owner, body, key);
+    expect(after.status).toBe(201);
+    expect(after.headers['idempotent-replayed']).toBe('true');
+    expect(after.body).toEqual(done.body);
+    expect(await components(ws.id, name)).toBe(1);
+  });
+
+  it('performs the action once when 20 requests with one key race, and answers the rest 201 (replayed) or 409', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const body = { name, delayMs: 50 };
+    const all = await Promise.all(Array.from({ length: 20 }, () => post(tokens.owner, body, key)));
+
+    for (const r of all) expect([201, 409]).toContain(r.status);
+    const original = all.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined);
+    expect(original).toHaveLength(1);
+    for (const r of all.filter((x) => x.status === 201)) expect(r.body).toEqual(original[0]!.body);
+    expect(await components(ws.id, name)).toBe(1);
+
+    const retry = await post(tokens.owner, body, key);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(original[0]!.body);
+  }, 20_000);
+
+  it('holds across processes: two apps with separate connection pools racing with one key perform the action once', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const body = { name, delayMs: 50 };
+    const all = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post(tokens.owner, body, key, { on: i % 2 ? app2 : app })),
+    );
+    for (const r of all) expect([201, 409]).toContain(r.status);
+    expect(all.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(await components(ws.id, name)).toBe(1);
+
+    // The response stored by one process is replayed by the other.
+    const first = all.find((r) => r.status === 201 && r.headers['idempotent-replayed'] === undefined)!;
+    for (const on of [app, app2]) {
+      const r = await post(tokens.owner, body, key, { on });
+      expect(r.status).toBe(201);
+      expect(r.headers['idempotent-replayed']).toBe('true');
+      expect(r.body).toEqual(first.body);
+    }
+  }, 20_000);
+
+  it('scopes keys to the workspace', async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const ra = await post(a.tokens.owner, { name }, key);
+    const rb = await post(b.tokens.owner, { name }, key);
+    for (const r of [ra, rb]) {
+      expect(r.status).toBe(201);
+      expect(r.headers['idempotent-replayed']).toBeUndefined();
+    }
+    expect(await components(a.ws.id, name)).toBe(1);
+    expect(await components(b.ws.id, name)).toBe(1);
+  });
+
+  it('scopes keys to the principal: two org tokens are two principals, two personal tokens of one user are one', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const byOwner = await post(tokens.owner, { name }, key);
+    const byAdmin = await post(tokens.admin, { name }, key);
+    expect(byOwner.status).toBe(201);
+    expect(byAdmin.status).toBe(201);
+    expect(byAdmin.headers['idempotent-replayed']).toBeUndefined();
+    expect(await components(ws.id, name)).toBe(2);
+
+    const user = await makeUser(h.prisma, [{ workspace: ws.id, role: 'member' }]);
+    const t1 = await createToken(h.prisma, { kind: 'personal', email: user.email });
+    const t2 = await createToken(h.prisma, { kind: 'personal', email: user.email });
+    const personalName = uniq('c');
+    const p1 = await post(t1.token, { name: personalName }, key);
+    const p2 = await post(t2.token, { name: personalName }, key);
+    expect(p1.status).toBe(201);
+    expect(p1.headers['idempotent-replayed']).toBeUndefined();
+    expect(p2.status).toBe(201);
+    expect(p2.headers['idempotent-replayed']).toBe('true');
+    expect(p2.body).toEqual(p1.body);
+    expect(await components(ws.id, personalName)).toBe(1);
+  });
+
+  it('does not store a request that fails validation: the same key with a fixed body then succeeds', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const key = randomUUID();
+    const bad = await post(tokens.owner, {}, key);
+    expectError(bad, 400, 'invalid_request');
+    expect(bad.body.error.details.issues).toEqual([{ path: 'name', message: 'Required' }]);
+    expect(await records(ws.id, key)).toHaveLength(0);
+
+    const name = uniq('c');
+    const fixed = await post(tokens.owner, { name }, key);
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+    expect(await components(ws.id, name)).toBe(1);
+  });
+
+  it('releases the key when the handler throws (500)', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    expectError(await post(tokens.owner, { name, explode: true }, key), 500, 'internal');
+    expect(await records(ws.id, key)).toHaveLength(0);
+
+    const retry = await post(tokens.owner, { name }, key);
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await components(ws.id, name)).toBe(1);
+  });
+
+  it('releases the key after an answer that is not JSON', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const key = randomUUID();
+    expect((await post(tokens.owner, { name: 'x' }, key, { path: '/accepted' })).status).toBe(202);
+    // Released on 'finish', i.e. just after the answer went out.
+    await waitFor(async () => (await records(ws.id, key)).length === 0);
+    expect((await post(tokens.owner, { name: 'x' }, key, { path: '/accepted' })).headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not replay an expired record: the request is performed again and stored anew', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    const key = randomUUID();
+    const first = await post(tokens.owner, { name }, key);
+    expect(first.status).toBe(201);
+    await h.prisma.idempotencyRecord.updateMany({
+      where: { workspaceId: ws.id, key },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+
+    const again = await post(tokens.owner, { name }, key);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.data.id).not.toBe(first.body.data.id);
+    expect(await components(ws.id, name)).toBe(2);
+    const rows = await records(ws.id, key);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    expect(rows[0]!.responseBody).toEqual(again.body);
+  });
+
+  it('takes over an in-flight record whose process died (older than 60 s), but not a fresh one', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const t = await createToken(h.prisma, { kind: 'org', workspace: ws.id, role: 'owner' });
+    const name = uniq('c');
+    const body = { name };
+    const inFlight = (key: string, ageMs: number) =>
+      h.prisma.idempotencyRecord.create({
+        data: {
+          workspaceId: ws.id,
+          principal: `token:${t.id}`,
+          key,
+          method: 'POST',
+          path: '/api/v1/things',
+          requestHash: requestFingerprint('POST', '/api/v1/things', body),
+          createdAt: new Date(Date.now() - ageMs),
+          expiresAt: new Date(Date.now() - ageMs + IDEMPOTENCY_TTL_MS),
+        },
+      });
+
+    const freshKey = randomUUID();
+    await inFlight(freshKey, 10_000);
+    expectError(await post(t.token, body, freshKey), 409, 'conflict');
+
+    const staleKey = randomUUID();
+    const stale = await inFlight(staleKey, 120_000);
+    const res = await post(t.token, body, staleKey);
+    expect(res.status).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await components(ws.id, name)).toBe(1);
+    const rows = await records(ws.id, staleKey);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: stale.id, responseStatus: 201, responseBody: res.body });
+
+    const replay = await post(t.token, body, staleKey);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await components(ws.id, name)).toBe(1);
+  });
+
+  it('accepts keys of 1 to 255 characters and refuses empty, longer or control-character keys with 400', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const name = uniq('c');
+    for (const bad of ['k'.repeat(256), '', 'abc\tdef']) {
+      const res = await post(tokens.owner, { name }, bad);
+      expectError(res, 400, 'invalid_request');
+      expect(res.body.error.details.issues).toEqual([{ path: 'Idempotency-Key', message: expect.any(String) }]);
+    }
+    expect(await components(ws.id, name)).toBe(0);
+
+    const longest = 'k'.repeat(255);
+    expect((await post(tokens.owner, { name }, longest)).status).toBe(201);
+    const replay = await post(tokens.owner, { name }, longest);
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await components(ws.id, name)).toBe(1);
+  });
+
+  it('purgeExpiredIdempotencyRecords removes only the records that have expired', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const row = (key: string, expiresAt: Date) => ({
+      workspaceId: ws.id,
+      principal: 'token:purge-test',
+      key,
+      method: 'POST',
+      path: '/api/v1/things',
+      requestHash: 'a'.repeat(64),
+      responseStatus: 201,
+      responseBody: { data: {} },
+      expiresAt,
+    });
+    // Dates long past, so rows other suites leave behind cannot change the count.
+    await h.prisma.idempotencyRecord.createMany({
+      data: [
+        row('old', new Date('2000-01-01T00:00:00Z')),
+        row('edge', new Date('2000-01-02T00:00:00Z')),
+        row('later', new Date('2000-01-03T00:00:00Z')),
+        row('live', new Date(Date.now() + IDEMPOTENCY_TTL_MS)),
+      ],
+    });
+    expect(await purgeExpiredIdempotencyRecords(h.prisma, new Date('2000-01-02T00:00:00Z'))).toBe(2);
+    const left = await h.prisma.idempotencyRecord.findMany({ where: { workspaceId: ws.id }, orderBy: { key: 'asc' } });
+    expect(left.map((r) => r.key)).toEqual(['later', 'live']);
+
+    expect(await purgeExpiredIdempotencyRecords(h.prisma)).toBeGreaterThanOrEqual(1);
+    const live = await h.prisma.idempotencyRecord.findMany({ where: { workspaceId: ws.id } });
+    expect(live.map((r) => r.key)).toEqual(['live']);
+  });
+});

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { createApiRedis, createLogger, createPrisma, parseConfig, type Config, type PrismaClient } from '@statusvane/shared';
+import type { Redis } from 'ioredis';
+import { createApp } from '../../apps/api/src/app.js';
+import type { ApiDeps } from '../../apps/api/src/deps.js';
+import { addMember, createToken, createUser, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+
+export interface Harness {
+  config: Config;
+  prisma: PrismaClient;
+  redis: Redis;
+  deps: ApiDeps;
+  app: ReturnType<typeof createApp>;
+  close(): Promise<void>;
+}
+
+/** The real app on the real test database and Redis, with a unique key prefix per suite. */
+export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness {
+  const config = parseConfig({ ...process.env, ...overrides });
+  const prisma = createPrisma(config.databaseUrl, { max: 5 });
+  const redis = createApiRedis(config.redisUrl);
+  redis.on('error', () => undefined);
+  const logger = createLogger({ level: 'error', json: true, service: 'test', silent: true });
+  const deps: ApiDeps = { config, prisma, redis, logger };
+  const app = createApp(deps);
+  return {
+    config,
+    prisma,
+    redis,
+    deps,
+    app,
+    async close() {
+      await prisma.$disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+export const uniq = (p = 't') => `${p}-${randomUUID().slice(0, 8)}`;
+
+/** A workspace with one org token per role. */
+export async function makeWorkspace(prisma: PrismaClient, opts: { plan?: 'free' | 'solo' | 'team' | 'business' } = {}) {
+  const ws = await createWorkspace(prisma, { slug: uniq('ws'), name: 'Test workspace', plan: opts.plan ?? 'free' });
+  const tokens = {} as Record<'owner' | 'admin' | 'member' | 'viewer', string>;
+  for (const role of ['owner', 'admin', 'member', 'viewer'] as const) {
+    tokens[role] = (await createToken(prisma, { kind: 'org', workspace: ws.id, role })).token;
+  }
+  return { ws, tokens };
+}
+
+export async function makeUser(prisma: PrismaClient, memberships: Array<{ workspace: string; role: 'owner' | 'admin' | 'member' | 'viewer' }>) {
+  const user = await createUser(prisma, { email: `${uniq('u')}@example.test` });
+  for (const m of memberships) await addMember(prisma, { workspace: m.workspace, email: user.email, role: m.role });
+  return user;
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
