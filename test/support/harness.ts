@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { createApiRedis, createLogger, createPrisma, parseConfig, type Config, type PrismaClient } from '@statusvane/shared';
+import {
+  CheckScheduler,
+  createApiRedis,
+  createLogger,
+  createPrisma,
+  createSsrfGuard,
+  parseConfig,
+  type Config,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../apps/api/src/app.js';
 import type { ApiDeps } from '../../apps/api/src/deps.js';
@@ -10,6 +19,7 @@ export interface Harness {
   prisma: PrismaClient;
   redis: Redis;
   deps: ApiDeps;
+  queuePrefix: string;
   app: ReturnType<typeof createApp>;
   close(): Promise<void>;
 }
@@ -20,8 +30,12 @@ export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness
   const prisma = createPrisma(config.databaseUrl, { max: 5 });
   const redis = createApiRedis(config.redisUrl);
   redis.on('error', () => undefined);
-  const logger = createLogger({ level: 'error', json: true, service: 'test', silent: true });
-  const deps: ApiDeps = { config, prisma, redis, logger };
+  const logger = createLogger({ level: 'error', json: true, service: 'test', silent: !process.env.TEST_LOG });
+  // A key prefix per harness keeps suites' queues apart in the shared test Redis.
+  const queuePrefix = `bull-${randomUUID().slice(0, 8)}`;
+  const scheduler = new CheckScheduler(config.checkRegions, redis, queuePrefix);
+  const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
+  const deps: ApiDeps = { config, prisma, redis, logger, scheduler, guard };
   const app = createApp(deps);
   return {
     config,
@@ -29,7 +43,9 @@ export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness
     redis,
     deps,
     app,
+    queuePrefix,
     async close() {
+      await scheduler.close().catch(() => undefined);
       await prisma.$disconnect();
       redis.disconnect();
     },

@@ -8,6 +8,7 @@ import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { monitorsRouter } from './routes/monitors/monitors.router.js';
+import { pingRouter } from './routes/ping/ping.router.js';
 
 export const API_BASE = '/api/v1';
 
@@ -19,6 +20,7 @@ export function createApp(deps: ApiDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestId, requestLog(deps.logger));
   app.use(healthRouter(deps));
+  app.use(pingRouter(deps));
 
   const api = express.Router();
   api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);

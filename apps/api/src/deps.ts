@@ -1,4 +1,4 @@
-import type { Config, Logger, PrismaClient } from '@statusvane/shared';
+import type { CheckScheduler, Config, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
 import type { Redis } from 'ioredis';
 
 /** Everything the API needs from the outside world, built once in main.ts (or by a test). */
@@ -7,4 +7,6 @@ export interface ApiDeps {
   prisma: PrismaClient;
   redis: Redis;
   logger: Logger;
+  scheduler: CheckScheduler;
+  guard: SsrfGuard;
 }

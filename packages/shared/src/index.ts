@@ -6,3 +6,4 @@ export * from './db/index.js';
 export * from './queues/index.js';
 export * from './schemas/index.js';
 export * from './ssrf/index.js';
+export * from './scheduling/index.js';

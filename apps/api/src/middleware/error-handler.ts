@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isUnavailableError, UnavailableError, type Logger } from '@statusvane/shared';
+import { routeOf } from './request-log.js';
 
 /** Unknown routes answer the same envelope as everything else. */
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
@@ -47,7 +48,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       appError = new AppError('invalid_request', 'The request is malformed');
     } else {
       appError = new AppError('internal', 'Something went wrong on our side; the request id identifies it');
-      logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, err });
+      const e = err instanceof Error ? err : new Error(String(err));
+      logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, route: routeOf(req), error: e.message, stack: e.stack });
     }
     if (res.headersSent) {
       res.end();

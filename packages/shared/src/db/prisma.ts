@@ -2,7 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 
 export { PrismaClient };
-export type { Prisma } from '../generated/prisma/client.js';
+export { Prisma } from '../generated/prisma/client.js';
 export * as DbEnums from '../generated/prisma/enums.js';
 
 export interface PrismaOptions {

@@ -1,6 +1,7 @@
 import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
-import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { toRecords } from './get-monitor.js';
+import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
 
 /** A page of the workspace's monitors, oldest first (stable under concurrent inserts). */
 export async function listMonitors({
@@ -26,7 +27,7 @@ export async function listMonitors({
     }),
   ]);
   return {
-    data: rows.map((row) => toMonitorRecord(row, { publicBaseUrl, maintenanceUntil: null })),
+    data: await toRecords(prisma, ctx, rows, publicBaseUrl),
     pagination: pagination(query, total),
   };
 }

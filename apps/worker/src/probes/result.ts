@@ -1,0 +1,80 @@
+import { type LatencyRules, type ProbePhases, type ProbeResult, NO_PHASES, REASON_MAX_LENGTH } from './types.js';
+
+/** Cap a reason to what the check_results.reason column holds. */
+export function truncateReason(reason: string): string {
+  return reason.length <= REASON_MAX_LENGTH ? reason : `${reason.slice(0, REASON_MAX_LENGTH - 1)}…`;
+}
+
+export function downResult(
+  reason: string,
+  extra: { responseMs?: number | null; statusCode?: number | null; phases?: ProbePhases } = {},
+): ProbeResult {
+  return {
+    outcome: 'down',
+    reason: truncateReason(reason),
+    responseMs: extra.responseMs ?? null,
+    statusCode: extra.statusCode ?? null,
+    phases: extra.phases ?? { ...NO_PHASES },
+  };
+}
+
+/**
+ * The last two steps of every evaluation, applied to a result that passed all other checks:
+ * slower than `latencyThresholdMs` fails; otherwise slower than `degradedAfterMs` is degraded.
+ * Both comparisons are strict (`>`): a check that takes exactly the threshold passes.
+ */
+export function applyLatencyRules(responseMs: number, rules: LatencyRules): Pick<ProbeResult, 'outcome' | 'reason'> {
+  if (rules.latencyThresholdMs !== null && responseMs > rules.latencyThresholdMs) {
+    return { outcome: 'down', reason: `latency_threshold_exceeded: ${responseMs}ms > ${rules.latencyThresholdMs}ms` };
+  }
+  if (rules.degradedAfterMs !== null && responseMs > rules.degradedAfterMs) {
+    return { outcome: 'degraded', reason: `slow: ${responseMs}ms > ${rules.degradedAfterMs}ms` };
+  }
+  return { outcome: 'up', reason: null };
+}
+
+// Node's TLS failures: CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_*, EPROTO ...
+const TLS_CODE = /CERT|SSL|TLS|^EPROTO$/;
+
+/**
+ * Map a connection-level error (Node errno codes, got error classes, the SSRF guard's ESSRF) to a
+ * reason code. Unknown codes keep their code for diagnosis instead of collapsing into one bucket.
+ */
+export function reasonForError(err: unknown): string {
+  const e = (err ?? {}) as { code?: unknown; name?: unknown; cause?: unknown };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const name = typeof e.name === 'string' ? e.name : undefined;
+  // got wraps the original error; the guard's SsrfBlockedError may sit one level down.
+  const causeCode = typeof (e.cause as { code?: unknown } | undefined)?.code === 'string' ? (e.cause as { code: string }).code : undefined;
+
+  if (code === 'ESSRF' || causeCode === 'ESSRF') return 'ssrf_blocked';
+  if (name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+  if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS') return 'too_many_redirects';
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection_refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'ECONNABORTED':
+      return 'connection_reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NODATA':
+    case 'EAI_NONAME':
+    case 'ENODATA':
+      return 'dns_error';
+    case 'EHOSTUNREACH':
+    case 'EHOSTDOWN':
+      return 'host_unreachable';
+    case 'ENETUNREACH':
+    case 'ENETDOWN':
+      return 'network_unreachable';
+    default:
+      break;
+  }
+  if (code !== undefined && TLS_CODE.test(code)) return 'tls_error';
+  if (code !== undefined && code.startsWith('HPE_')) return 'invalid_response';
+  if (code === undefined || code === 'ERR_GOT_REQUEST_ERROR') return 'request_error';
+  return `connection_error:${code}`;
+}

@@ -1,0 +1,45 @@
+/**
+ * What every probe returns: one check result, ready to be stored as a CheckResult row.
+ *
+ * `reason` is null for a plain `up`. Otherwise it starts with a stable code, optionally followed by
+ * `: <detail>` for humans, so the code can be grouped on with `split(':')[0]`:
+ *   timeout, connection_refused, connection_reset, host_unreachable, network_unreachable,
+ *   connection_error:<CODE>, dns_error, ssrf_blocked, tls_error, too_many_redirects, invalid_response,
+ *   request_error, invalid_target, unexpected_status:<code>, keyword_missing, keyword_present,
+ *   invalid_json, json_assertion_failed: <detail>, latency_threshold_exceeded: <n>ms > <m>ms,
+ *   fail_ping, missed_heartbeat
+ * and for `degraded`: `slow: <n>ms > <m>ms`.
+ * Reasons are capped at REASON_MAX_LENGTH characters (the column is VARCHAR(500)).
+ */
+export type ProbeOutcome = 'up' | 'degraded' | 'down';
+
+export interface ProbePhases {
+  /** Name resolution; null when no lookup happened (IP-literal host) or it never finished. */
+  dnsMs: number | null;
+  /** TCP connect; null when no connection was established. */
+  connectMs: number | null;
+  /** TLS handshake; null for plain http / tcp or when it never finished. */
+  tlsMs: number | null;
+  /** Request sent -> first response byte; null when no response arrived (and always for tcp). */
+  waitingMs: number | null;
+}
+
+export interface ProbeResult {
+  outcome: ProbeOutcome;
+  reason: string | null;
+  /** Total time of the check in whole milliseconds; null when no response (or no connection, for tcp) was obtained. */
+  responseMs: number | null;
+  /** Final HTTP status code (after redirects); null for tcp, heartbeat and connection-level failures. */
+  statusCode: number | null;
+  phases: ProbePhases;
+}
+
+/** Latency rules shared by the http and tcp probes (null = not configured). */
+export interface LatencyRules {
+  degradedAfterMs: number | null;
+  latencyThresholdMs: number | null;
+}
+
+export const REASON_MAX_LENGTH = 500;
+
+export const NO_PHASES: Readonly<ProbePhases> = Object.freeze({ dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null });

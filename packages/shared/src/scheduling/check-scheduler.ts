@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { Queue, type ConnectionOptions } from 'bullmq';
+import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
+
+export interface SchedulableMonitor {
+  id: string;
+  intervalSeconds: number;
+}
+
+/**
+ * Where in its interval a monitor's checks fall: a stable hash of its id, so 10,000 monitors created in the same
+ * second spread evenly over the interval instead of firing together. BullMQ treats offset 0 as "unset", so the
+ * range is 1 .. every-1.
+ */
+export function spreadOffsetMs(monitorId: string, everyMs: number): number {
+  const h = createHash('sha1').update(monitorId).digest().readUInt32BE(0);
+  return 1 + (h % (everyMs - 1));
+}
+
+const JOB_OPTS = {
+  removeOnComplete: { count: 100 },
+  removeOnFail: { count: 500 },
+};
+
+/**
+ * The API's and the reconciler's view of the check queues: one BullMQ job scheduler per enabled monitor and
+ * region, with the fixed id `monitor:<id>:<region>` so that upserting twice never makes two schedules.
+ */
+export class CheckScheduler {
+  readonly queues: ReadonlyMap<string, Queue>;
+
+  constructor(regions: readonly string[], connection: ConnectionOptions, prefix?: string) {
+    this.queues = new Map(regions.map((r) => [r, new Queue<CheckJob>(checkQueueName(r), { connection, ...(prefix ? { prefix } : {}) })]));
+  }
+
+  /** Creates or updates the schedulers of one monitor in every region; `runNow` also queues an immediate check. */
+  async schedule(monitor: SchedulableMonitor, opts: { runNow?: boolean; now?: number } = {}): Promise<void> {
+    const every = monitor.intervalSeconds * 1000;
+    const offset = spreadOffsetMs(monitor.id, every);
+    await Promise.all(
+      [...this.queues].map(async ([region, queue]) => {
+        const data: CheckJob = { monitorId: monitor.id, region };
+        await queue.upsertJobScheduler(schedulerId(monitor.id, region), { every, offset }, { name: CHECK_JOB_NAME, data, opts: JOB_OPTS });
+        if (opts.runNow) {
+          // BullMQ refuses ':' in custom job ids. The scheduled runs start at the next slot (up to one interval away); the first check should not wait.
+          const now = opts.now ?? Date.now();
+          await queue.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: `first-${monitor.id}-${region}-${now}` });
+        }
+      }),
+    );
+  }
+
+  /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
+  async unschedule(monitorId: string): Promise<void> {
+    await Promise.all([...this.queues].map(([region, queue]) => queue.removeJobScheduler(schedulerId(monitorId, region))));
+  }
+
+  /** Every scheduler in Redis, per region: id -> every (ms). */
+  async listSchedulers(): Promise<Map<string, Map<string, number | undefined>>> {
+    const out = new Map<string, Map<string, number | undefined>>();
+    for (const [region, queue] of this.queues) {
+      const list = await queue.getJobSchedulers(0, -1);
+      out.set(region, new Map(list.map((s) => [s.key, s.every])));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+  }
+}
+
+export interface ReconcileReport {
+  desired: number;
+  added: number;
+  updated: number;
+  removed: number;
+}
+
+/**
+ * Makes Redis match PostgreSQL, the source of truth: every enabled monitor gets its schedulers with the right
+ * interval, and schedulers of paused, deleted or unknown monitors go. Safe to run at any time and repeatedly;
+ * losing all Redis data loses no schedule once this has run.
+ */
+export async function reconcileSchedules(
+  scheduler: CheckScheduler,
+  enabledMonitors: AsyncIterable<SchedulableMonitor[]>,
+): Promise<ReconcileReport> {
+  const existing = await scheduler.listSchedulers();
+  const report: ReconcileReport = { desired: 0, added: 0, updated: 0, removed: 0 };
+  const wanted = new Set<string>();
+  for await (const batch of enabledMonitors) {
+    report.desired += batch.length;
+    const toUpsert: SchedulableMonitor[] = [];
+    for (const m of batch) {
+      let needs = false;
+      for (const [region, schedulers] of existing) {
+        const id = schedulerId(m.id, region);
+        wanted.add(id);
+        const every = schedulers.get(id);
+        if (every === undefined) {
+          needs = true;
+          report.added++;
+        } else if (every !== m.intervalSeconds * 1000) {
+          needs = true;
+          report.updated++;
+        }
+      }
+      if (needs) toUpsert.push(m);
+    }
+    // Parallel batches: one-by-one upserts of 10,000 monitors take seconds, batches of 200 a fraction of that.
+    for (let i = 0; i < toUpsert.length; i += 200) {
+      await Promise.all(toUpsert.slice(i, i + 200).map((m) => scheduler.schedule(m)));
+    }
+  }
+  for (const [region, schedulers] of existing) {
+    const queue = scheduler.queues.get(region)!;
+    const stale = [...schedulers.keys()].filter((id) => !wanted.has(id) || !parseSchedulerId(id));
+    for (let i = 0; i < stale.length; i += 200) {
+      await Promise.all(stale.slice(i, i + 200).map((id) => queue.removeJobScheduler(id)));
+    }
+    report.removed += stale.length;
+  }
+  return report;
+}

@@ -1,0 +1,19 @@
+import type { PrismaClient } from '../db/prisma.js';
+import type { SchedulableMonitor } from './check-scheduler.js';
+
+/** Enabled monitors in keyset-paginated batches, so reconciling 100,000 monitors never loads them all at once. */
+export async function* enabledMonitorBatches(prisma: PrismaClient, batchSize = 5000): AsyncIterable<SchedulableMonitor[]> {
+  let cursor: string | undefined;
+  for (;;) {
+    const batch = await prisma.monitor.findMany({
+      where: { enabled: true, ...(cursor ? { id: { gt: cursor } } : {}) },
+      select: { id: true, intervalSeconds: true },
+      orderBy: { id: 'asc' },
+      take: batchSize,
+    });
+    if (batch.length === 0) return;
+    yield batch;
+    cursor = batch[batch.length - 1]!.id;
+    if (batch.length < batchSize) return;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './check-scheduler.js';
+export * from './enabled-monitors.js';

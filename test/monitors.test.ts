@@ -1,0 +1,375 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { schedulerId } from '@statusvane/shared';
+import { dumpDatabase } from './support/db-dump.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+
+let h: Harness;
+let tokens: Awaited<ReturnType<typeof makeWorkspace>>['tokens'];
+beforeAll(async () => {
+  h = makeHarness();
+  tokens = (await makeWorkspace(h.prisma)).tokens;
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const post = (body: unknown, token = tokens.member) => request(h.app).post('/api/v1/monitors').set(bearer(token)).send(body as object);
+const patch = (id: string, body: unknown, token = tokens.member) => request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token)).send(body as object);
+const issuePaths = (res: request.Response) => (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
+
+describe('POST /monitors', () => {
+  it('creates an http monitor with the defaults and its component', async () => {
+    const res = await post(makeMonitorInput());
+    expect(res.status).toBe(201);
+    const m = res.body.data;
+    expect(m).toMatchObject({
+      name: 'Homepage',
+      type: 'http',
+      target: 'https://93.184.215.14/health',
+      method: 'GET',
+      intervalSeconds: 60,
+      timeoutMs: 10000,
+      openThreshold: 2,
+      resolveThreshold: 2,
+      environment: 'production',
+      enabled: true,
+      status: 'pending',
+      contentType: 'application/json',
+      expectedStatusCodes: [],
+      headerNames: [],
+      hasBody: false,
+      metadata: {},
+      maintenanceUntil: null,
+      openEndedMaintenance: false,
+      lastCheckedAt: null,
+      pingUrl: null,
+    });
+    expect(m.id).toMatch(/^[0-9a-f-]{36}$/);
+    const component = await h.prisma.component.findUnique({ where: { id: m.componentId } });
+    expect(component?.name).toBe('Homepage');
+  });
+
+  it('creates tcp and heartbeat monitors; a heartbeat has a ping URL on create and on read', async () => {
+    const tcp = await post({ type: 'tcp', name: 'DB', target: '93.184.215.14:5432' });
+    expect(tcp.status).toBe(201);
+    expect(tcp.body.data).toMatchObject({ type: 'tcp', target: '93.184.215.14:5432', pingUrl: null });
+    const hb = await post({ type: 'heartbeat', name: 'Nightly job', intervalSeconds: 3600, graceSeconds: 300 });
+    expect(hb.status).toBe(201);
+    expect(hb.body.data).toMatchObject({ type: 'heartbeat', target: null, graceSeconds: 300 });
+    expect(hb.body.data.pingUrl).toMatch(new RegExp(`^${h.config.publicBaseUrl}/ping/[A-Za-z0-9_-]{32}$`));
+    const read = await request(h.app).get(`/api/v1/monitors/${hb.body.data.id}`).set(bearer(tokens.viewer));
+    expect(read.body.data.pingUrl).toBe(hb.body.data.pingUrl);
+  });
+
+  it('refuses unknown keys, enabled, wrong types and type-foreign fields, naming every field', async () => {
+    const res = await post(makeMonitorInput({ enabled: true, colour: 'red', intervalSeconds: '60', name: '' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(issuePaths(res)).toEqual(['colour', 'enabled', 'intervalSeconds', 'name']);
+    const tcp = await post({ type: 'tcp', name: 'x', target: '93.184.215.14:1', keyword: 'ok', method: 'GET' });
+    expect(issuePaths(tcp)).toEqual(['keyword', 'method']);
+    const hb = await post({ type: 'heartbeat', name: 'x', target: 'https://93.184.215.14/' });
+    expect(issuePaths(hb)).toEqual(['target']);
+    expect((await post({ type: 'ftp', name: 'x', target: 'x' })).status).toBe(400);
+    expect((await post([1, 2])).status).toBe(400);
+    expect((await post('"x"')).status).toBe(400);
+  });
+
+  it.each([
+    ['name', 'x'.repeat(120), 'x'.repeat(121)],
+    ['intervalSeconds', 60, 59],
+    ['intervalSeconds', 86400, 86401],
+    ['timeoutMs', 1000, 999],
+    ['timeoutMs', 30000, 30001],
+    ['openThreshold', 1, 0],
+    ['openThreshold', 10, 11],
+    ['resolveThreshold', 1, 0],
+    ['resolveThreshold', 10, 11],
+    ['degradedAfterMs', 1, 0],
+    ['degradedAfterMs', 60000, 60001],
+    ['latencyThresholdMs', 1, 0],
+    ['latencyThresholdMs', 60000, 60001],
+    ['keyword', 'k'.repeat(200), 'k'.repeat(201)],
+    ['keywordAbsent', 'k'.repeat(200), 'k'.repeat(201)],
+    ['contentType', 'c'.repeat(200), 'c'.repeat(201)],
+    ['environment', 'e'.repeat(60), 'e'.repeat(61)],
+    ['expectedStatusCodes', [100, 599], [99]],
+    ['expectedStatusCodes', [200], [600]],
+    ['metadata', Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])), Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']))],
+    ['metadata', { ['k'.repeat(64)]: 'v'.repeat(500) }, { ['k'.repeat(65)]: 'v' }],
+    ['metadata', { k: 'v'.repeat(500) }, { k: 'v'.repeat(501) }],
+  ])('%s: the limit passes, one past it is 400', async (field, ok, bad) => {
+    const good = await post(makeMonitorInput({ [field]: ok }));
+    expect(good.status).toBe(201);
+    const refused = await post(makeMonitorInput({ [field]: bad }));
+    expect(refused.status).toBe(400);
+    expect(issuePaths(refused)[0]).toMatch(new RegExp(`^${field}`));
+  });
+
+  it('accepts a body of 32768 characters and refuses 32769', async () => {
+    expect((await post(makeMonitorInput({ method: 'POST', body: 'b'.repeat(32768) }))).status).toBe(201);
+    const res = await post(makeMonitorInput({ method: 'POST', body: 'b'.repeat(32769) }));
+    expect(res.status).toBe(400);
+    expect(issuePaths(res)).toEqual(['body']);
+  });
+
+  it('checks the rules between fields', async () => {
+    expect(issuePaths(await post(makeMonitorInput({ body: '{}' })))).toEqual(['body']);
+    expect(issuePaths(await post(makeMonitorInput({ degradedAfterMs: 500, latencyThresholdMs: 500 })))).toEqual(['degradedAfterMs']);
+    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'eq' } })))).toEqual(['jsonAssertion.value']);
+    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'gt', value: 'x' } })))).toEqual(['jsonAssertion.value']);
+    const ok = await post(makeMonitorInput({ jsonAssertion: { path: '$.status', operator: 'eq', value: 'ok' } }));
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.jsonAssertion).toEqual({ path: '$.status', operator: 'eq', value: 'ok' });
+  });
+
+  it('refuses bad targets and internal addresses (SSRF) at write time', async () => {
+    for (const target of ['ftp://93.184.215.14/', 'not a url', 'https://user:pw@93.184.215.14/', '/relative']) {
+      expect([target, (await post(makeMonitorInput({ target }))).status]).toEqual([target, 400]);
+    }
+    for (const target of ['http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.1/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', 'http://localhost:3000/']) {
+      const res = await post(makeMonitorInput({ target }));
+      expect([target, res.status, issuePaths(res)]).toEqual([target, 400, ['target']]);
+    }
+    const tcp = await post({ type: 'tcp', name: 'x', target: '192.168.1.1:22' });
+    expect(issuePaths(tcp)).toEqual(['target']);
+    for (const target of ['nohost', 'host:0', 'host:70000']) {
+      expect((await post({ type: 'tcp', name: 'x', target })).status).toBe(400);
+    }
+  });
+
+  it('lets ALLOWED_TARGET_CIDRS through, and nothing else', async () => {
+    const allowed = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+    try {
+      const { tokens: t } = await makeWorkspace(allowed.prisma);
+      const ok = await request(allowed.app).post('/api/v1/monitors').set(bearer(t.owner)).send(makeMonitorInput({ target: 'http://127.0.0.1:9/' }));
+      expect(ok.status).toBe(201);
+      const still = await request(allowed.app).post('/api/v1/monitors').set(bearer(t.owner)).send(makeMonitorInput({ target: 'http://10.0.0.1/' }));
+      expect(still.status).toBe(400);
+    } finally {
+      await allowed.close();
+    }
+  });
+
+  it('keeps headers and body write-only and encrypted at rest', async () => {
+    const secretHeader = `Bearer header-secret-${Date.now()}`;
+    const secretBody = `{"password":"body-secret-${Date.now()}"}`;
+    const res = await post(makeMonitorInput({ method: 'POST', headers: { Authorization: secretHeader, 'X-Trace': 'on' }, body: secretBody }));
+    expect(res.status).toBe(201);
+    expect(res.body.data.headerNames).toEqual(['Authorization', 'X-Trace']);
+    expect(res.body.data.hasBody).toBe(true);
+    expect(JSON.stringify(res.body)).not.toContain('header-secret');
+    expect(JSON.stringify(res.body)).not.toContain('body-secret');
+    const read = await request(h.app).get(`/api/v1/monitors/${res.body.data.id}`).set(bearer(tokens.viewer));
+    expect(JSON.stringify(read.body)).not.toContain('secret-');
+    const dump = await dumpDatabase(h.prisma);
+    expect(dump).toContain(res.body.data.id);
+    expect(dump).not.toContain('header-secret');
+    expect(dump).not.toContain('body-secret');
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id } });
+    expect(row.encKeyId).toBe(h.config.encryption.current.id);
+    const { decryptSecret } = await import('@statusvane/shared');
+    expect(JSON.parse(decryptSecret(row.headersEnc!, row.encKeyId!, h.config.encryption))).toEqual({ Authorization: secretHeader, 'X-Trace': 'on' });
+    expect(decryptSecret(row.bodyEnc!, row.encKeyId!, h.config.encryption)).toBe(secretBody);
+  });
+
+  it('refuses writes from a viewer with 403', async () => {
+    const res = await post(makeMonitorInput(), tokens.viewer);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+  });
+
+  it('defaults an omitted type to http (older clients keep working)', async () => {
+    const res = await post({ name: 'legacy', target: 'http://93.184.215.14/' });
+    expect(res.body.data.type).toBe('http');
+  });
+});
+
+describe('GET /monitors', () => {
+  it('paginates: total, totalPages, and a page past the end', async () => {
+    const { tokens: t } = await makeWorkspace(h.prisma);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const r = await request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).send(makeMonitorInput({ name: `m${i}` }));
+      ids.push(r.body.data.id);
+    }
+    const page = (q: string) => request(h.app).get(`/api/v1/monitors?${q}`).set(bearer(t.viewer));
+    const p1 = await page('perPage=3');
+    expect(p1.body.pagination).toEqual({ page: 1, perPage: 3, total: 7, totalPages: 3 });
+    expect(p1.body.data.map((m: { id: string }) => m.id)).toEqual(ids.slice(0, 3));
+    const p3 = await page('perPage=3&page=3');
+    expect(p3.body.data.map((m: { id: string }) => m.id)).toEqual(ids.slice(6));
+    const p4 = await page('perPage=3&page=4');
+    expect(p4.body).toEqual({ data: [], pagination: { page: 4, perPage: 3, total: 7, totalPages: 3 } });
+    expect((await page('')).body.pagination).toEqual({ page: 1, perPage: 25, total: 7, totalPages: 1 });
+  });
+
+  it('answers 404 for a malformed id and for another workspace\'s monitor', async () => {
+    const created = await post(makeMonitorInput());
+    const other = await makeWorkspace(h.prisma);
+    for (const [id, token] of [
+      ['not-a-uuid', tokens.viewer],
+      ['00000000-0000-0000-0000-000000000000', tokens.viewer],
+      [created.body.data.id, other.tokens.owner],
+    ] as const) {
+      const res = await request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(token));
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+      const upd = await request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(other.tokens.owner)).send({ name: 'x' });
+      if (id === created.body.data.id) expect(upd.status).toBe(404);
+    }
+  });
+});
+
+describe('PATCH /monitors/{id}', () => {
+  it('changes only the given fields and refuses type and metadata', async () => {
+    const created = (await post(makeMonitorInput({ keyword: 'ok', metadata: { team: 'web' } }))).body.data;
+    const res = await patch(created.id, { name: 'Renamed', timeoutMs: 5000 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ name: 'Renamed', timeoutMs: 5000, keyword: 'ok', metadata: { team: 'web' }, intervalSeconds: 60 });
+    expect((await h.prisma.component.findUniqueOrThrow({ where: { id: created.componentId } })).name).toBe('Renamed');
+    const refused = await patch(created.id, { type: 'tcp', metadata: {}, bogus: 1 });
+    expect(refused.status).toBe(400);
+    expect(issuePaths(refused)).toEqual(['bogus', 'metadata', 'type']);
+    const heartbeat = (await post({ type: 'heartbeat', name: 'hb' })).body.data;
+    expect(issuePaths(await patch(heartbeat.id, { target: 'http://93.184.215.14/' }))).toEqual(['target']);
+    expect(issuePaths(await patch(created.id, { target: 'http://127.0.0.1/' }))).toEqual(['target']);
+    expect(issuePaths(await patch(created.id, { intervalSeconds: 59 }))).toEqual(['intervalSeconds']);
+  });
+
+  it('replaces headers and body, and clears them with {} and null', async () => {
+    const created = (await post(makeMonitorInput({ method: 'POST', headers: { A: '1', B: '2' }, body: 'x' }))).body.data;
+    const replaced = await patch(created.id, { headers: { C: '3' } });
+    expect(replaced.body.data.headerNames).toEqual(['C']);
+    expect(replaced.body.data.hasBody).toBe(true);
+    const cleared = await patch(created.id, { headers: {}, body: null });
+    expect(cleared.body.data).toMatchObject({ headerNames: [], hasBody: false });
+    expect(issuePaths(await patch(created.id, { method: 'GET', body: 'y' }))).toEqual(['body']);
+  });
+
+  it('lets a viewer read but not write', async () => {
+    const created = (await post(makeMonitorInput())).body.data;
+    expect((await patch(created.id, { name: 'x' }, tokens.viewer)).status).toBe(403);
+  });
+});
+
+describe('scheduling', () => {
+  async function schedulers() {
+    const queue = h.deps.scheduler.queues.get('local')!;
+    return new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
+  }
+
+  it('schedules on create, reschedules a new interval, removes on pause and restores on resume', async () => {
+    const m = (await post(makeMonitorInput({ intervalSeconds: 120 }))).body.data;
+    const id = schedulerId(m.id, 'local');
+    let s = (await schedulers()).get(id);
+    expect(s?.every).toBe(120_000);
+    expect(s?.offset).toBeGreaterThan(0);
+    expect(s?.template?.data).toEqual({ monitorId: m.id, region: 'local' });
+    // The first check does not wait for the first slot.
+    const queue = h.deps.scheduler.queues.get('local')!;
+    const waiting = await queue.getJobs(['waiting', 'prioritized', 'delayed']);
+    expect(waiting.some((j) => j.id?.startsWith(`first-${m.id}-local-`))).toBe(true);
+
+    await patch(m.id, { intervalSeconds: 300 });
+    expect((await schedulers()).get(id)?.every).toBe(300_000);
+    const paused = await patch(m.id, { enabled: false });
+    expect(paused.body.data).toMatchObject({ enabled: false, status: 'paused' });
+    expect((await schedulers()).has(id)).toBe(false);
+    await patch(m.id, { enabled: true });
+    s = (await schedulers()).get(id);
+    expect(s?.every).toBe(300_000);
+  });
+
+  it('spreads offsets so monitors created together do not fire together', async () => {
+    const { spreadOffsetMs } = await import('@statusvane/shared');
+    const { randomUUID } = await import('node:crypto');
+    const buckets = new Array(60).fill(0) as number[];
+    for (let i = 0; i < 10_000; i++) buckets[Math.floor(spreadOffsetMs(randomUUID(), 60_000) / 1000)]!++;
+    expect(Math.max(...buckets)).toBeLessThan(260); // 10,000 / 60 = 167 per second on average
+    expect(Math.min(...buckets)).toBeGreaterThan(90);
+  });
+
+  it('the reconciler restores every schedule after Redis loses its data, and removes strays', async () => {
+    const { reconcileSchedules, enabledMonitorBatches } = await import('@statusvane/shared');
+    const m = (await post(makeMonitorInput())).body.data;
+    const paused = (await post(makeMonitorInput())).body.data;
+    await patch(paused.id, { enabled: false });
+    const queue = h.deps.scheduler.queues.get('local')!;
+    await queue.obliterate({ force: true });
+    expect((await schedulers()).size).toBe(0);
+    // A stray scheduler for a monitor that does not exist.
+    await h.deps.scheduler.schedule({ id: '00000000-0000-4000-8000-000000000000', intervalSeconds: 60 });
+
+    const report = await reconcileSchedules(h.deps.scheduler, enabledMonitorBatches(h.prisma));
+    const after = await schedulers();
+    // Other suites add monitors concurrently, so compare with what this run saw as desired.
+    expect(report.desired).toBeGreaterThanOrEqual(2);
+    expect(after.has(schedulerId(m.id, 'local'))).toBe(true);
+    expect(after.has(schedulerId(paused.id, 'local'))).toBe(false);
+    expect(after.has(schedulerId('00000000-0000-4000-8000-000000000000', 'local'))).toBe(false);
+    expect(after.size).toBe(report.desired);
+    expect(report.removed).toBe(1);
+    // Running it again changes nothing.
+    expect(await reconcileSchedules(h.deps.scheduler, enabledMonitorBatches(h.prisma))).toMatchObject({ added: 0, updated: 0, removed: 0 });
+  });
+
+  it('writes nothing when Redis is unreachable (503)', async () => {
+    const down = makeHarness({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const before = await h.prisma.monitor.count();
+      // Auth works (PostgreSQL is up); the rate limiter needs Redis, so this is refused before any write.
+      const res = await request(down.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput());
+      expect(res.status).toBe(503);
+      expect(await h.prisma.monitor.count()).toBe(before);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe('safe retries on POST /monitors', () => {
+  it('20 concurrent POSTs with one key create exactly one monitor', async () => {
+    const { ws, tokens: t } = await makeWorkspace(h.prisma);
+    const key = `key-${Date.now()}`;
+    const body = makeMonitorInput({ name: 'once' });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send(body)),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
+    const first = results.find((r) => r.status === 201 && !r.headers['idempotent-replayed'])!;
+    expect(first).toBeDefined();
+    const replay = await request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send(body);
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const different = await request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send({ ...body, name: 'other' });
+    expect(different.status).toBe(400);
+    expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
+  });
+});
+
+describe('heartbeat ping receiver', () => {
+  it('records pings and failures by secret, answers 404 for unknown secrets', async () => {
+    const hb = (await post({ type: 'heartbeat', name: 'cron' })).body.data;
+    const path = new URL(hb.pingUrl).pathname;
+    for (const method of ['get', 'head', 'post'] as const) {
+      const res = await request(h.app)[method](path);
+      expect([method, res.status]).toEqual([method, 200]);
+    }
+    let row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+    expect(row.lastPingAt).not.toBeNull();
+    expect(row.lastPingFailAt).toBeNull();
+    const fail = await request(h.app).post(`${path}/fail`).send('oops');
+    expect(fail.status).toBe(200);
+    row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+    expect(row.lastPingFailAt).not.toBeNull();
+    expect((await request(h.app).get('/ping/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await request(h.app).get('/ping/short')).status).toBe(404);
+    expect((await request(h.app).put(path)).status).toBe(404);
+  });
+});
