@@ -22,6 +22,7 @@ const config: Config = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      testTimeout: 20_000,
     },
   ],
 };

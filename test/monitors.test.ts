@@ -271,7 +271,7 @@ describe('scheduling', () => {
     // The first check does not wait for the first slot.
     const queue = h.deps.scheduler.queues.get('local')!;
     const waiting = await queue.getJobs(['waiting', 'prioritized', 'delayed']);
-    expect(waiting.some((j) => j.id?.startsWith(`first-${m.id}-local-`))).toBe(true);
+    expect(waiting.some((j) => j.id?.startsWith(`now-${m.id}-local-`))).toBe(true);
 
     await patch(m.id, { intervalSeconds: 300 });
     expect((await schedulers()).get(id)?.every).toBe(300_000);
@@ -301,7 +301,7 @@ describe('scheduling', () => {
     await queue.obliterate({ force: true });
     expect((await schedulers()).size).toBe(0);
     // A stray scheduler for a monitor that does not exist.
-    await h.deps.scheduler.schedule({ id: '00000000-0000-4000-8000-000000000000', intervalSeconds: 60 });
+    await h.deps.scheduler.schedule({ id: "00000000-0000-4000-8000-000000000000", intervalSeconds: 60, type: "http" });
 
     const report = await reconcileSchedules(h.deps.scheduler, enabledMonitorBatches(h.prisma));
     const after = await schedulers();

@@ -7,6 +7,7 @@ import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { healthRouter } from './routes/health/health.router.js';
+import { incidentsRouter } from './routes/incidents/incidents.router.js';
 import { monitorsRouter } from './routes/monitors/monitors.router.js';
 import { pingRouter } from './routes/ping/ping.router.js';
 
@@ -25,6 +26,7 @@ export function createApp(deps: ApiDeps): Express {
   const api = express.Router();
   api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
   api.use('/monitors', monitorsRouter(deps));
+  api.use('/incidents', incidentsRouter(deps));
   app.use(API_BASE, api);
 
   app.use(notFoundRoute);

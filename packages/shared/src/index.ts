@@ -7,3 +7,4 @@ export * from './queues/index.js';
 export * from './schemas/index.js';
 export * from './ssrf/index.js';
 export * from './scheduling/index.js';
+export * from './maintenance/index.js';

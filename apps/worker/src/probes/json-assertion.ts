@@ -14,8 +14,9 @@
  *
  * Resolution:
  *   - only own properties of objects resolve (`__proto__`, `constructor`, `length` never do).
- *   - on an array, a numeric segment is an index; so is a dot name in canonical integer form
- *     (`items.0` == `items[0]`). On an object, a numeric bracket index looks up the key "0".
+ *   - on an array, a numeric segment is an index; so is a name in canonical integer form
+ *     (`items.0` == `items["0"]` == `items[0]`; `items.01` does not resolve). On an object, a
+ *     numeric bracket index looks up the key of the same spelling (`obj[0]` == `obj["0"]`).
  *   - a key whose value is `null` exists.
  *
  * Operators (a path that does not resolve fails every operator except `notExists`):

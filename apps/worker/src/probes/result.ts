@@ -33,8 +33,9 @@ export function applyLatencyRules(responseMs: number, rules: LatencyRules): Pick
   return { outcome: 'up', reason: null };
 }
 
-// Node's TLS failures: CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_*, EPROTO ...
-const TLS_CODE = /CERT|SSL|TLS|^EPROTO$/;
+// Node's TLS failures: OpenSSL verification codes (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT,
+// UNABLE_TO_VERIFY_LEAF_SIGNATURE, HOSTNAME_MISMATCH ...), ERR_TLS_*, ERR_SSL_*, and EPROTO.
+const TLS_CODE = /CERT|SSL|TLS|^UNABLE_TO_|^CRL_|^EPROTO$|^HOSTNAME_MISMATCH$|^INVALID_CA$|^INVALID_PURPOSE$|^PATH_LENGTH_EXCEEDED$/;
 
 /**
  * Map a connection-level error (Node errno codes, got error classes, the SSRF guard's ESSRF) to a
@@ -70,6 +71,14 @@ export function reasonForError(err: unknown): string {
     case 'ENETUNREACH':
     case 'ENETDOWN':
       return 'network_unreachable';
+    // The monitor's own headers are unusable (Node refuses them before sending anything).
+    case 'ERR_INVALID_CHAR':
+    case 'ERR_INVALID_HTTP_TOKEN':
+    case 'ERR_HTTP_INVALID_HEADER_VALUE':
+      return 'invalid_request';
+    // The server closed before sending the Content-Length it announced.
+    case 'ERR_HTTP_CONTENT_LENGTH_MISMATCH':
+      return 'invalid_response';
     default:
       break;
   }

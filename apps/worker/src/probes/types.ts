@@ -5,8 +5,9 @@
  * `: <detail>` for humans, so the code can be grouped on with `split(':')[0]`:
  *   timeout, connection_refused, connection_reset, host_unreachable, network_unreachable,
  *   connection_error:<CODE>, dns_error, ssrf_blocked, tls_error, too_many_redirects, invalid_response,
- *   request_error, invalid_target, unexpected_status:<code>, keyword_missing, keyword_present,
- *   invalid_json, json_assertion_failed: <detail>, latency_threshold_exceeded: <n>ms > <m>ms,
+ *   invalid_request, request_error, invalid_target: <detail>, unexpected_status:<code>, keyword_missing, keyword_present,
+ *   invalid_json (or `invalid_json: body truncated at <n> bytes`), json_assertion_failed: <detail>,
+ *   latency_threshold_exceeded: <n>ms > <m>ms,
  *   fail_ping, missed_heartbeat
  * and for `degraded`: `slow: <n>ms > <m>ms`.
  * Reasons are capped at REASON_MAX_LENGTH characters (the column is VARCHAR(500)).

@@ -1,18 +1,21 @@
 import type { Job } from 'bullmq';
-import { checkJobSchema, type Logger, type PrismaClient } from '@statusvane/shared';
+import { checkJobSchema } from '@statusvane/shared';
+import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../checks/run-check.js';
 
-export interface CheckDeps {
-  prisma: PrismaClient;
-  logger: Logger;
+/**
+ * The scheduled slot of a job: BullMQ's job schedulers record it as `prevMillis`; one-off jobs (first check,
+ * resume, fail ping) use their creation time. It is part of the result's unique key, so a job that runs twice
+ * stores one result.
+ */
+export function slotOf(job: Pick<Job, 'opts' | 'timestamp'>): Date {
+  const prev = (job.opts as { prevMillis?: number }).prevMillis;
+  return new Date(typeof prev === 'number' && prev > 0 ? prev : job.timestamp);
 }
 
-/** Thin processor: validates the payload at the boundary, loads the monitor, and hands it to the check runner. */
-export function checkProcessor(deps: CheckDeps) {
-  return async (job: Job): Promise<{ skipped?: string } | void> => {
+/** Thin processor: validates the payload at the boundary, then runs the check. */
+export function checkProcessor(deps: CheckRunnerDeps) {
+  return async (job: Job): Promise<CheckOutcome> => {
     const payload = checkJobSchema.parse(job.data);
-    const monitor = await deps.prisma.monitor.findUnique({ where: { id: payload.monitorId }, select: { id: true, enabled: true } });
-    if (!monitor) return { skipped: 'monitor deleted' };
-    if (!monitor.enabled) return { skipped: 'monitor paused' };
-    return { skipped: 'probes not implemented yet' };
+    return runCheck(deps, { monitorId: payload.monitorId, region: payload.region, slot: slotOf(job) });
   };
 }

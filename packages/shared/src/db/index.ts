@@ -1,3 +1,4 @@
 export * from './prisma.js';
 export * from './redis.js';
 export * from './unavailable.js';
+export * from './rollups.js';

@@ -5,6 +5,7 @@ import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type Che
 export interface SchedulableMonitor {
   id: string;
   intervalSeconds: number;
+  type: 'http' | 'tcp' | 'heartbeat';
 }
 
 /**
@@ -20,6 +21,9 @@ export function spreadOffsetMs(monitorId: string, everyMs: number): number {
 const JOB_OPTS = {
   removeOnComplete: { count: 100 },
   removeOnFail: { count: 500 },
+  // A check whose result could not be stored (PostgreSQL away) is retried rather than silently lost.
+  attempts: 4,
+  backoff: { type: 'exponential', delay: 2000 },
 };
 
 /**
@@ -33,21 +37,40 @@ export class CheckScheduler {
     this.queues = new Map(regions.map((r) => [r, new Queue<CheckJob>(checkQueueName(r), { connection, ...(prefix ? { prefix } : {}) })]));
   }
 
-  /** Creates or updates the schedulers of one monitor in every region; `runNow` also queues an immediate check. */
-  async schedule(monitor: SchedulableMonitor, opts: { runNow?: boolean; now?: number } = {}): Promise<void> {
+  /**
+   * The regions that check a monitor: all of them for http and tcp; for a heartbeat, which is evaluated from the
+   * pings it receives rather than probed, only the first region, so each deadline is judged once.
+   */
+  regionsFor(monitor: Pick<SchedulableMonitor, 'type'>): string[] {
+    const regions = [...this.queues.keys()];
+    return monitor.type === 'heartbeat' ? regions.slice(0, 1) : regions;
+  }
+
+  /** Creates or updates the schedulers of one monitor in its regions. */
+  async schedule(monitor: SchedulableMonitor): Promise<void> {
     const every = monitor.intervalSeconds * 1000;
     const offset = spreadOffsetMs(monitor.id, every);
     await Promise.all(
-      [...this.queues].map(async ([region, queue]) => {
+      this.regionsFor(monitor).map(async (region) => {
+        const queue = this.queues.get(region)!;
         const data: CheckJob = { monitorId: monitor.id, region };
         await queue.upsertJobScheduler(schedulerId(monitor.id, region), { every, offset }, { name: CHECK_JOB_NAME, data, opts: JOB_OPTS });
-        if (opts.runNow) {
-          // BullMQ refuses ':' in custom job ids. The scheduled runs start at the next slot (up to one interval away); the first check should not wait.
-          const now = opts.now ?? Date.now();
-          await queue.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: `first-${monitor.id}-${region}-${now}` });
-        }
       }),
     );
+  }
+
+  /**
+   * One immediate check outside the schedule: the scheduled runs start at the next slot, up to one interval away,
+   * and a new or resumed monitor (or a heartbeat's explicit failure ping) should not wait for it.
+   */
+  async runNow(monitor: Pick<SchedulableMonitor, 'id' | 'type'>, now = Date.now()): Promise<void> {
+    await Promise.all(this.regionsFor(monitor).map((region) => this.enqueueNow(monitor.id, region, now)));
+  }
+
+  private async enqueueNow(monitorId: string, region: string, now = Date.now()): Promise<void> {
+    const data: CheckJob = { monitorId, region };
+    // BullMQ refuses ':' in custom job ids.
+    await this.queues.get(region)!.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: `now-${monitorId}-${region}-${now}` });
   }
 
   /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
@@ -94,7 +117,8 @@ export async function reconcileSchedules(
     const toUpsert: SchedulableMonitor[] = [];
     for (const m of batch) {
       let needs = false;
-      for (const [region, schedulers] of existing) {
+      for (const region of scheduler.regionsFor(m)) {
+        const schedulers = existing.get(region)!;
         const id = schedulerId(m.id, region);
         wanted.add(id);
         const every = schedulers.get(id);

@@ -7,7 +7,7 @@ export async function* enabledMonitorBatches(prisma: PrismaClient, batchSize = 5
   for (;;) {
     const batch = await prisma.monitor.findMany({
       where: { enabled: true, ...(cursor ? { id: { gt: cursor } } : {}) },
-      select: { id: true, intervalSeconds: true },
+      select: { id: true, intervalSeconds: true, type: true },
       orderBy: { id: 'asc' },
       take: batchSize,
     });

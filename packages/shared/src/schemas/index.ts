@@ -1,2 +1,3 @@
 export * from './common.js';
 export * from './monitor.js';
+export * from './response-times.js';

@@ -5,6 +5,7 @@ import { requireJson } from '../../middleware/json-body.js';
 import { createMonitorHandler } from './create-monitor.handler.js';
 import { getMonitorHandler } from './get-monitor.handler.js';
 import { listMonitorsHandler } from './list-monitors.handler.js';
+import { responseTimesHandler } from './response-times.handler.js';
 import { updateMonitorHandler } from './update-monitor.handler.js';
 
 export function monitorsRouter(deps: ApiDeps): Router {
@@ -13,5 +14,6 @@ export function monitorsRouter(deps: ApiDeps): Router {
   router.post('/', requireJson, idempotency(deps), createMonitorHandler(deps));
   router.get('/:id', getMonitorHandler(deps));
   router.patch('/:id', requireJson, updateMonitorHandler(deps));
+  router.get('/:id/response-times', responseTimesHandler(deps));
   return router;
 }

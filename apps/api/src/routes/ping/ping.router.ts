@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import type { PrismaClient } from '@statusvane/shared';
+import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
 
@@ -8,25 +8,30 @@ const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
  * POST, no token: the unguessable secret is the credential. One indexed UPDATE and a two-byte answer; the body,
  * if any, is never read. The worker turns lastPingAt / lastPingFailAt into check results.
  */
-export function pingRouter({ prisma }: { prisma: PrismaClient }): Router {
+export function pingRouter({ prisma, scheduler, logger }: { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger }): Router {
   const router = Router();
   const receive =
     (fail: boolean): RequestHandler =>
     async (req, res) => {
       const secret = String(req.params.secret);
       const now = new Date();
-      const count = SECRET.test(secret)
-        ? (
-            await prisma.monitor.updateMany({
-              where: { pingSecret: secret, type: 'heartbeat' },
-              data: fail ? { lastPingFailAt: now } : { lastPingAt: now },
-            })
-          ).count
-        : 0;
+      const updated = SECRET.test(secret)
+        ? await prisma.monitor.updateManyAndReturn({
+            where: { pingSecret: secret, type: 'heartbeat' },
+            data: fail ? { lastPingFailAt: now } : { lastPingAt: now },
+            select: { id: true, enabled: true },
+          })
+        : [];
       res.setHeader('Cache-Control', 'no-store');
-      if (count === 0) {
+      const monitor = updated[0];
+      if (!monitor) {
         res.status(404).type('text/plain').send('unknown ping URL\n');
         return;
+      }
+      // An explicit failure is judged at once, not at the next scheduled evaluation. If Redis is away the ping is
+      // still recorded and the next scheduled check reports it.
+      if (fail && monitor.enabled) {
+        await scheduler.runNow({ id: monitor.id, type: 'heartbeat' }).catch((err: Error) => logger.warn('could not queue a check for a fail ping', { error: err.message }));
       }
       res.status(200).type('text/plain').send('OK');
     };

@@ -2,7 +2,8 @@ import { createMonitorSchema, parseOrThrow, randomSecret, ValidationError, type 
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertTargetAllowed, crossFieldIssues, sealSecrets } from './monitor-rules.js';
-import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { toRecords } from './get-monitor.js';
+import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
 
 export interface MonitorServiceDeps {
   prisma: PrismaClient;
@@ -14,7 +15,7 @@ export interface MonitorServiceDeps {
 /**
  * Creates a monitor and its public component in one transaction, and its schedulers before that transaction
  * commits: if Redis refuses, nothing is written (a commit failure after scheduling leaves only a scheduler for a
- * missing monitor, which workers skip and the reconciler removes).
+ * missing monitor, which workers skip and the reconciler removes). Then queues the first check at once.
  */
 export async function createMonitor(deps: MonitorServiceDeps, { ctx, input }: { ctx: RequestContext; input: unknown }): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
@@ -61,8 +62,12 @@ export async function createMonitor(deps: MonitorServiceDeps, { ctx, input }: { 
       },
       select: monitorRecordSelect,
     });
-    await deps.scheduler.schedule(created, { runNow: true });
+    await deps.scheduler.schedule(created);
     return created;
   });
-  return toMonitorRecord(row, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil: null });
+  // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
+  // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
+  await deps.scheduler.runNow(row).catch(() => undefined);
+  // A whole-workspace maintenance window already covers the new monitor.
+  return (await toRecords(deps.prisma, ctx, [row], deps.config.publicBaseUrl))[0]!;
 }

@@ -61,11 +61,13 @@ export async function updateMonitor(
     if (!updated.enabled) {
       if (enabledChanged) await deps.scheduler.unschedule(updated.id);
     } else if (enabledChanged) {
-      await deps.scheduler.schedule(updated, { runNow: true });
+      await deps.scheduler.schedule(updated);
     } else if (u.intervalSeconds !== undefined && u.intervalSeconds !== current.intervalSeconds) {
       await deps.scheduler.schedule(updated);
     }
     return updated;
   });
+  // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
+  if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
   return (await toRecords(deps.prisma, ctx, [row], deps.config.publicBaseUrl))[0]!;
 }

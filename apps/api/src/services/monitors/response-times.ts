@@ -1,0 +1,89 @@
+import { bucketStarts, parseOrThrow, PERIODS, responseTimesQuerySchema, type PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { findOwnMonitor } from './get-monitor.js';
+
+interface BucketRow {
+  bucket: Date;
+  total: number;
+  down: number;
+  avg_ms: number | null;
+  dns: number | null;
+  connect: number | null;
+  tls: number | null;
+  waiting: number | null;
+}
+
+const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
+
+/**
+ * GET /monitors/{id}/response-times: fixed-width buckets, every one present (empty ones with total 0 and
+ * avgMs null), aggregated in SQL. The phase breakdown needs the Solo plan.
+ */
+export async function getResponseTimes(
+  prisma: PrismaClient,
+  { ctx, id, query, now = new Date() }: { ctx: RequestContext; id: string; query: unknown; now?: Date },
+) {
+  const monitor = await findOwnMonitor(prisma, ctx, id);
+  const q = parseOrThrow(responseTimesQuerySchema, query, 'query');
+  const { bucketSeconds } = PERIODS[q.period];
+  const starts = bucketStarts(q.period, now);
+  const from = starts[0]!;
+  const to = new Date(starts.at(-1)!.getTime() + bucketSeconds * 1000);
+
+  const region = q.region ?? null;
+  // `hour` reads the raw results (60 one-minute buckets); longer periods read the hourly rollups, at most
+  // 720 rows per region for a month, so the query stays fast however often the monitor is checked.
+  const rows =
+    q.period === 'hour'
+      ? await prisma.$queryRaw<BucketRow[]>`
+    SELECT date_bin(make_interval(secs => ${bucketSeconds}::int), "checkedAt", 'epoch'::timestamptz) AS bucket,
+           count(*)::int AS total,
+           (count(*) FILTER (WHERE outcome = 'down'))::int AS down,
+           avg("responseMs")::float8 AS avg_ms,
+           avg("dnsMs")::float8 AS dns,
+           avg("connectMs")::float8 AS connect,
+           avg("tlsMs")::float8 AS tls,
+           avg("waitingMs")::float8 AS waiting
+      FROM check_results
+     WHERE "monitorId" = ${monitor.id}::uuid
+       AND "checkedAt" >= ${from} AND "checkedAt" < ${to}
+       AND (${region}::text IS NULL OR region = ${region}::text)
+     GROUP BY 1`
+      : await prisma.$queryRaw<BucketRow[]>`
+    SELECT date_bin(make_interval(secs => ${bucketSeconds}::int), hour, 'epoch'::timestamptz) AS bucket,
+           sum(total)::int AS total,
+           sum("downCount")::int AS down,
+           (sum("responseSum") / nullif(sum("responseCount"), 0))::float8 AS avg_ms,
+           (sum("dnsSum") / nullif(sum("dnsCount"), 0))::float8 AS dns,
+           (sum("connectSum") / nullif(sum("connectCount"), 0))::float8 AS connect,
+           (sum("tlsSum") / nullif(sum("tlsCount"), 0))::float8 AS tls,
+           (sum("waitingSum") / nullif(sum("waitingCount"), 0))::float8 AS waiting
+      FROM check_rollups_hourly
+     WHERE "monitorId" = ${monitor.id}::uuid
+       AND hour >= ${from} AND hour < ${to}
+       AND (${region}::text IS NULL OR region = ${region}::text)
+     GROUP BY 1`;
+
+  const byStart = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));
+  const withPhases = ctx.workspace.plan !== 'free';
+  return {
+    monitorId: monitor.id,
+    period: q.period,
+    region: q.region ?? 'all',
+    buckets: starts.map((start) => {
+      const r = byStart.get(start.getTime());
+      return {
+        bucketStart: start.toISOString(),
+        avgMs: round(r?.avg_ms ?? null),
+        downCount: r?.down ?? 0,
+        total: r?.total ?? 0,
+        phases: {
+          dnsMs: withPhases ? round(r?.dns ?? null) : null,
+          connectMs: withPhases ? round(r?.connect ?? null) : null,
+          tlsMs: withPhases ? round(r?.tls ?? null) : null,
+          waitingMs: withPhases ? round(r?.waiting ?? null) : null,
+        },
+      };
+    }),
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * HTTP(S) probe: one request (plus up to 5 redirects), evaluated into a ProbeResult. No database, no queue.
+ *
+ * Decisions (keep in sync with the report / ADR if one is written):
+ * - Evaluation order: connection-level error -> status -> keyword -> keywordAbsent -> jsonAssertion ->
+ *   latencyThresholdMs (down) -> degradedAfterMs (degraded). The first failing step gives the reason.
+ * - Status: `expectedStatusCodes` non-empty -> the final status must be in the list; empty -> any 2xx
+ *   or 3xx is healthy. Redirects (Location + 300/301/302/303/304/307/308) are followed up to
+ *   MAX_REDIRECTS = 5; the 6th redirect response fails with `too_many_redirects` (its status is kept
+ *   in `statusCode`). A 3xx without Location is a final response and counts as healthy by default.
+ * - Timeout: `timeoutMs` bounds the WHOLE check — all hops, hooks, DNS and body download — with an own
+ *   deadline; got's per-hop `timeout.request` is set too as a second line. Reason `timeout`.
+ * - Body: read as UTF-8 text (charset parameters are not honoured), after decompression (gzip,
+ *   deflate, br), up to BODY_CAP_BYTES = 1 MiB of decoded bytes. Reading stops at the cap, the
+ *   connection is closed and keyword / JSON checks run on what was read. Exceeding the cap is not a
+ *   failure in itself; a JSON body cut by the cap will not parse and fails as
+ *   `invalid_json: body truncated at 1048576 bytes`. The body is always read (up to the cap), even
+ *   without body checks, so that `responseMs` always means "complete response".
+ * - Empty-string `keyword` / `keywordAbsent` are treated as unset. Matching is a case-sensitive substring.
+ * - `responseMs`: wall time from the start of the check to the end of the body (or the cap), across
+ *   all redirect hops, rounded. Phases (dns/connect/tls/waiting) describe the FINAL hop; dnsMs is null
+ *   for IP-literal hosts, tlsMs null for plain http. On failures without a response, responseMs and
+ *   statusCode are null and the phases carry whatever had completed.
+ * - Latency rules compare `responseMs > threshold` (strict). Both may be set: a check slower than
+ *   latencyThresholdMs is down, else slower than degradedAfterMs is degraded.
+ * - Request: method as given; `body` is sent only for POST (an empty body when null), with
+ *   `Content-Type: contentType`, which wins over a Content-Type in `headers`. Custom headers override
+ *   the default User-Agent / Accept. Redirects keep the method and body except on 303 (-> GET, no
+ *   body), as got does by default (methodRewriting: false).
+ * - Custom headers go only to the ORIGINAL origin. On a redirect to a different origin — scheme, host
+ *   or port differs (`URL.origin`; so an https -> http downgrade on the same host also drops them) —
+ *   every custom header is removed (a custom User-Agent / Accept falls back to ours), and they are
+ *   not restored if the chain later returns to the original origin: once a chain has left, later
+ *   hops are not trusted with them. (got itself also drops Authorization / Cookie / Host across
+ *   origins.) The POST body is NOT a header: on a 307/308 it follows the redirect, per HTTP.
+ * - SSRF: names are checked by the guard's `lookup` (got `dnsLookup` and the agents' `lookup`), on
+ *   the exact addresses dialled, on every connection. IP-literal hosts never reach a lookup function,
+ *   so hooks check them with `guard.resolveAndCheck`: got 14 runs `beforeRequest` before every hop
+ *   (redirects included) and `beforeRedirect` checks the redirect target again, so either alone
+ *   covers redirects and a change in got's hook order cannot silently open a hole. Names are not
+ *   pre-resolved in the hooks (that would be a second, racy DNS query). Refusal: `ssrf_blocked`.
+ * - Connections are never shared between checks (and so never between tenants): each check gets its
+ *   own http/https agents with keep-alive off, destroyed when the check ends. No cookie jar, no
+ *   cache, no retries, no HTTP/2, no proxy.
+ */
+import { Buffer } from 'node:buffer';
+import { once } from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import got, { type Response, type Request as GotRequest } from 'got';
+import type { SsrfGuard } from '@statusvane/shared';
+import { type JsonAssertion, evaluateJsonAssertion } from './json-assertion.js';
+import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
+import type { ProbePhases, ProbeResult } from './types.js';
+
+export const BODY_CAP_BYTES = 1024 * 1024;
+export const MAX_REDIRECTS = 5;
+export const DEFAULT_USER_AGENT = 'Statusvane-Monitor/0.1 (+uptime check)';
+
+export interface HttpProbeInput {
+  url: string;
+  method: 'GET' | 'HEAD' | 'POST';
+  /** Custom request headers, already decrypted. */
+  headers: Record<string, string>;
+  /** Request body, already decrypted; sent for POST only. */
+  body: string | null;
+  contentType: string;
+  /** Empty: any 2xx/3xx is healthy. */
+  expectedStatusCodes: number[];
+  keyword: string | null;
+  keywordAbsent: string | null;
+  jsonAssertion: JsonAssertion | null;
+  timeoutMs: number;
+  degradedAfterMs: number | null;
+  latencyThresholdMs: number | null;
+}
+
+export interface HttpProbeOptions {
+  guard: SsrfGuard;
+  userAgent?: string;
+  /** Override of BODY_CAP_BYTES (tests, or a deployment that needs more). */
+  bodyCapBytes?: number;
+}
+
+export interface HttpProbe {
+  probe(input: HttpProbeInput): Promise<ProbeResult>;
+}
+
+/** `[::1]` -> `::1`; names and IPv4 unchanged. */
+function bareHost(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+const ms = (v: number | undefined): number | null => (v === undefined || !Number.isFinite(v) ? null : Math.max(0, Math.round(v)));
+
+function phasesOf(request: GotRequest, url: URL | undefined): ProbePhases {
+  const t = request.timings;
+  if (!t) return { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null };
+  const literal = url !== undefined && net.isIP(bareHost(url.hostname)) !== 0;
+  return {
+    // got reports dns = 0 when no lookup happened; for an IP literal there was none.
+    dnsMs: literal || t.connect === undefined ? null : ms(t.phases.dns),
+    connectMs: t.connect === undefined ? null : ms(t.phases.tcp),
+    tlsMs: t.secureConnect === undefined ? null : ms(t.phases.tls),
+    waitingMs: t.response === undefined ? null : ms(t.phases.firstByte),
+  };
+}
+
+function statusAccepted(status: number, expected: readonly number[]): boolean {
+  return expected.length > 0 ? expected.includes(status) : status >= 200 && status <= 399;
+}
+
+/** Everything after a response was read: the evaluation order of the module docs. */
+function evaluateResponse(
+  input: HttpProbeInput,
+  r: { statusCode: number; text: string; truncated: boolean; capBytes: number; responseMs: number; phases: ProbePhases },
+): ProbeResult {
+  const base = { responseMs: r.responseMs, statusCode: r.statusCode, phases: r.phases };
+  if (!statusAccepted(r.statusCode, input.expectedStatusCodes)) return downResult(`unexpected_status:${r.statusCode}`, base);
+  if (input.keyword && !r.text.includes(input.keyword)) return downResult('keyword_missing', base);
+  if (input.keywordAbsent && r.text.includes(input.keywordAbsent)) return downResult('keyword_present', base);
+  if (input.jsonAssertion) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(r.text.startsWith('\uFEFF') ? r.text.slice(1) : r.text);
+    } catch {
+      return downResult(r.truncated ? `invalid_json: body truncated at ${r.capBytes} bytes` : 'invalid_json', base);
+    }
+    const verdict = evaluateJsonAssertion(doc, input.jsonAssertion);
+    if (!verdict.ok) return downResult(`json_assertion_failed: ${verdict.detail}`, base);
+  }
+  const latency = applyLatencyRules(r.responseMs, input);
+  return { outcome: latency.outcome, reason: latency.reason === null ? null : truncateReason(latency.reason), ...base };
+}
+
+class ProbeTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number) {
+    super(`Check did not complete within ${timeoutMs}ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
+  const { guard } = options;
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const capBytes = options.bodyCapBytes ?? BODY_CAP_BYTES;
+
+  /** IP literals bypass every lookup function, so they are checked here (names: by guard.lookup). */
+  async function checkLiteralHost(url: URL | undefined): Promise<void> {
+    if (!url) return;
+    const host = bareHost(url.hostname);
+    if (net.isIP(host) !== 0) await guard.resolveAndCheck(host);
+  }
+
+  async function probe(input: HttpProbeInput): Promise<ProbeResult> {
+    let original: URL;
+    try {
+      original = new URL(input.url);
+    } catch {
+      return downResult('invalid_target: not an absolute URL');
+    }
+    if (original.protocol !== 'http:' && original.protocol !== 'https:') return downResult('invalid_target: scheme must be http or https');
+    if (original.username !== '' || original.password !== '') return downResult('invalid_target: credentials in URL');
+
+    const sendsBody = input.method === 'POST';
+    const defaults: Record<string, string> = { 'user-agent': userAgent, accept: '*/*' };
+    const headers: Record<string, string> = { ...defaults };
+    const customNames: string[] = [];
+    for (const [name, value] of Object.entries(input.headers)) {
+      const lower = name.toLowerCase();
+      if (sendsBody && lower === 'content-type') continue; // the contentType field wins
+      headers[lower] = value;
+      customNames.push(lower);
+    }
+    if (sendsBody) headers['content-type'] = input.contentType;
+
+    // Fresh agents per check: no connection reuse across monitors; the guard's lookup on the agents
+    // too, so a connection can never be made with the default resolver.
+    const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
+    const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup });
+
+    const started = performance.now();
+    let timedOut = false;
+    let request: GotRequest | undefined;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      request?.destroy(new ProbeTimeoutError(input.timeoutMs));
+    }, input.timeoutMs);
+
+    const lastUrl = (): URL => (request?.redirectUrls.at(-1) as URL | undefined) ?? original;
+
+    try {
+      request = got.stream(original, {
+        method: input.method,
+        headers,
+        ...(sendsBody ? { body: input.body ?? '' } : {}),
+        followRedirect: true,
+        maxRedirects: MAX_REDIRECTS,
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { request: input.timeoutMs },
+        dnsLookup: guard.lookup,
+        decompress: true,
+        http2: false,
+        agent: { http: httpAgent, https: httpsAgent },
+        hooks: {
+          beforeRequest: [(opts) => checkLiteralHost(opts.url)],
+          beforeRedirect: [
+            async (opts) => {
+              const next = opts.url;
+              if (next && next.origin !== original.origin) {
+                for (const name of customNames) {
+                  delete opts.headers[name];
+                  const fallback = defaults[name];
+                  if (fallback !== undefined) opts.headers[name] = fallback;
+                }
+              }
+              await checkLiteralHost(next);
+            },
+          ],
+        },
+      });
+      // Errors are consumed by `once` / the iterator below; this keeps a late one (after we stopped
+      // listening) from becoming an uncaught 'error' event.
+      request.on('error', () => undefined);
+
+      const [response] = (await once(request, 'response')) as [Response];
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      for await (const chunk of request as AsyncIterable<Buffer>) {
+        const room = capBytes - size;
+        if (chunk.length > room) {
+          if (room > 0) chunks.push(chunk.subarray(0, room));
+          size += room;
+          truncated = true;
+          break; // leaving the loop destroys the stream and its socket
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      }
+      if (timedOut) throw new ProbeTimeoutError(input.timeoutMs);
+      const responseMs = Math.round(performance.now() - started);
+      return evaluateResponse(input, {
+        statusCode: response.statusCode,
+        text: Buffer.concat(chunks, size).toString('utf8'),
+        truncated,
+        capBytes,
+        responseMs,
+        phases: phasesOf(request, lastUrl()),
+      });
+    } catch (err) {
+      const reason = timedOut ? 'timeout' : reasonForError(err);
+      const statusCode = (err as { response?: { statusCode?: unknown } }).response?.statusCode;
+      return downResult(reason, {
+        statusCode: reason === 'too_many_redirects' && typeof statusCode === 'number' ? statusCode : null,
+        phases: request ? phasesOf(request, lastUrl()) : undefined,
+      });
+    } finally {
+      clearTimeout(deadline);
+      if (request && !request.destroyed) request.destroy();
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    }
+  }
+
+  return { probe };
+}

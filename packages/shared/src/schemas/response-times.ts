@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** Window and bucket width per period: the window ends with the bucket that contains now. */
+export const PERIODS = {
+  hour: { bucketSeconds: 60, buckets: 60 },
+  day: { bucketSeconds: 3600, buckets: 24 },
+  week: { bucketSeconds: 21_600, buckets: 28 },
+  month: { bucketSeconds: 86_400, buckets: 30 },
+} as const;
+export type Period = keyof typeof PERIODS;
+
+export const responseTimesQuerySchema = z
+  .object({
+    period: z.enum(Object.keys(PERIODS) as [Period, ...Period[]]).default('day'),
+    region: z.string().min(1).max(40).optional(),
+  })
+  .strict();
+
+/** Bucket starts (UTC, aligned to the bucket width since the epoch), oldest first. */
+export function bucketStarts(period: Period, now: Date): Date[] {
+  const { bucketSeconds, buckets } = PERIODS[period];
+  const width = bucketSeconds * 1000;
+  const last = Math.floor(now.getTime() / width) * width;
+  return Array.from({ length: buckets }, (_, i) => new Date(last - (buckets - 1 - i) * width));
+}

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+
+let h: Harness;
+beforeAll(() => {
+  h = makeHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+async function incident(workspaceId: string, monitorId: string | null, over: Record<string, unknown> = {}) {
+  return h.prisma.incident.create({
+    data: { workspaceId, monitorId, openMonitorId: null, title: 'x is down', metadata: { team: 'web' }, ...over },
+  });
+}
+
+describe('GET /incidents', () => {
+  it('lists open, acknowledged and recently resolved incidents, newest first, paginated', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const day = 86_400_000;
+    const now = Date.now();
+    const open = await incident(ws.id, null, { startedAt: new Date(now - 1000) });
+    const acked = await incident(ws.id, null, { status: 'acknowledged', acknowledgedAt: new Date(), startedAt: new Date(now - 2000) });
+    const recent = await incident(ws.id, null, { status: 'resolved', resolvedAt: new Date(now - 6 * day), startedAt: new Date(now - 6.5 * day) });
+    await incident(ws.id, null, { status: 'resolved', resolvedAt: new Date(now - 8 * day), startedAt: new Date(now - 9 * day) });
+    const res = await request(h.app).get('/api/v1/incidents?perPage=2').set(bearer(tokens.viewer));
+    expect(res.status).toBe(200);
+    expect(res.body.pagination).toEqual({ page: 1, perPage: 2, total: 3, totalPages: 2 });
+    expect(res.body.data.map((i: { id: string }) => i.id)).toEqual([open.id, acked.id]);
+    expect(res.body.data[0]).toEqual({
+      id: open.id,
+      title: 'x is down',
+      status: 'open',
+      impact: 'major',
+      source: 'monitor',
+      startedAt: open.startedAt.toISOString(),
+      resolvedAt: null,
+      acknowledgedAt: null,
+      monitorId: null,
+      metadata: { team: 'web' },
+    });
+    const page2 = await request(h.app).get('/api/v1/incidents?perPage=2&page=2').set(bearer(tokens.viewer));
+    expect(page2.body.data.map((i: { id: string }) => i.id)).toEqual([recent.id]);
+    const other = await makeWorkspace(h.prisma);
+    expect((await request(h.app).get('/api/v1/incidents').set(bearer(other.tokens.viewer))).body.pagination.total).toBe(0);
+  });
+});
+
+describe('DELETE /incidents/{id}', () => {
+  it('deletes (204, no body) for owner and admin, resets the monitor flap counters, and refuses others', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body.data;
+    await h.prisma.monitor.update({ where: { id: m.id }, data: { consecutiveFailures: 5, consecutivePasses: 0 } });
+    const inc = await incident(ws.id, m.id, { openMonitorId: m.id });
+    for (const role of ['member', 'viewer'] as const) {
+      const res = await request(h.app).delete(`/api/v1/incidents/${inc.id}`).set(bearer(tokens[role]));
+      expect([role, res.status, res.body.error?.code]).toEqual([role, 403, 'forbidden']);
+    }
+    const other = await makeWorkspace(h.prisma);
+    expect((await request(h.app).delete(`/api/v1/incidents/${inc.id}`).set(bearer(other.tokens.owner))).status).toBe(404);
+    expect((await request(h.app).delete('/api/v1/incidents/not-a-uuid').set(bearer(tokens.owner))).status).toBe(404);
+
+    const res = await request(h.app).delete(`/api/v1/incidents/${inc.id}`).set(bearer(tokens.admin));
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(await h.prisma.incident.findUnique({ where: { id: inc.id } })).toBeNull();
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
+    expect([row.consecutiveFailures, row.consecutivePasses]).toEqual([0, 0]);
+    expect((await request(h.app).delete(`/api/v1/incidents/${inc.id}`).set(bearer(tokens.owner))).status).toBe(404);
+  });
+
+  it('at most one open incident per monitor is enforced by the database', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body.data;
+    await incident(ws.id, m.id, { openMonitorId: m.id });
+    await expect(incident(ws.id, m.id, { openMonitorId: m.id })).rejects.toThrow();
+  });
+});

@@ -1,0 +1,67 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker, type Job } from 'bullmq';
+import { checkQueueName, createLogger, createWorkerRedis } from '@statusvane/shared';
+import type { CheckOutcome } from '../../apps/worker/src/checks/run-check.js';
+import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
+import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
+import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
+import type { Harness } from './harness.js';
+
+/** A real BullMQ worker on the harness's queues, as apps/worker/src/main.ts builds it. */
+export function startWorker(h: Harness, region = 'local') {
+  const connection = createWorkerRedis(h.config.redisUrl);
+  connection.on('error', () => undefined);
+  const deps = {
+    prisma: h.prisma,
+    keyring: h.config.encryption,
+    httpProbe: createHttpProbe({ guard: h.deps.guard }),
+    tcpProbe: createTcpProbe({ guard: h.deps.guard }),
+    logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
+  };
+  const processor = checkProcessor(deps);
+  const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
+  const worker = new Worker(checkQueueName(region), processor, { connection, prefix: h.queuePrefix, concurrency: 10 });
+  worker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+  return {
+    worker,
+    processor,
+    deps,
+    completed,
+    async close() {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
+}
+
+/** A target whose answer the test switches between healthy and failing. */
+export async function startSwitchTarget() {
+  let status = 200;
+  let hits = 0;
+  const server = http.createServer((_req, res) => {
+    hits++;
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end(status === 200 ? 'all good' : 'broken');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/health`,
+    setStatus(s: number) {
+      status = s;
+    },
+    hits: () => hits,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, label = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

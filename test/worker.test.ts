@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { Job } from 'bullmq';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
+
+let h: Harness;
+let w: ReturnType<typeof startWorker>;
+let target: Awaited<ReturnType<typeof startSwitchTarget>>;
+beforeAll(async () => {
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8,::1/128' });
+  w = startWorker(h);
+  target = await startSwitchTarget();
+});
+afterAll(async () => {
+  await w.close();
+  await target.close();
+  await h.close();
+});
+
+let tick = Date.now();
+/** One more check of the monitor through the real queue, with its own slot; resolves once it is processed. */
+async function checkOnce(monitorId: string) {
+  const before = w.completed.length;
+  tick += 1000;
+  await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
+  await waitFor(async () => w.completed.length > before && w.completed.slice(before).some((c) => c.job.data.monitorId === monitorId), 10_000, 'a processed check');
+}
+
+const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
+const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId }, orderBy: { startedAt: 'asc' } });
+
+async function newMonitor(over: Record<string, unknown> = {}) {
+  const { ws, tokens } = await makeWorkspace(h.prisma);
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(tokens.owner))
+    .send(makeMonitorInput({ target: target.url, openThreshold: 3, resolveThreshold: 2, metadata: { team: 'payments', tier: '1' }, ...over }));
+  expect(res.status).toBe(201);
+  return { ws, tokens, monitor: res.body.data as { id: string; componentId: string } };
+}
+
+describe('checks through the real queue', () => {
+  it('runs the first check within seconds of creation and stores the result', async () => {
+    target.setStatus(200);
+    const { monitor, tokens } = await newMonitor();
+    const [first] = await waitFor(async () => {
+      const r = await results(monitor.id);
+      return r.length ? r : null;
+    });
+    expect(first).toMatchObject({ outcome: 'up', statusCode: 200, region: 'local', reason: null });
+    const read = await request(h.app).get(`/api/v1/monitors/${monitor.id}`).set(bearer(tokens.viewer));
+    expect(read.body.data.status).toBe('up');
+    expect(read.body.data.lastCheckedAt).not.toBeNull();
+  });
+
+  it('opens an incident after exactly openThreshold failures, with the metadata, and resolves after resolveThreshold passes', async () => {
+    target.setStatus(200);
+    const { monitor } = await newMonitor();
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    target.setStatus(503);
+    await checkOnce(monitor.id);
+    await checkOnce(monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(0);
+    await checkOnce(monitor.id);
+    const opened = await incidents(monitor.id);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]).toMatchObject({ status: 'open', impact: 'major', source: 'monitor', title: 'Homepage is down', metadata: { team: 'payments', tier: '1' } });
+    const downs = (await results(monitor.id)).filter((r) => r.outcome === 'down');
+    expect(downs.map((r) => r.reason)).toEqual(['unexpected_status:503', 'unexpected_status:503', 'unexpected_status:503']);
+    await checkOnce(monitor.id); // still failing: no second incident
+    expect(await incidents(monitor.id)).toHaveLength(1);
+
+    target.setStatus(200);
+    await checkOnce(monitor.id);
+    expect((await incidents(monitor.id))[0]!.status).toBe('open');
+    await checkOnce(monitor.id);
+    const [resolved] = await incidents(monitor.id);
+    expect(resolved).toMatchObject({ status: 'resolved', openMonitorId: null });
+    expect(resolved!.resolvedAt).not.toBeNull();
+  });
+
+  it('stores one result and changes nothing when the same job is processed twice', async () => {
+    target.setStatus(503);
+    const { monitor } = await newMonitor({ openThreshold: 1 });
+    await waitFor(async () => (await incidents(monitor.id)).length === 1);
+    const job = { data: { monitorId: monitor.id, region: 'local' }, opts: { prevMillis: 1_700_000_000_000 }, timestamp: Date.now() } as unknown as Job;
+    const a = await w.processor(job);
+    const b = await w.processor(job);
+    expect(a).toMatchObject({ stored: true });
+    expect(b).toMatchObject({ stored: false });
+    expect((await results(monitor.id)).filter((r) => r.slot.getTime() === 1_700_000_000_000)).toHaveLength(1);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('keeps at most one open incident when two checks race', async () => {
+    target.setStatus(503);
+    const { monitor } = await newMonitor({ openThreshold: 1 });
+    await waitFor(async () => (await incidents(monitor.id)).length === 1);
+    await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
+    const jobs = Array.from({ length: 8 }, (_, i) => ({ data: { monitorId: monitor.id, region: 'local' }, opts: { prevMillis: 1_800_000_000_000 + i }, timestamp: Date.now() }) as unknown as Job);
+    await Promise.all(jobs.map((j) => w.processor(j)));
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('a deleted incident resets the counters: a new one needs openThreshold fresh failures', async () => {
+    target.setStatus(503);
+    const { monitor, tokens } = await newMonitor({ openThreshold: 2 });
+    await checkOnce(monitor.id);
+    const [first] = await waitFor(async () => {
+      const i = await incidents(monitor.id);
+      return i.length === 1 ? i : null;
+    });
+    expect((await request(h.app).delete(`/api/v1/incidents/${first!.id}`).set(bearer(tokens.admin))).status).toBe(204);
+    await checkOnce(monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(0);
+    await checkOnce(monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('records results but opens no incident during maintenance that covers the monitor', async () => {
+    target.setStatus(503);
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    // A whole-workspace window, in progress before the monitor's first check.
+    await h.prisma.maintenanceWindow.create({
+      data: { workspaceId: ws.id, title: 'deploy', startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000) },
+    });
+    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url, openThreshold: 1 }));
+    const monitor = res.body.data as { id: string };
+    expect(res.body.data.maintenanceUntil).not.toBeNull();
+    await waitFor(async () => (await results(monitor.id)).length >= 1);
+    await checkOnce(monitor.id);
+    await checkOnce(monitor.id);
+    const stored = await results(monitor.id);
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    expect(stored.every((r) => r.outcome === 'down')).toBe(true);
+    expect(await incidents(monitor.id)).toHaveLength(0);
+    // When the window ends, the failures that continue open the incident.
+    await h.prisma.maintenanceWindow.updateMany({ where: { workspaceId: ws.id }, data: { endsAt: new Date() } });
+    await checkOnce(monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('skips paused monitors', async () => {
+    target.setStatus(200);
+    const { monitor, tokens } = await newMonitor();
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    await request(h.app).patch(`/api/v1/monitors/${monitor.id}`).set(bearer(tokens.owner)).send({ enabled: false });
+    const job = { data: { monitorId: monitor.id, region: 'local' }, opts: {}, timestamp: Date.now() + 5 } as unknown as Job;
+    expect(await w.processor(job)).toEqual({ skipped: 'monitor paused' });
+  });
+});
+
+describe('heartbeats', () => {
+  it('a ping passes, an explicit failure ping fails at once, silence past the grace fails', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const hb = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'cron', openThreshold: 1 })).body.data;
+    const path = new URL(hb.pingUrl).pathname;
+    await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id));
+    expect(await results(hb.id)).toHaveLength(0); // never pinged, still within its first period: pending
+
+    expect((await request(h.app).get(path)).status).toBe(200);
+    await checkOnce(hb.id);
+    expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'up' });
+
+    expect((await request(h.app).post(`${path}/fail`)).status).toBe(200);
+    await waitFor(async () => (await results(hb.id)).at(-1)?.outcome === 'down', 10_000, 'the fail ping result');
+    expect((await results(hb.id)).at(-1)?.reason).toBe('fail_ping');
+    expect(await incidents(hb.id)).toHaveLength(1);
+
+    // Silence: the last ping was longer ago than interval + grace.
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { lastPingAt: new Date(Date.now() - 200_000), lastPingFailAt: null } });
+    await checkOnce(hb.id);
+    expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'missed_heartbeat' });
+  });
+});
