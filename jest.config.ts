@@ -15,6 +15,8 @@ const common = {
 } satisfies Config;
 
 const config: Config = {
+  // Integration tests drive real servers and queues; pure specs finish in milliseconds either way.
+  testTimeout: 20_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts'] },
     {
@@ -22,7 +24,6 @@ const config: Config = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      testTimeout: 20_000,
     },
   ],
 };

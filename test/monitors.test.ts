@@ -120,6 +120,7 @@ describe('POST /monitors', () => {
     expect(issuePaths(await post(makeMonitorInput({ degradedAfterMs: 500, latencyThresholdMs: 500 })))).toEqual(['degradedAfterMs']);
     expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'eq' } })))).toEqual(['jsonAssertion.value']);
     expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'gt', value: 'x' } })))).toEqual(['jsonAssertion.value']);
+    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a[', operator: 'exists' } })))).toEqual(['jsonAssertion.path']);
     const ok = await post(makeMonitorInput({ jsonAssertion: { path: '$.status', operator: 'eq', value: 'ok' } }));
     expect(ok.status).toBe(201);
     expect(ok.body.data.jsonAssertion).toEqual({ path: '$.status', operator: 'eq', value: 'ok' });

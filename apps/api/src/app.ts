@@ -6,10 +6,14 @@ import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
+import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { incidentsRouter } from './routes/incidents/incidents.router.js';
+import { maintenanceRouter } from './routes/maintenance/maintenance.router.js';
 import { monitorsRouter } from './routes/monitors/monitors.router.js';
 import { pingRouter } from './routes/ping/ping.router.js';
+import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
+import { statusPagesRouter } from './routes/status-pages/status-pages.router.js';
 
 export const API_BASE = '/api/v1';
 
@@ -22,11 +26,17 @@ export function createApp(deps: ApiDeps): Express {
   app.use(requestId, requestLog(deps.logger));
   app.use(healthRouter(deps));
   app.use(pingRouter(deps));
+  // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
+  app.use(publicPagesRouter(deps));
 
   const api = express.Router();
   api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
   api.use('/monitors', monitorsRouter(deps));
   api.use('/incidents', incidentsRouter(deps));
+  api.use('/maintenance', maintenanceRouter(deps));
+  api.use('/status-pages', statusPagesRouter(deps));
+  // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
+  app.use(docsRouter());
   app.use(API_BASE, api);
 
   app.use(notFoundRoute);

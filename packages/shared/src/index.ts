@@ -8,3 +8,4 @@ export * from './schemas/index.js';
 export * from './ssrf/index.js';
 export * from './scheduling/index.js';
 export * from './maintenance/index.js';
+export * from './json-assertion/index.js';

@@ -5,6 +5,8 @@ import { Command, CommanderError } from 'commander';
 import { AppError, createPrisma, type PrismaClient } from '@statusvane/shared';
 import { adminDatabaseUrl } from './database-url.js';
 import { addMember, createToken, createUser, createWorkspace, removeMember, revokeToken } from '../services/admin/admin-commands.js';
+import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../services/admin/status-page-commands.js';
+import { adminPublicBaseUrl } from './public-base-url.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
 
@@ -60,6 +62,25 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(run((p, o) => createToken(p, o)));
   token.command('revoke').requiredOption('--id <tokenId>').exitOverride().action(run((p, o) => revokeToken(p, o)));
+
+  const statusPage = program.command('status-page').description('status pages').exitOverride();
+  statusPage
+    .command('set-password')
+    .requiredOption('--id <statusPageId>')
+    .requiredOption('--password <password>', 'at least 8 characters')
+    .exitOverride()
+    .action(run((p, o) => setStatusPagePassword(p, o, { publicBaseUrl: adminPublicBaseUrl(process.env) })));
+  statusPage
+    .command('clear-password')
+    .requiredOption('--id <statusPageId>')
+    .exitOverride()
+    .action(run((p, o) => clearStatusPagePassword(p, o, { publicBaseUrl: adminPublicBaseUrl(process.env) })));
+  statusPage
+    .command('arrange')
+    .requiredOption('--id <statusPageId>')
+    .requiredOption('--json <sections>', '[{ "name": "API", "componentIds": ["<uuid>", ...] }, ...]; [] clears the layout')
+    .exitOverride()
+    .action(run((p, o) => arrangeStatusPage(p, o)));
   return program;
 }
 

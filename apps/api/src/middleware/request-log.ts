@@ -4,7 +4,8 @@ import type { Logger } from '@statusvane/shared';
 /** The route template, never the raw path: paths can carry secrets (the heartbeat ping secret). */
 export function routeOf(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
-  return typeof route?.path === 'string' ? `${req.baseUrl}${route.path}` : '(unmatched)';
+  if (typeof route?.path !== 'string') return '(unmatched)';
+  return route.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${route.path}`;
 }
 
 /** One line per request: id, method, route, status, duration. Never a token, header value or body. */

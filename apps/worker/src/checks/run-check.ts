@@ -8,7 +8,7 @@ import {
 } from '@statusvane/shared';
 import type { HttpProbe } from '../probes/http.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
-import type { JsonAssertion } from '../probes/json-assertion.js';
+import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
 import type { ProbeResult } from '../probes/types.js';
 import { storeCheckResult, type StoredCheck } from './store-result.js';

@@ -51,7 +51,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import got, { type Response, type Request as GotRequest } from 'got';
 import type { SsrfGuard } from '@statusvane/shared';
-import { type JsonAssertion, evaluateJsonAssertion } from './json-assertion.js';
+import { type JsonAssertion, evaluateJsonAssertion } from '@statusvane/shared';
 import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
 import type { ProbePhases, ProbeResult } from './types.js';
 

@@ -34,7 +34,15 @@ export class CheckScheduler {
   readonly queues: ReadonlyMap<string, Queue>;
 
   constructor(regions: readonly string[], connection: ConnectionOptions, prefix?: string) {
-    this.queues = new Map(regions.map((r) => [r, new Queue<CheckJob>(checkQueueName(r), { connection, ...(prefix ? { prefix } : {}) })]));
+    this.queues = new Map(
+      regions.map((r) => {
+        const queue = new Queue<CheckJob>(checkQueueName(r), { connection, ...(prefix ? { prefix } : {}) });
+        // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
+        // repeats them, and unhandled it would print to the console.
+        queue.on('error', () => undefined);
+        return [r, queue] as const;
+      }),
+    );
   }
 
   /**

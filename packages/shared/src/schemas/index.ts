@@ -1,3 +1,5 @@
 export * from './common.js';
 export * from './monitor.js';
+export * from './maintenance.js';
+export * from './status-page.js';
 export * from './response-times.js';

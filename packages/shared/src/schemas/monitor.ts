@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '../json-assertion/json-assertion.js';
 import { parseHostPort } from '../ssrf/index.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
@@ -30,7 +31,6 @@ const L = MONITOR_LIMITS;
 
 export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp'] as const;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;
-export const JSON_OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'notContains', 'exists', 'notExists'] as const;
 
 const name = z.string().trim().min(1).max(L.nameMax);
 const intervalSeconds = z.number().int().min(L.intervalMin).max(L.intervalMax);
@@ -92,8 +92,20 @@ export const metadataSchema = z
 
 export const jsonAssertionSchema = z
   .object({
-    path: z.string().min(1).max(500),
-    operator: z.enum(JSON_OPERATORS),
+    // The same parser the probe uses, so a path the probe cannot follow is refused at write time.
+    path: z
+      .string()
+      .min(1)
+      .max(500)
+      .superRefine((p, ctx) => {
+        try {
+          parseJsonPath(p);
+        } catch (err) {
+          if (!(err instanceof JsonPathSyntaxError)) throw err;
+          ctx.addIssue({ code: 'custom', message: `not a valid path: ${err.message}` });
+        }
+      }),
+    operator: z.enum(JSON_ASSERTION_OPERATORS),
     value: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]).optional(),
   })
   .strict()
@@ -142,13 +154,16 @@ export const createHeartbeatMonitorSchema = z
   .object({ type: z.literal('heartbeat'), ...commonFields, graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional() })
   .strict();
 
+/** The union inside createMonitorSchema, without the `type` default: what the OpenAPI document describes. */
+export const createMonitorUnionSchema = z.discriminatedUnion('type', [createHttpMonitorSchema, createTcpMonitorSchema, createHeartbeatMonitorSchema]);
+
 /**
  * POST /monitors: discriminated on `type`; an omitted type means `http` (older clients keep working).
  * `enabled` is refused on create: a monitor starts enabled.
  */
 export const createMonitorSchema = z.preprocess(
   (input) => (input && typeof input === 'object' && !Array.isArray(input) && !('type' in input) ? { ...input, type: 'http' } : input),
-  z.discriminatedUnion('type', [createHttpMonitorSchema, createTcpMonitorSchema, createHeartbeatMonitorSchema]),
+  createMonitorUnionSchema,
 );
 export type CreateMonitorInput = z.infer<typeof createMonitorSchema>;
 

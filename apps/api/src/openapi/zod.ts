@@ -1,0 +1,26 @@
+import { extendZodWithOpenApi, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+// `.openapi()` needs the prototype extension. Zod copies prototype methods onto an instance when it is created, so
+// only schemas created after this line have `.openapi()`: the OpenAPI modules import `z` from here first, and the
+// schemas of packages/shared (created earlier, at import) are named with `nameSchema` instead. Metadata only:
+// parsing behaviour is unchanged.
+extendZodWithOpenApi(z);
+
+export { z };
+
+/**
+ * Gives an existing schema instance a component name (and a description) in place, without cloning it: a clone
+ * would leave the instance that other schemas (a discriminated union's options, say) point at anonymous.
+ */
+export function nameSchema<T extends z.ZodType>(schema: T, refId: string, description?: string): T {
+  const current = zodToOpenAPIRegistry.get(schema) ?? {};
+  zodToOpenAPIRegistry.add(schema, { ...current, _internal: { ...current._internal, refId }, ...(description ? { description } : {}) });
+  return schema;
+}
+
+/** Describes an existing schema instance in place (see nameSchema), e.g. a field of a shared query schema. */
+export function describeSchema<T extends z.ZodType>(schema: T, description: string): T {
+  zodToOpenAPIRegistry.add(schema, { ...zodToOpenAPIRegistry.get(schema), description });
+  return schema;
+}

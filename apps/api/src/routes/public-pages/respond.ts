@@ -1,0 +1,58 @@
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { AppError, isUnavailableError, type Logger } from '@statusvane/shared';
+import { CONTENT_SECURITY_POLICY, renderMessage } from './render-public-page.js';
+
+/** JSON when the client prefers it over HTML (`Accept: application/json`); browsers and `*\/*` get HTML. */
+export function wantsJson(req: Request): boolean {
+  return req.accepts(['text/html', 'application/json']) === 'application/json';
+}
+
+/** Headers every public page response carries, HTML or JSON. */
+export function setPageHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.vary('Accept');
+}
+
+export function sendNotFound(res: Response, json: boolean): void {
+  res.setHeader('Cache-Control', 'no-store');
+  if (json) {
+    res.status(404).json(new AppError('not_found', 'No status page at this address').toEnvelope());
+    return;
+  }
+  res.status(404).type('html').send(renderMessage('Status page not found', 'There is no status page at this address.'));
+}
+
+/**
+ * Errors on the public routes: JSON requests get the API's envelope (the app's error middleware); HTML requests
+ * get a page, 503 while a dependency is down, otherwise 500 (logged once, like the API does).
+ */
+export function publicPageErrors(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent || wantsJson(req)) {
+      next(err);
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    if (err instanceof AppError && err.httpStatus < 500) {
+      res.status(err.httpStatus).type('html').send(renderMessage('Request refused', err.message));
+      return;
+    }
+    // body-parser's own errors (a login form over 4 KiB, a bad charset) carry a 4xx status.
+    const status = (err as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      res.status(status).type('html').send(renderMessage('Request refused', 'The request could not be read.'));
+      return;
+    }
+    if (isUnavailableError(err)) {
+      res.setHeader('Retry-After', '5');
+      res.status(503).type('html').send(renderMessage('Temporarily unavailable', 'This status page cannot be shown right now. Try again in a moment.'));
+      return;
+    }
+    const e = err instanceof Error ? err : new Error(String(err));
+    logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, route: 'public-page', error: e.message, stack: e.stack });
+    res.status(500).type('html').send(renderMessage('Something went wrong', 'This status page cannot be shown right now.'));
+  };
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import {
+  layoutInputSchema,
+  NotFoundError,
+  parseOrThrow,
+  STATUS_PAGE_LIMITS,
+  ValidationError,
+  type Issue,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { layoutOf, type StatusPageLayout } from '../status-pages/get-status-page-layout.js';
+import { hashPassword } from '../status-pages/password.js';
+import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from '../status-pages/status-page-record.js';
+
+export interface StatusPageCommandOptions {
+  /** For the record's `url`. */
+  publicBaseUrl: string;
+}
+
+const id = z.uuid();
+const password = z
+  .string()
+  .min(STATUS_PAGE_LIMITS.passwordMin, `must be at least ${STATUS_PAGE_LIMITS.passwordMin} characters`)
+  .max(STATUS_PAGE_LIMITS.passwordMax);
+
+async function findPage(prisma: Pick<PrismaClient, 'statusPage'>, pageId: string) {
+  const page = await prisma.statusPage.findUnique({ where: { id: pageId }, select: statusPageRecordSelect });
+  if (!page) throw new NotFoundError('status page', pageId);
+  return page;
+}
+
+/** status-page set-password --id --password: visitors must then type it; earlier access cookies stop working. */
+export async function setStatusPagePassword(prisma: PrismaClient, raw: unknown, opts: StatusPageCommandOptions): Promise<StatusPageRecord> {
+  const input = parseOrThrow(z.object({ id, password }).strict(), raw, 'arguments');
+  await findPage(prisma, input.id);
+  const row = await prisma.statusPage.update({
+    where: { id: input.id },
+    data: { passwordHash: await hashPassword(input.password) },
+    select: statusPageRecordSelect,
+  });
+  return toStatusPageRecord(row, opts.publicBaseUrl);
+}
+
+/** status-page clear-password --id: the page is open to everyone again (if it is public). */
+export async function clearStatusPagePassword(prisma: PrismaClient, raw: unknown, opts: StatusPageCommandOptions): Promise<StatusPageRecord> {
+  const input = parseOrThrow(z.object({ id }).strict(), raw, 'arguments');
+  await findPage(prisma, input.id);
+  const row = await prisma.statusPage.update({ where: { id: input.id }, data: { passwordHash: null }, select: statusPageRecordSelect });
+  return toStatusPageRecord(row, opts.publicBaseUrl);
+}
+
+/** Parses `--json`; a syntax error is a 400-style argument error, not a crash. */
+function parseSectionsJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new ValidationError('Invalid arguments: json', [{ path: 'json', message: `is not valid JSON (${(err as Error).message})` }]);
+  }
+}
+
+/**
+ * status-page arrange --id --json '[{ "name": "API", "componentIds": [...] }, ...]': replaces the whole layout
+ * in one transaction (`[]` clears it, and the page shows every component again). Components must belong to the
+ * page's workspace and appear at most once; at most 50 sections, names 1-200 characters.
+ */
+export async function arrangeStatusPage(prisma: PrismaClient, raw: unknown): Promise<StatusPageLayout> {
+  const input = parseOrThrow(z.object({ id, json: z.string().max(200_000) }).strict(), raw, 'arguments');
+  // Wrapped so every issue names the option: `json[0].name`, `json[1].componentIds[2]`.
+  const { json: sections } = parseOrThrow(z.object({ json: layoutInputSchema }), { json: parseSectionsJson(input.json) }, 'layout');
+
+  return prisma.$transaction(async (tx) => {
+    // Serialises concurrent arranges of one page: the later one replaces the earlier, never interleaves with it.
+    await tx.$queryRaw`SELECT 1 FROM status_pages WHERE id = ${input.id}::uuid FOR UPDATE`;
+    const page = await findPage(tx, input.id);
+
+    const wanted = [...new Set(sections.flatMap((s) => s.componentIds))];
+    const own = new Set(
+      (await tx.component.findMany({ where: { workspaceId: page.workspaceId, id: { in: wanted } }, select: { id: true } })).map((c) => c.id),
+    );
+    const issues: Issue[] = [];
+    const seen = new Set<string>();
+    sections.forEach((s, i) =>
+      s.componentIds.forEach((cid, j) => {
+        const path = `json[${i}].componentIds[${j}]`;
+        if (seen.has(cid)) issues.push({ path, message: 'is already placed: a component appears at most once' });
+        else if (!own.has(cid)) issues.push({ path, message: "is not a component of this page's workspace" });
+        seen.add(cid);
+      }),
+    );
+    if (issues.length) throw new ValidationError(`Invalid layout: ${issues.map((x) => x.path).join(', ')}`, issues);
+
+    await tx.statusPageSection.deleteMany({ where: { statusPageId: page.id } });
+    for (const [position, s] of sections.entries()) {
+      await tx.statusPageSection.create({
+        data: {
+          statusPageId: page.id,
+          name: s.name,
+          position,
+          components: { create: s.componentIds.map((componentId, p) => ({ componentId, position: p })) },
+        },
+      });
+    }
+    return layoutOf(tx, page);
+  });
+}

@@ -1,0 +1,33 @@
+import { createMaintenanceSchema, parseOrThrow, type PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { assertCan } from '../auth/permissions.js';
+import { assertOwnComponents } from './maintenance-components.js';
+import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
+
+/**
+ * POST /maintenance: a window over the given components (none: the whole workspace). A start in the past is
+ * allowed (a deploy pipeline opens its window "now", which is already past when the row is written); the
+ * returned status is whatever the clock makes it.
+ */
+export async function createMaintenance(
+  deps: { prisma: PrismaClient },
+  { ctx, input, now = new Date() }: { ctx: RequestContext; input: unknown; now?: Date },
+): Promise<MaintenanceRecord> {
+  assertCan(ctx.role, 'statusPages:manage');
+  const m = parseOrThrow(createMaintenanceSchema, input, 'maintenance window');
+  const componentIds = m.componentIds ?? [];
+  await assertOwnComponents(deps.prisma, ctx.workspace.id, componentIds);
+
+  const row = await deps.prisma.maintenanceWindow.create({
+    data: {
+      workspaceId: ctx.workspace.id,
+      title: m.title,
+      body: m.body ?? '',
+      startsAt: m.startsAt,
+      endsAt: m.endsAt,
+      components: { create: componentIds.map((componentId) => ({ componentId })) },
+    },
+    select: maintenanceRecordSelect,
+  });
+  return toMaintenanceRecord(row, now);
+}

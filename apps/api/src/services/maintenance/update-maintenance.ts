@@ -1,0 +1,81 @@
+import { ConflictError, NotFoundError, parseOrThrow, updateMaintenanceSchema, uuidSchema, ValidationError, type Issue, type PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { assertCan } from '../auth/permissions.js';
+import { findOwnMaintenance } from './get-maintenance.js';
+import { assertOwnComponents } from './maintenance-components.js';
+import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
+import { actionOutcome, isFinal, maintenanceStatus } from './maintenance-status.js';
+
+const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as const;
+
+/**
+ * PATCH /maintenance/{id}: only the given fields change; `status` is an action (start, complete, cancel) checked
+ * against the window's status at `now` (see ACTION_TABLE). Rules:
+ * - the fields of a completed or cancelled window cannot be edited (409): the public record is history;
+ * - `start` sets startsAt = now, `complete` sets endsAt = now, `cancel` sets cancelledAt = now; sending the
+ *   action together with the time it sets (start + startsAt, complete + endsAt) is contradictory (400);
+ * - the result must still end after it starts (400 on the field that was sent).
+ * The row is locked for the read-check-write, so two concurrent actions cannot both pass the table.
+ */
+export async function updateMaintenance(
+  deps: { prisma: PrismaClient },
+  { ctx, id, input, now = new Date() }: { ctx: RequestContext; id: string; input: unknown; now?: Date },
+): Promise<MaintenanceRecord> {
+  assertCan(ctx.role, 'statusPages:manage');
+  if (!uuidSchema.safeParse(id).success) throw new NotFoundError('maintenance window', id);
+  const u = parseOrThrow(updateMaintenanceSchema, input, 'maintenance window');
+
+  const contradictions: Issue[] = [];
+  if (u.status === 'start' && u.startsAt) contradictions.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
+  if (u.status === 'complete' && u.endsAt) contradictions.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
+  if (contradictions.length) throw new ValidationError(`Invalid maintenance window: ${contradictions.map((i) => i.path).join(', ')}`, contradictions);
+
+  return deps.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 FROM maintenance_windows WHERE id = ${id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
+    const current = await findOwnMaintenance(tx, ctx, id);
+    const status = maintenanceStatus(current, now);
+
+    const editsFields = FIELD_KEYS.some((k) => u[k] !== undefined);
+    if (editsFields && isFinal(status)) {
+      throw new ConflictError(`A ${status} maintenance window can no longer be edited`, { status });
+    }
+
+    let { startsAt, endsAt, cancelledAt } = current;
+    if (u.startsAt) startsAt = u.startsAt;
+    if (u.endsAt) endsAt = u.endsAt;
+    if (u.status) {
+      const outcome = actionOutcome(status, u.status);
+      if (outcome === 'conflict') {
+        throw new ConflictError(`Cannot ${u.status} a ${status} maintenance window`, { status, action: u.status });
+      }
+      if (outcome === 'apply') {
+        if (u.status === 'start') startsAt = now;
+        else if (u.status === 'complete') endsAt = now;
+        else cancelledAt = now;
+      }
+    }
+    if (endsAt.getTime() <= startsAt.getTime()) {
+      const path = u.endsAt ? 'endsAt' : 'startsAt';
+      throw new ValidationError(`Invalid maintenance window: ${path}`, [
+        { path, message: `the window must end after it starts (startsAt ${startsAt.toISOString()}, endsAt ${endsAt.toISOString()})` },
+      ]);
+    }
+    if (u.componentIds) await assertOwnComponents(tx, ctx.workspace.id, u.componentIds);
+
+    const row = await tx.maintenanceWindow.update({
+      where: { id: current.id },
+      data: {
+        ...(u.title !== undefined ? { title: u.title } : {}),
+        ...(u.body !== undefined ? { body: u.body } : {}),
+        startsAt,
+        endsAt,
+        cancelledAt,
+        ...(u.componentIds
+          ? { components: { deleteMany: {}, create: [...new Set(u.componentIds)].map((componentId) => ({ componentId })) } }
+          : {}),
+      },
+      select: maintenanceRecordSelect,
+    });
+    return toMaintenanceRecord(row, now);
+  });
+}

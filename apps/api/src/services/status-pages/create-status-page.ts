@@ -1,0 +1,35 @@
+import { ConflictError, createStatusPageSchema, parseOrThrow, Prisma, RESERVED_SLUGS, type PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { assertCan } from '../auth/permissions.js';
+import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
+
+/** Prisma's unique-constraint violation (P2002). */
+export function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+}
+
+/**
+ * POST /status-pages: normalises vanityUrl to a slug; a reserved slug or one any workspace already uses is 409.
+ * "Taken" is decided by the unique index on slug, not by a prior read, so two concurrent creates of one slug
+ * yield one page and one 409.
+ */
+export async function createStatusPage(
+  deps: { prisma: PrismaClient; publicBaseUrl: string },
+  { ctx, input }: { ctx: RequestContext; input: unknown },
+): Promise<StatusPageRecord> {
+  assertCan(ctx.role, 'statusPages:manage');
+  const p = parseOrThrow(createStatusPageSchema, input, 'status page');
+  if (RESERVED_SLUGS.has(p.slug)) {
+    throw new ConflictError(`The slug "${p.slug}" is reserved`, { slug: p.slug, reason: 'reserved' });
+  }
+  try {
+    const row = await deps.prisma.statusPage.create({
+      data: { workspaceId: ctx.workspace.id, name: p.name, slug: p.slug, isPublic: p.isPublic },
+      select: statusPageRecordSelect,
+    });
+    return toStatusPageRecord(row, deps.publicBaseUrl);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(`The slug "${p.slug}" is already taken`, { slug: p.slug, reason: 'taken' });
+    throw err;
+  }
+}

@@ -1,0 +1,229 @@
+import type { MaintenanceStatus, PrismaClient } from '@statusvane/shared';
+import { maintenanceStatus } from '../maintenance/maintenance-status.js';
+import { statusPageUrl } from './status-page-record.js';
+import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
+
+/** What the public route needs to decide whether to serve a page at all. */
+export interface PublicPageRef {
+  id: string;
+  workspaceId: string;
+  name: string;
+  slug: string;
+  passwordHash: string | null;
+}
+
+export type ComponentState = 'up' | 'degraded' | 'down' | 'paused' | 'maintenance' | 'pending';
+export type PageSummary = 'operational' | 'degraded' | 'outage' | 'maintenance';
+
+export interface PublicComponent {
+  id: string;
+  name: string;
+  state: ComponentState;
+  /** End of the in-progress maintenance covering it, else null. */
+  maintenanceUntil: string | null;
+}
+
+export interface PublicPageData {
+  page: { name: string; slug: string; url: string };
+  summary: PageSummary;
+  generatedAt: string;
+  /** Render order. Not arranged: one section named null holding every workspace component. */
+  sections: Array<{ name: string | null; componentIds: string[] }>;
+  components: PublicComponent[];
+  incidents: Array<{
+    id: string;
+    title: string;
+    status: 'open' | 'acknowledged';
+    impact: string;
+    startedAt: string;
+    acknowledgedAt: string | null;
+    components: Array<{ id: string; name: string }>;
+  }>;
+  maintenance: Array<{
+    id: string;
+    title: string;
+    body: string;
+    status: Extract<MaintenanceStatus, 'scheduled' | 'in_progress'>;
+    startsAt: string;
+    endsAt: string;
+    /** The affected components shown on this page; empty means every component. */
+    components: Array<{ id: string; name: string }>;
+  }>;
+  uptime: { days: number; from: string; to: string; components: Array<{ componentId: string } & UptimeSeries> };
+}
+
+const SLUG_SHAPE = /^[a-z0-9-]{1,63}$/;
+const MAX_INCIDENTS = 50;
+const MAX_MAINTENANCE = 50;
+
+/** The page for a slug, or null when there is none or it is not public (both are 404: nothing is revealed). */
+export async function findPublicPage(prisma: PrismaClient, slug: string): Promise<PublicPageRef | null> {
+  const s = slug.toLowerCase();
+  if (!SLUG_SHAPE.test(s)) return null;
+  const page = await prisma.statusPage.findUnique({
+    where: { slug: s },
+    select: { id: true, workspaceId: true, name: true, slug: true, isPublic: true, passwordHash: true },
+  });
+  if (!page || !page.isPublic) return null;
+  const { isPublic: _isPublic, ...ref } = page;
+  return ref;
+}
+
+const componentSelect = { id: true, name: true, monitor: { select: { id: true, enabled: true, status: true } } } as const;
+
+/**
+ * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
+ * workspace component by name), each one's state, open and acknowledged incidents touching them (and manual
+ * incidents, which belong to the whole workspace), in-progress and upcoming maintenance touching them, and
+ * 90 days of uptime. Every query is scoped to the page's workspace.
+ */
+export async function loadPublicPage(
+  deps: { prisma: PrismaClient; publicBaseUrl: string },
+  { page, now = new Date() }: { page: PublicPageRef; now?: Date },
+): Promise<PublicPageData> {
+  const { prisma } = deps;
+  const workspaceId = page.workspaceId;
+
+  const arranged = await prisma.statusPageSection.findMany({
+    where: { statusPageId: page.id },
+    orderBy: { position: 'asc' },
+    select: {
+      name: true,
+      components: {
+        where: { component: { workspaceId } },
+        orderBy: { position: 'asc' },
+        select: { component: { select: componentSelect } },
+      },
+    },
+  });
+  type ComponentRow = { id: string; name: string; monitor: { id: string; enabled: boolean; status: string } | null };
+  let sections: Array<{ name: string | null; rows: ComponentRow[] }>;
+  if (arranged.length > 0) {
+    sections = arranged.map((s) => ({ name: s.name, rows: s.components.map((c) => c.component) }));
+  } else {
+    const all = await prisma.component.findMany({ where: { workspaceId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], select: componentSelect });
+    sections = [{ name: null, rows: all }];
+  }
+  const rows = sections.flatMap((s) => s.rows);
+  const shown = new Map(rows.map((r) => [r.id, r]));
+  const monitorIds = rows.flatMap((r) => (r.monitor ? [r.monitor.id] : []));
+  const componentOfMonitor = new Map(rows.flatMap((r) => (r.monitor ? [[r.monitor.id, r.id] as const] : [])));
+  const { from, to } = uptimeRange(now, UPTIME_DAYS);
+
+  const [windows, incidents, rollups] = await Promise.all([
+    prisma.maintenanceWindow.findMany({
+      where: { workspaceId, cancelledAt: null, endsAt: { gt: now } },
+      orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
+      take: 500,
+      select: {
+        id: true,
+        title: true,
+        body: true,
+        startsAt: true,
+        endsAt: true,
+        cancelledAt: true,
+        components: { select: { componentId: true } },
+      },
+    }),
+    prisma.incident.findMany({
+      where: {
+        workspaceId,
+        status: { in: ['open', 'acknowledged'] },
+        OR: [{ monitorId: null }, { monitorId: { in: monitorIds } }],
+      },
+      orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
+      take: MAX_INCIDENTS,
+      select: { id: true, title: true, status: true, impact: true, startedAt: true, acknowledgedAt: true, monitorId: true },
+    }),
+    monitorIds.length === 0
+      ? Promise.resolve([])
+      : prisma.checkRollupDaily.groupBy({
+          by: ['monitorId', 'day'],
+          where: { monitorId: { in: monitorIds }, day: { gte: from, lte: to } },
+          _sum: { total: true, downCount: true, degradedCount: true },
+        }),
+  ]);
+
+  // Windows that touch this page: whole-workspace ones, or ones naming at least one shown component.
+  const relevant = windows
+    .map((w) => ({ ...w, shownIds: w.components.map((c) => c.componentId).filter((id) => shown.has(id)) }))
+    .filter((w) => w.components.length === 0 || w.shownIds.length > 0);
+  const until = new Map<string, Date>();
+  for (const w of relevant) {
+    if (maintenanceStatus(w, now) !== 'in_progress') continue;
+    for (const id of w.components.length === 0 ? [...shown.keys()] : w.shownIds) {
+      const cur = until.get(id);
+      if (!cur || cur < w.endsAt) until.set(id, w.endsAt);
+    }
+  }
+
+  const components: PublicComponent[] = rows.map((r) => {
+    const m = until.get(r.id);
+    return { id: r.id, name: r.name, state: componentState(r.monitor, m !== undefined), maintenanceUntil: m?.toISOString() ?? null };
+  });
+
+  const countsByMonitor = new Map<string, Array<{ day: Date; total: number; downCount: number; degradedCount: number }>>();
+  for (const g of rollups) {
+    const list = countsByMonitor.get(g.monitorId) ?? [];
+    list.push({ day: g.day, total: g._sum.total ?? 0, downCount: g._sum.downCount ?? 0, degradedCount: g._sum.degradedCount ?? 0 });
+    countsByMonitor.set(g.monitorId, list);
+  }
+
+  const visibleIncidents = incidents.map((i) => {
+    const componentId = i.monitorId ? componentOfMonitor.get(i.monitorId) : undefined;
+    const c = componentId ? shown.get(componentId) : undefined;
+    return {
+      id: i.id,
+      title: i.title,
+      status: i.status as 'open' | 'acknowledged',
+      impact: i.impact,
+      startedAt: i.startedAt.toISOString(),
+      acknowledgedAt: i.acknowledgedAt?.toISOString() ?? null,
+      components: c ? [{ id: c.id, name: c.name }] : [],
+    };
+  });
+
+  return {
+    page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
+    summary: summarise(components, visibleIncidents.length),
+    generatedAt: now.toISOString(),
+    sections: sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
+    components,
+    incidents: visibleIncidents,
+    maintenance: relevant.slice(0, MAX_MAINTENANCE).map((w) => ({
+      id: w.id,
+      title: w.title,
+      body: w.body,
+      status: maintenanceStatus(w, now) as 'scheduled' | 'in_progress',
+      startsAt: w.startsAt.toISOString(),
+      endsAt: w.endsAt.toISOString(),
+      components: w.shownIds.map((id) => ({ id, name: shown.get(id)!.name })),
+    })),
+    uptime: {
+      days: UPTIME_DAYS,
+      from: isoDay(from),
+      to: isoDay(to),
+      components: rows.map((r) => ({ componentId: r.id, ...uptimeSeries(r.monitor ? (countsByMonitor.get(r.monitor.id) ?? []) : [], now) })),
+    },
+  };
+}
+
+/**
+ * A component's public state. Maintenance wins over everything (it is the explanation the public needs), then a
+ * paused monitor, then the monitor's last state. A component without a monitor has nothing to report: pending.
+ */
+export function componentState(monitor: { enabled: boolean; status: string } | null, inMaintenance: boolean): ComponentState {
+  if (inMaintenance) return 'maintenance';
+  if (!monitor) return 'pending';
+  if (!monitor.enabled) return 'paused';
+  return monitor.status as ComponentState;
+}
+
+/** The headline: any component down is an outage; degraded or an open incident is degraded; then maintenance. */
+export function summarise(components: readonly PublicComponent[], openIncidents: number): PageSummary {
+  const states = new Set(components.map((c) => c.state));
+  if (states.has('down')) return 'outage';
+  if (states.has('degraded') || openIncidents > 0) return 'degraded';
+  if (states.has('maintenance')) return 'maintenance';
+  return 'operational';
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+export const STATUS_PAGE_LIMITS = {
+  nameMax: 200,
+  vanityUrlMax: 300,
+  slugMin: 3,
+  slugMax: 63,
+  sectionsMax: 50,
+  sectionNameMax: 200,
+  passwordMin: 8,
+  passwordMax: 200,
+} as const;
+const L = STATUS_PAGE_LIMITS;
+
+/** Slugs that would shadow product paths or invite phishing; refused with 409 like a taken slug. */
+export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
+  'api',
+  'www',
+  'app',
+  'admin',
+  'status',
+  'login',
+  'signup',
+  'dashboard',
+  'docs',
+  'help',
+  'support',
+  'static',
+  'assets',
+  'ping',
+  'health',
+  'metrics',
+]);
+
+/**
+ * Turns a vanity URL (or any label) into a slug: lower-case; strip a leading `http://` / `https://` and `www.`;
+ * accents are folded to their base letter (é -> e); every run of characters other than ASCII letters and digits
+ * (hyphens included) becomes one hyphen; hyphens are trimmed from both ends; at most 63 characters, with the
+ * hyphens a cut leaves at the end trimmed again. The caller decides whether the result is long enough.
+ */
+export function normaliseSlug(input: string): string {
+  let s = input.trim().toLowerCase();
+  s = s.replace(/^https?:\/\//, '').replace(/^www\./, '');
+  s = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  s = s.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return s.slice(0, L.slugMax).replace(/-+$/, '');
+}
+
+/** The shape every stored slug has (what normaliseSlug produces, at least 3 characters). */
+export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]$/;
+
+/** `vanityUrl` parsed straight to its slug; too short after normalising is a 400 on vanityUrl. */
+const vanityUrl = z
+  .string()
+  .max(L.vanityUrlMax)
+  .transform((raw, ctx) => {
+    const slug = normaliseSlug(raw);
+    if (slug.length < L.slugMin) {
+      ctx.addIssue({
+        code: 'custom',
+        message: slug.length === 0 ? 'has no letters or digits to make a slug from' : `makes the slug "${slug}", shorter than ${L.slugMin} characters`,
+      });
+      return z.NEVER;
+    }
+    return slug;
+  });
+
+/** POST /status-pages. The output carries the normalised slug; reserved and taken slugs are the service's 409. */
+export const createStatusPageSchema = z
+  .object({
+    vanityUrl,
+    name: z.string().trim().min(1).max(L.nameMax),
+    isPublic: z.boolean().default(true),
+  })
+  .strict()
+  .transform(({ vanityUrl: slug, ...rest }) => ({ ...rest, slug }));
+export type CreateStatusPageInput = z.infer<typeof createStatusPageSchema>;
+
+/** One section of `status-page arrange --json`: a heading and its components in render order. */
+export const layoutSectionInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(L.sectionNameMax),
+    componentIds: z.array(z.uuid()).max(500),
+  })
+  .strict();
+export const layoutInputSchema = z.array(layoutSectionInputSchema).max(L.sectionsMax);
+export type LayoutInput = z.infer<typeof layoutInputSchema>;

@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import {
+  createHeartbeatMonitorSchema,
+  createHttpMonitorSchema,
+  createMaintenanceSchema,
+  createMonitorSchema,
+  createStatusPageSchema,
+  createTcpMonitorSchema,
+  updateMaintenanceSchema,
+  updateMonitorSchema,
+} from '@statusvane/shared';
+import { renderDocsHtml } from '../apps/api/src/routes/docs/render-docs.js';
+import { makeHarness, type Harness } from './support/harness.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The Endpoints table of management-api.md, plus the two incident actions. Written out by hand, not derived from
+ * the document's own list, so the suite fails if the document loses an operation.
+ */
+const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
+  ['post', '/maintenance'],
+  ['get', '/maintenance/{id}'],
+  ['patch', '/maintenance/{id}'],
+  ['post', '/monitors'],
+  ['get', '/monitors'],
+  ['get', '/monitors/{id}'],
+  ['patch', '/monitors/{id}'],
+  ['get', '/monitors/{id}/response-times'],
+  ['post', '/status-pages'],
+  ['get', '/status-pages/{id}/layout'],
+  ['get', '/incidents'],
+  ['get', '/incidents/{id}/escalation'],
+  ['delete', '/incidents/{id}'],
+  ['post', '/incidents/{id}/acknowledge'],
+  ['post', '/incidents/{id}/resolve'],
+];
+
+/** The parsed document: read loosely, the assertions say what must be there. */
+type Json = Record<string, any>;
+
+let h: Harness;
+let doc: Json;
+beforeAll(async () => {
+  h = makeHarness();
+  doc = (await request(h.app).get('/api/v1/openapi.json')).body as Json;
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const operations = () =>
+  Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, op]) => ({ method, path, op: op as Json })),
+  );
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is public JSON, cacheable, with the usual transport headers', async () => {
+    const res = await request(h.app).get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(res.headers['cache-control']).toMatch(/public/);
+    expect(res.body).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'Statusvane Management API', version: '1.0.0' },
+      security: [{ bearerAuth: [] }],
+    });
+    expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const prefix of ['sv_', 'svu_', 'mcp_at_']) expect(res.body.components.securitySchemes.bearerAuth.description).toContain(`\`${prefix}\``);
+
+    const again = await request(h.app).get('/api/v1/openapi.json').set('If-None-Match', res.headers.etag!);
+    expect(again.status).toBe(304);
+  });
+
+  it('does not open the authenticated API', async () => {
+    const res = await request(h.app).get('/api/v1/monitors');
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('the document', () => {
+  it('describes every operation of the spec, and nothing else', () => {
+    const documented = operations().map(({ method, path }) => `${method} ${path}`).sort();
+    expect(documented).toEqual(SPEC_ENDPOINTS.map(([m, p]) => `${m} ${p}`).sort());
+  });
+
+  it('gives every operation an id, a summary, a tag, the workspace header and the error responses', () => {
+    const ids = new Set<string>();
+    for (const { method, path, op } of operations()) {
+      const where = `${method} ${path}`;
+      expect([where, typeof op.operationId]).toEqual([where, 'string']);
+      expect(ids.has(op.operationId)).toBe(false);
+      ids.add(op.operationId);
+      expect([where, Boolean(op.summary), op.tags?.length]).toEqual([where, true, 1]);
+      const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
+      expect([where, paramRefs]).toEqual([where, expect.arrayContaining(['#/components/parameters/WorkspaceHeader'])]);
+
+      const codes = Object.keys(op.responses);
+      expect([where, codes]).toEqual([where, expect.arrayContaining(['400', '401', '403', '429', '503'])]);
+      if (path.includes('{id}')) {
+        expect([where, codes]).toEqual([where, expect.arrayContaining(['404'])]);
+        expect([where, paramRefs]).toEqual([where, expect.arrayContaining(['#/components/parameters/Id'])]);
+      }
+      for (const code of codes.filter((c) => c.startsWith('4') || c.startsWith('5'))) {
+        const r = op.responses[code];
+        const schema = r.$ref ? doc.components.responses[r.$ref.split('/').pop()].content['application/json'].schema : r.content['application/json'].schema;
+        expect([where, code, schema]).toEqual([where, code, { $ref: '#/components/schemas/Error' }]);
+      }
+    }
+    expect(doc.components.parameters.WorkspaceHeader).toMatchObject({ name: 'X-Statusvane-Workspace', in: 'header', required: false });
+  });
+
+  it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
+    for (const { method, path, op } of operations()) {
+      const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
+      const creates = method === 'post' && !/acknowledge|resolve/.test(path);
+      expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
+    }
+    expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();
+    for (const action of ['acknowledge', 'resolve']) {
+      expect(doc.paths[`/incidents/{id}/${action}`].post.responses['200'].content['application/json'].schema.properties.data).toEqual({
+        $ref: '#/components/schemas/Incident',
+      });
+    }
+  });
+
+  it('documents the safe-retry header on the two POSTs that take it, with 409 for a key in flight', () => {
+    for (const { method, path, op } of operations()) {
+      const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
+      const idempotent = method === 'post' && (path === '/monitors' || path === '/status-pages');
+      expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([method, path, idempotent]);
+      if (idempotent) {
+        expect(op.responses['409']).toBeDefined();
+        expect(op.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+      }
+    }
+    const param = doc.components.parameters.IdempotencyKey;
+    expect(param).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { maxLength: 255 } });
+    expect(param.description).toMatch(/Idempotent-Replayed: true/);
+    expect(param.description).toMatch(/400/);
+    expect(param.description).toMatch(/409/);
+  });
+
+  it('describes the rate-limit and request-id headers', () => {
+    const ok = doc.paths['/monitors'].get.responses['200'].headers;
+    expect(Object.keys(ok)).toEqual(expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    expect(Object.keys(doc.components.responses.TooManyRequests.headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-Request-Id']));
+  });
+
+  it('passes `redocly lint` (recommended rules) with no error and no warning', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'statusvane-openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      await writeFile(file, JSON.stringify(doc, null, 2));
+      const cli = join(root, 'node_modules/@redocly/cli/bin/cli.js');
+      const stdout = await new Promise<string>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          [cli, 'lint', file, '--format=json', `--config=${join(root, 'redocly.yaml')}`],
+          { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+          // Redocly exits non-zero when it finds errors; the JSON report on stdout says which.
+          (err, out) => (out ? resolve(out) : reject(err ?? new Error('redocly printed nothing'))),
+        );
+      });
+      const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+        totals: { errors: number; warnings: number };
+        problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+      };
+      const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+      expect(problems).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('the create-monitor schema agrees with the validator', () => {
+  const schemas = () => doc.components.schemas as Json;
+
+  it('is a oneOf over the three types with a discriminator on `type`, and says that `type` defaults to http', () => {
+    const union = schemas().CreateMonitorInput;
+    expect(union.discriminator).toEqual({
+      propertyName: 'type',
+      mapping: {
+        http: '#/components/schemas/CreateHttpMonitorInput',
+        tcp: '#/components/schemas/CreateTcpMonitorInput',
+        heartbeat: '#/components/schemas/CreateHeartbeatMonitorInput',
+      },
+    });
+    expect(union.oneOf).toHaveLength(3);
+    expect(union.description).toMatch(/`type` may be omitted/);
+    expect(doc.paths['/monitors'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateMonitorInput' });
+  });
+
+  it('lists exactly the fields each variant accepts, required where the validator requires them, and no others', () => {
+    const variants = { CreateHttpMonitorInput: createHttpMonitorSchema, CreateTcpMonitorInput: createTcpMonitorSchema, CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema };
+    for (const [name, zod] of Object.entries(variants)) {
+      const documented = schemas()[name];
+      const shape = zod.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>;
+      expect([name, Object.keys(documented.properties).sort()]).toEqual([name, Object.keys(shape).sort()]);
+      const required = Object.keys(shape).filter((k) => !shape[k]!.safeParse(undefined).success);
+      expect([name, [...documented.required].sort()]).toEqual([name, required.sort()]);
+      expect(documented.additionalProperties).toBe(false);
+    }
+  });
+
+  it('documents examples the validator accepts, and the validator refuses what the schema forbids', () => {
+    const examples = doc.paths['/monitors'].post.requestBody.content['application/json'].examples as Record<string, { value: unknown }>;
+    expect(Object.keys(examples).sort()).toEqual(['heartbeat', 'http', 'tcp']);
+    for (const [name, { value }] of Object.entries(examples)) expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
+
+    const http = schemas().CreateHttpMonitorInput;
+    // additionalProperties: false
+    expect(createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', enabled: true }).success).toBe(false);
+    // type omitted: read as http, as the description says
+    const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
+    expect(legacy.success && legacy.data.type).toBe('http');
+    // the documented bounds are the validator's
+    const { minimum, maximum } = http.properties.intervalSeconds;
+    for (const [value, ok] of [[minimum - 1, false], [minimum, true], [maximum, true], [maximum + 1, false]] as const) {
+      expect([value, createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', intervalSeconds: value }).success]).toEqual([value, ok]);
+    }
+    expect(http.properties.method.enum).toEqual(['GET', 'HEAD', 'POST']);
+    expect(createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', method: 'PUT' }).success).toBe(false);
+  });
+});
+
+describe('request examples', () => {
+  it('are accepted by the validators the routes use (Redocly checks them against the document)', () => {
+    const validators = [
+      ['post', '/monitors', createMonitorSchema],
+      ['patch', '/monitors/{id}', updateMonitorSchema],
+      ['post', '/maintenance', createMaintenanceSchema],
+      ['patch', '/maintenance/{id}', updateMaintenanceSchema],
+      ['post', '/status-pages', createStatusPageSchema],
+    ] as const;
+    for (const [method, path, schema] of validators) {
+      const examples = doc.paths[path][method].requestBody.content['application/json'].examples as Record<string, { value: unknown }>;
+      expect([method, path, Object.keys(examples).length > 0]).toEqual([method, path, true]);
+      for (const [name, { value }] of Object.entries(examples)) {
+        expect([method, path, name, schema.safeParse(value).success]).toEqual([method, path, name, true]);
+      }
+    }
+  });
+});
+
+describe('GET /docs', () => {
+  it('is a self-contained HTML reference naming every operation', async () => {
+    const res = await request(h.app).get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    const html = res.text;
+    for (const [method, path] of SPEC_ENDPOINTS) {
+      expect([method, path, html.includes(`${method.toUpperCase()} ${path}`)]).toEqual([method, path, true]);
+    }
+    // Nothing loaded from anywhere: no script at all, no absolute or protocol-relative src/href.
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i);
+    expect(html).not.toMatch(/<link\b/i);
+  });
+
+  it('sends a Content-Security-Policy that forbids outside loads and allows exactly its own stylesheet', async () => {
+    const res = await request(h.app).get('/docs');
+    const csp = res.headers['content-security-policy']!;
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).not.toMatch(/https?:|\*|'unsafe-inline'|script-src/);
+    const style = /<style>([\s\S]*?)<\/style>/.exec(res.text)![1]!;
+    expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('escapes the text it renders', () => {
+    const html = renderDocsHtml(
+      {
+        info: { title: '<img src=x onerror=alert(1)>', version: '1', description: 'a `<b>` and **<i>**' },
+        tags: [{ name: 'T"<', description: '</p><script>alert(1)</script>' }],
+        paths: { '/x/{id}': { get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} } } },
+        components: { schemas: { 'Bad"Name': { description: '</pre><script>' } } },
+      },
+      '/spec.json',
+    );
+    expect(html).not.toMatch(/<script|<img|<svg|<b>|<i>|onmouseover="/);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('<code>&lt;b&gt;</code>');
+  });
+});
