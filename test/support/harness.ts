@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CheckScheduler,
+  EscalationScheduler,
   createApiRedis,
   createLogger,
   createPrisma,
@@ -35,7 +36,8 @@ export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness
   const queuePrefix = `bull-${randomUUID().slice(0, 8)}`;
   const scheduler = new CheckScheduler(config.checkRegions, redis, queuePrefix);
   const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
-  const deps: ApiDeps = { config, prisma, redis, logger, scheduler, guard };
+  const escalations = new EscalationScheduler(redis, queuePrefix);
+  const deps: ApiDeps = { config, prisma, redis, logger, scheduler, guard, escalations };
   const app = createApp(deps);
   return {
     config,
@@ -46,6 +48,7 @@ export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness
     queuePrefix,
     async close() {
       await scheduler.close().catch(() => undefined);
+      await escalations.close().catch(() => undefined);
       await prisma.$disconnect();
       redis.disconnect();
     },

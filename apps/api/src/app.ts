@@ -6,6 +6,10 @@ import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
+import { httpMetrics } from './middleware/http-metrics.js';
+import { createApiMetrics } from './metrics/api-metrics.js';
+import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
+import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { incidentsRouter } from './routes/incidents/incidents.router.js';
@@ -23,12 +27,14 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
-  app.use(requestId, requestLog(deps.logger));
-  app.use(healthRouter(deps));
-  app.use(pingRouter(deps));
-  // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
-  app.use(publicPagesRouter(deps));
-
+  const metrics = deps.metrics ?? createApiMetrics(deps);
+  app.use(requestId, requestLog(deps.logger), httpMetrics(metrics));
+  // Operator endpoints, mounted only when configured (every mounted router costs every request a pass): /metrics
+  // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.
+  if (deps.config.metrics.token) app.use(metricsRouter(metrics.registry, deps.config.metrics.token));
+  if (deps.config.queueDashboard) {
+    app.use(queueDashboardRouter([...deps.scheduler.queues.values(), ...(deps.escalations ? [deps.escalations.queue] : [])], deps.config.queueDashboard.token));
+  }
   const api = express.Router();
   api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
   api.use('/monitors', monitorsRouter(deps));
@@ -37,7 +43,12 @@ export function createApp(deps: ApiDeps): Express {
   api.use('/status-pages', statusPagesRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
+  // The API before the routers of other paths: an API request (the hot path) then walks no route it cannot match.
   app.use(API_BASE, api);
+  app.use(healthRouter(deps));
+  app.use(pingRouter(deps));
+  // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
+  app.use(publicPagesRouter(deps));
 
   app.use(notFoundRoute);
   app.use(errorHandler(deps.logger));

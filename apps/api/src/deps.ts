@@ -1,5 +1,6 @@
-import type { CheckScheduler, Config, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import type { CheckScheduler, Config, EscalationScheduler, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
 import type { Redis } from 'ioredis';
+import type { ApiMetrics } from './metrics/api-metrics.js';
 
 /** Everything the API needs from the outside world, built once in main.ts (or by a test). */
 export interface ApiDeps {
@@ -9,4 +10,8 @@ export interface ApiDeps {
   logger: Logger;
   scheduler: CheckScheduler;
   guard: SsrfGuard;
+  /** Prometheus metrics; createApp builds a private set when omitted. */
+  metrics?: ApiMetrics;
+  /** The escalation queue, to remove an acknowledged or resolved incident's pending step jobs (best effort). */
+  escalations?: EscalationScheduler;
 }

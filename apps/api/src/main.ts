@@ -1,15 +1,21 @@
-import { CheckScheduler, createApiRedis, createLogger, createPrisma, createSsrfGuard, enabledMonitorBatches, loadConfigOrExit, reconcileSchedules } from '@statusvane/shared';
+import { CheckScheduler, EscalationScheduler, createApiRedis, createLogger, createPrisma, createSsrfGuard, enabledMonitorBatches, loadConfigOrExit, reconcileSchedules } from '@statusvane/shared';
+import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
+import type { ServerResponse } from 'node:http';
 import { createApp } from './app.js';
+import { createApiMetrics } from './metrics/api-metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, json: config.env === 'production', service: 'api' });
 const prisma = createPrisma(config.databaseUrl);
 const redis = createApiRedis(config.redisUrl);
 redis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
-const scheduler = new CheckScheduler(config.checkRegions, redis);
+const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
 const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
+const escalations = new EscalationScheduler(redis, config.queuePrefix);
 
-const app = createApp({ config, prisma, redis, logger, scheduler, guard });
+const metrics = createApiMetrics({ prisma, scheduler });
+const metricsListener = exposeMetrics({ registry: metrics.registry, config: config.metrics, defaultPort: DEFAULT_METRICS_PORTS.api, logger });
+const app = createApp({ config, prisma, redis, logger, scheduler, guard, escalations, metrics });
 const server = app.listen(config.port, () => {
   logger.info(`API listening on ${config.publicBaseUrl}/api/v1 (port ${config.port})`);
 });
@@ -29,9 +35,17 @@ async function shutdown(signal: string): Promise<void> {
   closing = true;
   logger.info(`${signal}: closing the API`);
   const force = setTimeout(() => process.exit(1), 10_000).unref();
-  server.close();
+  // Drain: stop accepting, let the requests already accepted finish, and only then close what they use (closing the
+  // pool under them answered them 500: test/resilience/deploy.test.ts). The force timer bounds the wait.
+  const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections: each answer from now on closes its connection, and idle ones are closed as they go idle.
+  server.on('request', (_req, res: ServerResponse) => res.setHeader('Connection', 'close'));
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
   server.closeIdleConnections();
-  await Promise.allSettled([scheduler.close(), prisma.$disconnect()]);
+  void metricsListener.then((m) => m.close());
+  await drained;
+  clearInterval(idle);
+  await Promise.allSettled([scheduler.close(), escalations.close(), prisma.$disconnect()]);
   await Promise.allSettled([redis.quit()]);
   clearTimeout(force);
   process.exit(0);

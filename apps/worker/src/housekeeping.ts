@@ -12,21 +12,27 @@ export interface HousekeepingDeps {
   redis: Redis;
   scheduler: CheckScheduler;
   logger: Logger;
+  /** The deployment's queue prefix (QUEUE_PREFIX): deployments sharing one Redis each get their own lock. */
+  lockPrefix?: string;
   /** Raw check results and hourly rollups older than this are deleted (docs/adr/0005-check-results-retention.md). */
   retentionDays?: number;
+  /** Re-adds the step jobs of open incidents' ladders (escalation engine's ensureOpenLadders). */
+  ensureLadders?: () => Promise<{ incidents: number; scheduled: number }>;
 }
 
 /**
  * One round of housekeeping, run by whichever worker takes the lock first: make Redis schedules match PostgreSQL
- * (so a Redis restart or FLUSHALL loses no schedule for longer than one period), and delete expired safe-retry
- * records and raw results past retention.
+ * (so a Redis restart or FLUSHALL loses no schedule for longer than one period), make sure every open incident's
+ * escalation ladder has its jobs, and delete expired safe-retry records and raw results past retention.
  */
 export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number, now = new Date()): Promise<boolean> {
   const token = `${process.pid}:${now.getTime()}`;
-  const got = await deps.redis.set(LOCK_KEY, token, 'PX', Math.max(1000, periodMs - 1000), 'NX');
+  const lockKey = deps.lockPrefix && deps.lockPrefix !== 'bull' ? `${deps.lockPrefix}:housekeeping:lock` : LOCK_KEY;
+  const got = await deps.redis.set(lockKey, token, 'PX', Math.max(1000, periodMs - 1000), 'NX');
   if (got !== 'OK') return false;
   const report = await reconcileSchedules(deps.scheduler, enabledMonitorBatches(deps.prisma));
   if (report.added || report.updated || report.removed) deps.logger.info('schedules reconciled', { ...report });
+  if (deps.ensureLadders) await deps.ensureLadders();
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
   const cutoff = new Date(now.getTime() - (deps.retentionDays ?? RAW_RETENTION_DAYS) * 86_400_000);
   const old = await deps.prisma.checkResult.deleteMany({ where: { checkedAt: { lt: cutoff } } });

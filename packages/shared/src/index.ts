@@ -8,4 +8,6 @@ export * from './schemas/index.js';
 export * from './ssrf/index.js';
 export * from './scheduling/index.js';
 export * from './maintenance/index.js';
+export * from './escalation/index.js';
 export * from './json-assertion/index.js';
+export * from './metrics/index.js';

@@ -2,11 +2,13 @@
 // The admin CLI: `npm run -s admin -- <group> <command> [--options]`. Each command prints one JSON object on
 // stdout and exits 0; bad arguments print a message on stderr, exit non-zero and write nothing.
 import { Command, CommanderError } from 'commander';
-import { AppError, createPrisma, type PrismaClient } from '@statusvane/shared';
+import { AppError, createPrisma, createSsrfGuard, type PrismaClient } from '@statusvane/shared';
 import { adminDatabaseUrl } from './database-url.js';
 import { addMember, createToken, createUser, createWorkspace, removeMember, revokeToken } from '../services/admin/admin-commands.js';
 import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../services/admin/status-page-commands.js';
 import { adminPublicBaseUrl } from './public-base-url.js';
+import { assignPolicy, createPolicy, policySigningSecret } from '../services/admin/policy-commands.js';
+import { adminEncryptionKey } from './encryption-key.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
 
@@ -81,6 +83,27 @@ export function buildProgram(): Command {
     .requiredOption('--json <sections>', '[{ "name": "API", "componentIds": ["<uuid>", ...] }, ...]; [] clears the layout')
     .exitOverride()
     .action(run((p, o) => arrangeStatusPage(p, o)));
+
+  const policy = program.command('policy').description('escalation policies').exitOverride();
+  policy
+    .command('create')
+    .requiredOption('--workspace <slugOrId>')
+    .requiredOption('--json <policy>', '{ "name", "repeatCount", "silent", "runbook", "steps": [{ "delayMinutes", "minImpact", "targets": [{ "channel", "target" }] }] }')
+    .option('--default', "make it the workspace's default policy")
+    .exitOverride()
+    // Webhook and Slack URLs are checked against the SSRF policy the worker enforces.
+    .action(run((p, o) => createPolicy(p, o, { guard: createSsrfGuard({ allowedCidrs: process.env.ALLOWED_TARGET_CIDRS ?? '' }) })));
+  policy
+    .command('assign')
+    .requiredOption('--monitor <monitorId>')
+    .requiredOption('--policy <policyId>', 'a policy of the same workspace, or "none" to remove it')
+    .exitOverride()
+    .action(run((p, o) => assignPolicy(p, o)));
+  policy
+    .command('signing-secret')
+    .requiredOption('--workspace <slugOrId>')
+    .exitOverride()
+    .action(run((p, o) => policySigningSecret(p, o, { encryptionKey: adminEncryptionKey(process.env) })));
   return program;
 }
 

@@ -1,10 +1,42 @@
 import express, { type RequestHandler } from 'express';
-import { AppError } from '@statusvane/shared';
+import { AppError, formatPath, ValidationError, type Issue } from '@statusvane/shared';
 
 export const BODY_LIMIT = '256kb';
+/** Far above any valid body (two levels), far below what a recursive walk of the body could not handle. */
+export const MAX_JSON_DEPTH = 32;
 
-/** JSON bodies only, 256 KiB at most. Malformed JSON reaches the error handler as invalid_request. */
-export const jsonBody: RequestHandler = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] });
+const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] });
+
+/**
+ * What valid JSON may carry but nothing downstream can take: nesting deeper than MAX_JSON_DEPTH (recursive code
+ * such as the safe-retry fingerprint overflowed the stack at 10,000 levels: a 500), and NUL characters in keys or
+ * strings (PostgreSQL text and jsonb refuse them: a 500). Walked with an explicit stack, never recursively.
+ */
+export function unstorableJson(body: unknown): Issue | null {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: body, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path: formatPath(path) || '(body)', message: 'must not contain NUL (\\u0000) characters' };
+    } else if (value !== null && typeof value === 'object') {
+      if (path.length >= MAX_JSON_DEPTH) return { path: '(body)', message: `is nested more than ${MAX_JSON_DEPTH} levels deep` };
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('\u0000')) return { path: formatPath(path) || '(body)', message: 'keys must not contain NUL (\\u0000) characters' };
+        stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  return null;
+}
+
+/** JSON bodies only, 256 KiB at most. Malformed or unstorable JSON reaches the error handler as invalid_request. */
+export const jsonBody: RequestHandler = (req, res, next) => {
+  parseJson(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    const issue = unstorableJson(req.body);
+    next(issue ? new ValidationError(`Invalid request body: ${issue.path}`, [issue]) : undefined);
+  });
+};
 
 /** A write without a JSON body (wrong or missing Content-Type) is refused rather than read as `{}`. */
 export const requireJson: RequestHandler = (req, _res, next) => {

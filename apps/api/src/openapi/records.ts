@@ -1,8 +1,8 @@
 /**
  * Zod schemas for the response records, which the code builds with plain mappers (toMonitorRecord,
  * toMaintenanceRecord, toIncidentRecord, toStatusPageRecord, layoutOf, the response-times service), written from
- * management-api.md and decisions.md and checked against those mappers; the escalation state follows the spec and
- * decisions alone until its service exists. The inputs are not here: the document uses the validators of
+ * management-api.md and decisions.md and checked against those mappers (the escalation state against
+ * getIncidentEscalation, by test/escalation.test.ts). The inputs are not here: the document uses the validators of
  * packages/shared directly.
  *
  * Records are plain (non-strict) objects: a client must tolerate new fields.
@@ -219,7 +219,9 @@ export const incidentRecordSchema = z
 const deliverySchema = z
   .object({
     channel: z.enum(DELIVERY_CHANNELS),
-    target: z.string(),
+    target: z.string().openapi({
+      description: 'Email: the address. Webhook and Slack: only `scheme://host[:port]/…`, since the full URL is a credential.',
+    }),
     status: z.enum(DELIVERY_STATUSES).openapi({ description: '`skipped`: silent policy, or a channel that is not configured.' }),
     sentAt: dateTime.nullable(),
   })
@@ -231,10 +233,14 @@ const escalationStepSchema = z
     position: z.number().int(),
     delayMinutes: z.number().int().openapi({ description: "From the incident's start (or, in a repeat cycle, from the previous cycle's last step)." }),
     minImpact: z.enum(INCIDENT_IMPACTS),
-    due: z.boolean().openapi({ description: "The step's time has come in the current cycle and its `minImpact` is at most the incident's impact." }),
-    fired: z.boolean().openapi({ description: 'The step has paged at least once.' }),
-    firedAt: dateTime.nullable(),
-    deliveries: z.array(deliverySchema),
+    due: z.boolean().openapi({
+      description:
+        "The step's time has come in the current cycle and its `minImpact` is at most the incident's impact. Once the incident is " +
+        'acknowledged or resolved, judged at that moment.',
+    }),
+    fired: z.boolean().openapi({ description: 'The step has paged at least once (recorded its deliveries, whatever their status).' }),
+    firedAt: dateTime.nullable().openapi({ description: 'When it last fired (the latest cycle in which it did).' }),
+    deliveries: z.array(deliverySchema).openapi({ description: 'Every cycle, oldest first; targets in policy order.' }),
   })
   .openapi('EscalationStep');
 
@@ -255,7 +261,7 @@ export const escalationStateSchema = z
     acknowledgedAt: dateTime.nullable(),
     resolvedAt: dateTime.nullable(),
     escalating: z.boolean().openapi({ description: 'Whether the ladder is still running (acknowledging or resolving stops it).' }),
-    elapsedMinutes: z.number().int().min(0),
+    elapsedMinutes: z.number().int().min(0).openapi({ description: 'Whole minutes since the incident started (until it was resolved).' }),
     policy: z.union([escalationPolicySchema, z.null()]).openapi({
       description: "The policy in effect: the monitor's own, else the workspace default, else null.",
     }),

@@ -11,6 +11,7 @@ import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
 import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
 import type { ProbeResult } from '../probes/types.js';
+import { loadMonitor } from './monitor-loader.js';
 import { storeCheckResult, type StoredCheck } from './store-result.js';
 
 export interface CheckRunnerDeps {
@@ -20,6 +21,11 @@ export interface CheckRunnerDeps {
   tcpProbe: TcpProbe;
   logger: Logger;
   now?: () => Date;
+  /**
+   * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
+   * logged, not thrown: the result is stored, and a retried job would not open the incident again.
+   */
+  onIncidentOpened?: (incidentId: string) => Promise<unknown>;
 }
 
 export type CheckOutcome =
@@ -62,7 +68,7 @@ const monitorSelect = {
  * logic. Probes never throw; a database failure does, and the job is retried.
  */
 export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date }): Promise<CheckOutcome> {
-  const m = await deps.prisma.monitor.findUnique({ where: { id: job.monitorId }, select: monitorSelect });
+  const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
   if (!m) return { skipped: 'monitor deleted' };
   if (!m.enabled) return { skipped: 'monitor paused' };
 
@@ -103,6 +109,10 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
   const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(m.componentId);
   const stored = await storeCheckResult(deps.prisma, { monitor: m, region: job.region, slot: job.slot, checkedAt, result, inMaintenance });
   if (stored.opened) deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
+  if (stored.opened && deps.onIncidentOpened) {
+    const incidentId = stored.opened;
+    await deps.onIncidentOpened(incidentId).catch((err: Error) => deps.logger.error('escalation not scheduled', { incidentId, error: err.message }));
+  }
   if (stored.resolved) deps.logger.info('incident resolved', { monitorId: m.id, incidentId: stored.resolved });
   return { result, ...stored };
 }

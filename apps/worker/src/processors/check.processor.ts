@@ -1,21 +1,19 @@
 import type { Job } from 'bullmq';
 import { checkJobSchema } from '@statusvane/shared';
 import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../checks/run-check.js';
+import { measureCheck } from '../metrics/measure-check.js';
+import type { WorkerMetrics } from '../metrics/worker-metrics.js';
+import { slotOf } from './slot.js';
 
-/**
- * The scheduled slot of a job: BullMQ's job schedulers record it as `prevMillis`; one-off jobs (first check,
- * resume, fail ping) use their creation time. It is part of the result's unique key, so a job that runs twice
- * stores one result.
- */
-export function slotOf(job: Pick<Job, 'opts' | 'timestamp'>): Date {
-  const prev = (job.opts as { prevMillis?: number }).prevMillis;
-  return new Date(typeof prev === 'number' && prev > 0 ? prev : job.timestamp);
-}
+export { slotOf };
 
-/** Thin processor: validates the payload at the boundary, then runs the check. */
-export function checkProcessor(deps: CheckRunnerDeps) {
+/** Thin processor: validates the payload at the boundary, then runs the check (measured when given metrics). */
+export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics) {
   return async (job: Job): Promise<CheckOutcome> => {
     const payload = checkJobSchema.parse(job.data);
-    return runCheck(deps, { monitorId: payload.monitorId, region: payload.region, slot: slotOf(job) });
+    const slot = slotOf(job);
+    const run = (d: CheckRunnerDeps) => runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot });
+    if (!metrics) return run(deps);
+    return measureCheck(metrics, deps, { region: payload.region, slot, firstAttempt: job.attemptsMade === 0 }, run);
   };
 }

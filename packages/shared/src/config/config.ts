@@ -20,6 +20,9 @@ const keySchema = z
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
+/** A credential for operator endpoints (metrics, queue dashboard): long enough, no spaces. */
+const secretToken = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16-512 printable characters without spaces (openssl rand -hex 24)');
+
 /** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
 export const envSchema = z
   .object({
@@ -36,6 +39,15 @@ export const envSchema = z
       .refine((v) => !v || v.split(',').every((k) => decodeKey(k) !== null), 'each old key must be 32 bytes (hex or base64)'),
     LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
     REGION: regionName.default('local'),
+    /** BullMQ key prefix of every queue (checks, escalations): lets deployments or test runs share one Redis apart. */
+    QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, hyphens or underscores').default('bull'),
+    /**
+     * How long a worker's claim on a running job lasts without renewal (BullMQ lockDuration and stalledInterval):
+     * the jobs of a crashed worker go back to the queue after at most about twice this.
+     */
+    JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
+    HOUSEKEEPING_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
     CHECK_REGIONS: z
       .string()
       .default('local')
@@ -52,12 +64,30 @@ export const envSchema = z
         }
       }),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    /** Checks one worker runs at once (its PostgreSQL pool is sized from it). */
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+    /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Where that listener binds: loopback unless an operator opens it up. */
+    METRICS_HOST: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'must be a host name or IP address').default('127.0.0.1'),
+    /** When set, /metrics also requires `Authorization: Bearer <token>`, and the API serves it on its own port too. */
+    METRICS_TOKEN: secretToken.optional(),
+    /** Bull Board at /admin/queues on the API: off unless `true`, and then only with QUEUE_DASHBOARD_TOKEN. */
+    QUEUE_DASHBOARD: z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1'),
+    QUEUE_DASHBOARD_TOKEN: secretToken.optional(),
     /** Where local state lives (development encryption key, local services). */
     DATA_DIR: z.string().default('.data'),
+    /** Escalation email: an SMTP URL for nodemailer (smtp:// or smtps://, credentials inside); unset: email deliveries are skipped. */
+    SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+    /** The From of escalation emails. */
+    SMTP_FROM: z.string().min(3).max(320).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+    }
+    if (env.QUEUE_DASHBOARD && !env.QUEUE_DASHBOARD_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['QUEUE_DASHBOARD_TOKEN'], message: 'is required when QUEUE_DASHBOARD=true (the dashboard can delete and retry jobs)' });
     }
   });
 
@@ -76,9 +106,19 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   region: string;
   checkRegions: string[];
+  queuePrefix: string;
+  jobLockMs: number;
+  housekeepingIntervalMs: number;
   allowedTargetCidrs: string;
   rateLimitPerMinute: number;
+  workerConcurrency: number;
+  /** Prometheus: `port` null = the process's default (API 9464, worker 9465), 0 = no separate listener. */
+  metrics: { port: number | null; host: string; token: string | null };
+  /** Bull Board at /admin/queues; null = off. */
+  queueDashboard: { token: string } | null;
   dataDir: string;
+  /** null: email deliveries are recorded `skipped`. */
+  smtp: { url: string; from: string } | null;
 }
 
 export class ConfigError extends Error {
@@ -131,9 +171,16 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'warn' : 'info'),
     region: e.REGION,
     checkRegions: e.CHECK_REGIONS,
+    queuePrefix: e.QUEUE_PREFIX,
+    jobLockMs: e.JOB_LOCK_MS,
+    housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_MS,
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
+    queueDashboard: e.QUEUE_DASHBOARD && e.QUEUE_DASHBOARD_TOKEN ? { token: e.QUEUE_DASHBOARD_TOKEN } : null,
     dataDir: e.DATA_DIR,
+    smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? 'Statusvane <statusvane@localhost>' } : null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createBatchLoader, loaderPerClient, padToPowerOfTwo } from '../db/batch-loader.js';
 import type { PrismaClient } from '../db/prisma.js';
 
 /**
@@ -13,12 +14,11 @@ export async function maintenanceUntilByComponent(
 ): Promise<Map<string, Date>> {
   const out = new Map<string, Date>();
   if (componentIds.length === 0) return out;
-  const windows = await prisma.maintenanceWindow.findMany({
-    where: { workspaceId, cancelledAt: null, startsAt: { lte: now }, endsAt: { gt: now } },
-    select: { endsAt: true, components: { select: { componentId: true } } },
-  });
+  const windows = (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
+  const wanted = new Set(componentIds);
   for (const w of windows) {
-    const covered = w.components.length === 0 ? componentIds : w.components.map((c) => c.componentId).filter((id) => componentIds.includes(id));
+    if (!(w.startsAt <= now && now < w.endsAt)) continue;
+    const covered = w.componentIds.length === 0 ? componentIds : w.componentIds.filter((id) => wanted.has(id));
     for (const id of covered) {
       const current = out.get(id);
       if (!current || current < w.endsAt) out.set(id, w.endsAt);
@@ -26,3 +26,44 @@ export async function maintenanceUntilByComponent(
   }
   return out;
 }
+
+interface WindowRow {
+  startsAt: Date;
+  endsAt: Date;
+  componentIds: string[];
+}
+
+/**
+ * Every monitor read and every check asks this: the lookups of one event-loop turn go in one query (two with the
+ * components), for the windows not cancelled that overlap the caller's minute; the exact clock test is the caller's.
+ */
+const windowsLoader = loaderPerClient((prisma: PrismaClient) =>
+  createBatchLoader<{ workspaceId: string; minute: number }, WindowRow[]>(
+    async (keys) => {
+      const minutes = keys.map((k) => k.minute);
+      const windows = await prisma.maintenanceWindow.findMany({
+        where: {
+          workspaceId: { in: padToPowerOfTwo([...new Set(keys.map((k) => k.workspaceId))]) },
+          cancelledAt: null,
+          startsAt: { lt: new Date(Math.max(...minutes) + 60_000) },
+          endsAt: { gt: new Date(Math.min(...minutes)) },
+        },
+        select: { id: true, workspaceId: true, startsAt: true, endsAt: true },
+      });
+      // Components only when a window is in play (rarely): one query, not two, in the common case.
+      const components = windows.length
+        ? await prisma.maintenanceComponent.findMany({ where: { maintenanceId: { in: padToPowerOfTwo(windows.map((w) => w.id)) } }, select: { maintenanceId: true, componentId: true } })
+        : [];
+      const rows = windows.map((w) => ({ ...w, components: components.filter((c) => c.maintenanceId === w.id) }));
+      return new Map(
+        keys.map((k) => [
+          `${k.minute}/${k.workspaceId}`,
+          rows
+            .filter((w) => w.workspaceId === k.workspaceId && w.startsAt.getTime() < k.minute + 60_000 && w.endsAt.getTime() > k.minute)
+            .map((w) => ({ startsAt: w.startsAt, endsAt: w.endsAt, componentIds: w.components.map((c) => c.componentId) })),
+        ]),
+      );
+    },
+    { keyOf: (k) => `${k.minute}/${k.workspaceId}` },
+  ),
+);

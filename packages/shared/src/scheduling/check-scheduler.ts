@@ -21,9 +21,10 @@ export function spreadOffsetMs(monitorId: string, everyMs: number): number {
 const JOB_OPTS = {
   removeOnComplete: { count: 100 },
   removeOnFail: { count: 500 },
-  // A check whose result could not be stored (PostgreSQL away) is retried rather than silently lost.
-  attempts: 4,
-  backoff: { type: 'exponential', delay: 2000 },
+  // A check whose result could not be stored (PostgreSQL away) is retried rather than silently lost: retries after
+  // 1, 2, 4 ... 64 s cover an outage of two minutes (4 attempts from 2 s covered 14 s; a test holds 20 s).
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1000 },
 };
 
 /**

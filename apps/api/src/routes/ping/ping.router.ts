@@ -1,12 +1,14 @@
 import { Router, type RequestHandler } from 'express';
 import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
+import { recordPing } from '../../services/heartbeats/record-ping.js';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
 
 /**
  * The heartbeat receiver: `<PUBLIC_BASE_URL>/ping/<secret>` (and `/fail` for an explicit failure), GET, HEAD or
- * POST, no token: the unguessable secret is the credential. One indexed UPDATE and a two-byte answer; the body,
- * if any, is never read. The worker turns lastPingAt / lastPingFailAt into check results.
+ * POST, no token: the unguessable secret is the credential. One indexed UPDATE (shared by the pings of one
+ * event-loop turn) and a two-byte answer; the body, if any, is never read. The worker turns lastPingAt /
+ * lastPingFailAt into check results.
  */
 export function pingRouter({ prisma, scheduler, logger }: { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger }): Router {
   const router = Router();
@@ -14,16 +16,8 @@ export function pingRouter({ prisma, scheduler, logger }: { prisma: PrismaClient
     (fail: boolean): RequestHandler =>
     async (req, res) => {
       const secret = String(req.params.secret);
-      const now = new Date();
-      const updated = SECRET.test(secret)
-        ? await prisma.monitor.updateManyAndReturn({
-            where: { pingSecret: secret, type: 'heartbeat' },
-            data: fail ? { lastPingFailAt: now } : { lastPingAt: now },
-            select: { id: true, enabled: true },
-          })
-        : [];
+      const monitor = SECRET.test(secret) ? await recordPing(prisma, { secret, fail }) : null;
       res.setHeader('Cache-Control', 'no-store');
-      const monitor = updated[0];
       if (!monitor) {
         res.status(404).type('text/plain').send('unknown ping URL\n');
         return;

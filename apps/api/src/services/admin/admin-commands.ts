@@ -13,7 +13,8 @@ const selector = z.string().min(1).max(100);
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function findWorkspace(prisma: PrismaClient, sel: string) {
+/** A workspace by slug or id (the admin commands' `--workspace`). */
+export async function findWorkspace(prisma: PrismaClient, sel: string) {
   const ws = await prisma.workspace.findFirst({
     where: UUID_RE.test(sel) ? { OR: [{ id: sel.toLowerCase() }, { slug: sel }] } : { slug: sel.toLowerCase() },
   });

@@ -1,4 +1,4 @@
-import { AppError, ForbiddenError, hashToken, UnauthorizedError, type PrismaClient, type Role } from '@statusvane/shared';
+import { AppError, createBatchLoader, ForbiddenError, hashToken, loaderPerClient, UnauthorizedError, type Prisma, type PrismaClient, type Role } from '@statusvane/shared';
 import type { RequestContext, TokenKind } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,6 +26,39 @@ export interface AuthInput {
 
 type WorkspaceRow = { id: string; slug: string; name: string; plan: RequestContext['workspace']['plan'] };
 
+/** What a request needs of its token: the token, its workspace (org), grants (OAuth) and the user's memberships. */
+const tokenSelect = {
+  id: true,
+  kind: true,
+  role: true,
+  userId: true,
+  expiresAt: true,
+  revokedAt: true,
+  primaryWorkspaceId: true,
+  workspace: { select: { id: true, slug: true, name: true, plan: true } },
+  grants: { select: { workspaceId: true } },
+  user: {
+    select: {
+      memberships: {
+        select: { role: true, workspace: { select: { id: true, slug: true, name: true, plan: true } } },
+      },
+    },
+  },
+  tokenHash: true,
+} satisfies Prisma.ApiTokenSelect;
+type TokenRow = Prisma.ApiTokenGetPayload<{ select: typeof tokenSelect }>;
+
+/**
+ * The token lookups of one event-loop turn in one query (plus one per relation): read on every request, never
+ * cached, so revocations still apply on the next request (docs/adr/0003).
+ */
+const tokenRows = loaderPerClient((prisma: PrismaClient) =>
+  createBatchLoader<string, TokenRow>(async (hashes) => {
+    const rows = await prisma.apiToken.findMany({ where: { tokenHash: { in: hashes } }, select: tokenSelect });
+    return new Map(rows.map((r) => [r.tokenHash, r]));
+  }),
+);
+
 function matches(ws: { id: string; slug: string }, selector: string): boolean {
   return ws.slug === selector.toLowerCase() || (UUID_RE.test(selector) && ws.id === selector.toLowerCase());
 }
@@ -45,27 +78,7 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
   const body = token.slice(PREFIXES.find(([, k]) => k === kind)![0].length);
   if (!TOKEN_BODY_RE.test(body)) throw new UnauthorizedError('The token is malformed');
 
-  const row = await prisma.apiToken.findUnique({
-    where: { tokenHash: hashToken(token) },
-    select: {
-      id: true,
-      kind: true,
-      role: true,
-      userId: true,
-      expiresAt: true,
-      revokedAt: true,
-      primaryWorkspaceId: true,
-      workspace: { select: { id: true, slug: true, name: true, plan: true } },
-      grants: { select: { workspaceId: true } },
-      user: {
-        select: {
-          memberships: {
-            select: { role: true, workspace: { select: { id: true, slug: true, name: true, plan: true } } },
-          },
-        },
-      },
-    },
-  });
+  const row = (await tokenRows(prisma).load(hashToken(token))) ?? null;
   // Unknown, revoked, expired and mismatched tokens all get the same answer.
   if (!row || row.kind !== kind || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) {
     throw new UnauthorizedError('The token is invalid, expired or revoked');

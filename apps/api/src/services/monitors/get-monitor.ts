@@ -1,12 +1,26 @@
-import { NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, loaderPerClient, NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
 
+/**
+ * Monitor reads of one event-loop turn in one query, each still scoped by its own workspace: a row answers only the
+ * (id, workspaceId) pair that asked for it.
+ */
+const monitorRows = loaderPerClient((prisma: PrismaClient) =>
+  createBatchLoader<{ id: string; workspaceId: string }, MonitorRow>(
+    async (keys) => {
+      const rows = await prisma.monitor.findMany({ where: { OR: keys }, select: { ...monitorRecordSelect, workspaceId: true } });
+      return new Map(rows.map(({ workspaceId, ...row }) => [`${workspaceId}/${row.id}`, row]));
+    },
+    { keyOf: (k) => `${k.workspaceId}/${k.id}` },
+  ),
+);
+
 /** Loads one of the caller's monitors; a malformed or foreign id is the same 404 as a missing one. */
 export async function findOwnMonitor(prisma: PrismaClient, ctx: RequestContext, id: string): Promise<MonitorRow & { workspaceId?: string }> {
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('monitor', id);
-  const row = await prisma.monitor.findFirst({ where: { id, workspaceId: ctx.workspace.id }, select: monitorRecordSelect });
+  const row = await monitorRows(prisma).load({ id, workspaceId: ctx.workspace.id });
   if (!row) throw new NotFoundError('monitor', id);
   return row;
 }

@@ -57,13 +57,13 @@ export async function updateMonitor(
 
   const row = await deps.prisma.$transaction(async (tx) => {
     const updated = await tx.monitor.update({ where: { id: current.id }, data, select: monitorRecordSelect });
-    const enabledChanged = u.enabled !== undefined && u.enabled !== current.enabled;
-    if (!updated.enabled) {
-      if (enabledChanged) await deps.scheduler.unschedule(updated.id);
-    } else if (enabledChanged) {
-      await deps.scheduler.schedule(updated);
-    } else if (u.intervalSeconds !== undefined && u.intervalSeconds !== current.intervalSeconds) {
-      await deps.scheduler.schedule(updated);
+    // Redis follows the row as updated here, under its lock, never `current` (read before the lock): compared with
+    // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
+    // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
+    // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
+    if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+      if (updated.enabled) await deps.scheduler.schedule(updated);
+      else await deps.scheduler.unschedule(updated.id);
     }
     return updated;
   });

@@ -1,0 +1,26 @@
+import { ConflictError, type EscalationScheduler, type PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { assertCan } from '../auth/permissions.js';
+import { findOwnIncident } from './find-incident.js';
+import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
+import { stopLadder } from './stop-ladder.js';
+
+/**
+ * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder.
+ * Already acknowledged: a no-op 200. Resolved: 409. The update is conditional on `open`, so it cannot undo a
+ * resolution that raced it.
+ */
+export async function acknowledgeIncident(
+  prisma: PrismaClient,
+  { ctx, id, escalations, now = new Date() }: { ctx: RequestContext; id: string; escalations?: EscalationScheduler; now?: Date },
+): Promise<IncidentRecord> {
+  assertCan(ctx.role, 'incidents:respond');
+  const before = await findOwnIncident(prisma, ctx, id);
+  if (before.status === 'open') {
+    await prisma.incident.updateMany({ where: { id: before.id, workspaceId: ctx.workspace.id, status: 'open' }, data: { status: 'acknowledged', acknowledgedAt: now } });
+  }
+  const row = await findOwnIncident(prisma, ctx, id);
+  if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');
+  if (before.status === 'open') await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+  return toIncidentRecord(row);
+}

@@ -1,0 +1,37 @@
+import type { EscalationScheduler, PrismaClient } from '@statusvane/shared';
+import type { RequestContext } from '../auth/context.js';
+import { assertCan } from '../auth/permissions.js';
+import { findOwnIncident } from './find-incident.js';
+import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
+import { stopLadder } from './stop-ladder.js';
+
+/**
+ * POST /incidents/{id}/resolve (member and above): open or acknowledged -> resolved, which stops the escalation
+ * ladder. Already resolved: a no-op 200. For a monitor incident, `openMonitorId` is cleared (so the monitor can
+ * open a new incident) and the monitor's flap counters go back to zero, as when an incident is deleted: a new
+ * incident needs `openThreshold` fresh failures, instead of reopening on the very next failed check.
+ */
+export async function resolveIncident(
+  prisma: PrismaClient,
+  { ctx, id, escalations, now = new Date() }: { ctx: RequestContext; id: string; escalations?: EscalationScheduler; now?: Date },
+): Promise<IncidentRecord> {
+  assertCan(ctx.role, 'incidents:respond');
+  const before = await findOwnIncident(prisma, ctx, id);
+  if (before.status !== 'resolved') {
+    await prisma.$transaction(async (tx) => {
+      // The worker stores results with the monitor row locked, then reads and updates the open incident; taking
+      // the same lock first keeps the counters and the incident consistent with a check that races this.
+      if (before.monitorId) await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${before.monitorId}::uuid FOR NO KEY UPDATE`;
+      const { count } = await tx.incident.updateMany({
+        where: { id: before.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
+        data: { status: 'resolved', resolvedAt: now, openMonitorId: null },
+      });
+      if (count > 0 && before.monitorId) {
+        await tx.monitor.updateMany({ where: { id: before.monitorId, workspaceId: ctx.workspace.id }, data: { consecutiveFailures: 0, consecutivePasses: 0 } });
+      }
+    });
+  }
+  const row = await findOwnIncident(prisma, ctx, id);
+  if (before.status === 'open') await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+  return toIncidentRecord(row);
+}

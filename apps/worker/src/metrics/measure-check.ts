@@ -1,0 +1,46 @@
+import type { CheckOutcome, CheckRunnerDeps } from '../checks/run-check.js';
+import type { WorkerMetrics } from './worker-metrics.js';
+
+type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'unknown';
+
+/**
+ * Runs one check with its metrics: lateness (start minus slot, first attempts only: a retry is late by its backoff
+ * on purpose), duration, result by monitor type, incidents opened and duplicate slots. The monitor's type is learnt
+ * from the probe the check calls (wrapped for this job only), so the check code itself stays unaware of metrics.
+ */
+export async function measureCheck(
+  metrics: WorkerMetrics,
+  deps: CheckRunnerDeps,
+  job: { region: string; slot: Date; firstAttempt: boolean },
+  run: (deps: CheckRunnerDeps) => Promise<CheckOutcome>,
+): Promise<CheckOutcome> {
+  const startedAt = Date.now();
+  if (job.firstAttempt) metrics.lateness.observe({ region: job.region }, Math.max(0, startedAt - job.slot.getTime()) / 1000);
+  let type: MonitorType | null = null;
+  const probing: CheckRunnerDeps = {
+    ...deps,
+    httpProbe: { probe: (input) => ((type = 'http'), deps.httpProbe.probe(input)) },
+    tcpProbe: { probe: (input) => ((type = 'tcp'), deps.tcpProbe.probe(input)) },
+  };
+  const t0 = process.hrtime.bigint();
+  const done = (result: string, known: MonitorType) => {
+    metrics.checks.inc({ type: known, region: job.region, result });
+    metrics.checkDuration.observe({ type: known, region: job.region }, Number(process.hrtime.bigint() - t0) / 1e9);
+  };
+  let outcome: CheckOutcome;
+  try {
+    outcome = await run(probing);
+  } catch (err) {
+    done('error', type ?? 'unknown');
+    throw err;
+  }
+  if ('skipped' in outcome) {
+    done('skipped', outcome.skipped === 'heartbeat pending' ? 'heartbeat' : 'unknown');
+    return outcome;
+  }
+  // No probe called and a result: a heartbeat, judged from its pings.
+  done(outcome.result.outcome, type ?? 'heartbeat');
+  if (!outcome.stored) metrics.duplicateResults.inc({ region: job.region });
+  if (outcome.opened) metrics.incidentsOpened.inc({ region: job.region });
+  return outcome;
+}

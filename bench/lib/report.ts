@@ -1,0 +1,198 @@
+/** The bench's outputs: the console table, the results file (small, commit-able), docs/benchmarks.md and its chart. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import type { ApiScenarioResult } from '../scenarios/api.js';
+import type { ChecksResult } from '../scenarios/checks.js';
+import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
+import { percentile } from './prom.js';
+
+export interface BenchResults {
+  date: string;
+  mode: 'quick' | 'full';
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  commit: string | null;
+  api: { baselineRps: number; getMonitorRps: number; ratio: number; connections: number; durationSeconds: number; scenarios: ApiScenarioResult[] };
+  checks: Omit<ChecksResult, never>;
+  scheduling: Omit<SchedulingResult, 'lateness'>;
+  pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
+  detection: DetectionResult;
+  goals: Goal[];
+}
+
+export interface Goal {
+  goal: string;
+  target: string;
+  actual: string;
+  met: boolean | null;
+}
+
+const r0 = (n: number) => Math.round(n).toLocaleString('en-US');
+const r1 = (n: number | null | undefined) => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1));
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+const mib = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(1)} MiB`);
+
+export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
+  const atScale = r.scheduling.monitors >= 10_000;
+  return [
+    { goal: 'GET /monitors/{id} vs bare Express', target: '>= 40%', actual: pct(r.api.ratio), met: r.api.ratio >= 0.4 },
+    { goal: 'worker vs plain got loop', target: '>= 50%', actual: pct(r.checks.ratio), met: r.checks.ratio >= 0.5 },
+    {
+      goal: `scheduling p99 lateness (${r0(r.scheduling.monitors)} monitors)`,
+      target: '< 1000 ms at 10,000',
+      actual: `${r0(r.scheduling.latenessP99Ms)} ms`,
+      met: atScale ? r.scheduling.latenessP99Ms < 1000 : null,
+    },
+    {
+      goal: 'missed / duplicated slots',
+      target: '0 / 0',
+      actual: `${r.scheduling.missed} / ${r.scheduling.duplicated}`,
+      met: r.scheduling.missed === 0 && r.scheduling.duplicated === 0,
+    },
+    { goal: 'ping receiver', target: '>= 5,000 req/s', actual: `${r0(r.pings.rps)} req/s`, met: r.pings.rps >= 5000 },
+  ];
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r, ri) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + (ri === 0 ? `\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : '')).join('\n');
+}
+
+export function consoleReport(r: BenchResults): string {
+  const api = table([
+    ['API scenario (50 connections)', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline'],
+    ...r.api.scenarios.map((s) => [s.name, r0(s.rps), String(s.p50Ms), String(s.p99Ms), pct(s.ratio)]),
+  ]);
+  const s = r.scheduling;
+  const other = table([
+    ['measure', 'value'],
+    ['worker checks/s (stored)', r0(r.checks.perSecond)],
+    ['plain got loop req/s (ceiling)', r0(r.checks.baselinePerSecond)],
+    ['worker / ceiling', pct(r.checks.ratio)],
+    ['worker event-loop delay p99', `${r1(r.checks.eventLoopDelayP99Ms)} ms`],
+    [`scheduling: monitors x interval x intervals`, `${r0(s.monitors)} x ${s.intervalSeconds} s x ${s.intervals}`],
+    ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
+    ['slots expected / stored / missed / duplicated', `${r0(s.expected)} / ${r0(s.stored)} / ${s.missed} / ${s.duplicated}`],
+    ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
+    [
+      `detection (${r.detection.openThreshold} x ${r.detection.intervalSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
+      r.detection.runs.map((x) => (x.secondsToIncident === null ? 'none' : `${x.secondsToIncident.toFixed(1)} s`)).join(', '),
+    ],
+  ]);
+  const goals = table([['goal', 'target', 'actual', 'met'], ...r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a' : g.met ? 'yes' : 'NO'])]);
+  return `\n${api}\n\n${other}\n\n${goals}\n`;
+}
+
+/** The results file: everything but raw samples, a few kilobytes. */
+export function writeResults(path: string, r: BenchResults): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(r, null, 2)}\n`);
+}
+
+/** A CDF of lateness on a log-scale x axis, hand-written SVG (no dependencies). */
+export function latenessSvg(sorted: readonly number[], title: string): string {
+  const W = 720;
+  const H = 360;
+  const m = { l: 64, r: 24, t: 40, b: 52 };
+  const pw = W - m.l - m.r;
+  const ph = H - m.t - m.b;
+  const maxMs = Math.max(10, sorted.at(-1) ?? 10);
+  const decades = Math.max(1, Math.ceil(Math.log10(Math.max(maxMs, 1000))));
+  const x = (ms: number) => m.l + (Math.log10(Math.max(1, ms)) / decades) * pw;
+  const y = (f: number) => m.t + (1 - f) * ph;
+  const pts: string[] = [];
+  if (sorted.length) {
+    const steps = Math.min(400, sorted.length);
+    for (let i = 0; i <= steps; i++) {
+      const f = i / steps;
+      const v = sorted[Math.min(sorted.length - 1, Math.floor(f * (sorted.length - 1)))]!;
+      pts.push(`${x(v).toFixed(1)},${y(f).toFixed(1)}`);
+    }
+  }
+  const ticks = Array.from({ length: decades + 1 }, (_, i) => 10 ** i);
+  const label = (ms: number) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const marker = (v: number, name: string, color: string, dy: number) =>
+    Number.isFinite(v)
+      ? `<line x1="${x(v).toFixed(1)}" y1="${m.t}" x2="${x(v).toFixed(1)}" y2="${m.t + ph}" stroke="${color}" stroke-dasharray="4 3"/>` +
+        `<text x="${(x(v) + 4).toFixed(1)}" y="${m.t + 14 + dy}" fill="${color}" font-size="12">${name} ${Math.round(v)} ms</text>`
+      : '';
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif">
+<rect width="${W}" height="${H}" fill="#fff"/>
+<text x="${W / 2}" y="22" text-anchor="middle" font-size="14" font-weight="600">${title}</text>
+${[0, 0.25, 0.5, 0.75, 0.99, 1]
+  .map(
+    (f) =>
+      `<line x1="${m.l}" y1="${y(f).toFixed(1)}" x2="${m.l + pw}" y2="${y(f).toFixed(1)}" stroke="#eee"/><text x="${m.l - 6}" y="${(y(f) + 4).toFixed(1)}" text-anchor="end" font-size="11">${Math.round(f * 100)}%</text>`,
+  )
+  .join('\n')}
+${ticks.map((t) => `<line x1="${x(t).toFixed(1)}" y1="${m.t + ph}" x2="${x(t).toFixed(1)}" y2="${m.t + ph + 5}" stroke="#333"/><text x="${x(t).toFixed(1)}" y="${m.t + ph + 18}" text-anchor="middle" font-size="11">${label(t)}</text>`).join('\n')}
+<line x1="${m.l}" y1="${m.t + ph}" x2="${m.l + pw}" y2="${m.t + ph}" stroke="#333"/>
+<line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${m.t + ph}" stroke="#333"/>
+${x(1000) <= m.l + pw ? `<line x1="${x(1000).toFixed(1)}" y1="${m.t}" x2="${x(1000).toFixed(1)}" y2="${m.t + ph}" stroke="#c0392b"/><text x="${(x(1000) - 4).toFixed(1)}" y="${m.t + ph - 8}" text-anchor="end" fill="#c0392b" font-size="12">goal: p99 &lt; 1 s</text>` : ''}
+${marker(p50, 'p50', '#2c7a3f', 0)}
+${marker(p99, 'p99', '#8e44ad', 16)}
+<polyline fill="none" stroke="#1f5fa8" stroke-width="2" points="${pts.join(' ')}"/>
+<text x="${m.l + pw / 2}" y="${H - 12}" text-anchor="middle" font-size="12">lateness: check start minus scheduled slot (log scale; under 1 ms drawn at 1 ms)</text>
+<text x="16" y="${m.t + ph / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 16 ${m.t + ph / 2})">checks at or below</text>
+</svg>
+`;
+}
+
+const START = '<!-- bench:results:start (written by npm run bench; edit outside these markers) -->';
+const END = '<!-- bench:results:end -->';
+
+export function resultsMarkdown(r: BenchResults, chartPath: string, docPath: string, resultsPath: string): string {
+  const s = r.scheduling;
+  const rows = (head: string[], body: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...body.map((b) => `| ${b.join(' | ')} |`)].join('\n');
+  return `${START}
+Latest run: ${r.date} (${r.mode}), ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}${r.commit ? `, commit \`${r.commit.slice(0, 10)}\`` : ''}.
+Raw figures: [\`${relative(dirname(docPath), resultsPath)}\`](${relative(dirname(docPath), resultsPath)}).
+
+**Goals**
+
+${rows(['goal', 'target', 'actual', 'met'], r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a (not at scale)' : g.met ? 'yes' : '**no**']))}
+
+**API** (autocannon, ${r.api.connections} connections, ${r.api.durationSeconds} s per scenario after a warm-up)
+
+${rows(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs bare Express'], r.api.scenarios.map((x) => [x.name, r0(x.rps), String(x.p50Ms), String(x.p99Ms), pct(x.ratio)]))}
+
+**Checks** (${r0(r.checks.jobs)} one-off jobs over ${r0(r.checks.monitors)} http monitors, one worker at concurrency ${r.checks.concurrency}, results stored)
+
+${rows(['measure', 'value'], [
+    ['worker, checks stored per second', r0(r.checks.perSecond)],
+    ['plain got loop, same target and concurrency (ceiling)', r0(r.checks.baselinePerSecond)],
+    ['ratio', pct(r.checks.ratio)],
+    ['worker event-loop delay p99 / max', `${r1(r.checks.eventLoopDelayP99Ms)} / ${r1(r.checks.eventLoopDelayMaxMs)} ms`],
+    ['check job duration p50 / p99 (histogram bucket)', `<= ${r1(r.checks.checkDurationP50Ms)} / <= ${r1(r.checks.checkDurationP99Ms)} ms`],
+  ])}
+
+**Scheduling at scale** (${r0(s.monitors)} monitors every ${s.intervalSeconds} s, watched for ${s.intervals} interval(s))
+
+${rows(['measure', 'value'], [
+    ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
+    ["worker's lateness histogram, p99 bucket", `<= ${r0(s.workerLatenessP99BucketMs ?? NaN)} ms`],
+    ['slots expected / stored', `${r0(s.expected)} / ${r0(s.stored)}`],
+    ['missed / duplicated / off-slot / lost', `${s.missed} / ${s.duplicated} / ${s.offSlot} / ${s.resultsLost}`],
+    ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
+    ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
+    ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
+  ])}
+
+![Scheduling lateness CDF](${relative(dirname(docPath), chartPath)})
+
+**Pings**: ${r0(r.pings.rps)} req/s (p50 ${r.pings.p50Ms} ms, p99 ${r.pings.p99Ms} ms).
+
+**Detection** (interval ${r.detection.intervalSeconds} s, openThreshold ${r.detection.openThreshold}: at most ${r.detection.theoreticalMaxSeconds} s plus a check, ${r.detection.theoreticalMaxSeconds - r.detection.intervalSeconds / 2} s on average for a random failure moment): ${r.detection.runs.map((x) => (x.secondsToIncident === null ? 'no incident' : `${x.secondsToIncident.toFixed(1)} s`)).join(', ')}.
+${END}`;
+}
+
+/** Replaces the generated block of docs/benchmarks.md, keeping the hand-written notes around it. */
+export function writeDocs(docPath: string, block: string): void {
+  mkdirSync(dirname(docPath), { recursive: true });
+  const current = existsSync(docPath) ? readFileSync(docPath, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`;
+  const a = current.indexOf(START);
+  const b = current.indexOf(END);
+  const next = a >= 0 && b > a ? current.slice(0, a) + block + current.slice(b + END.length) : `${current.trimEnd()}\n\n${block}\n`;
+  writeFileSync(docPath, next);
+}

@@ -1,0 +1,173 @@
+/**
+ * `npm run bench [-- --quick] [-- --monitors 100000]`: builds, starts PostgreSQL and Redis (scripts/services.mjs), a
+ * fresh `statusvane_bench` database, the API and a worker as child processes, local targets and baselines, runs the
+ * scenarios of docs/benchmarks.md, prints a table and writes bench/results/<date>.json (and, for a full run,
+ * docs/benchmarks.md with its chart). Only 127.0.0.1 is ever contacted; every wait is bounded.
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createPrisma } from '@statusvane/shared';
+import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
+import { startHelper, stopAll, type Child } from './lib/processes.js';
+import { consoleReport, goalsOf, latenessSvg, resultsMarkdown, writeDocs, writeResults, type BenchResults } from './lib/report.js';
+import { createMonitorsBulk, seedWorkspace } from './lib/seed.js';
+import { build, clearBenchKeys, newEncryptionKey, prepareDatabases, startApi, startWorker, type AppProcess } from './lib/stack.js';
+import { runApiScenarios } from './scenarios/api.js';
+import { runCheckThroughput } from './scenarios/checks.js';
+import { runScheduling } from './scenarios/scheduling.js';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    monitors: { type: 'string' },
+    intervals: { type: 'string' },
+    'skip-build': { type: 'boolean', default: false },
+  },
+});
+const quick = args.quick!;
+const sizes = quick
+  ? { apiSeconds: 3, warmupSeconds: 1, checkJobs: 2000, checkMonitors: 100, monitors: 500, interval: 10, intervals: 2, detectionRuns: 1, detectionInterval: 10 }
+  : { apiSeconds: 10, warmupSeconds: 3, checkJobs: 10_000, checkMonitors: 1000, monitors: 10_000, interval: 60, intervals: 3, detectionRuns: 3, detectionInterval: 60 };
+if (args.monitors) sizes.monitors = Number(args.monitors);
+if (args.intervals) sizes.intervals = Number(args.intervals);
+if (!Number.isInteger(sizes.monitors) || sizes.monitors < 1 || !Number.isInteger(sizes.intervals) || sizes.intervals < 1) {
+  console.error('--monitors and --intervals take positive integers');
+  process.exit(2);
+}
+
+const started = Date.now();
+const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
+
+// Bounded: whatever hangs, the bench ends (and its children with it).
+const limitMs = (quick ? 5 : 30) * 60_000 + sizes.intervals * sizes.interval * 1000;
+const watchdog = setTimeout(() => {
+  log(`gave up after ${limitMs / 60_000} minutes`);
+  process.exit(1);
+}, limitMs);
+watchdog.unref();
+
+const children: Array<Child | undefined> = [];
+let api: AppProcess | undefined;
+let worker: AppProcess | undefined;
+let failure: string | null = null;
+try {
+  log(`${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores`);
+  if (!args['skip-build']) build(log);
+  const urls = await prepareDatabases(log);
+  const prisma = createPrisma(urls.databaseUrl, { max: 10 });
+  const encryptionKey = newEncryptionKey();
+
+  const target = await startHelper('target', 'target.ts');
+  children.push(target.child);
+  const targetUrl = `http://127.0.0.1:${target.port}/health`;
+  const baseline = await startHelper('express-baseline', 'express-baseline.ts');
+  children.push(baseline.child);
+
+  // API: a workspace with enough monitors for a full page, paused so that no check disturbs the API's numbers.
+  const apiWs = await seedWorkspace(prisma, 'bench-api');
+  const [monitor] = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 150, type: 'http', target: targetUrl, intervalSeconds: 60, enabled: false, name: 'Api' });
+  const beats = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 200, type: 'heartbeat', intervalSeconds: 3600, enabled: false, name: 'Beat' });
+  api = await startApi(urls, encryptionKey);
+  children.push(api.child);
+  log('API scenarios...');
+  const apiResults = await runApiScenarios(
+    {
+      apiUrl: api.baseUrl,
+      baselineUrl: `http://127.0.0.1:${baseline.port}/`,
+      token: apiWs.token,
+      monitorId: monitor!.id,
+      pingSecrets: beats.map((b) => b.pingSecret!),
+      targetUrl,
+      durationSeconds: sizes.apiSeconds,
+      warmupSeconds: sizes.warmupSeconds,
+      connections: 50,
+    },
+    log,
+  );
+  await baseline.child.stop();
+  // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
+  await prisma.workspace.delete({ where: { id: apiWs.id } });
+  await clearBenchKeys(urls.redisUrl);
+
+  worker = await startWorker(urls, encryptionKey);
+  children.push(worker.child);
+  log('check throughput...');
+  const checks = await runCheckThroughput(
+    { prisma, redisUrl: urls.redisUrl, workerMetricsUrl: worker.metricsUrl, targetUrl, jobs: sizes.checkJobs, monitors: sizes.checkMonitors, concurrency: 50 },
+    log,
+  );
+
+  log('scheduling at scale and detection...');
+  const { scheduling, detection } = await runScheduling(
+    {
+      prisma,
+      redisUrl: urls.redisUrl,
+      workerMetricsUrl: worker.metricsUrl,
+      targetUrl,
+      monitors: sizes.monitors,
+      intervalSeconds: sizes.interval,
+      intervals: sizes.intervals,
+      detectionRuns: sizes.detectionRuns,
+      detectionIntervalSeconds: sizes.detectionInterval,
+    },
+    log,
+  );
+  await prisma.$disconnect();
+
+  const ping = apiResults.scenarios.find((s) => s.name.startsWith('GET /ping'))!;
+  const getOne = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors/{id}')!;
+  const { lateness, ...schedulingFigures } = scheduling;
+  const cpus = os.cpus();
+  const partial: Omit<BenchResults, 'goals'> = {
+    date: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.versions.node, platform: `${os.platform()} ${os.release()}` },
+    commit: (() => {
+      try {
+        return execSync('git rev-parse HEAD', { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      } catch {
+        return null;
+      }
+    })(),
+    api: { baselineRps: apiResults.baselineRps, getMonitorRps: getOne.rps, ratio: getOne.ratio, connections: 50, durationSeconds: sizes.apiSeconds, scenarios: apiResults.scenarios },
+    checks,
+    scheduling: schedulingFigures,
+    pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
+    detection,
+  };
+  const results: BenchResults = { ...partial, goals: goalsOf(partial) };
+
+  const day = results.date.slice(0, 10);
+  const resultsPath = join(RESULTS_DIR, quick ? `${day}-quick.json` : `${day}.json`);
+  writeResults(resultsPath, results);
+  // A quick run (CI) exercises the document writer without replacing the published figures.
+  const docPath = quick ? join(ROOT, '.data/bench/benchmarks-quick.md') : DOCS_FILE;
+  const chartPath = quick ? join(ROOT, '.data/bench/lateness-quick.svg') : CHART_FILE;
+  mkdirSync(join(chartPath, '..'), { recursive: true });
+  writeFileSync(chartPath, latenessSvg(lateness, `Scheduling lateness: ${scheduling.monitors.toLocaleString('en-US')} monitors every ${scheduling.intervalSeconds} s, ${scheduling.intervals} interval(s)`));
+  writeDocs(docPath, resultsMarkdown(results, chartPath, docPath, resultsPath));
+
+  process.stdout.write(consoleReport(results));
+  process.stdout.write(`\nwrote ${resultsPath.slice(ROOT.length + 1)} and ${docPath.slice(ROOT.length + 1)}\n`);
+
+  // What makes the bench fail (CI): a broken harness or a broken product, not a slow machine.
+  const bad = apiResults.scenarios.filter((s) => s.bad > s.requests * 0.01);
+  if (bad.length) failure = `error answers in ${bad.map((s) => `${s.name} (${s.bad}/${s.requests})`).join(', ')}`;
+  else if (checks.failures > 0) failure = `${checks.failures} checks of the healthy target failed`;
+  else if (detection.runs.some((r) => r.secondsToIncident === null)) failure = 'a target went down and no incident opened';
+  else if (scheduling.duplicated > 0) failure = `${scheduling.duplicated} duplicated slots`;
+  else if (scheduling.stored === 0) failure = 'no scheduled check ran';
+} catch (err) {
+  failure = (err as Error).stack ?? String(err);
+} finally {
+  await stopAll([worker?.child, api?.child, ...children]);
+}
+if (failure) {
+  log(`FAILED: ${failure}`);
+  process.exit(1);
+}
+log('done');
+process.exit(0);

@@ -1,0 +1,100 @@
+/**
+ * API scenarios with autocannon (50 connections; a warm-up run, then the measured run): bare Express 5 (the baseline,
+ * measured before and after the others and averaged), GET /monitors/{id}, GET /monitors?perPage=100, POST /monitors
+ * with a fresh Idempotency-Key per request, and the heartbeat ping receiver.
+ */
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+
+export interface ApiScenarioResult {
+  name: string;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** rps / baseline rps. */
+  ratio: number;
+  requests: number;
+  /** Non-2xx answers and socket errors: anything above 1% fails the bench. */
+  bad: number;
+}
+
+export interface ApiScenarioInput {
+  apiUrl: string;
+  baselineUrl: string;
+  token: string;
+  monitorId: string;
+  pingSecrets: string[];
+  targetUrl: string;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+}
+
+type Options = Parameters<typeof autocannon>[0];
+
+async function measure(opts: Options, warmupSeconds: number, durationSeconds: number) {
+  if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
+  const r = await autocannon({ ...opts, duration: durationSeconds });
+  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, bad: r.non2xx + r.errors + r.timeouts };
+}
+
+export async function runApiScenarios(input: ApiScenarioInput, log: (msg: string) => void): Promise<{ baselineRps: number; scenarios: ApiScenarioResult[] }> {
+  const common = { connections: input.connections, pipelining: 1, timeout: 10 } as const;
+  const auth = { authorization: `Bearer ${input.token}` };
+  const body = JSON.stringify({ name: 'Bench', target: input.targetUrl, intervalSeconds: 86400 });
+  let ping = 0;
+  const scenarios: Array<[string, Options]> = [
+    ['GET /api/v1/monitors/{id}', { ...common, url: `${input.apiUrl}/api/v1/monitors/${input.monitorId}`, headers: auth }],
+    ['GET /api/v1/monitors?perPage=100', { ...common, url: `${input.apiUrl}/api/v1/monitors?perPage=100`, headers: auth }],
+    [
+      'POST /api/v1/monitors',
+      {
+        ...common,
+        url: input.apiUrl,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/monitors',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body,
+            // A fresh key per request: every POST creates a monitor (a replay would measure the cache).
+            setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
+          },
+        ],
+      },
+    ],
+    [
+      'GET /ping/{secret}',
+      {
+        ...common,
+        url: input.apiUrl,
+        // Many heartbeat monitors, as in life: one hot row would measure PostgreSQL's row lock instead.
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${input.pingSecrets[ping++ % input.pingSecrets.length]}` }) }],
+      },
+    ],
+  ];
+
+  const baselineOpts: Options = { ...common, url: input.baselineUrl };
+  const before = await measure(baselineOpts, input.warmupSeconds, input.durationSeconds);
+  log(`baseline (bare Express 5): ${Math.round(before.rps)} req/s`);
+  const measured: Array<Omit<ApiScenarioResult, 'ratio'>> = [];
+  for (const [name, opts] of scenarios) {
+    const r = await measure(opts, input.warmupSeconds, input.durationSeconds);
+    log(`${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.bad ? `, ${r.bad} errors` : ''}`);
+    measured.push({ name, ...r });
+  }
+  const after = await measure(baselineOpts, 0, input.durationSeconds);
+  log(`baseline again: ${Math.round(after.rps)} req/s`);
+  // The machine is shared with PostgreSQL and Redis: the baseline's mean of both runs is what the others compare to.
+  const baselineRps = (before.rps + after.rps) / 2;
+  const baseline: ApiScenarioResult = {
+    name: 'bare Express 5 (baseline)',
+    rps: baselineRps,
+    p50Ms: Math.max(before.p50Ms, after.p50Ms),
+    p99Ms: Math.max(before.p99Ms, after.p99Ms),
+    requests: before.requests + after.requests,
+    bad: before.bad + after.bad,
+    ratio: 1,
+  };
+  return { baselineRps, scenarios: [baseline, ...measured.map((m) => ({ ...m, ratio: m.rps / baselineRps }))] };
+}

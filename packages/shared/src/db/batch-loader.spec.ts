@@ -1,0 +1,44 @@
+import { describe, expect, it } from '@jest/globals';
+import { createBatchLoader } from './batch-loader.js';
+
+describe('createBatchLoader', () => {
+  it('sends the keys of one event-loop turn in one fetch, deduplicated, and answers each caller', async () => {
+    const calls: string[][] = [];
+    const loader = createBatchLoader<string, number>(async (keys) => {
+      calls.push(keys);
+      return new Map(keys.filter((k) => k !== 'missing').map((k) => [k, k.length]));
+    });
+    const answers = await Promise.all(['a', 'bb', 'a', 'missing', 'ccc'].map((k) => loader.load(k)));
+    expect(answers).toEqual([1, 2, 1, undefined, 3]);
+    expect(calls).toEqual([['a', 'bb', 'missing', 'ccc']]);
+    await loader.load('dddd');
+    expect(calls).toHaveLength(2);
+  });
+
+  it('splits at maxBatch and rejects every caller of a failed fetch', async () => {
+    const sizes: number[] = [];
+    const loader = createBatchLoader<number, number>(
+      async (keys) => {
+        sizes.push(keys.length);
+        if (keys.includes(13)) throw new Error('boom');
+        return new Map(keys.map((k) => [String(k), k * 2]));
+      },
+      { maxBatch: 4 },
+    );
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => loader.load(i + 10)));
+    expect(sizes).toEqual([4, 4, 2]);
+    // The first fetch (10..13) failed: its four callers are rejected, the others answered.
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect((results[4] as PromiseFulfilledResult<number>).value).toBe(28);
+  });
+});
+
+describe('padToPowerOfTwo', () => {
+  it('repeats the last item up to the next power of two', async () => {
+    const { padToPowerOfTwo } = await import('./batch-loader.js');
+    expect(padToPowerOfTwo([])).toEqual([]);
+    expect(padToPowerOfTwo(['a'])).toEqual(['a']);
+    expect(padToPowerOfTwo(['a', 'b', 'c'])).toEqual(['a', 'b', 'c', 'c']);
+    expect(padToPowerOfTwo([1, 2, 3, 4, 5])).toHaveLength(8);
+  });
+});

@@ -1,0 +1,61 @@
+import type { PrismaClient } from './prisma.js';
+
+type Executor = Pick<PrismaClient, '$queryRaw'>;
+
+/** One check result to store, as the check_results row takes it. */
+export interface ResultRow {
+  monitorId: string;
+  region: string;
+  slot: Date;
+  checkedAt: Date;
+  outcome: 'up' | 'degraded' | 'down';
+  responseMs: number | null;
+  statusCode: number | null;
+  reason: string | null;
+  dnsMs: number | null;
+  connectMs: number | null;
+  tlsMs: number | null;
+  waitingMs: number | null;
+}
+
+/**
+ * Inserts many results and adds the newly inserted ones to their hourly and daily rollups (UTC), in one statement:
+ * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums are those of `addToRollups` once
+ * per result, grouped per rollup row. Returns the keys inserted. Call it in a transaction holding the monitors' locks.
+ */
+export async function insertResultsWithRollups(tx: Executor, rows: readonly ResultRow[]): Promise<Array<{ monitorId: string; region: string; slot: Date }>> {
+  if (rows.length === 0) return [];
+  const col = <T>(f: (r: ResultRow) => T) => rows.map(f);
+  return tx.$queryRaw<Array<{ monitorId: string; region: string; slot: Date }>>`
+    WITH ins AS (
+      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode", reason, "dnsMs", "connectMs", "tlsMs", "waitingMs")
+      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait
+      FROM unnest(${col((r) => r.monitorId)}::uuid[], ${col((r) => r.region)}::text[], ${col((r) => r.slot.toISOString())}::timestamptz[],
+        ${col((r) => r.checkedAt.toISOString())}::timestamptz[], ${col((r) => r.outcome)}::text[], ${col((r) => r.responseMs)}::int[],
+        ${col((r) => r.statusCode)}::int[], ${col((r) => r.reason)}::text[], ${col((r) => r.dnsMs)}::int[], ${col((r) => r.connectMs)}::int[],
+        ${col((r) => r.tlsMs)}::int[], ${col((r) => r.waitingMs)}::int[]) AS v(m, r, s, c, o, resp, code, reason, dns, conn, tls, wait)
+      ON CONFLICT ("monitorId", region, slot) DO NOTHING
+      RETURNING "monitorId", region, slot, "checkedAt", outcome, "responseMs", "dnsMs", "connectMs", "tlsMs", "waitingMs"
+    ), hourly AS (
+      INSERT INTO check_rollups_hourly AS h ("monitorId", region, hour, total, "downCount",
+        "responseSum", "responseCount", "dnsSum", "dnsCount", "connectSum", "connectCount", "tlsSum", "tlsCount", "waitingSum", "waitingCount")
+      SELECT "monitorId", region, date_trunc('hour', "checkedAt" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*), count(*) FILTER (WHERE outcome = 'down'),
+        coalesce(sum("responseMs"), 0), count("responseMs"), coalesce(sum("dnsMs"), 0), count("dnsMs"), coalesce(sum("connectMs"), 0), count("connectMs"),
+        coalesce(sum("tlsMs"), 0), count("tlsMs"), coalesce(sum("waitingMs"), 0), count("waitingMs")
+      FROM ins GROUP BY 1, 2, 3
+      ON CONFLICT ("monitorId", region, hour) DO UPDATE SET
+        total = h.total + EXCLUDED.total, "downCount" = h."downCount" + EXCLUDED."downCount",
+        "responseSum" = h."responseSum" + EXCLUDED."responseSum", "responseCount" = h."responseCount" + EXCLUDED."responseCount",
+        "dnsSum" = h."dnsSum" + EXCLUDED."dnsSum", "dnsCount" = h."dnsCount" + EXCLUDED."dnsCount",
+        "connectSum" = h."connectSum" + EXCLUDED."connectSum", "connectCount" = h."connectCount" + EXCLUDED."connectCount",
+        "tlsSum" = h."tlsSum" + EXCLUDED."tlsSum", "tlsCount" = h."tlsCount" + EXCLUDED."tlsCount",
+        "waitingSum" = h."waitingSum" + EXCLUDED."waitingSum", "waitingCount" = h."waitingCount" + EXCLUDED."waitingCount"
+    ), daily AS (
+      INSERT INTO check_rollups_daily AS d ("monitorId", region, day, total, "downCount", "degradedCount")
+      SELECT "monitorId", region, ("checkedAt" AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE outcome = 'down'), count(*) FILTER (WHERE outcome = 'degraded')
+      FROM ins GROUP BY 1, 2, 3
+      ON CONFLICT ("monitorId", region, day) DO UPDATE SET
+        total = d.total + EXCLUDED.total, "downCount" = d."downCount" + EXCLUDED."downCount", "degradedCount" = d."degradedCount" + EXCLUDED."degradedCount"
+    )
+    SELECT "monitorId", region, slot FROM ins`;
+}

@@ -1,0 +1,286 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { Queue, Worker, type Job } from 'bullmq';
+import {
+  CHECK_JOB_NAME,
+  checkQueueName,
+  ConfigError,
+  createLogger,
+  createWorkerRedis,
+  parseConfig,
+  startMetricsServer,
+  type MetricsServer,
+} from '@statusvane/shared';
+import { createApp } from '../apps/api/src/app.js';
+import { createApiMetrics, type ApiMetrics } from '../apps/api/src/metrics/api-metrics.js';
+import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
+import { countLostResults, createWorkerMetrics, isFinalFailure, type WorkerMetrics } from '../apps/worker/src/metrics/worker-metrics.js';
+import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
+import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
+import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { startSwitchTarget, waitFor } from './support/worker-harness.js';
+
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+const DASHBOARD_TOKEN = 'dashboard-token-0123456789abcdef';
+
+/** One sample's value from Prometheus text, matching every given label (other labels ignored). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | null {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return null;
+}
+
+/** Every label value in the scrape. */
+function labelValues(text: string): string[] {
+  return [...text.matchAll(/[a-z_]+="([^"]*)"/g)].map((m) => m[1]!);
+}
+
+async function scrape(server: MetricsServer, token?: string) {
+  const res = await fetch(`http://127.0.0.1:${server.port()}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  return { status: res.status, text: await res.text() };
+}
+
+describe('API metrics', () => {
+  let h: Harness;
+  let metrics: ApiMetrics;
+  let app: ReturnType<typeof createApp>;
+  let server: MetricsServer;
+  beforeAll(async () => {
+    h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+    metrics = createApiMetrics(h.deps);
+    app = createApp({ ...h.deps, metrics });
+    server = await startMetricsServer({ registry: metrics.registry, port: 0, host: '127.0.0.1', token: null });
+  });
+  afterAll(async () => {
+    await server.close();
+    await h.close();
+  });
+
+  it('labels request durations by route template and status, never by path, id or secret', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput());
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const beat = await request(app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'Backup', intervalSeconds: 3600 });
+    const secret = new URL(beat.body.data.pingUrl as string).pathname.split('/').pop()!;
+    for (let i = 0; i < 3; i++) expect((await request(app).get(`/api/v1/monitors/${id}`).set(bearer(tokens.viewer))).status).toBe(200);
+    expect((await request(app).get(`/ping/${secret}`)).status).toBe(200);
+    expect((await request(app).get('/ping/AAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await request(app).get(`/no/such/${secret}`)).status).toBe(404);
+
+    const { status, text } = await scrape(server);
+    expect(status).toBe(200);
+    const getCount = sample(text, 'statusvane_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/monitors/:id', status: '200' });
+    expect(getCount).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'statusvane_http_request_duration_seconds_bucket', { route: '/api/v1/monitors/:id', le: '+Inf' })).toBeGreaterThanOrEqual(3);
+    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/monitors', status: '201' })).toBe(2);
+    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '200' })).toBe(1);
+    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '404' })).toBe(1);
+    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { route: '(unmatched)', status: '404' })).toBe(1);
+
+    // Only templates: no id, ping secret or token anywhere, and every route label is a template or "(unmatched)".
+    for (const secretish of [id, secret, tokens.owner, tokens.viewer, 'AAAAAAAAAAAAAAAAAAAAAAAAAAAA']) expect(text).not.toContain(secretish);
+    const routes = [...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]!);
+    expect(routes.length).toBeGreaterThan(0);
+    for (const r of routes) expect(r === '(unmatched)' || /^(\/[a-z0-9-]+|\/:[a-zA-Z]+)+$/.test(r)).toBe(true);
+    expect(labelValues(text).some((v) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(v))).toBe(false);
+  });
+
+  it('reports queue depth, oldest waiting job and schedulers against enabled monitors when scraped', async () => {
+    // The harness's queue prefix keeps these apart from other suites; no worker consumes them here.
+    const queue = h.deps.scheduler.queues.get('local')!;
+    await queue.add(CHECK_JOB_NAME, { monitorId: '00000000-0000-4000-8000-000000000001', region: 'local' }, { jobId: `metrics-wait-${Date.now() - 5000}`, timestamp: Date.now() - 5000 } as never);
+    await queue.add(CHECK_JOB_NAME, { monitorId: '00000000-0000-4000-8000-000000000002', region: 'local' }, { delay: 60_000 });
+    const { text } = await scrape(server);
+    expect(sample(text, 'statusvane_queue_metrics_up')).toBe(1);
+    expect(sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'waiting' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'delayed' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'statusvane_queue_oldest_waiting_seconds', { queue: checkQueueName('local') })).toBeGreaterThan(0);
+    // The first test created two enabled monitors through this harness's scheduler: both have a scheduler here.
+    expect(sample(text, 'statusvane_check_schedulers', { region: 'local' })).toBe(2);
+    const expected = sample(text, 'statusvane_check_schedulers_expected', { region: 'local' });
+    const enabled = sample(text, 'statusvane_enabled_monitors');
+    // PostgreSQL is shared with other suites: at least this suite's monitors.
+    expect(expected).toBeGreaterThanOrEqual(2);
+    expect(enabled).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('serves /metrics on the public port only with METRICS_TOKEN, and then only with that bearer token', async () => {
+    expect((await request(app).get('/metrics')).status).toBe(404);
+
+    const h2 = makeHarness({ METRICS_TOKEN });
+    try {
+      const m2 = createApiMetrics(h2.deps);
+      const app2 = createApp({ ...h2.deps, metrics: m2 });
+      const none = await request(app2).get('/metrics');
+      expect(none.status).toBe(401);
+      expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect((await request(app2).get('/metrics').set(bearer('wrong-token-0123456789abcdef'))).status).toBe(401);
+      const ok = await request(app2).get('/metrics').set(bearer(METRICS_TOKEN));
+      expect(ok.status).toBe(200);
+      expect(ok.text).toContain('statusvane_http_request_duration_seconds');
+
+      // The separate listener requires it too.
+      const listener = await startMetricsServer({ registry: m2.registry, port: 0, host: '127.0.0.1', token: METRICS_TOKEN });
+      try {
+        expect((await scrape(listener)).status).toBe(401);
+        expect((await scrape(listener, 'nope-nope-nope-nope-nope')).status).toBe(401);
+        expect((await scrape(listener, METRICS_TOKEN)).status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${listener.port()}/other`)).status).toBe(404);
+      } finally {
+        await listener.close();
+      }
+    } finally {
+      await h2.close();
+    }
+  });
+
+  it('validates the metrics settings at start-up', () => {
+    const base = { DATABASE_URL: 'postgresql://x@localhost/db', REDIS_URL: 'redis://localhost:6379', DATA_DIR: h.config.dataDir };
+    expect(parseConfig(base).metrics).toEqual({ port: null, host: '127.0.0.1', token: null });
+    expect(parseConfig({ ...base, METRICS_PORT: '0', METRICS_HOST: '0.0.0.0', METRICS_TOKEN }).metrics).toEqual({ port: 0, host: '0.0.0.0', token: METRICS_TOKEN });
+    expect(() => parseConfig({ ...base, METRICS_PORT: '70000' })).toThrow(ConfigError);
+    expect(() => parseConfig({ ...base, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+  });
+});
+
+describe('worker metrics', () => {
+  let h: Harness;
+  let target: Awaited<ReturnType<typeof startSwitchTarget>>;
+  let metrics: WorkerMetrics;
+  let worker: Worker;
+  let connection: ReturnType<typeof createWorkerRedis>;
+  let processor: ReturnType<typeof checkProcessor>;
+  const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
+  const failed: Job[] = [];
+  beforeAll(async () => {
+    h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+    target = await startSwitchTarget();
+    // As apps/worker/src/main.ts wires it, with a registry of its own.
+    metrics = createWorkerMetrics('local');
+    connection = createWorkerRedis(h.config.redisUrl);
+    connection.on('error', () => undefined);
+    const deps = {
+      prisma: h.prisma,
+      keyring: h.config.encryption,
+      httpProbe: createHttpProbe({ guard: h.deps.guard }),
+      tcpProbe: createTcpProbe({ guard: h.deps.guard }),
+      logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
+    };
+    processor = checkProcessor(deps, metrics);
+    worker = new Worker(checkQueueName('local'), processor, { connection, prefix: h.queuePrefix, concurrency: 10 });
+    worker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+    worker.on('failed', (job) => job && failed.push(job));
+    countLostResults(worker, metrics);
+  });
+  afterAll(async () => {
+    await worker.close();
+    connection.disconnect();
+    await target.close();
+    await h.close();
+  });
+
+  let tick = Date.now();
+  async function checkOnce(monitorId: string) {
+    const before = completed.length;
+    tick += 1000;
+    await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
+    await waitFor(async () => completed.slice(before).some((c) => c.job.data.monitorId === monitorId), 10_000, 'a processed check');
+  }
+
+  it('counts checks by type, region and result, their duration and lateness, and incidents opened', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    target.setStatus(200);
+    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url, openThreshold: 2 }));
+    const monitorId = res.body.data.id as string;
+    await waitFor(async () => completed.some((c) => c.job.data.monitorId === monitorId), 10_000, 'the first check');
+    await checkOnce(monitorId);
+    target.setStatus(503);
+    await checkOnce(monitorId);
+    await checkOnce(monitorId);
+
+    const server = await startMetricsServer({ registry: metrics.registry, port: 0, host: '127.0.0.1', token: null });
+    try {
+      const { text } = await scrape(server);
+      expect(sample(text, 'statusvane_checks_total', { type: 'http', region: 'local', result: 'up' })).toBe(2);
+      expect(sample(text, 'statusvane_checks_total', { type: 'http', region: 'local', result: 'down' })).toBe(2);
+      expect(sample(text, 'statusvane_check_duration_seconds_count', { type: 'http', region: 'local' })).toBe(4);
+      expect(sample(text, 'statusvane_check_lateness_seconds_count', { region: 'local' })).toBe(4);
+      expect(sample(text, 'statusvane_incidents_opened_total', { region: 'local' })).toBe(1);
+      expect(sample(text, 'statusvane_event_loop_delay_seconds', { quantile: '0.99' })).toBeGreaterThanOrEqual(0);
+      expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+      expect(text).not.toContain(monitorId);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts a slot processed twice as a duplicate, and a job out of retries as a lost result', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    target.setStatus(200);
+    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url }));
+    const monitorId = res.body.data.id as string;
+    const job = { data: { monitorId, region: 'local' }, opts: { prevMillis: 1_700_000_000_000 }, timestamp: Date.now(), attemptsMade: 0 } as unknown as Job;
+    await processor(job);
+    await processor(job);
+    expect(await metrics.duplicateResults.get()).toMatchObject({ values: [{ value: 1, labels: { region: 'local' } }] });
+
+    // A payload the worker refuses fails every attempt; with one attempt, the first failure is final.
+    const queue = new Queue(checkQueueName('local'), { connection: h.redis, prefix: h.queuePrefix });
+    try {
+      await queue.add(CHECK_JOB_NAME, { monitorId: 'not-a-uuid', region: 'local' }, { attempts: 1 });
+      await waitFor(async () => failed.length >= 1, 10_000, 'a failed job');
+    } finally {
+      await queue.close();
+    }
+    expect((await metrics.resultsLost.get()).values[0]?.value).toBe(1);
+    expect(isFinalFailure({ attemptsMade: 1, opts: { attempts: 4 }, finishedOn: undefined } as never)).toBe(false);
+    expect(isFinalFailure({ attemptsMade: 4, opts: { attempts: 4 }, finishedOn: 1 } as never)).toBe(true);
+  });
+});
+
+describe('queue dashboard', () => {
+  it('refuses to start when enabled without a token', () => {
+    const base = { DATABASE_URL: 'postgresql://x@localhost/db', REDIS_URL: 'redis://localhost:6379', DATA_DIR: '.data' };
+    expect(() => parseConfig({ ...base, QUEUE_DASHBOARD: 'true' })).toThrow(/QUEUE_DASHBOARD_TOKEN/);
+    expect(parseConfig({ ...base, QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN }).queueDashboard).toBeNull();
+  });
+
+  it('is not there when off', async () => {
+    const h = makeHarness();
+    try {
+      const res = await request(h.app).get('/admin/queues');
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('answers 401 without the token, and the dashboard with it (bearer or Basic password)', async () => {
+    const h = makeHarness({ QUEUE_DASHBOARD: 'true', QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN });
+    try {
+      const none = await request(h.app).get('/admin/queues');
+      expect(none.status).toBe(401);
+      expect(none.headers['www-authenticate']).toMatch(/^Basic/);
+      expect(none.body.error.code).toBe('unauthorized');
+      expect((await request(h.app).get('/admin/queues/api/queues').set(bearer('wrong-token-0123456789abcdef'))).status).toBe(401);
+      expect((await request(h.app).get('/admin/queues').auth('ops', 'wrong-password')).status).toBe(401);
+
+      const page = await request(h.app).get('/admin/queues').set(bearer(DASHBOARD_TOKEN));
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('<html');
+      expect((await request(h.app).get('/admin/queues').auth('ops', DASHBOARD_TOKEN)).status).toBe(200);
+      const api = await request(h.app).get('/admin/queues/api/queues').set(bearer(DASHBOARD_TOKEN));
+      expect(api.status).toBe(200);
+      expect(JSON.stringify(api.body)).toContain(checkQueueName('local'));
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * Cross-workspace access. For EVERY operation of the OpenAPI document with an `{id}`, a real record of workspace A
+ * is requested with each kind of token of workspace B: the answer is the very answer a random uuid gets (status,
+ * body with the id masked, headers but the per-request ones), it changes nothing, and lists of B never show A's
+ * records. The operations come from the document: a new `{id}` route without a factory below fails the test.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { buildOpenApiDocument } from '../../apps/api/src/openapi/document.js';
+import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from '../support/harness.js';
+import { deleteKeys } from './support/processes.js';
+
+let h: Harness;
+let A: Awaited<ReturnType<typeof makeWorkspace>>;
+let B: Awaited<ReturnType<typeof makeWorkspace>>;
+/** B's callers: every token kind, with what it must send to act in B. */
+let callers: Array<{ label: string; headers: Record<string, string> }>;
+
+beforeAll(async () => {
+  h = makeHarness({ RATE_LIMIT_PER_MINUTE: '100000' });
+  A = await makeWorkspace(h.prisma);
+  B = await makeWorkspace(h.prisma);
+  // A user who belongs to both: the header picks B, whose records she may see; A's stay out of reach through B.
+  const user = await createUser(h.prisma, { email: `${uniq('x')}@example.test` });
+  await addMember(h.prisma, { workspace: B.ws.id, email: user.email, role: 'owner' });
+  await addMember(h.prisma, { workspace: A.ws.id, email: user.email, role: 'viewer' });
+  const personal = (await createToken(h.prisma, { kind: 'personal', email: user.email })).token;
+  const oauth = (await createToken(h.prisma, { kind: 'oauth', email: user.email, workspaces: B.ws.id })).token;
+  callers = [
+    { label: 'org owner', headers: bearer(B.tokens.owner) },
+    { label: 'org admin', headers: bearer(B.tokens.admin) },
+    { label: 'org viewer', headers: bearer(B.tokens.viewer) },
+    { label: 'org owner naming its workspace', headers: { ...bearer(B.tokens.owner), 'X-Statusvane-Workspace': B.ws.slug } },
+    { label: 'personal', headers: { ...bearer(personal), 'X-Statusvane-Workspace': B.ws.slug } },
+    { label: 'oauth', headers: bearer(oauth) },
+  ];
+});
+
+afterAll(async () => {
+  await h?.close();
+  await deleteKeys(process.env.REDIS_URL!, [`${h.queuePrefix}:*`]).catch(() => undefined);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Records of workspace A, one factory per kind, and what each operation sends
+// ---------------------------------------------------------------------------------------------------------------
+
+type Resource = { id: string; state: () => Promise<unknown> };
+
+const createIn = async (path: string, body: object) => {
+  const res = await request(h.app).post(`/api/v1${path}`).set(bearer(A.tokens.owner)).send(body);
+  expect(res.status).toBe(201);
+  return res.body.data.id as string;
+};
+
+const resources = {
+  async monitor(): Promise<Resource> {
+    const id = await createIn('/monitors', { name: 'A private', target: 'https://93.184.215.14/a', method: 'POST', headers: { 'X-Key': 'a-secret' }, body: 'a' });
+    return { id, state: () => h.prisma.monitor.findUnique({ where: { id } }) };
+  },
+  async maintenance(): Promise<Resource> {
+    const id = await createIn('/maintenance', { title: 'A window', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T02:00:00Z' });
+    return { id, state: () => h.prisma.maintenanceWindow.findUnique({ where: { id }, include: { components: true } }) };
+  },
+  async statusPage(): Promise<Resource> {
+    const id = await createIn('/status-pages', { vanityUrl: uniq('a-page'), name: 'A page' });
+    return { id, state: () => h.prisma.statusPage.findUnique({ where: { id }, include: { sections: true } }) };
+  },
+  async incident(): Promise<Resource> {
+    const monitor = await resources.monitor();
+    const row = await h.prisma.incident.create({
+      data: { workspaceId: A.ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'A private is down', status: 'open', impact: 'major', source: 'monitor' },
+    });
+    return { id: row.id, state: () => h.prisma.incident.findUnique({ where: { id: row.id } }) };
+  },
+};
+
+interface Variant {
+  label: string;
+  body?: object;
+  query?: string;
+  /** Fails validation: 400 or 404, whichever the operation checks first, as long as a random id gets the same. */
+  invalid?: true;
+}
+
+/**
+ * Every `{id}` operation of the document needs an entry: how to make a record of A for it, and the requests to try
+ * (a valid one, plus ones that fail validation, so that the order of checks cannot tell existence either).
+ */
+const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Variant[] }> = {
+  'GET /maintenance/{id}': { make: resources.maintenance, variants: [{ label: 'plain' }] },
+  'PATCH /maintenance/{id}': {
+    make: resources.maintenance,
+    variants: [{ label: 'valid', body: { title: 'hijacked' } }, { label: 'cancel', body: { status: 'cancel' } }, { label: 'invalid', body: { title: 42 }, invalid: true }],
+  },
+  'GET /monitors/{id}': { make: resources.monitor, variants: [{ label: 'plain' }] },
+  'PATCH /monitors/{id}': {
+    make: resources.monitor,
+    variants: [{ label: 'valid', body: { name: 'hijacked', enabled: false } }, { label: 'invalid', body: { intervalSeconds: 1 }, invalid: true }, { label: 'type change', body: { type: 'tcp' }, invalid: true }],
+  },
+  'GET /monitors/{id}/response-times': {
+    make: resources.monitor,
+    variants: [{ label: 'default' }, { label: 'week', query: '?period=week' }, { label: 'bad period', query: '?period=century', invalid: true }],
+  },
+  'GET /status-pages/{id}/layout': { make: resources.statusPage, variants: [{ label: 'plain' }] },
+  'GET /incidents/{id}/escalation': { make: resources.incident, variants: [{ label: 'plain' }] },
+  'POST /incidents/{id}/acknowledge': { make: resources.incident, variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }] },
+  'POST /incidents/{id}/resolve': { make: resources.incident, variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }] },
+  'DELETE /incidents/{id}': { make: resources.incident, variants: [{ label: 'plain' }] },
+};
+
+function idOperations(): Array<{ key: string; method: string; path: string }> {
+  const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths)
+    .filter(([path]) => path.includes('{id}'))
+    .flatMap(([path, item]) => Object.keys(item).map((m) => ({ key: `${m.toUpperCase()} ${path}`, method: m.toUpperCase(), path })));
+}
+
+const VOLATILE = new Set(['x-request-id', 'date', 'etag', 'ratelimit-remaining', 'ratelimit-reset', 'content-length', 'connection', 'keep-alive']);
+
+/** What a caller can observe of an answer, with the id it asked for masked. */
+function observable(res: request.Response, id: string) {
+  const mask = (s: string) => s.split(id).join('<id>');
+  const headers = Object.fromEntries(Object.entries(res.headers).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, mask(String(v))]));
+  return { status: res.status, body: JSON.parse(mask(JSON.stringify(res.body ?? null))), text: mask(res.text ?? ''), headers };
+}
+
+function call(method: string, path: string, headers: Record<string, string>, v: Variant) {
+  let req = request(h.app)[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](`/api/v1${path}${v.query ?? ''}`).set(headers);
+  if (v.body) req = req.send(v.body);
+  return req;
+}
+
+describe('a token of another workspace', () => {
+  it('has a factory for every {id} operation of the OpenAPI document', () => {
+    const ops = idOperations();
+    expect(ops.length).toBeGreaterThanOrEqual(5);
+    expect(ops.map((o) => o.key).filter((k) => !FACTORIES[k])).toEqual([]);
+  });
+
+  it('gets, for every {id} operation, exactly the answer a random uuid gets, and changes nothing', async () => {
+    const unreachable: string[] = [];
+    for (const op of idOperations()) {
+      const factory = FACTORIES[op.key];
+      if (!factory) continue; // reported by the test above
+      for (const variant of factory.variants) {
+        const resource = await factory.make();
+        const before = await resource.state();
+        for (const caller of callers) {
+          const random = randomUUID();
+          const foreign = await call(op.method, op.path.replace('{id}', resource.id), caller.headers, variant);
+          const missing = await call(op.method, op.path.replace('{id}', random), caller.headers, variant);
+          const label = `${op.key} (${variant.label}) as ${caller.label}`;
+          expect([label, observable(foreign, resource.id)]).toEqual([label, observable(missing, random)]);
+          // A viewer may not write (403); a body that fails validation may be refused first (400); otherwise 404.
+          const expected = [caller.label === 'org viewer' && op.method !== 'GET' ? 403 : 404, ...(variant.invalid ? [400] : [])];
+          expect([label, expected.includes(foreign.status)]).toEqual([label, true]);
+          if (foreign.status === 404) expect([label, foreign.body.error.code]).toEqual([label, 'not_found']);
+        }
+        // Nothing about the record changed.
+        expect([op.key, await resource.state()]).toEqual([op.key, before]);
+        // Control: the record is real and reachable by its own workspace (unless the route is not mounted yet).
+        const own = await call(op.method, op.path.replace('{id}', resource.id), bearer(A.tokens.owner), variant);
+        if (own.status === 404 && /^No route for/.test(own.body?.error?.message ?? '')) unreachable.push(op.key);
+        else expect([op.key, variant.label, own.status === 404]).toEqual([op.key, variant.label, false]);
+      }
+    }
+    if (unreachable.length) process.stderr.write(`cross-workspace: documented but not mounted yet: ${[...new Set(unreachable)].join(', ')}\n`);
+  }, 120_000);
+
+  it('cannot reach workspace A by naming it: the same 403 as for a workspace that does not exist', async () => {
+    const stranger = await createUser(h.prisma, { email: `${uniq('s')}@example.test` });
+    await addMember(h.prisma, { workspace: B.ws.id, email: stranger.email, role: 'owner' });
+    const personal = (await createToken(h.prisma, { kind: 'personal', email: stranger.email })).token;
+    const oauth = (await createToken(h.prisma, { kind: 'oauth', email: stranger.email, workspaces: B.ws.id })).token;
+    for (const token of [personal, oauth, B.tokens.owner]) {
+      for (const [real, fake] of [
+        [A.ws.slug, uniq('nope')],
+        [A.ws.id, randomUUID()],
+      ] as const) {
+        const toA = await request(h.app).get('/api/v1/monitors').set(bearer(token)).set('X-Statusvane-Workspace', real);
+        const toNothing = await request(h.app).get('/api/v1/monitors').set(bearer(token)).set('X-Statusvane-Workspace', fake);
+        expect(toA.status).toBe(403);
+        expect(observable(toA, real)).toEqual(observable(toNothing, fake));
+      }
+    }
+  });
+
+  it("never lists workspace A's records", async () => {
+    const aIds = [(await resources.monitor()).id, (await resources.incident()).id, (await resources.maintenance()).id, (await resources.statusPage()).id];
+    const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    const lists = Object.entries(doc.paths).filter(([path, item]) => !path.includes('{') && 'get' in item).map(([path]) => path);
+    expect(lists.length).toBeGreaterThanOrEqual(2);
+    for (const path of lists) {
+      for (const caller of callers) {
+        const res = await request(h.app).get(`/api/v1${path}?perPage=250`).set(caller.headers);
+        expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
+        for (const id of aIds) expect(res.text).not.toContain(id);
+      }
+    }
+  });
+});

@@ -1,0 +1,342 @@
+/**
+ * Real processes for the resilience suites: API and worker processes started the way an operator starts them
+ * (tsx on the app's main.ts), a private redis-server, and scratch databases. Every child runs in its own process
+ * group so that a kill reaches tsx's child too; `killAll()` (afterAll) and a process 'exit' hook make sure none
+ * outlives the test file, whatever failed.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { applyMigrations } from '../../../scripts/migrate.js';
+
+export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+/**
+ * `node --import tsx <main.ts>`: one process, as `node dist/main.js` is in production. (tsx's CLI would put a
+ * wrapper process in front that relays signals on its own terms: a SIGTERM test would watch the wrapper, and a
+ * SIGKILL would hit the wrapper rather than the app.)
+ */
+const TSX_ARGS = ['--import', 'tsx'];
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns something truthy; the label names what timed out. */
+export async function until<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, label: string, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+/** A loopback port nothing listens on right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, host, r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export interface Proc {
+  readonly name: string;
+  readonly pid: number;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Still running (no exit event yet). */
+  alive(): boolean;
+  exitCode(): number | null | undefined;
+  /** Resolves when a line matching `re` has been written (after `from` characters of output). */
+  waitForOutput(re: RegExp, timeoutMs: number, from?: number): Promise<void>;
+  /** Signals the whole process group. */
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves once the process has exited. */
+  exited: Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+// A test that throws between spawn and afterAll must still not leak processes.
+process.once('exit', () => {
+  for (const child of live) killGroup(child, 'SIGKILL');
+});
+
+/** Kills every process this file started (SIGKILL to each group) and waits for them to go. */
+export async function killAll(): Promise<void> {
+  const children = [...live];
+  for (const child of children) killGroup(child, 'SIGKILL');
+  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r())))));
+}
+
+export function spawnProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let out = '';
+  let exited = false;
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    if (out.length > 2_000_000) out = out.slice(-1_000_000);
+    for (const w of waiters) w();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  if (process.env.TEST_LOG) {
+    child.stdout!.on('data', (c: Buffer) => process.stderr.write(`[${name}] ${c.toString()}`));
+    child.stderr!.on('data', (c: Buffer) => process.stderr.write(`[${name}] ${c.toString()}`));
+  }
+  const exitedPromise = new Promise<void>((r) =>
+    child.once('exit', () => {
+      exited = true;
+      live.delete(child);
+      for (const w of waiters) w();
+      r();
+    }),
+  );
+  return {
+    name,
+    pid: child.pid!,
+    output: () => out,
+    alive: () => !exited,
+    exitCode: () => child.exitCode,
+    waitForOutput(re, timeoutMs, from = 0) {
+      return new Promise<void>((resolvePromise, reject) => {
+        const check = () => {
+          if (re.test(out.slice(from))) {
+            cleanup();
+            resolvePromise();
+          } else if (exited) {
+            cleanup();
+            reject(new Error(`${name} exited (code ${child.exitCode}, signal ${child.signalCode}) before printing ${re}:\n${out.slice(-3000)}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`${name} did not print ${re} within ${timeoutMs} ms:\n${out.slice(-3000)}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    kill: (signal) => killGroup(child, signal),
+    exited: exitedPromise,
+  };
+}
+
+/** The environment of a spawned API or worker: the test's own, plus what the suite sets. */
+export function appEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'test',
+    // No metrics listener: several processes of one test would fight over the default port.
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+    ...overrides,
+  };
+}
+
+/** A worker process as an operator starts it (apps/worker/src/main.ts). Ready once BullMQ says so. */
+export async function startWorkerProcess(name: string, env: Record<string, string>): Promise<Proc> {
+  const proc = spawnProcess(name, process.execPath, [...TSX_ARGS, 'apps/worker/src/main.ts'], appEnv(env));
+  await proc.waitForOutput(/worker ready on queue/, 60_000);
+  return proc;
+}
+
+/** An API process (apps/api/src/main.ts) on `port`. Ready once it answers /healthz. */
+export async function startApiProcess(name: string, port: number, env: Record<string, string>): Promise<Proc> {
+  const proc = spawnProcess(name, process.execPath, [...TSX_ARGS, 'apps/api/src/main.ts'], appEnv({ ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }));
+  await until(
+    async () => {
+      if (!proc.alive()) throw new Error(`${name} exited:\n${proc.output().slice(-3000)}`);
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+      return res?.ok ?? false;
+    },
+    60_000,
+    `${name} to answer /healthz`,
+    200,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n${proc.output().slice(-3000)}`);
+  });
+  return proc;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A private redis-server: a suite may stop, restart and flush it. The shared Redis is never touched.
+// ---------------------------------------------------------------------------------------------------------------
+
+function which(name: string): string | null {
+  for (const dir of [...(process.env.PATH ?? '').split(delimiter), '/usr/local/bin', '/usr/bin', '/usr/sbin', '/bin']) {
+    if (!dir) continue;
+    const p = join(dir, name);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+export interface PrivateRedis {
+  readonly port: number;
+  readonly url: string;
+  readonly dir: string;
+  /** Starts (or restarts) the server on the same port and data directory: an AOF restart. */
+  start(): Promise<void>;
+  /** SIGKILL: the harshest stop; AOF (appendfsync everysec) may lose the last second. */
+  kill(): Promise<void>;
+  client(): Redis;
+  /** Stops it for good and removes its data directory. */
+  destroy(): Promise<void>;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const bin = which('redis-server');
+  if (!bin) {
+    throw new Error('redis-server is not installed: the Redis resilience test runs a private one (apt-get install redis-server; the CI workflow installs it)');
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sv-res-redis-'));
+  let proc: Proc | null = null;
+  const url = `redis://127.0.0.1:${port}`;
+  const clients: Redis[] = [];
+  const ping = async () => {
+    const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+    c.on('error', () => undefined);
+    try {
+      await c.connect();
+      return (await c.ping()) === 'PONG';
+    } catch {
+      return false;
+    } finally {
+      c.disconnect();
+    }
+  };
+  const api: PrivateRedis = {
+    port,
+    url,
+    dir,
+    async start() {
+      proc = spawnProcess(`redis-${port}`, bin, [
+        '--port', String(port),
+        '--bind', '127.0.0.1',
+        '--appendonly', 'yes',
+        '--appendfsync', 'everysec',
+        '--dir', dir,
+        '--save', '',
+        '--maxmemory-policy', 'noeviction',
+        '--daemonize', 'no',
+      ], process.env);
+      await until(ping, 15_000, `redis-server on ${port}`);
+    },
+    async kill() {
+      if (!proc) return;
+      proc.kill('SIGKILL');
+      await proc.exited;
+      proc = null;
+    },
+    client() {
+      const c = new Redis(url, { maxRetriesPerRequest: null });
+      c.on('error', () => undefined);
+      clients.push(c);
+      return c;
+    },
+    async destroy() {
+      for (const c of clients) c.disconnect();
+      await api.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await api.start();
+  return api;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scratch databases: spawned workers reconcile and check every enabled monitor of their database, so suites that
+// start them get a database of their own instead of sharing the test database with every other suite.
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface ScratchDatabase {
+  readonly url: string;
+  readonly name: string;
+  drop(): Promise<void>;
+}
+
+export async function createScratchDatabase(label: string): Promise<ScratchDatabase> {
+  const base = new URL(process.env.DATABASE_URL!);
+  const name = `${base.pathname.slice(1)}_${label}_${randomUUID().slice(0, 8)}`.replace(/[^a-z0-9_]/gi, '_').slice(0, 63);
+  const admin = new pg.Client({ connectionString: base.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base.toString());
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: base.toString() });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** Deletes every key of a BullMQ prefix (and the suite's own keys) from a shared Redis. */
+export async function deleteKeys(redisUrl: string, patterns: string[]): Promise<void> {
+  const c = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  c.on('error', () => undefined);
+  try {
+    for (const pattern of patterns) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await c.del(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** True when `pid` is a live process (not a zombie). */
+export function pidAlive(pid: number): boolean {
+  const r = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  const stat = r.stdout.trim();
+  return stat !== '' && !stat.startsWith('Z');
+}

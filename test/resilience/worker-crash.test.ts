@@ -1,0 +1,134 @@
+/**
+ * Worker crash: two real worker processes share a steady load of checks; one is killed with SIGKILL while it holds
+ * running jobs. BullMQ's stalled-job check (JOB_LOCK_MS, shortened here) hands those jobs to the survivor, a
+ * restarted worker joins, and every check that was enqueued is stored exactly once: no lost slot, no duplicate
+ * result, no counter applied twice, no second incident.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { QueueEvents } from 'bullmq';
+import request from 'supertest';
+import { CHECK_JOB_NAME, checkQueueName, createWorkerRedis } from '@statusvane/shared';
+import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
+import { storedState } from './support/invariants.js';
+import { createScratchDatabase, deleteKeys, killAll, startWorkerProcess, until, type Proc, type ScratchDatabase } from './support/processes.js';
+import { startSlowTarget } from './support/slow-target.js';
+
+const MONITORS = 50;
+const JOB_LOCK_MS = 2500;
+
+let db: ScratchDatabase;
+let h: Harness;
+let target: Awaited<ReturnType<typeof startSlowTarget>>;
+let events: QueueEvents | undefined;
+let eventsConnection: ReturnType<typeof createWorkerRedis> | undefined;
+let workerEnv: Record<string, string>;
+
+beforeAll(async () => {
+  db = await createScratchDatabase('crash');
+  h = makeHarness({ DATABASE_URL: db.url, ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
+  target = await startSlowTarget({ minMs: 200, maxMs: 2500 });
+  workerEnv = {
+    DATABASE_URL: db.url,
+    REDIS_URL: h.config.redisUrl,
+    QUEUE_PREFIX: h.queuePrefix,
+    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
+    JOB_LOCK_MS: String(JOB_LOCK_MS),
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await killAll();
+  await events?.close().catch(() => undefined);
+  // BullMQ does not close a connection it was given.
+  eventsConnection?.disconnect();
+  await target?.close();
+  await h?.close();
+  await deleteKeys(process.env.REDIS_URL!, [`${h.queuePrefix}:*`]).catch(() => undefined);
+  await db?.drop();
+}, 60_000);
+
+describe('a worker killed with SIGKILL under load', () => {
+  it('loses no check and stores none twice: its running jobs go to the other worker', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const monitors: Array<{ id: string; failing: boolean }> = [];
+    for (let i = 0; i < MONITORS; i++) {
+      const failing = i % 2 === 1;
+      const res = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(tokens.member))
+        .send({ name: `load ${i}`, target: target.url(`/${failing ? 'fail' : 'ok'}/${i}`), timeoutMs: 10_000 });
+      expect(res.status).toBe(201);
+      monitors.push({ id: res.body.data.id, failing });
+    }
+
+    const queue = h.deps.scheduler.queues.get('local')!;
+    eventsConnection = createWorkerRedis(h.config.redisUrl);
+    events = new QueueEvents(checkQueueName('local'), { connection: eventsConnection, prefix: h.queuePrefix });
+    let stalled = 0;
+    events.on('stalled', () => stalled++);
+    await events.waitUntilReady();
+
+    const [a, b] = await Promise.all([startWorkerProcess('worker-a', workerEnv), startWorkerProcess('worker-b', workerEnv)]);
+    // The immediate first check of every monitor, queued by the API.
+    await until(async () => (await h.prisma.checkResult.count()) >= MONITORS, 60_000, 'the first check of every monitor');
+
+    // A steady load: three more checks per monitor, each with its own slot, more than the two workers run at once.
+    const enqueued: Array<{ monitorId: string; slot: number }> = [];
+    const base = Date.now() - 3_600_000;
+    const enqueueRound = async (round: number) => {
+      const jobs = monitors.map((m, i) => {
+        const slot = base + round * 1000 * MONITORS + i;
+        enqueued.push({ monitorId: m.id, slot });
+        return { name: CHECK_JOB_NAME, data: { monitorId: m.id, region: 'local' }, opts: { jobId: `load-${m.id}-${slot}`, timestamp: slot, attempts: 8, backoff: { type: 'exponential', delay: 1000 } } };
+      });
+      await queue.addBulk(jobs);
+    };
+    for (const round of [1, 2, 3]) await enqueueRound(round);
+
+    // Kill A while both workers are busy: A certainly holds running jobs then.
+    await until(async () => (await queue.getActiveCount()) >= 60, 20_000, 'both workers to be busy', 20);
+    a.kill('SIGKILL');
+    await a.exited;
+
+    // A restarted worker joins while B works through the rest and takes over A's jobs once their locks expire.
+    const a2 = await startWorkerProcess('worker-a-restarted', workerEnv);
+    await enqueueRound(4);
+
+    const stored = async () => {
+      const rows = await h.prisma.checkResult.findMany({ select: { monitorId: true, slot: true } });
+      const have = new Set(rows.map((r) => `${r.monitorId}@${r.slot.getTime()}`));
+      return enqueued.filter((e) => !have.has(`${e.monitorId}@${e.slot}`));
+    };
+    const missing = await until(async () => ((await stored()).length === 0 ? [] : null), 90_000, 'every enqueued check to be stored').catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${(await stored()).length} of ${enqueued.length} missing; stalled=${stalled}\n${b.output().slice(-2000)}`);
+    });
+    expect(missing).toEqual([]);
+
+    // The handover really happened through the stalled-job check (A was holding jobs when it died).
+    expect(stalled).toBeGreaterThan(0);
+    expect(await queue.getFailedCount()).toBe(0);
+
+    // Exactly once: one row per slot, each counted once in the rollups and in the flap counters.
+    const state = await storedState(h.prisma);
+    expect(state).toEqual({ duplicateResults: 0, rollupMismatches: [], monitorsWithSeveralOpenIncidents: [] });
+    for (const m of monitors) {
+      const [results, row, incidents] = await Promise.all([
+        h.prisma.checkResult.count({ where: { monitorId: m.id } }),
+        h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id }, select: { consecutiveFailures: true, consecutivePasses: true } }),
+        h.prisma.incident.count({ where: { monitorId: m.id } }),
+      ]);
+      // Every failing check counted once (no re-run applied twice), and one incident for a monitor that failed throughout.
+      expect({ id: m.id, counter: m.failing ? row.consecutiveFailures : row.consecutivePasses, incidents }).toEqual({
+        id: m.id,
+        counter: results,
+        incidents: m.failing ? 1 : 0,
+      });
+    }
+
+    // Nothing else crashed.
+    expect(b.alive()).toBe(true);
+    expect(a2.alive()).toBe(true);
+    const procs: Proc[] = [b, a2];
+    for (const p of procs) expect(p.output()).not.toMatch(/unhandled|uncaught/i);
+  }, 180_000);
+});
