@@ -29,7 +29,7 @@ const { values: args } = parseArgs({
 });
 const quick = args.quick!;
 const sizes = quick
-  ? { apiSeconds: 3, warmupSeconds: 1, checkJobs: 2000, checkMonitors: 100, monitors: 500, interval: 10, intervals: 2, detectionRuns: 1, detectionInterval: 10 }
+  ? { apiSeconds: 3, warmupSeconds: 3, checkJobs: 2000, checkMonitors: 100, monitors: 500, interval: 10, intervals: 2, detectionRuns: 1, detectionInterval: 10 }
   : { apiSeconds: 10, warmupSeconds: 3, checkJobs: 10_000, checkMonitors: 1000, monitors: 10_000, interval: 60, intervals: 3, detectionRuns: 3, detectionInterval: 60 };
 if (args.monitors) sizes.monitors = Number(args.monitors);
 if (args.intervals) sizes.intervals = Number(args.intervals);
@@ -37,6 +37,9 @@ if (!Number.isInteger(sizes.monitors) || sizes.monitors < 1 || !Number.isInteger
   console.error('--monitors and --intervals take positive integers');
   process.exit(2);
 }
+
+/** The worker's default concurrency, set explicitly so that the got loop runs with exactly the same. */
+const WORKER_CONCURRENCY = 200;
 
 const started = Date.now();
 const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
@@ -92,11 +95,11 @@ try {
   await prisma.workspace.delete({ where: { id: apiWs.id } });
   await clearBenchKeys(urls.redisUrl);
 
-  worker = await startWorker(urls, encryptionKey);
+  worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
   children.push(worker.child);
   log('check throughput...');
   const checks = await runCheckThroughput(
-    { prisma, redisUrl: urls.redisUrl, workerMetricsUrl: worker.metricsUrl, targetUrl, jobs: sizes.checkJobs, monitors: sizes.checkMonitors, concurrency: 50 },
+    { prisma, redisUrl: urls.redisUrl, workerMetricsUrl: worker.metricsUrl, targetUrl, jobs: sizes.checkJobs, monitors: sizes.checkMonitors, concurrency: WORKER_CONCURRENCY },
     log,
   );
 

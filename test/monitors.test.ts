@@ -294,7 +294,7 @@ describe('scheduling', () => {
   });
 
   it('the reconciler restores every schedule after Redis loses its data, and removes strays', async () => {
-    const { reconcileSchedules, enabledMonitorBatches } = await import('@statusvane/shared');
+    const { reconcileSchedules, monitorSource } = await import('@statusvane/shared');
     const m = (await post(makeMonitorInput())).body.data;
     const paused = (await post(makeMonitorInput())).body.data;
     await patch(paused.id, { enabled: false });
@@ -304,7 +304,7 @@ describe('scheduling', () => {
     // A stray scheduler for a monitor that does not exist.
     await h.deps.scheduler.schedule({ id: "00000000-0000-4000-8000-000000000000", intervalSeconds: 60, type: "http" });
 
-    const report = await reconcileSchedules(h.deps.scheduler, enabledMonitorBatches(h.prisma));
+    const report = await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma));
     const after = await schedulers();
     // Other suites add monitors concurrently, so compare with what this run saw as desired.
     expect(report.desired).toBeGreaterThanOrEqual(2);
@@ -314,7 +314,32 @@ describe('scheduling', () => {
     expect(after.size).toBe(report.desired);
     expect(report.removed).toBe(1);
     // Running it again changes nothing.
-    expect(await reconcileSchedules(h.deps.scheduler, enabledMonitorBatches(h.prisma))).toMatchObject({ added: 0, updated: 0, removed: 0 });
+    expect(await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma))).toMatchObject({ added: 0, updated: 0, removed: 0 });
+  });
+
+  it('a PATCH that lands while the reconciler runs is not undone by it', async () => {
+    const { reconcileSchedules, monitorSource } = await import('@statusvane/shared');
+    const paused = (await post(makeMonitorInput({ intervalSeconds: 60 }))).body.data;
+    const slowed = (await post(makeMonitorInput({ intervalSeconds: 60 }))).body.data;
+    await h.deps.scheduler.queues.get('local')!.obliterate({ force: true });
+    const db = monitorSource(h.prisma);
+    // The reconciler reads both monitors as enabled at 60 s; the API then pauses one and slows the other (PostgreSQL
+    // first, Redis second) before the reconciler writes what it read.
+    const source = {
+      async *enabled() {
+        const batch = await db.current([paused.id, slowed.id]);
+        expect(batch).toHaveLength(2);
+        expect((await patch(paused.id, { enabled: false })).status).toBe(200);
+        expect((await patch(slowed.id, { intervalSeconds: 300 })).status).toBe(200);
+        yield batch;
+      },
+      current: db.current,
+    };
+    const report = await reconcileSchedules(h.deps.scheduler, source);
+    expect(report.corrected).toBe(2);
+    const after = await schedulers();
+    expect(after.has(schedulerId(paused.id, 'local'))).toBe(false);
+    expect(after.get(schedulerId(slowed.id, 'local'))?.every).toBe(300_000);
   });
 
   it('writes nothing when Redis is unreachable (503)', async () => {

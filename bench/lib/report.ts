@@ -120,7 +120,7 @@ export function latenessSvg(sorted: readonly number[], title: string): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif">
 <rect width="${W}" height="${H}" fill="#fff"/>
 <text x="${W / 2}" y="22" text-anchor="middle" font-size="14" font-weight="600">${title}</text>
-${[0, 0.25, 0.5, 0.75, 0.99, 1]
+${[0, 0.25, 0.5, 0.75, 0.9, 1]
   .map(
     (f) =>
       `<line x1="${m.l}" y1="${y(f).toFixed(1)}" x2="${m.l + pw}" y2="${y(f).toFixed(1)}" stroke="#eee"/><text x="${m.l - 6}" y="${(y(f) + 4).toFixed(1)}" text-anchor="end" font-size="11">${Math.round(f * 100)}%</text>`,

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { CheckScheduler, enabledMonitorBatches, reconcileSchedules, spreadOffsetMs, type PrismaClient } from '@statusvane/shared';
+import { CheckScheduler, monitorSource, reconcileSchedules, spreadOffsetMs, type PrismaClient } from '@statusvane/shared';
 import { sleep, until } from '../lib/processes.js';
 import { bucketDelta, bucketQuantile, buckets, scrape, valueOf, percentile } from '../lib/prom.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
@@ -104,7 +104,7 @@ export async function runScheduling(
   const scheduler = new CheckScheduler(['local'], connection);
   try {
     t = Date.now();
-    const report = await reconcileSchedules(scheduler, enabledMonitorBatches(prisma));
+    const report = await reconcileSchedules(scheduler, monitorSource(prisma));
     const reconcileMs = Date.now() - t;
     log(`reconciled ${report.desired} monitors (${report.added} added, ${report.removed} removed) in ${reconcileMs} ms`);
 

@@ -41,12 +41,13 @@ export function createApp(deps: ApiDeps): Express {
   api.use('/incidents', incidentsRouter(deps));
   api.use('/maintenance', maintenanceRouter(deps));
   api.use('/status-pages', statusPagesRouter(deps));
+  // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
+  app.use(pingRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
   // The API before the routers of other paths: an API request (the hot path) then walks no route it cannot match.
   app.use(API_BASE, api);
   app.use(healthRouter(deps));
-  app.use(pingRouter(deps));
   // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
   app.use(publicPagesRouter(deps));
 

@@ -1,4 +1,4 @@
-import { CheckScheduler, EscalationScheduler, createApiRedis, createLogger, createPrisma, createSsrfGuard, enabledMonitorBatches, loadConfigOrExit, reconcileSchedules } from '@statusvane/shared';
+import { CheckScheduler, EscalationScheduler, createApiRedis, createLogger, createPrisma, createSsrfGuard, loadConfigOrExit, monitorSource, reconcileSchedules } from '@statusvane/shared';
 import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
 import type { ServerResponse } from 'node:http';
 import { createApp } from './app.js';
@@ -23,7 +23,7 @@ server.keepAliveTimeout = 65_000;
 
 // PostgreSQL is the source of truth for schedules: bring Redis in line at start-up (workers keep doing it).
 redis.once('ready', () => {
-  reconcileSchedules(scheduler, enabledMonitorBatches(prisma)).then(
+  reconcileSchedules(scheduler, monitorSource(prisma)).then(
     (r) => logger.info('schedules reconciled', { ...r }),
     (err: Error) => logger.warn('schedule reconciliation failed; workers will retry', { error: err.message }),
   );

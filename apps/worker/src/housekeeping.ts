@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { enabledMonitorBatches, reconcileSchedules, type CheckScheduler, type Logger, type PrismaClient } from '@statusvane/shared';
+import { monitorSource, reconcileSchedules, type CheckScheduler, type Logger, type PrismaClient } from '@statusvane/shared';
 
 const LOCK_KEY = 'sv:housekeeping:lock';
 /** Daily counts outlive raw results: status pages show 90 days of uptime bars, with room for a yearly view. */
@@ -30,7 +30,7 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   const lockKey = deps.lockPrefix && deps.lockPrefix !== 'bull' ? `${deps.lockPrefix}:housekeeping:lock` : LOCK_KEY;
   const got = await deps.redis.set(lockKey, token, 'PX', Math.max(1000, periodMs - 1000), 'NX');
   if (got !== 'OK') return false;
-  const report = await reconcileSchedules(deps.scheduler, enabledMonitorBatches(deps.prisma));
+  const report = await reconcileSchedules(deps.scheduler, monitorSource(deps.prisma));
   if (report.added || report.updated || report.removed) deps.logger.info('schedules reconciled', { ...report });
   if (deps.ensureLadders) await deps.ensureLadders();
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });

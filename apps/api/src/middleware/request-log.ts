@@ -13,6 +13,8 @@ export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      // Skipped unless enabled: winston builds and streams every entry before filtering it by level.
+      if (!logger.isLevelEnabled('http')) return;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.http('request', {
         requestId: res.locals.requestId,

@@ -121,7 +121,10 @@ export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreIn
 // Group commit: the results of concurrent checks stored in one transaction.
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Results per transaction at most, and transactions in flight per worker (its pool has 20 connections). */
+/**
+ * Results per transaction at most, and group transactions in flight per worker: one, because results arriving while
+ * it commits make the next group bigger, and a bigger group costs less per result (docs/benchmarks.md).
+ */
 const MAX_BATCH = 200;
 const MAX_IN_FLIGHT = 1;
 
@@ -129,7 +132,7 @@ const resultKey = (monitorId: string, region: string, slot: Date) => `${monitorI
 
 /**
  * Collects the results that are ready in one event-loop turn, and those that arrive while MAX_IN_FLIGHT
- * transactions are running, and stores each group in one transaction: eight round trips for the group instead of
+ * transactions are running, and stores each group in one transaction: six round trips for the group instead of
  * eight per result. This is what lets one worker keep up with its probes (docs/benchmarks.md). Each caller is
  * answered when its group committed. If a group fails, each of its results is stored alone, so one bad result (or a
  * deadlock) costs only itself a retry.

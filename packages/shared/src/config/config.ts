@@ -64,8 +64,12 @@ export const envSchema = z
         }
       }),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
-    /** Checks one worker runs at once (its PostgreSQL pool is sized from it). */
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+    /**
+     * Checks one worker runs at once. Checks mostly wait on the network, and their results are stored in groups
+     * (one transaction per group), so more in flight means bigger groups: 200 measured best on 2 cores
+     * (docs/benchmarks.md).
+     */
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(200),
     /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** Where that listener binds: loopback unless an operator opens it up. */

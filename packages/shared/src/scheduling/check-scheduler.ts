@@ -107,21 +107,37 @@ export interface ReconcileReport {
   added: number;
   updated: number;
   removed: number;
+  /** Writes undone because the monitor changed in PostgreSQL while this pass ran (a PATCH racing the reconciler). */
+  corrected: number;
 }
+
+/** Where the reconciler reads the truth: every enabled monitor in batches, and the current state of some ids. */
+export interface MonitorSource {
+  enabled(): AsyncIterable<SchedulableMonitor[]>;
+  /** The monitors among `ids` that are enabled now (deleted or paused ones are left out). */
+  current(ids: string[]): Promise<SchedulableMonitor[]>;
+}
+
+const sameSchedule = (a: SchedulableMonitor | null, b: SchedulableMonitor | null) =>
+  a === b || (a !== null && b !== null && a.intervalSeconds === b.intervalSeconds && a.type === b.type);
 
 /**
  * Makes Redis match PostgreSQL, the source of truth: every enabled monitor gets its schedulers with the right
  * interval, and schedulers of paused, deleted or unknown monitors go. Safe to run at any time and repeatedly;
  * losing all Redis data loses no schedule once this has run.
+ *
+ * The API writes PostgreSQL first and Redis second, so a pass that read a monitor before a PATCH and writes after
+ * it would put back what the PATCH removed (or the old interval). Every write is therefore checked against a
+ * fresh read made after it: any API write that landed before ours committed its row before that read, so the read
+ * sees it and the write is corrected (a few rounds; the next pass catches anything later).
  */
-export async function reconcileSchedules(
-  scheduler: CheckScheduler,
-  enabledMonitors: AsyncIterable<SchedulableMonitor[]>,
-): Promise<ReconcileReport> {
+export async function reconcileSchedules(scheduler: CheckScheduler, source: MonitorSource): Promise<ReconcileReport> {
   const existing = await scheduler.listSchedulers();
-  const report: ReconcileReport = { desired: 0, added: 0, updated: 0, removed: 0 };
+  const report: ReconcileReport = { desired: 0, added: 0, updated: 0, removed: 0, corrected: 0 };
   const wanted = new Set<string>();
-  for await (const batch of enabledMonitors) {
+  /** What this pass wrote per monitor id: its schedule, or null for removed. */
+  const written = new Map<string, SchedulableMonitor | null>();
+  for await (const batch of source.enabled()) {
     report.desired += batch.length;
     const toUpsert: SchedulableMonitor[] = [];
     for (const m of batch) {
@@ -145,6 +161,7 @@ export async function reconcileSchedules(
     for (let i = 0; i < toUpsert.length; i += 200) {
       await Promise.all(toUpsert.slice(i, i + 200).map((m) => scheduler.schedule(m)));
     }
+    for (const m of toUpsert) written.set(m.id, m);
   }
   for (const [region, schedulers] of existing) {
     const queue = scheduler.queues.get(region)!;
@@ -152,7 +169,30 @@ export async function reconcileSchedules(
     for (let i = 0; i < stale.length; i += 200) {
       await Promise.all(stale.slice(i, i + 200).map((id) => queue.removeJobScheduler(id)));
     }
+    for (const id of stale) {
+      const parsed = parseSchedulerId(id);
+      if (parsed && !written.has(parsed.monitorId)) written.set(parsed.monitorId, null);
+    }
     report.removed += stale.length;
+  }
+  let check = [...written.keys()];
+  for (let round = 0; round < 3 && check.length > 0; round++) {
+    const now = new Map<string, SchedulableMonitor>();
+    for (let i = 0; i < check.length; i += 5000) {
+      for (const m of await source.current(check.slice(i, i + 5000))) now.set(m.id, m);
+    }
+    const changed = check.filter((id) => !sameSchedule(written.get(id) ?? null, now.get(id) ?? null));
+    for (let i = 0; i < changed.length; i += 200) {
+      await Promise.all(
+        changed.slice(i, i + 200).map((id) => {
+          const m = now.get(id);
+          return m ? scheduler.schedule(m) : scheduler.unschedule(id);
+        }),
+      );
+    }
+    for (const id of changed) written.set(id, now.get(id) ?? null);
+    report.corrected += changed.length;
+    check = changed;
   }
   return report;
 }

@@ -26,7 +26,7 @@ export interface AuthInput {
 
 type WorkspaceRow = { id: string; slug: string; name: string; plan: RequestContext['workspace']['plan'] };
 
-/** What a request needs of its token: the token, its workspace (org), grants (OAuth) and the user's memberships. */
+/** What every request needs of its token: the token and, for an org token, its workspace. */
 const tokenSelect = {
   id: true,
   kind: true,
@@ -36,6 +36,13 @@ const tokenSelect = {
   revokedAt: true,
   primaryWorkspaceId: true,
   workspace: { select: { id: true, slug: true, name: true, plan: true } },
+  tokenHash: true,
+} satisfies Prisma.ApiTokenSelect;
+type TokenRow = Prisma.ApiTokenGetPayload<{ select: typeof tokenSelect }>;
+
+/** What personal and OAuth tokens need besides: the user's live memberships and the OAuth grants. */
+const accessSelect = {
+  id: true,
   grants: { select: { workspaceId: true } },
   user: {
     select: {
@@ -44,18 +51,24 @@ const tokenSelect = {
       },
     },
   },
-  tokenHash: true,
 } satisfies Prisma.ApiTokenSelect;
-type TokenRow = Prisma.ApiTokenGetPayload<{ select: typeof tokenSelect }>;
+type AccessRow = Prisma.ApiTokenGetPayload<{ select: typeof accessSelect }>;
 
 /**
- * The token lookups of one event-loop turn in one query (plus one per relation): read on every request, never
- * cached, so revocations still apply on the next request (docs/adr/0003).
+ * The token lookups of one event-loop turn in one query (two with the org workspaces): read on every request, never
+ * cached, so revocations still apply on the next request (docs/adr/0003). Org tokens, the common case for API
+ * clients, need nothing more; memberships and grants are a second batched read for the other kinds.
  */
 const tokenRows = loaderPerClient((prisma: PrismaClient) =>
   createBatchLoader<string, TokenRow>(async (hashes) => {
     const rows = await prisma.apiToken.findMany({ where: { tokenHash: { in: hashes } }, select: tokenSelect });
     return new Map(rows.map((r) => [r.tokenHash, r]));
+  }),
+);
+const tokenAccess = loaderPerClient((prisma: PrismaClient) =>
+  createBatchLoader<string, AccessRow>(async (ids) => {
+    const rows = await prisma.apiToken.findMany({ where: { id: { in: ids } }, select: accessSelect });
+    return new Map(rows.map((r) => [r.id, r]));
   }),
 );
 
@@ -95,8 +108,9 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
   }
 
   const userId = row.userId;
-  if (!userId || !row.user) throw new UnauthorizedError('The token is invalid, expired or revoked');
-  const memberships = row.user.memberships;
+  const access = userId ? await tokenAccess(prisma).load(row.id) : undefined;
+  if (!userId || !access?.user) throw new UnauthorizedError('The token is invalid, expired or revoked');
+  const memberships = access.user.memberships;
 
   if (row.kind === 'personal') {
     if (selector) {
@@ -117,7 +131,7 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
   }
 
   // OAuth: limited to the granted workspaces, with the user's live role there.
-  const granted = new Set(row.grants.map((g) => g.workspaceId));
+  const granted = new Set(access.grants.map((g) => g.workspaceId));
   const usable = memberships.filter((x) => granted.has(x.workspace.id));
   let chosen: (typeof usable)[number] | undefined;
   if (selector) {

@@ -1,0 +1,158 @@
+// The hot paths that share one query (or one transaction) among the requests and checks of an event-loop turn must
+// answer each caller exactly as if it had gone alone: results, flap state, incidents and rollups; pings; tokens.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { storeCheckResult, storeCheckResults, type StoreInput } from '../apps/worker/src/checks/store-result.js';
+import type { ProbeResult } from '../apps/worker/src/probes/types.js';
+import { createToken, revokeToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
+
+let h: Harness;
+beforeAll(() => {
+  h = makeHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const result = (outcome: ProbeResult['outcome']): ProbeResult => ({
+  outcome,
+  responseMs: outcome === 'down' ? null : 12,
+  statusCode: outcome === 'down' ? 503 : 200,
+  reason: outcome === 'down' ? 'unexpected_status:503' : null,
+  phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 10 },
+});
+
+async function newMonitor(tokens: { owner: string }, over: Record<string, unknown> = {}) {
+  const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ openThreshold: 2, resolveThreshold: 2, ...over }));
+  expect(res.status).toBe(201);
+  return h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id as string } });
+}
+
+async function rollupTotals(monitorId: string) {
+  const hourly = await h.prisma.checkRollupHourly.aggregate({ where: { monitorId }, _sum: { total: true, downCount: true, responseCount: true } });
+  const daily = await h.prisma.checkRollupDaily.aggregate({ where: { monitorId }, _sum: { total: true, downCount: true } });
+  return { hourly: hourly._sum, daily: daily._sum };
+}
+
+describe('results stored in groups', () => {
+  it('applies a group in slot order: one incident opened, then resolved; duplicates and unknown monitors store nothing', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const m = await newMonitor(tokens);
+    const base = Date.UTC(2026, 0, 5, 10, 0, 0);
+    const at = (i: number) => new Date(base + i * 60_000);
+    const input = (i: number, outcome: ProbeResult['outcome'], monitor = m): StoreInput => ({
+      monitor,
+      region: 'local',
+      slot: at(i),
+      checkedAt: new Date(at(i).getTime() + 50),
+      result: result(outcome),
+      inMaintenance: false,
+    });
+    // Already stored before the group: its slot must not count again.
+    await storeCheckResults(h.prisma, [input(0, 'up')]);
+    const ghost = { ...m, id: '00000000-0000-4000-8000-00000000dead' };
+    // Out of order on purpose: the group applies by slot.
+    const group = [input(4, 'up'), input(2, 'down'), input(1, 'down'), input(3, 'down'), input(5, 'up'), input(2, 'down'), input(0, 'up'), input(6, 'up', ghost)];
+    const out = await storeCheckResults(h.prisma, group);
+
+    expect(out.map((o) => o.stored)).toEqual([true, true, true, true, true, false, false, false]);
+    const opened = out.filter((o) => o.opened);
+    const resolved = out.filter((o) => o.resolved);
+    expect(opened).toHaveLength(1);
+    expect(out[1]!.opened).toBe(opened[0]!.opened); // slot 2: the second consecutive failure
+    expect(resolved).toHaveLength(1);
+    expect(out[4]!.resolved).toBe(opened[0]!.opened); // slot 5: the second consecutive pass
+
+    const incidents = await h.prisma.incident.findMany({ where: { monitorId: m.id } });
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({ status: 'resolved', openMonitorId: null, startedAt: new Date(at(2).getTime() + 50), resolvedAt: new Date(at(5).getTime() + 50) });
+    const after = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
+    expect(after).toMatchObject({ consecutiveFailures: 0, consecutivePasses: 2, status: 'up', lastCheckedAt: new Date(at(5).getTime() + 50) });
+
+    const stored = await h.prisma.checkResult.findMany({ where: { monitorId: m.id, slot: { gte: at(0) } }, orderBy: { slot: 'asc' } });
+    expect(stored.map((r) => [r.slot.getTime(), r.outcome, r.statusCode, r.reason])).toEqual([
+      [at(0).getTime(), 'up', 200, null],
+      [at(1).getTime(), 'down', 503, 'unexpected_status:503'],
+      [at(2).getTime(), 'down', 503, 'unexpected_status:503'],
+      [at(3).getTime(), 'down', 503, 'unexpected_status:503'],
+      [at(4).getTime(), 'up', 200, null],
+      [at(5).getTime(), 'up', 200, null],
+    ]);
+    // Rollups count every stored result once, and only those.
+    const all = await h.prisma.checkResult.count({ where: { monitorId: m.id } });
+    const totals = await rollupTotals(m.id);
+    expect(totals.hourly.total).toBe(all);
+    expect(totals.daily.total).toBe(all);
+    expect(totals.daily.downCount).toBe(3);
+    expect(totals.hourly.responseCount).toBe(all - 3);
+  });
+
+  it('stores concurrent results of many monitors exactly once each, with rollups to match', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const monitors = await Promise.all(Array.from({ length: 6 }, () => newMonitor(tokens, { openThreshold: 3 })));
+    const base = Date.UTC(2026, 0, 6, 8, 0, 0);
+    const inputs = monitors.flatMap((monitor, mi) =>
+      Array.from({ length: 5 }, (_, i): StoreInput => ({
+        monitor,
+        region: 'local',
+        slot: new Date(base + i * 1000 + mi),
+        checkedAt: new Date(base + i * 1000 + 100),
+        result: result(i % 2 ? 'down' : 'up'),
+        inMaintenance: false,
+      })),
+    );
+    // Every result twice (a job that ran twice), all at once: the writer groups them.
+    const out = await Promise.all([...inputs, ...inputs].map((i) => storeCheckResult(h.prisma, i)));
+    expect(out.filter((o) => o.stored)).toHaveLength(inputs.length);
+    for (const m of monitors) {
+      const n = await h.prisma.checkResult.count({ where: { monitorId: m.id, slot: { gte: new Date(base) } } });
+      expect(n).toBe(5);
+      const all = await h.prisma.checkResult.count({ where: { monitorId: m.id } });
+      expect((await rollupTotals(m.id)).hourly.total).toBe(all);
+      // Alternating up/down never reaches openThreshold 3.
+      expect(await h.prisma.incident.count({ where: { monitorId: m.id } })).toBe(0);
+    }
+  });
+});
+
+describe('pings recorded together', () => {
+  it('answers each concurrent ping for its own secret, 404 for unknown ones', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const beats = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'Job', intervalSeconds: 3600 });
+        return { id: res.body.data.id as string, secret: new URL(res.body.data.pingUrl as string).pathname.split('/').pop()! };
+      }),
+    );
+    const paths = [...beats.map((b) => `/ping/${b.secret}`), `/ping/${beats[0]!.secret}`, '/ping/unknownunknownunknown0', `/ping/${beats[1]!.secret}/fail`];
+    const answers = await Promise.all(paths.map((p) => request(h.app).get(p)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 404, 200]);
+    const rows = await h.prisma.monitor.findMany({ where: { id: { in: beats.map((b) => b.id) } } });
+    expect(rows.every((r) => r.lastPingAt !== null)).toBe(true);
+    expect(rows.filter((r) => r.lastPingFailAt !== null).map((r) => r.id)).toEqual([beats[1]!.id]);
+  });
+});
+
+describe('tokens read together', () => {
+  it('gives each concurrent request the answer of its own token', async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    const user = await makeUser(h.prisma, [{ workspace: b.ws.id, role: 'viewer' }]);
+    const personal = (await createToken(h.prisma, { kind: 'personal', email: user.email })).token;
+    const revoked = await createToken(h.prisma, { kind: 'org', workspace: a.ws.id, role: 'viewer' });
+    await revokeToken(h.prisma, { id: revoked.id });
+    const mon = (await request(h.app).post('/api/v1/monitors').set(bearer(a.tokens.owner)).send(makeMonitorInput())).body.data.id as string;
+    const calls = [
+      request(h.app).get(`/api/v1/monitors/${mon}`).set(bearer(a.tokens.viewer)),
+      request(h.app).get(`/api/v1/monitors/${mon}`).set(bearer(b.tokens.viewer)),
+      request(h.app).get(`/api/v1/monitors/${mon}`).set(bearer(revoked.token)),
+      request(h.app).get('/api/v1/monitors').set(bearer(personal)),
+      request(h.app).get(`/api/v1/monitors/${mon}`).set(bearer(a.tokens.member)),
+    ];
+    const res = await Promise.all(calls);
+    expect(res.map((r) => r.status)).toEqual([200, 404, 401, 200, 200]);
+    expect(res[3]!.body.data).toEqual([]);
+  });
+});
