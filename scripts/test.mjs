@@ -20,11 +20,16 @@ if (!existsSync(join(root, 'packages/shared/src/generated/prisma/client.ts'))) {
 
 const { databaseUrl, redisUrl } = await ensureServices({ quiet: true });
 
-/** A separate database so tests never touch development data; recreated on each run. */
+/**
+ * A separate database so tests never touch development data; recreated on each run. `TEST_DB_SUFFIX` gives
+ * concurrent runs against one server (several checkouts, CI shards) a database each: `<db>_test_<suffix>`.
+ */
 async function freshTestDatabase(baseUrl) {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+  const suffix = process.env.TEST_DB_SUFFIX ?? '';
+  if (!/^[a-z0-9_]{0,20}$/.test(suffix)) throw new Error('TEST_DB_SUFFIX: up to 20 of a-z, 0-9 and _');
   const url = new URL(baseUrl);
-  const name = `${url.pathname.slice(1) || 'statusvane'}_test`;
+  const name = `${url.pathname.slice(1) || 'statusvane'}_test${suffix ? `_${suffix}` : ''}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
