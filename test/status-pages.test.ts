@@ -234,6 +234,27 @@ describe('GET /status-pages/{id}/layout and status-page arrange', () => {
     expect(kept.sections.map((s: { name: string }) => s.name)).toEqual(before.sections.map((s: { name: string }) => s.name));
   });
 
+  it('arrange takes the workspace\'s own component ids and the page id in upper case; a case-only repeat is a repeat', async () => {
+    const page = (await post({ vanityUrl: uniq('upper'), name: 'Upper' })).body.data;
+    const a = await createComponent(tokens.owner, 'Alpha');
+    const b = await createComponent(tokens.owner, 'Beta');
+    const arranged = await arrangeStatusPage(h.prisma, {
+      id: page.id.toUpperCase(),
+      json: JSON.stringify([{ name: 'Main', componentIds: [b.id.toUpperCase(), a.id] }]),
+    });
+    expect(arranged).toEqual({ statusPageId: page.id, sections: [{ id: expect.any(String), name: 'Main', components: [b, a] }] });
+    expect((await layout(page.id)).body.data).toEqual(arranged);
+    const stored = await h.prisma.sectionComponent.findMany({ where: { section: { statusPageId: page.id } }, orderBy: { position: 'asc' }, select: { componentId: true } });
+    expect(stored.map((c) => c.componentId)).toEqual([b.id, a.id]);
+
+    const repeat = await caught(arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: 'X', componentIds: [a.id, a.id.toUpperCase()] }]) }));
+    expect(paths(repeat)).toEqual(['json[0].componentIds[1]']);
+    expect((await layout(page.id)).body.data).toEqual(arranged);
+
+    expect((await setStatusPagePassword(h.prisma, { id: page.id.toUpperCase(), password: 'correct horse' }, opts())).passwordProtected).toBe(true);
+    expect((await clearStatusPagePassword(h.prisma, { id: page.id.toUpperCase() }, opts())).passwordProtected).toBe(false);
+  });
+
   it('404 for a malformed id, an unknown id and another workspace\'s page; every role may read', async () => {
     const page = (await post({ vanityUrl: uniq('reader'), name: 'Reader' })).body.data;
     for (const role of ['owner', 'admin', 'member', 'viewer'] as const) expect((await layout(page.id, tokens[role])).status).toBe(200);

@@ -3,3 +3,4 @@ export * from './monitor.js';
 export * from './maintenance.js';
 export * from './status-page.js';
 export * from './response-times.js';
+export * from './input-fields.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateTimeInputSchema, isStorableInstant, uuidInputSchema } from './input-fields.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MAINTENANCE_LIMITS = {
@@ -18,11 +19,10 @@ export type MaintenanceAction = (typeof MAINTENANCE_ACTIONS)[number];
 
 const title = z.string().trim().min(1).max(L.titleMax);
 const body = z.string().max(L.bodyMax);
-/** ISO 8601 with an offset (`Z` or `+02:00`); a time without one is ambiguous and refused. */
-const dateTime = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-05-01T10:00:00Z' })
-  .transform((s) => new Date(s));
-const componentIds = z.array(z.uuid()).max(L.componentIdsMax);
+/** ISO 8601 with an offset, within the storable range (years 1 to 9999 in UTC). */
+const dateTime = dateTimeInputSchema;
+/** Lower-cased, so an upper-case spelling of one of the workspace's ids matches the stored id. */
+const componentIds = z.array(uuidInputSchema).max(L.componentIdsMax);
 
 /** POST /maintenance. endsAt must be after startsAt; componentIds omitted or empty means the whole workspace. */
 export const createMaintenanceSchema = z
@@ -35,8 +35,9 @@ export const createMaintenanceSchema = z
   })
   .strict()
   .superRefine((m, ctx) => {
-    // Zod 4 runs object refinements even after a field failed (format issues do not abort): check the types.
-    if (!(m.startsAt instanceof Date) || !(m.endsAt instanceof Date)) return;
+    // Zod 4 runs object refinements even after a field failed (format and range issues do not abort): compare
+    // only two valid instants, so a field that failed is named once, for its own reason.
+    if (!isStorableInstant(m.startsAt) || !isStorableInstant(m.endsAt)) return;
     if (m.endsAt.getTime() <= m.startsAt.getTime()) {
       ctx.addIssue({ code: 'custom', path: ['endsAt'], message: 'must be after startsAt' });
     }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuidInputSchema } from './input-fields.js';
 
 export const STATUS_PAGE_LIMITS = {
   nameMax: 200,
@@ -80,7 +81,7 @@ export type CreateStatusPageInput = z.infer<typeof createStatusPageSchema>;
 export const layoutSectionInputSchema = z
   .object({
     name: z.string().trim().min(1).max(L.sectionNameMax),
-    componentIds: z.array(z.uuid()).max(500),
+    componentIds: z.array(uuidInputSchema).max(500),
   })
   .strict();
 export const layoutInputSchema = z.array(layoutSectionInputSchema).max(L.sectionsMax);

@@ -4,6 +4,7 @@ import {
   NotFoundError,
   parseOrThrow,
   STATUS_PAGE_LIMITS,
+  uuidInputSchema,
   ValidationError,
   type Issue,
   type PrismaClient,
@@ -17,7 +18,7 @@ export interface StatusPageCommandOptions {
   publicBaseUrl: string;
 }
 
-const id = z.uuid();
+const id = uuidInputSchema;
 const password = z
   .string()
   .min(STATUS_PAGE_LIMITS.passwordMin, `must be at least ${STATUS_PAGE_LIMITS.passwordMin} characters`)
