@@ -92,6 +92,24 @@ describe('POST /status-pages', () => {
     expect((await post({ vanityUrl: uniq('x'), name: 'n'.repeat(200) })).status).toBe(201);
   });
 
+  it('slug rules end to end: any scheme is stripped, hyphens are kept, runs of other characters become one hyphen', async () => {
+    const label = uniq('x').slice(2); // 8 hex characters
+    const cases: Array<[string, string]> = [
+      [`ftp://www.Acme--${label}`, `acme--${label}`],
+      [`git+ssh://status.${label}.dev`, `status-${label}-dev`],
+      [`Acme - ${label}!!`, `acme---${label}`],
+    ];
+    for (const [vanityUrl, slug] of cases) {
+      const res = await post({ vanityUrl, name: 'Slugs' });
+      expect([vanityUrl, res.status, res.body.data?.slug]).toEqual([vanityUrl, 201, slug]);
+      const page = await request(h.app).get(`/status/${slug}`).set('Accept', 'application/json');
+      expect([slug, page.status]).toEqual([slug, 200]);
+    }
+    // `a--b` and `a-b` are different slugs now.
+    expect((await post({ vanityUrl: `acme-${label}`, name: 'Single hyphen' })).status).toBe(201);
+    expect((await post({ vanityUrl: `https://acme--${label}`, name: 'Taken' })).body.error.details).toEqual({ slug: `acme--${label}`, reason: 'taken' });
+  });
+
   it('409 for every reserved slug, however it is spelled', async () => {
     for (const slug of RESERVED_SLUGS) {
       const res = await post({ vanityUrl: `https://${slug.toUpperCase()}`, name: 'x' });

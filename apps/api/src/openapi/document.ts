@@ -527,8 +527,8 @@ function nameSharedSchemas(): void {
   name(
     createStatusPageSchema,
     'CreateStatusPageInput',
-    `\`vanityUrl\` (up to ${S.vanityUrlMax} characters) is normalised to the slug: lower-cased; a leading \`http://\`, ` +
-      '`https://` and `www.` stripped; accents folded; every run of other characters than letters and digits becomes one hyphen; ' +
+    `\`vanityUrl\` (up to ${S.vanityUrlMax} characters) is normalised to the slug: lower-cased; a leading scheme (\`https://\`, ` +
+      '`ftp://`, any `name://`) and `www.` stripped; accents folded; letters, digits and hyphens kept; every run of other characters becomes one hyphen; ' +
       `hyphens trimmed; at most ${S.slugMax} characters. Shorter than ${S.slugMin} after that: 400. A reserved or already-taken ` +
       `slug (slugs are unique across all workspaces): 409. \`name\`: 1 to ${S.nameMax} characters. \`isPublic\`: a page that ` +
       'is not public is not served (404).',

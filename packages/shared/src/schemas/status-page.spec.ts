@@ -13,8 +13,13 @@ describe('normaliseSlug', () => {
     ['https://www.acme.io/status?x=1#top', 'acme-io-status-x-1-top'],
     ['  acme  ', 'acme'],
     ['acme_corp', 'acme-corp'],
-    ['acme -- corp', 'acme-corp'],
-    ['a--b', 'a-b'],
+    // Hyphens are kept as they are; only runs of OTHER characters become one hyphen each.
+    ['a--b', 'a--b'],
+    ['a-b', 'a-b'],
+    ['acme -- corp', 'acme----corp'],
+    ['a - b', 'a---b'],
+    ['a _ b', 'a-b'],
+    ['a.-.b', 'a---b'],
     ['---acme---', 'acme'],
     ['!!acme!!', 'acme'],
     ['Café Rouge', 'cafe-rouge'],
@@ -23,7 +28,17 @@ describe('normaliseSlug', () => {
     ['', ''],
     ['---', ''],
     ['ab', 'ab'],
-    ['ftp://acme', 'ftp-acme'],
+    // Any scheme is stripped (RFC 3986 shape), then `www.`; only at the start.
+    ['ftp://acme', 'acme'],
+    ['FTP://www.Acme', 'acme'],
+    ['git+ssh://acme.dev', 'acme-dev'],
+    ['web.cal://acme', 'acme'],
+    ['x-y://acme', 'acme'],
+    ['1ab://acme', '1ab-acme'],
+    ['://acme', 'acme'],
+    ['mailto:acme', 'mailto-acme'],
+    ['acme.com/https://x', 'acme-com-https-x'],
+    ['ℍello', 'hello'],
     ['wwwacme', 'wwwacme'],
     ['www', 'www'],
     ['acme.www.io', 'acme-www-io'],
@@ -44,7 +59,7 @@ describe('normaliseSlug', () => {
   });
 
   it('always produces a valid slug once it is at least 3 characters', () => {
-    const inputs = ['https://x.y.z', 'A B C', `${'x'.repeat(62)}--y`, 'Ünïcödé Status!', '  -a-b-c-  '];
+    const inputs = ['https://x.y.z', 'A B C', `${'x'.repeat(62)}--y`, 'Ünïcödé Status!', '  -a-b-c-  ', 'a--b', 'ssh://--x--', `${'a'.repeat(61)}-- -b`];
     for (const i of inputs) {
       const s = normaliseSlug(i);
       if (s.length >= 3) expect([i, SLUG_RE.test(s)]).toEqual([i, true]);
@@ -52,7 +67,7 @@ describe('normaliseSlug', () => {
   });
 
   it('is idempotent', () => {
-    for (const i of ['https://www.Acme.com/x', 'Café Rouge', '---a---b---']) {
+    for (const i of ['https://www.Acme.com/x', 'Café Rouge', '---a---b---', 'a--b', 'ftp://x -- y']) {
       expect(normaliseSlug(normaliseSlug(i))).toBe(normaliseSlug(i));
     }
   });

@@ -34,16 +34,18 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Turns a vanity URL (or any label) into a slug: lower-case; strip a leading `http://` / `https://` and `www.`;
- * accents are folded to their base letter (é -> e); every run of characters other than ASCII letters and digits
- * (hyphens included) becomes one hyphen; hyphens are trimmed from both ends; at most 63 characters, with the
- * hyphens a cut leaves at the end trimmed again. The caller decides whether the result is long enough.
+ * Turns a vanity URL (or any label) into a slug, following the decisions word for word: lower-case; strip a
+ * leading scheme (any `name://`, RFC 3986: a letter, then letters, digits, `+`, `.` or `-`) and then `www.`;
+ * accents are folded to their base letter (é -> e); ASCII letters, digits and hyphens are kept as they are (so
+ * `a--b` stays `a--b`); every run of other characters becomes one hyphen; hyphens are trimmed from both ends; at
+ * most 63 characters, with the hyphens a cut leaves at the end trimmed again. The caller decides whether the
+ * result is long enough.
  */
 export function normaliseSlug(input: string): string {
   let s = input.trim().toLowerCase();
-  s = s.replace(/^https?:\/\//, '').replace(/^www\./, '');
-  s = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
-  s = s.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/^www\./, '');
+  s = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase(); // again: some letters only decompose to capitals (ℍ -> H)
+  s = s.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
   return s.slice(0, L.slugMax).replace(/-+$/, '');
 }
 
