@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Opens and closes a Statusvane maintenance window around a deploy. Needs bash, curl, sed and date only.
+# Opens and closes a Statusvane maintenance window around a deploy. Needs bash, curl, date, grep, sed and tr.
 #
 #   deploy-maintenance.sh start "<title>" [minutes]   opens a window from now for <minutes> (default 30) over the
 #                                                     whole workspace; prints its id (and writes it to
@@ -10,6 +10,9 @@
 # status pages: owner or admin), optionally STATUSVANE_WORKSPACE (slug or id, for personal tokens) and
 # STATUSVANE_MAINTENANCE_FILE. Any failure (missing settings, network error, non-2xx answer) exits non-zero with
 # the reason on stderr, so the pipeline step fails loudly.
+#
+# The token never appears on a command line (where `ps` and /proc show it to every user of the machine): the
+# headers go to curl as a config on its standard input (`curl -K -`), written by bash's builtin printf.
 #
 # Typical pipeline:
 #   id=$(examples/deploy-maintenance.sh start "Deploying v2.3" 20)
@@ -28,6 +31,8 @@ usage() {
 
 [ -n "${STATUSVANE_API:-}" ] || die "STATUSVANE_API is not set (e.g. https://statusvane.example.com/api/v1)"
 [ -n "${STATUSVANE_TOKEN:-}" ] || die "STATUSVANE_TOKEN is not set"
+case "$STATUSVANE_TOKEN" in *[[:cntrl:]]*) die "STATUSVANE_TOKEN contains a control character" ;; esac
+case "${STATUSVANE_WORKSPACE:-}" in *[[:cntrl:]]*) die "STATUSVANE_WORKSPACE contains a control character" ;; esac
 command -v curl >/dev/null || die "curl is required"
 api="${STATUSVANE_API%/}"
 
@@ -43,9 +48,28 @@ json_string() {
   printf '"%s"' "$s"
 }
 
-# ISO 8601 UTC time, now plus $1 minutes (GNU date, then BSD/macOS date).
-utc_in_minutes() {
-  date -u -d "+$1 minutes" '+%Y-%m-%dT%H:%M:%SZ' 2>/dev/null || date -u -v "+$1M" '+%Y-%m-%dT%H:%M:%SZ'
+# ISO 8601 UTC time of the Unix time $1 (GNU date, then BSD/macOS date).
+utc_at() {
+  date -u -d "@$1" '+%Y-%m-%dT%H:%M:%SZ' 2>/dev/null || date -u -r "$1" '+%Y-%m-%dT%H:%M:%SZ'
+}
+
+# Escapes a string for a double-quoted curl config value: backslash and quote. Values with control characters
+# (a newline would start a new header or option) are refused by the caller.
+config_string() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "$s"
+}
+
+# curl's config, read from its standard input: the secret stays out of every process's argv.
+curl_config() {
+  printf 'header = %s\n' "$(config_string "Authorization: Bearer ${STATUSVANE_TOKEN}")"
+  printf 'header = "Content-Type: application/json"\n'
+  printf 'header = "Accept: application/json"\n'
+  if [ -n "${STATUSVANE_WORKSPACE:-}" ]; then
+    printf 'header = %s\n' "$(config_string "X-Statusvane-Workspace: ${STATUSVANE_WORKSPACE}")"
+  fi
 }
 
 # request METHOD PATH BODY [extra curl args...]: prints the response body; dies on a transport error or non-2xx.
@@ -53,9 +77,7 @@ request() {
   local method=$1 path=$2 body=$3
   shift 3
   local out status
-  local headers=(-H "Authorization: Bearer ${STATUSVANE_TOKEN}" -H 'Content-Type: application/json' -H 'Accept: application/json')
-  [ -n "${STATUSVANE_WORKSPACE:-}" ] && headers+=(-H "X-Statusvane-Workspace: ${STATUSVANE_WORKSPACE}")
-  out=$(curl -sS --max-time 30 "$@" -X "$method" "${headers[@]}" --data "$body" -w '\n%{http_code}' "${api}${path}") ||
+  out=$(curl_config | curl -sS --max-time 30 -K - "$@" -X "$method" --data "$body" -w '\n%{http_code}' "${api}${path}") ||
     die "$method ${api}${path} failed (curl exit $?)"
   status=${out##*$'\n'}
   out=${out%$'\n'*}
@@ -72,8 +94,11 @@ case "$cmd" in
     title=$2
     minutes=${3:-30}
     [ -n "$title" ] || die "the title must not be empty"
-    [[ "$minutes" =~ ^[0-9]+$ ]] && [ "$minutes" -ge 1 ] || die "minutes must be a positive whole number, got '$minutes'"
-    body="{\"title\":$(json_string "$title"),\"startsAt\":\"$(utc_in_minutes 0)\",\"endsAt\":\"$(utc_in_minutes "$minutes")\"}"
+    [[ "$minutes" =~ ^[0-9]{1,7}$ ]] && [ "$((10#$minutes))" -ge 1 ] || die "minutes must be a whole number from 1 to 9999999, got '$minutes'"
+    minutes=$((10#$minutes)) # "08" is 8, not an octal error
+    # The clock is read once: start and end come from the same second, so the window lasts exactly $minutes.
+    now=$(date -u '+%s')
+    body="{\"title\":$(json_string "$title"),\"startsAt\":\"$(utc_at "$now")\",\"endsAt\":\"$(utc_at $((now + minutes * 60)))\"}"
     # No automatic retry: POST /maintenance is not idempotent, and a retry could open a second window.
     response=$(request POST /maintenance "$body")
     id=$(printf '%s' "$response" | grep -o '"id":"[0-9a-fA-F-]\{36\}"' | head -n 1 | sed 's/.*:"\(.*\)"/\1/') || true

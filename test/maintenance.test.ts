@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express, { type Express } from 'express';
 import request from 'supertest';
+import { maintenanceUntilByComponent } from '@statusvane/shared';
 import { requireAuth } from '../apps/api/src/middleware/auth.js';
 import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
 import { jsonBody } from '../apps/api/src/middleware/json-body.js';
 import { maintenanceRouter } from '../apps/api/src/routes/maintenance/maintenance.router.js';
+import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 type Tokens = Awaited<ReturnType<typeof makeWorkspace>>['tokens'];
 
@@ -472,6 +474,107 @@ describe('examples/deploy-maintenance.sh against the real app', () => {
     expect((await get(id)).body.data.status).toBe('completed');
     // Completing again is a no-op success: a retried pipeline step does not fail.
     expect((await run(['complete', id], { STATUSVANE_API: base, STATUSVANE_TOKEN: tokens.owner })).code).toBe(0);
+  });
+
+  /**
+   * A curl first on PATH that records each call's argv and standard input, then hands over to the real curl with
+   * both unchanged: what it logs is exactly what `ps` would have shown and what curl read.
+   */
+  function fakeCurl() {
+    const bin = join(dir, `bin-${uniq('c')}`);
+    mkdirSync(bin);
+    const log = join(bin, 'calls.log');
+    const real = execFileSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).trim();
+    const script = String.raw`#!/usr/bin/env bash
+log=LOG
+{ printf 'argv'; for a in "$0" "$@"; do printf '\t%s' "$a"; done; printf '\n'; } >>"$log"
+input=$(cat)
+{ printf 'stdin\t'; printf '%s' "$input" | tr '\n' '\t'; printf '\n'; } >>"$log"
+exec REAL "$@" <<<"$input"
+`;
+    writeFileSync(join(bin, 'curl'), script.replace('LOG', JSON.stringify(log)).replace('REAL', JSON.stringify(real)));
+    chmodSync(join(bin, 'curl'), 0o755);
+    const calls = () =>
+      readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t'));
+    return { path: `${bin}:${process.env.PATH}`, calls };
+  }
+
+  it('never puts the token in a command line: curl gets it as a config on standard input', async () => {
+    const fake = fakeCurl();
+    const env = { STATUSVANE_API: base, STATUSVANE_TOKEN: tokens.owner, PATH: fake.path };
+    const started = await run(['start', 'Deploying v9', '5'], env);
+    expect([started.code, started.stderr]).toEqual([0, '']);
+    const id = started.stdout.trim();
+    expect((await get(id)).body.data).toMatchObject({ title: 'Deploying v9', status: 'in_progress' });
+    expect((await run(['complete', id], env)).code).toBe(0);
+    expect((await get(id)).body.data.status).toBe('completed');
+
+    const calls = fake.calls();
+    const argvs = calls.filter(([kind]) => kind === 'argv').map(([, ...args]) => args);
+    const stdins = calls.filter(([kind]) => kind === 'stdin').map(([, ...lines]) => lines);
+    expect([argvs.length, stdins.length]).toEqual([2, 2]);
+    for (const argv of argvs) {
+      expect(argv.join(' ')).not.toContain(tokens.owner);
+      expect(argv.join(' ')).not.toMatch(/authorization|bearer/i);
+      expect(argv.slice(argv.indexOf('-K'), argv.indexOf('-K') + 2)).toEqual(['-K', '-']);
+    }
+    for (const lines of stdins) {
+      expect(lines).toContain(`header = "Authorization: Bearer ${tokens.owner}"`);
+      expect(lines).toContain('header = "Content-Type: application/json"');
+    }
+  });
+
+  it('escapes the config values and refuses a token or workspace with a control character before calling curl', async () => {
+    const fake = fakeCurl();
+    const odd = await run(['start', 'x'], { STATUSVANE_API: base, STATUSVANE_TOKEN: 'sv_"odd\\one', STATUSVANE_WORKSPACE: 'a"b', PATH: fake.path });
+    expect([odd.code !== 0, /HTTP 401/.test(odd.stderr)]).toEqual([true, true]);
+    const [, stdin] = fake.calls();
+    expect(stdin).toEqual(expect.arrayContaining(['header = "Authorization: Bearer sv_\\"odd\\\\one"', 'header = "X-Statusvane-Workspace: a\\"b"']));
+    for (const bad of [{ STATUSVANE_TOKEN: `${tokens.owner}\nX-Evil: 1` }, { STATUSVANE_TOKEN: tokens.owner, STATUSVANE_WORKSPACE: 'ws\rX' }]) {
+      const r = await run(['start', 'x'], { STATUSVANE_API: base, ...bad, PATH: fake.path });
+      expect([r.code !== 0, /control character/.test(r.stderr), r.stdout]).toEqual([true, true, '']);
+    }
+    expect(fake.calls()).toHaveLength(2);
+  });
+
+  it('a personal token of a user in several workspaces picks one with STATUSVANE_WORKSPACE (slug or id)', async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    const user = await makeUser(h.prisma, [
+      { workspace: a.ws.slug, role: 'admin' },
+      { workspace: b.ws.slug, role: 'owner' },
+    ]);
+    const { token } = await createToken(h.prisma, { kind: 'personal', email: user.email });
+    const fake = fakeCurl();
+    const env = { STATUSVANE_API: base, STATUSVANE_TOKEN: token, PATH: fake.path };
+
+    const ambiguous = await run(['start', 'Which one?'], env);
+    expect([ambiguous.code !== 0, /HTTP 400/.test(ambiguous.stderr), ambiguous.stdout]).toEqual([true, true, '']);
+
+    for (const [ws, selector] of [
+      [b.ws, b.ws.slug],
+      [a.ws, a.ws.id],
+    ] as const) {
+      const started = await run(['start', `Into ${ws.slug}`, '10'], { ...env, STATUSVANE_WORKSPACE: selector });
+      expect([started.code, started.stderr]).toEqual([0, '']);
+      const id = started.stdout.trim();
+      expect((await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id } })).workspaceId).toBe(ws.id);
+      const done = await run(['complete', id], { ...env, STATUSVANE_WORKSPACE: selector });
+      expect(done.code).toBe(0);
+      expect((await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id } })).endsAt.getTime()).toBeLessThanOrEqual(Date.now());
+    }
+    const headers = fake.calls().filter(([kind]) => kind === 'stdin').map(([, ...lines]) => lines.find((l) => l.startsWith('header = "X-Statusvane-Workspace')) ?? null);
+    expect(headers).toEqual([
+      null,
+      `header = "X-Statusvane-Workspace: ${b.ws.slug}"`,
+      `header = "X-Statusvane-Workspace: ${b.ws.slug}"`,
+      `header = "X-Statusvane-Workspace: ${a.ws.id}"`,
+      `header = "X-Statusvane-Workspace: ${a.ws.id}"`,
+    ]);
+    for (const [, ...argv] of fake.calls().filter(([kind]) => kind === 'argv')) expect(argv.join(' ')).not.toContain(token);
   });
 
   it('defaults to 30 minutes', async () => {
