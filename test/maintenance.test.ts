@@ -134,16 +134,84 @@ describe('POST /maintenance', () => {
   it('400 for foreign, unknown, repeated or malformed componentIds, naming each componentIds[i]', async () => {
     const mine = await createMonitor();
     const theirs = await createMonitor(other.owner, 'Theirs');
+    const title = uniq('never stored');
     const res = await post(
-      windowInput({ componentIds: [mine.componentId, theirs.componentId, '8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', mine.componentId] }),
+      windowInput({ title, componentIds: [mine.componentId, theirs.componentId, '8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', mine.componentId] }),
     );
     expect(res.status).toBe(400);
     expect(issuePaths(res)).toEqual(['componentIds[1]', 'componentIds[2]', 'componentIds[3]']);
     // Foreign and unknown read the same: another workspace's ids are not revealed.
     const messages = res.body.error.details.issues.map((i: { message: string }) => i.message);
     expect(messages[0]).toBe(messages[1]);
-    expect(issuePaths(await post(windowInput({ componentIds: ['not-a-uuid'] })))).toEqual(['componentIds[0]']);
-    expect(await h.prisma.maintenanceWindow.count({ where: { title: 'never stored' } })).toBe(0);
+    expect(issuePaths(await post(windowInput({ title, componentIds: ['not-a-uuid'] })))).toEqual(['componentIds[0]']);
+    // The requests above carried this title: none of them stored a window.
+    expect(await h.prisma.maintenanceWindow.count({ where: { title } })).toBe(0);
+    expect((await post(windowInput({ title, componentIds: [mine.componentId] }))).status).toBe(201);
+    expect(await h.prisma.maintenanceWindow.count({ where: { title } })).toBe(1);
+  });
+
+  it('400, not 500, for times outside what the database stores (year 0 or 10000 once in UTC); the edges are stored', async () => {
+    const title = uniq('out of range');
+    const outside = ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '0000-12-31T23:59:59.999Z', '9999-12-31T23:59:59-01:00', '9999-12-31T23:30:00-00:31'];
+    for (const bad of outside) {
+      for (const [field, body] of [
+        ['startsAt', { title, startsAt: bad, endsAt: '2031-06-01T10:00:00Z' }],
+        ['endsAt', { title, startsAt: '2031-06-01T10:00:00Z', endsAt: bad }],
+      ] as const) {
+        const res = await post(body);
+        expect([bad, field, res.status, res.body.error?.details?.issues]).toEqual([bad, field, 400, [{ path: field, message: expect.stringContaining('0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z') }]]);
+      }
+    }
+    // Past the four-digit year Zod's format check already refuses them.
+    for (const bad of ['+275760-09-13T00:00:00Z', '10000-01-01T00:00:00Z']) {
+      expect([bad, ...issuePaths(await post({ title, startsAt: '2031-06-01T10:00:00Z', endsAt: bad }))]).toEqual([bad, 'endsAt']);
+    }
+    expect(await h.prisma.maintenanceWindow.count({ where: { title } })).toBe(0);
+    const edges = await post({ title, startsAt: '0001-01-01T01:00:00+01:00', endsAt: '9999-12-31T23:59:59.999Z' });
+    expect(edges.status).toBe(201);
+    expect(edges.body.data).toMatchObject({ startsAt: '0001-01-01T00:00:00.000Z', endsAt: '9999-12-31T23:59:59.999Z', status: 'in_progress' });
+    expect((await get(edges.body.data.id)).body.data).toEqual(edges.body.data);
+  });
+
+  it('accepts the workspace\'s own component ids in upper case, stored and answered in lower case; a case-only repeat is a repeat', async () => {
+    const a = await createMonitor(tokens.owner, 'Upper A');
+    const b = await createMonitor(tokens.owner, 'Upper B');
+    const res = await post(windowInput({ componentIds: [a.componentId.toUpperCase(), b.componentId] }));
+    expect(res.status).toBe(201);
+    expect(res.body.data.components).toEqual([
+      { id: a.componentId, name: 'Upper A' },
+      { id: b.componentId, name: 'Upper B' },
+    ]);
+    const stored = await h.prisma.maintenanceComponent.findMany({ where: { maintenanceId: res.body.data.id }, select: { componentId: true } });
+    expect(stored.map((c) => c.componentId).sort()).toEqual([a.componentId, b.componentId].sort());
+    const twice = await post(windowInput({ componentIds: [a.componentId, a.componentId.toUpperCase()] }));
+    expect([twice.status, twice.body.error.details.issues]).toEqual([400, [{ path: 'componentIds[1]', message: 'is listed twice' }]]);
+
+    const patched = await patch(res.body.data.id, { componentIds: [b.componentId.toUpperCase()] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.components).toEqual([{ id: b.componentId, name: 'Upper B' }]);
+  });
+
+  it('componentIds: exactly 200 of the workspace\'s components accepted, 201 refused, on POST and on PATCH', async () => {
+    const { ws, tokens: t } = await makeWorkspace(h.prisma);
+    await h.prisma.component.createMany({ data: Array.from({ length: 201 }, (_, i) => ({ workspaceId: ws.id, name: `C${String(i).padStart(3, '0')}` })) });
+    const ids = (await h.prisma.component.findMany({ where: { workspaceId: ws.id }, select: { id: true }, orderBy: { name: 'asc' } })).map((c) => c.id);
+    expect(ids).toHaveLength(201);
+
+    const title = uniq('two hundred');
+    const refused = await post(windowInput({ title, componentIds: ids }), t.owner);
+    expect([refused.status, issuePaths(refused)]).toEqual([400, ['componentIds']]);
+    expect(await h.prisma.maintenanceWindow.count({ where: { title } })).toBe(0);
+    const created = await post(windowInput({ title, componentIds: ids.slice(0, 200) }), t.owner);
+    expect(created.status).toBe(201);
+    expect(created.body.data.components).toHaveLength(200);
+
+    const p201 = await patch(created.body.data.id, { componentIds: ids }, t.owner);
+    expect([p201.status, issuePaths(p201)]).toEqual([400, ['componentIds']]);
+    expect(await h.prisma.maintenanceComponent.count({ where: { maintenanceId: created.body.data.id } })).toBe(200);
+    const p200 = await patch(created.body.data.id, { componentIds: ids.slice(1) }, t.owner);
+    expect(p200.status).toBe(200);
+    expect(p200.body.data.components.map((c: { id: string }) => c.id).sort()).toEqual(ids.slice(1).sort());
   });
 
   it('enforces the limits: body 4000, componentIds 200, unknown keys', async () => {
@@ -290,6 +358,57 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     expect((await patch(w2.id, { status: 'cancel' }, tokens.owner, w2.app)).status).toBe(409);
   });
 
+  it('complete exactly at startsAt: a zero-length completed window (endsAt = startsAt), never a 400', async () => {
+    const w = await windowIn('scheduled');
+    w.clock.now = new Date(startsAt);
+    const res = await patch(w.id, { status: 'complete' }, tokens.owner, w.app);
+    expect([res.status, res.body.error]).toEqual([200, undefined]);
+    expect(res.body.data).toEqual({ ...w.before, status: 'completed', startsAt: iso(startsAt), endsAt: iso(startsAt) });
+    const row = await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: w.id } });
+    expect([row.startsAt.getTime(), row.endsAt.getTime(), row.cancelledAt]).toEqual([startsAt, startsAt, null]);
+    // Completed at every instant from then on, and final like any completed window.
+    for (const ms of [startsAt, startsAt + 1, endsAt]) {
+      w.clock.now = new Date(ms);
+      expect((await get(w.id, tokens.viewer, w.app)).body.data.status).toBe('completed');
+    }
+    expect((await patch(w.id, { status: 'complete' }, tokens.owner, w.app)).status).toBe(200);
+    expect((await patch(w.id, {}, tokens.owner, w.app)).status).toBe(200);
+    expect((await patch(w.id, { status: 'cancel' }, tokens.owner, w.app)).status).toBe(409);
+    expect((await patch(w.id, { endsAt: iso(endsAt) }, tokens.owner, w.app)).status).toBe(409);
+    expect((await get(w.id, tokens.viewer, w.app)).body.data).toEqual(res.body.data);
+  });
+
+  it('start and complete in the same millisecond: a zero-length completed window at that instant', async () => {
+    const w = await windowIn('scheduled');
+    const t = T + 7 * MIN + 123;
+    w.clock.now = new Date(t);
+    const started = await patch(w.id, { status: 'start' }, tokens.owner, w.app);
+    expect(started.body.data).toMatchObject({ status: 'in_progress', startsAt: iso(t), endsAt: iso(endsAt) });
+    const done = await patch(w.id, { status: 'complete' }, tokens.owner, w.app);
+    expect([done.status, done.body.data]).toEqual([200, { ...w.before, status: 'completed', startsAt: iso(t), endsAt: iso(t) }]);
+  });
+
+  it('complete with a startsAt in the same PATCH: equal to now is the same zero-length window; after now is 400 on startsAt', async () => {
+    const w = await windowIn('in_progress');
+    const now = clockFor.in_progress;
+    const late = await patch(w.id, { status: 'complete', startsAt: iso(now + 1) }, tokens.owner, w.app);
+    expect([late.status, issuePaths(late)]).toEqual([400, ['startsAt']]);
+    expect((await get(w.id, tokens.viewer, w.app)).body.data).toEqual(w.before);
+    const same = await patch(w.id, { status: 'complete', startsAt: iso(now) }, tokens.owner, w.app);
+    expect(same.body.data).toMatchObject({ status: 'completed', startsAt: iso(now), endsAt: iso(now) });
+  });
+
+  it('a running window whose startsAt is moved into the future is scheduled again (the status follows the clock)', async () => {
+    const w = await windowIn('in_progress');
+    const later = iso(clockFor.in_progress + 1);
+    const res = await patch(w.id, { startsAt: later }, tokens.owner, w.app);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ ...w.before, status: 'scheduled', startsAt: later });
+    // `complete` is then a conflict (nothing has run), `start` runs it again from now.
+    expect((await patch(w.id, { status: 'complete' }, tokens.owner, w.app)).status).toBe(409);
+    expect((await patch(w.id, { status: 'start' }, tokens.owner, w.app)).body.data).toMatchObject({ status: 'in_progress', startsAt: iso(clockFor.in_progress) });
+  });
+
   it('refuses an unknown action and the states themselves as actions', async () => {
     const w = await windowIn('scheduled');
     for (const status of ['scheduled', 'in_progress', 'completed', 'cancelled', 'stop', '']) {
@@ -378,6 +497,43 @@ describe('PATCH /maintenance/{id}: fields', () => {
     }
   });
 
+  it('400 for another workspace\'s component, alone or among own ones; the set is unchanged', async () => {
+    const mine = await createMonitor(tokens.owner, 'Mine');
+    const theirs = await createMonitor(other.owner, 'Theirs');
+    const created = (await post(windowInput({ componentIds: [mine.componentId] }))).body.data;
+    for (const [componentIds, paths] of [
+      [[theirs.componentId], ['componentIds[0]']],
+      [[mine.componentId, theirs.componentId.toUpperCase()], ['componentIds[1]']],
+    ] as const) {
+      const res = await patch(created.id, { componentIds, title: 'not applied' });
+      expect([res.status, res.body.error?.code, issuePaths(res)]).toEqual([400, 'invalid_request', paths]);
+    }
+    expect((await get(created.id)).body.data).toEqual(created);
+    expect(await h.prisma.maintenanceComponent.findMany({ where: { maintenanceId: created.id }, select: { componentId: true } })).toEqual([{ componentId: mine.componentId }]);
+  });
+
+  it('400, not 500, for a PATCH time outside what the database stores; nothing changes', async () => {
+    const created = (await post(windowInput())).body.data;
+    for (const [field, bad] of [
+      ['startsAt', '0000-01-01T00:00:00Z'],
+      ['startsAt', '0001-01-01T00:30:00+01:00'],
+      ['endsAt', '9999-12-31T23:59:59-01:00'],
+    ] as const) {
+      const res = await patch(created.id, { [field]: bad });
+      expect([field, bad, res.status, issuePaths(res), res.body.error?.details?.issues?.[0]?.message]).toEqual([
+        field,
+        bad,
+        400,
+        [field],
+        expect.stringContaining('once converted to UTC'),
+      ]);
+    }
+    const both = await patch(created.id, { startsAt: '0000-06-01T00:00:00Z', endsAt: '9999-12-31T23:59:59.999-00:01' });
+    expect(issuePaths(both)).toEqual(['endsAt', 'startsAt']);
+    expect((await get(created.id)).body.data).toEqual(created);
+    expect((await patch(created.id, { endsAt: '9999-12-31T23:59:59.999Z' })).body.data.endsAt).toBe('9999-12-31T23:59:59.999Z');
+  });
+
   it('403 for member and viewer; admin may', async () => {
     const created = (await post(windowInput())).body.data;
     for (const token of [tokens.member, tokens.viewer]) {
@@ -426,6 +582,45 @@ describe('maintenanceUntil on monitors', () => {
       Covered: endsAt,
       Uncovered: null,
     });
+  });
+});
+
+describe('maintenanceUntilByComponent against the real database, to the millisecond', () => {
+  it('covers from startsAt to just before endsAt; whole-workspace and scoped windows; cancelled and zero-length never', async () => {
+    const { ws, tokens: t } = await makeWorkspace(h.prisma);
+    const a = await createMonitor(t.owner, 'A');
+    const b = await createMonitor(t.owner, 'B');
+    // Off minute and second boundaries, in the far future so no other window of the suite is near.
+    const s = Date.parse('2032-07-01T10:00:30.250Z');
+    const e = s + 45 * MIN + 500;
+    const clock = { now: new Date(s - 10 * MIN) };
+    const app = appAt(clock);
+    const mk = async (body: Record<string, unknown>) => {
+      const res = await post({ title: 'u', ...body }, t.owner, app);
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    await mk({ startsAt: iso(s), endsAt: iso(e), componentIds: [a.componentId] });
+    await mk({ startsAt: iso(e - 1), endsAt: iso(e + 1000) });
+    const off = await mk({ startsAt: iso(s - 1), endsAt: iso(e + 5000) });
+    expect((await patch(off, { status: 'cancel' }, t.owner, app)).status).toBe(200);
+    const zero = await mk({ startsAt: iso(s + 100), endsAt: iso(s + 200) });
+    clock.now = new Date(s + 100);
+    expect((await patch(zero, { status: 'complete' }, t.owner, app)).body.data).toMatchObject({ status: 'completed', endsAt: iso(s + 100) });
+
+    const until = async (ms: number) =>
+      Object.fromEntries(
+        [...(await maintenanceUntilByComponent(h.prisma, ws.id, [a.componentId, b.componentId], new Date(ms)))].map(([id, d]) => [id === a.componentId ? 'A' : 'B', d.toISOString()]),
+      );
+    expect(await until(s - 1)).toEqual({});
+    expect(await until(s)).toEqual({ A: iso(e) });
+    expect(await until(s + 100)).toEqual({ A: iso(e) });
+    expect(await until(e - 2)).toEqual({ A: iso(e) });
+    // From e - 1 the whole-workspace window also runs; for A the later end wins.
+    expect(await until(e - 1)).toEqual({ A: iso(e + 1000), B: iso(e + 1000) });
+    expect(await until(e)).toEqual({ A: iso(e + 1000), B: iso(e + 1000) });
+    expect(await until(e + 999)).toEqual({ A: iso(e + 1000), B: iso(e + 1000) });
+    expect(await until(e + 1000)).toEqual({});
   });
 });
 

@@ -510,15 +510,17 @@ function nameSharedSchemas(): void {
     createMaintenanceSchema,
     'CreateMaintenanceInput',
     `\`title\`: 1 to ${M.titleMax} characters (trimmed). \`body\`: the public explanation, up to ${M.bodyMax} characters, empty when ` +
-      'omitted. `startsAt` and `endsAt`: ISO 8601 with an offset (`Z` or `+02:00`); `endsAt` must be after `startsAt` (otherwise ' +
-      `400). \`componentIds\`: up to ${M.componentIdsMax} of the workspace's components; omitted or empty means the whole ` +
+      'omitted. `startsAt` and `endsAt`: ISO 8601 with an offset (`Z` or `+02:00`), between 0001-01-01T00:00:00Z and ' +
+      '9999-12-31T23:59:59.999Z once converted to UTC; `endsAt` must be after `startsAt` (otherwise ' +
+      `400). \`componentIds\`: up to ${M.componentIdsMax} of the workspace's components (uuids in any case); omitted or empty means the whole ` +
       'workspace; an unknown or foreign id is 400.',
   );
   name(
     updateMaintenanceSchema,
     'UpdateMaintenanceInput',
     'Every field optional; only the provided ones change (same rules as on create). `endsAt` sent alone extends or shortens the ' +
-      'window and the rest survives; the window may not be left with `endsAt` at or before `startsAt` (400). `componentIds` ' +
+      'window and the rest survives; times sent may not leave `endsAt` at or before `startsAt` (400), though `complete` at the ' +
+      'millisecond the window started leaves a zero-length completed window. `componentIds` ' +
       'replaces the affected components. `status` is an action, not a state: `start` begins the window now (from `scheduled`), ' +
       '`complete` ends it now (from `in_progress`), `cancel` calls it off (from `scheduled` or `in_progress`) and keeps it on the ' +
       'public record.',

@@ -12,12 +12,22 @@ export async function maintenanceUntilByComponent(
   componentIds: readonly string[],
   now = new Date(),
 ): Promise<Map<string, Date>> {
-  const out = new Map<string, Date>();
-  if (componentIds.length === 0) return out;
+  if (componentIds.length === 0) return new Map();
   const windows = (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
+  return maintenanceCoverage(windows, componentIds, now);
+}
+
+/**
+ * The pure part of maintenanceUntilByComponent: of the given (not cancelled) windows, those in progress at `now`
+ * (half-open: startsAt <= now < endsAt, so a window covers nothing at the instant it ends, nor a zero-length one
+ * ever), and for each asked-for component the latest end among those covering it.
+ */
+export function maintenanceCoverage(windows: readonly CoverageWindow[], componentIds: readonly string[], now: Date): Map<string, Date> {
+  const out = new Map<string, Date>();
   const wanted = new Set(componentIds);
+  const t = now.getTime();
   for (const w of windows) {
-    if (!(w.startsAt <= now && now < w.endsAt)) continue;
+    if (!(w.startsAt.getTime() <= t && t < w.endsAt.getTime())) continue;
     const covered = w.componentIds.length === 0 ? componentIds : w.componentIds.filter((id) => wanted.has(id));
     for (const id of covered) {
       const current = out.get(id);
@@ -27,7 +37,8 @@ export async function maintenanceUntilByComponent(
   return out;
 }
 
-interface WindowRow {
+/** A window not cancelled; no components means the whole workspace. */
+export interface CoverageWindow {
   startsAt: Date;
   endsAt: Date;
   componentIds: string[];
@@ -38,7 +49,7 @@ interface WindowRow {
  * components), for the windows not cancelled that overlap the caller's minute; the exact clock test is the caller's.
  */
 const windowsLoader = loaderPerClient((prisma: PrismaClient) =>
-  createBatchLoader<{ workspaceId: string; minute: number }, WindowRow[]>(
+  createBatchLoader<{ workspaceId: string; minute: number }, CoverageWindow[]>(
     async (keys) => {
       const minutes = keys.map((k) => k.minute);
       const windows = await prisma.maintenanceWindow.findMany({

@@ -14,7 +14,11 @@ const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as co
  * - the fields of a completed or cancelled window cannot be edited (409): the public record is history;
  * - `start` sets startsAt = now, `complete` sets endsAt = now, `cancel` sets cancelledAt = now; sending the
  *   action together with the time it sets (start + startsAt, complete + endsAt) is contradictory (400);
- * - the result must still end after it starts (400 on the field that was sent).
+ * - when the PATCH sends startsAt or endsAt, the result must still end after it starts (400 on a field that was
+ *   sent). The actions alone cannot break that order, with one exception that is allowed on purpose: `complete`
+ *   at the very millisecond the window started (exactly at startsAt, or in the same millisecond as a `start`)
+ *   sets endsAt = now = startsAt, a zero-length window that is `completed`. Refusing it would answer 400 about a
+ *   field the client never sent; moving startsAt back would rewrite when the work began.
  * The row is locked for the read-check-write, so two concurrent actions cannot both pass the table.
  */
 export async function updateMaintenance(
@@ -41,6 +45,7 @@ export async function updateMaintenance(
     }
 
     let { startsAt, endsAt, cancelledAt } = current;
+    let completedNow = false;
     if (u.startsAt) startsAt = u.startsAt;
     if (u.endsAt) endsAt = u.endsAt;
     if (u.status) {
@@ -50,11 +55,15 @@ export async function updateMaintenance(
       }
       if (outcome === 'apply') {
         if (u.status === 'start') startsAt = now;
-        else if (u.status === 'complete') endsAt = now;
-        else cancelledAt = now;
+        else if (u.status === 'complete') {
+          endsAt = now;
+          completedNow = true;
+        } else cancelledAt = now;
       }
     }
-    if (endsAt.getTime() <= startsAt.getTime()) {
+    // Only times the client sent can put the end before the start; only `complete` may leave them equal.
+    const outOfOrder = completedNow ? endsAt.getTime() < startsAt.getTime() : endsAt.getTime() <= startsAt.getTime();
+    if ((u.startsAt || u.endsAt) && outOfOrder) {
       const path = u.endsAt ? 'endsAt' : 'startsAt';
       throw new ValidationError(`Invalid maintenance window: ${path}`, [
         { path, message: `the window must end after it starts (startsAt ${startsAt.toISOString()}, endsAt ${endsAt.toISOString()})` },
