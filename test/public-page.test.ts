@@ -200,7 +200,7 @@ describe('the page contents', () => {
     expect(text).not.toContain('Internal is down');
   });
 
-  it('lists in-progress and upcoming maintenance that touches the page; not cancelled, completed or elsewhere', async () => {
+  it('lists in-progress, upcoming and cancelled maintenance that touches the page; not completed or elsewhere', async () => {
     const w = await makeWorkspace(h.prisma);
     const api = await monitor(w, 'API', 'up');
     const other = await monitor(w, 'Other', 'up');
@@ -208,17 +208,21 @@ describe('the page contents', () => {
     const now = await maintenance(w, { title: 'Database failover', body: 'Line one\nLine two', startsAt: iso(t - MIN), endsAt: iso(t + 30 * MIN) });
     const next = await maintenance(w, { title: 'API upgrade', startsAt: iso(t + DAY), endsAt: iso(t + DAY + 60 * MIN), componentIds: [api.componentId, other.componentId] });
     await maintenance(w, { title: 'Done already', startsAt: iso(t - 60 * MIN), endsAt: iso(t - 30 * MIN) });
-    const off = await maintenance(w, { title: 'Called off', startsAt: iso(t + DAY), endsAt: iso(t + 2 * DAY) });
-    await request(h.app).patch(`/api/v1/maintenance/${off.id}`).set(bearer(w.tokens.owner)).send({ status: 'cancel' });
+    const off = await maintenance(w, { title: 'Called off', body: 'Not needed after all.', startsAt: iso(t + DAY + MIN), endsAt: iso(t + 2 * DAY) });
+    const cancel = await request(h.app).patch(`/api/v1/maintenance/${off.id}`).set(bearer(w.tokens.owner)).send({ status: 'cancel' });
+    const cancelledAt = (await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: off.id } })).cancelledAt!.toISOString();
+    expect(cancel.body.data.status).toBe('cancelled');
     await maintenance(w, { title: 'Elsewhere only', startsAt: iso(t + DAY), endsAt: iso(t + 2 * DAY), componentIds: [other.componentId] });
     const p = await page(w);
     await arrangeStatusPage(h.prisma, { id: p.id, json: JSON.stringify([{ name: 'Main', componentIds: [api.componentId] }]) });
 
     const d = (await json(p.slug)).body.data;
     expect(d.maintenance).toEqual([
-      { id: now.id, title: 'Database failover', body: 'Line one\nLine two', status: 'in_progress', startsAt: iso(t - MIN), endsAt: iso(t + 30 * MIN), components: [] },
+      { id: now.id, title: 'Database failover', body: 'Line one\nLine two', status: 'in_progress', startsAt: iso(t - MIN), endsAt: iso(t + 30 * MIN), cancelledAt: null, components: [] },
       // Only the components this page shows are named.
-      { id: next.id, title: 'API upgrade', body: '', status: 'scheduled', startsAt: iso(t + DAY), endsAt: iso(t + DAY + 60 * MIN), components: [{ id: api.componentId, name: 'API' }] },
+      { id: next.id, title: 'API upgrade', body: '', status: 'scheduled', startsAt: iso(t + DAY), endsAt: iso(t + DAY + 60 * MIN), cancelledAt: null, components: [{ id: api.componentId, name: 'API' }] },
+      // Called off but kept on the public record, marked as such.
+      { id: off.id, title: 'Called off', body: 'Not needed after all.', status: 'cancelled', startsAt: iso(t + DAY + MIN), endsAt: iso(t + 2 * DAY), cancelledAt, components: [] },
     ]);
     expect(d.components).toEqual([{ id: api.componentId, name: 'API', state: 'maintenance', maintenanceUntil: iso(t + 30 * MIN) }]);
 
@@ -227,7 +231,40 @@ describe('the page contents', () => {
     expect(text).toContain('<p class="body">Line one\nLine two</p>');
     expect(text).toContain('Affects: all components');
     expect(text).toMatch(/Upcoming maintenance<\/h2><article[^>]*>\s*<h3>API upgrade<\/h3>/);
-    expect(text).not.toMatch(/Done already|Called off|Elsewhere only|>Other</);
+    expect(text).toMatch(
+      new RegExp(`Cancelled maintenance</h2><article class="card notice maintenance cancelled" data-maintenance-id="${off.id}">\\s*<h3><span class="tag">Cancelled</span> Called off</h3>`),
+    );
+    expect(text).toContain(`called off <time datetime="${cancelledAt}">`);
+    // A cancelled window is in neither of the other lists.
+    expect(text.split('Cancelled maintenance</h2>')[0]).not.toContain('Called off');
+    expect(text).not.toMatch(/Done already|Elsewhere only|>Other</);
+  });
+
+  it('a cancelled window stays listed, marked cancelled, until its announced end; it never puts a component in maintenance', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const m = await monitor(w, 'API', 'up');
+    const startsAt = Date.parse('2031-08-01T10:00:00.000Z');
+    const endsAt = startsAt + 60 * MIN;
+    const running = await maintenance(w, { title: 'Running, then off', startsAt: iso(startsAt - 10 * MIN), endsAt: iso(endsAt), componentIds: [m.componentId] });
+    const p = await page(w);
+    const clock = { now: new Date(startsAt) };
+    const app = express();
+    app.use(publicPagesRouter(h.deps, () => clock.now));
+    app.use(errorHandler(h.deps.logger));
+    await h.prisma.maintenanceWindow.update({ where: { id: running.id }, data: { cancelledAt: new Date(startsAt) } });
+    const at = async (ms: number) => {
+      clock.now = new Date(ms);
+      const d = (await json(p.slug, app)).body.data;
+      return [d.components[0].state, d.summary, d.maintenance.map((x: { status: string; cancelledAt: string | null }) => [x.status, x.cancelledAt])];
+    };
+    const shown = [['cancelled', iso(startsAt)]];
+    expect(await at(startsAt)).toEqual(['up', 'operational', shown]);
+    expect(await at(endsAt - 1)).toEqual(['up', 'operational', shown]);
+    expect(await at(endsAt)).toEqual(['up', 'operational', []]);
+    clock.now = new Date(endsAt - 1);
+    expect((await html(p.slug, app)).text).toContain('<span class="tag">Cancelled</span> Running, then off');
+    clock.now = new Date(endsAt);
+    expect((await html(p.slug, app)).text).not.toContain('Running, then off');
   });
 
   it('follows the arranged layout: sections and components in order, nothing else', async () => {

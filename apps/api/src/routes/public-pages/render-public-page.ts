@@ -20,6 +20,8 @@ h3{font-size:15px;margin:0 0 4px;color:var(--muted);text-transform:uppercase;let
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:10px 0}
 .notice{border-left:4px solid var(--maint)}.notice.incident{border-left-color:var(--down)}
 .notice h3{color:var(--text);text-transform:none;letter-spacing:0;font-size:16px}
+.notice.cancelled{border-left-color:var(--paused)}
+.tag{display:inline-block;font-size:12px;font-weight:600;text-transform:uppercase;letter-spacing:.04em;padding:1px 6px;border-radius:4px;background:var(--paused);color:#fff;vertical-align:2px}
 .body{white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0}
 .muted{color:var(--muted);font-size:13px}
 .component{padding:12px 0;border-top:1px solid var(--line)}
@@ -126,6 +128,7 @@ export function renderStatusPage(d: PublicPageData): string {
   const uptime = new Map(d.uptime.components.map((u) => [u.componentId, u]));
   const inProgress = d.maintenance.filter((m) => m.status === 'in_progress');
   const upcoming = d.maintenance.filter((m) => m.status === 'scheduled');
+  const cancelled = d.maintenance.filter((m) => m.status === 'cancelled');
 
   const incidents = d.incidents.length
     ? html`<section aria-labelledby="incidents"><h2 id="incidents">Active incidents</h2>${d.incidents.map(
@@ -139,9 +142,11 @@ ${affected(i.components, null)}
 
   const maintenanceCards = (list: PublicPageData['maintenance']) =>
     list.map(
-      (m) => html`<article class="card notice maintenance" data-maintenance-id="${m.id}">
-<h3>${m.title}</h3>
-<div class="muted">${time(m.startsAt)} – ${time(m.endsAt)}</div>
+      (m) => html`<article class="card notice maintenance${m.status === 'cancelled' ? ' cancelled' : ''}" data-maintenance-id="${m.id}">
+<h3>${m.status === 'cancelled' ? html`<span class="tag">Cancelled</span> ` : null}${m.title}</h3>
+<div class="muted">${m.status === 'cancelled' ? 'Was planned for ' : null}${time(m.startsAt)} – ${time(m.endsAt)}${
+        m.cancelledAt ? html` · called off ${time(m.cancelledAt)}` : null
+      }</div>
 ${m.body ? html`<p class="body">${m.body}</p>` : null}
 ${affected(m.components, 'all components')}
 </article>`,
@@ -168,6 +173,7 @@ ${uptimeBars(uptime.get(c.id), d.uptime.days)}
 ${incidents}
 ${inProgress.length ? html`<section aria-labelledby="maint-now"><h2 id="maint-now">Maintenance in progress</h2>${maintenanceCards(inProgress)}</section>` : null}
 ${upcoming.length ? html`<section aria-labelledby="maint-next"><h2 id="maint-next">Upcoming maintenance</h2>${maintenanceCards(upcoming)}</section>` : null}
+${cancelled.length ? html`<section aria-labelledby="maint-off"><h2 id="maint-off">Cancelled maintenance</h2>${maintenanceCards(cancelled)}</section>` : null}
 <h2>Components</h2>
 ${d.components.length ? sections : html`<div class="card muted">No components yet.</div>`}
 <footer class="muted">Updated ${time(d.generatedAt)}. Uptime bars: one per UTC day, grey where there is no data.</footer>

@@ -43,9 +43,12 @@ export interface PublicPageData {
     id: string;
     title: string;
     body: string;
-    status: Extract<MaintenanceStatus, 'scheduled' | 'in_progress'>;
+    /** `cancelled` windows stay listed, marked, until the end they had been announced with. */
+    status: Exclude<MaintenanceStatus, 'completed'>;
     startsAt: string;
     endsAt: string;
+    /** When it was called off; null unless `status` is `cancelled`. */
+    cancelledAt: string | null;
     /** The affected components shown on this page; empty means every component. */
     components: Array<{ id: string; name: string }>;
   }>;
@@ -74,8 +77,10 @@ const componentSelect = { id: true, name: true, monitor: { select: { id: true, e
 /**
  * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
  * workspace component by name), each one's state, open and acknowledged incidents touching them (and manual
- * incidents, which belong to the whole workspace), in-progress and upcoming maintenance touching them, and
- * 90 days of uptime. Every query is scoped to the page's workspace.
+ * incidents, which belong to the whole workspace), in-progress, upcoming and cancelled maintenance touching them,
+ * and 90 days of uptime. A cancelled window is "called off but kept on the public record": it is listed, marked
+ * cancelled, until the endsAt it had been announced with has passed (it never covers a component), so visitors
+ * who saw the notice learn that it was called off rather than see it vanish. Every query is scoped to the page's workspace.
  */
 export async function loadPublicPage(
   deps: { prisma: PrismaClient; publicBaseUrl: string },
@@ -112,7 +117,8 @@ export async function loadPublicPage(
 
   const [windows, incidents, rollups] = await Promise.all([
     prisma.maintenanceWindow.findMany({
-      where: { workspaceId, cancelledAt: null, endsAt: { gt: now } },
+      // Not over yet by its announced end: in progress, upcoming, or cancelled (shown as such until that end).
+      where: { workspaceId, endsAt: { gt: now } },
       orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
       take: 500,
       select: {
@@ -194,9 +200,10 @@ export async function loadPublicPage(
       id: w.id,
       title: w.title,
       body: w.body,
-      status: maintenanceStatus(w, now) as 'scheduled' | 'in_progress',
+      status: maintenanceStatus(w, now) as Exclude<MaintenanceStatus, 'completed'>,
       startsAt: w.startsAt.toISOString(),
       endsAt: w.endsAt.toISOString(),
+      cancelledAt: w.cancelledAt?.toISOString() ?? null,
       components: w.shownIds.map((id) => ({ id, name: shown.get(id)!.name })),
     })),
     uptime: {
