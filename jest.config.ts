@@ -18,7 +18,7 @@ const config: Config = {
   // Integration tests drive real servers and queues; pure specs finish in milliseconds either way.
   testTimeout: 20_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'integration',

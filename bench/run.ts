@@ -1,22 +1,25 @@
 /**
  * `npm run bench [-- --quick] [-- --monitors 100000]`: builds, starts PostgreSQL and Redis (scripts/services.mjs), a
  * fresh `statusvane_bench` database, the API and a worker as child processes, local targets and baselines, runs the
- * scenarios of docs/benchmarks.md, prints a table and writes bench/results/<date>.json (and, for a full run,
- * docs/benchmarks.md with its chart). Only 127.0.0.1 is ever contacted; every wait is bounded.
+ * scenarios of docs/benchmarks.md, prints a table and writes bench/results/<ISO date-time>[-quick].json (and, for a
+ * full run, docs/benchmarks.md with its chart). Only 127.0.0.1 is ever contacted; every wait is bounded. A quick run
+ * that takes longer than QUICK_LIMIT_SECONDS (build excluded) fails.
  */
-import { execSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
-import { consoleReport, goalsOf, latenessSvg, resultsMarkdown, writeDocs, writeResults, type BenchResults } from './lib/report.js';
+import { consoleReport, goalsOf, latenessSvg, QUICK_LIMIT_SECONDS, resultsFileName, resultsMarkdown, writeDocs, writeResults, type BenchResults } from './lib/report.js';
 import { createMonitorsBulk, seedWorkspace } from './lib/seed.js';
-import { build, clearBenchKeys, newEncryptionKey, prepareDatabases, startApi, startWorker, type AppProcess } from './lib/stack.js';
+import { benchTargets, build, clearBenchKeys, newEncryptionKey, prepareDatabases, startApi, startWorker, type AppProcess } from './lib/stack.js';
 import { runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
+import { runResponseTimes } from './scenarios/response-times.js';
 import { runScheduling } from './scenarios/scheduling.js';
 
 const { values: args } = parseArgs({
@@ -29,8 +32,8 @@ const { values: args } = parseArgs({
 });
 const quick = args.quick!;
 const sizes = quick
-  ? { apiSeconds: 3, warmupSeconds: 3, checkJobs: 2000, checkMonitors: 100, monitors: 500, interval: 10, intervals: 2, detectionRuns: 1, detectionInterval: 10 }
-  : { apiSeconds: 10, warmupSeconds: 3, checkJobs: 10_000, checkMonitors: 1000, monitors: 10_000, interval: 60, intervals: 3, detectionRuns: 3, detectionInterval: 60 };
+  ? { apiSeconds: 3, warmupSeconds: 3, checkJobs: 2000, checkMonitors: 100, monitors: 500, interval: 10, intervals: 2, detectionRuns: 1, detectionInterval: 10, historyDays: 7, historyRequests: 50 }
+  : { apiSeconds: 10, warmupSeconds: 3, checkJobs: 10_000, checkMonitors: 1000, monitors: 10_000, interval: 60, intervals: 3, detectionRuns: 3, detectionInterval: 60, historyDays: 30, historyRequests: 500 };
 if (args.monitors) sizes.monitors = Number(args.monitors);
 if (args.intervals) sizes.intervals = Number(args.intervals);
 if (!Number.isInteger(sizes.monitors) || sizes.monitors < 1 || !Number.isInteger(sizes.intervals) || sizes.intervals < 1) {
@@ -41,8 +44,29 @@ if (!Number.isInteger(sizes.monitors) || sizes.monitors < 1 || !Number.isInteger
 /** The worker's default concurrency, set explicitly so that the got loop runs with exactly the same. */
 const WORKER_CONCURRENCY = 200;
 
-const started = Date.now();
+// The run's clock starts with the process (tsx's own start-up included): what someone waiting for it sees.
+const started = performance.timeOrigin;
+const startedAt = new Date(started);
 const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
+const targets = (() => {
+  try {
+    return benchTargets();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+})();
+
+/** The commit and whether the checkout differs from it, read before the run writes anything. */
+function gitState(): { commit: string | null; dirty: boolean | null } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  try {
+    return { commit: git('rev-parse', 'HEAD').trim(), dirty: git('status', '--porcelain').trim() !== '' };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}
+const source = gitState();
 
 // Bounded: whatever hangs, the bench ends (and its children with it).
 const limitMs = (quick ? 5 : 30) * 60_000 + sizes.intervals * sizes.interval * 1000;
@@ -57,9 +81,9 @@ let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
 let failure: string | null = null;
 try {
-  log(`${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores`);
-  if (!args['skip-build']) build(log);
-  const urls = await prepareDatabases(log);
+  log(`${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores, commit ${source.commit?.slice(0, 10) ?? 'unknown'}${source.dirty ? ' with uncommitted changes' : ''}`);
+  const buildSeconds = args['skip-build'] ? 0 : build(log);
+  const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
 
@@ -73,6 +97,7 @@ try {
   const apiWs = await seedWorkspace(prisma, 'bench-api');
   const [monitor] = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 150, type: 'http', target: targetUrl, intervalSeconds: 60, enabled: false, name: 'Api' });
   const beats = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 200, type: 'heartbeat', intervalSeconds: 3600, enabled: false, name: 'Beat' });
+  const [history] = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 1, type: 'http', target: targetUrl, intervalSeconds: 60, enabled: false, name: 'History' });
   api = await startApi(urls, encryptionKey);
   children.push(api.child);
   log('API scenarios...');
@@ -91,9 +116,12 @@ try {
     log,
   );
   await baseline.child.stop();
+  // Before the worker starts: nothing else writes results or runs housekeeping meanwhile.
+  log('response-times history...');
+  const responseTimes = await runResponseTimes({ prisma, apiUrl: api.baseUrl, token: apiWs.token, monitorId: history!.id, days: sizes.historyDays, requests: sizes.historyRequests }, log);
   // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
   await prisma.workspace.delete({ where: { id: apiWs.id } });
-  await clearBenchKeys(urls.redisUrl);
+  await clearBenchKeys(urls.redisUrl, targets.redisDb);
 
   worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
   children.push(worker.child);
@@ -119,32 +147,32 @@ try {
     log,
   );
   await prisma.$disconnect();
+  // The run is over once its processes are: the duration covers starting and stopping them, and nothing measured.
+  await stopAll([worker?.child, api?.child, ...children]);
+  const durationSeconds = performance.now() / 1000 - buildSeconds;
 
   const ping = apiResults.scenarios.find((s) => s.name.startsWith('GET /ping'))!;
   const getOne = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors/{id}')!;
   const { lateness, ...schedulingFigures } = scheduling;
   const cpus = os.cpus();
   const partial: Omit<BenchResults, 'goals'> = {
-    date: new Date().toISOString(),
+    date: startedAt.toISOString(),
     mode: quick ? 'quick' : 'full',
+    durationSeconds: Math.round(durationSeconds * 10) / 10,
+    buildSeconds: Math.round(buildSeconds * 10) / 10,
     machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.versions.node, platform: `${os.platform()} ${os.release()}` },
-    commit: (() => {
-      try {
-        return execSync('git rev-parse HEAD', { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-      } catch {
-        return null;
-      }
-    })(),
+    commit: source.commit,
+    dirty: source.dirty,
     api: { baselineRps: apiResults.baselineRps, getMonitorRps: getOne.rps, ratio: getOne.ratio, connections: 50, durationSeconds: sizes.apiSeconds, scenarios: apiResults.scenarios },
     checks,
     scheduling: schedulingFigures,
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
     detection,
+    responseTimes,
   };
   const results: BenchResults = { ...partial, goals: goalsOf(partial) };
 
-  const day = results.date.slice(0, 10);
-  const resultsPath = join(RESULTS_DIR, quick ? `${day}-quick.json` : `${day}.json`);
+  const resultsPath = join(RESULTS_DIR, resultsFileName(startedAt, quick));
   writeResults(resultsPath, results);
   // A quick run (CI) exercises the document writer without replacing the published figures.
   const docPath = quick ? join(ROOT, '.data/bench/benchmarks-quick.md') : DOCS_FILE;
@@ -163,6 +191,7 @@ try {
   else if (detection.runs.some((r) => r.secondsToIncident === null)) failure = 'a target went down and no incident opened';
   else if (scheduling.duplicated > 0) failure = `${scheduling.duplicated} duplicated slots`;
   else if (scheduling.stored === 0) failure = 'no scheduled check ran';
+  else if (quick && results.durationSeconds > QUICK_LIMIT_SECONDS) failure = `the quick run took ${results.durationSeconds} s (build excluded), over its ${QUICK_LIMIT_SECONDS} s limit`;
 } catch (err) {
   failure = (err as Error).stack ?? String(err);
 } finally {

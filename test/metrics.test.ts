@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import request from 'supertest';
 import { Queue, Worker, type Job } from 'bullmq';
 import {
@@ -6,8 +8,12 @@ import {
   checkQueueName,
   ConfigError,
   createLogger,
+  createMetricsRegistry,
   createWorkerRedis,
+  DEFAULT_METRICS_PORTS,
+  exposeMetrics,
   parseConfig,
+  registerQueueMetrics,
   startMetricsServer,
   type MetricsServer,
 } from '@statusvane/shared';
@@ -38,6 +44,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 function labelValues(text: string): string[] {
   return [...text.matchAll(/[a-z_]+="([^"]*)"/g)].map((m) => m[1]!);
 }
+
+/** Route labels the API may emit: templates, a router's static mount plus " (unrouted)", or "(unmatched)". */
+const BOUNDED_ROUTE = /^((\/[a-z0-9-]+|\/:[a-zA-Z]+)+|(\/[a-z0-9-]+)+ \(unrouted\)|\(unmatched\))$/;
 
 async function scrape(server: MetricsServer, token?: string) {
   const res = await fetch(`http://127.0.0.1:${server.port()}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
@@ -86,8 +95,49 @@ describe('API metrics', () => {
     for (const secretish of [id, secret, tokens.owner, tokens.viewer, 'AAAAAAAAAAAAAAAAAAAAAAAAAAAA']) expect(text).not.toContain(secretish);
     const routes = [...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]!);
     expect(routes.length).toBeGreaterThan(0);
-    for (const r of routes) expect(r === '(unmatched)' || /^(\/[a-z0-9-]+|\/:[a-zA-Z]+)+$/.test(r)).toBe(true);
+    for (const r of routes) expect([r, BOUNDED_ROUTE.test(r)]).toEqual([r, true]);
     expect(labelValues(text).some((v) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(v))).toBe(false);
+  });
+
+  it('labels requests answered before routing by their scope (401, 403, 429 under /api/v1), apart from real 404s', async () => {
+    const h2 = makeHarness({ RATE_LIMIT_PER_MINUTE: '2', QUEUE_DASHBOARD: 'true', QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN });
+    try {
+      const m2 = createApiMetrics(h2.deps);
+      const app2 = createApp({ ...h2.deps, metrics: m2 });
+      const { tokens } = await makeWorkspace(h2.prisma);
+      const other = await makeWorkspace(h2.prisma);
+      const id = randomUUID();
+      const statuses = [
+        (await request(app2).get(`/api/v1/monitors/${id}`)).status,
+        (await request(app2).get(`/API/V1/monitors/${id}`)).status,
+        (await request(app2).get('/api/v1/monitors').set(bearer(tokens.viewer)).set('X-Statusvane-Workspace', other.ws.slug)).status,
+        (await request(app2).get('/api/v1/monitors').set(bearer(tokens.owner))).status,
+        (await request(app2).get('/api/v1/monitors').set(bearer(tokens.owner))).status,
+        (await request(app2).get(`/api/v1/monitors/${id}`).set(bearer(tokens.owner))).status,
+        (await request(app2).get(`/api/v1/no-such-resource/${id}`).set(bearer(tokens.admin))).status,
+        (await request(app2).get(`/no/such/${id}`)).status,
+        (await request(app2).get('/admin/queues')).status,
+      ];
+      expect(statuses).toEqual([401, 401, 403, 200, 200, 429, 404, 404, 401]);
+
+      const text = await m2.registry.metrics();
+      const count = (route: string, status: string) => sample(text, 'statusvane_http_request_duration_seconds_count', { route, status });
+      expect(count('/api/v1 (unrouted)', '401')).toBe(2);
+      expect(count('/api/v1 (unrouted)', '403')).toBe(1);
+      expect(count('/api/v1 (unrouted)', '429')).toBe(1);
+      expect(count('/api/v1 (unrouted)', '404')).toBe(1);
+      expect(count('/api/v1/monitors', '200')).toBe(2);
+      expect(count('/admin/queues (unrouted)', '401')).toBe(1);
+      // Only the path nothing serves is "(unmatched)".
+      expect(count('(unmatched)', '404')).toBe(1);
+      const unmatched = text.split('\n').filter((l) => l.startsWith('statusvane_http_request_duration_seconds_count{') && l.includes('route="(unmatched)"'));
+      expect(unmatched.map((l) => /status="(\d+)"/.exec(l)![1])).toEqual(['404']);
+      const routes = [...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]!);
+      for (const r of routes) expect([r, BOUNDED_ROUTE.test(r)]).toEqual([r, true]);
+      for (const secretish of [id, tokens.owner, other.ws.slug, 'API/V1', 'no-such-resource']) expect(text).not.toContain(secretish);
+    } finally {
+      await h2.close();
+    }
   });
 
   it('reports queue depth, oldest waiting job and schedulers against enabled monitors when scraped', async () => {
@@ -108,6 +158,48 @@ describe('API metrics', () => {
     expect(expected).toBeGreaterThanOrEqual(2);
     expect(enabled).toBeGreaterThanOrEqual(2);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it("counts a promoted scheduler job's wait from its slot, not from its creation (an interval early)", async () => {
+    // A real job scheduler as CheckScheduler makes them (every + offset), its first slot ~5 s away; two schedulers on
+    // one slot and a worker of concurrency 1 held by the first job: the second is promoted to waiting and stays.
+    const every = 10_000;
+    const lead = 5000;
+    const offset = (Date.now() + lead) % every || 1;
+    const queue = new Queue(`metrics-oldest-${randomUUID().slice(0, 8)}`, { connection: h.redis, prefix: h.queuePrefix });
+    const connection = createWorkerRedis(h.config.redisUrl);
+    connection.on('error', () => undefined);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const firstStarted = new Promise<void>((r) => (started = r));
+    const worker = new Worker(queue.name, async () => (started(), gate), { connection, prefix: h.queuePrefix, concurrency: 1 });
+    const registry = createMetricsRegistry({ service: 'test', defaultMetrics: false });
+    registerQueueMetrics(registry, { queues: new Map([['local', queue]]), expected: async () => ({ enabledMonitors: 0, schedulersPerRegion: new Map() }) });
+    try {
+      for (const id of ['a', 'b']) await queue.upsertJobScheduler(id, { every, offset }, { name: CHECK_JOB_NAME, data: {} });
+      await firstStarted;
+      const [waiting] = await queue.getJobs(['waiting']);
+      expect(waiting?.repeatJobKey).toBeDefined();
+      const slot = Number(/:(\d+)$/.exec(waiting!.id!)![1]);
+      // What made `timestamp + delay` wrong: created long before its slot, and its delay zeroed by the promotion.
+      expect(slot - waiting!.timestamp).toBeGreaterThan(lead - 2000);
+      expect(waiting!.delay).toBe(0);
+      const t0 = Date.now();
+      const text = await registry.metrics();
+      const t1 = Date.now();
+      const age = sample(text, 'statusvane_queue_oldest_waiting_seconds', { queue: queue.name })!;
+      expect(age).toBeGreaterThanOrEqual((t0 - slot) / 1000 - 0.001);
+      expect(age).toBeLessThanOrEqual((t1 - slot) / 1000 + 0.001);
+      expect(age).toBeLessThan(2);
+    } finally {
+      for (const id of ['a', 'b']) await queue.removeJobScheduler(id);
+      release();
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+    }
   });
 
   it('serves /metrics on the public port only with METRICS_TOKEN, and then only with that bearer token', async () => {
@@ -146,6 +238,108 @@ describe('API metrics', () => {
     expect(parseConfig({ ...base, METRICS_PORT: '0', METRICS_HOST: '0.0.0.0', METRICS_TOKEN }).metrics).toEqual({ port: 0, host: '0.0.0.0', token: METRICS_TOKEN });
     expect(() => parseConfig({ ...base, METRICS_PORT: '70000' })).toThrow(ConfigError);
     expect(() => parseConfig({ ...base, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+  });
+});
+
+/** A logger that keeps what it was told (exposeMetrics only logs). */
+function recordingLogger() {
+  const lines: Array<{ level: 'info' | 'warn' | 'error'; msg: string; meta?: object }> = [];
+  const at = (level: 'info' | 'warn' | 'error') => (msg: string, meta?: object) => lines.push({ level, msg, meta });
+  return { lines, logger: { info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+const listeningServers = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+
+describe('metrics listener (exposeMetrics)', () => {
+  const base = { DATABASE_URL: 'postgresql://x@localhost/db', REDIS_URL: 'redis://localhost:6379', DATA_DIR: '.data' };
+  const registry = createMetricsRegistry({ service: 'test', defaultMetrics: false });
+
+  it('gives the API and the worker different default ports, and binds the default when METRICS_PORT is unset', async () => {
+    expect(DEFAULT_METRICS_PORTS).toEqual({ api: 9464, worker: 9465 });
+    // The fixed defaults may be in use on a shared machine: the same code path with a free port as the default.
+    const defaultPort = await freePort();
+    const { logger, lines } = recordingLogger();
+    const m = await exposeMetrics({ registry, config: parseConfig(base).metrics, defaultPort, logger });
+    try {
+      expect(m.port).toBe(defaultPort);
+      const res = await fetch(`http://127.0.0.1:${defaultPort}/metrics`);
+      expect(res.status).toBe(200);
+      expect(lines).toEqual([{ level: 'info', msg: `metrics on http://127.0.0.1:${defaultPort}/metrics`, meta: undefined }]);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('binds to loopback by default, so the metrics are not reachable from other hosts', async () => {
+    const { logger, lines } = recordingLogger();
+    const m = await exposeMetrics({ registry, config: parseConfig({ ...base, METRICS_PORT: String(await freePort()) }).metrics, defaultPort: 1, logger });
+    try {
+      expect(m.address).toBe('127.0.0.1');
+      expect(lines.filter((l) => l.level !== 'info')).toEqual([]);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('starts no listener with METRICS_PORT=0', async () => {
+    const defaultPort = await freePort();
+    await new Promise((r) => setImmediate(r));
+    const before = listeningServers();
+    const { logger, lines } = recordingLogger();
+    const m = await exposeMetrics({ registry, config: parseConfig({ ...base, METRICS_PORT: '0' }).metrics, defaultPort, logger });
+    expect(m).toMatchObject({ port: null, address: null });
+    expect(listeningServers()).toBe(before);
+    expect(lines).toEqual([]);
+    await m.close();
+  });
+
+  it('runs on without metrics when the port is taken (a second worker on the host), saying what to change', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const { logger, lines } = recordingLogger();
+      const m = await exposeMetrics({ registry, config: { port: null, host: '127.0.0.1', token: null }, defaultPort: port, logger });
+      expect(m).toMatchObject({ port: null, address: null });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.level).toBe('error');
+      expect(lines[0]!.msg).toMatch(new RegExp(`metrics port ${port} is taken.*its own METRICS_PORT.*running without metrics`));
+      expect(lines[0]!.meta).toMatchObject({ host: '127.0.0.1', port });
+      await m.close();
+      // The process, and whatever held the port, carry on.
+      expect(taken.listening).toBe(true);
+    } finally {
+      await new Promise<void>((r) => taken.close(() => r()));
+    }
+  });
+
+  it('warns once at start-up when bound off loopback without a token, and not with one', async () => {
+    const open = recordingLogger();
+    const m1 = await exposeMetrics({ registry, config: { port: await freePort(), host: '0.0.0.0', token: null }, defaultPort: 1, logger: open.logger });
+    try {
+      const warnings = open.lines.filter((l) => l.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.msg).toMatch(/without a token on a non-loopback address: set METRICS_TOKEN/);
+      expect(warnings[0]!.meta).toMatchObject({ host: '0.0.0.0' });
+    } finally {
+      await m1.close();
+    }
+    const tokened = recordingLogger();
+    const m2 = await exposeMetrics({ registry, config: { port: await freePort(), host: '0.0.0.0', token: METRICS_TOKEN }, defaultPort: 1, logger: tokened.logger });
+    try {
+      expect(tokened.lines.map((l) => l.level)).toEqual(['info']);
+      expect(tokened.lines[0]!.msg).toMatch(/bearer token required/);
+    } finally {
+      await m2.close();
+    }
   });
 });
 
@@ -211,10 +405,32 @@ describe('worker metrics', () => {
       expect(sample(text, 'statusvane_checks_total', { type: 'http', region: 'local', result: 'down' })).toBe(2);
       expect(sample(text, 'statusvane_check_duration_seconds_count', { type: 'http', region: 'local' })).toBe(4);
       expect(sample(text, 'statusvane_check_lateness_seconds_count', { region: 'local' })).toBe(4);
+      // Each of them ran at once: started within 2.5 s of its slot (its enqueue), never before it.
+      expect(sample(text, 'statusvane_check_lateness_seconds_bucket', { region: 'local', le: '2.5' })).toBe(4);
+      const onTimeSum = sample(text, 'statusvane_check_lateness_seconds_sum', { region: 'local' })!;
+      expect(onTimeSum).toBeGreaterThanOrEqual(0);
+      expect(onTimeSum).toBeLessThan(4 * 2.5);
       expect(sample(text, 'statusvane_incidents_opened_total', { region: 'local' })).toBe(1);
       expect(sample(text, 'statusvane_event_loop_delay_seconds', { quantile: '0.99' })).toBeGreaterThanOrEqual(0);
       expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
       expect(text).not.toContain(monitorId);
+
+      // A job whose slot was 6 s ago is observed as 6 s late or more: counted above the 5 s bucket, within 10 s.
+      const before = completed.length;
+      const queue = new Queue(checkQueueName('local'), { connection: h.redis, prefix: h.queuePrefix });
+      try {
+        await queue.add(CHECK_JOB_NAME, { monitorId, region: 'local' }, { jobId: `late-${monitorId}`, timestamp: Date.now() - 6000 } as never);
+      } finally {
+        await queue.close();
+      }
+      await waitFor(async () => completed.slice(before).some((c) => c.job.id === `late-${monitorId}`), 10_000, 'the late check');
+      const late = (await scrape(server)).text;
+      expect(sample(late, 'statusvane_check_lateness_seconds_count', { region: 'local' })).toBe(5);
+      expect(sample(late, 'statusvane_check_lateness_seconds_bucket', { region: 'local', le: '5' })).toBe(4);
+      expect(sample(late, 'statusvane_check_lateness_seconds_bucket', { region: 'local', le: '10' })).toBe(5);
+      const lateSeconds = sample(late, 'statusvane_check_lateness_seconds_sum', { region: 'local' })! - onTimeSum;
+      expect(lateSeconds).toBeGreaterThanOrEqual(6);
+      expect(lateSeconds).toBeLessThan(10);
     } finally {
       await server.close();
     }

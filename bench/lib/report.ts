@@ -3,20 +3,43 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
 import type { ChecksResult } from '../scenarios/checks.js';
+import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { percentile } from './prom.js';
 
 export interface BenchResults {
   date: string;
   mode: 'quick' | 'full';
+  /** Wall-clock seconds of the run from start to results, the build excluded (a quick run must stay under 120). */
+  durationSeconds: number;
+  /** Seconds spent bringing the build up to date (0 with --skip-build). */
+  buildSeconds: number;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  /** The full commit the run measured, and whether the checkout had uncommitted changes (`git status --porcelain`). */
   commit: string | null;
+  dirty: boolean | null;
   api: { baselineRps: number; getMonitorRps: number; ratio: number; connections: number; durationSeconds: number; scenarios: ApiScenarioResult[] };
   checks: Omit<ChecksResult, never>;
   scheduling: Omit<SchedulingResult, 'lateness'>;
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
   detection: DetectionResult;
+  responseTimes: ResponseTimesResult;
   goals: Goal[];
+}
+
+/** A quick run's limit, the build excluded: CI runs it on every change. */
+export const QUICK_LIMIT_SECONDS = 120;
+/** Issue 4: a month of one-minute results for one monitor, the month query under 50 ms. */
+export const MONTH_QUERY_GOAL_MS = 50;
+const MONTH_ROWS = 30 * 1440;
+
+/**
+ * The results file's name: the run's start in ISO 8601 (basic time, no colons, so valid on every file system),
+ * `-quick` for a quick run. Names sort by time, and several runs a day each keep their file.
+ */
+export function resultsFileName(date: Date, quick: boolean): string {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)}T${iso.slice(11, 19).replaceAll(':', '')}Z${quick ? '-quick' : ''}.json`;
 }
 
 export interface Goal {
@@ -27,6 +50,7 @@ export interface Goal {
 }
 
 const r0 = (n: number) => Math.round(n).toLocaleString('en-US');
+const secs = (n: number) => `${n.toFixed(1)} s`;
 const r1 = (n: number | null | undefined) => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1));
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 const mib = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(1)} MiB`);
@@ -49,6 +73,18 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
       met: r.scheduling.missed === 0 && r.scheduling.duplicated === 0,
     },
     { goal: 'ping receiver', target: '>= 5,000 req/s', actual: `${r0(r.pings.rps)} req/s`, met: r.pings.rps >= 5000 },
+    {
+      goal: `month response-times query p99 (${r0(r.responseTimes.rows)} results)`,
+      target: `< ${MONTH_QUERY_GOAL_MS} ms at a month`,
+      actual: `${r.responseTimes.monthP99Ms} ms`,
+      met: r.responseTimes.rows >= MONTH_ROWS ? r.responseTimes.monthP99Ms < MONTH_QUERY_GOAL_MS : null,
+    },
+    {
+      goal: 'quick run wall-clock (build excluded)',
+      target: `< ${QUICK_LIMIT_SECONDS} s`,
+      actual: secs(r.durationSeconds),
+      met: r.mode === 'quick' ? r.durationSeconds < QUICK_LIMIT_SECONDS : null,
+    },
   ];
 }
 
@@ -77,9 +113,15 @@ export function consoleReport(r: BenchResults): string {
       `detection (${r.detection.openThreshold} x ${r.detection.intervalSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
       r.detection.runs.map((x) => (x.secondsToIncident === null ? 'none' : `${x.secondsToIncident.toFixed(1)} s`)).join(', '),
     ],
+    [
+      `response-times?period=month, ${r0(r.responseTimes.rows)} results: p50 / p95 / p99`,
+      `${r.responseTimes.monthP50Ms} / ${r.responseTimes.monthP95Ms} / ${r.responseTimes.monthP99Ms} ms`,
+    ],
+    ['run duration (build excluded) / build', `${secs(r.durationSeconds)} / ${secs(r.buildSeconds)}`],
   ]);
   const goals = table([['goal', 'target', 'actual', 'met'], ...r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a' : g.met ? 'yes' : 'NO'])]);
-  return `\n${api}\n\n${other}\n\n${goals}\n`;
+  const head = `${r.mode} run of ${r.date}, commit ${r.commit ?? 'unknown'}${r.dirty ? ' (uncommitted changes)' : ''}`;
+  return `\n${head}\n\n${api}\n\n${other}\n\n${goals}\n`;
 }
 
 /** The results file: everything but raw samples, a few kilobytes. */
@@ -146,7 +188,8 @@ export function resultsMarkdown(r: BenchResults, chartPath: string, docPath: str
   const s = r.scheduling;
   const rows = (head: string[], body: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...body.map((b) => `| ${b.join(' | ')} |`)].join('\n');
   return `${START}
-Latest run: ${r.date} (${r.mode}), ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}${r.commit ? `, commit \`${r.commit.slice(0, 10)}\`` : ''}.
+Latest run: ${r.date} (${r.mode}), ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}; ${secs(r.durationSeconds)} (build ${secs(r.buildSeconds)} more).
+Commit: ${r.commit ? `\`${r.commit}\`` : 'unknown'}${r.dirty ? ' **with uncommitted changes**' : r.dirty === false ? ' (clean checkout)' : ''}.
 Raw figures: [\`${relative(dirname(docPath), resultsPath)}\`](${relative(dirname(docPath), resultsPath)}).
 
 **Goals**
@@ -181,18 +224,27 @@ ${rows(['measure', 'value'], [
 
 ![Scheduling lateness CDF](${relative(dirname(docPath), chartPath)})
 
+**Response times** (${r0(r.responseTimes.rows)} one-minute results of one monitor, ${r.responseTimes.days} days, loaded with ${r.responseTimes.load}; \`GET /api/v1/monitors/{id}/response-times?period=month\` over HTTP, ${r.responseTimes.requests} requests one at a time): p50 ${r.responseTimes.monthP50Ms} ms, p95 ${r.responseTimes.monthP95Ms} ms, p99 ${r.responseTimes.monthP99Ms} ms, max ${r.responseTimes.monthMaxMs} ms.
+
 **Pings**: ${r0(r.pings.rps)} req/s (p50 ${r.pings.p50Ms} ms, p99 ${r.pings.p99Ms} ms).
 
 **Detection** (interval ${r.detection.intervalSeconds} s, openThreshold ${r.detection.openThreshold}: at most ${r.detection.theoreticalMaxSeconds} s plus a check, ${r.detection.theoreticalMaxSeconds - r.detection.intervalSeconds / 2} s on average for a random failure moment): ${r.detection.runs.map((x) => (x.secondsToIncident === null ? 'no incident' : `${x.secondsToIncident.toFixed(1)} s`)).join(', ')}.
 ${END}`;
 }
 
+/**
+ * The document with its generated block replaced by `block` (which carries the markers), everything outside the
+ * markers kept byte for byte; without markers (or without a document) the block is appended.
+ */
+export function replaceResultsBlock(current: string | null, block: string): string {
+  const doc = current ?? `# Benchmarks\n\n${START}\n${END}\n`;
+  const a = doc.indexOf(START);
+  const b = a >= 0 ? doc.indexOf(END, a) : -1;
+  return b > a ? doc.slice(0, a) + block + doc.slice(b + END.length) : `${doc.trimEnd()}\n\n${block}\n`;
+}
+
 /** Replaces the generated block of docs/benchmarks.md, keeping the hand-written notes around it. */
 export function writeDocs(docPath: string, block: string): void {
   mkdirSync(dirname(docPath), { recursive: true });
-  const current = existsSync(docPath) ? readFileSync(docPath, 'utf8') : `# Benchmarks\n\n${START}\n${END}\n`;
-  const a = current.indexOf(START);
-  const b = current.indexOf(END);
-  const next = a >= 0 && b > a ? current.slice(0, a) + block + current.slice(b + END.length) : `${current.trimEnd()}\n\n${block}\n`;
-  writeFileSync(docPath, next);
+  writeFileSync(docPath, replaceResultsBlock(existsSync(docPath) ? readFileSync(docPath, 'utf8') : null, block));
 }

@@ -6,15 +6,13 @@
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { CHECK_JOB_NAME, checkQueueName, type PrismaClient } from '@statusvane/shared';
+import { CHECK_JOB_NAME, CHECK_JOB_OPTS, checkQueueName, type PrismaClient } from '@statusvane/shared';
 import { spawnChild, until } from '../lib/processes.js';
 import { bucketDelta, bucketQuantile, buckets, scrape, valueOf } from '../lib/prom.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 import { ROOT } from '../lib/paths.js';
 import { join } from 'node:path';
 
-/** Mirrors CheckScheduler's job options (retries, retention), so a bench job costs what a real one does. */
-const JOB_OPTS = { removeOnComplete: { count: 100 }, removeOnFail: { count: 500 }, attempts: 4, backoff: { type: 'exponential', delay: 2000 } };
 
 export interface ChecksResult {
   jobs: number;
@@ -55,7 +53,8 @@ export async function runCheckThroughput(
         Array.from({ length: Math.min(500, n - i) }, (_, j) => ({
           name: CHECK_JOB_NAME,
           data: { monitorId: ids[(i + j) % ids.length]!, region: 'local' },
-          opts: { ...JOB_OPTS, jobId: `bench-${runId}-${label}-${i + j}`, timestamp: firstSlot + i + j },
+          // CheckScheduler's own job options (retries, retention), so a bench job costs what a real one does.
+          opts: { ...CHECK_JOB_OPTS, jobId: `bench-${runId}-${label}-${i + j}`, timestamp: firstSlot + i + j },
         })),
       );
     }

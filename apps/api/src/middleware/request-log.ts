@@ -1,11 +1,27 @@
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '@statusvane/shared';
 
-/** The route template, never the raw path: paths can carry secrets (the heartbeat ping secret). */
+/** The API's mount point (app.ts API_BASE): requests under it can be answered before any route matches. */
+const API_SCOPE = '/api/v1';
+/** A mount path made of fixed words only (never an id or secret), usable as a label as it is. */
+const STATIC_MOUNT = /^(\/([a-z]+(-[a-z]+)*|v[0-9]+))+$/;
+
+/**
+ * The route template, never the raw path: paths can carry secrets (the heartbeat ping secret) and ids. A request
+ * answered before any route matched gets a bounded label instead: its router's mount path when it was answered
+ * inside one (the queue dashboard's 401), `/api/v1 (unrouted)` for everything else under the API (401 and 403 from
+ * authentication, 429, body errors, unknown API paths: told apart by the status label), and `(unmatched)` otherwise.
+ */
 export function routeOf(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
-  if (typeof route?.path !== 'string') return '(unmatched)';
-  return route.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${route.path}`;
+  if (typeof route?.path === 'string') return route.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${route.path}`;
+  // An error passed to next() leaves the routers before the error middleware runs, which resets baseUrl. Routing
+  // ignores case, and so do these labels.
+  const mount = req.baseUrl.toLowerCase();
+  if (mount && STATIC_MOUNT.test(mount)) return `${mount} (unrouted)`;
+  const path = req.originalUrl.split('?')[0]!.toLowerCase();
+  if (path === API_SCOPE || path.startsWith(`${API_SCOPE}/`)) return `${API_SCOPE} (unrouted)`;
+  return '(unmatched)';
 }
 
 /** One line per request: id, method, route, status, duration. Never a token, header value or body. */

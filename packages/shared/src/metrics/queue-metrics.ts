@@ -1,5 +1,6 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
+import { slotOf } from '../queues/job-slot.js';
 
 export interface QueueMetricsSource {
   /** region -> that region's check queue. */
@@ -23,12 +24,36 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   );
 }
 
-/** When the oldest waiting job became ready: a delayed job (every scheduled check) waits from its due time. */
+type WaitingJob = Pick<Job, 'id' | 'opts' | 'timestamp' | 'repeatJobKey' | 'attemptsMade' | 'processedOn'>;
+
+/** The retry delay BullMQ waited before attempt `attemptsMade + 1` (fixed or exponential, without jitter). */
+function backoffMs(opts: WaitingJob['opts'], attemptsMade: number): number {
+  const b = typeof opts.backoff === 'number' ? { type: 'fixed', delay: opts.backoff } : opts.backoff;
+  if (!b?.delay) return 0;
+  if (b.type === 'exponential') return Math.round(2 ** Math.max(0, attemptsMade - 1) * b.delay);
+  return b.type === 'fixed' ? b.delay : 0;
+}
+
+/**
+ * When a waiting job became due (ms). Not `timestamp + delay`: BullMQ 6.7 zeroes `delay` when it promotes a delayed
+ * job, and creates a scheduler's next job as the previous run starts, one interval before its slot, so that formula
+ * read every promoted scheduled check about one interval old. Instead:
+ * - a scheduler's job: its slot, from the job id (`slotOf`, as the worker's lateness);
+ * - a one-off job: its creation time plus the delay it was added with (`opts.delay`, which promotion leaves alone);
+ * - a retry: at least its last attempt's start plus the backoff (the failure came after that start, so this never
+ *   makes a retry look older than it is by more than the failed attempt's duration).
+ */
+export function readyAtOf(job: WaitingJob): number {
+  let readyAt = job.repeatJobKey ? slotOf(job).getTime() : job.timestamp + (job.opts.delay ?? 0);
+  if (job.attemptsMade > 0 && typeof job.processedOn === 'number') readyAt = Math.max(readyAt, job.processedOn + backoffMs(job.opts, job.attemptsMade));
+  return readyAt;
+}
+
+/** Age of the oldest waiting job (the next to run): how late the next check will start. */
 async function oldestWaitingSeconds(queue: Queue, now: number): Promise<number> {
   const [job] = await queue.getJobs(['waiting'], 0, 0, true);
   if (!job) return 0;
-  const readyAt = job.timestamp + (job.delay ?? 0);
-  return Math.max(0, (now - readyAt) / 1000);
+  return Math.max(0, (now - readyAtOf(job)) / 1000);
 }
 
 async function snapshot(source: QueueMetricsSource): Promise<Snapshot> {

@@ -26,6 +26,8 @@ const JOB_OPTS = {
   attempts: 8,
   backoff: { type: 'exponential', delay: 1000 },
 };
+/** The options of every check job (scheduled and one-off); the benchmark enqueues its jobs with these too. */
+export const CHECK_JOB_OPTS: Readonly<typeof JOB_OPTS> = JOB_OPTS;
 
 /**
  * The API's and the reconciler's view of the check queues: one BullMQ job scheduler per enabled monitor and

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
-import { slotOf } from './slot.js';
+import { slotOf } from './job-slot.js';
 
 const job = (j: Partial<Job>) => ({ opts: {}, timestamp: 1_000, ...j }) as Job;
 

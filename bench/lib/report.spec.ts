@@ -1,0 +1,170 @@
+import { describe, expect, it } from '@jest/globals';
+import { consoleReport, goalsOf, replaceResultsBlock, resultsFileName, resultsMarkdown, type BenchResults } from './report.js';
+
+type Results = Omit<BenchResults, 'goals'>;
+
+/** A full run that meets every goal; tests override what they look at. */
+function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}): Results {
+  const base: Results = {
+    date: '2026-11-22T04:20:44.761Z',
+    mode: 'full',
+    durationSeconds: 350.2,
+    buildSeconds: 0.4,
+    machine: { cpus: 2, cpuModel: 'AMD EPYC', memoryGiB: 24, node: '20.20.2', platform: 'linux' },
+    commit: '80e8bec1a9c698634322e1cb4a42c7111722de4b',
+    dirty: false,
+    api: { baselineRps: 5000, getMonitorRps: 2500, ratio: 0.5, connections: 50, durationSeconds: 10, scenarios: [] },
+    checks: {
+      jobs: 10_000,
+      monitors: 1000,
+      perSecond: 1500,
+      baselinePerSecond: 2000,
+      ratio: 0.75,
+      concurrency: 200,
+      eventLoopDelayP99Ms: 30,
+      eventLoopDelayMaxMs: 80,
+      checkDurationP50Ms: 250,
+      checkDurationP99Ms: 250,
+      failures: 0,
+    },
+    scheduling: {
+      monitors: 10_000,
+      intervalSeconds: 60,
+      intervals: 3,
+      windowStart: '2026-11-22T04:15:09.400Z',
+      expected: 30_000,
+      stored: 30_000,
+      missed: 0,
+      duplicated: 0,
+      offSlot: 0,
+      latenessP50Ms: 12,
+      latenessP99Ms: 122,
+      latenessMaxMs: 408,
+      workerLatenessP99BucketMs: 250,
+      createMonitorsMs: 5000,
+      reconcileMs: 1400,
+      redisMemoryBytes: 22_000_000,
+      redisKeys: 20_000,
+      redisServerUsedBytes: 40_000_000,
+      workerRssBytes: 400_000_000,
+      workerEventLoopDelayP99Ms: 4,
+      resultsLost: 0,
+    },
+    pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
+    detection: { intervalSeconds: 60, openThreshold: 2, theoreticalMaxSeconds: 120, runs: [{ secondsToIncident: 89.3 }], meanSeconds: 89.3, maxSeconds: 89.3 },
+    responseTimes: { rows: 43_200, days: 30, load: 'createMany + rebuildRollups', loadMs: 3000, requests: 500, monthP50Ms: 6.1, monthP95Ms: 8.2, monthP99Ms: 12.5, monthMaxMs: 30 },
+  };
+  const out = { ...base } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(over)) out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(base as unknown as Record<string, object>)[k], ...v } : v;
+  return out as unknown as Results;
+}
+
+const goal = (r: Results, prefix: string) => {
+  const g = goalsOf(r).find((x) => x.goal.startsWith(prefix));
+  if (!g) throw new Error(`no goal starting with ${prefix}`);
+  return g;
+};
+
+describe('goalsOf', () => {
+  it('meets every goal of a good full run, and leaves the quick-run limit to quick runs', () => {
+    const goals = goalsOf(makeResults());
+    expect(goals.map((g) => [g.goal, g.met])).toEqual([
+      ['GET /monitors/{id} vs bare Express', true],
+      ['worker vs plain got loop', true],
+      ['scheduling p99 lateness (10,000 monitors)', true],
+      ['missed / duplicated slots', true],
+      ['ping receiver', true],
+      ['month response-times query p99 (43,200 results)', true],
+      ['quick run wall-clock (build excluded)', null],
+    ]);
+  });
+
+  it('applies each threshold at its boundary', () => {
+    expect(goal(makeResults({ api: { ratio: 0.4 } }), 'GET /monitors').met).toBe(true);
+    expect(goal(makeResults({ api: { ratio: 0.399 } }), 'GET /monitors').met).toBe(false);
+    expect(goal(makeResults({ checks: { ratio: 0.5 } }), 'worker vs').met).toBe(true);
+    expect(goal(makeResults({ checks: { ratio: 0.49 } }), 'worker vs').met).toBe(false);
+    expect(goal(makeResults({ scheduling: { latenessP99Ms: 999 } }), 'scheduling').met).toBe(true);
+    expect(goal(makeResults({ scheduling: { latenessP99Ms: 1000 } }), 'scheduling').met).toBe(false);
+    expect(goal(makeResults({ scheduling: { missed: 1 } }), 'missed').met).toBe(false);
+    expect(goal(makeResults({ scheduling: { duplicated: 1 } }), 'missed').met).toBe(false);
+    expect(goal(makeResults({ pings: { rps: 4999 } }), 'ping').met).toBe(false);
+    expect(goal(makeResults({ responseTimes: { monthP99Ms: 49.9 } }), 'month').met).toBe(true);
+    expect(goal(makeResults({ responseTimes: { monthP99Ms: 50 } }), 'month').met).toBe(false);
+  });
+
+  it('does not judge what a smaller run cannot show: scheduling below 10,000 monitors, history below a month', () => {
+    expect(goal(makeResults({ scheduling: { monitors: 500, latenessP99Ms: 5000 } }), 'scheduling')).toMatchObject({ met: null, goal: 'scheduling p99 lateness (500 monitors)', actual: '5,000 ms' });
+    expect(goal(makeResults({ responseTimes: { rows: 7 * 1440, monthP99Ms: 80 } }), 'month')).toMatchObject({ met: null, actual: '80 ms' });
+  });
+
+  it('holds a quick run to 120 seconds, the build excluded', () => {
+    expect(goal(makeResults({ mode: 'quick', durationSeconds: 119.9 } as never), 'quick run')).toMatchObject({ met: true, actual: '119.9 s' });
+    expect(goal(makeResults({ mode: 'quick', durationSeconds: 120 } as never), 'quick run').met).toBe(false);
+  });
+});
+
+describe('resultsFileName', () => {
+  it('carries the date and the time (no colons), and -quick for a quick run', () => {
+    expect(resultsFileName(new Date('2026-11-22T04:20:44.761Z'), false)).toBe('2026-11-22T042044Z.json');
+    expect(resultsFileName(new Date('2026-11-22T04:20:44.761Z'), true)).toBe('2026-11-22T042044Z-quick.json');
+  });
+
+  it('sorts by time, after the older date-only names of the same day', () => {
+    const times = ['2026-11-22T23:59:59Z', '2026-11-22T04:20:44Z', '2026-11-23T00:00:00Z', '2026-11-22T04:20:45Z', '2026-11-22T10:00:00Z'];
+    const names = times.map((t, i) => resultsFileName(new Date(t), i % 2 === 0));
+    const byName = [...names].sort();
+    const byTime = times.map((t, i) => [Date.parse(t), names[i]!] as const).sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+    expect(byName).toEqual(byTime);
+    expect(['2026-11-22T000000Z.json', '2026-11-22.json', '2026-11-22-quick.json'].sort().slice(-1)).toEqual(['2026-11-22T000000Z.json']);
+  });
+});
+
+const START = '<!-- bench:results:start (written by npm run bench; edit outside these markers) -->';
+const END = '<!-- bench:results:end -->';
+
+describe('replaceResultsBlock', () => {
+  it('replaces only what lies between the markers, keeping the text around them byte for byte', () => {
+    const before = '# Benchmarks\n\nHand-written intro, with a `code` span.\n\n## Latest figures\n\n';
+    const after = '\n\nNotes after the block.\n<!-- another comment -->\n';
+    const doc = `${before}${START}\nold figures\n${END}${after}`;
+    const block = `${START}\nnew figures\n${END}`;
+    const next = replaceResultsBlock(doc, block);
+    expect(next).toBe(`${before}${block}${after}`);
+    // Idempotent: running it again changes nothing.
+    expect(replaceResultsBlock(next, block)).toBe(next);
+  });
+
+  it('appends the block to a document without markers, and starts a document when there is none', () => {
+    const block = `${START}\nfigures\n${END}`;
+    expect(replaceResultsBlock('# Benchmarks\n\nJust notes.\n\n', block)).toBe(`# Benchmarks\n\nJust notes.\n\n${block}\n`);
+    expect(replaceResultsBlock(null, block)).toBe(`# Benchmarks\n\n${block}\n`);
+  });
+
+  it('a block written by resultsMarkdown carries both markers', () => {
+    const md = resultsMarkdown({ ...makeResults(), goals: [] }, '/r/docs/benchmarks/lateness.svg', '/r/docs/benchmarks.md', '/r/bench/results/2026-11-22T042044Z.json');
+    expect(md.startsWith(START)).toBe(true);
+    expect(md.endsWith(END)).toBe(true);
+    expect(md).toContain('[`../bench/results/2026-11-22T042044Z.json`](../bench/results/2026-11-22T042044Z.json)');
+  });
+});
+
+describe('traceability in the outputs', () => {
+  it('names the full commit, and says when the checkout had uncommitted changes', () => {
+    const clean = { ...makeResults(), goals: [] };
+    const dirty = { ...makeResults({ dirty: true } as never), goals: [] };
+    const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
+    expect(md(clean)).toContain('Commit: `80e8bec1a9c698634322e1cb4a42c7111722de4b` (clean checkout).');
+    expect(md(dirty)).toContain('Commit: `80e8bec1a9c698634322e1cb4a42c7111722de4b` **with uncommitted changes**.');
+    expect(consoleReport(dirty)).toContain('full run of 2026-11-22T04:20:44.761Z, commit 80e8bec1a9c698634322e1cb4a42c7111722de4b (uncommitted changes)\n');
+    expect(consoleReport(clean)).toContain('commit 80e8bec1a9c698634322e1cb4a42c7111722de4b\n');
+    expect(consoleReport(clean)).toMatch(/run duration \(build excluded\) \/ build\s+350\.2 s \/ 0\.4 s/);
+    expect(md(clean)).toContain('350.2 s (build 0.4 s more)');
+  });
+
+  it('reports the month query figures in the table and the document', () => {
+    const r = { ...makeResults(), goals: [] };
+    expect(consoleReport(r)).toMatch(/response-times\?period=month, 43,200 results: p50 \/ p95 \/ p99\s+6\.1 \/ 8\.2 \/ 12\.5 ms/);
+    expect(resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json')).toContain('p50 6.1 ms, p95 8.2 ms, p99 12.5 ms, max 30 ms');
+  });
+});
