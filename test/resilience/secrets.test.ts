@@ -174,7 +174,7 @@ describe('secrets stay secret', () => {
       name: 'on call',
       steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: `http://127.0.0.1:9/services/${s.slackPath}` }, { channel: 'webhook', target: `http://127.0.0.1:9/hooks/${s.webhookPath}` }] }],
     });
-    await createPolicy(h.prisma, { workspace: ws.id, json: policyJson, default: true }, { guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32' }) });
+    await createPolicy(h.prisma, { workspace: ws.id, json: policyJson, default: true }, { guard: createSsrfGuard({ allowedCidrs: "127.0.0.1/32" }), encryption: h.config.encryption.current });
 
     // A heartbeat and its pings: the ping secret is the URL's credential, so it must not be logged.
     const hb = await api('post', '/api/v1/monitors', { token: tokens.owner, body: { type: 'heartbeat', name: 'hb' } });
