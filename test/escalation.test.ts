@@ -526,6 +526,16 @@ describe('GET /incidents/{id}/escalation', () => {
     });
   });
 
+  it('the OpenAPI document describes the delivery reason (beyond the spec) and a note that is always a string', async () => {
+    const doc = (await request(h.app).get('/api/v1/openapi.json')).body;
+    const { EscalationDelivery: delivery, EscalationState: state } = doc.components.schemas;
+    expect(delivery.required).toEqual(expect.arrayContaining(['channel', 'target', 'status', 'sentAt', 'reason']));
+    expect(delivery.properties.reason.type).toEqual(['string', 'null']);
+    expect(delivery.properties.reason.description).toMatch(/^Beyond the spec/);
+    expect(state.properties.note.type).toBe('string');
+    expect(state.required).toContain('note');
+  });
+
   it('is 404 for a foreign or malformed id', async () => {
     const { ws } = await makeWorkspace(h.prisma);
     const other = await makeWorkspace(h.prisma);
