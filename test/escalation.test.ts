@@ -755,6 +755,7 @@ describe('time through an injected clock', () => {
   });
   afterAll(async () => {
     clocked.deliverer.close();
+    await idle.queue.obliterate({ force: true });
     await idle.close();
   });
 
