@@ -4,23 +4,38 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Worker, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import express from 'express';
 import request from 'supertest';
 import { SMTPServer } from 'smtp-server';
 import {
   ESCALATION_QUEUE,
+  EscalationScheduler,
   checkQueueName,
   createLogger,
   createSsrfGuard,
   createWorkerRedis,
   escalationJobId,
+  openTarget,
   verifyWebhookSignature,
   type EscalationJob,
 } from '@statusvane/shared';
 import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
 import { escalationStateSchema, incidentRecordSchema } from '../apps/api/src/openapi/records.js';
+import { requireAuth } from '../apps/api/src/middleware/auth.js';
+import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
+import { jsonBody } from '../apps/api/src/middleware/json-body.js';
+import { incidentsRouter } from '../apps/api/src/routes/incidents/incidents.router.js';
 import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
-import { ensureOpenLadders, runEscalationStep, scheduleIncidentLadder, type EscalationDeps, type StepOutcome } from '../apps/worker/src/escalation/engine.js';
+import {
+  ensureOpenLadders,
+  reconcileStaleDeliveries,
+  runEscalationStep,
+  scheduleIncidentLadder,
+  sweepEscalations,
+  type EscalationDeps,
+  type StepOutcome,
+} from '../apps/worker/src/escalation/engine.js';
 import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { escalationProcessor } from '../apps/worker/src/processors/escalation.processor.js';
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
@@ -106,7 +121,8 @@ beforeAll(async () => {
     timeoutMs: 2000,
     retry: FAST_RETRY,
   });
-  deps = { prisma: h.prisma, scheduler: h.deps.escalations!, deliverer, logger };
+  // maintenanceRecheckMs: a step deferred by maintenance looks at the window again after 1 s (60 s in production).
+  deps = { prisma: h.prisma, scheduler: h.deps.escalations!, deliverer, logger, keyring: h.config.encryption, maintenanceRecheckMs: 1000 };
   workerConnection = createWorkerRedis(h.config.redisUrl);
   workerConnection.on('error', () => undefined);
   worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), { connection: workerConnection, prefix: h.queuePrefix, concurrency: 10 });
@@ -129,7 +145,11 @@ afterAll(async () => {
 type StepInput = { delayMinutes: number; minImpact?: string; targets: Array<{ channel: string; target: string }> };
 
 async function policyFor(slug: string, steps: StepInput[], over: Record<string, unknown> = {}, asDefault = true) {
-  return createPolicy(h.prisma, { workspace: slug, json: JSON.stringify({ name: 'On call', steps, ...over }), default: asDefault }, { guard: h.deps.guard });
+  return createPolicy(
+    h.prisma,
+    { workspace: slug, json: JSON.stringify({ name: 'On call', steps, ...over }), default: asDefault },
+    { guard: h.deps.guard, encryption: h.config.encryption.current },
+  );
 }
 
 /** A monitor row without scheduling (nothing probes it in these tests). */
@@ -249,15 +269,15 @@ describe('the ladder, end to end', () => {
         escalating: true,
         elapsedMinutes: 0,
         policy: { id: policy.id, name: 'On call', repeatCount: 0, silent: false, runbook: 'Restart the API pods.' },
-        note: null,
+        note: `Escalating: step 2 of 2 is due at ${new Date(incident!.startedAt.getTime() + 30 * 60_000).toISOString()}.`,
       });
       expect(state.steps).toHaveLength(2);
       expect(state.steps[0]).toMatchObject({ stepId: policy.steps[0]!.id, position: 0, delayMinutes: 0, minImpact: 'none', due: true, fired: true });
       expect(Date.parse(state.steps[0].firedAt)).toBeGreaterThanOrEqual(incident!.startedAt.getTime());
       expect(state.steps[0].deliveries).toEqual([
-        { channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String) },
-        { channel: 'slack', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String) },
-        { channel: 'email', target: 'oncall@example.test', status: 'sent', sentAt: expect.any(String) },
+        { channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String), reason: null },
+        { channel: 'slack', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String), reason: null },
+        { channel: 'email', target: 'oncall@example.test', status: 'sent', sentAt: expect.any(String), reason: null },
       ]);
       expect(JSON.stringify(state)).not.toContain('s3cret');
       expect(state.steps[1]).toEqual({
@@ -343,13 +363,19 @@ describe('the ladder, end to end', () => {
     expect(rx.hits(`/silent/${ws.id}`)).toHaveLength(0);
     expect(smtp.mails.some((m) => m.to.includes('quiet@example.test'))).toBe(false);
     const state = await escalation(tokens.viewer, incident.id);
-    expect(state.steps[0]).toMatchObject({ fired: true, deliveries: [{ status: 'skipped', sentAt: null }, { status: 'skipped', sentAt: null }] });
+    expect(state.steps[0]).toMatchObject({
+      fired: true,
+      deliveries: [
+        { status: 'skipped', sentAt: null, reason: 'silent policy' },
+        { status: 'skipped', sentAt: null, reason: 'silent policy' },
+      ],
+    });
     // Exhausted (one step, no repeats) wins over the silent note.
     expect(state).toMatchObject({ escalating: false, policy: { silent: true } });
   });
 
   it('a receiver that fails is retried with backoff and the delivery ends failed with the reason; a 404 is not retried', async () => {
-    const { ws } = await makeWorkspace(h.prisma);
+    const { ws, tokens } = await makeWorkspace(h.prisma);
     await policyFor(ws.slug, [
       { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/fail/${ws.id}` }, { channel: 'slack', target: `${rx.base}/gone/${ws.id}` }] },
     ]);
@@ -363,6 +389,12 @@ describe('the ladder, end to end', () => {
     ]);
     const attempts = rx.hits(`/fail/${ws.id}`);
     expect(attempts).toHaveLength(3);
+    // The record says why: `reason` beside the spec's fields, on failed (and skipped) deliveries only.
+    const state = await escalation(tokens.viewer, incident.id);
+    expect(state.steps[0].deliveries).toEqual([
+      { channel: 'webhook', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_500' },
+      { channel: 'slack', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_404' },
+    ]);
     // The same page every time (same delivery id), signed afresh.
     expect(new Set(attempts.map((a) => a.headers['x-statusvane-delivery'])).size).toBe(1);
     expect(rx.hits(`/gone/${ws.id}`)).toHaveLength(1);
@@ -403,14 +435,29 @@ describe('the ladder, end to end', () => {
     expect(state.steps[0].firedAt).toBe(rows[2]!.createdAt.toISOString());
   });
 
-  it('a step due during maintenance waits for the window to end', async () => {
-    const { ws } = await makeWorkspace(h.prisma);
+  it('a step due during maintenance waits, and pages within the re-check interval of the window being completed early', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
     await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/maint/${ws.id}` }] }]);
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
-    const endsAt = new Date(Date.now() + 3_600_000);
-    await h.prisma.maintenanceWindow.create({ data: { workspaceId: ws.id, title: 'deploy', startsAt: new Date(Date.now() - 60_000), endsAt } });
-    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toEqual({ outcome: 'deferred', reason: 'maintenance', until: endsAt });
+    // A three-hour window: without a cap on the deferral the step would sleep until its end.
+    const window = await h.prisma.maintenanceWindow.create({
+      data: { workspaceId: ws.id, title: 'deploy', startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3 * 3_600_000) },
+    });
+    await scheduleIncidentLadder(deps, incident.id);
+    const job = await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 }));
+    // The worker ran it and put it back in the delayed set (deferred, not failed): nothing paged, nothing stored.
+    await waitFor(async () => (await job!.isDelayed()) && (await h.deps.escalations!.queue.getJob(job!.id!))!.processedOn, 10_000, 'the deferral');
+    expect(rx.hits(`/maint/${ws.id}`)).toHaveLength(0);
     expect(await rowsOf(incident.id)).toHaveLength(0);
+    expect((await escalation(tokens.viewer, incident.id)).note).toMatch(/^The monitor is in maintenance until .*: steps that come due wait until it ends\.$/);
+
+    // The deploy finishes early: the window is completed through the API, hours before its planned end.
+    const done = await request(h.app).patch(`/api/v1/maintenance/${window.id}`).set(bearer(tokens.owner)).send({ status: 'complete' });
+    expect(done.status).toBe(200);
+    const completedAt = Date.now();
+    await waitFor(async () => rx.hits(`/maint/${ws.id}`).length === 1, 10_000, 'the page after the window');
+    // deps.maintenanceRecheckMs is 1 s here: the page follows within about that, not at the window's planned end.
+    expect(Date.now() - completedAt).toBeLessThan(4000);
   });
 });
 
@@ -458,7 +505,7 @@ describe('GET /incidents/{id}/escalation', () => {
       elapsedMinutes: 7,
       policy: null,
       steps: [],
-      note: 'No escalation policy applies: the monitor has none and the workspace has no default policy.',
+      note: 'No escalation policy was in effect when this incident opened (the monitor had none and the workspace had no default), so nothing pages.',
     });
   });
 
@@ -471,7 +518,22 @@ describe('GET /incidents/{id}/escalation', () => {
     expect(assigned).toMatchObject({ monitorId: monitor.id, policy: { id: own.id, isDefault: false } });
     const incident = await openIncident(ws.id, monitor.id);
     const state = await escalation(tokens.viewer, incident.id);
-    expect(state).toMatchObject({ policy: { id: own.id, name: 'Payments' }, escalating: true, steps: [{ delayMinutes: 5, due: false, fired: false }], note: null });
+    expect(state).toMatchObject({
+      policy: { id: own.id, name: 'Payments' },
+      escalating: true,
+      steps: [{ delayMinutes: 5, due: false, fired: false }],
+      note: `Escalating: step 1 of 1 is due at ${new Date(incident.startedAt.getTime() + 5 * 60_000).toISOString()}.`,
+    });
+  });
+
+  it('the OpenAPI document describes the delivery reason (beyond the spec) and a note that is always a string', async () => {
+    const doc = (await request(h.app).get('/api/v1/openapi.json')).body;
+    const { EscalationDelivery: delivery, EscalationState: state } = doc.components.schemas;
+    expect(delivery.required).toEqual(expect.arrayContaining(['channel', 'target', 'status', 'sentAt', 'reason']));
+    expect(delivery.properties.reason.type).toEqual(['string', 'null']);
+    expect(delivery.properties.reason.description).toMatch(/^Beyond the spec/);
+    expect(state.properties.note.type).toBe('string');
+    expect(state.required).toContain('note');
   });
 
   it('is 404 for a foreign or malformed id', async () => {
@@ -495,9 +557,15 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
     for (const action of ['acknowledge', 'resolve']) {
       const res = await request(h.app).post(`/api/v1/incidents/${incident.id}/${action}`).set(bearer(tokens.viewer));
       expect([action, res.status, res.body.error?.code]).toEqual([action, 403, 'forbidden']);
+      // The role is checked before the body: a viewer who sends one is still told 403, not 400.
+      const withBody = await request(h.app).post(`/api/v1/incidents/${incident.id}/${action}`).set(bearer(tokens.viewer)).send({ note: 'x' });
+      expect([action, withBody.status, withBody.body.error?.code]).toEqual([action, 403, 'forbidden']);
     }
-    const bad = await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member)).send({ note: 'x' });
-    expect([bad.status, bad.body.error.details.issues]).toEqual([400, [{ path: 'note', message: 'Unknown field' }]]);
+    for (const action of ['acknowledge', 'resolve']) {
+      const bad = await request(h.app).post(`/api/v1/incidents/${incident.id}/${action}`).set(bearer(tokens.member)).send({ note: 'x' });
+      expect([action, bad.status, bad.body.error?.details?.issues]).toEqual([action, 400, [{ path: 'note', message: 'Unknown field' }]]);
+    }
+    expect((await h.prisma.incident.findUnique({ where: { id: incident.id } }))!.status).toBe('open');
 
     const ack = await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member));
     expect(ack.status).toBe(200);
@@ -556,7 +624,7 @@ describe('admin: policy commands', () => {
 
   it('validates the policy JSON strictly and refuses webhook targets that the SSRF policy blocks', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    const strict = { guard: createSsrfGuard() };
+    const strict = { guard: createSsrfGuard(), encryption: h.config.encryption.current };
     const attempt = (json: unknown, guard = strict) =>
       createPolicy(h.prisma, { workspace: ws.slug, json: typeof json === 'string' ? json : JSON.stringify(json) }, guard).then(
         () => null,
@@ -590,7 +658,7 @@ describe('admin: policy commands', () => {
       ]);
     }
     // The same loopback target passes where the deployment allows it (ALLOWED_TARGET_CIDRS).
-    expect(await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }] }, { guard: h.deps.guard })).toBeNull();
+    expect(await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }] }, { guard: h.deps.guard, encryption: h.config.encryption.current })).toBeNull();
     expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: ws.id } })).toBe(1);
   });
 
@@ -660,3 +728,431 @@ describe('the ladder sweeper', () => {
   });
 });
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// Time through an injected clock: one clock for the engine, the deliverer and the API. Step jobs are added to a
+// queue no worker reads (their delays are checked there); the test runs each step itself at the moment it picks.
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('time through an injected clock', () => {
+  const MIN = 60_000;
+  const clock = { now: new Date() };
+  let idle: EscalationScheduler;
+  let clocked: EscalationDeps;
+  let clockApp: express.Express;
+  let t0: Date;
+  const at = (minutes: number) => new Date(t0.getTime() + minutes * MIN);
+  const setClock = (minutes: number) => void (clock.now = at(minutes));
+
+  beforeAll(() => {
+    idle = new EscalationScheduler(h.redis, `${h.queuePrefix}-idle`);
+    const deliverer = createDeliverer({ guard: h.deps.guard, encryptionKey: h.config.encryption.current.key, smtp: null, timeoutMs: 2000, retry: FAST_RETRY, now: () => clock.now });
+    // No maintenanceRecheckMs: the production default (60 s) is what these tests measure.
+    clocked = { prisma: h.prisma, scheduler: idle, deliverer, logger, keyring: h.config.encryption, now: () => clock.now };
+    clockApp = express();
+    clockApp.use('/api/v1', requireAuth(h.prisma), jsonBody, express.Router().use('/incidents', incidentsRouter(h.deps, () => clock.now)));
+    clockApp.use(errorHandler(logger));
+  });
+  afterAll(async () => {
+    clocked.deliverer.close();
+    await idle.queue.obliterate({ force: true });
+    await idle.close();
+  });
+
+  /** An incident that started on a whole second a moment ago, so t0 + n minutes is exact in every record. */
+  async function openAtT0(workspaceId: string, monitorId: string | null) {
+    t0 = new Date(Math.floor(Date.now() / 1000) * 1000);
+    setClock(0);
+    return openIncident(workspaceId, monitorId, { startedAt: t0 });
+  }
+  async function recordAt(token: string, incidentId: string) {
+    const res = await request(clockApp).get(`/api/v1/incidents/${incidentId}/escalation`).set(bearer(token));
+    expect(res.status).toBe(200);
+    expect(escalationStateSchema.safeParse(res.body.data).error).toBeUndefined();
+    return res.body.data;
+  }
+  const delayOf = async (incidentId: string, cycle: number, position: number) => (await idle.queue.getJob(escalationJobId({ incidentId, cycle, position })))?.opts.delay;
+  /** Leaves no open incident behind for other tests' sweeps (which run on the real clock). */
+  const closeIncident = (id: string) => h.prisma.incident.update({ where: { id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+
+  it('due, fired, firedAt, elapsedMinutes, not-due deferrals and repeat cycles follow the clock (delays of 5 and 10 minutes)', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    await policyFor(
+      ws.slug,
+      [
+        { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/clock-a/${ws.id}` }] },
+        { delayMinutes: 10, targets: [{ channel: 'webhook', target: `${rx.base}/clock-b/${ws.id}` }] },
+      ],
+      { repeatCount: 1 },
+    );
+    const incident = await openAtT0(ws.id, (await monitorIn(ws.id)).id);
+    const step = (cycle: number, position: number) => runEscalationStep(clocked, { incidentId: incident.id, cycle, position });
+    const dueFired = (r: { steps: Array<{ due: boolean; fired: boolean; firedAt: string | null }> }) => r.steps.map((s) => [s.due, s.fired, s.firedAt]);
+
+    expect(await scheduleIncidentLadder(clocked, incident.id)).toEqual({ scheduled: 2 });
+    expect([await delayOf(incident.id, 0, 0), await delayOf(incident.id, 0, 1)]).toEqual([5 * MIN, 10 * MIN]);
+
+    setClock(2.5);
+    expect(await step(0, 0)).toEqual({ outcome: 'deferred', reason: 'not due yet', until: at(5) });
+    let r = await recordAt(tokens.viewer, incident.id);
+    expect(r).toMatchObject({ escalating: true, elapsedMinutes: 2, note: `Escalating: step 1 of 2 is due at ${at(5).toISOString()}.` });
+    expect(dueFired(r)).toEqual([[false, false, null], [false, false, null]]);
+
+    setClock(5);
+    expect(await step(0, 0)).toEqual({ outcome: 'fired', sent: 1, failed: 0, skipped: 0, duplicates: 0, nextCycleScheduled: false });
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(r).toMatchObject({ elapsedMinutes: 5, note: `Escalating: step 2 of 2 is due at ${at(10).toISOString()}.` });
+    expect(dueFired(r)).toEqual([[true, true, at(5).toISOString()], [false, false, null]]);
+    expect(r.steps[0].deliveries).toEqual([{ channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: at(5).toISOString(), reason: null }]);
+
+    clock.now = new Date(at(10).getTime() - 1000);
+    expect(await step(0, 1)).toEqual({ outcome: 'deferred', reason: 'not due yet', until: at(10) });
+    setClock(10);
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(dueFired(r)).toEqual([[true, true, at(5).toISOString()], [true, false, null]]);
+    expect(r.note).toBe(`Escalating: step 2 of 2 came due at ${at(10).toISOString()} and is paging now.`);
+
+    // Step 2 fires a minute late (a slow worker): the repeat cycle is anchored on when it fired, 11, not on 10.
+    setClock(11);
+    expect(await step(0, 1)).toMatchObject({ outcome: 'fired', sent: 1, nextCycleScheduled: true });
+    expect([await delayOf(incident.id, 1, 0), await delayOf(incident.id, 1, 1)]).toEqual([5 * MIN, 10 * MIN]);
+    setClock(12);
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(r).toMatchObject({ escalating: true, elapsedMinutes: 12, note: `Escalating (repeat 1 of 1): step 1 of 2 is due at ${at(16).toISOString()}.` });
+    // The new cycle: nothing due yet; both steps have fired (in cycle 0).
+    expect(dueFired(r)).toEqual([[false, true, at(5).toISOString()], [false, true, at(11).toISOString()]]);
+    expect(await step(1, 0)).toEqual({ outcome: 'deferred', reason: 'not due yet', until: at(16) });
+
+    setClock(16);
+    expect(await step(1, 0)).toMatchObject({ outcome: 'fired', sent: 1 });
+    setClock(21);
+    expect(await step(1, 1)).toMatchObject({ outcome: 'fired', sent: 1, nextCycleScheduled: false });
+    setClock(30);
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(r).toMatchObject({ escalating: false, elapsedMinutes: 30, note: 'The ladder has run all 2 cycle(s): nothing more will page.' });
+    expect(dueFired(r)).toEqual([[true, true, at(16).toISOString()], [true, true, at(21).toISOString()]]);
+    expect(r.steps.map((s: { deliveries: Array<{ sentAt: string }> }) => s.deliveries.map((d) => d.sentAt))).toEqual([
+      [at(5).toISOString(), at(16).toISOString()],
+      [at(11).toISOString(), at(21).toISOString()],
+    ]);
+    expect(rx.hits(`/clock-a/${ws.id}`).map((x) => [JSON.parse(x.body).step.cycle, JSON.parse(x.body).firedAt])).toEqual([
+      [0, at(5).toISOString()],
+      [1, at(16).toISOString()],
+    ]);
+    expect(rx.hits(`/clock-b/${ws.id}`)).toHaveLength(2);
+    await closeIncident(incident.id);
+  });
+
+  it('acknowledging and resolving through the API stop the ladder at the clock time; elapsedMinutes stops at the resolution', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/ack-a/${ws.id}` }] },
+      { delayMinutes: 3, targets: [{ channel: 'webhook', target: `${rx.base}/ack-b/${ws.id}` }] },
+    ]);
+    const incident = await openAtT0(ws.id, null);
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 1 });
+
+    setClock(2);
+    const ack = await request(clockApp).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member));
+    expect([ack.status, ack.body.data.acknowledgedAt]).toEqual([200, at(2).toISOString()]);
+    setClock(4);
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({ outcome: 'stopped', reason: 'incident acknowledged' });
+    let r = await recordAt(tokens.viewer, incident.id);
+    // The ladder's clock stopped at 2: step 2 (due at 3) is not shown due. The incident's own clock runs on.
+    expect(r).toMatchObject({ status: 'acknowledged', escalating: false, elapsedMinutes: 4, note: `Acknowledged at ${at(2).toISOString()}: the ladder has stopped.` });
+    expect(r.steps.map((s: { due: boolean }) => s.due)).toEqual([true, false]);
+
+    setClock(6);
+    const resolved = await request(clockApp).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member));
+    expect([resolved.status, resolved.body.data.resolvedAt]).toEqual([200, at(6).toISOString()]);
+    setClock(60);
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(r).toMatchObject({ status: 'resolved', elapsedMinutes: 6, note: `Resolved at ${at(6).toISOString()}: the ladder has stopped.` });
+    expect(rx.hits(`/ack-b/${ws.id}`)).toHaveLength(0);
+  });
+
+  it('a maintenance deferral re-checks the window every minute, so a window completed early resumes paging within a minute', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/mw/${ws.id}` }] }]);
+    const monitor = await monitorIn(ws.id);
+    const incident = await openAtT0(ws.id, monitor.id);
+    const window = await h.prisma.maintenanceWindow.create({ data: { workspaceId: ws.id, title: 'deploy', startsAt: at(-1), endsAt: at(180) } });
+    const step = () => runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 });
+
+    // A three-hour window: the step sleeps a minute at a time, not three hours.
+    expect(await step()).toEqual({ outcome: 'deferred', reason: 'maintenance', until: at(1) });
+    setClock(1);
+    expect(await step()).toEqual({ outcome: 'deferred', reason: 'maintenance', until: at(2) });
+    // Completed early, at 1.5 (what PATCH {status: complete} does: endsAt = now).
+    await h.prisma.maintenanceWindow.update({ where: { id: window.id }, data: { endsAt: at(1.5) } });
+    setClock(2);
+    expect(await step()).toMatchObject({ outcome: 'fired', sent: 1 });
+    expect(rx.hits(`/mw/${ws.id}`)).toHaveLength(1);
+
+    await closeIncident(incident.id);
+
+    // A window that ends sooner than the re-check: the step waits exactly until its end.
+    const other = await makeWorkspace(h.prisma);
+    await policyFor(other.ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/mw-short/${other.ws.id}` }] }]);
+    const second = await openAtT0(other.ws.id, (await monitorIn(other.ws.id)).id);
+    await h.prisma.maintenanceWindow.create({ data: { workspaceId: other.ws.id, title: 'short', startsAt: at(-1), endsAt: at(0.25) } });
+    expect(await runEscalationStep(clocked, { incidentId: second.id, cycle: 0, position: 0 })).toEqual({ outcome: 'deferred', reason: 'maintenance', until: at(0.25) });
+    setClock(0.25);
+    expect(await runEscalationStep(clocked, { incidentId: second.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 1 });
+    await closeIncident(second.id);
+  });
+
+  it('the policy is pinned when the incident opens: re-assigning mid-incident changes nothing for it, and every delivery stays listed', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const first = await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/pin-a0/${ws.id}` }] },
+      { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/pin-a1/${ws.id}` }] },
+    ], { name: 'First' });
+    const monitor = await monitorIn(ws.id);
+    const incident = await openAtT0(ws.id, monitor.id);
+    expect(incident.escalationPolicyId).toBe(first.id);
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 1 });
+
+    // Mid-incident: a new workspace default, and the monitor gets its own policy (different steps, same positions).
+    const second = await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/pin-b0/${ws.id}` }] },
+      { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/pin-b1/${ws.id}` }] },
+    ], { name: 'Second' });
+    await assignPolicy(h.prisma, { monitor: monitor.id, policy: second.id });
+
+    setClock(1);
+    let r = await recordAt(tokens.viewer, incident.id);
+    expect(r.policy).toMatchObject({ id: first.id, name: 'First' });
+    expect(r.steps.map((s: { stepId: string }) => s.stepId)).toEqual(first.steps.map((s: { id: string }) => s.id));
+    expect(r.steps[0]).toMatchObject({ fired: true, deliveries: [{ status: 'sent' }] });
+    // Step 1 again pages nobody twice, and the new policy's step 1 (same position) does not fire in its place.
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 0, duplicates: 1 });
+    setClock(5);
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 1 })).toMatchObject({ outcome: 'fired', sent: 1 });
+    expect([rx.hits(`/pin-a0/${ws.id}`).length, rx.hits(`/pin-a1/${ws.id}`).length, rx.hits(`/pin-b0/${ws.id}`).length, rx.hits(`/pin-b1/${ws.id}`).length]).toEqual([1, 1, 0, 0]);
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(r).toMatchObject({ escalating: false, steps: [{ fired: true }, { fired: true, firedAt: at(5).toISOString() }] });
+
+    // A row of a step outside the pinned policy (left by a re-assignment before policies were pinned) is still shown,
+    // under the step at its position.
+    const foreign = second.steps[0]!;
+    await h.prisma.escalationDelivery.create({
+      data: { incidentId: incident.id, stepId: foreign.id, targetId: foreign.targets[0]!.id, channel: 'webhook', target: `${rx.base}/…`, status: 'failed', reason: 'http_500', createdAt: at(0.5) },
+    });
+    r = await recordAt(tokens.viewer, incident.id);
+    expect(r.steps[0].deliveries.map((d: { status: string; reason: string | null }) => [d.status, d.reason])).toEqual([['sent', null], ['failed', 'http_500']]);
+    expect(r.steps[0]).toMatchObject({ fired: true, firedAt: at(0).toISOString() });
+
+    // The next incident of the monitor opens under its own policy now.
+    await closeIncident(incident.id);
+    const next = await openAtT0(ws.id, monitor.id);
+    expect(next.escalationPolicyId).toBe(second.id);
+    expect((await recordAt(tokens.viewer, next.id)).policy).toMatchObject({ id: second.id, name: 'Second' });
+    await closeIncident(next.id);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Every stored page is sent or accounted for
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('sending does not depend on the queue, and stored pages are never lost', () => {
+  it('pages go out even when adding the next cycle fails; the sweeper adds that cycle', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/noq/${ws.id}` }] }], { repeatCount: 1 });
+    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, { startedAt: new Date(Date.now() - 120_000) });
+    // The shared worker's queue, whose next add fails as with Redis away.
+    const flaky = new EscalationScheduler(h.redis, h.queuePrefix);
+    const add = flaky.queue.add.bind(flaky.queue);
+    let failures = 1;
+    flaky.queue.add = (async (...args: Parameters<typeof add>) => {
+      if (failures-- > 0) throw new Error('Connection is closed.');
+      return add(...args);
+    }) as typeof flaky.queue.add;
+    try {
+      const outcome = await runEscalationStep({ ...deps, scheduler: flaky }, { incidentId: incident.id, cycle: 0, position: 0 });
+      expect(failures).toBe(0);
+      expect(outcome).toEqual({ outcome: 'fired', sent: 1, failed: 0, skipped: 0, duplicates: 0, nextCycleScheduled: false });
+      expect(rx.hits(`/noq/${ws.id}`)).toHaveLength(1);
+      expect((await rowsOf(incident.id)).map((d) => [d.cycle, d.status])).toEqual([[0, 'sent']]);
+      expect(await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 1, position: 0 }))).toBeUndefined();
+
+      // The sweeper adds the current cycle (1, anchored on cycle 0's fire time), and the worker pages it.
+      await ensureOpenLadders(deps);
+      await waitFor(async () => rx.hits(`/noq/${ws.id}`).length === 2, 10_000, 'the repeat page');
+      expect(rx.hits(`/noq/${ws.id}`).map((x) => JSON.parse(x.body).step.cycle)).toEqual([0, 1]);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it('a retried job sends the rows of its step that an earlier run stored and never claimed; a claimed row is never sent again', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const policy = await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/retry-a/${ws.id}` }, { channel: 'webhook', target: `${rx.base}/retry-b/${ws.id}` }] },
+    ]);
+    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
+    const [a, b] = policy.steps[0]!.targets;
+    // What a first run leaves when it dies after storing the rows: target a unclaimed, target b claimed mid-send.
+    const firedAt = new Date(Date.now() - 1000);
+    await h.prisma.escalationDelivery.createMany({
+      data: [
+        { incidentId: incident.id, stepId: policy.steps[0]!.id, targetId: a!.id, channel: 'webhook', target: `${rx.base}/…`, status: 'pending', createdAt: firedAt },
+        { incidentId: incident.id, stepId: policy.steps[0]!.id, targetId: b!.id, channel: 'webhook', target: `${rx.base}/…`, status: 'pending', createdAt: firedAt, claimedAt: firedAt },
+      ],
+    });
+    const outcome = await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 });
+    expect(outcome).toEqual({ outcome: 'fired', sent: 1, failed: 0, skipped: 0, duplicates: 2, nextCycleScheduled: false });
+    expect([rx.hits(`/retry-a/${ws.id}`).length, rx.hits(`/retry-b/${ws.id}`).length]).toEqual([1, 0]);
+    // The page says when the step fired, not when the retry ran.
+    expect(JSON.parse(rx.hits(`/retry-a/${ws.id}`)[0]!.body).firedAt).toBe(firedAt.toISOString());
+    expect((await rowsOf(incident.id)).map((d) => d.status)).toEqual(['sent', 'pending']);
+    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 0, duplicates: 2 });
+    expect(rx.hits(`/retry-a/${ws.id}`)).toHaveLength(1);
+  });
+
+  it('the sweeper fails pending rows claimed long ago (worker_lost), has unclaimed ones sent, and closes those of stopped incidents', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const policy = await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/stale-a/${ws.id}` }, { channel: 'webhook', target: `${rx.base}/stale-b/${ws.id}` }] },
+    ]);
+    const step = policy.steps[0]!;
+    const [a, b] = step.targets;
+    const row = (incidentId: string, targetId: string, createdAt: Date, claimedAt: Date | null = null) => ({
+      incidentId, stepId: step.id, targetId, channel: 'webhook' as const, target: `${rx.base}/…`, status: 'pending' as const, createdAt, claimedAt,
+    });
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+    const lost = await openIncident(ws.id, null, { startedAt: tenMinutesAgo });
+    const stopped = await openIncident(ws.id, null, { startedAt: tenMinutesAgo, status: 'resolved', resolvedAt: new Date() });
+    // Left by workers that died ten minutes ago: one mid-send (claimed), one between storing and sending.
+    await h.prisma.escalationDelivery.createMany({
+      data: [row(lost.id, a!.id, tenMinutesAgo, tenMinutesAgo), row(lost.id, b!.id, tenMinutesAgo), row(stopped.id, a!.id, tenMinutesAgo)],
+    });
+    // In flight right now: left alone.
+    const fresh = await openIncident(ws.id, null);
+    await h.prisma.escalationDelivery.create({ data: row(fresh.id, a!.id, new Date(), new Date()) });
+
+    const report = await reconcileStaleDeliveries(deps);
+    expect(report.lost).toBeGreaterThanOrEqual(1);
+    expect(report.rerun).toBeGreaterThanOrEqual(1);
+    expect(report.stopped).toBeGreaterThanOrEqual(1);
+    // The unclaimed row of the open incident: its step job runs again (on the shared worker) and sends it.
+    await waitFor(async () => rx.hits(`/stale-b/${ws.id}`).length === 1, 10_000, 'the unclaimed page');
+    const byTarget = async (incidentId: string) =>
+      (await rowsOf(incidentId)).map((d) => [d.targetId === a!.id ? 'a' : 'b', d.status, d.reason]);
+    expect(await waitFor(async () => {
+      const rows = await byTarget(lost.id);
+      return rows.every((r) => r[1] !== 'pending') ? rows : null;
+    })).toEqual([['a', 'failed', 'worker_lost'], ['b', 'sent', null]]);
+    expect(rx.hits(`/stale-a/${ws.id}`)).toHaveLength(0);
+    expect(await byTarget(stopped.id)).toEqual([['a', 'failed', 'stopped_before_send']]);
+    expect(await byTarget(fresh.id)).toEqual([['a', 'pending', null]]);
+    // And the record says why.
+    const state = await escalation(tokens.viewer, lost.id);
+    expect(state.steps[0].deliveries.map((d: { status: string; reason: string | null }) => [d.status, d.reason])).toEqual([['failed', 'worker_lost'], ['sent', null]]);
+    await h.prisma.incident.updateMany({ where: { id: { in: [lost.id, fresh.id] } }, data: { status: 'resolved', resolvedAt: new Date() } });
+  });
+});
+
+describe('the sweeper and failed or numerous jobs', () => {
+  it('a step job whose retries ran out (failed, its id kept) is retried by the sweeper and pages', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/recovered-job/${ws.id}` }] }]);
+    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, { startedAt: new Date(Date.now() - 120_000) });
+    const prefix = `${h.queuePrefix}-fj`;
+    const scheduler = new EscalationScheduler(h.redis, prefix);
+    const fdeps = { ...deps, scheduler };
+    const connection = createWorkerRedis(h.config.redisUrl);
+    connection.on('error', () => undefined);
+    const id = escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 });
+    // A worker whose every run throws as during a long database outage, until BullMQ gives up on the job.
+    const broken = new Worker(ESCALATION_QUEUE, async () => { throw new UnrecoverableError('database unreachable'); }, { connection, prefix });
+    let healthy: Worker | null = null;
+    try {
+      await scheduleIncidentLadder(fdeps, incident.id);
+      await waitFor(async () => (await scheduler.queue.getJobState(id)) === 'failed', 10_000, 'the failed job');
+      await broken.close();
+      const job = await scheduler.queue.getJob(id);
+      expect(job!.opts.attempts).toBe(10);
+
+      // Adding the job again is a no-op (its id is kept for a week): the opening hook cannot bring it back.
+      await scheduleIncidentLadder(fdeps, incident.id);
+      expect(await scheduler.queue.getJobState(id)).toBe('failed');
+
+      // The sweeper can: it retries the failed job, with its attempts reset, and a healthy worker pages.
+      healthy = new Worker(
+        ESCALATION_QUEUE,
+        // Only this incident's jobs: the sweep also adds other open incidents' ladders to this queue.
+        (j: Job, token?: string) => (j.data.incidentId === incident.id ? escalationProcessor(fdeps)(j, token) : Promise.resolve(null)),
+        { connection, prefix },
+      );
+      const report = await ensureOpenLadders(fdeps);
+      expect(report.recovered).toBeGreaterThanOrEqual(1);
+      await waitFor(async () => rx.hits(`/recovered-job/${ws.id}`).length === 1, 10_000, 'the page after recovery');
+      expect(await waitFor(async () => ((await scheduler.queue.getJobState(id)) === 'completed' ? 'completed' : null))).toBe('completed');
+      expect((await rowsOf(incident.id)).map((d) => d.status)).toEqual(['sent']);
+    } finally {
+      await broken.close();
+      await healthy?.close();
+      connection.disconnect();
+      await scheduler.queue.obliterate({ force: true });
+      await scheduler.close();
+      await h.prisma.incident.update({ where: { id: incident.id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+    }
+  });
+
+  it('visits every open incident, a batch at a time', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    await policyFor(ws.slug, [{ delayMinutes: 30, targets: [{ channel: 'email', target: 'batch@example.test' }] }]);
+    const incidents = [];
+    for (let i = 0; i < 5; i++) incidents.push(await openIncident(ws.id, null, { startedAt: new Date(Date.now() - (10 + i) * 60_000) }));
+    const idle = new EscalationScheduler(h.redis, `${h.queuePrefix}-batch`);
+    try {
+      // Batches of 2: a sweep that stopped after its first batch would leave at least three of these without jobs.
+      const report = await ensureOpenLadders({ ...deps, scheduler: idle }, { batch: 2 });
+      expect(report.incidents).toBeGreaterThanOrEqual(5);
+      const states = await Promise.all(incidents.map((x) => idle.queue.getJobState(escalationJobId({ incidentId: x.id, cycle: 0, position: 0 }))));
+      expect(states).toEqual(['delayed', 'delayed', 'delayed', 'delayed', 'delayed']);
+    } finally {
+      await idle.queue.obliterate({ force: true });
+      await idle.close();
+      await h.prisma.incident.updateMany({ where: { id: { in: incidents.map((x) => x.id) } }, data: { status: 'resolved', resolvedAt: new Date() } });
+    }
+  });
+});
+
+describe('targets are encrypted at rest', () => {
+  it('stores ciphertext and a display form, never the URL; plaintext rows from before are encrypted by the sweeper and still page', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const hook = `${rx.base}/enc/${ws.id}?token=hunter2-${ws.id}`;
+    const policy = await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: hook }, { channel: 'email', target: 'enc@example.test' }] }]);
+    const stored = () => h.prisma.escalationTarget.findMany({ where: { step: { policyId: policy.id } }, orderBy: { position: 'asc' } });
+    const rows = await stored();
+    expect(rows.map((t) => [t.display, t.legacyTarget, t.encKeyId])).toEqual([
+      [`${rx.base}/…`, null, h.config.encryption.current.id],
+      ['enc@example.test', null, h.config.encryption.current.id],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain('hunter2');
+    expect(rows.map((t) => openTarget(t, h.config.encryption))).toEqual([hook, 'enc@example.test']);
+    // The database refuses a new plaintext target.
+    await expect(
+      h.prisma.$executeRaw`INSERT INTO escalation_targets (id, "stepId", position, channel, display, target) VALUES (gen_random_uuid(), ${policy.steps[0]!.id}::uuid, 9, 'webhook', 'x', ${hook})`,
+    ).rejects.toThrow(/never as plaintext/);
+
+    // A row as it was before encryption at rest (the migration leaves the plaintext until a worker has the key).
+    await h.prisma.escalationTarget.update({ where: { id: rows[0]!.id }, data: { legacyTarget: hook, targetEnc: null, encKeyId: null } });
+    const report = await sweepEscalations(deps);
+    expect(report.encrypted).toBeGreaterThanOrEqual(1);
+    const after = (await stored())[0]!;
+    expect([after.legacyTarget, after.encKeyId, after.display]).toEqual([null, h.config.encryption.current.id, `${rx.base}/…`]);
+    expect(openTarget(after, h.config.encryption)).toBe(hook);
+
+    const incident = await openIncident(ws.id, null);
+    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 2 });
+    expect(rx.hits(`/enc/${ws.id}?token=hunter2-${ws.id}`)).toHaveLength(1);
+    const deliveries = await rowsOf(incident.id);
+    expect(deliveries.map((d) => d.target)).toEqual([`${rx.base}/…`, 'enc@example.test']);
+    expect(JSON.stringify(await escalation(tokens.viewer, incident.id))).not.toContain('hunter2');
+    await h.prisma.incident.update({ where: { id: incident.id }, data: { status: 'resolved', resolvedAt: new Date() } });
+  });
+});

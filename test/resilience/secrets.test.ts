@@ -2,22 +2,28 @@
  * Secrets. A run creates tokens of every kind (admin services), monitors with secret headers and bodies (and updates
  * them), a password-protected status page, an escalation policy whose Slack and webhook URLs are credentials, and
  * drives checks through a real worker against a local target (which, as the intended recipient, does receive the
- * headers). Afterwards none of the secret values may appear in: a dump of every table, a dump of the run's Redis
- * keys, the API's and the worker's logs (winston at its most verbose level), or any API response of the run.
- * Invalid requests that carry secrets are part of the run, since error messages are where values tend to leak.
+ * headers); the failing monitor opens an incident whose ladder pages that target through a real escalation worker
+ * (a signed webhook and a Slack message to the secret URLs). Afterwards none of the secret values (nor the
+ * deployment's ENCRYPTION_KEY, nor the DATABASE_URL password) may appear in: a dump of every table, a dump of the
+ * run's Redis keys, the API's and the worker's logs (winston at its most verbose level, the escalation engine's
+ * lines included), or any API response of the run. Invalid requests that carry secrets are part of the run, since
+ * error messages are where values tend to leak.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { checkQueueName, createLogger, createSsrfGuard, createWorkerRedis, hashToken } from '@statusvane/shared';
+import { ESCALATION_QUEUE, checkQueueName, createLogger, createSsrfGuard, createWorkerRedis, hashToken } from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
 import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
 import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
 import { setStatusPagePassword } from '../../apps/api/src/services/admin/status-page-commands.js';
+import { createDeliverer, type Deliverer } from '../../apps/worker/src/escalation/deliver/deliverer.js';
+import { scheduleIncidentLadder, type EscalationDeps } from '../../apps/worker/src/escalation/engine.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
+import { escalationProcessor } from '../../apps/worker/src/processors/escalation.processor.js';
 import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
 import { dumpDatabase } from '../support/db-dump.js';
@@ -31,12 +37,16 @@ let h: Harness;
 let app: ReturnType<typeof createApp>;
 let target: Target;
 let worker: Worker;
+let escalationWorker: Worker;
+let deliverer: Deliverer;
 let workerConnection: Redis;
+/** The deployment's encryption key as configured (ENCRYPTION_KEY), fresh for the run so its text is known. */
+const encryptionKey = randomBytes(32).toString('base64');
 const logLines: string[] = [];
 const responses: string[] = [];
 
 beforeAll(async () => {
-  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32', ENCRYPTION_KEY: encryptionKey });
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => logLines.push(chunk.toString('utf8')));
   const logger = (service: string) => createLogger({ level: 'silly', json: true, service, stream });
@@ -44,9 +54,20 @@ beforeAll(async () => {
   app = createApp({ ...h.deps, guard, logger: logger('api') });
   workerConnection = createWorkerRedis(h.config.redisUrl);
   workerConnection.on('error', () => undefined);
+  // The escalation worker as apps/worker/src/main.ts wires it: an incident opened by a check starts its ladder.
+  deliverer = createDeliverer({ guard, encryptionKey: h.config.encryption.current.key, smtp: null, retry: { attempts: 2, backoffMs: 50 } });
+  const escalations: EscalationDeps = { prisma: h.prisma, scheduler: h.deps.escalations!, deliverer, logger: logger('worker'), keyring: h.config.encryption };
+  escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalations), { connection: workerConnection, prefix: h.queuePrefix, concurrency: 5 });
   worker = new Worker(
     checkQueueName('local'),
-    checkProcessor({ prisma: h.prisma, keyring: h.config.encryption, httpProbe: createHttpProbe({ guard }), tcpProbe: createTcpProbe({ guard }), logger: logger('worker') }),
+    checkProcessor({
+      prisma: h.prisma,
+      keyring: h.config.encryption,
+      httpProbe: createHttpProbe({ guard }),
+      tcpProbe: createTcpProbe({ guard }),
+      logger: logger('worker'),
+      onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalations, incidentId),
+    }),
     { connection: workerConnection, prefix: h.queuePrefix, concurrency: 5 },
   );
   target = await startTarget();
@@ -54,6 +75,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.close();
+  await escalationWorker?.close();
+  deliverer?.close();
   workerConnection?.disconnect();
   await target?.close();
   await h?.close();
@@ -121,7 +144,16 @@ describe('secrets stay secret', () => {
       pagePassword: secret('page-pass'),
       slackPath: secret('slack'),
       webhookPath: secret('hook'),
+      webhookQuery: secret('hook-query'),
     };
+
+    // An escalation policy whose targets are credentials; the local target is their receiver. It must exist
+    // before the failing monitor opens its incident: the policy is pinned when the incident opens.
+    const policyJson = JSON.stringify({
+      name: 'on call',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: target.url(`/services/${s.slackPath}`) }, { channel: 'webhook', target: target.url(`/hooks/${s.webhookPath}?token=${s.webhookQuery}`) }] }],
+    });
+    await createPolicy(h.prisma, { workspace: ws.id, json: policyJson, default: true }, { guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32' }), encryption: h.config.encryption.current });
 
     // Monitors with secret headers and bodies, by each kind of token; one of them fails and opens an incident.
     const created = await api('post', '/api/v1/monitors', {
@@ -169,13 +201,6 @@ describe('secrets stay secret', () => {
     expect((await api('post', `/status/${slug}/login`, { form: `password=${encodeURIComponent(s.pagePassword)}` })).status).toBeLessThan(400);
     expect((await api('post', `/status/${slug}/login`, { form: `password=wrong-${encodeURIComponent(s.pagePassword)}` })).status).toBeGreaterThanOrEqual(400);
 
-    // An escalation policy whose targets are credentials.
-    const policyJson = JSON.stringify({
-      name: 'on call',
-      steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: `http://127.0.0.1:9/services/${s.slackPath}` }, { channel: 'webhook', target: `http://127.0.0.1:9/hooks/${s.webhookPath}` }] }],
-    });
-    await createPolicy(h.prisma, { workspace: ws.id, json: policyJson, default: true }, { guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32' }) });
-
     // A heartbeat and its pings: the ping secret is the URL's credential, so it must not be logged.
     const hb = await api('post', '/api/v1/monitors', { token: tokens.owner, body: { type: 'heartbeat', name: 'hb' } });
     const pingPath = new URL(hb.body.data.pingUrl as string).pathname;
@@ -192,8 +217,21 @@ describe('secrets stay secret', () => {
       'a check with the updated secrets',
     );
     const incident = await until(() => h.prisma.incident.findFirst({ where: { workspaceId: ws.id } }), 30_000, 'the incident');
+    // Its ladder pages the secret URLs through the escalation worker, which decrypts them to send.
+    const deliveries = await until(
+      async () => {
+        const rows = await h.prisma.escalationDelivery.findMany({ where: { incidentId: incident.id }, orderBy: { channel: 'asc' } });
+        return rows.length === 2 && rows.every((d) => d.status !== 'pending') ? rows : null;
+      },
+      30_000,
+      'the escalation deliveries',
+    );
+    expect(deliveries.map((d) => [d.channel, d.status])).toEqual([['webhook', 'sent'], ['slack', 'sent']]);
+    expect(target.requests.filter((r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['x-statusvane-signature'])).toHaveLength(1);
+    expect(target.requests.filter((r) => r.path === `/services/${s.slackPath}`)).toHaveLength(1);
     const escalation = await api('get', `/api/v1/incidents/${incident.id}/escalation`, { token: tokens.viewer });
     expect(escalation.status).toBe(200);
+    expect(escalation.body.data.steps[0].deliveries.map((d: { status: string }) => d.status)).toEqual(['sent', 'sent']);
 
     // Reads of everything, by every kind of token.
     for (const token of [tokens.owner, tokens.viewer, personal, oauth]) {
@@ -208,7 +246,13 @@ describe('secrets stay secret', () => {
     expect(target.requests.some((r) => r.headers.authorization === `Bearer ${s.headerAuth}`)).toBe(true);
 
     const tokenSecrets = [tokens.owner, tokens.admin, tokens.member, tokens.viewer, personal, oauth, revoked].flatMap((t) => [t, t.replace(/^(sv_|svu_|mcp_at_)/, '')]);
-    const everywhere = { ...s, tokens: tokenSecrets };
+    // The deployment's own secrets: the encryption key (as configured, and as hex) and the database password.
+    const deployment = {
+      encryptionKey: [encryptionKey, Buffer.from(encryptionKey, 'base64').toString('hex')],
+      databasePassword: decodeURIComponent(new URL(h.config.databaseUrl).password),
+    };
+    expect(deployment.databasePassword.length).toBeGreaterThan(0);
+    const everywhere = { ...s, tokens: tokenSecrets, ...deployment };
     const places = {
       database: await dumpDatabase(h.prisma),
       redis: await dumpRedis(h.queuePrefix),
@@ -216,6 +260,8 @@ describe('secrets stay secret', () => {
       responses: responses.join('\n'),
     };
     expect(places.logs.length).toBeGreaterThan(1000);
+    // The escalation worker's lines are among those scanned.
+    expect(logLines.filter((l) => l.includes('"message":"escalation delivery"'))).toHaveLength(2);
     expect(places.database).toContain(id);
 
     const leaks: string[] = [];
@@ -226,8 +272,7 @@ describe('secrets stay secret', () => {
     }
     // The ping secret is the heartbeat's address: shown in its record by design and kept to look pings up; never logged.
     if (places.logs.includes(pingSecret)) leaks.push('ping secret in logs');
-    // Slack and webhook URLs are credentials too: never in a response or a log line. (Stored as configured: see
-    // docs/reliability.md.)
-    expect(leaks.filter((l) => !/^(slackPath|webhookPath) in database$/.test(l))).toEqual([]);
+    // Slack and webhook URLs are credentials too: stored encrypted (docs/escalation.md), never logged or returned.
+    expect(leaks).toEqual([]);
   }, 90_000);
 });

@@ -237,7 +237,7 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
     for (const host of URL_HOSTS) {
       for (const channel of ['webhook', 'slack'] as const) {
         const json = JSON.stringify({ name: 'ssrf', steps: [{ delayMinutes: 0, targets: [{ channel, target: urlFor(host) }] }] });
-        const outcome = await createPolicy(h.prisma, { workspace: ws.ws.id, json }, { guard }).then(
+        const outcome = await createPolicy(h.prisma, { workspace: ws.ws.id, json }, { guard, encryption: h.config.encryption.current }).then(
           () => 'created',
           (err: { code?: string }) => err.code ?? 'error',
         );
@@ -255,7 +255,7 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
         if (host === 'rebind-hook.test') {
           // Accepted at write time (first answer: the allowed address) ...
           const json = JSON.stringify({ name: 'rebind', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: urlFor(host) }] }] });
-          await createPolicy(h.prisma, { workspace: ws.ws.id, json }, { guard });
+          await createPolicy(h.prisma, { workspace: ws.ws.id, json }, { guard, encryption: h.config.encryption.current });
         }
         for (const channel of ['webhook', 'slack'] as const) {
           const out = await deliverer.deliver(channel, urlFor(host), page());

@@ -15,7 +15,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { countLostResults, createWorkerMetrics } from './metrics/worker-metrics.js';
 import { checkProcessor } from './processors/check.processor.js';
 import { createDeliverer } from './escalation/deliver/deliverer.js';
-import { ensureOpenLadders, scheduleIncidentLadder, type EscalationDeps } from './escalation/engine.js';
+import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
 import { createHttpProbe } from './probes/http.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
@@ -30,7 +30,7 @@ const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
 // Escalation: one queue for all regions, so any worker pages (docs/escalation.md).
 const escalations = new EscalationScheduler(connection, config.queuePrefix);
 const deliverer = createDeliverer({ guard, encryptionKey: config.encryption.current.key, smtp: config.smtp });
-const escalationDeps: EscalationDeps = { prisma, scheduler: escalations, deliverer, logger };
+const escalationDeps: EscalationDeps = { prisma, scheduler: escalations, deliverer, logger, keyring: config.encryption };
 const escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalationDeps), { connection, prefix: config.queuePrefix, concurrency: 20 });
 escalationWorker.on('error', (err) => logger.error('escalation worker error', { error: err.message }));
 escalationWorker.on('failed', (job, err) => logger.warn('escalation job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: err.message }));
@@ -58,7 +58,7 @@ const metricsListener = exposeMetrics({ registry: metrics.registry, config: conf
 // Any worker may run housekeeping; a Redis lock lets one per period do it.
 const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
 const stopHousekeeping = startHousekeeping(
-  { prisma, redis: connection, scheduler, logger, lockPrefix: config.queuePrefix, ensureLadders: () => ensureOpenLadders(escalationDeps) },
+  { prisma, redis: connection, scheduler, logger, lockPrefix: config.queuePrefix, ensureLadders: () => sweepEscalations(escalationDeps) },
   config.housekeepingIntervalMs,
 );
 

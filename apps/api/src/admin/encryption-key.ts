@@ -1,4 +1,4 @@
-import { parseConfig } from '@statusvane/shared';
+import { parseConfig, type EncryptionKey } from '@statusvane/shared';
 import { adminDatabaseUrl } from './database-url.js';
 
 /**
@@ -7,5 +7,10 @@ import { adminDatabaseUrl } from './database-url.js';
  * only satisfies the shared config schema.
  */
 export function adminEncryptionKey(env: NodeJS.ProcessEnv): Buffer {
-  return parseConfig({ ...env, DATABASE_URL: adminDatabaseUrl(env), REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379' }).encryption.current.key;
+  return adminCurrentKey(env).key;
+}
+
+/** The same key with its id, for commands that encrypt (escalation targets). */
+export function adminCurrentKey(env: NodeJS.ProcessEnv): EncryptionKey {
+  return parseConfig({ ...env, DATABASE_URL: adminDatabaseUrl(env), REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379' }).encryption.current;
 }

@@ -8,7 +8,7 @@ import { addMember, createToken, createUser, createWorkspace, removeMember, revo
 import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../services/admin/status-page-commands.js';
 import { adminPublicBaseUrl } from './public-base-url.js';
 import { assignPolicy, createPolicy, policySigningSecret } from '../services/admin/policy-commands.js';
-import { adminEncryptionKey } from './encryption-key.js';
+import { adminCurrentKey, adminEncryptionKey } from './encryption-key.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
 
@@ -92,7 +92,8 @@ export function buildProgram(): Command {
     .option('--default', "make it the workspace's default policy")
     .exitOverride()
     // Webhook and Slack URLs are checked against the SSRF policy the worker enforces.
-    .action(run((p, o) => createPolicy(p, o, { guard: createSsrfGuard({ allowedCidrs: process.env.ALLOWED_TARGET_CIDRS ?? '' }) })));
+    // Targets are stored encrypted with the deployment's ENCRYPTION_KEY.
+    .action(run((p, o) => createPolicy(p, o, { guard: createSsrfGuard({ allowedCidrs: process.env.ALLOWED_TARGET_CIDRS ?? '' }), encryption: adminCurrentKey(process.env) })));
   policy
     .command('assign')
     .requiredOption('--monitor <monitorId>')

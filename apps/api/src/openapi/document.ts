@@ -407,8 +407,9 @@ const OPERATIONS: Operation[] = [
     tag: 'Incidents',
     summary: 'Get the escalation state of an incident',
     description:
-      'The policy in effect (the monitor\'s own, else the workspace default), each ladder step, which steps have paged and ' +
-      'through which delivery, and whether the incident is acknowledged. ' +
+      'The policy in effect (pinned when the incident opened: the monitor\'s own, else the workspace default), each ladder ' +
+      'step, which steps have paged and through which delivery (with the reason of a failed or skipped one), and whether ' +
+      'the incident is acknowledged. ' +
       ROLE_NOTE.read,
     id: true,
     success: { status: 200, description: 'The escalation state.', schema: data(escalationStateSchema) },

@@ -224,6 +224,12 @@ const deliverySchema = z
     }),
     status: z.enum(DELIVERY_STATUSES).openapi({ description: '`skipped`: silent policy, or a channel that is not configured.' }),
     sentAt: dateTime.nullable(),
+    reason: z.string().nullable().openapi({
+      description:
+        'Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, ' +
+        '`ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is ' +
+        '`failed` or `skipped`.',
+    }),
   })
   .openapi('EscalationDelivery');
 
@@ -263,9 +269,15 @@ export const escalationStateSchema = z
     escalating: z.boolean().openapi({ description: 'Whether the ladder is still running (acknowledging or resolving stops it).' }),
     elapsedMinutes: z.number().int().min(0).openapi({ description: 'Whole minutes since the incident started (until it was resolved).' }),
     policy: z.union([escalationPolicySchema, z.null()]).openapi({
-      description: "The policy in effect: the monitor's own, else the workspace default, else null.",
+      description:
+        "The policy in effect, pinned when the incident opened: the monitor's own, else the workspace default, else null. " +
+        'Assigning a policy later does not change the ladder of an incident already open.',
     }),
     steps: z.array(escalationStepSchema).openapi({ description: 'One entry per ladder step; empty when no policy applies.' }),
-    note: z.string().nullable().openapi({ description: 'Explains the state when there is something to say, e.g. that no policy applies.' }),
+    note: z.string().openapi({
+      description:
+        'What the ladder is doing, in one sentence: e.g. `Escalating: step 2 of 3 is due at <time>.`, `Acknowledged at <time>: ' +
+        'the ladder has stopped.`, or that no policy applies.',
+    }),
   })
   .openapi('EscalationState');

@@ -1,18 +1,25 @@
 /**
- * The ladder engine: what a step job does, and what happens when an incident opens. The timing rules are the pure
- * `ladderState` of @statusvane/shared; this module reads and writes the rows and the queue around it.
+ * The ladder engine: what a step job does, what happens when an incident opens, and the sweeper. The timing rules
+ * are the pure `ladderState` of @statusvane/shared; this module reads and writes the rows and the queue around it.
  *
  * Invariants:
- * - Exactly-once paging per (incident, step, cycle, target): the delivery row is inserted first, under the unique
- *   key, and only the transaction that inserted it sends that page. A job run twice, or two workers racing, find
- *   the rows taken and send nothing. (A worker that dies between the insert and the send leaves the row `pending`:
- *   at most once, never twice.)
- * - No page after an acknowledgement or a resolution: the rows are inserted while holding a share lock on the
- *   incident row after re-reading its status under it, and acknowledging or resolving updates that row, so it
- *   waits for a firing step to commit and every later step sees the new status.
+ * - The policy is the one pinned to the incident when it opened (`incidents.escalationPolicyId`): a policy
+ *   assigned mid-incident never changes a running ladder, so steps always match by id within one policy.
+ * - Exactly-once paging per (incident, step, cycle, target): the delivery rows are inserted first, under the unique
+ *   key, `pending` and unclaimed. A row is sent only by the worker whose conditional update claims it
+ *   (`claimedAt` NULL -> now), so a job run twice, two workers racing, or a retried job never send one page twice;
+ *   and a retried job sends the rows of its own step and cycle that an earlier run stored but never claimed.
+ *   A worker that dies after claiming leaves the row `pending`: the sweeper marks it `failed` (`worker_lost`)
+ *   after `staleDeliveryMs`. At most once, never twice.
+ * - Sending never depends on the queue: the pages of a fired step go out even when adding the next cycle's jobs
+ *   fails (that is logged, and the sweeper adds the current cycle of every open incident).
+ * - No page after an acknowledgement or a resolution: the rows are inserted (or, on a retry, found) while holding
+ *   a share lock on the incident row after re-reading its status under it, and acknowledging or resolving updates
+ *   that row, so it waits for a firing step to commit and every later run sees the new status.
  * - A step fires only if the incident exists and is `open`, the step's time has come in its cycle, its
  *   `minImpact` is at most the incident's impact, and the monitor is not in maintenance. A step that comes due
- *   during maintenance waits for the window's end (then fires if the incident is still open).
+ *   during maintenance is deferred until the window's end, but never for longer than `maintenanceRecheckMs`, so
+ *   a window completed early or cancelled resumes paging within that time.
  * - After the last step of a cycle (fired, or passed over for its minImpact), the next cycle's jobs are added,
  *   their delays counted from that fire time. Job ids are fixed per (incident, cycle, position): adding twice adds
  *   once.
@@ -21,16 +28,19 @@ import {
   impactAtLeast,
   ladderState,
   maintenanceUntilByComponent,
+  openTarget,
   policyInEffect,
+  encryptLegacyTargets,
   type EscalationJob,
   type EscalationScheduler,
   type Impact,
+  type Keyring,
   type LadderIncident,
   type Logger,
   type PolicyInEffect,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { Deliverer } from './deliver/deliverer.js';
+import type { DeliveryOutcome, Deliverer } from './deliver/deliverer.js';
 import type { Page } from './deliver/page.js';
 
 export interface EscalationDeps {
@@ -38,9 +48,18 @@ export interface EscalationDeps {
   scheduler: EscalationScheduler;
   deliverer: Deliverer;
   logger: Logger;
+  /** Targets are stored encrypted: the current key and the old ones still accepted. */
+  keyring: Keyring;
   /** The clock (tests inject one). */
   now?: () => Date;
+  /** The longest a step deferred by maintenance waits before looking at the window again. Default 60 s. */
+  maintenanceRecheckMs?: number;
+  /** A delivery claimed this long ago and still `pending` is failed `worker_lost` by the sweeper. Default 5 min. */
+  staleDeliveryMs?: number;
 }
+
+export const MAINTENANCE_RECHECK_MS = 60_000;
+export const STALE_DELIVERY_MS = 5 * 60_000;
 
 export type StepOutcome =
   | { outcome: 'stopped'; reason: 'incident deleted' | 'incident acknowledged' | 'incident resolved' }
@@ -52,6 +71,7 @@ const incidentSelect = {
   id: true,
   workspaceId: true,
   monitorId: true,
+  escalationPolicyId: true,
   title: true,
   status: true,
   impact: true,
@@ -66,6 +86,7 @@ const incidentSelect = {
 const MINUTE = 60_000;
 const dueTimes = (policy: PolicyInEffect, anchor: Date) =>
   policy.steps.map((s) => ({ position: s.position, dueAt: new Date(anchor.getTime() + s.delayMinutes * MINUTE) }));
+const clockOf = (deps: EscalationDeps) => deps.now?.() ?? new Date();
 
 function stopped(status: 'acknowledged' | 'resolved'): StepOutcome {
   return { outcome: 'stopped', reason: status === 'acknowledged' ? 'incident acknowledged' : 'incident resolved' };
@@ -76,11 +97,11 @@ async function deliveriesOf(prisma: PrismaClient, incidentId: string) {
 }
 
 /**
- * When an incident opens: add the jobs of cycle 0, each delayed until startedAt + its step's delay. No policy in
- * effect: nothing. Safe to call twice.
+ * When an incident opens: add the jobs of cycle 0, each delayed until startedAt + its step's delay. No policy
+ * pinned: nothing. Safe to call twice.
  */
 export async function scheduleIncidentLadder(deps: EscalationDeps, incidentId: string): Promise<{ scheduled: number }> {
-  const now = deps.now?.() ?? new Date();
+  const now = clockOf(deps);
   const incident = await deps.prisma.incident.findUnique({ where: { id: incidentId }, select: incidentSelect });
   if (!incident || incident.status !== 'open') return { scheduled: 0 };
   const policy = await policyInEffect(deps.prisma, incident);
@@ -91,53 +112,137 @@ export async function scheduleIncidentLadder(deps: EscalationDeps, incidentId: s
 
 /**
  * The sweeper's half of "every open incident has its ladder": re-adds the current cycle's step jobs of every open
- * incident. It covers an incident whose first jobs could not be added when it opened (Redis away at that moment)
- * and delayed jobs lost with Redis data. Job ids are fixed, so jobs still in Redis are not added twice, and a step
- * job that runs again pages nobody twice (delivery rows). Incidents younger than `minAgeMs` are left to the
- * opening hook.
+ * incident, and retries those of them that ended `failed`. It covers an incident whose first jobs could not be
+ * added when it opened (Redis away at that moment), a next cycle whose jobs could not be added, delayed jobs lost
+ * with Redis data, and step jobs whose retries ran out during a long database outage. Job ids are fixed, so jobs
+ * still in Redis are not added twice, and a step job that runs again pages nobody twice (delivery rows).
+ * Incidents younger than `minAgeMs` are left to the opening hook. Every open incident is visited, `batch` at a
+ * time in (startedAt, id) order.
  */
-export async function ensureOpenLadders(deps: EscalationDeps, minAgeMs = 60_000): Promise<{ incidents: number; scheduled: number }> {
-  const now = deps.now?.() ?? new Date();
-  const open = await deps.prisma.incident.findMany({
-    where: { status: 'open', startedAt: { lte: new Date(now.getTime() - minAgeMs) } },
-    select: incidentSelect,
-    orderBy: { startedAt: 'asc' },
-    take: 5000,
-  });
+export async function ensureOpenLadders(
+  deps: EscalationDeps,
+  { minAgeMs = 60_000, batch = 500 }: { minAgeMs?: number; batch?: number } = {},
+): Promise<{ incidents: number; scheduled: number; recovered: number }> {
+  const now = clockOf(deps);
+  const cutoff = new Date(now.getTime() - minAgeMs);
+  let after: { startedAt: Date; id: string } | null = null;
+  let incidents = 0;
   let scheduled = 0;
-  for (const incident of open) {
-    const policy = await policyInEffect(deps.prisma, incident);
-    if (!policy || policy.steps.length === 0) continue;
-    const state = ladderState(policy, incident, await deliveriesOf(deps.prisma, incident.id), now);
-    const anchor = state.anchors[state.cycle];
-    if (!anchor || state.exhausted) continue;
-    await deps.scheduler.scheduleCycle(incident.id, state.cycle, dueTimes(policy, anchor), now.getTime());
-    scheduled += policy.steps.length;
+  let recovered = 0;
+  for (;;) {
+    const open: Array<{ id: string; workspaceId: string; escalationPolicyId: string | null; status: 'open' | 'acknowledged' | 'resolved'; impact: string; startedAt: Date; acknowledgedAt: Date | null; resolvedAt: Date | null }> =
+      await deps.prisma.incident.findMany({
+        where: {
+          status: 'open',
+          startedAt: { lte: cutoff },
+          ...(after ? { OR: [{ startedAt: { gt: after.startedAt } }, { startedAt: after.startedAt, id: { gt: after.id } }] } : {}),
+        },
+        select: { id: true, workspaceId: true, escalationPolicyId: true, status: true, impact: true, startedAt: true, acknowledgedAt: true, resolvedAt: true },
+        orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+        take: batch,
+      });
+    for (const row of open) {
+      const incident = { ...row, impact: row.impact as Impact };
+      const policy = await policyInEffect(deps.prisma, incident);
+      if (!policy || policy.steps.length === 0) continue;
+      const state = ladderState(policy, incident, await deliveriesOf(deps.prisma, incident.id), now);
+      const anchor = state.anchors[state.cycle];
+      if (!anchor || state.exhausted) continue;
+      const report = await deps.scheduler.scheduleCycle(incident.id, state.cycle, dueTimes(policy, anchor), now.getTime(), { recoverFailed: true });
+      scheduled += policy.steps.length;
+      recovered += report.recovered;
+    }
+    incidents += open.length;
+    const last = open.at(-1);
+    if (!last || open.length < batch) break;
+    after = { startedAt: last.startedAt, id: last.id };
   }
-  return { incidents: open.length, scheduled };
+  if (recovered) deps.logger.warn('escalation: failed step jobs retried by the sweeper', { recovered });
+  return { incidents, scheduled, recovered };
 }
 
-/** After the last step of `cycle` was handled: add the next cycle's jobs, anchored where the ladder says. */
+/**
+ * The sweeper's half of "every stored page is sent or accounted for". Pending rows older than `staleDeliveryMs`:
+ * - claimed (a worker began sending and never recorded the outcome: it died, or its update failed): `failed` with
+ *   reason `worker_lost`. Not resent: the page may have gone out, and paging is at most once.
+ * - never claimed, incident still open: their step job is made to run again (retried if failed, added if gone),
+ *   and it claims and sends them.
+ * - never claimed, incident no longer open: nobody will send them; `failed` with reason `stopped_before_send`.
+ */
+export async function reconcileStaleDeliveries(deps: EscalationDeps): Promise<{ lost: number; rerun: number; stopped: number }> {
+  const { prisma } = deps;
+  const before = new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
+  const lost = await prisma.escalationDelivery.updateMany({
+    where: { status: 'pending', claimedAt: { lte: before } },
+    data: { status: 'failed', reason: 'worker_lost' },
+  });
+  const unclaimed = await prisma.escalationDelivery.findMany({
+    where: { status: 'pending', claimedAt: null, createdAt: { lte: before } },
+    select: { id: true, incidentId: true, cycle: true, step: { select: { position: true } }, incident: { select: { status: true } } },
+    orderBy: { createdAt: 'asc' },
+    take: 1000,
+  });
+  const closed = unclaimed.filter((d) => d.incident.status !== 'open').map((d) => d.id);
+  const stoppedRows = closed.length
+    ? await prisma.escalationDelivery.updateMany({ where: { id: { in: closed }, status: 'pending', claimedAt: null }, data: { status: 'failed', reason: 'stopped_before_send' } })
+    : { count: 0 };
+  const jobs = new Map<string, EscalationJob>();
+  for (const d of unclaimed) {
+    if (d.incident.status === 'open') jobs.set(`${d.incidentId}#${d.cycle}#${d.step.position}`, { incidentId: d.incidentId, cycle: d.cycle, position: d.step.position });
+  }
+  let rerun = 0;
+  for (const job of jobs.values()) if (await deps.scheduler.rerunStep(job)) rerun++;
+  if (lost.count || rerun || stoppedRows.count) {
+    deps.logger.warn('escalation: stale pending deliveries reconciled', { workerLost: lost.count, stepsRerun: rerun, stoppedBeforeSend: stoppedRows.count });
+  }
+  return { lost: lost.count, rerun, stopped: stoppedRows.count };
+}
+
+/**
+ * One sweeper round (worker housekeeping): encrypt targets still stored as plaintext (rows from before encryption
+ * at rest), reconcile stale pending deliveries, then make sure every open incident's ladder has its jobs.
+ */
+export async function sweepEscalations(
+  deps: EscalationDeps,
+  opts?: { minAgeMs?: number; batch?: number },
+): Promise<{ incidents: number; scheduled: number; recovered: number; encrypted: number; lost: number; rerun: number; stopped: number }> {
+  const encrypted = await encryptLegacyTargets(deps.prisma, deps.keyring.current);
+  if (encrypted) deps.logger.info('escalation: plaintext targets encrypted', { encrypted });
+  const stale = await reconcileStaleDeliveries(deps);
+  const ladders = await ensureOpenLadders(deps, opts);
+  return { ...ladders, encrypted, ...stale };
+}
+
+/**
+ * After the last step of `cycle` was handled: add the next cycle's jobs, anchored where the ladder says. A failure
+ * is logged, not thrown: the pages of this step do not depend on it, and the sweeper adds the current cycle of
+ * every open incident.
+ */
 async function scheduleNextCycle(
   deps: EscalationDeps,
   incident: LadderIncident & { id: string },
   policy: PolicyInEffect,
   job: EscalationJob,
-  now: Date,
 ): Promise<boolean> {
   const last = policy.steps.at(-1);
   if (!last || job.position !== last.position || job.cycle >= policy.repeatCount) return false;
-  const state = ladderState(policy, incident, await deliveriesOf(deps.prisma, incident.id), now);
-  const anchor = state.anchors[job.cycle + 1];
-  if (!anchor) return false;
-  await deps.scheduler.scheduleCycle(incident.id, job.cycle + 1, dueTimes(policy, anchor), now.getTime());
-  return true;
+  try {
+    const now = clockOf(deps);
+    const state = ladderState(policy, incident, await deliveriesOf(deps.prisma, incident.id), now);
+    const anchor = state.anchors[job.cycle + 1];
+    if (!anchor) return false;
+    await deps.scheduler.scheduleCycle(incident.id, job.cycle + 1, dueTimes(policy, anchor), now.getTime());
+    return true;
+  } catch (err) {
+    deps.logger.warn('escalation: next cycle not scheduled; the sweeper will add it', { incidentId: incident.id, cycle: job.cycle + 1, error: (err as Error).message });
+    return false;
+  }
 }
 
 /** Runs one step job (see the module invariants). Never throws for a business reason; a database error does. */
 export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob): Promise<StepOutcome> {
   const { prisma } = deps;
-  const now = deps.now?.() ?? new Date();
+  const now = clockOf(deps);
   const row = await prisma.incident.findUnique({ where: { id: job.incidentId }, select: incidentSelect });
   if (!row) return { outcome: 'stopped', reason: 'incident deleted' };
   if (row.status !== 'open') return stopped(row.status);
@@ -155,11 +260,15 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
   if (dueAt > now) return { outcome: 'deferred', reason: 'not due yet', until: dueAt };
 
   if (!impactAtLeast(incident.impact, step.minImpact)) {
-    return { outcome: 'skipped', reason: 'below minImpact', nextCycleScheduled: await scheduleNextCycle(deps, incident, policy, job, now) };
+    return { outcome: 'skipped', reason: 'below minImpact', nextCycleScheduled: await scheduleNextCycle(deps, incident, policy, job) };
   }
   if (row.monitor) {
     const until = (await maintenanceUntilByComponent(prisma, incident.workspaceId, [row.monitor.componentId], now)).get(row.monitor.componentId);
-    if (until) return { outcome: 'deferred', reason: 'maintenance', until };
+    if (until) {
+      // Re-check at least every maintenanceRecheckMs: the window may be completed early or cancelled.
+      const recheck = new Date(now.getTime() + (deps.maintenanceRecheckMs ?? MAINTENANCE_RECHECK_MS));
+      return { outcome: 'deferred', reason: 'maintenance', until: until < recheck ? until : recheck };
+    }
   }
 
   const inserted = await prisma.$transaction(async (tx) => {
@@ -167,30 +276,53 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
       SELECT status FROM incidents WHERE id = ${incident.id}::uuid FOR SHARE`;
     if (!locked) return 'incident deleted' as const;
     if (locked.status !== 'open') return locked.status;
-    return tx.escalationDelivery.createManyAndReturn({
+    const { count } = await tx.escalationDelivery.createMany({
       data: step.targets.map((t) => ({
         incidentId: incident.id,
         stepId: step.id,
         targetId: t.id,
         cycle: job.cycle,
         channel: t.channel,
-        target: t.target,
+        // The shown form only: the page is sent to the target row's (encrypted) target.
+        target: t.display,
         status: policy.silent ? ('skipped' as const) : ('pending' as const),
         reason: policy.silent ? 'silent policy' : null,
         // The step's fire time: the ladder's next cycle is anchored on it.
         createdAt: now,
       })),
       skipDuplicates: true,
-      select: { id: true, channel: true, target: true, status: true },
     });
+    return count;
   });
   if (inserted === 'incident deleted') return { outcome: 'stopped', reason: 'incident deleted' };
   if (typeof inserted === 'string') return stopped(inserted);
 
-  // The next cycle is anchored on the rows just written, so it can be scheduled before the (slow) sends.
-  const nextCycleScheduled = await scheduleNextCycle(deps, incident, policy, job, now);
-  const ours = inserted.filter((d) => d.status === 'pending');
-  const page = (deliveryId: string): Page => ({
+  // Every row of this step and cycle still pending and never claimed: the rows just inserted, or rows an earlier
+  // run of this job stored and did not get to send. The next cycle is anchored on stored rows, so it is scheduled
+  // beside the sends, and its failure cannot stop them.
+  const [outcomes, nextCycleScheduled] = await Promise.all([sendUnclaimed(deps, incident, policy, step, job.cycle), scheduleNextCycle(deps, incident, policy, job)]);
+  return {
+    outcome: 'fired',
+    sent: outcomes.filter((s) => s === 'sent').length,
+    failed: outcomes.filter((s) => s === 'failed').length,
+    skipped: outcomes.filter((s) => s === 'skipped').length + (policy.silent ? inserted : 0),
+    duplicates: step.targets.length - inserted,
+    nextCycleScheduled,
+  };
+}
+
+type Step = PolicyInEffect['steps'][number];
+type IncidentRow = { id: string; workspaceId: string; monitorId: string | null; title: string; status: string; impact: Impact; source: string; metadata: unknown; startedAt: Date };
+
+/** Claims and sends this step's unclaimed pending rows of `cycle`; returns the status each claimed row ended in. */
+async function sendUnclaimed(deps: EscalationDeps, incident: IncidentRow, policy: PolicyInEffect, step: Step, cycle: number) {
+  const { prisma } = deps;
+  const rows = await prisma.escalationDelivery.findMany({
+    where: { incidentId: incident.id, stepId: step.id, cycle, status: 'pending', claimedAt: null },
+    select: { id: true, channel: true, targetId: true, createdAt: true },
+  });
+  // firedAt: the row's creation, the step's fire time (a retried job sends with the time the step fired).
+  const page = (deliveryId: string, firedAt: Date): Page => ({
     deliveryId,
     workspaceId: incident.workspaceId,
     incident: {
@@ -204,24 +336,29 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
       metadata: incident.metadata as Record<string, string>,
     },
     policy: { id: policy.id, name: policy.name, runbook: policy.runbook },
-    step: { id: step.id, position: step.position, delayMinutes: step.delayMinutes, minImpact: step.minImpact, cycle: job.cycle },
-    firedAt: now.toISOString(),
+    step: { id: step.id, position: step.position, delayMinutes: step.delayMinutes, minImpact: step.minImpact, cycle },
+    firedAt: firedAt.toISOString(),
   });
-  const outcomes = await Promise.all(
-    ours.map(async (d) => {
-      const result = await deps.deliverer.deliver(d.channel, d.target, page(d.id));
+  const statuses = await Promise.all(
+    rows.map(async (d) => {
+      // The claim: exactly one worker moves claimedAt from NULL, and only that one sends.
+      const { count } = await prisma.escalationDelivery.updateMany({ where: { id: d.id, status: 'pending', claimedAt: null }, data: { claimedAt: clockOf(deps) } });
+      if (count === 0) return null;
+      const target = step.targets.find((t) => t.id === d.targetId);
+      let result: DeliveryOutcome;
+      let to: string | null = null;
+      try {
+        to = target ? openTarget(target, deps.keyring) : null;
+      } catch {
+        // Its key is not in the keyring (an old key dropped too early): recorded, not thrown, so the row is final.
+      }
+      if (to === null) result = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
+      else result = await deps.deliverer.deliver(d.channel, to, page(d.id, d.createdAt));
       await prisma.escalationDelivery.update({ where: { id: d.id }, data: result });
       // Never the target: webhook and Slack URLs are credentials.
-      deps.logger.info('escalation delivery', { incidentId: incident.id, deliveryId: d.id, channel: d.channel, cycle: job.cycle, position: step.position, status: result.status, attempts: result.attempts, reason: result.reason });
+      deps.logger.info('escalation delivery', { incidentId: incident.id, deliveryId: d.id, channel: d.channel, cycle, position: step.position, status: result.status, attempts: result.attempts, reason: result.reason });
       return result.status;
     }),
   );
-  return {
-    outcome: 'fired',
-    sent: outcomes.filter((s) => s === 'sent').length,
-    failed: outcomes.filter((s) => s === 'failed').length,
-    skipped: outcomes.filter((s) => s === 'skipped').length + inserted.length - ours.length,
-    duplicates: step.targets.length - inserted.length,
-    nextCycleScheduled,
-  };
+  return statuses.filter((s): s is DeliveryOutcome['status'] => s !== null);
 }

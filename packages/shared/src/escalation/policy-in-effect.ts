@@ -14,7 +14,10 @@ const policySelect = {
       position: true,
       delayMinutes: true,
       minImpact: true,
-      targets: { orderBy: { position: 'asc' }, select: { id: true, position: true, channel: true, target: true } },
+      targets: {
+        orderBy: { position: 'asc' },
+        select: { id: true, position: true, channel: true, display: true, targetEnc: true, encKeyId: true, legacyTarget: true },
+      },
     },
   },
 } as const;
@@ -27,23 +30,14 @@ function findPolicy(prisma: Pick<PrismaClient, 'escalationPolicy'>, workspaceId:
 }
 
 /**
- * The policy in effect for an incident: its monitor's own, else the workspace default, else null. Read when it is
- * needed (a step job, a GET), so assigning a policy applies from then on.
+ * The policy in effect for an incident: the one pinned to it when it opened (the monitor's own, else the workspace
+ * default, else none; the insert trigger `incidents_pin_escalation_policy` decides, see
+ * docs/adr/0010-escalation-policy-pinning.md). Assigning policies later does not change a running ladder, so the
+ * engine, the record and the sweeper all see the same steps for the incident's whole life.
  */
 export async function policyInEffect(
-  prisma: Pick<PrismaClient, 'escalationPolicy' | 'monitor' | 'workspace'>,
-  incident: { workspaceId: string; monitorId: string | null },
+  prisma: Pick<PrismaClient, 'escalationPolicy'>,
+  incident: { workspaceId: string; escalationPolicyId: string | null },
 ): Promise<PolicyInEffect | null> {
-  if (incident.monitorId) {
-    const monitor = await prisma.monitor.findFirst({
-      where: { id: incident.monitorId, workspaceId: incident.workspaceId },
-      select: { escalationPolicyId: true },
-    });
-    if (monitor?.escalationPolicyId) {
-      const own = await findPolicy(prisma, incident.workspaceId, monitor.escalationPolicyId);
-      if (own) return own;
-    }
-  }
-  const ws = await prisma.workspace.findUnique({ where: { id: incident.workspaceId }, select: { defaultEscalationPolicyId: true } });
-  return ws?.defaultEscalationPolicyId ? findPolicy(prisma, incident.workspaceId, ws.defaultEscalationPolicyId) : null;
+  return incident.escalationPolicyId ? findPolicy(prisma, incident.workspaceId, incident.escalationPolicyId) : null;
 }

@@ -6,13 +6,19 @@ const DAY_SECONDS = 86_400;
 /**
  * Job options for ladder steps. Finished jobs are kept for a week so that scheduling the same step again (a hook
  * retried, a job that ran twice) finds the id taken and adds nothing; even when a job is added again after that,
- * the delivery rows' unique key keeps paging exactly-once. A job that fails (database away) is retried.
+ * the delivery rows' unique key keeps paging exactly-once.
+ *
+ * A job that throws (database away) is retried 10 times, waiting 1 s, 2 s, 4 s ... 256 s (about 8.5 minutes in
+ * all). An outage longer than that leaves the job `failed` under its fixed id, where adding it again is a no-op:
+ * the sweeper (`scheduleCycle(..., { recoverFailed: true })`) moves such a job back to waiting, with its attempts
+ * reset, every housekeeping round until it succeeds. So the retries stay short (a page is late by at most about
+ * the last backoff after the database returns) and no step is ever given up on while its incident is open.
  */
-const JOB_OPTS = {
+export const ESCALATION_JOB_OPTS = {
   removeOnComplete: { age: 7 * DAY_SECONDS, count: 50_000 },
   removeOnFail: { age: 7 * DAY_SECONDS, count: 50_000 },
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 2000 },
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1000 },
 };
 
 /** One step job to add: which step of which cycle, due when. */
@@ -31,14 +37,55 @@ export class EscalationScheduler {
     this.queue.on('error', () => undefined);
   }
 
-  /** Adds one delayed job per step of `cycle` (deterministic ids: adding the same cycle twice adds nothing). */
-  async scheduleCycle(incidentId: string, cycle: number, steps: readonly ScheduledStep[], now = Date.now()): Promise<void> {
-    await Promise.all(
-      steps.map((s) => {
+  /**
+   * Adds one delayed job per step of `cycle` (deterministic ids: adding the same cycle twice adds nothing). With
+   * `recoverFailed` (the sweeper), a job of the cycle found `failed` (its retries ran out) is moved back to waiting
+   * with its attempts reset: adding it could not, since its id is taken. Returns how many were recovered.
+   */
+  async scheduleCycle(
+    incidentId: string,
+    cycle: number,
+    steps: readonly ScheduledStep[],
+    now = Date.now(),
+    opts: { recoverFailed?: boolean } = {},
+  ): Promise<{ recovered: number }> {
+    const recovered = await Promise.all(
+      steps.map(async (s) => {
         const data: EscalationJob = { incidentId, cycle, position: s.position };
-        return this.queue.add(ESCALATION_JOB_NAME, data, { ...JOB_OPTS, jobId: escalationJobId(data), delay: Math.max(0, s.dueAt.getTime() - now) });
+        const jobId = escalationJobId(data);
+        await this.queue.add(ESCALATION_JOB_NAME, data, { ...ESCALATION_JOB_OPTS, jobId, delay: Math.max(0, s.dueAt.getTime() - now) });
+        return opts.recoverFailed && (await this.retryIfFailed(jobId)) ? 1 : 0;
       }),
     );
+    return { recovered: recovered.reduce<number>((a, b) => a + b, 0) };
+  }
+
+  /**
+   * Makes sure one step job will run (again) soon: a failed one is retried, a completed one is removed and added
+   * anew, a missing one is added; one that is waiting, delayed or running is left alone. The sweeper uses it for
+   * a step whose stored deliveries were never sent. Returns whether it changed anything.
+   */
+  async rerunStep(job: EscalationJob): Promise<boolean> {
+    const jobId = escalationJobId(job);
+    const state = await this.queue.getJobState(jobId);
+    if (state === 'failed') return this.retryIfFailed(jobId);
+    if (state === 'completed') await this.queue.remove(jobId);
+    else if (state !== 'unknown') return false;
+    await this.queue.add(ESCALATION_JOB_NAME, job, { ...ESCALATION_JOB_OPTS, jobId });
+    return true;
+  }
+
+  private async retryIfFailed(jobId: string): Promise<boolean> {
+    if ((await this.queue.getJobState(jobId)) !== 'failed') return false;
+    const job = await this.queue.getJob(jobId);
+    if (!job) return false;
+    try {
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
+    } catch {
+      // Retried by someone else in the meantime (no longer failed): nothing to do.
+      return false;
+    }
   }
 
   /**

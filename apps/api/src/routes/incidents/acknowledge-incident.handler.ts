@@ -2,11 +2,9 @@ import type { RequestHandler } from 'express';
 import type { ApiDeps } from '../../deps.js';
 import { ctxOf } from '../../middleware/auth.js';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
-import { assertNoBody } from './no-body.js';
 
-export function acknowledgeIncidentHandler({ prisma, escalations }: ApiDeps): RequestHandler {
+export function acknowledgeIncidentHandler({ prisma, escalations }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    assertNoBody(req.body);
-    res.json({ data: await acknowledgeIncident(prisma, { ctx: ctxOf(res), id: String(req.params.id), escalations }) });
+    res.json({ data: await acknowledgeIncident(prisma, { ctx: ctxOf(res), id: String(req.params.id), body: req.body, escalations, now: clock() }) });
   };
 }

@@ -2,11 +2,9 @@ import type { RequestHandler } from 'express';
 import type { ApiDeps } from '../../deps.js';
 import { ctxOf } from '../../middleware/auth.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
-import { assertNoBody } from './no-body.js';
 
-export function resolveIncidentHandler({ prisma, escalations }: ApiDeps): RequestHandler {
+export function resolveIncidentHandler({ prisma, escalations }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    assertNoBody(req.body);
-    res.json({ data: await resolveIncident(prisma, { ctx: ctxOf(res), id: String(req.params.id), escalations }) });
+    res.json({ data: await resolveIncident(prisma, { ctx: ctxOf(res), id: String(req.params.id), body: req.body, escalations, now: clock() }) });
   };
 }

@@ -8,7 +8,9 @@ import {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   ValidationError,
+  sealTarget,
   webhookSigningSecret,
+  type EncryptionKey,
   type Issue,
   type PrismaClient,
   type SsrfGuard,
@@ -71,7 +73,7 @@ const policyRecordSelect = {
       position: true,
       delayMinutes: true,
       minImpact: true,
-      targets: { orderBy: { position: 'asc' }, select: { id: true, channel: true, target: true } },
+      targets: { orderBy: { position: 'asc' }, select: { id: true, channel: true, display: true } },
     },
   },
 } as const;
@@ -82,8 +84,12 @@ function readPolicy(prisma: Pick<PrismaClient, 'escalationPolicy'>, policyId: st
   return prisma.escalationPolicy.findUnique({ where: { id: policyId }, select: policyRecordSelect });
 }
 
-/** The admin's view of a policy: targets in full (the operator typed them; the API shows them redacted). */
-function toPolicyRecord(p: PolicyRow) {
+/**
+ * The admin's view of a policy. Targets are stored encrypted and shown as their display form (webhook and Slack
+ * URLs as `scheme://host/…`); `policy create` passes `fullTargets`, the targets the operator just typed, to print
+ * them back in full.
+ */
+function toPolicyRecord(p: PolicyRow, fullTargets?: string[][]) {
   return {
     id: p.id,
     workspaceId: p.workspaceId,
@@ -93,7 +99,13 @@ function toPolicyRecord(p: PolicyRow) {
     runbook: p.runbook,
     isDefault: p.defaultFor.some((w) => w.id === p.workspaceId),
     createdAt: p.createdAt.toISOString(),
-    steps: p.steps,
+    steps: p.steps.map((s, i) => ({
+      id: s.id,
+      position: s.position,
+      delayMinutes: s.delayMinutes,
+      minImpact: s.minImpact,
+      targets: s.targets.map((t, j) => ({ id: t.id, channel: t.channel, target: fullTargets?.[i]?.[j] ?? t.display })),
+    })),
   };
 }
 
@@ -122,8 +134,11 @@ async function targetIssues(guard: SsrfGuard, input: PolicyInput): Promise<Issue
   return (await Promise.all(checks)).filter((i): i is Issue => i !== null);
 }
 
-/** policy create --workspace --json [--default]: a policy with its ordered steps and targets, in one transaction. */
-export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { guard: SsrfGuard }) {
+/**
+ * policy create --workspace --json [--default]: a policy with its ordered steps and targets, in one transaction.
+ * Targets are stored encrypted with `deps.encryption` (the deployment's current ENCRYPTION_KEY).
+ */
+export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { guard: SsrfGuard; encryption: EncryptionKey }) {
   const args = parseOrThrow(
     z.object({ workspace: selector, json: z.string().max(200_000), default: z.boolean().optional() }).strict(),
     raw,
@@ -148,7 +163,7 @@ export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { g
             position,
             delayMinutes: s.delayMinutes,
             minImpact: s.minImpact,
-            targets: { create: s.targets.map((t, tp) => ({ position: tp, channel: t.channel, target: t.target })) },
+            targets: { create: s.targets.map((t, tp) => ({ position: tp, channel: t.channel, ...sealTarget(t.channel, t.target, deps.encryption) })) },
           })),
         },
       },
@@ -157,7 +172,7 @@ export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { g
     if (args.default) await tx.workspace.update({ where: { id: ws.id }, data: { defaultEscalationPolicyId: policy.id } });
     return policy.id;
   });
-  return toPolicyRecord((await readPolicy(prisma, policyId))!);
+  return toPolicyRecord((await readPolicy(prisma, policyId))!, input.steps.map((s) => s.targets.map((t) => t.target)));
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   displayTarget,
   ladderState,
   maintenanceUntilByComponent,
+  orderedSteps,
   policyInEffect,
   type Impact,
   type LadderState,
@@ -18,6 +19,8 @@ export interface EscalationDeliveryRecord {
   target: string;
   status: 'pending' | 'sent' | 'failed' | 'skipped';
   sentAt: string | null;
+  /** Why a delivery failed or was skipped (`http_500`, `timeout`, `silent policy`, ...); null otherwise. */
+  reason: string | null;
 }
 
 export interface EscalationStateRecord {
@@ -38,52 +41,71 @@ export interface EscalationStateRecord {
     firedAt: string | null;
     deliveries: EscalationDeliveryRecord[];
   }>;
-  note: string | null;
+  note: string;
 }
 
-/** Says what a reader would otherwise have to work out, most important first; null when the ladder is simply running. */
-function noteFor(incident: IncidentRow, policy: PolicyInEffect | null, state: LadderState, maintenanceUntil: Date | null): string | null {
+const MINUTE = 60_000;
+
+/** "step 2 of 3" (positions are 0-based, people count from 1). */
+const stepName = (position: number, count: number) => `step ${position + 1} of ${count}`;
+
+/** Says what the ladder is doing, most important first: never empty. */
+function noteFor(incident: IncidentRow, policy: PolicyInEffect | null, state: LadderState, maintenanceUntil: Date | null): string {
   if (!policy) {
-    return incident.monitorId
-      ? 'No escalation policy applies: the monitor has none and the workspace has no default policy.'
-      : 'No escalation policy applies: the workspace has no default policy.';
+    return 'No escalation policy was in effect when this incident opened (the monitor had none and the workspace had no default), so nothing pages.';
   }
   if (incident.status === 'resolved') return `Resolved at ${incident.resolvedAt!.toISOString()}: the ladder has stopped.`;
   if (incident.status === 'acknowledged') return `Acknowledged at ${incident.acknowledgedAt!.toISOString()}: the ladder has stopped.`;
   if (state.nothingApplies) return `No step applies to a ${incident.impact} incident: every step's minImpact is higher, so nothing pages.`;
   if (state.exhausted) return `The ladder has run all ${policy.repeatCount + 1} cycle(s): nothing more will page.`;
   if (maintenanceUntil) return `The monitor is in maintenance until ${maintenanceUntil.toISOString()}: steps that come due wait until it ends.`;
-  if (policy.silent) return 'The policy is silent: steps fire and record every delivery as skipped; nobody is paged.';
-  return null;
+  const silent = policy.silent ? 'Silent policy: steps fire and record every delivery as skipped; nobody is paged. ' : '';
+  const cycle = state.cycle > 0 ? ` (repeat ${state.cycle} of ${policy.repeatCount})` : '';
+  const next = state.steps.find((s) => s.applies && !s.firedInCurrentCycle && s.dueAt.getTime() === state.nextDueAt?.getTime());
+  if (next && state.nextDueAt! > state.clock) {
+    return `${silent}Escalating${cycle}: ${stepName(next.position, state.steps.length)} is due at ${state.nextDueAt!.toISOString()}.`;
+  }
+  if (next) return `${silent}Escalating${cycle}: ${stepName(next.position, state.steps.length)} came due at ${state.nextDueAt!.toISOString()} and is paging now.`;
+  // Every step that applies has fired in this cycle; the last one does not apply, and its due time starts the next cycle.
+  const last = orderedSteps(policy.steps).at(-1)!;
+  const nextCycle = new Date(state.anchors[state.cycle]!.getTime() + last.delayMinutes * MINUTE);
+  return `${silent}Escalating${cycle}: the next cycle starts at ${nextCycle.toISOString()}.`;
 }
 
 /**
- * GET /incidents/{id}/escalation: the policy in effect (the monitor's own, else the workspace default), each step
- * with `due` / `fired` / `firedAt` from the pure ladder rules, and its deliveries over every cycle (oldest cycle
- * first, targets in policy order).
+ * GET /incidents/{id}/escalation: the policy pinned to the incident when it opened, each step with `due` / `fired`
+ * / `firedAt` from the pure ladder rules, and its deliveries over every cycle (oldest cycle first, targets in
+ * policy order). Every delivery of the incident is shown: a row of a step that is not in the pinned policy (only
+ * possible for incidents paged before policies were pinned) is listed under the step at the same position.
  */
 export async function getIncidentEscalation(
   prisma: PrismaClient,
   { ctx, id, now = new Date() }: { ctx: RequestContext; id: string; now?: Date },
 ): Promise<EscalationStateRecord> {
   const incident = await findOwnIncident(prisma, ctx, id);
-  const ref = { workspaceId: ctx.workspace.id, monitorId: incident.monitorId };
-  const policy = await policyInEffect(prisma, ref);
+  const policy = await policyInEffect(prisma, { workspaceId: ctx.workspace.id, escalationPolicyId: incident.escalationPolicyId });
   const rows = policy
     ? await prisma.escalationDelivery.findMany({
-        where: { incidentId: incident.id, stepId: { in: policy.steps.map((s) => s.id) } },
-        select: { stepId: true, cycle: true, channel: true, target: true, status: true, sentAt: true, createdAt: true },
+        where: { incidentId: incident.id },
+        select: { stepId: true, cycle: true, channel: true, target: true, status: true, sentAt: true, reason: true, createdAt: true, step: { select: { position: true } } },
         orderBy: [{ cycle: 'asc' }, { targetRef: { position: 'asc' } }, { createdAt: 'asc' }],
       })
     : [];
   const ladderIncident = { ...incident, impact: incident.impact as Impact };
-  const state = ladderState(policy, ladderIncident, rows, now);
+  const ownSteps = new Set(policy?.steps.map((s) => s.id));
+  const ladderRows = rows.filter((d) => ownSteps.has(d.stepId));
+  const state = ladderState(policy, ladderIncident, ladderRows, now);
 
   let maintenanceUntil: Date | null = null;
   if (policy && incident.status === 'open' && incident.monitorId) {
     const monitor = await prisma.monitor.findFirst({ where: { id: incident.monitorId, workspaceId: ctx.workspace.id }, select: { componentId: true } });
     if (monitor) maintenanceUntil = (await maintenanceUntilByComponent(prisma, ctx.workspace.id, [monitor.componentId], now)).get(monitor.componentId) ?? null;
   }
+
+  // Which step of the record each row is listed under: its own, else (a foreign step) the one at its position.
+  const lastPosition = state.steps.at(-1)?.position ?? 0;
+  const listedUnder = (d: (typeof rows)[number]) =>
+    ownSteps.has(d.stepId) ? d.stepId : (state.steps.find((s) => s.position === Math.min(d.step.position, lastPosition))?.stepId ?? null);
 
   return {
     incidentId: incident.id,
@@ -102,8 +124,15 @@ export async function getIncidentEscalation(
       fired: s.fired,
       firedAt: s.firedAt?.toISOString() ?? null,
       deliveries: rows
-        .filter((d) => d.stepId === s.stepId)
-        .map((d) => ({ channel: d.channel, target: displayTarget(d.channel, d.target), status: d.status, sentAt: d.sentAt?.toISOString() ?? null })),
+        .filter((d) => listedUnder(d) === s.stepId)
+        .map((d) => ({
+          channel: d.channel,
+          // Stored in its shown form already; redacting again is a no-op that keeps a stray full URL out.
+          target: displayTarget(d.channel, d.target),
+          status: d.status,
+          sentAt: d.sentAt?.toISOString() ?? null,
+          reason: d.status === 'failed' || d.status === 'skipped' ? d.reason : null,
+        })),
     })),
     note: noteFor(incident, policy, state, maintenanceUntil),
   };

@@ -11,6 +11,8 @@ export const incidentRecordSelect = {
   acknowledgedAt: true,
   monitorId: true,
   metadata: true,
+  /** The escalation policy pinned when it opened (not part of the record). */
+  escalationPolicyId: true,
 } satisfies Prisma.IncidentSelect;
 export type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentRecordSelect }>;
 

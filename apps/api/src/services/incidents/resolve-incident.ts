@@ -2,6 +2,7 @@ import type { EscalationScheduler, PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
+import { assertNoBody } from './no-body.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
 import { stopLadder } from './stop-ladder.js';
 
@@ -13,9 +14,11 @@ import { stopLadder } from './stop-ladder.js';
  */
 export async function resolveIncident(
   prisma: PrismaClient,
-  { ctx, id, escalations, now = new Date() }: { ctx: RequestContext; id: string; escalations?: EscalationScheduler; now?: Date },
+  { ctx, id, body, escalations, now = new Date() }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
 ): Promise<IncidentRecord> {
+  // The role first: a viewer is told 403 whatever it sent.
   assertCan(ctx.role, 'incidents:respond');
+  assertNoBody(body);
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status !== 'resolved') {
     await prisma.$transaction(async (tx) => {

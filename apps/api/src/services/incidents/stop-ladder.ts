@@ -8,7 +8,7 @@ import { ladderState, policyInEffect, type EscalationScheduler, type Impact, typ
 export async function stopLadder(
   prisma: PrismaClient,
   escalations: EscalationScheduler | undefined,
-  incident: { id: string; workspaceId: string; monitorId: string | null; impact: string; startedAt: Date; status: 'open' | 'acknowledged' | 'resolved'; acknowledgedAt: Date | null; resolvedAt: Date | null },
+  incident: { id: string; workspaceId: string; escalationPolicyId: string | null; impact: string; startedAt: Date; status: 'open' | 'acknowledged' | 'resolved'; acknowledgedAt: Date | null; resolvedAt: Date | null },
   now: Date,
 ): Promise<void> {
   if (!escalations) return;
