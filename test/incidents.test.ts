@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { deleteIncident } from '../apps/api/src/services/incidents/delete-incident.js';
+import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
+import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 
@@ -78,4 +81,33 @@ describe('DELETE /incidents/{id}', () => {
     await incident(ws.id, m.id, { openMonitorId: m.id });
     await expect(incident(ws.id, m.id, { openMonitorId: m.id })).rejects.toThrow();
   });
+});
+
+describe('DELETE /incidents/{id} racing a check that resolves the incident', () => {
+  it('never fails: both lock the monitor row first, so neither deadlocks the other', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const created = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ resolveThreshold: 1 }))).body.data;
+    const monitor = await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } });
+    const ctx = await authenticate(h.prisma, { authorization: `Bearer ${tokens.admin}`, workspaceHeader: undefined });
+    const pass = { outcome: 'up' as const, reason: null, responseMs: 12, statusCode: 200, phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 5 } };
+    const errors: string[] = [];
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 40; i++) {
+      const inc = await incident(ws.id, monitor.id, { openMonitorId: monitor.id, status: 'open', source: 'monitor' });
+      await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 3, consecutivePasses: 0 } });
+      const at = new Date(base + i * 60_000);
+      // The check resolves the incident (resolveThreshold 1) while the DELETE removes it: the check takes the monitor
+      // row, then updates the incident; a DELETE that took the incident row first would then wait for the monitor.
+      const [deleted, stored] = await Promise.allSettled([
+        new Promise((r) => setTimeout(r, i % 4)).then(() => deleteIncident(h.prisma, { ctx, id: inc.id })),
+        storeCheckResultAlone(h.prisma, { monitor, region: 'local', slot: at, checkedAt: at, result: pass, inMaintenance: false }),
+      ]);
+      if (deleted.status === 'rejected') errors.push(`delete #${i}: ${(deleted.reason as Error).message}`);
+      if (stored.status === 'rejected') errors.push(`check #${i}: ${(stored.reason as Error).message}`);
+      else expect(stored.value.stored).toBe(true);
+      if (await h.prisma.incident.findUnique({ where: { id: inc.id } })) errors.push(`incident #${i} not deleted`);
+    }
+    expect(errors).toEqual([]);
+    expect(await h.prisma.checkResult.count({ where: { monitorId: monitor.id } })).toBe(40);
+  }, 60_000);
 });
