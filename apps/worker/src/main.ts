@@ -58,7 +58,7 @@ const metricsListener = exposeMetrics({ registry: metrics.registry, config: conf
 // Any worker may run housekeeping; a Redis lock lets one per period do it.
 const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
 const stopHousekeeping = startHousekeeping(
-  { prisma, redis: connection, scheduler, logger, lockPrefix: config.queuePrefix, ensureLadders: () => ensureOpenLadders(escalationDeps) },
+  { prisma, redis: connection, scheduler, logger, lockPrefix: config.queuePrefix, retention: config.retention, ensureLadders: () => ensureOpenLadders(escalationDeps) },
   config.housekeepingIntervalMs,
 );
 
