@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Job } from 'bullmq';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
 
 let h: Harness;
@@ -22,10 +23,11 @@ afterAll(async () => {
 let tick = Date.now();
 /** One more check of the monitor through the real queue, with its own slot; resolves once it is processed. */
 async function checkOnce(monitorId: string) {
-  const before = w.completed.length;
   tick += 1000;
   await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
-  await waitFor(async () => w.completed.length > before && w.completed.slice(before).some((c) => c.job.data.monitorId === monitorId), 10_000, 'a processed check');
+  // Its own job (runNow's id), not any job of the monitor: the creation's first check may complete meanwhile.
+  const jobId = `now-${monitorId}-local-${tick}`;
+  await waitFor(async () => w.completed.some((c) => c.job.id === jobId), 10_000, `check ${jobId}`);
 }
 
 const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
@@ -149,6 +151,53 @@ describe('checks through the real queue', () => {
     await request(h.app).patch(`/api/v1/monitors/${monitor.id}`).set(bearer(tokens.owner)).send({ enabled: false });
     const job = { data: { monitorId: monitor.id, region: 'local' }, opts: {}, timestamp: Date.now() + 5 } as unknown as Job;
     expect(await w.processor(job)).toEqual({ skipped: 'monitor paused' });
+  });
+});
+
+describe('a monitor whose secrets cannot be decrypted', () => {
+  it('stores a down config_error result (no retries, no lost slot) and logs it once, without the secret', async () => {
+    target.setStatus(200);
+    const { monitor } = await newMonitor({ headers: { Authorization: 'Bearer sekrit-header-123' }, method: 'POST', body: 'sekrit-body-456' });
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    // Valid base64, but not a value the key ever produced.
+    const garbage = Buffer.from('this is not a ciphertext of anything at all').toString('base64');
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
+
+    const logged: Array<{ level: string; args: unknown[] }> = [];
+    const logger = Object.fromEntries(['error', 'warn', 'info', 'debug'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })]));
+    const deps = { ...w.deps, logger: logger as unknown as typeof w.deps.logger };
+    const hitsBefore = target.hits();
+    for (const slot of [1_900_000_000_000, 1_900_000_060_000]) {
+      const outcome = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(slot) });
+      expect(outcome).toMatchObject({ stored: true, result: { outcome: 'down', statusCode: null, responseMs: null } });
+    }
+    const stored = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_900_000_000_000);
+    expect(stored.map((r) => r.reason)).toEqual([
+      `config_error: the stored headers or body cannot be decrypted with key ${row.encKeyId} (damaged value)`,
+      `config_error: the stored headers or body cannot be decrypted with key ${row.encKeyId} (damaged value)`,
+    ]);
+    expect(target.hits()).toBe(hitsBefore); // nothing was sent without its headers
+    // Logged once for the two checks, naming the monitor and key id, never the values.
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.level).toBe('error');
+    expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyId: row.encKeyId });
+    const text = JSON.stringify(logged);
+    for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456']) expect(text).not.toContain(secret);
+
+    // Through the real queue: the job completes with the failing result rather than failing through its retries.
+    const failedBefore = await h.deps.scheduler.queues.get('local')!.getFailedCount();
+    await checkOnce(monitor.id);
+    const last = (await results(monitor.id)).at(-1)!;
+    expect(last).toMatchObject({ outcome: 'down' });
+    expect(last.reason).toMatch(/^config_error: /);
+    expect(await h.deps.scheduler.queues.get('local')!.getFailedCount()).toBe(failedBefore);
+    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).status).toBe('down');
+
+    // A key that is not configured at all (a rotation that dropped the old key too early).
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: row.headersEnc, encKeyId: 'ffffffffffff' } });
+    const unknown = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(1_900_000_120_000) });
+    expect(unknown).toMatchObject({ stored: true, result: { outcome: 'down', reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)' } });
   });
 });
 

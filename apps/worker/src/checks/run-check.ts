@@ -8,6 +8,7 @@ import {
 } from '@statusvane/shared';
 import type { HttpProbe } from '../probes/http.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
+import { downResult } from '../probes/result.js';
 import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
 import type { ProbeResult } from '../probes/types.js';
@@ -62,6 +63,49 @@ const monitorSelect = {
   createdAt: true,
 } as const;
 
+/** Monitors whose secrets could not be opened, already logged by this process (with the key id they named). */
+const reportedSecretProblems = new Set<string>();
+
+/**
+ * The monitor's headers and body, decrypted in memory only. A value that cannot be decrypted (its key is not in the
+ * keyring, or the stored value is damaged) is a configuration problem, not a transient one: retrying the job cannot
+ * help, so the check fails with `config_error` and the problem is logged once per monitor and process, naming the
+ * key id and never the value or the decryption error's text (which may quote plaintext).
+ */
+function openSecrets(
+  m: { id: string; headersEnc: string | null; bodyEnc: string | null; encKeyId: string | null },
+  deps: Pick<CheckRunnerDeps, 'keyring' | 'logger'>,
+): { headers: Record<string, string>; body: string | null } | { problem: string } {
+  if (!m.encKeyId || (!m.headersEnc && !m.bodyEnc)) return { headers: {}, body: null };
+  const known = [deps.keyring.current, ...deps.keyring.old].some((k) => k.id === m.encKeyId);
+  let problem: string;
+  if (!known) {
+    problem = `encryption key ${m.encKeyId} is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)`;
+  } else {
+    try {
+      const headers = m.headersEnc ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as unknown) : {};
+      if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
+        throw new Error('not a headers object');
+      }
+      const body = m.bodyEnc ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
+      return { headers: headers as Record<string, string>, body };
+    } catch {
+      problem = `the stored headers or body cannot be decrypted with key ${m.encKeyId} (damaged value)`;
+    }
+  }
+  const key = `${m.id}:${m.encKeyId}`;
+  if (!reportedSecretProblems.has(key)) {
+    if (reportedSecretProblems.size >= 10_000) reportedSecretProblems.clear();
+    reportedSecretProblems.add(key);
+    deps.logger.error('monitor secrets cannot be decrypted: its checks fail with config_error until the key is configured or the headers and body are set again', {
+      monitorId: m.id,
+      encKeyId: m.encKeyId,
+      problem,
+    });
+  }
+  return { problem };
+}
+
 /**
  * One check of one monitor for one scheduled slot: read the monitor (so a change made after scheduling applies),
  * run the probe for its type with secrets decrypted only in memory, then store the result and apply the flap
@@ -87,22 +131,25 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
     const { host, port } = parseHostPort(m.target!);
     result = await deps.tcpProbe.probe({ host, port, timeoutMs: m.timeoutMs, degradedAfterMs: m.degradedAfterMs, latencyThresholdMs: m.latencyThresholdMs });
   } else {
-    const headers = m.headersEnc && m.encKeyId ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as Record<string, string>) : {};
-    const body = m.bodyEnc && m.encKeyId ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
-    result = await deps.httpProbe.probe({
-      url: m.target!,
-      method: m.method,
-      headers,
-      body,
-      contentType: m.contentType,
-      expectedStatusCodes: m.expectedStatusCodes,
-      keyword: m.keyword,
-      keywordAbsent: m.keywordAbsent,
-      jsonAssertion: (m.jsonAssertion as JsonAssertion | null) ?? null,
-      timeoutMs: m.timeoutMs,
-      degradedAfterMs: m.degradedAfterMs,
-      latencyThresholdMs: m.latencyThresholdMs,
-    });
+    const secrets = openSecrets(m, deps);
+    if ('problem' in secrets) {
+      result = downResult(`config_error: ${secrets.problem}`);
+    } else {
+      result = await deps.httpProbe.probe({
+        url: m.target!,
+        method: m.method,
+        headers: secrets.headers,
+        body: secrets.body,
+        contentType: m.contentType,
+        expectedStatusCodes: m.expectedStatusCodes,
+        keyword: m.keyword,
+        keywordAbsent: m.keywordAbsent,
+        jsonAssertion: (m.jsonAssertion as JsonAssertion | null) ?? null,
+        timeoutMs: m.timeoutMs,
+        degradedAfterMs: m.degradedAfterMs,
+        latencyThresholdMs: m.latencyThresholdMs,
+      });
+    }
   }
 
   const checkedAt = deps.now?.() ?? new Date();
