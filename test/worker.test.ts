@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
+import { checkQueueName, createPrisma, createWorkerRedis } from '@statusvane/shared';
+import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
@@ -83,27 +85,102 @@ describe('checks through the real queue', () => {
     expect(resolved!.resolvedAt).not.toBeNull();
   });
 
-  it('stores one result and changes nothing when the same job is processed twice', async () => {
+  it('a job that runs twice through the queue (re-run after completing, and a second job for the same slot) stores once and counts once', async () => {
     target.setStatus(503);
-    const { monitor } = await newMonitor({ openThreshold: 1 });
-    await waitFor(async () => (await incidents(monitor.id)).length === 1);
-    const job = { data: { monitorId: monitor.id, region: 'local' }, opts: { prevMillis: 1_700_000_000_000 }, timestamp: Date.now() } as unknown as Job;
-    const a = await w.processor(job);
-    const b = await w.processor(job);
-    expect(a).toMatchObject({ stored: true });
-    expect(b).toMatchObject({ stored: false });
-    expect((await results(monitor.id)).filter((r) => r.slot.getTime() === 1_700_000_000_000)).toHaveLength(1);
-    expect(await incidents(monitor.id)).toHaveLength(1);
+    const { monitor } = await newMonitor({ openThreshold: 3 });
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    const queue = h.deps.scheduler.queues.get('local')!;
+    const done = (jobId: string, runs: number) =>
+      waitFor(async () => w.completed.filter((c) => c.job.id === jobId).length >= runs, 10_000, `${runs} run(s) of ${jobId}`);
+    const slot = 1_700_000_000_000;
+    const opts = { timestamp: slot, attempts: 8, backoff: { type: 'exponential' as const, delay: 1000 } };
+    const data = { monitorId: monitor.id, region: 'local' };
+
+    const job = await queue.add('check', data, { ...opts, jobId: `dup-a-${monitor.id}` });
+    await done(job.id!, 1);
+    // The same job again, as after a stalled-job handover: BullMQ moves the completed job back to wait.
+    await job.retry('completed');
+    await done(job.id!, 2);
+    // Another job for the same slot (two producers enqueued it).
+    await queue.add('check', data, { ...opts, jobId: `dup-b-${monitor.id}` });
+    await done(`dup-b-${monitor.id}`, 1);
+
+    const outcomes = w.completed.filter((c) => [job.id, `dup-b-${monitor.id}`].includes(c.job.id)).map((c) => (c.outcome as { stored: boolean }).stored);
+    expect(outcomes).toEqual([true, false, false]);
+    const stored = await results(monitor.id);
+    expect(stored.filter((r) => r.slot.getTime() === slot)).toHaveLength(1);
+    expect(stored).toHaveLength(2);
+    // The flap counters saw two failures, not four: openThreshold 3 is not reached, so no incident.
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    expect([row.consecutiveFailures, row.consecutivePasses]).toEqual([2, 0]);
+    expect(await incidents(monitor.id)).toHaveLength(0);
+    const [rollup] = await h.prisma.$queryRaw<Array<{ hourly: number; daily: number }>>`
+      SELECT (SELECT sum(total) FROM check_rollups_hourly WHERE "monitorId" = ${monitor.id}::uuid)::int AS hourly,
+             (SELECT sum(total) FROM check_rollups_daily WHERE "monitorId" = ${monitor.id}::uuid)::int AS daily`;
+    expect(rollup).toEqual({ hourly: 2, daily: 2 });
   });
 
-  it('keeps at most one open incident when two checks race', async () => {
+  it('keeps at most one open incident when two workers with their own connections race on a monitor', async () => {
     target.setStatus(503);
-    const { monitor } = await newMonitor({ openThreshold: 1 });
+    const { monitor, ws } = await newMonitor({ openThreshold: 1 });
     await waitFor(async () => (await incidents(monitor.id)).length === 1);
+    // Start from a clean slate: no incident, no failures.
     await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
-    const jobs = Array.from({ length: 8 }, (_, i) => ({ data: { monitorId: monitor.id, region: 'local' }, opts: { prevMillis: 1_800_000_000_000 + i }, timestamp: Date.now() }) as unknown as Job);
-    await Promise.all(jobs.map((j) => w.processor(j)));
-    expect(await incidents(monitor.id)).toHaveLength(1);
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 0, consecutivePasses: 0 } });
+
+    // A second worker as another process has it: its own PostgreSQL pool (and so its own group-commit writer) and its
+    // own Redis connection, on the same queue.
+    const prisma2 = createPrisma(h.config.databaseUrl, { max: 5 });
+    const connection2 = createWorkerRedis(h.config.redisUrl);
+    connection2.on('error', () => undefined);
+    const completed2: Job[] = [];
+    const w2 = new Worker(checkQueueName('local'), checkProcessor({ ...w.deps, prisma: prisma2 }), { connection: connection2, prefix: h.queuePrefix, concurrency: 10 });
+    w2.on('completed', (job) => completed2.push(job));
+    try {
+      await w2.waitUntilReady();
+      const queue = h.deps.scheduler.queues.get('local')!;
+      const base = 1_800_000_000_000;
+      const ids = Array.from({ length: 40 }, (_, i) => `race-${monitor.id}-${i}`);
+      await queue.addBulk(ids.map((jobId, i) => ({ name: 'check', data: { monitorId: monitor.id, region: 'local' }, opts: { jobId, timestamp: base + i * 1000 } })));
+      const ran = (id: string) => w.completed.some((c) => c.job.id === id) || completed2.some((j) => j.id === id);
+      await waitFor(async () => ids.every(ran), 20_000, 'all 40 racing checks');
+      // Both workers took part.
+      expect(ids.filter((id) => completed2.some((j) => j.id === id)).length).toBeGreaterThan(0);
+      expect(ids.filter((id) => w.completed.some((c) => c.job.id === id)).length).toBeGreaterThan(0);
+    } finally {
+      await w2.close();
+      connection2.disconnect();
+      await prisma2.$disconnect();
+    }
+    const open = await incidents(monitor.id);
+    expect(open).toHaveLength(1);
+    expect(open[0]!.openMonitorId).toBe(monitor.id);
+    const raced = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_800_000_000_000);
+    expect(raced).toHaveLength(40);
+    // Every failure counted exactly once, whichever worker stored it.
+    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).consecutiveFailures).toBe(40);
+
+    // The database is the backstop, not the lock alone: two transactions that both decided to open an incident for
+    // the monitor (as two workers without the row lock would) cannot both commit.
+    await h.prisma.incident.updateMany({ where: { monitorId: monitor.id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+    const prismaB = createPrisma(h.config.databaseUrl, { max: 2 });
+    try {
+      const row = { workspaceId: ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'race', status: 'open' as const, source: 'monitor' as const };
+      let inserted!: () => void;
+      const firstInserted = new Promise<void>((r) => (inserted = r));
+      const first = h.prisma.$transaction(async (tx) => {
+        await tx.incident.create({ data: row });
+        inserted();
+        // Still uncommitted while the second one inserts (and waits on the unique index).
+        await new Promise((r) => setTimeout(r, 300));
+      });
+      const second = firstInserted.then(() => prismaB.$transaction(async (tx) => tx.incident.create({ data: row })));
+      const settled = await Promise.allSettled([first, second]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected']);
+    } finally {
+      await prismaB.$disconnect();
+    }
+    expect(await h.prisma.incident.count({ where: { monitorId: monitor.id, status: { not: 'resolved' } } })).toBe(1);
   });
 
   it('a deleted incident resets the counters: a new one needs openThreshold fresh failures', async () => {
