@@ -300,4 +300,57 @@ describe('heartbeats', () => {
     await checkOnce(hb.id);
     expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'missed_heartbeat' });
   });
+
+  it('a missed deadline is reported by its deadline job when it passes, not at the next scheduled run; pings after it are judged at once', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'cron', intervalSeconds: 60, graceSeconds: 0, openThreshold: 1, resolveThreshold: 2 });
+    const hb = created.body.data as { id: string; pingUrl: string };
+    await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
+    // Deadline jobs only: the monitor's schedule (every 60 s) could otherwise evaluate in the window and report it first.
+    await h.deps.scheduler.unschedule(hb.id);
+    const queue = h.deps.scheduler.queues.get('local')!;
+
+    // The last ping was 57 s ago (the 60 s floor on intervals stays): the deadline is 3 s away. An evaluation (here
+    // the one a ping would queue) sees it, stores its pass and arms the deadline job.
+    const lastPing = Date.now() - 57_000;
+    const deadline = lastPing + 60_000;
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { lastPingAt: new Date(lastPing) } });
+    await checkOnce(hb.id);
+    expect((await results(hb.id)).map((r) => [r.outcome, r.slot.getTime()])).toEqual([['up', lastPing]]);
+    const deadlineJob = `hb-${hb.id}-local-${deadline + 1}`;
+    expect(await (await queue.getJob(deadlineJob))?.getState()).toBe('delayed');
+
+    const down = await waitFor(async () => (await results(hb.id)).find((r) => r.outcome === 'down'), 10_000, 'the missed deadline');
+    // One failing result for the missed period, keyed by its deadline, stored within moments of it.
+    expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
+    expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
+    expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
+    expect(w.completed.find((c) => c.job.id === deadlineJob)?.outcome).toMatchObject({ stored: true, result: { reason: 'missed_heartbeat' } });
+    const [incident] = await waitFor(async () => {
+      const i = await incidents(hb.id);
+      return i.length ? i : null;
+    });
+    expect(incident).toMatchObject({ status: 'open', startedAt: down.checkedAt });
+    // The next missed period is armed: one more failure a whole interval later, not before.
+    expect(await (await queue.getJob(`hb-${hb.id}-local-${deadline + 60_000 + 1}`))?.getState()).toBe('delayed');
+
+    // Recovery: each ping through the receiver is judged at once (no waiting for a deadline or the schedule), and
+    // resolveThreshold 2 means two pings.
+    const path = new URL(hb.pingUrl).pathname;
+    for (const n of [1, 2]) {
+      const sent = Date.now();
+      expect((await request(h.app).get(path)).status).toBe(200);
+      const pass = await waitFor(async () => (await results(hb.id)).filter((r) => r.outcome === 'up')[n], 5000, `the pass of ping ${n}`);
+      expect(pass.checkedAt.getTime() - sent).toBeLessThan(3000);
+      const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+      expect(pass.slot).toEqual(row.lastPingAt);
+      // The receiver queues at most one evaluation per monitor and second for success pings.
+      if (n === 1) await new Promise((r) => setTimeout(r, 1100));
+    }
+    expect((await incidents(hb.id))[0]).toMatchObject({ status: 'resolved' });
+    expect((await results(hb.id)).map((r) => r.outcome)).toEqual(['up', 'down', 'up', 'up']);
+  });
 });

@@ -23,6 +23,11 @@ export interface CheckRunnerDeps {
   logger: Logger;
   now?: () => Date;
   /**
+   * Heartbeats: arms the evaluation at the monitor's next deadline (CheckScheduler.armHeartbeatDeadline). Without it
+   * heartbeats are judged only on their schedule, up to an interval after a deadline passed.
+   */
+  heartbeatDeadlines?: { armHeartbeatDeadline(monitorId: string, region: string, at: Date): Promise<void> };
+  /**
    * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
    * logged, not thrown: the result is stored, and a retried job would not open the incident again.
    */
@@ -30,7 +35,8 @@ export interface CheckRunnerDeps {
 }
 
 export type CheckOutcome =
-  | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' }
+  /** `heartbeat unchanged`: evaluated again with nothing new (the same ping or missed period is already stored). */
+  | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
   | ({ result: ProbeResult } & StoredCheck);
 
 const monitorSelect = {
@@ -62,6 +68,17 @@ const monitorSelect = {
   enabled: true,
   createdAt: true,
 } as const;
+
+/**
+ * Arms a heartbeat's next evaluation. A failure (Redis away) is logged, not thrown: the result is stored, and the
+ * monitor's schedule evaluates it again within an interval, arming the deadline then.
+ */
+async function armDeadline(deps: CheckRunnerDeps, monitorId: string, region: string, at: Date): Promise<void> {
+  if (!deps.heartbeatDeadlines) return;
+  await deps.heartbeatDeadlines
+    .armHeartbeatDeadline(monitorId, region, at)
+    .catch((err: Error) => deps.logger.warn('heartbeat deadline not armed; the schedule evaluates it instead', { monitorId, error: err.message }));
+}
 
 /** Monitors whose secrets could not be opened, already logged by this process (with the key id they named). */
 const reportedSecretProblems = new Set<string>();
@@ -111,22 +128,36 @@ function openSecrets(
  * run the probe for its type with secrets decrypted only in memory, then store the result and apply the flap
  * logic. Probes never throw; a database failure does, and the job is retried.
  */
-export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date }): Promise<CheckOutcome> {
+export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null }): Promise<CheckOutcome> {
   const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
   if (!m) return { skipped: 'monitor deleted' };
   if (!m.enabled) return { skipped: 'monitor paused' };
 
-  let result: ProbeResult | null;
+  let result: ProbeResult;
+  let slot = job.slot;
+  let checkedAt: Date | null = null;
+  let nextDeadline: Date | null = null;
   if (m.type === 'heartbeat') {
-    result = evaluateHeartbeat({
-      now: deps.now?.() ?? new Date(),
+    // A deadline job is the evaluation at its deadline, even if a clock ahead of ours let it run a moment early.
+    const clock = deps.now?.() ?? new Date();
+    const now = job.notBefore && job.notBefore > clock ? job.notBefore : clock;
+    const verdict = evaluateHeartbeat({
+      now,
       createdAt: m.createdAt,
       intervalSeconds: m.intervalSeconds,
       graceSeconds: m.graceSeconds,
       lastPingAt: m.lastPingAt,
       lastPingFailAt: m.lastPingFailAt,
     });
-    if (!result) return { skipped: 'heartbeat pending' };
+    nextDeadline = verdict.nextEvaluationAt;
+    if (!verdict.result || !verdict.slot) {
+      await armDeadline(deps, m.id, job.region, nextDeadline);
+      return { skipped: 'heartbeat pending' };
+    }
+    // One result per ping and per missed period, whichever evaluation stores it first (heartbeat.probe.ts).
+    result = verdict.result;
+    slot = verdict.slot;
+    checkedAt = now;
   } else if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
     result = await deps.tcpProbe.probe({ host, port, timeoutMs: m.timeoutMs, degradedAfterMs: m.degradedAfterMs, latencyThresholdMs: m.latencyThresholdMs });
@@ -152,14 +183,16 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
     }
   }
 
-  const checkedAt = deps.now?.() ?? new Date();
+  checkedAt ??= deps.now?.() ?? new Date();
   const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(m.componentId);
-  const stored = await storeCheckResult(deps.prisma, { monitor: m, region: job.region, slot: job.slot, checkedAt, result, inMaintenance });
+  const stored = await storeCheckResult(deps.prisma, { monitor: m, region: job.region, slot, checkedAt, result, inMaintenance });
+  if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
   if (stored.opened) deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
   if (stored.opened && deps.onIncidentOpened) {
     const incidentId = stored.opened;
     await deps.onIncidentOpened(incidentId).catch((err: Error) => deps.logger.error('escalation not scheduled', { incidentId, error: err.message }));
   }
   if (stored.resolved) deps.logger.info('incident resolved', { monitorId: m.id, incidentId: stored.resolved });
+  if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
   return { result, ...stored };
 }
