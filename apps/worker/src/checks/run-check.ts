@@ -126,7 +126,9 @@ function openSecrets(
 /**
  * One check of one monitor for one scheduled slot: read the monitor (so a change made after scheduling applies),
  * run the probe for its type with secrets decrypted only in memory, then store the result and apply the flap
- * logic. Probes never throw; a database failure does, and the job is retried.
+ * logic. Probes never throw; a database failure does, and the job is retried. A heartbeat is judged from its pings
+ * instead, and its result is keyed by the ping or missed deadline it reports rather than by the job's slot
+ * (heartbeat.probe.ts); its next deadline is armed after every evaluation.
  */
 export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null }): Promise<CheckOutcome> {
   const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
