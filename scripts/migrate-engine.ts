@@ -17,6 +17,7 @@ import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import {
   bindMigrationAwareSqlAdapterFactory,
+  ColumnTypeEnum,
   DriverAdapterError,
   type IsolationLevel,
   type SqlDriverAdapter,
@@ -129,10 +130,14 @@ export async function withPgClient<T>(connection: PgConnection, fn: (client: pg.
 // Driver adapter
 // ---------------------------------------------------------------------------------------------
 
-/** The part of adapter-pg's (private) PgQueryable that mapCharColumnsToText hooks into. */
+/** The parts of adapter-pg's (private) PgQueryable that mapCharColumnsToText hooks into. */
 interface PerformIOHost {
   performIO?: (query: SqlQuery) => Promise<pg.QueryResult>;
+  queryRaw?: (query: SqlQuery) => Promise<{ columnTypes: number[]; rows: unknown[][] }>;
 }
+
+/** The row arrays of results that had `"char"` columns, and those columns' positions. */
+const charColumnsOf = new WeakMap<object, number[]>();
 
 /**
  * Trap: the schema describer reads catalog columns of PostgreSQL's internal `"char"` type (OID 18,
@@ -148,9 +153,26 @@ function mapCharColumnsToText(queryable: object): void {
   }
   host.performIO = async (query) => {
     const result = await performIO.call(queryable, query);
-    for (const field of result.fields) {
-      if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
-    }
+    const charColumns: number[] = [];
+    result.fields.forEach((field, i) => {
+      if (field.dataTypeID === PG_CHAR_OID) {
+        field.dataTypeID = PG_TEXT_OID;
+        charColumns.push(i);
+      }
+    });
+    if (charColumns.length > 0) charColumnsOf.set(result.rows, charColumns);
+    return result;
+  };
+  // Second trap: the describer reads some of those columns as a character, not a string (pg_constraint.contype in
+  // its CHECK and EXCLUDE constraint query): a text value there panics the WebAssembly engine ("unreachable") as soon
+  // as one CHECK constraint exists. Report them as the driver adapters' Character type, which it reads as one.
+  const queryRaw = host.queryRaw;
+  if (typeof queryRaw !== 'function') {
+    throw new Error('@prisma/adapter-pg internals changed (no queryRaw): revisit mapCharColumnsToText');
+  }
+  host.queryRaw = async (query) => {
+    const result = await queryRaw.call(queryable, query);
+    for (const i of charColumnsOf.get(result.rows) ?? []) result.columnTypes[i] = ColumnTypeEnum.Character;
     return result;
   };
 }

@@ -4,6 +4,12 @@
  * with loopback addresses, and the default resolver is only ever asked about `localhost`, which the
  * guard answers itself.
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SsrfResolver, createSsrfGuard } from '@statusvane/shared';
 import { type HttpProbeInput, BODY_CAP_BYTES, DEFAULT_USER_AGENT, createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
@@ -554,4 +560,74 @@ describe('tcp probe', () => {
     expectDown(await probe(makeTcpInput({ host: '127.0.0.1', port: 70000 })), /^invalid_target/);
     expectDown(await probe(makeTcpInput({ host: 'bad host', port: 80 })), /^invalid_target/);
   });
+});
+
+/** The PEM of the certificate a TLS server presents (read without verifying it). */
+async function peerCertificatePem(host: string, port: number): Promise<string> {
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const socket = tls.connect({ host, port, rejectUnauthorized: false }, () => {
+      const cert = socket.getPeerCertificate();
+      socket.end();
+      resolve(cert.raw);
+    });
+    socket.on('error', reject);
+  });
+  const b64 = raw.toString('base64').match(/.{1,64}/g)!.join('\n');
+  return `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`;
+}
+
+describe('https timings', () => {
+  const ROOT = fileURLToPath(new URL('..', import.meta.url));
+  let target: TlsTarget;
+  let dir: string;
+  beforeAll(async () => {
+    target = await startTlsTarget();
+    dir = mkdtempSync(join(tmpdir(), 'sv-tls-'));
+  });
+  afterAll(async () => {
+    await target.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // The probe has no CA option (and needs none: public targets use public CAs). The test trusts its self-signed
+  // certificate the way an operator would trust a private CA: NODE_EXTRA_CA_CERTS, read by Node at start-up, so the
+  // probe runs in a child process started with it.
+  it('an https target with a trusted certificate is up, with tls, connect and waiting times', async () => {
+    writeFileSync(join(dir, 'ca.pem'), await peerCertificatePem(target.host, target.port));
+    writeFileSync(
+      join(dir, 'probe.mjs'),
+      `const { createHttpProbe } = await import(process.env.PROBE_MODULE);
+       const { createSsrfGuard } = await import(process.env.SHARED_MODULE);
+       const { probe } = createHttpProbe({ guard: createSsrfGuard({ allowedCidrs: '127.0.0.0/8' }) });
+       const input = JSON.parse(process.argv[2]);
+       process.stdout.write(JSON.stringify(await probe(input)));`,
+    );
+    const input = makeHttpInput({ url: target.url('/timed') });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'probe.mjs'), JSON.stringify(input)], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+        PROBE_MODULE: join(ROOT, 'apps/worker/src/probes/http.probe.ts'),
+        SHARED_MODULE: join(ROOT, 'packages/shared/src/index.ts'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' });
+    const r = JSON.parse(out) as ProbeResult;
+    expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: 200 });
+    expect(target.requests.map((q) => q.path)).toEqual(['/timed']);
+    // Every phase of an https request over an IP literal: no DNS lookup, then connect, TLS handshake, first byte.
+    expect(r.phases.dnsMs).toBeNull();
+    for (const v of [r.phases.connectMs, r.phases.tlsMs, r.phases.waitingMs, r.responseMs]) {
+      expect(Number.isInteger(v)).toBe(true);
+      expect(v).toBeGreaterThanOrEqual(0);
+    }
+    expect(r.responseMs!).toBeGreaterThanOrEqual(r.phases.tlsMs!);
+  }, 30_000);
 });

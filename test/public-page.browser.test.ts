@@ -92,7 +92,7 @@ async function seedPage(name: string) {
     });
   expect(maint.status).toBe(201);
   await h.prisma.incident.create({
-    data: { workspaceId: w.ws.id, monitorId: checkout.id, title: 'Checkout is down', status: 'open', startedAt: new Date(Date.now() - 12 * MIN) },
+    data: { workspaceId: w.ws.id, monitorId: checkout.id, openMonitorId: checkout.id, title: 'Checkout is down', status: 'open', startedAt: new Date(Date.now() - 12 * MIN) },
   });
   const created = await request(h.app).post('/api/v1/status-pages').set(bearer(w.tokens.owner)).send({ vanityUrl: uniq('shop'), name });
   expect(created.status).toBe(201);

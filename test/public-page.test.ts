@@ -47,6 +47,8 @@ const incident = (w: Workspace, data: { title: string; status: 'open' | 'acknowl
     data: {
       workspaceId: w.ws.id,
       monitorId: data.monitorId ?? null,
+      // As the worker writes it (the database refuses anything else): an unresolved monitor incident holds its monitor.
+      openMonitorId: data.monitorId && data.status !== 'resolved' ? data.monitorId : null,
       title: data.title,
       status: data.status,
       source: data.monitorId ? 'monitor' : 'manual',

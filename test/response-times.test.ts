@@ -53,6 +53,98 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(local.buckets[23]).toMatchObject({ avgMs: 200, downCount: 1, total: 3 });
   });
 
+  it('week: 28 buckets of 6 h (00, 06, 12, 18 UTC) summed from the hourly rollups, averages weighted by count', async () => {
+    const { m, ctx } = await setup('solo');
+    const now = new Date('2026-05-01T10:30:00Z');
+    const at = (iso: string, over: Record<string, unknown> = {}) => result(m.id, new Date(iso), over);
+    await h.prisma.checkResult.createMany({
+      data: [
+        // Before the window (it starts 27 buckets before 2026-05-01T06:00, at 2026-04-24T12:00): left out.
+        at('2026-04-24T11:59:59Z', { responseMs: 9999 }),
+        at('2026-04-24T12:00:00Z', { responseMs: 50 }),
+        // One 6-hour bucket from two hours: 3 x 100 ms at 18:xx and 1 x 500 ms at 23:xx. Weighted: 200 (not 300).
+        at('2026-04-30T18:00:00Z', { responseMs: 100, dnsMs: 10 }),
+        at('2026-04-30T18:20:00Z', { responseMs: 100, dnsMs: 10 }),
+        at('2026-04-30T18:40:00Z', { responseMs: 100, dnsMs: 10 }),
+        at('2026-04-30T23:59:00Z', { responseMs: 500, dnsMs: 50 }),
+        at('2026-05-01T05:59:00Z', { responseMs: 1000 }),
+        // The current bucket (06:00-12:00), with a failure (no response time) and another region.
+        at('2026-05-01T06:00:00Z', { responseMs: 100 }),
+        at('2026-05-01T10:15:00Z', { outcome: 'down', responseMs: null, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null }),
+        at('2026-05-01T10:29:00Z', { responseMs: 300, region: 'eu-west' }),
+      ],
+    });
+    await rebuildRollups(h.prisma, m.id);
+    const week = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'week' }, now });
+    expect(week.buckets).toHaveLength(28);
+    const starts = week.buckets.map((b) => b.bucketStart);
+    expect(starts[0]).toBe('2026-04-24T12:00:00.000Z');
+    expect(starts[27]).toBe('2026-05-01T06:00:00.000Z');
+    for (let i = 1; i < 28; i++) expect(Date.parse(starts[i]!) - Date.parse(starts[i - 1]!)).toBe(6 * 3_600_000);
+    const byStart = new Map(week.buckets.map((b) => [b.bucketStart, b]));
+    expect(byStart.get('2026-04-24T12:00:00.000Z')).toMatchObject({ avgMs: 50, total: 1, downCount: 0 });
+    expect(byStart.get('2026-04-30T18:00:00.000Z')).toEqual({ bucketStart: '2026-04-30T18:00:00.000Z', avgMs: 200, downCount: 0, total: 4, phases: { dnsMs: 20, connectMs: 20, tlsMs: 30, waitingMs: 40 } });
+    expect(byStart.get('2026-05-01T00:00:00.000Z')).toMatchObject({ avgMs: 1000, total: 1 });
+    expect(byStart.get('2026-05-01T06:00:00.000Z')).toMatchObject({ avgMs: 200, total: 3, downCount: 1 });
+    // Everything else is an empty bucket; the result before the window counts nowhere.
+    expect(week.buckets.reduce((n, b) => n + b.total, 0)).toBe(9);
+    expect(week.buckets.filter((b) => b.total === 0).every((b) => b.avgMs === null && b.downCount === 0)).toBe(true);
+    const local = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'week', region: 'local' }, now });
+    expect(local.buckets.at(-1)).toMatchObject({ avgMs: 100, total: 2, downCount: 1 });
+  });
+
+  it('month: 30 daily buckets (UTC days) summed from the hourly rollups, averages weighted by count', async () => {
+    const { m, ctx } = await setup('solo');
+    const now = new Date('2026-05-01T10:30:00Z');
+    const at = (iso: string, over: Record<string, unknown> = {}) => result(m.id, new Date(iso), over);
+    await h.prisma.checkResult.createMany({
+      data: [
+        at('2026-04-01T23:59:59Z', { responseMs: 9999 }), // the day before the window
+        at('2026-04-02T00:00:00Z', { responseMs: 40 }),
+        // One day from three hours: 3 x 100 ms, 1 x 500 ms and a failure. Weighted: 200 over 4 responses.
+        at('2026-04-15T00:00:00Z', { responseMs: 100, waitingMs: 10 }),
+        at('2026-04-15T10:00:00Z', { responseMs: 100, waitingMs: 10 }),
+        at('2026-04-15T10:30:00Z', { responseMs: 100, waitingMs: 10 }),
+        at('2026-04-15T23:59:59Z', { responseMs: 500, waitingMs: 50 }),
+        at('2026-04-15T12:00:00Z', { outcome: 'down', responseMs: null, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null }),
+        at('2026-05-01T00:00:00Z', { responseMs: 300 }),
+        at('2026-05-01T10:00:00Z', { responseMs: 100 }),
+      ],
+    });
+    await rebuildRollups(h.prisma, m.id);
+    const month = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'month' }, now });
+    expect(month.buckets).toHaveLength(30);
+    expect(month.buckets[0]!.bucketStart).toBe('2026-04-02T00:00:00.000Z');
+    expect(month.buckets[29]!.bucketStart).toBe('2026-05-01T00:00:00.000Z');
+    for (let i = 1; i < 30; i++) expect(Date.parse(month.buckets[i]!.bucketStart) - Date.parse(month.buckets[i - 1]!.bucketStart)).toBe(86_400_000);
+    expect(month.buckets[0]).toMatchObject({ avgMs: 40, total: 1, downCount: 0 });
+    expect(month.buckets[13]).toEqual({ bucketStart: '2026-04-15T00:00:00.000Z', avgMs: 200, downCount: 1, total: 5, phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 20 } });
+    expect(month.buckets[29]).toMatchObject({ avgMs: 200, total: 2, downCount: 0 });
+    expect(month.buckets.reduce((n, b) => n + b.total, 0)).toBe(8);
+  });
+
+  it('region=all is no filter: the same answer as without region, and the record says all', async () => {
+    const { m, ctx, tokens } = await setup('solo');
+    // Both results in the current minute (and hour) of `now`, whenever the test runs.
+    const now = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+    await h.prisma.checkResult.createMany({
+      data: [result(m.id, new Date(now.getTime() - 1000), { responseMs: 100 }), result(m.id, new Date(now.getTime() - 2000), { region: 'eu-west', responseMs: 300 })],
+    });
+    await rebuildRollups(h.prisma, m.id);
+    for (const period of ['hour', 'day'] as const) {
+      const none = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period }, now });
+      const all = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period, region: 'all' }, now });
+      expect(all).toEqual(none);
+      expect(all.region).toBe('all');
+      expect(all.buckets.at(-1)).toMatchObject({ avgMs: 200, total: 2 });
+      expect((await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period, region: 'eu-west' }, now })).buckets.at(-1)).toMatchObject({ avgMs: 300, total: 1 });
+    }
+    const res = await request(h.app).get(`/api/v1/monitors/${m.id}/response-times?period=hour&region=all`).set(bearer(tokens.viewer));
+    expect(res.status).toBe(200);
+    expect(res.body.data.region).toBe('all');
+    expect(res.body.data.buckets.reduce((n: number, b: { total: number }) => n + b.total, 0)).toBe(2);
+  });
+
   it('nulls the phases on the free plan and leaves the rest unchanged', async () => {
     const { m, ctx } = await setup('free');
     const now = new Date();

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
+import { checkQueueName, createPrisma, createWorkerRedis } from '@statusvane/shared';
+import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
 
 let h: Harness;
@@ -22,10 +25,11 @@ afterAll(async () => {
 let tick = Date.now();
 /** One more check of the monitor through the real queue, with its own slot; resolves once it is processed. */
 async function checkOnce(monitorId: string) {
-  const before = w.completed.length;
   tick += 1000;
   await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
-  await waitFor(async () => w.completed.length > before && w.completed.slice(before).some((c) => c.job.data.monitorId === monitorId), 10_000, 'a processed check');
+  // Its own job (runNow's id), not any job of the monitor: the creation's first check may complete meanwhile.
+  const jobId = `now-${monitorId}-local-${tick}`;
+  await waitFor(async () => w.completed.some((c) => c.job.id === jobId), 10_000, `check ${jobId}`);
 }
 
 const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
@@ -81,27 +85,102 @@ describe('checks through the real queue', () => {
     expect(resolved!.resolvedAt).not.toBeNull();
   });
 
-  it('stores one result and changes nothing when the same job is processed twice', async () => {
+  it('a job that runs twice through the queue (re-run after completing, and a second job for the same slot) stores once and counts once', async () => {
     target.setStatus(503);
-    const { monitor } = await newMonitor({ openThreshold: 1 });
-    await waitFor(async () => (await incidents(monitor.id)).length === 1);
-    const job = { data: { monitorId: monitor.id, region: 'local' }, opts: { prevMillis: 1_700_000_000_000 }, timestamp: Date.now() } as unknown as Job;
-    const a = await w.processor(job);
-    const b = await w.processor(job);
-    expect(a).toMatchObject({ stored: true });
-    expect(b).toMatchObject({ stored: false });
-    expect((await results(monitor.id)).filter((r) => r.slot.getTime() === 1_700_000_000_000)).toHaveLength(1);
-    expect(await incidents(monitor.id)).toHaveLength(1);
+    const { monitor } = await newMonitor({ openThreshold: 3 });
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    const queue = h.deps.scheduler.queues.get('local')!;
+    const done = (jobId: string, runs: number) =>
+      waitFor(async () => w.completed.filter((c) => c.job.id === jobId).length >= runs, 10_000, `${runs} run(s) of ${jobId}`);
+    const slot = 1_700_000_000_000;
+    const opts = { timestamp: slot, attempts: 8, backoff: { type: 'exponential' as const, delay: 1000 } };
+    const data = { monitorId: monitor.id, region: 'local' };
+
+    const job = await queue.add('check', data, { ...opts, jobId: `dup-a-${monitor.id}` });
+    await done(job.id!, 1);
+    // The same job again, as after a stalled-job handover: BullMQ moves the completed job back to wait.
+    await job.retry('completed');
+    await done(job.id!, 2);
+    // Another job for the same slot (two producers enqueued it).
+    await queue.add('check', data, { ...opts, jobId: `dup-b-${monitor.id}` });
+    await done(`dup-b-${monitor.id}`, 1);
+
+    const outcomes = w.completed.filter((c) => [job.id, `dup-b-${monitor.id}`].includes(c.job.id)).map((c) => (c.outcome as { stored: boolean }).stored);
+    expect(outcomes).toEqual([true, false, false]);
+    const stored = await results(monitor.id);
+    expect(stored.filter((r) => r.slot.getTime() === slot)).toHaveLength(1);
+    expect(stored).toHaveLength(2);
+    // The flap counters saw two failures, not four: openThreshold 3 is not reached, so no incident.
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    expect([row.consecutiveFailures, row.consecutivePasses]).toEqual([2, 0]);
+    expect(await incidents(monitor.id)).toHaveLength(0);
+    const [rollup] = await h.prisma.$queryRaw<Array<{ hourly: number; daily: number }>>`
+      SELECT (SELECT sum(total) FROM check_rollups_hourly WHERE "monitorId" = ${monitor.id}::uuid)::int AS hourly,
+             (SELECT sum(total) FROM check_rollups_daily WHERE "monitorId" = ${monitor.id}::uuid)::int AS daily`;
+    expect(rollup).toEqual({ hourly: 2, daily: 2 });
   });
 
-  it('keeps at most one open incident when two checks race', async () => {
+  it('keeps at most one open incident when two workers with their own connections race on a monitor', async () => {
     target.setStatus(503);
-    const { monitor } = await newMonitor({ openThreshold: 1 });
+    const { monitor, ws } = await newMonitor({ openThreshold: 1 });
     await waitFor(async () => (await incidents(monitor.id)).length === 1);
+    // Start from a clean slate: no incident, no failures.
     await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
-    const jobs = Array.from({ length: 8 }, (_, i) => ({ data: { monitorId: monitor.id, region: 'local' }, opts: { prevMillis: 1_800_000_000_000 + i }, timestamp: Date.now() }) as unknown as Job);
-    await Promise.all(jobs.map((j) => w.processor(j)));
-    expect(await incidents(monitor.id)).toHaveLength(1);
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 0, consecutivePasses: 0 } });
+
+    // A second worker as another process has it: its own PostgreSQL pool (and so its own group-commit writer) and its
+    // own Redis connection, on the same queue.
+    const prisma2 = createPrisma(h.config.databaseUrl, { max: 5 });
+    const connection2 = createWorkerRedis(h.config.redisUrl);
+    connection2.on('error', () => undefined);
+    const completed2: Job[] = [];
+    const w2 = new Worker(checkQueueName('local'), checkProcessor({ ...w.deps, prisma: prisma2 }), { connection: connection2, prefix: h.queuePrefix, concurrency: 10 });
+    w2.on('completed', (job) => completed2.push(job));
+    try {
+      await w2.waitUntilReady();
+      const queue = h.deps.scheduler.queues.get('local')!;
+      const base = 1_800_000_000_000;
+      const ids = Array.from({ length: 40 }, (_, i) => `race-${monitor.id}-${i}`);
+      await queue.addBulk(ids.map((jobId, i) => ({ name: 'check', data: { monitorId: monitor.id, region: 'local' }, opts: { jobId, timestamp: base + i * 1000 } })));
+      const ran = (id: string) => w.completed.some((c) => c.job.id === id) || completed2.some((j) => j.id === id);
+      await waitFor(async () => ids.every(ran), 20_000, 'all 40 racing checks');
+      // Both workers took part.
+      expect(ids.filter((id) => completed2.some((j) => j.id === id)).length).toBeGreaterThan(0);
+      expect(ids.filter((id) => w.completed.some((c) => c.job.id === id)).length).toBeGreaterThan(0);
+    } finally {
+      await w2.close();
+      connection2.disconnect();
+      await prisma2.$disconnect();
+    }
+    const open = await incidents(monitor.id);
+    expect(open).toHaveLength(1);
+    expect(open[0]!.openMonitorId).toBe(monitor.id);
+    const raced = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_800_000_000_000);
+    expect(raced).toHaveLength(40);
+    // Every failure counted exactly once, whichever worker stored it.
+    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).consecutiveFailures).toBe(40);
+
+    // The database is the backstop, not the lock alone: two transactions that both decided to open an incident for
+    // the monitor (as two workers without the row lock would) cannot both commit.
+    await h.prisma.incident.updateMany({ where: { monitorId: monitor.id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+    const prismaB = createPrisma(h.config.databaseUrl, { max: 2 });
+    try {
+      const row = { workspaceId: ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'race', status: 'open' as const, source: 'monitor' as const };
+      let inserted!: () => void;
+      const firstInserted = new Promise<void>((r) => (inserted = r));
+      const first = h.prisma.$transaction(async (tx) => {
+        await tx.incident.create({ data: row });
+        inserted();
+        // Still uncommitted while the second one inserts (and waits on the unique index).
+        await new Promise((r) => setTimeout(r, 300));
+      });
+      const second = firstInserted.then(() => prismaB.$transaction(async (tx) => tx.incident.create({ data: row })));
+      const settled = await Promise.allSettled([first, second]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected']);
+    } finally {
+      await prismaB.$disconnect();
+    }
+    expect(await h.prisma.incident.count({ where: { monitorId: monitor.id, status: { not: 'resolved' } } })).toBe(1);
   });
 
   it('a deleted incident resets the counters: a new one needs openThreshold fresh failures', async () => {
@@ -152,6 +231,53 @@ describe('checks through the real queue', () => {
   });
 });
 
+describe('a monitor whose secrets cannot be decrypted', () => {
+  it('stores a down config_error result (no retries, no lost slot) and logs it once, without the secret', async () => {
+    target.setStatus(200);
+    const { monitor } = await newMonitor({ headers: { Authorization: 'Bearer sekrit-header-123' }, method: 'POST', body: 'sekrit-body-456' });
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    // Valid base64, but not a value the key ever produced.
+    const garbage = Buffer.from('this is not a ciphertext of anything at all').toString('base64');
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
+
+    const logged: Array<{ level: string; args: unknown[] }> = [];
+    const logger = Object.fromEntries(['error', 'warn', 'info', 'debug'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })]));
+    const deps = { ...w.deps, logger: logger as unknown as typeof w.deps.logger };
+    const hitsBefore = target.hits();
+    for (const slot of [1_900_000_000_000, 1_900_000_060_000]) {
+      const outcome = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(slot) });
+      expect(outcome).toMatchObject({ stored: true, result: { outcome: 'down', statusCode: null, responseMs: null } });
+    }
+    const stored = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_900_000_000_000);
+    expect(stored.map((r) => r.reason)).toEqual([
+      `config_error: the stored headers or body cannot be decrypted with key ${row.encKeyId} (damaged value)`,
+      `config_error: the stored headers or body cannot be decrypted with key ${row.encKeyId} (damaged value)`,
+    ]);
+    expect(target.hits()).toBe(hitsBefore); // nothing was sent without its headers
+    // Logged once for the two checks, naming the monitor and key id, never the values.
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.level).toBe('error');
+    expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyId: row.encKeyId });
+    const text = JSON.stringify(logged);
+    for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456']) expect(text).not.toContain(secret);
+
+    // Through the real queue: the job completes with the failing result rather than failing through its retries.
+    const failedBefore = await h.deps.scheduler.queues.get('local')!.getFailedCount();
+    await checkOnce(monitor.id);
+    const last = (await results(monitor.id)).at(-1)!;
+    expect(last).toMatchObject({ outcome: 'down' });
+    expect(last.reason).toMatch(/^config_error: /);
+    expect(await h.deps.scheduler.queues.get('local')!.getFailedCount()).toBe(failedBefore);
+    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).status).toBe('down');
+
+    // A key that is not configured at all (a rotation that dropped the old key too early).
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: row.headersEnc, encKeyId: 'ffffffffffff' } });
+    const unknown = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(1_900_000_120_000) });
+    expect(unknown).toMatchObject({ stored: true, result: { outcome: 'down', reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)' } });
+  });
+});
+
 describe('heartbeats', () => {
   it('a ping passes, an explicit failure ping fails at once, silence past the grace fails', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
@@ -173,5 +299,58 @@ describe('heartbeats', () => {
     await h.prisma.monitor.update({ where: { id: hb.id }, data: { lastPingAt: new Date(Date.now() - 200_000), lastPingFailAt: null } });
     await checkOnce(hb.id);
     expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'missed_heartbeat' });
+  });
+
+  it('a missed deadline is reported by its deadline job when it passes, not at the next scheduled run; pings after it are judged at once', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'cron', intervalSeconds: 60, graceSeconds: 0, openThreshold: 1, resolveThreshold: 2 });
+    const hb = created.body.data as { id: string; pingUrl: string };
+    await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
+    // Deadline jobs only: the monitor's schedule (every 60 s) could otherwise evaluate in the window and report it first.
+    await h.deps.scheduler.unschedule(hb.id);
+    const queue = h.deps.scheduler.queues.get('local')!;
+
+    // The last ping was 57 s ago (the 60 s floor on intervals stays): the deadline is 3 s away. An evaluation (here
+    // the one a ping would queue) sees it, stores its pass and arms the deadline job.
+    const lastPing = Date.now() - 57_000;
+    const deadline = lastPing + 60_000;
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { lastPingAt: new Date(lastPing) } });
+    await checkOnce(hb.id);
+    expect((await results(hb.id)).map((r) => [r.outcome, r.slot.getTime()])).toEqual([['up', lastPing]]);
+    const deadlineJob = `hb-${hb.id}-local-${deadline + 1}`;
+    expect(await (await queue.getJob(deadlineJob))?.getState()).toBe('delayed');
+
+    const down = await waitFor(async () => (await results(hb.id)).find((r) => r.outcome === 'down'), 10_000, 'the missed deadline');
+    // One failing result for the missed period, keyed by its deadline, stored within moments of it.
+    expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
+    expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
+    expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
+    expect(w.completed.find((c) => c.job.id === deadlineJob)?.outcome).toMatchObject({ stored: true, result: { reason: 'missed_heartbeat' } });
+    const [incident] = await waitFor(async () => {
+      const i = await incidents(hb.id);
+      return i.length ? i : null;
+    });
+    expect(incident).toMatchObject({ status: 'open', startedAt: down.checkedAt });
+    // The next missed period is armed: one more failure a whole interval later, not before.
+    expect(await (await queue.getJob(`hb-${hb.id}-local-${deadline + 60_000 + 1}`))?.getState()).toBe('delayed');
+
+    // Recovery: each ping through the receiver is judged at once (no waiting for a deadline or the schedule), and
+    // resolveThreshold 2 means two pings.
+    const path = new URL(hb.pingUrl).pathname;
+    for (const n of [1, 2]) {
+      const sent = Date.now();
+      expect((await request(h.app).get(path)).status).toBe(200);
+      const pass = await waitFor(async () => (await results(hb.id)).filter((r) => r.outcome === 'up')[n], 5000, `the pass of ping ${n}`);
+      expect(pass.checkedAt.getTime() - sent).toBeLessThan(3000);
+      const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+      expect(pass.slot).toEqual(row.lastPingAt);
+      // The receiver queues at most one evaluation per monitor and second for success pings.
+      if (n === 1) await new Promise((r) => setTimeout(r, 1100));
+    }
+    expect((await incidents(hb.id))[0]).toMatchObject({ status: 'resolved' });
+    expect((await results(hb.id)).map((r) => r.outcome)).toEqual(['up', 'down', 'up', 'up']);
   });
 });

@@ -18,6 +18,7 @@ export function startWorker(h: Harness, region = 'local') {
     httpProbe: createHttpProbe({ guard: h.deps.guard }),
     tcpProbe: createTcpProbe({ guard: h.deps.guard }),
     logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
+    heartbeatDeadlines: h.deps.scheduler,
   };
   const processor = checkProcessor(deps);
   const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];

@@ -2,10 +2,83 @@ import type { Redis } from 'ioredis';
 import { monitorSource, reconcileSchedules, type CheckScheduler, type Logger, type PrismaClient } from '@statusvane/shared';
 
 const LOCK_KEY = 'sv:housekeeping:lock';
-/** Daily counts outlive raw results: status pages show 90 days of uptime bars, with room for a yearly view. */
-export const DAILY_ROLLUP_DAYS = 400;
-/** Raw results and hourly rollups: the longest response-time period (month, 30 days) plus margin. */
-export const RAW_RETENTION_DAYS = 35;
+
+/** Days kept per kind of check data (config: CHECK_RESULTS_, HOURLY_ROLLUPS_, DAILY_ROLLUPS_RETENTION_DAYS). */
+export interface RetentionDays {
+  /** Raw results: the `hour` history, and the source of `rebuildRollups`. */
+  checkResultsDays: number;
+  /** Hourly rollups: the `day`, `week` and `month` histories (a month reaches 30 days back). */
+  hourlyRollupsDays: number;
+  /** Daily counts: the status pages' 90-day uptime bars, with room for a yearly view. */
+  dailyRollupsDays: number;
+}
+
+/** The defaults of docs/adr/0005-check-results-retention.md: the longest history (a month) plus margin, and 400 days of daily counts. */
+export const DEFAULT_RETENTION: RetentionDays = { checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 };
+
+export interface PruneOptions {
+  /** Rows per DELETE: each statement is short, so it holds its locks briefly and its WAL stays small. */
+  batchSize?: number;
+  /** DELETEs per table per round: a large backlog (retention just shortened) is worked off over several rounds. */
+  maxBatches?: number;
+}
+
+export const PRUNE_BATCH_SIZE = 5000;
+export const PRUNE_MAX_BATCHES = 100;
+
+export interface PruneReport {
+  checkResults: number;
+  hourlyRollups: number;
+  dailyRollups: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Runs `deleteBatch` until it deletes fewer rows than a batch (nothing left) or the round's budget is spent. */
+async function inBatches(deleteBatch: () => Promise<number>, { batchSize, maxBatches }: Required<PruneOptions>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const n = await deleteBatch();
+    total += n;
+    if (n < batchSize) break;
+  }
+  return total;
+}
+
+/**
+ * Deletes check data past retention: raw results by `checkedAt`, hourly rollups by `hour`, daily rollups by `day`,
+ * each strictly older than now minus its retention. Each DELETE takes at most `batchSize` rows, found oldest first
+ * through the index on that column (migration 20261123121705_retention_indexes), so no statement scans a table or
+ * holds many row locks; the loop stops at the first short batch.
+ */
+export async function pruneExpired(prisma: PrismaClient, retention: RetentionDays, now: Date, options: PruneOptions = {}): Promise<PruneReport> {
+  const opts = { batchSize: options.batchSize ?? PRUNE_BATCH_SIZE, maxBatches: options.maxBatches ?? PRUNE_MAX_BATCHES };
+  const n = opts.batchSize;
+  const resultsCutoff = new Date(now.getTime() - retention.checkResultsDays * DAY_MS);
+  const hourlyCutoff = new Date(now.getTime() - retention.hourlyRollupsDays * DAY_MS);
+  // `day` is a UTC date: a day is deleted once all of it is older than the cutoff.
+  const dailyCutoff = new Date(now.getTime() - retention.dailyRollupsDays * DAY_MS).toISOString().slice(0, 10);
+
+  const checkResults = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM check_results WHERE id IN (
+        SELECT id FROM check_results WHERE "checkedAt" < ${resultsCutoff} ORDER BY "checkedAt" LIMIT ${n}::int)`,
+    opts,
+  );
+  const hourlyRollups = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM check_rollups_hourly WHERE ("monitorId", region, hour) IN (
+        SELECT "monitorId", region, hour FROM check_rollups_hourly WHERE hour < ${hourlyCutoff} ORDER BY hour LIMIT ${n}::int)`,
+    opts,
+  );
+  const dailyRollups = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM check_rollups_daily WHERE ("monitorId", region, day) IN (
+        SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < ${dailyCutoff}::date ORDER BY day LIMIT ${n}::int)`,
+    opts,
+  );
+  return { checkResults, hourlyRollups, dailyRollups };
+}
 
 export interface HousekeepingDeps {
   prisma: PrismaClient;
@@ -14,8 +87,10 @@ export interface HousekeepingDeps {
   logger: Logger;
   /** The deployment's queue prefix (QUEUE_PREFIX): deployments sharing one Redis each get their own lock. */
   lockPrefix?: string;
-  /** Raw check results and hourly rollups older than this are deleted (docs/adr/0005-check-results-retention.md). */
-  retentionDays?: number;
+  /** What to keep (docs/adr/0005-check-results-retention.md); DEFAULT_RETENTION when absent. */
+  retention?: RetentionDays;
+  /** Batch sizes of the pruning DELETEs (tests make them small). */
+  prune?: PruneOptions;
   /** Re-adds the step jobs of open incidents' ladders (escalation engine's ensureOpenLadders). */
   ensureLadders?: () => Promise<{ incidents: number; scheduled: number }>;
 }
@@ -23,7 +98,7 @@ export interface HousekeepingDeps {
 /**
  * One round of housekeeping, run by whichever worker takes the lock first: make Redis schedules match PostgreSQL
  * (so a Redis restart or FLUSHALL loses no schedule for longer than one period), make sure every open incident's
- * escalation ladder has its jobs, and delete expired safe-retry records and raw results past retention.
+ * escalation ladder has its jobs, and delete expired safe-retry records and check data past retention.
  */
 export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number, now = new Date()): Promise<boolean> {
   const token = `${process.pid}:${now.getTime()}`;
@@ -34,12 +109,9 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   if (report.added || report.updated || report.removed) deps.logger.info('schedules reconciled', { ...report });
   if (deps.ensureLadders) await deps.ensureLadders();
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
-  const cutoff = new Date(now.getTime() - (deps.retentionDays ?? RAW_RETENTION_DAYS) * 86_400_000);
-  const old = await deps.prisma.checkResult.deleteMany({ where: { checkedAt: { lt: cutoff } } });
-  const hourly = await deps.prisma.checkRollupHourly.deleteMany({ where: { hour: { lt: cutoff } } });
-  const daily = await deps.prisma.checkRollupDaily.deleteMany({ where: { day: { lt: new Date(now.getTime() - DAILY_ROLLUP_DAYS * 86_400_000) } } });
-  if (expired.count || old.count || hourly.count || daily.count) {
-    deps.logger.info('housekeeping', { idempotencyRecords: expired.count, checkResults: old.count, hourlyRollups: hourly.count, dailyRollups: daily.count });
+  const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, deps.prune);
+  if (expired.count || pruned.checkResults || pruned.hourlyRollups || pruned.dailyRollups) {
+    deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
   }
   return true;
 }

@@ -35,6 +35,9 @@ const escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escala
 escalationWorker.on('error', (err) => logger.error('escalation worker error', { error: err.message }));
 escalationWorker.on('failed', (job, err) => logger.warn('escalation job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: err.message }));
 
+// Check schedules (housekeeping reconciles them) and heartbeat deadlines (armed after each heartbeat evaluation).
+const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
+
 const metrics = createWorkerMetrics(config.region);
 const worker = new Worker(
   checkQueueName(config.region),
@@ -44,6 +47,7 @@ const worker = new Worker(
     httpProbe: createHttpProbe({ guard }),
     tcpProbe: createTcpProbe({ guard }),
     logger,
+    heartbeatDeadlines: scheduler,
     onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalationDeps, incidentId),
   }, metrics),
   // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
@@ -56,9 +60,8 @@ countLostResults(worker, metrics);
 const metricsListener = exposeMetrics({ registry: metrics.registry, config: config.metrics, defaultPort: DEFAULT_METRICS_PORTS.worker, logger });
 
 // Any worker may run housekeeping; a Redis lock lets one per period do it.
-const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
 const stopHousekeeping = startHousekeeping(
-  { prisma, redis: connection, scheduler, logger, lockPrefix: config.queuePrefix, ensureLadders: () => sweepEscalations(escalationDeps) },
+  { prisma, redis: connection, scheduler, logger, lockPrefix: config.queuePrefix, retention: config.retention, ensureLadders: () => sweepEscalations(escalationDeps) },
   config.housekeepingIntervalMs,
 );
 

@@ -537,7 +537,7 @@ function nameSharedSchemas(): void {
       'is not public is not served (404).',
   );
   describeSchema(responseTimesQuerySchema.shape.period, 'Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day.');
-  describeSchema(responseTimesQuerySchema.shape.region, 'Filters to one probe region; omit for all regions.');
+  describeSchema(responseTimesQuerySchema.shape.region, 'Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions.');
   describeSchema(paginationQuerySchema.shape.page, 'The page to return, 1-indexed.');
   describeSchema(paginationQuerySchema.shape.perPage, 'Items per page, 1 to 250.');
   name(

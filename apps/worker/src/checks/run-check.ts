@@ -8,6 +8,7 @@ import {
 } from '@statusvane/shared';
 import type { HttpProbe } from '../probes/http.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
+import { downResult } from '../probes/result.js';
 import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
 import type { ProbeResult } from '../probes/types.js';
@@ -22,6 +23,11 @@ export interface CheckRunnerDeps {
   logger: Logger;
   now?: () => Date;
   /**
+   * Heartbeats: arms the evaluation at the monitor's next deadline (CheckScheduler.armHeartbeatDeadline). Without it
+   * heartbeats are judged only on their schedule, up to an interval after a deadline passed.
+   */
+  heartbeatDeadlines?: { armHeartbeatDeadline(monitorId: string, region: string, at: Date): Promise<void> };
+  /**
    * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
    * logged, not thrown: the result is stored, and a retried job would not open the incident again.
    */
@@ -29,7 +35,8 @@ export interface CheckRunnerDeps {
 }
 
 export type CheckOutcome =
-  | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' }
+  /** `heartbeat unchanged`: evaluated again with nothing new (the same ping or missed period is already stored). */
+  | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
   | ({ result: ProbeResult } & StoredCheck);
 
 const monitorSelect = {
@@ -63,56 +70,131 @@ const monitorSelect = {
 } as const;
 
 /**
+ * Arms a heartbeat's next evaluation. A failure (Redis away) is logged, not thrown: the result is stored, and the
+ * monitor's schedule evaluates it again within an interval, arming the deadline then.
+ */
+async function armDeadline(deps: CheckRunnerDeps, monitorId: string, region: string, at: Date): Promise<void> {
+  if (!deps.heartbeatDeadlines) return;
+  await deps.heartbeatDeadlines
+    .armHeartbeatDeadline(monitorId, region, at)
+    .catch((err: Error) => deps.logger.warn('heartbeat deadline not armed; the schedule evaluates it instead', { monitorId, error: err.message }));
+}
+
+/** Monitors whose secrets could not be opened, already logged by this process (with the key id they named). */
+const reportedSecretProblems = new Set<string>();
+
+/**
+ * The monitor's headers and body, decrypted in memory only. A value that cannot be decrypted (its key is not in the
+ * keyring, or the stored value is damaged) is a configuration problem, not a transient one: retrying the job cannot
+ * help, so the check fails with `config_error` and the problem is logged once per monitor and process, naming the
+ * key id and never the value or the decryption error's text (which may quote plaintext).
+ */
+function openSecrets(
+  m: { id: string; headersEnc: string | null; bodyEnc: string | null; encKeyId: string | null },
+  deps: Pick<CheckRunnerDeps, 'keyring' | 'logger'>,
+): { headers: Record<string, string>; body: string | null } | { problem: string } {
+  if (!m.encKeyId || (!m.headersEnc && !m.bodyEnc)) return { headers: {}, body: null };
+  const known = [deps.keyring.current, ...deps.keyring.old].some((k) => k.id === m.encKeyId);
+  let problem: string;
+  if (!known) {
+    problem = `encryption key ${m.encKeyId} is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)`;
+  } else {
+    try {
+      const headers = m.headersEnc ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as unknown) : {};
+      if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
+        throw new Error('not a headers object');
+      }
+      const body = m.bodyEnc ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
+      return { headers: headers as Record<string, string>, body };
+    } catch {
+      problem = `the stored headers or body cannot be decrypted with key ${m.encKeyId} (damaged value)`;
+    }
+  }
+  const key = `${m.id}:${m.encKeyId}`;
+  if (!reportedSecretProblems.has(key)) {
+    if (reportedSecretProblems.size >= 10_000) reportedSecretProblems.clear();
+    reportedSecretProblems.add(key);
+    deps.logger.error('monitor secrets cannot be decrypted: its checks fail with config_error until the key is configured or the headers and body are set again', {
+      monitorId: m.id,
+      encKeyId: m.encKeyId,
+      problem,
+    });
+  }
+  return { problem };
+}
+
+/**
  * One check of one monitor for one scheduled slot: read the monitor (so a change made after scheduling applies),
  * run the probe for its type with secrets decrypted only in memory, then store the result and apply the flap
- * logic. Probes never throw; a database failure does, and the job is retried.
+ * logic. Probes never throw; a database failure does, and the job is retried. A heartbeat is judged from its pings
+ * instead, and its result is keyed by the ping or missed deadline it reports rather than by the job's slot
+ * (heartbeat.probe.ts); its next deadline is armed after every evaluation.
  */
-export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date }): Promise<CheckOutcome> {
+export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null }): Promise<CheckOutcome> {
   const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
   if (!m) return { skipped: 'monitor deleted' };
   if (!m.enabled) return { skipped: 'monitor paused' };
 
-  let result: ProbeResult | null;
+  let result: ProbeResult;
+  let slot = job.slot;
+  let checkedAt: Date | null = null;
+  let nextDeadline: Date | null = null;
   if (m.type === 'heartbeat') {
-    result = evaluateHeartbeat({
-      now: deps.now?.() ?? new Date(),
+    // A deadline job is the evaluation at its deadline, even if a clock ahead of ours let it run a moment early.
+    const clock = deps.now?.() ?? new Date();
+    const now = job.notBefore && job.notBefore > clock ? job.notBefore : clock;
+    const verdict = evaluateHeartbeat({
+      now,
       createdAt: m.createdAt,
       intervalSeconds: m.intervalSeconds,
       graceSeconds: m.graceSeconds,
       lastPingAt: m.lastPingAt,
       lastPingFailAt: m.lastPingFailAt,
     });
-    if (!result) return { skipped: 'heartbeat pending' };
+    nextDeadline = verdict.nextEvaluationAt;
+    if (!verdict.result || !verdict.slot) {
+      await armDeadline(deps, m.id, job.region, nextDeadline);
+      return { skipped: 'heartbeat pending' };
+    }
+    // One result per ping and per missed period, whichever evaluation stores it first (heartbeat.probe.ts).
+    result = verdict.result;
+    slot = verdict.slot;
+    checkedAt = now;
   } else if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
     result = await deps.tcpProbe.probe({ host, port, timeoutMs: m.timeoutMs, degradedAfterMs: m.degradedAfterMs, latencyThresholdMs: m.latencyThresholdMs });
   } else {
-    const headers = m.headersEnc && m.encKeyId ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as Record<string, string>) : {};
-    const body = m.bodyEnc && m.encKeyId ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
-    result = await deps.httpProbe.probe({
-      url: m.target!,
-      method: m.method,
-      headers,
-      body,
-      contentType: m.contentType,
-      expectedStatusCodes: m.expectedStatusCodes,
-      keyword: m.keyword,
-      keywordAbsent: m.keywordAbsent,
-      jsonAssertion: (m.jsonAssertion as JsonAssertion | null) ?? null,
-      timeoutMs: m.timeoutMs,
-      degradedAfterMs: m.degradedAfterMs,
-      latencyThresholdMs: m.latencyThresholdMs,
-    });
+    const secrets = openSecrets(m, deps);
+    if ('problem' in secrets) {
+      result = downResult(`config_error: ${secrets.problem}`);
+    } else {
+      result = await deps.httpProbe.probe({
+        url: m.target!,
+        method: m.method,
+        headers: secrets.headers,
+        body: secrets.body,
+        contentType: m.contentType,
+        expectedStatusCodes: m.expectedStatusCodes,
+        keyword: m.keyword,
+        keywordAbsent: m.keywordAbsent,
+        jsonAssertion: (m.jsonAssertion as JsonAssertion | null) ?? null,
+        timeoutMs: m.timeoutMs,
+        degradedAfterMs: m.degradedAfterMs,
+        latencyThresholdMs: m.latencyThresholdMs,
+      });
+    }
   }
 
-  const checkedAt = deps.now?.() ?? new Date();
+  checkedAt ??= deps.now?.() ?? new Date();
   const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(m.componentId);
-  const stored = await storeCheckResult(deps.prisma, { monitor: m, region: job.region, slot: job.slot, checkedAt, result, inMaintenance });
+  const stored = await storeCheckResult(deps.prisma, { monitor: m, region: job.region, slot, checkedAt, result, inMaintenance });
+  if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
   if (stored.opened) deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
   if (stored.opened && deps.onIncidentOpened) {
     const incidentId = stored.opened;
     await deps.onIncidentOpened(incidentId).catch((err: Error) => deps.logger.error('escalation not scheduled', { incidentId, error: err.message }));
   }
   if (stored.resolved) deps.logger.info('incident resolved', { monitorId: m.id, incidentId: stored.resolved });
+  if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
   return { result, ...stored };
 }

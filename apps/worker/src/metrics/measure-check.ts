@@ -35,7 +35,7 @@ export async function measureCheck(
     throw err;
   }
   if ('skipped' in outcome) {
-    done('skipped', outcome.skipped === 'heartbeat pending' ? 'heartbeat' : 'unknown');
+    done('skipped', outcome.skipped.startsWith('heartbeat') ? 'heartbeat' : 'unknown');
     return outcome;
   }
   // No probe called and a result: a heartbeat, judged from its pings.

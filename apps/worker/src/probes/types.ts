@@ -8,7 +8,8 @@
  *   invalid_request, request_error, invalid_target: <detail>, unexpected_status:<code>, keyword_missing, keyword_present,
  *   invalid_json (or `invalid_json: body truncated at <n> bytes`), json_assertion_failed: <detail>,
  *   latency_threshold_exceeded: <n>ms > <m>ms,
- *   fail_ping, missed_heartbeat
+ *   fail_ping, missed_heartbeat,
+ *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted)
  * and for `degraded`: `slow: <n>ms > <m>ms`.
  * Reasons are capped at REASON_MAX_LENGTH characters (the column is VARCHAR(500)).
  */

@@ -41,6 +41,22 @@ describe('parseConfig', () => {
     expect(c.port).toBe(8080);
   });
 
+  it('keeps raw results and hourly rollups 35 days and daily rollups 400 by default, and refuses less than the histories need', () => {
+    expect(parseConfig(base).retention).toEqual({ checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 });
+    const c = parseConfig({ ...base, CHECK_RESULTS_RETENTION_DAYS: '2', HOURLY_ROLLUPS_RETENTION_DAYS: '31', DAILY_ROLLUPS_RETENTION_DAYS: '91' });
+    expect(c.retention).toEqual({ checkResultsDays: 2, hourlyRollupsDays: 31, dailyRollupsDays: 91 });
+    const text = problems({ ...base, CHECK_RESULTS_RETENTION_DAYS: '0', HOURLY_ROLLUPS_RETENTION_DAYS: '30', DAILY_ROLLUPS_RETENTION_DAYS: '90' }).join('\n');
+    expect(text).toMatch(/CHECK_RESULTS_RETENTION_DAYS/);
+    expect(text).toMatch(/HOURLY_ROLLUPS_RETENTION_DAYS/);
+    expect(text).toMatch(/DAILY_ROLLUPS_RETENTION_DAYS/);
+  });
+
+  it('refuses `all` as a region name: it means every region in the response-time history', () => {
+    expect(problems({ ...base, REGION: 'all' }).join()).toMatch(/REGION: `all` is reserved/);
+    expect(problems({ ...base, CHECK_REGIONS: 'local,all' }).join()).toMatch(/CHECK_REGIONS.*`all` is reserved/);
+    expect(parseConfig({ ...base, CHECK_REGIONS: 'all-eu,ball' }).checkRegions).toEqual(['all-eu', 'ball']);
+  });
+
   it('lists every problem at once, readably', () => {
     const p = problems({ DATABASE_URL: 'mysql://x', PORT: 'abc', CHECK_REGIONS: 'Bad Region', LOG_LEVEL: 'loud' });
     const text = p.join('\n');

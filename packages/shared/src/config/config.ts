@@ -5,7 +5,11 @@ import { z } from 'zod';
 import { parseCidrList } from '../ssrf/index.js';
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
-const regionName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a region is 1-40 lower-case letters, digits or hyphens');
+const regionName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'a region is 1-40 lower-case letters, digits or hyphens')
+  // `region=all` in the response-time history means "every region" (decisions: the record's region is the filter, or `all`).
+  .refine((v) => v !== 'all', '`all` is reserved (it means every region in the response-time history)');
 
 /** A 32-byte key, written as 64 hex characters or base64. */
 function decodeKey(value: string): Buffer | null {
@@ -48,6 +52,14 @@ export const envSchema = z
     JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
     HOUSEKEEPING_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+    /**
+     * Retention in days (docs/adr/0005-check-results-retention.md). Raw results feed the `hour` history; hourly
+     * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups the status pages'
+     * 90-day uptime bars. The minimums keep every history the API serves complete.
+     */
+    CHECK_RESULTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(35),
+    HOURLY_ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(35),
+    DAILY_ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(91).max(3650).default(400),
     CHECK_REGIONS: z
       .string()
       .default('local')
@@ -113,6 +125,8 @@ export interface Config {
   queuePrefix: string;
   jobLockMs: number;
   housekeepingIntervalMs: number;
+  /** Days kept: raw check results, hourly rollups, daily rollups. */
+  retention: { checkResultsDays: number; hourlyRollupsDays: number; dailyRollupsDays: number };
   allowedTargetCidrs: string;
   rateLimitPerMinute: number;
   workerConcurrency: number;
@@ -178,6 +192,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queuePrefix: e.QUEUE_PREFIX,
     jobLockMs: e.JOB_LOCK_MS,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_MS,
+    retention: { checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS, hourlyRollupsDays: e.HOURLY_ROLLUPS_RETENTION_DAYS, dailyRollupsDays: e.DAILY_ROLLUPS_RETENTION_DAYS },
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     workerConcurrency: e.WORKER_CONCURRENCY,

@@ -18,6 +18,17 @@ export function spreadOffsetMs(monitorId: string, everyMs: number): number {
   return 1 + (h % (everyMs - 1));
 }
 
+/** The job that evaluates a heartbeat at one deadline (BullMQ refuses ':' in custom ids). */
+export function heartbeatDeadlineJobId(monitorId: string, region: string, at: Date): string {
+  return `hb-${monitorId}-${region}-${at.getTime()}`;
+}
+
+/** The deadline a heartbeat deadline job was armed for, from its id; null for any other job. */
+export function heartbeatDeadlineOf(jobId: string | undefined): Date | null {
+  const m = /^hb-[0-9a-f-]{36}-[a-z0-9-]+-(\d+)$/.exec(jobId ?? '');
+  return m ? new Date(Number(m[1])) : null;
+}
+
 const JOB_OPTS = {
   removeOnComplete: { count: 100 },
   removeOnFail: { count: 500 },
@@ -82,6 +93,68 @@ export class CheckScheduler {
     const data: CheckJob = { monitorId, region };
     // BullMQ refuses ':' in custom job ids.
     await this.queues.get(region)!.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: `now-${monitorId}-${region}-${now}` });
+  }
+
+  /**
+   * Heartbeats: one evaluation of the monitor at `at`, its next deadline (docs/adr/0014-heartbeat-deadlines.md). The
+   * worker arms it after every evaluation; the job id names the deadline, so arming the same one again (the deadline
+   * job, the schedule and the ping receiver's evaluations all compute it) adds nothing, and a stale one (a ping moved
+   * the deadline since) only evaluates, finds nothing new, and arms the current deadline.
+   */
+  async armHeartbeatDeadline(monitorId: string, region: string, at: Date, now = Date.now()): Promise<void> {
+    const queue = this.queues.get(region);
+    if (!queue) return;
+    const data: CheckJob = { monitorId, region };
+    await queue.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: heartbeatDeadlineJobId(monitorId, region, at), delay: Math.max(0, at.getTime() - now) });
+  }
+
+  /**
+   * The ping receiver: evaluate a heartbeat now (a fail ping, or a success ping while the monitor is not steadily
+   * up), rather than at its next deadline. The calls of one event-loop turn go to Redis as one addBulk, as the
+   * receiver's database writes do, and a monitor is queued at most once per turn.
+   */
+  evaluateHeartbeatSoon(monitorId: string, opts: { notAgainWithinMs?: number } = {}): Promise<void> {
+    // A stream of success pings for a monitor that stays down (no worker running, say) queues one evaluation per
+    // `notAgainWithinMs`, not one per turn.
+    if (opts.notAgainWithinMs) {
+      const now = Date.now();
+      const last = this.soonQueuedAt.get(monitorId);
+      if (last !== undefined && now - last < opts.notAgainWithinMs) return Promise.resolve();
+      if (this.soonQueuedAt.size >= 10_000) {
+        for (const [id, t] of this.soonQueuedAt) if (now - t >= opts.notAgainWithinMs) this.soonQueuedAt.delete(id);
+        if (this.soonQueuedAt.size >= 10_000) this.soonQueuedAt.clear();
+      }
+      this.soonQueuedAt.set(monitorId, now);
+    }
+    let batch = this.soonBatch;
+    if (!batch) {
+      const ids = new Set<string>();
+      const done = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          this.soonBatch = null;
+          this.flushSoon([...ids]).then(resolve, reject);
+        });
+      });
+      batch = this.soonBatch = { ids, done };
+    }
+    batch.ids.add(monitorId);
+    return batch.done;
+  }
+
+  private soonBatch: { ids: Set<string>; done: Promise<void> } | null = null;
+  private readonly soonQueuedAt = new Map<string, number>();
+
+  private async flushSoon(monitorIds: string[]): Promise<void> {
+    const [region] = this.regionsFor({ type: 'heartbeat' });
+    if (!region) return;
+    const now = Date.now();
+    await this.queues.get(region)!.addBulk(
+      monitorIds.map((monitorId) => ({
+        name: CHECK_JOB_NAME,
+        data: { monitorId, region } satisfies CheckJob,
+        opts: { ...JOB_OPTS, jobId: `now-${monitorId}-${region}-${now}` },
+      })),
+    );
   }
 
   /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */

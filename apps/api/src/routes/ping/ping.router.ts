@@ -22,10 +22,16 @@ export function pingRouter({ prisma, scheduler, logger }: { prisma: PrismaClient
         res.status(404).type('text/plain').send('unknown ping URL\n');
         return;
       }
-      // An explicit failure is judged at once, not at the next scheduled evaluation. If Redis is away the ping is
-      // still recorded and the next scheduled check reports it.
-      if (fail && monitor.enabled) {
-        await scheduler.runNow({ id: monitor.id, type: 'heartbeat' }).catch((err: Error) => logger.warn('could not queue a check for a fail ping', { error: err.message }));
+      // Judged at once rather than at the monitor's next deadline: an explicit failure, and a success while the
+      // monitor is not steadily up (pending, down, or short of resolveThreshold passes), so a recovery resolves
+      // promptly. A steady monitor's pings cost no Redis work: its deadline job finds them (docs/adr/0014). The
+      // evaluations of one event-loop turn are queued together. If Redis is away the ping is still recorded and
+      // the next evaluation reports it.
+      const recovering = monitor.status !== 'up' || monitor.consecutivePasses < monitor.resolveThreshold;
+      if (monitor.enabled && (fail || recovering)) {
+        await scheduler
+          .evaluateHeartbeatSoon(monitor.id, fail ? {} : { notAgainWithinMs: 1000 })
+          .catch((err: Error) => logger.warn('could not queue an evaluation for a ping', { error: err.message }));
       }
       res.status(200).type('text/plain').send('OK');
     };

@@ -3,6 +3,10 @@ import { createBatchLoader, loaderPerClient, padToPowerOfTwo, type PrismaClient 
 export interface PingedMonitor {
   id: string;
   enabled: boolean;
+  /** With the flap state: whether the worker should judge this ping at once (ping.router.ts). */
+  status: string;
+  consecutivePasses: number;
+  resolveThreshold: number;
 }
 
 /**
@@ -21,9 +25,11 @@ const pingWriter = loaderPerClient((prisma: PrismaClient) =>
         const rows = await prisma.monitor.updateManyAndReturn({
           where: { pingSecret: { in: padToPowerOfTwo(secrets) }, type: 'heartbeat' },
           data: fail ? { lastPingFailAt: at } : { lastPingAt: at },
-          select: { id: true, enabled: true, pingSecret: true },
+          select: { id: true, enabled: true, pingSecret: true, status: true, consecutivePasses: true, resolveThreshold: true },
         });
-        for (const r of rows) found.set(`${fail}/${r.pingSecret}`, { id: r.id, enabled: r.enabled });
+        for (const r of rows) {
+          found.set(`${fail}/${r.pingSecret}`, { id: r.id, enabled: r.enabled, status: r.status, consecutivePasses: r.consecutivePasses, resolveThreshold: r.resolveThreshold });
+        }
       }
       return found;
     },

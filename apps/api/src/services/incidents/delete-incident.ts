@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@statusvane/shared';
+import { NotFoundError, type PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
@@ -11,7 +11,12 @@ export async function deleteIncident(prisma: PrismaClient, { ctx, id }: { ctx: R
   assertCan(ctx.role, 'incidents:delete');
   const incident = await findOwnIncident(prisma, ctx, id);
   await prisma.$transaction(async (tx) => {
-    await tx.incident.delete({ where: { id: incident.id } });
+    // Lock order: the monitor row first, then the incident, as the worker does when it stores a result (and as
+    // resolve-incident.ts does). The opposite order deadlocks against a check that resolves this incident.
+    if (incident.monitorId) await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${incident.monitorId}::uuid FOR NO KEY UPDATE`;
+    // deleteMany: a DELETE that raced this one and won leaves nothing to delete, which is a 404, not a 500.
+    const { count } = await tx.incident.deleteMany({ where: { id: incident.id, workspaceId: ctx.workspace.id } });
+    if (count === 0) throw new NotFoundError('incident', id);
     if (incident.monitorId) {
       await tx.monitor.updateMany({
         where: { id: incident.monitorId, workspaceId: ctx.workspace.id },

@@ -13,6 +13,8 @@ interface BucketRow {
   waiting: number | null;
 }
 
+const ALL_REGIONS = 'all';
+
 const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
 
 /**
@@ -30,7 +32,9 @@ export async function getResponseTimes(
   const from = starts[0]!;
   const to = new Date(starts.at(-1)!.getTime() + bucketSeconds * 1000);
 
-  const region = q.region ?? null;
+  // `all` is what the record says when there is no filter, so `region=all` means every region too (no region may be
+  // named `all`: config refuses it).
+  const region = q.region === undefined || q.region === ALL_REGIONS ? null : q.region;
   // `hour` reads the raw results (60 one-minute buckets); longer periods read the hourly rollups, at most
   // 720 rows per region for a month, so the query stays fast however often the monitor is checked.
   const rows =
@@ -69,7 +73,7 @@ export async function getResponseTimes(
   return {
     monitorId: monitor.id,
     period: q.period,
-    region: q.region ?? 'all',
+    region: region ?? ALL_REGIONS,
     buckets: starts.map((start) => {
       const r = byStart.get(start.getTime());
       return {

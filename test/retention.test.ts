@@ -1,0 +1,123 @@
+/**
+ * Retention (docs/adr/0005-check-results-retention.md): housekeeping deletes raw results, hourly rollups and daily
+ * rollups past their retention, in bounded batches, through indexes. The rows here are dated in the year 2000 and
+ * "now" is 2001-01-01, so the prune touches nothing that other suites (sharing the test database) write.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CheckScheduler, type PrismaClient } from '@statusvane/shared';
+import { housekeepingRound, pruneExpired, type RetentionDays } from '../apps/worker/src/housekeeping.js';
+import { makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+
+let h: Harness;
+beforeAll(() => {
+  h = makeHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const NOW = new Date('2001-01-01T00:00:00.000Z');
+const DAY = 86_400_000;
+const daysBefore = (days: number, plusMs = 0) => new Date(NOW.getTime() - days * DAY + plusMs);
+const RETENTION: RetentionDays = { checkResultsDays: 35, hourlyRollupsDays: 31, dailyRollupsDays: 91 };
+
+async function monitorRow(prisma: PrismaClient) {
+  const { ws } = await makeWorkspace(prisma);
+  const component = await prisma.component.create({ data: { workspaceId: ws.id, name: 'API' } });
+  return prisma.monitor.create({ data: { workspaceId: ws.id, componentId: component.id, name: 'API', target: 'https://93.184.215.14/', enabled: false } });
+}
+
+/** Old and new rows of every kind for one monitor; returns what must survive. */
+async function seed(prisma: PrismaClient, monitorId: string) {
+  const old = {
+    results: [...[36, 40, 41, 42, 50, 60].map((d) => daysBefore(d)), daysBefore(35, -1)],
+    hours: [32, 33, 40, 31.5].map((d) => daysBefore(d)),
+    days: ['2000-09-01', '2000-09-30', '2000-10-01'],
+  };
+  const kept = {
+    // Exactly at the cutoff is not older than it: kept.
+    results: [daysBefore(35), daysBefore(35, 1), daysBefore(1), NOW],
+    hours: [daysBefore(31), daysBefore(30), daysBefore(0)],
+    // now - 91 days = 2000-10-02: that day and later are kept.
+    days: ['2000-10-02', '2000-12-31', '2001-01-01'],
+  };
+  let slot = 0;
+  const result = (at: Date) => ({ monitorId, region: 'local', slot: new Date(Date.UTC(1999, 0, 1) + slot++ * 60_000), checkedAt: at, outcome: 'up' as const, responseMs: 10 });
+  await prisma.checkResult.createMany({ data: [...old.results, ...kept.results].map(result) });
+  await prisma.checkRollupHourly.createMany({ data: [...old.hours, ...kept.hours].map((hour) => ({ monitorId, region: 'local', hour, total: 1 })) });
+  await prisma.checkRollupDaily.createMany({ data: [...old.days, ...kept.days].map((d) => ({ monitorId, region: 'local', day: new Date(`${d}T00:00:00Z`), total: 1 })) });
+  return { old, kept };
+}
+
+async function remaining(prisma: PrismaClient, monitorId: string) {
+  const [results, hours, days] = await Promise.all([
+    prisma.checkResult.findMany({ where: { monitorId }, select: { checkedAt: true }, orderBy: { checkedAt: 'asc' } }),
+    prisma.checkRollupHourly.findMany({ where: { monitorId }, select: { hour: true }, orderBy: { hour: 'asc' } }),
+    prisma.checkRollupDaily.findMany({ where: { monitorId }, select: { day: true }, orderBy: { day: 'asc' } }),
+  ]);
+  return {
+    results: results.map((r) => r.checkedAt.toISOString()),
+    hours: hours.map((r) => r.hour.toISOString()),
+    days: days.map((r) => r.day.toISOString().slice(0, 10)),
+  };
+}
+
+const sorted = (dates: Date[]) => dates.map((d) => d.toISOString()).sort();
+
+describe('retention', () => {
+  it('deletes exactly the rows older than each retention, in batches, and nothing newer', async () => {
+    const m = await monitorRow(h.prisma);
+    const { old, kept } = await seed(h.prisma, m.id);
+    // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
+    const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
+    expect(report).toEqual({ checkResults: old.results.length, hourlyRollups: old.hours.length, dailyRollups: old.days.length });
+    expect(await remaining(h.prisma, m.id)).toEqual({ results: sorted(kept.results), hours: sorted(kept.hours), days: kept.days });
+    // Nothing left to do: a second pass deletes nothing.
+    expect(await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 })).toEqual({ checkResults: 0, hourlyRollups: 0, dailyRollups: 0 });
+  });
+
+  it('a housekeeping round prunes with the configured retention, at most maxBatches per table per round', async () => {
+    const m = await monitorRow(h.prisma);
+    const { old, kept } = await seed(h.prisma, m.id);
+    const prefix = uniq('hk');
+    // No regions: the round's schedule reconciliation has nothing to write to Redis.
+    const scheduler = new CheckScheduler([], h.redis, prefix);
+    const logged: unknown[] = [];
+    const logger = { info: (...a: unknown[]) => logged.push(a), warn: () => undefined, error: () => undefined } as unknown as Parameters<typeof housekeepingRound>[0]['logger'];
+    const deps = { prisma: h.prisma, redis: h.redis, scheduler, logger, lockPrefix: prefix, retention: RETENTION, prune: { batchSize: 2, maxBatches: 2 } };
+    try {
+      expect(await housekeepingRound(deps, 1000, NOW)).toBe(true);
+      // Budget of 2 batches of 2: 4 of the 7 old results, the oldest first; the other kinds fit.
+      const afterFirst = await remaining(h.prisma, m.id);
+      expect(afterFirst.results).toEqual(sorted([...old.results.sort((a, b) => a.getTime() - b.getTime()).slice(4), ...kept.results]));
+      expect(afterFirst.hours).toEqual(sorted(kept.hours));
+      expect(afterFirst.days).toEqual(kept.days);
+      expect(logged).toContainEqual(['housekeeping', expect.objectContaining({ checkResults: 4, hourlyRollups: old.hours.length, dailyRollups: old.days.length })]);
+      // The lock lets one worker per period run it; the next period finishes the backlog.
+      expect(await housekeepingRound(deps, 1000, NOW)).toBe(false);
+      await h.redis.del(`${prefix}:housekeeping:lock`);
+      expect(await housekeepingRound(deps, 1000, NOW)).toBe(true);
+      expect((await remaining(h.prisma, m.id)).results).toEqual(sorted(kept.results));
+    } finally {
+      await h.redis.del(`${prefix}:housekeeping:lock`);
+      await scheduler.close();
+    }
+  });
+
+  it('each prune statement finds its rows through an index, not by scanning the table', async () => {
+    const plans = await h.prisma.$transaction(async (tx) => {
+      // With sequential scans priced out, the planner still scans when no index can serve the query.
+      await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+      const explain = async (sql: string) => (await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${sql}`)).map((r) => r['QUERY PLAN']).join('\n');
+      return {
+        results: await explain(`SELECT id FROM check_results WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`),
+        hourly: await explain(`SELECT "monitorId", region, hour FROM check_rollups_hourly WHERE hour < now() ORDER BY hour LIMIT 5000`),
+        daily: await explain(`SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < current_date ORDER BY day LIMIT 5000`),
+      };
+    });
+    expect(plans.results).toMatch(/Index (Only )?Scan (using|on) "?check_results_checkedAt_idx"?/);
+    expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
+    expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);
+    for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);
+  });
+});
