@@ -1,6 +1,11 @@
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { createLogger } from '@statusvane/shared';
+import { createApp } from '../apps/api/src/app.js';
+import { LOGIN_ATTEMPTS_PER_MINUTE } from '../apps/api/src/routes/public-pages/login-public-page.handler.js';
+import { hashPassword } from '../apps/api/src/services/status-pages/password.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;
 let token: string;
@@ -137,6 +142,61 @@ describe('rate limit across replicas', () => {
       expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     } finally {
       await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  /** An app on the shared harness with its own config and a logger that keeps its request lines. */
+  function appWith(overrides: Record<string, string>) {
+    const other = makeHarness(overrides);
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new PassThrough();
+    stream.on('data', (c: Buffer) => lines.push(...c.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+    const app = createApp({ ...other.deps, logger: createLogger({ level: 'info', json: true, service: 'api', stream }) });
+    return { other, app, lines };
+  }
+
+  async function protectedPage(): Promise<string> {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const res = await request(h.app).post('/api/v1/status-pages').set(bearer(tokens.owner)).send({ vanityUrl: uniq('proxy'), name: 'Behind a balancer' });
+    expect(res.status).toBe(201);
+    // A cheap scrypt cost keeps the guesses fast; verification reads the cost from the stored hash.
+    await h.prisma.statusPage.update({ where: { id: res.body.data.id }, data: { passwordHash: await hashPassword('right password', { N: 1024, r: 8, p: 1 }) } });
+    return res.body.data.slug as string;
+  }
+  const guess = (app: ReturnType<typeof createApp>, slug: string, client: string) =>
+    request(app).post(`/status/${slug}/login`).type('form').set('X-Forwarded-For', client).send({ password: 'wrong password' });
+
+  it('is off by default: X-Forwarded-For is ignored, so every client behind one address shares the guess budget', async () => {
+    const { other, app, lines } = appWith({});
+    try {
+      expect(other.config.trustProxy).toBe(false);
+      const slug = await protectedPage();
+      for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++) expect((await guess(app, slug, `203.0.113.${i + 1}`)).status).toBe(401);
+      expect((await guess(app, slug, '198.51.100.9')).status).toBe(429);
+      const logged = new Set(lines.filter((l) => l.message === 'request').map((l) => l.ip));
+      expect([...logged].every((ip) => /127\.0\.0\.1|::1/.test(String(ip)))).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('when configured, takes the client address from X-Forwarded-For: its own guess budget and its own address in the log', async () => {
+    const { other, app, lines } = appWith({ TRUST_PROXY: 'loopback' });
+    try {
+      expect(other.config.trustProxy).toEqual(['loopback']);
+      const slug = await protectedPage();
+      for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++) expect((await guess(app, slug, '203.0.113.7')).status).toBe(401);
+      expect((await guess(app, slug, '203.0.113.7')).status).toBe(429);
+      // Another client behind the same balancer still has its budget.
+      expect((await guess(app, slug, '198.51.100.9')).status).toBe(401);
+      // The balancer appends the address it saw: a client cannot pick its own by sending the header itself.
+      expect((await guess(app, slug, '10.9.9.9, 203.0.113.7')).status).toBe(429);
+      const logged = lines.filter((l) => l.message === 'request').map((l) => l.ip);
+      expect(logged).toEqual([...Array(LOGIN_ATTEMPTS_PER_MINUTE + 1).fill('203.0.113.7'), '198.51.100.9', '203.0.113.7']);
+    } finally {
+      await other.close();
     }
   });
 });
