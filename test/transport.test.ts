@@ -1,11 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createLogger } from '@statusvane/shared';
+import { createLogger, createPrisma, DB_TIMEOUTS, isUnavailableError } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { LOGIN_ATTEMPTS_PER_MINUTE } from '../apps/api/src/routes/public-pages/login-public-page.handler.js';
 import { hashPassword } from '../apps/api/src/services/status-pages/password.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startTcpProxy } from './resilience/support/tcp-proxy.js';
 
 let h: Harness;
 let token: string;
@@ -230,6 +231,35 @@ describe('dependencies down', () => {
       expect((await request(down.app).get('/readyz')).body.checks.redis).toBe('unavailable');
     } finally {
       await down.close();
+    }
+  });
+});
+
+describe('transactions when PostgreSQL does not accept connections', () => {
+  it('wait out the connect timeout (a clear, retryable error), not Prisma\'s shorter default maxWait', async () => {
+    const upstream = new URL(process.env.DATABASE_URL!);
+    const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
+    const viaProxy = new URL(upstream.toString());
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const prisma = createPrisma(viaProxy.toString(), { max: 2 });
+    try {
+      proxy.cut('blackhole');
+      const started = Date.now();
+      const err = await prisma.$transaction(async (tx) => tx.workspace.count()).then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      const ms = Date.now() - started;
+      // With maxWait below the connect timeout this was P2028 "Unable to start a transaction" after 2 s.
+      expect([err?.code, err?.message]).toEqual([undefined, expect.stringMatching(/connection timeout|timeout exceeded when trying to connect/i)]);
+      expect(isUnavailableError(err)).toBe(true);
+      expect(ms).toBeGreaterThanOrEqual(DB_TIMEOUTS.connectMs - 100);
+      expect(ms).toBeLessThan(DB_TIMEOUTS.connectMs + 1000);
+    } finally {
+      proxy.restore();
+      await prisma.$disconnect().catch(() => undefined);
+      await proxy.close();
     }
   });
 });
