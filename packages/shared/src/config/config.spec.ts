@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { ConfigError, parseConfig } from './config.js';
+import { ConfigError, parseConfig, parseEnvSubset } from './config.js';
 
 const base = {
   DATABASE_URL: 'postgresql://u:p@localhost:5432/db',
@@ -204,6 +204,14 @@ describe('parseConfig', () => {
       expect(readdirSync(dir)).toEqual(['encryption.key']);
     });
   }, 30_000);
+
+  it('parses a subset of the variables with the same rules, ignoring the others', () => {
+    expect(parseEnvSubset({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', PORT: 'nonsense' }, ['ALLOWED_TARGET_CIDRS'])).toEqual({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+    expect(parseEnvSubset({ ALLOWED_TARGET_CIDRS: '' }, ['ALLOWED_TARGET_CIDRS'])).toEqual({ ALLOWED_TARGET_CIDRS: '' });
+    expect(parseEnvSubset({ PORT: '', NODE_ENV: 'production' }, ['PORT'])).toEqual({ PORT: 3000 });
+    expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(ConfigError);
+    expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(/^Invalid configuration:\n {2}- ALLOWED_TARGET_CIDRS: /);
+  });
 
   it('validates ALLOWED_TARGET_CIDRS', () => {
     expect(problems({ ...base, ALLOWED_TARGET_CIDRS: 'not-a-cidr' }).join()).toMatch(/ALLOWED_TARGET_CIDRS/);

@@ -82,8 +82,8 @@ const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 /** A credential for operator endpoints (metrics, queue dashboard): long enough, no spaces. */
 const secretToken = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16-512 printable characters without spaces (openssl rand -hex 24)');
 
-/** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
-export const envSchema = z
+/** The variables and their rules, before the rules that relate several of them (envSchema). */
+const envFields = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
@@ -146,7 +146,10 @@ export const envSchema = z
     SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
     /** The From of escalation emails. */
     SMTP_FROM: z.string().min(3).max(320).optional(),
-  })
+  });
+
+/** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
+export const envSchema = envFields
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
@@ -305,6 +308,21 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DATA_DIR,
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? 'Statusvane <statusvane@localhost>' } : null,
   };
+}
+
+type EnvFields = z.output<typeof envFields>;
+
+/**
+ * Some variables only, with the same rules (blank = unset, defaults, validation): for tools that need a setting or
+ * two without the whole process configuration, such as the admin CLI. Throws a ConfigError.
+ */
+export function parseEnvSubset<K extends keyof EnvFields & string>(env: NodeJS.ProcessEnv, keys: readonly K[]): Pick<EnvFields, K> {
+  const mask = Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
+  const parsed = envFields.pick(mask as never).safeParse(withoutBlanks(env));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+  }
+  return parsed.data as unknown as Pick<EnvFields, K>;
 }
 
 /** For process entry points: parse or print the problems and exit 1 (fail fast, readable). */
