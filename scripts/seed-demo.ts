@@ -5,19 +5,34 @@ import { addMember, createToken, createUser, createWorkspace } from '../apps/api
 
 const DEMO = { slug: 'demo', name: 'Demo workspace', email: 'demo@statusvane.local' };
 
-const url = process.env.DATABASE_URL;
-if (!url) throw new Error('DATABASE_URL is required');
-const prisma = createPrisma(url, { max: 1 });
-try {
-  if (!(await prisma.workspace.findUnique({ where: { slug: DEMO.slug } }))) {
-    await createWorkspace(prisma, { slug: DEMO.slug, name: DEMO.name, plan: 'solo' });
+async function seed(url: string): Promise<void> {
+  const prisma = createPrisma(url, { max: 1 });
+  try {
+    // upsert-like: a second `npm start` (or two at once) reuses the demo workspace and owner.
+    if (!(await prisma.workspace.findUnique({ where: { slug: DEMO.slug } }))) {
+      await createWorkspace(prisma, { slug: DEMO.slug, name: DEMO.name, plan: 'solo' }).catch(async (err: unknown) => {
+        if (!(await prisma.workspace.findUnique({ where: { slug: DEMO.slug } }))) throw err;
+      });
+    }
+    if (!(await prisma.user.findUnique({ where: { email: DEMO.email } }))) {
+      await createUser(prisma, { email: DEMO.email, name: 'Demo owner' }).catch(async (err: unknown) => {
+        if (!(await prisma.user.findUnique({ where: { email: DEMO.email } }))) throw err;
+      });
+    }
+    await addMember(prisma, { workspace: DEMO.slug, email: DEMO.email, role: 'owner' });
+    const token = await createToken(prisma, { kind: 'org', workspace: DEMO.slug, role: 'owner', name: 'npm start demo token' });
+    process.stdout.write(`${JSON.stringify({ workspace: DEMO.slug, tokenId: token.id, token: token.token })}\n`);
+  } finally {
+    await prisma.$disconnect();
   }
-  if (!(await prisma.user.findUnique({ where: { email: DEMO.email } }))) {
-    await createUser(prisma, { email: DEMO.email, name: 'Demo owner' });
-  }
-  await addMember(prisma, { workspace: DEMO.slug, email: DEMO.email, role: 'owner' });
-  const token = await createToken(prisma, { kind: 'org', workspace: DEMO.slug, role: 'owner', name: 'npm start demo token' });
-  process.stdout.write(`${JSON.stringify({ workspace: DEMO.slug, tokenId: token.id, token: token.token })}\n`);
-} finally {
-  await prisma.$disconnect();
 }
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  process.stderr.write('[seed-demo] DATABASE_URL is required\n');
+  process.exit(1);
+}
+seed(url).catch((err: unknown) => {
+  process.stderr.write(`[seed-demo] could not create the demo workspace: ${String((err as Error)?.message ?? err).trim().split('\n').pop()}\n`);
+  process.exit(1);
+});

@@ -58,6 +58,8 @@ function makeLogger(quiet) {
     warn: (msg) => {
       if (!quiet) process.stderr.write(`[services] warning: ${msg}\n`);
     },
+    /** Steps that take a while (installing packages, creating or starting a server): said even when quiet. */
+    progress: (msg) => process.stderr.write(`[services] ${msg}\n`),
   };
 }
 
@@ -466,13 +468,14 @@ async function aptInstall(log, quiet, pkgs) {
   const apt = which('apt-get');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const stream = !quiet;
+  const started = Date.now();
   if (!aptUpdated) {
-    log.info('running apt-get update');
+    log.progress(`${pkgs.join(' and ')} not installed: running apt-get update, then apt-get install (can take a few minutes)`);
     const res = await run(apt, ['-o', 'DPkg::Lock::Timeout=120', 'update'], { env, stream });
     if (res.code !== 0) throw new Error(describeFailure('apt-get update', res));
     aptUpdated = true;
   }
-  log.info(`installing ${pkgs.join(' ')} with apt-get`);
+  log.progress(`installing ${pkgs.join(' ')} with apt-get`);
   const res = await run(
     apt,
     [
@@ -484,6 +487,7 @@ async function aptInstall(log, quiet, pkgs) {
     { env, stream },
   );
   if (res.code !== 0) throw new Error(describeFailure(`apt-get install -y ${pkgs.join(' ')}`, res));
+  log.progress(`installed ${pkgs.join(' ')} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** Make sure the binaries we need exist, installing them on Debian as root. */
@@ -679,7 +683,7 @@ async function writePgSettings(layout, port) {
 }
 
 async function initPgCluster(log, pg, layout) {
-  log.info(`initialising PostgreSQL ${pg.major} data dir ${layout.dataDir}`);
+  log.progress(`initialising PostgreSQL ${pg.major} data dir ${layout.dataDir}`);
   const entries = fs.readdirSync(layout.dataDir);
   if (entries.length > 0) {
     throw new Error(`${layout.dataDir} is not empty but has no PG_VERSION (a failed init?): delete it and retry`);
@@ -841,7 +845,7 @@ async function ensurePostgres(log, pg) {
 
   await writePgSettings(layout, port);
   removeStaleSocketLocks(layout, port, log);
-  log.info(`starting PostgreSQL ${pg.major} on ${HOST}:${port} (data ${where})`);
+  log.progress(`starting PostgreSQL ${pg.major} on ${HOST}:${port} (data ${where})`);
   const res = await run(
     pg.pgCtl,
     ['start', '-D', layout.dataDir, '-l', layout.logFile, '-w', '-t', String(READY_TIMEOUT_MS / 1000), '-s'],
@@ -944,7 +948,7 @@ async function ensureRedis(log, redisServer) {
   }
 
   fs.mkdirSync(layout.dir, { recursive: true });
-  log.info(`starting Redis on ${HOST}:${port} (dir ${layout.dir}, log ${layout.logFile})`);
+  log.progress(`starting Redis on ${HOST}:${port} (dir ${layout.dir}, log ${layout.logFile})`);
   const args = [
     '--port', String(port),
     '--bind', HOST,
@@ -1021,7 +1025,7 @@ function redisServerPid(port) {
 /**
  * Start (or reuse) the local PostgreSQL and Redis, unless DATABASE_URL / REDIS_URL are set.
  * Installs missing packages with apt-get when running as root on Debian.
- * @param {{ quiet?: boolean }} [options] quiet: print nothing but errors (errors are thrown)
+ * @param {{ quiet?: boolean }} [options] quiet: only the slow steps (installing, initialising, starting a server) and errors
  * @returns {Promise<{ databaseUrl: string, redisUrl: string }>}
  */
 export async function ensureServices({ quiet = false } = {}) {

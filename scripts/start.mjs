@@ -1,41 +1,118 @@
 // `npm start`: the whole product on one machine. Starts PostgreSQL and Redis under .data/ unless DATABASE_URL /
-// REDIS_URL are given, builds, applies migrations, creates the demo workspace and prints its token, then runs
-// the API and one worker until Ctrl-C.
+// REDIS_URL are given, builds, applies migrations, checks the configuration (creating the development encryption
+// key once, before the API and the worker both look for it), creates the demo workspace, starts the API and one
+// worker, waits until the API is ready, then prints the demo token and a first curl. Runs until Ctrl-C.
+//
+//   npm start                  everything above
+//   npm start -- --skip-build  use the existing build (apps/*/dist) as it is, e.g. right after `npm run build`
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureServices } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
+/** How long the API may take from spawn to a 200 on /readyz. */
+const READY_TIMEOUT_MS = 60_000;
 
-function step(label, cmd, args, env, capture = false) {
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== '--skip-build');
+if (unknown.length > 0) {
+  say(`unknown argument ${unknown.join(' ')} (usage: npm start [-- --skip-build])`);
+  process.exit(2);
+}
+const skipBuild = args.includes('--skip-build');
+
+/** Every failure ends here: one readable line (or the lines of a ConfigError), no stack trace, exit 1. */
+function fail(err) {
+  const message = err instanceof Error ? err.message : String(err);
+  for (const line of message.split('\n')) say(line);
+  stopChildren();
+  process.exitCode = 1;
+  setTimeout(() => process.exit(1), 10_000).unref();
+}
+
+function step(label, cmd, argv, env, capture = false) {
   say(label);
-  const r = spawnSync(cmd, args, { cwd: root, env, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
-  if (r.status !== 0) {
-    say(`failed: ${label}`);
-    process.exit(r.status ?? 1);
-  }
+  const r = spawnSync(cmd, argv, { cwd: root, env, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`failed: ${label}${r.error ? ` (${r.error.message})` : ''}`);
   return r.stdout;
 }
 
-const { databaseUrl, redisUrl } = await ensureServices();
-const port = process.env.PORT ?? '3000';
-const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: port };
+const children = [];
+let stopping = false;
+function stopChildren(signal = 'SIGTERM') {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill(signal);
+}
+process.on('SIGINT', () => {
+  stopChildren();
+  if (children.length === 0) process.exit(130);
+});
+process.on('SIGTERM', () => {
+  stopChildren();
+  if (children.length === 0) process.exit(143);
+});
 
-step('building (prisma client + tsc)', 'npm', ['run', '-s', 'build'], env);
-step('applying migrations', process.execPath, [tsx, 'scripts/migrate.ts', 'deploy'], env);
-const demo = JSON.parse(step('creating the demo workspace', process.execPath, [tsx, 'scripts/seed-demo.ts'], env, true));
+/** Polls GET /readyz until 200; fails when a process exits or the time is up. */
+async function waitUntilReady(url) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    const gone = children.find((c) => c.exitCode !== null || c.signalCode !== null);
+    if (gone) throw new Error(`the ${gone.label} exited (code ${gone.exitCode ?? gone.signalCode}) before the API was ready; its messages are above`);
+    if (stopping) throw new Error('stopped before the API was ready');
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+      if (res.status === 200) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = err?.cause?.code ?? err?.message ?? String(err);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the API did not become ready within ${READY_TIMEOUT_MS / 1000} s (GET ${url}: ${last})`);
+}
 
-const base = (process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-const children = [
-  spawn(process.execPath, ['apps/api/dist/main.js'], { cwd: root, env, stdio: 'inherit' }),
-  spawn(process.execPath, ['apps/worker/dist/main.js'], { cwd: root, env, stdio: 'inherit' }),
-];
+async function main() {
+  const { databaseUrl, redisUrl } = await ensureServices();
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
 
-process.stdout.write(`
-Statusvane is starting: API on ${base}/api/v1, one worker.
+  if (skipBuild) say('using the existing build (--skip-build)');
+  else step('building (prisma client + tsc)', 'npm', ['run', '-s', 'build'], env);
+
+  // The configuration the API and the worker are about to parse, checked once here: a problem is reported before
+  // anything starts, and the development encryption key is created now rather than by both processes at once.
+  say('checking the configuration');
+  const { parseConfig } = await import(pathToFileURL(join(root, 'packages/shared/dist/config/index.js')).href);
+  const config = parseConfig(env);
+
+  step('applying migrations', process.execPath, [tsx, 'scripts/migrate.ts', 'deploy'], env);
+  const demo = JSON.parse(step('creating the demo workspace', process.execPath, [tsx, 'scripts/seed-demo.ts'], env, true));
+
+  say('starting the API and one worker');
+  for (const [label, main] of [
+    ['API', 'apps/api/dist/main.js'],
+    ['worker', 'apps/worker/dist/main.js'],
+  ]) {
+    const child = spawn(process.execPath, [main], { cwd: root, env, stdio: 'inherit' });
+    child.label = label;
+    children.push(child);
+    child.on('exit', (code, signal) => {
+      if (!stopping) {
+        say(`the ${label} exited (${signal ?? `code ${code}`}); stopping the rest`);
+        stopChildren();
+        process.exitCode = code || 1;
+      }
+    });
+  }
+  await waitUntilReady(`http://127.0.0.1:${config.port}/readyz`);
+
+  const base = config.publicBaseUrl;
+  process.stdout.write(`
+Statusvane is running: API on ${base}/api/v1, one worker.
 Demo workspace "${demo.workspace}", owner token (shown once):
 
   ${demo.token}
@@ -46,21 +123,6 @@ Send your first request:
 
 Press Ctrl-C to stop (PostgreSQL and Redis keep running: npm run services -- stop).
 `);
+}
 
-let stopping = false;
-function stop(signal) {
-  if (stopping) return;
-  stopping = true;
-  for (const c of children) c.kill(signal);
-}
-process.on('SIGINT', () => stop('SIGTERM'));
-process.on('SIGTERM', () => stop('SIGTERM'));
-for (const c of children) {
-  c.on('exit', (code) => {
-    if (!stopping) {
-      say(`a process exited (code ${code}); stopping the rest`);
-      stop('SIGTERM');
-      process.exitCode = code ?? 1;
-    }
-  });
-}
+main().catch(fail);

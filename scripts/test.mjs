@@ -9,15 +9,25 @@ import pg from 'pg';
 import { ensureServices } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const say = (msg) => process.stderr.write(`[test] ${msg}\n`);
 const run = (cmd, args, env = process.env) => {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env });
   if (r.status !== 0) process.exit(r.status ?? 1);
 };
 
+/** A setup failure (services missing, database refused) is one readable message, not a stack trace. */
+function fail(err) {
+  for (const line of String(err instanceof Error ? err.message : err).split('\n')) say(line);
+  process.exit(1);
+}
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
+
 if (!existsSync(join(root, 'packages/shared/src/generated/prisma/client.ts'))) {
   run(process.execPath, ['scripts/prisma-generate.mjs']);
 }
 
+// Quiet: nothing about services that are already running; long steps (apt-get, initdb) still say what they do.
 const { databaseUrl, redisUrl } = await ensureServices({ quiet: true });
 
 /**
@@ -31,10 +41,15 @@ async function freshTestDatabase(baseUrl) {
   const url = new URL(baseUrl);
   const name = `${url.pathname.slice(1) || 'statusvane'}_test${suffix ? `_${suffix}` : ''}`;
   const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
+  try {
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } catch (err) {
+    throw new Error(`could not create the test database ${name} on ${url.host}: ${err.message}`);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
   url.pathname = `/${name}`;
   return url.toString();
 }

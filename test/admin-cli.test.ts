@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { addMember, createUser, createWorkspace } from '../apps/api/src/services/admin/admin-commands.js';
 import { bearer, makeHarness, uniq, type Harness } from './support/harness.js';
 
 const run = promisify(execFile);
@@ -10,10 +11,14 @@ const root = join(import.meta.dirname, '..');
 
 /** The CLI exactly as the README runs it: a separate process through tsx. */
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return adminWith({}, ...args);
+}
+
+async function adminWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args], {
       cwd: root,
-      env: process.env,
+      env: { ...process.env, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -68,25 +73,116 @@ describe('admin CLI', () => {
     expect((await request(h.app).get('/api/v1/monitors').set(bearer(personal.token))).status).toBe(403);
   }, 60_000);
 
+  /** A failure as a user sees it: a non-zero exit, nothing on stdout, a readable message and no driver dump or stack. */
+  function expectReadableFailure(args: string[], r: { code: number; stdout: string; stderr: string }) {
+    expect([args.join(' '), r.code === 0, r.stdout]).toEqual([args.join(' '), false, '']);
+    expect([args.join(' '), r.stderr]).toEqual([args.join(' '), expect.stringMatching(/\S/)]);
+    expect([args.join(' '), r.stderr]).toEqual([args.join(' '), expect.not.stringMatching(/Invalid `|prisma\.|^\s+at |\{\s*$|node_modules/m)]);
+  }
+
+  /** Everything the CLI could have written about these workspaces, users and their tokens and memberships. */
+  async function written(slugs: string[], emails: string[]) {
+    const workspaces = await h.prisma.workspace.findMany({ where: { slug: { in: slugs } }, select: { id: true } });
+    const users = await h.prisma.user.findMany({ where: { email: { in: emails } }, select: { id: true } });
+    const wsIds = workspaces.map((w) => w.id);
+    const userIds = users.map((u) => u.id);
+    return {
+      workspaces: workspaces.length,
+      users: users.length,
+      tokens: await h.prisma.apiToken.count({ where: { OR: [{ workspaceId: { in: wsIds } }, { userId: { in: userIds } }] } }),
+      memberships: await h.prisma.membership.count({ where: { OR: [{ workspaceId: { in: wsIds } }, { userId: { in: userIds } }] } }),
+      grants: await h.prisma.oAuthGrant.count({ where: { workspaceId: { in: wsIds } } }),
+    };
+  }
+
   it('refuses bad arguments on stderr with a non-zero exit and writes nothing', async () => {
-    const before = await h.prisma.workspace.count();
+    // An existing workspace and user, so that refused token and membership commands had something to write to.
+    const slug = uniq('kept');
+    const email = `${uniq('kept')}@example.test`;
+    // (Set up in-process: the CLI's own create commands are covered above.)
+    await createWorkspace(h.prisma, { slug, name: 'Kept' });
+    await createUser(h.prisma, { email });
+    const other = uniq('other');
+    await createWorkspace(h.prisma, { slug: other, name: 'Other' });
+    const before = await written([slug, other], [email]);
+    expect(before).toEqual({ workspaces: 2, users: 1, tokens: 0, memberships: 0, grants: 0 });
+
+    const fresh = [uniq('ok'), uniq('ok')];
     const cases: string[][] = [
       ['workspace', 'create', '--slug', 'Bad Slug!', '--name', 'x'],
-      ['workspace', 'create', '--slug', uniq('ok')],
-      ['workspace', 'create', '--slug', uniq('ok'), '--name', 'x', '--plan', 'platinum'],
+      ['workspace', 'create', '--slug', fresh[0]!],
+      ['workspace', 'create', '--slug', fresh[1]!, '--name', 'x', '--plan', 'platinum'],
       ['token', 'create', '--kind', 'org', '--workspace', 'no-such-workspace', '--role', 'admin'],
+      ['token', 'create', '--kind', 'org', '--workspace', slug, '--role', 'superuser'],
       ['token', 'create', '--kind', 'bogus'],
       ['token', 'create', '--kind', 'oauth', '--email', 'nobody@example.test', '--workspaces', 'x'],
+      ['token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', slug, '--expires-in', '10'],
+      ['token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', slug, '--primary', other],
+      ['token', 'create', '--kind', 'personal', '--email', email, '--workspace', slug],
       ['token', 'revoke', '--id', 'not-a-uuid'],
       ['member', 'add', '--workspace', 'x', '--email', 'not-an-email', '--role', 'owner'],
+      ['member', 'add', '--workspace', slug, '--email', email, '--role', 'god'],
       ['frobnicate'],
     ];
-    for (const args of cases) {
+    for (const args of cases) expectReadableFailure(args, await admin(...args));
+    expect(await written([slug, other, 'Bad Slug!', 'bad-slug', ...fresh], [email, 'nobody@example.test', 'not-an-email'])).toEqual(before);
+  }, 90_000);
+
+  it('names options as they are typed (--expires-in), not as they are parsed', async () => {
+    const slug = uniq('flags');
+    const email = `${uniq('flags')}@example.test`;
+    await createWorkspace(h.prisma, { slug, name: 'Flags' });
+    await createUser(h.prisma, { email });
+    await addMember(h.prisma, { workspace: slug, email, role: 'owner' });
+    for (const value of ['abc', '10', '99999999999']) {
+      const args = ['token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', slug, '--expires-in', value];
       const r = await admin(...args);
-      expect([args.join(' '), r.code === 0]).toEqual([args.join(' '), false]);
-      expect(r.stdout).toBe('');
-      expect(r.stderr.length).toBeGreaterThan(0);
+      expectReadableFailure(args, r);
+      expect(r.stderr).toMatch(/^error: invalid arguments: --expires-in\n {2}--expires-in: .+\n$/);
+      expect(r.stderr).not.toContain('expiresIn');
     }
-    expect(await h.prisma.workspace.count()).toBe(before);
+    expect((await written([slug], [email])).tokens).toBe(0);
+  }, 60_000);
+
+  it('a failure of the database write itself (a duplicate grant) is one readable line, exits non-zero and writes nothing', async () => {
+    const slug = uniq('dup');
+    const email = `${uniq('dup')}@example.test`;
+    const ws = await createWorkspace(h.prisma, { slug, name: 'Dup' });
+    await createUser(h.prisma, { email });
+    await addMember(h.prisma, { workspace: slug, email, role: 'admin' });
+    // The same workspace by slug and by id: two grants of one workspace, refused by the unique index.
+    const args = ['token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', `${slug},${ws.id}`];
+    const r = await admin(...args);
+    expectReadableFailure(args, r);
+    expect(r.stderr).toBe('error: that would create a duplicate (the same value given twice, or created meanwhile by someone else); nothing was written\n');
+    expect(await written([slug], [email])).toEqual({ workspaces: 1, users: 1, tokens: 0, memberships: 1, grants: 0 });
+  }, 60_000);
+
+  it('two creates of one slug at once: one succeeds, the other says so in one line', async () => {
+    const slug = uniq('race');
+    const results = await Promise.all([admin('workspace', 'create', '--slug', slug, '--name', 'A'), admin('workspace', 'create', '--slug', slug, '--name', 'B')]);
+    expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+    const loser = results.find((r) => r.code !== 0)!;
+    expectReadableFailure(['workspace', 'create', '--slug', slug], loser);
+    expect(loser.stderr.trim().split('\n')).toHaveLength(1);
+    expect(await h.prisma.workspace.count({ where: { slug } })).toBe(1);
+  }, 60_000);
+
+  it('reads ALLOWED_TARGET_CIDRS with the configuration rules: a bad value is a readable error and nothing is written', async () => {
+    const slug = uniq('cidr');
+    const ws = await createWorkspace(h.prisma, { slug, name: 'CIDR' });
+    const policy = JSON.stringify({ name: 'p', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }] });
+    const args = ['policy', 'create', '--workspace', slug, '--json', policy];
+    const bad = await adminWith({ ALLOWED_TARGET_CIDRS: '127.0.0.1/99' }, ...args);
+    expectReadableFailure(args, bad);
+    expect(bad.stderr).toMatch(/^error: Invalid configuration:\n {2}- ALLOWED_TARGET_CIDRS: /);
+    // Blank counts as unset: the loopback target is then refused by the SSRF policy, not by the variable.
+    const blank = await adminWith({ ALLOWED_TARGET_CIDRS: '' }, ...args);
+    expectReadableFailure(args, blank);
+    expect(blank.stderr).toMatch(/^error: invalid arguments: --json\.steps\[0\]\.targets\[0\]\.target\n/);
+    expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: ws.id } })).toBe(0);
+    const allowed = await adminWith({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' }, ...args);
+    expect([allowed.code, allowed.stderr]).toEqual([0, '']);
+    expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: ws.id } })).toBe(1);
   }, 60_000);
 });

@@ -103,6 +103,34 @@ describe('personal tokens', () => {
     expectEnvelope(await list(headers), 403, 'forbidden');
   });
 
+  it('answers 403 for a user who is a member of no workspace, with or without a header', async () => {
+    // Decided (docs/adr/0012): 403, as for "not a member" of a named workspace; a 400 would ask the caller to name
+    // a workspace, and details.workspaces would be empty: there is none this token can use.
+    const { ws } = await makeWorkspace(h.prisma);
+    const user = await makeUser(h.prisma, []);
+    const t = await createToken(h.prisma, { kind: 'personal', email: user.email });
+    const bare = await list(bearer(t.token));
+    expectEnvelope(bare, 403, 'forbidden');
+    expect(bare.body.error.message).toBe('You are not a member of any workspace');
+    expectEnvelope(await list({ ...bearer(t.token), 'X-Statusvane-Workspace': ws.slug }), 403, 'forbidden');
+    // Joining a workspace makes the same token work on the next request.
+    await addMember(h.prisma, { workspace: ws.slug, email: user.email, role: 'viewer' });
+    expect((await list(bearer(t.token))).status).toBe(200);
+  });
+
+  it('stops at once when the token is revoked (401)', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const user = await makeUser(h.prisma, [{ workspace: ws.slug, role: 'owner' }]);
+    const t = await createToken(h.prisma, { kind: 'personal', email: user.email });
+    const other = await createToken(h.prisma, { kind: 'personal', email: user.email });
+    expect((await list(bearer(t.token))).status).toBe(200);
+    await revokeToken(h.prisma, { id: t.id });
+    expectEnvelope(await list(bearer(t.token)), 401, 'unauthorized');
+    expectEnvelope(await list({ ...bearer(t.token), 'X-Statusvane-Workspace': ws.slug }), 401, 'unauthorized');
+    // Only that token: the user's other tokens keep working.
+    expect((await list(bearer(other.token))).status).toBe(200);
+  });
+
   it('acts with the live role: a role change applies to the next request', async () => {
     const { ws } = await makeWorkspace(h.prisma);
     const user = await makeUser(h.prisma, [{ workspace: ws.slug, role: 'viewer' }]);
@@ -152,6 +180,30 @@ describe('OAuth tokens', () => {
 
     await h.prisma.apiToken.update({ where: { id: t.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expectEnvelope(await list(bearer(t.token)), 401, 'unauthorized');
+  });
+
+  it('lives one hour by default: valid until the 3600th second, 401 from then on', async () => {
+    const { a, user } = await setup();
+    const issuedAt = new Date(Date.now() - 1000);
+    const t = await createToken(h.prisma, { kind: 'oauth', email: user.email, workspaces: a.ws.slug }, issuedAt);
+    const expiresAt = new Date(issuedAt.getTime() + 3600 * 1000);
+    expect(t.expiresAt).toBe(expiresAt.toISOString());
+    expect((await h.prisma.apiToken.findUniqueOrThrow({ where: { id: t.id } })).expiresAt).toEqual(expiresAt);
+    const { authenticate } = await import('../apps/api/src/services/auth/authenticate.js');
+    const at = (ms: number) => authenticate(h.prisma, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined, now: new Date(expiresAt.getTime() + ms) });
+    expect((await at(-1)).workspace.slug).toBe(a.ws.slug);
+    await expect(at(0)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(at(60_000)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect((await list(bearer(t.token))).status).toBe(200);
+  });
+
+  it('stops at once when the token is revoked (401)', async () => {
+    const { a, b, user } = await setup();
+    const t = await createToken(h.prisma, { kind: 'oauth', email: user.email, workspaces: `${a.ws.slug},${b.ws.slug}` });
+    expect((await list(bearer(t.token))).status).toBe(200);
+    await revokeToken(h.prisma, { id: t.id });
+    expectEnvelope(await list(bearer(t.token)), 401, 'unauthorized');
+    expectEnvelope(await list({ ...bearer(t.token), 'X-Statusvane-Workspace': b.ws.slug }), 401, 'unauthorized');
   });
 
   it('stops at once when a grant is revoked', async () => {

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createLogger } from '@statusvane/shared';
+import { createLogger, loggerFromConfig, parseConfig } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -41,7 +41,7 @@ describe('request logging', () => {
 
     const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const created = entries.find((e) => e.requestId === 'log-test-1');
-    expect(created).toMatchObject({ message: 'request', method: 'POST', route: '/api/v1/monitors', status: 201, service: 'api', level: 'http' });
+    expect(created).toMatchObject({ message: 'request', method: 'POST', route: '/api/v1/monitors', status: 201, service: 'api', level: 'info', ip: expect.stringMatching(/127\.0\.0\.1|::1/) });
     expect(typeof created!.durationMs).toBe('number');
     const ping = entries.find((e) => e.route === '/ping/:secret');
     expect(ping).toMatchObject({ method: 'GET', status: 200 });
@@ -50,5 +50,50 @@ describe('request logging', () => {
     for (const secret of [tokens.owner, tokens.owner.slice(3), headerSecret, bodySecret, 'idem-secret-key', pingPath.split('/').pop()!]) {
       expect(all).not.toContain(secret);
     }
+  });
+});
+
+describe('request logging with the default level', () => {
+  /** The API's logger exactly as main.ts builds it, from a config whose LOG_LEVEL is not set. */
+  function appWithDefaults(env: Record<string, string>) {
+    const out: string[] = [];
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => out.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+    const config = parseConfig({ ...process.env, LOG_LEVEL: undefined, ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'), ...env });
+    const logger = loggerFromConfig(config, 'api', { stream });
+    return { config, out, app: createApp({ ...h.deps, logger }) };
+  }
+
+  it('writes a JSON request line in production without LOG_LEVEL', async () => {
+    const { config, out, app } = appWithDefaults({ NODE_ENV: 'production' });
+    expect(config.logLevel).toBe('info');
+    const { tokens } = await makeWorkspace(h.prisma);
+    expect((await request(app).get('/api/v1/monitors?page=2').set(bearer(tokens.viewer)).set('X-Request-Id', 'prod-default-1')).status).toBe(200);
+    expect((await request(app).get('/no-such-route').set('X-Request-Id', 'prod-default-2')).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 50));
+    const entries = out.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.message === 'request');
+    expect(entries).toEqual([
+      { message: 'request', level: 'info', service: 'api', requestId: 'prod-default-1', method: 'GET', route: '/api/v1/monitors', status: 200, ip: expect.any(String), durationMs: expect.any(Number), timestamp: expect.any(String) },
+      { message: 'request', level: 'info', service: 'api', requestId: 'prod-default-2', method: 'GET', route: '(unmatched)', status: 404, ip: expect.any(String), durationMs: expect.any(Number), timestamp: expect.any(String) },
+    ]);
+    expect(out.join('\n')).not.toContain(tokens.viewer.slice(3));
+  });
+
+  it('writes a readable request line in development without LOG_LEVEL', async () => {
+    const { config, out, app } = appWithDefaults({ NODE_ENV: 'development' });
+    expect(config.logLevel).toBe('info');
+    expect((await request(app).get('/healthz').set('X-Request-Id', 'dev-default-1')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    // eslint-disable-next-line no-control-regex
+    const plain = out.map((l) => l.replace(/\u001b\[[0-9;]*m/g, ''));
+    const line = plain.find((l) => l.includes('dev-default-1'));
+    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} info \[api\] request \{"requestId":"dev-default-1","method":"GET","route":"\/healthz","status":200,"ip":"[^"]+","durationMs":[\d.]+\}$/);
+  });
+
+  it('writes none with LOG_LEVEL=warn', async () => {
+    const { out, app } = appWithDefaults({ NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+    expect((await request(app).get('/healthz')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(out).toEqual([]);
   });
 });

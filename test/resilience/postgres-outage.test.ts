@@ -5,9 +5,12 @@
  * partition: only the client's own connect timeout can end them). The API answers 503 envelopes within its connect timeout and
  * recovers by itself; check jobs that could not be stored back off and are retried until they are; both processes
  * survive; nothing is lost (and the worker's `results lost` counter says so too).
+ *
+ * Then a stall: the server stops answering on the connections the processes already hold, which stay open (no FIN,
+ * no RST): only the client's query timeout ends those requests, and they must still be 503s, not 500s.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CheckScheduler, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
+import { CheckScheduler, createPrisma, createWorkerRedis, DB_TIMEOUTS, type PrismaClient } from '@statusvane/shared';
 import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
 import { storedState } from './support/invariants.js';
@@ -92,15 +95,43 @@ async function call(method: string, path: string, body?: object): Promise<Timed>
   return { status: res.status, body: parsed, ms: Date.now() - started, headers: res.headers };
 }
 
-/** The worker's `statusvane_check_results_lost_total` (all labels), or null when it serves no metrics. */
-async function lostResults(): Promise<number | null> {
-  const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => null);
-  if (!res?.ok) return null;
+/** The worker's `statusvane_check_results_lost_total` (all labels). Its metrics listener is part of the test. */
+async function lostResults(): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+  expect(res.status).toBe(200);
   const text = await res.text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('statusvane_check_results_lost_total'))
-    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+  const lines = text.split('\n').filter((l) => /^statusvane_check_results_lost_total(\{| )/.test(l));
+  // The counter is declared (HELP/TYPE) even before any loss; the sum over its series is the number lost.
+  expect(text).toContain('# TYPE statusvane_check_results_lost_total counter');
+  return lines.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
+interface Answer {
+  what: string;
+  status: number;
+  ms: number;
+  code?: string;
+  retryAfter: string | null;
+}
+
+/** The three API calls of the test, each as the client saw it. */
+async function apiRound(monitorId: string): Promise<Answer[]> {
+  const out: Answer[] = [];
+  for (const [method, path, body] of [
+    ['GET', '/api/v1/monitors', undefined],
+    ['GET', `/api/v1/monitors/${monitorId}`, undefined],
+    ['POST', '/api/v1/monitors', { name: 'during outage', target: target.url('/ok/x') }],
+  ] as const) {
+    const r = await call(method, path, body);
+    out.push({ what: `${method} ${path}`, status: r.status, ms: r.ms, code: (r.body as { error?: { code?: string } }).error?.code, retryAfter: r.headers.get('retry-after') });
+  }
+  return out;
+}
+
+/** GET /readyz as the client saw it: its status and body, not an envelope (it is a probe, not an API call). */
+async function readiness(): Promise<{ status: number; body: unknown; ms: number }> {
+  const r = await call('GET', '/readyz');
+  return { status: r.status, body: r.body, ms: r.ms };
 }
 
 describe('PostgreSQL unavailable for 20 s', () => {
@@ -130,19 +161,12 @@ describe('PostgreSQL unavailable for 20 s', () => {
     proxy.cut('refuse');
     const cutAt = Date.now();
     await enqueueRound();
-    const during: Array<{ what: string; status: number; ms: number; code?: string; retryAfter?: string | null }> = [];
+    const during: Answer[] = [];
+    const probes: Array<{ status: number; body: unknown; ms: number }> = [];
     let secondRound = false;
     while (Date.now() - cutAt < OUTAGE_MS - 4000) {
-      for (const [method, path, body] of [
-        ['GET', '/api/v1/monitors', undefined],
-        ['GET', `/api/v1/monitors/${monitors[0]}`, undefined],
-        ['POST', '/api/v1/monitors', { name: 'during outage', target: target.url('/ok/x') }],
-      ] as const) {
-        const r = await call(method, path, body);
-        during.push({ what: `${method} ${path}`, status: r.status, ms: r.ms, code: (r.body as { error?: { code?: string } }).error?.code, retryAfter: r.headers.get('retry-after') });
-      }
-      const ready = await call('GET', '/readyz');
-      during.push({ what: 'GET /readyz', status: ready.status, ms: ready.ms, code: ready.status === 503 ? 'internal' : undefined, retryAfter: '5' });
+      during.push(...(await apiRound(monitors[0]!)));
+      probes.push(await readiness());
       const live = await call('GET', '/healthz');
       expect(live.status).toBe(200);
       if (!secondRound && Date.now() - cutAt > OUTAGE_MS / 2) {
@@ -158,6 +182,11 @@ describe('PostgreSQL unavailable for 20 s', () => {
     for (const d of during) {
       expect({ ...d, ms: d.ms < 5000 }).toEqual({ ...d, status: 503, code: 'internal', retryAfter: '5', ms: true });
     }
+    // Readiness says which dependency is missing, within its own 2 s probe timeout.
+    for (const p of probes) {
+      expect({ ...p, ms: p.ms < 3000 }).toEqual({ status: 503, body: { status: 'unavailable', checks: { postgres: 'unavailable', redis: 'ok' } }, ms: true });
+    }
+    expect(probes.length).toBeGreaterThanOrEqual(3);
     expect(during.length).toBeGreaterThanOrEqual(8);
     expect(api.alive()).toBe(true);
     expect(worker.alive()).toBe(true);
@@ -181,8 +210,7 @@ describe('PostgreSQL unavailable for 20 s', () => {
     const attempts = await Promise.all(enqueued.map(async (e) => (await queue.getJob(e.jobId))?.attemptsMade ?? 0));
     expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
     expect(await queue.getFailedCount()).toBe(0);
-    const lost = await lostResults();
-    if (lost !== null) expect(lost).toBe(0);
+    expect(await lostResults()).toBe(0);
 
     // Nothing written by the refused creates, every invariant intact, nothing crashed.
     expect(await prisma.monitor.count({ where: { name: 'during outage' } })).toBe(0);
@@ -192,4 +220,37 @@ describe('PostgreSQL unavailable for 20 s', () => {
     expect(worker.alive()).toBe(true);
     for (const p of [api, worker]) expect(p.output()).not.toMatch(/unhandled|uncaught/i);
   }, 200_000);
+
+  it('a server that stops answering on open connections: 503 within the query timeout, never a 500 or a hang', async () => {
+    // Warm: the API's pool holds live connections (the ones the stall will freeze).
+    const monitor = await call('POST', '/api/v1/monitors', { name: 'before the stall', target: target.url('/ok/s') });
+    expect(monitor.status).toBe(201);
+    const monitorId = (monitor.body as { data: { id: string } }).data.id;
+    const warm = await Promise.all(Array.from({ length: 6 }, () => call('GET', '/api/v1/monitors')));
+    expect(warm.map((r) => r.status)).toEqual(Array(6).fill(200));
+
+    proxy.cut('stall');
+    expect(proxy.stalled()).toBeGreaterThan(0);
+    const stalledAt = Date.now();
+    // In parallel, as clients would: some requests get a frozen pooled connection (only pg's query timeout ends
+    // them), others a new one that is never answered (the connect timeout), and the writes a transaction.
+    const [rounds, probe] = await Promise.all([Promise.all(Array.from({ length: 3 }, () => apiRound(monitorId))), readiness()]);
+    const answers = rounds.flat();
+    for (const a of answers) {
+      expect({ ...a, ms: a.ms < DB_TIMEOUTS.queryMs * 3 + 3000 }).toEqual({ ...a, status: 503, code: 'internal', retryAfter: '5', ms: true });
+    }
+    // Each request is bounded by the query timeout (three calls in a row per round).
+    expect(Date.now() - stalledAt).toBeLessThan(DB_TIMEOUTS.queryMs * 3 + 5000);
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(DB_TIMEOUTS.queryMs + 3000);
+    expect({ ...probe, ms: probe.ms < 3000 }).toEqual({ status: 503, body: { status: 'unavailable', checks: { postgres: 'unavailable', redis: 'ok' } }, ms: true });
+    expect(api.alive()).toBe(true);
+    expect(worker.alive()).toBe(true);
+
+    proxy.restore();
+    await until(async () => (await call('GET', '/api/v1/monitors')).status === 200, 20_000, 'the API to answer 200 after the stall');
+    expect(await prisma.monitor.count({ where: { name: 'during outage' } })).toBe(0);
+    expect(api.output()).not.toMatch(/unhandled error|uncaught/i);
+    expect(api.alive()).toBe(true);
+    expect(worker.alive()).toBe(true);
+  }, 120_000);
 });

@@ -25,7 +25,9 @@ export const API_BASE = '/api/v1';
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Whose X-Forwarded-For to believe (TRUST_PROXY, default none): req.ip is what the status page password limiter
+  // counts per address and what request lines log, so behind a load balancer it must be the client, not the balancer.
+  app.set('trust proxy', deps.config.trustProxy);
   app.set('query parser', 'simple');
   const metrics = deps.metrics ?? createApiMetrics(deps);
   app.use(requestId, requestLog(deps.logger), httpMetrics(metrics));

@@ -1,11 +1,11 @@
-import { CheckScheduler, EscalationScheduler, createApiRedis, createLogger, createPrisma, createSsrfGuard, loadConfigOrExit, monitorSource, reconcileSchedules } from '@statusvane/shared';
+import { CheckScheduler, EscalationScheduler, createApiRedis, createPrisma, createSsrfGuard, loadConfigOrExit, loggerFromConfig, monitorSource, reconcileSchedules } from '@statusvane/shared';
 import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
 import type { ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 
 const config = loadConfigOrExit();
-const logger = createLogger({ level: config.logLevel, json: config.env === 'production', service: 'api' });
+const logger = loggerFromConfig(config, 'api');
 const prisma = createPrisma(config.databaseUrl);
 const redis = createApiRedis(config.redisUrl);
 redis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));

@@ -5,11 +5,14 @@
  * cut('blackhole'): every open connection is destroyed (as when the server restarts or fails over) and new ones are
  *   accepted but never answered (a partition: the client's connect timeout is what saves it).
  * cut('refuse'): open connections destroyed, new ones closed at once (the server process is down).
- * restore(): back to forwarding; connections held by a blackhole are dropped.
+ * cut('stall'): nothing is forwarded any more, either way, but every socket stays open: open connections (the
+ *   clients' pooled ones) get no answer, no FIN and no RST, and new ones are accepted and held as in 'blackhole' (a
+ *   partition or a frozen server: only the clients' query and connect timeouts can end a request).
+ * restore(): back to forwarding; connections held by a blackhole or stalled are dropped.
  */
 import net from 'node:net';
 
-export type CutMode = 'blackhole' | 'refuse';
+export type CutMode = 'blackhole' | 'refuse' | 'stall';
 
 export interface TcpProxy {
   readonly port: number;
@@ -17,6 +20,8 @@ export interface TcpProxy {
   accepted(): number;
   /** Connections currently forwarded. */
   open(): number;
+  /** Connections kept open without forwarding ('stall'). */
+  stalled(): number;
   cut(mode?: CutMode): void;
   restore(): void;
   close(): Promise<void>;
@@ -27,6 +32,7 @@ export async function startTcpProxy(target: { host: string; port: number }, list
   let accepted = 0;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   const held = new Set<net.Socket>();
+  const stalled = new Set<{ client: net.Socket; upstream: net.Socket }>();
 
   const server = net.createServer((client) => {
     accepted++;
@@ -35,7 +41,7 @@ export async function startTcpProxy(target: { host: string; port: number }, list
       client.destroy();
       return;
     }
-    if (mode === 'blackhole') {
+    if (mode === 'blackhole' || mode === 'stall') {
       held.add(client);
       client.on('close', () => held.delete(client));
       return;
@@ -62,11 +68,25 @@ export async function startTcpProxy(target: { host: string; port: number }, list
     port,
     accepted: () => accepted,
     open: () => pairs.size,
+    stalled: () => stalled.size,
     cut(m: CutMode = 'blackhole') {
       mode = m;
-      for (const { client, upstream } of [...pairs]) {
-        client.destroy();
-        upstream.destroy();
+      for (const pair of [...pairs]) {
+        const { client, upstream } = pair;
+        if (m === 'stall') {
+          // Stop both directions and read nothing more; the sockets stay open (the kernel keeps acknowledging what the
+          // client sends, as a live peer does), and neither side sees a close.
+          client.unpipe(upstream);
+          upstream.unpipe(client);
+          client.pause();
+          upstream.pause();
+          client.removeAllListeners('close');
+          upstream.removeAllListeners('close');
+          stalled.add(pair);
+        } else {
+          client.destroy();
+          upstream.destroy();
+        }
       }
       pairs.clear();
     },
@@ -74,10 +94,15 @@ export async function startTcpProxy(target: { host: string; port: number }, list
       mode = 'open';
       for (const s of held) s.destroy();
       held.clear();
+      for (const { client, upstream } of stalled) {
+        client.destroy();
+        upstream.destroy();
+      }
+      stalled.clear();
     },
     async close() {
       mode = 'refuse';
-      for (const { client, upstream } of pairs) {
+      for (const { client, upstream } of [...pairs, ...stalled]) {
         client.destroy();
         upstream.destroy();
       }

@@ -2,7 +2,7 @@
 // The admin CLI: `npm run -s admin -- <group> <command> [--options]`. Each command prints one JSON object on
 // stdout and exits 0; bad arguments print a message on stderr, exit non-zero and write nothing.
 import { Command, CommanderError } from 'commander';
-import { AppError, createPrisma, createSsrfGuard, type PrismaClient } from '@statusvane/shared';
+import { AppError, ConfigError, createPrisma, createSsrfGuard, isUnavailableError, parseEnvSubset, type PrismaClient } from '@statusvane/shared';
 import { adminDatabaseUrl } from './database-url.js';
 import { addMember, createToken, createUser, createWorkspace, removeMember, revokeToken } from '../services/admin/admin-commands.js';
 import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../services/admin/status-page-commands.js';
@@ -93,7 +93,14 @@ export function buildProgram(): Command {
     .exitOverride()
     // Webhook and Slack URLs are checked against the SSRF policy the worker enforces.
     // Targets are stored encrypted with the deployment's ENCRYPTION_KEY.
-    .action(run((p, o) => createPolicy(p, o, { guard: createSsrfGuard({ allowedCidrs: process.env.ALLOWED_TARGET_CIDRS ?? '' }), encryption: adminCurrentKey(process.env) })));
+    .action(
+      run((p, o) =>
+        createPolicy(p, o, {
+          guard: createSsrfGuard({ allowedCidrs: parseEnvSubset(process.env, ['ALLOWED_TARGET_CIDRS']).ALLOWED_TARGET_CIDRS }),
+          encryption: adminCurrentKey(process.env),
+        }),
+      ),
+    );
   policy
     .command('assign')
     .requiredOption('--monitor <monitorId>')
@@ -108,6 +115,34 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** `expiresIn` -> `--expires-in`: issues name the option as it is typed, not the key it is parsed into. */
+function flagOf(path: string): string {
+  const [head = '', ...rest] = path.split(/(?=[.[])/);
+  return `--${head.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${rest.join('')}`;
+}
+
+/** What a failed command prints on stderr: one readable line (plus one per offending option), never a driver dump. */
+function describeFailure(err: unknown): string {
+  if (err instanceof AppError) {
+    const issues = (err.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+    if (issues.length === 0) return `error: ${err.message}\n`;
+    const flags = [...new Set(issues.map((i) => (i.path ? flagOf(i.path) : '(arguments)')))];
+    return `error: invalid arguments: ${flags.join(', ')}\n${issues.map((i) => `  ${i.path ? flagOf(i.path) : '(arguments)'}: ${i.message}\n`).join('')}`;
+  }
+  if (err instanceof ConfigError) return `error: ${err.message}\n`;
+  if (isUnavailableError(err)) return 'error: the database is unreachable (check DATABASE_URL, or start it with `npm run services -- start`); nothing was written\n';
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'P2002') {
+    return 'error: that would create a duplicate (the same value given twice, or created meanwhile by someone else); nothing was written\n';
+  }
+  if (code === 'P2003' || code === 'P2025') {
+    return 'error: a record the command needs was removed meanwhile; nothing was written\n';
+  }
+  // Anything else: its last line (Prisma puts the reason after the call site), without the stack.
+  const message = String((err as Error)?.message ?? err).trim().split('\n').filter(Boolean).pop() ?? 'unknown error';
+  return `error: ${message}\n`;
+}
+
 /** Parses argv, runs the chosen command against the database, prints its JSON. Returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
@@ -115,33 +150,36 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    throw err;
+    process.stderr.write(describeFailure(err));
+    return 1;
   }
   if (!pending) {
     program.outputHelp();
     return 2;
   }
-  const prisma = createPrisma(adminDatabaseUrl(process.env), { max: 2 });
+  let prisma: PrismaClient;
+  try {
+    prisma = createPrisma(adminDatabaseUrl(process.env), { max: 2 });
+  } catch (err) {
+    process.stderr.write(describeFailure(err));
+    return 1;
+  }
   try {
     const out = await (pending as Action)(prisma, pendingOpts);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } catch (err) {
-    if (err instanceof AppError) {
-      const issues = (err.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
-      process.stderr.write(`error: ${err.message}\n${issues.map((i) => `  --${i.path}: ${i.message}\n`).join('')}`);
-      return 1;
-    }
-    throw err;
+    process.stderr.write(describeFailure(err));
+    return 1;
   } finally {
-    await prisma.$disconnect();
+    await prisma.$disconnect().catch(() => undefined);
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`error: ${(err as Error).message ?? String(err)}\n`);
+    process.stderr.write(describeFailure(err));
     process.exit(1);
   },
 );

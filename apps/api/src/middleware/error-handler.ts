@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, isUnavailableError, UnavailableError, type Logger } from '@statusvane/shared';
+import { AppError, isUnavailableError, UnavailableError, ValidationError, type Logger } from '@statusvane/shared';
 import { routeOf } from './request-log.js';
 
 /** Unknown routes answer the same envelope as everything else. */
@@ -13,20 +13,27 @@ interface BodyParserError {
   expose?: boolean;
 }
 
-/** Maps body-parser's errors (malformed JSON, too large, bad charset) to invalid_request. */
+/**
+ * Maps body-parser's errors to invalid_request with details.issues, as the decisions ask of malformed JSON and a
+ * wrong content type: 400, except a body over the limit, which may be 413. (body-parser's own 415 for an unknown
+ * charset or content encoding is a wrong content type too.)
+ */
 function fromBodyParser(err: BodyParserError): AppError | null {
   switch (err.type) {
     case 'entity.parse.failed':
-      return new AppError('invalid_request', 'The request body is not valid JSON');
+      return new ValidationError('The request body is not valid JSON', [{ path: '(body)', message: 'is not valid JSON' }]);
+    case 'entity.verify.failed':
+      return new ValidationError('The request body is not valid UTF-8', [{ path: '(body)', message: 'is not valid UTF-8' }]);
     case 'entity.too.large':
-      return new AppError('invalid_request', 'The request body is larger than 256 KiB', undefined, 413);
+      return new AppError('invalid_request', 'The request body is larger than 256 KiB', { issues: [{ path: '(body)', message: 'is larger than 256 KiB' }] }, 413);
     case 'encoding.unsupported':
+      return new ValidationError('Unsupported Content-Encoding', [{ path: 'Content-Encoding', message: 'must be identity, gzip, deflate or br' }]);
     case 'charset.unsupported':
-      return new AppError('invalid_request', 'Unsupported content encoding or charset', undefined, 415);
+      return new ValidationError('Unsupported charset', [{ path: 'Content-Type', message: 'must be application/json with charset utf-8 (or no charset)' }]);
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new AppError('invalid_request', 'The request body could not be read');
+      return new ValidationError('The request body could not be read', [{ path: '(body)', message: 'could not be read' }]);
     default:
       return null;
   }

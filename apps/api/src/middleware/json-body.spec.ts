@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_JSON_DEPTH, unstorableJson } from './json-body.js';
+import { MAX_JSON_DEPTH, unstorableJson, verifyUtf8 } from './json-body.js';
 
 const nested = (levels: number): unknown => {
   let v: unknown = 1;
@@ -24,5 +24,36 @@ describe('unstorableJson', () => {
     expect(unstorableJson({ metadata: { 'k\u0000': 'v' } })).toEqual({ path: 'metadata', message: 'keys must not contain NUL (\\u0000) characters' });
     expect(unstorableJson({ list: ['ok', 'x\u0000'] })?.path).toBe('list[1]');
     expect(unstorableJson('\u0000')?.path).toBe('(body)');
+  });
+});
+
+describe('unstorableJson: lone surrogates', () => {
+  it('refuses a lone surrogate in a string or a key, naming where; accepts surrogate pairs', () => {
+    const msg = 'must be well-formed Unicode (no lone surrogate such as \\ud800)';
+    expect(unstorableJson({ name: 'emoji \ud83d\ude00 fine', metadata: { '\ud83d\ude00': 'ok' } })).toBeNull();
+    expect(unstorableJson({ name: 'a\ud800' })).toEqual({ path: 'name', message: msg });
+    expect(unstorableJson({ name: '\udc00b' })).toEqual({ path: 'name', message: msg });
+    expect(unstorableJson({ name: '\ude00\ud83d' })).toEqual({ path: 'name', message: msg });
+    expect(unstorableJson({ metadata: { env: 'x\udfff' } })).toEqual({ path: 'metadata.env', message: msg });
+    expect(unstorableJson({ metadata: { ['k\ud800']: 'v' } })).toEqual({ path: 'metadata', message: `keys ${msg}` });
+    expect(unstorableJson({ jsonAssertion: { path: '$.a', operator: 'eq', value: ['\ud800'] } })?.path).toBe('jsonAssertion.value[0]');
+    expect(unstorableJson('\ud800')?.path).toBe('(body)');
+  });
+});
+
+describe('verifyUtf8', () => {
+  const check = (bytes: number[] | Buffer, charset: string | null = 'utf-8') => () => verifyUtf8(null, null, Buffer.from(bytes), charset);
+  it('accepts valid UTF-8, including 4-byte sequences', () => {
+    expect(check(Buffer.from('{"name":"h\u00e9llo \ud83d\ude00"}'))).not.toThrow();
+    expect(check(Buffer.from('{}'), null)).not.toThrow();
+  });
+  it('refuses invalid UTF-8 bytes instead of decoding them to U+FFFD', () => {
+    for (const bad of [[0x22, 0xff, 0x22], [0x22, 0xc3, 0x22], [0x22, 0xed, 0xa0, 0x80, 0x22], [0x22, 0xc0, 0xaf, 0x22], [0x22, 0xf8, 0x88, 0x80, 0x80, 0x80, 0x22]]) {
+      expect(check(bad)).toThrow(expect.objectContaining({ type: 'entity.verify.failed' }));
+    }
+  });
+  it('refuses charsets other than UTF-8', () => {
+    expect(check(Buffer.from('{}'), 'utf-16le')).toThrow(expect.objectContaining({ type: 'charset.unsupported' }));
+    expect(check(Buffer.from('{}'), 'UTF-8')).not.toThrow();
   });
 });

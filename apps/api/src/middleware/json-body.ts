@@ -5,12 +5,42 @@ export const BODY_LIMIT = '256kb';
 /** Far above any valid body (two levels), far below what a recursive walk of the body could not handle. */
 export const MAX_JSON_DEPTH = 32;
 
-const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+class BodyEncodingError extends Error {
+  constructor(
+    message: string,
+    readonly type: 'entity.verify.failed' | 'charset.unsupported',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The raw bytes, before JSON.parse: UTF-8 only (the decisions' `charset=utf-8`; body-parser would also decode
+ * UTF-16 and UTF-32), and valid UTF-8: a lenient decoder turns a bad byte into U+FFFD, so the client's data would be
+ * stored altered without a word.
+ */
+export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: string | null): void {
+  if (encoding !== null && encoding.toLowerCase() !== 'utf-8') throw new BodyEncodingError(`unsupported charset ${encoding}`, 'charset.unsupported');
+  try {
+    utf8.decode(buf);
+  } catch {
+    throw new BodyEncodingError('the body is not valid UTF-8', 'entity.verify.failed');
+  }
+}
+
+const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'], verify: verifyUtf8 });
+
+/** No lone UTF-16 surrogate (`"\\ud800"` is valid JSON, but no UTF-8 text can hold it: PostgreSQL refuses it). */
+const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
+const LONE_SURROGATE = 'must be well-formed Unicode (no lone surrogate such as \\ud800)';
 
 /**
  * What valid JSON may carry but nothing downstream can take: nesting deeper than MAX_JSON_DEPTH (recursive code
- * such as the safe-retry fingerprint overflowed the stack at 10,000 levels: a 500), and NUL characters in keys or
- * strings (PostgreSQL text and jsonb refuse them: a 500). Walked with an explicit stack, never recursively.
+ * such as the safe-retry fingerprint overflowed the stack at 10,000 levels: a 500), and NUL characters or lone
+ * surrogates (`\\ud800`) in keys or strings (PostgreSQL text and jsonb refuse them: a 500). Walked with an explicit
+ * stack, never recursively.
  */
 export function unstorableJson(body: unknown): Issue | null {
   const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: body, path: [] }];
@@ -18,16 +48,19 @@ export function unstorableJson(body: unknown): Issue | null {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
       if (value.includes('\u0000')) return { path: formatPath(path) || '(body)', message: 'must not contain NUL (\\u0000) characters' };
+      if (!wellFormed(value)) return { path: formatPath(path) || '(body)', message: LONE_SURROGATE };
     } else if (value !== null && typeof value === 'object') {
       if (path.length >= MAX_JSON_DEPTH) return { path: '(body)', message: `is nested more than ${MAX_JSON_DEPTH} levels deep` };
       for (const [key, child] of Object.entries(value)) {
         if (key.includes('\u0000')) return { path: formatPath(path) || '(body)', message: 'keys must not contain NUL (\\u0000) characters' };
+        if (!wellFormed(key)) return { path: formatPath(path) || '(body)', message: `keys ${LONE_SURROGATE}` };
         stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
       }
     }
   }
   return null;
 }
+
 
 /** JSON bodies only, 256 KiB at most. Malformed or unstorable JSON reaches the error handler as invalid_request. */
 export const jsonBody: RequestHandler = (req, res, next) => {

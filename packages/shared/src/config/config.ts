@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { parseCidrList } from '../ssrf/index.js';
 
@@ -11,36 +12,94 @@ const regionName = z
   // `region=all` in the response-time history means "every region" (decisions: the record's region is the filter, or `all`).
   .refine((v) => v !== 'all', '`all` is reserved (it means every region in the response-time history)');
 
-/** A 32-byte key, written as 64 hex characters or base64. */
-function decodeKey(value: string): Buffer | null {
+/**
+ * A 32-byte key, written as 64 hex characters, or as base64 / base64url (43 characters, with or without `=`).
+ * Strict: Node's base64 decoder skips characters outside the alphabet and ignores stray bits, so `Buffer.from`
+ * alone would take a mistyped key (or a password) for some other key. Only the canonical spelling is accepted.
+ */
+export function decodeKey(value: string): Buffer | null {
   const trimmed = value.trim();
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
-  const b = Buffer.from(trimmed, 'base64');
-  return b.length === 32 ? b : null;
+  const std = /^[A-Za-z0-9+/]{43}=?$/.test(trimmed);
+  const url = /^[A-Za-z0-9_-]{43}=?$/.test(trimmed);
+  if (!std && !url) return null;
+  const body = trimmed.replace(/=$/, '');
+  const b = Buffer.from(body, std ? 'base64' : 'base64url');
+  // 43 characters carry 258 bits: the last one's two low bits must be zero, or it is not the encoding of 32 bytes.
+  if (b.length !== 32 || b.toString(std ? 'base64' : 'base64url').replace(/=$/, '') !== body) return null;
+  return b;
 }
-const keySchema = z
+const KEY_HINT = 'must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)';
+const keySchema = z.string().refine((v) => decodeKey(v) !== null, KEY_HINT);
+
+/** A whole number written in decimal digits only: `z.coerce.number()` would take '' and ' ' for 0, and '1e3' or '0x10'. */
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[0-9]{1,15}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'] as const;
+/** An IP address or CIDR as Express's `trust proxy` (proxy-addr) reads it, in its plain spellings only. */
+function proxyAddress(entry: string): boolean {
+  const [ip, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || !ip) return false;
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(ip);
+  const v6 = !v4 && ipaddr.IPv6.isValid(ip) && !ip.includes('%');
+  if (!v4 && !v6) return false;
+  if (bits === undefined) return true;
+  return /^[0-9]{1,3}$/.test(bits) && Number(bits) <= (v4 ? 32 : 128);
+}
+/**
+ * Which proxies in front of the API to believe about the client address (X-Forwarded-For): `false` (none, the
+ * default), a hop count, or a comma-separated list of IPs, CIDRs and `loopback` / `linklocal` / `uniquelocal`.
+ * `true` (believe any hop) is refused: any client could then choose its own address.
+ */
+const trustProxySchema = z
   .string()
-  .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)');
+  .trim()
+  .default('false')
+  .transform((v, ctx): false | number | string[] => {
+    if (v === 'false' || v === '0') return false;
+    if (/^[0-9]{1,3}$/.test(v)) return Number(v);
+    const entries = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = entries.filter((e) => !(TRUST_PROXY_NAMES as readonly string[]).includes(e) && !proxyAddress(e));
+    if (v === 'true' || entries.length === 0 || bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          v === 'true'
+            ? 'true would let any client choose its own address: give the number of proxies in front of the API (e.g. 1) or their addresses'
+            : `must be false, a hop count, or comma-separated IPs, CIDRs, loopback, linklocal or uniquelocal${bad.length ? ` (not understood: ${bad.join(', ')})` : ''}`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+const required = (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : undefined);
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 /** A credential for operator endpoints (metrics, queue dashboard): long enough, no spaces. */
 const secretToken = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16-512 printable characters without spaces (openssl rand -hex 24)');
 
-/** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
-export const envSchema = z
+/** The variables and their rules, before the rules that relate several of them (envSchema). */
+const envFields = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
-    REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+    REDIS_URL: z.string({ error: required }).regex(/^rediss?:\/\//, 'must be a redis:// URL'),
+    PORT: int(0, 65535).default(3000),
     PUBLIC_BASE_URL: optionalUrl,
     ENCRYPTION_KEY: keySchema.optional(),
     /** Earlier keys, comma-separated, still accepted for decryption during a rotation. */
     ENCRYPTION_OLD_KEYS: z
       .string()
       .optional()
-      .refine((v) => !v || v.split(',').every((k) => decodeKey(k) !== null), 'each old key must be 32 bytes (hex or base64)'),
+      .refine((v) => !v || v.split(',').filter((k) => k.trim()).every((k) => decodeKey(k) !== null), 'each old key must be 32 bytes (hex or base64)'),
     LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
     REGION: regionName.default('local'),
     /** BullMQ key prefix of every queue (checks, escalations): lets deployments or test runs share one Redis apart. */
@@ -49,17 +108,17 @@ export const envSchema = z
      * How long a worker's claim on a running job lasts without renewal (BullMQ lockDuration and stalledInterval):
      * the jobs of a crashed worker go back to the queue after at most about twice this.
      */
-    JOB_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    JOB_LOCK_MS: int(1000, 600_000).default(30_000),
     /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
-    HOUSEKEEPING_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+    HOUSEKEEPING_INTERVAL_MS: int(1000, 3_600_000).default(30_000),
     /**
      * Retention in days (docs/adr/0005-check-results-retention.md). Raw results feed the `hour` history; hourly
      * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups the status pages'
      * 90-day uptime bars. The minimums keep every history the API serves complete.
      */
-    CHECK_RESULTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(35),
-    HOURLY_ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(31).max(3650).default(35),
-    DAILY_ROLLUPS_RETENTION_DAYS: z.coerce.number().int().min(91).max(3650).default(400),
+    CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(35),
+    HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(35),
+    DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(400),
     CHECK_REGIONS: z
       .string()
       .default('local')
@@ -75,15 +134,17 @@ export const envSchema = z
           ctx.addIssue({ code: 'custom', message: (err as Error).message });
         }
       }),
-    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
+    /** Express `trust proxy`: which load balancers' X-Forwarded-For to believe (client address for limits and logs). */
+    TRUST_PROXY: trustProxySchema,
     /**
      * Checks one worker runs at once. Checks mostly wait on the network, and their results are stored in groups
      * (one transaction per group), so more in flight means bigger groups: 200 measured best on 2 cores
      * (docs/benchmarks.md).
      */
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(200),
+    WORKER_CONCURRENCY: int(1, 1000).default(200),
     /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */
-    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_PORT: int(0, 65535).optional(),
     /** Where that listener binds: loopback unless an operator opens it up. */
     METRICS_HOST: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'must be a host name or IP address').default('127.0.0.1'),
     /** When set, /metrics also requires `Authorization: Bearer <token>`, and the API serves it on its own port too. */
@@ -97,7 +158,10 @@ export const envSchema = z
     SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
     /** The From of escalation emails. */
     SMTP_FROM: z.string().min(3).max(320).optional(),
-  })
+  });
+
+/** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
+export const envSchema = envFields
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
       ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
@@ -129,6 +193,8 @@ export interface Config {
   retention: { checkResultsDays: number; hourlyRollupsDays: number; dailyRollupsDays: number };
   allowedTargetCidrs: string;
   rateLimitPerMinute: number;
+  /** Express `trust proxy`: false (none), a hop count, or addresses / CIDRs / preset names. */
+  trustProxy: false | number | string[];
   workerConcurrency: number;
   /** Prometheus: `port` null = the process's default (API 9464, worker 9465), 0 = no separate listener. */
   metrics: { port: number | null; host: string; token: string | null };
@@ -157,28 +223,83 @@ function toKey(value: string): EncryptionKey {
   return { id: keyId(key), key };
 }
 
-/** The development key: generated once under DATA_DIR and reused, so encrypted rows stay readable. */
+const KEY_FILE = 'encryption.key';
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * The development key: generated once under DATA_DIR and reused, so encrypted rows stay readable. `npm start` runs
+ * the API and a worker at once, and both may find no key: each writes a complete candidate to a file of its own and
+ * hard-links it into place, which succeeds for exactly one of them (link never replaces, and the file appears with
+ * its whole content), so every process ends up reading the same key.
+ */
 function developmentKey(dataDir: string): string {
-  const file = join(resolve(dataDir), 'encryption.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(resolve(dataDir), { recursive: true });
-  const value = randomBytes(32).toString('base64');
-  writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  const dir = resolve(dataDir);
+  const file = join(dir, KEY_FILE);
+  let text = readKeyFile(file);
+  if (text === null) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      const candidate = join(dir, `.${KEY_FILE}.${process.pid}.${randomBytes(6).toString('hex')}`);
+      writeFileSync(candidate, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+      try {
+        linkSync(candidate, file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      } finally {
+        unlinkSync(candidate);
+      }
+    } catch (err) {
+      throw new ConfigError([`ENCRYPTION_KEY: not set, and the development key ${file} could not be created (${(err as Error).message})`]);
+    }
+    text = readKeyFile(file);
+  }
+  // An empty file: a process of an older version may be between creating and writing it. Give it a moment.
+  for (let i = 0; i < 10 && text !== null && text.trim() === ''; i++) {
+    sleepSync(50);
+    text = readKeyFile(file);
+  }
+  const value = (text ?? '').trim();
+  if (decodeKey(value) === null) {
+    throw new ConfigError([
+      `ENCRYPTION_KEY: not set, and the development key in ${file} is ${value ? 'not a valid key' : 'empty'}: ` +
+        `restore it, set ENCRYPTION_KEY, or delete the file to generate a new one (secrets stored with the old key become unreadable)`,
+    ]);
+  }
   return value;
+}
+
+function readKeyFile(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ConfigError([`ENCRYPTION_KEY: not set, and the development key ${file} cannot be read (${(err as Error).message})`]);
+  }
+}
+
+/**
+ * Empty (or blank) variables count as unset, so their defaults apply: `PORT=` in a compose file or a `.env` means
+ * "not given", and must not become port 0.
+ */
+function withoutBlanks(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') out[k] = v;
+  return out;
 }
 
 /**
  * Parses the environment into a typed config, or throws a ConfigError that lists every problem.
- * Outside production, a missing ENCRYPTION_KEY is replaced by the development key under DATA_DIR.
+ * Blank variables count as unset. Outside production, a missing ENCRYPTION_KEY is replaced by the development key
+ * under DATA_DIR.
  */
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withoutBlanks(env));
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
   }
   const e = parsed.data;
   const current = toKey(e.ENCRYPTION_KEY ?? developmentKey(e.DATA_DIR));
-  const old = (e.ENCRYPTION_OLD_KEYS ?? '').split(',').filter(Boolean).map(toKey);
+  const old = (e.ENCRYPTION_OLD_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean).map(toKey);
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
@@ -195,12 +316,28 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retention: { checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS, hourlyRollupsDays: e.HOURLY_ROLLUPS_RETENTION_DAYS, dailyRollupsDays: e.DAILY_ROLLUPS_RETENTION_DAYS },
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
     workerConcurrency: e.WORKER_CONCURRENCY,
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     queueDashboard: e.QUEUE_DASHBOARD && e.QUEUE_DASHBOARD_TOKEN ? { token: e.QUEUE_DASHBOARD_TOKEN } : null,
     dataDir: e.DATA_DIR,
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? 'Statusvane <statusvane@localhost>' } : null,
   };
+}
+
+type EnvFields = z.output<typeof envFields>;
+
+/**
+ * Some variables only, with the same rules (blank = unset, defaults, validation): for tools that need a setting or
+ * two without the whole process configuration, such as the admin CLI. Throws a ConfigError.
+ */
+export function parseEnvSubset<K extends keyof EnvFields & string>(env: NodeJS.ProcessEnv, keys: readonly K[]): Pick<EnvFields, K> {
+  const mask = Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
+  const parsed = envFields.pick(mask as never).safeParse(withoutBlanks(env));
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+  }
+  return parsed.data as unknown as Pick<EnvFields, K>;
 }
 
 /** For process entry points: parse or print the problems and exit 1 (fail fast, readable). */

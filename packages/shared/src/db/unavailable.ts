@@ -13,6 +13,12 @@ const MESSAGES = [
   /terminating connection due to administrator command/i,
   /Client has encountered a connection error/i,
   /Command timed out/i,
+  // node-postgres's client-side query_timeout: the server stopped answering on an open connection (a partition or a
+  // frozen server; no FIN, no RST), so nothing else would end the request.
+  /Query read timeout/,
+  // Prisma P2028: no connection for a transaction within maxWait, the pool being stuck on a server that does not
+  // answer. (Other P2028s, such as using a transaction after it ended, are bugs and stay 500.)
+  /Unable to start a transaction in the given time/,
 ];
 
 /**

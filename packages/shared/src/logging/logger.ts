@@ -26,3 +26,8 @@ export function createLogger(opts: { level: string; json: boolean; service: stri
     transports: [opts.stream ? new winston.transports.Stream({ stream: opts.stream }) : new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
   });
 }
+
+/** The logger a process entry point builds from its config: JSON lines in production, readable lines otherwise. */
+export function loggerFromConfig(config: { logLevel: string; env: string }, service: string, opts: { stream?: NodeJS.WritableStream } = {}): Logger {
+  return createLogger({ level: config.logLevel, json: config.env === 'production', service, stream: opts.stream });
+}

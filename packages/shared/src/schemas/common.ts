@@ -5,10 +5,14 @@ export type Role = (typeof ROLES)[number];
 export const PLANS = ['free', 'solo', 'team', 'business'] as const;
 export type PlanName = (typeof PLANS)[number];
 
-/** `page` 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are refused. */
+/**
+ * `page` 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are refused. A page past
+ * the end is an empty page, however far: any page up to Number.MAX_SAFE_INTEGER is accepted, whose OFFSET
+ * ((page - 1) * perPage, below 2^61) fits PostgreSQL's bigint; beyond that the number is not exact, so 400.
+ */
 export const paginationQuerySchema = z
   .object({
-    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    page: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1),
     perPage: z.coerce.number().int().min(1).max(250).default(25),
   })
   .strict();

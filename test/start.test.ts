@@ -1,0 +1,77 @@
+/**
+ * `npm start` end to end, as the README tells a new user to run it: the script starts the API and a worker against
+ * the given PostgreSQL and Redis, waits until the API is ready, and only then prints the demo token and a first
+ * curl, which must work; Ctrl-C stops everything.
+ *
+ * The build is done here with `tsc -b` (apps/*\/dist, which no other suite reads), and start.mjs runs with
+ * --skip-build: its own build step also regenerates the Prisma client, which suites running at the same time load.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { uniq } from './support/harness.js';
+import { createScratchDatabase, deleteKeys, freePort, killAll, ROOT, spawnProcess, type ScratchDatabase } from './resilience/support/processes.js';
+
+let db: ScratchDatabase;
+let dataDir: string;
+const prefix = `bull-start-${uniq('x').slice(2)}`;
+
+beforeAll(async () => {
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'apps/api', 'apps/worker'], { cwd: ROOT, encoding: 'utf8' });
+  expect([build.status, build.stdout, build.stderr]).toEqual([0, '', '']);
+  db = await createScratchDatabase('start');
+  dataDir = mkdtempSync(join(tmpdir(), 'sv-start-'));
+}, 180_000);
+
+afterAll(async () => {
+  await killAll();
+  await deleteKeys(process.env.REDIS_URL!, [`${prefix}:*`]).catch(() => undefined);
+  await db?.drop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('npm start', () => {
+  it('prints the token and a first curl once the API is ready; the curl answers 200; Ctrl-C stops everything', async () => {
+    const port = await freePort();
+    const { PUBLIC_BASE_URL: _drop, LOG_LEVEL: _level, ENCRYPTION_KEY: _key, ...inherited } = process.env;
+    const start = spawnProcess('npm start', process.execPath, ['scripts/start.mjs', '--skip-build'], {
+      ...inherited,
+      NODE_ENV: 'development',
+      DATABASE_URL: db.url,
+      REDIS_URL: process.env.REDIS_URL!,
+      PORT: String(port),
+      METRICS_PORT: '0',
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: dataDir,
+    });
+    const curlLine = /^ {2}curl -s -H "Authorization: Bearer (sv_[A-Za-z0-9_-]+)" (\S+)$/m;
+    await start.waitForOutput(curlLine, 120_000);
+    const out = start.output();
+    const [, token, url] = curlLine.exec(out)!;
+    expect(url).toBe(`http://localhost:${port}/api/v1/monitors`);
+    expect(out).toContain(`owner token (shown once):\n\n  ${token}\n`);
+
+    // The printed curl, as a user runs it right away.
+    const res = await fetch(url!, { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: [], pagination: { page: 1, perPage: 25, total: 0, totalPages: 0 } });
+
+    // Printed only after the API answered /readyz with 200 (its request line comes first in the shared output).
+    const ready = out.indexOf('"route":"/readyz","status":200');
+    expect(ready).toBeGreaterThan(-1);
+    expect(ready).toBeLessThan(out.indexOf('Statusvane is running'));
+    // The development key was created once, by start.mjs, before both processes read it.
+    expect(readdirSync(dataDir)).toEqual(['encryption.key']);
+    expect(readFileSync(join(dataDir, 'encryption.key'), 'utf8')).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+    expect(out).not.toMatch(/EEXIST|^\s+at .+:\d+:\d+\)?$/m);
+
+    // Ctrl-C: the terminal signals the whole process group.
+    start.kill('SIGINT');
+    await Promise.race([start.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), 20_000))]);
+    expect(start.exitCode()).toBe(0);
+    expect(start.output()).toMatch(/closing the API/);
+    expect(await fetch(url!).catch(() => 'refused')).toBe('refused');
+  }, 180_000);
+});
