@@ -20,6 +20,7 @@ import type { Page } from '../../apps/worker/src/escalation/deliver/page.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
 import { startWorker } from '../support/worker-harness.js';
+import { brokenInvariants } from './support/invariants.js';
 import { deleteKeys, until } from './support/processes.js';
 
 const CANARY_HOST = '127.0.0.2';
@@ -29,13 +30,18 @@ let app: ReturnType<typeof createApp>;
 let worker: ReturnType<typeof startWorker>;
 let allowed: Target;
 let canary: { port: number; connections: () => number; close: () => Promise<void> };
+let decoy: { port: number; connections: () => number; close: () => Promise<void> };
 let ws: Awaited<ReturnType<typeof makeWorkspace>>;
 /** Every answer the injected resolver gave, per name, in order. */
 const answers = new Map<string, string[]>();
 
+/** `flip-*.test`: the answers to give, in order, one per resolution; the last one is repeated. Set by a test. */
+const scripts = new Map<string, string[]>();
+
 /**
  * The injected DNS: `canary.test` is the canary; `mixed.test` hides it among a public address; `rebind-*.test`
- * answer the allowed address the first time and the canary ever after; anything else does not exist.
+ * answer the allowed address the first time and the canary ever after; `flip-*.test` follow their script;
+ * anything else does not exist.
  */
 const resolver: SsrfResolver = async (hostname) => {
   const name = hostname.toLowerCase().replace(/\.$/, '');
@@ -48,11 +54,14 @@ const resolver: SsrfResolver = async (hostname) => {
   if (name === 'canary.test') return answer(CANARY_HOST);
   if (name === 'mixed.test') return answer('93.184.215.14', CANARY_HOST);
   if (name.startsWith('rebind-')) return answer(given.length === 0 ? '127.0.0.1' : CANARY_HOST);
+  const script = scripts.get(name);
+  if (script?.length) return answer(script.length > 1 ? script.shift()! : script[0]!);
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
 };
 const guard = createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: resolver });
 
-async function startCanary() {
+/** A listener that counts connections and answers every one with a plain HTTP 200. */
+async function startListener(host: string, port = 0) {
   let count = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((s) => {
@@ -60,9 +69,12 @@ async function startCanary() {
     sockets.add(s);
     s.on('error', () => undefined);
     s.on('close', () => sockets.delete(s));
-    s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
   });
-  await new Promise<void>((r) => server.listen(0, CANARY_HOST, r));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
   return {
     port: (server.address() as net.AddressInfo).port,
     connections: () => count,
@@ -73,6 +85,22 @@ async function startCanary() {
   };
 }
 
+/**
+ * The canary on 127.0.0.2, and a decoy on the ALLOWED address 127.0.0.1 at the very same port: a name whose answer
+ * flips between the two within one check then reaches one or the other, which shows which answer was dialled.
+ */
+async function startCanaryAndDecoy() {
+  for (let attempt = 0; ; attempt++) {
+    const c = await startListener(CANARY_HOST);
+    try {
+      return { canary: c, decoy: await startListener('127.0.0.1', c.port) };
+    } catch (err) {
+      await c.close();
+      if (attempt >= 10) throw err; // the port is taken on 127.0.0.1: try another
+    }
+  }
+}
+
 beforeAll(async () => {
   h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
   // The API and the worker share the guard with the injected resolver.
@@ -80,7 +108,7 @@ beforeAll(async () => {
   app = createApp(h.deps);
   worker = startWorker(h);
   allowed = await startTarget();
-  canary = await startCanary();
+  ({ canary, decoy } = await startCanaryAndDecoy());
   ws = await makeWorkspace(h.prisma);
 
   // The canary works: a plain connection from the test reaches it (and is then forgotten).
@@ -93,7 +121,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await worker?.close();
-  await Promise.all([allowed?.close(), canary?.close()]);
+  await Promise.all([allowed?.close(), canary?.close(), decoy?.close()]);
   await h?.close();
   await deleteKeys(process.env.REDIS_URL!, [`${h.queuePrefix}:*`]).catch(() => undefined);
 });
@@ -270,5 +298,84 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
     } finally {
       deliverer.close();
     }
+  });
+});
+
+/**
+ * Rebinding within ONE check: the resolver answers the allowed address first and the canary on any later query
+ * (and the reverse). A probe that checked one answer and dialled another (check by name, then connect by name)
+ * would reach the canary in the first ordering; the guard's lookup is the dial's own resolution, so the check must
+ * reach the decoy (the allowed address, same port) in the first ordering and nothing in the second. Monitors are
+ * written straight to the database, so no write-time check consumes an answer first.
+ */
+describe('SSRF: the dial uses the very address that was checked', () => {
+  const flip = (name: string, order: 'allowed first' | 'canary first') => scripts.set(name, order === 'allowed first' ? ['127.0.0.1', CANARY_HOST] : [CANARY_HOST, '127.0.0.1']);
+
+  it('http and tcp monitors: allowed then canary reaches the allowed address; canary then allowed is blocked', async () => {
+    const cases = [
+      { type: 'http' as const, name: 'flip-http-a.test', order: 'allowed first' as const },
+      { type: 'tcp' as const, name: 'flip-tcp-a.test', order: 'allowed first' as const },
+      { type: 'http' as const, name: 'flip-http-c.test', order: 'canary first' as const },
+      { type: 'tcp' as const, name: 'flip-tcp-c.test', order: 'canary first' as const },
+    ];
+    const decoyBefore = decoy.connections();
+    const ids = [];
+    for (const c of cases) {
+      flip(c.name, c.order);
+      const target = c.type === 'http' ? `http://${c.name}:${canary.port}/` : `${c.name}:${canary.port}`;
+      ids.push({ id: await insertMonitor(c.type, target), type: c.type, label: `${c.type} ${c.order}` });
+    }
+    expect(await checkAll(ids)).toEqual([
+      { label: 'http allowed first', outcome: 'up', reason: null },
+      { label: 'tcp allowed first', outcome: 'up', reason: null },
+      { label: 'http canary first', outcome: 'down', reason: 'ssrf_blocked' },
+      { label: 'tcp canary first', outcome: 'down', reason: 'ssrf_blocked' },
+    ]);
+    // One resolution per check, and the dial went where it said: the decoy once per allowed-first check.
+    for (const c of cases) expect([c.name, answers.get(c.name)]).toEqual([c.name, [c.order === 'allowed first' ? '127.0.0.1' : CANARY_HOST]]);
+    expect(decoy.connections() - decoyBefore).toBe(2);
+    expect(canary.connections()).toBe(1);
+  });
+
+  it('inside a redirect: the hop to a flipping name dials the answer it checked, in either order', async () => {
+    const decoyBefore = decoy.connections();
+    const hopsBefore = allowed.requests.length;
+    const ids = [];
+    for (const [name, order] of [['flip-hop-a.test', 'allowed first'], ['flip-hop-c.test', 'canary first']] as const) {
+      flip(name, order);
+      // The first hop is the allowed target by IP (no lookup); its redirect names the flipping host.
+      const target = allowed.url(`/redirect?status=302&to=${encodeURIComponent(`http://${name}:${canary.port}/after-redirect`)}`);
+      ids.push({ id: await insertMonitor('http', target), type: 'http' as const, label: `redirect, ${order}` });
+    }
+    expect(await checkAll(ids)).toEqual([
+      { label: 'redirect, allowed first', outcome: 'up', reason: null },
+      { label: 'redirect, canary first', outcome: 'down', reason: 'ssrf_blocked' },
+    ]);
+    expect(allowed.requests.length - hopsBefore).toBe(2);
+    expect(answers.get('flip-hop-a.test')).toEqual(['127.0.0.1']);
+    expect(answers.get('flip-hop-c.test')).toEqual([CANARY_HOST]);
+    expect(decoy.connections() - decoyBefore).toBe(1);
+    expect(canary.connections()).toBe(1);
+  });
+
+  it('webhook deliveries: allowed then canary is delivered to the allowed address; canary then allowed is refused', async () => {
+    const deliverer = createDeliverer({ guard, encryptionKey: Buffer.alloc(32, 1), smtp: null, timeoutMs: 3000, retry: { attempts: 2, backoffMs: 10 } });
+    try {
+      const decoyBefore = decoy.connections();
+      flip('flip-hook-a.test', 'allowed first');
+      flip('flip-hook-c.test', 'canary first');
+      expect(await deliverer.deliver('webhook', `http://flip-hook-a.test:${canary.port}/hook`, page())).toMatchObject({ status: 'sent', attempts: 1 });
+      expect(await deliverer.deliver('webhook', `http://flip-hook-c.test:${canary.port}/hook`, page())).toMatchObject({ status: 'failed', reason: 'ssrf_blocked' });
+      expect(answers.get('flip-hook-a.test')).toEqual(['127.0.0.1']);
+      expect(answers.get('flip-hook-c.test')).toEqual([CANARY_HOST]);
+      expect(decoy.connections() - decoyBefore).toBe(1);
+      expect(canary.connections()).toBe(1);
+    } finally {
+      deliverer.close();
+    }
+  });
+
+  it('leaves the stored state consistent (results, flap counters, statuses)', async () => {
+    expect(await brokenInvariants(h.prisma, { workspaceIds: [ws.ws.id] })).toEqual({});
   });
 });

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@statusvane/shared';
+import { IDEMPOTENCY_STALE_MS } from '../../../apps/api/src/middleware/idempotency.js';
 
 export interface StoredState {
   /** Rows beyond one per (monitor, region, slot): must be 0. */
@@ -11,7 +12,10 @@ export interface StoredState {
 
 /**
  * The exactly-once invariants of stored checks, whatever happened on the way: one result per slot, rollups that
- * count each stored result once, at most one open incident per monitor.
+ * count each stored result once, at most one open incident per monitor. The first and the last are also enforced by
+ * unique indexes (check_results (monitorId, region, slot), incidents.openMonitorId): they can only fail if a
+ * migration drops an index (or incidents stop setting openMonitorId), and are kept because they are cheap.
+ * `brokenInvariants` below checks these and the ones that a bug in the code can actually break.
  */
 export async function storedState(prisma: PrismaClient): Promise<StoredState> {
   const [dup] = await prisma.$queryRaw<Array<{ n: number }>>`
@@ -29,4 +33,160 @@ export async function storedState(prisma: PrismaClient): Promise<StoredState> {
     rollupMismatches: mismatches.filter((m) => m.results !== m.hourly || m.results !== m.daily),
     monitorsWithSeveralOpenIncidents: several.map((r) => r.monitorId),
   };
+}
+
+export interface InvariantScope {
+  /** Only these workspaces' rows (suites share one database). Default: the whole database. */
+  workspaceIds?: readonly string[];
+}
+
+/**
+ * Every invariant of the stored state that no constraint enforces, so that code (a partial write, a result counted
+ * twice, a step of a transaction left out) can break it. Returns only the broken ones, each with its offending rows:
+ * `expect(await brokenInvariants(prisma, scope)).toEqual({})`.
+ *
+ * - `rollupMismatches`: hourly and daily rollups count exactly the stored results (totals, down and degraded).
+ * - `flapStateMismatches`: a monitor's flap counters, `status` and `lastCheckedAt` agree with its results in the
+ *   order they were applied (by transaction, then by slot within a transaction, as the worker applies a group).
+ *   Counters count the current run of failing (`down`) or passing results: exactly one is non-zero after a
+ *   result, neither exceeds the run, and both are 0 only after an API resolve or delete reset them. A monitor
+ *   without results is `pending` with both counters 0. (Results older than the retention period are pruned, which
+ *   would shorten a run: the suites never prune.)
+ * - `incidentStateMismatches`: `openMonitorId` is the monitor while open or acknowledged and NULL once resolved
+ *   (it is what the unique index relies on); `resolvedAt` is set exactly when resolved; acknowledged has a time.
+ * - `monitorsWithSeveralOpenIncidents`: as in storedState, by `monitorId` (so it does not trust `openMonitorId`).
+ * - `orphanComponents`: every component belongs to a monitor (components are only created with their monitor, in
+ *   one transaction; one left alone is a partial write).
+ * - `crossWorkspaceLinks`: a row never points at another workspace's row (foreign keys do not check that).
+ * - `idempotencyRecords`: a claim is settled (2xx stored) or released; none left in flight past the takeover time
+ *   (IDEMPOTENCY_STALE_MS), none stored for a non-2xx answer. A suite that kills an API process mid-request may
+ *   legitimately leave a stale claim (the next retry takes it over): it should not assert this one.
+ * - `deliveryStateMismatches`: a sent page has its `sentAt`, a pending, failed or skipped one has none.
+ */
+export async function brokenInvariants(prisma: PrismaClient, scope: InvariantScope = {}): Promise<Record<string, unknown[]>> {
+  const ws = scope.workspaceIds ? [...scope.workspaceIds] : null;
+  const inScope = (id: string | null | undefined) => ws === null || (id !== null && id !== undefined && ws.includes(id));
+
+  const rollups = await prisma.$queryRaw<Array<{ monitorId: string; results: number; down: number; degraded: number; hourly: number; hourlyDown: number; daily: number; dailyDown: number; dailyDegraded: number }>>`
+    SELECT m.id AS "monitorId", r.results, r.down, r.degraded, h.total AS hourly, h.down AS "hourlyDown", d.total AS daily, d.down AS "dailyDown", d.degraded AS "dailyDegraded"
+    FROM monitors m
+    CROSS JOIN LATERAL (SELECT count(*)::int AS results, (count(*) FILTER (WHERE outcome = 'down'))::int AS down,
+      (count(*) FILTER (WHERE outcome = 'degraded'))::int AS degraded FROM check_results WHERE "monitorId" = m.id) r
+    CROSS JOIN LATERAL (SELECT coalesce(sum(total), 0)::int AS total, coalesce(sum("downCount"), 0)::int AS down FROM check_rollups_hourly WHERE "monitorId" = m.id) h
+    CROSS JOIN LATERAL (SELECT coalesce(sum(total), 0)::int AS total, coalesce(sum("downCount"), 0)::int AS down, coalesce(sum("degradedCount"), 0)::int AS degraded
+      FROM check_rollups_daily WHERE "monitorId" = m.id) d
+    WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))`;
+  const rollupMismatches = rollups.filter(
+    (r) => r.hourly !== r.results || r.daily !== r.results || r.hourlyDown !== r.down || r.dailyDown !== r.down || r.dailyDegraded !== r.degraded,
+  );
+
+  // Results in the order the worker applied them: rows stored by one transaction share xmin; transactions for one
+  // monitor are serialised by its row lock and take their ids after it, so the first id of each transaction orders
+  // them; within one, results are applied by slot.
+  const flap = await prisma.$queryRaw<
+    Array<{ monitorId: string; status: string; failures: number; passes: number; lastCheckedAt: Date | null; results: number; run: number | null; lastOutcome: string | null; lastResultAt: Date | null }>
+  >`
+    WITH r AS (
+      SELECT cr."monitorId", cr.outcome::text AS outcome, cr."checkedAt", cr.slot, min(cr.id) OVER (PARTITION BY cr."monitorId", cr.xmin::text) AS tx
+      FROM check_results cr JOIN monitors m ON m.id = cr."monitorId"
+      WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))
+    ), o AS (
+      SELECT *, row_number() OVER (PARTITION BY "monitorId" ORDER BY tx DESC, slot DESC) AS rn FROM r
+    ), last AS (
+      SELECT "monitorId", outcome, "checkedAt" FROM o WHERE rn = 1
+    ), agg AS (
+      SELECT o."monitorId", count(*)::int AS results,
+        coalesce(min(o.rn) FILTER (WHERE (o.outcome = 'down') <> (l.outcome = 'down')) - 1, count(*))::int AS run
+      FROM o JOIN last l ON l."monitorId" = o."monitorId" GROUP BY o."monitorId"
+    )
+    SELECT m.id AS "monitorId", m.status::text AS status, m."consecutiveFailures" AS failures, m."consecutivePasses" AS passes, m."lastCheckedAt",
+      coalesce(a.results, 0) AS results, a.run, l.outcome AS "lastOutcome", l."checkedAt" AS "lastResultAt"
+    FROM monitors m LEFT JOIN agg a ON a."monitorId" = m.id LEFT JOIN last l ON l."monitorId" = m.id
+    WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))`;
+  const flapStateMismatches = flap.flatMap((m) => {
+    const problems: string[] = [];
+    if (m.results === 0) {
+      if (m.status !== 'pending') problems.push(`status ${m.status} without any result`);
+      if (m.failures !== 0 || m.passes !== 0) problems.push(`counters ${m.failures}/${m.passes} without any result`);
+      if (m.lastCheckedAt !== null) problems.push('lastCheckedAt without any result');
+    } else {
+      const run = m.run ?? 0;
+      const failing = m.lastOutcome === 'down';
+      const [counted, other] = failing ? [m.failures, m.passes] : [m.passes, m.failures];
+      const reset = m.failures === 0 && m.passes === 0;
+      if (!reset && (other !== 0 || counted < 1 || counted > run)) {
+        problems.push(`counters ${m.failures} failing / ${m.passes} passing after a run of ${run} ${failing ? 'failing' : 'passing'} results`);
+      }
+      if (m.status !== m.lastOutcome) problems.push(`status ${m.status} but the last result is ${m.lastOutcome}`);
+      if (m.lastCheckedAt?.getTime() !== m.lastResultAt?.getTime()) problems.push(`lastCheckedAt ${m.lastCheckedAt?.toISOString()} but the last result was checked at ${m.lastResultAt?.toISOString()}`);
+    }
+    return problems.length ? [{ monitorId: m.monitorId, problems }] : [];
+  });
+
+  const incidentStateMismatches = await prisma.$queryRaw<Array<{ id: string; status: string; problem: string }>>`
+    SELECT id, status::text AS status, problem FROM (
+      SELECT i.id, i.status, CASE
+        WHEN i.status <> 'resolved' AND i."monitorId" IS NOT NULL AND i."openMonitorId" IS DISTINCT FROM i."monitorId" THEN 'open without openMonitorId = monitorId'
+        WHEN i.status = 'resolved' AND i."openMonitorId" IS NOT NULL THEN 'resolved with openMonitorId set'
+        WHEN i."openMonitorId" IS NOT NULL AND i."openMonitorId" IS DISTINCT FROM i."monitorId" THEN 'openMonitorId is not its monitor'
+        WHEN (i.status = 'resolved') <> (i."resolvedAt" IS NOT NULL) THEN 'resolvedAt does not match the status'
+        WHEN i.status = 'acknowledged' AND i."acknowledgedAt" IS NULL THEN 'acknowledged without acknowledgedAt'
+      END AS problem
+      FROM incidents i WHERE (${ws}::uuid[] IS NULL OR i."workspaceId" = ANY(${ws}::uuid[]))
+    ) x WHERE problem IS NOT NULL`;
+
+  const several = await prisma.$queryRaw<Array<{ monitorId: string; open: number }>>`
+    SELECT "monitorId", count(*)::int AS open FROM incidents
+    WHERE status <> 'resolved' AND "monitorId" IS NOT NULL AND (${ws}::uuid[] IS NULL OR "workspaceId" = ANY(${ws}::uuid[]))
+    GROUP BY "monitorId" HAVING count(*) > 1`;
+
+  const orphanComponents = await prisma.$queryRaw<Array<{ id: string; name: string }>>`
+    SELECT c.id, c.name FROM components c LEFT JOIN monitors m ON m."componentId" = c.id
+    WHERE m.id IS NULL AND (${ws}::uuid[] IS NULL OR c."workspaceId" = ANY(${ws}::uuid[]))`;
+
+  const links = await prisma.$queryRaw<Array<{ link: string; id: string; workspaceId: string; otherWorkspaceId: string }>>`
+    SELECT 'monitor -> component' AS link, m.id::text AS id, m."workspaceId", c."workspaceId" AS "otherWorkspaceId"
+      FROM monitors m JOIN components c ON c.id = m."componentId" WHERE m."workspaceId" <> c."workspaceId"
+    UNION ALL SELECT 'monitor -> escalation policy', m.id::text, m."workspaceId", p."workspaceId"
+      FROM monitors m JOIN escalation_policies p ON p.id = m."escalationPolicyId" WHERE m."workspaceId" <> p."workspaceId"
+    UNION ALL SELECT 'incident -> monitor', i.id::text, i."workspaceId", m."workspaceId"
+      FROM incidents i JOIN monitors m ON m.id = i."monitorId" WHERE i."workspaceId" <> m."workspaceId"
+    UNION ALL SELECT 'maintenance -> component', w.id::text, w."workspaceId", c."workspaceId"
+      FROM maintenance_components mc JOIN maintenance_windows w ON w.id = mc."maintenanceId" JOIN components c ON c.id = mc."componentId"
+      WHERE w."workspaceId" <> c."workspaceId"
+    UNION ALL SELECT 'status page section -> component', p.id::text, p."workspaceId", c."workspaceId"
+      FROM section_components sc JOIN status_page_sections s ON s.id = sc."sectionId" JOIN status_pages p ON p.id = s."statusPageId"
+      JOIN components c ON c.id = sc."componentId" WHERE p."workspaceId" <> c."workspaceId"
+    UNION ALL SELECT 'workspace -> default escalation policy', w.id::text, w.id, p."workspaceId"
+      FROM workspaces w JOIN escalation_policies p ON p.id = w."defaultEscalationPolicyId" WHERE w.id <> p."workspaceId"
+    UNION ALL SELECT 'delivery -> step of another workspace''s policy', d.id::text, i."workspaceId", p."workspaceId"
+      FROM escalation_deliveries d JOIN incidents i ON i.id = d."incidentId" JOIN escalation_steps s ON s.id = d."stepId"
+      JOIN escalation_policies p ON p.id = s."policyId" WHERE i."workspaceId" <> p."workspaceId"`;
+  const crossWorkspaceLinks = links.filter((l) => inScope(l.workspaceId) || inScope(l.otherWorkspaceId));
+
+  const idempotencyRecords = await prisma.$queryRaw<Array<{ id: string; key: string; responseStatus: number | null; problem: string }>>`
+    SELECT id, key, "responseStatus", problem FROM (
+      SELECT id, key, "responseStatus", CASE
+        WHEN "responseStatus" IS NULL AND "createdAt" < now() - make_interval(secs => ${IDEMPOTENCY_STALE_MS / 1000}) THEN 'claim in flight past the takeover time'
+        WHEN "responseStatus" IS NOT NULL AND ("responseStatus" < 200 OR "responseStatus" > 299) THEN 'non-2xx answer stored'
+        WHEN "responseStatus" IS NOT NULL AND "responseBody" IS NULL THEN 'status stored without its body'
+      END AS problem
+      FROM idempotency_records WHERE (${ws}::uuid[] IS NULL OR "workspaceId" = ANY(${ws}::uuid[]))
+    ) x WHERE problem IS NOT NULL`;
+
+  const deliveryStateMismatches = await prisma.$queryRaw<Array<{ id: string; status: string }>>`
+    SELECT d.id, d.status::text AS status FROM escalation_deliveries d JOIN incidents i ON i.id = d."incidentId"
+    WHERE ((d.status = 'sent') <> (d."sentAt" IS NOT NULL)) AND (${ws}::uuid[] IS NULL OR i."workspaceId" = ANY(${ws}::uuid[]))`;
+
+  const all: Record<string, unknown[]> = {
+    rollupMismatches,
+    flapStateMismatches,
+    incidentStateMismatches,
+    monitorsWithSeveralOpenIncidents: several,
+    orphanComponents,
+    crossWorkspaceLinks,
+    idempotencyRecords,
+    deliveryStateMismatches,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, rows]) => rows.length > 0));
 }
