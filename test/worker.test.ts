@@ -89,6 +89,8 @@ describe('checks through the real queue', () => {
     target.setStatus(503);
     const { monitor } = await newMonitor({ openThreshold: 3 });
     await waitFor(async () => (await results(monitor.id)).length === 1);
+    // Only the jobs below may run: the monitor's own schedule would add a result of its own within the interval.
+    await h.deps.scheduler.unschedule(monitor.id);
     const queue = h.deps.scheduler.queues.get('local')!;
     const done = (jobId: string, runs: number) =>
       waitFor(async () => w.completed.filter((c) => c.job.id === jobId).length >= runs, 10_000, `${runs} run(s) of ${jobId}`);
@@ -124,6 +126,8 @@ describe('checks through the real queue', () => {
     target.setStatus(503);
     const { monitor, ws } = await newMonitor({ openThreshold: 1 });
     await waitFor(async () => (await incidents(monitor.id)).length === 1);
+    // Only the racing jobs may run: the monitor's own schedule would add a failure of its own within the interval.
+    await h.deps.scheduler.unschedule(monitor.id);
     // Start from a clean slate: no incident, no failures.
     await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
     await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 0, consecutivePasses: 0 } });
