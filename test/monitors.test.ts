@@ -170,10 +170,14 @@ describe('POST /monitors', () => {
     expect(dump).not.toContain('header-secret');
     expect(dump).not.toContain('body-secret');
     const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id } });
-    expect(row.encKeyId).toBe(h.config.encryption.current.id);
+    // Each value names the key that sealed it (rotation: test/monitor-secrets.test.ts).
+    const sealedBy = new RegExp(`^v1:${h.config.encryption.current.id}:`);
+    expect(row.headersEnc).toMatch(sealedBy);
+    expect(row.bodyEnc).toMatch(sealedBy);
+    expect(row.encKeyId).toBeNull();
     const { decryptSecret } = await import('@statusvane/shared');
-    expect(JSON.parse(decryptSecret(row.headersEnc!, row.encKeyId!, h.config.encryption))).toEqual({ Authorization: secretHeader, 'X-Trace': 'on' });
-    expect(decryptSecret(row.bodyEnc!, row.encKeyId!, h.config.encryption)).toBe(secretBody);
+    expect(JSON.parse(decryptSecret(row.headersEnc!, null, h.config.encryption))).toEqual({ Authorization: secretHeader, 'X-Trace': 'on' });
+    expect(decryptSecret(row.bodyEnc!, null, h.config.encryption)).toBe(secretBody);
   });
 
   it('refuses writes from a viewer with 403', async () => {

@@ -1,4 +1,4 @@
-import { parseConfig } from '@statusvane/shared';
+import { parseConfig, type Keyring } from '@statusvane/shared';
 import { adminDatabaseUrl } from './database-url.js';
 
 /**
@@ -8,4 +8,9 @@ import { adminDatabaseUrl } from './database-url.js';
  */
 export function adminEncryptionKey(env: NodeJS.ProcessEnv): Buffer {
   return parseConfig({ ...env, DATABASE_URL: adminDatabaseUrl(env), REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379' }).encryption.current.key;
+}
+
+/** The whole keyring (ENCRYPTION_KEY and ENCRYPTION_OLD_KEYS), for `secrets rotate`. */
+export function adminKeyring(env: NodeJS.ProcessEnv): Keyring {
+  return parseConfig({ ...env, DATABASE_URL: adminDatabaseUrl(env), REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379' }).encryption;
 }

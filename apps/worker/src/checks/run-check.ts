@@ -87,8 +87,9 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
     const { host, port } = parseHostPort(m.target!);
     result = await deps.tcpProbe.probe({ host, port, timeoutMs: m.timeoutMs, degradedAfterMs: m.degradedAfterMs, latencyThresholdMs: m.latencyThresholdMs });
   } else {
-    const headers = m.headersEnc && m.encKeyId ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as Record<string, string>) : {};
-    const body = m.bodyEnc && m.encKeyId ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
+    // Each value names its own key; encKeyId only serves values written before they did (see decryptSecret).
+    const headers = m.headersEnc ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as Record<string, string>) : {};
+    const body = m.bodyEnc ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
     result = await deps.httpProbe.probe({
       url: m.target!,
       method: m.method,

@@ -31,15 +31,20 @@ export function crossFieldIssues(s: CrossFieldState): Issue[] {
   return issues;
 }
 
-/** Headers and body are stored only as AES-256-GCM ciphertext; the record shows the header names. */
+/**
+ * Headers and body are stored only as AES-256-GCM ciphertext, each naming the key that sealed it (`v1:<keyId>:...`),
+ * so replacing one of them under a new key leaves the other readable under its old one. The record shows the header
+ * names. `encKeyId` is left alone: it only serves values written before they named their key; once neither secret
+ * is such a value it is cleared.
+ */
 export function sealSecrets(config: Config, headers: Record<string, string> | undefined, body: string | null | undefined) {
-  const out: { headersEnc?: string | null; headerNames?: string[]; bodyEnc?: string | null; encKeyId?: string } = {};
+  const out: { headersEnc?: string | null; headerNames?: string[]; bodyEnc?: string | null; encKeyId?: null } = {};
   if (headers !== undefined) {
     const names = Object.keys(headers);
     out.headerNames = names;
     out.headersEnc = names.length ? encryptSecret(JSON.stringify(headers), config.encryption.current).ciphertext : null;
   }
   if (body !== undefined) out.bodyEnc = body === null ? null : encryptSecret(body, config.encryption.current).ciphertext;
-  if (out.headersEnc || out.bodyEnc) out.encKeyId = config.encryption.current.id;
+  if (headers !== undefined && body !== undefined) out.encKeyId = null;
   return out;
 }
