@@ -1,34 +1,42 @@
-import { encryptSecret, ValidationError, type Config, type Issue, type SsrfGuard } from '@statusvane/shared';
+import { encryptSecret, type Config, type Issue, type SsrfGuard } from '@statusvane/shared';
 
 /**
- * Write-time SSRF check. A blocked address is a 400 on `target`. A name that does not resolve today is accepted:
- * it cannot point inward now, and the worker checks every connection again at connect time.
+ * Write-time SSRF check, as issues on `target`. A blocked address is refused. A name that does not resolve today, or
+ * whose lookup takes longer than the guard's write-time bound (2.5 s), is accepted: it cannot be shown to point
+ * inward now, and the worker checks every connection again at connect time.
  */
-export async function assertTargetAllowed(guard: SsrfGuard, type: 'http' | 'tcp', target: string): Promise<void> {
+export async function targetIssues(guard: SsrfGuard, type: 'http' | 'tcp', target: string): Promise<Issue[]> {
   const result = type === 'http' ? await guard.checkUrl(target) : await guard.checkHostPort(target);
-  if (result.ok || result.code === 'dns') return;
-  throw new ValidationError('Invalid request: target', [
-    { path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason },
-  ]);
+  if (result.ok || result.code === 'dns') return [];
+  return [{ path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason }];
 }
 
-interface CrossFieldState {
-  method: string;
-  hasBody: boolean;
-  degradedAfterMs: number | null;
-  latencyThresholdMs: number | null;
+/**
+ * The fields the rules between fields look at, as they would be after the write. `undefined` means "not known": the
+ * field failed its own checks (already reported), so a rule that needs it is skipped rather than guessed.
+ */
+export interface CrossFieldState {
+  method: string | undefined;
+  hasBody: boolean | undefined;
+  degradedAfterMs: number | null | undefined;
+  latencyThresholdMs: number | null | undefined;
 }
 
 /** Rules that span fields, checked on the monitor as it would be after the write. */
 export function crossFieldIssues(s: CrossFieldState): Issue[] {
   const issues: Issue[] = [];
-  if (s.hasBody && (s.method === 'GET' || s.method === 'HEAD')) {
+  if (s.hasBody === true && (s.method === 'GET' || s.method === 'HEAD')) {
     issues.push({ path: 'body', message: `a request body needs method POST (method is ${s.method})` });
   }
-  if (s.degradedAfterMs !== null && s.latencyThresholdMs !== null && s.degradedAfterMs >= s.latencyThresholdMs) {
+  if (typeof s.degradedAfterMs === 'number' && typeof s.latencyThresholdMs === 'number' && s.degradedAfterMs >= s.latencyThresholdMs) {
     issues.push({ path: 'degradedAfterMs', message: 'must be below latencyThresholdMs (slower than that fails the check)' });
   }
   return issues;
+}
+
+/** The same state read from a stored row. */
+export function crossFieldStateOf(row: { method: string; bodyEnc: string | null; degradedAfterMs: number | null; latencyThresholdMs: number | null }): CrossFieldState {
+  return { method: row.method, hasBody: row.bodyEnc !== null, degradedAfterMs: row.degradedAfterMs, latencyThresholdMs: row.latencyThresholdMs };
 }
 
 /**
