@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express, { type Express, type RequestHandler } from 'express';
 import request from 'supertest';
-import { createLogger, ValidationError, type PrismaClient } from '@statusvane/shared';
+import { createLogger, createSsrfGuard, ValidationError, type CheckScheduler, type PrismaClient } from '@statusvane/shared';
+import { createApp } from '../apps/api/src/app.js';
 import { ctxOf, requireAuth } from '../apps/api/src/middleware/auth.js';
 import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
 import {
@@ -14,6 +15,8 @@ import {
 import { jsonBody } from '../apps/api/src/middleware/json-body.js';
 import { requestId } from '../apps/api/src/middleware/request-id.js';
 import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createStatusPage } from '../apps/api/src/services/status-pages/create-status-page.js';
+import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -384,5 +387,130 @@ describe('Idempotency-Key', () => {
     expect(await purgeExpiredIdempotencyRecords(h.prisma)).toBeGreaterThanOrEqual(1);
     const live = await h.prisma.idempotencyRecord.findMany({ where: { workspaceId: ws.id } });
     expect(live.map((r) => r.key)).toEqual(['live']);
+  });
+});
+
+describe('Idempotency-Key on the real create routes: the answer commits with the action', () => {
+  const deferred = () => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+  const createWithKey = (on: Express, token: string, key: string, body: object) =>
+    request(on).post('/api/v1/monitors').set(bearer(token)).set('Idempotency-Key', key).send(body);
+
+  it('POST /monitors: at the commit the answer is already stored, so a process dying right after it leaves a replay, never a second monitor', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    // The first thing after the commit is queueing the immediate check: the process "dies" there (hangs).
+    const committed = deferred();
+    const dies = deferred();
+    const scheduler = Object.create(h.deps.scheduler) as CheckScheduler;
+    scheduler.runNow = async () => {
+      committed.resolve();
+      await dies.promise;
+    };
+    const doomed = createApp({ ...h.deps, scheduler });
+    const key = randomUUID();
+    const body = makeMonitorInput({ name: uniq('m') });
+    const first = createWithKey(doomed, tokens.owner, key, body).then((r) => r);
+
+    /** While the first request hangs just after its commit. */
+    const whileDead = async () => {
+      await committed.promise;
+      const monitors = await h.prisma.monitor.findMany({ where: { workspaceId: ws.id } });
+      expect(monitors).toHaveLength(1);
+      const [row] = await records(ws.id, key);
+      expect(row).toMatchObject({ responseStatus: 201, responseBody: { data: { id: monitors[0]!.id, name: body.name } } });
+      // Long after (the claim would count as orphaned were it still in flight), a retry on another API process.
+      await h.prisma.idempotencyRecord.updateMany({ where: { id: row!.id }, data: { createdAt: new Date(Date.now() - 10 * 60_000) } });
+      const retry = await createWithKey(h2.app, tokens.owner, key, body);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual(row!.responseBody);
+      expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
+      return retry;
+    };
+    let retry: request.Response;
+    try {
+      retry = await whileDead();
+    } finally {
+      dies.resolve();
+    }
+    const done = await first;
+    expect(done.status).toBe(201);
+    expect(done.headers['idempotent-replayed']).toBeUndefined();
+    expect(done.body).toEqual(retry.body);
+  });
+
+  it('POST /monitors: a slow first request whose claim a retry took over cannot commit as well (409, rolled back)', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    // Holds the first request after it claimed the key and before its transaction.
+    const entered = deferred();
+    const gate = deferred();
+    const real = createSsrfGuard();
+    const slow = createApp({
+      ...h.deps,
+      guard: {
+        ...real,
+        async checkUrl(url: string) {
+          entered.resolve();
+          await gate.promise;
+          return real.checkUrl(url);
+        },
+      },
+    });
+    const key = randomUUID();
+    const body = makeMonitorInput({ name: uniq('m') });
+    const first = createWithKey(slow, tokens.owner, key, body).then((r) => r);
+
+    /** While the first request is held: it has been in flight for longer than IDEMPOTENCY_STALE_MS, and a retry takes over. */
+    const takeOver = async () => {
+      await entered.promise;
+      const [claim] = await records(ws.id, key);
+      expect(claim!.responseStatus).toBeNull();
+      await h.prisma.idempotencyRecord.updateMany({ where: { id: claim!.id }, data: { createdAt: new Date(Date.now() - 120_000) } });
+      const retry = await createWithKey(h2.app, tokens.owner, key, body);
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      return retry;
+    };
+    let retry: request.Response;
+    try {
+      retry = await takeOver();
+    } finally {
+      gate.resolve();
+    }
+
+    // The first wakes up: its answer can no longer be stored, so its monitor is rolled back.
+    const late = await first;
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('conflict');
+    expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
+    expect(await h.prisma.component.count({ where: { workspaceId: ws.id } })).toBe(1);
+    const again = await createWithKey(h.app, tokens.owner, key, body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(retry.body);
+  });
+
+  it('POST /status-pages: the service runs the hook inside its transaction (a hook that throws leaves no page)', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const ctx = { workspace: { id: ws.id, slug: ws.slug, name: ws.name, plan: 'free' as const }, role: 'owner' as const, tokenId: 't', tokenKind: 'org' as const, userId: null, principal: 'token:t' };
+    const slug = uniq('page');
+    const seen: unknown[] = [];
+    await expect(
+      createStatusPage(
+        { prisma: h.prisma, publicBaseUrl: h.config.publicBaseUrl },
+        {
+          ctx,
+          input: { vanityUrl: slug, name: 'P', isPublic: true },
+          inTransaction: async (tx, record) => {
+            seen.push(record, await tx.statusPage.count({ where: { workspaceId: ws.id } }));
+            throw new Error('store failed');
+          },
+        },
+      ),
+    ).rejects.toThrow('store failed');
+    expect(seen).toEqual([expect.objectContaining({ slug }), 1]);
+    expect(await h.prisma.statusPage.count({ where: { workspaceId: ws.id } })).toBe(0);
   });
 });

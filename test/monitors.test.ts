@@ -170,10 +170,14 @@ describe('POST /monitors', () => {
     expect(dump).not.toContain('header-secret');
     expect(dump).not.toContain('body-secret');
     const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id } });
-    expect(row.encKeyId).toBe(h.config.encryption.current.id);
+    // Each value names the key that sealed it (rotation: test/monitor-secrets.test.ts).
+    const sealedBy = new RegExp(`^v1:${h.config.encryption.current.id}:`);
+    expect(row.headersEnc).toMatch(sealedBy);
+    expect(row.bodyEnc).toMatch(sealedBy);
+    expect(row.encKeyId).toBeNull();
     const { decryptSecret } = await import('@statusvane/shared');
-    expect(JSON.parse(decryptSecret(row.headersEnc!, row.encKeyId!, h.config.encryption))).toEqual({ Authorization: secretHeader, 'X-Trace': 'on' });
-    expect(decryptSecret(row.bodyEnc!, row.encKeyId!, h.config.encryption)).toBe(secretBody);
+    expect(JSON.parse(decryptSecret(row.headersEnc!, null, h.config.encryption))).toEqual({ Authorization: secretHeader, 'X-Trace': 'on' });
+    expect(decryptSecret(row.bodyEnc!, null, h.config.encryption)).toBe(secretBody);
   });
 
   it('refuses writes from a viewer with 403', async () => {
@@ -216,10 +220,12 @@ describe('GET /monitors', () => {
       [created.body.data.id, other.tokens.owner],
     ] as const) {
       const res = await request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(token));
-      expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe('not_found');
-      const upd = await request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(other.tokens.owner)).send({ name: 'x' });
-      if (id === created.body.data.id) expect(upd.status).toBe(404);
+      expect([id, res.status, res.body.error.code]).toEqual([id, 404, 'not_found']);
+      // PATCH too, with a writer's token, and before the body is even looked at.
+      for (const body of [{ name: 'x' }, { intervalSeconds: 1 }]) {
+        const upd = await request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token === tokens.viewer ? tokens.member : token)).send(body);
+        expect([id, upd.status, upd.body.error.code]).toEqual([id, 404, 'not_found']);
+      }
     }
   });
 });
@@ -397,5 +403,318 @@ describe('heartbeat ping receiver', () => {
     expect((await request(h.app).get('/ping/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
     expect((await request(h.app).get('/ping/short')).status).toBe(404);
     expect((await request(h.app).put(path)).status).toBe(404);
+  });
+});
+
+describe('a 400 names every offending field, whatever stage finds it', () => {
+  it('PATCH: a bad target format and an out-of-range interval together, the target named as `target`', async () => {
+    const m = (await post(makeMonitorInput())).body.data;
+    const res = await patch(m.id, { target: 'ftp://x', intervalSeconds: 59 });
+    expect(res.status).toBe(400);
+    expect(issuePaths(res)).toEqual(['intervalSeconds', 'target']);
+    expect(res.body.error.message).toBe('Invalid monitor: intervalSeconds, target');
+    const tcp = (await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432' })).body.data;
+    expect(issuePaths(await patch(tcp.id, { target: 'no-port' }))).toEqual(['target']);
+    // A blocked target is found even beside a schema error.
+    expect(issuePaths(await patch(m.id, { target: 'http://10.0.0.1/', timeoutMs: 1 }))).toEqual(['target', 'timeoutMs']);
+  });
+
+  it('PATCH: a field the type does not take beside a schema error, each named once', async () => {
+    const tcp = (await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432' })).body.data;
+    const res = await patch(tcp.id, { keyword: 'x', intervalSeconds: 59 });
+    expect(res.status).toBe(400);
+    expect(issuePaths(res)).toEqual(['intervalSeconds', 'keyword']);
+    // A wrong value in a field the type does not take is still one issue: "not accepted".
+    const wrong = await patch(tcp.id, { keyword: 5, graceSeconds: 'x' });
+    expect(wrong.body.error.details.issues).toEqual([
+      { path: 'keyword', message: 'not accepted for tcp monitors' },
+      { path: 'graceSeconds', message: 'not accepted for tcp monitors' },
+    ]);
+    const hb = (await post({ type: 'heartbeat', name: 'hb' })).body.data;
+    expect(issuePaths(await patch(hb.id, { target: 'http://127.0.0.1/', method: 'POST', graceSeconds: -1 }))).toEqual(['graceSeconds', 'method', 'target']);
+  });
+
+  it('POST: a blocked target and a body on GET together; a schema error beside either', async () => {
+    const res = await post(makeMonitorInput({ target: 'http://127.0.0.1/', body: '{}' }));
+    expect(res.status).toBe(400);
+    expect(issuePaths(res)).toEqual(['body', 'target']);
+    expect(issuePaths(await post(makeMonitorInput({ target: 'http://169.254.169.254/', intervalSeconds: 59, degradedAfterMs: 900, latencyThresholdMs: 800 })))).toEqual([
+      'degradedAfterMs',
+      'intervalSeconds',
+      'target',
+    ]);
+    expect(issuePaths(await post({ type: 'tcp', name: '', target: '10.1.2.3:22' }))).toEqual(['name', 'target']);
+    // A field that failed its own checks is not judged again by a rule between fields.
+    expect(issuePaths(await post(makeMonitorInput({ method: 'PUT', body: '{}' })))).toEqual(['method']);
+    expect(issuePaths(await post(makeMonitorInput({ body: 5 })))).toEqual(['body']);
+  });
+
+  it('POST and PATCH: a `__proto__` header or metadata name is refused by name, not dropped', async () => {
+    const raw = (body: string) => request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).set('Content-Type', 'application/json').send(body);
+    const res = await raw('{"name":"p","target":"https://93.184.215.14/","headers":{"__proto__":"x","A":"1"},"metadata":{"__proto__":"y"}}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues).toEqual(
+      expect.arrayContaining([
+        { path: 'headers.__proto__', message: expect.any(String) },
+        { path: 'metadata.__proto__', message: expect.any(String) },
+      ]),
+    );
+    expect(issuePaths(res)).toEqual(['headers.__proto__', 'metadata.__proto__']);
+    const m = (await post(makeMonitorInput())).body.data;
+    const upd = await request(h.app).patch(`/api/v1/monitors/${m.id}`).set(bearer(tokens.member)).set('Content-Type', 'application/json').send('{"headers":{"__proto__":"x"}}');
+    expect(issuePaths(upd)).toEqual(['headers.__proto__']);
+    // `constructor` and `toString` are ordinary names, stored as sent.
+    const ok = await raw('{"name":"p","target":"https://93.184.215.14/","headers":{"toString":"1"},"metadata":{"constructor":"c"}}');
+    expect(ok.status).toBe(201);
+    expect(ok.body.data).toMatchObject({ headerNames: ['toString'], metadata: { constructor: 'c' } });
+  });
+
+  it('an empty keyword or keywordAbsent means none: accepted and stored as null', async () => {
+    const res = await post(makeMonitorInput({ keyword: '', keywordAbsent: '' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ keyword: null, keywordAbsent: null });
+    const set = await patch(res.body.data.id, { keyword: 'ok', keywordAbsent: 'error' });
+    expect(set.body.data).toMatchObject({ keyword: 'ok', keywordAbsent: 'error' });
+    const cleared = await patch(res.body.data.id, { keyword: '', keywordAbsent: null });
+    expect(cleared.body.data).toMatchObject({ keyword: null, keywordAbsent: null });
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id } });
+    expect([row.keyword, row.keywordAbsent]).toEqual([null, null]);
+  });
+
+  it('a target whose name lookup hangs is accepted once the write-time DNS bound passes (checked again at connect time)', async () => {
+    const { createSsrfGuard } = await import('@statusvane/shared');
+    const { createApp } = await import('../apps/api/src/app.js');
+    const asked: string[] = [];
+    const guard = createSsrfGuard({
+      lookup: (name) => {
+        asked.push(name);
+        return new Promise(() => undefined);
+      },
+      writeTimeLookupTimeoutMs: 200,
+    });
+    const app = createApp({ ...h.deps, guard });
+    const started = Date.now();
+    const res = await request(app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput({ target: 'https://slow-dns.example/health' }));
+    expect(res.status).toBe(201);
+    expect(asked).toEqual(['slow-dns.example']);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('concurrent PATCHes and the rules between fields', () => {
+  it('a PATCH judged on a row another PATCH has changed meanwhile is refused: no GET with a body is stored', async () => {
+    const { createSsrfGuard } = await import('@statusvane/shared');
+    const { createApp } = await import('../apps/api/src/app.js');
+    const real = createSsrfGuard();
+    // A guard that holds PATCH A after it has read the monitor and before its transaction, while PATCH B commits.
+    let entered!: () => void;
+    const inGuard = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const held = createApp({
+      ...h.deps,
+      guard: {
+        ...real,
+        async checkUrl(url: string) {
+          entered();
+          await gate;
+          return real.checkUrl(url);
+        },
+      },
+    });
+    const m = (await post(makeMonitorInput({ method: 'POST' }))).body.data;
+    const a = request(held).patch(`/api/v1/monitors/${m.id}`).set(bearer(tokens.member)).send({ method: 'GET', target: 'https://93.184.215.14/other' }).then((r) => r);
+    await inGuard;
+    const b = await patch(m.id, { body: 'x' });
+    expect(b.status).toBe(200);
+    release();
+    const res = await a;
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues).toEqual([{ path: 'body', message: expect.stringMatching(/needs method POST.*changed by another update/) }]);
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
+    expect(row.method).toBe('POST');
+    expect(row.bodyEnc).not.toBeNull();
+    expect(row.target).toBe('https://93.184.215.14/health');
+  });
+
+  it('two PATCHes sent together, each fine alone, never store a GET with a body', async () => {
+    const { tokens: t } = await makeWorkspace(h.prisma);
+    for (let round = 0; round < 8; round++) {
+      const m = (await post(makeMonitorInput({ method: 'POST' }), t.member)).body.data;
+      const [a, b] = await Promise.all([patch(m.id, { method: 'GET' }, t.member), patch(m.id, { body: 'x' }, t.member)]);
+      expect([a.status, b.status]).toContain(200);
+      for (const r of [a, b]) expect([200, 400]).toContain(r.status);
+      const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
+      expect(row.method === 'GET' && row.bodyEnc !== null).toBe(false);
+    }
+  });
+});
+
+describe('limits at their boundaries, on create and on PATCH', () => {
+  const L = { headersMax: 50, headerValueMax: 8192, targetMax: 2048, statusCodesMax: 100 };
+  const codes = (n: number) => Array.from({ length: n }, (_, i) => 200 + (i % 400));
+  const headers = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`X-H${i}`, 'v']));
+  const urlOfLength = (n: number) => {
+    const base = 'https://93.184.215.14/';
+    return base + 'a'.repeat(n - base.length);
+  };
+  // [field, accepted, refused, monitor type]
+  const cases: Array<[string, unknown, unknown, 'http' | 'heartbeat']> = [
+    ['graceSeconds', 0, -1, 'heartbeat'],
+    ['graceSeconds', 86_400, 86_401, 'heartbeat'],
+    ['expectedStatusCodes', codes(L.statusCodesMax), codes(L.statusCodesMax + 1), 'http'],
+    ['expectedStatusCodes', [100], [99], 'http'],
+    ['expectedStatusCodes', [599], [600], 'http'],
+    ['target', urlOfLength(L.targetMax), urlOfLength(L.targetMax + 1), 'http'],
+    ['headers', headers(L.headersMax), headers(L.headersMax + 1), 'http'],
+    ['headers', { 'X-Long': 'v'.repeat(L.headerValueMax) }, { 'X-Long': 'v'.repeat(L.headerValueMax + 1) }, 'http'],
+    ['name', 'x'.repeat(120), 'x'.repeat(121), 'http'],
+    ['intervalSeconds', 60, 59, 'http'],
+    ['intervalSeconds', 86_400, 86_401, 'heartbeat'],
+    ['timeoutMs', 1000, 999, 'http'],
+    ['timeoutMs', 30_000, 30_001, 'http'],
+    ['openThreshold', 10, 11, 'http'],
+    ['resolveThreshold', 1, 0, 'http'],
+    ['degradedAfterMs', 60_000, 60_001, 'http'],
+    ['latencyThresholdMs', 1, 0, 'http'],
+    ['keyword', 'k'.repeat(200), 'k'.repeat(201), 'http'],
+    ['keywordAbsent', 'k'.repeat(200), 'k'.repeat(201), 'http'],
+    ['contentType', 'c'.repeat(200), 'c'.repeat(201), 'http'],
+    ['environment', 'e'.repeat(60), 'e'.repeat(61), 'http'],
+    ['body', 'b'.repeat(32_768), 'b'.repeat(32_769), 'http'],
+  ];
+  let t: Awaited<ReturnType<typeof makeWorkspace>>['tokens'];
+  beforeAll(async () => {
+    // A workspace of its own: this table alone makes a few hundred requests (rate limit per token).
+    t = (await makeWorkspace(h.prisma)).tokens;
+  });
+  const base = (type: 'http' | 'heartbeat') => (type === 'heartbeat' ? { type, name: 'hb' } : makeMonitorInput({ method: 'POST' }));
+
+  it('matches the limits in the schema', async () => {
+    const { MONITOR_LIMITS } = await import('@statusvane/shared');
+    expect(MONITOR_LIMITS).toMatchObject({ ...L, graceMin: 0, graceMax: 86_400 });
+  });
+
+  it.each(cases)('%s on create: the limit passes, one past it is 400 naming it', async (field, ok, bad, type) => {
+    const good = await post({ ...base(type), [field]: ok }, t.member);
+    expect(good.status).toBe(201);
+    if (field === 'headers') expect(good.body.data.headerNames).toEqual(Object.keys(ok as object));
+    else if (field === 'body') expect(good.body.data.hasBody).toBe(true);
+    else expect(good.body.data[field]).toEqual(ok);
+    const refused = await post({ ...base(type), [field]: bad }, t.member);
+    expect(refused.status).toBe(400);
+    expect(new Set(issuePaths(refused).map((p: string) => p.replace(/[.[].*$/, '')))).toEqual(new Set([field]));
+  });
+
+  it.each(cases)('%s on PATCH: the limit passes, one past it is 400 naming it, and the stored value stays', async (field, ok, bad, type) => {
+    const m = (await post(base(type), t.member)).body.data;
+    const good = await patch(m.id, { [field]: ok }, t.member);
+    expect(good.status).toBe(200);
+    const refused = await patch(m.id, { [field]: bad }, t.member);
+    expect(refused.status).toBe(400);
+    expect(new Set(issuePaths(refused).map((p: string) => p.replace(/[.[].*$/, '')))).toEqual(new Set([field]));
+    const read = await request(h.app).get(`/api/v1/monitors/${m.id}`).set(bearer(t.viewer));
+    if (field === 'headers') expect(read.body.data.headerNames).toEqual(Object.keys(ok as object));
+    else if (field === 'body') expect(read.body.data.hasBody).toBe(true);
+    else expect(read.body.data[field]).toEqual(ok);
+  });
+});
+
+describe('heartbeat pings: /fail, paused monitors', () => {
+  const nowJobs = async (id: string) => {
+    const queue = h.deps.scheduler.queues.get('local')!;
+    return (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).filter((j) => j.id?.startsWith(`now-${id}-local-`));
+  };
+
+  it('/fail answers GET, HEAD and POST, records the failure and queues an immediate check each time', async () => {
+    const hb = (await post({ type: 'heartbeat', name: 'cron' })).body.data;
+    const path = new URL(hb.pingUrl).pathname;
+    const queued = (await nowJobs(hb.id)).length; // the first check of a new monitor
+    for (const [i, method] of (['get', 'head', 'post'] as const).entries()) {
+      const before = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+      await new Promise((r) => setTimeout(r, 5)); // distinct timestamps (and job ids) per ping
+      const res = await request(h.app)[method](`${path}/fail`);
+      expect([method, res.status, res.headers['cache-control']]).toEqual([method, 200, 'no-store']);
+      const after = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+      expect(after.lastPingFailAt).not.toBeNull();
+      expect(after.lastPingFailAt!.getTime()).toBeGreaterThan(before.lastPingFailAt?.getTime() ?? 0);
+      expect(after.lastPingAt).toBeNull();
+      const jobs = await nowJobs(hb.id);
+      expect(jobs).toHaveLength(queued + i + 1);
+      expect(jobs.every((j) => j.data.monitorId === hb.id && j.data.region === 'local' && j.opts.delay === undefined)).toBe(true);
+    }
+    // A plain ping queues nothing: the deadline logic judges it at the next scheduled evaluation.
+    await request(h.app).get(path);
+    expect(await nowJobs(hb.id)).toHaveLength(queued + 3);
+  });
+
+  it('a paused heartbeat still takes pings (200, recorded), but a /fail queues no check until it is resumed', async () => {
+    const hb = (await post({ type: 'heartbeat', name: 'paused cron' })).body.data;
+    const path = new URL(hb.pingUrl).pathname;
+    expect((await patch(hb.id, { enabled: false })).status).toBe(200);
+    const queued = (await nowJobs(hb.id)).length;
+    expect((await request(h.app).post(path)).status).toBe(200);
+    expect((await request(h.app).get(`${path}/fail`)).status).toBe(200);
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+    expect(row.lastPingAt).not.toBeNull();
+    expect(row.lastPingFailAt).not.toBeNull();
+    expect(await nowJobs(hb.id)).toHaveLength(queued);
+  });
+});
+
+describe('the OpenAPI record schema and the mapper agree', () => {
+  it('parses real monitor answers of every type and operation with monitorRecordSchema, field for field', async () => {
+    const { monitorRecordSchema } = await import('../apps/api/src/openapi/records.js');
+    const strict = monitorRecordSchema.strict();
+    const documented = Object.keys(monitorRecordSchema.shape).sort();
+    const http = await post(makeMonitorInput({ method: 'POST', headers: { A: '1' }, body: 'b', keyword: 'ok', jsonAssertion: { path: 'a', operator: 'exists' }, metadata: { k: 'v' } }));
+    const tcp = await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432', degradedAfterMs: 100 });
+    const hb = await post({ type: 'heartbeat', name: 'hb' });
+    const paused = await patch(http.body.data.id, { enabled: false });
+    const read = await request(h.app).get(`/api/v1/monitors/${hb.body.data.id}`).set(bearer(tokens.viewer));
+    const list = await request(h.app).get('/api/v1/monitors?perPage=250').set(bearer(tokens.viewer));
+    const records = [http, tcp, hb, paused, read].map((r) => r.body.data).concat(list.body.data);
+    expect(records.length).toBeGreaterThan(5);
+    for (const record of records) {
+      const parsed = strict.safeParse(record);
+      expect([record.id, parsed.success ? [] : parsed.error.issues]).toEqual([record.id, []]);
+      expect(Object.keys(record).sort()).toEqual(documented);
+    }
+  });
+});
+
+describe('Redis failing inside the create transaction', () => {
+  it('writes nothing (no component, no monitor), answers 503 and releases the Idempotency-Key', async () => {
+    const { CheckScheduler, createApiRedis } = await import('@statusvane/shared');
+    const { createApp } = await import('../apps/api/src/app.js');
+    // The rate limiter's Redis (h.deps.redis) stays up; only the scheduler's own connection goes down (after it was
+    // ready, as in an outage), so the request gets past auth and the rate limiter and fails at the upsert, inside the
+    // transaction.
+    const dead = createApiRedis(h.config.redisUrl);
+    dead.on('error', () => undefined);
+    const scheduler = new CheckScheduler(h.config.checkRegions, dead, h.queuePrefix);
+    await Promise.all([...scheduler.queues.values()].map((q) => q.waitUntilReady()));
+    dead.disconnect();
+    const app = createApp({ ...h.deps, scheduler });
+    const { ws, tokens: t } = await makeWorkspace(h.prisma);
+    try {
+      const key = `dead-redis-${Date.now()}`;
+      const res = await request(app).post('/api/v1/monitors').set(bearer(t.member)).set('Idempotency-Key', key).send(makeMonitorInput({ name: 'never' }));
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('internal');
+      expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(0);
+      expect(await h.prisma.component.count({ where: { workspaceId: ws.id } })).toBe(0);
+      expect(await h.prisma.idempotencyRecord.count({ where: { workspaceId: ws.id } })).toBe(0);
+      // With Redis back, the same key creates the monitor once.
+      const retry = await request(h.app).post('/api/v1/monitors').set(bearer(t.member)).set('Idempotency-Key', key).send(makeMonitorInput({ name: 'never' }));
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
+    } finally {
+      // Closed over a live connection, so nothing of BullMQ's is left waiting on the dead one.
+      await dead.connect().catch(() => undefined);
+      await scheduler.close().catch(() => undefined);
+      dead.disconnect();
+    }
   });
 });

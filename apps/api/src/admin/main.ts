@@ -8,7 +8,8 @@ import { addMember, createToken, createUser, createWorkspace, removeMember, revo
 import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../services/admin/status-page-commands.js';
 import { adminPublicBaseUrl } from './public-base-url.js';
 import { assignPolicy, createPolicy, policySigningSecret } from '../services/admin/policy-commands.js';
-import { adminCurrentKey, adminEncryptionKey } from './encryption-key.js';
+import { adminCurrentKey, adminEncryptionKey, adminKeyring } from './encryption-key.js';
+import { rotateSecrets } from '../services/admin/secret-commands.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
 
@@ -112,6 +113,13 @@ export function buildProgram(): Command {
     .requiredOption('--workspace <slugOrId>')
     .exitOverride()
     .action(run((p, o) => policySigningSecret(p, o, { encryptionKey: adminEncryptionKey(process.env) })));
+
+  const secrets = program.command('secrets').description("monitors' encrypted headers and bodies").exitOverride();
+  secrets
+    .command('rotate')
+    .description('re-encrypt every stored secret under ENCRYPTION_KEY, so that the keys in ENCRYPTION_OLD_KEYS can be retired')
+    .exitOverride()
+    .action(run((p, o) => rotateSecrets(p, o, { keyring: adminKeyring(process.env) })));
   return program;
 }
 

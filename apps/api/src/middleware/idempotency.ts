@@ -64,7 +64,9 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
       throw new ConflictError('A request with this Idempotency-Key is still in progress; retry shortly');
     }
 
-    recordResponse(prisma, res, outcome.claim);
+    const held: HeldClaim = { ...outcome.claim, storedInTransaction: false };
+    res.locals[HELD_CLAIM] = held;
+    recordResponse(prisma, res, held);
     next();
   };
 }
@@ -73,6 +75,45 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
 interface Claim {
   id: string;
   createdAt: Date;
+}
+
+/** A claim while its request runs; `storedInTransaction` once the handler's transaction has stored the answer. */
+interface HeldClaim extends Claim {
+  storedInTransaction: boolean;
+}
+
+const HELD_CLAIM = 'idempotencyClaim';
+
+/**
+ * For a handler whose action commits in one transaction (POST /monitors, POST /status-pages): a hook for the service
+ * (see services/in-transaction.ts) that stores the answer, `status` and `toBody(result)`, inside that transaction.
+ * The action and its stored answer then commit together or not at all: no crash between the two can leave an
+ * in-flight claim over a performed action, which a retry would take over once stale and perform again. The store is
+ * also a compare-and-set on the claim: if a retry took the claim over meanwhile, it refuses (409) and the action
+ * rolls back, so at most one of them commits. Undefined when the request carries no key.
+ *
+ * The handler must then answer exactly `status` and `toBody(result)`; the middleware does not store it a second time.
+ * Handlers that do not use this keep the older behaviour: the answer is stored just after the action.
+ */
+export function storeAnswerInTransaction<T>(
+  res: Response,
+  status: number,
+  toBody: (result: T) => unknown,
+): ((tx: Prisma.TransactionClient, result: T) => Promise<void>) | undefined {
+  const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
+  if (!held) return undefined;
+  return async (tx, result) => {
+    const stored = JSON.parse(JSON.stringify(toBody(result))) as Prisma.InputJsonValue;
+    const { count } = await tx.idempotencyRecord.updateMany({
+      where: { id: held.id, createdAt: held.createdAt, responseStatus: null },
+      data: { responseStatus: status, responseBody: stored },
+    });
+    if (count !== 1) {
+      res.setHeader('Retry-After', '1');
+      throw new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
+    }
+    held.storedInTransaction = true;
+  };
 }
 
 type Outcome =
@@ -140,11 +181,12 @@ async function acquire(prisma: PrismaClient, now: () => Date, input: ClaimInput)
 }
 
 /**
- * Settles the claim when the handler answers. A 2xx JSON answer is stored before it is sent, so a client that
- * retries the moment it has the answer is replayed, never told 409. Anything else (validation failure, 403, 409,
- * 5xx, a non-JSON answer) releases the key: only performed actions are remembered.
+ * Settles the claim when the handler answers (unless the handler's transaction stored it: storeAnswerInTransaction).
+ * A 2xx JSON answer is stored before it is sent, so a client that retries the moment it has the answer is replayed,
+ * never told 409. Anything else (validation failure, 403, 409, 5xx, a non-JSON answer) releases the key: only
+ * performed actions are remembered.
  */
-function recordResponse(prisma: PrismaClient, res: Response, claim: Claim): void {
+function recordResponse(prisma: PrismaClient, res: Response, claim: HeldClaim): void {
   const mine = { id: claim.id, createdAt: claim.createdAt, responseStatus: null };
   const release = () => prisma.idempotencyRecord.deleteMany({ where: mine });
   let settled = false;
@@ -162,10 +204,15 @@ function recordResponse(prisma: PrismaClient, res: Response, claim: Claim): void
     // Stored as the client will read it (Dates as strings, undefined fields dropped); a JSON null cannot be told
     // apart from "no response" in a nullable Json column, so such an answer is not stored.
     const stored = text === undefined ? null : (JSON.parse(text) as unknown);
-    const settle =
-      status >= 200 && status < 300 && stored !== null
-        ? prisma.idempotencyRecord.updateMany({ where: mine, data: { responseStatus: status, responseBody: stored as Prisma.InputJsonValue } })
-        : release();
+    const success = status >= 200 && status < 300;
+    // Stored in the handler's transaction already: it committed, or the handler would not be answering 2xx. For any
+    // other answer the release below is a no-op if it did commit (it only deletes an unanswered claim).
+    const settle: Promise<unknown> =
+      success && claim.storedInTransaction
+        ? Promise.resolve()
+        : success && stored !== null
+          ? prisma.idempotencyRecord.updateMany({ where: mine, data: { responseStatus: status, responseBody: stored as Prisma.InputJsonValue } })
+          : release();
     // If the bookkeeping fails the answer still goes out: the client must learn the outcome. The unsettled claim
     // answers 409 until it turns stale (IDEMPOTENCY_STALE_MS) and is taken over, so the key is not lost for 24 hours;
     // for a 2xx whose store failed that means a late retry performs the action again, the price of never

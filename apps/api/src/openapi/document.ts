@@ -266,12 +266,15 @@ const OPERATIONS: Operation[] = [
     tag: 'Monitors',
     summary: 'Create a monitor',
     description:
-      'Creates the monitor and its public component. The first check runs on the next poll cycle, within about 2 minutes. ' +
+      'Creates the monitor and its public component. The first check runs within seconds (the interface promises about 2 minutes). ' +
       'The body is discriminated on `type`; **when `type` is omitted the body is read as an `http` monitor** (older clients keep ' +
       'working), which this schema cannot express: it lists `type` as required. For `heartbeat` the response includes `pingUrl`. ' +
       'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
-      'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard). `enabled` ' +
-      'is not accepted: a monitor starts enabled. ' +
+      'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
+      'that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not ' +
+      'accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every ' +
+      'offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between ' +
+      'fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. ' +
       ROLE_NOTE.monitorsWrite,
     body: {
       schema: createMonitorUnionSchema,
@@ -318,7 +321,9 @@ const OPERATIONS: Operation[] = [
       'Every field is optional and only the provided ones change. `enabled: false` pauses the monitor, `enabled: true` resumes it. ' +
       '`type` and `metadata` cannot be changed (400), and a field that does not apply to the monitor\'s type is 400. `headers` ' +
       'and `body` replace the stored ones whole (`headers: {}` and `body: null` clear them); nullable settings are cleared ' +
-      'with null. ' +
+      'with null, and an empty `keyword` or `keywordAbsent` clears it too. A 400 lists every offending field. The rules between ' +
+      'fields hold for the monitor as stored after the write: a PATCH that a concurrent one made invalid (say, a method GET ' +
+      'meeting a body) is refused with 400. ' +
       ROLE_NOTE.monitorsWrite,
     id: true,
     body: {
@@ -498,13 +503,14 @@ function nameSharedSchemas(): void {
     'MonitorRequestHeaders',
     `Custom request headers, stored encrypted and never returned (the record shows \`headerNames\`). At most ${L.headersMax}; ` +
       'names are RFC 9110 tokens, case-insensitively unique; `Host`, `Content-Length`, `Transfer-Encoding`, `Connection` and other ' +
-      'hop-by-hop headers cannot be set. Sent only to the original host: dropped on a cross-host redirect.',
+      `hop-by-hop headers cannot be set, nor \`__proto__\`. Values up to ${L.headerValueMax} characters, no CR, LF or NUL. Sent ` +
+      'only to the original host: dropped on a cross-host redirect.',
   );
   name(
     metadataSchema,
     'MonitorMetadata',
     `Labels copied onto every incident the monitor opens. At most ${L.metadataEntriesMax} entries; keys 1 to ${L.metadataKeyMax} ` +
-      `characters, values up to ${L.metadataValueMax}. Set on create only.`,
+      `characters (not \`__proto__\`), values up to ${L.metadataValueMax}. Set on create only.`,
   );
   const M = MAINTENANCE_LIMITS;
   name(

@@ -1,5 +1,6 @@
 import {
   decryptSecret,
+  secretKeyId,
   maintenanceUntilByComponent,
   parseHostPort,
   type Keyring,
@@ -93,11 +94,13 @@ function openSecrets(
   m: { id: string; headersEnc: string | null; bodyEnc: string | null; encKeyId: string | null },
   deps: Pick<CheckRunnerDeps, 'keyring' | 'logger'>,
 ): { headers: Record<string, string>; body: string | null } | { problem: string } {
-  if (!m.encKeyId || (!m.headersEnc && !m.bodyEnc)) return { headers: {}, body: null };
-  const known = [deps.keyring.current, ...deps.keyring.old].some((k) => k.id === m.encKeyId);
+  // Each value names its own key (a legacy value is read with encKeyId instead: see decryptSecret).
+  const known = new Set([deps.keyring.current, ...deps.keyring.old].map((k) => k.id));
+  const keyIds = [m.headersEnc, m.bodyEnc].filter((v): v is string => v !== null).map((v) => secretKeyId(v, m.encKeyId));
+  const missing = keyIds.find((id) => id === null || !known.has(id));
   let problem: string;
-  if (!known) {
-    problem = `encryption key ${m.encKeyId} is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)`;
+  if (missing !== undefined) {
+    problem = missing === null ? 'a stored value names no encryption key (damaged value)' : `encryption key ${missing} is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)`;
   } else {
     try {
       const headers = m.headersEnc ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as unknown) : {};
@@ -107,16 +110,16 @@ function openSecrets(
       const body = m.bodyEnc ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
       return { headers: headers as Record<string, string>, body };
     } catch {
-      problem = `the stored headers or body cannot be decrypted with key ${m.encKeyId} (damaged value)`;
+      problem = `the stored headers or body cannot be decrypted with key ${keyIds.join(', ')} (damaged value)`;
     }
   }
-  const key = `${m.id}:${m.encKeyId}`;
+  const key = `${m.id}:${keyIds.join(',')}`;
   if (!reportedSecretProblems.has(key)) {
     if (reportedSecretProblems.size >= 10_000) reportedSecretProblems.clear();
     reportedSecretProblems.add(key);
     deps.logger.error('monitor secrets cannot be decrypted: its checks fail with config_error until the key is configured or the headers and body are set again', {
       monitorId: m.id,
-      encKeyId: m.encKeyId,
+      encKeyIds: keyIds,
       problem,
     });
   }

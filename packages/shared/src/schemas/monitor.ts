@@ -68,7 +68,9 @@ export const tcpTargetSchema = z
     }
   });
 
-// RFC 9110 token characters for header names; values may not carry CR, LF or NUL (header injection).
+// RFC 9110 token characters for header names; values may not carry CR, LF or NUL (header injection). A `__proto__`
+// name (in headers or metadata) never reaches a refinement: Zod drops it while copying, so the monitor service
+// refuses it on the raw input.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive', 'proxy-connection']);
 export const headersSchema = z
@@ -138,8 +140,9 @@ const probeFields = {
 const httpOnlyFields = {
   method: z.enum(HTTP_METHODS).optional(),
   expectedStatusCodes: statusCodes.optional(),
-  keyword: z.string().min(1).max(L.keywordMax).optional(),
-  keywordAbsent: z.string().min(1).max(L.keywordMax).optional(),
+  // Up to 200 characters, as the spec says; "" means no keyword and is stored as null (docs/decisions.md).
+  keyword: z.string().max(L.keywordMax).optional(),
+  keywordAbsent: z.string().max(L.keywordMax).optional(),
   headers: headersSchema.optional(),
   body: z.string().max(L.bodyMax).optional(),
   contentType: z.string().min(1).max(L.contentTypeMax).regex(/^[^\r\n\0]*$/).optional(),
@@ -187,8 +190,8 @@ export const updateMonitorSchema = z
     latencyThresholdMs: latency.nullable().optional(),
     method: z.enum(HTTP_METHODS).optional(),
     expectedStatusCodes: statusCodes.optional(),
-    keyword: z.string().min(1).max(L.keywordMax).nullable().optional(),
-    keywordAbsent: z.string().min(1).max(L.keywordMax).nullable().optional(),
+    keyword: z.string().max(L.keywordMax).nullable().optional(),
+    keywordAbsent: z.string().max(L.keywordMax).nullable().optional(),
     headers: headersSchema.optional(),
     body: z.string().max(L.bodyMax).nullable().optional(),
     contentType: z.string().min(1).max(L.contentTypeMax).regex(/^[^\r\n\0]*$/).optional(),

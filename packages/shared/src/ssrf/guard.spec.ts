@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import got from 'got';
 import type { BlockedClass } from './address.js';
-import { type SsrfCheckResult, type SsrfResolver, SsrfBlockedError, createSsrfGuard } from './guard.js';
+import { type SsrfCheckResult, type SsrfResolver, SsrfBlockedError, WRITE_TIME_DNS_TIMEOUT_MS, createSsrfGuard } from './guard.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -267,6 +267,60 @@ describe('checkHostPort', () => {
       port: 5432,
       addresses: ['93.184.215.15'],
     });
+  });
+});
+
+describe('write-time DNS timeout', () => {
+  /** A resolver that answers only when told to (or never): the slow libuv lookup the timeout guards against. */
+  function slowResolver() {
+    let answer: ((addresses: LookupAddress[]) => void) | undefined;
+    const calls: string[] = [];
+    const fn: SsrfResolver = (hostname) => {
+      calls.push(hostname);
+      return new Promise((resolve) => {
+        answer = resolve;
+      });
+    };
+    return Object.assign(fn, { calls, answer: (a: LookupAddress[]) => answer?.(a) });
+  }
+
+  it('defaults to 2.5 s', () => {
+    expect(WRITE_TIME_DNS_TIMEOUT_MS).toBe(2500);
+  });
+
+  it('ends a write-time check whose lookup hangs with a `dns` result, like a name that does not resolve', async () => {
+    const resolver = slowResolver();
+    const guard = createSsrfGuard({ lookup: resolver, writeTimeLookupTimeoutMs: 50 });
+    const started = Date.now();
+    const [url, hostPort] = await Promise.all([guard.checkUrl('https://slow.example/health'), guard.checkHostPort('slow.example:5432')]);
+    const elapsed = Date.now() - started;
+    expect(resolver.calls).toEqual(['slow.example', 'slow.example']);
+    for (const result of [url, hostPort]) {
+      expect(result).toEqual({ ok: false, code: 'dns', reason: 'Could not resolve slow.example: ETIMEOUT' });
+    }
+    expect(elapsed).toBeGreaterThanOrEqual(45);
+    expect(elapsed).toBeLessThan(2000);
+    // A late answer changes nothing (and is not an unhandled rejection either).
+    resolver.answer([{ address: '10.0.0.1', family: 4 }]);
+  });
+
+  it('still refuses an internal answer that comes in time, and IP literals never wait for DNS', async () => {
+    const guard = createSsrfGuard({ lookup: fakeResolver(), writeTimeLookupTimeoutMs: 1000 });
+    expectOutcome(await guard.checkUrl('http://internal.example/'), 'private');
+    const hanging = slowResolver();
+    const literal = createSsrfGuard({ lookup: hanging, writeTimeLookupTimeoutMs: 60_000 });
+    expectOutcome(await literal.checkUrl('http://10.0.0.1/'), 'private');
+    expectOutcome(await literal.checkUrl('http://93.184.215.14/'), 'ok');
+    expect(hanging.calls).toEqual([]);
+  });
+
+  it('does not bound connect-time lookups, which the probe\'s own timeout covers', async () => {
+    const resolver = slowResolver();
+    const guard = createSsrfGuard({ lookup: resolver, writeTimeLookupTimeoutMs: 20 });
+    const pending = guard.resolveAndCheck('slow.example');
+    await new Promise((r) => setTimeout(r, 60));
+    resolver.answer([{ address: '93.184.215.14', family: 4 }]);
+    await expect(pending).resolves.toEqual(['93.184.215.14']);
   });
 });
 

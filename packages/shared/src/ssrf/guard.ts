@@ -77,7 +77,7 @@ export type SsrfCheckResult =
   | { ok: true; host: string; port: number; addresses: string[] }
   | {
       ok: false;
-      /** invalid: malformed/forbidden target; blocked: resolves to a refused address; dns: lookup failed. */
+      /** invalid: malformed/forbidden target; blocked: resolves to a refused address; dns: lookup failed or timed out. */
       code: 'invalid' | 'blocked' | 'dns';
       reason: string;
     };
@@ -87,7 +87,20 @@ export interface SsrfGuardOptions {
   allowedCidrs?: readonly Cidr[] | string | undefined;
   /** Replaces the default `dns.lookup(..., { all: true })` resolver (tests). */
   lookup?: SsrfResolver | undefined;
+  /**
+   * Bound on the name lookup of the write-time checks (`checkUrl`, `checkHostPort`), in ms; default
+   * WRITE_TIME_DNS_TIMEOUT_MS. A lookup that takes longer ends as a `dns` result, like a name that does not resolve.
+   * Connect-time lookups (`lookup`, `resolveAndCheck`) are bounded by the caller's own request timeout instead.
+   */
+  writeTimeLookupTimeoutMs?: number | undefined;
 }
+
+/**
+ * `dns.lookup` runs getaddrinfo on libuv's small thread pool and has no timeout of its own: an API request that
+ * waits for a slow resolver would hang with it. The answer is given up on after this long; the lookup itself cannot
+ * be cancelled and finishes (or times out in the system resolver) in the background.
+ */
+export const WRITE_TIME_DNS_TIMEOUT_MS = 2500;
 
 export interface SsrfGuard {
   readonly allowedCidrs: readonly Cidr[];
@@ -123,6 +136,33 @@ function notFound(hostname: string): NodeJS.ErrnoException {
   return err;
 }
 
+function lookupTimedOut(hostname: string, ms: number): NodeJS.ErrnoException {
+  // ETIMEOUT is the code Node's resolver uses for a DNS timeout (dns.TIMEOUT).
+  const err: NodeJS.ErrnoException & { hostname?: string } = new Error(`DNS lookup of ${hostname} took longer than ${ms} ms`);
+  err.code = 'ETIMEOUT';
+  err.syscall = 'getaddrinfo';
+  err.hostname = hostname;
+  return err;
+}
+
+/** `promise`, or a rejection with `onTimeout()` after `ms`; a late rejection of `promise` is swallowed. */
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(onTimeout()), ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 function parseFamily(family: LookupOptions['family']): 0 | 4 | 6 {
   if (family === undefined || family === 0) return 0;
   if (family === 4 || family === 'IPv4') return 4;
@@ -141,6 +181,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     typeof options.allowedCidrs === 'string' ? parseCidrList(options.allowedCidrs) : [...(options.allowedCidrs ?? [])],
   );
   const resolver = options.lookup ?? defaultResolver;
+  const writeTimeLookupTimeoutMs = options.writeTimeLookupTimeoutMs ?? WRITE_TIME_DNS_TIMEOUT_MS;
 
   /** Check one address; throws SsrfBlockedError on refusal. `context` prefixes the message. */
   function assertAllowed(address: string, hostname: string, context: string): void {
@@ -152,7 +193,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
    * Core of every check: normalise, resolve (names only), check every address.
    * Returns canonical addresses (what Node should dial); throws SsrfBlockedError or a DNS error.
    */
-  async function resolveChecked(hostname: string, family: 0 | 4 | 6, hints?: number): Promise<LookupAddress[]> {
+  async function resolveChecked(hostname: string, family: 0 | 4 | 6, hints?: number, timeoutMs?: number): Promise<LookupAddress[]> {
     let host: NormalisedHost;
     try {
       host = normaliseHost(hostname);
@@ -169,7 +210,12 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
 
     const localhost = isLocalhostName(host.name);
     // localhost is loopback by definition (RFC 6761) — answered locally, never by DNS or /etc/hosts.
-    const raw = localhost ? LOCALHOST_ADDRESSES : await resolver(host.name, { family, hints });
+    const name = host.name;
+    const raw = localhost
+      ? LOCALHOST_ADDRESSES
+      : timeoutMs === undefined
+        ? await resolver(name, { family, hints })
+        : await withTimeout(Promise.resolve().then(() => resolver(name, { family, hints })), timeoutMs, () => lookupTimedOut(hostname, timeoutMs));
     const results: LookupAddress[] = [];
     for (const entry of raw) {
       let resolved: NormalisedHost;
@@ -201,7 +247,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     }
     if (!isValidPort(port)) return { ok: false, code: 'invalid', reason: `Port must be a number from 1 to 65535, got ${port}` };
     try {
-      const addresses = await resolveChecked(hostname, 0);
+      const addresses = await resolveChecked(hostname, 0, undefined, writeTimeLookupTimeoutMs);
       return { ok: true, host: host.kind === 'ip' ? host.address : host.name, port, addresses: addresses.map((a) => a.address) };
     } catch (err) {
       if (err instanceof SsrfBlockedError) return { ok: false, code: 'blocked', reason: err.message };

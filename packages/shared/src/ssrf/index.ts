@@ -24,5 +24,6 @@ export {
   type SsrfLookupFunction,
   type SsrfResolver,
   SsrfBlockedError,
+  WRITE_TIME_DNS_TIMEOUT_MS,
   createSsrfGuard,
 } from './guard.js';

@@ -1,9 +1,11 @@
-import { createMonitorSchema, parseOrThrow, randomSecret, ValidationError, type CheckScheduler, type Config, type PrismaClient, type SsrfGuard } from '@statusvane/shared';
+import { randomSecret, type CheckScheduler, type Config, type PrismaClient, type SsrfGuard } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
-import { assertTargetAllowed, crossFieldIssues, sealSecrets } from './monitor-rules.js';
-import { toRecords } from './get-monitor.js';
-import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
+import type { InTransaction } from '../in-transaction.js';
+import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
+import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { sealSecrets } from './monitor-rules.js';
+import { validateCreateInput } from './monitor-validation.js';
 
 export interface MonitorServiceDeps {
   prisma: PrismaClient;
@@ -12,26 +14,27 @@ export interface MonitorServiceDeps {
   guard: SsrfGuard;
 }
 
+// No maintenance window names this id: the lookup under it finds exactly the whole-workspace windows.
+const NO_COMPONENT = '00000000-0000-0000-0000-000000000000';
+
 /**
  * Creates a monitor and its public component in one transaction, and its schedulers before that transaction
  * commits: if Redis refuses, nothing is written (a commit failure after scheduling leaves only a scheduler for a
  * missing monitor, which workers skip and the reconciler removes). Then queues the first check at once.
  */
-export async function createMonitor(deps: MonitorServiceDeps, { ctx, input }: { ctx: RequestContext; input: unknown }): Promise<MonitorRecord> {
+export async function createMonitor(
+  deps: MonitorServiceDeps,
+  { ctx, input, inTransaction }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<MonitorRecord> | undefined },
+): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = parseOrThrow(createMonitorSchema, input, 'monitor');
-  if (m.type !== 'heartbeat') await assertTargetAllowed(deps.guard, m.type, m.target);
-
+  const m = await validateCreateInput(deps.guard, input);
   const http = m.type === 'http' ? m : null;
-  const issues = crossFieldIssues({
-    method: http?.method ?? 'GET',
-    hasBody: http?.body !== undefined,
-    degradedAfterMs: m.type === 'heartbeat' ? null : (m.degradedAfterMs ?? null),
-    latencyThresholdMs: m.type === 'heartbeat' ? null : (m.latencyThresholdMs ?? null),
-  });
-  if (issues.length) throw new ValidationError(`Invalid monitor: ${issues.map((i) => i.path).join(', ')}`, issues);
+  // The record is complete before the commit, so that `inTransaction` can store it. Only a whole-workspace window
+  // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
+  // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
+  const maintenanceUntil = (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
-  const row = await deps.prisma.$transaction(async (tx) => {
+  const record = await deps.prisma.$transaction(async (tx) => {
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
     const created = await tx.monitor.create({
       data: {
@@ -52,8 +55,9 @@ export async function createMonitor(deps: MonitorServiceDeps, { ctx, input }: { 
           ? {
               method: http.method ?? 'GET',
               expectedStatusCodes: http.expectedStatusCodes ?? [],
-              keyword: http.keyword ?? null,
-              keywordAbsent: http.keywordAbsent ?? null,
+              // "" is no keyword (docs/decisions.md).
+              keyword: http.keyword || null,
+              keywordAbsent: http.keywordAbsent || null,
               contentType: http.contentType ?? 'application/json',
               ...(http.jsonAssertion ? { jsonAssertion: http.jsonAssertion } : {}),
               ...sealSecrets(deps.config, http.headers, http.body),
@@ -62,12 +66,14 @@ export async function createMonitor(deps: MonitorServiceDeps, { ctx, input }: { 
       },
       select: monitorRecordSelect,
     });
+    const record = toMonitorRecord(created, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil });
+    // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
+    await inTransaction?.(tx, record);
     await deps.scheduler.schedule(created);
-    return created;
+    return record;
   });
   // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
   // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
-  await deps.scheduler.runNow(row).catch(() => undefined);
-  // A whole-workspace maintenance window already covers the new monitor.
-  return (await toRecords(deps.prisma, ctx, [row], deps.config.publicBaseUrl))[0]!;
+  await deps.scheduler.runNow(record).catch(() => undefined);
+  return record;
 }

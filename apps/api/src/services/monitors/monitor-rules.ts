@@ -1,45 +1,58 @@
-import { encryptSecret, ValidationError, type Config, type Issue, type SsrfGuard } from '@statusvane/shared';
+import { encryptSecret, type Config, type Issue, type SsrfGuard } from '@statusvane/shared';
 
 /**
- * Write-time SSRF check. A blocked address is a 400 on `target`. A name that does not resolve today is accepted:
- * it cannot point inward now, and the worker checks every connection again at connect time.
+ * Write-time SSRF check, as issues on `target`. A blocked address is refused. A name that does not resolve today, or
+ * whose lookup takes longer than the guard's write-time bound (2.5 s), is accepted: it cannot be shown to point
+ * inward now, and the worker checks every connection again at connect time.
  */
-export async function assertTargetAllowed(guard: SsrfGuard, type: 'http' | 'tcp', target: string): Promise<void> {
+export async function targetIssues(guard: SsrfGuard, type: 'http' | 'tcp', target: string): Promise<Issue[]> {
   const result = type === 'http' ? await guard.checkUrl(target) : await guard.checkHostPort(target);
-  if (result.ok || result.code === 'dns') return;
-  throw new ValidationError('Invalid request: target', [
-    { path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason },
-  ]);
+  if (result.ok || result.code === 'dns') return [];
+  return [{ path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason }];
 }
 
-interface CrossFieldState {
-  method: string;
-  hasBody: boolean;
-  degradedAfterMs: number | null;
-  latencyThresholdMs: number | null;
+/**
+ * The fields the rules between fields look at, as they would be after the write. `undefined` means "not known": the
+ * field failed its own checks (already reported), so a rule that needs it is skipped rather than guessed.
+ */
+export interface CrossFieldState {
+  method: string | undefined;
+  hasBody: boolean | undefined;
+  degradedAfterMs: number | null | undefined;
+  latencyThresholdMs: number | null | undefined;
 }
 
 /** Rules that span fields, checked on the monitor as it would be after the write. */
 export function crossFieldIssues(s: CrossFieldState): Issue[] {
   const issues: Issue[] = [];
-  if (s.hasBody && (s.method === 'GET' || s.method === 'HEAD')) {
+  if (s.hasBody === true && (s.method === 'GET' || s.method === 'HEAD')) {
     issues.push({ path: 'body', message: `a request body needs method POST (method is ${s.method})` });
   }
-  if (s.degradedAfterMs !== null && s.latencyThresholdMs !== null && s.degradedAfterMs >= s.latencyThresholdMs) {
+  if (typeof s.degradedAfterMs === 'number' && typeof s.latencyThresholdMs === 'number' && s.degradedAfterMs >= s.latencyThresholdMs) {
     issues.push({ path: 'degradedAfterMs', message: 'must be below latencyThresholdMs (slower than that fails the check)' });
   }
   return issues;
 }
 
-/** Headers and body are stored only as AES-256-GCM ciphertext; the record shows the header names. */
+/** The same state read from a stored row. */
+export function crossFieldStateOf(row: { method: string; bodyEnc: string | null; degradedAfterMs: number | null; latencyThresholdMs: number | null }): CrossFieldState {
+  return { method: row.method, hasBody: row.bodyEnc !== null, degradedAfterMs: row.degradedAfterMs, latencyThresholdMs: row.latencyThresholdMs };
+}
+
+/**
+ * Headers and body are stored only as AES-256-GCM ciphertext, each naming the key that sealed it (`v1:<keyId>:...`),
+ * so replacing one of them under a new key leaves the other readable under its old one. The record shows the header
+ * names. `encKeyId` is left alone: it only serves values written before they named their key; once neither secret
+ * is such a value it is cleared.
+ */
 export function sealSecrets(config: Config, headers: Record<string, string> | undefined, body: string | null | undefined) {
-  const out: { headersEnc?: string | null; headerNames?: string[]; bodyEnc?: string | null; encKeyId?: string } = {};
+  const out: { headersEnc?: string | null; headerNames?: string[]; bodyEnc?: string | null; encKeyId?: null } = {};
   if (headers !== undefined) {
     const names = Object.keys(headers);
     out.headerNames = names;
     out.headersEnc = names.length ? encryptSecret(JSON.stringify(headers), config.encryption.current).ciphertext : null;
   }
   if (body !== undefined) out.bodyEnc = body === null ? null : encryptSecret(body, config.encryption.current).ciphertext;
-  if (out.headersEnc || out.bodyEnc) out.encKeyId = config.encryption.current.id;
+  if (headers !== undefined && body !== undefined) out.encKeyId = null;
   return out;
 }

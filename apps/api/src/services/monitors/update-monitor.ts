@@ -1,17 +1,10 @@
-import {
-  httpTargetSchema,
-  parseOrThrow,
-  Prisma,
-  tcpTargetSchema,
-  UPDATE_FIELDS_BY_TYPE,
-  updateMonitorSchema,
-  ValidationError,
-} from '@statusvane/shared';
+import { NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { findOwnMonitor, toRecords } from './get-monitor.js';
-import { assertTargetAllowed, crossFieldIssues, sealSecrets } from './monitor-rules.js';
+import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
+import { validateUpdateInput } from './monitor-validation.js';
 import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
 
 /**
@@ -24,49 +17,49 @@ export async function updateMonitor(
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
   const current = await findOwnMonitor(deps.prisma, ctx, id);
-  const u = parseOrThrow(updateMonitorSchema, input, 'monitor');
-
-  const allowed = UPDATE_FIELDS_BY_TYPE[current.type];
-  const notForType = Object.keys(u).filter((k) => !allowed.has(k));
-  if (notForType.length) {
-    throw new ValidationError(
-      `Invalid monitor: ${notForType.join(', ')}`,
-      notForType.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })),
-    );
-  }
-  if (u.target !== undefined && current.type !== 'heartbeat') {
-    parseOrThrow(current.type === 'http' ? httpTargetSchema : tcpTargetSchema, u.target, 'target');
-    await assertTargetAllowed(deps.guard, current.type, u.target);
-  }
-  const issues = crossFieldIssues({
-    method: u.method ?? current.method,
-    hasBody: u.body !== undefined ? u.body !== null : current.bodyEnc !== null,
-    degradedAfterMs: u.degradedAfterMs !== undefined ? u.degradedAfterMs : current.degradedAfterMs,
-    latencyThresholdMs: u.latencyThresholdMs !== undefined ? u.latencyThresholdMs : current.latencyThresholdMs,
-  });
-  if (issues.length) throw new ValidationError(`Invalid monitor: ${issues.map((i) => i.path).join(', ')}`, issues);
+  const u = await validateUpdateInput(deps.guard, current, input);
 
   // `type` and `metadata` never get here: the schema refuses them.
-  const { headers, body, jsonAssertion, type: _type, metadata: _metadata, ...plain } = u;
+  const { headers, body, jsonAssertion, keyword, keywordAbsent, type: _type, metadata: _metadata, ...plain } = u;
   const data: Prisma.MonitorUpdateInput = {
     ...plain,
+    // "" is no keyword, like null (docs/decisions.md).
+    ...(keyword !== undefined ? { keyword: keyword || null } : {}),
+    ...(keywordAbsent !== undefined ? { keywordAbsent: keywordAbsent || null } : {}),
     ...(jsonAssertion !== undefined ? { jsonAssertion: jsonAssertion ?? Prisma.DbNull } : {}),
     ...sealSecrets(deps.config, headers, body),
   };
   if (u.name !== undefined) data.component = { update: { name: u.name } };
 
-  const row = await deps.prisma.$transaction(async (tx) => {
-    const updated = await tx.monitor.update({ where: { id: current.id }, data, select: monitorRecordSelect });
-    // Redis follows the row as updated here, under its lock, never `current` (read before the lock): compared with
-    // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
-    // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
-    // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
-    if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
-      if (updated.enabled) await deps.scheduler.schedule(updated);
-      else await deps.scheduler.unschedule(updated.id);
-    }
-    return updated;
-  });
+  const row = await deps.prisma
+    .$transaction(async (tx) => {
+      const updated = await tx.monitor.update({ where: { id: current.id, workspaceId: ctx.workspace.id }, data, select: monitorRecordSelect });
+      // The rules between fields were judged on `current`, read before this transaction. The UPDATE holds the row lock
+      // and returns the row as it now stands, including a PATCH that committed in between: two PATCHes that are each
+      // fine alone (one sets method GET, the other a body) must not together store a GET with a body. Judged again on
+      // the merged row, the later one is refused and rolled back.
+      const raced = crossFieldIssues(crossFieldStateOf(updated));
+      if (raced.length) {
+        throw new ValidationError(
+          `Invalid monitor: ${raced.map((i) => i.path).join(', ')}`,
+          raced.map((i) => ({ ...i, message: `${i.message}; changed by another update meanwhile` })),
+        );
+      }
+      // Redis follows the row as updated here, under its lock, never `current` (read before the lock): compared with
+      // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
+      // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
+      // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
+      if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+        if (updated.enabled) await deps.scheduler.schedule(updated);
+        else await deps.scheduler.unschedule(updated.id);
+      }
+      return updated;
+    })
+    .catch((err: unknown) => {
+      // The row went away between the read and the write (its workspace was deleted).
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFoundError('monitor', id);
+      throw err;
+    });
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
   return (await toRecords(deps.prisma, ctx, [row], deps.config.publicBaseUrl))[0]!;

@@ -1,6 +1,7 @@
 import { ConflictError, createStatusPageSchema, parseOrThrow, Prisma, RESERVED_SLUGS, type PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
+import type { InTransaction } from '../in-transaction.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
 
 /** Prisma's unique-constraint violation (P2002). */
@@ -15,7 +16,7 @@ export function isUniqueViolation(err: unknown): boolean {
  */
 export async function createStatusPage(
   deps: { prisma: PrismaClient; publicBaseUrl: string },
-  { ctx, input }: { ctx: RequestContext; input: unknown },
+  { ctx, input, inTransaction }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<StatusPageRecord> | undefined },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const p = parseOrThrow(createStatusPageSchema, input, 'status page');
@@ -23,11 +24,16 @@ export async function createStatusPage(
     throw new ConflictError(`The slug "${p.slug}" is reserved`, { slug: p.slug, reason: 'reserved' });
   }
   try {
-    const row = await deps.prisma.statusPage.create({
-      data: { workspaceId: ctx.workspace.id, name: p.name, slug: p.slug, isPublic: p.isPublic },
-      select: statusPageRecordSelect,
+    // One transaction with `inTransaction` (the Idempotency-Key's stored answer), so both commit or neither does.
+    return await deps.prisma.$transaction(async (tx) => {
+      const row = await tx.statusPage.create({
+        data: { workspaceId: ctx.workspace.id, name: p.name, slug: p.slug, isPublic: p.isPublic },
+        select: statusPageRecordSelect,
+      });
+      const record = toStatusPageRecord(row, deps.publicBaseUrl);
+      await inTransaction?.(tx, record);
+      return record;
     });
-    return toStatusPageRecord(row, deps.publicBaseUrl);
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError(`The slug "${p.slug}" is already taken`, { slug: p.slug, reason: 'taken' });
     throw err;

@@ -1,0 +1,121 @@
+import {
+  createMonitorSchema,
+  formatPath,
+  httpTargetSchema,
+  issuesFromZod,
+  tcpTargetSchema,
+  UPDATE_FIELDS_BY_TYPE,
+  updateMonitorSchema,
+  ValidationError,
+  type CreateMonitorInput,
+  type Issue,
+  type SsrfGuard,
+  type UpdateMonitorInput,
+} from '@statusvane/shared';
+import { crossFieldIssues, targetIssues } from './monitor-rules.js';
+
+/*
+ * A write is judged in stages (the schema, the fields this type takes, the target's format, the rules between
+ * fields, the SSRF guard), but answered once: every stage runs on whatever the earlier ones left judgeable, and one
+ * 400 names every offending field. A stage skips only a field that already failed its own checks (a rule between
+ * `method` and `body` says nothing useful about a `body` that is not a string), never the whole request.
+ */
+
+type Raw = Record<string, unknown>;
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True when an issue is on `field` or inside it (`headers.X`, `expectedStatusCodes[3]`). */
+function isAt(path: string, field: string): boolean {
+  return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
+}
+const hasIssueAt = (issues: Issue[], field: string) => issues.some((i) => isAt(i.path, field));
+
+/**
+ * `__proto__` as a header or metadata name: JSON.parse makes it an own key, but every object copy (Zod's included)
+ * drops it silently, so the monitor would be stored without what was sent. Refused by name instead.
+ */
+function reservedKeyIssues(raw: Raw, fields: readonly string[]): Issue[] {
+  return fields
+    .filter((f) => isObject(raw[f]) && Object.prototype.hasOwnProperty.call(raw[f], '__proto__'))
+    .map((f) => ({ path: `${f}.__proto__`, message: '"__proto__" cannot be used as a name' }));
+}
+
+function fail(issues: Issue[]): never {
+  const fields = [...new Set(issues.map((i) => i.path || '(body)'))];
+  throw new ValidationError(`Invalid monitor: ${fields.join(', ')}`, issues);
+}
+
+/** POST /monitors: the parsed input, or a 400 naming every problem the request has. */
+export async function validateCreateInput(guard: SsrfGuard, input: unknown): Promise<CreateMonitorInput> {
+  const parsed = createMonitorSchema.safeParse(input);
+  const issues = parsed.success ? [] : issuesFromZod(parsed.error);
+  if (isObject(input)) {
+    issues.push(...reservedKeyIssues(input, ['headers', 'metadata']));
+    const type = input.type === undefined ? 'http' : input.type;
+    // With a type that is none of the three the schema reports only `type`: nothing else can be judged.
+    if (type === 'http' || type === 'tcp') {
+      if (typeof input.target === 'string' && !hasIssueAt(issues, 'target')) issues.push(...(await targetIssues(guard, type, input.target)));
+      /** The value of a field that passed its own checks (`absent` when not sent), else undefined. */
+      const known = <T>(field: string, absent: T): T | undefined => (hasIssueAt(issues, field) ? undefined : ((input[field] ?? absent) as T));
+      issues.push(
+        ...crossFieldIssues({
+          method: type === 'http' ? known<string>('method', 'GET') : undefined,
+          hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
+          degradedAfterMs: known<number | null>('degradedAfterMs', null),
+          latencyThresholdMs: known<number | null>('latencyThresholdMs', null),
+        }),
+      );
+    }
+  }
+  if (issues.length || !parsed.success) fail(issues.length ? issues : [{ path: '', message: 'Invalid monitor' }]);
+  return parsed.data;
+}
+
+/** What an update is judged against: the monitor as read before the write. */
+export interface MonitorBeforeUpdate {
+  type: 'http' | 'tcp' | 'heartbeat';
+  method: string;
+  bodyEnc: string | null;
+  degradedAfterMs: number | null;
+  latencyThresholdMs: number | null;
+}
+
+const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
+
+/**
+ * PATCH /monitors/{id}: the parsed input, or a 400 naming every problem. The rules between fields are judged here on
+ * `current`, read outside the write's transaction; updateMonitor judges them again on the locked row.
+ */
+export async function validateUpdateInput(guard: SsrfGuard, current: MonitorBeforeUpdate, input: unknown): Promise<UpdateMonitorInput> {
+  const parsed = updateMonitorSchema.safeParse(input);
+  let issues = parsed.success ? [] : issuesFromZod(parsed.error);
+  if (isObject(input)) {
+    // A field this type does not take is one issue, "not accepted", whatever the schema thought of its value.
+    // `type` and `metadata` keep the schema's own message (refused for every type).
+    const allowed = UPDATE_FIELDS_BY_TYPE[current.type];
+    const foreign = Object.keys(input).filter((k) => UPDATE_FIELDS.has(k) && !allowed.has(k) && k !== 'type' && k !== 'metadata');
+    issues = issues.filter((i) => !foreign.some((f) => isAt(i.path, f)));
+    issues.push(...foreign.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })));
+    if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
+
+    if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
+      const format = (current.type === 'http' ? httpTargetSchema : tcpTargetSchema).safeParse(input.target);
+      if (format.success) issues.push(...(await targetIssues(guard, current.type, input.target)));
+      else issues.push(...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })));
+    }
+
+    /** A field's value after the write: the one sent if it passed its own checks, else the stored one; undefined if it failed. */
+    const after = <T>(field: string, stored: T): T | undefined => (hasIssueAt(issues, field) ? undefined : input[field] !== undefined ? (input[field] as T) : stored);
+    const body = after<string | null>('body', current.bodyEnc);
+    issues.push(
+      ...crossFieldIssues({
+        method: after('method', current.method),
+        hasBody: body === undefined ? undefined : body !== null,
+        degradedAfterMs: after('degradedAfterMs', current.degradedAfterMs),
+        latencyThresholdMs: after('latencyThresholdMs', current.latencyThresholdMs),
+      }),
+    );
+  }
+  if (issues.length || !parsed.success) fail(issues.length ? issues : [{ path: '', message: 'Invalid monitor' }]);
+  return parsed.data;
+}
