@@ -643,9 +643,28 @@ describe('heartbeat pings: /fail, paused monitors', () => {
       expect(jobs).toHaveLength(queued + i + 1);
       expect(jobs.every((j) => j.data.monitorId === hb.id && j.data.region === 'local' && j.opts.delay === undefined)).toBe(true);
     }
-    // A plain ping queues nothing: the deadline logic judges it at the next scheduled evaluation.
+    // A success ping while the monitor is not steadily up (it has just failed) is judged at once too
+    // (docs/adr/0014-heartbeat-deadlines.md); a steady monitor's pings queue nothing (test/worker.test.ts).
+    await new Promise((r) => setTimeout(r, 5));
     await request(h.app).get(path);
-    expect(await nowJobs(hb.id)).toHaveLength(queued + 3);
+    expect(await nowJobs(hb.id)).toHaveLength(queued + 4);
+  });
+
+  it("a steady heartbeat's pings are recorded and queue nothing (its deadline job judges them)", async () => {
+    const hb = (await post({ type: 'heartbeat', name: 'steady cron', resolveThreshold: 2 })).body.data;
+    const path = new URL(hb.pingUrl).pathname;
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { status: 'up', consecutivePasses: 2, consecutiveFailures: 0 } });
+    const queued = (await nowJobs(hb.id)).length;
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      expect((await request(h.app).get(path)).status).toBe(200);
+    }
+    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } })).lastPingAt).not.toBeNull();
+    expect(await nowJobs(hb.id)).toHaveLength(queued);
+    // One pass short of resolveThreshold: not steady yet, so a ping is judged at once.
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { consecutivePasses: 1 } });
+    expect((await request(h.app).get(path)).status).toBe(200);
+    expect(await nowJobs(hb.id)).toHaveLength(queued + 1);
   });
 
   it('a paused heartbeat still takes pings (200, recorded), but a /fail queues no check until it is resumed', async () => {

@@ -241,8 +241,9 @@ describe('a monitor whose secrets cannot be decrypted', () => {
     const { monitor } = await newMonitor({ headers: { Authorization: 'Bearer sekrit-header-123' }, method: 'POST', body: 'sekrit-body-456' });
     await waitFor(async () => (await results(monitor.id)).length === 1);
     const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
-    // Valid base64, but not a value the key ever produced.
-    const garbage = Buffer.from('this is not a ciphertext of anything at all').toString('base64');
+    // Names the configured key, but is not a value that key ever produced.
+    const keyId = w.deps.keyring.current.id;
+    const garbage = `v1:${keyId}:${Buffer.from('this is not a ciphertext of anything at all').toString('base64')}`;
     await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
 
     const logged: Array<{ level: string; args: unknown[] }> = [];
@@ -255,14 +256,14 @@ describe('a monitor whose secrets cannot be decrypted', () => {
     }
     const stored = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_900_000_000_000);
     expect(stored.map((r) => r.reason)).toEqual([
-      `config_error: the stored headers or body cannot be decrypted with key ${row.encKeyId} (damaged value)`,
-      `config_error: the stored headers or body cannot be decrypted with key ${row.encKeyId} (damaged value)`,
+      `config_error: the stored headers or body cannot be decrypted with key ${keyId} (damaged value)`,
+      `config_error: the stored headers or body cannot be decrypted with key ${keyId} (damaged value)`,
     ]);
     expect(target.hits()).toBe(hitsBefore); // nothing was sent without its headers
     // Logged once for the two checks, naming the monitor and key id, never the values.
     expect(logged).toHaveLength(1);
     expect(logged[0]!.level).toBe('error');
-    expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyId: row.encKeyId });
+    expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyIds: [keyId] });
     const text = JSON.stringify(logged);
     for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456']) expect(text).not.toContain(secret);
 
@@ -276,7 +277,9 @@ describe('a monitor whose secrets cannot be decrypted', () => {
     expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).status).toBe('down');
 
     // A key that is not configured at all (a rotation that dropped the old key too early).
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: row.headersEnc, encKeyId: 'ffffffffffff' } });
+    // Values name their key (v1:<keyId>:...): this one names a key that no configured key has.
+    expect(row.headersEnc).toMatch(new RegExp(`^v1:${keyId}:`));
+    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: row.headersEnc!.replace(`v1:${keyId}:`, 'v1:ffffffffffff:') } });
     const unknown = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(1_900_000_120_000) });
     expect(unknown).toMatchObject({ stored: true, result: { outcome: 'down', reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)' } });
   });

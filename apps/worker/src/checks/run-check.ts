@@ -96,7 +96,7 @@ function openSecrets(
 ): { headers: Record<string, string>; body: string | null } | { problem: string } {
   // Each value names its own key (a legacy value is read with encKeyId instead: see decryptSecret).
   const known = new Set([deps.keyring.current, ...deps.keyring.old].map((k) => k.id));
-  const keyIds = [m.headersEnc, m.bodyEnc].filter((v): v is string => v !== null).map((v) => secretKeyId(v, m.encKeyId));
+  const keyIds = [...new Set([m.headersEnc, m.bodyEnc].filter((v): v is string => v !== null).map((v) => secretKeyId(v, m.encKeyId)))];
   const missing = keyIds.find((id) => id === null || !known.has(id));
   let problem: string;
   if (missing !== undefined) {
