@@ -348,6 +348,40 @@ describe('scheduling', () => {
     expect(after.get(schedulerId(slowed.id, 'local'))?.every).toBe(300_000);
   });
 
+  it('a reconciler pass between the API\'s Redis write and its commit undoes nothing: pause and create', async () => {
+    const { reconcileSchedules, monitorSource, createApp } = { ...(await import('@statusvane/shared')), ...(await import('../apps/api/src/app.js')) };
+    const real = h.deps.scheduler;
+    const queue = real.queues.get('local')!;
+    const db = monitorSource(h.prisma); // its own pooled connections: it sees committed rows only
+    /** The API's scheduler, but `method` runs one reconciler pass (over `ids`) right after its real write, inside the
+     * API's transaction: the pass reads the row as it was before the commit. */
+    const hookedApp = (method: 'schedule' | 'unschedule', ids: () => string[]) => {
+      let armed = true;
+      const hooked = Object.create(real) as typeof real;
+      hooked[method] = (async (arg: never) => {
+        await (real[method] as (a: never) => Promise<void>).call(real, arg);
+        if (!armed) return;
+        armed = false;
+        await reconcileSchedules(real, { async *enabled() { yield await db.current(ids()); }, current: db.current });
+      }) as never;
+      return createApp({ ...h.deps, scheduler: hooked });
+    };
+
+    // Pause: the pass sees the monitor still enabled and its scheduler gone, and puts it back.
+    const m = (await post(makeMonitorInput())).body.data;
+    await queue.obliterate({ force: true });
+    await real.schedule({ id: m.id, intervalSeconds: 60, type: 'http' });
+    const paused = await request(hookedApp('unschedule', () => [m.id])).patch(`/api/v1/monitors/${m.id}`).set(bearer(tokens.owner)).send({ enabled: false });
+    expect(paused.status).toBe(200);
+    expect((await schedulers()).has(schedulerId(m.id, 'local'))).toBe(false);
+
+    // Create: the pass does not see the uncommitted monitor, and removes its scheduler as a stray.
+    await queue.obliterate({ force: true });
+    const created = await request(hookedApp('schedule', () => [])).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput());
+    expect(created.status).toBe(201);
+    expect((await schedulers()).get(schedulerId(created.body.data.id, 'local'))?.every).toBe(60_000);
+  });
+
   it('writes nothing when Redis is unreachable (503)', async () => {
     const down = makeHarness({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {

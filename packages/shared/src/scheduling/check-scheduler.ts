@@ -201,10 +201,11 @@ const sameSchedule = (a: SchedulableMonitor | null, b: SchedulableMonitor | null
  * interval, and schedulers of paused, deleted or unknown monitors go. Safe to run at any time and repeatedly;
  * losing all Redis data loses no schedule once this has run.
  *
- * The API writes PostgreSQL first and Redis second, so a pass that read a monitor before a PATCH and writes after
- * it would put back what the PATCH removed (or the old interval). Every write is therefore checked against a
- * fresh read made after it: any API write that landed before ours committed its row before that read, so the read
- * sees it and the write is corrected (a few rounds; the next pass catches anything later).
+ * A pass that read a monitor before a PATCH and writes after it would put back what the PATCH removed (or the old
+ * interval). Every write is therefore checked against a fresh read made after it. The API's last Redis write for a
+ * change comes after its commit (`followCommittedSchedule`), so an API write that landed before ours committed its
+ * row before that read: the read sees it and our write is corrected (a few rounds; the next pass catches anything
+ * later). An API write that lands after ours reads the committed row itself.
  */
 export async function reconcileSchedules(scheduler: CheckScheduler, source: MonitorSource): Promise<ReconcileReport> {
   const existing = await scheduler.listSchedulers();
@@ -270,4 +271,19 @@ export async function reconcileSchedules(scheduler: CheckScheduler, source: Moni
     check = changed;
   }
   return report;
+}
+
+/**
+ * The API's last word on a monitor's schedulers after it commits a change to them (create, pause, resume, a new
+ * interval): one more write, from a fresh read of the committed row. The API also writes inside its transaction, so
+ * that a Redis failure rolls the whole change back; but a reconciler pass that ran between that write and the commit
+ * still read the row as it was, and may have undone the write (put back a paused monitor's scheduler, or removed a
+ * new monitor's as a stray). Written after the commit from what was committed, the API's write follows its commit,
+ * which is what the reconciler's own correction relies on. Idempotent; racing PATCHes each end with a read made
+ * after their own commit, so Redis ends with the state of the last one.
+ */
+export async function followCommittedSchedule(scheduler: CheckScheduler, source: Pick<MonitorSource, 'current'>, monitorId: string): Promise<void> {
+  const [m] = await source.current([monitorId]);
+  if (m) await scheduler.schedule(m);
+  else await scheduler.unschedule(monitorId);
 }

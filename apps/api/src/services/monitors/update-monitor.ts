@@ -1,4 +1,4 @@
-import { NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
+import { followCommittedSchedule, monitorSource, NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
@@ -60,6 +60,11 @@ export async function updateMonitor(
       if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFoundError('monitor', id);
       throw err;
     });
+  // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
+  // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
+  if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+    await followCommittedSchedule(deps.scheduler, monitorSource(deps.prisma), row.id).catch(() => undefined);
+  }
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
   return (await toRecords(deps.prisma, ctx, [row], deps.config.publicBaseUrl))[0]!;
