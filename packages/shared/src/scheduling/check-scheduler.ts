@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
+import type { PrismaClient } from '../db/prisma.js';
 import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
 
 export interface SchedulableMonitor {
@@ -275,15 +276,21 @@ export async function reconcileSchedules(scheduler: CheckScheduler, source: Moni
 
 /**
  * The API's last word on a monitor's schedulers after it commits a change to them (create, pause, resume, a new
- * interval): one more write, from a fresh read of the committed row. The API also writes inside its transaction, so
- * that a Redis failure rolls the whole change back; but a reconciler pass that ran between that write and the commit
- * still read the row as it was, and may have undone the write (put back a paused monitor's scheduler, or removed a
- * new monitor's as a stray). Written after the commit from what was committed, the API's write follows its commit,
- * which is what the reconciler's own correction relies on. Idempotent; racing PATCHes each end with a read made
- * after their own commit, so Redis ends with the state of the last one.
+ * interval): one more write, from the committed row. The API also writes inside its transaction, so that a Redis
+ * failure rolls the whole change back; but a reconciler pass that ran between that write and the commit still read
+ * the row as it was, and may have undone the write (put back a paused monitor's scheduler, or removed a new
+ * monitor's as a stray). This write comes after the commit, which is what the reconciler's own correction relies on.
+ *
+ * The read and the write happen under a share lock on the row: no change can commit between them, so every such
+ * write matches the committed state when it is made. Two PATCHes racing (a pause on one replica, a resume on the
+ * other) can therefore not end with the earlier state's write landing last: the later commit waits for the earlier
+ * follow-up to finish, and its own follow-up comes after.
  */
-export async function followCommittedSchedule(scheduler: CheckScheduler, source: Pick<MonitorSource, 'current'>, monitorId: string): Promise<void> {
-  const [m] = await source.current([monitorId]);
-  if (m) await scheduler.schedule(m);
-  else await scheduler.unschedule(monitorId);
+export async function followCommittedSchedule(scheduler: CheckScheduler, prisma: PrismaClient, monitorId: string): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const [m] = await tx.$queryRaw<Array<SchedulableMonitor & { enabled: boolean }>>`
+      SELECT id::text AS id, "intervalSeconds", type::text AS type, enabled FROM monitors WHERE id = ${monitorId}::uuid FOR SHARE`;
+    if (m?.enabled) await scheduler.schedule(m);
+    else await scheduler.unschedule(monitorId);
+  });
 }

@@ -1,4 +1,4 @@
-import { followCommittedSchedule, monitorSource, randomSecret, type CheckScheduler, type Config, type PrismaClient, type SsrfGuard } from '@statusvane/shared';
+import { followCommittedSchedule, randomSecret, type CheckScheduler, type Config, type PrismaClient, type SsrfGuard } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { InTransaction } from '../in-transaction.js';
@@ -73,7 +73,7 @@ export async function createMonitor(
     return record;
   });
   // Should Redis fail right here, the monitor is scheduled (in the transaction) and the reconciler has it in a round.
-  await followCommittedSchedule(deps.scheduler, monitorSource(deps.prisma), record.id).catch(() => undefined);
+  await followCommittedSchedule(deps.scheduler, deps.prisma, record.id).catch(() => undefined);
   // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
   // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
   await deps.scheduler.runNow(record).catch(() => undefined);

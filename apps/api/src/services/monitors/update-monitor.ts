@@ -1,4 +1,4 @@
-import { followCommittedSchedule, monitorSource, NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
+import { followCommittedSchedule, NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
@@ -63,7 +63,7 @@ export async function updateMonitor(
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
   // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
   if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
-    await followCommittedSchedule(deps.scheduler, monitorSource(deps.prisma), row.id).catch(() => undefined);
+    await followCommittedSchedule(deps.scheduler, deps.prisma, row.id).catch(() => undefined);
   }
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
