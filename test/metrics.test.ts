@@ -436,6 +436,28 @@ describe('worker metrics', () => {
     }
   });
 
+  it("labels a check that fails before probing (config_error) with its monitor's type, not as a heartbeat", async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    target.setStatus(200);
+    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url, headers: { 'X-Key': 'v' } }));
+    const monitorId = res.body.data.id as string;
+    // Only the job below may run: its first check done, its schedule removed.
+    await waitFor(async () => completed.some((c) => c.job.data.monitorId === monitorId), 10_000, 'the first check');
+    await h.deps.scheduler.unschedule(monitorId);
+    // Its headers name a key no process has: the check stores config_error without calling the probe.
+    await h.prisma.monitor.update({ where: { id: monitorId }, data: { headersEnc: 'v1:ffffffffffff:AAAA' } });
+    const server = await startMetricsServer({ registry: metrics.registry, port: 0, host: '127.0.0.1', token: null });
+    try {
+      const count = async (type: string) => sample((await scrape(server)).text, 'statusvane_checks_total', { type, region: 'local', result: 'down' }) ?? 0;
+      const [http0, hb0] = [await count('http'), await count('heartbeat')];
+      const job = { data: { monitorId, region: 'local' }, opts: {}, id: `cfg-${monitorId}`, timestamp: Date.now(), attemptsMade: 0 } as unknown as Job;
+      expect(await processor(job)).toMatchObject({ result: { outcome: 'down', reason: expect.stringMatching(/^config_error: /) } });
+      expect([await count('http'), await count('heartbeat')]).toEqual([http0 + 1, hb0]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('counts a slot processed twice as a duplicate, and a job out of retries as a lost result', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     target.setStatus(200);

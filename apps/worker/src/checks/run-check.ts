@@ -38,7 +38,7 @@ export interface CheckRunnerDeps {
 export type CheckOutcome =
   /** `heartbeat unchanged`: evaluated again with nothing new (the same ping or missed period is already stored). */
   | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
-  | ({ result: ProbeResult } & StoredCheck);
+  | ({ result: ProbeResult; type: 'http' | 'tcp' | 'heartbeat' } & StoredCheck);
 
 const monitorSelect = {
   id: true,
@@ -199,5 +199,5 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
   }
   if (stored.resolved) deps.logger.info('incident resolved', { monitorId: m.id, incidentId: stored.resolved });
   if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
-  return { result, ...stored };
+  return { result, type: m.type, ...stored };
 }

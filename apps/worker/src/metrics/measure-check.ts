@@ -5,8 +5,9 @@ type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'unknown';
 
 /**
  * Runs one check with its metrics: lateness (start minus slot, first attempts only: a retry is late by its backoff
- * on purpose), duration, result by monitor type, incidents opened and duplicate slots. The monitor's type is learnt
- * from the probe the check calls (wrapped for this job only), so the check code itself stays unaware of metrics.
+ * on purpose), duration, result by monitor type, incidents opened and duplicate slots. A check that throws has no
+ * outcome: its type is learnt from the probe it called (wrapped for this job only), so the check code itself stays
+ * unaware of metrics.
  */
 export async function measureCheck(
   metrics: WorkerMetrics,
@@ -38,8 +39,8 @@ export async function measureCheck(
     done('skipped', outcome.skipped.startsWith('heartbeat') ? 'heartbeat' : 'unknown');
     return outcome;
   }
-  // No probe called and a result: a heartbeat, judged from its pings.
-  done(outcome.result.outcome, type ?? 'heartbeat');
+  // The monitor's own type: also for a check that failed before probing (config_error).
+  done(outcome.result.outcome, outcome.type);
   if (!outcome.stored) metrics.duplicateResults.inc({ region: job.region });
   if (outcome.opened) metrics.incidentsOpened.inc({ region: job.region });
   return outcome;
