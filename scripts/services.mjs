@@ -40,7 +40,9 @@ const PG_SUPERUSER = 'postgres';
 const PG_OS_USER = 'postgres';
 const DB_NAME = 'statusvane';
 const DB_USER = 'statusvane';
-const DB_PASSWORD = 'statusvane';
+// The role's password: random, generated once into .data/ and kept there (like the development encryption key), so
+// that it is nothing anyone could guess and a test can tell it apart from any other string it looks for.
+const DB_PASSWORD_FILE = path.join(DATA_DIR, 'pg-password');
 const DEFAULT_PG_PORT = 54329;
 const DEFAULT_REDIS_PORT = 63799;
 
@@ -75,8 +77,29 @@ function parsePort(name, fallback) {
 
 const pgPort = () => parsePort('SV_PG_PORT', DEFAULT_PG_PORT);
 const redisPort = () => parsePort('SV_REDIS_PORT', DEFAULT_REDIS_PORT);
+/** The local role's password: read from .data/pg-password, created there on first use (hex: safe in a URL and SQL). */
+function dbPassword() {
+  try {
+    const existing = fs.readFileSync(DB_PASSWORD_FILE, 'utf8').trim();
+    if (/^[0-9a-f]{32,}$/.test(existing)) return existing;
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(DATA_DIR, { recursive: true });
+  // Written whole under a temporary name, then renamed: a concurrent reader sees no file or the whole password.
+  const tmp = `${DB_PASSWORD_FILE}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${crypto.randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, DB_PASSWORD_FILE); // fails if another process won the race: use theirs
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+  return fs.readFileSync(DB_PASSWORD_FILE, 'utf8').trim();
+}
 const localDatabaseUrl = () =>
-  `postgresql://${DB_USER}:${DB_PASSWORD}@${HOST}:${pgPort()}/${DB_NAME}`;
+  `postgresql://${DB_USER}:${dbPassword()}@${HOST}:${pgPort()}/${DB_NAME}`;
 const localRedisUrl = () => `redis://${HOST}:${redisPort()}`;
 const pgManaged = () => !process.env.DATABASE_URL;
 const redisManaged = () => !process.env.REDIS_URL;
@@ -782,13 +805,12 @@ async function bootstrapPgDatabase(log, pg, port) {
   const role = await psqlValue(pg, port, `SELECT rolcanlogin AND rolcreatedb FROM pg_roles WHERE rolname = '${DB_USER}'`);
   if (role === '') {
     log.info(`creating role ${DB_USER}`);
-    await psqlExec(pg, port, `CREATE ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${DB_PASSWORD}'`, {
+    await psqlExec(pg, port, `CREATE ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`, {
       tolerate: /already exists/,
     });
-  } else if (role !== 't') {
-    log.info(`granting LOGIN CREATEDB to role ${DB_USER}`);
-    await psqlExec(pg, port, `ALTER ROLE ${DB_USER} WITH LOGIN CREATEDB`);
   }
+  // Every time, so that a cluster made before the password was generated (or a lost .data/pg-password) matches it.
+  await psqlExec(pg, port, `ALTER ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`);
   const db = await psqlValue(pg, port, `SELECT 1 FROM pg_database WHERE datname = '${DB_NAME}'`);
   if (db === '') {
     log.info(`creating database ${DB_NAME}`);
