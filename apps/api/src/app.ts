@@ -25,6 +25,9 @@ export const API_BASE = '/api/v1';
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No generated ETags: every answer here is computed per request, no API client revalidates, and Express would hash
+  // every response body for one (a measurable share of a GET /monitors/{id}). The docs set their own.
+  app.set('etag', false);
   // Whose X-Forwarded-For to believe (TRUST_PROXY, default none): req.ip is what the status page password limiter
   // counts per address and what request lines log, so behind a load balancer it must be the client, not the balancer.
   app.set('trust proxy', deps.config.trustProxy);

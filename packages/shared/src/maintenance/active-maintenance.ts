@@ -13,8 +13,16 @@ export async function maintenanceUntilByComponent(
   now = new Date(),
 ): Promise<Map<string, Date>> {
   if (componentIds.length === 0) return new Map();
-  const windows = (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
-  return maintenanceCoverage(windows, componentIds, now);
+  return maintenanceCoverage(await maintenanceWindowsNear(prisma, workspaceId, now), componentIds, now);
+}
+
+/**
+ * The workspace's windows (not cancelled) that overlap the minute of `now`, for maintenanceCoverage. It needs only
+ * the workspace, so a caller can start it before it knows which components it will ask about (a monitor read sends
+ * it alongside the monitor's own query: one round trip fewer).
+ */
+export async function maintenanceWindowsNear(prisma: PrismaClient, workspaceId: string, now: Date): Promise<CoverageWindow[]> {
+  return (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createBatchLoader, loaderPerClient, NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, loaderPerClient, maintenanceCoverage, maintenanceWindowsNear, NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
@@ -31,8 +31,10 @@ export async function toRecords(prisma: PrismaClient, ctx: RequestContext, rows:
   return rows.map((r) => toMonitorRecord(r, { publicBaseUrl, maintenanceUntil: until.get(r.componentId) ?? null }));
 }
 
-/** GET /monitors/{id} */
+/** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */
 export async function getMonitor(deps: { prisma: PrismaClient; publicBaseUrl: string }, { ctx, id }: { ctx: RequestContext; id: string }): Promise<MonitorRecord> {
-  const row = await findOwnMonitor(deps.prisma, ctx, id);
-  return (await toRecords(deps.prisma, ctx, [row], deps.publicBaseUrl))[0]!;
+  const now = new Date();
+  const [row, windows] = await Promise.all([findOwnMonitor(deps.prisma, ctx, id), maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now)]);
+  const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
+  return toMonitorRecord(row, { publicBaseUrl: deps.publicBaseUrl, maintenanceUntil: until });
 }
