@@ -22,6 +22,21 @@ describe('isUnavailableError', () => {
     expect(isUnavailableError(null)).toBe(false);
   });
 
+  it("classifies a raw query's P2010 by the adapter error it carries, and only by that", () => {
+    const raw = (kind: string, message: string) =>
+      Object.assign(new Error(`Invalid \`prisma.$queryRaw()\` invocation:\n\nRaw query failed. Code: \`N/A\`. Message: \`${message}\``), {
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2010',
+        meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind } } },
+      });
+    // As measured through the outage test's proxy: the server closed the connection mid-request.
+    expect(isUnavailableError(raw('ConnectionClosed', 'Server has closed the connection.'))).toBe(true);
+    expect(isUnavailableError(raw('SocketTimeout', 'Socket timeout'))).toBe(true);
+    expect(isUnavailableError(raw('DatabaseNotReachable', 'unreachable'))).toBe(true);
+    // A raw query that is simply wrong stays a bug.
+    expect(isUnavailableError(raw('postgres', 'syntax error at or near "SELEC"'))).toBe(false);
+  });
+
   it('still classifies connection failures', () => {
     expect(isUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isUnavailableError(new Error('timeout exceeded when trying to connect'))).toBe(true);

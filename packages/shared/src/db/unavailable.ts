@@ -23,19 +23,23 @@ const MESSAGES = [
 
 /**
  * True when an error means a dependency (PostgreSQL or Redis) is unreachable rather than a bug:
- * the API answers 503 `internal` for these. Walks `cause` chains, since drivers wrap each other.
+ * the API answers 503 `internal` for these. Walks `cause` chains, since drivers wrap each other, and Prisma's
+ * `meta.driverAdapterError`: a raw query (`$queryRaw`) fails with the generic P2010 whatever happened, and only the
+ * adapter's error kind there says the connection was refused, timed out or closed.
  */
 export function isUnavailableError(err: unknown): boolean {
   const seen = new Set<unknown>();
-  let current: unknown = err;
-  while (current && typeof current === 'object' && !seen.has(current)) {
+  const queue: unknown[] = [err];
+  while (queue.length > 0) {
+    const current = queue.shift();
+    if (!current || typeof current !== 'object' || seen.has(current)) continue;
     seen.add(current);
-    const e = current as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown; kind?: unknown };
+    const e = current as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown; kind?: unknown; meta?: { driverAdapterError?: unknown } };
     if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PRISMA_CODES.has(e.code))) return true;
     if (typeof e.kind === 'string' && /DatabaseNotReachable|SocketTimeout|ConnectionClosed/i.test(e.kind)) return true;
     if (e.name === 'MaxRetriesPerRequestError' || e.name === 'PrismaClientInitializationError') return true;
     if (typeof e.message === 'string' && MESSAGES.some((re) => re.test(e.message as string))) return true;
-    current = e.cause;
+    queue.push(e.cause, e.meta?.driverAdapterError);
   }
   return false;
 }
