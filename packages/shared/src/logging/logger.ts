@@ -12,7 +12,8 @@ export function createLogger(opts: { level: string; json: boolean; service: stri
     : winston.format.combine(
         winston.format.timestamp({ format: 'HH:mm:ss.SSS' }),
         winston.format.errors({ stack: true }),
-        winston.format.colorize(),
+        // Colours only on a terminal: a file or a pipe (a log collector, `npm start > log`) gets plain text.
+        ...(process.stdout.isTTY ? [winston.format.colorize()] : []),
         winston.format.printf(({ timestamp, level, message, service, stack, ...rest }) => {
           const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
           return `${String(timestamp)} ${level} [${String(service)}] ${String(message)}${extra}${stack ? `\n${String(stack)}` : ''}`;
