@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
+import { checkOnce as checkOnceVia, startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
 
 // Maintenance seen from the worker: the real check processor on a real BullMQ queue, against a local target.
 
@@ -25,14 +25,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
 const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
 
-let tick = Date.now();
-/** One more check of the monitor through the real queue, with its own slot; resolves once it is processed. */
-async function checkOnce(monitorId: string) {
-  const before = w.completed.length;
-  tick += 1000;
-  await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
-  await waitFor(async () => w.completed.slice(before).some((c) => c.job.data.monitorId === monitorId), 10_000, 'a processed check');
-}
+const checkOnce = (monitorId: string) => checkOnceVia(h, w.completed, monitorId);
 
 describe('a component-scoped maintenance window and the checks', () => {
   it('suppresses incidents for the monitors of its components only; the others open theirs as usual', async () => {

@@ -26,7 +26,7 @@ import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { startSwitchTarget, waitFor } from './support/worker-harness.js';
+import { checkOnce as checkOnceVia, startSwitchTarget, waitFor } from './support/worker-harness.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 const DASHBOARD_TOKEN = 'dashboard-token-0123456789abcdef';
@@ -379,13 +379,7 @@ describe('worker metrics', () => {
     await h.close();
   });
 
-  let tick = Date.now();
-  async function checkOnce(monitorId: string) {
-    const before = completed.length;
-    tick += 1000;
-    await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
-    await waitFor(async () => completed.slice(before).some((c) => c.job.data.monitorId === monitorId), 10_000, 'a processed check');
-  }
+  const checkOnce = (monitorId: string) => checkOnceVia(h, completed, monitorId);
 
   it('counts checks by type, region and result, their duration and lateness, and incidents opened', async () => {
     const { tokens } = await makeWorkspace(h.prisma);

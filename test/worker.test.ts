@@ -6,7 +6,7 @@ import { checkProcessor } from '../apps/worker/src/processors/check.processor.js
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
-import { startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
+import { checkOnce as checkOnceVia, startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
 
 let h: Harness;
 let w: ReturnType<typeof startWorker>;
@@ -22,15 +22,7 @@ afterAll(async () => {
   await h.close();
 });
 
-let tick = Date.now();
-/** One more check of the monitor through the real queue, with its own slot; resolves once it is processed. */
-async function checkOnce(monitorId: string) {
-  tick += 1000;
-  await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
-  // Its own job (runNow's id), not any job of the monitor: the creation's first check may complete meanwhile.
-  const jobId = `now-${monitorId}-local-${tick}`;
-  await waitFor(async () => w.completed.some((c) => c.job.id === jobId), 10_000, `check ${jobId}`);
-}
+const checkOnce = (monitorId: string) => checkOnceVia(h, w.completed, monitorId);
 
 const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
 const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId }, orderBy: { startedAt: 'asc' } });

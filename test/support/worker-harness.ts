@@ -36,6 +36,19 @@ export function startWorker(h: Harness, region = 'local') {
   };
 }
 
+let tick = Date.now();
+/**
+ * One more check of the monitor through the real queue, with a slot of its own; resolves once that very job (runNow's
+ * id) has been processed by a worker whose completed jobs are `completed`. Not any job of the monitor: its first check
+ * or a scheduled one may complete meanwhile.
+ */
+export async function checkOnce(h: Harness, completed: ReadonlyArray<{ job: Job }>, monitorId: string): Promise<void> {
+  tick += 1000;
+  await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
+  const jobId = `now-${monitorId}-local-${tick}`;
+  await waitFor(async () => completed.some((c) => c.job.id === jobId), 10_000, `check ${jobId}`);
+}
+
 /** A target whose answer the test switches between healthy and failing. */
 export async function startSwitchTarget() {
   let status = 200;
