@@ -55,6 +55,20 @@ const FIELDS = [
 // it is being written continuously, and it is reported rather than fought over.
 const MAX_ATTEMPTS = 5;
 
+/** A value sealed in the current self-describing format under `keyId` (a legacy value never is). */
+const sealedUnder = (value: string, keyId: string) => value.startsWith('v1:') && secretKeyId(value) === keyId;
+
+/** Every row `fetch` finds, a page at a time in id order (keyset pagination: rows rewritten meanwhile stay put). */
+async function* inPages<T extends { id: string }>(fetch: (after: string | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
+  let cursor: string | undefined;
+  for (;;) {
+    const rows = await fetch(cursor);
+    if (rows.length === 0) return;
+    cursor = rows.at(-1)!.id;
+    yield rows;
+  }
+}
+
 /**
  * secrets rotate: re-encrypts every monitor's headers and body, and every escalation target, under the current key (ENCRYPTION_KEY), in the
  * current self-describing format, so the keys in ENCRYPTION_OLD_KEYS can then be retired. Safe while the API and
@@ -80,7 +94,7 @@ export async function rotateSecrets(prisma: PrismaClient, raw: unknown, opts: Se
     const k = keyId ?? '(unknown)';
     summary.keysInUse[k] = (summary.keysInUse[k] ?? 0) + 1;
   };
-  const isCurrent = (value: string | null) => value === null || (value.startsWith('v1:') && secretKeyId(value) === current.id);
+  const isCurrent = (value: string | null) => value === null || sealedUnder(value, current.id);
 
   /** One row: up to date, rewritten, or unreadable; re-read when a concurrent write beat ours. */
   async function rotateRow(first: SecretRow): Promise<void> {
@@ -131,16 +145,15 @@ export async function rotateSecrets(prisma: PrismaClient, raw: unknown, opts: Se
   }
 
   const take = opts.batchSize ?? 500;
-  let cursor: string | undefined;
-  for (;;) {
-    const rows = await prisma.monitor.findMany({
-      where: { OR: [{ headersEnc: { not: null } }, { bodyEnc: { not: null } }], ...(cursor ? { id: { gt: cursor } } : {}) },
+  const monitorPages = inPages((after) =>
+    prisma.monitor.findMany({
+      where: { OR: [{ headersEnc: { not: null } }, { bodyEnc: { not: null } }], ...(after ? { id: { gt: after } } : {}) },
       orderBy: { id: 'asc' },
       take,
       select,
-    });
-    if (rows.length === 0) break;
-    cursor = rows.at(-1)!.id;
+    }),
+  );
+  for await (const rows of monitorPages) {
     summary.monitors += rows.length;
     for (const row of rows) await rotateRow(row);
   }
@@ -162,21 +175,15 @@ async function rotateTargets(
 ): Promise<void> {
   const out = summary.escalationTargets;
   const select = { id: true, targetEnc: true, encKeyId: true, legacyTarget: true } as const;
-  let cursor: string | undefined;
-  for (;;) {
-    const rows = await prisma.escalationTarget.findMany({
-      where: { targetEnc: { not: null }, ...(cursor ? { id: { gt: cursor } } : {}) },
-      orderBy: { id: 'asc' },
-      take,
-      select,
-    });
-    if (rows.length === 0) return;
-    cursor = rows.at(-1)!.id;
+  const targetPages = inPages((after) =>
+    prisma.escalationTarget.findMany({ where: { targetEnc: { not: null }, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: 'asc' }, take, select }),
+  );
+  for await (const rows of targetPages) {
     out.total += rows.length;
     for (let row of rows) {
       for (let attempt = 1; ; attempt++) {
         const keyId = secretKeyId(row.targetEnc!, row.encKeyId);
-        if (keyId === keyring.current.id && row.targetEnc!.startsWith('v1:')) {
+        if (sealedUnder(row.targetEnc!, keyring.current.id)) {
           out.upToDate++;
           count(keyId);
           break;
@@ -198,8 +205,12 @@ async function rotateTargets(
           count(sealed.keyId);
           break;
         }
-        const fresh = attempt < MAX_ATTEMPTS ? await prisma.escalationTarget.findUnique({ where: { id: row.id }, select }) : null;
-        if (attempt >= MAX_ATTEMPTS) out.retryLater.push(row.id);
+        if (attempt >= MAX_ATTEMPTS) {
+          out.retryLater.push(row.id);
+          break;
+        }
+        const fresh = await prisma.escalationTarget.findUnique({ where: { id: row.id }, select });
+        // Deleted (its policy removed) meanwhile: nothing left to rotate.
         if (!fresh || fresh.targetEnc === null) break;
         row = fresh;
       }
