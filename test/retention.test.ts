@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CheckScheduler, type PrismaClient } from '@statusvane/shared';
-import { housekeepingRound, pruneExpired, type RetentionDays } from '../apps/worker/src/housekeeping.js';
+import type { RetentionDays } from '@statusvane/shared';
+import { housekeepingRound, pruneExpired } from '../apps/worker/src/housekeeping.js';
 import { makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;

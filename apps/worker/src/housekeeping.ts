@@ -1,20 +1,7 @@
 import type { Redis } from 'ioredis';
-import { monitorSource, reconcileSchedules, type CheckScheduler, type Logger, type PrismaClient } from '@statusvane/shared';
+import { DEFAULT_RETENTION, monitorSource, reconcileSchedules, type CheckScheduler, type Logger, type PrismaClient, type RetentionDays } from '@statusvane/shared';
 
 const LOCK_KEY = 'sv:housekeeping:lock';
-
-/** Days kept per kind of check data (config: CHECK_RESULTS_, HOURLY_ROLLUPS_, DAILY_ROLLUPS_RETENTION_DAYS). */
-export interface RetentionDays {
-  /** Raw results: the `hour` history, and the source of `rebuildRollups`. */
-  checkResultsDays: number;
-  /** Hourly rollups: the `day`, `week` and `month` histories (a month reaches 30 days back). */
-  hourlyRollupsDays: number;
-  /** Daily counts: the status pages' 90-day uptime bars, with room for a yearly view. */
-  dailyRollupsDays: number;
-}
-
-/** The defaults of docs/adr/0005-check-results-retention.md: the longest history (a month) plus margin, and 400 days of daily counts. */
-export const DEFAULT_RETENTION: RetentionDays = { checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 };
 
 export interface PruneOptions {
   /** Rows per DELETE: each statement is short, so it holds its locks briefly and its WAL stays small. */

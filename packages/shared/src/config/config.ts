@@ -79,6 +79,18 @@ const trustProxySchema = z
     return entries;
   });
 
+/** Days kept per kind of check data (docs/adr/0005-check-results-retention.md). */
+export interface RetentionDays {
+  /** Raw results: the `hour` history, and the source of `rebuildRollups`. */
+  checkResultsDays: number;
+  /** Hourly rollups: the `day`, `week` and `month` histories (a month reaches 30 days back). */
+  hourlyRollupsDays: number;
+  /** Daily counts: the status pages' 90-day uptime bars, with room for a yearly view. */
+  dailyRollupsDays: number;
+}
+/** The longest history (a month) plus margin, and 400 days of daily counts. */
+export const DEFAULT_RETENTION: Readonly<RetentionDays> = { checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 };
+
 const required = (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : undefined);
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
@@ -116,9 +128,9 @@ const envFields = z
      * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups the status pages'
      * 90-day uptime bars. The minimums keep every history the API serves complete.
      */
-    CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(35),
-    HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(35),
-    DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(400),
+    CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(DEFAULT_RETENTION.checkResultsDays),
+    HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(DEFAULT_RETENTION.hourlyRollupsDays),
+    DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(DEFAULT_RETENTION.dailyRollupsDays),
     CHECK_REGIONS: z
       .string()
       .default('local')
@@ -190,7 +202,7 @@ export interface Config {
   jobLockMs: number;
   housekeepingIntervalMs: number;
   /** Days kept: raw check results, hourly rollups, daily rollups. */
-  retention: { checkResultsDays: number; hourlyRollupsDays: number; dailyRollupsDays: number };
+  retention: RetentionDays;
   allowedTargetCidrs: string;
   rateLimitPerMinute: number;
   /** Express `trust proxy`: false (none), a hop count, or addresses / CIDRs / preset names. */

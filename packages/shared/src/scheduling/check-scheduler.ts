@@ -41,6 +41,13 @@ const JOB_OPTS = {
 /** The options of every check job (scheduled and one-off); the benchmark enqueues its jobs with these too. */
 export const CHECK_JOB_OPTS: Readonly<typeof JOB_OPTS> = JOB_OPTS;
 
+/** A one-off check of a monitor outside its schedule (first check, resume, a heartbeat judged at once). */
+function nowJob(monitorId: string, region: string, now: number) {
+  const data: CheckJob = { monitorId, region };
+  // BullMQ refuses ':' in custom job ids.
+  return { name: CHECK_JOB_NAME, data, opts: { ...JOB_OPTS, jobId: `now-${monitorId}-${region}-${now}` } };
+}
+
 /**
  * The API's and the reconciler's view of the check queues: one BullMQ job scheduler per enabled monitor and
  * region, with the fixed id `monitor:<id>:<region>` so that upserting twice never makes two schedules.
@@ -91,9 +98,8 @@ export class CheckScheduler {
   }
 
   private async enqueueNow(monitorId: string, region: string, now = Date.now()): Promise<void> {
-    const data: CheckJob = { monitorId, region };
-    // BullMQ refuses ':' in custom job ids.
-    await this.queues.get(region)!.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: `now-${monitorId}-${region}-${now}` });
+    const job = nowJob(monitorId, region, now);
+    await this.queues.get(region)!.add(job.name, job.data, job.opts);
   }
 
   /**
@@ -149,13 +155,7 @@ export class CheckScheduler {
     const [region] = this.regionsFor({ type: 'heartbeat' });
     if (!region) return;
     const now = Date.now();
-    await this.queues.get(region)!.addBulk(
-      monitorIds.map((monitorId) => ({
-        name: CHECK_JOB_NAME,
-        data: { monitorId, region } satisfies CheckJob,
-        opts: { ...JOB_OPTS, jobId: `now-${monitorId}-${region}-${now}` },
-      })),
-    );
+    await this.queues.get(region)!.addBulk(monitorIds.map((monitorId) => nowJob(monitorId, region, now)));
   }
 
   /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
