@@ -5,7 +5,10 @@ import type { Config } from 'jest';
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } },
+    ],
   },
   moduleNameMapper: {
     '^@statusvane/shared$': '<rootDir>/packages/shared/src/index.ts',
@@ -18,7 +21,11 @@ const config: Config = {
   // Integration tests drive real servers and queues; pure specs finish in milliseconds either way.
   testTimeout: 20_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'integration',

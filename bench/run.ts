@@ -14,9 +14,28 @@ import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
-import { consoleReport, goalsOf, latenessSvg, QUICK_LIMIT_SECONDS, resultsFileName, resultsMarkdown, writeDocs, writeResults, type BenchResults } from './lib/report.js';
+import {
+  consoleReport,
+  goalsOf,
+  latenessSvg,
+  QUICK_LIMIT_SECONDS,
+  resultsFileName,
+  resultsMarkdown,
+  writeDocs,
+  writeResults,
+  type BenchResults,
+} from './lib/report.js';
 import { createMonitorsBulk, seedWorkspace } from './lib/seed.js';
-import { benchTargets, build, clearBenchKeys, newEncryptionKey, prepareDatabases, startApi, startWorker, type AppProcess } from './lib/stack.js';
+import {
+  benchTargets,
+  build,
+  clearBenchKeys,
+  newEncryptionKey,
+  prepareDatabases,
+  startApi,
+  startWorker,
+  type AppProcess,
+} from './lib/stack.js';
 import { runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
 import { runResponseTimes } from './scenarios/response-times.js';
@@ -32,11 +51,40 @@ const { values: args } = parseArgs({
 });
 const quick = args.quick!;
 const sizes = quick
-  ? { apiSeconds: 3, warmupSeconds: 3, checkJobs: 2000, checkMonitors: 100, monitors: 500, interval: 10, intervals: 2, detectionRuns: 1, detectionInterval: 10, historyDays: 7, historyRequests: 50 }
-  : { apiSeconds: 10, warmupSeconds: 3, checkJobs: 10_000, checkMonitors: 1000, monitors: 10_000, interval: 60, intervals: 3, detectionRuns: 3, detectionInterval: 60, historyDays: 30, historyRequests: 500 };
+  ? {
+      apiSeconds: 3,
+      warmupSeconds: 3,
+      checkJobs: 2000,
+      checkMonitors: 100,
+      monitors: 500,
+      interval: 10,
+      intervals: 2,
+      detectionRuns: 1,
+      detectionInterval: 10,
+      historyDays: 7,
+      historyRequests: 50,
+    }
+  : {
+      apiSeconds: 10,
+      warmupSeconds: 3,
+      checkJobs: 10_000,
+      checkMonitors: 1000,
+      monitors: 10_000,
+      interval: 60,
+      intervals: 3,
+      detectionRuns: 3,
+      detectionInterval: 60,
+      historyDays: 30,
+      historyRequests: 500,
+    };
 if (args.monitors) sizes.monitors = Number(args.monitors);
 if (args.intervals) sizes.intervals = Number(args.intervals);
-if (!Number.isInteger(sizes.monitors) || sizes.monitors < 1 || !Number.isInteger(sizes.intervals) || sizes.intervals < 1) {
+if (
+  !Number.isInteger(sizes.monitors) ||
+  sizes.monitors < 1 ||
+  !Number.isInteger(sizes.intervals) ||
+  sizes.intervals < 1
+) {
   console.error('--monitors and --intervals take positive integers');
   process.exit(2);
 }
@@ -47,7 +95,8 @@ const WORKER_CONCURRENCY = 200;
 // The run's clock starts with the process (tsx's own start-up included): what someone waiting for it sees.
 const started = performance.timeOrigin;
 const startedAt = new Date(started);
-const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
+const log = (msg: string) =>
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
 const targets = (() => {
   try {
     return benchTargets();
@@ -59,7 +108,8 @@ const targets = (() => {
 
 /** The commit and whether the checkout differs from it, read before the run writes anything. */
 function gitState(): { commit: string | null; dirty: boolean | null } {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
   try {
     return { commit: git('rev-parse', 'HEAD').trim(), dirty: git('status', '--porcelain').trim() !== '' };
   } catch {
@@ -81,7 +131,9 @@ let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
 let failure: string | null = null;
 try {
-  log(`${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores, commit ${source.commit?.slice(0, 10) ?? 'unknown'}${source.dirty ? ' with uncommitted changes' : ''}`);
+  log(
+    `${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores, commit ${source.commit?.slice(0, 10) ?? 'unknown'}${source.dirty ? ' with uncommitted changes' : ''}`,
+  );
   const buildSeconds = args['skip-build'] ? 0 : build(log);
   const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
@@ -95,9 +147,32 @@ try {
 
   // API: a workspace with enough monitors for a full page, paused so that no check disturbs the API's numbers.
   const apiWs = await seedWorkspace(prisma, 'bench-api');
-  const [monitor] = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 150, type: 'http', target: targetUrl, intervalSeconds: 60, enabled: false, name: 'Api' });
-  const beats = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 200, type: 'heartbeat', intervalSeconds: 3600, enabled: false, name: 'Beat' });
-  const [history] = await createMonitorsBulk(prisma, { workspaceId: apiWs.id, count: 1, type: 'http', target: targetUrl, intervalSeconds: 60, enabled: false, name: 'History' });
+  const [monitor] = await createMonitorsBulk(prisma, {
+    workspaceId: apiWs.id,
+    count: 150,
+    type: 'http',
+    target: targetUrl,
+    intervalSeconds: 60,
+    enabled: false,
+    name: 'Api',
+  });
+  const beats = await createMonitorsBulk(prisma, {
+    workspaceId: apiWs.id,
+    count: 200,
+    type: 'heartbeat',
+    intervalSeconds: 3600,
+    enabled: false,
+    name: 'Beat',
+  });
+  const [history] = await createMonitorsBulk(prisma, {
+    workspaceId: apiWs.id,
+    count: 1,
+    type: 'http',
+    target: targetUrl,
+    intervalSeconds: 60,
+    enabled: false,
+    name: 'History',
+  });
   api = await startApi(urls, encryptionKey);
   children.push(api.child);
   log('API scenarios...');
@@ -118,7 +193,17 @@ try {
   await baseline.child.stop();
   // Before the worker starts: nothing else writes results or runs housekeeping meanwhile.
   log('response-times history...');
-  const responseTimes = await runResponseTimes({ prisma, apiUrl: api.baseUrl, token: apiWs.token, monitorId: history!.id, days: sizes.historyDays, requests: sizes.historyRequests }, log);
+  const responseTimes = await runResponseTimes(
+    {
+      prisma,
+      apiUrl: api.baseUrl,
+      token: apiWs.token,
+      monitorId: history!.id,
+      days: sizes.historyDays,
+      requests: sizes.historyRequests,
+    },
+    log,
+  );
   // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
   await prisma.workspace.delete({ where: { id: apiWs.id } });
   await clearBenchKeys(urls.redisUrl, targets.redisDb);
@@ -127,7 +212,15 @@ try {
   children.push(worker.child);
   log('check throughput...');
   const checks = await runCheckThroughput(
-    { prisma, redisUrl: urls.redisUrl, workerMetricsUrl: worker.metricsUrl, targetUrl, jobs: sizes.checkJobs, monitors: sizes.checkMonitors, concurrency: WORKER_CONCURRENCY },
+    {
+      prisma,
+      redisUrl: urls.redisUrl,
+      workerMetricsUrl: worker.metricsUrl,
+      targetUrl,
+      jobs: sizes.checkJobs,
+      monitors: sizes.checkMonitors,
+      concurrency: WORKER_CONCURRENCY,
+    },
     log,
   );
 
@@ -160,10 +253,23 @@ try {
     mode: quick ? 'quick' : 'full',
     durationSeconds: Math.round(durationSeconds * 10) / 10,
     buildSeconds: Math.round(buildSeconds * 10) / 10,
-    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.versions.node, platform: `${os.platform()} ${os.release()}` },
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.versions.node,
+      platform: `${os.platform()} ${os.release()}`,
+    },
     commit: source.commit,
     dirty: source.dirty,
-    api: { baselineRps: apiResults.baselineRps, getMonitorRps: getOne.rps, ratio: getOne.ratio, connections: 50, durationSeconds: sizes.apiSeconds, scenarios: apiResults.scenarios },
+    api: {
+      baselineRps: apiResults.baselineRps,
+      getMonitorRps: getOne.rps,
+      ratio: getOne.ratio,
+      connections: 50,
+      durationSeconds: sizes.apiSeconds,
+      scenarios: apiResults.scenarios,
+    },
     checks,
     scheduling: schedulingFigures,
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
@@ -178,7 +284,13 @@ try {
   const docPath = quick ? join(ROOT, '.data/bench/benchmarks-quick.md') : DOCS_FILE;
   const chartPath = quick ? join(ROOT, '.data/bench/lateness-quick.svg') : CHART_FILE;
   mkdirSync(join(chartPath, '..'), { recursive: true });
-  writeFileSync(chartPath, latenessSvg(lateness, `Scheduling lateness: ${scheduling.monitors.toLocaleString('en-US')} monitors every ${scheduling.intervalSeconds} s, ${scheduling.intervals} interval(s)`));
+  writeFileSync(
+    chartPath,
+    latenessSvg(
+      lateness,
+      `Scheduling lateness: ${scheduling.monitors.toLocaleString('en-US')} monitors every ${scheduling.intervalSeconds} s, ${scheduling.intervals} interval(s)`,
+    ),
+  );
   writeDocs(docPath, resultsMarkdown(results, chartPath, docPath, resultsPath));
 
   process.stdout.write(consoleReport(results));
@@ -188,10 +300,12 @@ try {
   const bad = apiResults.scenarios.filter((s) => s.bad > s.requests * 0.01);
   if (bad.length) failure = `error answers in ${bad.map((s) => `${s.name} (${s.bad}/${s.requests})`).join(', ')}`;
   else if (checks.failures > 0) failure = `${checks.failures} checks of the healthy target failed`;
-  else if (detection.runs.some((r) => r.secondsToIncident === null)) failure = 'a target went down and no incident opened';
+  else if (detection.runs.some((r) => r.secondsToIncident === null))
+    failure = 'a target went down and no incident opened';
   else if (scheduling.duplicated > 0) failure = `${scheduling.duplicated} duplicated slots`;
   else if (scheduling.stored === 0) failure = 'no scheduled check ran';
-  else if (quick && results.durationSeconds > QUICK_LIMIT_SECONDS) failure = `the quick run took ${results.durationSeconds} s (build excluded), over its ${QUICK_LIMIT_SECONDS} s limit`;
+  else if (quick && results.durationSeconds > QUICK_LIMIT_SECONDS)
+    failure = `the quick run took ${results.durationSeconds} s (build excluded), over its ${QUICK_LIMIT_SECONDS} s limit`;
 } catch (err) {
   failure = (err as Error).stack ?? String(err);
 } finally {

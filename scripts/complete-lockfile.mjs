@@ -23,7 +23,11 @@ function platformOf(name) {
   const os = parts.find((p) => OS.includes(p));
   const cpu = parts.find((p) => CPU.includes(p));
   if (!os || !cpu) return null;
-  const libc = parts.some((p) => p.startsWith('musl')) ? 'musl' : parts.some((p) => p.startsWith('gnu')) ? 'glibc' : null;
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? 'musl'
+    : parts.some((p) => p.startsWith('gnu'))
+      ? 'glibc'
+      : null;
   return { os: [os], cpu: [cpu], ...(libc && os === 'linux' ? { libc: [libc] } : {}) };
 }
 
@@ -39,6 +43,8 @@ for (const [path, entry] of Object.entries(packages)) {
   }
 }
 // Keep npm's ordering (sorted keys) so the diff stays small.
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.error(`[complete-lockfile] added ${added} platform stub(s)`);

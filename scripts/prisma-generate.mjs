@@ -15,7 +15,12 @@ if (!existsSync(cli)) {
 const result = spawnSync(process.execPath, [cli, 'generate', '--no-hints'], {
   cwd: root,
   stdio: ['ignore', 'ignore', 'inherit'],
-  env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
+  env: {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+    CHECKPOINT_DISABLE: '1',
+  },
 });
 if (result.status !== 0) {
   console.error('[prisma-generate] prisma generate failed');

@@ -20,7 +20,12 @@ async function seed(url: string): Promise<void> {
       });
     }
     await addMember(prisma, { workspace: DEMO.slug, email: DEMO.email, role: 'owner' });
-    const token = await createToken(prisma, { kind: 'org', workspace: DEMO.slug, role: 'owner', name: 'npm start demo token' });
+    const token = await createToken(prisma, {
+      kind: 'org',
+      workspace: DEMO.slug,
+      role: 'owner',
+      name: 'npm start demo token',
+    });
     process.stdout.write(`${JSON.stringify({ workspace: DEMO.slug, tokenId: token.id, token: token.token })}\n`);
   } finally {
     await prisma.$disconnect();
@@ -33,6 +38,11 @@ if (!url) {
   process.exit(1);
 }
 seed(url).catch((err: unknown) => {
-  process.stderr.write(`[seed-demo] could not create the demo workspace: ${String((err as Error)?.message ?? err).trim().split('\n').pop()}\n`);
+  process.stderr.write(
+    `[seed-demo] could not create the demo workspace: ${String((err as Error)?.message ?? err)
+      .trim()
+      .split('\n')
+      .pop()}\n`,
+  );
   process.exit(1);
 });

@@ -98,8 +98,7 @@ function dbPassword() {
   }
   return fs.readFileSync(DB_PASSWORD_FILE, 'utf8').trim();
 }
-const localDatabaseUrl = () =>
-  `postgresql://${DB_USER}:${dbPassword()}@${HOST}:${pgPort()}/${DB_NAME}`;
+const localDatabaseUrl = () => `postgresql://${DB_USER}:${dbPassword()}@${HOST}:${pgPort()}/${DB_NAME}`;
 const localRedisUrl = () => `redis://${HOST}:${redisPort()}`;
 const pgManaged = () => !process.env.DATABASE_URL;
 const redisManaged = () => !process.env.REDIS_URL;
@@ -391,7 +390,9 @@ async function acquireLock(log) {
       continue;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${LOCK_DIR} (held by pid ${holder ?? '?'}); remove it if no other services.mjs is running`);
+      throw new Error(
+        `timed out waiting for ${LOCK_DIR} (held by pid ${holder ?? '?'}); remove it if no other services.mjs is running`,
+      );
     }
     if (!announced) {
       log.info(`waiting for another services.mjs (pid ${holder ?? '?'}) to finish`);
@@ -493,7 +494,9 @@ async function aptInstall(log, quiet, pkgs) {
   const stream = !quiet;
   const started = Date.now();
   if (!aptUpdated) {
-    log.progress(`${pkgs.join(' and ')} not installed: running apt-get update, then apt-get install (can take a few minutes)`);
+    log.progress(
+      `${pkgs.join(' and ')} not installed: running apt-get update, then apt-get install (can take a few minutes)`,
+    );
     const res = await run(apt, ['-o', 'DPkg::Lock::Timeout=120', 'update'], { env, stream });
     if (res.code !== 0) throw new Error(describeFailure('apt-get update', res));
     aptUpdated = true;
@@ -502,10 +505,15 @@ async function aptInstall(log, quiet, pkgs) {
   const res = await run(
     apt,
     [
-      '-o', 'DPkg::Lock::Timeout=120',
-      '-o', 'Dpkg::Options::=--force-confdef',
-      '-o', 'Dpkg::Options::=--force-confold',
-      'install', '-y', ...pkgs,
+      '-o',
+      'DPkg::Lock::Timeout=120',
+      '-o',
+      'Dpkg::Options::=--force-confdef',
+      '-o',
+      'Dpkg::Options::=--force-confold',
+      'install',
+      '-y',
+      ...pkgs,
     ],
     { env, stream },
   );
@@ -697,7 +705,10 @@ async function writePgSettings(layout, port) {
   const mainConf = path.join(layout.dataDir, 'postgresql.conf');
   const conf = fs.readFileSync(mainConf, 'utf8');
   if (!conf.includes("include_if_exists 'statusvane.conf'")) {
-    fs.appendFileSync(mainConf, "\n# Local dev settings managed by scripts/services.mjs\ninclude_if_exists 'statusvane.conf'\n");
+    fs.appendFileSync(
+      mainConf,
+      "\n# Local dev settings managed by scripts/services.mjs\ninclude_if_exists 'statusvane.conf'\n",
+    );
   }
   if (isRoot()) {
     const st = fs.statSync(layout.dataDir);
@@ -763,10 +774,14 @@ function removeStaleSocketLocks(layout, port, log) {
 
 async function pgAcceptingConnections(pg, port) {
   if (pg?.pgIsready) {
-    const res = await run(pg.pgIsready, ['-q', '-h', HOST, '-p', String(port), '-U', PG_SUPERUSER, '-d', 'postgres', '-t', '2'], {
-      env: cleanPgEnv(),
-      timeoutMs: 5000,
-    });
+    const res = await run(
+      pg.pgIsready,
+      ['-q', '-h', HOST, '-p', String(port), '-U', PG_SUPERUSER, '-d', 'postgres', '-t', '2'],
+      {
+        env: cleanPgEnv(),
+        timeoutMs: 5000,
+      },
+    );
     return res.code === 0;
   }
   return tcpOpen(port);
@@ -802,7 +817,11 @@ async function psqlExec(pg, port, sql, { tolerate } = {}) {
 
 /** Idempotently create the statusvane role (LOGIN CREATEDB) and database. */
 async function bootstrapPgDatabase(log, pg, port) {
-  const role = await psqlValue(pg, port, `SELECT rolcanlogin AND rolcreatedb FROM pg_roles WHERE rolname = '${DB_USER}'`);
+  const role = await psqlValue(
+    pg,
+    port,
+    `SELECT rolcanlogin AND rolcreatedb FROM pg_roles WHERE rolname = '${DB_USER}'`,
+  );
   if (role === '') {
     log.info(`creating role ${DB_USER}`);
     await psqlExec(pg, port, `CREATE ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`, {
@@ -878,7 +897,10 @@ async function ensurePostgres(log, pg) {
   }
   if (!(await waitUntil(() => pgAcceptingConnections(pg, port)))) {
     throw new Error(
-      withLogTail(`PostgreSQL did not accept connections on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000}s`, layout.logFile),
+      withLogTail(
+        `PostgreSQL did not accept connections on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000}s`,
+        layout.logFile,
+      ),
     );
   }
   await bootstrapPgDatabase(log, pg, port);
@@ -966,27 +988,40 @@ async function ensureRedis(log, redisServer) {
     );
   }
   if (reply !== null) {
-    throw new Error(`${portTakenMessage('Redis', port, 'SV_REDIS_PORT', 'REDIS_URL')} (it answered ${JSON.stringify(reply)})`);
+    throw new Error(
+      `${portTakenMessage('Redis', port, 'SV_REDIS_PORT', 'REDIS_URL')} (it answered ${JSON.stringify(reply)})`,
+    );
   }
 
   fs.mkdirSync(layout.dir, { recursive: true });
   log.progress(`starting Redis on ${HOST}:${port} (dir ${layout.dir}, log ${layout.logFile})`);
   const args = [
-    '--port', String(port),
-    '--bind', HOST,
-    '--dir', layout.dir,
-    '--appendonly', 'yes',
-    '--maxmemory-policy', 'noeviction',
-    '--daemonize', 'yes',
-    '--pidfile', layout.pidFile,
-    '--logfile', layout.logFile,
-    '--save', '',
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--dir',
+    layout.dir,
+    '--appendonly',
+    'yes',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'yes',
+    '--pidfile',
+    layout.pidFile,
+    '--logfile',
+    layout.logFile,
+    '--save',
+    '',
   ];
   fs.writeFileSync(layout.portFile, `${port}\n`);
   const res = await run(redisServer, args, { timeoutMs: READY_TIMEOUT_MS });
   if (res.code !== 0) throw new Error(withLogTail(describeFailure('redis-server', res), layout.logFile));
   if (!(await waitUntil(async () => isPong(await redisPing(port))))) {
-    throw new Error(withLogTail(`Redis did not answer PING on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000}s`, layout.logFile));
+    throw new Error(
+      withLogTail(`Redis did not answer PING on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000}s`, layout.logFile),
+    );
   }
   log.info(`Redis ready: ${url}`);
   return url;
@@ -999,7 +1034,9 @@ async function stopRedis(log) {
   const port = recorded ?? redisPort();
   if (pid === null) {
     const reply = await redisPing(port);
-    return isPong(reply) ? 'not running (a Redis not started from .data answers on its port; left alone)' : 'not running';
+    return isPong(reply)
+      ? 'not running (a Redis not started from .data answers on its port; left alone)'
+      : 'not running';
   }
   log.info(`stopping Redis (pid ${pid})`);
   // Prefer SHUTDOWN NOSAVE (we run with save "" and AOF), but only if the server on our port is ours.
@@ -1122,7 +1159,11 @@ export async function servicesStatus() {
       logFile: layout?.logFile ?? pgLayouts().primary.logFile,
     };
   } else {
-    status.postgres = { managed: false, url: process.env.DATABASE_URL, reachable: await urlReachable(process.env.DATABASE_URL, 5432) };
+    status.postgres = {
+      managed: false,
+      url: process.env.DATABASE_URL,
+      reachable: await urlReachable(process.env.DATABASE_URL, 5432),
+    };
   }
   if (redisManaged()) {
     const port = redisPort();
@@ -1139,7 +1180,11 @@ export async function servicesStatus() {
       logFile: layout.logFile,
     };
   } else {
-    status.redis = { managed: false, url: process.env.REDIS_URL, reachable: await urlReachable(process.env.REDIS_URL, 6379) };
+    status.redis = {
+      managed: false,
+      url: process.env.REDIS_URL,
+      reachable: await urlReachable(process.env.REDIS_URL, 6379),
+    };
   }
   return status;
 }
@@ -1190,7 +1235,8 @@ async function main(argv) {
     case 'status': {
       const s = await servicesStatus();
       process.stdout.write(`${describeStatus('postgres', s.postgres)}\n${describeStatus('redis', s.redis)}\n`);
-      if (s.postgres.managed) process.stdout.write(`postgres data: ${s.postgres.dataDir} (log ${s.postgres.logFile})\n`);
+      if (s.postgres.managed)
+        process.stdout.write(`postgres data: ${s.postgres.dataDir} (log ${s.postgres.logFile})\n`);
       if (s.redis.managed) process.stdout.write(`redis data: ${s.redis.dir} (log ${s.redis.logFile})\n`);
       return 0;
     }

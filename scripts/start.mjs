@@ -35,7 +35,12 @@ function fail(err) {
 
 function step(label, cmd, argv, env, capture = false) {
   say(label);
-  const r = spawnSync(cmd, argv, { cwd: root, env, stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8' });
+  const r = spawnSync(cmd, argv, {
+    cwd: root,
+    env,
+    stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`failed: ${label}${r.error ? ` (${r.error.message})` : ''}`);
   return r.stdout;
 }
@@ -62,7 +67,10 @@ async function waitUntilReady(url) {
   let last = 'no answer';
   while (Date.now() < deadline) {
     const gone = children.find((c) => c.exitCode !== null || c.signalCode !== null);
-    if (gone) throw new Error(`the ${gone.label} exited (code ${gone.exitCode ?? gone.signalCode}) before the API was ready; its messages are above`);
+    if (gone)
+      throw new Error(
+        `the ${gone.label} exited (code ${gone.exitCode ?? gone.signalCode}) before the API was ready; its messages are above`,
+      );
     if (stopping) throw new Error('stopped before the API was ready');
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
@@ -90,7 +98,9 @@ async function main() {
   const config = parseConfig(env);
 
   step('applying migrations', process.execPath, [tsx, 'scripts/migrate.ts', 'deploy'], env);
-  const demo = JSON.parse(step('creating the demo workspace', process.execPath, [tsx, 'scripts/seed-demo.ts'], env, true));
+  const demo = JSON.parse(
+    step('creating the demo workspace', process.execPath, [tsx, 'scripts/seed-demo.ts'], env, true),
+  );
 
   say('starting the API and one worker');
   for (const [label, main] of [

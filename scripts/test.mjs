@@ -55,11 +55,13 @@ async function freshTestDatabase(baseUrl) {
 }
 
 const testDatabaseUrl = await freshTestDatabase(databaseUrl);
-const testRedisUrl = process.env.TEST_REDIS_URL ?? (() => {
-  const u = new URL(redisUrl);
-  u.pathname = '/1'; // a separate Redis database; suites also use their own key prefixes
-  return u.toString();
-})();
+const testRedisUrl =
+  process.env.TEST_REDIS_URL ??
+  (() => {
+    const u = new URL(redisUrl);
+    u.pathname = '/1'; // a separate Redis database; suites also use their own key prefixes
+    return u.toString();
+  })();
 
 const env = {
   ...process.env,
@@ -69,4 +71,8 @@ const env = {
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
 };
 run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/migrate.ts', 'deploy'], env);
-run(process.execPath, ['--experimental-vm-modules', '--no-warnings', join(root, 'node_modules/jest/bin/jest.js'), ...process.argv.slice(2)], env);
+run(
+  process.execPath,
+  ['--experimental-vm-modules', '--no-warnings', join(root, 'node_modules/jest/bin/jest.js'), ...process.argv.slice(2)],
+  env,
+);

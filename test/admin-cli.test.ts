@@ -14,12 +14,19 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
   return adminWith({}, ...args);
 }
 
-async function adminWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function adminWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, ...env },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -47,12 +54,17 @@ describe('admin CLI', () => {
     const member = await admin('member', 'add', '--workspace', slug, '--email', email, '--role', 'admin');
     expect(JSON.parse(member.stdout)).toMatchObject({ workspace: slug, email, role: 'admin' });
 
-    const org = JSON.parse((await admin('token', 'create', '--kind', 'org', '--workspace', slug, '--role', 'viewer', '--name', 'ci')).stdout);
+    const org = JSON.parse(
+      (await admin('token', 'create', '--kind', 'org', '--workspace', slug, '--role', 'viewer', '--name', 'ci')).stdout,
+    );
     expect(org).toMatchObject({ kind: 'org', role: 'viewer', name: 'ci' });
     expect(org.token).toMatch(/^sv_[A-Za-z0-9_-]{43}$/);
     const personal = JSON.parse((await admin('token', 'create', '--kind', 'personal', '--email', email)).stdout);
     expect(personal.token).toMatch(/^svu_/);
-    const oauth = JSON.parse((await admin('token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', slug, '--expires-in', '600')).stdout);
+    const oauth = JSON.parse(
+      (await admin('token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', slug, '--expires-in', '600'))
+        .stdout,
+    );
     expect(oauth.token).toMatch(/^mcp_at_/);
     expect(oauth.primaryWorkspace).toBe(slug);
 
@@ -77,7 +89,10 @@ describe('admin CLI', () => {
   function expectReadableFailure(args: string[], r: { code: number; stdout: string; stderr: string }) {
     expect([args.join(' '), r.code === 0, r.stdout]).toEqual([args.join(' '), false, '']);
     expect([args.join(' '), r.stderr]).toEqual([args.join(' '), expect.stringMatching(/\S/)]);
-    expect([args.join(' '), r.stderr]).toEqual([args.join(' '), expect.not.stringMatching(/Invalid `|prisma\.|^\s+at |\{\s*$|node_modules/m)]);
+    expect([args.join(' '), r.stderr]).toEqual([
+      args.join(' '),
+      expect.not.stringMatching(/Invalid `|prisma\.|^\s+at |\{\s*$|node_modules/m),
+    ]);
   }
 
   /** Everything the CLI could have written about these workspaces, users and their tokens and memberships. */
@@ -89,8 +104,12 @@ describe('admin CLI', () => {
     return {
       workspaces: workspaces.length,
       users: users.length,
-      tokens: await h.prisma.apiToken.count({ where: { OR: [{ workspaceId: { in: wsIds } }, { userId: { in: userIds } }] } }),
-      memberships: await h.prisma.membership.count({ where: { OR: [{ workspaceId: { in: wsIds } }, { userId: { in: userIds } }] } }),
+      tokens: await h.prisma.apiToken.count({
+        where: { OR: [{ workspaceId: { in: wsIds } }, { userId: { in: userIds } }] },
+      }),
+      memberships: await h.prisma.membership.count({
+        where: { OR: [{ workspaceId: { in: wsIds } }, { userId: { in: userIds } }] },
+      }),
       grants: await h.prisma.oAuthGrant.count({ where: { workspaceId: { in: wsIds } } }),
     };
   }
@@ -125,7 +144,9 @@ describe('admin CLI', () => {
       ['frobnicate'],
     ];
     for (const args of cases) expectReadableFailure(args, await admin(...args));
-    expect(await written([slug, other, 'Bad Slug!', 'bad-slug', ...fresh], [email, 'nobody@example.test', 'not-an-email'])).toEqual(before);
+    expect(
+      await written([slug, other, 'Bad Slug!', 'bad-slug', ...fresh], [email, 'nobody@example.test', 'not-an-email']),
+    ).toEqual(before);
   }, 90_000);
 
   it('names options as they are typed (--expires-in), not as they are parsed', async () => {
@@ -135,7 +156,18 @@ describe('admin CLI', () => {
     await createUser(h.prisma, { email });
     await addMember(h.prisma, { workspace: slug, email, role: 'owner' });
     for (const value of ['abc', '10', '99999999999']) {
-      const args = ['token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', slug, '--expires-in', value];
+      const args = [
+        'token',
+        'create',
+        '--kind',
+        'oauth',
+        '--email',
+        email,
+        '--workspaces',
+        slug,
+        '--expires-in',
+        value,
+      ];
       const r = await admin(...args);
       expectReadableFailure(args, r);
       expect(r.stderr).toMatch(/^error: invalid arguments: --expires-in\n {2}--expires-in: .+\n$/);
@@ -154,13 +186,18 @@ describe('admin CLI', () => {
     const args = ['token', 'create', '--kind', 'oauth', '--email', email, '--workspaces', `${slug},${ws.id}`];
     const r = await admin(...args);
     expectReadableFailure(args, r);
-    expect(r.stderr).toBe('error: that would create a duplicate (the same value given twice, or created meanwhile by someone else); nothing was written\n');
+    expect(r.stderr).toBe(
+      'error: that would create a duplicate (the same value given twice, or created meanwhile by someone else); nothing was written\n',
+    );
     expect(await written([slug], [email])).toEqual({ workspaces: 1, users: 1, tokens: 0, memberships: 1, grants: 0 });
   }, 60_000);
 
   it('two creates of one slug at once: one succeeds, the other says so in one line', async () => {
     const slug = uniq('race');
-    const results = await Promise.all([admin('workspace', 'create', '--slug', slug, '--name', 'A'), admin('workspace', 'create', '--slug', slug, '--name', 'B')]);
+    const results = await Promise.all([
+      admin('workspace', 'create', '--slug', slug, '--name', 'A'),
+      admin('workspace', 'create', '--slug', slug, '--name', 'B'),
+    ]);
     expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
     const loser = results.find((r) => r.code !== 0)!;
     expectReadableFailure(['workspace', 'create', '--slug', slug], loser);
@@ -171,7 +208,10 @@ describe('admin CLI', () => {
   it('reads ALLOWED_TARGET_CIDRS with the configuration rules: a bad value is a readable error and nothing is written', async () => {
     const slug = uniq('cidr');
     const ws = await createWorkspace(h.prisma, { slug, name: 'CIDR' });
-    const policy = JSON.stringify({ name: 'p', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }] });
+    const policy = JSON.stringify({
+      name: 'p',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }],
+    });
     const args = ['policy', 'create', '--workspace', slug, '--json', policy];
     const bad = await adminWith({ ALLOWED_TARGET_CIDRS: '127.0.0.1/99' }, ...args);
     expectReadableFailure(args, bad);

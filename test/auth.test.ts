@@ -77,9 +77,15 @@ describe('personal tokens', () => {
     const t = await createToken(h.prisma, { kind: 'personal', email: user.email });
     const res = await list(bearer(t.token));
     expectEnvelope(res, 400, 'invalid_request');
-    const choices = (res.body.error.details.workspaces as Array<{ id: string; slug: string; name: string }>).map((w) => w.slug).sort();
+    const choices = (res.body.error.details.workspaces as Array<{ id: string; slug: string; name: string }>)
+      .map((w) => w.slug)
+      .sort();
     expect(choices).toEqual([a.ws.slug, b.ws.slug].sort());
-    expect(res.body.error.details.workspaces[0]).toEqual({ id: expect.any(String), slug: expect.any(String), name: 'Test workspace' });
+    expect(res.body.error.details.workspaces[0]).toEqual({
+      id: expect.any(String),
+      slug: expect.any(String),
+      name: 'Test workspace',
+    });
     expect((await list({ ...bearer(t.token), 'X-Statusvane-Workspace': b.ws.slug })).status).toBe(200);
     expect((await list({ ...bearer(t.token), 'X-Statusvane-Workspace': a.ws.id })).status).toBe(200);
   });
@@ -160,7 +166,12 @@ describe('OAuth tokens', () => {
 
   it('falls back to the primary workspace and is limited to the grants', async () => {
     const { a, b, c, user } = await setup();
-    const t = await createToken(h.prisma, { kind: 'oauth', email: user.email, workspaces: `${a.ws.slug},${b.ws.slug}`, primary: b.ws.slug });
+    const t = await createToken(h.prisma, {
+      kind: 'oauth',
+      email: user.email,
+      workspaces: `${a.ws.slug},${b.ws.slug}`,
+      primary: b.ws.slug,
+    });
     expect(t.token.startsWith('mcp_at_')).toBe(true);
     const { authenticate } = await import('../apps/api/src/services/auth/authenticate.js');
     const ctx = await authenticate(h.prisma, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
@@ -190,7 +201,12 @@ describe('OAuth tokens', () => {
     expect(t.expiresAt).toBe(expiresAt.toISOString());
     expect((await h.prisma.apiToken.findUniqueOrThrow({ where: { id: t.id } })).expiresAt).toEqual(expiresAt);
     const { authenticate } = await import('../apps/api/src/services/auth/authenticate.js');
-    const at = (ms: number) => authenticate(h.prisma, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined, now: new Date(expiresAt.getTime() + ms) });
+    const at = (ms: number) =>
+      authenticate(h.prisma, {
+        authorization: `Bearer ${t.token}`,
+        workspaceHeader: undefined,
+        now: new Date(expiresAt.getTime() + ms),
+      });
     expect((await at(-1)).workspace.slug).toBe(a.ws.slug);
     await expect(at(0)).rejects.toMatchObject({ code: 'unauthorized' });
     await expect(at(60_000)).rejects.toMatchObject({ code: 'unauthorized' });
@@ -199,7 +215,11 @@ describe('OAuth tokens', () => {
 
   it('stops at once when the token is revoked (401)', async () => {
     const { a, b, user } = await setup();
-    const t = await createToken(h.prisma, { kind: 'oauth', email: user.email, workspaces: `${a.ws.slug},${b.ws.slug}` });
+    const t = await createToken(h.prisma, {
+      kind: 'oauth',
+      email: user.email,
+      workspaces: `${a.ws.slug},${b.ws.slug}`,
+    });
     expect((await list(bearer(t.token))).status).toBe(200);
     await revokeToken(h.prisma, { id: t.id });
     expectEnvelope(await list(bearer(t.token)), 401, 'unauthorized');
@@ -208,7 +228,11 @@ describe('OAuth tokens', () => {
 
   it('stops at once when a grant is revoked', async () => {
     const { a, b, user } = await setup();
-    const t = await createToken(h.prisma, { kind: 'oauth', email: user.email, workspaces: `${a.ws.slug},${b.ws.slug}` });
+    const t = await createToken(h.prisma, {
+      kind: 'oauth',
+      email: user.email,
+      workspaces: `${a.ws.slug},${b.ws.slug}`,
+    });
     const headers = { ...bearer(t.token), 'X-Statusvane-Workspace': b.ws.slug };
     expect((await list(headers)).status).toBe(200);
     await h.prisma.oAuthGrant.deleteMany({ where: { tokenId: t.id, workspaceId: b.ws.id } });

@@ -25,14 +25,23 @@ const result = (outcome: ProbeResult['outcome']): ProbeResult => ({
 });
 
 async function newMonitor(tokens: { owner: string }, over: Record<string, unknown> = {}) {
-  const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ openThreshold: 2, resolveThreshold: 2, ...over }));
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(tokens.owner))
+    .send(makeMonitorInput({ openThreshold: 2, resolveThreshold: 2, ...over }));
   expect(res.status).toBe(201);
   return h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id as string } });
 }
 
 async function rollupTotals(monitorId: string) {
-  const hourly = await h.prisma.checkRollupHourly.aggregate({ where: { monitorId }, _sum: { total: true, downCount: true, responseCount: true } });
-  const daily = await h.prisma.checkRollupDaily.aggregate({ where: { monitorId }, _sum: { total: true, downCount: true } });
+  const hourly = await h.prisma.checkRollupHourly.aggregate({
+    where: { monitorId },
+    _sum: { total: true, downCount: true, responseCount: true },
+  });
+  const daily = await h.prisma.checkRollupDaily.aggregate({
+    where: { monitorId },
+    _sum: { total: true, downCount: true },
+  });
   return { hourly: hourly._sum, daily: daily._sum };
 }
 
@@ -54,7 +63,16 @@ describe('results stored in groups', () => {
     await storeCheckResults(h.prisma, [input(0, 'up')]);
     const ghost = { ...m, id: '00000000-0000-4000-8000-00000000dead' };
     // Out of order on purpose: the group applies by slot.
-    const group = [input(4, 'up'), input(2, 'down'), input(1, 'down'), input(3, 'down'), input(5, 'up'), input(2, 'down'), input(0, 'up'), input(6, 'up', ghost)];
+    const group = [
+      input(4, 'up'),
+      input(2, 'down'),
+      input(1, 'down'),
+      input(3, 'down'),
+      input(5, 'up'),
+      input(2, 'down'),
+      input(0, 'up'),
+      input(6, 'up', ghost),
+    ];
     const out = await storeCheckResults(h.prisma, group);
 
     expect(out.map((o) => o.stored)).toEqual([true, true, true, true, true, false, false, false]);
@@ -67,11 +85,24 @@ describe('results stored in groups', () => {
 
     const incidents = await h.prisma.incident.findMany({ where: { monitorId: m.id } });
     expect(incidents).toHaveLength(1);
-    expect(incidents[0]).toMatchObject({ status: 'resolved', openMonitorId: null, startedAt: new Date(at(2).getTime() + 50), resolvedAt: new Date(at(5).getTime() + 50) });
+    expect(incidents[0]).toMatchObject({
+      status: 'resolved',
+      openMonitorId: null,
+      startedAt: new Date(at(2).getTime() + 50),
+      resolvedAt: new Date(at(5).getTime() + 50),
+    });
     const after = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
-    expect(after).toMatchObject({ consecutiveFailures: 0, consecutivePasses: 2, status: 'up', lastCheckedAt: new Date(at(5).getTime() + 50) });
+    expect(after).toMatchObject({
+      consecutiveFailures: 0,
+      consecutivePasses: 2,
+      status: 'up',
+      lastCheckedAt: new Date(at(5).getTime() + 50),
+    });
 
-    const stored = await h.prisma.checkResult.findMany({ where: { monitorId: m.id, slot: { gte: at(0) } }, orderBy: { slot: 'asc' } });
+    const stored = await h.prisma.checkResult.findMany({
+      where: { monitorId: m.id, slot: { gte: at(0) } },
+      orderBy: { slot: 'asc' },
+    });
     expect(stored.map((r) => [r.slot.getTime(), r.outcome, r.statusCode, r.reason])).toEqual([
       [at(0).getTime(), 'up', 200, null],
       [at(1).getTime(), 'down', 503, 'unexpected_status:503'],
@@ -122,11 +153,22 @@ describe('pings recorded together', () => {
     const { tokens } = await makeWorkspace(h.prisma);
     const beats = await Promise.all(
       Array.from({ length: 5 }, async () => {
-        const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'Job', intervalSeconds: 3600 });
-        return { id: res.body.data.id as string, secret: new URL(res.body.data.pingUrl as string).pathname.split('/').pop()! };
+        const res = await request(h.app)
+          .post('/api/v1/monitors')
+          .set(bearer(tokens.owner))
+          .send({ type: 'heartbeat', name: 'Job', intervalSeconds: 3600 });
+        return {
+          id: res.body.data.id as string,
+          secret: new URL(res.body.data.pingUrl as string).pathname.split('/').pop()!,
+        };
       }),
     );
-    const paths = [...beats.map((b) => `/ping/${b.secret}`), `/ping/${beats[0]!.secret}`, '/ping/unknownunknownunknown0', `/ping/${beats[1]!.secret}/fail`];
+    const paths = [
+      ...beats.map((b) => `/ping/${b.secret}`),
+      `/ping/${beats[0]!.secret}`,
+      '/ping/unknownunknownunknown0',
+      `/ping/${beats[1]!.secret}/fail`,
+    ];
     const answers = await Promise.all(paths.map((p) => request(h.app).get(p)));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 404, 200]);
     const rows = await h.prisma.monitor.findMany({ where: { id: { in: beats.map((b) => b.id) } } });
@@ -143,7 +185,8 @@ describe('tokens read together', () => {
     const personal = (await createToken(h.prisma, { kind: 'personal', email: user.email })).token;
     const revoked = await createToken(h.prisma, { kind: 'org', workspace: a.ws.id, role: 'viewer' });
     await revokeToken(h.prisma, { id: revoked.id });
-    const mon = (await request(h.app).post('/api/v1/monitors').set(bearer(a.tokens.owner)).send(makeMonitorInput())).body.data.id as string;
+    const mon = (await request(h.app).post('/api/v1/monitors').set(bearer(a.tokens.owner)).send(makeMonitorInput()))
+      .body.data.id as string;
     const calls = [
       request(h.app).get(`/api/v1/monitors/${mon}`).set(bearer(a.tokens.viewer)),
       request(h.app).get(`/api/v1/monitors/${mon}`).set(bearer(b.tokens.viewer)),

@@ -40,7 +40,8 @@ beforeAll(async () => {
   // Every migration before this one.
   const before = mkdtempSync(join(tmpdir(), 'sv-escmig-'));
   for (const name of readdirSync(DEFAULT_MIGRATIONS_DIR)) {
-    if (name < MIGRATION || !/^\d/.test(name)) cpSync(join(DEFAULT_MIGRATIONS_DIR, name), join(before, name), { recursive: true });
+    if (name < MIGRATION || !/^\d/.test(name))
+      cpSync(join(DEFAULT_MIGRATIONS_DIR, name), join(before, name), { recursive: true });
   }
   await applyMigrations(scratchUrl, { migrationsDir: before });
   db = new pg.Client({ connectionString: scratchUrl });
@@ -67,25 +68,52 @@ describe(`migration ${MIGRATION}`, () => {
     const q = (sql: string, values: unknown[] = []) => db.query(sql, values);
     // As the old code wrote them: plaintext targets, delivery rows with a copy of the full URL.
     await q(`INSERT INTO workspaces (id, slug, name) VALUES ($1, 'mig', 'Mig')`, [ws]);
-    await q(`INSERT INTO escalation_policies (id, "workspaceId", name) VALUES ($1, $3, 'A'), ($2, $3, 'B')`, [policyA, policyB, ws]);
+    await q(`INSERT INTO escalation_policies (id, "workspaceId", name) VALUES ($1, $3, 'A'), ($2, $3, 'B')`, [
+      policyA,
+      policyB,
+      ws,
+    ]);
     await q(`UPDATE workspaces SET "defaultEscalationPolicyId" = $1 WHERE id = $2`, [policyA, ws]);
-    await q(`INSERT INTO escalation_steps (id, "policyId", position, "delayMinutes") VALUES ($1, $2, 0, 0), ($3, $4, 0, 0)`, [stepA, policyA, stepB, policyB]);
+    await q(
+      `INSERT INTO escalation_steps (id, "policyId", position, "delayMinutes") VALUES ($1, $2, 0, 0), ($3, $4, 0, 0)`,
+      [stepA, policyA, stepB, policyB],
+    );
     await q(
       `INSERT INTO escalation_targets (id, "stepId", position, channel, target) VALUES
         ($1, $2, 0, 'slack', $3), ($4, $2, 1, 'email', 'oncall@example.test'), ($5, $6, 0, 'webhook', $7)`,
-      [hookA, stepA, `https://Hooks.Slack.example:443/services/T0/B0/${SECRET}`, mailA, hookB, stepB, `http://user:pw@hooks.example.test:8080/in/${SECRET}?sig=${SECRET}`],
+      [
+        hookA,
+        stepA,
+        `https://Hooks.Slack.example:443/services/T0/B0/${SECRET}`,
+        mailA,
+        hookB,
+        stepB,
+        `http://user:pw@hooks.example.test:8080/in/${SECRET}?sig=${SECRET}`,
+      ],
     );
     await q(`INSERT INTO components (id, "workspaceId", name) VALUES ($1, $2, 'API')`, [component, ws]);
-    await q(`INSERT INTO monitors (id, "workspaceId", "componentId", name, "updatedAt", "escalationPolicyId") VALUES ($1, $2, $3, 'API', now(), $4)`, [monitor, ws, component, policyB]);
+    await q(
+      `INSERT INTO monitors (id, "workspaceId", "componentId", name, "updatedAt", "escalationPolicyId") VALUES ($1, $2, $3, 'API', now(), $4)`,
+      [monitor, ws, component, policyB],
+    );
     // Paged under policy A (the default then), before the monitor was given policy B.
-    await q(`INSERT INTO incidents (id, "workspaceId", "monitorId", title, status, "resolvedAt") VALUES ($1, $2, $3, 'old', 'resolved', now())`, [pagedBefore, ws, monitor]);
+    await q(
+      `INSERT INTO incidents (id, "workspaceId", "monitorId", title, status, "resolvedAt") VALUES ($1, $2, $3, 'old', 'resolved', now())`,
+      [pagedBefore, ws, monitor],
+    );
     await q(
       `INSERT INTO escalation_deliveries (id, "incidentId", "stepId", "targetId", channel, target, status) VALUES
         ($1, $2, $3, $4, 'slack', $5, 'sent'), ($6, $2, $3, $7, 'email', 'oncall@example.test', 'sent')`,
       [id(200), pagedBefore, stepA, hookA, `https://Hooks.Slack.example:443/services/T0/B0/${SECRET}`, id(201), mailA],
     );
-    await q(`INSERT INTO incidents (id, "workspaceId", "monitorId", "openMonitorId", title) VALUES ($1, $2, $3, $3, 'open')`, [monitorOpen, ws, monitor]);
-    await q(`INSERT INTO incidents (id, "workspaceId", title, source) VALUES ($1, $2, 'manual', 'manual')`, [manual, ws]);
+    await q(
+      `INSERT INTO incidents (id, "workspaceId", "monitorId", "openMonitorId", title) VALUES ($1, $2, $3, $3, 'open')`,
+      [monitorOpen, ws, monitor],
+    );
+    await q(`INSERT INTO incidents (id, "workspaceId", title, source) VALUES ($1, $2, 'manual', 'manual')`, [
+      manual,
+      ws,
+    ]);
 
     // (Later migrations of other features may follow it.)
     expect((await applyMigrations(scratchUrl)).applied).toContain(MIGRATION);
@@ -135,10 +163,16 @@ describe(`migration ${MIGRATION}`, () => {
 
     // From now on: a new incident is pinned as it is inserted, and a plaintext target is refused.
     await q(`UPDATE incidents SET status = 'resolved', "openMonitorId" = NULL WHERE id = $1`, [monitorOpen]);
-    const fresh = await q(`INSERT INTO incidents (id, "workspaceId", "monitorId", "openMonitorId", title) VALUES ($1, $2, $3, $3, 'new') RETURNING "escalationPolicyId" AS p`, [id(103), ws, monitor]);
-    expect(fresh.rows).toEqual([{ p: policyB }]);
-    await expect(q(`INSERT INTO escalation_targets (id, "stepId", position, channel, display, target) VALUES ($1, $2, 5, 'slack', 'x', 'https://x/y')`, [id(14), stepA])).rejects.toThrow(
-      /never as plaintext/,
+    const fresh = await q(
+      `INSERT INTO incidents (id, "workspaceId", "monitorId", "openMonitorId", title) VALUES ($1, $2, $3, $3, 'new') RETURNING "escalationPolicyId" AS p`,
+      [id(103), ws, monitor],
     );
+    expect(fresh.rows).toEqual([{ p: policyB }]);
+    await expect(
+      q(
+        `INSERT INTO escalation_targets (id, "stepId", position, channel, display, target) VALUES ($1, $2, 5, 'slack', 'x', 'https://x/y')`,
+        [id(14), stepA],
+      ),
+    ).rejects.toThrow(/never as plaintext/);
   });
 });

@@ -62,7 +62,13 @@ async function startReceiver() {
       const path = req.url ?? '/';
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       if (path.startsWith('/hang')) return; // never answers: the sender's timeout must end it
-      const status = path.startsWith('/fail') ? 500 : path.startsWith('/gone') ? 404 : path.startsWith('/down') ? 503 : 200;
+      const status = path.startsWith('/fail')
+        ? 500
+        : path.startsWith('/gone')
+          ? 404
+          : path.startsWith('/down')
+            ? 503
+            : 200;
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'no');
     });
   });
@@ -93,7 +99,11 @@ async function startSmtp() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -122,10 +132,21 @@ beforeAll(async () => {
     retry: FAST_RETRY,
   });
   // maintenanceRecheckMs: a step deferred by maintenance looks at the window again after 1 s (60 s in production).
-  deps = { prisma: h.prisma, scheduler: h.deps.escalations!, deliverer, logger, keyring: h.config.encryption, maintenanceRecheckMs: 1000 };
+  deps = {
+    prisma: h.prisma,
+    scheduler: h.deps.escalations!,
+    deliverer,
+    logger,
+    keyring: h.config.encryption,
+    maintenanceRecheckMs: 1000,
+  };
   workerConnection = createWorkerRedis(h.config.redisUrl);
   workerConnection.on('error', () => undefined);
-  worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), { connection: workerConnection, prefix: h.queuePrefix, concurrency: 10 });
+  worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
+    connection: workerConnection,
+    prefix: h.queuePrefix,
+    concurrency: 10,
+  });
   worker.on('completed', (job: Job, outcome: StepOutcome) => completed.push({ id: job.id!, outcome }));
 });
 
@@ -155,7 +176,9 @@ async function policyFor(slug: string, steps: StepInput[], over: Record<string, 
 /** A monitor row without scheduling (nothing probes it in these tests). */
 async function monitorIn(workspaceId: string) {
   const component = await h.prisma.component.create({ data: { workspaceId, name: 'API' } });
-  return h.prisma.monitor.create({ data: { workspaceId, componentId: component.id, name: 'API', target: 'https://93.184.215.14/health' } });
+  return h.prisma.monitor.create({
+    data: { workspaceId, componentId: component.id, name: 'API', target: 'https://93.184.215.14/health' },
+  });
 }
 
 async function openIncident(workspaceId: string, monitorId: string | null, over: Record<string, unknown> = {}) {
@@ -165,9 +188,14 @@ async function openIncident(workspaceId: string, monitorId: string | null, over:
 }
 
 const rowsOf = (incidentId: string) =>
-  h.prisma.escalationDelivery.findMany({ where: { incidentId }, orderBy: [{ cycle: 'asc' }, { step: { position: 'asc' } }, { targetRef: { position: 'asc' } }], include: { step: true } });
+  h.prisma.escalationDelivery.findMany({
+    where: { incidentId },
+    orderBy: [{ cycle: 'asc' }, { step: { position: 'asc' } }, { targetRef: { position: 'asc' } }],
+    include: { step: true },
+  });
 
-const jobDone = (job: EscalationJob) => waitFor(async () => completed.find((c) => c.id === escalationJobId(job)), 10_000, `job ${escalationJobId(job)}`);
+const jobDone = (job: EscalationJob) =>
+  waitFor(async () => completed.find((c) => c.id === escalationJobId(job)), 10_000, `job ${escalationJobId(job)}`);
 
 async function escalation(token: string, incidentId: string) {
   const res = await request(h.app).get(`/api/v1/incidents/${incidentId}/escalation`).set(bearer(token));
@@ -181,17 +209,21 @@ async function escalation(token: string, incidentId: string) {
 describe('the ladder, end to end', () => {
   it('a delay-0 step pages within seconds of the incident opening through the check queue: signed webhook, Slack and email', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    const policy = await policyFor(ws.slug, [
-      {
-        delayMinutes: 0,
-        targets: [
-          { channel: 'webhook', target: `${rx.base}/hook/${ws.id}?token=s3cret` },
-          { channel: 'slack', target: `${rx.base}/slack/T000/B000/${ws.id}` },
-          { channel: 'email', target: 'oncall@example.test' },
-        ],
-      },
-      { delayMinutes: 30, targets: [{ channel: 'webhook', target: `${rx.base}/later/${ws.id}` }] },
-    ], { runbook: 'Restart the API pods.' });
+    const policy = await policyFor(
+      ws.slug,
+      [
+        {
+          delayMinutes: 0,
+          targets: [
+            { channel: 'webhook', target: `${rx.base}/hook/${ws.id}?token=s3cret` },
+            { channel: 'slack', target: `${rx.base}/slack/T000/B000/${ws.id}` },
+            { channel: 'email', target: 'oncall@example.test' },
+          ],
+        },
+        { delayMinutes: 30, targets: [{ channel: 'webhook', target: `${rx.base}/later/${ws.id}` }] },
+      ],
+      { runbook: 'Restart the API pods.' },
+    );
     expect(policy).toMatchObject({ isDefault: true, steps: [{ position: 0 }, { position: 1 }] });
 
     // A check worker wired as apps/worker/src/main.ts wires it: an opened incident starts its ladder.
@@ -216,14 +248,22 @@ describe('the ladder, end to end', () => {
         .send({ name: 'API', target: `${rx.base}/down/${ws.id}`, openThreshold: 1 });
       expect(created.status).toBe(201);
       const opened = Date.now();
-      const [hook] = await waitFor(async () => {
-        const hits = rx.hits(`/hook/${ws.id}`);
-        return hits.length ? hits : null;
-      }, 10_000, 'the webhook page');
+      const [hook] = await waitFor(
+        async () => {
+          const hits = rx.hits(`/hook/${ws.id}`);
+          return hits.length ? hits : null;
+        },
+        10_000,
+        'the webhook page',
+      );
       expect(Date.now() - opened).toBeLessThan(5000);
 
       // Signed as documented: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>, with the admin-printed secret.
-      const { secret } = await policySigningSecret(h.prisma, { workspace: ws.slug }, { encryptionKey: h.config.encryption.current.key });
+      const { secret } = await policySigningSecret(
+        h.prisma,
+        { workspace: ws.slug },
+        { encryptionKey: h.config.encryption.current.key },
+      );
       const timestamp = String(hook!.headers['x-statusvane-timestamp']);
       const signature = String(hook!.headers['x-statusvane-signature']);
       expect(verifyWebhookSignature(secret, { timestamp, body: hook!.body, signature })).toBe(true);
@@ -241,10 +281,14 @@ describe('the ladder, end to end', () => {
       expect(hook!.headers['x-statusvane-delivery']).toBe(page.deliveryId);
       expect(hook!.headers['content-type']).toMatch(/^application\/json/);
 
-      const rows = await waitFor(async () => {
-        const r = await rowsOf(incident!.id);
-        return r.length === 3 && r.every((d) => d.status !== 'pending') ? r : null;
-      }, 10_000, 'the three deliveries');
+      const rows = await waitFor(
+        async () => {
+          const r = await rowsOf(incident!.id);
+          return r.length === 3 && r.every((d) => d.status !== 'pending') ? r : null;
+        },
+        10_000,
+        'the three deliveries',
+      );
       expect(rows.map((d) => [d.channel, d.status, d.attempts, d.reason])).toEqual(
         expect.arrayContaining([
           ['webhook', 'sent', 1, null],
@@ -255,7 +299,9 @@ describe('the ladder, end to end', () => {
       const [slack] = rx.hits(`/slack/T000/B000/${ws.id}`);
       expect(Object.keys(JSON.parse(slack!.body))).toEqual(['text']);
       expect(JSON.parse(slack!.body).text).toContain('API is down');
-      const mail = await waitFor(async () => smtp.mails.find((m) => m.to.includes('oncall@example.test') && m.raw.includes(incident!.id)));
+      const mail = await waitFor(async () =>
+        smtp.mails.find((m) => m.to.includes('oncall@example.test') && m.raw.includes(incident!.id)),
+      );
       expect(mail.raw).toMatch(/Subject: \[Statusvane\] API is down \(major\)/);
       expect(mail.raw).toContain('Restart the API pods.');
 
@@ -272,7 +318,14 @@ describe('the ladder, end to end', () => {
         note: `Escalating: step 2 of 2 is due at ${new Date(incident!.startedAt.getTime() + 30 * 60_000).toISOString()}.`,
       });
       expect(state.steps).toHaveLength(2);
-      expect(state.steps[0]).toMatchObject({ stepId: policy.steps[0]!.id, position: 0, delayMinutes: 0, minImpact: 'none', due: true, fired: true });
+      expect(state.steps[0]).toMatchObject({
+        stepId: policy.steps[0]!.id,
+        position: 0,
+        delayMinutes: 0,
+        minImpact: 'none',
+        due: true,
+        fired: true,
+      });
       expect(Date.parse(state.steps[0].firedAt)).toBeGreaterThanOrEqual(incident!.startedAt.getTime());
       expect(state.steps[0].deliveries).toEqual([
         { channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String), reason: null },
@@ -298,7 +351,11 @@ describe('the ladder, end to end', () => {
       expect(ack.status).toBe(200);
       expect(await h.deps.escalations!.queue.getJob(escalationJobId(next))).toBeUndefined();
       const after = await escalation(tokens.viewer, incident!.id);
-      expect(after).toMatchObject({ status: 'acknowledged', escalating: false, acknowledgedAt: ack.body.data.acknowledgedAt });
+      expect(after).toMatchObject({
+        status: 'acknowledged',
+        escalating: false,
+        acknowledgedAt: ack.body.data.acknowledgedAt,
+      });
       expect(after.note).toMatch(/^Acknowledged at .*: the ladder has stopped\.$/);
     } finally {
       await checks.close();
@@ -317,11 +374,16 @@ describe('the ladder, end to end', () => {
     const incident = await openIncident(ws.id, monitor.id, { startedAt: new Date(Date.now() - 58_500) });
     expect(await scheduleIncidentLadder(deps, incident.id)).toEqual({ scheduled: 2 });
     await waitFor(async () => rx.hits(`/first/${ws.id}`).length === 1);
-    expect((await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member))).status).toBe(200);
+    expect(
+      (await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member))).status,
+    ).toBe(200);
     await new Promise((r) => setTimeout(r, 2500));
     expect(rx.hits(`/second/${ws.id}`)).toHaveLength(0);
     // Even a job that was not removed finds the incident not open and does nothing.
-    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({ outcome: 'stopped', reason: 'incident acknowledged' });
+    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({
+      outcome: 'stopped',
+      reason: 'incident acknowledged',
+    });
     expect((await rowsOf(incident.id)).map((d) => d.step.position)).toEqual([0]);
     const state = await escalation(tokens.viewer, incident.id);
     // The ladder's clock stopped at the acknowledgement: step 1 came due after it, so it is not shown as due.
@@ -333,7 +395,13 @@ describe('the ladder, end to end', () => {
 
   it('a step whose minImpact is above the incident impact never fires', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, minImpact: 'critical', targets: [{ channel: 'webhook', target: `${rx.base}/critical/${ws.id}` }] }]);
+    await policyFor(ws.slug, [
+      {
+        delayMinutes: 0,
+        minImpact: 'critical',
+        targets: [{ channel: 'webhook', target: `${rx.base}/critical/${ws.id}` }],
+      },
+    ]);
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
     await scheduleIncidentLadder(deps, incident.id);
     const done = await jobDone({ incidentId: incident.id, cycle: 0, position: 0 });
@@ -341,7 +409,10 @@ describe('the ladder, end to end', () => {
     expect(rx.hits(`/critical/${ws.id}`)).toHaveLength(0);
     expect(await rowsOf(incident.id)).toHaveLength(0);
     const state = await escalation(tokens.viewer, incident.id);
-    expect(state).toMatchObject({ escalating: false, steps: [{ minImpact: 'critical', due: false, fired: false, deliveries: [] }] });
+    expect(state).toMatchObject({
+      escalating: false,
+      steps: [{ minImpact: 'critical', due: false, fired: false, deliveries: [] }],
+    });
     expect(state.note).toMatch(/No step applies to a major incident/);
   });
 
@@ -349,7 +420,15 @@ describe('the ladder, end to end', () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     await policyFor(
       ws.slug,
-      [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/silent/${ws.id}` }, { channel: 'email', target: 'quiet@example.test' }] }],
+      [
+        {
+          delayMinutes: 0,
+          targets: [
+            { channel: 'webhook', target: `${rx.base}/silent/${ws.id}` },
+            { channel: 'email', target: 'quiet@example.test' },
+          ],
+        },
+      ],
       { silent: true },
     );
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
@@ -377,7 +456,13 @@ describe('the ladder, end to end', () => {
   it('a receiver that fails is retried with backoff and the delivery ends failed with the reason; a 404 is not retried', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     await policyFor(ws.slug, [
-      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/fail/${ws.id}` }, { channel: 'slack', target: `${rx.base}/gone/${ws.id}` }] },
+      {
+        delayMinutes: 0,
+        targets: [
+          { channel: 'webhook', target: `${rx.base}/fail/${ws.id}` },
+          { channel: 'slack', target: `${rx.base}/gone/${ws.id}` },
+        ],
+      },
     ]);
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
     await scheduleIncidentLadder(deps, incident.id);
@@ -402,13 +487,27 @@ describe('the ladder, end to end', () => {
 
   it('a job that runs twice, or twice at once, pages once', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/once/${ws.id}` }, { channel: 'email', target: 'once@example.test' }] }]);
+    await policyFor(ws.slug, [
+      {
+        delayMinutes: 0,
+        targets: [
+          { channel: 'webhook', target: `${rx.base}/once/${ws.id}` },
+          { channel: 'email', target: 'once@example.test' },
+        ],
+      },
+    ]);
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
     const job = { incidentId: incident.id, cycle: 0, position: 0 };
     // Not through the queue: the engine itself, as two racing workers and then a redelivered job would run it.
-    const outcomes = await Promise.all([runEscalationStep(deps, job), runEscalationStep(deps, job), runEscalationStep(deps, job)]);
+    const outcomes = await Promise.all([
+      runEscalationStep(deps, job),
+      runEscalationStep(deps, job),
+      runEscalationStep(deps, job),
+    ]);
     const again = await runEscalationStep(deps, job);
-    const fired = [...outcomes, again].filter((o): o is Extract<StepOutcome, { outcome: 'fired' }> => o.outcome === 'fired');
+    const fired = [...outcomes, again].filter(
+      (o): o is Extract<StepOutcome, { outcome: 'fired' }> => o.outcome === 'fired',
+    );
     expect(fired.reduce((n, o) => n + o.sent, 0)).toBe(2);
     expect(fired.reduce((n, o) => n + o.duplicates, 0)).toBe(3 * 2);
     expect(rx.hits(`/once/${ws.id}`)).toHaveLength(1);
@@ -418,7 +517,11 @@ describe('the ladder, end to end', () => {
 
   it('repeats the ladder repeatCount more times, each cycle starting when the previous cycle last step fired', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/repeat/${ws.id}` }] }], { repeatCount: 2 });
+    await policyFor(
+      ws.slug,
+      [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/repeat/${ws.id}` }] }],
+      { repeatCount: 2 },
+    );
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
     await scheduleIncidentLadder(deps, incident.id);
     await jobDone({ incidentId: incident.id, cycle: 2, position: 0 });
@@ -437,22 +540,40 @@ describe('the ladder, end to end', () => {
 
   it('a step due during maintenance waits, and pages within the re-check interval of the window being completed early', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/maint/${ws.id}` }] }]);
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/maint/${ws.id}` }] },
+    ]);
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
     // A three-hour window: without a cap on the deferral the step would sleep until its end.
     const window = await h.prisma.maintenanceWindow.create({
-      data: { workspaceId: ws.id, title: 'deploy', startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3 * 3_600_000) },
+      data: {
+        workspaceId: ws.id,
+        title: 'deploy',
+        startsAt: new Date(Date.now() - 60_000),
+        endsAt: new Date(Date.now() + 3 * 3_600_000),
+      },
     });
     await scheduleIncidentLadder(deps, incident.id);
-    const job = await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 }));
+    const job = await h.deps.escalations!.queue.getJob(
+      escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 }),
+    );
     // The worker ran it and put it back in the delayed set (deferred, not failed): nothing paged, nothing stored.
-    await waitFor(async () => (await job!.isDelayed()) && (await h.deps.escalations!.queue.getJob(job!.id!))!.processedOn, 10_000, 'the deferral');
+    await waitFor(
+      async () => (await job!.isDelayed()) && (await h.deps.escalations!.queue.getJob(job!.id!))!.processedOn,
+      10_000,
+      'the deferral',
+    );
     expect(rx.hits(`/maint/${ws.id}`)).toHaveLength(0);
     expect(await rowsOf(incident.id)).toHaveLength(0);
-    expect((await escalation(tokens.viewer, incident.id)).note).toMatch(/^The monitor is in maintenance until .*: steps that come due wait until it ends\.$/);
+    expect((await escalation(tokens.viewer, incident.id)).note).toMatch(
+      /^The monitor is in maintenance until .*: steps that come due wait until it ends\.$/,
+    );
 
     // The deploy finishes early: the window is completed through the API, hours before its planned end.
-    const done = await request(h.app).patch(`/api/v1/maintenance/${window.id}`).set(bearer(tokens.owner)).send({ status: 'complete' });
+    const done = await request(h.app)
+      .patch(`/api/v1/maintenance/${window.id}`)
+      .set(bearer(tokens.owner))
+      .send({ status: 'complete' });
     expect(done.status).toBe(200);
     const completedAt = Date.now();
     await waitFor(async () => rx.hits(`/maint/${ws.id}`).length === 1, 10_000, 'the page after the window');
@@ -466,27 +587,67 @@ describe('deliveries', () => {
     const { ws } = await makeWorkspace(h.prisma);
     await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'nobody@example.test' }] }]);
     const incident = await openIncident(ws.id, null, { source: 'manual' });
-    const noSmtp = { ...deps, deliverer: createDeliverer({ guard: h.deps.guard, encryptionKey: h.config.encryption.current.key, smtp: null }) };
-    expect(await runEscalationStep(noSmtp, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', skipped: 1 });
-    expect((await rowsOf(incident.id)).map((d) => [d.status, d.reason, d.attempts])).toEqual([['skipped', 'email not configured', 0]]);
+    const noSmtp = {
+      ...deps,
+      deliverer: createDeliverer({ guard: h.deps.guard, encryptionKey: h.config.encryption.current.key, smtp: null }),
+    };
+    expect(await runEscalationStep(noSmtp, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      skipped: 1,
+    });
+    expect((await rowsOf(incident.id)).map((d) => [d.status, d.reason, d.attempts])).toEqual([
+      ['skipped', 'email not configured', 0],
+    ]);
   });
 
   it('times out a receiver that never answers, and refuses targets the SSRF policy blocks at connect time', async () => {
     const page = {
       deliveryId: '00000000-0000-4000-8000-000000000000',
       workspaceId: '00000000-0000-4000-8000-000000000001',
-      incident: { id: 'i', title: 't', status: 'open', impact: 'major', source: 'monitor', startedAt: new Date().toISOString(), monitorId: null, metadata: {} },
+      incident: {
+        id: 'i',
+        title: 't',
+        status: 'open',
+        impact: 'major',
+        source: 'monitor',
+        startedAt: new Date().toISOString(),
+        monitorId: null,
+        metadata: {},
+      },
       policy: { id: 'p', name: 'n', runbook: '' },
       step: { id: 's', position: 0, delayMinutes: 0, minImpact: 'none', cycle: 0 },
       firedAt: new Date().toISOString(),
     };
-    const quick = createDeliverer({ guard: h.deps.guard, encryptionKey: Buffer.alloc(32), smtp: null, timeoutMs: 200, retry: { attempts: 2, backoffMs: 10 } });
-    expect(await quick.deliver('webhook', `${rx.base}/hang/${uniq()}`, page)).toMatchObject({ status: 'failed', attempts: 2, reason: 'timeout' });
+    const quick = createDeliverer({
+      guard: h.deps.guard,
+      encryptionKey: Buffer.alloc(32),
+      smtp: null,
+      timeoutMs: 200,
+      retry: { attempts: 2, backoffMs: 10 },
+    });
+    expect(await quick.deliver('webhook', `${rx.base}/hang/${uniq()}`, page)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      reason: 'timeout',
+    });
     // Without ALLOWED_TARGET_CIDRS, loopback is refused when connecting (a name that resolves there too), not retried.
-    const strict = createDeliverer({ guard: createSsrfGuard(), encryptionKey: Buffer.alloc(32), smtp: null, retry: FAST_RETRY });
-    expect(await strict.deliver('webhook', `${rx.base}/ssrf`, page)).toMatchObject({ status: 'failed', attempts: 1, reason: 'ssrf_blocked' });
+    const strict = createDeliverer({
+      guard: createSsrfGuard(),
+      encryptionKey: Buffer.alloc(32),
+      smtp: null,
+      retry: FAST_RETRY,
+    });
+    expect(await strict.deliver('webhook', `${rx.base}/ssrf`, page)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: 'ssrf_blocked',
+    });
     const port = new URL(rx.base).port;
-    expect(await strict.deliver('slack', `http://localhost:${port}/ssrf`, page)).toMatchObject({ status: 'failed', attempts: 1, reason: 'ssrf_blocked' });
+    expect(await strict.deliver('slack', `http://localhost:${port}/ssrf`, page)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      reason: 'ssrf_blocked',
+    });
     expect(rx.hits('/ssrf')).toHaveLength(0);
   });
 });
@@ -494,7 +655,9 @@ describe('deliveries', () => {
 describe('GET /incidents/{id}/escalation', () => {
   it('with no policy in effect: policy null, no steps, a note', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, { startedAt: new Date(Date.now() - 7.5 * 60_000) });
+    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, {
+      startedAt: new Date(Date.now() - 7.5 * 60_000),
+    });
     expect(await scheduleIncidentLadder(deps, incident.id)).toEqual({ scheduled: 0 });
     expect(await escalation(tokens.viewer, incident.id)).toEqual({
       incidentId: incident.id,
@@ -512,7 +675,12 @@ describe('GET /incidents/{id}/escalation', () => {
   it("the monitor's own policy wins over the workspace default", async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'default@example.test' }] }]);
-    const own = await policyFor(ws.slug, [{ delayMinutes: 5, targets: [{ channel: 'email', target: 'own@example.test' }] }], { name: 'Payments' }, false);
+    const own = await policyFor(
+      ws.slug,
+      [{ delayMinutes: 5, targets: [{ channel: 'email', target: 'own@example.test' }] }],
+      { name: 'Payments' },
+      false,
+    );
     const monitor = await monitorIn(ws.id);
     const assigned = await assignPolicy(h.prisma, { monitor: monitor.id, policy: own.id });
     expect(assigned).toMatchObject({ monitorId: monitor.id, policy: { id: own.id, isDefault: false } });
@@ -558,27 +726,49 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
       const res = await request(h.app).post(`/api/v1/incidents/${incident.id}/${action}`).set(bearer(tokens.viewer));
       expect([action, res.status, res.body.error?.code]).toEqual([action, 403, 'forbidden']);
       // The role is checked before the body: a viewer who sends one is still told 403, not 400.
-      const withBody = await request(h.app).post(`/api/v1/incidents/${incident.id}/${action}`).set(bearer(tokens.viewer)).send({ note: 'x' });
+      const withBody = await request(h.app)
+        .post(`/api/v1/incidents/${incident.id}/${action}`)
+        .set(bearer(tokens.viewer))
+        .send({ note: 'x' });
       expect([action, withBody.status, withBody.body.error?.code]).toEqual([action, 403, 'forbidden']);
     }
     for (const action of ['acknowledge', 'resolve']) {
-      const bad = await request(h.app).post(`/api/v1/incidents/${incident.id}/${action}`).set(bearer(tokens.member)).send({ note: 'x' });
-      expect([action, bad.status, bad.body.error?.details?.issues]).toEqual([action, 400, [{ path: 'note', message: 'Unknown field' }]]);
+      const bad = await request(h.app)
+        .post(`/api/v1/incidents/${incident.id}/${action}`)
+        .set(bearer(tokens.member))
+        .send({ note: 'x' });
+      expect([action, bad.status, bad.body.error?.details?.issues]).toEqual([
+        action,
+        400,
+        [{ path: 'note', message: 'Unknown field' }],
+      ]);
     }
     expect((await h.prisma.incident.findUnique({ where: { id: incident.id } }))!.status).toBe('open');
 
     const ack = await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member));
     expect(ack.status).toBe(200);
     expect(incidentRecordSchema.safeParse(ack.body.data).error).toBeUndefined();
-    expect(ack.body.data).toMatchObject({ id: incident.id, status: 'acknowledged', resolvedAt: null, acknowledgedAt: expect.any(String) });
+    expect(ack.body.data).toMatchObject({
+      id: incident.id,
+      status: 'acknowledged',
+      resolvedAt: null,
+      acknowledgedAt: expect.any(String),
+    });
     const again = await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.admin));
     expect([again.status, again.body.data]).toEqual([200, ack.body.data]);
 
     const resolved = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member));
     expect(resolved.status).toBe(200);
-    expect(resolved.body.data).toMatchObject({ status: 'resolved', acknowledgedAt: ack.body.data.acknowledgedAt, resolvedAt: expect.any(String) });
+    expect(resolved.body.data).toMatchObject({
+      status: 'resolved',
+      acknowledgedAt: ack.body.data.acknowledgedAt,
+      resolvedAt: expect.any(String),
+    });
     expect(await h.prisma.incident.findUnique({ where: { id: incident.id } })).toMatchObject({ openMonitorId: null });
-    expect(await h.prisma.monitor.findUnique({ where: { id: monitor.id } })).toMatchObject({ consecutiveFailures: 0, consecutivePasses: 0 });
+    expect(await h.prisma.monitor.findUnique({ where: { id: monitor.id } })).toMatchObject({
+      consecutiveFailures: 0,
+      consecutivePasses: 0,
+    });
     const twice = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.owner));
     expect([twice.status, twice.body.data]).toEqual([200, resolved.body.data]);
 
@@ -593,14 +783,22 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
 
   it('resolving an open incident directly stops its ladder', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] }, { delayMinutes: 60, targets: [{ channel: 'email', target: 'b@example.test' }] }]);
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] },
+      { delayMinutes: 60, targets: [{ channel: 'email', target: 'b@example.test' }] },
+    ]);
     const incident = await openIncident(ws.id, null);
     await scheduleIncidentLadder(deps, incident.id);
     await jobDone({ incidentId: incident.id, cycle: 0, position: 0 });
     const res = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member));
     expect(res.status).toBe(200);
-    expect(await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 0, position: 1 }))).toBeUndefined();
-    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({ outcome: 'stopped', reason: 'incident resolved' });
+    expect(
+      await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 0, position: 1 })),
+    ).toBeUndefined();
+    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({
+      outcome: 'stopped',
+      reason: 'incident resolved',
+    });
     expect((await escalation(tokens.viewer, incident.id)).note).toMatch(/^Resolved at .*: the ladder has stopped\.$/);
   });
 
@@ -626,49 +824,108 @@ describe('admin: policy commands', () => {
     const { ws } = await makeWorkspace(h.prisma);
     const strict = { guard: createSsrfGuard(), encryption: h.config.encryption.current };
     const attempt = (json: unknown, guard = strict) =>
-      createPolicy(h.prisma, { workspace: ws.slug, json: typeof json === 'string' ? json : JSON.stringify(json) }, guard).then(
+      createPolicy(
+        h.prisma,
+        { workspace: ws.slug, json: typeof json === 'string' ? json : JSON.stringify(json) },
+        guard,
+      ).then(
         () => null,
-        (err: { code: string; details?: { issues: Array<{ path: string; message: string }> } }) => ({ code: err.code, paths: err.details?.issues.map((i) => i.path) }),
+        (err: { code: string; details?: { issues: Array<{ path: string; message: string }> } }) => ({
+          code: err.code,
+          paths: err.details?.issues.map((i) => i.path),
+        }),
       );
     const ok = { delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] };
     expect(await attempt('{nope')).toEqual({ code: 'invalid_request', paths: ['json'] });
     expect(await attempt({ name: 'x', steps: [] })).toEqual({ code: 'invalid_request', paths: ['json.steps'] });
-    expect(await attempt({ name: 'x', steps: [ok], extra: 1 })).toEqual({ code: 'invalid_request', paths: ['json.extra'] });
-    expect(await attempt({ name: 'x', repeatCount: 11, steps: [ok] })).toEqual({ code: 'invalid_request', paths: ['json.repeatCount'] });
-    expect(await attempt({ name: 'x', runbook: 'r'.repeat(4001), steps: [ok] })).toEqual({ code: 'invalid_request', paths: ['json.runbook'] });
-    expect(await attempt({ name: 'x', steps: [{ ...ok, delayMinutes: 10_081 }] })).toEqual({ code: 'invalid_request', paths: ['json.steps[0].delayMinutes'] });
-    expect(await attempt({ name: 'x', steps: [{ ...ok, delayMinutes: 10 }, ok] })).toEqual({ code: 'invalid_request', paths: ['json.steps[1].delayMinutes'] });
-    expect(await attempt({ name: 'x', steps: [{ ...ok, minImpact: 'huge' }] })).toEqual({ code: 'invalid_request', paths: ['json.steps[0].minImpact'] });
-    expect(await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'not-an-address' }] }] })).toEqual({
+    expect(await attempt({ name: 'x', steps: [ok], extra: 1 })).toEqual({
+      code: 'invalid_request',
+      paths: ['json.extra'],
+    });
+    expect(await attempt({ name: 'x', repeatCount: 11, steps: [ok] })).toEqual({
+      code: 'invalid_request',
+      paths: ['json.repeatCount'],
+    });
+    expect(await attempt({ name: 'x', runbook: 'r'.repeat(4001), steps: [ok] })).toEqual({
+      code: 'invalid_request',
+      paths: ['json.runbook'],
+    });
+    expect(await attempt({ name: 'x', steps: [{ ...ok, delayMinutes: 10_081 }] })).toEqual({
+      code: 'invalid_request',
+      paths: ['json.steps[0].delayMinutes'],
+    });
+    expect(await attempt({ name: 'x', steps: [{ ...ok, delayMinutes: 10 }, ok] })).toEqual({
+      code: 'invalid_request',
+      paths: ['json.steps[1].delayMinutes'],
+    });
+    expect(await attempt({ name: 'x', steps: [{ ...ok, minImpact: 'huge' }] })).toEqual({
+      code: 'invalid_request',
+      paths: ['json.steps[0].minImpact'],
+    });
+    expect(
+      await attempt({
+        name: 'x',
+        steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'not-an-address' }] }],
+      }),
+    ).toEqual({
       code: 'invalid_request',
       paths: ['json.steps[0].targets[0].target'],
     });
-    expect(await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'pager', target: 'x' }] }] })).toMatchObject({ code: 'invalid_request' });
-    expect(await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: Array.from({ length: 11 }, () => ok.targets[0]) }] })).toEqual({
+    expect(
+      await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'pager', target: 'x' }] }] }),
+    ).toMatchObject({ code: 'invalid_request' });
+    expect(
+      await attempt({
+        name: 'x',
+        steps: [{ delayMinutes: 0, targets: Array.from({ length: 11 }, () => ok.targets[0]) }],
+      }),
+    ).toEqual({
       code: 'invalid_request',
       paths: ['json.steps[0].targets'],
     });
     expect(
-      await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'ftp://example.com/x' }] }] }),
+      await attempt({
+        name: 'x',
+        steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'ftp://example.com/x' }] }],
+      }),
     ).toEqual({ code: 'invalid_request', paths: ['json.steps[0].targets[0].target'] });
-    for (const target of ['http://127.0.0.1:9/hook', 'http://169.254.169.254/latest', 'https://[::1]/x', 'http://2130706433/']) {
-      expect([target, await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target }] }] })]).toEqual([
+    for (const target of [
+      'http://127.0.0.1:9/hook',
+      'http://169.254.169.254/latest',
+      'https://[::1]/x',
+      'http://2130706433/',
+    ]) {
+      expect([
         target,
-        { code: 'invalid_request', paths: ['json.steps[0].targets[0].target'] },
-      ]);
+        await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target }] }] }),
+      ]).toEqual([target, { code: 'invalid_request', paths: ['json.steps[0].targets[0].target'] }]);
     }
     // The same loopback target passes where the deployment allows it (ALLOWED_TARGET_CIDRS).
-    expect(await attempt({ name: 'x', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }] }, { guard: h.deps.guard, encryption: h.config.encryption.current })).toBeNull();
+    expect(
+      await attempt(
+        {
+          name: 'x',
+          steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: 'http://127.0.0.1:9/hook' }] }],
+        },
+        { guard: h.deps.guard, encryption: h.config.encryption.current },
+      ),
+    ).toBeNull();
     expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: ws.id } })).toBe(1);
   });
 
   it('assign refuses a policy of another workspace', async () => {
     const a = await makeWorkspace(h.prisma);
     const b = await makeWorkspace(h.prisma);
-    const policy = await policyFor(a.ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] }]);
+    const policy = await policyFor(a.ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] },
+    ]);
     const monitor = await monitorIn(b.ws.id);
-    await expect(assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id })).rejects.toMatchObject({ code: 'conflict' });
-    await expect(assignPolicy(h.prisma, { monitor: monitor.id, policy: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(
+      assignPolicy(h.prisma, { monitor: monitor.id, policy: '00000000-0000-4000-8000-000000000000' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
     expect(await assignPolicy(h.prisma, { monitor: monitor.id, policy: 'none' })).toMatchObject({ policy: null });
   });
 
@@ -676,10 +933,14 @@ describe('admin: policy commands', () => {
     const { ws } = await makeWorkspace(h.prisma);
     const monitor = await monitorIn(ws.id);
     const admin = async (...args: string[]) => {
-      const { stdout } = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args], {
-        cwd: root,
-        env: { ...process.env, ALLOWED_TARGET_CIDRS: '' },
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args],
+        {
+          cwd: root,
+          env: { ...process.env, ALLOWED_TARGET_CIDRS: '' },
+        },
+      );
       return JSON.parse(stdout);
     };
     const json = JSON.stringify({
@@ -696,23 +957,44 @@ describe('admin: policy commands', () => {
       silent: false,
       runbook: 'Page the lead.',
       isDefault: true,
-      steps: [{ position: 0, delayMinutes: 0, minImpact: 'major', targets: [{ channel: 'email', target: 'lead@example.test' }] }],
+      steps: [
+        {
+          position: 0,
+          delayMinutes: 0,
+          minImpact: 'major',
+          targets: [{ channel: 'email', target: 'lead@example.test' }],
+        },
+      ],
     });
     expect((await h.prisma.workspace.findUnique({ where: { id: ws.id } }))!.defaultEscalationPolicyId).toBe(created.id);
-    expect(await admin('policy', 'assign', '--monitor', monitor.id, '--policy', created.id)).toMatchObject({ monitorId: monitor.id, policy: { id: created.id } });
+    expect(await admin('policy', 'assign', '--monitor', monitor.id, '--policy', created.id)).toMatchObject({
+      monitorId: monitor.id,
+      policy: { id: created.id },
+    });
     const secret = await admin('policy', 'signing-secret', '--workspace', ws.slug);
-    expect(secret).toMatchObject({ workspaceId: ws.id, algorithm: 'HMAC-SHA256', signatureHeader: 'X-Statusvane-Signature', secret: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(secret).toMatchObject({
+      workspaceId: ws.id,
+      algorithm: 'HMAC-SHA256',
+      signatureHeader: 'X-Statusvane-Signature',
+      secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   }, 30_000);
 });
 
 describe('the ladder sweeper', () => {
   it('gives an open incident whose jobs were never added (or were lost with Redis data) its ladder back', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/swept/${ws.id}` }] }]);
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/swept/${ws.id}` }] },
+    ]);
     const monitor = await monitorIn(ws.id);
     // Opened two minutes ago, and the opening hook never ran.
     const incident = await openIncident(ws.id, monitor.id, { startedAt: new Date(Date.now() - 120_000) });
-    const acked = await openIncident(ws.id, null, { startedAt: new Date(Date.now() - 120_000), status: 'acknowledged', acknowledgedAt: new Date() });
+    const acked = await openIncident(ws.id, null, {
+      startedAt: new Date(Date.now() - 120_000),
+      status: 'acknowledged',
+      acknowledgedAt: new Date(),
+    });
     const young = await openIncident(ws.id, null, { startedAt: new Date() });
 
     const report = await ensureOpenLadders(deps);
@@ -727,7 +1009,6 @@ describe('the ladder sweeper', () => {
     expect(await rowsOf(young.id)).toHaveLength(0);
   });
 });
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // Time through an injected clock: one clock for the engine, the deliverer and the API. Step jobs are added to a
@@ -746,11 +1027,33 @@ describe('time through an injected clock', () => {
 
   beforeAll(() => {
     idle = new EscalationScheduler(h.redis, `${h.queuePrefix}-idle`);
-    const deliverer = createDeliverer({ guard: h.deps.guard, encryptionKey: h.config.encryption.current.key, smtp: null, timeoutMs: 2000, retry: FAST_RETRY, now: () => clock.now });
+    const deliverer = createDeliverer({
+      guard: h.deps.guard,
+      encryptionKey: h.config.encryption.current.key,
+      smtp: null,
+      timeoutMs: 2000,
+      retry: FAST_RETRY,
+      now: () => clock.now,
+    });
     // No maintenanceRecheckMs: the production default (60 s) is what these tests measure.
-    clocked = { prisma: h.prisma, scheduler: idle, deliverer, logger, keyring: h.config.encryption, now: () => clock.now };
+    clocked = {
+      prisma: h.prisma,
+      scheduler: idle,
+      deliverer,
+      logger,
+      keyring: h.config.encryption,
+      now: () => clock.now,
+    };
     clockApp = express();
-    clockApp.use('/api/v1', requireAuth(h.prisma), jsonBody, express.Router().use('/incidents', incidentsRouter(h.deps, () => clock.now)));
+    clockApp.use(
+      '/api/v1',
+      requireAuth(h.prisma),
+      jsonBody,
+      express.Router().use(
+        '/incidents',
+        incidentsRouter(h.deps, () => clock.now),
+      ),
+    );
     clockApp.use(errorHandler(logger));
   });
   afterAll(async () => {
@@ -771,9 +1074,14 @@ describe('time through an injected clock', () => {
     expect(escalationStateSchema.safeParse(res.body.data).error).toBeUndefined();
     return res.body.data;
   }
-  const delayOf = async (incidentId: string, cycle: number, position: number) => (await idle.queue.getJob(escalationJobId({ incidentId, cycle, position })))?.opts.delay;
+  const delayOf = async (incidentId: string, cycle: number, position: number) =>
+    (await idle.queue.getJob(escalationJobId({ incidentId, cycle, position })))?.opts.delay;
   /** Leaves no open incident behind for other tests' sweeps (which run on the real clock). */
-  const closeIncident = (id: string) => h.prisma.incident.update({ where: { id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+  const closeIncident = (id: string) =>
+    h.prisma.incident.update({
+      where: { id },
+      data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null },
+    });
 
   it('due, fired, firedAt, elapsedMinutes, not-due deferrals and repeat cycles follow the clock (delays of 5 and 10 minutes)', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
@@ -786,8 +1094,10 @@ describe('time through an injected clock', () => {
       { repeatCount: 1 },
     );
     const incident = await openAtT0(ws.id, (await monitorIn(ws.id)).id);
-    const step = (cycle: number, position: number) => runEscalationStep(clocked, { incidentId: incident.id, cycle, position });
-    const dueFired = (r: { steps: Array<{ due: boolean; fired: boolean; firedAt: string | null }> }) => r.steps.map((s) => [s.due, s.fired, s.firedAt]);
+    const step = (cycle: number, position: number) =>
+      runEscalationStep(clocked, { incidentId: incident.id, cycle, position });
+    const dueFired = (r: { steps: Array<{ due: boolean; fired: boolean; firedAt: string | null }> }) =>
+      r.steps.map((s) => [s.due, s.fired, s.firedAt]);
 
     expect(await scheduleIncidentLadder(clocked, incident.id)).toEqual({ scheduled: 2 });
     expect([await delayOf(incident.id, 0, 0), await delayOf(incident.id, 0, 1)]).toEqual([5 * MIN, 10 * MIN]);
@@ -795,21 +1105,43 @@ describe('time through an injected clock', () => {
     setClock(2.5);
     expect(await step(0, 0)).toEqual({ outcome: 'deferred', reason: 'not due yet', until: at(5) });
     let r = await recordAt(tokens.viewer, incident.id);
-    expect(r).toMatchObject({ escalating: true, elapsedMinutes: 2, note: `Escalating: step 1 of 2 is due at ${at(5).toISOString()}.` });
-    expect(dueFired(r)).toEqual([[false, false, null], [false, false, null]]);
+    expect(r).toMatchObject({
+      escalating: true,
+      elapsedMinutes: 2,
+      note: `Escalating: step 1 of 2 is due at ${at(5).toISOString()}.`,
+    });
+    expect(dueFired(r)).toEqual([
+      [false, false, null],
+      [false, false, null],
+    ]);
 
     setClock(5);
-    expect(await step(0, 0)).toEqual({ outcome: 'fired', sent: 1, failed: 0, skipped: 0, duplicates: 0, nextCycleScheduled: false });
+    expect(await step(0, 0)).toEqual({
+      outcome: 'fired',
+      sent: 1,
+      failed: 0,
+      skipped: 0,
+      duplicates: 0,
+      nextCycleScheduled: false,
+    });
     r = await recordAt(tokens.viewer, incident.id);
     expect(r).toMatchObject({ elapsedMinutes: 5, note: `Escalating: step 2 of 2 is due at ${at(10).toISOString()}.` });
-    expect(dueFired(r)).toEqual([[true, true, at(5).toISOString()], [false, false, null]]);
-    expect(r.steps[0].deliveries).toEqual([{ channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: at(5).toISOString(), reason: null }]);
+    expect(dueFired(r)).toEqual([
+      [true, true, at(5).toISOString()],
+      [false, false, null],
+    ]);
+    expect(r.steps[0].deliveries).toEqual([
+      { channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: at(5).toISOString(), reason: null },
+    ]);
 
     clock.now = new Date(at(10).getTime() - 1000);
     expect(await step(0, 1)).toEqual({ outcome: 'deferred', reason: 'not due yet', until: at(10) });
     setClock(10);
     r = await recordAt(tokens.viewer, incident.id);
-    expect(dueFired(r)).toEqual([[true, true, at(5).toISOString()], [true, false, null]]);
+    expect(dueFired(r)).toEqual([
+      [true, true, at(5).toISOString()],
+      [true, false, null],
+    ]);
     expect(r.note).toBe(`Escalating: step 2 of 2 came due at ${at(10).toISOString()} and is paging now.`);
 
     // Step 2 fires a minute late (a slow worker): the repeat cycle is anchored on when it fired, 11, not on 10.
@@ -818,9 +1150,16 @@ describe('time through an injected clock', () => {
     expect([await delayOf(incident.id, 1, 0), await delayOf(incident.id, 1, 1)]).toEqual([5 * MIN, 10 * MIN]);
     setClock(12);
     r = await recordAt(tokens.viewer, incident.id);
-    expect(r).toMatchObject({ escalating: true, elapsedMinutes: 12, note: `Escalating (repeat 1 of 1): step 1 of 2 is due at ${at(16).toISOString()}.` });
+    expect(r).toMatchObject({
+      escalating: true,
+      elapsedMinutes: 12,
+      note: `Escalating (repeat 1 of 1): step 1 of 2 is due at ${at(16).toISOString()}.`,
+    });
     // The new cycle: nothing due yet; both steps have fired (in cycle 0).
-    expect(dueFired(r)).toEqual([[false, true, at(5).toISOString()], [false, true, at(11).toISOString()]]);
+    expect(dueFired(r)).toEqual([
+      [false, true, at(5).toISOString()],
+      [false, true, at(11).toISOString()],
+    ]);
     expect(await step(1, 0)).toEqual({ outcome: 'deferred', reason: 'not due yet', until: at(16) });
 
     setClock(16);
@@ -829,13 +1168,22 @@ describe('time through an injected clock', () => {
     expect(await step(1, 1)).toMatchObject({ outcome: 'fired', sent: 1, nextCycleScheduled: false });
     setClock(30);
     r = await recordAt(tokens.viewer, incident.id);
-    expect(r).toMatchObject({ escalating: false, elapsedMinutes: 30, note: 'The ladder has run all 2 cycle(s): nothing more will page.' });
-    expect(dueFired(r)).toEqual([[true, true, at(16).toISOString()], [true, true, at(21).toISOString()]]);
+    expect(r).toMatchObject({
+      escalating: false,
+      elapsedMinutes: 30,
+      note: 'The ladder has run all 2 cycle(s): nothing more will page.',
+    });
+    expect(dueFired(r)).toEqual([
+      [true, true, at(16).toISOString()],
+      [true, true, at(21).toISOString()],
+    ]);
     expect(r.steps.map((s: { deliveries: Array<{ sentAt: string }> }) => s.deliveries.map((d) => d.sentAt))).toEqual([
       [at(5).toISOString(), at(16).toISOString()],
       [at(11).toISOString(), at(21).toISOString()],
     ]);
-    expect(rx.hits(`/clock-a/${ws.id}`).map((x) => [JSON.parse(x.body).step.cycle, JSON.parse(x.body).firedAt])).toEqual([
+    expect(
+      rx.hits(`/clock-a/${ws.id}`).map((x) => [JSON.parse(x.body).step.cycle, JSON.parse(x.body).firedAt]),
+    ).toEqual([
       [0, at(5).toISOString()],
       [1, at(16).toISOString()],
     ]);
@@ -850,33 +1198,54 @@ describe('time through an injected clock', () => {
       { delayMinutes: 3, targets: [{ channel: 'webhook', target: `${rx.base}/ack-b/${ws.id}` }] },
     ]);
     const incident = await openAtT0(ws.id, null);
-    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 1 });
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      sent: 1,
+    });
 
     setClock(2);
     const ack = await request(clockApp).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member));
     expect([ack.status, ack.body.data.acknowledgedAt]).toEqual([200, at(2).toISOString()]);
     setClock(4);
-    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({ outcome: 'stopped', reason: 'incident acknowledged' });
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 1 })).toEqual({
+      outcome: 'stopped',
+      reason: 'incident acknowledged',
+    });
     let r = await recordAt(tokens.viewer, incident.id);
     // The ladder's clock stopped at 2: step 2 (due at 3) is not shown due. The incident's own clock runs on.
-    expect(r).toMatchObject({ status: 'acknowledged', escalating: false, elapsedMinutes: 4, note: `Acknowledged at ${at(2).toISOString()}: the ladder has stopped.` });
+    expect(r).toMatchObject({
+      status: 'acknowledged',
+      escalating: false,
+      elapsedMinutes: 4,
+      note: `Acknowledged at ${at(2).toISOString()}: the ladder has stopped.`,
+    });
     expect(r.steps.map((s: { due: boolean }) => s.due)).toEqual([true, false]);
 
     setClock(6);
-    const resolved = await request(clockApp).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member));
+    const resolved = await request(clockApp)
+      .post(`/api/v1/incidents/${incident.id}/resolve`)
+      .set(bearer(tokens.member));
     expect([resolved.status, resolved.body.data.resolvedAt]).toEqual([200, at(6).toISOString()]);
     setClock(60);
     r = await recordAt(tokens.viewer, incident.id);
-    expect(r).toMatchObject({ status: 'resolved', elapsedMinutes: 6, note: `Resolved at ${at(6).toISOString()}: the ladder has stopped.` });
+    expect(r).toMatchObject({
+      status: 'resolved',
+      elapsedMinutes: 6,
+      note: `Resolved at ${at(6).toISOString()}: the ladder has stopped.`,
+    });
     expect(rx.hits(`/ack-b/${ws.id}`)).toHaveLength(0);
   });
 
   it('a maintenance deferral re-checks the window every minute, so a window completed early resumes paging within a minute', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/mw/${ws.id}` }] }]);
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/mw/${ws.id}` }] },
+    ]);
     const monitor = await monitorIn(ws.id);
     const incident = await openAtT0(ws.id, monitor.id);
-    const window = await h.prisma.maintenanceWindow.create({ data: { workspaceId: ws.id, title: 'deploy', startsAt: at(-1), endsAt: at(180) } });
+    const window = await h.prisma.maintenanceWindow.create({
+      data: { workspaceId: ws.id, title: 'deploy', startsAt: at(-1), endsAt: at(180) },
+    });
     const step = () => runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 });
 
     // A three-hour window: the step sleeps a minute at a time, not three hours.
@@ -893,31 +1262,53 @@ describe('time through an injected clock', () => {
 
     // A window that ends sooner than the re-check: the step waits exactly until its end.
     const other = await makeWorkspace(h.prisma);
-    await policyFor(other.ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/mw-short/${other.ws.id}` }] }]);
+    await policyFor(other.ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/mw-short/${other.ws.id}` }] },
+    ]);
     const second = await openAtT0(other.ws.id, (await monitorIn(other.ws.id)).id);
-    await h.prisma.maintenanceWindow.create({ data: { workspaceId: other.ws.id, title: 'short', startsAt: at(-1), endsAt: at(0.25) } });
-    expect(await runEscalationStep(clocked, { incidentId: second.id, cycle: 0, position: 0 })).toEqual({ outcome: 'deferred', reason: 'maintenance', until: at(0.25) });
+    await h.prisma.maintenanceWindow.create({
+      data: { workspaceId: other.ws.id, title: 'short', startsAt: at(-1), endsAt: at(0.25) },
+    });
+    expect(await runEscalationStep(clocked, { incidentId: second.id, cycle: 0, position: 0 })).toEqual({
+      outcome: 'deferred',
+      reason: 'maintenance',
+      until: at(0.25),
+    });
     setClock(0.25);
-    expect(await runEscalationStep(clocked, { incidentId: second.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 1 });
+    expect(await runEscalationStep(clocked, { incidentId: second.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      sent: 1,
+    });
     await closeIncident(second.id);
   });
 
   it('the policy is pinned when the incident opens: re-assigning mid-incident changes nothing for it, and every delivery stays listed', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
-    const first = await policyFor(ws.slug, [
-      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/pin-a0/${ws.id}` }] },
-      { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/pin-a1/${ws.id}` }] },
-    ], { name: 'First' });
+    const first = await policyFor(
+      ws.slug,
+      [
+        { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/pin-a0/${ws.id}` }] },
+        { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/pin-a1/${ws.id}` }] },
+      ],
+      { name: 'First' },
+    );
     const monitor = await monitorIn(ws.id);
     const incident = await openAtT0(ws.id, monitor.id);
     expect(incident.escalationPolicyId).toBe(first.id);
-    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 1 });
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      sent: 1,
+    });
 
     // Mid-incident: a new workspace default, and the monitor gets its own policy (different steps, same positions).
-    const second = await policyFor(ws.slug, [
-      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/pin-b0/${ws.id}` }] },
-      { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/pin-b1/${ws.id}` }] },
-    ], { name: 'Second' });
+    const second = await policyFor(
+      ws.slug,
+      [
+        { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/pin-b0/${ws.id}` }] },
+        { delayMinutes: 5, targets: [{ channel: 'webhook', target: `${rx.base}/pin-b1/${ws.id}` }] },
+      ],
+      { name: 'Second' },
+    );
     await assignPolicy(h.prisma, { monitor: monitor.id, policy: second.id });
 
     setClock(1);
@@ -926,21 +1317,48 @@ describe('time through an injected clock', () => {
     expect(r.steps.map((s: { stepId: string }) => s.stepId)).toEqual(first.steps.map((s: { id: string }) => s.id));
     expect(r.steps[0]).toMatchObject({ fired: true, deliveries: [{ status: 'sent' }] });
     // Step 1 again pages nobody twice, and the new policy's step 1 (same position) does not fire in its place.
-    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 0, duplicates: 1 });
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      sent: 0,
+      duplicates: 1,
+    });
     setClock(5);
-    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 1 })).toMatchObject({ outcome: 'fired', sent: 1 });
-    expect([rx.hits(`/pin-a0/${ws.id}`).length, rx.hits(`/pin-a1/${ws.id}`).length, rx.hits(`/pin-b0/${ws.id}`).length, rx.hits(`/pin-b1/${ws.id}`).length]).toEqual([1, 1, 0, 0]);
+    expect(await runEscalationStep(clocked, { incidentId: incident.id, cycle: 0, position: 1 })).toMatchObject({
+      outcome: 'fired',
+      sent: 1,
+    });
+    expect([
+      rx.hits(`/pin-a0/${ws.id}`).length,
+      rx.hits(`/pin-a1/${ws.id}`).length,
+      rx.hits(`/pin-b0/${ws.id}`).length,
+      rx.hits(`/pin-b1/${ws.id}`).length,
+    ]).toEqual([1, 1, 0, 0]);
     r = await recordAt(tokens.viewer, incident.id);
-    expect(r).toMatchObject({ escalating: false, steps: [{ fired: true }, { fired: true, firedAt: at(5).toISOString() }] });
+    expect(r).toMatchObject({
+      escalating: false,
+      steps: [{ fired: true }, { fired: true, firedAt: at(5).toISOString() }],
+    });
 
     // A row of a step outside the pinned policy (left by a re-assignment before policies were pinned) is still shown,
     // under the step at its position.
     const foreign = second.steps[0]!;
     await h.prisma.escalationDelivery.create({
-      data: { incidentId: incident.id, stepId: foreign.id, targetId: foreign.targets[0]!.id, channel: 'webhook', target: `${rx.base}/…`, status: 'failed', reason: 'http_500', createdAt: at(0.5) },
+      data: {
+        incidentId: incident.id,
+        stepId: foreign.id,
+        targetId: foreign.targets[0]!.id,
+        channel: 'webhook',
+        target: `${rx.base}/…`,
+        status: 'failed',
+        reason: 'http_500',
+        createdAt: at(0.5),
+      },
     });
     r = await recordAt(tokens.viewer, incident.id);
-    expect(r.steps[0].deliveries.map((d: { status: string; reason: string | null }) => [d.status, d.reason])).toEqual([['sent', null], ['failed', 'http_500']]);
+    expect(r.steps[0].deliveries.map((d: { status: string; reason: string | null }) => [d.status, d.reason])).toEqual([
+      ['sent', null],
+      ['failed', 'http_500'],
+    ]);
     expect(r.steps[0]).toMatchObject({ fired: true, firedAt: at(0).toISOString() });
 
     // The next incident of the monitor opens under its own policy now.
@@ -959,8 +1377,14 @@ describe('time through an injected clock', () => {
 describe('sending does not depend on the queue, and stored pages are never lost', () => {
   it('pages go out even when adding the next cycle fails; the sweeper adds that cycle', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/noq/${ws.id}` }] }], { repeatCount: 1 });
-    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, { startedAt: new Date(Date.now() - 120_000) });
+    await policyFor(
+      ws.slug,
+      [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/noq/${ws.id}` }] }],
+      { repeatCount: 1 },
+    );
+    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, {
+      startedAt: new Date(Date.now() - 120_000),
+    });
     // The shared worker's queue, whose next add fails as with Redis away.
     const flaky = new EscalationScheduler(h.redis, h.queuePrefix);
     const add = flaky.queue.add.bind(flaky.queue);
@@ -970,12 +1394,24 @@ describe('sending does not depend on the queue, and stored pages are never lost'
       return add(...args);
     }) as typeof flaky.queue.add;
     try {
-      const outcome = await runEscalationStep({ ...deps, scheduler: flaky }, { incidentId: incident.id, cycle: 0, position: 0 });
+      const outcome = await runEscalationStep(
+        { ...deps, scheduler: flaky },
+        { incidentId: incident.id, cycle: 0, position: 0 },
+      );
       expect(failures).toBe(0);
-      expect(outcome).toEqual({ outcome: 'fired', sent: 1, failed: 0, skipped: 0, duplicates: 0, nextCycleScheduled: false });
+      expect(outcome).toEqual({
+        outcome: 'fired',
+        sent: 1,
+        failed: 0,
+        skipped: 0,
+        duplicates: 0,
+        nextCycleScheduled: false,
+      });
       expect(rx.hits(`/noq/${ws.id}`)).toHaveLength(1);
       expect((await rowsOf(incident.id)).map((d) => [d.cycle, d.status])).toEqual([[0, 'sent']]);
-      expect(await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 1, position: 0 }))).toBeUndefined();
+      expect(
+        await h.deps.escalations!.queue.getJob(escalationJobId({ incidentId: incident.id, cycle: 1, position: 0 })),
+      ).toBeUndefined();
 
       // The sweeper adds the current cycle (1, anchored on cycle 0's fire time), and the worker pages it.
       await ensureOpenLadders(deps);
@@ -989,7 +1425,13 @@ describe('sending does not depend on the queue, and stored pages are never lost'
   it('a retried job sends the rows of its step that an earlier run stored and never claimed; a claimed row is never sent again', async () => {
     const { ws } = await makeWorkspace(h.prisma);
     const policy = await policyFor(ws.slug, [
-      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/retry-a/${ws.id}` }, { channel: 'webhook', target: `${rx.base}/retry-b/${ws.id}` }] },
+      {
+        delayMinutes: 0,
+        targets: [
+          { channel: 'webhook', target: `${rx.base}/retry-a/${ws.id}` },
+          { channel: 'webhook', target: `${rx.base}/retry-b/${ws.id}` },
+        ],
+      },
     ]);
     const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
     const [a, b] = policy.steps[0]!.targets;
@@ -997,36 +1439,85 @@ describe('sending does not depend on the queue, and stored pages are never lost'
     const firedAt = new Date(Date.now() - 1000);
     await h.prisma.escalationDelivery.createMany({
       data: [
-        { incidentId: incident.id, stepId: policy.steps[0]!.id, targetId: a!.id, channel: 'webhook', target: `${rx.base}/…`, status: 'pending', createdAt: firedAt },
-        { incidentId: incident.id, stepId: policy.steps[0]!.id, targetId: b!.id, channel: 'webhook', target: `${rx.base}/…`, status: 'pending', createdAt: firedAt, claimedAt: firedAt },
+        {
+          incidentId: incident.id,
+          stepId: policy.steps[0]!.id,
+          targetId: a!.id,
+          channel: 'webhook',
+          target: `${rx.base}/…`,
+          status: 'pending',
+          createdAt: firedAt,
+        },
+        {
+          incidentId: incident.id,
+          stepId: policy.steps[0]!.id,
+          targetId: b!.id,
+          channel: 'webhook',
+          target: `${rx.base}/…`,
+          status: 'pending',
+          createdAt: firedAt,
+          claimedAt: firedAt,
+        },
       ],
     });
     const outcome = await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 });
-    expect(outcome).toEqual({ outcome: 'fired', sent: 1, failed: 0, skipped: 0, duplicates: 2, nextCycleScheduled: false });
+    expect(outcome).toEqual({
+      outcome: 'fired',
+      sent: 1,
+      failed: 0,
+      skipped: 0,
+      duplicates: 2,
+      nextCycleScheduled: false,
+    });
     expect([rx.hits(`/retry-a/${ws.id}`).length, rx.hits(`/retry-b/${ws.id}`).length]).toEqual([1, 0]);
     // The page says when the step fired, not when the retry ran.
     expect(JSON.parse(rx.hits(`/retry-a/${ws.id}`)[0]!.body).firedAt).toBe(firedAt.toISOString());
     expect((await rowsOf(incident.id)).map((d) => d.status)).toEqual(['sent', 'pending']);
-    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 0, duplicates: 2 });
+    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      sent: 0,
+      duplicates: 2,
+    });
     expect(rx.hits(`/retry-a/${ws.id}`)).toHaveLength(1);
   });
 
   it('the sweeper fails pending rows claimed long ago (worker_lost), has unclaimed ones sent, and closes those of stopped incidents', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const policy = await policyFor(ws.slug, [
-      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/stale-a/${ws.id}` }, { channel: 'webhook', target: `${rx.base}/stale-b/${ws.id}` }] },
+      {
+        delayMinutes: 0,
+        targets: [
+          { channel: 'webhook', target: `${rx.base}/stale-a/${ws.id}` },
+          { channel: 'webhook', target: `${rx.base}/stale-b/${ws.id}` },
+        ],
+      },
     ]);
     const step = policy.steps[0]!;
     const [a, b] = step.targets;
     const row = (incidentId: string, targetId: string, createdAt: Date, claimedAt: Date | null = null) => ({
-      incidentId, stepId: step.id, targetId, channel: 'webhook' as const, target: `${rx.base}/…`, status: 'pending' as const, createdAt, claimedAt,
+      incidentId,
+      stepId: step.id,
+      targetId,
+      channel: 'webhook' as const,
+      target: `${rx.base}/…`,
+      status: 'pending' as const,
+      createdAt,
+      claimedAt,
     });
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
     const lost = await openIncident(ws.id, null, { startedAt: tenMinutesAgo });
-    const stopped = await openIncident(ws.id, null, { startedAt: tenMinutesAgo, status: 'resolved', resolvedAt: new Date() });
+    const stopped = await openIncident(ws.id, null, {
+      startedAt: tenMinutesAgo,
+      status: 'resolved',
+      resolvedAt: new Date(),
+    });
     // Left by workers that died ten minutes ago: one mid-send (claimed), one between storing and sending.
     await h.prisma.escalationDelivery.createMany({
-      data: [row(lost.id, a!.id, tenMinutesAgo, tenMinutesAgo), row(lost.id, b!.id, tenMinutesAgo), row(stopped.id, a!.id, tenMinutesAgo)],
+      data: [
+        row(lost.id, a!.id, tenMinutesAgo, tenMinutesAgo),
+        row(lost.id, b!.id, tenMinutesAgo),
+        row(stopped.id, a!.id, tenMinutesAgo),
+      ],
     });
     // In flight right now: left alone.
     const fresh = await openIncident(ws.id, null);
@@ -1040,25 +1531,42 @@ describe('sending does not depend on the queue, and stored pages are never lost'
     await waitFor(async () => rx.hits(`/stale-b/${ws.id}`).length === 1, 10_000, 'the unclaimed page');
     const byTarget = async (incidentId: string) =>
       (await rowsOf(incidentId)).map((d) => [d.targetId === a!.id ? 'a' : 'b', d.status, d.reason]);
-    expect(await waitFor(async () => {
-      const rows = await byTarget(lost.id);
-      return rows.every((r) => r[1] !== 'pending') ? rows : null;
-    })).toEqual([['a', 'failed', 'worker_lost'], ['b', 'sent', null]]);
+    expect(
+      await waitFor(async () => {
+        const rows = await byTarget(lost.id);
+        return rows.every((r) => r[1] !== 'pending') ? rows : null;
+      }),
+    ).toEqual([
+      ['a', 'failed', 'worker_lost'],
+      ['b', 'sent', null],
+    ]);
     expect(rx.hits(`/stale-a/${ws.id}`)).toHaveLength(0);
     expect(await byTarget(stopped.id)).toEqual([['a', 'failed', 'stopped_before_send']]);
     expect(await byTarget(fresh.id)).toEqual([['a', 'pending', null]]);
     // And the record says why.
     const state = await escalation(tokens.viewer, lost.id);
-    expect(state.steps[0].deliveries.map((d: { status: string; reason: string | null }) => [d.status, d.reason])).toEqual([['failed', 'worker_lost'], ['sent', null]]);
-    await h.prisma.incident.updateMany({ where: { id: { in: [lost.id, fresh.id] } }, data: { status: 'resolved', resolvedAt: new Date() } });
+    expect(
+      state.steps[0].deliveries.map((d: { status: string; reason: string | null }) => [d.status, d.reason]),
+    ).toEqual([
+      ['failed', 'worker_lost'],
+      ['sent', null],
+    ]);
+    await h.prisma.incident.updateMany({
+      where: { id: { in: [lost.id, fresh.id] } },
+      data: { status: 'resolved', resolvedAt: new Date() },
+    });
   });
 });
 
 describe('the sweeper and failed or numerous jobs', () => {
   it('a step job whose retries ran out (failed, its id kept) is retried by the sweeper and pages', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/recovered-job/${ws.id}` }] }]);
-    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, { startedAt: new Date(Date.now() - 120_000) });
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/recovered-job/${ws.id}` }] },
+    ]);
+    const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id, {
+      startedAt: new Date(Date.now() - 120_000),
+    });
     const prefix = `${h.queuePrefix}-fj`;
     const scheduler = new EscalationScheduler(h.redis, prefix);
     const fdeps = { ...deps, scheduler };
@@ -1066,7 +1574,13 @@ describe('the sweeper and failed or numerous jobs', () => {
     connection.on('error', () => undefined);
     const id = escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 });
     // A worker whose every run throws as during a long database outage, until BullMQ gives up on the job.
-    const broken = new Worker(ESCALATION_QUEUE, async () => { throw new UnrecoverableError('database unreachable'); }, { connection, prefix });
+    const broken = new Worker(
+      ESCALATION_QUEUE,
+      async () => {
+        throw new UnrecoverableError('database unreachable');
+      },
+      { connection, prefix },
+    );
     let healthy: Worker | null = null;
     try {
       await scheduleIncidentLadder(fdeps, incident.id);
@@ -1083,13 +1597,16 @@ describe('the sweeper and failed or numerous jobs', () => {
       healthy = new Worker(
         ESCALATION_QUEUE,
         // Only this incident's jobs: the sweep also adds other open incidents' ladders to this queue.
-        (j: Job, token?: string) => (j.data.incidentId === incident.id ? escalationProcessor(fdeps)(j, token) : Promise.resolve(null)),
+        (j: Job, token?: string) =>
+          j.data.incidentId === incident.id ? escalationProcessor(fdeps)(j, token) : Promise.resolve(null),
         { connection, prefix },
       );
       const report = await ensureOpenLadders(fdeps);
       expect(report.recovered).toBeGreaterThanOrEqual(1);
       await waitFor(async () => rx.hits(`/recovered-job/${ws.id}`).length === 1, 10_000, 'the page after recovery');
-      expect(await waitFor(async () => ((await scheduler.queue.getJobState(id)) === 'completed' ? 'completed' : null))).toBe('completed');
+      expect(
+        await waitFor(async () => ((await scheduler.queue.getJobState(id)) === 'completed' ? 'completed' : null)),
+      ).toBe('completed');
       expect((await rowsOf(incident.id)).map((d) => d.status)).toEqual(['sent']);
     } finally {
       await broken.close();
@@ -1097,7 +1614,10 @@ describe('the sweeper and failed or numerous jobs', () => {
       connection.disconnect();
       await scheduler.queue.obliterate({ force: true });
       await scheduler.close();
-      await h.prisma.incident.update({ where: { id: incident.id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+      await h.prisma.incident.update({
+        where: { id: incident.id },
+        data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null },
+      });
     }
   });
 
@@ -1105,18 +1625,24 @@ describe('the sweeper and failed or numerous jobs', () => {
     const { ws } = await makeWorkspace(h.prisma);
     await policyFor(ws.slug, [{ delayMinutes: 30, targets: [{ channel: 'email', target: 'batch@example.test' }] }]);
     const incidents = [];
-    for (let i = 0; i < 5; i++) incidents.push(await openIncident(ws.id, null, { startedAt: new Date(Date.now() - (10 + i) * 60_000) }));
+    for (let i = 0; i < 5; i++)
+      incidents.push(await openIncident(ws.id, null, { startedAt: new Date(Date.now() - (10 + i) * 60_000) }));
     const idle = new EscalationScheduler(h.redis, `${h.queuePrefix}-batch`);
     try {
       // Batches of 2: a sweep that stopped after its first batch would leave at least three of these without jobs.
       const report = await ensureOpenLadders({ ...deps, scheduler: idle }, { batch: 2 });
       expect(report.incidents).toBeGreaterThanOrEqual(5);
-      const states = await Promise.all(incidents.map((x) => idle.queue.getJobState(escalationJobId({ incidentId: x.id, cycle: 0, position: 0 }))));
+      const states = await Promise.all(
+        incidents.map((x) => idle.queue.getJobState(escalationJobId({ incidentId: x.id, cycle: 0, position: 0 }))),
+      );
       expect(states).toEqual(['delayed', 'delayed', 'delayed', 'delayed', 'delayed']);
     } finally {
       await idle.queue.obliterate({ force: true });
       await idle.close();
-      await h.prisma.incident.updateMany({ where: { id: { in: incidents.map((x) => x.id) } }, data: { status: 'resolved', resolvedAt: new Date() } });
+      await h.prisma.incident.updateMany({
+        where: { id: { in: incidents.map((x) => x.id) } },
+        data: { status: 'resolved', resolvedAt: new Date() },
+      });
     }
   });
 });
@@ -1125,8 +1651,17 @@ describe('targets are encrypted at rest', () => {
   it('stores ciphertext and a display form, never the URL; plaintext rows from before are encrypted by the sweeper and still page', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const hook = `${rx.base}/enc/${ws.id}?token=hunter2-${ws.id}`;
-    const policy = await policyFor(ws.slug, [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: hook }, { channel: 'email', target: 'enc@example.test' }] }]);
-    const stored = () => h.prisma.escalationTarget.findMany({ where: { step: { policyId: policy.id } }, orderBy: { position: 'asc' } });
+    const policy = await policyFor(ws.slug, [
+      {
+        delayMinutes: 0,
+        targets: [
+          { channel: 'webhook', target: hook },
+          { channel: 'email', target: 'enc@example.test' },
+        ],
+      },
+    ]);
+    const stored = () =>
+      h.prisma.escalationTarget.findMany({ where: { step: { policyId: policy.id } }, orderBy: { position: 'asc' } });
     const rows = await stored();
     expect(rows.map((t) => [t.display, t.legacyTarget, t.encKeyId])).toEqual([
       [`${rx.base}/…`, null, h.config.encryption.current.id],
@@ -1136,23 +1671,37 @@ describe('targets are encrypted at rest', () => {
     expect(rows.map((t) => openTarget(t, h.config.encryption))).toEqual([hook, 'enc@example.test']);
     // The database refuses a new plaintext target.
     await expect(
-      h.prisma.$executeRaw`INSERT INTO escalation_targets (id, "stepId", position, channel, display, target) VALUES (gen_random_uuid(), ${policy.steps[0]!.id}::uuid, 9, 'webhook', 'x', ${hook})`,
+      h.prisma
+        .$executeRaw`INSERT INTO escalation_targets (id, "stepId", position, channel, display, target) VALUES (gen_random_uuid(), ${policy.steps[0]!.id}::uuid, 9, 'webhook', 'x', ${hook})`,
     ).rejects.toThrow(/never as plaintext/);
 
     // A row as it was before encryption at rest (the migration leaves the plaintext until a worker has the key).
-    await h.prisma.escalationTarget.update({ where: { id: rows[0]!.id }, data: { legacyTarget: hook, targetEnc: null, encKeyId: null } });
+    await h.prisma.escalationTarget.update({
+      where: { id: rows[0]!.id },
+      data: { legacyTarget: hook, targetEnc: null, encKeyId: null },
+    });
     const report = await sweepEscalations(deps);
     expect(report.encrypted).toBeGreaterThanOrEqual(1);
     const after = (await stored())[0]!;
-    expect([after.legacyTarget, after.encKeyId, after.display]).toEqual([null, h.config.encryption.current.id, `${rx.base}/…`]);
+    expect([after.legacyTarget, after.encKeyId, after.display]).toEqual([
+      null,
+      h.config.encryption.current.id,
+      `${rx.base}/…`,
+    ]);
     expect(openTarget(after, h.config.encryption)).toBe(hook);
 
     const incident = await openIncident(ws.id, null);
-    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({ outcome: 'fired', sent: 2 });
+    expect(await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
+      outcome: 'fired',
+      sent: 2,
+    });
     expect(rx.hits(`/enc/${ws.id}?token=hunter2-${ws.id}`)).toHaveLength(1);
     const deliveries = await rowsOf(incident.id);
     expect(deliveries.map((d) => d.target)).toEqual([`${rx.base}/…`, 'enc@example.test']);
     expect(JSON.stringify(await escalation(tokens.viewer, incident.id))).not.toContain('hunter2');
-    await h.prisma.incident.update({ where: { id: incident.id }, data: { status: 'resolved', resolvedAt: new Date() } });
+    await h.prisma.incident.update({
+      where: { id: incident.id },
+      data: { status: 'resolved', resolvedAt: new Date() },
+    });
   });
 });

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express, { type Express, type RequestHandler } from 'express';
 import request from 'supertest';
-import { createLogger, createSsrfGuard, ValidationError, type CheckScheduler, type PrismaClient } from '@statusvane/shared';
+import {
+  createLogger,
+  createSsrfGuard,
+  ValidationError,
+  type CheckScheduler,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { ctxOf, requireAuth } from '../apps/api/src/middleware/auth.js';
 import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
@@ -31,7 +37,9 @@ function buildApp(prisma: PrismaClient): Express {
     }
     if (typeof body.delayMs === 'number') await sleep(body.delayMs);
     if (body.explode === true) throw new Error('boom');
-    const component = await prisma.component.create({ data: { workspaceId: ctxOf(res).workspace.id, name: body.name } });
+    const component = await prisma.component.create({
+      data: { workspaceId: ctxOf(res).workspace.id, name: body.name },
+    });
     res.status(201).json({ data: component });
   };
   const api = express.Router();
@@ -73,7 +81,8 @@ const post = (token: string, body: object, key?: string, opts: { on?: Express; p
 };
 
 const components = (workspaceId: string, name: string) => h.prisma.component.count({ where: { workspaceId, name } });
-const records = (workspaceId: string, key: string) => h.prisma.idempotencyRecord.findMany({ where: { workspaceId, key } });
+const records = (workspaceId: string, key: string) =>
+  h.prisma.idempotencyRecord.findMany({ where: { workspaceId, key } });
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -120,7 +129,12 @@ describe('Idempotency-Key', () => {
     expect(await components(ws.id, name)).toBe(1);
 
     const [row] = await records(ws.id, key);
-    expect(row).toMatchObject({ responseStatus: 201, responseBody: first.body, method: 'POST', path: '/api/v1/things' });
+    expect(row).toMatchObject({
+      responseStatus: 201,
+      responseBody: first.body,
+      method: 'POST',
+      path: '/api/v1/things',
+    });
     const ttl = row!.expiresAt.getTime() - row!.createdAt.getTime();
     expect(ttl).toBe(IDEMPOTENCY_TTL_MS);
   });
@@ -277,7 +291,9 @@ describe('Idempotency-Key', () => {
     expect((await post(tokens.owner, { name: 'x' }, key, { path: '/accepted' })).status).toBe(202);
     // Released on 'finish', i.e. just after the answer went out.
     await waitFor(async () => (await records(ws.id, key)).length === 0);
-    expect((await post(tokens.owner, { name: 'x' }, key, { path: '/accepted' })).headers['idempotent-replayed']).toBeUndefined();
+    expect(
+      (await post(tokens.owner, { name: 'x' }, key, { path: '/accepted' })).headers['idempotent-replayed'],
+    ).toBeUndefined();
   });
 
   it('does not replay an expired record: the request is performed again and stored anew', async () => {
@@ -420,9 +436,15 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
       const monitors = await h.prisma.monitor.findMany({ where: { workspaceId: ws.id } });
       expect(monitors).toHaveLength(1);
       const [row] = await records(ws.id, key);
-      expect(row).toMatchObject({ responseStatus: 201, responseBody: { data: { id: monitors[0]!.id, name: body.name } } });
+      expect(row).toMatchObject({
+        responseStatus: 201,
+        responseBody: { data: { id: monitors[0]!.id, name: body.name } },
+      });
       // Long after (the claim would count as orphaned were it still in flight), a retry on another API process.
-      await h.prisma.idempotencyRecord.updateMany({ where: { id: row!.id }, data: { createdAt: new Date(Date.now() - 10 * 60_000) } });
+      await h.prisma.idempotencyRecord.updateMany({
+        where: { id: row!.id },
+        data: { createdAt: new Date(Date.now() - 10 * 60_000) },
+      });
       const retry = await createWithKey(h2.app, tokens.owner, key, body);
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBe('true');
@@ -468,7 +490,10 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
       await entered.promise;
       const [claim] = await records(ws.id, key);
       expect(claim!.responseStatus).toBeNull();
-      await h.prisma.idempotencyRecord.updateMany({ where: { id: claim!.id }, data: { createdAt: new Date(Date.now() - 120_000) } });
+      await h.prisma.idempotencyRecord.updateMany({
+        where: { id: claim!.id },
+        data: { createdAt: new Date(Date.now() - 120_000) },
+      });
       const retry = await createWithKey(h2.app, tokens.owner, key, body);
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -494,7 +519,14 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
 
   it('POST /status-pages: the service runs the hook inside its transaction (a hook that throws leaves no page)', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    const ctx = { workspace: { id: ws.id, slug: ws.slug, name: ws.name, plan: 'free' as const }, role: 'owner' as const, tokenId: 't', tokenKind: 'org' as const, userId: null, principal: 'token:t' };
+    const ctx = {
+      workspace: { id: ws.id, slug: ws.slug, name: ws.name, plan: 'free' as const },
+      role: 'owner' as const,
+      tokenId: 't',
+      tokenKind: 'org' as const,
+      userId: null,
+      principal: 'token:t',
+    };
     const slug = uniq('page');
     const seen: unknown[] = [];
     await expect(

@@ -13,7 +13,8 @@ describe('package-lock.json', () => {
     for (const [path, entry] of Object.entries(lock.packages)) {
       for (const dep of Object.keys(entry.optionalDependencies ?? {})) {
         const nested = path ? `${path}/node_modules/${dep}` : `node_modules/${dep}`;
-        if (!lock.packages[nested] && !lock.packages[`node_modules/${dep}`]) missing.push(`${dep} (from ${path || 'root'})`);
+        if (!lock.packages[nested] && !lock.packages[`node_modules/${dep}`])
+          missing.push(`${dep} (from ${path || 'root'})`);
       }
     }
     expect(missing).toEqual([]);

@@ -33,7 +33,10 @@ describe('request logging', () => {
       .set('Idempotency-Key', 'idem-secret-key')
       .send(makeMonitorInput({ method: 'POST', headers: { Authorization: headerSecret }, body: bodySecret }));
     expect(res.status).toBe(201);
-    const hb = await request(app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'hb' });
+    const hb = await request(app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'hb' });
     const pingPath = new URL(hb.body.data.pingUrl).pathname;
     await request(app).get(pingPath);
     await request(app).get('/api/v1/monitors?page=zzz').set(bearer(tokens.owner));
@@ -41,13 +44,28 @@ describe('request logging', () => {
 
     const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const created = entries.find((e) => e.requestId === 'log-test-1');
-    expect(created).toMatchObject({ message: 'request', method: 'POST', route: '/api/v1/monitors', status: 201, service: 'api', level: 'info', ip: expect.stringMatching(/127\.0\.0\.1|::1/) });
+    expect(created).toMatchObject({
+      message: 'request',
+      method: 'POST',
+      route: '/api/v1/monitors',
+      status: 201,
+      service: 'api',
+      level: 'info',
+      ip: expect.stringMatching(/127\.0\.0\.1|::1/),
+    });
     expect(typeof created!.durationMs).toBe('number');
     const ping = entries.find((e) => e.route === '/ping/:secret');
     expect(ping).toMatchObject({ method: 'GET', status: 200 });
 
     const all = lines.join('\n');
-    for (const secret of [tokens.owner, tokens.owner.slice(3), headerSecret, bodySecret, 'idem-secret-key', pingPath.split('/').pop()!]) {
+    for (const secret of [
+      tokens.owner,
+      tokens.owner.slice(3),
+      headerSecret,
+      bodySecret,
+      'idem-secret-key',
+      pingPath.split('/').pop()!,
+    ]) {
       expect(all).not.toContain(secret);
     }
   });
@@ -59,7 +77,12 @@ describe('request logging with the default level', () => {
     const out: string[] = [];
     const stream = new PassThrough();
     stream.on('data', (chunk: Buffer) => out.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-    const config = parseConfig({ ...process.env, LOG_LEVEL: undefined, ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'), ...env });
+    const config = parseConfig({
+      ...process.env,
+      LOG_LEVEL: undefined,
+      ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+      ...env,
+    });
     const logger = loggerFromConfig(config, 'api', { stream });
     return { config, out, app: createApp({ ...h.deps, logger }) };
   }
@@ -68,13 +91,42 @@ describe('request logging with the default level', () => {
     const { config, out, app } = appWithDefaults({ NODE_ENV: 'production' });
     expect(config.logLevel).toBe('info');
     const { tokens } = await makeWorkspace(h.prisma);
-    expect((await request(app).get('/api/v1/monitors?page=2').set(bearer(tokens.viewer)).set('X-Request-Id', 'prod-default-1')).status).toBe(200);
+    expect(
+      (
+        await request(app)
+          .get('/api/v1/monitors?page=2')
+          .set(bearer(tokens.viewer))
+          .set('X-Request-Id', 'prod-default-1')
+      ).status,
+    ).toBe(200);
     expect((await request(app).get('/no-such-route').set('X-Request-Id', 'prod-default-2')).status).toBe(404);
     await new Promise((r) => setTimeout(r, 50));
     const entries = out.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.message === 'request');
     expect(entries).toEqual([
-      { message: 'request', level: 'info', service: 'api', requestId: 'prod-default-1', method: 'GET', route: '/api/v1/monitors', status: 200, ip: expect.any(String), durationMs: expect.any(Number), timestamp: expect.any(String) },
-      { message: 'request', level: 'info', service: 'api', requestId: 'prod-default-2', method: 'GET', route: '(unmatched)', status: 404, ip: expect.any(String), durationMs: expect.any(Number), timestamp: expect.any(String) },
+      {
+        message: 'request',
+        level: 'info',
+        service: 'api',
+        requestId: 'prod-default-1',
+        method: 'GET',
+        route: '/api/v1/monitors',
+        status: 200,
+        ip: expect.any(String),
+        durationMs: expect.any(Number),
+        timestamp: expect.any(String),
+      },
+      {
+        message: 'request',
+        level: 'info',
+        service: 'api',
+        requestId: 'prod-default-2',
+        method: 'GET',
+        route: '(unmatched)',
+        status: 404,
+        ip: expect.any(String),
+        durationMs: expect.any(Number),
+        timestamp: expect.any(String),
+      },
     ]);
     expect(out.join('\n')).not.toContain(tokens.viewer.slice(3));
   });
@@ -86,7 +138,9 @@ describe('request logging with the default level', () => {
     await new Promise((r) => setTimeout(r, 50));
     // Not a terminal (Jest's stdout): plain text, no colour codes for a file or a log collector to carry.
     const line = out.find((l) => l.includes('dev-default-1'));
-    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} info \[api\] request \{"requestId":"dev-default-1","method":"GET","route":"\/healthz","status":200,"ip":"[^"]+","durationMs":[\d.]+\}$/);
+    expect(line).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} info \[api\] request \{"requestId":"dev-default-1","method":"GET","route":"\/healthz","status":200,"ip":"[^"]+","durationMs":[\d.]+\}$/,
+    );
   });
 
   it('writes none with LOG_LEVEL=warn', async () => {

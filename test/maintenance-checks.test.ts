@@ -32,7 +32,10 @@ describe('a component-scoped maintenance window and the checks', () => {
     target.setStatus(200);
     const { tokens } = await makeWorkspace(h.prisma);
     const create = async (name: string) => {
-      const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ name, target: target.url, openThreshold: 1 }));
+      const res = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(tokens.owner))
+        .send(makeMonitorInput({ name, target: target.url, openThreshold: 1 }));
       expect(res.status).toBe(201);
       return res.body.data as { id: string; componentId: string };
     };
@@ -44,8 +47,16 @@ describe('a component-scoped maintenance window and the checks', () => {
     const win = await request(h.app)
       .post('/api/v1/maintenance')
       .set(bearer(tokens.owner))
-      .send({ title: 'Covered only', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 60 * MIN), componentIds: [covered.componentId] });
-    expect(win.body.data).toMatchObject({ status: 'in_progress', components: [{ id: covered.componentId, name: 'Covered' }] });
+      .send({
+        title: 'Covered only',
+        startsAt: iso(Date.now() - MIN),
+        endsAt: iso(Date.now() + 60 * MIN),
+        componentIds: [covered.componentId],
+      });
+    expect(win.body.data).toMatchObject({
+      status: 'in_progress',
+      components: [{ id: covered.componentId, name: 'Covered' }],
+    });
 
     target.setStatus(503);
     for (let i = 0; i < 2; i++) {
@@ -53,13 +64,21 @@ describe('a component-scoped maintenance window and the checks', () => {
       await checkOnce(uncovered.id);
     }
     // Checks still run and are recorded for both...
-    for (const m of [covered, uncovered]) expect((await results(m.id)).slice(-2).map((r) => r.outcome)).toEqual(['down', 'down']);
+    for (const m of [covered, uncovered])
+      expect((await results(m.id)).slice(-2).map((r) => r.outcome)).toEqual(['down', 'down']);
     // ...but only the monitor outside the window has an incident.
     expect(await incidents(covered.id)).toHaveLength(0);
     expect(await incidents(uncovered.id)).toHaveLength(1);
 
     // Completing the window lifts the suppression: the next failure of the covered monitor opens its incident.
-    expect((await request(h.app).patch(`/api/v1/maintenance/${win.body.data.id}`).set(bearer(tokens.owner)).send({ status: 'complete' })).status).toBe(200);
+    expect(
+      (
+        await request(h.app)
+          .patch(`/api/v1/maintenance/${win.body.data.id}`)
+          .set(bearer(tokens.owner))
+          .send({ status: 'complete' })
+      ).status,
+    ).toBe(200);
     await checkOnce(covered.id);
     expect(await incidents(covered.id)).toHaveLength(1);
   });

@@ -32,18 +32,34 @@ afterAll(async () => {
 
 const MIN = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const issuePaths = (res: request.Response) => (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
+const issuePaths = (res: request.Response) =>
+  (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
 
 const post = (body: unknown, token = tokens.owner, app: Express = h.app) =>
-  request(app).post('/api/v1/maintenance').set(bearer(token)).send(body as object);
-const get = (id: string, token = tokens.viewer, app: Express = h.app) => request(app).get(`/api/v1/maintenance/${id}`).set(bearer(token));
+  request(app)
+    .post('/api/v1/maintenance')
+    .set(bearer(token))
+    .send(body as object);
+const get = (id: string, token = tokens.viewer, app: Express = h.app) =>
+  request(app).get(`/api/v1/maintenance/${id}`).set(bearer(token));
 const patch = (id: string, body: unknown, token = tokens.owner, app: Express = h.app) =>
-  request(app).patch(`/api/v1/maintenance/${id}`).set(bearer(token)).send(body as object);
+  request(app)
+    .patch(`/api/v1/maintenance/${id}`)
+    .set(bearer(token))
+    .send(body as object);
 
 /** The maintenance routes on a clock the test sets: boundaries can be hit to the millisecond. */
 function appAt(clock: { now: Date }): Express {
   const app = express();
-  app.use('/api/v1', requireAuth(h.prisma), jsonBody, express.Router().use('/maintenance', maintenanceRouter(h.deps, () => clock.now)));
+  app.use(
+    '/api/v1',
+    requireAuth(h.prisma),
+    jsonBody,
+    express.Router().use(
+      '/maintenance',
+      maintenanceRouter(h.deps, () => clock.now),
+    ),
+  );
   app.use(errorHandler(h.deps.logger));
   return app;
 }
@@ -83,7 +99,9 @@ describe('POST /maintenance', () => {
   });
 
   it('stores the instant of a time given with an offset, and answers in UTC', async () => {
-    const res = await post(windowInput({ startsAt: '2031-05-01T12:00:00+02:00', endsAt: '2031-05-01T13:30:00.5-01:00' }));
+    const res = await post(
+      windowInput({ startsAt: '2031-05-01T12:00:00+02:00', endsAt: '2031-05-01T13:30:00.5-01:00' }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ startsAt: '2031-05-01T10:00:00.000Z', endsAt: '2031-05-01T14:30:00.500Z' });
   });
@@ -91,7 +109,12 @@ describe('POST /maintenance', () => {
   it('scopes a window to components, listing them with their names; body defaults to empty', async () => {
     const a = await createMonitor(tokens.owner, 'Checkout');
     const b = await createMonitor(tokens.owner, 'Accounts');
-    const res = await post({ title: 'Payments', startsAt: iso(Date.now() + MIN), endsAt: iso(Date.now() + 2 * MIN), componentIds: [a.componentId, b.componentId] });
+    const res = await post({
+      title: 'Payments',
+      startsAt: iso(Date.now() + MIN),
+      endsAt: iso(Date.now() + 2 * MIN),
+      componentIds: [a.componentId, b.componentId],
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.body).toBe('');
     expect(res.body.data.components).toEqual([
@@ -103,7 +126,12 @@ describe('POST /maintenance', () => {
 
   it('400 when the title is missing, empty or too long, naming the field', async () => {
     const { title: _t, ...noTitle } = windowInput();
-    for (const body of [noTitle, windowInput({ title: '' }), windowInput({ title: '   ' }), windowInput({ title: 't'.repeat(201) })]) {
+    for (const body of [
+      noTitle,
+      windowInput({ title: '' }),
+      windowInput({ title: '   ' }),
+      windowInput({ title: 't'.repeat(201) }),
+    ]) {
       const res = await post(body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
@@ -123,7 +151,14 @@ describe('POST /maintenance', () => {
   });
 
   it('400 for a date-time without an offset, or not a date-time at all', async () => {
-    for (const startsAt of ['2031-05-01T10:00:00', '2031-05-01 10:00:00Z', '2031-05-01', 'tomorrow', 1893456000000, '2031-02-30T10:00:00Z']) {
+    for (const startsAt of [
+      '2031-05-01T10:00:00',
+      '2031-05-01 10:00:00Z',
+      '2031-05-01',
+      'tomorrow',
+      1893456000000,
+      '2031-02-30T10:00:00Z',
+    ]) {
       const res = await post(windowInput({ startsAt, endsAt: '2031-06-01T10:00:00Z' }));
       expect([startsAt, res.status, issuePaths(res)]).toEqual([startsAt, 400, ['startsAt']]);
     }
@@ -136,7 +171,10 @@ describe('POST /maintenance', () => {
     const theirs = await createMonitor(other.owner, 'Theirs');
     const title = uniq('never stored');
     const res = await post(
-      windowInput({ title, componentIds: [mine.componentId, theirs.componentId, '8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', mine.componentId] }),
+      windowInput({
+        title,
+        componentIds: [mine.componentId, theirs.componentId, '8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', mine.componentId],
+      }),
     );
     expect(res.status).toBe(400);
     expect(issuePaths(res)).toEqual(['componentIds[1]', 'componentIds[2]', 'componentIds[3]']);
@@ -152,28 +190,46 @@ describe('POST /maintenance', () => {
 
   it('400, not 500, for times outside what the database stores (year 0 or 10000 once in UTC); the edges are stored', async () => {
     const title = uniq('out of range');
-    const outside = ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '0000-12-31T23:59:59.999Z', '9999-12-31T23:59:59-01:00', '9999-12-31T23:30:00-00:31'];
+    const outside = [
+      '0000-01-01T00:00:00Z',
+      '0001-01-01T00:30:00+01:00',
+      '0000-12-31T23:59:59.999Z',
+      '9999-12-31T23:59:59-01:00',
+      '9999-12-31T23:30:00-00:31',
+    ];
     for (const bad of outside) {
       for (const [field, body] of [
         ['startsAt', { title, startsAt: bad, endsAt: '2031-06-01T10:00:00Z' }],
         ['endsAt', { title, startsAt: '2031-06-01T10:00:00Z', endsAt: bad }],
       ] as const) {
         const res = await post(body);
-        expect([bad, field, res.status, res.body.error?.details?.issues]).toEqual([bad, field, 400, [{ path: field, message: expect.stringContaining('0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z') }]]);
+        expect([bad, field, res.status, res.body.error?.details?.issues]).toEqual([
+          bad,
+          field,
+          400,
+          [{ path: field, message: expect.stringContaining('0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z') }],
+        ]);
       }
     }
     // Past the four-digit year Zod's format check already refuses them.
     for (const bad of ['+275760-09-13T00:00:00Z', '10000-01-01T00:00:00Z']) {
-      expect([bad, ...issuePaths(await post({ title, startsAt: '2031-06-01T10:00:00Z', endsAt: bad }))]).toEqual([bad, 'endsAt']);
+      expect([bad, ...issuePaths(await post({ title, startsAt: '2031-06-01T10:00:00Z', endsAt: bad }))]).toEqual([
+        bad,
+        'endsAt',
+      ]);
     }
     expect(await h.prisma.maintenanceWindow.count({ where: { title } })).toBe(0);
     const edges = await post({ title, startsAt: '0001-01-01T01:00:00+01:00', endsAt: '9999-12-31T23:59:59.999Z' });
     expect(edges.status).toBe(201);
-    expect(edges.body.data).toMatchObject({ startsAt: '0001-01-01T00:00:00.000Z', endsAt: '9999-12-31T23:59:59.999Z', status: 'in_progress' });
+    expect(edges.body.data).toMatchObject({
+      startsAt: '0001-01-01T00:00:00.000Z',
+      endsAt: '9999-12-31T23:59:59.999Z',
+      status: 'in_progress',
+    });
     expect((await get(edges.body.data.id)).body.data).toEqual(edges.body.data);
   });
 
-  it('accepts the workspace\'s own component ids in upper case, stored and answered in lower case; a case-only repeat is a repeat', async () => {
+  it("accepts the workspace's own component ids in upper case, stored and answered in lower case; a case-only repeat is a repeat", async () => {
     const a = await createMonitor(tokens.owner, 'Upper A');
     const b = await createMonitor(tokens.owner, 'Upper B');
     const res = await post(windowInput({ componentIds: [a.componentId.toUpperCase(), b.componentId] }));
@@ -182,20 +238,34 @@ describe('POST /maintenance', () => {
       { id: a.componentId, name: 'Upper A' },
       { id: b.componentId, name: 'Upper B' },
     ]);
-    const stored = await h.prisma.maintenanceComponent.findMany({ where: { maintenanceId: res.body.data.id }, select: { componentId: true } });
+    const stored = await h.prisma.maintenanceComponent.findMany({
+      where: { maintenanceId: res.body.data.id },
+      select: { componentId: true },
+    });
     expect(stored.map((c) => c.componentId).sort()).toEqual([a.componentId, b.componentId].sort());
     const twice = await post(windowInput({ componentIds: [a.componentId, a.componentId.toUpperCase()] }));
-    expect([twice.status, twice.body.error.details.issues]).toEqual([400, [{ path: 'componentIds[1]', message: 'is listed twice' }]]);
+    expect([twice.status, twice.body.error.details.issues]).toEqual([
+      400,
+      [{ path: 'componentIds[1]', message: 'is listed twice' }],
+    ]);
 
     const patched = await patch(res.body.data.id, { componentIds: [b.componentId.toUpperCase()] });
     expect(patched.status).toBe(200);
     expect(patched.body.data.components).toEqual([{ id: b.componentId, name: 'Upper B' }]);
   });
 
-  it('componentIds: exactly 200 of the workspace\'s components accepted, 201 refused, on POST and on PATCH', async () => {
+  it("componentIds: exactly 200 of the workspace's components accepted, 201 refused, on POST and on PATCH", async () => {
     const { ws, tokens: t } = await makeWorkspace(h.prisma);
-    await h.prisma.component.createMany({ data: Array.from({ length: 201 }, (_, i) => ({ workspaceId: ws.id, name: `C${String(i).padStart(3, '0')}` })) });
-    const ids = (await h.prisma.component.findMany({ where: { workspaceId: ws.id }, select: { id: true }, orderBy: { name: 'asc' } })).map((c) => c.id);
+    await h.prisma.component.createMany({
+      data: Array.from({ length: 201 }, (_, i) => ({ workspaceId: ws.id, name: `C${String(i).padStart(3, '0')}` })),
+    });
+    const ids = (
+      await h.prisma.component.findMany({
+        where: { workspaceId: ws.id },
+        select: { id: true },
+        orderBy: { name: 'asc' },
+      })
+    ).map((c) => c.id);
     expect(ids).toHaveLength(201);
 
     const title = uniq('two hundred');
@@ -234,15 +304,20 @@ describe('POST /maintenance', () => {
 
   it('401 without a token, 400 without a JSON body', async () => {
     expect((await request(h.app).post('/api/v1/maintenance').send(windowInput())).status).toBe(401);
-    const res = await request(h.app).post('/api/v1/maintenance').set(bearer(tokens.owner)).type('text/plain').send('title=x');
+    const res = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(tokens.owner))
+      .type('text/plain')
+      .send('title=x');
     expect(res.status).toBe(400);
   });
 });
 
 describe('GET /maintenance/{id}', () => {
-  it('404 for a malformed id, an unknown id and another workspace\'s window; any role may read', async () => {
+  it("404 for a malformed id, an unknown id and another workspace's window; any role may read", async () => {
     const created = (await post(windowInput())).body.data;
-    for (const role of ['owner', 'admin', 'member', 'viewer'] as const) expect((await get(created.id, tokens[role])).status).toBe(200);
+    for (const role of ['owner', 'admin', 'member', 'viewer'] as const)
+      expect((await get(created.id, tokens[role])).status).toBe(200);
     for (const id of ['nope', '123', 'b2f1c3d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d']) {
       const res = await get(id);
       expect(res.status).toBe(404);
@@ -260,7 +335,11 @@ describe('status from the clock, exactly at the boundaries', () => {
     const endsAt = startsAt + 60 * MIN;
     const clock = { now: new Date(startsAt - 5 * MIN) };
     const app = appAt(clock);
-    const created = await post({ title: 'Boundaries', startsAt: iso(startsAt), endsAt: iso(endsAt) }, tokens.owner, app);
+    const created = await post(
+      { title: 'Boundaries', startsAt: iso(startsAt), endsAt: iso(endsAt) },
+      tokens.owner,
+      app,
+    );
     expect(created.body.data.status).toBe('scheduled');
     const at = async (ms: number) => {
       clock.now = new Date(ms);
@@ -280,14 +359,24 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
   const startsAt = T + 60 * MIN;
   const endsAt = T + 120 * MIN;
   /** Where the clock stands for each state of a window from startsAt to endsAt. */
-  const clockFor = { scheduled: T, in_progress: T + 90 * MIN, completed: T + 180 * MIN, cancelled: T + 90 * MIN } as const;
+  const clockFor = {
+    scheduled: T,
+    in_progress: T + 90 * MIN,
+    completed: T + 180 * MIN,
+    cancelled: T + 90 * MIN,
+  } as const;
 
   async function windowIn(state: keyof typeof clockFor) {
     const clock = { now: new Date(T) };
     const app = appAt(clock);
-    const created = await post({ title: `In ${state}`, body: 'kept', startsAt: iso(startsAt), endsAt: iso(endsAt) }, tokens.owner, app);
+    const created = await post(
+      { title: `In ${state}`, body: 'kept', startsAt: iso(startsAt), endsAt: iso(endsAt) },
+      tokens.owner,
+      app,
+    );
     expect(created.status).toBe(201);
-    if (state === 'cancelled') expect((await patch(created.body.data.id, { status: 'cancel' }, tokens.owner, app)).status).toBe(200);
+    if (state === 'cancelled')
+      expect((await patch(created.body.data.id, { status: 'cancel' }, tokens.owner, app)).status).toBe(200);
     clock.now = new Date(clockFor[state]);
     const before = await get(created.body.data.id, tokens.viewer, app);
     expect(before.body.data.status).toBe(state);
@@ -301,7 +390,11 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     ['scheduled', 'complete', { code: 409 }],
     ['scheduled', 'cancel', { code: 200, status: 'cancelled', startsAt: iso(startsAt), endsAt: iso(endsAt) }],
     ['in_progress', 'start', { code: 200, status: 'in_progress', startsAt: iso(startsAt), endsAt: iso(endsAt) }],
-    ['in_progress', 'complete', { code: 200, status: 'completed', startsAt: iso(startsAt), endsAt: now('in_progress') }],
+    [
+      'in_progress',
+      'complete',
+      { code: 200, status: 'completed', startsAt: iso(startsAt), endsAt: now('in_progress') },
+    ],
     ['in_progress', 'cancel', { code: 200, status: 'cancelled', startsAt: iso(startsAt), endsAt: iso(endsAt) }],
     ['completed', 'start', { code: 409 }],
     ['completed', 'complete', { code: 200, status: 'completed', startsAt: iso(startsAt), endsAt: iso(endsAt) }],
@@ -322,7 +415,12 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
       expect(after).toEqual(w.before);
       return;
     }
-    expect(res.body.data).toEqual({ ...w.before, status: expected.status, startsAt: expected.startsAt, endsAt: expected.endsAt });
+    expect(res.body.data).toEqual({
+      ...w.before,
+      status: expected.status,
+      startsAt: expected.startsAt,
+      endsAt: expected.endsAt,
+    });
     expect(after).toEqual(res.body.data);
     expect(after.title).toBe(`In ${state}`);
     expect(after.body).toBe('kept');
@@ -350,10 +448,16 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
   it('completing 1 ms before endsAt ends it then; at endsAt it is already completed (no-op)', async () => {
     const w = await windowIn('in_progress');
     w.clock.now = new Date(endsAt - 1);
-    expect((await patch(w.id, { status: 'complete' }, tokens.owner, w.app)).body.data).toMatchObject({ status: 'completed', endsAt: iso(endsAt - 1) });
+    expect((await patch(w.id, { status: 'complete' }, tokens.owner, w.app)).body.data).toMatchObject({
+      status: 'completed',
+      endsAt: iso(endsAt - 1),
+    });
     const w2 = await windowIn('in_progress');
     w2.clock.now = new Date(endsAt);
-    expect((await patch(w2.id, { status: 'complete' }, tokens.owner, w2.app)).body.data).toMatchObject({ status: 'completed', endsAt: iso(endsAt) });
+    expect((await patch(w2.id, { status: 'complete' }, tokens.owner, w2.app)).body.data).toMatchObject({
+      status: 'completed',
+      endsAt: iso(endsAt),
+    });
     w2.clock.now = new Date(endsAt);
     expect((await patch(w2.id, { status: 'cancel' }, tokens.owner, w2.app)).status).toBe(409);
   });
@@ -385,7 +489,10 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     const started = await patch(w.id, { status: 'start' }, tokens.owner, w.app);
     expect(started.body.data).toMatchObject({ status: 'in_progress', startsAt: iso(t), endsAt: iso(endsAt) });
     const done = await patch(w.id, { status: 'complete' }, tokens.owner, w.app);
-    expect([done.status, done.body.data]).toEqual([200, { ...w.before, status: 'completed', startsAt: iso(t), endsAt: iso(t) }]);
+    expect([done.status, done.body.data]).toEqual([
+      200,
+      { ...w.before, status: 'completed', startsAt: iso(t), endsAt: iso(t) },
+    ]);
   });
 
   it('complete with a startsAt in the same PATCH: equal to now is the same zero-length window; after now is 400 on startsAt', async () => {
@@ -406,7 +513,10 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     expect(res.body.data).toEqual({ ...w.before, status: 'scheduled', startsAt: later });
     // `complete` is then a conflict (nothing has run), `start` runs it again from now.
     expect((await patch(w.id, { status: 'complete' }, tokens.owner, w.app)).status).toBe(409);
-    expect((await patch(w.id, { status: 'start' }, tokens.owner, w.app)).body.data).toMatchObject({ status: 'in_progress', startsAt: iso(clockFor.in_progress) });
+    expect((await patch(w.id, { status: 'start' }, tokens.owner, w.app)).body.data).toMatchObject({
+      status: 'in_progress',
+      startsAt: iso(clockFor.in_progress),
+    });
   });
 
   it('refuses an unknown action and the states themselves as actions', async () => {
@@ -419,7 +529,10 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
 
   it('concurrent complete and cancel on a running window: one wins, the other is a conflict or a no-op, never both applied', async () => {
     const w = await windowIn('in_progress');
-    const [a, b] = await Promise.all([patch(w.id, { status: 'complete' }, tokens.owner, w.app), patch(w.id, { status: 'cancel' }, tokens.owner, w.app)]);
+    const [a, b] = await Promise.all([
+      patch(w.id, { status: 'complete' }, tokens.owner, w.app),
+      patch(w.id, { status: 'cancel' }, tokens.owner, w.app),
+    ]);
     const codes = [a.status, b.status].sort();
     expect(codes).toEqual([200, 409]);
     const row = await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: w.id } });
@@ -430,7 +543,8 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
 
 describe('PATCH /maintenance/{id}: fields', () => {
   it('extends a running window by endsAt alone; title and body survive', async () => {
-    const created = (await post(windowInput({ startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 10 * MIN) }))).body.data;
+    const created = (await post(windowInput({ startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 10 * MIN) })))
+      .body.data;
     expect(created.status).toBe('in_progress');
     const endsAt = iso(Date.now() + 60 * MIN);
     const res = await patch(created.id, { endsAt });
@@ -442,7 +556,11 @@ describe('PATCH /maintenance/{id}: fields', () => {
     const m = await createMonitor(tokens.owner, 'Search');
     const created = (await post(windowInput())).body.data;
     const res = await patch(created.id, { title: 'New title', componentIds: [m.componentId] });
-    expect(res.body.data).toEqual({ ...created, title: 'New title', components: [{ id: m.componentId, name: 'Search' }] });
+    expect(res.body.data).toEqual({
+      ...created,
+      title: 'New title',
+      components: [{ id: m.componentId, name: 'Search' }],
+    });
     const cleared = await patch(created.id, { componentIds: [] });
     expect(cleared.body.data.components).toEqual([]);
     expect(cleared.body.data.title).toBe('New title');
@@ -453,8 +571,12 @@ describe('PATCH /maintenance/{id}: fields', () => {
     const created = (await post(windowInput())).body.data;
     expect(issuePaths(await patch(created.id, { endsAt: created.startsAt }))).toEqual(['endsAt']);
     expect(issuePaths(await patch(created.id, { startsAt: created.endsAt }))).toEqual(['startsAt']);
-    expect(issuePaths(await patch(created.id, { startsAt: iso(Date.parse(created.endsAt) + 1) }))).toEqual(['startsAt']);
-    expect(issuePaths(await patch(created.id, { startsAt: created.endsAt, endsAt: created.startsAt }))).toEqual(['endsAt']);
+    expect(issuePaths(await patch(created.id, { startsAt: iso(Date.parse(created.endsAt) + 1) }))).toEqual([
+      'startsAt',
+    ]);
+    expect(issuePaths(await patch(created.id, { startsAt: created.endsAt, endsAt: created.startsAt }))).toEqual([
+      'endsAt',
+    ]);
     expect((await get(created.id)).body.data).toEqual(created);
   });
 
@@ -465,7 +587,9 @@ describe('PATCH /maintenance/{id}: fields', () => {
     expect(issuePaths(await patch(created.id, { endsAt: '2031-01-01T10:00:00' }))).toEqual(['endsAt']);
     expect(issuePaths(await patch(created.id, { id: created.id, components: [] }))).toEqual(['components', 'id']);
     expect(issuePaths(await patch(created.id, { title: '' }))).toEqual(['title']);
-    expect(issuePaths(await patch(created.id, { componentIds: ['8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] }))).toEqual(['componentIds[0]']);
+    expect(issuePaths(await patch(created.id, { componentIds: ['8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] }))).toEqual([
+      'componentIds[0]',
+    ]);
   });
 
   it('start with a new endsAt in the same PATCH: runs from now to that end; an end already past is 400', async () => {
@@ -484,11 +608,18 @@ describe('PATCH /maintenance/{id}: fields', () => {
   });
 
   it('409 when editing the fields of a completed or cancelled window', async () => {
-    const completed = (await post(windowInput({ startsAt: iso(Date.now() - 2 * MIN), endsAt: iso(Date.now() - MIN) }))).body.data;
+    const completed = (await post(windowInput({ startsAt: iso(Date.now() - 2 * MIN), endsAt: iso(Date.now() - MIN) })))
+      .body.data;
     expect(completed.status).toBe('completed');
     const cancelled = (await patch((await post(windowInput())).body.data.id, { status: 'cancel' })).body.data;
     for (const w of [completed, cancelled]) {
-      for (const body of [{ title: 'x' }, { endsAt: iso(Date.now() + 99 * MIN) }, { componentIds: [] }, { body: 'y' }, { status: w.status === 'completed' ? 'complete' : 'cancel', title: 'x' }]) {
+      for (const body of [
+        { title: 'x' },
+        { endsAt: iso(Date.now() + 99 * MIN) },
+        { componentIds: [] },
+        { body: 'y' },
+        { status: w.status === 'completed' ? 'complete' : 'cancel', title: 'x' },
+      ]) {
         const res = await patch(w.id, body);
         expect([w.status, body, res.status, res.body.error?.code]).toEqual([w.status, body, 409, 'conflict']);
       }
@@ -497,7 +628,7 @@ describe('PATCH /maintenance/{id}: fields', () => {
     }
   });
 
-  it('400 for another workspace\'s component, alone or among own ones; the set is unchanged', async () => {
+  it("400 for another workspace's component, alone or among own ones; the set is unchanged", async () => {
     const mine = await createMonitor(tokens.owner, 'Mine');
     const theirs = await createMonitor(other.owner, 'Theirs');
     const created = (await post(windowInput({ componentIds: [mine.componentId] }))).body.data;
@@ -509,7 +640,12 @@ describe('PATCH /maintenance/{id}: fields', () => {
       expect([res.status, res.body.error?.code, issuePaths(res)]).toEqual([400, 'invalid_request', paths]);
     }
     expect((await get(created.id)).body.data).toEqual(created);
-    expect(await h.prisma.maintenanceComponent.findMany({ where: { maintenanceId: created.id }, select: { componentId: true } })).toEqual([{ componentId: mine.componentId }]);
+    expect(
+      await h.prisma.maintenanceComponent.findMany({
+        where: { maintenanceId: created.id },
+        select: { componentId: true },
+      }),
+    ).toEqual([{ componentId: mine.componentId }]);
   });
 
   it('400, not 500, for a PATCH time outside what the database stores; nothing changes', async () => {
@@ -531,7 +667,9 @@ describe('PATCH /maintenance/{id}: fields', () => {
     const both = await patch(created.id, { startsAt: '0000-06-01T00:00:00Z', endsAt: '9999-12-31T23:59:59.999-00:01' });
     expect(issuePaths(both)).toEqual(['endsAt', 'startsAt']);
     expect((await get(created.id)).body.data).toEqual(created);
-    expect((await patch(created.id, { endsAt: '9999-12-31T23:59:59.999Z' })).body.data.endsAt).toBe('9999-12-31T23:59:59.999Z');
+    expect((await patch(created.id, { endsAt: '9999-12-31T23:59:59.999Z' })).body.data.endsAt).toBe(
+      '9999-12-31T23:59:59.999Z',
+    );
   });
 
   it('403 for member and viewer; admin may', async () => {
@@ -559,7 +697,9 @@ describe('maintenanceUntil on monitors', () => {
     // Extending moves maintenanceUntil; completing ends it.
     const later = iso(Date.now() + 90 * MIN);
     await patch(w.id, { endsAt: later }, t.owner);
-    expect((await request(h.app).get(`/api/v1/monitors/${a.id}`).set(bearer(t.viewer))).body.data.maintenanceUntil).toBe(later);
+    expect(
+      (await request(h.app).get(`/api/v1/monitors/${a.id}`).set(bearer(t.viewer))).body.data.maintenanceUntil,
+    ).toBe(later);
     await patch(w.id, { status: 'complete' }, t.owner);
     const after = await request(h.app).get(`/api/v1/monitors/${a.id}`).set(bearer(t.viewer));
     expect(after.body.data).toMatchObject({ maintenanceUntil: null, status: 'pending' });
@@ -570,15 +710,25 @@ describe('maintenanceUntil on monitors', () => {
     const covered = await createMonitor(t.owner, 'Covered');
     const uncovered = await createMonitor(t.owner, 'Uncovered');
     const endsAt = iso(Date.now() + 20 * MIN);
-    await post({ title: 'Scoped', startsAt: iso(Date.now() - MIN), endsAt, componentIds: [covered.componentId] }, t.owner);
+    await post(
+      { title: 'Scoped', startsAt: iso(Date.now() - MIN), endsAt, componentIds: [covered.componentId] },
+      t.owner,
+    );
     await post({ title: 'Later', startsAt: iso(Date.now() + 60 * MIN), endsAt: iso(Date.now() + 120 * MIN) }, t.owner);
-    const cancelled = (await post({ title: 'Off', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 200 * MIN) }, t.owner)).body.data;
+    const cancelled = (
+      await post({ title: 'Off', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 200 * MIN) }, t.owner)
+    ).body.data;
     await patch(cancelled.id, { status: 'cancel' }, t.owner);
-    const read = async (id: string) => (await request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(t.viewer))).body.data;
+    const read = async (id: string) =>
+      (await request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(t.viewer))).body.data;
     expect(await read(covered.id)).toMatchObject({ maintenanceUntil: endsAt, status: 'maintenance' });
     expect(await read(uncovered.id)).toMatchObject({ maintenanceUntil: null, status: 'pending' });
     const list = await request(h.app).get('/api/v1/monitors').set(bearer(t.viewer));
-    expect(Object.fromEntries(list.body.data.map((m: { name: string; maintenanceUntil: string | null }) => [m.name, m.maintenanceUntil]))).toEqual({
+    expect(
+      Object.fromEntries(
+        list.body.data.map((m: { name: string; maintenanceUntil: string | null }) => [m.name, m.maintenanceUntil]),
+      ),
+    ).toEqual({
       Covered: endsAt,
       Uncovered: null,
     });
@@ -606,11 +756,16 @@ describe('maintenanceUntilByComponent against the real database, to the millisec
     expect((await patch(off, { status: 'cancel' }, t.owner, app)).status).toBe(200);
     const zero = await mk({ startsAt: iso(s + 100), endsAt: iso(s + 200) });
     clock.now = new Date(s + 100);
-    expect((await patch(zero, { status: 'complete' }, t.owner, app)).body.data).toMatchObject({ status: 'completed', endsAt: iso(s + 100) });
+    expect((await patch(zero, { status: 'complete' }, t.owner, app)).body.data).toMatchObject({
+      status: 'completed',
+      endsAt: iso(s + 100),
+    });
 
     const until = async (ms: number) =>
       Object.fromEntries(
-        [...(await maintenanceUntilByComponent(h.prisma, ws.id, [a.componentId, b.componentId], new Date(ms)))].map(([id, d]) => [id === a.componentId ? 'A' : 'B', d.toISOString()]),
+        [...(await maintenanceUntilByComponent(h.prisma, ws.id, [a.componentId, b.componentId], new Date(ms)))].map(
+          ([id, d]) => [id === a.componentId ? 'A' : 'B', d.toISOString()],
+        ),
       );
     expect(await until(s - 1)).toEqual({});
     expect(await until(s)).toEqual({ A: iso(e) });
@@ -651,7 +806,11 @@ describe('examples/deploy-maintenance.sh against the real app', () => {
   it('start opens a window from now, prints its id and writes the file; complete ends it', async () => {
     const file = join(dir, 'maintenance-id');
     const title = 'Deploying "v2.3" \\ with quotes';
-    const started = await run(['start', title, '45'], { STATUSVANE_API: base, STATUSVANE_TOKEN: tokens.owner, STATUSVANE_MAINTENANCE_FILE: file });
+    const started = await run(['start', title, '45'], {
+      STATUSVANE_API: base,
+      STATUSVANE_TOKEN: tokens.owner,
+      STATUSVANE_MAINTENANCE_FILE: file,
+    });
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
     const id = started.stdout.trim();
@@ -724,11 +883,24 @@ exec REAL "$@" <<<"$input"
 
   it('escapes the config values and refuses a token or workspace with a control character before calling curl', async () => {
     const fake = fakeCurl();
-    const odd = await run(['start', 'x'], { STATUSVANE_API: base, STATUSVANE_TOKEN: 'sv_"odd\\one', STATUSVANE_WORKSPACE: 'a"b', PATH: fake.path });
+    const odd = await run(['start', 'x'], {
+      STATUSVANE_API: base,
+      STATUSVANE_TOKEN: 'sv_"odd\\one',
+      STATUSVANE_WORKSPACE: 'a"b',
+      PATH: fake.path,
+    });
     expect([odd.code !== 0, /HTTP 401/.test(odd.stderr)]).toEqual([true, true]);
     const [, stdin] = fake.calls();
-    expect(stdin).toEqual(expect.arrayContaining(['header = "Authorization: Bearer sv_\\"odd\\\\one"', 'header = "X-Statusvane-Workspace: a\\"b"']));
-    for (const bad of [{ STATUSVANE_TOKEN: `${tokens.owner}\nX-Evil: 1` }, { STATUSVANE_TOKEN: tokens.owner, STATUSVANE_WORKSPACE: 'ws\rX' }]) {
+    expect(stdin).toEqual(
+      expect.arrayContaining([
+        'header = "Authorization: Bearer sv_\\"odd\\\\one"',
+        'header = "X-Statusvane-Workspace: a\\"b"',
+      ]),
+    );
+    for (const bad of [
+      { STATUSVANE_TOKEN: `${tokens.owner}\nX-Evil: 1` },
+      { STATUSVANE_TOKEN: tokens.owner, STATUSVANE_WORKSPACE: 'ws\rX' },
+    ]) {
       const r = await run(['start', 'x'], { STATUSVANE_API: base, ...bad, PATH: fake.path });
       expect([r.code !== 0, /control character/.test(r.stderr), r.stdout]).toEqual([true, true, '']);
     }
@@ -759,9 +931,14 @@ exec REAL "$@" <<<"$input"
       expect((await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id } })).workspaceId).toBe(ws.id);
       const done = await run(['complete', id], { ...env, STATUSVANE_WORKSPACE: selector });
       expect(done.code).toBe(0);
-      expect((await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id } })).endsAt.getTime()).toBeLessThanOrEqual(Date.now());
+      expect(
+        (await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id } })).endsAt.getTime(),
+      ).toBeLessThanOrEqual(Date.now());
     }
-    const headers = fake.calls().filter(([kind]) => kind === 'stdin').map(([, ...lines]) => lines.find((l) => l.startsWith('header = "X-Statusvane-Workspace')) ?? null);
+    const headers = fake
+      .calls()
+      .filter(([kind]) => kind === 'stdin')
+      .map(([, ...lines]) => lines.find((l) => l.startsWith('header = "X-Statusvane-Workspace')) ?? null);
     expect(headers).toEqual([
       null,
       `header = "X-Statusvane-Workspace: ${b.ws.slug}"`,
@@ -769,11 +946,15 @@ exec REAL "$@" <<<"$input"
       `header = "X-Statusvane-Workspace: ${a.ws.id}"`,
       `header = "X-Statusvane-Workspace: ${a.ws.id}"`,
     ]);
-    for (const [, ...argv] of fake.calls().filter(([kind]) => kind === 'argv')) expect(argv.join(' ')).not.toContain(token);
+    for (const [, ...argv] of fake.calls().filter(([kind]) => kind === 'argv'))
+      expect(argv.join(' ')).not.toContain(token);
   });
 
   it('defaults to 30 minutes', async () => {
-    const started = await run(['start', 'Quick deploy'], { STATUSVANE_API: `${base}/`, STATUSVANE_TOKEN: tokens.admin });
+    const started = await run(['start', 'Quick deploy'], {
+      STATUSVANE_API: `${base}/`,
+      STATUSVANE_TOKEN: tokens.admin,
+    });
     expect(started.code).toBe(0);
     const w = (await get(started.stdout.trim())).body.data;
     expect((Date.parse(w.endsAt) - Date.parse(w.startsAt)) / MIN).toBe(30);
@@ -804,7 +985,15 @@ exec REAL "$@" <<<"$input"
     const unreachable = await run(['start', 'x'], { ...env, STATUSVANE_API: 'http://127.0.0.1:9/api/v1' });
     expect([unreachable.code !== 0, /failed \(curl exit/.test(unreachable.stderr)]).toEqual([true, true]);
 
-    for (const args of [[], ['stop'], ['start'], ['start', 'x', 'ten'], ['start', 'x', '0'], ['complete'], ['complete', 'not-an-id']]) {
+    for (const args of [
+      [],
+      ['stop'],
+      ['start'],
+      ['start', 'x', 'ten'],
+      ['start', 'x', '0'],
+      ['complete'],
+      ['complete', 'not-an-id'],
+    ]) {
       const r = await run(args, env);
       expect([args, r.code !== 0, r.stderr.length > 0, r.stdout]).toEqual([args, true, true, '']);
     }

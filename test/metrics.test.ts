@@ -20,7 +20,12 @@ import {
 import { createApp } from '../apps/api/src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../apps/api/src/metrics/api-metrics.js';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
-import { countLostResults, createWorkerMetrics, isFinalFailure, type WorkerMetrics } from '../apps/worker/src/metrics/worker-metrics.js';
+import {
+  countLostResults,
+  createWorkerMetrics,
+  isFinalFailure,
+  type WorkerMetrics,
+} from '../apps/worker/src/metrics/worker-metrics.js';
 import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
@@ -35,7 +40,8 @@ const DASHBOARD_TOKEN = 'dashboard-token-0123456789abcdef';
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | null {
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`)))
+      return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return null;
 }
@@ -49,7 +55,10 @@ function labelValues(text: string): string[] {
 const BOUNDED_ROUTE = /^((\/[a-z0-9-]+|\/:[a-zA-Z]+)+|(\/[a-z0-9-]+)+ \(unrouted\)|\(unmatched\))$/;
 
 async function scrape(server: MetricsServer, token?: string) {
-  const res = await fetch(`http://127.0.0.1:${server.port()}/metrics`, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+  const res = await fetch(
+    `http://127.0.0.1:${server.port()}/metrics`,
+    token ? { headers: { Authorization: `Bearer ${token}` } } : {},
+  );
   return { status: res.status, text: await res.text() };
 }
 
@@ -74,25 +83,48 @@ describe('API metrics', () => {
     const created = await request(app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput());
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
-    const beat = await request(app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'Backup', intervalSeconds: 3600 });
+    const beat = await request(app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'Backup', intervalSeconds: 3600 });
     const secret = new URL(beat.body.data.pingUrl as string).pathname.split('/').pop()!;
-    for (let i = 0; i < 3; i++) expect((await request(app).get(`/api/v1/monitors/${id}`).set(bearer(tokens.viewer))).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await request(app).get(`/api/v1/monitors/${id}`).set(bearer(tokens.viewer))).status).toBe(200);
     expect((await request(app).get(`/ping/${secret}`)).status).toBe(200);
     expect((await request(app).get('/ping/AAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
     expect((await request(app).get(`/no/such/${secret}`)).status).toBe(404);
 
     const { status, text } = await scrape(server);
     expect(status).toBe(200);
-    const getCount = sample(text, 'statusvane_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/monitors/:id', status: '200' });
+    const getCount = sample(text, 'statusvane_http_request_duration_seconds_count', {
+      method: 'GET',
+      route: '/api/v1/monitors/:id',
+      status: '200',
+    });
     expect(getCount).toBeGreaterThanOrEqual(3);
-    expect(sample(text, 'statusvane_http_request_duration_seconds_bucket', { route: '/api/v1/monitors/:id', le: '+Inf' })).toBeGreaterThanOrEqual(3);
-    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/monitors', status: '201' })).toBe(2);
-    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '200' })).toBe(1);
-    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '404' })).toBe(1);
-    expect(sample(text, 'statusvane_http_request_duration_seconds_count', { route: '(unmatched)', status: '404' })).toBe(1);
+    expect(
+      sample(text, 'statusvane_http_request_duration_seconds_bucket', { route: '/api/v1/monitors/:id', le: '+Inf' }),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      sample(text, 'statusvane_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/v1/monitors',
+        status: '201',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '200' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '404' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'statusvane_http_request_duration_seconds_count', { route: '(unmatched)', status: '404' }),
+    ).toBe(1);
 
     // Only templates: no id, ping secret or token anywhere, and every route label is a template or "(unmatched)".
-    for (const secretish of [id, secret, tokens.owner, tokens.viewer, 'AAAAAAAAAAAAAAAAAAAAAAAAAAAA']) expect(text).not.toContain(secretish);
+    for (const secretish of [id, secret, tokens.owner, tokens.viewer, 'AAAAAAAAAAAAAAAAAAAAAAAAAAAA'])
+      expect(text).not.toContain(secretish);
     const routes = [...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]!);
     expect(routes.length).toBeGreaterThan(0);
     for (const r of routes) expect([r, BOUNDED_ROUTE.test(r)]).toEqual([r, true]);
@@ -100,7 +132,11 @@ describe('API metrics', () => {
   });
 
   it('labels requests answered before routing by their scope (401, 403, 429 under /api/v1), apart from real 404s', async () => {
-    const h2 = makeHarness({ RATE_LIMIT_PER_MINUTE: '2', QUEUE_DASHBOARD: 'true', QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN });
+    const h2 = makeHarness({
+      RATE_LIMIT_PER_MINUTE: '2',
+      QUEUE_DASHBOARD: 'true',
+      QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN,
+    });
     try {
       const m2 = createApiMetrics(h2.deps);
       const app2 = createApp({ ...h2.deps, metrics: m2 });
@@ -110,7 +146,12 @@ describe('API metrics', () => {
       const statuses = [
         (await request(app2).get(`/api/v1/monitors/${id}`)).status,
         (await request(app2).get(`/API/V1/monitors/${id}`)).status,
-        (await request(app2).get('/api/v1/monitors').set(bearer(tokens.viewer)).set('X-Statusvane-Workspace', other.ws.slug)).status,
+        (
+          await request(app2)
+            .get('/api/v1/monitors')
+            .set(bearer(tokens.viewer))
+            .set('X-Statusvane-Workspace', other.ws.slug)
+        ).status,
         (await request(app2).get('/api/v1/monitors').set(bearer(tokens.owner))).status,
         (await request(app2).get('/api/v1/monitors').set(bearer(tokens.owner))).status,
         (await request(app2).get(`/api/v1/monitors/${id}`).set(bearer(tokens.owner))).status,
@@ -121,7 +162,8 @@ describe('API metrics', () => {
       expect(statuses).toEqual([401, 401, 403, 200, 200, 429, 404, 404, 401]);
 
       const text = await m2.registry.metrics();
-      const count = (route: string, status: string) => sample(text, 'statusvane_http_request_duration_seconds_count', { route, status });
+      const count = (route: string, status: string) =>
+        sample(text, 'statusvane_http_request_duration_seconds_count', { route, status });
       expect(count('/api/v1 (unrouted)', '401')).toBe(2);
       expect(count('/api/v1 (unrouted)', '403')).toBe(1);
       expect(count('/api/v1 (unrouted)', '429')).toBe(1);
@@ -130,11 +172,16 @@ describe('API metrics', () => {
       expect(count('/admin/queues (unrouted)', '401')).toBe(1);
       // Only the path nothing serves is "(unmatched)".
       expect(count('(unmatched)', '404')).toBe(1);
-      const unmatched = text.split('\n').filter((l) => l.startsWith('statusvane_http_request_duration_seconds_count{') && l.includes('route="(unmatched)"'));
+      const unmatched = text
+        .split('\n')
+        .filter(
+          (l) => l.startsWith('statusvane_http_request_duration_seconds_count{') && l.includes('route="(unmatched)"'),
+        );
       expect(unmatched.map((l) => /status="(\d+)"/.exec(l)![1])).toEqual(['404']);
       const routes = [...text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]!);
       for (const r of routes) expect([r, BOUNDED_ROUTE.test(r)]).toEqual([r, true]);
-      for (const secretish of [id, tokens.owner, other.ws.slug, 'API/V1', 'no-such-resource']) expect(text).not.toContain(secretish);
+      for (const secretish of [id, tokens.owner, other.ws.slug, 'API/V1', 'no-such-resource'])
+        expect(text).not.toContain(secretish);
     } finally {
       await h2.close();
     }
@@ -143,13 +190,26 @@ describe('API metrics', () => {
   it('reports queue depth, oldest waiting job and schedulers against enabled monitors when scraped', async () => {
     // The harness's queue prefix keeps these apart from other suites; no worker consumes them here.
     const queue = h.deps.scheduler.queues.get('local')!;
-    await queue.add(CHECK_JOB_NAME, { monitorId: '00000000-0000-4000-8000-000000000001', region: 'local' }, { jobId: `metrics-wait-${Date.now() - 5000}`, timestamp: Date.now() - 5000 } as never);
-    await queue.add(CHECK_JOB_NAME, { monitorId: '00000000-0000-4000-8000-000000000002', region: 'local' }, { delay: 60_000 });
+    await queue.add(CHECK_JOB_NAME, { monitorId: '00000000-0000-4000-8000-000000000001', region: 'local' }, {
+      jobId: `metrics-wait-${Date.now() - 5000}`,
+      timestamp: Date.now() - 5000,
+    } as never);
+    await queue.add(
+      CHECK_JOB_NAME,
+      { monitorId: '00000000-0000-4000-8000-000000000002', region: 'local' },
+      { delay: 60_000 },
+    );
     const { text } = await scrape(server);
     expect(sample(text, 'statusvane_queue_metrics_up')).toBe(1);
-    expect(sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'waiting' })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'delayed' })).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'statusvane_queue_oldest_waiting_seconds', { queue: checkQueueName('local') })).toBeGreaterThan(0);
+    expect(
+      sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'waiting' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'delayed' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'statusvane_queue_oldest_waiting_seconds', { queue: checkQueueName('local') })).toBeGreaterThan(
+      0,
+    );
     // The first test created two enabled monitors through this harness's scheduler: both have a scheduler here.
     expect(sample(text, 'statusvane_check_schedulers', { region: 'local' })).toBe(2);
     const expected = sample(text, 'statusvane_check_schedulers_expected', { region: 'local' });
@@ -166,18 +226,29 @@ describe('API metrics', () => {
     const every = 10_000;
     const lead = 5000;
     const offset = (Date.now() + lead) % every || 1;
-    const queue = new Queue(`metrics-oldest-${randomUUID().slice(0, 8)}`, { connection: h.redis, prefix: h.queuePrefix });
+    const queue = new Queue(`metrics-oldest-${randomUUID().slice(0, 8)}`, {
+      connection: h.redis,
+      prefix: h.queuePrefix,
+    });
     const connection = createWorkerRedis(h.config.redisUrl);
     connection.on('error', () => undefined);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let started!: () => void;
     const firstStarted = new Promise<void>((r) => (started = r));
-    const worker = new Worker(queue.name, async () => (started(), gate), { connection, prefix: h.queuePrefix, concurrency: 1 });
+    const worker = new Worker(queue.name, async () => (started(), gate), {
+      connection,
+      prefix: h.queuePrefix,
+      concurrency: 1,
+    });
     const registry = createMetricsRegistry({ service: 'test', defaultMetrics: false });
-    registerQueueMetrics(registry, { queues: new Map([['local', queue]]), expected: async () => ({ enabledMonitors: 0, schedulersPerRegion: new Map() }) });
+    registerQueueMetrics(registry, {
+      queues: new Map([['local', queue]]),
+      expected: async () => ({ enabledMonitors: 0, schedulersPerRegion: new Map() }),
+    });
     try {
-      for (const id of ['a', 'b']) await queue.upsertJobScheduler(id, { every, offset }, { name: CHECK_JOB_NAME, data: {} });
+      for (const id of ['a', 'b'])
+        await queue.upsertJobScheduler(id, { every, offset }, { name: CHECK_JOB_NAME, data: {} });
       await firstStarted;
       const [waiting] = await queue.getJobs(['waiting']);
       expect(waiting?.repeatJobKey).toBeDefined();
@@ -218,7 +289,12 @@ describe('API metrics', () => {
       expect(ok.text).toContain('statusvane_http_request_duration_seconds');
 
       // The separate listener requires it too.
-      const listener = await startMetricsServer({ registry: m2.registry, port: 0, host: '127.0.0.1', token: METRICS_TOKEN });
+      const listener = await startMetricsServer({
+        registry: m2.registry,
+        port: 0,
+        host: '127.0.0.1',
+        token: METRICS_TOKEN,
+      });
       try {
         expect((await scrape(listener)).status).toBe(401);
         expect((await scrape(listener, 'nope-nope-nope-nope-nope')).status).toBe(401);
@@ -233,9 +309,17 @@ describe('API metrics', () => {
   });
 
   it('validates the metrics settings at start-up', () => {
-    const base = { DATABASE_URL: 'postgresql://x@localhost/db', REDIS_URL: 'redis://localhost:6379', DATA_DIR: h.config.dataDir };
+    const base = {
+      DATABASE_URL: 'postgresql://x@localhost/db',
+      REDIS_URL: 'redis://localhost:6379',
+      DATA_DIR: h.config.dataDir,
+    };
     expect(parseConfig(base).metrics).toEqual({ port: null, host: '127.0.0.1', token: null });
-    expect(parseConfig({ ...base, METRICS_PORT: '0', METRICS_HOST: '0.0.0.0', METRICS_TOKEN }).metrics).toEqual({ port: 0, host: '0.0.0.0', token: METRICS_TOKEN });
+    expect(parseConfig({ ...base, METRICS_PORT: '0', METRICS_HOST: '0.0.0.0', METRICS_TOKEN }).metrics).toEqual({
+      port: 0,
+      host: '0.0.0.0',
+      token: METRICS_TOKEN,
+    });
     expect(() => parseConfig({ ...base, METRICS_PORT: '70000' })).toThrow(ConfigError);
     expect(() => parseConfig({ ...base, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
   });
@@ -272,7 +356,9 @@ describe('metrics listener (exposeMetrics)', () => {
       expect(m.port).toBe(defaultPort);
       const res = await fetch(`http://127.0.0.1:${defaultPort}/metrics`);
       expect(res.status).toBe(200);
-      expect(lines).toEqual([{ level: 'info', msg: `metrics on http://127.0.0.1:${defaultPort}/metrics`, meta: undefined }]);
+      expect(lines).toEqual([
+        { level: 'info', msg: `metrics on http://127.0.0.1:${defaultPort}/metrics`, meta: undefined },
+      ]);
     } finally {
       await m.close();
     }
@@ -280,7 +366,12 @@ describe('metrics listener (exposeMetrics)', () => {
 
   it('binds to loopback by default, so the metrics are not reachable from other hosts', async () => {
     const { logger, lines } = recordingLogger();
-    const m = await exposeMetrics({ registry, config: parseConfig({ ...base, METRICS_PORT: String(await freePort()) }).metrics, defaultPort: 1, logger });
+    const m = await exposeMetrics({
+      registry,
+      config: parseConfig({ ...base, METRICS_PORT: String(await freePort()) }).metrics,
+      defaultPort: 1,
+      logger,
+    });
     try {
       expect(m.address).toBe('127.0.0.1');
       expect(lines.filter((l) => l.level !== 'info')).toEqual([]);
@@ -294,7 +385,12 @@ describe('metrics listener (exposeMetrics)', () => {
     await new Promise((r) => setImmediate(r));
     const before = listeningServers();
     const { logger, lines } = recordingLogger();
-    const m = await exposeMetrics({ registry, config: parseConfig({ ...base, METRICS_PORT: '0' }).metrics, defaultPort, logger });
+    const m = await exposeMetrics({
+      registry,
+      config: parseConfig({ ...base, METRICS_PORT: '0' }).metrics,
+      defaultPort,
+      logger,
+    });
     expect(m).toMatchObject({ port: null, address: null });
     expect(listeningServers()).toBe(before);
     expect(lines).toEqual([]);
@@ -307,11 +403,18 @@ describe('metrics listener (exposeMetrics)', () => {
     const port = (taken.address() as net.AddressInfo).port;
     try {
       const { logger, lines } = recordingLogger();
-      const m = await exposeMetrics({ registry, config: { port: null, host: '127.0.0.1', token: null }, defaultPort: port, logger });
+      const m = await exposeMetrics({
+        registry,
+        config: { port: null, host: '127.0.0.1', token: null },
+        defaultPort: port,
+        logger,
+      });
       expect(m).toMatchObject({ port: null, address: null });
       expect(lines).toHaveLength(1);
       expect(lines[0]!.level).toBe('error');
-      expect(lines[0]!.msg).toMatch(new RegExp(`metrics port ${port} is taken.*its own METRICS_PORT.*running without metrics`));
+      expect(lines[0]!.msg).toMatch(
+        new RegExp(`metrics port ${port} is taken.*its own METRICS_PORT.*running without metrics`),
+      );
       expect(lines[0]!.meta).toMatchObject({ host: '127.0.0.1', port });
       await m.close();
       // The process, and whatever held the port, carry on.
@@ -323,7 +426,12 @@ describe('metrics listener (exposeMetrics)', () => {
 
   it('warns once at start-up when bound off loopback without a token, and not with one', async () => {
     const open = recordingLogger();
-    const m1 = await exposeMetrics({ registry, config: { port: await freePort(), host: '0.0.0.0', token: null }, defaultPort: 1, logger: open.logger });
+    const m1 = await exposeMetrics({
+      registry,
+      config: { port: await freePort(), host: '0.0.0.0', token: null },
+      defaultPort: 1,
+      logger: open.logger,
+    });
     try {
       const warnings = open.lines.filter((l) => l.level === 'warn');
       expect(warnings).toHaveLength(1);
@@ -333,7 +441,12 @@ describe('metrics listener (exposeMetrics)', () => {
       await m1.close();
     }
     const tokened = recordingLogger();
-    const m2 = await exposeMetrics({ registry, config: { port: await freePort(), host: '0.0.0.0', token: METRICS_TOKEN }, defaultPort: 1, logger: tokened.logger });
+    const m2 = await exposeMetrics({
+      registry,
+      config: { port: await freePort(), host: '0.0.0.0', token: METRICS_TOKEN },
+      defaultPort: 1,
+      logger: tokened.logger,
+    });
     try {
       expect(tokened.lines.map((l) => l.level)).toEqual(['info']);
       expect(tokened.lines[0]!.msg).toMatch(/bearer token required/);
@@ -384,7 +497,10 @@ describe('worker metrics', () => {
   it('counts checks by type, region and result, their duration and lateness, and incidents opened', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     target.setStatus(200);
-    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url, openThreshold: 2 }));
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ target: target.url, openThreshold: 2 }));
     const monitorId = res.body.data.id as string;
     await waitFor(async () => completed.some((c) => c.job.data.monitorId === monitorId), 10_000, 'the first check');
     await checkOnce(monitorId);
@@ -413,11 +529,18 @@ describe('worker metrics', () => {
       const before = completed.length;
       const queue = new Queue(checkQueueName('local'), { connection: h.redis, prefix: h.queuePrefix });
       try {
-        await queue.add(CHECK_JOB_NAME, { monitorId, region: 'local' }, { jobId: `late-${monitorId}`, timestamp: Date.now() - 6000 } as never);
+        await queue.add(CHECK_JOB_NAME, { monitorId, region: 'local' }, {
+          jobId: `late-${monitorId}`,
+          timestamp: Date.now() - 6000,
+        } as never);
       } finally {
         await queue.close();
       }
-      await waitFor(async () => completed.slice(before).some((c) => c.job.id === `late-${monitorId}`), 10_000, 'the late check');
+      await waitFor(
+        async () => completed.slice(before).some((c) => c.job.id === `late-${monitorId}`),
+        10_000,
+        'the late check',
+      );
       const late = (await scrape(server)).text;
       expect(sample(late, 'statusvane_check_lateness_seconds_count', { region: 'local' })).toBe(5);
       expect(sample(late, 'statusvane_check_lateness_seconds_bucket', { region: 'local', le: '5' })).toBe(4);
@@ -433,7 +556,10 @@ describe('worker metrics', () => {
   it("labels a check that fails before probing (config_error) with its monitor's type, not as a heartbeat", async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     target.setStatus(200);
-    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url, headers: { 'X-Key': 'v' } }));
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ target: target.url, headers: { 'X-Key': 'v' } }));
     const monitorId = res.body.data.id as string;
     // Only the job below may run: its first check done, its schedule removed.
     await waitFor(async () => completed.some((c) => c.job.data.monitorId === monitorId), 10_000, 'the first check');
@@ -442,10 +568,19 @@ describe('worker metrics', () => {
     await h.prisma.monitor.update({ where: { id: monitorId }, data: { headersEnc: 'v1:ffffffffffff:AAAA' } });
     const server = await startMetricsServer({ registry: metrics.registry, port: 0, host: '127.0.0.1', token: null });
     try {
-      const count = async (type: string) => sample((await scrape(server)).text, 'statusvane_checks_total', { type, region: 'local', result: 'down' }) ?? 0;
+      const count = async (type: string) =>
+        sample((await scrape(server)).text, 'statusvane_checks_total', { type, region: 'local', result: 'down' }) ?? 0;
       const [http0, hb0] = [await count('http'), await count('heartbeat')];
-      const job = { data: { monitorId, region: 'local' }, opts: {}, id: `cfg-${monitorId}`, timestamp: Date.now(), attemptsMade: 0 } as unknown as Job;
-      expect(await processor(job)).toMatchObject({ result: { outcome: 'down', reason: expect.stringMatching(/^config_error: /) } });
+      const job = {
+        data: { monitorId, region: 'local' },
+        opts: {},
+        id: `cfg-${monitorId}`,
+        timestamp: Date.now(),
+        attemptsMade: 0,
+      } as unknown as Job;
+      expect(await processor(job)).toMatchObject({
+        result: { outcome: 'down', reason: expect.stringMatching(/^config_error: /) },
+      });
       expect([await count('http'), await count('heartbeat')]).toEqual([http0 + 1, hb0]);
     } finally {
       await server.close();
@@ -455,9 +590,17 @@ describe('worker metrics', () => {
   it('counts a slot processed twice as a duplicate, and a job out of retries as a lost result', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     target.setStatus(200);
-    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url }));
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ target: target.url }));
     const monitorId = res.body.data.id as string;
-    const job = { data: { monitorId, region: 'local' }, opts: { prevMillis: 1_700_000_000_000 }, timestamp: Date.now(), attemptsMade: 0 } as unknown as Job;
+    const job = {
+      data: { monitorId, region: 'local' },
+      opts: { prevMillis: 1_700_000_000_000 },
+      timestamp: Date.now(),
+      attemptsMade: 0,
+    } as unknown as Job;
     await processor(job);
     await processor(job);
     expect(await metrics.duplicateResults.get()).toMatchObject({ values: [{ value: 1, labels: { region: 'local' } }] });
@@ -478,7 +621,11 @@ describe('worker metrics', () => {
 
 describe('queue dashboard', () => {
   it('refuses to start when enabled without a token', () => {
-    const base = { DATABASE_URL: 'postgresql://x@localhost/db', REDIS_URL: 'redis://localhost:6379', DATA_DIR: '.data' };
+    const base = {
+      DATABASE_URL: 'postgresql://x@localhost/db',
+      REDIS_URL: 'redis://localhost:6379',
+      DATA_DIR: '.data',
+    };
     expect(() => parseConfig({ ...base, QUEUE_DASHBOARD: 'true' })).toThrow(/QUEUE_DASHBOARD_TOKEN/);
     expect(parseConfig({ ...base, QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN }).queueDashboard).toBeNull();
   });
@@ -501,7 +648,9 @@ describe('queue dashboard', () => {
       expect(none.status).toBe(401);
       expect(none.headers['www-authenticate']).toMatch(/^Basic/);
       expect(none.body.error.code).toBe('unauthorized');
-      expect((await request(h.app).get('/admin/queues/api/queues').set(bearer('wrong-token-0123456789abcdef'))).status).toBe(401);
+      expect(
+        (await request(h.app).get('/admin/queues/api/queues').set(bearer('wrong-token-0123456789abcdef'))).status,
+      ).toBe(401);
       expect((await request(h.app).get('/admin/queues').auth('ops', 'wrong-password')).status).toBe(401);
 
       const page = await request(h.app).get('/admin/queues').set(bearer(DASHBOARD_TOKEN));

@@ -34,7 +34,10 @@ describe('migrations', () => {
     cpSync(DEFAULT_MIGRATIONS_DIR, dir, { recursive: true });
     const status0 = await migrationStatus(url, { migrationsDir: dir });
     const name = status0.applied[0]!.name;
-    writeFileSync(join(dir, name, 'migration.sql'), `${readFileSync(join(dir, name, 'migration.sql'), 'utf8')}\n-- edited\n`);
+    writeFileSync(
+      join(dir, name, 'migration.sql'),
+      `${readFileSync(join(dir, name, 'migration.sql'), 'utf8')}\n-- edited\n`,
+    );
     const status = await migrationStatus(url, { migrationsDir: dir });
     expect(status.edited).toEqual([name]);
   });

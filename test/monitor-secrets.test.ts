@@ -31,7 +31,11 @@ let token: string;
 beforeAll(async () => {
   const allow = { ALLOWED_TARGET_CIDRS: '127.0.0.1/32' };
   before = makeHarness({ ...allow, ENCRYPTION_KEY: keyA.toString('base64'), ENCRYPTION_OLD_KEYS: '' });
-  during = makeHarness({ ...allow, ENCRYPTION_KEY: keyB.toString('base64'), ENCRYPTION_OLD_KEYS: keyA.toString('base64') });
+  during = makeHarness({
+    ...allow,
+    ENCRYPTION_KEY: keyB.toString('base64'),
+    ENCRYPTION_OLD_KEYS: keyA.toString('base64'),
+  });
   token = (await makeWorkspace(before.prisma)).tokens.member;
   target = await startTarget();
 });
@@ -50,7 +54,13 @@ async function check(h: Harness, monitorId: string, keyring: Keyring) {
   const seen = target.requests.length;
   slot += 60_000;
   const outcome = await runCheck(
-    { prisma: h.prisma, keyring, httpProbe: createHttpProbe({ guard }), tcpProbe: createTcpProbe({ guard }), logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }) },
+    {
+      prisma: h.prisma,
+      keyring,
+      httpProbe: createHttpProbe({ guard }),
+      tcpProbe: createTcpProbe({ guard }),
+      logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
+    },
     { monitorId, region: 'local', slot: new Date(slot) },
   );
   expect(outcome).toMatchObject({ result: { outcome: 'up' } });
@@ -59,9 +69,15 @@ async function check(h: Harness, monitorId: string, keyring: Keyring) {
   return received[0]!;
 }
 
-const create = (h: Harness, body: object) => request(h.app).post('/api/v1/monitors').set(bearer(token)).send({ name: 'secret', target: target.url('/status/200'), method: 'POST', ...body });
-const patch = (h: Harness, id: string, body: object) => request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token)).send(body);
-const row = (h: Harness, id: string) => h.prisma.monitor.findUniqueOrThrow({ where: { id }, select: { headersEnc: true, bodyEnc: true, encKeyId: true } });
+const create = (h: Harness, body: object) =>
+  request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(token))
+    .send({ name: 'secret', target: target.url('/status/200'), method: 'POST', ...body });
+const patch = (h: Harness, id: string, body: object) =>
+  request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token)).send(body);
+const row = (h: Harness, id: string) =>
+  h.prisma.monitor.findUniqueOrThrow({ where: { id }, select: { headersEnc: true, bodyEnc: true, encKeyId: true } });
 
 /** The format written before values named their key. */
 function legacySeal(plaintext: string, key: Buffer): string {
@@ -88,7 +104,9 @@ describe('secrets across a key rotation', () => {
     const mixed = await row(during, id);
     expect(mixed.headersEnc).toMatch(new RegExp(`^v1:${idB}:`));
     expect(mixed.bodyEnc).toBe(sealed.bodyEnc);
-    expect(JSON.parse(decryptSecret(mixed.headersEnc!, mixed.encKeyId, during.config.encryption))).toEqual({ 'X-Probe': 'new-header' });
+    expect(JSON.parse(decryptSecret(mixed.headersEnc!, mixed.encKeyId, during.config.encryption))).toEqual({
+      'X-Probe': 'new-header',
+    });
     expect(decryptSecret(mixed.bodyEnc!, mixed.encKeyId, during.config.encryption)).toBe('old-body');
 
     // The worker (keys B and A) sends both.
@@ -105,11 +123,16 @@ describe('secrets across a key rotation', () => {
   });
 
   it('reads legacy rows (bare ciphertext, key id beside it), also after one of their secrets was replaced', async () => {
-    const id = (await create(before, { headers: { 'X-Probe': 'placeholder' }, body: 'placeholder' })).body.data.id as string;
+    const id = (await create(before, { headers: { 'X-Probe': 'placeholder' }, body: 'placeholder' })).body.data
+      .id as string;
     // A row as the earlier code wrote it: both values under key A, named only by encKeyId.
     await before.prisma.monitor.update({
       where: { id },
-      data: { headersEnc: legacySeal(JSON.stringify({ 'X-Probe': 'legacy-header' }), keyA), bodyEnc: legacySeal('legacy-body', keyA), encKeyId: idA },
+      data: {
+        headersEnc: legacySeal(JSON.stringify({ 'X-Probe': 'legacy-header' }), keyA),
+        bodyEnc: legacySeal('legacy-body', keyA),
+        encKeyId: idA,
+      },
     });
     const legacy = await check(during, id, during.config.encryption);
     expect([legacy.headers['x-probe'], legacy.body]).toEqual(['legacy-header', 'legacy-body']);
@@ -135,22 +158,41 @@ describe('secrets across a key rotation', () => {
     const mixed = await mk(before, { headers: { 'X-Probe': 'm-header' }, body: 'm-body' });
     expect((await patch(during, mixed, { headers: { 'X-Probe': 'm-header-b' } })).status).toBe(200);
     const legacy = await mk(before, { body: 'placeholder' });
-    await before.prisma.monitor.update({ where: { id: legacy }, data: { bodyEnc: legacySeal('legacy-body', keyA), encKeyId: idA } });
+    await before.prisma.monitor.update({
+      where: { id: legacy },
+      data: { bodyEnc: legacySeal('legacy-body', keyA), encKeyId: idA },
+    });
     const underB = await mk(during, { headers: { 'X-Probe': 'b-header' }, body: 'b-body' });
     const mine = [underA, headersOnly, mixed, legacy, underB];
 
     // Without key A a check of a monitor sealed under it fails (config_error): that is what retiring A too early would do.
     const early = await runCheck(
-      { prisma: during.prisma, keyring: ringAfter(), httpProbe: createHttpProbe({ guard: during.deps.guard }), tcpProbe: createTcpProbe({ guard: during.deps.guard }), logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }) },
+      {
+        prisma: during.prisma,
+        keyring: ringAfter(),
+        httpProbe: createHttpProbe({ guard: during.deps.guard }),
+        tcpProbe: createTcpProbe({ guard: during.deps.guard }),
+        logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
+      },
       { monitorId: underA, region: 'local', slot: new Date((slot += 60_000)) },
     );
-    expect(early).toMatchObject({ result: { outcome: 'down', reason: expect.stringMatching(new RegExp(`^config_error: encryption key ${idA} is not configured`)) } });
+    expect(early).toMatchObject({
+      result: {
+        outcome: 'down',
+        reason: expect.stringMatching(new RegExp(`^config_error: encryption key ${idA} is not configured`)),
+      },
+    });
 
     const summary = await rotateSecrets(during.prisma, {}, { keyring: during.config.encryption, batchSize: 2 });
     expect(summary.currentKeyId).toBe(idB);
     // Other suites' monitors share this database (under their own key): only this suite's rows are asserted.
     expect(summary.reencrypted).toBeGreaterThanOrEqual(4);
-    expect(summary.monitors).toBe(summary.reencrypted + summary.upToDate + new Set(summary.unreadable.map((u) => u.monitorId)).size + summary.retryLater.length);
+    expect(summary.monitors).toBe(
+      summary.reencrypted +
+        summary.upToDate +
+        new Set(summary.unreadable.map((u) => u.monitorId)).size +
+        summary.retryLater.length,
+    );
     expect(summary.unreadable.filter((u) => mine.includes(u.monitorId))).toEqual([]);
     expect(summary.keysInUse[idA]).toBeUndefined();
     expect(summary.keysInUse[idB]).toBeGreaterThanOrEqual(8);
@@ -183,9 +225,28 @@ describe('secrets across a key rotation', () => {
   it('`secrets rotate` also moves escalation targets under the current key, so paging survives retiring the old one', async () => {
     const { ws } = await makeWorkspace(before.prisma);
     const hook = 'https://hooks.example.test/services/T0/B0/rotate-secret';
-    const json = JSON.stringify({ name: 'rotation', steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: hook }, { channel: 'email', target: 'oncall@example.test' }] }] });
-    const policy = await createPolicy(before.prisma, { workspace: ws.id, json }, { guard: before.deps.guard, encryption: before.config.encryption.current });
-    const targets = () => before.prisma.escalationTarget.findMany({ where: { step: { policyId: policy.id } }, orderBy: { position: 'asc' } });
+    const json = JSON.stringify({
+      name: 'rotation',
+      steps: [
+        {
+          delayMinutes: 0,
+          targets: [
+            { channel: 'slack', target: hook },
+            { channel: 'email', target: 'oncall@example.test' },
+          ],
+        },
+      ],
+    });
+    const policy = await createPolicy(
+      before.prisma,
+      { workspace: ws.id, json },
+      { guard: before.deps.guard, encryption: before.config.encryption.current },
+    );
+    const targets = () =>
+      before.prisma.escalationTarget.findMany({
+        where: { step: { policyId: policy.id } },
+        orderBy: { position: 'asc' },
+      });
     for (const t of await targets()) expect(t.targetEnc).toMatch(new RegExp(`^v1:${idA}:`));
     const beforeRotation = await targets();
     // Key A retired too early: the target cannot be opened.
@@ -200,7 +261,9 @@ describe('secrets across a key rotation', () => {
     for (const t of after) expect(t.targetEnc).toMatch(new RegExp(`^v1:${idB}:`));
     expect(after.map((t) => openTarget(t, ringAfter()))).toEqual([hook, 'oncall@example.test']);
     // Only the ciphertext changed: the display form and the rest of each row are as they were.
-    expect(after.map(({ targetEnc, encKeyId, ...rest }) => rest)).toEqual(beforeRotation.map(({ targetEnc, encKeyId, ...rest }) => rest));
+    expect(after.map(({ targetEnc, encKeyId, ...rest }) => rest)).toEqual(
+      beforeRotation.map(({ targetEnc, encKeyId, ...rest }) => rest),
+    );
     expect(after.map((t) => t.display)).toEqual(['https://hooks.example.test/…', 'oncall@example.test']);
 
     const again = await rotateSecrets(during.prisma, {}, { keyring: during.config.encryption });
@@ -216,12 +279,21 @@ describe('secrets across a key rotation', () => {
     const movable = (await create(before, { headers: { 'X-Probe': 'cli' } })).body.data.id as string;
 
     const root = join(import.meta.dirname, '..');
-    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', 'secrets', 'rotate'], {
-      cwd: root,
-      env: { ...process.env, ENCRYPTION_KEY: keyB.toString('base64'), ENCRYPTION_OLD_KEYS: keyA.toString('base64') },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', 'secrets', 'rotate'],
+      {
+        cwd: root,
+        env: { ...process.env, ENCRYPTION_KEY: keyB.toString('base64'), ENCRYPTION_OLD_KEYS: keyA.toString('base64') },
+      },
+    );
     const summary = JSON.parse(stdout);
-    expect(summary).toMatchObject({ currentKeyId: idB, unreadable: expect.arrayContaining([{ monitorId: id, field: 'body', keyId: keyId(orphanKey), reason: expect.stringMatching(/not configured/) }]) });
+    expect(summary).toMatchObject({
+      currentKeyId: idB,
+      unreadable: expect.arrayContaining([
+        { monitorId: id, field: 'body', keyId: keyId(orphanKey), reason: expect.stringMatching(/not configured/) },
+      ]),
+    });
     expect(summary.keysInUse[keyId(orphanKey)]).toBeGreaterThanOrEqual(1);
     expect((await row(during, id)).bodyEnc).toBe(orphan);
     expect((await row(during, movable)).headersEnc).toMatch(new RegExp(`^v1:${idB}:`));

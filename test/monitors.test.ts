@@ -15,9 +15,18 @@ afterAll(async () => {
   await h.close();
 });
 
-const post = (body: unknown, token = tokens.member) => request(h.app).post('/api/v1/monitors').set(bearer(token)).send(body as object);
-const patch = (id: string, body: unknown, token = tokens.member) => request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token)).send(body as object);
-const issuePaths = (res: request.Response) => (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
+const post = (body: unknown, token = tokens.member) =>
+  request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(token))
+    .send(body as object);
+const patch = (id: string, body: unknown, token = tokens.member) =>
+  request(h.app)
+    .patch(`/api/v1/monitors/${id}`)
+    .set(bearer(token))
+    .send(body as object);
+const issuePaths = (res: request.Response) =>
+  (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
 
 describe('POST /monitors', () => {
   it('creates an http monitor with the defaults and its component', async () => {
@@ -97,7 +106,11 @@ describe('POST /monitors', () => {
     ['environment', 'e'.repeat(60), 'e'.repeat(61)],
     ['expectedStatusCodes', [100, 599], [99]],
     ['expectedStatusCodes', [200], [600]],
-    ['metadata', Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])), Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']))],
+    [
+      'metadata',
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])),
+      Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])),
+    ],
     ['metadata', { ['k'.repeat(64)]: 'v'.repeat(500) }, { ['k'.repeat(65)]: 'v' }],
     ['metadata', { k: 'v'.repeat(500) }, { k: 'v'.repeat(501) }],
   ])('%s: the limit passes, one past it is 400', async (field, ok, bad) => {
@@ -117,10 +130,18 @@ describe('POST /monitors', () => {
 
   it('checks the rules between fields', async () => {
     expect(issuePaths(await post(makeMonitorInput({ body: '{}' })))).toEqual(['body']);
-    expect(issuePaths(await post(makeMonitorInput({ degradedAfterMs: 500, latencyThresholdMs: 500 })))).toEqual(['degradedAfterMs']);
-    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'eq' } })))).toEqual(['jsonAssertion.value']);
-    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'gt', value: 'x' } })))).toEqual(['jsonAssertion.value']);
-    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a[', operator: 'exists' } })))).toEqual(['jsonAssertion.path']);
+    expect(issuePaths(await post(makeMonitorInput({ degradedAfterMs: 500, latencyThresholdMs: 500 })))).toEqual([
+      'degradedAfterMs',
+    ]);
+    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'eq' } })))).toEqual([
+      'jsonAssertion.value',
+    ]);
+    expect(
+      issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a', operator: 'gt', value: 'x' } }))),
+    ).toEqual(['jsonAssertion.value']);
+    expect(issuePaths(await post(makeMonitorInput({ jsonAssertion: { path: 'a[', operator: 'exists' } })))).toEqual([
+      'jsonAssertion.path',
+    ]);
     const ok = await post(makeMonitorInput({ jsonAssertion: { path: '$.status', operator: 'eq', value: 'ok' } }));
     expect(ok.status).toBe(201);
     expect(ok.body.data.jsonAssertion).toEqual({ path: '$.status', operator: 'eq', value: 'ok' });
@@ -130,7 +151,15 @@ describe('POST /monitors', () => {
     for (const target of ['ftp://93.184.215.14/', 'not a url', 'https://user:pw@93.184.215.14/', '/relative']) {
       expect([target, (await post(makeMonitorInput({ target }))).status]).toEqual([target, 400]);
     }
-    for (const target of ['http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.1/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/', 'http://localhost:3000/']) {
+    for (const target of [
+      'http://127.0.0.1/',
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://[::1]/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.1/',
+      'http://localhost:3000/',
+    ]) {
       const res = await post(makeMonitorInput({ target }));
       expect([target, res.status, issuePaths(res)]).toEqual([target, 400, ['target']]);
     }
@@ -145,9 +174,15 @@ describe('POST /monitors', () => {
     const allowed = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
     try {
       const { tokens: t } = await makeWorkspace(allowed.prisma);
-      const ok = await request(allowed.app).post('/api/v1/monitors').set(bearer(t.owner)).send(makeMonitorInput({ target: 'http://127.0.0.1:9/' }));
+      const ok = await request(allowed.app)
+        .post('/api/v1/monitors')
+        .set(bearer(t.owner))
+        .send(makeMonitorInput({ target: 'http://127.0.0.1:9/' }));
       expect(ok.status).toBe(201);
-      const still = await request(allowed.app).post('/api/v1/monitors').set(bearer(t.owner)).send(makeMonitorInput({ target: 'http://10.0.0.1/' }));
+      const still = await request(allowed.app)
+        .post('/api/v1/monitors')
+        .set(bearer(t.owner))
+        .send(makeMonitorInput({ target: 'http://10.0.0.1/' }));
       expect(still.status).toBe(400);
     } finally {
       await allowed.close();
@@ -157,7 +192,9 @@ describe('POST /monitors', () => {
   it('keeps headers and body write-only and encrypted at rest', async () => {
     const secretHeader = `Bearer header-secret-${Date.now()}`;
     const secretBody = `{"password":"body-secret-${Date.now()}"}`;
-    const res = await post(makeMonitorInput({ method: 'POST', headers: { Authorization: secretHeader, 'X-Trace': 'on' }, body: secretBody }));
+    const res = await post(
+      makeMonitorInput({ method: 'POST', headers: { Authorization: secretHeader, 'X-Trace': 'on' }, body: secretBody }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.data.headerNames).toEqual(['Authorization', 'X-Trace']);
     expect(res.body.data.hasBody).toBe(true);
@@ -176,7 +213,10 @@ describe('POST /monitors', () => {
     expect(row.bodyEnc).toMatch(sealedBy);
     expect(row.encKeyId).toBeNull();
     const { decryptSecret } = await import('@statusvane/shared');
-    expect(JSON.parse(decryptSecret(row.headersEnc!, null, h.config.encryption))).toEqual({ Authorization: secretHeader, 'X-Trace': 'on' });
+    expect(JSON.parse(decryptSecret(row.headersEnc!, null, h.config.encryption))).toEqual({
+      Authorization: secretHeader,
+      'X-Trace': 'on',
+    });
     expect(decryptSecret(row.bodyEnc!, null, h.config.encryption)).toBe(secretBody);
   });
 
@@ -197,7 +237,10 @@ describe('GET /monitors', () => {
     const { tokens: t } = await makeWorkspace(h.prisma);
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const r = await request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).send(makeMonitorInput({ name: `m${i}` }));
+      const r = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(t.owner))
+        .send(makeMonitorInput({ name: `m${i}` }));
       ids.push(r.body.data.id);
     }
     const page = (q: string) => request(h.app).get(`/api/v1/monitors?${q}`).set(bearer(t.viewer));
@@ -211,7 +254,7 @@ describe('GET /monitors', () => {
     expect((await page('')).body.pagination).toEqual({ page: 1, perPage: 25, total: 7, totalPages: 1 });
   });
 
-  it('answers 404 for a malformed id and for another workspace\'s monitor', async () => {
+  it("answers 404 for a malformed id and for another workspace's monitor", async () => {
     const created = await post(makeMonitorInput());
     const other = await makeWorkspace(h.prisma);
     for (const [id, token] of [
@@ -223,7 +266,10 @@ describe('GET /monitors', () => {
       expect([id, res.status, res.body.error.code]).toEqual([id, 404, 'not_found']);
       // PATCH too, with a writer's token, and before the body is even looked at.
       for (const body of [{ name: 'x' }, { intervalSeconds: 1 }]) {
-        const upd = await request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token === tokens.viewer ? tokens.member : token)).send(body);
+        const upd = await request(h.app)
+          .patch(`/api/v1/monitors/${id}`)
+          .set(bearer(token === tokens.viewer ? tokens.member : token))
+          .send(body);
         expect([id, upd.status, upd.body.error.code]).toEqual([id, 404, 'not_found']);
       }
     }
@@ -235,7 +281,13 @@ describe('PATCH /monitors/{id}', () => {
     const created = (await post(makeMonitorInput({ keyword: 'ok', metadata: { team: 'web' } }))).body.data;
     const res = await patch(created.id, { name: 'Renamed', timeoutMs: 5000 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ name: 'Renamed', timeoutMs: 5000, keyword: 'ok', metadata: { team: 'web' }, intervalSeconds: 60 });
+    expect(res.body.data).toMatchObject({
+      name: 'Renamed',
+      timeoutMs: 5000,
+      keyword: 'ok',
+      metadata: { team: 'web' },
+      intervalSeconds: 60,
+    });
     expect((await h.prisma.component.findUniqueOrThrow({ where: { id: created.componentId } })).name).toBe('Renamed');
     const refused = await patch(created.id, { type: 'tcp', metadata: {}, bogus: 1 });
     expect(refused.status).toBe(400);
@@ -247,7 +299,8 @@ describe('PATCH /monitors/{id}', () => {
   });
 
   it('replaces headers and body, and clears them with {} and null', async () => {
-    const created = (await post(makeMonitorInput({ method: 'POST', headers: { A: '1', B: '2' }, body: 'x' }))).body.data;
+    const created = (await post(makeMonitorInput({ method: 'POST', headers: { A: '1', B: '2' }, body: 'x' }))).body
+      .data;
     const replaced = await patch(created.id, { headers: { C: '3' } });
     expect(replaced.body.data.headerNames).toEqual(['C']);
     expect(replaced.body.data.hasBody).toBe(true);
@@ -308,7 +361,7 @@ describe('scheduling', () => {
     await queue.obliterate({ force: true });
     expect((await schedulers()).size).toBe(0);
     // A stray scheduler for a monitor that does not exist.
-    await h.deps.scheduler.schedule({ id: "00000000-0000-4000-8000-000000000000", intervalSeconds: 60, type: "http" });
+    await h.deps.scheduler.schedule({ id: '00000000-0000-4000-8000-000000000000', intervalSeconds: 60, type: 'http' });
 
     const report = await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma));
     const after = await schedulers();
@@ -320,7 +373,11 @@ describe('scheduling', () => {
     expect(after.size).toBe(report.desired);
     expect(report.removed).toBe(1);
     // Running it again changes nothing.
-    expect(await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma))).toMatchObject({ added: 0, updated: 0, removed: 0 });
+    expect(await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma))).toMatchObject({
+      added: 0,
+      updated: 0,
+      removed: 0,
+    });
   });
 
   it('a PATCH that lands while the reconciler runs is not undone by it', async () => {
@@ -348,8 +405,11 @@ describe('scheduling', () => {
     expect(after.get(schedulerId(slowed.id, 'local'))?.every).toBe(300_000);
   });
 
-  it('a reconciler pass between the API\'s Redis write and its commit undoes nothing: pause and create', async () => {
-    const { reconcileSchedules, monitorSource, createApp } = { ...(await import('@statusvane/shared')), ...(await import('../apps/api/src/app.js')) };
+  it("a reconciler pass between the API's Redis write and its commit undoes nothing: pause and create", async () => {
+    const { reconcileSchedules, monitorSource, createApp } = {
+      ...(await import('@statusvane/shared')),
+      ...(await import('../apps/api/src/app.js')),
+    };
     const real = h.deps.scheduler;
     const queue = real.queues.get('local')!;
     const db = monitorSource(h.prisma); // its own pooled connections: it sees committed rows only
@@ -362,7 +422,12 @@ describe('scheduling', () => {
         await (real[method] as (a: never) => Promise<void>).call(real, arg);
         if (!armed) return;
         armed = false;
-        await reconcileSchedules(real, { async *enabled() { yield await db.current(ids()); }, current: db.current });
+        await reconcileSchedules(real, {
+          async *enabled() {
+            yield await db.current(ids());
+          },
+          current: db.current,
+        });
       }) as never;
       return createApp({ ...h.deps, scheduler: hooked });
     };
@@ -371,13 +436,19 @@ describe('scheduling', () => {
     const m = (await post(makeMonitorInput())).body.data;
     await queue.obliterate({ force: true });
     await real.schedule({ id: m.id, intervalSeconds: 60, type: 'http' });
-    const paused = await request(hookedApp('unschedule', () => [m.id])).patch(`/api/v1/monitors/${m.id}`).set(bearer(tokens.owner)).send({ enabled: false });
+    const paused = await request(hookedApp('unschedule', () => [m.id]))
+      .patch(`/api/v1/monitors/${m.id}`)
+      .set(bearer(tokens.owner))
+      .send({ enabled: false });
     expect(paused.status).toBe(200);
     expect((await schedulers()).has(schedulerId(m.id, 'local'))).toBe(false);
 
     // Create: the pass does not see the uncommitted monitor, and removes its scheduler as a stray.
     await queue.obliterate({ force: true });
-    const created = await request(hookedApp('schedule', () => [])).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput());
+    const created = await request(hookedApp('schedule', () => []))
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput());
     expect(created.status).toBe(201);
     expect((await schedulers()).get(schedulerId(created.body.data.id, 'local'))?.every).toBe(60_000);
   });
@@ -402,18 +473,28 @@ describe('safe retries on POST /monitors', () => {
     const key = `key-${Date.now()}`;
     const body = makeMonitorInput({ name: 'once' });
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send(body)),
+      Array.from({ length: 20 }, () =>
+        request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send(body),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
     const first = results.find((r) => r.status === 201 && !r.headers['idempotent-replayed'])!;
     expect(first).toBeDefined();
-    const replay = await request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send(body);
+    const replay = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(t.owner))
+      .set('Idempotency-Key', key)
+      .send(body);
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(first.body);
-    const different = await request(h.app).post('/api/v1/monitors').set(bearer(t.owner)).set('Idempotency-Key', key).send({ ...body, name: 'other' });
+    const different = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(t.owner))
+      .set('Idempotency-Key', key)
+      .send({ ...body, name: 'other' });
     expect(different.status).toBe(400);
     expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
   });
@@ -450,7 +531,10 @@ describe('a 400 names every offending field, whatever stage finds it', () => {
     const tcp = (await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432' })).body.data;
     expect(issuePaths(await patch(tcp.id, { target: 'no-port' }))).toEqual(['target']);
     // A blocked target is found even beside a schema error.
-    expect(issuePaths(await patch(m.id, { target: 'http://10.0.0.1/', timeoutMs: 1 }))).toEqual(['target', 'timeoutMs']);
+    expect(issuePaths(await patch(m.id, { target: 'http://10.0.0.1/', timeoutMs: 1 }))).toEqual([
+      'target',
+      'timeoutMs',
+    ]);
   });
 
   it('PATCH: a field the type does not take beside a schema error, each named once', async () => {
@@ -465,18 +549,29 @@ describe('a 400 names every offending field, whatever stage finds it', () => {
       { path: 'graceSeconds', message: 'not accepted for tcp monitors' },
     ]);
     const hb = (await post({ type: 'heartbeat', name: 'hb' })).body.data;
-    expect(issuePaths(await patch(hb.id, { target: 'http://127.0.0.1/', method: 'POST', graceSeconds: -1 }))).toEqual(['graceSeconds', 'method', 'target']);
+    expect(issuePaths(await patch(hb.id, { target: 'http://127.0.0.1/', method: 'POST', graceSeconds: -1 }))).toEqual([
+      'graceSeconds',
+      'method',
+      'target',
+    ]);
   });
 
   it('POST: a blocked target and a body on GET together; a schema error beside either', async () => {
     const res = await post(makeMonitorInput({ target: 'http://127.0.0.1/', body: '{}' }));
     expect(res.status).toBe(400);
     expect(issuePaths(res)).toEqual(['body', 'target']);
-    expect(issuePaths(await post(makeMonitorInput({ target: 'http://169.254.169.254/', intervalSeconds: 59, degradedAfterMs: 900, latencyThresholdMs: 800 })))).toEqual([
-      'degradedAfterMs',
-      'intervalSeconds',
-      'target',
-    ]);
+    expect(
+      issuePaths(
+        await post(
+          makeMonitorInput({
+            target: 'http://169.254.169.254/',
+            intervalSeconds: 59,
+            degradedAfterMs: 900,
+            latencyThresholdMs: 800,
+          }),
+        ),
+      ),
+    ).toEqual(['degradedAfterMs', 'intervalSeconds', 'target']);
     expect(issuePaths(await post({ type: 'tcp', name: '', target: '10.1.2.3:22' }))).toEqual(['name', 'target']);
     // A field that failed its own checks is not judged again by a rule between fields.
     expect(issuePaths(await post(makeMonitorInput({ method: 'PUT', body: '{}' })))).toEqual(['method']);
@@ -484,8 +579,15 @@ describe('a 400 names every offending field, whatever stage finds it', () => {
   });
 
   it('POST and PATCH: a `__proto__` header or metadata name is refused by name, not dropped', async () => {
-    const raw = (body: string) => request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).set('Content-Type', 'application/json').send(body);
-    const res = await raw('{"name":"p","target":"https://93.184.215.14/","headers":{"__proto__":"x","A":"1"},"metadata":{"__proto__":"y"}}');
+    const raw = (body: string) =>
+      request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(tokens.member))
+        .set('Content-Type', 'application/json')
+        .send(body);
+    const res = await raw(
+      '{"name":"p","target":"https://93.184.215.14/","headers":{"__proto__":"x","A":"1"},"metadata":{"__proto__":"y"}}',
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues).toEqual(
       expect.arrayContaining([
@@ -495,10 +597,16 @@ describe('a 400 names every offending field, whatever stage finds it', () => {
     );
     expect(issuePaths(res)).toEqual(['headers.__proto__', 'metadata.__proto__']);
     const m = (await post(makeMonitorInput())).body.data;
-    const upd = await request(h.app).patch(`/api/v1/monitors/${m.id}`).set(bearer(tokens.member)).set('Content-Type', 'application/json').send('{"headers":{"__proto__":"x"}}');
+    const upd = await request(h.app)
+      .patch(`/api/v1/monitors/${m.id}`)
+      .set(bearer(tokens.member))
+      .set('Content-Type', 'application/json')
+      .send('{"headers":{"__proto__":"x"}}');
     expect(issuePaths(upd)).toEqual(['headers.__proto__']);
     // `constructor` and `toString` are ordinary names, stored as sent.
-    const ok = await raw('{"name":"p","target":"https://93.184.215.14/","headers":{"toString":"1"},"metadata":{"constructor":"c"}}');
+    const ok = await raw(
+      '{"name":"p","target":"https://93.184.215.14/","headers":{"toString":"1"},"metadata":{"constructor":"c"}}',
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.data).toMatchObject({ headerNames: ['toString'], metadata: { constructor: 'c' } });
   });
@@ -528,7 +636,10 @@ describe('a 400 names every offending field, whatever stage finds it', () => {
     });
     const app = createApp({ ...h.deps, guard });
     const started = Date.now();
-    const res = await request(app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput({ target: 'https://slow-dns.example/health' }));
+    const res = await request(app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.member))
+      .send(makeMonitorInput({ target: 'https://slow-dns.example/health' }));
     expect(res.status).toBe(201);
     expect(asked).toEqual(['slow-dns.example']);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -557,14 +668,20 @@ describe('concurrent PATCHes and the rules between fields', () => {
       },
     });
     const m = (await post(makeMonitorInput({ method: 'POST' }))).body.data;
-    const a = request(held).patch(`/api/v1/monitors/${m.id}`).set(bearer(tokens.member)).send({ method: 'GET', target: 'https://93.184.215.14/other' }).then((r) => r);
+    const a = request(held)
+      .patch(`/api/v1/monitors/${m.id}`)
+      .set(bearer(tokens.member))
+      .send({ method: 'GET', target: 'https://93.184.215.14/other' })
+      .then((r) => r);
     await inGuard;
     const b = await patch(m.id, { body: 'x' });
     expect(b.status).toBe(200);
     release();
     const res = await a;
     expect(res.status).toBe(400);
-    expect(res.body.error.details.issues).toEqual([{ path: 'body', message: expect.stringMatching(/needs method POST.*changed by another update/) }]);
+    expect(res.body.error.details.issues).toEqual([
+      { path: 'body', message: expect.stringMatching(/needs method POST.*changed by another update/) },
+    ]);
     const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
     expect(row.method).toBe('POST');
     expect(row.bodyEnc).not.toBeNull();
@@ -575,7 +692,10 @@ describe('concurrent PATCHes and the rules between fields', () => {
     const { tokens: t } = await makeWorkspace(h.prisma);
     for (let round = 0; round < 8; round++) {
       const m = (await post(makeMonitorInput({ method: 'POST' }), t.member)).body.data;
-      const [a, b] = await Promise.all([patch(m.id, { method: 'GET' }, t.member), patch(m.id, { body: 'x' }, t.member)]);
+      const [a, b] = await Promise.all([
+        patch(m.id, { method: 'GET' }, t.member),
+        patch(m.id, { body: 'x' }, t.member),
+      ]);
       expect([a.status, b.status]).toContain(200);
       for (const r of [a, b]) expect([200, 400]).toContain(r.status);
       const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
@@ -622,7 +742,8 @@ describe('limits at their boundaries, on create and on PATCH', () => {
     // A workspace of its own: this table alone makes a few hundred requests (rate limit per token).
     t = (await makeWorkspace(h.prisma)).tokens;
   });
-  const base = (type: 'http' | 'heartbeat') => (type === 'heartbeat' ? { type, name: 'hb' } : makeMonitorInput({ method: 'POST' }));
+  const base = (type: 'http' | 'heartbeat') =>
+    type === 'heartbeat' ? { type, name: 'hb' } : makeMonitorInput({ method: 'POST' });
 
   it('matches the limits in the schema', async () => {
     const { MONITOR_LIMITS } = await import('@statusvane/shared');
@@ -640,24 +761,29 @@ describe('limits at their boundaries, on create and on PATCH', () => {
     expect(new Set(issuePaths(refused).map((p: string) => p.replace(/[.[].*$/, '')))).toEqual(new Set([field]));
   });
 
-  it.each(cases)('%s on PATCH: the limit passes, one past it is 400 naming it, and the stored value stays', async (field, ok, bad, type) => {
-    const m = (await post(base(type), t.member)).body.data;
-    const good = await patch(m.id, { [field]: ok }, t.member);
-    expect(good.status).toBe(200);
-    const refused = await patch(m.id, { [field]: bad }, t.member);
-    expect(refused.status).toBe(400);
-    expect(new Set(issuePaths(refused).map((p: string) => p.replace(/[.[].*$/, '')))).toEqual(new Set([field]));
-    const read = await request(h.app).get(`/api/v1/monitors/${m.id}`).set(bearer(t.viewer));
-    if (field === 'headers') expect(read.body.data.headerNames).toEqual(Object.keys(ok as object));
-    else if (field === 'body') expect(read.body.data.hasBody).toBe(true);
-    else expect(read.body.data[field]).toEqual(ok);
-  });
+  it.each(cases)(
+    '%s on PATCH: the limit passes, one past it is 400 naming it, and the stored value stays',
+    async (field, ok, bad, type) => {
+      const m = (await post(base(type), t.member)).body.data;
+      const good = await patch(m.id, { [field]: ok }, t.member);
+      expect(good.status).toBe(200);
+      const refused = await patch(m.id, { [field]: bad }, t.member);
+      expect(refused.status).toBe(400);
+      expect(new Set(issuePaths(refused).map((p: string) => p.replace(/[.[].*$/, '')))).toEqual(new Set([field]));
+      const read = await request(h.app).get(`/api/v1/monitors/${m.id}`).set(bearer(t.viewer));
+      if (field === 'headers') expect(read.body.data.headerNames).toEqual(Object.keys(ok as object));
+      else if (field === 'body') expect(read.body.data.hasBody).toBe(true);
+      else expect(read.body.data[field]).toEqual(ok);
+    },
+  );
 });
 
 describe('heartbeat pings: /fail, paused monitors', () => {
   const nowJobs = async (id: string) => {
     const queue = h.deps.scheduler.queues.get('local')!;
-    return (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).filter((j) => j.id?.startsWith(`now-${id}-local-`));
+    return (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).filter((j) =>
+      j.id?.startsWith(`now-${id}-local-`),
+    );
   };
 
   it('/fail answers GET, HEAD and POST, records the failure and queues an immediate check each time', async () => {
@@ -675,7 +801,9 @@ describe('heartbeat pings: /fail, paused monitors', () => {
       expect(after.lastPingAt).toBeNull();
       const jobs = await nowJobs(hb.id);
       expect(jobs).toHaveLength(queued + i + 1);
-      expect(jobs.every((j) => j.data.monitorId === hb.id && j.data.region === 'local' && j.opts.delay === undefined)).toBe(true);
+      expect(
+        jobs.every((j) => j.data.monitorId === hb.id && j.data.region === 'local' && j.opts.delay === undefined),
+      ).toBe(true);
     }
     // A success ping while the monitor is not steadily up (it has just failed) is judged at once too
     // (docs/adr/0014-heartbeat-deadlines.md); a steady monitor's pings queue nothing (test/worker.test.ts).
@@ -687,7 +815,10 @@ describe('heartbeat pings: /fail, paused monitors', () => {
   it("a steady heartbeat's pings are recorded and queue nothing (its deadline job judges them)", async () => {
     const hb = (await post({ type: 'heartbeat', name: 'steady cron', resolveThreshold: 2 })).body.data;
     const path = new URL(hb.pingUrl).pathname;
-    await h.prisma.monitor.update({ where: { id: hb.id }, data: { status: 'up', consecutivePasses: 2, consecutiveFailures: 0 } });
+    await h.prisma.monitor.update({
+      where: { id: hb.id },
+      data: { status: 'up', consecutivePasses: 2, consecutiveFailures: 0 },
+    });
     const queued = (await nowJobs(hb.id)).length;
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 5));
@@ -720,7 +851,16 @@ describe('the OpenAPI record schema and the mapper agree', () => {
     const { monitorRecordSchema } = await import('../apps/api/src/openapi/records.js');
     const strict = monitorRecordSchema.strict();
     const documented = Object.keys(monitorRecordSchema.shape).sort();
-    const http = await post(makeMonitorInput({ method: 'POST', headers: { A: '1' }, body: 'b', keyword: 'ok', jsonAssertion: { path: 'a', operator: 'exists' }, metadata: { k: 'v' } }));
+    const http = await post(
+      makeMonitorInput({
+        method: 'POST',
+        headers: { A: '1' },
+        body: 'b',
+        keyword: 'ok',
+        jsonAssertion: { path: 'a', operator: 'exists' },
+        metadata: { k: 'v' },
+      }),
+    );
     const tcp = await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432', degradedAfterMs: 100 });
     const hb = await post({ type: 'heartbeat', name: 'hb' });
     const paused = await patch(http.body.data.id, { enabled: false });
@@ -752,14 +892,22 @@ describe('Redis failing inside the create transaction', () => {
     const { ws, tokens: t } = await makeWorkspace(h.prisma);
     try {
       const key = `dead-redis-${Date.now()}`;
-      const res = await request(app).post('/api/v1/monitors').set(bearer(t.member)).set('Idempotency-Key', key).send(makeMonitorInput({ name: 'never' }));
+      const res = await request(app)
+        .post('/api/v1/monitors')
+        .set(bearer(t.member))
+        .set('Idempotency-Key', key)
+        .send(makeMonitorInput({ name: 'never' }));
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('internal');
       expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(0);
       expect(await h.prisma.component.count({ where: { workspaceId: ws.id } })).toBe(0);
       expect(await h.prisma.idempotencyRecord.count({ where: { workspaceId: ws.id } })).toBe(0);
       // With Redis back, the same key creates the monitor once.
-      const retry = await request(h.app).post('/api/v1/monitors').set(bearer(t.member)).set('Idempotency-Key', key).send(makeMonitorInput({ name: 'never' }));
+      const retry = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(t.member))
+        .set('Idempotency-Key', key)
+        .send(makeMonitorInput({ name: 'never' }));
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
       expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);

@@ -79,7 +79,8 @@ describe('GET /api/v1/openapi.json', () => {
       security: [{ bearerAuth: [] }],
     });
     expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    for (const prefix of ['sv_', 'svu_', 'mcp_at_']) expect(res.body.components.securitySchemes.bearerAuth.description).toContain(`\`${prefix}\``);
+    for (const prefix of ['sv_', 'svu_', 'mcp_at_'])
+      expect(res.body.components.securitySchemes.bearerAuth.description).toContain(`\`${prefix}\``);
 
     const again = await request(h.app).get('/api/v1/openapi.json').set('If-None-Match', res.headers.etag!);
     expect(again.status).toBe(304);
@@ -93,7 +94,9 @@ describe('GET /api/v1/openapi.json', () => {
 
 describe('the document', () => {
   it('describes every operation of the spec, and nothing else', () => {
-    const documented = operations().map(({ method, path }) => `${method} ${path}`).sort();
+    const documented = operations()
+      .map(({ method, path }) => `${method} ${path}`)
+      .sort();
     expect(documented).toEqual(SPEC_ENDPOINTS.map(([m, p]) => `${m} ${p}`).sort());
   });
 
@@ -116,11 +119,17 @@ describe('the document', () => {
       }
       for (const code of codes.filter((c) => c.startsWith('4') || c.startsWith('5'))) {
         const r = op.responses[code];
-        const schema = r.$ref ? doc.components.responses[r.$ref.split('/').pop()].content['application/json'].schema : r.content['application/json'].schema;
+        const schema = r.$ref
+          ? doc.components.responses[r.$ref.split('/').pop()].content['application/json'].schema
+          : r.content['application/json'].schema;
         expect([where, code, schema]).toEqual([where, code, { $ref: '#/components/schemas/Error' }]);
       }
     }
-    expect(doc.components.parameters.WorkspaceHeader).toMatchObject({ name: 'X-Statusvane-Workspace', in: 'header', required: false });
+    expect(doc.components.parameters.WorkspaceHeader).toMatchObject({
+      name: 'X-Statusvane-Workspace',
+      in: 'header',
+      required: false,
+    });
   });
 
   it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
@@ -131,7 +140,9 @@ describe('the document', () => {
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();
     for (const action of ['acknowledge', 'resolve']) {
-      expect(doc.paths[`/incidents/{id}/${action}`].post.responses['200'].content['application/json'].schema.properties.data).toEqual({
+      expect(
+        doc.paths[`/incidents/{id}/${action}`].post.responses['200'].content['application/json'].schema.properties.data,
+      ).toEqual({
         $ref: '#/components/schemas/Incident',
       });
     }
@@ -141,7 +152,11 @@ describe('the document', () => {
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
       const idempotent = method === 'post' && (path === '/monitors' || path === '/status-pages');
-      expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([method, path, idempotent]);
+      expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([
+        method,
+        path,
+        idempotent,
+      ]);
       if (idempotent) {
         expect(op.responses['409']).toBeDefined();
         expect(op.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
@@ -156,8 +171,12 @@ describe('the document', () => {
 
   it('describes the rate-limit and request-id headers', () => {
     const ok = doc.paths['/monitors'].get.responses['200'].headers;
-    expect(Object.keys(ok)).toEqual(expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
-    expect(Object.keys(doc.components.responses.TooManyRequests.headers)).toEqual(expect.arrayContaining(['Retry-After', 'X-Request-Id']));
+    expect(Object.keys(ok)).toEqual(
+      expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+    );
+    expect(Object.keys(doc.components.responses.TooManyRequests.headers)).toEqual(
+      expect.arrayContaining(['Retry-After', 'X-Request-Id']),
+    );
   });
 
   it('passes `redocly lint` (recommended rules) with no error and no warning', async () => {
@@ -170,7 +189,12 @@ describe('the document', () => {
         execFile(
           process.execPath,
           [cli, 'lint', file, '--format=json', `--config=${join(root, 'redocly.yaml')}`],
-          { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+          {
+            cwd: root,
+            env: { ...process.env, REDOCLY_TELEMETRY: 'off', NO_COLOR: '1' },
+            timeout: 60_000,
+            maxBuffer: 16 * 1024 * 1024,
+          },
           // Redocly exits non-zero when it finds errors; the JSON report on stdout says which.
           (err, out) => (out ? resolve(out) : reject(err ?? new Error('redocly printed nothing'))),
         );
@@ -202,7 +226,10 @@ describe('the routes the app mounts', () => {
     mountedRoutes(app)
       .filter((r) => r.path === API_BASE || r.path.startsWith(`${API_BASE}/`))
       .map((r) => `${r.method} ${r.path}`);
-  const documented = () => operations().map(({ method, path }) => `${method.toUpperCase()} ${API_BASE}${path}`).sort();
+  const documented = () =>
+    operations()
+      .map(({ method, path }) => `${method.toUpperCase()} ${API_BASE}${path}`)
+      .sort();
   /** Mounted but not documented, and documented but not mounted. */
   const drift = (app: ReturnType<typeof createApp>) => {
     const mounted = underApi(app).filter((k) => !UNDOCUMENTED_UNDER_API.includes(k));
@@ -230,7 +257,11 @@ describe('the routes the app mounts', () => {
     nested.post('/:id/replay', (_req, res) => void res.end());
     api.use('/incidents', nested);
     api.use('/debug', (_req: express.Request, res: express.Response) => void res.end());
-    expect(drift(app).undocumented).toEqual(['GET /api/v1/exports/{id}', 'POST /api/v1/incidents/{id}/replay', 'USE /api/v1/debug']);
+    expect(drift(app).undocumented).toEqual([
+      'GET /api/v1/exports/{id}',
+      'POST /api/v1/incidents/{id}/replay',
+      'USE /api/v1/debug',
+    ]);
 
     // A documented operation whose router was never mounted: remove the incidents router from a fresh app.
     const bare = createApp(h.deps);
@@ -239,7 +270,11 @@ describe('the routes the app mounts', () => {
       bareApi.stack.findIndex((l) => (l as { rawPath?: unknown }).rawPath === '/incidents'),
       1,
     );
-    expect(drift(bare).unmounted).toEqual(SPEC_ENDPOINTS.filter(([, p]) => p.startsWith('/incidents')).map(([m, p]) => `${m.toUpperCase()} ${API_BASE}${p}`).sort());
+    expect(drift(bare).unmounted).toEqual(
+      SPEC_ENDPOINTS.filter(([, p]) => p.startsWith('/incidents'))
+        .map(([m, p]) => `${m.toUpperCase()} ${API_BASE}${p}`)
+        .sort(),
+    );
   });
 });
 
@@ -258,11 +293,17 @@ describe('the create-monitor schema agrees with the validator', () => {
     });
     expect(union.oneOf).toHaveLength(3);
     expect(union.description).toMatch(/`type` may be omitted/);
-    expect(doc.paths['/monitors'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateMonitorInput' });
+    expect(doc.paths['/monitors'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateMonitorInput',
+    });
   });
 
   it('lists exactly the fields each variant accepts, required where the validator requires them, and no others', () => {
-    const variants = { CreateHttpMonitorInput: createHttpMonitorSchema, CreateTcpMonitorInput: createTcpMonitorSchema, CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema };
+    const variants = {
+      CreateHttpMonitorInput: createHttpMonitorSchema,
+      CreateTcpMonitorInput: createTcpMonitorSchema,
+      CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema,
+    };
     for (const [name, zod] of Object.entries(variants)) {
       const documented = schemas()[name];
       const shape = zod.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>;
@@ -274,23 +315,39 @@ describe('the create-monitor schema agrees with the validator', () => {
   });
 
   it('documents examples the validator accepts, and the validator refuses what the schema forbids', () => {
-    const examples = doc.paths['/monitors'].post.requestBody.content['application/json'].examples as Record<string, { value: unknown }>;
+    const examples = doc.paths['/monitors'].post.requestBody.content['application/json'].examples as Record<
+      string,
+      { value: unknown }
+    >;
     expect(Object.keys(examples).sort()).toEqual(['heartbeat', 'http', 'tcp']);
-    for (const [name, { value }] of Object.entries(examples)) expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
+    for (const [name, { value }] of Object.entries(examples))
+      expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
 
     const http = schemas().CreateHttpMonitorInput;
     // additionalProperties: false
-    expect(createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', enabled: true }).success).toBe(false);
+    expect(createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', enabled: true }).success).toBe(
+      false,
+    );
     // type omitted: read as http, as the description says
     const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
     expect(legacy.success && legacy.data.type).toBe('http');
     // the documented bounds are the validator's
     const { minimum, maximum } = http.properties.intervalSeconds;
-    for (const [value, ok] of [[minimum - 1, false], [minimum, true], [maximum, true], [maximum + 1, false]] as const) {
-      expect([value, createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', intervalSeconds: value }).success]).toEqual([value, ok]);
+    for (const [value, ok] of [
+      [minimum - 1, false],
+      [minimum, true],
+      [maximum, true],
+      [maximum + 1, false],
+    ] as const) {
+      expect([
+        value,
+        createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', intervalSeconds: value }).success,
+      ]).toEqual([value, ok]);
     }
     expect(http.properties.method.enum).toEqual(['GET', 'HEAD', 'POST']);
-    expect(createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', method: 'PUT' }).success).toBe(false);
+    expect(createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com', method: 'PUT' }).success).toBe(
+      false,
+    );
   });
 });
 
@@ -304,7 +361,10 @@ describe('request examples', () => {
       ['post', '/status-pages', createStatusPageSchema],
     ] as const;
     for (const [method, path, schema] of validators) {
-      const examples = doc.paths[path][method].requestBody.content['application/json'].examples as Record<string, { value: unknown }>;
+      const examples = doc.paths[path][method].requestBody.content['application/json'].examples as Record<
+        string,
+        { value: unknown }
+      >;
       expect([method, path, Object.keys(examples).length > 0]).toEqual([method, path, true]);
       for (const [name, { value }] of Object.entries(examples)) {
         expect([method, path, name, schema.safeParse(value).success]).toEqual([method, path, name, true]);
@@ -343,7 +403,11 @@ describe('GET /docs', () => {
       {
         info: { title: '<img src=x onerror=alert(1)>', version: '1', description: 'a `<b>` and **<i>**' },
         tags: [{ name: 'T"<', description: '</p><script>alert(1)</script>' }],
-        paths: { '/x/{id}': { get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} } } },
+        paths: {
+          '/x/{id}': {
+            get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} },
+          },
+        },
         components: { schemas: { 'Bad"Name': { description: '</pre><script>' } } },
       },
       '/spec.json',

@@ -12,7 +12,12 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SsrfResolver, createSsrfGuard } from '@statusvane/shared';
-import { type HttpProbeInput, BODY_CAP_BYTES, DEFAULT_USER_AGENT, createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
+import {
+  type HttpProbeInput,
+  BODY_CAP_BYTES,
+  DEFAULT_USER_AGENT,
+  createHttpProbe,
+} from '../apps/worker/src/probes/http.probe.js';
 import { type TcpProbeInput, createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import {
@@ -66,7 +71,8 @@ function makeTcpInput(overrides: Partial<TcpProbeInput> & { host: string; port: 
 }
 
 const lastPath = (t: Target) => t.requests.at(-1)?.path;
-const requestsTo = (t: Target, prefix: string): RecordedRequest[] => t.requests.filter((r) => r.path.startsWith(prefix));
+const requestsTo = (t: Target, prefix: string): RecordedRequest[] =>
+  t.requests.filter((r) => r.path.startsWith(prefix));
 
 function expectDown(r: ProbeResult, reason: string | RegExp): void {
   expect(r.outcome).toBe('down');
@@ -79,11 +85,19 @@ describe('http probe', () => {
   let b: Target; // 127.0.0.1, another port (reached as `localhost` for cross-host redirects)
   let outside: Target; // 127.0.0.2: "internal" address for guards that only allow 127.0.0.1/32
   let tls: TlsTarget;
-  const guard = createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'app.test': '127.0.0.1', 'evil.test': '127.0.0.2' }) });
+  const guard = createSsrfGuard({
+    allowedCidrs: LOOPBACK,
+    lookup: fakeResolver({ 'app.test': '127.0.0.1', 'evil.test': '127.0.0.2' }),
+  });
   const { probe } = createHttpProbe({ guard });
 
   beforeAll(async () => {
-    [a, b, outside, tls] = await Promise.all([startTarget(), startTarget(), startTarget({ host: '127.0.0.2' }), startTlsTarget()]);
+    [a, b, outside, tls] = await Promise.all([
+      startTarget(),
+      startTarget(),
+      startTarget({ host: '127.0.0.2' }),
+      startTlsTarget(),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([a.close(), b.close(), outside.close(), tls.close()]);
@@ -124,7 +138,9 @@ describe('http probe', () => {
     });
 
     it('decompresses gzip bodies before keyword checks', async () => {
-      const r = await probe(makeHttpInput({ url: a.url('/gzip?text=compressed%20hello'), keyword: 'compressed hello' }));
+      const r = await probe(
+        makeHttpInput({ url: a.url('/gzip?text=compressed%20hello'), keyword: 'compressed hello' }),
+      );
       expect(r.outcome).toBe('up');
     });
 
@@ -145,9 +161,16 @@ describe('http probe', () => {
     });
 
     it('expectedStatusCodes replaces the 2xx/3xx default', async () => {
-      expect((await probe(makeHttpInput({ url: a.url('/status/503'), expectedStatusCodes: [503] }))).outcome).toBe('up');
-      expectDown(await probe(makeHttpInput({ url: a.url('/status/204'), expectedStatusCodes: [200] })), 'unexpected_status:204');
-      expect((await probe(makeHttpInput({ url: a.url('/status/404'), expectedStatusCodes: [200, 404] }))).outcome).toBe('up');
+      expect((await probe(makeHttpInput({ url: a.url('/status/503'), expectedStatusCodes: [503] }))).outcome).toBe(
+        'up',
+      );
+      expectDown(
+        await probe(makeHttpInput({ url: a.url('/status/204'), expectedStatusCodes: [200] })),
+        'unexpected_status:204',
+      );
+      expect((await probe(makeHttpInput({ url: a.url('/status/404'), expectedStatusCodes: [200, 404] }))).outcome).toBe(
+        'up',
+      );
     });
 
     it('timeout waiting for the response', async () => {
@@ -165,9 +188,14 @@ describe('http probe', () => {
     });
 
     it('timeout covers name resolution too', async () => {
-      const slowDns = createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'slow.test': '127.0.0.1' }, 1000) });
+      const slowDns = createSsrfGuard({
+        allowedCidrs: LOOPBACK,
+        lookup: fakeResolver({ 'slow.test': '127.0.0.1' }, 1000),
+      });
       const started = Date.now();
-      const r = await createHttpProbe({ guard: slowDns }).probe(makeHttpInput({ url: `http://slow.test:${a.port}/`, timeoutMs: 200 }));
+      const r = await createHttpProbe({ guard: slowDns }).probe(
+        makeHttpInput({ url: `http://slow.test:${a.port}/`, timeoutMs: 200 }),
+      );
       expectDown(r, 'timeout');
       expect(Date.now() - started).toBeLessThan(900);
     });
@@ -208,21 +236,36 @@ describe('http probe', () => {
 
   describe('keyword checks', () => {
     it('keyword must appear (case-sensitive substring)', async () => {
-      expect((await probe(makeHttpInput({ url: a.url('/body?text=All%20systems%20GO'), keyword: 'systems GO' }))).outcome).toBe('up');
-      expectDown(await probe(makeHttpInput({ url: a.url('/body?text=All%20systems%20GO'), keyword: 'systems go' })), 'keyword_missing');
+      expect(
+        (await probe(makeHttpInput({ url: a.url('/body?text=All%20systems%20GO'), keyword: 'systems GO' }))).outcome,
+      ).toBe('up');
+      expectDown(
+        await probe(makeHttpInput({ url: a.url('/body?text=All%20systems%20GO'), keyword: 'systems go' })),
+        'keyword_missing',
+      );
     });
 
     it('keywordAbsent must not appear', async () => {
-      expectDown(await probe(makeHttpInput({ url: a.url('/body?text=fatal%20error'), keywordAbsent: 'error' })), 'keyword_present');
-      expect((await probe(makeHttpInput({ url: a.url('/body?text=fine'), keywordAbsent: 'error' }))).outcome).toBe('up');
+      expectDown(
+        await probe(makeHttpInput({ url: a.url('/body?text=fatal%20error'), keywordAbsent: 'error' })),
+        'keyword_present',
+      );
+      expect((await probe(makeHttpInput({ url: a.url('/body?text=fine'), keywordAbsent: 'error' }))).outcome).toBe(
+        'up',
+      );
     });
 
     it('empty keywords are treated as unset', async () => {
-      expect((await probe(makeHttpInput({ url: a.url('/body?text=x'), keyword: '', keywordAbsent: '' }))).outcome).toBe('up');
+      expect((await probe(makeHttpInput({ url: a.url('/body?text=x'), keyword: '', keywordAbsent: '' }))).outcome).toBe(
+        'up',
+      );
     });
 
     it('a HEAD check has no body: a keyword is missing', async () => {
-      expectDown(await probe(makeHttpInput({ url: a.url('/body?text=hello'), method: 'HEAD', keyword: 'hello' })), 'keyword_missing');
+      expectDown(
+        await probe(makeHttpInput({ url: a.url('/body?text=hello'), method: 'HEAD', keyword: 'hello' })),
+        'keyword_missing',
+      );
     });
   });
 
@@ -230,12 +273,30 @@ describe('http probe', () => {
     it('passes and fails on the served JSON', async () => {
       a.setJson({ data: { items: [{ status: 'ok', load: 0.4 }] }, 'b.c': true });
       const url = a.url('/json');
-      expect((await probe(makeHttpInput({ url, jsonAssertion: { path: 'data.items[0].status', operator: 'eq', value: 'ok' } }))).outcome).toBe('up');
-      expect((await probe(makeHttpInput({ url, jsonAssertion: { path: '$.data.items[0].load', operator: 'lt', value: 0.9 } }))).outcome).toBe('up');
-      expect((await probe(makeHttpInput({ url, jsonAssertion: { path: '$["b.c"]', operator: 'eq', value: true } }))).outcome).toBe('up');
-      expect((await probe(makeHttpInput({ url, jsonAssertion: { path: 'data.error', operator: 'notExists' } }))).outcome).toBe('up');
+      expect(
+        (
+          await probe(
+            makeHttpInput({ url, jsonAssertion: { path: 'data.items[0].status', operator: 'eq', value: 'ok' } }),
+          )
+        ).outcome,
+      ).toBe('up');
+      expect(
+        (
+          await probe(
+            makeHttpInput({ url, jsonAssertion: { path: '$.data.items[0].load', operator: 'lt', value: 0.9 } }),
+          )
+        ).outcome,
+      ).toBe('up');
+      expect(
+        (await probe(makeHttpInput({ url, jsonAssertion: { path: '$["b.c"]', operator: 'eq', value: true } }))).outcome,
+      ).toBe('up');
+      expect(
+        (await probe(makeHttpInput({ url, jsonAssertion: { path: 'data.error', operator: 'notExists' } }))).outcome,
+      ).toBe('up');
 
-      const failed = await probe(makeHttpInput({ url, jsonAssertion: { path: 'data.items[0].status', operator: 'eq', value: 'degraded' } }));
+      const failed = await probe(
+        makeHttpInput({ url, jsonAssertion: { path: 'data.items[0].status', operator: 'eq', value: 'degraded' } }),
+      );
       expectDown(failed, 'json_assertion_failed: data.items[0].status: expected "degraded", got "ok"');
       expect(failed.statusCode).toBe(200);
       expectDown(
@@ -246,10 +307,15 @@ describe('http probe', () => {
 
     it('a non-JSON body fails as invalid_json', async () => {
       expectDown(
-        await probe(makeHttpInput({ url: a.url('/body?text=%3Chtml%3E'), jsonAssertion: { path: 'a', operator: 'exists' } })),
+        await probe(
+          makeHttpInput({ url: a.url('/body?text=%3Chtml%3E'), jsonAssertion: { path: 'a', operator: 'exists' } }),
+        ),
         'invalid_json',
       );
-      expectDown(await probe(makeHttpInput({ url: a.url('/body?text='), jsonAssertion: { path: 'a', operator: 'notExists' } })), 'invalid_json');
+      expectDown(
+        await probe(makeHttpInput({ url: a.url('/body?text='), jsonAssertion: { path: 'a', operator: 'notExists' } })),
+        'invalid_json',
+      );
     });
   });
 
@@ -262,13 +328,18 @@ describe('http probe', () => {
     });
 
     it('slower than degradedAfterMs (but within latencyThresholdMs) is degraded', async () => {
-      const r = await probe(makeHttpInput({ url: a.url('/delay/300'), degradedAfterMs: 100, latencyThresholdMs: 4000 }));
+      const r = await probe(
+        makeHttpInput({ url: a.url('/delay/300'), degradedAfterMs: 100, latencyThresholdMs: 4000 }),
+      );
       expect(r.outcome).toBe('degraded');
       expect(r.reason).toMatch(/^slow: \d+ms > 100ms$/);
     });
 
     it('the failing threshold wins over degraded when both are exceeded', async () => {
-      expectDown(await probe(makeHttpInput({ url: a.url('/delay/300'), degradedAfterMs: 50, latencyThresholdMs: 100 })), /^latency_threshold_exceeded/);
+      expectDown(
+        await probe(makeHttpInput({ url: a.url('/delay/300'), degradedAfterMs: 50, latencyThresholdMs: 100 })),
+        /^latency_threshold_exceeded/,
+      );
     });
 
     it('fast enough is up', async () => {
@@ -279,13 +350,32 @@ describe('http probe', () => {
 
   it('evaluates in order: status, keyword, keywordAbsent, json, latency', async () => {
     a.setJson({ ok: false });
-    const all = { keyword: 'nope', keywordAbsent: 'false', jsonAssertion: { path: 'ok', operator: 'eq' as const, value: true }, latencyThresholdMs: 1 };
+    const all = {
+      keyword: 'nope',
+      keywordAbsent: 'false',
+      jsonAssertion: { path: 'ok', operator: 'eq' as const, value: true },
+      latencyThresholdMs: 1,
+    };
     expectDown(await probe(makeHttpInput({ url: a.url('/status/500'), ...all })), 'unexpected_status:500');
     expectDown(await probe(makeHttpInput({ url: a.url('/json'), ...all })), 'keyword_missing');
-    expectDown(await probe(makeHttpInput({ url: a.url('/json'), ...all, keyword: 'ok', keywordAbsent: 'false' })), 'keyword_present');
-    expectDown(await probe(makeHttpInput({ url: a.url('/json'), ...all, keyword: 'ok', keywordAbsent: 'zzz' })), /^json_assertion_failed/);
     expectDown(
-      await probe(makeHttpInput({ url: a.url('/delay/50'), ...all, keyword: 'delayed', keywordAbsent: 'zzz', jsonAssertion: null })),
+      await probe(makeHttpInput({ url: a.url('/json'), ...all, keyword: 'ok', keywordAbsent: 'false' })),
+      'keyword_present',
+    );
+    expectDown(
+      await probe(makeHttpInput({ url: a.url('/json'), ...all, keyword: 'ok', keywordAbsent: 'zzz' })),
+      /^json_assertion_failed/,
+    );
+    expectDown(
+      await probe(
+        makeHttpInput({
+          url: a.url('/delay/50'),
+          ...all,
+          keyword: 'delayed',
+          keywordAbsent: 'zzz',
+          jsonAssertion: null,
+        }),
+      ),
       /^latency_threshold_exceeded/,
     );
   });
@@ -341,12 +431,20 @@ describe('http probe', () => {
     });
 
     it('a redirect to a failing status fails with that status', async () => {
-      expectDown(await probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent('/status/502')}`) })), 'unexpected_status:502');
+      expectDown(
+        await probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent('/status/502')}`) })),
+        'unexpected_status:502',
+      );
     });
 
     it('keeps custom headers on a same-origin redirect', async () => {
       const before = a.requests.length;
-      const r = await probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent('/echo-headers?same')}`), headers: { 'X-Api-Key': 'k1', Authorization: 'Bearer t1' } }));
+      const r = await probe(
+        makeHttpInput({
+          url: a.url(`/redirect?to=${encodeURIComponent('/echo-headers?same')}`),
+          headers: { 'X-Api-Key': 'k1', Authorization: 'Bearer t1' },
+        }),
+      );
       expect(r.outcome).toBe('up');
       const seen = a.requests.slice(before);
       expect(seen.map((q) => q.path)).toEqual([expect.stringMatching(/^\/redirect/), '/echo-headers?same']);
@@ -365,7 +463,12 @@ describe('http probe', () => {
       );
       expect(r).toMatchObject({ outcome: 'up', statusCode: 200 });
       const [first] = a.requests.slice(beforeA);
-      expect(first?.headers).toMatchObject({ 'x-api-key': 'k1', authorization: 'Bearer t1', 'user-agent': 'custom-agent', cookie: 'sid=1' });
+      expect(first?.headers).toMatchObject({
+        'x-api-key': 'k1',
+        authorization: 'Bearer t1',
+        'user-agent': 'custom-agent',
+        cookie: 'sid=1',
+      });
       const second = b.requests.slice(beforeB);
       expect(second).toHaveLength(1);
       expect(second[0]?.path).toBe('/echo-headers?cross');
@@ -378,7 +481,12 @@ describe('http probe', () => {
 
     it('a different port on the same host is a different origin', async () => {
       const beforeB = b.requests.length;
-      await probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(b.url('/echo-headers?port'))}`), headers: { 'X-Api-Key': 'k1' } }));
+      await probe(
+        makeHttpInput({
+          url: a.url(`/redirect?to=${encodeURIComponent(b.url('/echo-headers?port'))}`),
+          headers: { 'X-Api-Key': 'k1' },
+        }),
+      );
       const seen = b.requests.slice(beforeB);
       expect(seen).toHaveLength(1);
       expect(seen[0]?.headers['x-api-key']).toBeUndefined();
@@ -388,7 +496,9 @@ describe('http probe', () => {
       const beforeA = a.requests.length;
       const back = a.url('/echo-headers?back');
       const viaB = b.url(`/redirect?to=${encodeURIComponent(back)}`);
-      await probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(viaB)}`), headers: { 'X-Api-Key': 'k1' } }));
+      await probe(
+        makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(viaB)}`), headers: { 'X-Api-Key': 'k1' } }),
+      );
       const seen = a.requests.slice(beforeA);
       expect(seen.map((q) => q.path)).toEqual([expect.stringMatching(/^\/redirect/), '/echo-headers?back']);
       expect(seen[0]?.headers['x-api-key']).toBe('k1');
@@ -397,8 +507,20 @@ describe('http probe', () => {
 
     it('POST keeps method and body on 307, becomes GET without body on 303', async () => {
       const before = a.requests.length;
-      await probe(makeHttpInput({ url: a.url(`/redirect?status=307&to=${encodeURIComponent('/echo?307')}`), method: 'POST', body: 'payload' }));
-      await probe(makeHttpInput({ url: a.url(`/redirect?status=303&to=${encodeURIComponent('/echo?303')}`), method: 'POST', body: 'payload' }));
+      await probe(
+        makeHttpInput({
+          url: a.url(`/redirect?status=307&to=${encodeURIComponent('/echo?307')}`),
+          method: 'POST',
+          body: 'payload',
+        }),
+      );
+      await probe(
+        makeHttpInput({
+          url: a.url(`/redirect?status=303&to=${encodeURIComponent('/echo?303')}`),
+          method: 'POST',
+          body: 'payload',
+        }),
+      );
       const seen = a.requests.slice(before).filter((q) => q.path.startsWith('/echo'));
       expect(seen).toEqual([
         expect.objectContaining({ path: '/echo?307', method: 'POST', body: 'payload' }),
@@ -416,8 +538,13 @@ describe('http probe', () => {
     });
 
     it('reads a body of exactly the cap completely, and stops one byte later', async () => {
-      expect((await probe(makeHttpInput({ url: a.url(`/big?size=${BODY_CAP_BYTES}`), keyword: 'END' }))).outcome).toBe('up');
-      expectDown(await probe(makeHttpInput({ url: a.url(`/big?size=${BODY_CAP_BYTES + 1}`), keyword: 'END' })), 'keyword_missing');
+      expect((await probe(makeHttpInput({ url: a.url(`/big?size=${BODY_CAP_BYTES}`), keyword: 'END' }))).outcome).toBe(
+        'up',
+      );
+      expectDown(
+        await probe(makeHttpInput({ url: a.url(`/big?size=${BODY_CAP_BYTES + 1}`), keyword: 'END' })),
+        'keyword_missing',
+      );
     });
 
     it('a JSON body cut by the cap is invalid_json, and says why', async () => {
@@ -429,8 +556,13 @@ describe('http probe', () => {
 
     it('the cap is configurable', async () => {
       const small = createHttpProbe({ guard, bodyCapBytes: 3 });
-      expectDown(await small.probe(makeHttpInput({ url: a.url('/body?text=abcdef'), keyword: 'abcd' })), 'keyword_missing');
-      expect((await small.probe(makeHttpInput({ url: a.url('/body?text=abcdef'), keyword: 'abc' }))).outcome).toBe('up');
+      expectDown(
+        await small.probe(makeHttpInput({ url: a.url('/body?text=abcdef'), keyword: 'abcd' })),
+        'keyword_missing',
+      );
+      expect((await small.probe(makeHttpInput({ url: a.url('/body?text=abcdef'), keyword: 'abc' }))).outcome).toBe(
+        'up',
+      );
     });
   });
 
@@ -439,7 +571,14 @@ describe('http probe', () => {
 
     it('refuses loopback targets when loopback is not allowed; the target receives nothing', async () => {
       const before = a.requests.length;
-      for (const url of [a.url('/'), `http://localhost:${a.port}/`, `http://2130706433:${a.port}/`, `http://127.1:${a.port}/`, `http://[::1]:${a.port}/`, `http://[::ffff:127.0.0.1]:${a.port}/`]) {
+      for (const url of [
+        a.url('/'),
+        `http://localhost:${a.port}/`,
+        `http://2130706433:${a.port}/`,
+        `http://127.1:${a.port}/`,
+        `http://[::1]:${a.port}/`,
+        `http://[::ffff:127.0.0.1]:${a.port}/`,
+      ]) {
         const r = await strict.probe(makeHttpInput({ url }));
         expectDown(r, 'ssrf_blocked');
         expect(r.responseMs).toBeNull();
@@ -448,19 +587,27 @@ describe('http probe', () => {
     });
 
     it('refuses a redirect from an allowed target to a refused address; the second server receives nothing', async () => {
-      const onlyA = createHttpProbe({ guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: fakeResolver({ 'evil.test': '127.0.0.2' }) }) });
+      const onlyA = createHttpProbe({
+        guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: fakeResolver({ 'evil.test': '127.0.0.2' }) }),
+      });
       // Sanity: without the guard's refusal the second server is reachable.
       expect((await probe(makeHttpInput({ url: outside.url('/') }))).outcome).toBe('up');
       const reached = outside.requests.length;
 
       const beforeA = a.requests.length;
-      const literal = await onlyA.probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(outside.url('/secret'))}`) }));
+      const literal = await onlyA.probe(
+        makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(outside.url('/secret'))}`) }),
+      );
       expectDown(literal, 'ssrf_blocked');
       // A name that resolves to the refused address (DNS rebinding at redirect time).
-      const named = await onlyA.probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(`http://evil.test:${outside.port}/secret`)}`) }));
+      const named = await onlyA.probe(
+        makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(`http://evil.test:${outside.port}/secret`)}`) }),
+      );
       expectDown(named, 'ssrf_blocked');
       // localhost is refused too: it also means ::1, which 127.0.0.1/32 does not allow.
-      const local = await onlyA.probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(`http://localhost:${outside.port}/`)}`) }));
+      const local = await onlyA.probe(
+        makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(`http://localhost:${outside.port}/`)}`) }),
+      );
       expectDown(local, 'ssrf_blocked');
 
       expect(a.requests.length - beforeA).toBe(3);
@@ -468,7 +615,9 @@ describe('http probe', () => {
     });
 
     it('refuses a name resolving to a refused address at connect time', async () => {
-      const onlyA = createHttpProbe({ guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: fakeResolver({ 'evil.test': '127.0.0.2' }) }) });
+      const onlyA = createHttpProbe({
+        guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: fakeResolver({ 'evil.test': '127.0.0.2' }) }),
+      });
       const before = outside.requests.length;
       expectDown(await onlyA.probe(makeHttpInput({ url: `http://evil.test:${outside.port}/` })), 'ssrf_blocked');
       expect(outside.requests.length).toBe(before);
@@ -477,7 +626,11 @@ describe('http probe', () => {
 
   it('runs many checks concurrently without sharing connections', async () => {
     const before = a.requests.length;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => probe(makeHttpInput({ url: a.url(`/echo-headers?n=${i}`), headers: { 'X-N': String(i) } }))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        probe(makeHttpInput({ url: a.url(`/echo-headers?n=${i}`), headers: { 'X-N': String(i) } })),
+      ),
+    );
     expect(results.every((r) => r.outcome === 'up')).toBe(true);
     const seen = a.requests.slice(before);
     expect(seen).toHaveLength(20);
@@ -487,7 +640,10 @@ describe('http probe', () => {
 
 describe('tcp probe', () => {
   let server: TcpTarget;
-  const guard = createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'db.test': '127.0.0.1', 'evil.test': '127.0.0.2' }) });
+  const guard = createSsrfGuard({
+    allowedCidrs: LOOPBACK,
+    lookup: fakeResolver({ 'db.test': '127.0.0.1', 'evil.test': '127.0.0.2' }),
+  });
   const { probe } = createTcpProbe({ guard });
 
   beforeAll(async () => {
@@ -526,28 +682,44 @@ describe('tcp probe', () => {
   });
 
   it('timeout (slow name resolution counts against the timeout)', async () => {
-    const slow = createTcpProbe({ guard: createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'slow.test': '127.0.0.1' }, 1000) }) });
+    const slow = createTcpProbe({
+      guard: createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'slow.test': '127.0.0.1' }, 1000) }),
+    });
     const started = Date.now();
     expectDown(await slow.probe(makeTcpInput({ host: 'slow.test', port: server.port, timeoutMs: 150 })), 'timeout');
     expect(Date.now() - started).toBeLessThan(800);
   });
 
   it('degraded and latency threshold apply to the total time', async () => {
-    const slow = createTcpProbe({ guard: createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'slow.test': '127.0.0.1' }, 150) }) });
+    const slow = createTcpProbe({
+      guard: createSsrfGuard({ allowedCidrs: LOOPBACK, lookup: fakeResolver({ 'slow.test': '127.0.0.1' }, 150) }),
+    });
     const degraded = await slow.probe(makeTcpInput({ host: 'slow.test', port: server.port, degradedAfterMs: 50 }));
     expect(degraded.outcome).toBe('degraded');
     expect(degraded.reason).toMatch(/^slow: \d+ms > 50ms$/);
-    expectDown(await slow.probe(makeTcpInput({ host: 'slow.test', port: server.port, degradedAfterMs: 50, latencyThresholdMs: 100 })), /^latency_threshold_exceeded: \d+ms > 100ms$/);
+    expectDown(
+      await slow.probe(
+        makeTcpInput({ host: 'slow.test', port: server.port, degradedAfterMs: 50, latencyThresholdMs: 100 }),
+      ),
+      /^latency_threshold_exceeded: \d+ms > 100ms$/,
+    );
   });
 
   it('refuses blocked addresses without connecting', async () => {
-    const strict = createTcpProbe({ guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: fakeResolver({ 'evil.test': '127.0.0.2' }) }) });
+    const strict = createTcpProbe({
+      guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32', lookup: fakeResolver({ 'evil.test': '127.0.0.2' }) }),
+    });
     const other = await startTcpTarget({ host: '127.0.0.2' });
     try {
       expectDown(await strict.probe(makeTcpInput({ host: '127.0.0.2', port: other.port })), 'ssrf_blocked');
       expectDown(await strict.probe(makeTcpInput({ host: 'evil.test', port: other.port })), 'ssrf_blocked');
       expectDown(await strict.probe(makeTcpInput({ host: 'localhost', port: other.port })), 'ssrf_blocked');
-      expectDown(await createTcpProbe({ guard: createSsrfGuard() }).probe(makeTcpInput({ host: '127.0.0.1', port: server.port })), 'ssrf_blocked');
+      expectDown(
+        await createTcpProbe({ guard: createSsrfGuard() }).probe(
+          makeTcpInput({ host: '127.0.0.1', port: server.port }),
+        ),
+        'ssrf_blocked',
+      );
       await sleep(50);
       expect(other.connections()).toBe(0);
     } finally {
@@ -572,7 +744,10 @@ async function peerCertificatePem(host: string, port: number): Promise<string> {
     });
     socket.on('error', reject);
   });
-  const b64 = raw.toString('base64').match(/.{1,64}/g)!.join('\n');
+  const b64 = raw
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n');
   return `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`;
 }
 

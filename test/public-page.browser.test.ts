@@ -13,7 +13,16 @@ import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+const ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -61,7 +70,10 @@ async function visitor(): Promise<{ context: BrowserContext; page: Page; request
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 type Browserish = { getComputedStyle(el: unknown): { backgroundColor: string } };
 async function monitor(w: Workspace, name: string, status: 'up' | 'degraded' | 'down') {
-  const res = await request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.owner)).send(makeMonitorInput({ name }));
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(w.tokens.owner))
+    .send(makeMonitorInput({ name }));
   expect(res.status).toBe(201);
   await h.prisma.monitor.update({ where: { id: res.body.data.id }, data: { status } });
   return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
@@ -76,8 +88,22 @@ async function seedPage(name: string) {
   // Some history for the bars: 60 days of data for the API with one bad day, and a week for Checkout.
   await h.prisma.checkRollupDaily.createMany({
     data: [
-      ...Array.from({ length: 60 }, (_, i) => ({ monitorId: api.id, region: 'local', day: new Date(today - i * DAY), total: 1440, downCount: i === 12 ? 200 : i === 30 ? 3 : 0, degradedCount: i === 40 ? 30 : 0 })),
-      ...Array.from({ length: 7 }, (_, i) => ({ monitorId: checkout.id, region: 'local', day: new Date(today - i * DAY), total: 1440, downCount: i === 0 ? 600 : 0, degradedCount: 0 })),
+      ...Array.from({ length: 60 }, (_, i) => ({
+        monitorId: api.id,
+        region: 'local',
+        day: new Date(today - i * DAY),
+        total: 1440,
+        downCount: i === 12 ? 200 : i === 30 ? 3 : 0,
+        degradedCount: i === 40 ? 30 : 0,
+      })),
+      ...Array.from({ length: 7 }, (_, i) => ({
+        monitorId: checkout.id,
+        region: 'local',
+        day: new Date(today - i * DAY),
+        total: 1440,
+        downCount: i === 0 ? 600 : 0,
+        degradedCount: 0,
+      })),
     ],
   });
   const maint = await request(h.app)
@@ -92,9 +118,19 @@ async function seedPage(name: string) {
     });
   expect(maint.status).toBe(201);
   await h.prisma.incident.create({
-    data: { workspaceId: w.ws.id, monitorId: checkout.id, openMonitorId: checkout.id, title: 'Checkout is down', status: 'open', startedAt: new Date(Date.now() - 12 * MIN) },
+    data: {
+      workspaceId: w.ws.id,
+      monitorId: checkout.id,
+      openMonitorId: checkout.id,
+      title: 'Checkout is down',
+      status: 'open',
+      startedAt: new Date(Date.now() - 12 * MIN),
+    },
   });
-  const created = await request(h.app).post('/api/v1/status-pages').set(bearer(w.tokens.owner)).send({ vanityUrl: uniq('shop'), name });
+  const created = await request(h.app)
+    .post('/api/v1/status-pages')
+    .set(bearer(w.tokens.owner))
+    .send({ vanityUrl: uniq('shop'), name });
   expect(created.status).toBe(201);
   const page = created.body.data as { id: string; slug: string };
   await arrangeStatusPage(h.prisma, {
@@ -121,7 +157,11 @@ describe('the public status page in Chromium', () => {
       const names = await page.locator('.component .name').allTextContents();
       expect(names).toEqual(['Checkout', 'Billing', 'Public API']);
       expect(await page.locator('section.components h3').allTextContents()).toEqual(['Storefront', 'Developers']);
-      const stateOf = (n: string) => page.locator('.component', { has: page.locator('.name', { hasText: n }) }).locator('.state').textContent();
+      const stateOf = (n: string) =>
+        page
+          .locator('.component', { has: page.locator('.name', { hasText: n }) })
+          .locator('.state')
+          .textContent();
       expect(await stateOf('Checkout')).toBe('Outage');
       expect(await stateOf('Billing')).toMatch(/^Under maintenance until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
       expect(await stateOf('Public API')).toBe('Operational');
@@ -129,7 +169,9 @@ describe('the public status page in Chromium', () => {
       const maintenance = page.locator('article.maintenance');
       expect(await page.getByRole('heading', { name: 'Maintenance in progress' }).isVisible()).toBe(true);
       expect(await maintenance.locator('h3').textContent()).toBe('Billing database upgrade');
-      expect(await maintenance.locator('.body').textContent()).toBe('Invoices may be delayed while we upgrade the billing database.');
+      expect(await maintenance.locator('.body').textContent()).toBe(
+        'Invoices may be delayed while we upgrade the billing database.',
+      );
       expect(await maintenance.textContent()).toContain('Affects: Billing');
 
       const incident = page.locator('article.incident');
@@ -141,7 +183,10 @@ describe('the public status page in Chromium', () => {
       expect(await page.locator('.component').first().locator('.bar').count()).toBe(90);
       const background = (selector: string) =>
         // Runs in the page; the test's TypeScript has no DOM lib, hence the cast.
-        page.locator(selector).first().evaluate((el) => (globalThis as unknown as Browserish).getComputedStyle(el).backgroundColor);
+        page
+          .locator(selector)
+          .first()
+          .evaluate((el) => (globalThis as unknown as Browserish).getComputedStyle(el).backgroundColor);
       const grey = await background('.bar.b-none');
       const green = await background('.bar.b-up');
       expect(grey).not.toBe(green);
@@ -157,7 +202,11 @@ describe('the public status page in Chromium', () => {
 
   it('keeps a visitor out of a password-protected page until the right password is typed', async () => {
     const p = await seedPage('Acme Internal');
-    await setStatusPagePassword(h.prisma, { id: p.id, password: 'staff only please' }, { publicBaseUrl: h.config.publicBaseUrl });
+    await setStatusPagePassword(
+      h.prisma,
+      { id: p.id, password: 'staff only please' },
+      { publicBaseUrl: h.config.publicBaseUrl },
+    );
     const { context, page, errors } = await visitor();
     try {
       const first = await page.goto(`${origin}/status/${p.slug}`);
@@ -176,7 +225,12 @@ describe('the public status page in Chromium', () => {
       expect(await page.locator('h1').textContent()).toBe('Acme Internal');
       expect(await page.locator('.component .name').allTextContents()).toEqual(['Checkout', 'Billing', 'Public API']);
       const [cookie] = await context.cookies();
-      expect(cookie).toMatchObject({ name: 'sv_page_access', path: `/status/${p.slug}`, httpOnly: true, sameSite: 'Lax' });
+      expect(cookie).toMatchObject({
+        name: 'sv_page_access',
+        path: `/status/${p.slug}`,
+        httpOnly: true,
+        sameSite: 'Lax',
+      });
 
       // The cookie keeps the visitor in on the next visit.
       const again = await page.goto(`${origin}/status/${p.slug}`);

@@ -4,7 +4,11 @@ import request from 'supertest';
 import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
 import { LOGIN_ATTEMPTS_PER_MINUTE } from '../apps/api/src/routes/public-pages/login-public-page.handler.js';
 import { publicPagesRouter } from '../apps/api/src/routes/public-pages/public-pages.router.js';
-import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
+import {
+  arrangeStatusPage,
+  clearStatusPagePassword,
+  setStatusPagePassword,
+} from '../apps/api/src/services/admin/status-page-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -24,14 +28,24 @@ const opts = () => ({ publicBaseUrl: h.config.publicBaseUrl });
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 
 async function monitor(w: Workspace, name: string, status?: 'up' | 'degraded' | 'down' | 'pending', enabled = true) {
-  const res = await request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.owner)).send(makeMonitorInput({ name }));
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(w.tokens.owner))
+    .send(makeMonitorInput({ name }));
   expect(res.status).toBe(201);
-  if (status || !enabled) await h.prisma.monitor.update({ where: { id: res.body.data.id }, data: { ...(status ? { status } : {}), enabled } });
+  if (status || !enabled)
+    await h.prisma.monitor.update({
+      where: { id: res.body.data.id },
+      data: { ...(status ? { status } : {}), enabled },
+    });
   return { id: res.body.data.id as string, componentId: res.body.data.componentId as string, name };
 }
 
 async function page(w: Workspace, body: Record<string, unknown> = {}) {
-  const res = await request(h.app).post('/api/v1/status-pages').set(bearer(w.tokens.owner)).send({ vanityUrl: uniq('page'), name: 'Acme', ...body });
+  const res = await request(h.app)
+    .post('/api/v1/status-pages')
+    .set(bearer(w.tokens.owner))
+    .send({ vanityUrl: uniq('page'), name: 'Acme', ...body });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; slug: string; name: string };
 }
@@ -42,7 +56,10 @@ async function maintenance(w: Workspace, body: Record<string, unknown>) {
   return res.body.data as { id: string };
 }
 
-const incident = (w: Workspace, data: { title: string; status: 'open' | 'acknowledged' | 'resolved'; monitorId?: string | null; startedAt?: Date }) =>
+const incident = (
+  w: Workspace,
+  data: { title: string; status: 'open' | 'acknowledged' | 'resolved'; monitorId?: string | null; startedAt?: Date },
+) =>
   h.prisma.incident.create({
     data: {
       workspaceId: w.ws.id,
@@ -59,7 +76,8 @@ const incident = (w: Workspace, data: { title: string; status: 'open' | 'acknowl
   });
 
 const html = (slug: string, app: Express = h.app) => request(app).get(`/status/${slug}`).set('Accept', 'text/html');
-const json = (slug: string, app: Express = h.app) => request(app).get(`/status/${slug}`).set('Accept', 'application/json');
+const json = (slug: string, app: Express = h.app) =>
+  request(app).get(`/status/${slug}`).set('Accept', 'application/json');
 
 describe('GET /status/:slug: what is served', () => {
   it('404 for an unknown slug and for a page that is not public, as HTML or JSON', async () => {
@@ -102,7 +120,9 @@ describe('GET /status/:slug: what is served', () => {
     const p = await page(w);
     const res = await html(p.slug);
     const csp = res.headers['content-security-policy'] as string;
-    expect(csp).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+    expect(csp).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+    );
     expect(csp).not.toMatch(/unsafe|script-src|\*/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
@@ -125,7 +145,12 @@ describe('the page contents', () => {
     const pending = await monitor(w, 'Webhooks');
     const maint = await monitor(w, 'Billing', 'down');
     const endsAt = iso(Date.now() + 45 * MIN);
-    await maintenance(w, { title: 'Billing upgrade', startsAt: iso(Date.now() - MIN), endsAt, componentIds: [maint.componentId] });
+    await maintenance(w, {
+      title: 'Billing upgrade',
+      startsAt: iso(Date.now() - MIN),
+      endsAt,
+      componentIds: [maint.componentId],
+    });
     const p = await page(w, { name: 'Acme Cloud' });
 
     const res = await json(p.slug);
@@ -164,7 +189,11 @@ describe('the page contents', () => {
     const p = await page(w);
     expect((await json(p.slug)).body.data.summary).toBe('operational');
     expect((await html(p.slug)).text).toContain('All systems operational');
-    const win = await maintenance(w, { title: 'Now', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + MIN * 10) });
+    const win = await maintenance(w, {
+      title: 'Now',
+      startsAt: iso(Date.now() - MIN),
+      endsAt: iso(Date.now() + MIN * 10),
+    });
     expect((await json(p.slug)).body.data.summary).toBe('maintenance');
     await request(h.app).patch(`/api/v1/maintenance/${win.id}`).set(bearer(w.tokens.owner)).send({ status: 'cancel' });
     await incident(w, { title: 'A is down', status: 'open', monitorId: a.id });
@@ -178,15 +207,39 @@ describe('the page contents', () => {
     const hiddenMon = await monitor(w, 'Internal', 'down');
     const t = Date.now();
     await incident(w, { title: 'API is down', status: 'open', monitorId: api.id, startedAt: new Date(t - 10 * MIN) });
-    await incident(w, { title: 'Web is slow', status: 'acknowledged', monitorId: web.id, startedAt: new Date(t - 20 * MIN) });
-    await incident(w, { title: 'Web was down', status: 'resolved', monitorId: web.id, startedAt: new Date(t - 60 * MIN) });
+    await incident(w, {
+      title: 'Web is slow',
+      status: 'acknowledged',
+      monitorId: web.id,
+      startedAt: new Date(t - 20 * MIN),
+    });
+    await incident(w, {
+      title: 'Web was down',
+      status: 'resolved',
+      monitorId: web.id,
+      startedAt: new Date(t - 60 * MIN),
+    });
     await incident(w, { title: 'Email delays', status: 'open', startedAt: new Date(t - 5 * MIN) });
-    await incident(w, { title: 'Internal is down', status: 'open', monitorId: hiddenMon.id, startedAt: new Date(t - MIN) });
+    await incident(w, {
+      title: 'Internal is down',
+      status: 'open',
+      monitorId: hiddenMon.id,
+      startedAt: new Date(t - MIN),
+    });
     const p = await page(w);
-    await arrangeStatusPage(h.prisma, { id: p.id, json: JSON.stringify([{ name: 'Public', componentIds: [api.componentId, web.componentId] }]) });
+    await arrangeStatusPage(h.prisma, {
+      id: p.id,
+      json: JSON.stringify([{ name: 'Public', componentIds: [api.componentId, web.componentId] }]),
+    });
 
     const d = (await json(p.slug)).body.data;
-    expect(d.incidents.map((i: { title: string; status: string; components: unknown[] }) => [i.title, i.status, i.components])).toEqual([
+    expect(
+      d.incidents.map((i: { title: string; status: string; components: unknown[] }) => [
+        i.title,
+        i.status,
+        i.components,
+      ]),
+    ).toEqual([
       ['Email delays', 'open', []],
       ['API is down', 'open', [{ id: api.componentId, name: 'API' }]],
       ['Web is slow', 'acknowledged', [{ id: web.componentId, name: 'Web' }]],
@@ -207,26 +260,83 @@ describe('the page contents', () => {
     const api = await monitor(w, 'API', 'up');
     const other = await monitor(w, 'Other', 'up');
     const t = Date.now();
-    const now = await maintenance(w, { title: 'Database failover', body: 'Line one\nLine two', startsAt: iso(t - MIN), endsAt: iso(t + 30 * MIN) });
-    const next = await maintenance(w, { title: 'API upgrade', startsAt: iso(t + DAY), endsAt: iso(t + DAY + 60 * MIN), componentIds: [api.componentId, other.componentId] });
+    const now = await maintenance(w, {
+      title: 'Database failover',
+      body: 'Line one\nLine two',
+      startsAt: iso(t - MIN),
+      endsAt: iso(t + 30 * MIN),
+    });
+    const next = await maintenance(w, {
+      title: 'API upgrade',
+      startsAt: iso(t + DAY),
+      endsAt: iso(t + DAY + 60 * MIN),
+      componentIds: [api.componentId, other.componentId],
+    });
     await maintenance(w, { title: 'Done already', startsAt: iso(t - 60 * MIN), endsAt: iso(t - 30 * MIN) });
-    const off = await maintenance(w, { title: 'Called off', body: 'Not needed after all.', startsAt: iso(t + DAY + MIN), endsAt: iso(t + 2 * DAY) });
-    const cancel = await request(h.app).patch(`/api/v1/maintenance/${off.id}`).set(bearer(w.tokens.owner)).send({ status: 'cancel' });
-    const cancelledAt = (await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: off.id } })).cancelledAt!.toISOString();
+    const off = await maintenance(w, {
+      title: 'Called off',
+      body: 'Not needed after all.',
+      startsAt: iso(t + DAY + MIN),
+      endsAt: iso(t + 2 * DAY),
+    });
+    const cancel = await request(h.app)
+      .patch(`/api/v1/maintenance/${off.id}`)
+      .set(bearer(w.tokens.owner))
+      .send({ status: 'cancel' });
+    const cancelledAt = (
+      await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: off.id } })
+    ).cancelledAt!.toISOString();
     expect(cancel.body.data.status).toBe('cancelled');
-    await maintenance(w, { title: 'Elsewhere only', startsAt: iso(t + DAY), endsAt: iso(t + 2 * DAY), componentIds: [other.componentId] });
+    await maintenance(w, {
+      title: 'Elsewhere only',
+      startsAt: iso(t + DAY),
+      endsAt: iso(t + 2 * DAY),
+      componentIds: [other.componentId],
+    });
     const p = await page(w);
-    await arrangeStatusPage(h.prisma, { id: p.id, json: JSON.stringify([{ name: 'Main', componentIds: [api.componentId] }]) });
+    await arrangeStatusPage(h.prisma, {
+      id: p.id,
+      json: JSON.stringify([{ name: 'Main', componentIds: [api.componentId] }]),
+    });
 
     const d = (await json(p.slug)).body.data;
     expect(d.maintenance).toEqual([
-      { id: now.id, title: 'Database failover', body: 'Line one\nLine two', status: 'in_progress', startsAt: iso(t - MIN), endsAt: iso(t + 30 * MIN), cancelledAt: null, components: [] },
+      {
+        id: now.id,
+        title: 'Database failover',
+        body: 'Line one\nLine two',
+        status: 'in_progress',
+        startsAt: iso(t - MIN),
+        endsAt: iso(t + 30 * MIN),
+        cancelledAt: null,
+        components: [],
+      },
       // Only the components this page shows are named.
-      { id: next.id, title: 'API upgrade', body: '', status: 'scheduled', startsAt: iso(t + DAY), endsAt: iso(t + DAY + 60 * MIN), cancelledAt: null, components: [{ id: api.componentId, name: 'API' }] },
+      {
+        id: next.id,
+        title: 'API upgrade',
+        body: '',
+        status: 'scheduled',
+        startsAt: iso(t + DAY),
+        endsAt: iso(t + DAY + 60 * MIN),
+        cancelledAt: null,
+        components: [{ id: api.componentId, name: 'API' }],
+      },
       // Called off but kept on the public record, marked as such.
-      { id: off.id, title: 'Called off', body: 'Not needed after all.', status: 'cancelled', startsAt: iso(t + DAY + MIN), endsAt: iso(t + 2 * DAY), cancelledAt, components: [] },
+      {
+        id: off.id,
+        title: 'Called off',
+        body: 'Not needed after all.',
+        status: 'cancelled',
+        startsAt: iso(t + DAY + MIN),
+        endsAt: iso(t + 2 * DAY),
+        cancelledAt,
+        components: [],
+      },
     ]);
-    expect(d.components).toEqual([{ id: api.componentId, name: 'API', state: 'maintenance', maintenanceUntil: iso(t + 30 * MIN) }]);
+    expect(d.components).toEqual([
+      { id: api.componentId, name: 'API', state: 'maintenance', maintenanceUntil: iso(t + 30 * MIN) },
+    ]);
 
     const text = (await html(p.slug)).text;
     expect(text).toMatch(/Maintenance in progress<\/h2><article[^>]*>\s*<h3>Database failover<\/h3>/);
@@ -234,7 +344,9 @@ describe('the page contents', () => {
     expect(text).toContain('Affects: all components');
     expect(text).toMatch(/Upcoming maintenance<\/h2><article[^>]*>\s*<h3>API upgrade<\/h3>/);
     expect(text).toMatch(
-      new RegExp(`Cancelled maintenance</h2><article class="card notice maintenance cancelled" data-maintenance-id="${off.id}">\\s*<h3><span class="tag">Cancelled</span> Called off</h3>`),
+      new RegExp(
+        `Cancelled maintenance</h2><article class="card notice maintenance cancelled" data-maintenance-id="${off.id}">\\s*<h3><span class="tag">Cancelled</span> Called off</h3>`,
+      ),
     );
     expect(text).toContain(`called off <time datetime="${cancelledAt}">`);
     // A cancelled window is in neither of the other lists.
@@ -247,7 +359,12 @@ describe('the page contents', () => {
     const m = await monitor(w, 'API', 'up');
     const startsAt = Date.parse('2031-08-01T10:00:00.000Z');
     const endsAt = startsAt + 60 * MIN;
-    const running = await maintenance(w, { title: 'Running, then off', startsAt: iso(startsAt - 10 * MIN), endsAt: iso(endsAt), componentIds: [m.componentId] });
+    const running = await maintenance(w, {
+      title: 'Running, then off',
+      startsAt: iso(startsAt - 10 * MIN),
+      endsAt: iso(endsAt),
+      componentIds: [m.componentId],
+    });
     const p = await page(w);
     const clock = { now: new Date(startsAt) };
     const app = express();
@@ -257,7 +374,11 @@ describe('the page contents', () => {
     const at = async (ms: number) => {
       clock.now = new Date(ms);
       const d = (await json(p.slug, app)).body.data;
-      return [d.components[0].state, d.summary, d.maintenance.map((x: { status: string; cancelledAt: string | null }) => [x.status, x.cancelledAt])];
+      return [
+        d.components[0].state,
+        d.summary,
+        d.maintenance.map((x: { status: string; cancelledAt: string | null }) => [x.status, x.cancelledAt]),
+      ];
     };
     const shown = [['cancelled', iso(startsAt)]];
     expect(await at(startsAt)).toEqual(['up', 'operational', shown]);
@@ -314,10 +435,20 @@ describe('the page contents', () => {
     });
     const p = await page(w);
     const d = (await json(p.slug)).body.data;
-    expect(d.uptime).toMatchObject({ days: 90, from: iso(day(89).getTime()).slice(0, 10), to: iso(today.getTime()).slice(0, 10) });
+    expect(d.uptime).toMatchObject({
+      days: 90,
+      from: iso(day(89).getTime()).slice(0, 10),
+      to: iso(today.getTime()).slice(0, 10),
+    });
     const api = d.uptime.components.find((u: { componentId: string }) => u.componentId === m.componentId);
     expect(api.days).toHaveLength(90);
-    expect(api.days[89]).toEqual({ date: iso(today.getTime()).slice(0, 10), total: 200, downCount: 4, degradedCount: 2, percent: 98 });
+    expect(api.days[89]).toEqual({
+      date: iso(today.getTime()).slice(0, 10),
+      total: 200,
+      downCount: 4,
+      degradedCount: 2,
+      percent: 98,
+    });
     expect(api.days[84]).toMatchObject({ total: 200, downCount: 0, percent: 100 });
     expect(api.days[0]).toMatchObject({ total: 100, downCount: 50, percent: 50 });
     expect(api.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(87);
@@ -337,10 +468,18 @@ describe('the page contents', () => {
     const w = await makeWorkspace(h.prisma);
     const evil = `<img src=x onerror="alert(1)">&'`;
     const m = await monitor(w, `API ${evil}`, 'up');
-    await maintenance(w, { title: `<script>alert(2)</script>`, body: `</p><iframe src="//evil.test"></iframe>`, startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + MIN * 5) });
+    await maintenance(w, {
+      title: `<script>alert(2)</script>`,
+      body: `</p><iframe src="//evil.test"></iframe>`,
+      startsAt: iso(Date.now() - MIN),
+      endsAt: iso(Date.now() + MIN * 5),
+    });
     await incident(w, { title: `"><svg onload=alert(3)>`, status: 'open', monitorId: m.id });
     const p = await page(w, { name: `</title><script>alert(4)</script>` });
-    await arrangeStatusPage(h.prisma, { id: p.id, json: JSON.stringify([{ name: `<b onmouseover=alert(5)>Core</b>`, componentIds: [m.componentId] }]) });
+    await arrangeStatusPage(h.prisma, {
+      id: p.id,
+      json: JSON.stringify([{ name: `<b onmouseover=alert(5)>Core</b>`, componentIds: [m.componentId] }]),
+    });
     const text = (await html(p.slug)).text;
     expect(text).not.toMatch(/<script|<img|<iframe|<svg|<b /i);
     expect(text).toContain('API &lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;');
@@ -358,7 +497,12 @@ describe('clock boundaries on the public page', () => {
     const m = await monitor(w, 'API', 'up');
     const startsAt = Date.parse('2031-07-01T10:00:00.000Z');
     const endsAt = startsAt + 60 * MIN;
-    await maintenance(w, { title: 'Boundary', startsAt: iso(startsAt), endsAt: iso(endsAt), componentIds: [m.componentId] });
+    await maintenance(w, {
+      title: 'Boundary',
+      startsAt: iso(startsAt),
+      endsAt: iso(endsAt),
+      componentIds: [m.componentId],
+    });
     const p = await page(w);
     const clock = { now: new Date(startsAt - 1) };
     const app = express();
@@ -437,7 +581,7 @@ describe('password protection', () => {
     expect(j.body.data.components[0].name).toBe('Secret API');
   });
 
-  it('a tampered cookie, another page\'s cookie, or one from before a password change does not open the page', async () => {
+  it("a tampered cookie, another page's cookie, or one from before a password change does not open the page", async () => {
     const { p } = await protectedPage();
     const { p: p2 } = await protectedPage();
     const value = cookieOf(await login(p.slug, 'correct horse battery'))!.split(';')[0]!;
@@ -463,7 +607,10 @@ describe('password protection', () => {
     expect([r.status, r.headers.location]).toEqual([303, `/status/${open.slug}`]);
     expect((await login('no-such-page-here', 'x')).status).toBe(404);
     const { p } = await protectedPage();
-    const big = await request(h.app).post(`/status/${p.slug}/login`).type('form').send(`password=${'x'.repeat(5000)}`);
+    const big = await request(h.app)
+      .post(`/status/${p.slug}/login`)
+      .type('form')
+      .send(`password=${'x'.repeat(5000)}`);
     expect(big.status).toBe(413);
     const jsonBody = await request(h.app).post(`/status/${p.slug}/login`).send({ password: 'correct horse battery' });
     expect(jsonBody.status).toBe(401);
@@ -471,7 +618,8 @@ describe('password protection', () => {
 
   it(`caps guesses at ${LOGIN_ATTEMPTS_PER_MINUTE} a minute per page and address (429)`, async () => {
     const { p } = await protectedPage();
-    for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++) expect((await login(p.slug, `guess ${i} wrong`)).status).toBe(401);
+    for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++)
+      expect((await login(p.slug, `guess ${i} wrong`)).status).toBe(401);
     const limited = await login(p.slug, 'correct horse battery');
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);

@@ -16,13 +16,26 @@ afterAll(async () => {
 
 async function setup(plan: 'free' | 'solo') {
   const { tokens } = await makeWorkspace(h.prisma, { plan });
-  const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body.data;
+  const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body
+    .data;
   const ctx = await authenticate(h.prisma, { authorization: `Bearer ${tokens.viewer}`, workspaceHeader: undefined });
   return { tokens, m, ctx };
 }
 
 function result(monitorId: string, at: Date, over: Record<string, unknown> = {}) {
-  return { monitorId, region: 'local', slot: at, checkedAt: at, outcome: 'up' as const, responseMs: 100, dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 40, ...over };
+  return {
+    monitorId,
+    region: 'local',
+    slot: at,
+    checkedAt: at,
+    outcome: 'up' as const,
+    responseMs: 100,
+    dnsMs: 10,
+    connectMs: 20,
+    tlsMs: 30,
+    waitingMs: 40,
+    ...over,
+  };
 }
 
 describe('GET /monitors/{id}/response-times', () => {
@@ -33,7 +46,14 @@ describe('GET /monitors/{id}/response-times', () => {
       data: [
         result(m.id, new Date('2026-05-01T10:05:00Z'), { responseMs: 100 }),
         result(m.id, new Date('2026-05-01T10:06:00Z'), { responseMs: 300, dnsMs: 30 }),
-        result(m.id, new Date('2026-05-01T10:07:00Z'), { outcome: 'down', responseMs: null, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null }),
+        result(m.id, new Date('2026-05-01T10:07:00Z'), {
+          outcome: 'down',
+          responseMs: null,
+          dnsMs: null,
+          connectMs: null,
+          tlsMs: null,
+          waitingMs: null,
+        }),
         result(m.id, new Date('2026-05-01T10:08:00Z'), { region: 'eu-west', responseMs: 900 }),
         result(m.id, new Date('2026-04-30T11:00:00Z'), { responseMs: 50 }),
         // Outside the window: 24 buckets end with the 10:00 bucket, so 2026-04-30T10:59 is out.
@@ -45,9 +65,27 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(all.period).toBe('day');
     expect(all.region).toBe('all');
     expect(all.buckets).toHaveLength(24);
-    expect(all.buckets[0]).toEqual({ bucketStart: '2026-04-30T11:00:00.000Z', avgMs: 50, downCount: 0, total: 1, phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 40 } });
-    expect(all.buckets[1]).toEqual({ bucketStart: '2026-04-30T12:00:00.000Z', avgMs: null, downCount: 0, total: 0, phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null } });
-    expect(all.buckets[23]).toEqual({ bucketStart: '2026-05-01T10:00:00.000Z', avgMs: 433, downCount: 1, total: 4, phases: { dnsMs: 17, connectMs: 20, tlsMs: 30, waitingMs: 40 } });
+    expect(all.buckets[0]).toEqual({
+      bucketStart: '2026-04-30T11:00:00.000Z',
+      avgMs: 50,
+      downCount: 0,
+      total: 1,
+      phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 40 },
+    });
+    expect(all.buckets[1]).toEqual({
+      bucketStart: '2026-04-30T12:00:00.000Z',
+      avgMs: null,
+      downCount: 0,
+      total: 0,
+      phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
+    });
+    expect(all.buckets[23]).toEqual({
+      bucketStart: '2026-05-01T10:00:00.000Z',
+      avgMs: 433,
+      downCount: 1,
+      total: 4,
+      phases: { dnsMs: 17, connectMs: 20, tlsMs: 30, waitingMs: 40 },
+    });
     const local = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { region: 'local' }, now });
     expect(local.region).toBe('local');
     expect(local.buckets[23]).toMatchObject({ avgMs: 200, downCount: 1, total: 3 });
@@ -70,7 +108,14 @@ describe('GET /monitors/{id}/response-times', () => {
         at('2026-05-01T05:59:00Z', { responseMs: 1000 }),
         // The current bucket (06:00-12:00), with a failure (no response time) and another region.
         at('2026-05-01T06:00:00Z', { responseMs: 100 }),
-        at('2026-05-01T10:15:00Z', { outcome: 'down', responseMs: null, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null }),
+        at('2026-05-01T10:15:00Z', {
+          outcome: 'down',
+          responseMs: null,
+          dnsMs: null,
+          connectMs: null,
+          tlsMs: null,
+          waitingMs: null,
+        }),
         at('2026-05-01T10:29:00Z', { responseMs: 300, region: 'eu-west' }),
       ],
     });
@@ -83,7 +128,13 @@ describe('GET /monitors/{id}/response-times', () => {
     for (let i = 1; i < 28; i++) expect(Date.parse(starts[i]!) - Date.parse(starts[i - 1]!)).toBe(6 * 3_600_000);
     const byStart = new Map(week.buckets.map((b) => [b.bucketStart, b]));
     expect(byStart.get('2026-04-24T12:00:00.000Z')).toMatchObject({ avgMs: 50, total: 1, downCount: 0 });
-    expect(byStart.get('2026-04-30T18:00:00.000Z')).toEqual({ bucketStart: '2026-04-30T18:00:00.000Z', avgMs: 200, downCount: 0, total: 4, phases: { dnsMs: 20, connectMs: 20, tlsMs: 30, waitingMs: 40 } });
+    expect(byStart.get('2026-04-30T18:00:00.000Z')).toEqual({
+      bucketStart: '2026-04-30T18:00:00.000Z',
+      avgMs: 200,
+      downCount: 0,
+      total: 4,
+      phases: { dnsMs: 20, connectMs: 20, tlsMs: 30, waitingMs: 40 },
+    });
     expect(byStart.get('2026-05-01T00:00:00.000Z')).toMatchObject({ avgMs: 1000, total: 1 });
     expect(byStart.get('2026-05-01T06:00:00.000Z')).toMatchObject({ avgMs: 200, total: 3, downCount: 1 });
     // Everything else is an empty bucket; the result before the window counts nowhere.
@@ -106,7 +157,14 @@ describe('GET /monitors/{id}/response-times', () => {
         at('2026-04-15T10:00:00Z', { responseMs: 100, waitingMs: 10 }),
         at('2026-04-15T10:30:00Z', { responseMs: 100, waitingMs: 10 }),
         at('2026-04-15T23:59:59Z', { responseMs: 500, waitingMs: 50 }),
-        at('2026-04-15T12:00:00Z', { outcome: 'down', responseMs: null, dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null }),
+        at('2026-04-15T12:00:00Z', {
+          outcome: 'down',
+          responseMs: null,
+          dnsMs: null,
+          connectMs: null,
+          tlsMs: null,
+          waitingMs: null,
+        }),
         at('2026-05-01T00:00:00Z', { responseMs: 300 }),
         at('2026-05-01T10:00:00Z', { responseMs: 100 }),
       ],
@@ -116,9 +174,18 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(month.buckets).toHaveLength(30);
     expect(month.buckets[0]!.bucketStart).toBe('2026-04-02T00:00:00.000Z');
     expect(month.buckets[29]!.bucketStart).toBe('2026-05-01T00:00:00.000Z');
-    for (let i = 1; i < 30; i++) expect(Date.parse(month.buckets[i]!.bucketStart) - Date.parse(month.buckets[i - 1]!.bucketStart)).toBe(86_400_000);
+    for (let i = 1; i < 30; i++)
+      expect(Date.parse(month.buckets[i]!.bucketStart) - Date.parse(month.buckets[i - 1]!.bucketStart)).toBe(
+        86_400_000,
+      );
     expect(month.buckets[0]).toMatchObject({ avgMs: 40, total: 1, downCount: 0 });
-    expect(month.buckets[13]).toEqual({ bucketStart: '2026-04-15T00:00:00.000Z', avgMs: 200, downCount: 1, total: 5, phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 20 } });
+    expect(month.buckets[13]).toEqual({
+      bucketStart: '2026-04-15T00:00:00.000Z',
+      avgMs: 200,
+      downCount: 1,
+      total: 5,
+      phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 20 },
+    });
     expect(month.buckets[29]).toMatchObject({ avgMs: 200, total: 2, downCount: 0 });
     expect(month.buckets.reduce((n, b) => n + b.total, 0)).toBe(8);
   });
@@ -128,7 +195,10 @@ describe('GET /monitors/{id}/response-times', () => {
     // Both results in the current minute (and hour) of `now`, whenever the test runs.
     const now = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
     await h.prisma.checkResult.createMany({
-      data: [result(m.id, new Date(now.getTime() - 1000), { responseMs: 100 }), result(m.id, new Date(now.getTime() - 2000), { region: 'eu-west', responseMs: 300 })],
+      data: [
+        result(m.id, new Date(now.getTime() - 1000), { responseMs: 100 }),
+        result(m.id, new Date(now.getTime() - 2000), { region: 'eu-west', responseMs: 300 }),
+      ],
     });
     await rebuildRollups(h.prisma, m.id);
     for (const period of ['hour', 'day'] as const) {
@@ -137,9 +207,13 @@ describe('GET /monitors/{id}/response-times', () => {
       expect(all).toEqual(none);
       expect(all.region).toBe('all');
       expect(all.buckets.at(-1)).toMatchObject({ avgMs: 200, total: 2 });
-      expect((await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period, region: 'eu-west' }, now })).buckets.at(-1)).toMatchObject({ avgMs: 300, total: 1 });
+      expect(
+        (await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period, region: 'eu-west' }, now })).buckets.at(-1),
+      ).toMatchObject({ avgMs: 300, total: 1 });
     }
-    const res = await request(h.app).get(`/api/v1/monitors/${m.id}/response-times?period=hour&region=all`).set(bearer(tokens.viewer));
+    const res = await request(h.app)
+      .get(`/api/v1/monitors/${m.id}/response-times?period=hour&region=all`)
+      .set(bearer(tokens.viewer));
     expect(res.status).toBe(200);
     expect(res.body.data.region).toBe('all');
     expect(res.body.data.buckets.reduce((n: number, b: { total: number }) => n + b.total, 0)).toBe(2);
@@ -151,18 +225,40 @@ describe('GET /monitors/{id}/response-times', () => {
     await h.prisma.checkResult.create({ data: result(m.id, new Date(now.getTime() - 1000)) });
     const res = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'hour' }, now });
     expect(res.buckets).toHaveLength(60);
-    expect(res.buckets.at(-1)).toMatchObject({ avgMs: 100, total: 1, phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null } });
+    expect(res.buckets.at(-1)).toMatchObject({
+      avgMs: 100,
+      total: 1,
+      phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
+    });
   });
 
   it('serves over HTTP with the period and region rules, and 404 for foreign monitors', async () => {
     const { tokens, m } = await setup('solo');
-    for (const [period, count] of [['hour', 60], ['day', 24], ['week', 28], ['month', 30]] as const) {
-      const res = await request(h.app).get(`/api/v1/monitors/${m.id}/response-times?period=${period}`).set(bearer(tokens.viewer));
+    for (const [period, count] of [
+      ['hour', 60],
+      ['day', 24],
+      ['week', 28],
+      ['month', 30],
+    ] as const) {
+      const res = await request(h.app)
+        .get(`/api/v1/monitors/${m.id}/response-times?period=${period}`)
+        .set(bearer(tokens.viewer));
       expect([period, res.status, res.body.data.buckets.length]).toEqual([period, 200, count]);
     }
-    expect((await request(h.app).get(`/api/v1/monitors/${m.id}/response-times?period=year`).set(bearer(tokens.viewer))).status).toBe(400);
-    expect((await request(h.app).get(`/api/v1/monitors/${m.id}/response-times?region=${'r'.repeat(41)}`).set(bearer(tokens.viewer))).status).toBe(400);
+    expect(
+      (await request(h.app).get(`/api/v1/monitors/${m.id}/response-times?period=year`).set(bearer(tokens.viewer)))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await request(h.app)
+          .get(`/api/v1/monitors/${m.id}/response-times?region=${'r'.repeat(41)}`)
+          .set(bearer(tokens.viewer))
+      ).status,
+    ).toBe(400);
     const other = await makeWorkspace(h.prisma);
-    expect((await request(h.app).get(`/api/v1/monitors/${m.id}/response-times`).set(bearer(other.tokens.owner))).status).toBe(404);
+    expect(
+      (await request(h.app).get(`/api/v1/monitors/${m.id}/response-times`).set(bearer(other.tokens.owner))).status,
+    ).toBe(404);
   });
 });

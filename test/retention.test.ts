@@ -25,7 +25,15 @@ const RETENTION: RetentionDays = { checkResultsDays: 35, hourlyRollupsDays: 31, 
 async function monitorRow(prisma: PrismaClient) {
   const { ws } = await makeWorkspace(prisma);
   const component = await prisma.component.create({ data: { workspaceId: ws.id, name: 'API' } });
-  return prisma.monitor.create({ data: { workspaceId: ws.id, componentId: component.id, name: 'API', target: 'https://93.184.215.14/', enabled: false } });
+  return prisma.monitor.create({
+    data: {
+      workspaceId: ws.id,
+      componentId: component.id,
+      name: 'API',
+      target: 'https://93.184.215.14/',
+      enabled: false,
+    },
+  });
 }
 
 /** Old and new rows of every kind for one monitor; returns what must survive. */
@@ -43,10 +51,26 @@ async function seed(prisma: PrismaClient, monitorId: string) {
     days: ['2000-10-02', '2000-12-31', '2001-01-01'],
   };
   let slot = 0;
-  const result = (at: Date) => ({ monitorId, region: 'local', slot: new Date(Date.UTC(1999, 0, 1) + slot++ * 60_000), checkedAt: at, outcome: 'up' as const, responseMs: 10 });
+  const result = (at: Date) => ({
+    monitorId,
+    region: 'local',
+    slot: new Date(Date.UTC(1999, 0, 1) + slot++ * 60_000),
+    checkedAt: at,
+    outcome: 'up' as const,
+    responseMs: 10,
+  });
   await prisma.checkResult.createMany({ data: [...old.results, ...kept.results].map(result) });
-  await prisma.checkRollupHourly.createMany({ data: [...old.hours, ...kept.hours].map((hour) => ({ monitorId, region: 'local', hour, total: 1 })) });
-  await prisma.checkRollupDaily.createMany({ data: [...old.days, ...kept.days].map((d) => ({ monitorId, region: 'local', day: new Date(`${d}T00:00:00Z`), total: 1 })) });
+  await prisma.checkRollupHourly.createMany({
+    data: [...old.hours, ...kept.hours].map((hour) => ({ monitorId, region: 'local', hour, total: 1 })),
+  });
+  await prisma.checkRollupDaily.createMany({
+    data: [...old.days, ...kept.days].map((d) => ({
+      monitorId,
+      region: 'local',
+      day: new Date(`${d}T00:00:00Z`),
+      total: 1,
+    })),
+  });
   return { old, kept };
 }
 
@@ -71,10 +95,22 @@ describe('retention', () => {
     const { old, kept } = await seed(h.prisma, m.id);
     // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
-    expect(report).toEqual({ checkResults: old.results.length, hourlyRollups: old.hours.length, dailyRollups: old.days.length });
-    expect(await remaining(h.prisma, m.id)).toEqual({ results: sorted(kept.results), hours: sorted(kept.hours), days: kept.days });
+    expect(report).toEqual({
+      checkResults: old.results.length,
+      hourlyRollups: old.hours.length,
+      dailyRollups: old.days.length,
+    });
+    expect(await remaining(h.prisma, m.id)).toEqual({
+      results: sorted(kept.results),
+      hours: sorted(kept.hours),
+      days: kept.days,
+    });
     // Nothing left to do: a second pass deletes nothing.
-    expect(await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 })).toEqual({ checkResults: 0, hourlyRollups: 0, dailyRollups: 0 });
+    expect(await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 })).toEqual({
+      checkResults: 0,
+      hourlyRollups: 0,
+      dailyRollups: 0,
+    });
   });
 
   it('a housekeeping round prunes with the configured retention, at most maxBatches per table per round', async () => {
@@ -84,16 +120,33 @@ describe('retention', () => {
     // No regions: the round's schedule reconciliation has nothing to write to Redis.
     const scheduler = new CheckScheduler([], h.redis, prefix);
     const logged: unknown[] = [];
-    const logger = { info: (...a: unknown[]) => logged.push(a), warn: () => undefined, error: () => undefined } as unknown as Parameters<typeof housekeepingRound>[0]['logger'];
-    const deps = { prisma: h.prisma, redis: h.redis, scheduler, logger, lockPrefix: prefix, retention: RETENTION, prune: { batchSize: 2, maxBatches: 2 } };
+    const logger = {
+      info: (...a: unknown[]) => logged.push(a),
+      warn: () => undefined,
+      error: () => undefined,
+    } as unknown as Parameters<typeof housekeepingRound>[0]['logger'];
+    const deps = {
+      prisma: h.prisma,
+      redis: h.redis,
+      scheduler,
+      logger,
+      lockPrefix: prefix,
+      retention: RETENTION,
+      prune: { batchSize: 2, maxBatches: 2 },
+    };
     try {
       expect(await housekeepingRound(deps, 1000, NOW)).toBe(true);
       // Budget of 2 batches of 2: 4 of the 7 old results, the oldest first; the other kinds fit.
       const afterFirst = await remaining(h.prisma, m.id);
-      expect(afterFirst.results).toEqual(sorted([...old.results.sort((a, b) => a.getTime() - b.getTime()).slice(4), ...kept.results]));
+      expect(afterFirst.results).toEqual(
+        sorted([...old.results.sort((a, b) => a.getTime() - b.getTime()).slice(4), ...kept.results]),
+      );
       expect(afterFirst.hours).toEqual(sorted(kept.hours));
       expect(afterFirst.days).toEqual(kept.days);
-      expect(logged).toContainEqual(['housekeeping', expect.objectContaining({ checkResults: 4, hourlyRollups: old.hours.length, dailyRollups: old.days.length })]);
+      expect(logged).toContainEqual([
+        'housekeeping',
+        expect.objectContaining({ checkResults: 4, hourlyRollups: old.hours.length, dailyRollups: old.days.length }),
+      ]);
       // The lock lets one worker per period run it; the next period finishes the backlog.
       expect(await housekeepingRound(deps, 1000, NOW)).toBe(false);
       await h.redis.del(`${prefix}:housekeeping:lock`);
@@ -113,11 +166,20 @@ describe('retention', () => {
       // table of real size it reads the whole index.)
       await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
       await tx.$executeRawUnsafe('SET LOCAL enable_bitmapscan = off');
-      const explain = async (sql: string) => (await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${sql}`)).map((r) => r['QUERY PLAN']).join('\n');
+      const explain = async (sql: string) =>
+        (await tx.$queryRawUnsafe<Array<{ 'QUERY PLAN': string }>>(`EXPLAIN ${sql}`))
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
       return {
-        results: await explain(`SELECT id FROM check_results WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`),
-        hourly: await explain(`SELECT "monitorId", region, hour FROM check_rollups_hourly WHERE hour < now() ORDER BY hour LIMIT 5000`),
-        daily: await explain(`SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < current_date ORDER BY day LIMIT 5000`),
+        results: await explain(
+          `SELECT id FROM check_results WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`,
+        ),
+        hourly: await explain(
+          `SELECT "monitorId", region, hour FROM check_rollups_hourly WHERE hour < now() ORDER BY hour LIMIT 5000`,
+        ),
+        daily: await explain(
+          `SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < current_date ORDER BY day LIMIT 5000`,
+        ),
       };
     });
     expect(plans.results).toMatch(/Index (Only )?Scan (using|on) "?check_results_checkedAt_idx"?/);

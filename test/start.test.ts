@@ -12,14 +12,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { uniq } from './support/harness.js';
-import { createScratchDatabase, deleteKeys, freePort, killAll, ROOT, spawnProcess, type ScratchDatabase } from './resilience/support/processes.js';
+import {
+  createScratchDatabase,
+  deleteKeys,
+  freePort,
+  killAll,
+  ROOT,
+  spawnProcess,
+  type ScratchDatabase,
+} from './resilience/support/processes.js';
 
 let db: ScratchDatabase;
 let dataDir: string;
 const prefix = `bull-start-${uniq('x').slice(2)}`;
 
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'apps/api', 'apps/worker'], { cwd: ROOT, encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'apps/api', 'apps/worker'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   expect([build.status, build.stdout, build.stderr]).toEqual([0, '', '']);
   db = await createScratchDatabase('start');
   dataDir = mkdtempSync(join(tmpdir(), 'sv-start-'));
@@ -69,7 +81,12 @@ describe('npm start', () => {
 
     // Ctrl-C: the terminal signals the whole process group.
     start.kill('SIGINT');
-    await Promise.race([start.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), 20_000))]);
+    await Promise.race([
+      start.exited,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), 20_000),
+      ),
+    ]);
     expect(start.exitCode()).toBe(0);
     expect(start.output()).toMatch(/closing the API/);
     expect(await fetch(url!).catch(() => 'refused')).toBe('refused');

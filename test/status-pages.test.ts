@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { AppError, NotFoundError, RESERVED_SLUGS, ValidationError } from '@statusvane/shared';
-import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
+import {
+  arrangeStatusPage,
+  clearStatusPagePassword,
+  setStatusPagePassword,
+} from '../apps/api/src/services/admin/status-page-commands.js';
 import { verifyPassword } from '../apps/api/src/services/status-pages/password.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
@@ -23,9 +27,15 @@ afterAll(async () => {
   await h.close();
 });
 
-const issuePaths = (res: request.Response) => (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
-const post = (body: unknown, token = tokens.owner) => request(h.app).post('/api/v1/status-pages').set(bearer(token)).send(body as object);
-const layout = (id: string, token = tokens.viewer) => request(h.app).get(`/api/v1/status-pages/${id}/layout`).set(bearer(token));
+const issuePaths = (res: request.Response) =>
+  (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
+const post = (body: unknown, token = tokens.owner) =>
+  request(h.app)
+    .post('/api/v1/status-pages')
+    .set(bearer(token))
+    .send(body as object);
+const layout = (id: string, token = tokens.viewer) =>
+  request(h.app).get(`/api/v1/status-pages/${id}/layout`).set(bearer(token));
 const opts = () => ({ publicBaseUrl: h.config.publicBaseUrl });
 
 async function createComponent(token: string, name: string) {
@@ -87,7 +97,12 @@ describe('POST /status-pages', () => {
     ];
     for (const [body, expected] of cases) {
       const res = await post(body);
-      expect([body, res.status, res.body.error?.code, issuePaths(res)]).toEqual([body, 400, 'invalid_request', expected]);
+      expect([body, res.status, res.body.error?.code, issuePaths(res)]).toEqual([
+        body,
+        400,
+        'invalid_request',
+        expected,
+      ]);
     }
     expect((await post({ vanityUrl: uniq('x'), name: 'n'.repeat(200) })).status).toBe(201);
   });
@@ -107,13 +122,21 @@ describe('POST /status-pages', () => {
     }
     // `a--b` and `a-b` are different slugs now.
     expect((await post({ vanityUrl: `acme-${label}`, name: 'Single hyphen' })).status).toBe(201);
-    expect((await post({ vanityUrl: `https://acme--${label}`, name: 'Taken' })).body.error.details).toEqual({ slug: `acme--${label}`, reason: 'taken' });
+    expect((await post({ vanityUrl: `https://acme--${label}`, name: 'Taken' })).body.error.details).toEqual({
+      slug: `acme--${label}`,
+      reason: 'taken',
+    });
   });
 
   it('409 for every reserved slug, however it is spelled', async () => {
     for (const slug of RESERVED_SLUGS) {
       const res = await post({ vanityUrl: `https://${slug.toUpperCase()}`, name: 'x' });
-      expect([slug, res.status, res.body.error?.code, res.body.error?.details]).toEqual([slug, 409, 'conflict', { slug, reason: 'reserved' }]);
+      expect([slug, res.status, res.body.error?.code, res.body.error?.details]).toEqual([
+        slug,
+        409,
+        'conflict',
+        { slug, reason: 'reserved' },
+      ]);
     }
     expect((await post({ vanityUrl: 'https://www.api', name: 'x' })).status).toBe(409);
     expect((await post({ vanityUrl: 'http://www.status/', name: 'x' })).status).toBe(409);
@@ -132,7 +155,11 @@ describe('POST /status-pages', () => {
 
   it('concurrent creates of one slug: exactly one 201, the rest 409 (the unique index decides)', async () => {
     const slug = uniq('race');
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => post({ vanityUrl: slug, name: `Racer ${i}` }, i % 2 ? tokens.owner : other.owner)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post({ vanityUrl: slug, name: `Racer ${i}` }, i % 2 ? tokens.owner : other.owner),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
     expect(await h.prisma.statusPage.count({ where: { slug } })).toBe(1);
   });
@@ -206,11 +233,19 @@ describe('GET /status-pages/{id}/layout and status-page arrange', () => {
     });
 
     // Arranging again replaces the whole layout.
-    const again = await arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: 'All', componentIds: [db.id, api.id, web.id] }]) });
-    expect(again.sections.map((s) => [s.name, s.components.map((c) => c.name)])).toEqual([['All', ['Database', 'Public API', 'Website']]]);
+    const again = await arrangeStatusPage(h.prisma, {
+      id: page.id,
+      json: JSON.stringify([{ name: 'All', componentIds: [db.id, api.id, web.id] }]),
+    });
+    expect(again.sections.map((s) => [s.name, s.components.map((c) => c.name)])).toEqual([
+      ['All', ['Database', 'Public API', 'Website']],
+    ]);
     expect(await h.prisma.statusPageSection.count({ where: { statusPageId: page.id } })).toBe(1);
 
-    expect(await arrangeStatusPage(h.prisma, { id: page.id, json: '[]' })).toEqual({ statusPageId: page.id, sections: [] });
+    expect(await arrangeStatusPage(h.prisma, { id: page.id, json: '[]' })).toEqual({
+      statusPageId: page.id,
+      sections: [],
+    });
     expect((await layout(page.id)).body.data.sections).toEqual([]);
   });
 
@@ -218,41 +253,73 @@ describe('GET /status-pages/{id}/layout and status-page arrange', () => {
     const page = (await post({ vanityUrl: uniq('strict'), name: 'Strict' })).body.data;
     const mine = await createComponent(tokens.owner, 'Mine');
     const theirs = await createComponent(other.owner, 'Theirs');
-    await arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: 'Keep', componentIds: [mine.id] }]) });
+    await arrangeStatusPage(h.prisma, {
+      id: page.id,
+      json: JSON.stringify([{ name: 'Keep', componentIds: [mine.id] }]),
+    });
     const before = (await layout(page.id)).body.data;
 
     const foreign = await caught(
-      arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: 'A', componentIds: [mine.id, theirs.id] }, { name: 'B', componentIds: [randomUUID(), mine.id] }]) }),
+      arrangeStatusPage(h.prisma, {
+        id: page.id,
+        json: JSON.stringify([
+          { name: 'A', componentIds: [mine.id, theirs.id] },
+          { name: 'B', componentIds: [randomUUID(), mine.id] },
+        ]),
+      }),
     );
     expect(foreign).toBeInstanceOf(ValidationError);
     expect(paths(foreign)).toEqual(['json[0].componentIds[1]', 'json[1].componentIds[0]', 'json[1].componentIds[1]']);
 
-    const tooMany = await caught(arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify(Array.from({ length: 51 }, (_, i) => ({ name: `S${i}`, componentIds: [] }))) }));
+    const tooMany = await caught(
+      arrangeStatusPage(h.prisma, {
+        id: page.id,
+        json: JSON.stringify(Array.from({ length: 51 }, (_, i) => ({ name: `S${i}`, componentIds: [] }))),
+      }),
+    );
     expect(paths(tooMany)).toEqual(['json']);
     expect(
-      await arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ name: `S${i}`, componentIds: [] }))) }),
+      await arrangeStatusPage(h.prisma, {
+        id: page.id,
+        json: JSON.stringify(Array.from({ length: 50 }, (_, i) => ({ name: `S${i}`, componentIds: [] }))),
+      }),
     ).toMatchObject({ sections: expect.arrayContaining([expect.objectContaining({ name: 'S49' })]) });
-    await arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: 'Keep', componentIds: [mine.id] }]) });
+    await arrangeStatusPage(h.prisma, {
+      id: page.id,
+      json: JSON.stringify([{ name: 'Keep', componentIds: [mine.id] }]),
+    });
     const kept = (await layout(page.id)).body.data;
 
     const badNames = await caught(
-      arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: '', componentIds: [] }, { name: 'n'.repeat(201), componentIds: [] }, { componentIds: [] }]) }),
+      arrangeStatusPage(h.prisma, {
+        id: page.id,
+        json: JSON.stringify([
+          { name: '', componentIds: [] },
+          { name: 'n'.repeat(201), componentIds: [] },
+          { componentIds: [] },
+        ]),
+      }),
     );
     expect(paths(badNames)).toEqual(['json[0].name', 'json[1].name', 'json[2].name']);
-    expect(paths(await caught(arrangeStatusPage(h.prisma, { id: page.id, json: '[{"name": "A", "componentIds": ["x"], "extra": 1}]' })))).toEqual([
-      'json[0].componentIds[0]',
-      'json[0].extra',
-    ]);
+    expect(
+      paths(
+        await caught(
+          arrangeStatusPage(h.prisma, { id: page.id, json: '[{"name": "A", "componentIds": ["x"], "extra": 1}]' }),
+        ),
+      ),
+    ).toEqual(['json[0].componentIds[0]', 'json[0].extra']);
     expect(paths(await caught(arrangeStatusPage(h.prisma, { id: page.id, json: '{"name": "A"}' })))).toEqual(['json']);
     expect(paths(await caught(arrangeStatusPage(h.prisma, { id: page.id, json: '[{' })))).toEqual(['json']);
     expect(await caught(arrangeStatusPage(h.prisma, { id: randomUUID(), json: '[]' }))).toBeInstanceOf(NotFoundError);
     expect(paths(await caught(arrangeStatusPage(h.prisma, { id: 'nope', json: '[]' })))).toEqual(['id']);
 
     expect((await layout(page.id)).body.data).toEqual(kept);
-    expect(kept.sections.map((s: { name: string }) => s.name)).toEqual(before.sections.map((s: { name: string }) => s.name));
+    expect(kept.sections.map((s: { name: string }) => s.name)).toEqual(
+      before.sections.map((s: { name: string }) => s.name),
+    );
   });
 
-  it('arrange takes the workspace\'s own component ids and the page id in upper case; a case-only repeat is a repeat', async () => {
+  it("arrange takes the workspace's own component ids and the page id in upper case; a case-only repeat is a repeat", async () => {
     const page = (await post({ vanityUrl: uniq('upper'), name: 'Upper' })).body.data;
     const a = await createComponent(tokens.owner, 'Alpha');
     const b = await createComponent(tokens.owner, 'Beta');
@@ -260,22 +327,40 @@ describe('GET /status-pages/{id}/layout and status-page arrange', () => {
       id: page.id.toUpperCase(),
       json: JSON.stringify([{ name: 'Main', componentIds: [b.id.toUpperCase(), a.id] }]),
     });
-    expect(arranged).toEqual({ statusPageId: page.id, sections: [{ id: expect.any(String), name: 'Main', components: [b, a] }] });
+    expect(arranged).toEqual({
+      statusPageId: page.id,
+      sections: [{ id: expect.any(String), name: 'Main', components: [b, a] }],
+    });
     expect((await layout(page.id)).body.data).toEqual(arranged);
-    const stored = await h.prisma.sectionComponent.findMany({ where: { section: { statusPageId: page.id } }, orderBy: { position: 'asc' }, select: { componentId: true } });
+    const stored = await h.prisma.sectionComponent.findMany({
+      where: { section: { statusPageId: page.id } },
+      orderBy: { position: 'asc' },
+      select: { componentId: true },
+    });
     expect(stored.map((c) => c.componentId)).toEqual([b.id, a.id]);
 
-    const repeat = await caught(arrangeStatusPage(h.prisma, { id: page.id, json: JSON.stringify([{ name: 'X', componentIds: [a.id, a.id.toUpperCase()] }]) }));
+    const repeat = await caught(
+      arrangeStatusPage(h.prisma, {
+        id: page.id,
+        json: JSON.stringify([{ name: 'X', componentIds: [a.id, a.id.toUpperCase()] }]),
+      }),
+    );
     expect(paths(repeat)).toEqual(['json[0].componentIds[1]']);
     expect((await layout(page.id)).body.data).toEqual(arranged);
 
-    expect((await setStatusPagePassword(h.prisma, { id: page.id.toUpperCase(), password: 'correct horse' }, opts())).passwordProtected).toBe(true);
-    expect((await clearStatusPagePassword(h.prisma, { id: page.id.toUpperCase() }, opts())).passwordProtected).toBe(false);
+    expect(
+      (await setStatusPagePassword(h.prisma, { id: page.id.toUpperCase(), password: 'correct horse' }, opts()))
+        .passwordProtected,
+    ).toBe(true);
+    expect((await clearStatusPagePassword(h.prisma, { id: page.id.toUpperCase() }, opts())).passwordProtected).toBe(
+      false,
+    );
   });
 
-  it('404 for a malformed id, an unknown id and another workspace\'s page; every role may read', async () => {
+  it("404 for a malformed id, an unknown id and another workspace's page; every role may read", async () => {
     const page = (await post({ vanityUrl: uniq('reader'), name: 'Reader' })).body.data;
-    for (const role of ['owner', 'admin', 'member', 'viewer'] as const) expect((await layout(page.id, tokens[role])).status).toBe(200);
+    for (const role of ['owner', 'admin', 'member', 'viewer'] as const)
+      expect((await layout(page.id, tokens[role])).status).toBe(200);
     for (const id of ['nope', randomUUID()]) {
       const res = await layout(id);
       expect([res.status, res.body.error.code]).toEqual([404, 'not_found']);
@@ -301,8 +386,12 @@ describe('status-page set-password / clear-password', () => {
 
   it('refuses a password under 8 characters and an unknown page', async () => {
     const page = (await post({ vanityUrl: uniq('short'), name: 'Short' })).body.data;
-    expect(paths(await caught(setStatusPagePassword(h.prisma, { id: page.id, password: 'seven77' }, opts())))).toEqual(['password']);
-    expect(await caught(setStatusPagePassword(h.prisma, { id: randomUUID(), password: 'long enough' }, opts()))).toBeInstanceOf(NotFoundError);
+    expect(paths(await caught(setStatusPagePassword(h.prisma, { id: page.id, password: 'seven77' }, opts())))).toEqual([
+      'password',
+    ]);
+    expect(
+      await caught(setStatusPagePassword(h.prisma, { id: randomUUID(), password: 'long enough' }, opts())),
+    ).toBeInstanceOf(NotFoundError);
     expect(await caught(clearStatusPagePassword(h.prisma, { id: randomUUID() }, opts()))).toBeInstanceOf(NotFoundError);
     expect((await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } })).passwordHash).toBeNull();
   });
@@ -312,21 +401,38 @@ describe('the admin CLI', () => {
   const cli = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       const tsx = join(process.cwd(), 'node_modules/tsx/dist/cli.mjs');
-      execFile(process.execPath, [tsx, 'apps/api/src/admin/main.ts', ...args], { env: { ...process.env, PUBLIC_BASE_URL: 'https://status.example.test' }, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [tsx, 'apps/api/src/admin/main.ts', ...args],
+        { env: { ...process.env, PUBLIC_BASE_URL: 'https://status.example.test' }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
 
   it('status-page arrange / set-password / clear-password print one JSON object; bad arguments exit non-zero', async () => {
     const page = (await post({ vanityUrl: uniq('cli'), name: 'CLI' })).body.data;
     const c = await createComponent(tokens.owner, 'Via CLI');
-    const arranged = await cli(['status-page', 'arrange', '--id', page.id, '--json', JSON.stringify([{ name: 'Main', componentIds: [c.id] }])]);
+    const arranged = await cli([
+      'status-page',
+      'arrange',
+      '--id',
+      page.id,
+      '--json',
+      JSON.stringify([{ name: 'Main', componentIds: [c.id] }]),
+    ]);
     expect([arranged.code, arranged.stderr]).toEqual([0, '']);
-    expect(JSON.parse(arranged.stdout)).toEqual({ statusPageId: page.id, sections: [{ id: expect.any(String), name: 'Main', components: [c] }] });
+    expect(JSON.parse(arranged.stdout)).toEqual({
+      statusPageId: page.id,
+      sections: [{ id: expect.any(String), name: 'Main', components: [c] }],
+    });
 
     const set = await cli(['status-page', 'set-password', '--id', page.id, '--password', 'cli password']);
     expect(set.code).toBe(0);
-    expect(JSON.parse(set.stdout)).toEqual({ ...page, url: `https://status.example.test/status/${page.slug}`, passwordProtected: true });
+    expect(JSON.parse(set.stdout)).toEqual({
+      ...page,
+      url: `https://status.example.test/status/${page.slug}`,
+      passwordProtected: true,
+    });
     expect(set.stdout).not.toMatch(/cli password|scrypt/);
 
     const cleared = await cli(['status-page', 'clear-password', '--id', page.id]);

@@ -36,7 +36,11 @@ describe('transport', () => {
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {
-    const res = await request(h.app).post('/api/v1/monitors').set(bearer(token)).set('Content-Type', 'application/json').send('{"name": ');
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
   });
@@ -61,7 +65,12 @@ describe('transport', () => {
     ];
     for (const [headers, path] of cases) {
       const res = await request(h.app).post('/api/v1/monitors').set(bearer(token)).set(headers).send(body);
-      expect([headers, res.status, res.body.error?.code, res.body.error?.details?.issues?.[0]?.path]).toEqual([headers, 400, 'invalid_request', path]);
+      expect([headers, res.status, res.body.error?.code, res.body.error?.details?.issues?.[0]?.path]).toEqual([
+        headers,
+        400,
+        'invalid_request',
+        path,
+      ]);
     }
     expect(await h.prisma.monitor.count({ where: { name: 'charset test' } })).toBe(0);
   });
@@ -80,14 +89,27 @@ describe('transport', () => {
   it('answers any page past the end with an empty page, up to the largest exact integer (no 500)', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     for (let i = 0; i < 3; i++) {
-      expect((await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ name: `paged ${i}`, target: 'https://93.184.215.14/' })).status).toBe(201);
+      expect(
+        (
+          await request(h.app)
+            .post('/api/v1/monitors')
+            .set(bearer(tokens.owner))
+            .send({ name: `paged ${i}`, target: 'https://93.184.215.14/' })
+        ).status,
+      ).toBe(201);
     }
     for (const path of ['/api/v1/monitors', '/api/v1/incidents']) {
       const total = path.endsWith('monitors') ? 3 : 0;
       for (const page of [1_000_001, 2_147_483_647, 2_147_483_648, 4_294_967_296, Number.MAX_SAFE_INTEGER]) {
         for (const perPage of [1, 250]) {
           const res = await request(h.app).get(`${path}?page=${page}&perPage=${perPage}`).set(bearer(tokens.owner));
-          expect([path, page, perPage, res.status, res.body]).toEqual([path, page, perPage, 200, { data: [], pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) } }]);
+          expect([path, page, perPage, res.status, res.body]).toEqual([
+            path,
+            page,
+            perPage,
+            200,
+            { data: [], pagination: { page, perPage, total, totalPages: Math.ceil(total / perPage) } },
+          ]);
         }
       }
       // Beyond what a JSON number holds exactly: refused, naming the parameter, never a 500.
@@ -110,14 +132,22 @@ describe('JSON bodies that cannot be stored as sent', () => {
   const LONE = 'must be well-formed Unicode (no lone surrogate such as \\ud800)';
   let monitorId: string;
   beforeAll(async () => {
-    const res = await request(h.app).post('/api/v1/monitors').set(bearer(token)).send({ name: 'unicode target', target: 'https://93.184.215.14/' });
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(token))
+      .send({ name: 'unicode target', target: 'https://93.184.215.14/' });
     expect(res.status).toBe(201);
     monitorId = res.body.data.id;
   });
 
   /** Sends the bytes as they are (superagent would JSON-encode a Buffer). */
   const send = (method: 'post' | 'patch', path: string, raw: string | Buffer) =>
-    request(h.app)[method](path).set(bearer(token)).set('Content-Type', 'application/json').serialize((b: unknown) => b as string).send(raw);
+    request(h.app)
+      [method](path)
+      .set(bearer(token))
+      .set('Content-Type', 'application/json')
+      .serialize((b: unknown) => b as string)
+      .send(raw);
 
   it('refuses lone surrogates in strings and keys with 400 naming the field (POST and PATCH)', async () => {
     const base = { name: 'lone surrogate', target: 'https://93.184.215.14/' };
@@ -126,7 +156,12 @@ describe('JSON bodies that cannot be stored as sent', () => {
       ['post', { ...base, metadata: { env: 'prod\ud800' } }, 'metadata.env', LONE],
       ['post', { ...base, metadata: { ['k\udc00']: 'v' } }, 'metadata', `keys ${LONE}`],
       ['post', { ...base, name: 'x\udbff' }, 'name', LONE],
-      ['post', { ...base, jsonAssertion: { path: '$.status', operator: 'eq', value: 'ok\ud800' } }, 'jsonAssertion.value', LONE],
+      [
+        'post',
+        { ...base, jsonAssertion: { path: '$.status', operator: 'eq', value: 'ok\ud800' } },
+        'jsonAssertion.value',
+        LONE,
+      ],
       ['post', { ...base, keyword: '\ude00' }, 'keyword', LONE],
       ['patch', { name: 'renamed \ud800' }, 'name', LONE],
       ['patch', { jsonAssertion: { path: '$.status', operator: 'eq', value: '\udfff' } }, 'jsonAssertion.value', LONE],
@@ -136,10 +171,20 @@ describe('JSON bodies that cannot be stored as sent', () => {
       const raw = JSON.stringify(body);
       expect(raw).toMatch(/\\u(d[89a-f][0-9a-f]{2})/);
       const res = await send(method, method === 'post' ? '/api/v1/monitors' : `/api/v1/monitors/${monitorId}`, raw);
-      expect([method, raw, res.status, res.body.error?.code, res.body.error?.details?.issues]).toEqual([method, raw, 400, 'invalid_request', [{ path, message }]]);
+      expect([method, raw, res.status, res.body.error?.code, res.body.error?.details?.issues]).toEqual([
+        method,
+        raw,
+        400,
+        'invalid_request',
+        [{ path, message }],
+      ]);
     }
     // A proper surrogate pair (an emoji) is fine.
-    const ok = await send('post', '/api/v1/monitors', JSON.stringify({ ...base, name: 'smile \ud83d\ude00', metadata: { '\ud83d\ude00': '\ud83d\ude00' } }));
+    const ok = await send(
+      'post',
+      '/api/v1/monitors',
+      JSON.stringify({ ...base, name: 'smile \ud83d\ude00', metadata: { '\ud83d\ude00': '\ud83d\ude00' } }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.data.name).toBe('smile \ud83d\ude00');
     expect(ok.body.data.metadata).toEqual({ '\ud83d\ude00': '\ud83d\ude00' });
@@ -148,7 +193,8 @@ describe('JSON bodies that cannot be stored as sent', () => {
   });
 
   it('refuses bytes that are not UTF-8 with 400 instead of storing U+FFFD (POST and PATCH)', async () => {
-    const bad = (prefix: string, suffix: string, bytes: number[]) => Buffer.concat([Buffer.from(prefix), Buffer.from(bytes), Buffer.from(suffix)]);
+    const bad = (prefix: string, suffix: string, bytes: number[]) =>
+      Buffer.concat([Buffer.from(prefix), Buffer.from(bytes), Buffer.from(suffix)]);
     const cases: Array<['post' | 'patch', Buffer]> = [
       ['post', bad('{"name":"bytes ', '","target":"https://93.184.215.14/"}', [0xff])],
       ['post', bad('{"name":"bytes","target":"https://93.184.215.14/","metadata":{"env":"', '"}}', [0xc3, 0x28])],
@@ -171,7 +217,11 @@ describe('JSON bodies that cannot be stored as sent', () => {
     const kept = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitorId } });
     expect([kept.name, kept.keyword]).toEqual(['unicode target', null]);
     // Real UTF-8 multi-byte text goes through unchanged.
-    const ok = await send('patch', `/api/v1/monitors/${monitorId}`, Buffer.from(JSON.stringify({ name: 'h\u00e9llo w\u00f6rld \u2713' }), 'utf8'));
+    const ok = await send(
+      'patch',
+      `/api/v1/monitors/${monitorId}`,
+      Buffer.from(JSON.stringify({ name: 'h\u00e9llo w\u00f6rld \u2713' }), 'utf8'),
+    );
     expect([ok.status, ok.body.data?.name]).toEqual([200, 'h\u00e9llo w\u00f6rld \u2713']);
   });
 });
@@ -236,7 +286,7 @@ describe('dependencies down', () => {
 });
 
 describe('transactions when PostgreSQL does not accept connections', () => {
-  it('wait out the connect timeout (a clear, retryable error), not Prisma\'s shorter default maxWait', async () => {
+  it("wait out the connect timeout (a clear, retryable error), not Prisma's shorter default maxWait", async () => {
     const upstream = new URL(process.env.DATABASE_URL!);
     const proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
     const viaProxy = new URL(upstream.toString());
@@ -246,13 +296,18 @@ describe('transactions when PostgreSQL does not accept connections', () => {
     try {
       proxy.cut('blackhole');
       const started = Date.now();
-      const err = await prisma.$transaction(async (tx) => tx.workspace.count()).then(
-        () => null,
-        (e: unknown) => e as Error & { code?: string },
-      );
+      const err = await prisma
+        .$transaction(async (tx) => tx.workspace.count())
+        .then(
+          () => null,
+          (e: unknown) => e as Error & { code?: string },
+        );
       const ms = Date.now() - started;
       // With maxWait below the connect timeout this was P2028 "Unable to start a transaction" after 2 s.
-      expect([err?.code, err?.message]).toEqual([undefined, expect.stringMatching(/connection timeout|timeout exceeded when trying to connect/i)]);
+      expect([err?.code, err?.message]).toEqual([
+        undefined,
+        expect.stringMatching(/connection timeout|timeout exceeded when trying to connect/i),
+      ]);
       expect(isUnavailableError(err)).toBe(true);
       expect(ms).toBeGreaterThanOrEqual(DB_TIMEOUTS.connectMs - 100);
       expect(ms).toBeLessThan(DB_TIMEOUTS.connectMs + 1000);
@@ -288,28 +343,50 @@ describe('TRUST_PROXY', () => {
     const other = makeHarness(overrides);
     const lines: Array<Record<string, unknown>> = [];
     const stream = new PassThrough();
-    stream.on('data', (c: Buffer) => lines.push(...c.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
-    const app = createApp({ ...other.deps, logger: createLogger({ level: 'info', json: true, service: 'api', stream }) });
+    stream.on('data', (c: Buffer) =>
+      lines.push(
+        ...c
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      ),
+    );
+    const app = createApp({
+      ...other.deps,
+      logger: createLogger({ level: 'info', json: true, service: 'api', stream }),
+    });
     return { other, app, lines };
   }
 
   async function protectedPage(): Promise<string> {
     const { tokens } = await makeWorkspace(h.prisma);
-    const res = await request(h.app).post('/api/v1/status-pages').set(bearer(tokens.owner)).send({ vanityUrl: uniq('proxy'), name: 'Behind a balancer' });
+    const res = await request(h.app)
+      .post('/api/v1/status-pages')
+      .set(bearer(tokens.owner))
+      .send({ vanityUrl: uniq('proxy'), name: 'Behind a balancer' });
     expect(res.status).toBe(201);
     // A cheap scrypt cost keeps the guesses fast; verification reads the cost from the stored hash.
-    await h.prisma.statusPage.update({ where: { id: res.body.data.id }, data: { passwordHash: await hashPassword('right password', { N: 1024, r: 8, p: 1 }) } });
+    await h.prisma.statusPage.update({
+      where: { id: res.body.data.id },
+      data: { passwordHash: await hashPassword('right password', { N: 1024, r: 8, p: 1 }) },
+    });
     return res.body.data.slug as string;
   }
   const guess = (app: ReturnType<typeof createApp>, slug: string, client: string) =>
-    request(app).post(`/status/${slug}/login`).type('form').set('X-Forwarded-For', client).send({ password: 'wrong password' });
+    request(app)
+      .post(`/status/${slug}/login`)
+      .type('form')
+      .set('X-Forwarded-For', client)
+      .send({ password: 'wrong password' });
 
   it('is off by default: X-Forwarded-For is ignored, so every client behind one address shares the guess budget', async () => {
     const { other, app, lines } = appWith({});
     try {
       expect(other.config.trustProxy).toBe(false);
       const slug = await protectedPage();
-      for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++) expect((await guess(app, slug, `203.0.113.${i + 1}`)).status).toBe(401);
+      for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++)
+        expect((await guess(app, slug, `203.0.113.${i + 1}`)).status).toBe(401);
       expect((await guess(app, slug, '198.51.100.9')).status).toBe(429);
       const logged = new Set(lines.filter((l) => l.message === 'request').map((l) => l.ip));
       expect([...logged].every((ip) => /127\.0\.0\.1|::1/.test(String(ip)))).toBe(true);
@@ -323,14 +400,19 @@ describe('TRUST_PROXY', () => {
     try {
       expect(other.config.trustProxy).toEqual(['loopback']);
       const slug = await protectedPage();
-      for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++) expect((await guess(app, slug, '203.0.113.7')).status).toBe(401);
+      for (let i = 0; i < LOGIN_ATTEMPTS_PER_MINUTE; i++)
+        expect((await guess(app, slug, '203.0.113.7')).status).toBe(401);
       expect((await guess(app, slug, '203.0.113.7')).status).toBe(429);
       // Another client behind the same balancer still has its budget.
       expect((await guess(app, slug, '198.51.100.9')).status).toBe(401);
       // The balancer appends the address it saw: a client cannot pick its own by sending the header itself.
       expect((await guess(app, slug, '10.9.9.9, 203.0.113.7')).status).toBe(429);
       const logged = lines.filter((l) => l.message === 'request').map((l) => l.ip);
-      expect(logged).toEqual([...Array(LOGIN_ATTEMPTS_PER_MINUTE + 1).fill('203.0.113.7'), '198.51.100.9', '203.0.113.7']);
+      expect(logged).toEqual([
+        ...Array(LOGIN_ATTEMPTS_PER_MINUTE + 1).fill('203.0.113.7'),
+        '198.51.100.9',
+        '203.0.113.7',
+      ]);
     } finally {
       await other.close();
     }

@@ -25,14 +25,23 @@ afterAll(async () => {
 const checkOnce = (monitorId: string) => checkOnceVia(h, w.completed, monitorId);
 
 const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
-const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId }, orderBy: { startedAt: 'asc' } });
+const incidents = (monitorId: string) =>
+  h.prisma.incident.findMany({ where: { monitorId }, orderBy: { startedAt: 'asc' } });
 
 async function newMonitor(over: Record<string, unknown> = {}) {
   const { ws, tokens } = await makeWorkspace(h.prisma);
   const res = await request(h.app)
     .post('/api/v1/monitors')
     .set(bearer(tokens.owner))
-    .send(makeMonitorInput({ target: target.url, openThreshold: 3, resolveThreshold: 2, metadata: { team: 'payments', tier: '1' }, ...over }));
+    .send(
+      makeMonitorInput({
+        target: target.url,
+        openThreshold: 3,
+        resolveThreshold: 2,
+        metadata: { team: 'payments', tier: '1' },
+        ...over,
+      }),
+    );
   expect(res.status).toBe(201);
   return { ws, tokens, monitor: res.body.data as { id: string; componentId: string } };
 }
@@ -62,9 +71,19 @@ describe('checks through the real queue', () => {
     await checkOnce(monitor.id);
     const opened = await incidents(monitor.id);
     expect(opened).toHaveLength(1);
-    expect(opened[0]).toMatchObject({ status: 'open', impact: 'major', source: 'monitor', title: 'Homepage is down', metadata: { team: 'payments', tier: '1' } });
+    expect(opened[0]).toMatchObject({
+      status: 'open',
+      impact: 'major',
+      source: 'monitor',
+      title: 'Homepage is down',
+      metadata: { team: 'payments', tier: '1' },
+    });
     const downs = (await results(monitor.id)).filter((r) => r.outcome === 'down');
-    expect(downs.map((r) => r.reason)).toEqual(['unexpected_status:503', 'unexpected_status:503', 'unexpected_status:503']);
+    expect(downs.map((r) => r.reason)).toEqual([
+      'unexpected_status:503',
+      'unexpected_status:503',
+      'unexpected_status:503',
+    ]);
     await checkOnce(monitor.id); // still failing: no second incident
     expect(await incidents(monitor.id)).toHaveLength(1);
 
@@ -85,7 +104,11 @@ describe('checks through the real queue', () => {
     await h.deps.scheduler.unschedule(monitor.id);
     const queue = h.deps.scheduler.queues.get('local')!;
     const done = (jobId: string, runs: number) =>
-      waitFor(async () => w.completed.filter((c) => c.job.id === jobId).length >= runs, 10_000, `${runs} run(s) of ${jobId}`);
+      waitFor(
+        async () => w.completed.filter((c) => c.job.id === jobId).length >= runs,
+        10_000,
+        `${runs} run(s) of ${jobId}`,
+      );
     const slot = 1_700_000_000_000;
     const opts = { timestamp: slot, attempts: 8, backoff: { type: 'exponential' as const, delay: 1000 } };
     const data = { monitorId: monitor.id, region: 'local' };
@@ -99,7 +122,9 @@ describe('checks through the real queue', () => {
     await queue.add('check', data, { ...opts, jobId: `dup-b-${monitor.id}` });
     await done(`dup-b-${monitor.id}`, 1);
 
-    const outcomes = w.completed.filter((c) => [job.id, `dup-b-${monitor.id}`].includes(c.job.id)).map((c) => (c.outcome as { stored: boolean }).stored);
+    const outcomes = w.completed
+      .filter((c) => [job.id, `dup-b-${monitor.id}`].includes(c.job.id))
+      .map((c) => (c.outcome as { stored: boolean }).stored);
     expect(outcomes).toEqual([true, false, false]);
     const stored = await results(monitor.id);
     expect(stored.filter((r) => r.slot.getTime() === slot)).toHaveLength(1);
@@ -122,7 +147,10 @@ describe('checks through the real queue', () => {
     await h.deps.scheduler.unschedule(monitor.id);
     // Start from a clean slate: no incident, no failures.
     await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 0, consecutivePasses: 0 } });
+    await h.prisma.monitor.update({
+      where: { id: monitor.id },
+      data: { consecutiveFailures: 0, consecutivePasses: 0 },
+    });
 
     // A second worker as another process has it: its own PostgreSQL pool (and so its own group-commit writer) and its
     // own Redis connection, on the same queue.
@@ -130,14 +158,24 @@ describe('checks through the real queue', () => {
     const connection2 = createWorkerRedis(h.config.redisUrl);
     connection2.on('error', () => undefined);
     const completed2: Job[] = [];
-    const w2 = new Worker(checkQueueName('local'), checkProcessor({ ...w.deps, prisma: prisma2 }), { connection: connection2, prefix: h.queuePrefix, concurrency: 10 });
+    const w2 = new Worker(checkQueueName('local'), checkProcessor({ ...w.deps, prisma: prisma2 }), {
+      connection: connection2,
+      prefix: h.queuePrefix,
+      concurrency: 10,
+    });
     w2.on('completed', (job) => completed2.push(job));
     try {
       await w2.waitUntilReady();
       const queue = h.deps.scheduler.queues.get('local')!;
       const base = 1_800_000_000_000;
       const ids = Array.from({ length: 40 }, (_, i) => `race-${monitor.id}-${i}`);
-      await queue.addBulk(ids.map((jobId, i) => ({ name: 'check', data: { monitorId: monitor.id, region: 'local' }, opts: { jobId, timestamp: base + i * 1000 } })));
+      await queue.addBulk(
+        ids.map((jobId, i) => ({
+          name: 'check',
+          data: { monitorId: monitor.id, region: 'local' },
+          opts: { jobId, timestamp: base + i * 1000 },
+        })),
+      );
       const ran = (id: string) => w.completed.some((c) => c.job.id === id) || completed2.some((j) => j.id === id);
       await waitFor(async () => ids.every(ran), 20_000, 'all 40 racing checks');
       // Both workers took part.
@@ -158,10 +196,20 @@ describe('checks through the real queue', () => {
 
     // The database is the backstop, not the lock alone: two transactions that both decided to open an incident for
     // the monitor (as two workers without the row lock would) cannot both commit.
-    await h.prisma.incident.updateMany({ where: { monitorId: monitor.id }, data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null } });
+    await h.prisma.incident.updateMany({
+      where: { monitorId: monitor.id },
+      data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null },
+    });
     const prismaB = createPrisma(h.config.databaseUrl, { max: 2 });
     try {
-      const row = { workspaceId: ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'race', status: 'open' as const, source: 'monitor' as const };
+      const row = {
+        workspaceId: ws.id,
+        monitorId: monitor.id,
+        openMonitorId: monitor.id,
+        title: 'race',
+        status: 'open' as const,
+        source: 'monitor' as const,
+      };
       let inserted!: () => void;
       const firstInserted = new Promise<void>((r) => (inserted = r));
       const first = h.prisma.$transaction(async (tx) => {
@@ -199,9 +247,17 @@ describe('checks through the real queue', () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     // A whole-workspace window, in progress before the monitor's first check.
     await h.prisma.maintenanceWindow.create({
-      data: { workspaceId: ws.id, title: 'deploy', startsAt: new Date(Date.now() - 60_000), endsAt: new Date(Date.now() + 3_600_000) },
+      data: {
+        workspaceId: ws.id,
+        title: 'deploy',
+        startsAt: new Date(Date.now() - 60_000),
+        endsAt: new Date(Date.now() + 3_600_000),
+      },
     });
-    const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ target: target.url, openThreshold: 1 }));
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ target: target.url, openThreshold: 1 }));
     const monitor = res.body.data as { id: string };
     expect(res.body.data.maintenanceUntil).not.toBeNull();
     await waitFor(async () => (await results(monitor.id)).length >= 1);
@@ -222,7 +278,11 @@ describe('checks through the real queue', () => {
     const { monitor, tokens } = await newMonitor();
     await waitFor(async () => (await results(monitor.id)).length === 1);
     await request(h.app).patch(`/api/v1/monitors/${monitor.id}`).set(bearer(tokens.owner)).send({ enabled: false });
-    const job = { data: { monitorId: monitor.id, region: 'local' }, opts: {}, timestamp: Date.now() + 5 } as unknown as Job;
+    const job = {
+      data: { monitorId: monitor.id, region: 'local' },
+      opts: {},
+      timestamp: Date.now() + 5,
+    } as unknown as Job;
     expect(await w.processor(job)).toEqual({ skipped: 'monitor paused' });
   });
 });
@@ -230,7 +290,11 @@ describe('checks through the real queue', () => {
 describe('a monitor whose secrets cannot be decrypted', () => {
   it('stores a down config_error result (no retries, no lost slot) and logs it once, without the secret', async () => {
     target.setStatus(200);
-    const { monitor } = await newMonitor({ headers: { Authorization: 'Bearer sekrit-header-123' }, method: 'POST', body: 'sekrit-body-456' });
+    const { monitor } = await newMonitor({
+      headers: { Authorization: 'Bearer sekrit-header-123' },
+      method: 'POST',
+      body: 'sekrit-body-456',
+    });
     await waitFor(async () => (await results(monitor.id)).length === 1);
     const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
     // Names the configured key, but is not a value that key ever produced.
@@ -239,7 +303,9 @@ describe('a monitor whose secrets cannot be decrypted', () => {
     await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
 
     const logged: Array<{ level: string; args: unknown[] }> = [];
-    const logger = Object.fromEntries(['error', 'warn', 'info', 'debug'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })]));
+    const logger = Object.fromEntries(
+      ['error', 'warn', 'info', 'debug'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })]),
+    );
     const deps = { ...w.deps, logger: logger as unknown as typeof w.deps.logger };
     const hitsBefore = target.hits();
     for (const slot of [1_900_000_000_000, 1_900_000_060_000]) {
@@ -257,7 +323,8 @@ describe('a monitor whose secrets cannot be decrypted', () => {
     expect(logged[0]!.level).toBe('error');
     expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyIds: [keyId] });
     const text = JSON.stringify(logged);
-    for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456']) expect(text).not.toContain(secret);
+    for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456'])
+      expect(text).not.toContain(secret);
 
     // Through the real queue: the job completes with the failing result rather than failing through its retries.
     const failedBefore = await h.deps.scheduler.queues.get('local')!.getFailedCount();
@@ -271,16 +338,30 @@ describe('a monitor whose secrets cannot be decrypted', () => {
     // A key that is not configured at all (a rotation that dropped the old key too early).
     // Values name their key (v1:<keyId>:...): this one names a key that no configured key has.
     expect(row.headersEnc).toMatch(new RegExp(`^v1:${keyId}:`));
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: row.headersEnc!.replace(`v1:${keyId}:`, 'v1:ffffffffffff:') } });
+    await h.prisma.monitor.update({
+      where: { id: monitor.id },
+      data: { headersEnc: row.headersEnc!.replace(`v1:${keyId}:`, 'v1:ffffffffffff:') },
+    });
     const unknown = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(1_900_000_120_000) });
-    expect(unknown).toMatchObject({ stored: true, result: { outcome: 'down', reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)' } });
+    expect(unknown).toMatchObject({
+      stored: true,
+      result: {
+        outcome: 'down',
+        reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)',
+      },
+    });
   });
 });
 
 describe('heartbeats', () => {
   it('a ping passes, an explicit failure ping fails at once, silence past the grace fails', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
-    const hb = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({ type: 'heartbeat', name: 'cron', openThreshold: 1 })).body.data;
+    const hb = (
+      await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(tokens.owner))
+        .send({ type: 'heartbeat', name: 'cron', openThreshold: 1 })
+    ).body.data;
     const path = new URL(hb.pingUrl).pathname;
     await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id));
     expect(await results(hb.id)).toHaveLength(0); // never pinged, still within its first period: pending
@@ -295,7 +376,10 @@ describe('heartbeats', () => {
     expect(await incidents(hb.id)).toHaveLength(1);
 
     // Silence: the last ping was longer ago than interval + grace.
-    await h.prisma.monitor.update({ where: { id: hb.id }, data: { lastPingAt: new Date(Date.now() - 200_000), lastPingFailAt: null } });
+    await h.prisma.monitor.update({
+      where: { id: hb.id },
+      data: { lastPingAt: new Date(Date.now() - 200_000), lastPingFailAt: null },
+    });
     await checkOnce(hb.id);
     expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'missed_heartbeat' });
   });
@@ -305,7 +389,14 @@ describe('heartbeats', () => {
     const created = await request(h.app)
       .post('/api/v1/monitors')
       .set(bearer(tokens.owner))
-      .send({ type: 'heartbeat', name: 'cron', intervalSeconds: 60, graceSeconds: 0, openThreshold: 1, resolveThreshold: 2 });
+      .send({
+        type: 'heartbeat',
+        name: 'cron',
+        intervalSeconds: 60,
+        graceSeconds: 0,
+        openThreshold: 1,
+        resolveThreshold: 2,
+      });
     const hb = created.body.data as { id: string; pingUrl: string };
     await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
     // Deadline jobs only: the monitor's schedule (every 60 s) could otherwise evaluate in the window and report it first.
@@ -322,12 +413,19 @@ describe('heartbeats', () => {
     const deadlineJob = `hb-${hb.id}-local-${deadline + 1}`;
     expect(await (await queue.getJob(deadlineJob))?.getState()).toBe('delayed');
 
-    const down = await waitFor(async () => (await results(hb.id)).find((r) => r.outcome === 'down'), 10_000, 'the missed deadline');
+    const down = await waitFor(
+      async () => (await results(hb.id)).find((r) => r.outcome === 'down'),
+      10_000,
+      'the missed deadline',
+    );
     // One failing result for the missed period, keyed by its deadline, stored within moments of it.
     expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
     expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
     expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
-    expect(w.completed.find((c) => c.job.id === deadlineJob)?.outcome).toMatchObject({ stored: true, result: { reason: 'missed_heartbeat' } });
+    expect(w.completed.find((c) => c.job.id === deadlineJob)?.outcome).toMatchObject({
+      stored: true,
+      result: { reason: 'missed_heartbeat' },
+    });
     const [incident] = await waitFor(async () => {
       const i = await incidents(hb.id);
       return i.length ? i : null;
@@ -342,7 +440,11 @@ describe('heartbeats', () => {
     for (const n of [1, 2]) {
       const sent = Date.now();
       expect((await request(h.app).get(path)).status).toBe(200);
-      const pass = await waitFor(async () => (await results(hb.id)).filter((r) => r.outcome === 'up')[n], 5000, `the pass of ping ${n}`);
+      const pass = await waitFor(
+        async () => (await results(hb.id)).filter((r) => r.outcome === 'up')[n],
+        5000,
+        `the pass of ping ${n}`,
+      );
       expect(pass.checkedAt.getTime() - sent).toBeLessThan(3000);
       const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
       expect(pass.slot).toEqual(row.lastPingAt);

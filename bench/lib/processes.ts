@@ -11,7 +11,12 @@ import { ROOT } from './paths.js';
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns something truthy; bounded by `timeoutMs`. */
-export async function until<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, label: string, everyMs = 100): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs: number,
+  label: string,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -21,7 +26,10 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false> |
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}${lastError ? ` (${(lastError as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${label}${lastError ? ` (${(lastError as Error).message})` : ''}`,
+      );
     await sleep(everyMs);
   }
 }
@@ -115,7 +123,11 @@ export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv)
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 /** A helper server from bench/servers, run through tsx; it prints `listening <port>` when ready. */
-export async function startHelper(name: string, file: string, env: Record<string, string> = {}): Promise<{ child: Child; port: number }> {
+export async function startHelper(
+  name: string,
+  file: string,
+  env: Record<string, string> = {},
+): Promise<{ child: Child; port: number }> {
   const child = spawnChild(name, [TSX, join(ROOT, 'bench/servers', file)], { ...process.env, ...env });
   const line = await child.waitFor(/listening (\d+)/, 30_000);
   return { child, port: Number(/(\d+)/.exec(line)![1]) };

@@ -22,8 +22,16 @@ describe('parseProm', () => {
 
   it('reads every sample line with its name, labels and value, and skips comments and blank lines', () => {
     expect(samples).toHaveLength(12);
-    expect(samples[0]).toEqual({ name: 'statusvane_check_lateness_seconds_bucket', labels: { le: '0.1', region: 'local', service: 'worker' }, value: 90 });
-    expect(samples.find((s) => s.name === 'process_resident_memory_bytes')).toEqual({ name: 'process_resident_memory_bytes', labels: {}, value: 123456789 });
+    expect(samples[0]).toEqual({
+      name: 'statusvane_check_lateness_seconds_bucket',
+      labels: { le: '0.1', region: 'local', service: 'worker' },
+      value: 90,
+    });
+    expect(samples.find((s) => s.name === 'process_resident_memory_bytes')).toEqual({
+      name: 'process_resident_memory_bytes',
+      labels: {},
+      value: 123456789,
+    });
   });
 
   it('keeps escaped quotes and commas inside label values, and reads exponents', () => {
@@ -46,7 +54,9 @@ describe('parseProm', () => {
       { le: 1, count: 109 },
       { le: Infinity, count: 110 },
     ]);
-    expect(buckets(samples, 'statusvane_check_lateness_seconds', { region: 'eu' }).map((b) => b.count)).toEqual([10, 10, 10]);
+    expect(buckets(samples, 'statusvane_check_lateness_seconds', { region: 'eu' }).map((b) => b.count)).toEqual([
+      10, 10, 10,
+    ]);
   });
 });
 
@@ -68,8 +78,21 @@ describe('bucketQuantile and bucketDelta', () => {
 
   it('is null for an empty histogram, and Infinity when the quantile lies beyond the last finite bound', () => {
     expect(bucketQuantile([], 0.5)).toBeNull();
-    expect(bucketQuantile(bs.map((b) => ({ ...b, count: 0 })), 0.5)).toBeNull();
-    expect(bucketQuantile([{ le: 1, count: 1 }, { le: Infinity, count: 10 }], 0.99)).toBe(Infinity);
+    expect(
+      bucketQuantile(
+        bs.map((b) => ({ ...b, count: 0 })),
+        0.5,
+      ),
+    ).toBeNull();
+    expect(
+      bucketQuantile(
+        [
+          { le: 1, count: 1 },
+          { le: Infinity, count: 10 },
+        ],
+        0.99,
+      ),
+    ).toBe(Infinity);
   });
 
   it('bucketDelta gives the window between two scrapes, bucket by bucket', () => {

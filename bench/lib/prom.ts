@@ -18,7 +18,8 @@ export function parseProm(text: string): Sample[] {
   return out;
 }
 
-const matches = (s: Sample, name: string, labels: Record<string, string>) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v);
+const matches = (s: Sample, name: string, labels: Record<string, string>) =>
+  s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v);
 
 /** Sum of the samples with this name and (at least) these labels; null when there is none. */
 export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | null {
@@ -27,7 +28,11 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 }
 
 /** Cumulative bucket counts of a histogram (summed over other labels), sorted by upper bound. */
-export function buckets(samples: Sample[], name: string, labels: Record<string, string> = {}): Array<{ le: number; count: number }> {
+export function buckets(
+  samples: Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): Array<{ le: number; count: number }> {
   const by = new Map<number, number>();
   for (const s of samples) {
     if (!matches(s, `${name}_bucket`, labels)) continue;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { consoleReport, goalsOf, replaceResultsBlock, resultsFileName, resultsMarkdown, type BenchResults } from './report.js';
+import {
+  consoleReport,
+  goalsOf,
+  replaceResultsBlock,
+  resultsFileName,
+  resultsMarkdown,
+  type BenchResults,
+} from './report.js';
 
 type Results = Omit<BenchResults, 'goals'>;
 
@@ -51,11 +58,32 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
       resultsLost: 0,
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
-    detection: { intervalSeconds: 60, openThreshold: 2, theoreticalMaxSeconds: 120, runs: [{ secondsToIncident: 89.3 }], meanSeconds: 89.3, maxSeconds: 89.3 },
-    responseTimes: { rows: 43_200, days: 30, load: 'createMany + rebuildRollups', loadMs: 3000, requests: 500, monthP50Ms: 6.1, monthP95Ms: 8.2, monthP99Ms: 12.5, monthMaxMs: 30 },
+    detection: {
+      intervalSeconds: 60,
+      openThreshold: 2,
+      theoreticalMaxSeconds: 120,
+      runs: [{ secondsToIncident: 89.3 }],
+      meanSeconds: 89.3,
+      maxSeconds: 89.3,
+    },
+    responseTimes: {
+      rows: 43_200,
+      days: 30,
+      load: 'createMany + rebuildRollups',
+      loadMs: 3000,
+      requests: 500,
+      monthP50Ms: 6.1,
+      monthP95Ms: 8.2,
+      monthP99Ms: 12.5,
+      monthMaxMs: 30,
+    },
   };
   const out = { ...base } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(over)) out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(base as unknown as Record<string, object>)[k], ...v } : v;
+  for (const [k, v] of Object.entries(over))
+    out[k] =
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? { ...(base as unknown as Record<string, object>)[k], ...v }
+        : v;
   return out as unknown as Results;
 }
 
@@ -94,12 +122,22 @@ describe('goalsOf', () => {
   });
 
   it('does not judge what a smaller run cannot show: scheduling below 10,000 monitors, history below a month', () => {
-    expect(goal(makeResults({ scheduling: { monitors: 500, latenessP99Ms: 5000 } }), 'scheduling')).toMatchObject({ met: null, goal: 'scheduling p99 lateness (500 monitors)', actual: '5,000 ms' });
-    expect(goal(makeResults({ responseTimes: { rows: 7 * 1440, monthP99Ms: 80 } }), 'month')).toMatchObject({ met: null, actual: '80 ms' });
+    expect(goal(makeResults({ scheduling: { monitors: 500, latenessP99Ms: 5000 } }), 'scheduling')).toMatchObject({
+      met: null,
+      goal: 'scheduling p99 lateness (500 monitors)',
+      actual: '5,000 ms',
+    });
+    expect(goal(makeResults({ responseTimes: { rows: 7 * 1440, monthP99Ms: 80 } }), 'month')).toMatchObject({
+      met: null,
+      actual: '80 ms',
+    });
   });
 
   it('holds a quick run to 120 seconds, the build excluded', () => {
-    expect(goal(makeResults({ mode: 'quick', durationSeconds: 119.9 } as never), 'quick run')).toMatchObject({ met: true, actual: '119.9 s' });
+    expect(goal(makeResults({ mode: 'quick', durationSeconds: 119.9 } as never), 'quick run')).toMatchObject({
+      met: true,
+      actual: '119.9 s',
+    });
     expect(goal(makeResults({ mode: 'quick', durationSeconds: 120 } as never), 'quick run').met).toBe(false);
   });
 });
@@ -111,12 +149,23 @@ describe('resultsFileName', () => {
   });
 
   it('sorts by time, after the older date-only names of the same day', () => {
-    const times = ['2026-11-22T23:59:59Z', '2026-11-22T04:20:44Z', '2026-11-23T00:00:00Z', '2026-11-22T04:20:45Z', '2026-11-22T10:00:00Z'];
+    const times = [
+      '2026-11-22T23:59:59Z',
+      '2026-11-22T04:20:44Z',
+      '2026-11-23T00:00:00Z',
+      '2026-11-22T04:20:45Z',
+      '2026-11-22T10:00:00Z',
+    ];
     const names = times.map((t, i) => resultsFileName(new Date(t), i % 2 === 0));
     const byName = [...names].sort();
-    const byTime = times.map((t, i) => [Date.parse(t), names[i]!] as const).sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+    const byTime = times
+      .map((t, i) => [Date.parse(t), names[i]!] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map((x) => x[1]);
     expect(byName).toEqual(byTime);
-    expect(['2026-11-22T000000Z.json', '2026-11-22.json', '2026-11-22-quick.json'].sort().slice(-1)).toEqual(['2026-11-22T000000Z.json']);
+    expect(['2026-11-22T000000Z.json', '2026-11-22.json', '2026-11-22-quick.json'].sort().slice(-1)).toEqual([
+      '2026-11-22T000000Z.json',
+    ]);
   });
 });
 
@@ -137,12 +186,19 @@ describe('replaceResultsBlock', () => {
 
   it('appends the block to a document without markers, and starts a document when there is none', () => {
     const block = `${START}\nfigures\n${END}`;
-    expect(replaceResultsBlock('# Benchmarks\n\nJust notes.\n\n', block)).toBe(`# Benchmarks\n\nJust notes.\n\n${block}\n`);
+    expect(replaceResultsBlock('# Benchmarks\n\nJust notes.\n\n', block)).toBe(
+      `# Benchmarks\n\nJust notes.\n\n${block}\n`,
+    );
     expect(replaceResultsBlock(null, block)).toBe(`# Benchmarks\n\n${block}\n`);
   });
 
   it('a block written by resultsMarkdown carries both markers', () => {
-    const md = resultsMarkdown({ ...makeResults(), goals: [] }, '/r/docs/benchmarks/lateness.svg', '/r/docs/benchmarks.md', '/r/bench/results/2026-11-22T042044Z.json');
+    const md = resultsMarkdown(
+      { ...makeResults(), goals: [] },
+      '/r/docs/benchmarks/lateness.svg',
+      '/r/docs/benchmarks.md',
+      '/r/bench/results/2026-11-22T042044Z.json',
+    );
     expect(md.startsWith(START)).toBe(true);
     expect(md.endsWith(END)).toBe(true);
     expect(md).toContain('[`../bench/results/2026-11-22T042044Z.json`](../bench/results/2026-11-22T042044Z.json)');
@@ -156,7 +212,9 @@ describe('traceability in the outputs', () => {
     const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
     expect(md(clean)).toContain('Commit: `80e8bec1a9c698634322e1cb4a42c7111722de4b` (clean checkout).');
     expect(md(dirty)).toContain('Commit: `80e8bec1a9c698634322e1cb4a42c7111722de4b` **with uncommitted changes**.');
-    expect(consoleReport(dirty)).toContain('full run of 2026-11-22T04:20:44.761Z, commit 80e8bec1a9c698634322e1cb4a42c7111722de4b (uncommitted changes)\n');
+    expect(consoleReport(dirty)).toContain(
+      'full run of 2026-11-22T04:20:44.761Z, commit 80e8bec1a9c698634322e1cb4a42c7111722de4b (uncommitted changes)\n',
+    );
     expect(consoleReport(clean)).toContain('commit 80e8bec1a9c698634322e1cb4a42c7111722de4b\n');
     expect(consoleReport(clean)).toMatch(/run duration \(build excluded\) \/ build\s+350\.2 s \/ 0\.4 s/);
     expect(md(clean)).toContain('350.2 s (build 0.4 s more)');
@@ -164,7 +222,11 @@ describe('traceability in the outputs', () => {
 
   it('reports the month query figures in the table and the document', () => {
     const r = { ...makeResults(), goals: [] };
-    expect(consoleReport(r)).toMatch(/response-times\?period=month, 43,200 results: p50 \/ p95 \/ p99\s+6\.1 \/ 8\.2 \/ 12\.5 ms/);
-    expect(resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json')).toContain('p50 6.1 ms, p95 8.2 ms, p99 12.5 ms, max 30 ms');
+    expect(consoleReport(r)).toMatch(
+      /response-times\?period=month, 43,200 results: p50 \/ p95 \/ p99\s+6\.1 \/ 8\.2 \/ 12\.5 ms/,
+    );
+    expect(resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json')).toContain(
+      'p50 6.1 ms, p95 8.2 ms, p99 12.5 ms, max 30 ms',
+    );
   });
 });

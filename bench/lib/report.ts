@@ -18,7 +18,14 @@ export interface BenchResults {
   /** The full commit the run measured, and whether the checkout had uncommitted changes (`git status --porcelain`). */
   commit: string | null;
   dirty: boolean | null;
-  api: { baselineRps: number; getMonitorRps: number; ratio: number; connections: number; durationSeconds: number; scenarios: ApiScenarioResult[] };
+  api: {
+    baselineRps: number;
+    getMonitorRps: number;
+    ratio: number;
+    connections: number;
+    durationSeconds: number;
+    scenarios: ApiScenarioResult[];
+  };
   checks: Omit<ChecksResult, never>;
   scheduling: Omit<SchedulingResult, 'lateness'>;
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
@@ -51,7 +58,8 @@ export interface Goal {
 
 const r0 = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (n: number) => `${n.toFixed(1)} s`;
-const r1 = (n: number | null | undefined) => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1));
+const r1 = (n: number | null | undefined) =>
+  n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1);
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 const mib = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(1)} MiB`);
 
@@ -90,7 +98,13 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r, ri) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + (ri === 0 ? `\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : '')).join('\n');
+  return rows
+    .map(
+      (r, ri) =>
+        r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') +
+        (ri === 0 ? `\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : ''),
+    )
+    .join('\n');
 }
 
 export function consoleReport(r: BenchResults): string {
@@ -107,11 +121,16 @@ export function consoleReport(r: BenchResults): string {
     ['worker event-loop delay p99', `${r1(r.checks.eventLoopDelayP99Ms)} ms`],
     [`scheduling: monitors x interval x intervals`, `${r0(s.monitors)} x ${s.intervalSeconds} s x ${s.intervals}`],
     ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
-    ['slots expected / stored / missed / duplicated', `${r0(s.expected)} / ${r0(s.stored)} / ${s.missed} / ${s.duplicated}`],
+    [
+      'slots expected / stored / missed / duplicated',
+      `${r0(s.expected)} / ${r0(s.stored)} / ${s.missed} / ${s.duplicated}`,
+    ],
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
     [
       `detection (${r.detection.openThreshold} x ${r.detection.intervalSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
-      r.detection.runs.map((x) => (x.secondsToIncident === null ? 'none' : `${x.secondsToIncident.toFixed(1)} s`)).join(', '),
+      r.detection.runs
+        .map((x) => (x.secondsToIncident === null ? 'none' : `${x.secondsToIncident.toFixed(1)} s`))
+        .join(', '),
     ],
     [
       `response-times?period=month, ${r0(r.responseTimes.rows)} results: p50 / p95 / p99`,
@@ -119,7 +138,10 @@ export function consoleReport(r: BenchResults): string {
     ],
     ['run duration (build excluded) / build', `${secs(r.durationSeconds)} / ${secs(r.buildSeconds)}`],
   ]);
-  const goals = table([['goal', 'target', 'actual', 'met'], ...r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a' : g.met ? 'yes' : 'NO'])]);
+  const goals = table([
+    ['goal', 'target', 'actual', 'met'],
+    ...r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a' : g.met ? 'yes' : 'NO']),
+  ]);
   const head = `${r.mode} run of ${r.date}, commit ${r.commit ?? 'unknown'}${r.dirty ? ' (uncommitted changes)' : ''}`;
   return `\n${head}\n\n${api}\n\n${other}\n\n${goals}\n`;
 }
@@ -186,7 +208,12 @@ const END = '<!-- bench:results:end -->';
 
 export function resultsMarkdown(r: BenchResults, chartPath: string, docPath: string, resultsPath: string): string {
   const s = r.scheduling;
-  const rows = (head: string[], body: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...body.map((b) => `| ${b.join(' | ')} |`)].join('\n');
+  const rows = (head: string[], body: string[][]) =>
+    [
+      `| ${head.join(' | ')} |`,
+      `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+      ...body.map((b) => `| ${b.join(' | ')} |`),
+    ].join('\n');
   return `${START}
 Latest run: ${r.date} (${r.mode}), ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}; ${secs(r.durationSeconds)} (build ${secs(r.buildSeconds)} more).
 Commit: ${r.commit ? `\`${r.commit}\`` : 'unknown'}${r.dirty ? ' **with uncommitted changes**' : r.dirty === false ? ' (clean checkout)' : ''}.
@@ -194,25 +221,42 @@ Raw figures: [\`${relative(dirname(docPath), resultsPath)}\`](${relative(dirname
 
 **Goals**
 
-${rows(['goal', 'target', 'actual', 'met'], r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a (not at scale)' : g.met ? 'yes' : '**no**']))}
+${rows(
+  ['goal', 'target', 'actual', 'met'],
+  r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a (not at scale)' : g.met ? 'yes' : '**no**']),
+)}
 
 **API** (autocannon, ${r.api.connections} connections, ${r.api.durationSeconds} s per scenario after a warm-up)
 
-${rows(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs bare Express'], r.api.scenarios.map((x) => [x.name, r0(x.rps), String(x.p50Ms), String(x.p99Ms), pct(x.ratio)]))}
+${rows(
+  ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs bare Express'],
+  r.api.scenarios.map((x) => [x.name, r0(x.rps), String(x.p50Ms), String(x.p99Ms), pct(x.ratio)]),
+)}
 
 **Checks** (${r0(r.checks.jobs)} one-off jobs over ${r0(r.checks.monitors)} http monitors, one worker at concurrency ${r.checks.concurrency}, results stored)
 
-${rows(['measure', 'value'], [
+${rows(
+  ['measure', 'value'],
+  [
     ['worker, checks stored per second', r0(r.checks.perSecond)],
     ['plain got loop, same target and concurrency (ceiling)', r0(r.checks.baselinePerSecond)],
     ['ratio', pct(r.checks.ratio)],
-    ['worker event-loop delay p99 / max', `${r1(r.checks.eventLoopDelayP99Ms)} / ${r1(r.checks.eventLoopDelayMaxMs)} ms`],
-    ['check job duration p50 / p99 (histogram bucket)', `<= ${r1(r.checks.checkDurationP50Ms)} / <= ${r1(r.checks.checkDurationP99Ms)} ms`],
-  ])}
+    [
+      'worker event-loop delay p99 / max',
+      `${r1(r.checks.eventLoopDelayP99Ms)} / ${r1(r.checks.eventLoopDelayMaxMs)} ms`,
+    ],
+    [
+      'check job duration p50 / p99 (histogram bucket)',
+      `<= ${r1(r.checks.checkDurationP50Ms)} / <= ${r1(r.checks.checkDurationP99Ms)} ms`,
+    ],
+  ],
+)}
 
 **Scheduling at scale** (${r0(s.monitors)} monitors every ${s.intervalSeconds} s, watched for ${s.intervals} interval(s))
 
-${rows(['measure', 'value'], [
+${rows(
+  ['measure', 'value'],
+  [
     ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
     ["worker's lateness histogram, p99 bucket", `<= ${r0(s.workerLatenessP99BucketMs ?? NaN)} ms`],
     ['slots expected / stored', `${r0(s.expected)} / ${r0(s.stored)}`],
@@ -220,7 +264,8 @@ ${rows(['measure', 'value'], [
     ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
-  ])}
+  ],
+)}
 
 ![Scheduling lateness CDF](${relative(dirname(docPath), chartPath)})
 

@@ -22,7 +22,10 @@ export interface BulkMonitors {
 }
 
 /** Creates `count` monitors and their components with createMany, 2,000 rows a statement. Returns the monitors. */
-export async function createMonitorsBulk(prisma: PrismaClient, spec: BulkMonitors): Promise<Array<{ id: string; pingSecret: string | null }>> {
+export async function createMonitorsBulk(
+  prisma: PrismaClient,
+  spec: BulkMonitors,
+): Promise<Array<{ id: string; pingSecret: string | null }>> {
   const rows = Array.from({ length: spec.count }, (_, i) => ({
     id: randomUUID(),
     componentId: randomUUID(),
@@ -31,7 +34,9 @@ export async function createMonitorsBulk(prisma: PrismaClient, spec: BulkMonitor
   }));
   for (let i = 0; i < rows.length; i += 2000) {
     const chunk = rows.slice(i, i + 2000);
-    await prisma.component.createMany({ data: chunk.map((r) => ({ id: r.componentId, workspaceId: spec.workspaceId, name: r.name })) });
+    await prisma.component.createMany({
+      data: chunk.map((r) => ({ id: r.componentId, workspaceId: spec.workspaceId, name: r.name })),
+    });
     await prisma.monitor.createMany({
       data: chunk.map((r) => ({
         id: r.id,

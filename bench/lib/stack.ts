@@ -31,7 +31,8 @@ export function benchTargets(env: NodeJS.ProcessEnv = process.env): BenchTargets
   if (!/^[a-z0-9_]{0,20}$/.test(suffix)) throw new Error('BENCH_DB_SUFFIX: up to 20 of a-z, 0-9 and _');
   const raw = env.BENCH_REDIS_DB ?? '8';
   const redisDb = /^[0-9]{1,2}$/.test(raw) ? Number(raw) : NaN;
-  if (!(redisDb >= 2 && redisDb <= 15)) throw new Error('BENCH_REDIS_DB: a Redis database index from 2 to 15 (0 is development, 1 the tests)');
+  if (!(redisDb >= 2 && redisDb <= 15))
+    throw new Error('BENCH_REDIS_DB: a Redis database index from 2 to 15 (0 is development, 1 the tests)');
   return { database: `statusvane_bench${suffix ? `_${suffix}` : ''}`, redisDb };
 }
 
@@ -67,7 +68,8 @@ export async function prepareDatabases(targets: BenchTargets, log: (msg: string)
 
 /** Deletes the queue and app keys of the bench's own Redis database (SCAN + DEL: never FLUSHALL, never other dbs). */
 export async function clearBenchKeys(redisUrl: string, benchDb: number): Promise<number> {
-  if (Number(new URL(redisUrl).pathname.slice(1) || 0) !== benchDb || benchDb < 2) throw new Error('refusing to clear a Redis database other than the bench one');
+  if (Number(new URL(redisUrl).pathname.slice(1) || 0) !== benchDb || benchDb < 2)
+    throw new Error('refusing to clear a Redis database other than the bench one');
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     let removed = 0;
@@ -86,7 +88,9 @@ export async function clearBenchKeys(redisUrl: string, benchDb: number): Promise
 }
 
 /** Memory of the bench database's keys (MEMORY USAGE of each, summed), and the server's used_memory. */
-export async function redisMemory(redisUrl: string): Promise<{ benchKeysBytes: number; keys: number; serverUsedBytes: number }> {
+export async function redisMemory(
+  redisUrl: string,
+): Promise<{ benchKeysBytes: number; keys: number; serverUsedBytes: number }> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     let cursor = '0';
@@ -122,7 +126,8 @@ export function build(log: (msg: string) => void): number {
     if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status})`);
   };
   const client = join(ROOT, 'packages/shared/src/generated/prisma/client.ts');
-  const generated = existsSync(client) && statSync(client).mtimeMs >= statSync(join(ROOT, 'prisma/schema.prisma')).mtimeMs;
+  const generated =
+    existsSync(client) && statSync(client).mtimeMs >= statSync(join(ROOT, 'prisma/schema.prisma')).mtimeMs;
   if (!generated) run([join(ROOT, 'scripts/prisma-generate.mjs')], 'prisma generate');
   run([join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'apps/api', 'apps/worker'], 'tsc -b apps/api apps/worker');
   const seconds = (Date.now() - t) / 1000;
@@ -163,7 +168,11 @@ export const newEncryptionKey = () => randomBytes(32).toString('base64');
 export async function startApi(urls: StackUrls, encryptionKey: string): Promise<AppProcess> {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawnChild('api', ['apps/api/dist/main.js'], appEnv(urls, encryptionKey, { PORT: String(port), PUBLIC_BASE_URL: baseUrl, METRICS_PORT: String(metricsPort) }));
+  const child = spawnChild(
+    'api',
+    ['apps/api/dist/main.js'],
+    appEnv(urls, encryptionKey, { PORT: String(port), PUBLIC_BASE_URL: baseUrl, METRICS_PORT: String(metricsPort) }),
+  );
   await until(
     async () => {
       if (!child.alive()) throw new Error(`the API exited:\n${child.output().slice(-3000)}`);
@@ -176,9 +185,17 @@ export async function startApi(urls: StackUrls, encryptionKey: string): Promise<
   return { child, baseUrl, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
-export async function startWorker(urls: StackUrls, encryptionKey: string, extra: Record<string, string> = {}): Promise<AppProcess> {
+export async function startWorker(
+  urls: StackUrls,
+  encryptionKey: string,
+  extra: Record<string, string> = {},
+): Promise<AppProcess> {
   const metricsPort = await freePort();
-  const child = spawnChild('worker', ['apps/worker/dist/main.js'], appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }));
+  const child = spawnChild(
+    'worker',
+    ['apps/worker/dist/main.js'],
+    appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }),
+  );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   await child.waitFor(/worker ready on queue/, 60_000);
   await until(async () => (await fetch(metricsUrl).catch(() => null))?.ok ?? false, 30_000, 'the worker metrics', 200);

@@ -35,17 +35,32 @@ type Options = Parameters<typeof autocannon>[0];
 async function measure(opts: Options, warmupSeconds: number, durationSeconds: number) {
   if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
   const r = await autocannon({ ...opts, duration: durationSeconds });
-  return { rps: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, requests: r.requests.total, bad: r.non2xx + r.errors + r.timeouts };
+  return {
+    rps: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    requests: r.requests.total,
+    bad: r.non2xx + r.errors + r.timeouts,
+  };
 }
 
-export async function runApiScenarios(input: ApiScenarioInput, log: (msg: string) => void): Promise<{ baselineRps: number; scenarios: ApiScenarioResult[] }> {
+export async function runApiScenarios(
+  input: ApiScenarioInput,
+  log: (msg: string) => void,
+): Promise<{ baselineRps: number; scenarios: ApiScenarioResult[] }> {
   const common = { connections: input.connections, pipelining: 1, timeout: 10 } as const;
   const auth = { authorization: `Bearer ${input.token}` };
   const body = JSON.stringify({ name: 'Bench', target: input.targetUrl, intervalSeconds: 86400 });
   let ping = 0;
   const scenarios: Array<[string, Options]> = [
-    ['GET /api/v1/monitors/{id}', { ...common, url: `${input.apiUrl}/api/v1/monitors/${input.monitorId}`, headers: auth }],
-    ['GET /api/v1/monitors?perPage=100', { ...common, url: `${input.apiUrl}/api/v1/monitors?perPage=100`, headers: auth }],
+    [
+      'GET /api/v1/monitors/{id}',
+      { ...common, url: `${input.apiUrl}/api/v1/monitors/${input.monitorId}`, headers: auth },
+    ],
+    [
+      'GET /api/v1/monitors?perPage=100',
+      { ...common, url: `${input.apiUrl}/api/v1/monitors?perPage=100`, headers: auth },
+    ],
     [
       'POST /api/v1/monitors',
       {
@@ -69,7 +84,12 @@ export async function runApiScenarios(input: ApiScenarioInput, log: (msg: string
         ...common,
         url: input.apiUrl,
         // Many heartbeat monitors, as in life: one hot row would measure PostgreSQL's row lock instead.
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/ping/${input.pingSecrets[ping++ % input.pingSecrets.length]}` }) }],
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => ({ ...req, path: `/ping/${input.pingSecrets[ping++ % input.pingSecrets.length]}` }),
+          },
+        ],
       },
     ],
   ];

@@ -13,7 +13,6 @@ import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 import { ROOT } from '../lib/paths.js';
 import { join } from 'node:path';
 
-
 export interface ChecksResult {
   jobs: number;
   monitors: number;
@@ -31,12 +30,28 @@ export interface ChecksResult {
 }
 
 export async function runCheckThroughput(
-  input: { prisma: PrismaClient; redisUrl: string; workerMetricsUrl: string; targetUrl: string; jobs: number; monitors: number; concurrency: number },
+  input: {
+    prisma: PrismaClient;
+    redisUrl: string;
+    workerMetricsUrl: string;
+    targetUrl: string;
+    jobs: number;
+    monitors: number;
+    concurrency: number;
+  },
   log: (msg: string) => void,
 ): Promise<ChecksResult> {
   const ws = await seedWorkspace(input.prisma, 'bench-checks');
   // Enabled (a paused monitor is skipped, not probed), and a day apart so their own schedules stay out of the way.
-  const monitors = await createMonitorsBulk(input.prisma, { workspaceId: ws.id, count: input.monitors, type: 'http', target: input.targetUrl, intervalSeconds: 86400, enabled: true, name: 'Throughput' });
+  const monitors = await createMonitorsBulk(input.prisma, {
+    workspaceId: ws.id,
+    count: input.monitors,
+    type: 'http',
+    target: input.targetUrl,
+    intervalSeconds: 86400,
+    enabled: true,
+    name: 'Throughput',
+  });
   const ids = monitors.map((m) => m.id);
 
   const connection = new Redis(input.redisUrl, { maxRetriesPerRequest: null });
@@ -72,12 +87,16 @@ export async function runCheckThroughput(
     return Math.max(1, done.getTime() - t0);
   };
   const gotLoop = async () => {
-    const loop = spawnChild('got-loop', [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bench/servers/got-loop.ts')], {
-      ...process.env,
-      TARGET: input.targetUrl,
-      COUNT: String(input.jobs),
-      CONCURRENCY: String(input.concurrency),
-    });
+    const loop = spawnChild(
+      'got-loop',
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'bench/servers/got-loop.ts')],
+      {
+        ...process.env,
+        TARGET: input.targetUrl,
+        COUNT: String(input.jobs),
+        CONCURRENCY: String(input.concurrency),
+      },
+    );
     const line = await loop.waitFor(/\{.*"perSecond".*\}/, 60_000 + input.jobs * 10);
     await loop.stop();
     return JSON.parse(line) as { perSecond: number; failures: number };
@@ -92,17 +111,27 @@ export async function runCheckThroughput(
     const perSecond = (input.jobs / elapsedMs) * 1000;
     const after = await scrape(input.workerMetricsUrl);
     const second = await gotLoop();
-    const baseline = { perSecond: (first.perSecond + second.perSecond) / 2, failures: first.failures + second.failures };
+    const baseline = {
+      perSecond: (first.perSecond + second.perSecond) / 2,
+      failures: first.failures + second.failures,
+    };
     const loopP99 = valueOf(after, 'statusvane_event_loop_delay_seconds', { quantile: '0.99' });
     const loopMax = valueOf(after, 'statusvane_event_loop_delay_seconds', { quantile: '1' });
-    const dur = bucketDelta(buckets(after, 'statusvane_check_duration_seconds'), buckets(before, 'statusvane_check_duration_seconds'));
+    const dur = bucketDelta(
+      buckets(after, 'statusvane_check_duration_seconds'),
+      buckets(before, 'statusvane_check_duration_seconds'),
+    );
     const failures =
       (valueOf(after, 'statusvane_checks_total', { result: 'down' }) ?? 0) -
       (valueOf(before, 'statusvane_checks_total', { result: 'down' }) ?? 0) +
       (valueOf(after, 'statusvane_checks_total', { result: 'error' }) ?? 0) -
       (valueOf(before, 'statusvane_checks_total', { result: 'error' }) ?? 0);
-    log(`worker: ${input.jobs} checks stored in ${elapsedMs} ms = ${Math.round(perSecond)} checks/s (event-loop delay p99 ${loopP99 === null ? '?' : (loopP99 * 1000).toFixed(1)} ms)`);
-    log(`plain got loop: ${Math.round(first.perSecond)} and ${Math.round(second.perSecond)} requests/s (before, after)`);
+    log(
+      `worker: ${input.jobs} checks stored in ${elapsedMs} ms = ${Math.round(perSecond)} checks/s (event-loop delay p99 ${loopP99 === null ? '?' : (loopP99 * 1000).toFixed(1)} ms)`,
+    );
+    log(
+      `plain got loop: ${Math.round(first.perSecond)} and ${Math.round(second.perSecond)} requests/s (before, after)`,
+    );
     const ms = (v: number | null) => (v === null || !Number.isFinite(v) ? null : v * 1000);
     return {
       jobs: input.jobs,

@@ -32,7 +32,12 @@ export interface ResponseTimesResult {
 export function latencySummary(times: readonly number[]): { p50: number; p95: number; p99: number; max: number } {
   const sorted = [...times].sort((a, b) => a - b);
   const r = (v: number) => Math.round(v * 10) / 10;
-  return { p50: r(percentile(sorted, 50)), p95: r(percentile(sorted, 95)), p99: r(percentile(sorted, 99)), max: r(sorted.at(-1) ?? NaN) };
+  return {
+    p50: r(percentile(sorted, 50)),
+    p95: r(percentile(sorted, 95)),
+    p99: r(percentile(sorted, 99)),
+    max: r(sorted.at(-1) ?? NaN),
+  };
 }
 
 export async function runResponseTimes(
@@ -71,7 +76,8 @@ export async function runResponseTimes(
   const get = async () => {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
     const body = (await res.json()) as { data?: { buckets: Array<{ bucketStart: string; total: number }> } };
-    if (res.status !== 200 || !body.data) throw new Error(`GET ${url.slice(input.apiUrl.length)}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    if (res.status !== 200 || !body.data)
+      throw new Error(`GET ${url.slice(input.apiUrl.length)}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
     return body.data.buckets;
   };
 
@@ -80,7 +86,8 @@ export async function runResponseTimes(
   const from = Date.parse(buckets[0]!.bucketStart);
   const expected = Array.from({ length: minutes }, (_, i) => at(i).getTime()).filter((t) => t >= from).length;
   const counted = buckets.reduce((a, b) => a + b.total, 0);
-  if (counted !== expected) throw new Error(`response-times month: ${counted} results counted, ${expected} loaded in the window`);
+  if (counted !== expected)
+    throw new Error(`response-times month: ${counted} results counted, ${expected} loaded in the window`);
 
   for (let i = 0; i < Math.min(20, input.requests); i++) await get(); // warm-up: connection, JIT, query plan
   const times: number[] = [];
@@ -90,6 +97,18 @@ export async function runResponseTimes(
     times.push(performance.now() - t);
   }
   const s = latencySummary(times);
-  log(`GET .../response-times?period=month over ${minutes} results (${input.requests} requests): p50 ${s.p50} ms, p95 ${s.p95} ms, p99 ${s.p99} ms, max ${s.max} ms`);
-  return { rows: minutes, days: input.days, load: 'createMany + rebuildRollups', loadMs: Math.round(loadMs), requests: input.requests, monthP50Ms: s.p50, monthP95Ms: s.p95, monthP99Ms: s.p99, monthMaxMs: s.max };
+  log(
+    `GET .../response-times?period=month over ${minutes} results (${input.requests} requests): p50 ${s.p50} ms, p95 ${s.p95} ms, p99 ${s.p99} ms, max ${s.max} ms`,
+  );
+  return {
+    rows: minutes,
+    days: input.days,
+    load: 'createMany + rebuildRollups',
+    loadMs: Math.round(loadMs),
+    requests: input.requests,
+    monthP50Ms: s.p50,
+    monthP95Ms: s.p95,
+    monthP99Ms: s.p99,
+    monthMaxMs: s.max,
+  };
 }

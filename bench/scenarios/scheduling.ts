@@ -10,7 +10,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { CheckScheduler, monitorSource, reconcileSchedules, spreadOffsetMs, type PrismaClient } from '@statusvane/shared';
+import {
+  CheckScheduler,
+  monitorSource,
+  reconcileSchedules,
+  spreadOffsetMs,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { sleep, until } from '../lib/processes.js';
 import { bucketDelta, bucketQuantile, buckets, scrape, valueOf, percentile } from '../lib/prom.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
@@ -88,7 +94,15 @@ export async function runScheduling(
 
   const ws = await seedWorkspace(prisma, 'bench-scale');
   let t = Date.now();
-  const monitors = await createMonitorsBulk(prisma, { workspaceId: ws.id, count: input.monitors, type: 'http', target: input.targetUrl, intervalSeconds: input.intervalSeconds, enabled: true, name: 'Scale' });
+  const monitors = await createMonitorsBulk(prisma, {
+    workspaceId: ws.id,
+    count: input.monitors,
+    type: 'http',
+    target: input.targetUrl,
+    intervalSeconds: input.intervalSeconds,
+    enabled: true,
+    name: 'Scale',
+  });
   const createMonitorsMs = Date.now() - t;
   log(`created ${input.monitors} monitors in ${createMonitorsMs} ms`);
 
@@ -96,7 +110,16 @@ export async function runScheduling(
   const targets = await Promise.all(Array.from({ length: input.detectionRuns }, () => switchTarget()));
   const detectMonitors: string[] = [];
   for (const target of targets) {
-    const [m] = await createMonitorsBulk(prisma, { workspaceId: detectWs.id, count: 1, type: 'http', target: target.url, intervalSeconds: input.detectionIntervalSeconds, enabled: true, openThreshold, name: 'Detect' });
+    const [m] = await createMonitorsBulk(prisma, {
+      workspaceId: detectWs.id,
+      count: 1,
+      type: 'http',
+      target: target.url,
+      intervalSeconds: input.detectionIntervalSeconds,
+      enabled: true,
+      openThreshold,
+      name: 'Detect',
+    });
     detectMonitors.push(m!.id);
   }
 
@@ -106,7 +129,9 @@ export async function runScheduling(
     t = Date.now();
     const report = await reconcileSchedules(scheduler, monitorSource(prisma));
     const reconcileMs = Date.now() - t;
-    log(`reconciled ${report.desired} monitors (${report.added} added, ${report.removed} removed) in ${reconcileMs} ms`);
+    log(
+      `reconciled ${report.desired} monitors (${report.added} added, ${report.removed} removed) in ${reconcileMs} ms`,
+    );
 
     // The window starts once every scheduler exists: each later slot must be run exactly once.
     const windowStart = Date.now() + 1000;
@@ -127,7 +152,12 @@ export async function runScheduling(
       downs.map(async (d) => {
         const { monitorId, downAt } = await d;
         const deadline = (openThreshold + 1) * detectEvery + 15_000;
-        const incident = await until(() => prisma.incident.findFirst({ where: { monitorId }, select: { startedAt: true } }), deadline, 'an incident', 200).catch(() => null);
+        const incident = await until(
+          () => prisma.incident.findFirst({ where: { monitorId }, select: { startedAt: true } }),
+          deadline,
+          'an incident',
+          200,
+        ).catch(() => null);
         return { secondsToIncident: incident ? (incident.startedAt.getTime() - downAt) / 1000 : null };
       }),
     );
@@ -141,7 +171,9 @@ export async function runScheduling(
     const runs = await detection;
 
     const ids = monitors.map((m) => m.id);
-    const rows = await prisma.$queryRaw<Array<{ monitorId: string; slot: Date; checkedAt: Date; responseMs: number | null }>>`
+    const rows = await prisma.$queryRaw<
+      Array<{ monitorId: string; slot: Date; checkedAt: Date; responseMs: number | null }>
+    >`
       SELECT "monitorId", slot, "checkedAt", "responseMs" FROM check_results
       WHERE "monitorId" = ANY(${ids}::uuid[]) AND slot >= ${new Date(windowStart)} AND slot < ${new Date(windowEnd)}`;
     const offsets = new Map(ids.map((id) => [id, spreadOffsetMs(id, every)]));
@@ -168,7 +200,10 @@ export async function runScheduling(
     const delta = (name: string) => (valueOf(after, name) ?? 0) - (valueOf(before, name) ?? 0);
     const duplicated = delta('statusvane_check_results_duplicate_total') + duplicatesInDb;
     const resultsLost = delta('statusvane_check_results_lost_total');
-    const workerLateness = bucketDelta(buckets(after, 'statusvane_check_lateness_seconds'), buckets(before, 'statusvane_check_lateness_seconds'));
+    const workerLateness = bucketDelta(
+      buckets(after, 'statusvane_check_lateness_seconds'),
+      buckets(before, 'statusvane_check_lateness_seconds'),
+    );
     const p99Bucket = bucketQuantile(workerLateness, 0.99);
     const mem = await redisMemory(input.redisUrl);
     const loop = valueOf(after, 'statusvane_event_loop_delay_seconds', { quantile: '0.99' });

@@ -11,7 +11,13 @@ const warmup = Number(process.env.WARMUP ?? 200);
 const agent = new http.Agent({ keepAlive: false });
 
 async function one(): Promise<boolean> {
-  const res = await got(target, { agent: { http: agent }, retry: { limit: 0 }, timeout: { request: 10_000 }, throwHttpErrors: false, followRedirect: true });
+  const res = await got(target, {
+    agent: { http: agent },
+    retry: { limit: 0 },
+    timeout: { request: 10_000 },
+    throwHttpErrors: false,
+    followRedirect: true,
+  });
   return res.statusCode === 200 && res.body.length > 0;
 }
 

@@ -6,9 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CheckScheduler, createPrisma, createWorkerRedis, schedulerId, type PrismaClient } from '@statusvane/shared';
-import { addMember, createToken, createUser, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+import {
+  addMember,
+  createToken,
+  createUser,
+  createWorkspace,
+} from '../../apps/api/src/services/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
-import { createScratchDatabase, deleteKeys, freePort, killAll, startApiProcess, type Proc, type ScratchDatabase } from './support/processes.js';
+import {
+  createScratchDatabase,
+  deleteKeys,
+  freePort,
+  killAll,
+  startApiProcess,
+  type Proc,
+  type ScratchDatabase,
+} from './support/processes.js';
 
 const LIMIT = 30;
 const prefix = `bull-rep-${randomUUID().slice(0, 8)}`;
@@ -22,7 +35,12 @@ beforeAll(async () => {
   db = await createScratchDatabase('replicas');
   prisma = createPrisma(db.url, { max: 3 });
   workspaceId = (await createWorkspace(prisma, { slug: uniq('rep'), name: 'Replicas' })).id;
-  const env = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL!, QUEUE_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: String(LIMIT) };
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL!,
+    QUEUE_PREFIX: prefix,
+    RATE_LIMIT_PER_MINUTE: String(LIMIT),
+  };
   const ports = [await freePort(), await freePort()];
   const procs = await Promise.all(ports.map((port, i) => startApiProcess(`api-${i + 1}`, port, env)));
   replicas = procs.map((proc, i) => ({ proc, base: `http://127.0.0.1:${ports[i]}` }));
@@ -35,7 +53,8 @@ afterAll(async () => {
   await db?.drop();
 }, 60_000);
 
-const orgToken = async (role: 'owner' | 'viewer' = 'owner') => (await createToken(prisma, { kind: 'org', workspace: workspaceId, role })).token;
+const orgToken = async (role: 'owner' | 'viewer' = 'owner') =>
+  (await createToken(prisma, { kind: 'org', workspace: workspaceId, role })).token;
 
 interface Answer {
   replica: number;
@@ -44,7 +63,13 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-async function send(replica: number, method: string, path: string, token: string, opts: { body?: object; key?: string } = {}): Promise<Answer> {
+async function send(
+  replica: number,
+  method: string,
+  path: string,
+  token: string,
+  opts: { body?: object; key?: string } = {},
+): Promise<Answer> {
   const res = await fetch(`${replicas[replica]!.base}${path}`, {
     method,
     headers: {
@@ -61,12 +86,16 @@ async function send(replica: number, method: string, path: string, token: string
 describe('two API replicas', () => {
   it('share one rate-limit budget per token: 40 concurrent requests split across both, exactly 30 pass', async () => {
     const token = await orgToken('viewer');
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => send(i % 2, 'GET', '/api/v1/monitors', token)));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => send(i % 2, 'GET', '/api/v1/monitors', token)),
+    );
     const ok = answers.filter((a) => a.status === 200);
     const limited = answers.filter((a) => a.status === 429);
     expect([ok.length, limited.length]).toEqual([LIMIT, 40 - LIMIT]);
     // Each point of the budget was spent exactly once, whichever replica spent it.
-    expect(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
+    expect(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: LIMIT }, (_, i) => i),
+    );
     // (Each replica alone would have let all 40 through: 20 each, under its own budget of 30.)
     for (const a of limited) {
       expect(a.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
@@ -84,7 +113,9 @@ describe('two API replicas', () => {
     const key = randomUUID();
     const name = uniq('idem');
     const body = { name, target: 'https://93.184.215.14/health' };
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2, 'POST', '/api/v1/monitors', token, { body, key })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(i % 2, 'POST', '/api/v1/monitors', token, { body, key })),
+    );
 
     expect(await prisma.monitor.count({ where: { name } })).toBe(1);
     const statuses = new Set(answers.map((a) => a.status));
@@ -106,7 +137,10 @@ describe('two API replicas', () => {
       expect(replay.body).toEqual(original.body);
     }
     // The same key with another body is refused on the other replica too, and creates nothing.
-    const other = await send(1 - original.replica, 'POST', '/api/v1/monitors', token, { body: { ...body, name: `${name}-2` }, key });
+    const other = await send(1 - original.replica, 'POST', '/api/v1/monitors', token, {
+      body: { ...body, name: `${name}-2` },
+      key,
+    });
     expect(other.status).toBe(400);
     expect(other.body).toMatchObject({ error: { code: 'invalid_request' } });
     expect(await prisma.monitor.count({ where: { name: { startsWith: name } } })).toBe(1);
@@ -143,7 +177,9 @@ describe('two API replicas', () => {
     try {
       const monitorIds: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const created = await send(i % 2, 'POST', '/api/v1/monitors', token, { body: { name: uniq('race'), target: 'https://93.184.215.14/health' } });
+        const created = await send(i % 2, 'POST', '/api/v1/monitors', token, {
+          body: { name: uniq('race'), target: 'https://93.184.215.14/health' },
+        });
         monitorIds.push((created.body.data as { id: string }).id);
       }
       const mismatches: string[] = [];
@@ -157,8 +193,12 @@ describe('two API replicas', () => {
           ]),
         );
         const schedulers = (await scheduler.listSchedulers()).get('local')!;
-        for (const m of await prisma.monitor.findMany({ where: { id: { in: monitorIds } }, select: { id: true, enabled: true } })) {
-          if (schedulers.has(schedulerId(m.id, 'local')) !== m.enabled) mismatches.push(`round ${round}: ${m.id} enabled=${m.enabled} scheduled=${!m.enabled}`);
+        for (const m of await prisma.monitor.findMany({
+          where: { id: { in: monitorIds } },
+          select: { id: true, enabled: true },
+        })) {
+          if (schedulers.has(schedulerId(m.id, 'local')) !== m.enabled)
+            mismatches.push(`round ${round}: ${m.id} enabled=${m.enabled} scheduled=${!m.enabled}`);
         }
       }
       expect(mismatches).toEqual([]);

@@ -52,7 +52,9 @@ interface Op {
 
 /** Every operation of the document: the test follows the interface, so a new route is fuzzed without a change here. */
 function operations(): Op[] {
-  const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>> };
+  const doc = buildOpenApiDocument() as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+  };
   const ops: Op[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -74,7 +76,13 @@ const ids: { own: string[]; foreign: string[] } = { own: [], foreign: [] };
 const componentIds: { own: string[]; foreign: string[] } = { own: [], foreign: [] };
 let extraTokens: { personalTwoWorkspaces: string; oauth: string };
 /** What the public routes can hit: heartbeat secrets of both workspaces and status pages of each kind. */
-const pub = { secrets: [] as string[], publicSlugs: [] as string[], protectedSlug: '', privateSlug: '', password: 'correct horse battery staple' };
+const pub = {
+  secrets: [] as string[],
+  publicSlugs: [] as string[],
+  protectedSlug: '',
+  privateSlug: '',
+  password: 'correct horse battery staple',
+};
 
 beforeAll(async () => {
   h = makeHarness({ RATE_LIMIT_PER_MINUTE: '1000000' });
@@ -98,22 +106,58 @@ beforeAll(async () => {
     [other, ids.foreign],
   ] as const) {
     for (const body of [
-      { name: 'seed http', target: 'https://93.184.215.14/health', method: 'POST', headers: { 'X-Api-Key': 'k' }, body: '{}' },
+      {
+        name: 'seed http',
+        target: 'https://93.184.215.14/health',
+        method: 'POST',
+        headers: { 'X-Api-Key': 'k' },
+        body: '{}',
+      },
       { type: 'tcp', name: 'seed tcp', target: '93.184.215.14:443' },
       { type: 'heartbeat', name: 'seed heartbeat' },
     ]) {
-      list.push((await send({ method: 'POST', path: '/api/v1/monitors', headers: auth(w.tokens.owner), body: json(body) })).body.data.id);
+      list.push(
+        (await send({ method: 'POST', path: '/api/v1/monitors', headers: auth(w.tokens.owner), body: json(body) })).body
+          .data.id,
+      );
     }
     list.push(
-      (await send({ method: 'POST', path: '/api/v1/maintenance', headers: auth(w.tokens.owner), body: json({ title: 'seed', startsAt: '2030-01-01T00:00:00Z', endsAt: '2030-01-01T01:00:00Z' }) })).body.data.id,
+      (
+        await send({
+          method: 'POST',
+          path: '/api/v1/maintenance',
+          headers: auth(w.tokens.owner),
+          body: json({ title: 'seed', startsAt: '2030-01-01T00:00:00Z', endsAt: '2030-01-01T01:00:00Z' }),
+        })
+      ).body.data.id,
     );
-    list.push((await send({ method: 'POST', path: '/api/v1/status-pages', headers: auth(w.tokens.owner), body: json({ vanityUrl: uniq('seed'), name: 'Seed' }) })).body.data.id);
-    const components = await h.prisma.monitor.findMany({ where: { workspaceId: w.ws.id }, select: { componentId: true, pingSecret: true } });
+    list.push(
+      (
+        await send({
+          method: 'POST',
+          path: '/api/v1/status-pages',
+          headers: auth(w.tokens.owner),
+          body: json({ vanityUrl: uniq('seed'), name: 'Seed' }),
+        })
+      ).body.data.id,
+    );
+    const components = await h.prisma.monitor.findMany({
+      where: { workspaceId: w.ws.id },
+      select: { componentId: true, pingSecret: true },
+    });
     (w === ws ? componentIds.own : componentIds.foreign).push(...components.map((c) => c.componentId));
     pub.secrets.push(...components.flatMap((c) => (c.pingSecret ? [c.pingSecret] : [])));
     const monitorId = list[0]!;
     const incident = await h.prisma.incident.create({
-      data: { workspaceId: w.ws.id, monitorId, openMonitorId: monitorId, title: 'seed is down', status: 'open', impact: 'major', source: 'monitor' },
+      data: {
+        workspaceId: w.ws.id,
+        monitorId,
+        openMonitorId: monitorId,
+        title: 'seed is down',
+        status: 'open',
+        impact: 'major',
+        source: 'monitor',
+      },
     });
     list.push(incident.id);
   }
@@ -126,15 +170,28 @@ beforeAll(async () => {
   };
 
   // Status pages of every kind for the public routes: open (one per workspace), password-protected, not public.
-  const pages = await h.prisma.statusPage.findMany({ where: { workspaceId: { in: [ws.ws.id, other.ws.id] } }, select: { slug: true } });
+  const pages = await h.prisma.statusPage.findMany({
+    where: { workspaceId: { in: [ws.ws.id, other.ws.id] } },
+    select: { slug: true },
+  });
   pub.publicSlugs.push(...pages.map((p) => p.slug));
-  const page = async (body: object) => (await send({ method: 'POST', path: '/api/v1/status-pages', headers: auth(ws.tokens.owner), body: json(body) })).body.data;
+  const page = async (body: object) =>
+    (await send({ method: 'POST', path: '/api/v1/status-pages', headers: auth(ws.tokens.owner), body: json(body) }))
+      .body.data;
   const protectedPage = await page({ vanityUrl: uniq('locked'), name: 'Locked' });
-  await setStatusPagePassword(h.prisma, { id: protectedPage.id, password: pub.password }, { publicBaseUrl: h.config.publicBaseUrl });
+  await setStatusPagePassword(
+    h.prisma,
+    { id: protectedPage.id, password: pub.password },
+    { publicBaseUrl: h.config.publicBaseUrl },
+  );
   pub.protectedSlug = protectedPage.slug;
   pub.privateSlug = (await page({ vanityUrl: uniq('hidden'), name: 'Hidden', isPublic: false })).slug;
   expect(pub.secrets).toHaveLength(2);
-  expect([pub.publicSlugs.length, pub.protectedSlug, pub.privateSlug]).toEqual([2, expect.any(String), expect.any(String)]);
+  expect([pub.publicSlugs.length, pub.protectedSlug, pub.privateSlug]).toEqual([
+    2,
+    expect.any(String),
+    expect.any(String),
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -173,23 +230,27 @@ const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
 function send(req: Req, timeoutMs = 30_000): Promise<Res> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...req.headers };
-    if (req.body && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (req.body && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     if (req.body) headers['content-length'] = req.body.length;
-    const r = http.request({ ...base, agent, method: req.method, path: req.path, headers, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          body = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-      });
-      res.on('error', reject);
-    });
+    const r = http.request(
+      { ...base, agent, method: req.method, path: req.path, headers, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        });
+        res.on('error', reject);
+      },
+    );
     r.on('timeout', () => r.destroy(new Error('request timed out: the API hung')));
     r.on('error', reject);
     r.end(req.body);
@@ -200,7 +261,10 @@ function send(req: Req, timeoutMs = 30_000): Promise<Res> {
 // Generating
 // ---------------------------------------------------------------------------------------------------------------
 
-const ASCII_PRINTABLE = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const ASCII_PRINTABLE = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 /** Header values Node will send: printable ASCII, tab and latin-1. */
 const headerValue = fc.oneof(
   ASCII_PRINTABLE,
@@ -212,7 +276,10 @@ const headerValue = fc.oneof(
 /** A lone UTF-16 surrogate: JSON can carry it (`"\ud800"`), UTF-8 and PostgreSQL cannot. */
 const LONE_SURROGATE = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 /** One unit of any text: any code point (controls, NUL and astral ones included), now and then a lone surrogate. */
-const ANY_UNIT = fc.oneof({ arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 4 }, { arbitrary: LONE_SURROGATE, weight: 1 });
+const ANY_UNIT = fc.oneof(
+  { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 4 },
+  { arbitrary: LONE_SURROGATE, weight: 1 },
+);
 /** Text of every kind: ASCII, printable graphemes (emoji, combining marks, RTL), any code point, lone surrogates. */
 function text(maxLength: number, minLength = 0): fc.Arbitrary<string> {
   return fc.oneof(
@@ -227,7 +294,10 @@ function text(maxLength: number, minLength = 0): fc.Arbitrary<string> {
 function pct(value: string | Buffer): string {
   const bytes = Buffer.isBuffer(value) ? value : Buffer.from(value, 'utf8');
   let out = '';
-  for (const b of bytes) out += /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const b of bytes)
+    out += /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 
@@ -283,12 +353,35 @@ const weird = fc.constantFrom<unknown>(
   'https://user:pass@93.184.215.14/',
   '00000000-0000-0000-0000-000000000000',
 );
-const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 2, stringUnit: ANY_UNIT }), text(40), weird);
+const anyJson = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.jsonValue({ maxDepth: 2, stringUnit: ANY_UNIT }),
+  text(40),
+  weird,
+);
 
 const MONITOR_FIELDS = [
-  'type', 'name', 'target', 'method', 'intervalSeconds', 'timeoutMs', 'openThreshold', 'resolveThreshold', 'expectedStatusCodes', 'keyword',
-  'keywordAbsent', 'degradedAfterMs', 'latencyThresholdMs', 'headers', 'body', 'contentType', 'environment', 'metadata', 'jsonAssertion',
-  'graceSeconds', 'enabled',
+  'type',
+  'name',
+  'target',
+  'method',
+  'intervalSeconds',
+  'timeoutMs',
+  'openThreshold',
+  'resolveThreshold',
+  'expectedStatusCodes',
+  'keyword',
+  'keywordAbsent',
+  'degradedAfterMs',
+  'latencyThresholdMs',
+  'headers',
+  'body',
+  'contentType',
+  'environment',
+  'metadata',
+  'jsonAssertion',
+  'graceSeconds',
+  'enabled',
 ];
 const MAINTENANCE_FIELDS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds', 'status'];
 const STATUS_PAGE_FIELDS = ['vanityUrl', 'name', 'isPublic'];
@@ -297,7 +390,11 @@ const headerName = fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/);
 const monitorHeaders = fc.dictionary(headerName, fc.oneof(ASCII_PRINTABLE, text(40)), { maxKeys: 3 });
 const metadata = fc.dictionary(text(64, 1), text(80), { maxKeys: 4 });
 const jsonAssertion = fc.oneof(
-  fc.record({ path: fc.constantFrom('$.status', 'status', '$.a[0].b', '$["x y"]'), operator: fc.constantFrom('eq', 'neq', 'contains', 'notContains'), value: fc.oneof(text(40), fc.integer(), fc.boolean(), fc.constant(null)) }),
+  fc.record({
+    path: fc.constantFrom('$.status', 'status', '$.a[0].b', '$["x y"]'),
+    operator: fc.constantFrom('eq', 'neq', 'contains', 'notContains'),
+    value: fc.oneof(text(40), fc.integer(), fc.boolean(), fc.constant(null)),
+  }),
   fc.record({ path: fc.constant('$.n'), operator: fc.constantFrom('gt', 'gte', 'lt', 'lte'), value: fc.integer() }),
   fc.record({ path: fc.constant('$.x'), operator: fc.constantFrom('exists', 'notExists') }),
 );
@@ -306,12 +403,44 @@ function validBodies(op: Op): fc.Arbitrary<Record<string, unknown>> {
   const name = text(40, 1);
   if (op.path === '/monitors' && op.method === 'POST') {
     return fc.oneof(
-      fc.record({ name, target: fc.constantFrom('https://93.184.215.14/health', 'http://93.184.215.14:8080/x?y=1', 'https://example.invalid/'), intervalSeconds: fc.integer({ min: 60, max: 86_400 }) }),
-      fc.record({ type: fc.constant('tcp'), name, target: fc.constantFrom('93.184.215.14:443', 'db.example.invalid:5432') }),
-      fc.record({ type: fc.constant('heartbeat'), name, graceSeconds: fc.integer({ min: 0, max: 86_400 }), metadata }, { requiredKeys: ['type', 'name'] }),
-      fc.record({ name, target: fc.constant('https://93.184.215.14/'), method: fc.constant('POST'), body: text(100), headers: monitorHeaders }),
+      fc.record({
+        name,
+        target: fc.constantFrom(
+          'https://93.184.215.14/health',
+          'http://93.184.215.14:8080/x?y=1',
+          'https://example.invalid/',
+        ),
+        intervalSeconds: fc.integer({ min: 60, max: 86_400 }),
+      }),
+      fc.record({
+        type: fc.constant('tcp'),
+        name,
+        target: fc.constantFrom('93.184.215.14:443', 'db.example.invalid:5432'),
+      }),
+      fc.record(
+        { type: fc.constant('heartbeat'), name, graceSeconds: fc.integer({ min: 0, max: 86_400 }), metadata },
+        { requiredKeys: ['type', 'name'] },
+      ),
+      fc.record({
+        name,
+        target: fc.constant('https://93.184.215.14/'),
+        method: fc.constant('POST'),
+        body: text(100),
+        headers: monitorHeaders,
+      }),
       // Every nested field at once: what the nested mutations below break.
-      fc.record({ name, target: fc.constant('https://93.184.215.14/'), environment: text(20), metadata, headers: monitorHeaders, jsonAssertion, keyword: text(20, 1) }, { requiredKeys: ['name', 'target'] }),
+      fc.record(
+        {
+          name,
+          target: fc.constant('https://93.184.215.14/'),
+          environment: text(20),
+          metadata,
+          headers: monitorHeaders,
+          jsonAssertion,
+          keyword: text(20, 1),
+        },
+        { requiredKeys: ['name', 'target'] },
+      ),
     );
   }
   if (op.path === '/monitors/{id}') {
@@ -323,15 +452,33 @@ function validBodies(op: Op): fc.Arbitrary<Record<string, unknown>> {
       fc.record({ headers: monitorHeaders, jsonAssertion: fc.option(jsonAssertion) }, { requiredKeys: [] }),
     );
   }
-  const components = fc.array(fc.oneof({ arbitrary: fc.constantFrom(...componentIds.own), weight: 4 }, { arbitrary: fc.constantFrom(...componentIds.foreign), weight: 1 }, { arbitrary: fc.uuid(), weight: 1 }), { maxLength: 4 });
+  const components = fc.array(
+    fc.oneof(
+      { arbitrary: fc.constantFrom(...componentIds.own), weight: 4 },
+      { arbitrary: fc.constantFrom(...componentIds.foreign), weight: 1 },
+      { arbitrary: fc.uuid(), weight: 1 },
+    ),
+    { maxLength: 4 },
+  );
   if (op.path === '/maintenance') {
     return fc.record(
-      { title: name, startsAt: fc.constant('2031-01-01T00:00:00Z'), endsAt: fc.constantFrom('2031-01-01T01:00:00Z', '2030-01-01T00:00:00+02:00'), body: text(100), componentIds: components },
+      {
+        title: name,
+        startsAt: fc.constant('2031-01-01T00:00:00Z'),
+        endsAt: fc.constantFrom('2031-01-01T01:00:00Z', '2030-01-01T00:00:00+02:00'),
+        body: text(100),
+        componentIds: components,
+      },
       { requiredKeys: ['title', 'startsAt', 'endsAt'] },
     );
   }
   if (op.path === '/maintenance/{id}') {
-    return fc.oneof(fc.record({ title: name }), fc.record({ status: fc.constantFrom('start', 'complete', 'cancel', 'restart') }), fc.record({ endsAt: fc.constant('2031-06-01T00:00:00Z') }), fc.record({ componentIds: components }));
+    return fc.oneof(
+      fc.record({ title: name }),
+      fc.record({ status: fc.constantFrom('start', 'complete', 'cancel', 'restart') }),
+      fc.record({ endsAt: fc.constant('2031-06-01T00:00:00Z') }),
+      fc.record({ componentIds: components }),
+    );
   }
   if (op.path === '/status-pages') {
     return fc.record({ vanityUrl: fc.oneof(text(80), fc.constant(uniq('page'))), name, isPublic: fc.boolean() });
@@ -354,22 +501,35 @@ const NESTED_FIELDS = ['metadata', 'headers', 'jsonAssertion', 'componentIds'];
  * that is not text). The body is returned as is when it has no nested field.
  */
 function nestedMutation(valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
-  return fc.tuple(valid, fc.nat(), fc.oneof(text(30, 1), fc.constantFrom('__proto__', 'constructor', 'path', 'value', '0')), anyJson, fc.constantFrom('set', 'add', 'drop')).map(([body, pick, key, value, how]) => {
-    const present = NESTED_FIELDS.filter((f) => body[f] !== null && typeof body[f] === 'object');
-    if (present.length === 0) return body;
-    const field = present[pick % present.length]!;
-    const container = body[field] as Record<string, unknown> | unknown[];
-    const copy: Record<string, unknown> | unknown[] = Array.isArray(container) ? [...container] : { ...container };
-    const keys = Object.keys(copy);
-    const target = how === 'add' || keys.length === 0 ? (Array.isArray(copy) ? String(copy.length) : key) : keys[pick % keys.length]!;
-    if (how === 'drop' && keys.length > 0) {
-      if (Array.isArray(copy)) copy.splice(Number(target), 1);
-      else delete copy[target];
-    } else {
-      Object.defineProperty(copy, target, { value, enumerable: true, configurable: true, writable: true });
-    }
-    return { ...body, [field]: copy };
-  });
+  return fc
+    .tuple(
+      valid,
+      fc.nat(),
+      fc.oneof(text(30, 1), fc.constantFrom('__proto__', 'constructor', 'path', 'value', '0')),
+      anyJson,
+      fc.constantFrom('set', 'add', 'drop'),
+    )
+    .map(([body, pick, key, value, how]) => {
+      const present = NESTED_FIELDS.filter((f) => body[f] !== null && typeof body[f] === 'object');
+      if (present.length === 0) return body;
+      const field = present[pick % present.length]!;
+      const container = body[field] as Record<string, unknown> | unknown[];
+      const copy: Record<string, unknown> | unknown[] = Array.isArray(container) ? [...container] : { ...container };
+      const keys = Object.keys(copy);
+      const target =
+        how === 'add' || keys.length === 0
+          ? Array.isArray(copy)
+            ? String(copy.length)
+            : key
+          : keys[pick % keys.length]!;
+      if (how === 'drop' && keys.length > 0) {
+        if (Array.isArray(copy)) copy.splice(Number(target), 1);
+        else delete copy[target];
+      } else {
+        Object.defineProperty(copy, target, { value, enumerable: true, configurable: true, writable: true });
+      }
+      return { ...body, [field]: copy };
+    });
 }
 
 /** A body for `op`: valid, a valid one with one field (or one nested value) broken, random JSON, or bytes that are not JSON at all. */
@@ -388,23 +548,45 @@ function bodyFor(op: Op): fc.Arbitrary<Buffer | undefined> {
     anyJson.map(json),
     fc.dictionary(fc.constantFrom(...fieldsOf(op)), anyJson, { maxKeys: 6 }).map(json),
   );
-  const raw = fc.oneof(
-    fc.constantFrom(deep(10_000, '{"a":', '}'), deep(10_000, '[', ']', ''), deep(40, '{"metadata":', '}'), `{"name":${deep(5000, '[', ']', '"x"')}}`),
-    // Invalid UTF-8 inside an otherwise valid body: after the first quote (a key or a value), or in a nested value.
-    fc.tuple(valid, fc.constantFrom(...INVALID_UTF8), fc.nat()).map(([v, bad, n]) => {
-      const text = JSON.stringify(v);
-      const quotes = [...text.matchAll(/"/g)].map((m) => m.index!);
-      const at = quotes.length ? quotes[n % quotes.length]! + 1 : 1;
-      return Buffer.concat([Buffer.from(text.slice(0, at)), bad, Buffer.from(text.slice(at))]);
-    }),
-    valid.map((v) => {
-      const text = JSON.stringify(v);
-      return Buffer.from(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
-    }),
-    fc.constantFrom('', 'null', '"str"', '123', '[]', '{', '{"a":1,}', "{'a':1}", '{"a":NaN}', '{"a":1e400}', '\ufeff{}', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"metadata":{"k":"\\udc00"}}'),
-    fc.integer({ min: 200_000, max: 300_000 }).map((n) => json({ name: 'x'.repeat(n) })),
-    fc.string({ unit: 'binary', maxLength: 200 }),
-  ).map((v) => (Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8')));
+  const raw = fc
+    .oneof(
+      fc.constantFrom(
+        deep(10_000, '{"a":', '}'),
+        deep(10_000, '[', ']', ''),
+        deep(40, '{"metadata":', '}'),
+        `{"name":${deep(5000, '[', ']', '"x"')}}`,
+      ),
+      // Invalid UTF-8 inside an otherwise valid body: after the first quote (a key or a value), or in a nested value.
+      fc.tuple(valid, fc.constantFrom(...INVALID_UTF8), fc.nat()).map(([v, bad, n]) => {
+        const text = JSON.stringify(v);
+        const quotes = [...text.matchAll(/"/g)].map((m) => m.index!);
+        const at = quotes.length ? quotes[n % quotes.length]! + 1 : 1;
+        return Buffer.concat([Buffer.from(text.slice(0, at)), bad, Buffer.from(text.slice(at))]);
+      }),
+      valid.map((v) => {
+        const text = JSON.stringify(v);
+        return Buffer.from(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+      }),
+      fc.constantFrom(
+        '',
+        'null',
+        '"str"',
+        '123',
+        '[]',
+        '{',
+        '{"a":1,}',
+        "{'a':1}",
+        '{"a":NaN}',
+        '{"a":1e400}',
+        '\ufeff{}',
+        '{"a":"\\ud800"}',
+        '{"a":"\\u0000"}',
+        '{"metadata":{"k":"\\udc00"}}',
+      ),
+      fc.integer({ min: 200_000, max: 300_000 }).map((n) => json({ name: 'x'.repeat(n) })),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+    )
+    .map((v) => (Buffer.isBuffer(v) ? v : Buffer.from(v, 'utf8')));
   return fc.oneof(
     { arbitrary: fc.constant(undefined), weight: 1 },
     { arbitrary: valid.map(json), weight: 4 },
@@ -424,18 +606,58 @@ function idSegment(): fc.Arbitrary<string> {
     { arbitrary: text(40).map(pct), weight: 2 },
     { arbitrary: fc.constantFrom(...INVALID_UTF8).map(pct), weight: 1 },
     {
-      arbitrary: fc.constantFrom('%00', '%ZZ', '%E0%A4%A', '..', '%2e%2e', '%2F', 'x'.repeat(5000), '%F0%9F%98%80', '%ED%A0%80', '00000000-0000-0000-0000-000000000000', `{${randomUUID()}}`, '%20', '%09', '-1', '1e9'),
+      arbitrary: fc.constantFrom(
+        '%00',
+        '%ZZ',
+        '%E0%A4%A',
+        '..',
+        '%2e%2e',
+        '%2F',
+        'x'.repeat(5000),
+        '%F0%9F%98%80',
+        '%ED%A0%80',
+        '00000000-0000-0000-0000-000000000000',
+        `{${randomUUID()}}`,
+        '%20',
+        '%09',
+        '-1',
+        '1e9',
+      ),
       weight: 2,
     },
   );
 }
 
 function queryFor(op: Op): fc.Arbitrary<string> {
-  const known = fc.dictionary(fc.constantFrom('page', 'perPage', 'period', 'region'), fc.oneof(fc.integer({ min: -5, max: 300 }).map(String), fc.constantFrom('hour', 'day', 'week', 'month', 'year', 'local', '', '1.5', 'NaN', '%00', 'x'.repeat(3000)), text(20)), { maxKeys: 3 });
+  const known = fc.dictionary(
+    fc.constantFrom('page', 'perPage', 'period', 'region'),
+    fc.oneof(
+      fc.integer({ min: -5, max: 300 }).map(String),
+      fc.constantFrom('hour', 'day', 'week', 'month', 'year', 'local', '', '1.5', 'NaN', '%00', 'x'.repeat(3000)),
+      text(20),
+    ),
+    { maxKeys: 3 },
+  );
   const random = fc.dictionary(text(10), text(20), { maxKeys: 3 });
-  const odd = fc.constantFrom('page=1&page=2', 'page[a]=1', 'page[]=1', '%ZZ=1', 'a=%ZZ', '&&&', '=', 'perPage=1e3', 'period=%FF%FE', 'region=%ED%A0%80');
+  const odd = fc.constantFrom(
+    'page=1&page=2',
+    'page[a]=1',
+    'page[]=1',
+    '%ZZ=1',
+    'a=%ZZ',
+    '&&&',
+    '=',
+    'perPage=1e3',
+    'period=%FF%FE',
+    'region=%ED%A0%80',
+  );
   return fc
-    .oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: known, weight: 3 }, { arbitrary: random, weight: 1 }, { arbitrary: odd, weight: 1 })
+    .oneof(
+      { arbitrary: fc.constant(null), weight: 4 },
+      { arbitrary: known, weight: 3 },
+      { arbitrary: random, weight: 1 },
+      { arbitrary: odd, weight: 1 },
+    )
     .map((q) => {
       if (q === null) return '';
       if (typeof q === 'string') return `?${q}`;
@@ -449,33 +671,89 @@ function queryFor(op: Op): fc.Arbitrary<string> {
 
 function requestFor(op: Op): fc.Arbitrary<Req> {
   const tokens = fc.oneof(
-    { arbitrary: fc.constantFrom(ws.tokens.owner, ws.tokens.admin, ws.tokens.member).map((t) => `Bearer ${t}`), weight: 12 },
+    {
+      arbitrary: fc.constantFrom(ws.tokens.owner, ws.tokens.admin, ws.tokens.member).map((t) => `Bearer ${t}`),
+      weight: 12,
+    },
     { arbitrary: fc.constant(`Bearer ${ws.tokens.viewer}`), weight: 2 },
-    { arbitrary: fc.constantFrom(extraTokens.personalTwoWorkspaces, extraTokens.oauth, other.tokens.viewer).map((t) => `Bearer ${t}`), weight: 2 },
+    {
+      arbitrary: fc
+        .constantFrom(extraTokens.personalTwoWorkspaces, extraTokens.oauth, other.tokens.viewer)
+        .map((t) => `Bearer ${t}`),
+      weight: 2,
+    },
     {
       arbitrary: fc.oneof(
         headerValue,
         headerValue.map((v) => `Bearer ${v}`),
-        fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `bearer ${ws.tokens.owner}`, `Bearer ${ws.tokens.owner} extra`, `Bearer svu_${ws.tokens.owner.slice(3)}`, `Bearer ${ws.tokens.owner.slice(0, -1)}`),
+        fc.constantFrom(
+          'Bearer',
+          'Bearer ',
+          'Basic dXNlcjpwYXNz',
+          `bearer ${ws.tokens.owner}`,
+          `Bearer ${ws.tokens.owner} extra`,
+          `Bearer svu_${ws.tokens.owner.slice(3)}`,
+          `Bearer ${ws.tokens.owner.slice(0, -1)}`,
+        ),
       ),
       weight: 2,
     },
     { arbitrary: fc.constant(null), weight: 1 },
   );
-  const workspace = fc.oneof({ arbitrary: fc.constant(null), weight: 8 }, { arbitrary: fc.oneof(headerValue, fc.constantFrom(ws.ws.slug, ws.ws.id, other.ws.slug, other.ws.id.toUpperCase(), 'x'.repeat(200))), weight: 2 });
+  const workspace = fc.oneof(
+    { arbitrary: fc.constant(null), weight: 8 },
+    {
+      arbitrary: fc.oneof(
+        headerValue,
+        fc.constantFrom(ws.ws.slug, ws.ws.id, other.ws.slug, other.ws.id.toUpperCase(), 'x'.repeat(200)),
+      ),
+      weight: 2,
+    },
+  );
   const requestId = fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: headerValue, weight: 1 });
-  const idemKey = fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.oneof(fc.uuid(), headerValue, fc.constant(''), fc.constant('k'.repeat(300))), weight: 2 });
+  const idemKey = fc.oneof(
+    { arbitrary: fc.constant(null), weight: 6 },
+    { arbitrary: fc.oneof(fc.uuid(), headerValue, fc.constant(''), fc.constant('k'.repeat(300))), weight: 2 },
+  );
   const contentType = fc.oneof(
     { arbitrary: fc.constant('application/json'), weight: 8 },
     {
-      arbitrary: fc.constantFrom('', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/merge-patch+json', 'application/xml', 'garbage', 'application/json; charset=utf-8'),
+      arbitrary: fc.constantFrom(
+        '',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=utf-16',
+        'application/json; charset=latin1',
+        'application/merge-patch+json',
+        'application/xml',
+        'garbage',
+        'application/json; charset=utf-8',
+      ),
       weight: 3,
     },
   );
-  const encoding = fc.oneof({ arbitrary: fc.constant(null), weight: 10 }, { arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'zz'), weight: 1 });
-  const method = fc.oneof({ arbitrary: fc.constant(op.method), weight: 8 }, { arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS'), weight: 2 });
+  const encoding = fc.oneof(
+    { arbitrary: fc.constant(null), weight: 10 },
+    { arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'zz'), weight: 1 },
+  );
+  const method = fc.oneof(
+    { arbitrary: fc.constant(op.method), weight: 8 },
+    { arbitrary: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS'), weight: 2 },
+  );
   return fc
-    .record({ method, id: idSegment(), query: queryFor(op), auth: tokens, workspace, requestId, idemKey, contentType, encoding, body: bodyFor(op) })
+    .record({
+      method,
+      id: idSegment(),
+      query: queryFor(op),
+      auth: tokens,
+      workspace,
+      requestId,
+      idemKey,
+      contentType,
+      encoding,
+      body: bodyFor(op),
+    })
     .map((r) => {
       const headers: Record<string, string> = {};
       if (r.auth !== null) headers.authorization = r.auth;
@@ -484,7 +762,13 @@ function requestFor(op: Op): fc.Arbitrary<Req> {
       if (r.idemKey !== null) headers['idempotency-key'] = r.idemKey;
       if (r.body) headers['content-type'] = r.contentType;
       if (r.encoding) headers['content-encoding'] = r.encoding;
-      return { method: r.method, path: `/api/v1${op.path.replace('{id}', r.id)}${r.query}`, headers, body: r.body, op: `${op.method} ${op.path}` };
+      return {
+        method: r.method,
+        path: `/api/v1${op.path.replace('{id}', r.id)}${r.query}`,
+        headers,
+        body: r.body,
+        op: `${op.method} ${op.path}`,
+      };
     });
 }
 
@@ -505,15 +789,23 @@ function isJsonBodyNotUtf8(req: Req): boolean {
   const encoding = headerOf(req, 'content-encoding');
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
   // send() adds application/json to a body sent without a Content-Type.
-  const [type = '', ...params] = (headerOf(req, 'content-type') ?? 'application/json').split(';').map((x) => x.trim().toLowerCase());
+  const [type = '', ...params] = (headerOf(req, 'content-type') ?? 'application/json')
+    .split(';')
+    .map((x) => x.trim().toLowerCase());
   if (type !== 'application/json' && !/^application\/[^/\s]+\+json$/.test(type)) return false;
-  const charset = params.find((x) => x.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((x) => x.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   return charset === undefined || charset === 'utf-8';
 }
 
 /** Node's HTTP server refuses a head (request line and headers) over 16 KiB itself (431, no body) before the app sees it. */
 function refusedByNode(req: Req, res: Res): boolean {
-  const headBytes = Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, req.method.length + req.path.length + 11);
+  const headBytes = Object.entries(req.headers).reduce(
+    (n, [k, v]) => n + k.length + v.length + 4,
+    req.method.length + req.path.length + 11,
+  );
   return res.status === 431 && headBytes > 15 * 1024;
 }
 
@@ -527,20 +819,28 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
     const expected = CODE_FOR_STATUS[res.status];
     if (!expected) return `unexpected status ${res.status}`;
     const e = res.body?.error;
-    if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || Object.keys(res.body).length !== 1) return `not an envelope: ${res.text.slice(0, 200)}`;
+    if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || Object.keys(res.body).length !== 1)
+      return `not an envelope: ${res.text.slice(0, 200)}`;
     if (e.code !== expected) return `code ${e.code} with status ${res.status}`;
-    if (e.details !== undefined && (typeof e.details !== 'object' || e.details === null)) return 'details is not an object';
-    if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer') return '401 without WWW-Authenticate: Bearer';
+    if (e.details !== undefined && (typeof e.details !== 'object' || e.details === null))
+      return 'details is not an object';
+    if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer')
+      return '401 without WWW-Authenticate: Bearer';
     return null;
   }
-  if (req.method === 'OPTIONS') return res.status === 200 || res.status === 204 ? null : `OPTIONS answered ${res.status}`;
+  if (req.method === 'OPTIONS')
+    return res.status === 200 || res.status === 204 ? null : `OPTIONS answered ${res.status}`;
   // Express routing is not strict: `/monitors/` is `/monitors`.
-  const path = req.path.split('?')[0]!.replace(/^\/api\/v1/, '').replace(/(.)\/+$/, '$1');
+  const path = req.path
+    .split('?')[0]!
+    .replace(/^\/api\/v1/, '')
+    .replace(/(.)\/+$/, '$1');
   const op = ops.find((o) => o.method === req.method && new RegExp(`^${o.path.replace('{id}', '[^/]+')}$`).test(path));
   if (!op) return `${res.status} for ${req.method} ${path}, which is no operation`;
   if (res.status !== op.success) return `${res.status} instead of ${op.success}`;
   if (res.status === 204) return res.text === '' ? null : '204 with a body';
-  if (!res.body || typeof res.body !== 'object' || !('data' in res.body)) return `2xx without data: ${res.text.slice(0, 200)}`;
+  if (!res.body || typeof res.body !== 'object' || !('data' in res.body))
+    return `2xx without data: ${res.text.slice(0, 200)}`;
   if (res.status === 201 && res.headers['idempotent-replayed'] !== 'true') {
     if (op.path === '/monitors') created.monitors++;
     if (op.path === '/maintenance') created.maintenance++;
@@ -551,10 +851,15 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
 
 type Failure = { req: string; problem: string };
 
-async function runAll(reqs: Req[], judgeOne: (req: Req, res: Res) => string | null, timeoutMs?: number): Promise<Failure[]> {
+async function runAll(
+  reqs: Req[],
+  judgeOne: (req: Req, res: Res) => string | null,
+  timeoutMs?: number,
+): Promise<Failure[]> {
   const failures: Failure[] = [];
   let next = 0;
-  const describeReq = (r: Req) => `${r.op ?? ''} :: ${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(r.headers).slice(0, 300)} body=${r.body ? JSON.stringify(r.body.subarray(0, 200).toString('utf8')) : '-'}${r.body && r.body.length > 200 ? `...(${r.body.length} bytes)` : ''}`;
+  const describeReq = (r: Req) =>
+    `${r.op ?? ''} :: ${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(r.headers).slice(0, 300)} body=${r.body ? JSON.stringify(r.body.subarray(0, 200).toString('utf8')) : '-'}${r.body && r.body.length > 200 ? `...(${r.body.length} bytes)` : ''}`;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < reqs.length) {
@@ -574,8 +879,13 @@ async function runAll(reqs: Req[], judgeOne: (req: Req, res: Res) => string | nu
 
 /** The seed goes with every failure report, so a red run can be replayed exactly. */
 function expectNoFailures(label: string, failures: Failure[]): void {
-  if (failures.length) process.stderr.write(`${label}: seed ${SEED} (FUZZ_SEED=${SEED} to replay), ${failures.length} failures\n`);
-  expect({ seed: SEED, failures: failures.slice(0, 20), count: failures.length }).toEqual({ seed: SEED, failures: [], count: 0 });
+  if (failures.length)
+    process.stderr.write(`${label}: seed ${SEED} (FUZZ_SEED=${SEED} to replay), ${failures.length} failures\n`);
+  expect({ seed: SEED, failures: failures.slice(0, 20), count: failures.length }).toEqual({
+    seed: SEED,
+    failures: [],
+    count: 0,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -584,7 +894,8 @@ function expectNoFailures(label: string, failures: Failure[]): void {
 function validBase(op: Op): Record<string, unknown> | null {
   if (op.method === 'POST' && op.path === '/monitors') return { name: 'n', target: 'https://93.184.215.14/' };
   if (op.method === 'PATCH' && op.path === '/monitors/{id}') return { name: 'n' };
-  if (op.method === 'POST' && op.path === '/maintenance') return { title: 't', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T01:00:00Z' };
+  if (op.method === 'POST' && op.path === '/maintenance')
+    return { title: 't', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T01:00:00Z' };
   if (op.method === 'PATCH' && op.path === '/maintenance/{id}') return { title: 't' };
   if (op.method === 'POST' && op.path === '/status-pages') return { vanityUrl: uniq('nasty'), name: 'n' };
   return null;
@@ -598,7 +909,10 @@ function hiddenBadValues(op: Op): Array<[string, Record<string, unknown>]> {
   const cases: Array<[string, Record<string, unknown>]> = [];
   if (op.path.startsWith('/monitors')) {
     if (op.method === 'POST') {
-      cases.push(['lone surrogate in a metadata value', { metadata: { k: lone } }], ['lone surrogate in a metadata key', { metadata: { [lone]: 'v' } }]);
+      cases.push(
+        ['lone surrogate in a metadata value', { metadata: { k: lone } }],
+        ['lone surrogate in a metadata key', { metadata: { [lone]: 'v' } }],
+      );
     }
     cases.push(
       ['lone surrogate in a jsonAssertion value', { jsonAssertion: { path: '$.a', operator: 'eq', value: lone } }],
@@ -609,9 +923,17 @@ function hiddenBadValues(op: Op): Array<[string, Record<string, unknown>]> {
     );
   }
   if (op.path.startsWith('/maintenance')) {
-    cases.push(['lone surrogate in a title', { title: lone }], ['lone surrogate in a body', { body: lone }], ['lone surrogate in componentIds', { componentIds: [lone] }]);
+    cases.push(
+      ['lone surrogate in a title', { title: lone }],
+      ['lone surrogate in a body', { body: lone }],
+      ['lone surrogate in componentIds', { componentIds: [lone] }],
+    );
   }
-  if (op.path.startsWith('/status-pages')) cases.push(['lone surrogate in a name', { name: lone }], ['lone surrogate in vanityUrl', { vanityUrl: `${uniq('p')}${lone}` }]);
+  if (op.path.startsWith('/status-pages'))
+    cases.push(
+      ['lone surrogate in a name', { name: lone }],
+      ['lone surrogate in vanityUrl', { vanityUrl: `${uniq('p')}${lone}` }],
+    );
   return cases.map(([label, extra]) => [label, { ...base, ...extra }]);
 }
 
@@ -656,26 +978,68 @@ describe('bad input at scale', () => {
       ['deep arrays', Buffer.from(deep(100_000, '[', ']', ''))],
       ['deep in a known field', Buffer.from(`{"name":"n","metadata":${deep(5000, '{"a":', '}', '"x"')}}`)],
       ['invalid UTF-8', Buffer.concat([Buffer.from('{"name":"'), ...INVALID_UTF8, Buffer.from('"}')])],
-      ['NUL in a value', json({ name: 'a\u0000b', title: 'a\u0000b', vanityUrl: 'ab\u0000cd', target: 'https://93.184.215.14/\u0000' })],
+      [
+        'NUL in a value',
+        json({ name: 'a\u0000b', title: 'a\u0000b', vanityUrl: 'ab\u0000cd', target: 'https://93.184.215.14/\u0000' }),
+      ],
       ['NUL in a key', Buffer.from('{"metadata":{"a\\u0000b":"c"},"name":"x","target":"https://93.184.215.14/"}')],
       ['huge string', json({ name: 'x'.repeat(200_000), title: 'x'.repeat(200_000) })],
       ['too large', json({ name: 'x'.repeat(300_000) })],
-      ['wrong types everywhere', json(Object.fromEntries([...MONITOR_FIELDS, ...MAINTENANCE_FIELDS, ...STATUS_PAGE_FIELDS].map((f) => [f, { nested: [f] }])))],
+      [
+        'wrong types everywhere',
+        json(
+          Object.fromEntries(
+            [...MONITOR_FIELDS, ...MAINTENANCE_FIELDS, ...STATUS_PAGE_FIELDS].map((f) => [f, { nested: [f] }]),
+          ),
+        ),
+      ],
       ['prototype keys', Buffer.from('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},"name":"p"}')],
     ];
     for (const op of ops) {
       const path = `/api/v1${op.path.replace('{id}', ids.own[0]!)}`;
       const withKey = () => ({ ...auth(ws.tokens.owner), 'idempotency-key': randomUUID() });
-      for (const [label, body] of bodies) nasty.push({ method: op.method, path, headers: withKey(), body, op: `${op.method} ${op.path} (${label})` });
-      for (const [label, body] of hiddenBadValues(op)) nasty.push({ method: op.method, path, headers: withKey(), body: json(body), op: `${op.method} ${op.path} (${label})` });
+      for (const [label, body] of bodies)
+        nasty.push({ method: op.method, path, headers: withKey(), body, op: `${op.method} ${op.path} (${label})` });
+      for (const [label, body] of hiddenBadValues(op))
+        nasty.push({
+          method: op.method,
+          path,
+          headers: withKey(),
+          body: json(body),
+          op: `${op.method} ${op.path} (${label})`,
+        });
       for (const bad of INVALID_UTF8) {
         const body = validBodyWithInvalidUtf8(op, bad);
-        if (body) nasty.push({ method: op.method, path, headers: withKey(), body, op: `${op.method} ${op.path} (invalid UTF-8 ${bad.toString('hex')} in a valid body)` });
+        if (body)
+          nasty.push({
+            method: op.method,
+            path,
+            headers: withKey(),
+            body,
+            op: `${op.method} ${op.path} (invalid UTF-8 ${bad.toString('hex')} in a valid body)`,
+          });
       }
-      nasty.push({ method: op.method, path, headers: { authorization: `Bearer ${'x'.repeat(8000)}`, 'x-request-id': 'r'.repeat(8000) }, op: `${op.method} ${op.path} (huge headers)` });
-      nasty.push({ method: op.method, path, headers: { ...auth(ws.tokens.owner), 'x-statusvane-workspace': '\u00ff'.repeat(100), 'idempotency-key': '' }, op: `${op.method} ${op.path} (bad workspace, empty key)` });
-      nasty.push({ method: op.method, path, headers: { ...auth(ws.tokens.owner), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: Buffer.from('not gzip'), op: `${op.method} ${op.path} (bad gzip)` });
-      for (const m of ['PUT', 'TRACE', 'PROPFIND', 'PATCH', 'DELETE']) nasty.push({ method: m, path, headers: auth(ws.tokens.owner), op: `${op.method} ${op.path} (method ${m})` });
+      nasty.push({
+        method: op.method,
+        path,
+        headers: { authorization: `Bearer ${'x'.repeat(8000)}`, 'x-request-id': 'r'.repeat(8000) },
+        op: `${op.method} ${op.path} (huge headers)`,
+      });
+      nasty.push({
+        method: op.method,
+        path,
+        headers: { ...auth(ws.tokens.owner), 'x-statusvane-workspace': '\u00ff'.repeat(100), 'idempotency-key': '' },
+        op: `${op.method} ${op.path} (bad workspace, empty key)`,
+      });
+      nasty.push({
+        method: op.method,
+        path,
+        headers: { ...auth(ws.tokens.owner), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: Buffer.from('not gzip'),
+        op: `${op.method} ${op.path} (bad gzip)`,
+      });
+      for (const m of ['PUT', 'TRACE', 'PROPFIND', 'PATCH', 'DELETE'])
+        nasty.push({ method: m, path, headers: auth(ws.tokens.owner), op: `${op.method} ${op.path} (method ${m})` });
     }
     const failures = await runAll(nasty, (req, res) => judge(req, res, ops));
     expect(failures).toEqual([]);
@@ -687,7 +1051,12 @@ describe('bad input at scale', () => {
     const arb = fc.oneof(...ops.map((op) => requestFor(op)));
     const reqs = fc.sample(arb, { numRuns: RUNS, seed: SEED });
     // Unknown routes under the API answer the same envelope.
-    reqs.push(...fc.sample(text(30).map((s): Req => ({ method: 'GET', path: `/api/v1/${pct(s)}x/y`, headers: auth(ws.tokens.owner) })), { numRuns: 50, seed: SEED }));
+    reqs.push(
+      ...fc.sample(
+        text(30).map((s): Req => ({ method: 'GET', path: `/api/v1/${pct(s)}x/y`, headers: auth(ws.tokens.owner) })),
+        { numRuns: 50, seed: SEED },
+      ),
+    );
     const vBefore = await workspaceSnapshot(other.ws.id);
     const [monitorsBefore, maintenanceBefore, pagesBefore] = await Promise.all([
       h.prisma.monitor.count({ where: { workspaceId: ws.ws.id } }),
@@ -704,7 +1073,10 @@ describe('bad input at scale', () => {
     // and nothing else, no safe-retry claim is left in flight or kept for a failure.
     const wsId = ws.ws.id;
     const [monitors, components, maintenance, pages] = await Promise.all([
-      h.prisma.monitor.findMany({ where: { workspaceId: wsId }, select: { id: true, enabled: true, componentId: true, type: true } }),
+      h.prisma.monitor.findMany({
+        where: { workspaceId: wsId },
+        select: { id: true, enabled: true, componentId: true, type: true },
+      }),
       h.prisma.component.count({ where: { workspaceId: wsId } }),
       h.prisma.maintenanceWindow.count({ where: { workspaceId: wsId } }),
       h.prisma.statusPage.count({ where: { workspaceId: wsId } }),
@@ -715,7 +1087,12 @@ describe('bad input at scale', () => {
     expect(pages).toBe(pagesBefore + created.statusPages);
     // Components of another workspace, orphans, incidents, flap state, safe-retry claims: support/invariants.ts.
     expect(await brokenInvariants(h.prisma, { workspaceIds: [ws.ws.id, other.ws.id] })).toEqual({});
-    const stuck = await h.prisma.idempotencyRecord.findMany({ where: { workspaceId: wsId, OR: [{ responseStatus: null }, { responseStatus: { lt: 200 } }, { responseStatus: { gte: 300 } }] } });
+    const stuck = await h.prisma.idempotencyRecord.findMany({
+      where: {
+        workspaceId: wsId,
+        OR: [{ responseStatus: null }, { responseStatus: { lt: 200 } }, { responseStatus: { gte: 300 } }],
+      },
+    });
     expect(stuck).toEqual([]);
     const schedulers = (await h.deps.scheduler.listSchedulers()).get('local')!;
     for (const m of monitors) expect([m.id, schedulers.has(schedulerId(m.id, 'local'))]).toEqual([m.id, m.enabled]);
@@ -727,7 +1104,11 @@ describe('bad input at scale', () => {
 
 async function workspaceSnapshot(workspaceId: string) {
   const [monitors, maintenance, pages, incidents] = await Promise.all([
-    h.prisma.monitor.findMany({ where: { workspaceId }, orderBy: { id: 'asc' }, select: { id: true, name: true, enabled: true, updatedAt: true, headersEnc: true } }),
+    h.prisma.monitor.findMany({
+      where: { workspaceId },
+      orderBy: { id: 'asc' },
+      select: { id: true, name: true, enabled: true, updatedAt: true, headersEnc: true },
+    }),
     h.prisma.maintenanceWindow.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
     h.prisma.statusPage.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
     h.prisma.incident.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
@@ -779,17 +1160,48 @@ function pageKind(segment: string): PublicAim['page'] {
   return 'unknown';
 }
 
-const publicMethod = (method: string) => fc.oneof({ arbitrary: fc.constant(method), weight: 8 }, { arbitrary: fc.constantFrom(...OTHER_METHODS, ...PINGABLE), weight: 2 });
+const publicMethod = (method: string) =>
+  fc.oneof(
+    { arbitrary: fc.constant(method), weight: 8 },
+    { arbitrary: fc.constantFrom(...OTHER_METHODS, ...PINGABLE), weight: 2 },
+  );
 const publicQuery = fc.oneof(
   { arbitrary: fc.constant(''), weight: 5 },
-  { arbitrary: fc.dictionary(text(10), text(30), { maxKeys: 3 }).map((q) => `?${Object.entries(q).map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')}`), weight: 1 },
+  {
+    arbitrary: fc.dictionary(text(10), text(30), { maxKeys: 3 }).map(
+      (q) =>
+        `?${Object.entries(q)
+          .map(([k, v]) => `${pct(k)}=${pct(v)}`)
+          .join('&')}`,
+    ),
+    weight: 1,
+  },
   { arbitrary: fc.constantFrom('?%ZZ', '?a=%FF%FE', '?&&&=', `?x=${'y'.repeat(5000)}`, '?__proto__[x]=1'), weight: 1 },
 );
 /** Headers a browser, a crawler or an attacker might send to a public page. */
 const publicHeaders = fc.record(
   {
-    accept: fc.oneof(fc.constantFrom('text/html', 'application/json', '*/*', 'application/json;q=0, text/html', 'image/png', '', 'application/*'), headerValue),
-    cookie: fc.oneof(fc.constantFrom(`${ACCESS_COOKIE}=x`, `${ACCESS_COOKIE}=${'a'.repeat(300)}.${'b'.repeat(43)}`, `${ACCESS_COOKIE}=%FF; ${ACCESS_COOKIE}=`, 'a=b; c'), headerValue),
+    accept: fc.oneof(
+      fc.constantFrom(
+        'text/html',
+        'application/json',
+        '*/*',
+        'application/json;q=0, text/html',
+        'image/png',
+        '',
+        'application/*',
+      ),
+      headerValue,
+    ),
+    cookie: fc.oneof(
+      fc.constantFrom(
+        `${ACCESS_COOKIE}=x`,
+        `${ACCESS_COOKIE}=${'a'.repeat(300)}.${'b'.repeat(43)}`,
+        `${ACCESS_COOKIE}=%FF; ${ACCESS_COOKIE}=`,
+        'a=b; c',
+      ),
+      headerValue,
+    ),
     'if-none-match': fc.oneof(fc.constantFrom('*', '"x"', 'W/"y"', ''), headerValue),
     'x-forwarded-for': fc.oneof(fc.constantFrom('10.0.0.1', '1.1.1.1, 2.2.2.2', 'garbage'), headerValue),
     authorization: fc.oneof(fc.constantFrom('Bearer sv_xxxxxxxxxxxxxxxxxxxxxxxx', 'Basic Og=='), headerValue),
@@ -801,33 +1213,85 @@ const publicBody = fc.oneof(
   { arbitrary: fc.constant(null), weight: 6 },
   {
     arbitrary: fc.record({
-      type: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', ''),
-      bytes: fc.oneof(text(200).map((t) => Buffer.from(t, 'utf8')), fc.constantFrom(...INVALID_UTF8), fc.constant(Buffer.alloc(300_000, 'x'))),
+      type: fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/octet-stream',
+        '',
+      ),
+      bytes: fc.oneof(
+        text(200).map((t) => Buffer.from(t, 'utf8')),
+        fc.constantFrom(...INVALID_UTF8),
+        fc.constant(Buffer.alloc(300_000, 'x')),
+      ),
     }),
     weight: 1,
   },
 );
 
-function publicRequest(route: string, path: fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }>, method: string): fc.Arbitrary<Req> {
-  return fc.record({ method: publicMethod(method), target: path, query: publicQuery, headers: publicHeaders, body: publicBody }).map((r) => {
-    const headers: Record<string, string> = { ...r.headers };
-    if (r.body) headers['content-type'] = r.body.type;
-    return { method: r.method, path: `${r.target.path}${r.query}`, headers, body: r.body?.bytes, op: route, aim: { route, ...r.target.aim } };
-  });
+function publicRequest(
+  route: string,
+  path: fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }>,
+  method: string,
+): fc.Arbitrary<Req> {
+  return fc
+    .record({
+      method: publicMethod(method),
+      target: path,
+      query: publicQuery,
+      headers: publicHeaders,
+      body: publicBody,
+    })
+    .map((r) => {
+      const headers: Record<string, string> = { ...r.headers };
+      if (r.body) headers['content-type'] = r.body.type;
+      return {
+        method: r.method,
+        path: `${r.target.path}${r.query}`,
+        headers,
+        body: r.body?.bytes,
+        op: route,
+        aim: { route, ...r.target.aim },
+      };
+    });
 }
 
 /** A heartbeat secret segment: mostly unknown (well-formed or not), sometimes a real one, sometimes one just off it. */
 function secretSegment(fail: boolean): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
   const aimFor = (segment: string) => {
     const value = decoded(segment);
-    return { path: `/ping/${segment}${fail ? '/fail' : ''}`, aim: { secret: { value, known: value !== null && pub.secrets.includes(value), fail } } };
+    return {
+      path: `/ping/${segment}${fail ? '/fail' : ''}`,
+      aim: { secret: { value, known: value !== null && pub.secrets.includes(value), fail } },
+    };
   };
   return fc
     .oneof(
       { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{16,64}$/), weight: 6 },
       { arbitrary: fc.constantFrom(...pub.secrets), weight: 2 },
-      { arbitrary: fc.tuple(fc.constantFrom(...pub.secrets), fc.constantFrom('upper', 'longer', 'shorter', 'encoded')).map(([s, how]) => (how === 'upper' ? s.toUpperCase() : how === 'longer' ? `${s}A` : how === 'shorter' ? s.slice(1) : pct(s).replace(/^./, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))), weight: 1 },
-      { arbitrary: fc.oneof(text(80).map(pct), fc.constantFrom(...INVALID_UTF8).map(pct), fc.constantFrom('%00', '%ZZ', '..', '%2F', '%ED%A0%80', 'x'.repeat(5000), 'a'.repeat(65))), weight: 3 },
+      {
+        arbitrary: fc
+          .tuple(fc.constantFrom(...pub.secrets), fc.constantFrom('upper', 'longer', 'shorter', 'encoded'))
+          .map(([s, how]) =>
+            how === 'upper'
+              ? s.toUpperCase()
+              : how === 'longer'
+                ? `${s}A`
+                : how === 'shorter'
+                  ? s.slice(1)
+                  : pct(s).replace(/^./, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+          ),
+        weight: 1,
+      },
+      {
+        arbitrary: fc.oneof(
+          text(80).map(pct),
+          fc.constantFrom(...INVALID_UTF8).map(pct),
+          fc.constantFrom('%00', '%ZZ', '..', '%2F', '%ED%A0%80', 'x'.repeat(5000), 'a'.repeat(65)),
+        ),
+        weight: 3,
+      },
     )
     .map(aimFor);
 }
@@ -837,7 +1301,14 @@ function slugSegment(suffix: string): fc.Arbitrary<{ path: string; aim: Omit<Pub
     .oneof(
       { arbitrary: fc.constantFrom(...pub.publicSlugs, pub.protectedSlug, pub.privateSlug), weight: 6 },
       { arbitrary: fc.constantFrom(...pub.publicSlugs, pub.protectedSlug).map((s) => s.toUpperCase()), weight: 1 },
-      { arbitrary: fc.oneof(text(80).map(pct), fc.constantFrom(...INVALID_UTF8).map(pct), fc.constantFrom('%00', '%ZZ', '..', '%2F', 'api', 'x'.repeat(5000), '-a-')), weight: 3 },
+      {
+        arbitrary: fc.oneof(
+          text(80).map(pct),
+          fc.constantFrom(...INVALID_UTF8).map(pct),
+          fc.constantFrom('%00', '%ZZ', '..', '%2F', 'api', 'x'.repeat(5000), '-a-'),
+        ),
+        weight: 3,
+      },
     )
     .map((segment) => ({ path: `/status/${segment}${suffix}`, aim: { page: pageKind(segment) } }));
 }
@@ -847,27 +1318,82 @@ function loginRequest(route: string): fc.Arbitrary<Req> {
   const form = fc.oneof(
     { arbitrary: text(60).map((pw) => ({ body: Buffer.from(`password=${pct(pw)}`), right: false })), weight: 5 },
     { arbitrary: fc.constant({ body: Buffer.from(`password=${pct(pub.password)}`), right: true }), weight: 1 },
-    { arbitrary: fc.integer({ min: 4_000, max: 300_000 }).map((n) => ({ body: Buffer.from(`password=${'x'.repeat(n)}`), right: false })), weight: 1 },
     {
       arbitrary: fc
-        .constantFrom('password=%ZZ', 'password=%', '%%%', '&&&&', '=', 'password', 'password=a&password=b', 'password[]=x', 'a=1&'.repeat(20), 'password=%ED%A0%80', '{"password":"x"}', '')
+        .integer({ min: 4_000, max: 300_000 })
+        .map((n) => ({ body: Buffer.from(`password=${'x'.repeat(n)}`), right: false })),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .constantFrom(
+          'password=%ZZ',
+          'password=%',
+          '%%%',
+          '&&&&',
+          '=',
+          'password',
+          'password=a&password=b',
+          'password[]=x',
+          'a=1&'.repeat(20),
+          'password=%ED%A0%80',
+          '{"password":"x"}',
+          '',
+        )
         .map((b) => ({ body: Buffer.from(b), right: false })),
       weight: 2,
     },
-    { arbitrary: fc.constantFrom(...INVALID_UTF8).map((bad) => ({ body: Buffer.concat([Buffer.from('password='), bad]), right: false })), weight: 1 },
+    {
+      arbitrary: fc
+        .constantFrom(...INVALID_UTF8)
+        .map((bad) => ({ body: Buffer.concat([Buffer.from('password='), bad]), right: false })),
+      weight: 1,
+    },
   );
   const type = fc.oneof(
     { arbitrary: fc.constant('application/x-www-form-urlencoded'), weight: 8 },
-    { arbitrary: fc.constantFrom('', 'application/json', 'multipart/form-data; boundary=x', 'text/plain', 'application/x-www-form-urlencoded; charset=utf-16', 'application/x-www-form-urlencoded; charset=latin1', 'application/x-www-form-urlencoded; charset=utf-8'), weight: 2 },
+    {
+      arbitrary: fc.constantFrom(
+        '',
+        'application/json',
+        'multipart/form-data; boundary=x',
+        'text/plain',
+        'application/x-www-form-urlencoded; charset=utf-16',
+        'application/x-www-form-urlencoded; charset=latin1',
+        'application/x-www-form-urlencoded; charset=utf-8',
+      ),
+      weight: 2,
+    },
   );
-  const encoding = fc.oneof({ arbitrary: fc.constant(null), weight: 10 }, { arbitrary: fc.constantFrom('gzip', 'identity', 'zz'), weight: 1 });
+  const encoding = fc.oneof(
+    { arbitrary: fc.constant(null), weight: 10 },
+    { arbitrary: fc.constantFrom('gzip', 'identity', 'zz'), weight: 1 },
+  );
   return fc
-    .record({ method: publicMethod('POST'), target: slugSegment('/login'), query: publicQuery, headers: publicHeaders, form, type, encoding })
+    .record({
+      method: publicMethod('POST'),
+      target: slugSegment('/login'),
+      query: publicQuery,
+      headers: publicHeaders,
+      form,
+      type,
+      encoding,
+    })
     .map((r) => {
       const headers: Record<string, string> = { ...r.headers, 'content-type': r.type };
       if (r.encoding) headers['content-encoding'] = r.encoding;
-      const readable = r.type.startsWith('application/x-www-form-urlencoded') && !r.type.includes('utf-16') && (r.encoding === null || r.encoding === 'identity');
-      return { method: r.method, path: `${r.target.path}${r.query}`, headers, body: r.form.body, op: route, aim: { route, ...r.target.aim, rightPassword: r.form.right && readable } };
+      const readable =
+        r.type.startsWith('application/x-www-form-urlencoded') &&
+        !r.type.includes('utf-16') &&
+        (r.encoding === null || r.encoding === 'identity');
+      return {
+        method: r.method,
+        path: `${r.target.path}${r.query}`,
+        headers,
+        body: r.form.body,
+        op: route,
+        aim: { route, ...r.target.aim, rightPassword: r.form.right && readable },
+      };
     });
 }
 
@@ -881,8 +1407,20 @@ const PUBLIC_GENERATORS: Record<string, (route: string) => fc.Arbitrary<Req>> = 
   'POST /ping/{secret}/fail': (route) => publicRequest(route, secretSegment(true), 'POST'),
   'GET /status/{slug}': (route) => publicRequest(route, slugSegment(''), 'GET'),
   'POST /status/{slug}/login': loginRequest,
-  'GET /api/v1/openapi.json': (route) => publicRequest(route, fc.constantFrom('/api/v1/openapi.json', '/api/v1/openapi.json/', '/API/V1/OPENAPI.JSON').map((path) => ({ path, aim: {} })), 'GET'),
-  'GET /docs': (route) => publicRequest(route, fc.constantFrom('/docs', '/docs/', '/DOCS').map((path) => ({ path, aim: {} })), 'GET'),
+  'GET /api/v1/openapi.json': (route) =>
+    publicRequest(
+      route,
+      fc
+        .constantFrom('/api/v1/openapi.json', '/api/v1/openapi.json/', '/API/V1/OPENAPI.JSON')
+        .map((path) => ({ path, aim: {} })),
+      'GET',
+    ),
+  'GET /docs': (route) =>
+    publicRequest(
+      route,
+      fc.constantFrom('/docs', '/docs/', '/DOCS').map((path) => ({ path, aim: {} })),
+      'GET',
+    ),
   'GET /healthz': (route) => publicRequest(route, fc.constant({ path: '/healthz', aim: {} }), 'GET'),
   'GET /readyz': (route) => publicRequest(route, fc.constant({ path: '/readyz', aim: {} }), 'GET'),
 };
@@ -898,23 +1436,34 @@ function judgePublic(req: Req, res: Res): string | null {
   const aim = req.aim!;
   const method = req.method;
   // A conditional GET or HEAD (`If-None-Match: *` matches any representation) may be answered 304 for 200.
-  const ok = res.status === 200 || (res.status === 304 && (method === 'GET' || method === 'HEAD') && headerOf(req, 'if-none-match') !== undefined);
+  const ok =
+    res.status === 200 ||
+    (res.status === 304 && (method === 'GET' || method === 'HEAD') && headerOf(req, 'if-none-match') !== undefined);
   if (aim.secret) {
     // 200 means "recorded": exactly for a known secret, with a method the receiver takes.
     const pingable = PINGABLE.includes(method);
-    if (pingable && aim.secret.known !== ok) return `ping ${aim.secret.known ? 'of a known secret' : 'of an unknown secret'} answered ${res.status}`;
+    if (pingable && aim.secret.known !== ok)
+      return `ping ${aim.secret.known ? 'of a known secret' : 'of an unknown secret'} answered ${res.status}`;
     if (pingable && ok) pinged.add(`${aim.secret.fail ? 'fail' : 'ok'}/${aim.secret.value}`);
     return null;
   }
-  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith(`${ACCESS_COOKIE}=`));
+  const cookie = ([] as string[])
+    .concat(res.headers['set-cookie'] ?? [])
+    .find((c) => c.startsWith(`${ACCESS_COOKIE}=`));
   if (cookie && !(aim.page === 'protected' && aim.rightPassword)) return 'an access cookie without the right password';
   if (aim.page === 'private' || aim.page === 'unknown' || aim.page === 'protected') {
     // Nothing of a page that is not public, or protected (no request here carries a valid cookie), is shown.
     if (res.status >= 200 && res.status < 300 && method !== 'OPTIONS') return `${res.status} for a ${aim.page} page`;
-    if (res.status === 303 && !(aim.page === 'protected' && aim.rightPassword)) return `303 for a ${aim.page} page without the right password`;
+    if (res.status === 303 && !(aim.page === 'protected' && aim.rightPassword))
+      return `303 for a ${aim.page} page without the right password`;
   }
-  if (aim.route === 'GET /status/{slug}' && aim.page === 'public' && (method === 'GET' || method === 'HEAD') && !ok) return `a public page answered ${res.status}`;
-  if (['GET /healthz', 'GET /readyz', 'GET /docs', 'GET /api/v1/openapi.json'].includes(aim.route) && (method === 'GET' || method === 'HEAD') && !ok) {
+  if (aim.route === 'GET /status/{slug}' && aim.page === 'public' && (method === 'GET' || method === 'HEAD') && !ok)
+    return `a public page answered ${res.status}`;
+  if (
+    ['GET /healthz', 'GET /readyz', 'GET /docs', 'GET /api/v1/openapi.json'].includes(aim.route) &&
+    (method === 'GET' || method === 'HEAD') &&
+    !ok
+  ) {
     return `${aim.route} answered ${res.status}`;
   }
   return null;
@@ -923,17 +1472,29 @@ function judgePublic(req: Req, res: Res): string | null {
 /** Every row the public routes could touch, in both workspaces. */
 async function publicState() {
   const workspaceId = { in: [ws.ws.id, other.ws.id] };
-  const [monitors, components, pages, sections, maintenance, incidents, idempotency, tokens, results] = await Promise.all([
-    h.prisma.monitor.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
-    h.prisma.component.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
-    h.prisma.statusPage.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
-    h.prisma.statusPageSection.findMany({ where: { statusPage: { workspaceId } }, orderBy: { id: 'asc' }, include: { components: true } }),
-    h.prisma.maintenanceWindow.findMany({ where: { workspaceId }, orderBy: { id: 'asc' }, include: { components: true } }),
-    h.prisma.incident.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
-    h.prisma.idempotencyRecord.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
-    h.prisma.apiToken.findMany({ where: { OR: [{ workspaceId }, { primaryWorkspaceId: workspaceId }] }, orderBy: { id: 'asc' } }),
-    h.prisma.checkResult.count({ where: { monitor: { workspaceId } } }),
-  ]);
+  const [monitors, components, pages, sections, maintenance, incidents, idempotency, tokens, results] =
+    await Promise.all([
+      h.prisma.monitor.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
+      h.prisma.component.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
+      h.prisma.statusPage.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
+      h.prisma.statusPageSection.findMany({
+        where: { statusPage: { workspaceId } },
+        orderBy: { id: 'asc' },
+        include: { components: true },
+      }),
+      h.prisma.maintenanceWindow.findMany({
+        where: { workspaceId },
+        orderBy: { id: 'asc' },
+        include: { components: true },
+      }),
+      h.prisma.incident.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
+      h.prisma.idempotencyRecord.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } }),
+      h.prisma.apiToken.findMany({
+        where: { OR: [{ workspaceId }, { primaryWorkspaceId: workspaceId }] },
+        orderBy: { id: 'asc' },
+      }),
+      h.prisma.checkResult.count({ where: { monitor: { workspaceId } } }),
+    ]);
   return { monitors, components, pages, sections, maintenance, incidents, idempotency, tokens, results };
 }
 
@@ -941,16 +1502,27 @@ describe('bad input to the public routes (no token)', () => {
   it('has a generator for every public route the app mounts', () => {
     const routes = publicRoutes();
     // Not vacuous: the heartbeat receiver, the status pages and the documents are found by walking the app.
-    expect(routes).toEqual(expect.arrayContaining(['POST /ping/{secret}/fail', 'POST /status/{slug}/login', 'GET /api/v1/openapi.json', 'GET /readyz']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'POST /ping/{secret}/fail',
+        'POST /status/{slug}/login',
+        'GET /api/v1/openapi.json',
+        'GET /readyz',
+      ]),
+    );
     expect(routes.filter((r) => !PUBLIC_GENERATORS[r])).toEqual([]);
   });
 
   it(`answers ${PUBLIC_RUNS} random requests below 500 and in time, and changes nothing but the pings it accepted`, async () => {
     const routes = publicRoutes().filter((r) => PUBLIC_GENERATORS[r]);
-    const reqs = fc.sample(fc.oneof(...routes.map((r) => PUBLIC_GENERATORS[r]!(r))), { numRuns: PUBLIC_RUNS, seed: SEED });
+    const reqs = fc.sample(fc.oneof(...routes.map((r) => PUBLIC_GENERATORS[r]!(r))), {
+      numRuns: PUBLIC_RUNS,
+      seed: SEED,
+    });
     // Every route and every kind of target is really exercised (the weights make each near certain; the seed is fixed).
     expect(new Set(reqs.map((r) => r.op))).toEqual(new Set(routes));
-    for (const kind of ['public', 'protected', 'private', 'unknown']) expect([kind, reqs.some((r) => r.aim?.page === kind)]).toEqual([kind, true]);
+    for (const kind of ['public', 'protected', 'private', 'unknown'])
+      expect([kind, reqs.some((r) => r.aim?.page === kind)]).toEqual([kind, true]);
     expect(reqs.some((r) => r.aim?.secret?.known)).toBe(true);
     expect(reqs.some((r) => r.aim?.rightPassword)).toBe(true);
 
@@ -963,7 +1535,10 @@ describe('bad input to the public routes (no token)', () => {
     // Only the pings that were answered 200 changed anything: their monitors' lastPingAt / lastPingFailAt.
     const after = await publicState();
     const pingFields = ['lastPingAt', 'lastPingFailAt', 'updatedAt'] as const;
-    const mask = (state: typeof before) => ({ ...state, monitors: state.monitors.map((m) => ({ ...m, lastPingAt: null, lastPingFailAt: null, updatedAt: null })) });
+    const mask = (state: typeof before) => ({
+      ...state,
+      monitors: state.monitors.map((m) => ({ ...m, lastPingAt: null, lastPingFailAt: null, updatedAt: null })),
+    });
     expect(mask(after)).toEqual(mask(before));
     for (const m of after.monitors) {
       const old = before.monitors.find((x) => x.id === m.id)!;

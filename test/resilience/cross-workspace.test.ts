@@ -33,7 +33,10 @@ beforeAll(async () => {
     { label: 'org owner', headers: bearer(B.tokens.owner) },
     { label: 'org admin', headers: bearer(B.tokens.admin) },
     { label: 'org viewer', headers: bearer(B.tokens.viewer) },
-    { label: 'org owner naming its workspace', headers: { ...bearer(B.tokens.owner), 'X-Statusvane-Workspace': B.ws.slug } },
+    {
+      label: 'org owner naming its workspace',
+      headers: { ...bearer(B.tokens.owner), 'X-Statusvane-Workspace': B.ws.slug },
+    },
     { label: 'personal', headers: { ...bearer(personal), 'X-Statusvane-Workspace': B.ws.slug } },
     { label: 'oauth', headers: bearer(oauth) },
   ];
@@ -58,11 +61,21 @@ const createIn = async (path: string, body: object) => {
 
 const resources = {
   async monitor(): Promise<Resource> {
-    const id = await createIn('/monitors', { name: 'A private', target: 'https://93.184.215.14/a', method: 'POST', headers: { 'X-Key': 'a-secret' }, body: 'a' });
+    const id = await createIn('/monitors', {
+      name: 'A private',
+      target: 'https://93.184.215.14/a',
+      method: 'POST',
+      headers: { 'X-Key': 'a-secret' },
+      body: 'a',
+    });
     return { id, state: () => h.prisma.monitor.findUnique({ where: { id } }) };
   },
   async maintenance(): Promise<Resource> {
-    const id = await createIn('/maintenance', { title: 'A window', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T02:00:00Z' });
+    const id = await createIn('/maintenance', {
+      title: 'A window',
+      startsAt: '2031-01-01T00:00:00Z',
+      endsAt: '2031-01-01T02:00:00Z',
+    });
     return { id, state: () => h.prisma.maintenanceWindow.findUnique({ where: { id }, include: { components: true } }) };
   },
   async statusPage(): Promise<Resource> {
@@ -72,7 +85,15 @@ const resources = {
   async incident(): Promise<Resource> {
     const monitor = await resources.monitor();
     const row = await h.prisma.incident.create({
-      data: { workspaceId: A.ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'A private is down', status: 'open', impact: 'major', source: 'monitor' },
+      data: {
+        workspaceId: A.ws.id,
+        monitorId: monitor.id,
+        openMonitorId: monitor.id,
+        title: 'A private is down',
+        status: 'open',
+        impact: 'major',
+        source: 'monitor',
+      },
     });
     return { id: row.id, state: () => h.prisma.incident.findUnique({ where: { id: row.id } }) };
   },
@@ -94,21 +115,39 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
   'GET /maintenance/{id}': { make: resources.maintenance, variants: [{ label: 'plain' }] },
   'PATCH /maintenance/{id}': {
     make: resources.maintenance,
-    variants: [{ label: 'valid', body: { title: 'hijacked' } }, { label: 'cancel', body: { status: 'cancel' } }, { label: 'invalid', body: { title: 42 }, invalid: true }],
+    variants: [
+      { label: 'valid', body: { title: 'hijacked' } },
+      { label: 'cancel', body: { status: 'cancel' } },
+      { label: 'invalid', body: { title: 42 }, invalid: true },
+    ],
   },
   'GET /monitors/{id}': { make: resources.monitor, variants: [{ label: 'plain' }] },
   'PATCH /monitors/{id}': {
     make: resources.monitor,
-    variants: [{ label: 'valid', body: { name: 'hijacked', enabled: false } }, { label: 'invalid', body: { intervalSeconds: 1 }, invalid: true }, { label: 'type change', body: { type: 'tcp' }, invalid: true }],
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', enabled: false } },
+      { label: 'invalid', body: { intervalSeconds: 1 }, invalid: true },
+      { label: 'type change', body: { type: 'tcp' }, invalid: true },
+    ],
   },
   'GET /monitors/{id}/response-times': {
     make: resources.monitor,
-    variants: [{ label: 'default' }, { label: 'week', query: '?period=week' }, { label: 'bad period', query: '?period=century', invalid: true }],
+    variants: [
+      { label: 'default' },
+      { label: 'week', query: '?period=week' },
+      { label: 'bad period', query: '?period=century', invalid: true },
+    ],
   },
   'GET /status-pages/{id}/layout': { make: resources.statusPage, variants: [{ label: 'plain' }] },
   'GET /incidents/{id}/escalation': { make: resources.incident, variants: [{ label: 'plain' }] },
-  'POST /incidents/{id}/acknowledge': { make: resources.incident, variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }] },
-  'POST /incidents/{id}/resolve': { make: resources.incident, variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }] },
+  'POST /incidents/{id}/acknowledge': {
+    make: resources.incident,
+    variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }],
+  },
+  'POST /incidents/{id}/resolve': {
+    make: resources.incident,
+    variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }],
+  },
   'DELETE /incidents/{id}': { make: resources.incident, variants: [{ label: 'plain' }] },
 };
 
@@ -116,20 +155,42 @@ function idOperations(): Array<{ key: string; method: string; path: string }> {
   const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
   return Object.entries(doc.paths)
     .filter(([path]) => path.includes('{id}'))
-    .flatMap(([path, item]) => Object.keys(item).map((m) => ({ key: `${m.toUpperCase()} ${path}`, method: m.toUpperCase(), path })));
+    .flatMap(([path, item]) =>
+      Object.keys(item).map((m) => ({ key: `${m.toUpperCase()} ${path}`, method: m.toUpperCase(), path })),
+    );
 }
 
-const VOLATILE = new Set(['x-request-id', 'date', 'etag', 'ratelimit-remaining', 'ratelimit-reset', 'content-length', 'connection', 'keep-alive']);
+const VOLATILE = new Set([
+  'x-request-id',
+  'date',
+  'etag',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'content-length',
+  'connection',
+  'keep-alive',
+]);
 
 /** What a caller can observe of an answer, with the id it asked for masked. */
 function observable(res: request.Response, id: string) {
   const mask = (s: string) => s.split(id).join('<id>');
-  const headers = Object.fromEntries(Object.entries(res.headers).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, mask(String(v))]));
-  return { status: res.status, body: JSON.parse(mask(JSON.stringify(res.body ?? null))), text: mask(res.text ?? ''), headers };
+  const headers = Object.fromEntries(
+    Object.entries(res.headers)
+      .filter(([k]) => !VOLATILE.has(k))
+      .map(([k, v]) => [k, mask(String(v))]),
+  );
+  return {
+    status: res.status,
+    body: JSON.parse(mask(JSON.stringify(res.body ?? null))),
+    text: mask(res.text ?? ''),
+    headers,
+  };
 }
 
 function call(method: string, path: string, headers: Record<string, string>, v: Variant) {
-  let req = request(h.app)[method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](`/api/v1${path}${v.query ?? ''}`).set(headers);
+  let req = request(h.app)
+    [method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](`/api/v1${path}${v.query ?? ''}`)
+    .set(headers);
   if (v.body) req = req.send(v.body);
   return req;
 }
@@ -157,7 +218,10 @@ describe('a token of another workspace', () => {
           const label = `${op.key} (${variant.label}) as ${caller.label}`;
           expect([label, observable(foreign, resource.id)]).toEqual([label, observable(missing, random)]);
           // A viewer may not write (403); a body that fails validation may be refused first (400); otherwise 404.
-          const expected = [caller.label === 'org viewer' && op.method !== 'GET' ? 403 : 404, ...(variant.invalid ? [400] : [])];
+          const expected = [
+            caller.label === 'org viewer' && op.method !== 'GET' ? 403 : 404,
+            ...(variant.invalid ? [400] : []),
+          ];
           expect([label, expected.includes(foreign.status)]).toEqual([label, true]);
           if (foreign.status === 404) expect([label, foreign.body.error.code]).toEqual([label, 'not_found']);
         }
@@ -166,7 +230,8 @@ describe('a token of another workspace', () => {
         // Control: the record is real and reachable by its own workspace. A documented operation that is not
         // mounted would make the comparison above vacuous (both "No route for"): that is a failure, not a warning.
         const own = await call(op.method, op.path.replace('{id}', resource.id), bearer(A.tokens.owner), variant);
-        if (own.status === 404 && /^No route for/.test(own.body?.error?.message ?? '')) unmounted.push(`${op.key} (${variant.label})`);
+        if (own.status === 404 && /^No route for/.test(own.body?.error?.message ?? ''))
+          unmounted.push(`${op.key} (${variant.label})`);
         else expect([op.key, variant.label, own.status === 404]).toEqual([op.key, variant.label, false]);
       }
     }
@@ -185,7 +250,10 @@ describe('a token of another workspace', () => {
         [A.ws.id, randomUUID()],
       ] as const) {
         const toA = await request(h.app).get('/api/v1/monitors').set(bearer(token)).set('X-Statusvane-Workspace', real);
-        const toNothing = await request(h.app).get('/api/v1/monitors').set(bearer(token)).set('X-Statusvane-Workspace', fake);
+        const toNothing = await request(h.app)
+          .get('/api/v1/monitors')
+          .set(bearer(token))
+          .set('X-Statusvane-Workspace', fake);
         expect(toA.status).toBe(403);
         expect(observable(toA, real)).toEqual(observable(toNothing, fake));
       }
@@ -193,9 +261,16 @@ describe('a token of another workspace', () => {
   });
 
   it("never lists workspace A's records", async () => {
-    const aIds = [(await resources.monitor()).id, (await resources.incident()).id, (await resources.maintenance()).id, (await resources.statusPage()).id];
+    const aIds = [
+      (await resources.monitor()).id,
+      (await resources.incident()).id,
+      (await resources.maintenance()).id,
+      (await resources.statusPage()).id,
+    ];
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
-    const lists = Object.entries(doc.paths).filter(([path, item]) => !path.includes('{') && 'get' in item).map(([path]) => path);
+    const lists = Object.entries(doc.paths)
+      .filter(([path, item]) => !path.includes('{') && 'get' in item)
+      .map(([path]) => path);
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const path of lists) {
       for (const caller of callers) {

@@ -11,7 +11,16 @@ import { Queue } from 'bullmq';
 import { CHECK_JOB_NAME, checkQueueName, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
 import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
 import { makeHarness, uniq, type Harness } from '../support/harness.js';
-import { createScratchDatabase, deleteKeys, freePort, killAll, startApiProcess, startWorkerProcess, until, type ScratchDatabase } from './support/processes.js';
+import {
+  createScratchDatabase,
+  deleteKeys,
+  freePort,
+  killAll,
+  startApiProcess,
+  startWorkerProcess,
+  until,
+  type ScratchDatabase,
+} from './support/processes.js';
 import { startSlowTarget } from './support/slow-target.js';
 
 let db: ScratchDatabase;
@@ -25,7 +34,12 @@ beforeAll(async () => {
   prisma = createPrisma(db.url, { max: 3 });
   h = makeHarness({ DATABASE_URL: db.url, ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
   target = await startSlowTarget({ minMs: 1500, maxMs: 2500 });
-  env = { DATABASE_URL: db.url, REDIS_URL: h.config.redisUrl, QUEUE_PREFIX: h.queuePrefix, ALLOWED_TARGET_CIDRS: '127.0.0.1/32' };
+  env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: h.config.redisUrl,
+    QUEUE_PREFIX: h.queuePrefix,
+    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -52,7 +66,11 @@ describe('SIGTERM (a deploy)', () => {
         signal: AbortSignal.timeout(20_000),
       }).then(
         async (r) => ({ name, status: r.status, body: (await r.json()) as { error?: { code: string } } }),
-        (err: Error) => ({ name, status: 0, body: { error: { code: (err.cause as { code?: string } | undefined)?.code ?? err.message } } }),
+        (err: Error) => ({
+          name,
+          status: 0,
+          body: { error: { code: (err.cause as { code?: string } | undefined)?.code ?? err.message } },
+        }),
       ),
     );
     // The requests are on the wire (accepted or queued in the kernel) when the signal comes.
@@ -67,7 +85,9 @@ describe('SIGTERM (a deploy)', () => {
     const answered = results.filter((r) => r.status !== 0);
     const notTaken = results.filter((r) => r.status === 0);
     expect(answered.filter((r) => r.status !== 201)).toEqual([]);
-    expect(notTaken.filter((r) => !['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(r.body.error?.code ?? ''))).toEqual([]);
+    expect(
+      notTaken.filter((r) => !['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(r.body.error?.code ?? '')),
+    ).toEqual([]);
     expect(answered.length).toBeGreaterThan(0);
     const stored = await prisma.monitor.findMany({ where: { name: { in: names } }, select: { name: true } });
     expect(stored.map((m) => m.name).sort()).toEqual(answered.map((r) => r.name).sort());
@@ -78,7 +98,13 @@ describe('SIGTERM (a deploy)', () => {
     const monitors: string[] = [];
     for (let i = 0; i < 20; i++) {
       const component = await prisma.component.create({ data: { workspaceId: ws.id, name: `w ${i}` } });
-      monitors.push((await prisma.monitor.create({ data: { workspaceId: ws.id, componentId: component.id, name: `w ${i}`, target: target.url(`/ok/${i}`) } })).id);
+      monitors.push(
+        (
+          await prisma.monitor.create({
+            data: { workspaceId: ws.id, componentId: component.id, name: `w ${i}`, target: target.url(`/ok/${i}`) },
+          })
+        ).id,
+      );
     }
     // A queue of its own: nothing but these checks in it.
     const worker = await startWorkerProcess('worker', { ...env, QUEUE_PREFIX: `${h.queuePrefix}-w` });
@@ -87,16 +113,29 @@ describe('SIGTERM (a deploy)', () => {
     try {
       const slot = Date.now() - 60_000;
       const jobIds = monitors.map(() => `deploy-${randomUUID()}`);
-      await queue.addBulk(monitors.map((monitorId, i) => ({ name: CHECK_JOB_NAME, data: { monitorId, region: 'local' }, opts: { jobId: jobIds[i], timestamp: slot } })));
+      await queue.addBulk(
+        monitors.map((monitorId, i) => ({
+          name: CHECK_JOB_NAME,
+          data: { monitorId, region: 'local' },
+          opts: { jobId: jobIds[i], timestamp: slot },
+        })),
+      );
       // Every one of them is running (the target takes 1.5-2.5 s to answer) when the signal comes.
-      await until(async () => {
-        const active = new Set((await queue.getActive()).map((j) => j.id));
-        return jobIds.every((id) => active.has(id));
-      }, 15_000, 'all checks to be running', 20);
+      await until(
+        async () => {
+          const active = new Set((await queue.getActive()).map((j) => j.id));
+          return jobIds.every((id) => active.has(id));
+        },
+        15_000,
+        'all checks to be running',
+        20,
+      );
       worker.kill('SIGTERM');
       await worker.exited;
       expect(worker.exitCode()).toBe(0);
-      expect(await prisma.checkResult.count({ where: { monitorId: { in: monitors }, slot: new Date(slot) } })).toBe(monitors.length);
+      expect(await prisma.checkResult.count({ where: { monitorId: { in: monitors }, slot: new Date(slot) } })).toBe(
+        monitors.length,
+      );
       // None left running for the stalled-job check to find.
       expect(await queue.getActiveCount()).toBe(0);
     } finally {

@@ -46,7 +46,14 @@ async function setup() {
   const store = (...outcomes: Array<ProbeResult['outcome']>) => {
     const inputs = outcomes.map((o) => {
       slot += 60_000;
-      return { monitor, region: 'local', slot: new Date(slot), checkedAt: new Date(slot + 5), result: result(o), inMaintenance: false };
+      return {
+        monitor,
+        region: 'local',
+        slot: new Date(slot),
+        checkedAt: new Date(slot + 5),
+        result: result(o),
+        inMaintenance: false,
+      };
     });
     return storeCheckResults(h.prisma, inputs.reverse());
   };
@@ -67,11 +74,17 @@ describe('brokenInvariants', () => {
     expect(await check()).toEqual({});
 
     const current = open.find((i) => i.status === 'open')!;
-    expect((await request(h.app).post(`/api/v1/incidents/${current.id}/acknowledge`).set(bearer(w.tokens.owner))).status).toBe(200);
+    expect(
+      (await request(h.app).post(`/api/v1/incidents/${current.id}/acknowledge`).set(bearer(w.tokens.owner))).status,
+    ).toBe(200);
     expect(await check()).toEqual({});
     // An API resolve resets both counters: allowed, until the next result counts again.
-    expect((await request(h.app).post(`/api/v1/incidents/${current.id}/resolve`).set(bearer(w.tokens.owner))).status).toBe(200);
-    expect(await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id }, select: { consecutiveFailures: true } })).toEqual({ consecutiveFailures: 0 });
+    expect(
+      (await request(h.app).post(`/api/v1/incidents/${current.id}/resolve`).set(bearer(w.tokens.owner))).status,
+    ).toBe(200);
+    expect(
+      await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id }, select: { consecutiveFailures: true } }),
+    ).toEqual({ consecutiveFailures: 0 });
     expect(await check()).toEqual({});
     await store('down');
     expect(await check()).toEqual({});
@@ -80,8 +93,11 @@ describe('brokenInvariants', () => {
   it('reports rollups that do not count the stored results', async () => {
     const { monitor, store, check } = await setup();
     await store('down', 'up');
-    await h.prisma.$executeRaw`UPDATE check_rollups_daily SET "downCount" = "downCount" + 1 WHERE "monitorId" = ${monitor.id}::uuid`;
-    expect(await check()).toEqual({ rollupMismatches: [expect.objectContaining({ monitorId: monitor.id, down: 1, dailyDown: 2 })] });
+    await h.prisma
+      .$executeRaw`UPDATE check_rollups_daily SET "downCount" = "downCount" + 1 WHERE "monitorId" = ${monitor.id}::uuid`;
+    expect(await check()).toEqual({
+      rollupMismatches: [expect.objectContaining({ monitorId: monitor.id, down: 1, dailyDown: 2 })],
+    });
   });
 
   it('reports flap counters, status or lastCheckedAt that disagree with the results', async () => {
@@ -89,10 +105,22 @@ describe('brokenInvariants', () => {
     await store('up', 'up');
     // A result counted twice.
     await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutivePasses: 3 } });
-    expect(await check()).toEqual({ flapStateMismatches: [{ monitorId: monitor.id, problems: ['counters 0 failing / 3 passing after a run of 2 passing results'] }] });
+    expect(await check()).toEqual({
+      flapStateMismatches: [
+        { monitorId: monitor.id, problems: ['counters 0 failing / 3 passing after a run of 2 passing results'] },
+      ],
+    });
     // A result stored without its monitor update.
     await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutivePasses: 2 } });
-    await h.prisma.checkResult.create({ data: { monitorId: monitor.id, region: 'local', slot: new Date(Date.UTC(2032, 0, 1)), checkedAt: new Date(Date.UTC(2032, 0, 1)), outcome: 'down' } });
+    await h.prisma.checkResult.create({
+      data: {
+        monitorId: monitor.id,
+        region: 'local',
+        slot: new Date(Date.UTC(2032, 0, 1)),
+        checkedAt: new Date(Date.UTC(2032, 0, 1)),
+        outcome: 'down',
+      },
+    });
     const found = (await check()).flapStateMismatches as Array<{ problems: string[] }>;
     expect(found[0]!.problems).toEqual([
       'counters 0 failing / 2 passing after a run of 1 failing results',
@@ -106,7 +134,9 @@ describe('brokenInvariants', () => {
     const data = { workspaceId: w.ws.id, monitorId: monitor.id, title: 'x', source: 'monitor' as const };
     // openMonitorId follows the status (a CHECK constraint), so these are the disagreements a writer can still make.
     const resolved = await h.prisma.incident.create({ data: { ...data, status: 'resolved', resolvedAt: null } });
-    const acked = await h.prisma.incident.create({ data: { ...data, openMonitorId: monitor.id, status: 'acknowledged', acknowledgedAt: null } });
+    const acked = await h.prisma.incident.create({
+      data: { ...data, openMonitorId: monitor.id, status: 'acknowledged', acknowledgedAt: null },
+    });
     const found = await check();
     expect(new Set(found.incidentStateMismatches)).toEqual(
       new Set([
@@ -126,20 +156,41 @@ describe('brokenInvariants', () => {
     const one = await setup();
     const two = await setup();
     const window = await h.prisma.maintenanceWindow.create({
-      data: { workspaceId: one.w.ws.id, title: 'x', startsAt: new Date(), endsAt: new Date(Date.now() + 60_000), components: { create: [{ componentId: two.monitor.componentId }] } },
+      data: {
+        workspaceId: one.w.ws.id,
+        title: 'x',
+        startsAt: new Date(),
+        endsAt: new Date(Date.now() + 60_000),
+        components: { create: [{ componentId: two.monitor.componentId }] },
+      },
     });
-    const expected = { crossWorkspaceLinks: [{ link: 'maintenance -> component', id: window.id, workspaceId: one.w.ws.id, otherWorkspaceId: two.w.ws.id }] };
+    const expected = {
+      crossWorkspaceLinks: [
+        { link: 'maintenance -> component', id: window.id, workspaceId: one.w.ws.id, otherWorkspaceId: two.w.ws.id },
+      ],
+    };
     expect(await one.check()).toEqual(expected);
     expect(await two.check()).toEqual(expected);
   });
 
   it('reports a safe-retry claim left in flight past the takeover time, and a stored non-2xx answer', async () => {
     const { w, check } = await setup();
-    const base = { workspaceId: w.ws.id, principal: 'token:x', method: 'POST', path: '/api/v1/monitors', requestHash: '0'.repeat(64), expiresAt: new Date(Date.now() + 86_400_000) };
+    const base = {
+      workspaceId: w.ws.id,
+      principal: 'token:x',
+      method: 'POST',
+      path: '/api/v1/monitors',
+      requestHash: '0'.repeat(64),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    };
     await h.prisma.idempotencyRecord.create({ data: { ...base, key: 'fresh', createdAt: new Date() } });
     expect(await check()).toEqual({});
-    await h.prisma.idempotencyRecord.create({ data: { ...base, key: 'stale', createdAt: new Date(Date.now() - 61_000) } });
-    await h.prisma.idempotencyRecord.create({ data: { ...base, key: 'failed', responseStatus: 500, responseBody: {} } });
+    await h.prisma.idempotencyRecord.create({
+      data: { ...base, key: 'stale', createdAt: new Date(Date.now() - 61_000) },
+    });
+    await h.prisma.idempotencyRecord.create({
+      data: { ...base, key: 'failed', responseStatus: 500, responseBody: {} },
+    });
     expect(await check()).toEqual({
       idempotencyRecords: expect.arrayContaining([
         expect.objectContaining({ key: 'stale', problem: 'claim in flight past the takeover time' }),
@@ -150,12 +201,31 @@ describe('brokenInvariants', () => {
 
   it('reports a page marked sent without a time', async () => {
     const { w, monitor, check } = await setup();
-    const json = JSON.stringify({ name: 'p', steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.test' }] }] });
-    const policy = await createPolicy(h.prisma, { workspace: w.ws.id, json }, { guard: h.deps.guard, encryption: h.config.encryption.current });
-    const step = await h.prisma.escalationStep.findFirstOrThrow({ where: { policyId: policy.id }, include: { targets: true } });
-    const incident = await h.prisma.incident.create({ data: { workspaceId: w.ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'x' } });
+    const json = JSON.stringify({
+      name: 'p',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.test' }] }],
+    });
+    const policy = await createPolicy(
+      h.prisma,
+      { workspace: w.ws.id, json },
+      { guard: h.deps.guard, encryption: h.config.encryption.current },
+    );
+    const step = await h.prisma.escalationStep.findFirstOrThrow({
+      where: { policyId: policy.id },
+      include: { targets: true },
+    });
+    const incident = await h.prisma.incident.create({
+      data: { workspaceId: w.ws.id, monitorId: monitor.id, openMonitorId: monitor.id, title: 'x' },
+    });
     const delivery = await h.prisma.escalationDelivery.create({
-      data: { incidentId: incident.id, stepId: step.id, targetId: step.targets[0]!.id, channel: 'email', target: 'oncall@example.test', status: 'sent' },
+      data: {
+        incidentId: incident.id,
+        stepId: step.id,
+        targetId: step.targets[0]!.id,
+        channel: 'email',
+        target: 'oncall@example.test',
+        status: 'sent',
+      },
     });
     expect(await check()).toEqual({ deliveryStateMismatches: [{ id: delivery.id, status: 'sent' }] });
   });

@@ -14,7 +14,18 @@ import { CheckScheduler, createPrisma, createWorkerRedis, DB_TIMEOUTS, type Pris
 import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
 import { storedState } from './support/invariants.js';
-import { createScratchDatabase, deleteKeys, freePort, killAll, sleep, startApiProcess, startWorkerProcess, until, type Proc, type ScratchDatabase } from './support/processes.js';
+import {
+  createScratchDatabase,
+  deleteKeys,
+  freePort,
+  killAll,
+  sleep,
+  startApiProcess,
+  startWorkerProcess,
+  until,
+  type Proc,
+  type ScratchDatabase,
+} from './support/processes.js';
 import { startSlowTarget } from './support/slow-target.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
@@ -46,7 +57,12 @@ beforeAll(async () => {
   const ws = await createWorkspace(prisma, { slug: uniq('pg'), name: 'PostgreSQL outage' });
   token = (await createToken(prisma, { kind: 'org', workspace: ws.id, role: 'owner' })).token;
 
-  const env = { DATABASE_URL: proxied.toString(), REDIS_URL: process.env.REDIS_URL!, QUEUE_PREFIX: prefix, ALLOWED_TARGET_CIDRS: '127.0.0.1/32' };
+  const env = {
+    DATABASE_URL: proxied.toString(),
+    REDIS_URL: process.env.REDIS_URL!,
+    QUEUE_PREFIX: prefix,
+    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
+  };
   const apiPort = await freePort();
   metricsPort = await freePort();
   apiBase = `http://127.0.0.1:${apiPort}`;
@@ -123,7 +139,13 @@ async function apiRound(monitorId: string): Promise<Answer[]> {
     ['POST', '/api/v1/monitors', { name: 'during outage', target: target.url('/ok/x') }],
   ] as const) {
     const r = await call(method, path, body);
-    out.push({ what: `${method} ${path}`, status: r.status, ms: r.ms, code: (r.body as { error?: { code?: string } }).error?.code, retryAfter: r.headers.get('retry-after') });
+    out.push({
+      what: `${method} ${path}`,
+      status: r.status,
+      ms: r.ms,
+      code: (r.body as { error?: { code?: string } }).error?.code,
+      retryAfter: r.headers.get('retry-after'),
+    });
   }
   return out;
 }
@@ -142,7 +164,11 @@ describe('PostgreSQL unavailable for 20 s', () => {
       expect(res.status).toBe(201);
       monitors.push((res.body as { data: { id: string } }).data.id);
     }
-    await until(async () => (await prisma.checkResult.groupBy({ by: ['monitorId'] })).length === monitors.length, 30_000, 'the first checks');
+    await until(
+      async () => (await prisma.checkResult.groupBy({ by: ['monitorId'] })).length === monitors.length,
+      30_000,
+      'the first checks',
+    );
 
     // Checks queued through the product's own job options (CheckScheduler.runNow): their retries are under test.
     const queue = scheduler.queues.get('local')!;
@@ -184,7 +210,11 @@ describe('PostgreSQL unavailable for 20 s', () => {
     }
     // Readiness says which dependency is missing, within its own 2 s probe timeout.
     for (const p of probes) {
-      expect({ ...p, ms: p.ms < 3000 }).toEqual({ status: 503, body: { status: 'unavailable', checks: { postgres: 'unavailable', redis: 'ok' } }, ms: true });
+      expect({ ...p, ms: p.ms < 3000 }).toEqual({
+        status: 503,
+        body: { status: 'unavailable', checks: { postgres: 'unavailable', redis: 'ok' } },
+        ms: true,
+      });
     }
     expect(probes.length).toBeGreaterThanOrEqual(3);
     expect(during.length).toBeGreaterThanOrEqual(8);
@@ -194,17 +224,31 @@ describe('PostgreSQL unavailable for 20 s', () => {
     // --- the database comes back -----------------------------------------------------------------------------------
     proxy.restore();
     const restoredAt = Date.now();
-    await until(async () => (await call('GET', '/api/v1/monitors')).status === 200, 20_000, 'the API to answer 200 again');
+    await until(
+      async () => (await call('GET', '/api/v1/monitors')).status === 200,
+      20_000,
+      'the API to answer 200 again',
+    );
     const apiBackIn = Date.now() - restoredAt;
 
     const missing = async () => {
-      const rows = await prisma.checkResult.findMany({ where: { monitorId: { in: monitors } }, select: { monitorId: true, slot: true } });
+      const rows = await prisma.checkResult.findMany({
+        where: { monitorId: { in: monitors } },
+        select: { monitorId: true, slot: true },
+      });
       const have = new Set(rows.map((r) => `${r.monitorId}@${r.slot.getTime()}`));
       return enqueued.filter((e) => !have.has(`${e.monitorId}@${e.slot}`));
     };
     // Done when everything is stored, or as soon as a job has run out of attempts (its slot will never be stored).
-    await until(async () => (await missing()).length === 0 || (await queue.getFailedCount()) > 0, 90_000, 'every check queued during the outage to be stored');
-    expect({ failedJobs: await queue.getFailedCount(), missing: await missing() }).toEqual({ failedJobs: 0, missing: [] });
+    await until(
+      async () => (await missing()).length === 0 || (await queue.getFailedCount()) > 0,
+      90_000,
+      'every check queued during the outage to be stored',
+    );
+    expect({ failedJobs: await queue.getFailedCount(), missing: await missing() }).toEqual({
+      failedJobs: 0,
+      missing: [],
+    });
 
     // They were stored by retries, after backing off: not by luck before the cut.
     const attempts = await Promise.all(enqueued.map(async (e) => (await queue.getJob(e.jobId))?.attemptsMade ?? 0));
@@ -214,7 +258,11 @@ describe('PostgreSQL unavailable for 20 s', () => {
 
     // Nothing written by the refused creates, every invariant intact, nothing crashed.
     expect(await prisma.monitor.count({ where: { name: 'during outage' } })).toBe(0);
-    expect(await storedState(prisma)).toEqual({ duplicateResults: 0, rollupMismatches: [], monitorsWithSeveralOpenIncidents: [] });
+    expect(await storedState(prisma)).toEqual({
+      duplicateResults: 0,
+      rollupMismatches: [],
+      monitorsWithSeveralOpenIncidents: [],
+    });
     expect(apiBackIn).toBeLessThan(20_000);
     expect(api.alive()).toBe(true);
     expect(worker.alive()).toBe(true);
@@ -234,20 +282,37 @@ describe('PostgreSQL unavailable for 20 s', () => {
     const stalledAt = Date.now();
     // In parallel, as clients would: some requests get a frozen pooled connection (only pg's query timeout ends
     // them), others a new one that is never answered (the connect timeout), and the writes a transaction.
-    const [rounds, probe] = await Promise.all([Promise.all(Array.from({ length: 3 }, () => apiRound(monitorId))), readiness()]);
+    const [rounds, probe] = await Promise.all([
+      Promise.all(Array.from({ length: 3 }, () => apiRound(monitorId))),
+      readiness(),
+    ]);
     const answers = rounds.flat();
     for (const a of answers) {
-      expect({ ...a, ms: a.ms < DB_TIMEOUTS.queryMs * 3 + 3000 }).toEqual({ ...a, status: 503, code: 'internal', retryAfter: '5', ms: true });
+      expect({ ...a, ms: a.ms < DB_TIMEOUTS.queryMs * 3 + 3000 }).toEqual({
+        ...a,
+        status: 503,
+        code: 'internal',
+        retryAfter: '5',
+        ms: true,
+      });
     }
     // Each request is bounded by the query timeout (three calls in a row per round).
     expect(Date.now() - stalledAt).toBeLessThan(DB_TIMEOUTS.queryMs * 3 + 5000);
     expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(DB_TIMEOUTS.queryMs + 3000);
-    expect({ ...probe, ms: probe.ms < 3000 }).toEqual({ status: 503, body: { status: 'unavailable', checks: { postgres: 'unavailable', redis: 'ok' } }, ms: true });
+    expect({ ...probe, ms: probe.ms < 3000 }).toEqual({
+      status: 503,
+      body: { status: 'unavailable', checks: { postgres: 'unavailable', redis: 'ok' } },
+      ms: true,
+    });
     expect(api.alive()).toBe(true);
     expect(worker.alive()).toBe(true);
 
     proxy.restore();
-    await until(async () => (await call('GET', '/api/v1/monitors')).status === 200, 20_000, 'the API to answer 200 after the stall');
+    await until(
+      async () => (await call('GET', '/api/v1/monitors')).status === 200,
+      20_000,
+      'the API to answer 200 after the stall',
+    );
     expect(await prisma.monitor.count({ where: { name: 'during outage' } })).toBe(0);
     expect(api.output()).not.toMatch(/unhandled error|uncaught/i);
     expect(api.alive()).toBe(true);

@@ -10,7 +10,17 @@ import { schedulerId } from '@statusvane/shared';
 import type { Redis } from 'ioredis';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, startTcpTarget, type Target, type TcpTarget } from '../support/targets.js';
-import { createScratchDatabase, killAll, sleep, startPrivateRedis, startWorkerProcess, until, type PrivateRedis, type Proc, type ScratchDatabase } from './support/processes.js';
+import {
+  createScratchDatabase,
+  killAll,
+  sleep,
+  startPrivateRedis,
+  startWorkerProcess,
+  until,
+  type PrivateRedis,
+  type Proc,
+  type ScratchDatabase,
+} from './support/processes.js';
 
 let db: ScratchDatabase;
 let redis: PrivateRedis;
@@ -70,17 +80,25 @@ describe('Redis restart and Redis data loss', () => {
   it('503 while away, recovery by itself, schedules kept by AOF and rebuilt by the reconciler after FLUSHALL', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await createMonitor({ name: `http ${i}`, target: http.url(`/ok/${i}`) }));
-    for (let i = 0; i < 4; i++) ids.push(await createMonitor({ type: 'tcp', name: `tcp ${i}`, target: `127.0.0.1:${tcp.port}` }));
-    for (let i = 0; i < 3; i++) ids.push(await createMonitor({ type: 'heartbeat', name: `hb ${i}`, intervalSeconds: 300 }));
+    for (let i = 0; i < 4; i++)
+      ids.push(await createMonitor({ type: 'tcp', name: `tcp ${i}`, target: `127.0.0.1:${tcp.port}` }));
+    for (let i = 0; i < 3; i++)
+      ids.push(await createMonitor({ type: 'heartbeat', name: `hb ${i}`, intervalSeconds: 300 }));
     // Paused monitors must come back paused: no scheduler.
     for (const id of ids.slice(0, 2)) {
-      expect((await api().patch(`/api/v1/monitors/${id}`).set(bearer(token)).send({ enabled: false })).status).toBe(200);
+      expect((await api().patch(`/api/v1/monitors/${id}`).set(bearer(token)).send({ enabled: false })).status).toBe(
+        200,
+      );
     }
     const before = await schedules();
     expect(before.have).toEqual(before.want);
     expect(before.want).toHaveLength(ids.length - 2);
     // The worker consumes: every http/tcp monitor's immediate first check is stored.
-    await until(async () => (await h.prisma.checkResult.groupBy({ by: ['monitorId'] })).length >= 8, 30_000, 'the first checks');
+    await until(
+      async () => (await h.prisma.checkResult.groupBy({ by: ['monitorId'] })).length >= 8,
+      30_000,
+      'the first checks',
+    );
 
     // --- Redis goes away (SIGKILL, after the AOF's once-a-second fsync has written everything above) ----------------
     await direct.set('resilience:marker', 'survives');
@@ -90,7 +108,13 @@ describe('Redis restart and Redis data loss', () => {
       let t = Date.now();
       expect503(await api().get('/api/v1/monitors').set(bearer(token)), t);
       t = Date.now();
-      expect503(await api().post('/api/v1/monitors').set(bearer(token)).send({ name: 'during outage', target: http.url('/x') }), t);
+      expect503(
+        await api()
+          .post('/api/v1/monitors')
+          .set(bearer(token))
+          .send({ name: 'during outage', target: http.url('/x') }),
+        t,
+      );
       t = Date.now();
       const ready = await api().get('/readyz');
       expect(Date.now() - t).toBeLessThan(5000);
@@ -101,26 +125,43 @@ describe('Redis restart and Redis data loss', () => {
     // Nothing half-written by the refused create.
     expect(await h.prisma.monitor.count({ where: { name: 'during outage' } })).toBe(0);
     // Heartbeat pings need only PostgreSQL: still recorded.
-    const heartbeat = await h.prisma.monitor.findFirstOrThrow({ where: { type: 'heartbeat', enabled: true }, select: { id: true, pingSecret: true } });
+    const heartbeat = await h.prisma.monitor.findFirstOrThrow({
+      where: { type: 'heartbeat', enabled: true },
+      select: { id: true, pingSecret: true },
+    });
     const pingedAt = Date.now();
     expect((await api().get(`/ping/${heartbeat.pingSecret}`)).status).toBe(200);
-    const pinged = await h.prisma.monitor.findUniqueOrThrow({ where: { id: heartbeat.id }, select: { lastPingAt: true } });
+    const pinged = await h.prisma.monitor.findUniqueOrThrow({
+      where: { id: heartbeat.id },
+      select: { lastPingAt: true },
+    });
     expect(pinged.lastPingAt!.getTime()).toBeGreaterThanOrEqual(pingedAt - 1000);
     expect(worker.alive()).toBe(true);
 
     // --- Redis comes back with its append-only file ----------------------------------------------------------------
     await redis.start();
     // Read at once, straight from Redis, before any reconciler round could have put anything back.
-    const [marker, kept] = await Promise.all([direct.get('resilience:marker'), direct.zrange(`${h.queuePrefix}:checks-local:repeat`, '0', '-1')]);
+    const [marker, kept] = await Promise.all([
+      direct.get('resilience:marker'),
+      direct.zrange(`${h.queuePrefix}:checks-local:repeat`, '0', '-1'),
+    ]);
     expect(marker).toBe('survives');
     expect(kept.sort()).toEqual(before.want);
     // The API recovers by itself, without a restart.
     const recoveredIn = Date.now();
-    await until(async () => (await api().get('/api/v1/monitors').set(bearer(token))).status === 200, 15_000, 'the API to answer 200 again');
+    await until(
+      async () => (await api().get('/api/v1/monitors').set(bearer(token))).status === 200,
+      15_000,
+      'the API to answer 200 again',
+    );
     expect(Date.now() - recoveredIn).toBeLessThan(15_000);
     // The worker consumes again: a new monitor's first check is stored.
     const fresh = await createMonitor({ name: 'after restart', target: http.url('/after-restart') });
-    await until(() => h.prisma.checkResult.findFirst({ where: { monitorId: fresh } }), 30_000, 'the first check after the restart');
+    await until(
+      () => h.prisma.checkResult.findFirst({ where: { monitorId: fresh } }),
+      30_000,
+      'the first check after the restart',
+    );
 
     // --- Redis loses everything ---------------------------------------------------------------------------------------
     await direct.flushall();
@@ -139,12 +180,19 @@ describe('Redis restart and Redis data loss', () => {
     expect(Date.now() - flushedAt).toBeLessThan(60_000);
     // Each scheduler has the monitor's own interval.
     const every = (await h.deps.scheduler.listSchedulers()).get('local')!;
-    for (const m of await h.prisma.monitor.findMany({ where: { enabled: true }, select: { id: true, intervalSeconds: true } })) {
+    for (const m of await h.prisma.monitor.findMany({
+      where: { enabled: true },
+      select: { id: true, intervalSeconds: true },
+    })) {
       expect(every.get(schedulerId(m.id, 'local'))).toBe(m.intervalSeconds * 1000);
     }
     // And the API and the worker still work on the emptied Redis.
     const afterFlush = await createMonitor({ name: 'after flush', target: http.url('/after-flush') });
-    await until(() => h.prisma.checkResult.findFirst({ where: { monitorId: afterFlush } }), 30_000, 'the first check after the flush');
+    await until(
+      () => h.prisma.checkResult.findFirst({ where: { monitorId: afterFlush } }),
+      30_000,
+      'the first check after the flush',
+    );
 
     expect(worker.alive()).toBe(true);
     expect(worker.output()).not.toMatch(/unhandled|uncaught/i);

@@ -15,7 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { ESCALATION_QUEUE, checkQueueName, createLogger, createSsrfGuard, createWorkerRedis, hashToken } from '@statusvane/shared';
+import {
+  ESCALATION_QUEUE,
+  checkQueueName,
+  createLogger,
+  createSsrfGuard,
+  createWorkerRedis,
+  hashToken,
+} from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
 import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
 import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
@@ -55,9 +62,24 @@ beforeAll(async () => {
   workerConnection = createWorkerRedis(h.config.redisUrl);
   workerConnection.on('error', () => undefined);
   // The escalation worker as apps/worker/src/main.ts wires it: an incident opened by a check starts its ladder.
-  deliverer = createDeliverer({ guard, encryptionKey: h.config.encryption.current.key, smtp: null, retry: { attempts: 2, backoffMs: 50 } });
-  const escalations: EscalationDeps = { prisma: h.prisma, scheduler: h.deps.escalations!, deliverer, logger: logger('worker'), keyring: h.config.encryption };
-  escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalations), { connection: workerConnection, prefix: h.queuePrefix, concurrency: 5 });
+  deliverer = createDeliverer({
+    guard,
+    encryptionKey: h.config.encryption.current.key,
+    smtp: null,
+    retry: { attempts: 2, backoffMs: 50 },
+  });
+  const escalations: EscalationDeps = {
+    prisma: h.prisma,
+    scheduler: h.deps.escalations!,
+    deliverer,
+    logger: logger('worker'),
+    keyring: h.config.encryption,
+  };
+  escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalations), {
+    connection: workerConnection,
+    prefix: h.queuePrefix,
+    concurrency: 5,
+  });
   worker = new Worker(
     checkQueueName('local'),
     checkProcessor({
@@ -84,7 +106,11 @@ afterAll(async () => {
 });
 
 /** Every request of the run goes through here, so every answer (status line, headers, body) is kept. */
-async function api(method: 'get' | 'post' | 'patch' | 'delete' | 'head', path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; form?: string } = {}) {
+async function api(
+  method: 'get' | 'post' | 'patch' | 'delete' | 'head',
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string>; form?: string } = {},
+) {
   let req = request(app)[method](path);
   if (opts.token) req = req.set('Authorization', `Bearer ${opts.token}`);
   for (const [k, v] of Object.entries(opts.headers ?? {})) req = req.set(k, v);
@@ -107,13 +133,19 @@ async function dumpRedis(prefix: string): Promise<string> {
       for (const key of keys) {
         const type = await c.type(key);
         const value =
-          type === 'string' ? await c.get(key)
-          : type === 'hash' ? JSON.stringify(await c.hgetall(key))
-          : type === 'list' ? JSON.stringify(await c.lrange(key, '0', '-1'))
-          : type === 'set' ? JSON.stringify(await c.smembers(key))
-          : type === 'zset' ? JSON.stringify(await c.zrange(key, '0', '-1'))
-          : type === 'stream' ? JSON.stringify(await c.xrange(key, '-', '+'))
-          : type;
+          type === 'string'
+            ? await c.get(key)
+            : type === 'hash'
+              ? JSON.stringify(await c.hgetall(key))
+              : type === 'list'
+                ? JSON.stringify(await c.lrange(key, '0', '-1'))
+                : type === 'set'
+                  ? JSON.stringify(await c.smembers(key))
+                  : type === 'zset'
+                    ? JSON.stringify(await c.zrange(key, '0', '-1'))
+                    : type === 'stream'
+                      ? JSON.stringify(await c.xrange(key, '-', '+'))
+                      : type;
         out.push(`${key} ${value}`);
       }
     } while (cursor !== '0');
@@ -151,34 +183,75 @@ describe('secrets stay secret', () => {
     // before the failing monitor opens its incident: the policy is pinned when the incident opens.
     const policyJson = JSON.stringify({
       name: 'on call',
-      steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: target.url(`/services/${s.slackPath}`) }, { channel: 'webhook', target: target.url(`/hooks/${s.webhookPath}?token=${s.webhookQuery}`) }] }],
+      steps: [
+        {
+          delayMinutes: 0,
+          targets: [
+            { channel: 'slack', target: target.url(`/services/${s.slackPath}`) },
+            { channel: 'webhook', target: target.url(`/hooks/${s.webhookPath}?token=${s.webhookQuery}`) },
+          ],
+        },
+      ],
     });
-    await createPolicy(h.prisma, { workspace: ws.id, json: policyJson, default: true }, { guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32' }), encryption: h.config.encryption.current });
+    await createPolicy(
+      h.prisma,
+      { workspace: ws.id, json: policyJson, default: true },
+      { guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32' }), encryption: h.config.encryption.current },
+    );
 
     // Monitors with secret headers and bodies, by each kind of token; one of them fails and opens an incident.
     const created = await api('post', '/api/v1/monitors', {
       token: tokens.owner,
-      body: { name: 'secret http', target: target.url('/echo'), method: 'POST', headers: { 'X-Api-Key': s.headerKey, Authorization: `Bearer ${s.headerAuth}` }, body: s.body },
+      body: {
+        name: 'secret http',
+        target: target.url('/echo'),
+        method: 'POST',
+        headers: { 'X-Api-Key': s.headerKey, Authorization: `Bearer ${s.headerAuth}` },
+        body: s.body,
+      },
     });
     expect(created.status).toBe(201);
     const failing = await api('post', '/api/v1/monitors', {
       token: personal,
-      body: { name: 'secret failing', target: target.url('/status/500'), headers: { 'X-Api-Key': s.headerKey }, openThreshold: 1 },
+      body: {
+        name: 'secret failing',
+        target: target.url('/status/500'),
+        headers: { 'X-Api-Key': s.headerKey },
+        openThreshold: 1,
+      },
     });
     expect(failing.status).toBe(201);
-    const viaOauth = await api('post', '/api/v1/monitors', { token: oauth, headers: { 'Idempotency-Key': randomUUID() }, body: { name: 'oauth', target: target.url('/ok'), headers: { 'X-Api-Key': s.headerKey } } });
+    const viaOauth = await api('post', '/api/v1/monitors', {
+      token: oauth,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: { name: 'oauth', target: target.url('/ok'), headers: { 'X-Api-Key': s.headerKey } },
+    });
     expect(viaOauth.status).toBe(201);
     const id = created.body.data.id as string;
     expect(created.body.data.headerNames.sort()).toEqual(['Authorization', 'X-Api-Key']);
     expect(created.body.data.hasBody).toBe(true);
 
     // Updates replace them.
-    expect((await api('patch', `/api/v1/monitors/${id}`, { token: tokens.admin, body: { headers: { 'X-Api-Key': s.headerKey2 }, body: s.body2 } })).status).toBe(200);
+    expect(
+      (
+        await api('patch', `/api/v1/monitors/${id}`, {
+          token: tokens.admin,
+          body: { headers: { 'X-Api-Key': s.headerKey2 }, body: s.body2 },
+        })
+      ).status,
+    ).toBe(200);
 
     // Requests that fail while carrying secrets: the errors must not echo them.
     for (const [body, status] of [
       [{ name: 'bad', target: target.url('/'), headers: { 'X-Ok': `${s.invalidHeaderValue}\r\nInjected: 1` } }, 400],
-      [{ name: 'bad', target: target.url('/'), headers: { 'Bad Name': s.invalidHeaderValue, Host: s.invalidHeaderValue } }, 400],
+      [
+        {
+          name: 'bad',
+          target: target.url('/'),
+          headers: { 'Bad Name': s.invalidHeaderValue, Host: s.invalidHeaderValue },
+        },
+        400,
+      ],
       [{ name: 'bad', target: target.url('/'), method: 'GET', body: s.invalidHeaderValue }, 400],
       [{ name: 'bad', target: `https://user:${s.urlPassword}@93.184.215.14/` }, 400],
       [{ name: 'bad', target: target.url('/'), headers: s.invalidHeaderValue }, 400],
@@ -186,7 +259,14 @@ describe('secrets stay secret', () => {
     ] as const) {
       expect((await api('post', '/api/v1/monitors', { token: tokens.owner, body })).status).toBe(status);
     }
-    expect((await api('patch', `/api/v1/monitors/${id}`, { token: tokens.viewer, body: { headers: { 'X-Api-Key': s.invalidHeaderValue } } })).status).toBe(403);
+    expect(
+      (
+        await api('patch', `/api/v1/monitors/${id}`, {
+          token: tokens.viewer,
+          body: { headers: { 'X-Api-Key': s.invalidHeaderValue } },
+        })
+      ).status,
+    ).toBe(403);
     expect((await api('get', `/api/v1/monitors?apikey=${s.queryValue}`, { token: tokens.owner })).status).toBe(400);
     await h.prisma.apiToken.update({ where: { tokenHash: hashToken(revoked) }, data: { revokedAt: new Date() } });
     for (const token of [revoked, `${tokens.owner}x`, tokens.owner.slice(0, -2), `svu_${tokens.owner.slice(3)}`]) {
@@ -194,12 +274,24 @@ describe('secrets stay secret', () => {
     }
 
     // A password-protected status page, and a visitor who logs in.
-    const page = await api('post', '/api/v1/status-pages', { token: tokens.owner, body: { vanityUrl: uniq('secret-page'), name: 'Secret page' } });
+    const page = await api('post', '/api/v1/status-pages', {
+      token: tokens.owner,
+      body: { vanityUrl: uniq('secret-page'), name: 'Secret page' },
+    });
     expect(page.status).toBe(201);
-    await setStatusPagePassword(h.prisma, { id: page.body.data.id, password: s.pagePassword }, { publicBaseUrl: h.config.publicBaseUrl });
+    await setStatusPagePassword(
+      h.prisma,
+      { id: page.body.data.id, password: s.pagePassword },
+      { publicBaseUrl: h.config.publicBaseUrl },
+    );
     const slug = page.body.data.slug as string;
-    expect((await api('post', `/status/${slug}/login`, { form: `password=${encodeURIComponent(s.pagePassword)}` })).status).toBeLessThan(400);
-    expect((await api('post', `/status/${slug}/login`, { form: `password=wrong-${encodeURIComponent(s.pagePassword)}` })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await api('post', `/status/${slug}/login`, { form: `password=${encodeURIComponent(s.pagePassword)}` })).status,
+    ).toBeLessThan(400);
+    expect(
+      (await api('post', `/status/${slug}/login`, { form: `password=wrong-${encodeURIComponent(s.pagePassword)}` }))
+        .status,
+    ).toBeGreaterThanOrEqual(400);
 
     // A heartbeat and its pings: the ping secret is the URL's credential, so it must not be logged.
     const hb = await api('post', '/api/v1/monitors', { token: tokens.owner, body: { type: 'heartbeat', name: 'hb' } });
@@ -209,25 +301,49 @@ describe('secrets stay secret', () => {
     await api('post', `${pingPath}/fail`);
 
     // The worker runs the checks (the first ones were queued on create) and decrypts the secrets to send them.
-    await until(async () => (await h.prisma.checkResult.count({ where: { monitor: { workspaceId: ws.id, type: { not: 'heartbeat' } } } })) >= 3, 30_000, 'the first checks');
+    await until(
+      async () =>
+        (await h.prisma.checkResult.count({
+          where: { monitor: { workspaceId: ws.id, type: { not: 'heartbeat' } } },
+        })) >= 3,
+      30_000,
+      'the first checks',
+    );
     await h.deps.scheduler.runNow({ id, type: 'http' });
     await until(
-      () => target.requests.find((r) => r.path === '/echo' && r.headers['x-api-key'] === s.headerKey2 && r.body === s.body2),
+      () =>
+        target.requests.find(
+          (r) => r.path === '/echo' && r.headers['x-api-key'] === s.headerKey2 && r.body === s.body2,
+        ),
       30_000,
       'a check with the updated secrets',
     );
-    const incident = await until(() => h.prisma.incident.findFirst({ where: { workspaceId: ws.id } }), 30_000, 'the incident');
+    const incident = await until(
+      () => h.prisma.incident.findFirst({ where: { workspaceId: ws.id } }),
+      30_000,
+      'the incident',
+    );
     // Its ladder pages the secret URLs through the escalation worker, which decrypts them to send.
     const deliveries = await until(
       async () => {
-        const rows = await h.prisma.escalationDelivery.findMany({ where: { incidentId: incident.id }, orderBy: { channel: 'asc' } });
+        const rows = await h.prisma.escalationDelivery.findMany({
+          where: { incidentId: incident.id },
+          orderBy: { channel: 'asc' },
+        });
         return rows.length === 2 && rows.every((d) => d.status !== 'pending') ? rows : null;
       },
       30_000,
       'the escalation deliveries',
     );
-    expect(deliveries.map((d) => [d.channel, d.status])).toEqual([['webhook', 'sent'], ['slack', 'sent']]);
-    expect(target.requests.filter((r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['x-statusvane-signature'])).toHaveLength(1);
+    expect(deliveries.map((d) => [d.channel, d.status])).toEqual([
+      ['webhook', 'sent'],
+      ['slack', 'sent'],
+    ]);
+    expect(
+      target.requests.filter(
+        (r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['x-statusvane-signature'],
+      ),
+    ).toHaveLength(1);
     expect(target.requests.filter((r) => r.path === `/services/${s.slackPath}`)).toHaveLength(1);
     const escalation = await api('get', `/api/v1/incidents/${incident.id}/escalation`, { token: tokens.viewer });
     expect(escalation.status).toBe(200);
@@ -245,7 +361,9 @@ describe('secrets stay secret', () => {
     // The secrets did their job: the target received them (it is their intended recipient).
     expect(target.requests.some((r) => r.headers.authorization === `Bearer ${s.headerAuth}`)).toBe(true);
 
-    const tokenSecrets = [tokens.owner, tokens.admin, tokens.member, tokens.viewer, personal, oauth, revoked].flatMap((t) => [t, t.replace(/^(sv_|svu_|mcp_at_)/, '')]);
+    const tokenSecrets = [tokens.owner, tokens.admin, tokens.member, tokens.viewer, personal, oauth, revoked].flatMap(
+      (t) => [t, t.replace(/^(sv_|svu_|mcp_at_)/, '')],
+    );
     // The deployment's own secrets: the encryption key (as configured, and as hex) and the database password.
     const deployment = {
       encryptionKey: [encryptionKey, Buffer.from(encryptionKey, 'base64').toString('hex')],

@@ -112,10 +112,15 @@ beforeAll(async () => {
   ws = await makeWorkspace(h.prisma);
 
   // The canary works: a plain connection from the test reaches it (and is then forgotten).
-  await new Promise<void>((resolve, reject) => net.connect(canary.port, CANARY_HOST).on('connect', function (this: net.Socket) {
-    this.destroy();
-    resolve();
-  }).on('error', reject));
+  await new Promise<void>((resolve, reject) =>
+    net
+      .connect(canary.port, CANARY_HOST)
+      .on('connect', function (this: net.Socket) {
+        this.destroy();
+        resolve();
+      })
+      .on('error', reject),
+  );
   await until(() => canary.connections() === 1, 2000, 'the canary to see the test connection');
 });
 
@@ -158,13 +163,19 @@ const post = (body: object) => request(app).post('/api/v1/monitors').set(bearer(
 
 /** A monitor row written straight to the database: what the worker does with a target the API never checked. */
 async function insertMonitor(type: 'http' | 'tcp', target: string): Promise<string> {
-  const component = await h.prisma.component.create({ data: { workspaceId: ws.ws.id, name: `raw ${target}`.slice(0, 120) } });
-  const m = await h.prisma.monitor.create({ data: { workspaceId: ws.ws.id, componentId: component.id, name: `raw ${type}`, type, target, timeoutMs: 3000 } });
+  const component = await h.prisma.component.create({
+    data: { workspaceId: ws.ws.id, name: `raw ${target}`.slice(0, 120) },
+  });
+  const m = await h.prisma.monitor.create({
+    data: { workspaceId: ws.ws.id, componentId: component.id, name: `raw ${type}`, type, target, timeoutMs: 3000 },
+  });
   return m.id;
 }
 
 /** Runs one check of each monitor through the real worker and returns the stored reasons. */
-async function checkAll(ids: Array<{ id: string; type: 'http' | 'tcp'; label: string }>): Promise<Array<{ label: string; outcome: string; reason: string | null }>> {
+async function checkAll(
+  ids: Array<{ id: string; type: 'http' | 'tcp'; label: string }>,
+): Promise<Array<{ label: string; outcome: string; reason: string | null }>> {
   for (const m of ids) await h.deps.scheduler.runNow({ id: m.id, type: m.type });
   const rows = await until(
     async () => {
@@ -183,7 +194,16 @@ async function checkAll(ids: Array<{ id: string; type: 'http' | 'tcp'; label: st
 const page = (): Page => ({
   deliveryId: randomUUID(),
   workspaceId: ws.ws.id,
-  incident: { id: randomUUID(), title: 'x is down', status: 'open', impact: 'major', source: 'monitor', startedAt: new Date().toISOString(), monitorId: null, metadata: {} },
+  incident: {
+    id: randomUUID(),
+    title: 'x is down',
+    status: 'open',
+    impact: 'major',
+    source: 'monitor',
+    startedAt: new Date().toISOString(),
+    monitorId: null,
+    metadata: {},
+  },
   policy: { id: randomUUID(), name: 'p', runbook: '' },
   step: { id: randomUUID(), position: 0, delayMinutes: 0, minImpact: 'none', cycle: 0 },
   firedAt: new Date().toISOString(),
@@ -194,7 +214,8 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
     const accepted: string[] = [];
     for (const host of URL_HOSTS) {
       const res = await post({ name: 'ssrf', target: urlFor(host) });
-      if (res.status !== 400 || !res.body.error.details.issues.some((i: { path: string }) => i.path === 'target')) accepted.push(`http ${host}: ${res.status}`);
+      if (res.status !== 400 || !res.body.error.details.issues.some((i: { path: string }) => i.path === 'target'))
+        accepted.push(`http ${host}: ${res.status}`);
     }
     for (const host of TCP_HOSTS) {
       const res = await post({ type: 'tcp', name: 'ssrf', target: tcpFor(host) });
@@ -203,7 +224,10 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
     const existing = await post({ name: 'fine', target: allowed.url('/ok') });
     expect(existing.status).toBe(201);
     for (const host of URL_HOSTS) {
-      const res = await request(app).patch(`/api/v1/monitors/${existing.body.data.id}`).set(bearer(ws.tokens.owner)).send({ target: urlFor(host) });
+      const res = await request(app)
+        .patch(`/api/v1/monitors/${existing.body.data.id}`)
+        .set(bearer(ws.tokens.owner))
+        .send({ target: urlFor(host) });
       if (res.status !== 400) accepted.push(`patch ${host}: ${res.status}`);
     }
     expect(accepted).toEqual([]);
@@ -213,8 +237,10 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
 
   it('blocks every spelling and name of it at connect time, for targets that were never checked at write time', async () => {
     const ids: Array<{ id: string; type: 'http' | 'tcp'; label: string }> = [];
-    for (const host of URL_HOSTS) ids.push({ id: await insertMonitor('http', urlFor(host)), type: 'http', label: `http ${host}` });
-    for (const host of TCP_HOSTS) ids.push({ id: await insertMonitor('tcp', tcpFor(host)), type: 'tcp', label: `tcp ${host}` });
+    for (const host of URL_HOSTS)
+      ids.push({ id: await insertMonitor('http', urlFor(host)), type: 'http', label: `http ${host}` });
+    for (const host of TCP_HOSTS)
+      ids.push({ id: await insertMonitor('tcp', tcpFor(host)), type: 'tcp', label: `tcp ${host}` });
     const results = await checkAll(ids);
     expect(results.filter((r) => r.outcome !== 'down' || r.reason !== 'ssrf_blocked')).toEqual([]);
     expect(canary.connections()).toBe(1);
@@ -226,13 +252,20 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
     for (const host of URL_HOSTS) {
       for (const status of [302, 307]) {
         // Location as a server would send it: non-ASCII percent-encoded (a header cannot carry it raw).
-        const res = await post({ name: 'redirect', target: allowed.url(`/redirect?status=${status}&to=${encodeURIComponent(urlFor(host).replace(/[^\x00-\x7f]+/g, encodeURIComponent))}`) });
+        const res = await post({
+          name: 'redirect',
+          target: allowed.url(
+            `/redirect?status=${status}&to=${encodeURIComponent(urlFor(host).replace(/[^\x00-\x7f]+/g, encodeURIComponent))}`,
+          ),
+        });
         expect([host, res.status]).toEqual([host, 201]);
         ids.push({ id: res.body.data.id, type: 'http', label: `${status} to ${host}` });
       }
     }
     // Two allowed hops first, then the canary.
-    const chain = allowed.url(`/redirect?to=${encodeURIComponent(allowed.url(`/redirect?to=${encodeURIComponent(urlFor('canary.test'))}`))}`);
+    const chain = allowed.url(
+      `/redirect?to=${encodeURIComponent(allowed.url(`/redirect?to=${encodeURIComponent(urlFor('canary.test'))}`))}`,
+    );
     const res = await post({ name: 'redirect chain', target: chain });
     ids.push({ id: res.body.data.id, type: 'http', label: 'chain' });
 
@@ -264,8 +297,15 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
     const accepted: string[] = [];
     for (const host of URL_HOSTS) {
       for (const channel of ['webhook', 'slack'] as const) {
-        const json = JSON.stringify({ name: 'ssrf', steps: [{ delayMinutes: 0, targets: [{ channel, target: urlFor(host) }] }] });
-        const outcome = await createPolicy(h.prisma, { workspace: ws.ws.id, json }, { guard, encryption: h.config.encryption.current }).then(
+        const json = JSON.stringify({
+          name: 'ssrf',
+          steps: [{ delayMinutes: 0, targets: [{ channel, target: urlFor(host) }] }],
+        });
+        const outcome = await createPolicy(
+          h.prisma,
+          { workspace: ws.ws.id, json },
+          { guard, encryption: h.config.encryption.current },
+        ).then(
           () => 'created',
           (err: { code?: string }) => err.code ?? 'error',
         );
@@ -276,23 +316,41 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
   });
 
   it('never delivers a page to it: every vector, redirects not followed, rebinding blocked', async () => {
-    const deliverer = createDeliverer({ guard, encryptionKey: Buffer.alloc(32, 1), smtp: null, timeoutMs: 3000, retry: { attempts: 2, backoffMs: 10 } });
+    const deliverer = createDeliverer({
+      guard,
+      encryptionKey: Buffer.alloc(32, 1),
+      smtp: null,
+      timeoutMs: 3000,
+      retry: { attempts: 2, backoffMs: 10 },
+    });
     try {
       const outcomes: string[] = [];
       for (const host of [...URL_HOSTS, 'rebind-hook.test']) {
         if (host === 'rebind-hook.test') {
           // Accepted at write time (first answer: the allowed address) ...
-          const json = JSON.stringify({ name: 'rebind', steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: urlFor(host) }] }] });
-          await createPolicy(h.prisma, { workspace: ws.ws.id, json }, { guard, encryption: h.config.encryption.current });
+          const json = JSON.stringify({
+            name: 'rebind',
+            steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: urlFor(host) }] }],
+          });
+          await createPolicy(
+            h.prisma,
+            { workspace: ws.ws.id, json },
+            { guard, encryption: h.config.encryption.current },
+          );
         }
         for (const channel of ['webhook', 'slack'] as const) {
           const out = await deliverer.deliver(channel, urlFor(host), page());
-          if (out.status !== 'failed' || out.reason !== 'ssrf_blocked') outcomes.push(`${channel} ${host}: ${out.status} ${out.reason}`);
+          if (out.status !== 'failed' || out.reason !== 'ssrf_blocked')
+            outcomes.push(`${channel} ${host}: ${out.status} ${out.reason}`);
         }
       }
       expect(outcomes).toEqual([]);
       // A redirect from an allowed receiver is a failure, not a hop.
-      const redirected = await deliverer.deliver('webhook', allowed.url(`/redirect?status=307&to=${encodeURIComponent(urlFor(CANARY_HOST))}`), page());
+      const redirected = await deliverer.deliver(
+        'webhook',
+        allowed.url(`/redirect?status=307&to=${encodeURIComponent(urlFor(CANARY_HOST))}`),
+        page(),
+      );
       expect(redirected).toMatchObject({ status: 'failed', reason: 'http_307' });
       expect(canary.connections()).toBe(1);
     } finally {
@@ -309,7 +367,8 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
  * written straight to the database, so no write-time check consumes an answer first.
  */
 describe('SSRF: the dial uses the very address that was checked', () => {
-  const flip = (name: string, order: 'allowed first' | 'canary first') => scripts.set(name, order === 'allowed first' ? ['127.0.0.1', CANARY_HOST] : [CANARY_HOST, '127.0.0.1']);
+  const flip = (name: string, order: 'allowed first' | 'canary first') =>
+    scripts.set(name, order === 'allowed first' ? ['127.0.0.1', CANARY_HOST] : [CANARY_HOST, '127.0.0.1']);
 
   it('http and tcp monitors: allowed then canary reaches the allowed address; canary then allowed is blocked', async () => {
     const cases = [
@@ -332,7 +391,11 @@ describe('SSRF: the dial uses the very address that was checked', () => {
       { label: 'tcp canary first', outcome: 'down', reason: 'ssrf_blocked' },
     ]);
     // One resolution per check, and the dial went where it said: the decoy once per allowed-first check.
-    for (const c of cases) expect([c.name, answers.get(c.name)]).toEqual([c.name, [c.order === 'allowed first' ? '127.0.0.1' : CANARY_HOST]]);
+    for (const c of cases)
+      expect([c.name, answers.get(c.name)]).toEqual([
+        c.name,
+        [c.order === 'allowed first' ? '127.0.0.1' : CANARY_HOST],
+      ]);
     expect(decoy.connections() - decoyBefore).toBe(2);
     expect(canary.connections()).toBe(1);
   });
@@ -341,10 +404,15 @@ describe('SSRF: the dial uses the very address that was checked', () => {
     const decoyBefore = decoy.connections();
     const hopsBefore = allowed.requests.length;
     const ids = [];
-    for (const [name, order] of [['flip-hop-a.test', 'allowed first'], ['flip-hop-c.test', 'canary first']] as const) {
+    for (const [name, order] of [
+      ['flip-hop-a.test', 'allowed first'],
+      ['flip-hop-c.test', 'canary first'],
+    ] as const) {
       flip(name, order);
       // The first hop is the allowed target by IP (no lookup); its redirect names the flipping host.
-      const target = allowed.url(`/redirect?status=302&to=${encodeURIComponent(`http://${name}:${canary.port}/after-redirect`)}`);
+      const target = allowed.url(
+        `/redirect?status=302&to=${encodeURIComponent(`http://${name}:${canary.port}/after-redirect`)}`,
+      );
       ids.push({ id: await insertMonitor('http', target), type: 'http' as const, label: `redirect, ${order}` });
     }
     expect(await checkAll(ids)).toEqual([
@@ -359,13 +427,25 @@ describe('SSRF: the dial uses the very address that was checked', () => {
   });
 
   it('webhook deliveries: allowed then canary is delivered to the allowed address; canary then allowed is refused', async () => {
-    const deliverer = createDeliverer({ guard, encryptionKey: Buffer.alloc(32, 1), smtp: null, timeoutMs: 3000, retry: { attempts: 2, backoffMs: 10 } });
+    const deliverer = createDeliverer({
+      guard,
+      encryptionKey: Buffer.alloc(32, 1),
+      smtp: null,
+      timeoutMs: 3000,
+      retry: { attempts: 2, backoffMs: 10 },
+    });
     try {
       const decoyBefore = decoy.connections();
       flip('flip-hook-a.test', 'allowed first');
       flip('flip-hook-c.test', 'canary first');
-      expect(await deliverer.deliver('webhook', `http://flip-hook-a.test:${canary.port}/hook`, page())).toMatchObject({ status: 'sent', attempts: 1 });
-      expect(await deliverer.deliver('webhook', `http://flip-hook-c.test:${canary.port}/hook`, page())).toMatchObject({ status: 'failed', reason: 'ssrf_blocked' });
+      expect(await deliverer.deliver('webhook', `http://flip-hook-a.test:${canary.port}/hook`, page())).toMatchObject({
+        status: 'sent',
+        attempts: 1,
+      });
+      expect(await deliverer.deliver('webhook', `http://flip-hook-c.test:${canary.port}/hook`, page())).toMatchObject({
+        status: 'failed',
+        reason: 'ssrf_blocked',
+      });
       expect(answers.get('flip-hook-a.test')).toEqual(['127.0.0.1']);
       expect(answers.get('flip-hook-c.test')).toEqual([CANARY_HOST]);
       expect(decoy.connections() - decoyBefore).toBe(1);

@@ -12,7 +12,15 @@ import request from 'supertest';
 import { CHECK_JOB_NAME, checkQueueName, createWorkerRedis, spreadOffsetMs } from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { storedState } from './support/invariants.js';
-import { createScratchDatabase, deleteKeys, killAll, startWorkerProcess, until, type Proc, type ScratchDatabase } from './support/processes.js';
+import {
+  createScratchDatabase,
+  deleteKeys,
+  killAll,
+  startWorkerProcess,
+  until,
+  type Proc,
+  type ScratchDatabase,
+} from './support/processes.js';
 import { startSlowTarget } from './support/slow-target.js';
 
 const MONITORS = 50;
@@ -55,7 +63,9 @@ afterAll(async () => {
  */
 async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean }>): Promise<void> {
   for (const m of monitors) {
-    const [row] = await h.prisma.$queryRaw<Array<{ failures: number; passes: number; results: number; incidents: number }>>`
+    const [row] = await h.prisma.$queryRaw<
+      Array<{ failures: number; passes: number; results: number; incidents: number }>
+    >`
       SELECT m."consecutiveFailures" AS failures, m."consecutivePasses" AS passes,
              (SELECT count(*) FROM check_results r WHERE r."monitorId" = m.id)::int AS results,
              (SELECT count(*) FROM incidents i WHERE i."monitorId" = m.id)::int AS incidents
@@ -89,9 +99,16 @@ describe('a worker killed with SIGKILL under load', () => {
     events.on('stalled', () => stalled++);
     await events.waitUntilReady();
 
-    const [a, b] = await Promise.all([startWorkerProcess('worker-a', workerEnv), startWorkerProcess('worker-b', workerEnv)]);
+    const [a, b] = await Promise.all([
+      startWorkerProcess('worker-a', workerEnv),
+      startWorkerProcess('worker-b', workerEnv),
+    ]);
     // The immediate first check of every monitor, queued by the API.
-    await until(async () => (await h.prisma.checkResult.count()) >= MONITORS, 60_000, 'the first check of every monitor');
+    await until(
+      async () => (await h.prisma.checkResult.count()) >= MONITORS,
+      60_000,
+      'the first check of every monitor',
+    );
 
     // A steady load: three more checks per monitor, each with its own slot, more than the two workers run at once.
     const enqueued: Array<{ monitorId: string; slot: number }> = [];
@@ -100,7 +117,16 @@ describe('a worker killed with SIGKILL under load', () => {
       const jobs = monitors.map((m, i) => {
         const slot = base + round * 1000 * MONITORS + i;
         enqueued.push({ monitorId: m.id, slot });
-        return { name: CHECK_JOB_NAME, data: { monitorId: m.id, region: 'local' }, opts: { jobId: `load-${m.id}-${slot}`, timestamp: slot, attempts: 8, backoff: { type: 'exponential', delay: 1000 } } };
+        return {
+          name: CHECK_JOB_NAME,
+          data: { monitorId: m.id, region: 'local' },
+          opts: {
+            jobId: `load-${m.id}-${slot}`,
+            timestamp: slot,
+            attempts: 8,
+            backoff: { type: 'exponential', delay: 1000 },
+          },
+        };
       });
       await queue.addBulk(jobs);
     };
@@ -121,8 +147,14 @@ describe('a worker killed with SIGKILL under load', () => {
       const have = new Set(rows.map((r) => `${r.monitorId}@${r.slot.getTime()}`));
       return enqueued.filter((e) => !have.has(`${e.monitorId}@${e.slot}`));
     };
-    const missing = await until(async () => ((await stored()).length === 0 ? [] : null), 90_000, 'every enqueued check to be stored').catch(async (err: Error) => {
-      throw new Error(`${err.message}: ${(await stored()).length} of ${enqueued.length} missing; stalled=${stalled}\n${b.output().slice(-2000)}`);
+    const missing = await until(
+      async () => ((await stored()).length === 0 ? [] : null),
+      90_000,
+      'every enqueued check to be stored',
+    ).catch(async (err: Error) => {
+      throw new Error(
+        `${err.message}: ${(await stored()).length} of ${enqueued.length} missing; stalled=${stalled}\n${b.output().slice(-2000)}`,
+      );
     });
     expect(missing).toEqual([]);
 
@@ -139,14 +171,23 @@ describe('a worker killed with SIGKILL under load', () => {
     // monitor gets a result for a slot of its own scheduler (a `repeat:` job, not one of the jobs added above) later
     // than the kill, within two intervals of it. The slots of a scheduler with `every` and `offset` fall where
     // t % every === offset (docs/adr/0006-scheduling.md); one-off jobs' slots are their creation times.
-    const intervals = new Map((await h.prisma.monitor.findMany({ select: { id: true, intervalSeconds: true } })).map((m) => [m.id, m.intervalSeconds * 1000]));
+    const intervals = new Map(
+      (await h.prisma.monitor.findMany({ select: { id: true, intervalSeconds: true } })).map((m) => [
+        m.id,
+        m.intervalSeconds * 1000,
+      ]),
+    );
     const scheduledSlot = (r: { monitorId: string; slot: Date }) => {
       const every = intervals.get(r.monitorId)!;
       return r.slot.getTime() % every === spreadOffsetMs(r.monitorId, every);
     };
     const longest = Math.max(...intervals.values());
     const firstScheduledAfterKill = async () => {
-      const rows = await h.prisma.checkResult.findMany({ where: { slot: { gt: new Date(killedAt) } }, select: { monitorId: true, slot: true, checkedAt: true }, orderBy: { slot: 'asc' } });
+      const rows = await h.prisma.checkResult.findMany({
+        where: { slot: { gt: new Date(killedAt) } },
+        select: { monitorId: true, slot: true, checkedAt: true },
+        orderBy: { slot: 'asc' },
+      });
       const first = new Map<string, { slot: Date; checkedAt: Date }>();
       for (const r of rows) if (scheduledSlot(r) && !first.has(r.monitorId)) first.set(r.monitorId, r);
       return first;
@@ -161,19 +202,29 @@ describe('a worker killed with SIGKILL under load', () => {
       500,
     ).catch(async (err: Error) => {
       const first = await firstScheduledAfterKill();
-      throw new Error(`${err.message}: ${monitors.filter((m) => !first.has(m.id)).length} of ${monitors.length} monitors without one`);
+      throw new Error(
+        `${err.message}: ${monitors.filter((m) => !first.has(m.id)).length} of ${monitors.length} monitors without one`,
+      );
     });
     for (const m of monitors) {
       const r = after.get(m.id)!;
       const every = intervals.get(m.id)!;
-      expect({ id: m.id, slotWithinTwoIntervals: r.slot.getTime() - killedAt <= 2 * every, storedWithinTwoIntervals: r.checkedAt.getTime() - killedAt <= 2 * every }).toEqual({
+      expect({
+        id: m.id,
+        slotWithinTwoIntervals: r.slot.getTime() - killedAt <= 2 * every,
+        storedWithinTwoIntervals: r.checkedAt.getTime() - killedAt <= 2 * every,
+      }).toEqual({
         id: m.id,
         slotWithinTwoIntervals: true,
         storedWithinTwoIntervals: true,
       });
     }
     // Still exactly once with the schedule running alongside.
-    expect(await storedState(h.prisma)).toEqual({ duplicateResults: 0, rollupMismatches: [], monitorsWithSeveralOpenIncidents: [] });
+    expect(await storedState(h.prisma)).toEqual({
+      duplicateResults: 0,
+      rollupMismatches: [],
+      monitorsWithSeveralOpenIncidents: [],
+    });
     await expectCountedOnce(monitors);
 
     // Nothing else crashed.

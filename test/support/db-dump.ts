@@ -7,7 +7,9 @@ export async function dumpDatabase(prisma: PrismaClient): Promise<string> {
   );
   const parts: string[] = [];
   for (const { table_name } of tables) {
-    const rows = await prisma.$queryRawUnsafe<Array<{ dump: string | null }>>(`SELECT json_agg(t)::text AS dump FROM "${table_name}" t`);
+    const rows = await prisma.$queryRawUnsafe<Array<{ dump: string | null }>>(
+      `SELECT json_agg(t)::text AS dump FROM "${table_name}" t`,
+    );
     parts.push(`${table_name}: ${rows[0]?.dump ?? '[]'}`);
   }
   return parts.join('\n');

@@ -59,8 +59,13 @@ export function mountedRoutes(app: { router: { stack: unknown } }): MountedRoute
 }
 
 /** The router mounted at exactly `path` on the app's own stack (e.g. the authenticated `/api/v1` router). */
-export function mountedRouter(app: { router: { stack: unknown } }, path: string): { stack: unknown[] } & Record<string, unknown> {
-  const layer = (app.router.stack as Layer[]).find((l) => l.rawPath === path && l.handle && Array.isArray(l.handle.stack));
+export function mountedRouter(
+  app: { router: { stack: unknown } },
+  path: string,
+): { stack: unknown[] } & Record<string, unknown> {
+  const layer = (app.router.stack as Layer[]).find(
+    (l) => l.rawPath === path && l.handle && Array.isArray(l.handle.stack),
+  );
   if (!layer) throw new Error(`no router mounted at ${path}`);
   return layer.handle as unknown as { stack: unknown[] } & Record<string, unknown>;
 }

@@ -13,7 +13,12 @@ import {
 import type { Redis } from 'ioredis';
 import { createApp } from '../../apps/api/src/app.js';
 import type { ApiDeps } from '../../apps/api/src/deps.js';
-import { addMember, createToken, createUser, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+import {
+  addMember,
+  createToken,
+  createUser,
+  createWorkspace,
+} from '../../apps/api/src/services/admin/admin-commands.js';
 
 export interface Harness {
   config: Config;
@@ -67,7 +72,10 @@ export async function makeWorkspace(prisma: PrismaClient, opts: { plan?: 'free' 
   return { ws, tokens };
 }
 
-export async function makeUser(prisma: PrismaClient, memberships: Array<{ workspace: string; role: 'owner' | 'admin' | 'member' | 'viewer' }>) {
+export async function makeUser(
+  prisma: PrismaClient,
+  memberships: Array<{ workspace: string; role: 'owner' | 'admin' | 'member' | 'viewer' }>,
+) {
   const user = await createUser(prisma, { email: `${uniq('u')}@example.test` });
   for (const m of memberships) await addMember(prisma, { workspace: m.workspace, email: user.email, role: m.role });
   return user;

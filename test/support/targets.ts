@@ -74,7 +74,12 @@ export async function startTarget(options: { host?: string } = {}): Promise<Targ
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawPath = req.url ?? '/';
-      requests.push({ method: req.method ?? '', path: rawPath, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        method: req.method ?? '',
+        path: rawPath,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       route(req, res, new URL(rawPath, 'http://target.invalid'), Buffer.concat(chunks).toString('utf8'));
     });
   });
@@ -167,7 +172,10 @@ export async function startTarget(options: { host?: string } = {}): Promise<Targ
             const len = Math.min(64 * 1024, size - offset);
             const chunk = Buffer.alloc(len, 'x');
             // "BEGIN" at the very start and "END" at the very end of the body, even across chunks.
-            for (const [text, at] of [['BEGIN', 0], ['END', size - 3]] as const) {
+            for (const [text, at] of [
+              ['BEGIN', 0],
+              ['END', size - 3],
+            ] as const) {
               for (let k = 0; k < text.length; k++) {
                 const pos = at + k - offset;
                 if (pos >= 0 && pos < len) chunk[pos] = text.charCodeAt(k);

@@ -70,7 +70,11 @@ export async function startSwitchTarget() {
   };
 }
 
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, label = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  label = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

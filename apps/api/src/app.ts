@@ -38,7 +38,12 @@ export function createApp(deps: ApiDeps): Express {
   // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.
   if (deps.config.metrics.token) app.use(metricsRouter(metrics.registry, deps.config.metrics.token));
   if (deps.config.queueDashboard) {
-    app.use(queueDashboardRouter([...deps.scheduler.queues.values(), ...(deps.escalations ? [deps.escalations.queue] : [])], deps.config.queueDashboard.token));
+    app.use(
+      queueDashboardRouter(
+        [...deps.scheduler.queues.values(), ...(deps.escalations ? [deps.escalations.queue] : [])],
+        deps.config.queueDashboard.token,
+      ),
+    );
   }
   const api = express.Router();
   api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);

@@ -1,4 +1,14 @@
-import { CheckScheduler, EscalationScheduler, createApiRedis, createPrisma, createSsrfGuard, loadConfigOrExit, loggerFromConfig, monitorSource, reconcileSchedules } from '@statusvane/shared';
+import {
+  CheckScheduler,
+  EscalationScheduler,
+  createApiRedis,
+  createPrisma,
+  createSsrfGuard,
+  loadConfigOrExit,
+  loggerFromConfig,
+  monitorSource,
+  reconcileSchedules,
+} from '@statusvane/shared';
 import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
 import type { ServerResponse } from 'node:http';
 import { createApp } from './app.js';
@@ -14,7 +24,12 @@ const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
 const escalations = new EscalationScheduler(redis, config.queuePrefix);
 
 const metrics = createApiMetrics({ prisma, scheduler });
-const metricsListener = exposeMetrics({ registry: metrics.registry, config: config.metrics, defaultPort: DEFAULT_METRICS_PORTS.api, logger });
+const metricsListener = exposeMetrics({
+  registry: metrics.registry,
+  config: config.metrics,
+  defaultPort: DEFAULT_METRICS_PORTS.api,
+  logger,
+});
 const app = createApp({ config, prisma, redis, logger, scheduler, guard, escalations, metrics });
 const server = app.listen(config.port, () => {
   logger.info(`API listening on ${config.publicBaseUrl}/api/v1 (port ${config.port})`);

@@ -1,5 +1,13 @@
 import type { Redis } from 'ioredis';
-import { DEFAULT_RETENTION, monitorSource, reconcileSchedules, type CheckScheduler, type Logger, type PrismaClient, type RetentionDays } from '@statusvane/shared';
+import {
+  DEFAULT_RETENTION,
+  monitorSource,
+  reconcileSchedules,
+  type CheckScheduler,
+  type Logger,
+  type PrismaClient,
+  type RetentionDays,
+} from '@statusvane/shared';
 
 const LOCK_KEY = 'sv:housekeeping:lock';
 
@@ -22,7 +30,10 @@ export interface PruneReport {
 const DAY_MS = 86_400_000;
 
 /** Runs `deleteBatch` until it deletes fewer rows than a batch (nothing left) or the round's budget is spent. */
-async function inBatches(deleteBatch: () => Promise<number>, { batchSize, maxBatches }: Required<PruneOptions>): Promise<number> {
+async function inBatches(
+  deleteBatch: () => Promise<number>,
+  { batchSize, maxBatches }: Required<PruneOptions>,
+): Promise<number> {
   let total = 0;
   for (let i = 0; i < maxBatches; i++) {
     const n = await deleteBatch();
@@ -38,8 +49,16 @@ async function inBatches(deleteBatch: () => Promise<number>, { batchSize, maxBat
  * through the index on that column (migration 20261123121705_retention_indexes), so no statement scans a table or
  * holds many row locks; the loop stops at the first short batch.
  */
-export async function pruneExpired(prisma: PrismaClient, retention: RetentionDays, now: Date, options: PruneOptions = {}): Promise<PruneReport> {
-  const opts = { batchSize: options.batchSize ?? PRUNE_BATCH_SIZE, maxBatches: options.maxBatches ?? PRUNE_MAX_BATCHES };
+export async function pruneExpired(
+  prisma: PrismaClient,
+  retention: RetentionDays,
+  now: Date,
+  options: PruneOptions = {},
+): Promise<PruneReport> {
+  const opts = {
+    batchSize: options.batchSize ?? PRUNE_BATCH_SIZE,
+    maxBatches: options.maxBatches ?? PRUNE_MAX_BATCHES,
+  };
   const n = opts.batchSize;
   const resultsCutoff = new Date(now.getTime() - retention.checkResultsDays * DAY_MS);
   const hourlyCutoff = new Date(now.getTime() - retention.hourlyRollupsDays * DAY_MS);
@@ -106,7 +125,9 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
 /** Runs housekeeping now and then every `periodMs`; failures are logged and retried next period. */
 export function startHousekeeping(deps: HousekeepingDeps, periodMs = 30_000): () => void {
   const tick = () =>
-    housekeepingRound(deps, periodMs).catch((err: Error) => deps.logger.warn('housekeeping failed; retrying next period', { error: err.message }));
+    housekeepingRound(deps, periodMs).catch((err: Error) =>
+      deps.logger.warn('housekeeping failed; retrying next period', { error: err.message }),
+    );
   void tick();
   const timer = setInterval(tick, periodMs);
   timer.unref();

@@ -20,7 +20,9 @@ export interface StoredState {
 export async function storedState(prisma: PrismaClient): Promise<StoredState> {
   const [dup] = await prisma.$queryRaw<Array<{ n: number }>>`
     SELECT (count(*) - count(DISTINCT ("monitorId", region, slot)))::int AS n FROM check_results`;
-  const mismatches = await prisma.$queryRaw<Array<{ monitorId: string; results: number; hourly: number; daily: number }>>`
+  const mismatches = await prisma.$queryRaw<
+    Array<{ monitorId: string; results: number; hourly: number; daily: number }>
+  >`
     SELECT m.id AS "monitorId",
       (SELECT count(*) FROM check_results r WHERE r."monitorId" = m.id)::int AS results,
       (SELECT coalesce(sum(total), 0) FROM check_rollups_hourly h WHERE h."monitorId" = m.id)::int AS hourly,
@@ -63,11 +65,27 @@ export interface InvariantScope {
  *   legitimately leave a stale claim (the next retry takes it over): it should not assert this one.
  * - `deliveryStateMismatches`: a sent page has its `sentAt`, a pending, failed or skipped one has none.
  */
-export async function brokenInvariants(prisma: PrismaClient, scope: InvariantScope = {}): Promise<Record<string, unknown[]>> {
+export async function brokenInvariants(
+  prisma: PrismaClient,
+  scope: InvariantScope = {},
+): Promise<Record<string, unknown[]>> {
   const ws = scope.workspaceIds ? [...scope.workspaceIds] : null;
-  const inScope = (id: string | null | undefined) => ws === null || (id !== null && id !== undefined && ws.includes(id));
+  const inScope = (id: string | null | undefined) =>
+    ws === null || (id !== null && id !== undefined && ws.includes(id));
 
-  const rollups = await prisma.$queryRaw<Array<{ monitorId: string; results: number; down: number; degraded: number; hourly: number; hourlyDown: number; daily: number; dailyDown: number; dailyDegraded: number }>>`
+  const rollups = await prisma.$queryRaw<
+    Array<{
+      monitorId: string;
+      results: number;
+      down: number;
+      degraded: number;
+      hourly: number;
+      hourlyDown: number;
+      daily: number;
+      dailyDown: number;
+      dailyDegraded: number;
+    }>
+  >`
     SELECT m.id AS "monitorId", r.results, r.down, r.degraded, h.total AS hourly, h.down AS "hourlyDown", d.total AS daily, d.down AS "dailyDown", d.degraded AS "dailyDegraded"
     FROM monitors m
     CROSS JOIN LATERAL (SELECT count(*)::int AS results, (count(*) FILTER (WHERE outcome = 'down'))::int AS down,
@@ -77,14 +95,29 @@ export async function brokenInvariants(prisma: PrismaClient, scope: InvariantSco
       FROM check_rollups_daily WHERE "monitorId" = m.id) d
     WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))`;
   const rollupMismatches = rollups.filter(
-    (r) => r.hourly !== r.results || r.daily !== r.results || r.hourlyDown !== r.down || r.dailyDown !== r.down || r.dailyDegraded !== r.degraded,
+    (r) =>
+      r.hourly !== r.results ||
+      r.daily !== r.results ||
+      r.hourlyDown !== r.down ||
+      r.dailyDown !== r.down ||
+      r.dailyDegraded !== r.degraded,
   );
 
   // Results in the order the worker applied them: rows stored by one transaction share xmin; transactions for one
   // monitor are serialised by its row lock and take their ids after it, so the first id of each transaction orders
   // them; within one, results are applied by slot.
   const flap = await prisma.$queryRaw<
-    Array<{ monitorId: string; status: string; failures: number; passes: number; lastCheckedAt: Date | null; results: number; run: number | null; lastOutcome: string | null; lastResultAt: Date | null }>
+    Array<{
+      monitorId: string;
+      status: string;
+      failures: number;
+      passes: number;
+      lastCheckedAt: Date | null;
+      results: number;
+      run: number | null;
+      lastOutcome: string | null;
+      lastResultAt: Date | null;
+    }>
   >`
     WITH r AS (
       SELECT cr."monitorId", cr.outcome::text AS outcome, cr."checkedAt", cr.slot, min(cr.id) OVER (PARTITION BY cr."monitorId", cr.xmin::text) AS tx
@@ -115,10 +148,15 @@ export async function brokenInvariants(prisma: PrismaClient, scope: InvariantSco
       const [counted, other] = failing ? [m.failures, m.passes] : [m.passes, m.failures];
       const reset = m.failures === 0 && m.passes === 0;
       if (!reset && (other !== 0 || counted < 1 || counted > run)) {
-        problems.push(`counters ${m.failures} failing / ${m.passes} passing after a run of ${run} ${failing ? 'failing' : 'passing'} results`);
+        problems.push(
+          `counters ${m.failures} failing / ${m.passes} passing after a run of ${run} ${failing ? 'failing' : 'passing'} results`,
+        );
       }
       if (m.status !== m.lastOutcome) problems.push(`status ${m.status} but the last result is ${m.lastOutcome}`);
-      if (m.lastCheckedAt?.getTime() !== m.lastResultAt?.getTime()) problems.push(`lastCheckedAt ${m.lastCheckedAt?.toISOString()} but the last result was checked at ${m.lastResultAt?.toISOString()}`);
+      if (m.lastCheckedAt?.getTime() !== m.lastResultAt?.getTime())
+        problems.push(
+          `lastCheckedAt ${m.lastCheckedAt?.toISOString()} but the last result was checked at ${m.lastResultAt?.toISOString()}`,
+        );
     }
     return problems.length ? [{ monitorId: m.monitorId, problems }] : [];
   });
@@ -136,7 +174,9 @@ export async function brokenInvariants(prisma: PrismaClient, scope: InvariantSco
     SELECT c.id, c.name FROM components c LEFT JOIN monitors m ON m."componentId" = c.id
     WHERE m.id IS NULL AND (${ws}::uuid[] IS NULL OR c."workspaceId" = ANY(${ws}::uuid[]))`;
 
-  const links = await prisma.$queryRaw<Array<{ link: string; id: string; workspaceId: string; otherWorkspaceId: string }>>`
+  const links = await prisma.$queryRaw<
+    Array<{ link: string; id: string; workspaceId: string; otherWorkspaceId: string }>
+  >`
     SELECT 'monitor -> component' AS link, m.id::text AS id, m."workspaceId", c."workspaceId" AS "otherWorkspaceId"
       FROM monitors m JOIN components c ON c.id = m."componentId" WHERE m."workspaceId" <> c."workspaceId"
     UNION ALL SELECT 'monitor -> escalation policy', m.id::text, m."workspaceId", p."workspaceId"
@@ -156,7 +196,9 @@ export async function brokenInvariants(prisma: PrismaClient, scope: InvariantSco
       JOIN escalation_policies p ON p.id = s."policyId" WHERE i."workspaceId" <> p."workspaceId"`;
   const crossWorkspaceLinks = links.filter((l) => inScope(l.workspaceId) || inScope(l.otherWorkspaceId));
 
-  const idempotencyRecords = await prisma.$queryRaw<Array<{ id: string; key: string; responseStatus: number | null; problem: string }>>`
+  const idempotencyRecords = await prisma.$queryRaw<
+    Array<{ id: string; key: string; responseStatus: number | null; problem: string }>
+  >`
     SELECT id, key, "responseStatus", problem FROM (
       SELECT id, key, "responseStatus", CASE
         WHEN "responseStatus" IS NULL AND "createdAt" < now() - make_interval(secs => ${IDEMPOTENCY_STALE_MS / 1000}) THEN 'claim in flight past the takeover time'

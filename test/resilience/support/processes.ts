@@ -26,7 +26,12 @@ const TSX_ARGS = ['--import', 'tsx'];
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns something truthy; the label names what timed out. */
-export async function until<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, label: string, everyMs = 100): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs: number,
+  label: string,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -36,7 +41,10 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false> |
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${label}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${label}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
+      );
     await sleep(everyMs);
   }
 }
@@ -86,7 +94,13 @@ process.once('exit', () => {
 export async function killAll(): Promise<void> {
   const children = [...live];
   for (const child of children) killGroup(child, 'SIGKILL');
-  await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r())))));
+  await Promise.all(
+    children.map((c) =>
+      c.exitCode !== null || c.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((r) => c.once('exit', () => r())),
+    ),
+  );
 }
 
 export function spawnProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Proc {
@@ -128,7 +142,11 @@ export function spawnProcess(name: string, command: string, args: string[], env:
             resolvePromise();
           } else if (exited) {
             cleanup();
-            reject(new Error(`${name} exited (code ${child.exitCode}, signal ${child.signalCode}) before printing ${re}:\n${out.slice(-3000)}`));
+            reject(
+              new Error(
+                `${name} exited (code ${child.exitCode}, signal ${child.signalCode}) before printing ${re}:\n${out.slice(-3000)}`,
+              ),
+            );
           }
         };
         const timer = setTimeout(() => {
@@ -169,7 +187,12 @@ export async function startWorkerProcess(name: string, env: Record<string, strin
 
 /** An API process (apps/api/src/main.ts) on `port`. Ready once it answers /healthz. */
 export async function startApiProcess(name: string, port: number, env: Record<string, string>): Promise<Proc> {
-  const proc = spawnProcess(name, process.execPath, [...TSX_ARGS, 'apps/api/src/main.ts'], appEnv({ ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }));
+  const proc = spawnProcess(
+    name,
+    process.execPath,
+    [...TSX_ARGS, 'apps/api/src/main.ts'],
+    appEnv({ ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }),
+  );
   await until(
     async () => {
       if (!proc.alive()) throw new Error(`${name} exited:\n${proc.output().slice(-3000)}`);
@@ -219,7 +242,9 @@ export interface PrivateRedis {
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const bin = which('redis-server');
   if (!bin) {
-    throw new Error('redis-server is not installed: the Redis resilience test runs a private one (apt-get install redis-server; the CI workflow installs it)');
+    throw new Error(
+      'redis-server is not installed: the Redis resilience test runs a private one (apt-get install redis-server; the CI workflow installs it)',
+    );
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sv-res-redis-'));
@@ -227,7 +252,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const url = `redis://127.0.0.1:${port}`;
   const clients: Redis[] = [];
   const ping = async () => {
-    const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+    const c = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 500,
+    });
     c.on('error', () => undefined);
     try {
       await c.connect();
@@ -243,16 +273,29 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     url,
     dir,
     async start() {
-      proc = spawnProcess(`redis-${port}`, bin, [
-        '--port', String(port),
-        '--bind', '127.0.0.1',
-        '--appendonly', 'yes',
-        '--appendfsync', 'everysec',
-        '--dir', dir,
-        '--save', '',
-        '--maxmemory-policy', 'noeviction',
-        '--daemonize', 'no',
-      ], process.env);
+      proc = spawnProcess(
+        `redis-${port}`,
+        bin,
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'everysec',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--maxmemory-policy',
+          'noeviction',
+          '--daemonize',
+          'no',
+        ],
+        process.env,
+      );
       await until(ping, 15_000, `redis-server on ${port}`);
     },
     async kill() {
@@ -290,7 +333,9 @@ export interface ScratchDatabase {
 
 export async function createScratchDatabase(label: string): Promise<ScratchDatabase> {
   const base = new URL(process.env.DATABASE_URL!);
-  const name = `${base.pathname.slice(1)}_${label}_${randomUUID().slice(0, 8)}`.replace(/[^a-z0-9_]/gi, '_').slice(0, 63);
+  const name = `${base.pathname.slice(1)}_${label}_${randomUUID().slice(0, 8)}`
+    .replace(/[^a-z0-9_]/gi, '_')
+    .slice(0, 63);
   const admin = new pg.Client({ connectionString: base.toString() });
   await admin.connect();
   try {

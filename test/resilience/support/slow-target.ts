@@ -14,7 +14,8 @@ export async function startSlowTarget(opts: { minMs: number; maxMs: number }) {
     const t = setTimeout(
       () => {
         timers.delete(t);
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'broken');
+        if (!res.destroyed)
+          res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'broken');
       },
       opts.minMs + Math.random() * (opts.maxMs - opts.minMs),
     );

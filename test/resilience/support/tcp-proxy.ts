@@ -27,7 +27,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }, listenHost = '127.0.0.1'): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  listenHost = '127.0.0.1',
+): Promise<TcpProxy> {
   let mode: 'open' | CutMode = 'open';
   let accepted = 0;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();

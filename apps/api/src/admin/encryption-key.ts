@@ -7,7 +7,11 @@ import { adminDatabaseUrl } from './database-url.js';
  * satisfies the shared config schema.
  */
 export function adminKeyring(env: NodeJS.ProcessEnv): Keyring {
-  return parseConfig({ ...env, DATABASE_URL: adminDatabaseUrl(env), REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379' }).encryption;
+  return parseConfig({
+    ...env,
+    DATABASE_URL: adminDatabaseUrl(env),
+    REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  }).encryption;
 }
 
 /** The current key with its id, for commands that encrypt (escalation targets). */

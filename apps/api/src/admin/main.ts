@@ -2,10 +2,29 @@
 // The admin CLI: `npm run -s admin -- <group> <command> [--options]`. Each command prints one JSON object on
 // stdout and exits 0; bad arguments print a message on stderr, exit non-zero and write nothing.
 import { Command, CommanderError } from 'commander';
-import { AppError, ConfigError, createPrisma, createSsrfGuard, isUnavailableError, parseEnvSubset, type PrismaClient } from '@statusvane/shared';
+import {
+  AppError,
+  ConfigError,
+  createPrisma,
+  createSsrfGuard,
+  isUnavailableError,
+  parseEnvSubset,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { adminDatabaseUrl } from './database-url.js';
-import { addMember, createToken, createUser, createWorkspace, removeMember, revokeToken } from '../services/admin/admin-commands.js';
-import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from '../services/admin/status-page-commands.js';
+import {
+  addMember,
+  createToken,
+  createUser,
+  createWorkspace,
+  removeMember,
+  revokeToken,
+} from '../services/admin/admin-commands.js';
+import {
+  arrangeStatusPage,
+  clearStatusPagePassword,
+  setStatusPagePassword,
+} from '../services/admin/status-page-commands.js';
 import { adminPublicBaseUrl } from './public-base-url.js';
 import { assignPolicy, createPolicy, policySigningSecret } from '../services/admin/policy-commands.js';
 import { adminCurrentKey, adminEncryptionKey, adminKeyring } from './encryption-key.js';
@@ -34,7 +53,12 @@ export function buildProgram(): Command {
     .action(run((p, o) => createWorkspace(p, o)));
 
   const user = program.command('user').description('users').exitOverride();
-  user.command('create').requiredOption('--email <email>').option('--name <name>').exitOverride().action(run((p, o) => createUser(p, o)));
+  user
+    .command('create')
+    .requiredOption('--email <email>')
+    .option('--name <name>')
+    .exitOverride()
+    .action(run((p, o) => createUser(p, o)));
 
   const member = program.command('member').description('memberships').exitOverride();
   member
@@ -64,7 +88,11 @@ export function buildProgram(): Command {
     .option('--name <label>')
     .exitOverride()
     .action(run((p, o) => createToken(p, o)));
-  token.command('revoke').requiredOption('--id <tokenId>').exitOverride().action(run((p, o) => revokeToken(p, o)));
+  token
+    .command('revoke')
+    .requiredOption('--id <tokenId>')
+    .exitOverride()
+    .action(run((p, o) => revokeToken(p, o)));
 
   const statusPage = program.command('status-page').description('status pages').exitOverride();
   statusPage
@@ -81,7 +109,10 @@ export function buildProgram(): Command {
   statusPage
     .command('arrange')
     .requiredOption('--id <statusPageId>')
-    .requiredOption('--json <sections>', '[{ "name": "API", "componentIds": ["<uuid>", ...] }, ...]; [] clears the layout')
+    .requiredOption(
+      '--json <sections>',
+      '[{ "name": "API", "componentIds": ["<uuid>", ...] }, ...]; [] clears the layout',
+    )
     .exitOverride()
     .action(run((p, o) => arrangeStatusPage(p, o)));
 
@@ -89,7 +120,10 @@ export function buildProgram(): Command {
   policy
     .command('create')
     .requiredOption('--workspace <slugOrId>')
-    .requiredOption('--json <policy>', '{ "name", "repeatCount", "silent", "runbook", "steps": [{ "delayMinutes", "minImpact", "targets": [{ "channel", "target" }] }] }')
+    .requiredOption(
+      '--json <policy>',
+      '{ "name", "repeatCount", "silent", "runbook", "steps": [{ "delayMinutes", "minImpact", "targets": [{ "channel", "target" }] }] }',
+    )
     .option('--default', "make it the workspace's default policy")
     .exitOverride()
     // Webhook and Slack URLs are checked against the SSRF policy the worker enforces.
@@ -97,7 +131,9 @@ export function buildProgram(): Command {
     .action(
       run((p, o) =>
         createPolicy(p, o, {
-          guard: createSsrfGuard({ allowedCidrs: parseEnvSubset(process.env, ['ALLOWED_TARGET_CIDRS']).ALLOWED_TARGET_CIDRS }),
+          guard: createSsrfGuard({
+            allowedCidrs: parseEnvSubset(process.env, ['ALLOWED_TARGET_CIDRS']).ALLOWED_TARGET_CIDRS,
+          }),
           encryption: adminCurrentKey(process.env),
         }),
       ),
@@ -117,7 +153,9 @@ export function buildProgram(): Command {
   const secrets = program.command('secrets').description("monitors' encrypted headers and bodies").exitOverride();
   secrets
     .command('rotate')
-    .description('re-encrypt every stored secret under ENCRYPTION_KEY, so that the keys in ENCRYPTION_OLD_KEYS can be retired')
+    .description(
+      're-encrypt every stored secret under ENCRYPTION_KEY, so that the keys in ENCRYPTION_OLD_KEYS can be retired',
+    )
     .exitOverride()
     .action(run((p, o) => rotateSecrets(p, o, { keyring: adminKeyring(process.env) })));
   return program;
@@ -138,7 +176,8 @@ function describeFailure(err: unknown): string {
     return `error: invalid arguments: ${flags.join(', ')}\n${issues.map((i) => `  ${i.path ? flagOf(i.path) : '(arguments)'}: ${i.message}\n`).join('')}`;
   }
   if (err instanceof ConfigError) return `error: ${err.message}\n`;
-  if (isUnavailableError(err)) return 'error: the database is unreachable (check DATABASE_URL, or start it with `npm run services -- start`); nothing was written\n';
+  if (isUnavailableError(err))
+    return 'error: the database is unreachable (check DATABASE_URL, or start it with `npm run services -- start`); nothing was written\n';
   const code = (err as { code?: unknown } | null)?.code;
   if (code === 'P2002') {
     return 'error: that would create a duplicate (the same value given twice, or created meanwhile by someone else); nothing was written\n';
@@ -147,7 +186,12 @@ function describeFailure(err: unknown): string {
     return 'error: a record the command needs was removed meanwhile; nothing was written\n';
   }
   // Anything else: its last line (Prisma puts the reason after the call site), without the stack.
-  const message = String((err as Error)?.message ?? err).trim().split('\n').filter(Boolean).pop() ?? 'unknown error';
+  const message =
+    String((err as Error)?.message ?? err)
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .pop() ?? 'unknown error';
   return `error: ${message}\n`;
 }
 

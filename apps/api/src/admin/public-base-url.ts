@@ -8,6 +8,9 @@ const env = z.object({
 /** The base URL the admin CLI prints status page URLs with: PUBLIC_BASE_URL, else the API's local default. */
 export function adminPublicBaseUrl(input: NodeJS.ProcessEnv): string {
   const parsed = env.safeParse(input);
-  if (!parsed.success) throw new Error(`Invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `Invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return (parsed.data.PUBLIC_BASE_URL ?? `http://localhost:${parsed.data.PORT}`).replace(/\/+$/, '');
 }

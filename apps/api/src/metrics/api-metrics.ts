@@ -1,4 +1,12 @@
-import { createHttpMetrics, createMetricsRegistry, registerQueueMetrics, type CheckScheduler, type HttpMetrics, type PrismaClient, type Registry } from '@statusvane/shared';
+import {
+  createHttpMetrics,
+  createMetricsRegistry,
+  registerQueueMetrics,
+  type CheckScheduler,
+  type HttpMetrics,
+  type PrismaClient,
+  type Registry,
+} from '@statusvane/shared';
 
 /** The API's Prometheus metrics: one registry per app instance (tests build several in one process). */
 export interface ApiMetrics extends HttpMetrics {
@@ -12,7 +20,8 @@ async function expectedSchedules(prisma: PrismaClient, scheduler: CheckScheduler
   let enabledMonitors = 0;
   for (const row of byType) {
     enabledMonitors += row._count._all;
-    for (const region of scheduler.regionsFor({ type: row.type })) schedulersPerRegion.set(region, (schedulersPerRegion.get(region) ?? 0) + row._count._all);
+    for (const region of scheduler.regionsFor({ type: row.type }))
+      schedulersPerRegion.set(region, (schedulersPerRegion.get(region) ?? 0) + row._count._all);
   }
   return { enabledMonitors, schedulersPerRegion };
 }
@@ -23,6 +32,9 @@ async function expectedSchedules(prisma: PrismaClient, scheduler: CheckScheduler
  */
 export function createApiMetrics(deps: { prisma: PrismaClient; scheduler: CheckScheduler }): ApiMetrics {
   const registry = createMetricsRegistry({ service: 'api' });
-  registerQueueMetrics(registry, { queues: deps.scheduler.queues, expected: () => expectedSchedules(deps.prisma, deps.scheduler) });
+  registerQueueMetrics(registry, {
+    queues: deps.scheduler.queues,
+    expected: () => expectedSchedules(deps.prisma, deps.scheduler),
+  });
   return { registry, ...createHttpMetrics(registry) };
 }

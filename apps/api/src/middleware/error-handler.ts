@@ -21,19 +21,34 @@ interface BodyParserError {
 function fromBodyParser(err: BodyParserError): AppError | null {
   switch (err.type) {
     case 'entity.parse.failed':
-      return new ValidationError('The request body is not valid JSON', [{ path: '(body)', message: 'is not valid JSON' }]);
+      return new ValidationError('The request body is not valid JSON', [
+        { path: '(body)', message: 'is not valid JSON' },
+      ]);
     case 'entity.verify.failed':
-      return new ValidationError('The request body is not valid UTF-8', [{ path: '(body)', message: 'is not valid UTF-8' }]);
+      return new ValidationError('The request body is not valid UTF-8', [
+        { path: '(body)', message: 'is not valid UTF-8' },
+      ]);
     case 'entity.too.large':
-      return new AppError('invalid_request', 'The request body is larger than 256 KiB', { issues: [{ path: '(body)', message: 'is larger than 256 KiB' }] }, 413);
+      return new AppError(
+        'invalid_request',
+        'The request body is larger than 256 KiB',
+        { issues: [{ path: '(body)', message: 'is larger than 256 KiB' }] },
+        413,
+      );
     case 'encoding.unsupported':
-      return new ValidationError('Unsupported Content-Encoding', [{ path: 'Content-Encoding', message: 'must be identity, gzip, deflate or br' }]);
+      return new ValidationError('Unsupported Content-Encoding', [
+        { path: 'Content-Encoding', message: 'must be identity, gzip, deflate or br' },
+      ]);
     case 'charset.unsupported':
-      return new ValidationError('Unsupported charset', [{ path: 'Content-Type', message: 'must be application/json with charset utf-8 (or no charset)' }]);
+      return new ValidationError('Unsupported charset', [
+        { path: 'Content-Type', message: 'must be application/json with charset utf-8 (or no charset)' },
+      ]);
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new ValidationError('The request body could not be read', [{ path: '(body)', message: 'could not be read' }]);
+      return new ValidationError('The request body could not be read', [
+        { path: '(body)', message: 'could not be read' },
+      ]);
     default:
       return null;
   }
@@ -47,7 +62,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let appError: AppError;
     if (err instanceof AppError) appError = err;
-    else if (err && typeof err === 'object' && fromBodyParser(err as BodyParserError)) appError = fromBodyParser(err as BodyParserError)!;
+    else if (err && typeof err === 'object' && fromBodyParser(err as BodyParserError))
+      appError = fromBodyParser(err as BodyParserError)!;
     else if (isUnavailableError(err)) {
       appError = new UnavailableError('a dependency is unreachable');
       logger.warn('dependency unavailable', { requestId: res.locals.requestId, error: (err as Error)?.message });
@@ -56,7 +72,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     } else {
       appError = new AppError('internal', 'Something went wrong on our side; the request id identifies it');
       const e = err instanceof Error ? err : new Error(String(err));
-      logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, route: routeOf(req), error: e.message, stack: e.stack });
+      logger.error('unhandled error', {
+        requestId: res.locals.requestId,
+        method: req.method,
+        route: routeOf(req),
+        error: e.message,
+        stack: e.stack,
+      });
     }
     if (res.headersSent) {
       res.end();

@@ -11,7 +11,10 @@ export function httpMetrics(metrics: HttpMetrics): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.requestDuration.observe({ method: req.method, route: routeOf(req), status: String(res.statusCode) }, seconds);
+      metrics.requestDuration.observe(
+        { method: req.method, route: routeOf(req), status: String(res.statusCode) },
+        seconds,
+      );
     });
     next();
   };

@@ -116,10 +116,7 @@ export function storeAnswerInTransaction<T>(
   };
 }
 
-type Outcome =
-  | { kind: 'claimed'; claim: Claim }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'busy' };
+type Outcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: unknown } | { kind: 'busy' };
 
 interface ClaimInput {
   workspaceId: string;
@@ -150,7 +147,9 @@ async function acquire(prisma: PrismaClient, now: () => Date, input: ClaimInput)
     }
 
     const existing = await prisma.idempotencyRecord.findUnique({
-      where: { workspaceId_principal_key: { workspaceId: input.workspaceId, principal: input.principal, key: input.key } },
+      where: {
+        workspaceId_principal_key: { workspaceId: input.workspaceId, principal: input.principal, key: input.key },
+      },
     });
     if (!existing) continue;
 
@@ -211,7 +210,10 @@ function recordResponse(prisma: PrismaClient, res: Response, claim: HeldClaim): 
       success && claim.storedInTransaction
         ? Promise.resolve()
         : success && stored !== null
-          ? prisma.idempotencyRecord.updateMany({ where: mine, data: { responseStatus: status, responseBody: stored as Prisma.InputJsonValue } })
+          ? prisma.idempotencyRecord.updateMany({
+              where: mine,
+              data: { responseStatus: status, responseBody: stored as Prisma.InputJsonValue },
+            })
           : release();
     // If the bookkeeping fails the answer still goes out: the client must learn the outcome. The unsettled claim
     // answers 409 until it turns stale (IDEMPOTENCY_STALE_MS) and is taken over, so the key is not lost for 24 hours;

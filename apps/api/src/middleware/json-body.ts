@@ -22,7 +22,8 @@ class BodyEncodingError extends Error {
  * stored altered without a word.
  */
 export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: string | null): void {
-  if (encoding !== null && encoding.toLowerCase() !== 'utf-8') throw new BodyEncodingError(`unsupported charset ${encoding}`, 'charset.unsupported');
+  if (encoding !== null && encoding.toLowerCase() !== 'utf-8')
+    throw new BodyEncodingError(`unsupported charset ${encoding}`, 'charset.unsupported');
   try {
     utf8.decode(buf);
   } catch {
@@ -30,7 +31,12 @@ export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: 
   }
 }
 
-const parseJson = express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'], verify: verifyUtf8 });
+const parseJson = express.json({
+  limit: BODY_LIMIT,
+  strict: true,
+  type: ['application/json', 'application/*+json'],
+  verify: verifyUtf8,
+});
 
 /** No lone UTF-16 surrogate (`"\\ud800"` is valid JSON, but no UTF-8 text can hold it: PostgreSQL refuses it). */
 const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
@@ -47,12 +53,15 @@ export function unstorableJson(body: unknown): Issue | null {
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { path: formatPath(path) || '(body)', message: 'must not contain NUL (\\u0000) characters' };
+      if (value.includes('\u0000'))
+        return { path: formatPath(path) || '(body)', message: 'must not contain NUL (\\u0000) characters' };
       if (!wellFormed(value)) return { path: formatPath(path) || '(body)', message: LONE_SURROGATE };
     } else if (value !== null && typeof value === 'object') {
-      if (path.length >= MAX_JSON_DEPTH) return { path: '(body)', message: `is nested more than ${MAX_JSON_DEPTH} levels deep` };
+      if (path.length >= MAX_JSON_DEPTH)
+        return { path: '(body)', message: `is nested more than ${MAX_JSON_DEPTH} levels deep` };
       for (const [key, child] of Object.entries(value)) {
-        if (key.includes('\u0000')) return { path: formatPath(path) || '(body)', message: 'keys must not contain NUL (\\u0000) characters' };
+        if (key.includes('\u0000'))
+          return { path: formatPath(path) || '(body)', message: 'keys must not contain NUL (\\u0000) characters' };
         if (!wellFormed(key)) return { path: formatPath(path) || '(body)', message: `keys ${LONE_SURROGATE}` };
         stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
       }
@@ -60,7 +69,6 @@ export function unstorableJson(body: unknown): Issue | null {
   }
   return null;
 }
-
 
 /** JSON bodies only, 256 KiB at most. Malformed or unstorable JSON reaches the error handler as invalid_request. */
 export const jsonBody: RequestHandler = (req, res, next) => {

@@ -9,7 +9,13 @@ import { ctxOf } from './auth.js';
  * Answers RateLimit-* headers on every response and 429 `rate_limited` with Retry-After when spent.
  */
 export function rateLimit(redis: Redis, pointsPerMinute: number, keyPrefix = 'sv:rl'): RequestHandler {
-  const limiter = new RateLimiterRedis({ storeClient: redis, points: pointsPerMinute, duration: 60, keyPrefix, useRedisPackage: false });
+  const limiter = new RateLimiterRedis({
+    storeClient: redis,
+    points: pointsPerMinute,
+    duration: 60,
+    keyPrefix,
+    useRedisPackage: false,
+  });
   const setHeaders = (res: Parameters<RequestHandler>[1], r: RateLimiterRes) => {
     res.setHeader('RateLimit-Limit', String(pointsPerMinute));
     res.setHeader('RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));

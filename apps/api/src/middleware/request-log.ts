@@ -14,7 +14,8 @@ const STATIC_MOUNT = /^(\/([a-z]+(-[a-z]+)*|v[0-9]+))+$/;
  */
 export function routeOf(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
-  if (typeof route?.path === 'string') return route.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${route.path}`;
+  if (typeof route?.path === 'string')
+    return route.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${route.path}`;
   // An error passed to next() leaves the routers before the error middleware runs, which resets baseUrl. Routing
   // ignores case, and so do these labels.
   const mount = req.baseUrl.toLowerCase();

@@ -6,7 +6,12 @@
  * Every operation of management-api.md is here, implemented or not: the document is the interface, and
  * test/openapi.test.ts fails if one goes missing.
  */
-import { OpenApiGeneratorV31, OpenAPIRegistry, zodToOpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  OpenApiGeneratorV31,
+  OpenAPIRegistry,
+  zodToOpenAPIRegistry,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import {
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
@@ -52,7 +57,10 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       'Uptime checks of kind `http`, `tcp` or `heartbeat`. Creating a monitor also creates its public component; the first ' +
       'check runs on the next poll cycle, within about 2 minutes.',
   },
-  { name: 'Status pages', description: 'Public pages showing the state of the workspace components, incidents and maintenance.' },
+  {
+    name: 'Status pages',
+    description: 'Public pages showing the state of the workspace components, incidents and maintenance.',
+  },
   {
     name: 'Maintenance',
     description:
@@ -79,7 +87,9 @@ const ROLE_NOTE = {
 // Shared components: responses, headers, parameters
 // ---------------------------------------------------------------------------------------------------------------
 
-const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
 
 type HeaderComponent = {
   description: string;
@@ -88,16 +98,21 @@ type HeaderComponent = {
 
 const HEADERS: Record<string, HeaderComponent> = {
   RequestId: {
-    description: 'Identifies the request in the logs. Echoed when the client sent a safe value (up to 128 characters of `A-Za-z0-9._:-`).',
+    description:
+      'Identifies the request in the logs. Echoed when the client sent a safe value (up to 128 characters of `A-Za-z0-9._:-`).',
     schema: { type: 'string', maxLength: 128 },
   },
-  RateLimitLimit: { description: 'Requests allowed per minute for this token.', schema: { type: 'integer', minimum: 0 } },
+  RateLimitLimit: {
+    description: 'Requests allowed per minute for this token.',
+    schema: { type: 'integer', minimum: 0 },
+  },
   RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
   WwwAuthenticate: { description: 'Always `Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
   IdempotentReplayed: {
-    description: 'Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    description:
+      'Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`.',
     schema: { type: 'string', enum: ['true'] },
   },
 };
@@ -138,7 +153,8 @@ const ERROR_RESPONSES = {
     example: errorExample('forbidden', 'The viewer role may not perform this operation'),
   },
   NotFound: {
-    description: '`not_found`: no such record in this workspace (an id that is not a uuid, or that belongs to another workspace, is also 404).',
+    description:
+      '`not_found`: no such record in this workspace (an id that is not a uuid, or that belongs to another workspace, is also 404).',
     headers: successHeaders,
     example: errorExample('not_found', 'monitor 1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 was not found'),
   },
@@ -148,12 +164,14 @@ const ERROR_RESPONSES = {
     example: errorExample('invalid_request', 'The request body is larger than 256 KiB'),
   },
   TooManyRequests: {
-    description: '`rate_limited`: the per-token request rate is spent (600 per minute by default). Wait `Retry-After` seconds.',
+    description:
+      '`rate_limited`: the per-token request rate is spent (600 per minute by default). Wait `Retry-After` seconds.',
     headers: { ...successHeaders, 'Retry-After': ref('headers', 'RetryAfter') },
     example: errorExample('rate_limited', 'Rate limit of 600 requests per minute exceeded'),
   },
   ServiceUnavailable: {
-    description: '`internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds.',
+    description:
+      '`internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds.',
     headers: { ...requestIdHeader, 'Retry-After': ref('headers', 'RetryAfter') },
     example: errorExample('internal', 'The service is temporarily unavailable (redis); retry shortly'),
   },
@@ -216,7 +234,12 @@ const OPERATIONS: Operation[] = [
       examples: {
         deploy: {
           summary: 'A release window over the whole workspace',
-          value: { title: 'Release 4.2', body: 'We are deploying a new version; short interruptions are possible.', startsAt: '2026-03-01T22:00:00Z', endsAt: '2026-03-01T23:00:00Z' },
+          value: {
+            title: 'Release 4.2',
+            body: 'We are deploying a new version; short interruptions are possible.',
+            startsAt: '2026-03-01T22:00:00Z',
+            endsAt: '2026-03-01T23:00:00Z',
+          },
         },
       },
     },
@@ -254,7 +277,8 @@ const OPERATIONS: Operation[] = [
     },
     success: { status: 200, description: 'The updated window.', schema: data(maintenanceRecordSchema) },
     conflict: {
-      description: 'the action is not allowed from the current state (out of `completed` or `cancelled`, or `complete` on a `scheduled` window).',
+      description:
+        'the action is not allowed from the current state (out of `completed` or `cancelled`, or `complete` on a `scheduled` window).',
       example: 'A completed maintenance window cannot be started',
     },
   },
@@ -281,15 +305,28 @@ const OPERATIONS: Operation[] = [
       examples: {
         http: {
           summary: 'An http monitor',
-          value: { type: 'http', name: 'Homepage', target: 'https://www.example.com/health', intervalSeconds: 60, expectedStatusCodes: [200], keyword: 'ok' },
+          value: {
+            type: 'http',
+            name: 'Homepage',
+            target: 'https://www.example.com/health',
+            intervalSeconds: 60,
+            expectedStatusCodes: [200],
+            keyword: 'ok',
+          },
         },
         tcp: { summary: 'A tcp monitor', value: { type: 'tcp', name: 'Database', target: 'db.example.com:5432' } },
-        heartbeat: { summary: 'A heartbeat for a nightly job', value: { type: 'heartbeat', name: 'Nightly backup', intervalSeconds: 86400, graceSeconds: 900 } },
+        heartbeat: {
+          summary: 'A heartbeat for a nightly job',
+          value: { type: 'heartbeat', name: 'Nightly backup', intervalSeconds: 86400, graceSeconds: 900 },
+        },
       },
     },
     idempotent: true,
     success: { status: 201, description: 'The created monitor.', schema: data(monitorRecordSchema) },
-    conflict: { description: 'a request with the same `Idempotency-Key` is still in flight.', example: 'A request with this Idempotency-Key is still in progress; retry shortly' },
+    conflict: {
+      description: 'a request with the same `Idempotency-Key` is still in flight.',
+      example: 'A request with this Idempotency-Key is still in progress; retry shortly',
+    },
   },
   {
     method: 'get',
@@ -319,7 +356,7 @@ const OPERATIONS: Operation[] = [
     summary: 'Update, pause or resume a monitor',
     description:
       'Every field is optional and only the provided ones change. `enabled: false` pauses the monitor, `enabled: true` resumes it. ' +
-      '`type` and `metadata` cannot be changed (400), and a field that does not apply to the monitor\'s type is 400. `headers` ' +
+      "`type` and `metadata` cannot be changed (400), and a field that does not apply to the monitor's type is 400. `headers` " +
       'and `body` replace the stored ones whole (`headers: {}` and `body: null` clear them); nullable settings are cleared ' +
       'with null, and an empty `keyword` or `keywordAbsent` clears it too. A 400 lists every offending field. The rules between ' +
       'fields hold for the monitor as stored after the write: a PATCH that a concurrent one made invalid (say, a method GET ' +
@@ -332,13 +369,21 @@ const OPERATIONS: Operation[] = [
       schema: nameSchema(
         updateMonitorSchema
           .omit({ type: true, metadata: true, jsonAssertion: true })
-          .extend({ jsonAssertion: z.union([jsonAssertionSchema, z.null()]).optional().openapi({ description: 'Replaces the assertion; null removes it.' }) }),
+          .extend({
+            jsonAssertion: z
+              .union([jsonAssertionSchema, z.null()])
+              .optional()
+              .openapi({ description: 'Replaces the assertion; null removes it.' }),
+          }),
         'UpdateMonitorInput',
-        'Every field optional; only the provided ones change. Which fields apply depends on the monitor\'s type, as on create.',
+        "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
       ),
       examples: {
         pause: { summary: 'Pause the monitor', value: { enabled: false } },
-        tune: { summary: 'Check less often, fail slower responses', value: { intervalSeconds: 300, latencyThresholdMs: 5000 } },
+        tune: {
+          summary: 'Check less often, fail slower responses',
+          value: { intervalSeconds: 300, latencyThresholdMs: 5000 },
+        },
       },
     },
     success: { status: 200, description: 'The updated monitor.', schema: data(monitorRecordSchema) },
@@ -372,12 +417,18 @@ const OPERATIONS: Operation[] = [
       ROLE_NOTE.manage,
     body: {
       schema: createStatusPageSchema,
-      examples: { page: { summary: 'A public page', value: { vanityUrl: 'https://status.acme.com', name: 'Acme status', isPublic: true } } },
+      examples: {
+        page: {
+          summary: 'A public page',
+          value: { vanityUrl: 'https://status.acme.com', name: 'Acme status', isPublic: true },
+        },
+      },
     },
     idempotent: true,
     success: { status: 201, description: 'The created page.', schema: data(statusPageRecordSchema) },
     conflict: {
-      description: 'the slug is reserved or already taken, or a request with the same `Idempotency-Key` is still in flight.',
+      description:
+        'the slug is reserved or already taken, or a request with the same `Idempotency-Key` is still in flight.',
       example: 'The slug acme-status is already taken',
     },
   },
@@ -401,7 +452,8 @@ const OPERATIONS: Operation[] = [
     operationId: 'listIncidents',
     tag: 'Incidents',
     summary: 'List incidents',
-    description: 'Open and acknowledged incidents plus those resolved in the last 7 days, newest first. ' + ROLE_NOTE.read,
+    description:
+      'Open and acknowledged incidents plus those resolved in the last 7 days, newest first. ' + ROLE_NOTE.read,
     query: paginationQuerySchema,
     success: { status: 200, description: 'A page of incidents.', schema: list(incidentRecordSchema) },
   },
@@ -412,7 +464,7 @@ const OPERATIONS: Operation[] = [
     tag: 'Incidents',
     summary: 'Get the escalation state of an incident',
     description:
-      'The policy in effect (pinned when the incident opened: the monitor\'s own, else the workspace default), each ladder ' +
+      "The policy in effect (pinned when the incident opened: the monitor's own, else the workspace default), each ladder " +
       'step, which steps have paged and through which delivery (with the reason of a failed or skipped one), and whether ' +
       'the incident is acknowledged. ' +
       ROLE_NOTE.read,
@@ -431,7 +483,10 @@ const OPERATIONS: Operation[] = [
       ROLE_NOTE.respond,
     id: true,
     success: { status: 200, description: 'The acknowledged incident.', schema: data(incidentRecordSchema) },
-    conflict: { description: 'the incident is already resolved.', example: 'A resolved incident cannot be acknowledged' },
+    conflict: {
+      description: 'the incident is already resolved.',
+      example: 'A resolved incident cannot be acknowledged',
+    },
   },
   {
     method: 'post',
@@ -462,7 +517,10 @@ const OPERATIONS: Operation[] = [
 ];
 
 /** Every (method, path) the document describes, paths relative to the `/api/v1` base. */
-export const SPEC_OPERATIONS: ReadonlyArray<{ method: Method; path: string }> = OPERATIONS.map(({ method, path }) => ({ method, path }));
+export const SPEC_OPERATIONS: ReadonlyArray<{ method: Method; path: string }> = OPERATIONS.map(({ method, path }) => ({
+  method,
+  path,
+}));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Building
@@ -484,7 +542,11 @@ function nameSharedSchemas(): void {
       '`keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than ' +
       '`degradedAfterMs` passes as degraded.',
   );
-  name(createTcpMonitorSchema, 'CreateTcpMonitorInput', 'A TCP connect check. `target` is `host:port` (port 1-65535; IPv6 as `[addr]:port`).');
+  name(
+    createTcpMonitorSchema,
+    'CreateTcpMonitorInput',
+    'A TCP connect check. `target` is `host:port` (port 1-65535; IPv6 as `[addr]:port`).',
+  );
   name(
     createHeartbeatMonitorSchema,
     'CreateHeartbeatMonitorInput',
@@ -542,8 +604,14 @@ function nameSharedSchemas(): void {
       `slug (slugs are unique across all workspaces): 409. \`name\`: 1 to ${S.nameMax} characters. \`isPublic\`: a page that ` +
       'is not public is not served (404).',
   );
-  describeSchema(responseTimesQuerySchema.shape.period, 'Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day.');
-  describeSchema(responseTimesQuerySchema.shape.region, 'Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions.');
+  describeSchema(
+    responseTimesQuerySchema.shape.period,
+    'Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day.',
+  );
+  describeSchema(
+    responseTimesQuerySchema.shape.region,
+    'Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions.',
+  );
   describeSchema(paginationQuerySchema.shape.page, 'The page to return, 1-indexed.');
   describeSchema(paginationQuerySchema.shape.perPage, 'Items per page, 1 to 250.');
   name(
@@ -604,7 +672,7 @@ function buildRegistry(): OpenAPIRegistry {
     name: 'id',
     in: 'path',
     required: true,
-    description: "The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404.",
+    description: 'The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404.',
     schema: { type: 'string', format: 'uuid' },
   });
 
@@ -636,7 +704,9 @@ function refIdOf(schema: z.ZodType): string {
 function routeOf(op: Operation): RouteConfig {
   const errors = (name: ErrorResponseName) => ref('responses', name);
   const responses: RouteConfig['responses'] = {};
-  const successHeadersFor = op.idempotent ? { ...successHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : successHeaders;
+  const successHeadersFor = op.idempotent
+    ? { ...successHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') }
+    : successHeaders;
   responses[String(op.success.status)] = {
     description: op.success.description,
     headers: successHeadersFor,
@@ -651,7 +721,10 @@ function routeOf(op: Operation): RouteConfig {
   responses['429'] = errors('TooManyRequests');
   responses['503'] = errors('ServiceUnavailable');
 
-  const headerParams = [ref('parameters', 'WorkspaceHeader'), ...(op.idempotent ? [ref('parameters', 'IdempotencyKey')] : [])];
+  const headerParams = [
+    ref('parameters', 'WorkspaceHeader'),
+    ...(op.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
+  ];
   return {
     method: op.method,
     path: op.path,
@@ -667,7 +740,12 @@ function routeOf(op: Operation): RouteConfig {
             body: {
               required: true,
               ...(op.body.description ? { description: op.body.description } : {}),
-              content: { 'application/json': { schema: op.body.schema, ...(op.body.examples ? { examples: op.body.examples } : {}) } },
+              content: {
+                'application/json': {
+                  schema: op.body.schema,
+                  ...(op.body.examples ? { examples: op.body.examples } : {}),
+                },
+              },
             },
           }
         : {}),
@@ -687,7 +765,12 @@ export function buildOpenApiDocument(): object {
       version: '1.0.0',
       description: INFO_DESCRIPTION,
     },
-    servers: [{ url: '/api/v1', description: 'This deployment: paths are relative to the `/api/v1` base, beside this document.' }],
+    servers: [
+      {
+        url: '/api/v1',
+        description: 'This deployment: paths are relative to the `/api/v1` base, beside this document.',
+      },
+    ],
     security: [{ bearerAuth: [] }],
     tags: TAGS,
   });

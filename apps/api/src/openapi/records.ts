@@ -7,7 +7,15 @@
  *
  * Records are plain (non-strict) objects: a client must tolerate new fields.
  */
-import { ERROR_CODES, HTTP_METHODS, MAINTENANCE_STATUSES, MONITOR_TYPES, PERIODS, jsonAssertionSchema, type Period } from '@statusvane/shared';
+import {
+  ERROR_CODES,
+  HTTP_METHODS,
+  MAINTENANCE_STATUSES,
+  MONITOR_TYPES,
+  PERIODS,
+  jsonAssertionSchema,
+  type Period,
+} from '@statusvane/shared';
 import { z } from './zod.js';
 
 const uuid = z.uuid();
@@ -57,9 +65,13 @@ export const errorEnvelopeSchema = z
       message: z.string().openapi({ description: 'A human-readable explanation; do not parse it.' }),
       details: z
         .object({
-          issues: z.array(issueSchema).optional().openapi({ description: 'For invalid input: one entry per offending field.' }),
+          issues: z
+            .array(issueSchema)
+            .optional()
+            .openapi({ description: 'For invalid input: one entry per offending field.' }),
           workspaces: z.array(workspaceChoiceSchema).optional().openapi({
-            description: 'For a personal token in several workspaces sent without `X-Statusvane-Workspace`: the choices.',
+            description:
+              'For a personal token in several workspaces sent without `X-Statusvane-Workspace`: the choices.',
           }),
         })
         .optional()
@@ -68,7 +80,9 @@ export const errorEnvelopeSchema = z
   })
   .openapi('Error', { description: 'Every error response has this shape.' });
 
-const componentRefSchema = z.object({ id: uuid, name: z.string() }).openapi('ComponentRef', { description: 'A public component.' });
+const componentRefSchema = z
+  .object({ id: uuid, name: z.string() })
+  .openapi('ComponentRef', { description: 'A public component.' });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Monitors (the inputs come from packages/shared; this is the record of apps/api/.../monitor-record.ts)
@@ -91,27 +105,37 @@ export const monitorRecordSchema = z
     keywordAbsent: z.string().nullable(),
     degradedAfterMs: z.number().int().nullable(),
     latencyThresholdMs: z.number().int().nullable(),
-    headerNames: z.array(z.string()).openapi({ description: 'Names of the custom request headers. Their values are write-only.' }),
+    headerNames: z
+      .array(z.string())
+      .openapi({ description: 'Names of the custom request headers. Their values are write-only.' }),
     hasBody: z.boolean().openapi({ description: 'Whether a request body is stored. The body itself is write-only.' }),
     contentType: z.string(),
     // A union with null, not `.nullable()`: the generator would otherwise fold the null into the shared
     // JsonAssertion component, making it nullable on create too.
-    jsonAssertion: z.union([jsonAssertionSchema, z.null()]).openapi({ description: 'The JSON assertion, or null when none is set.' }),
+    jsonAssertion: z
+      .union([jsonAssertionSchema, z.null()])
+      .openapi({ description: 'The JSON assertion, or null when none is set.' }),
     environment: z.string(),
-    metadata: z.record(z.string(), z.string()).openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
+    metadata: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
     graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
     enabled: z.boolean(),
     status: z.enum(MONITOR_STATUSES).openapi({
       description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
     }),
     maintenanceUntil: dateTime.nullable().openapi({
-      description: "End of the in-progress maintenance window covering the monitor's component (or the whole workspace), else null.",
+      description:
+        "End of the in-progress maintenance window covering the monitor's component (or the whole workspace), else null.",
     }),
-    openEndedMaintenance: z.boolean().openapi({ description: 'True only while a window without an end applies (reserved; currently always false).' }),
+    openEndedMaintenance: z
+      .boolean()
+      .openapi({ description: 'True only while a window without an end applies (reserved; currently always false).' }),
     lastCheckedAt: dateTime.nullable(),
     createdAt: dateTime,
     pingUrl: z.url().nullable().openapi({
-      description: 'Heartbeat only: the address the scheduled job pings (GET or POST). Returned on create and on read; null for other types.',
+      description:
+        'Heartbeat only: the address the scheduled job pings (GET or POST). Returned on create and on read; null for other types.',
     }),
   })
   .openapi('Monitor');
@@ -124,7 +148,11 @@ const phaseMs = z.number().int().nullable();
 const responseTimeBucketSchema = z
   .object({
     bucketStart: dateTime,
-    avgMs: z.number().int().nullable().openapi({ description: 'Average over the checks that got a response; null for an empty bucket.' }),
+    avgMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Average over the checks that got a response; null for an empty bucket.' }),
     downCount: z.number().int().min(0),
     total: z.number().int().min(0).openapi({ description: 'All checks in the bucket; 0 for an empty bucket.' }),
     phases: z
@@ -139,7 +167,8 @@ export const responseTimeHistorySchema = z
     period: z.enum(RESPONSE_TIME_PERIODS),
     region: z.string().openapi({ description: 'The region filtered to, or `all`.' }),
     buckets: z.array(responseTimeBucketSchema).openapi({
-      description: 'Fixed-width buckets, oldest first; every bucket of the window is present. The window ends at the current bucket.',
+      description:
+        'Fixed-width buckets, oldest first; every bucket of the window is present. The window ends at the current bucket.',
     }),
   })
   .openapi('ResponseTimeHistory');
@@ -160,7 +189,9 @@ export const maintenanceRecordSchema = z
     }),
     startsAt: dateTime,
     endsAt: dateTime,
-    components: z.array(componentRefSchema).openapi({ description: 'Components the window affects. Empty means the whole workspace.' }),
+    components: z
+      .array(componentRefSchema)
+      .openapi({ description: 'Components the window affects. Empty means the whole workspace.' }),
   })
   .openapi('MaintenanceWindow');
 
@@ -173,7 +204,12 @@ export const statusPageRecordSchema = z
     id: uuid,
     name: z.string(),
     slug: z.string(),
-    url: z.url().openapi({ description: 'The public page: `<PUBLIC_BASE_URL>/status/<slug>` (HTML, or JSON with `Accept: application/json`).' }),
+    url: z
+      .url()
+      .openapi({
+        description:
+          'The public page: `<PUBLIC_BASE_URL>/status/<slug>` (HTML, or JSON with `Accept: application/json`).',
+      }),
     isPublic: z.boolean().openapi({ description: 'A page that is not public is not served (404).' }),
     passwordProtected: z.boolean(),
     createdAt: dateTime,
@@ -192,7 +228,8 @@ export const statusPageLayoutSchema = z
   .object({
     statusPageId: uuid,
     sections: z.array(layoutSectionSchema).openapi({
-      description: 'In render order. Empty: the page has never been arranged and shows every workspace component, ungrouped.',
+      description:
+        'In render order. Empty: the page has never been arranged and shows every workspace component, ungrouped.',
     }),
   })
   .openapi('StatusPageLayout');
@@ -212,7 +249,9 @@ export const incidentRecordSchema = z
     resolvedAt: dateTime.nullable(),
     acknowledgedAt: dateTime.nullable(),
     monitorId: uuid.nullable().openapi({ description: 'The monitor that opened it; null for a manual incident.' }),
-    metadata: z.record(z.string(), z.string()).openapi({ description: "The monitor's labels, copied when the incident opened." }),
+    metadata: z
+      .record(z.string(), z.string())
+      .openapi({ description: "The monitor's labels, copied when the incident opened." }),
   })
   .openapi('Incident');
 
@@ -220,16 +259,22 @@ const deliverySchema = z
   .object({
     channel: z.enum(DELIVERY_CHANNELS),
     target: z.string().openapi({
-      description: 'Email: the address. Webhook and Slack: only `scheme://host[:port]/…`, since the full URL is a credential.',
-    }),
-    status: z.enum(DELIVERY_STATUSES).openapi({ description: '`skipped`: silent policy, or a channel that is not configured.' }),
-    sentAt: dateTime.nullable(),
-    reason: z.string().nullable().openapi({
       description:
-        'Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, ' +
-        '`ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is ' +
-        '`failed` or `skipped`.',
+        'Email: the address. Webhook and Slack: only `scheme://host[:port]/…`, since the full URL is a credential.',
     }),
+    status: z
+      .enum(DELIVERY_STATUSES)
+      .openapi({ description: '`skipped`: silent policy, or a channel that is not configured.' }),
+    sentAt: dateTime.nullable(),
+    reason: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, ' +
+          '`ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is ' +
+          '`failed` or `skipped`.',
+      }),
   })
   .openapi('EscalationDelivery');
 
@@ -237,14 +282,21 @@ const escalationStepSchema = z
   .object({
     stepId: uuid,
     position: z.number().int(),
-    delayMinutes: z.number().int().openapi({ description: "From the incident's start (or, in a repeat cycle, from the previous cycle's last step)." }),
+    delayMinutes: z
+      .number()
+      .int()
+      .openapi({
+        description: "From the incident's start (or, in a repeat cycle, from the previous cycle's last step).",
+      }),
     minImpact: z.enum(INCIDENT_IMPACTS),
     due: z.boolean().openapi({
       description:
         "The step's time has come in the current cycle and its `minImpact` is at most the incident's impact. Once the incident is " +
         'acknowledged or resolved, judged at that moment.',
     }),
-    fired: z.boolean().openapi({ description: 'The step has paged at least once (recorded its deliveries, whatever their status).' }),
+    fired: z
+      .boolean()
+      .openapi({ description: 'The step has paged at least once (recorded its deliveries, whatever their status).' }),
     firedAt: dateTime.nullable().openapi({ description: 'When it last fired (the latest cycle in which it did).' }),
     deliveries: z.array(deliverySchema).openapi({ description: 'Every cycle, oldest first; targets in policy order.' }),
   })
@@ -254,7 +306,11 @@ const escalationPolicySchema = z
   .object({
     id: uuid,
     name: z.string(),
-    repeatCount: z.number().int().min(0).openapi({ description: 'How many more times the ladder repeats after its last step.' }),
+    repeatCount: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'How many more times the ladder repeats after its last step.' }),
     silent: z.boolean(),
     runbook: z.string(),
   })
@@ -266,14 +322,22 @@ export const escalationStateSchema = z
     status: z.enum(INCIDENT_STATUSES),
     acknowledgedAt: dateTime.nullable(),
     resolvedAt: dateTime.nullable(),
-    escalating: z.boolean().openapi({ description: 'Whether the ladder is still running (acknowledging or resolving stops it).' }),
-    elapsedMinutes: z.number().int().min(0).openapi({ description: 'Whole minutes since the incident started (until it was resolved).' }),
+    escalating: z
+      .boolean()
+      .openapi({ description: 'Whether the ladder is still running (acknowledging or resolving stops it).' }),
+    elapsedMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'Whole minutes since the incident started (until it was resolved).' }),
     policy: z.union([escalationPolicySchema, z.null()]).openapi({
       description:
         "The policy in effect, pinned when the incident opened: the monitor's own, else the workspace default, else null. " +
         'Assigning a policy later does not change the ladder of an incident already open.',
     }),
-    steps: z.array(escalationStepSchema).openapi({ description: 'One entry per ladder step; empty when no policy applies.' }),
+    steps: z
+      .array(escalationStepSchema)
+      .openapi({ description: 'One entry per ladder step; empty when no policy applies.' }),
     note: z.string().openapi({
       description:
         'What the ladder is doing, in one sentence: e.g. `Escalating: step 2 of 3 is due at <time>.`, `Acknowledged at <time>: ' +

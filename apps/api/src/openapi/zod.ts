@@ -15,7 +15,11 @@ export { z };
  */
 export function nameSchema<T extends z.ZodType>(schema: T, refId: string, description?: string): T {
   const current = zodToOpenAPIRegistry.get(schema) ?? {};
-  zodToOpenAPIRegistry.add(schema, { ...current, _internal: { ...current._internal, refId }, ...(description ? { description } : {}) });
+  zodToOpenAPIRegistry.add(schema, {
+    ...current,
+    _internal: { ...current._internal, refId },
+    ...(description ? { description } : {}),
+  });
   return schema;
 }
 

@@ -9,7 +9,11 @@ const loaders = new WeakMap<PrismaClient, WeakMap<Prisma.MonitorSelect, BatchLoa
  * query (Prisma batches findUniques only within one tick, which concurrent jobs rarely share). Still one fresh read
  * per check: nothing is cached.
  */
-export async function loadMonitor<S extends Prisma.MonitorSelect>(prisma: PrismaClient, id: string, select: S): Promise<Row<S> | null> {
+export async function loadMonitor<S extends Prisma.MonitorSelect>(
+  prisma: PrismaClient,
+  id: string,
+  select: S,
+): Promise<Row<S> | null> {
   let bySelect = loaders.get(prisma);
   if (!bySelect) loaders.set(prisma, (bySelect = new WeakMap()));
   let loader = bySelect.get(select);

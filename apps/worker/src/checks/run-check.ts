@@ -78,7 +78,12 @@ async function armDeadline(deps: CheckRunnerDeps, monitorId: string, region: str
   if (!deps.heartbeatDeadlines) return;
   await deps.heartbeatDeadlines
     .armHeartbeatDeadline(monitorId, region, at)
-    .catch((err: Error) => deps.logger.warn('heartbeat deadline not armed; the schedule evaluates it instead', { monitorId, error: err.message }));
+    .catch((err: Error) =>
+      deps.logger.warn('heartbeat deadline not armed; the schedule evaluates it instead', {
+        monitorId,
+        error: err.message,
+      }),
+    );
 }
 
 /** Monitors whose secrets could not be opened, already logged by this process (with the key id they named). */
@@ -96,15 +101,27 @@ function openSecrets(
 ): { headers: Record<string, string>; body: string | null } | { problem: string } {
   // Each value names its own key (a legacy value is read with encKeyId instead: see decryptSecret).
   const known = new Set([deps.keyring.current, ...deps.keyring.old].map((k) => k.id));
-  const keyIds = [...new Set([m.headersEnc, m.bodyEnc].filter((v): v is string => v !== null).map((v) => secretKeyId(v, m.encKeyId)))];
+  const keyIds = [
+    ...new Set([m.headersEnc, m.bodyEnc].filter((v): v is string => v !== null).map((v) => secretKeyId(v, m.encKeyId))),
+  ];
   const missing = keyIds.find((id) => id === null || !known.has(id));
   let problem: string;
   if (missing !== undefined) {
-    problem = missing === null ? 'a stored value names no encryption key (damaged value)' : `encryption key ${missing} is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)`;
+    problem =
+      missing === null
+        ? 'a stored value names no encryption key (damaged value)'
+        : `encryption key ${missing} is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)`;
   } else {
     try {
-      const headers = m.headersEnc ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as unknown) : {};
-      if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
+      const headers = m.headersEnc
+        ? (JSON.parse(decryptSecret(m.headersEnc, m.encKeyId, deps.keyring)) as unknown)
+        : {};
+      if (
+        typeof headers !== 'object' ||
+        headers === null ||
+        Array.isArray(headers) ||
+        Object.values(headers).some((v) => typeof v !== 'string')
+      ) {
         throw new Error('not a headers object');
       }
       const body = m.bodyEnc ? decryptSecret(m.bodyEnc, m.encKeyId, deps.keyring) : null;
@@ -117,11 +134,14 @@ function openSecrets(
   if (!reportedSecretProblems.has(key)) {
     if (reportedSecretProblems.size >= 10_000) reportedSecretProblems.clear();
     reportedSecretProblems.add(key);
-    deps.logger.error('monitor secrets cannot be decrypted: its checks fail with config_error until the key is configured or the headers and body are set again', {
-      monitorId: m.id,
-      encKeyIds: keyIds,
-      problem,
-    });
+    deps.logger.error(
+      'monitor secrets cannot be decrypted: its checks fail with config_error until the key is configured or the headers and body are set again',
+      {
+        monitorId: m.id,
+        encKeyIds: keyIds,
+        problem,
+      },
+    );
   }
   return { problem };
 }
@@ -133,7 +153,10 @@ function openSecrets(
  * instead, and its result is keyed by the ping or missed deadline it reports rather than by the job's slot
  * (heartbeat.probe.ts); its next deadline is armed after every evaluation.
  */
-export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null }): Promise<CheckOutcome> {
+export async function runCheck(
+  deps: CheckRunnerDeps,
+  job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null },
+): Promise<CheckOutcome> {
   const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
   if (!m) return { skipped: 'monitor deleted' };
   if (!m.enabled) return { skipped: 'monitor paused' };
@@ -165,7 +188,13 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
     checkedAt = now;
   } else if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
-    result = await deps.tcpProbe.probe({ host, port, timeoutMs: m.timeoutMs, degradedAfterMs: m.degradedAfterMs, latencyThresholdMs: m.latencyThresholdMs });
+    result = await deps.tcpProbe.probe({
+      host,
+      port,
+      timeoutMs: m.timeoutMs,
+      degradedAfterMs: m.degradedAfterMs,
+      latencyThresholdMs: m.latencyThresholdMs,
+    });
   } else {
     const secrets = openSecrets(m, deps);
     if ('problem' in secrets) {
@@ -189,13 +218,25 @@ export async function runCheck(deps: CheckRunnerDeps, job: { monitorId: string; 
   }
 
   checkedAt ??= deps.now?.() ?? new Date();
-  const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(m.componentId);
-  const stored = await storeCheckResult(deps.prisma, { monitor: m, region: job.region, slot, checkedAt, result, inMaintenance });
+  const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(
+    m.componentId,
+  );
+  const stored = await storeCheckResult(deps.prisma, {
+    monitor: m,
+    region: job.region,
+    slot,
+    checkedAt,
+    result,
+    inMaintenance,
+  });
   if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
-  if (stored.opened) deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
+  if (stored.opened)
+    deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
   if (stored.opened && deps.onIncidentOpened) {
     const incidentId = stored.opened;
-    await deps.onIncidentOpened(incidentId).catch((err: Error) => deps.logger.error('escalation not scheduled', { incidentId, error: err.message }));
+    await deps
+      .onIncidentOpened(incidentId)
+      .catch((err: Error) => deps.logger.error('escalation not scheduled', { incidentId, error: err.message }));
   }
   if (stored.resolved) deps.logger.info('incident resolved', { monitorId: m.id, incidentId: stored.resolved });
   if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };

@@ -67,12 +67,23 @@ export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreIn
       skipDuplicates: true,
     });
     if (count === 0) return { stored: false, opened: null, resolved: null };
-    await addToRollups(tx, { monitorId: monitor.id, region: input.region, checkedAt: input.checkedAt, outcome: result.outcome, responseMs: result.responseMs, ...result.phases });
+    await addToRollups(tx, {
+      monitorId: monitor.id,
+      region: input.region,
+      checkedAt: input.checkedAt,
+      outcome: result.outcome,
+      responseMs: result.responseMs,
+      ...result.phases,
+    });
 
     const open = await tx.incident.findUnique({ where: { openMonitorId: monitor.id }, select: { id: true } });
 
     const { state, events } = evaluateFlap(
-      { consecutiveFailures: locked.consecutiveFailures, consecutivePasses: locked.consecutivePasses, incidentOpen: open !== null },
+      {
+        consecutiveFailures: locked.consecutiveFailures,
+        consecutivePasses: locked.consecutivePasses,
+        incidentOpen: open !== null,
+      },
       { outcome: result.outcome, inMaintenance: input.inMaintenance },
       { openThreshold: monitor.openThreshold, resolveThreshold: monitor.resolveThreshold },
     );
@@ -171,7 +182,13 @@ class ResultWriter {
   private async flush(batch: ResultWriter['queue']): Promise<void> {
     let stored: StoredCheck[];
     try {
-      stored = batch.length === 1 ? [await storeCheckResultAlone(this.prisma, batch[0]!.input)] : await storeCheckResults(this.prisma, batch.map((b) => b.input));
+      stored =
+        batch.length === 1
+          ? [await storeCheckResultAlone(this.prisma, batch[0]!.input)]
+          : await storeCheckResults(
+              this.prisma,
+              batch.map((b) => b.input),
+            );
     } catch (err) {
       if (batch.length === 1) return batch[0]!.reject(err);
       await Promise.all(batch.map((b) => storeCheckResultAlone(this.prisma, b.input).then(b.resolve, b.reject)));
@@ -199,7 +216,9 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const ids = [...new Set(inputs.map((i) => i.monitor.id))].sort();
     const locked = await tx.$queryRaw<Array<{ id: string; consecutiveFailures: number; consecutivePasses: number }>>`
       SELECT id, "consecutiveFailures", "consecutivePasses" FROM monitors WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
-    const counters = new Map(locked.map((r) => [r.id, { failures: r.consecutiveFailures, passes: r.consecutivePasses }]));
+    const counters = new Map(
+      locked.map((r) => [r.id, { failures: r.consecutiveFailures, passes: r.consecutivePasses }]),
+    );
 
     const seen = new Set<string>();
     const candidates = inputs.flatMap((input, i) => {
@@ -214,15 +233,30 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       tx,
       candidates.map((i) => {
         const { monitor, region, slot, checkedAt, result } = inputs[i]!;
-        return { monitorId: monitor.id, region, slot, checkedAt, outcome: result.outcome, responseMs: result.responseMs, statusCode: result.statusCode, reason: result.reason, ...result.phases };
+        return {
+          monitorId: monitor.id,
+          region,
+          slot,
+          checkedAt,
+          outcome: result.outcome,
+          responseMs: result.responseMs,
+          statusCode: result.statusCode,
+          reason: result.reason,
+          ...result.phases,
+        };
       }),
     );
     const createdKeys = new Set(created.map((c) => resultKey(c.monitorId, c.region, c.slot)));
-    const stored = candidates.filter((i) => createdKeys.has(resultKey(inputs[i]!.monitor.id, inputs[i]!.region, inputs[i]!.slot)));
+    const stored = candidates.filter((i) =>
+      createdKeys.has(resultKey(inputs[i]!.monitor.id, inputs[i]!.region, inputs[i]!.slot)),
+    );
     if (stored.length === 0) return out;
 
     const storedIds = [...new Set(stored.map((i) => inputs[i]!.monitor.id))];
-    const open = await tx.incident.findMany({ where: { openMonitorId: { in: padToPowerOfTwo(storedIds) } }, select: { id: true, openMonitorId: true } });
+    const open = await tx.incident.findMany({
+      where: { openMonitorId: { in: padToPowerOfTwo(storedIds) } },
+      select: { id: true, openMonitorId: true },
+    });
     const openIncident = new Map(open.map((o) => [o.openMonitorId!, o.id]));
     const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
     stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
@@ -258,7 +292,10 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
           openIncident.set(monitor.id, incident.id);
           out[i]!.opened = incident.id;
         } else if (event.type === 'resolve' && openId) {
-          await tx.incident.update({ where: { id: openId }, data: { status: 'resolved', resolvedAt: checkedAt, openMonitorId: null } });
+          await tx.incident.update({
+            where: { id: openId },
+            data: { status: 'resolved', resolvedAt: checkedAt, openMonitorId: null },
+          });
           openIncident.delete(monitor.id);
           out[i]!.resolved = openId;
         }

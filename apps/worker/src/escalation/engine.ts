@@ -63,9 +63,20 @@ export const STALE_DELIVERY_MS = 5 * 60_000;
 
 export type StepOutcome =
   | { outcome: 'stopped'; reason: 'incident deleted' | 'incident acknowledged' | 'incident resolved' }
-  | { outcome: 'skipped'; reason: 'no policy' | 'no such step' | 'cycle not reached' | 'below minImpact'; nextCycleScheduled?: boolean }
+  | {
+      outcome: 'skipped';
+      reason: 'no policy' | 'no such step' | 'cycle not reached' | 'below minImpact';
+      nextCycleScheduled?: boolean;
+    }
   | { outcome: 'deferred'; reason: 'not due yet' | 'maintenance'; until: Date }
-  | { outcome: 'fired'; sent: number; failed: number; skipped: number; duplicates: number; nextCycleScheduled: boolean };
+  | {
+      outcome: 'fired';
+      sent: number;
+      failed: number;
+      skipped: number;
+      duplicates: number;
+      nextCycleScheduled: boolean;
+    };
 
 const incidentSelect = {
   id: true,
@@ -93,7 +104,10 @@ function stopped(status: 'acknowledged' | 'resolved'): StepOutcome {
 }
 
 async function deliveriesOf(prisma: PrismaClient, incidentId: string) {
-  return prisma.escalationDelivery.findMany({ where: { incidentId }, select: { stepId: true, cycle: true, createdAt: true } });
+  return prisma.escalationDelivery.findMany({
+    where: { incidentId },
+    select: { stepId: true, cycle: true, createdAt: true },
+  });
 }
 
 /**
@@ -130,17 +144,36 @@ export async function ensureOpenLadders(
   let scheduled = 0;
   let recovered = 0;
   for (;;) {
-    const open: Array<{ id: string; workspaceId: string; escalationPolicyId: string | null; status: 'open' | 'acknowledged' | 'resolved'; impact: string; startedAt: Date; acknowledgedAt: Date | null; resolvedAt: Date | null }> =
-      await deps.prisma.incident.findMany({
-        where: {
-          status: 'open',
-          startedAt: { lte: cutoff },
-          ...(after ? { OR: [{ startedAt: { gt: after.startedAt } }, { startedAt: after.startedAt, id: { gt: after.id } }] } : {}),
-        },
-        select: { id: true, workspaceId: true, escalationPolicyId: true, status: true, impact: true, startedAt: true, acknowledgedAt: true, resolvedAt: true },
-        orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
-        take: batch,
-      });
+    const open: Array<{
+      id: string;
+      workspaceId: string;
+      escalationPolicyId: string | null;
+      status: 'open' | 'acknowledged' | 'resolved';
+      impact: string;
+      startedAt: Date;
+      acknowledgedAt: Date | null;
+      resolvedAt: Date | null;
+    }> = await deps.prisma.incident.findMany({
+      where: {
+        status: 'open',
+        startedAt: { lte: cutoff },
+        ...(after
+          ? { OR: [{ startedAt: { gt: after.startedAt } }, { startedAt: after.startedAt, id: { gt: after.id } }] }
+          : {}),
+      },
+      select: {
+        id: true,
+        workspaceId: true,
+        escalationPolicyId: true,
+        status: true,
+        impact: true,
+        startedAt: true,
+        acknowledgedAt: true,
+        resolvedAt: true,
+      },
+      orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+      take: batch,
+    });
     for (const row of open) {
       const incident = { ...row, impact: row.impact as Impact };
       const policy = await policyInEffect(deps.prisma, incident);
@@ -148,7 +181,13 @@ export async function ensureOpenLadders(
       const state = ladderState(policy, incident, await deliveriesOf(deps.prisma, incident.id), now);
       const anchor = state.anchors[state.cycle];
       if (!anchor || state.exhausted) continue;
-      const report = await deps.scheduler.scheduleCycle(incident.id, state.cycle, dueTimes(policy, anchor), now.getTime(), { recoverFailed: true });
+      const report = await deps.scheduler.scheduleCycle(
+        incident.id,
+        state.cycle,
+        dueTimes(policy, anchor),
+        now.getTime(),
+        { recoverFailed: true },
+      );
       scheduled += policy.steps.length;
       recovered += report.recovered;
     }
@@ -169,7 +208,9 @@ export async function ensureOpenLadders(
  *   and it claims and sends them.
  * - never claimed, incident no longer open: nobody will send them; `failed` with reason `stopped_before_send`.
  */
-export async function reconcileStaleDeliveries(deps: EscalationDeps): Promise<{ lost: number; rerun: number; stopped: number }> {
+export async function reconcileStaleDeliveries(
+  deps: EscalationDeps,
+): Promise<{ lost: number; rerun: number; stopped: number }> {
   const { prisma } = deps;
   const before = new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
   const lost = await prisma.escalationDelivery.updateMany({
@@ -178,22 +219,40 @@ export async function reconcileStaleDeliveries(deps: EscalationDeps): Promise<{ 
   });
   const unclaimed = await prisma.escalationDelivery.findMany({
     where: { status: 'pending', claimedAt: null, createdAt: { lte: before } },
-    select: { id: true, incidentId: true, cycle: true, step: { select: { position: true } }, incident: { select: { status: true } } },
+    select: {
+      id: true,
+      incidentId: true,
+      cycle: true,
+      step: { select: { position: true } },
+      incident: { select: { status: true } },
+    },
     orderBy: { createdAt: 'asc' },
     take: 1000,
   });
   const closed = unclaimed.filter((d) => d.incident.status !== 'open').map((d) => d.id);
   const stoppedRows = closed.length
-    ? await prisma.escalationDelivery.updateMany({ where: { id: { in: closed }, status: 'pending', claimedAt: null }, data: { status: 'failed', reason: 'stopped_before_send' } })
+    ? await prisma.escalationDelivery.updateMany({
+        where: { id: { in: closed }, status: 'pending', claimedAt: null },
+        data: { status: 'failed', reason: 'stopped_before_send' },
+      })
     : { count: 0 };
   const jobs = new Map<string, EscalationJob>();
   for (const d of unclaimed) {
-    if (d.incident.status === 'open') jobs.set(`${d.incidentId}#${d.cycle}#${d.step.position}`, { incidentId: d.incidentId, cycle: d.cycle, position: d.step.position });
+    if (d.incident.status === 'open')
+      jobs.set(`${d.incidentId}#${d.cycle}#${d.step.position}`, {
+        incidentId: d.incidentId,
+        cycle: d.cycle,
+        position: d.step.position,
+      });
   }
   let rerun = 0;
   for (const job of jobs.values()) if (await deps.scheduler.rerunStep(job)) rerun++;
   if (lost.count || rerun || stoppedRows.count) {
-    deps.logger.warn('escalation: stale pending deliveries reconciled', { workerLost: lost.count, stepsRerun: rerun, stoppedBeforeSend: stoppedRows.count });
+    deps.logger.warn('escalation: stale pending deliveries reconciled', {
+      workerLost: lost.count,
+      stepsRerun: rerun,
+      stoppedBeforeSend: stoppedRows.count,
+    });
   }
   return { lost: lost.count, rerun, stopped: stoppedRows.count };
 }
@@ -205,7 +264,15 @@ export async function reconcileStaleDeliveries(deps: EscalationDeps): Promise<{ 
 export async function sweepEscalations(
   deps: EscalationDeps,
   opts?: { minAgeMs?: number; batch?: number },
-): Promise<{ incidents: number; scheduled: number; recovered: number; encrypted: number; lost: number; rerun: number; stopped: number }> {
+): Promise<{
+  incidents: number;
+  scheduled: number;
+  recovered: number;
+  encrypted: number;
+  lost: number;
+  rerun: number;
+  stopped: number;
+}> {
   const encrypted = await encryptLegacyTargets(deps.prisma, deps.keyring.current);
   if (encrypted) deps.logger.info('escalation: plaintext targets encrypted', { encrypted });
   const stale = await reconcileStaleDeliveries(deps);
@@ -234,7 +301,11 @@ async function scheduleNextCycle(
     await deps.scheduler.scheduleCycle(incident.id, job.cycle + 1, dueTimes(policy, anchor), now.getTime());
     return true;
   } catch (err) {
-    deps.logger.warn('escalation: next cycle not scheduled; the sweeper will add it', { incidentId: incident.id, cycle: job.cycle + 1, error: (err as Error).message });
+    deps.logger.warn('escalation: next cycle not scheduled; the sweeper will add it', {
+      incidentId: incident.id,
+      cycle: job.cycle + 1,
+      error: (err as Error).message,
+    });
     return false;
   }
 }
@@ -260,10 +331,16 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
   if (dueAt > now) return { outcome: 'deferred', reason: 'not due yet', until: dueAt };
 
   if (!impactAtLeast(incident.impact, step.minImpact)) {
-    return { outcome: 'skipped', reason: 'below minImpact', nextCycleScheduled: await scheduleNextCycle(deps, incident, policy, job) };
+    return {
+      outcome: 'skipped',
+      reason: 'below minImpact',
+      nextCycleScheduled: await scheduleNextCycle(deps, incident, policy, job),
+    };
   }
   if (row.monitor) {
-    const until = (await maintenanceUntilByComponent(prisma, incident.workspaceId, [row.monitor.componentId], now)).get(row.monitor.componentId);
+    const until = (await maintenanceUntilByComponent(prisma, incident.workspaceId, [row.monitor.componentId], now)).get(
+      row.monitor.componentId,
+    );
     if (until) {
       // Re-check at least every maintenanceRecheckMs: the window may be completed early or cancelled.
       const recheck = new Date(now.getTime() + (deps.maintenanceRecheckMs ?? MAINTENANCE_RECHECK_MS));
@@ -300,7 +377,10 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
   // Every row of this step and cycle still pending and never claimed: the rows just inserted, or rows an earlier
   // run of this job stored and did not get to send. The next cycle is anchored on stored rows, so it is scheduled
   // beside the sends, and its failure cannot stop them.
-  const [outcomes, nextCycleScheduled] = await Promise.all([sendUnclaimed(deps, incident, policy, step, job.cycle), scheduleNextCycle(deps, incident, policy, job)]);
+  const [outcomes, nextCycleScheduled] = await Promise.all([
+    sendUnclaimed(deps, incident, policy, step, job.cycle),
+    scheduleNextCycle(deps, incident, policy, job),
+  ]);
   return {
     outcome: 'fired',
     sent: outcomes.filter((s) => s === 'sent').length,
@@ -312,10 +392,26 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
 }
 
 type Step = PolicyInEffect['steps'][number];
-type IncidentRow = { id: string; workspaceId: string; monitorId: string | null; title: string; status: string; impact: Impact; source: string; metadata: unknown; startedAt: Date };
+type IncidentRow = {
+  id: string;
+  workspaceId: string;
+  monitorId: string | null;
+  title: string;
+  status: string;
+  impact: Impact;
+  source: string;
+  metadata: unknown;
+  startedAt: Date;
+};
 
 /** Claims and sends this step's unclaimed pending rows of `cycle`; returns the status each claimed row ended in. */
-async function sendUnclaimed(deps: EscalationDeps, incident: IncidentRow, policy: PolicyInEffect, step: Step, cycle: number) {
+async function sendUnclaimed(
+  deps: EscalationDeps,
+  incident: IncidentRow,
+  policy: PolicyInEffect,
+  step: Step,
+  cycle: number,
+) {
   const { prisma } = deps;
   const rows = await prisma.escalationDelivery.findMany({
     where: { incidentId: incident.id, stepId: step.id, cycle, status: 'pending', claimedAt: null },
@@ -342,7 +438,10 @@ async function sendUnclaimed(deps: EscalationDeps, incident: IncidentRow, policy
   const statuses = await Promise.all(
     rows.map(async (d) => {
       // The claim: exactly one worker moves claimedAt from NULL, and only that one sends.
-      const { count } = await prisma.escalationDelivery.updateMany({ where: { id: d.id, status: 'pending', claimedAt: null }, data: { claimedAt: clockOf(deps) } });
+      const { count } = await prisma.escalationDelivery.updateMany({
+        where: { id: d.id, status: 'pending', claimedAt: null },
+        data: { claimedAt: clockOf(deps) },
+      });
       if (count === 0) return null;
       const target = step.targets.find((t) => t.id === d.targetId);
       let result: DeliveryOutcome;
@@ -356,7 +455,16 @@ async function sendUnclaimed(deps: EscalationDeps, incident: IncidentRow, policy
       else result = await deps.deliverer.deliver(d.channel, to, page(d.id, d.createdAt));
       await prisma.escalationDelivery.update({ where: { id: d.id }, data: result });
       // Never the target: webhook and Slack URLs are credentials.
-      deps.logger.info('escalation delivery', { incidentId: incident.id, deliveryId: d.id, channel: d.channel, cycle, position: step.position, status: result.status, attempts: result.attempts, reason: result.reason });
+      deps.logger.info('escalation delivery', {
+        incidentId: incident.id,
+        deliveryId: d.id,
+        channel: d.channel,
+        cycle,
+        position: step.position,
+        status: result.status,
+        attempts: result.attempts,
+        reason: result.reason,
+      });
       return result.status;
     }),
   );

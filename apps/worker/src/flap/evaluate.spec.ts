@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { type FlapEvent, type FlapInput, type FlapState, type FlapThresholds, evaluateFlap, resetFlapState } from './evaluate.js';
+import {
+  type FlapEvent,
+  type FlapInput,
+  type FlapState,
+  type FlapThresholds,
+  evaluateFlap,
+  resetFlapState,
+} from './evaluate.js';
 
 type Outcome = FlapInput['outcome'];
 
@@ -58,7 +65,10 @@ function reference(seq: readonly FlapInput[], th: FlapThresholds) {
       open = false;
       event = 'resolve';
     }
-    return { state: { consecutiveFailures: failures, consecutivePasses: passes, incidentOpen: open }, events: event ? [{ type: event }] : [] };
+    return {
+      state: { consecutiveFailures: failures, consecutivePasses: passes, incidentOpen: open },
+      events: event ? [{ type: event }] : [],
+    };
   });
 }
 
@@ -90,10 +100,21 @@ describe('evaluateFlap — against a reference model, every threshold pair 1..10
 });
 
 describe('evaluateFlap — invariants (property)', () => {
-  const arbThresholds = fc.record({ openThreshold: fc.integer({ min: 1, max: 10 }), resolveThreshold: fc.integer({ min: 1, max: 10 }) });
+  const arbThresholds = fc.record({
+    openThreshold: fc.integer({ min: 1, max: 10 }),
+    resolveThreshold: fc.integer({ min: 1, max: 10 }),
+  });
   const arbState: fc.Arbitrary<FlapState> = fc.oneof(
-    fc.record({ consecutiveFailures: fc.nat({ max: 20 }), consecutivePasses: fc.constant(0), incidentOpen: fc.boolean() }),
-    fc.record({ consecutiveFailures: fc.constant(0), consecutivePasses: fc.nat({ max: 20 }), incidentOpen: fc.boolean() }),
+    fc.record({
+      consecutiveFailures: fc.nat({ max: 20 }),
+      consecutivePasses: fc.constant(0),
+      incidentOpen: fc.boolean(),
+    }),
+    fc.record({
+      consecutiveFailures: fc.constant(0),
+      consecutivePasses: fc.nat({ max: 20 }),
+      incidentOpen: fc.boolean(),
+    }),
   );
 
   it('never two opens without a resolve in between, and never a resolve without an open', () => {
@@ -124,7 +145,8 @@ describe('evaluateFlap — invariants (property)', () => {
     fc.assert(
       fc.property(arbThresholds, arbState, arbInput, (th, start, r) => {
         const { state } = evaluateFlap(start, r, th);
-        if (r.outcome === 'down') expect(state).toMatchObject({ consecutiveFailures: start.consecutiveFailures + 1, consecutivePasses: 0 });
+        if (r.outcome === 'down')
+          expect(state).toMatchObject({ consecutiveFailures: start.consecutiveFailures + 1, consecutivePasses: 0 });
         else expect(state).toMatchObject({ consecutiveFailures: 0, consecutivePasses: start.consecutivePasses + 1 });
       }),
     );

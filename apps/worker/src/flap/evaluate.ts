@@ -60,7 +60,11 @@ export function evaluateFlap(state: FlapState, result: FlapInput, thresholds: Fl
 
   const events: FlapEvent[] = [];
   if (result.outcome === 'down') {
-    const next: FlapState = { consecutiveFailures: state.consecutiveFailures + 1, consecutivePasses: 0, incidentOpen: state.incidentOpen };
+    const next: FlapState = {
+      consecutiveFailures: state.consecutiveFailures + 1,
+      consecutivePasses: 0,
+      incidentOpen: state.incidentOpen,
+    };
     if (!next.incidentOpen && !result.inMaintenance && next.consecutiveFailures >= thresholds.openThreshold) {
       next.incidentOpen = true;
       events.push({ type: 'open' });
@@ -68,7 +72,11 @@ export function evaluateFlap(state: FlapState, result: FlapInput, thresholds: Fl
     return { state: next, events };
   }
 
-  const next: FlapState = { consecutiveFailures: 0, consecutivePasses: state.consecutivePasses + 1, incidentOpen: state.incidentOpen };
+  const next: FlapState = {
+    consecutiveFailures: 0,
+    consecutivePasses: state.consecutivePasses + 1,
+    incidentOpen: state.incidentOpen,
+  };
   if (next.incidentOpen && next.consecutivePasses >= thresholds.resolveThreshold) {
     next.incidentOpen = false;
     events.push({ type: 'resolve' });

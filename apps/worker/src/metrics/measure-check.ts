@@ -16,7 +16,8 @@ export async function measureCheck(
   run: (deps: CheckRunnerDeps) => Promise<CheckOutcome>,
 ): Promise<CheckOutcome> {
   const startedAt = Date.now();
-  if (job.firstAttempt) metrics.lateness.observe({ region: job.region }, Math.max(0, startedAt - job.slot.getTime()) / 1000);
+  if (job.firstAttempt)
+    metrics.lateness.observe({ region: job.region }, Math.max(0, startedAt - job.slot.getTime()) / 1000);
   let type: MonitorType | null = null;
   const probing: CheckRunnerDeps = {
     ...deps,

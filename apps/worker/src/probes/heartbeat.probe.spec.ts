@@ -9,7 +9,15 @@ const S = 1000;
 /** interval 60 s + grace 30 s: first deadline 90 s after the last ping, then every 60 s. Monitor created at T0. */
 function input(over: Partial<HeartbeatInput> & { nowMs: number }): HeartbeatInput {
   const { nowMs, ...rest } = over;
-  return { now: at(nowMs), createdAt: at(0), intervalSeconds: 60, graceSeconds: 30, lastPingAt: null, lastPingFailAt: null, ...rest };
+  return {
+    now: at(nowMs),
+    createdAt: at(0),
+    intervalSeconds: 60,
+    graceSeconds: 30,
+    lastPingAt: null,
+    lastPingFailAt: null,
+    ...rest,
+  };
 }
 const outcome = (i: HeartbeatInput) => {
   const r = evaluateHeartbeat(i).result;
@@ -54,7 +62,8 @@ describe('evaluateHeartbeat', () => {
     it('a daily job: the first missed run is one failure at ping + interval + grace, the second one a day later', () => {
       const day = 86400;
       const ping = at(0);
-      const daily = (nowMs: number) => timing(input({ nowMs, lastPingAt: ping, intervalSeconds: day, graceSeconds: 3600 }));
+      const daily = (nowMs: number) =>
+        timing(input({ nowMs, lastPingAt: ping, intervalSeconds: day, graceSeconds: 3600 }));
       expect(daily((day + 3600) * S)).toEqual({ slot: 0, next: (day + 3600) * S + 1 });
       expect(daily((day + 3600) * S + 1)).toEqual({ slot: (day + 3600) * S, next: (2 * day + 3600) * S + 1 });
       expect(daily((2 * day + 3600) * S + 1)).toEqual({ slot: (2 * day + 3600) * S, next: (3 * day + 3600) * S + 1 });
@@ -89,7 +98,9 @@ describe('evaluateHeartbeat', () => {
       expect(timing(input({ nowMs: 1 * S, lastPingFailAt: at(500) }))).toEqual({ slot: 500, next: 500 + 90 * S + 1 });
     });
     it('a fail ping after the last success is down fail_ping, even if the success is fresh', () => {
-      expect(outcome(input({ nowMs: 20 * S, lastPingAt: at(10 * S), lastPingFailAt: at(10 * S + 1) }))).toBe('down:fail_ping');
+      expect(outcome(input({ nowMs: 20 * S, lastPingAt: at(10 * S), lastPingFailAt: at(10 * S + 1) }))).toBe(
+        'down:fail_ping',
+      );
     });
     it('a success ping after the last fail clears it', () => {
       expect(outcome(input({ nowMs: 20 * S, lastPingAt: at(10 * S + 1), lastPingFailAt: at(10 * S) }))).toBe('up');
@@ -98,7 +109,9 @@ describe('evaluateHeartbeat', () => {
       expect(outcome(input({ nowMs: 20 * S, lastPingAt: at(10 * S), lastPingFailAt: at(10 * S) }))).toBe('up');
     });
     it('an old fail followed by an old success is missed, not fail_ping', () => {
-      expect(outcome(input({ nowMs: 1000 * S, lastPingAt: at(20 * S), lastPingFailAt: at(10 * S) }))).toBe('down:missed_heartbeat');
+      expect(outcome(input({ nowMs: 1000 * S, lastPingAt: at(20 * S), lastPingFailAt: at(10 * S) }))).toBe(
+        'down:missed_heartbeat',
+      );
     });
     it('silence after a fail ping is missed periods, counted from the fail ping (the job did run then)', () => {
       const i = (nowMs: number) => input({ nowMs, lastPingAt: at(10 * S), lastPingFailAt: at(20 * S) });
@@ -152,7 +165,10 @@ describe('evaluateHeartbeat', () => {
           expect(r === null ? null : `${r.outcome}${r.reason ? `:${r.reason}` : ''}`).toBe(expected);
           expect(v.slot === null ? null : v.slot.getTime() - T0).toBe(slot);
           // Evaluating later within the same period gives the same key (so it stores once).
-          const later = evaluateHeartbeat({ ...i, now: new Date(Math.min(v.nextEvaluationAt.getTime() - 1, i.now.getTime() + 30_000)) });
+          const later = evaluateHeartbeat({
+            ...i,
+            now: new Date(Math.min(v.nextEvaluationAt.getTime() - 1, i.now.getTime() + 30_000)),
+          });
           expect(later.slot?.getTime() ?? null).toBe(v.slot?.getTime() ?? null);
           // And the next evaluation moves on.
           const next = evaluateHeartbeat({ ...i, now: v.nextEvaluationAt });

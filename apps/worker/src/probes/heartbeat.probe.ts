@@ -61,10 +61,16 @@ export function evaluateHeartbeat(input: HeartbeatInput): HeartbeatVerdict {
   if (now - anchor <= intervalMs + graceMs) {
     const next = new Date(deadline(1) + 1);
     if (lastPing === null) return { result: null, slot: null, nextEvaluationAt: next };
-    const result: ProbeResult = failedLast ? downResult('fail_ping') : { outcome: 'up', reason: null, responseMs: null, statusCode: null, phases: { ...NO_PHASES } };
+    const result: ProbeResult = failedLast
+      ? downResult('fail_ping')
+      : { outcome: 'up', reason: null, responseMs: null, statusCode: null, phases: { ...NO_PHASES } };
     return { result, slot: new Date(lastPing), nextEvaluationAt: next };
   }
   // The largest k with D_k < now (k >= 1 here, since now > D_1).
   const k = Math.floor((now - anchor - graceMs - 1) / intervalMs);
-  return { result: downResult('missed_heartbeat'), slot: new Date(deadline(k)), nextEvaluationAt: new Date(deadline(k + 1) + 1) };
+  return {
+    result: downResult('missed_heartbeat'),
+    slot: new Date(deadline(k)),
+    nextEvaluationAt: new Date(deadline(k + 1) + 1),
+  };
 }

@@ -93,7 +93,8 @@ function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
-const ms = (v: number | undefined): number | null => (v === undefined || !Number.isFinite(v) ? null : Math.max(0, Math.round(v)));
+const ms = (v: number | undefined): number | null =>
+  v === undefined || !Number.isFinite(v) ? null : Math.max(0, Math.round(v));
 
 function phasesOf(request: GotRequest, url: URL | undefined): ProbePhases {
   const t = request.timings;
@@ -115,10 +116,18 @@ function statusAccepted(status: number, expected: readonly number[]): boolean {
 /** Everything after a response was read: the evaluation order of the module docs. */
 function evaluateResponse(
   input: HttpProbeInput,
-  r: { statusCode: number; text: string; truncated: boolean; capBytes: number; responseMs: number; phases: ProbePhases },
+  r: {
+    statusCode: number;
+    text: string;
+    truncated: boolean;
+    capBytes: number;
+    responseMs: number;
+    phases: ProbePhases;
+  },
 ): ProbeResult {
   const base = { responseMs: r.responseMs, statusCode: r.statusCode, phases: r.phases };
-  if (!statusAccepted(r.statusCode, input.expectedStatusCodes)) return downResult(`unexpected_status:${r.statusCode}`, base);
+  if (!statusAccepted(r.statusCode, input.expectedStatusCodes))
+    return downResult(`unexpected_status:${r.statusCode}`, base);
   if (input.keyword && !r.text.includes(input.keyword)) return downResult('keyword_missing', base);
   if (input.keywordAbsent && r.text.includes(input.keywordAbsent)) return downResult('keyword_present', base);
   if (input.jsonAssertion) {
@@ -162,7 +171,8 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     } catch {
       return downResult('invalid_target: not an absolute URL');
     }
-    if (original.protocol !== 'http:' && original.protocol !== 'https:') return downResult('invalid_target: scheme must be http or https');
+    if (original.protocol !== 'http:' && original.protocol !== 'https:')
+      return downResult('invalid_target: scheme must be http or https');
     if (original.username !== '' || original.password !== '') return downResult('invalid_target: credentials in URL');
 
     const sendsBody = input.method === 'POST';

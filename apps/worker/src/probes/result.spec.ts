@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
 import { REASON_MAX_LENGTH } from './types.js';
 
-const err = (code?: string, name?: string, cause?: unknown) => Object.assign(new Error('x'), { code, ...(name ? { name } : {}), cause });
+const err = (code?: string, name?: string, cause?: unknown) =>
+  Object.assign(new Error('x'), { code, ...(name ? { name } : {}), cause });
 
 describe('reasonForError', () => {
   it.each<[unknown, string]>([
@@ -43,11 +44,17 @@ describe('reasonForError', () => {
 
 describe('applyLatencyRules', () => {
   it('is up without thresholds', () => {
-    expect(applyLatencyRules(99_999, { degradedAfterMs: null, latencyThresholdMs: null })).toEqual({ outcome: 'up', reason: null });
+    expect(applyLatencyRules(99_999, { degradedAfterMs: null, latencyThresholdMs: null })).toEqual({
+      outcome: 'up',
+      reason: null,
+    });
   });
   it('compares strictly: exactly the threshold passes', () => {
     expect(applyLatencyRules(500, { degradedAfterMs: 500, latencyThresholdMs: null }).outcome).toBe('up');
-    expect(applyLatencyRules(501, { degradedAfterMs: 500, latencyThresholdMs: null })).toEqual({ outcome: 'degraded', reason: 'slow: 501ms > 500ms' });
+    expect(applyLatencyRules(501, { degradedAfterMs: 500, latencyThresholdMs: null })).toEqual({
+      outcome: 'degraded',
+      reason: 'slow: 501ms > 500ms',
+    });
     expect(applyLatencyRules(1000, { degradedAfterMs: null, latencyThresholdMs: 1000 }).outcome).toBe('up');
     expect(applyLatencyRules(1234, { degradedAfterMs: null, latencyThresholdMs: 1000 })).toEqual({
       outcome: 'down',

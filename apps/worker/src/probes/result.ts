@@ -35,7 +35,8 @@ export function applyLatencyRules(responseMs: number, rules: LatencyRules): Pick
 
 // Node's TLS failures: OpenSSL verification codes (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT,
 // UNABLE_TO_VERIFY_LEAF_SIGNATURE, HOSTNAME_MISMATCH ...), ERR_TLS_*, ERR_SSL_*, and EPROTO.
-const TLS_CODE = /CERT|SSL|TLS|^UNABLE_TO_|^CRL_|^EPROTO$|^HOSTNAME_MISMATCH$|^INVALID_CA$|^INVALID_PURPOSE$|^PATH_LENGTH_EXCEEDED$/;
+const TLS_CODE =
+  /CERT|SSL|TLS|^UNABLE_TO_|^CRL_|^EPROTO$|^HOSTNAME_MISMATCH$|^INVALID_CA$|^INVALID_PURPOSE$|^PATH_LENGTH_EXCEEDED$/;
 
 /**
  * Map a connection-level error (Node errno codes, got error classes, the SSRF guard's ESSRF) to a
@@ -46,7 +47,10 @@ export function reasonForError(err: unknown): string {
   const code = typeof e.code === 'string' ? e.code : undefined;
   const name = typeof e.name === 'string' ? e.name : undefined;
   // got wraps the original error; the guard's SsrfBlockedError may sit one level down.
-  const causeCode = typeof (e.cause as { code?: unknown } | undefined)?.code === 'string' ? (e.cause as { code: string }).code : undefined;
+  const causeCode =
+    typeof (e.cause as { code?: unknown } | undefined)?.code === 'string'
+      ? (e.cause as { code: string }).code
+      : undefined;
 
   if (code === 'ESSRF' || causeCode === 'ESSRF') return 'ssrf_blocked';
   if (name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';

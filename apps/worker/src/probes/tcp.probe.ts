@@ -61,10 +61,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 function connectOnce(address: string, port: number, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: address, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new ProbeTimeoutError());
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        socket.destroy();
+        reject(new ProbeTimeoutError());
+      },
+      Math.max(0, ms),
+    );
     socket.once('connect', () => {
       clearTimeout(timer);
       socket.destroy();
@@ -122,7 +125,9 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
     }
     const now = performance.now();
     if (!connected) {
-      return downResult(reasonForError(lastError), { phases: { dnsMs, connectMs: null, tlsMs: null, waitingMs: null } });
+      return downResult(reasonForError(lastError), {
+        phases: { dnsMs, connectMs: null, tlsMs: null, waitingMs: null },
+      });
     }
 
     const responseMs = Math.round(now - started);

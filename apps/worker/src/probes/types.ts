@@ -44,4 +44,9 @@ export interface LatencyRules {
 
 export const REASON_MAX_LENGTH = 500;
 
-export const NO_PHASES: Readonly<ProbePhases> = Object.freeze({ dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null });
+export const NO_PHASES: Readonly<ProbePhases> = Object.freeze({
+  dnsMs: null,
+  connectMs: null,
+  tlsMs: null,
+  waitingMs: null,
+});

@@ -13,7 +13,8 @@ export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics) {
     const payload = checkJobSchema.parse(job.data);
     const slot = slotOf(job);
     const notBefore = heartbeatDeadlineOf(job.id);
-    const run = (d: CheckRunnerDeps) => runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore });
+    const run = (d: CheckRunnerDeps) =>
+      runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore });
     if (!metrics) return run(deps);
     return measureCheck(metrics, deps, { region: payload.region, slot, firstAttempt: job.attemptsMade === 0 }, run);
   };

@@ -47,7 +47,12 @@ describe('parseConfig', () => {
   });
 
   it('parses lists and trims a trailing slash from the public URL', () => {
-    const c = parseConfig({ ...base, CHECK_REGIONS: ' eu-west , us-east,eu-west', PUBLIC_BASE_URL: 'https://status.example.com/', PORT: '8080' });
+    const c = parseConfig({
+      ...base,
+      CHECK_REGIONS: ' eu-west , us-east,eu-west',
+      PUBLIC_BASE_URL: 'https://status.example.com/',
+      PORT: '8080',
+    });
     expect(c.checkRegions).toEqual(['eu-west', 'us-east']);
     expect(c.publicBaseUrl).toBe('https://status.example.com');
     expect(c.port).toBe(8080);
@@ -55,9 +60,19 @@ describe('parseConfig', () => {
 
   it('keeps raw results and hourly rollups 35 days and daily rollups 400 by default, and refuses less than the histories need', () => {
     expect(parseConfig(base).retention).toEqual({ checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 });
-    const c = parseConfig({ ...base, CHECK_RESULTS_RETENTION_DAYS: '2', HOURLY_ROLLUPS_RETENTION_DAYS: '31', DAILY_ROLLUPS_RETENTION_DAYS: '91' });
+    const c = parseConfig({
+      ...base,
+      CHECK_RESULTS_RETENTION_DAYS: '2',
+      HOURLY_ROLLUPS_RETENTION_DAYS: '31',
+      DAILY_ROLLUPS_RETENTION_DAYS: '91',
+    });
     expect(c.retention).toEqual({ checkResultsDays: 2, hourlyRollupsDays: 31, dailyRollupsDays: 91 });
-    const text = problems({ ...base, CHECK_RESULTS_RETENTION_DAYS: '0', HOURLY_ROLLUPS_RETENTION_DAYS: '30', DAILY_ROLLUPS_RETENTION_DAYS: '90' }).join('\n');
+    const text = problems({
+      ...base,
+      CHECK_RESULTS_RETENTION_DAYS: '0',
+      HOURLY_ROLLUPS_RETENTION_DAYS: '30',
+      DAILY_ROLLUPS_RETENTION_DAYS: '90',
+    }).join('\n');
     expect(text).toMatch(/CHECK_RESULTS_RETENTION_DAYS/);
     expect(text).toMatch(/HOURLY_ROLLUPS_RETENTION_DAYS/);
     expect(text).toMatch(/DAILY_ROLLUPS_RETENTION_DAYS/);
@@ -78,11 +93,29 @@ describe('parseConfig', () => {
     expect(text).toMatch(/CHECK_REGIONS/);
     expect(text).toMatch(/LOG_LEVEL/);
     expect(() => parseConfig({})).toThrow(ConfigError);
-    expect(() => parseConfig({})).toThrow(/^Invalid configuration:\n {2}- DATABASE_URL: is required\n {2}- REDIS_URL: is required$/);
+    expect(() => parseConfig({})).toThrow(
+      /^Invalid configuration:\n {2}- DATABASE_URL: is required\n {2}- REDIS_URL: is required$/,
+    );
   });
 
   it('treats empty and blank variables as unset (defaults apply, never 0)', () => {
-    const c = parseConfig({ ...base, PORT: '', METRICS_PORT: '', RATE_LIMIT_PER_MINUTE: ' ', WORKER_CONCURRENCY: '', JOB_LOCK_MS: '', HOUSEKEEPING_INTERVAL_MS: '', CHECK_REGIONS: '', LOG_LEVEL: '', REGION: '', PUBLIC_BASE_URL: '', ENCRYPTION_OLD_KEYS: '', TRUST_PROXY: '', SMTP_URL: '', METRICS_TOKEN: '' });
+    const c = parseConfig({
+      ...base,
+      PORT: '',
+      METRICS_PORT: '',
+      RATE_LIMIT_PER_MINUTE: ' ',
+      WORKER_CONCURRENCY: '',
+      JOB_LOCK_MS: '',
+      HOUSEKEEPING_INTERVAL_MS: '',
+      CHECK_REGIONS: '',
+      LOG_LEVEL: '',
+      REGION: '',
+      PUBLIC_BASE_URL: '',
+      ENCRYPTION_OLD_KEYS: '',
+      TRUST_PROXY: '',
+      SMTP_URL: '',
+      METRICS_TOKEN: '',
+    });
     expect(c.port).toBe(3000);
     expect(c.metrics.port).toBeNull();
     expect(c.rateLimitPerMinute).toBe(600);
@@ -102,23 +135,42 @@ describe('parseConfig', () => {
   });
 
   it('reads numbers as decimal digits only', () => {
-    expect(parseConfig({ ...base, PORT: ' 8080 ', METRICS_PORT: '0' })).toMatchObject({ port: 8080, metrics: { port: 0 } });
+    expect(parseConfig({ ...base, PORT: ' 8080 ', METRICS_PORT: '0' })).toMatchObject({
+      port: 8080,
+      metrics: { port: 0 },
+    });
     for (const bad of ['1e3', '0x50', '80.5', '-1', 'abc', '70000', '+80']) {
       expect([bad, problems({ ...base, PORT: bad }).join()]).toEqual([bad, expect.stringMatching(/^PORT: /)]);
     }
   });
 
   it('requires ENCRYPTION_KEY in production and validates its length', () => {
-    expect(problems({ ...base, NODE_ENV: 'production', ENCRYPTION_KEY: undefined }).join()).toMatch(/ENCRYPTION_KEY: is required in production/);
-    expect(problems({ ...base, NODE_ENV: 'production', ENCRYPTION_KEY: '' }).join()).toMatch(/ENCRYPTION_KEY: is required in production/);
+    expect(problems({ ...base, NODE_ENV: 'production', ENCRYPTION_KEY: undefined }).join()).toMatch(
+      /ENCRYPTION_KEY: is required in production/,
+    );
+    expect(problems({ ...base, NODE_ENV: 'production', ENCRYPTION_KEY: '' }).join()).toMatch(
+      /ENCRYPTION_KEY: is required in production/,
+    );
     expect(problems({ ...base, ENCRYPTION_KEY: 'short' }).join()).toMatch(/ENCRYPTION_KEY/);
-    expect(parseConfig({ ...base, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).encryption.current.key).toEqual(Buffer.alloc(32, 7));
+    expect(
+      parseConfig({ ...base, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).encryption.current.key,
+    ).toEqual(Buffer.alloc(32, 7));
   });
 
   it('decodes ENCRYPTION_KEY strictly: hex, base64 or base64url of exactly 32 bytes', () => {
     const key = Buffer.from(Array.from({ length: 32 }, (_, i) => 250 - i * 7));
-    for (const spelling of [key.toString('hex'), key.toString('hex').toUpperCase(), key.toString('base64'), key.toString('base64').replace(/=$/, ''), key.toString('base64url'), ` ${key.toString('base64')}\n`]) {
-      expect([spelling, parseConfig({ ...base, ENCRYPTION_KEY: spelling }).encryption.current.key]).toEqual([spelling, key]);
+    for (const spelling of [
+      key.toString('hex'),
+      key.toString('hex').toUpperCase(),
+      key.toString('base64'),
+      key.toString('base64').replace(/=$/, ''),
+      key.toString('base64url'),
+      ` ${key.toString('base64')}\n`,
+    ]) {
+      expect([spelling, parseConfig({ ...base, ENCRYPTION_KEY: spelling }).encryption.current.key]).toEqual([
+        spelling,
+        key,
+      ]);
     }
     const b64 = key.toString('base64');
     const garbage = [
@@ -128,15 +180,22 @@ describe('parseConfig', () => {
       b64 + b64.slice(0, 4), // too long
       Buffer.alloc(31).toString('base64'), // 31 bytes
       Buffer.alloc(33).toString('base64'), // 33 bytes
-      `${key.toString('base64url').slice(0, 10)}+${key.toString('base64url').slice(11)}`.replace(/[+]/, '-').replace(/[A-Za-z0-9]/, '+'), // mixed alphabets
+      `${key.toString('base64url').slice(0, 10)}+${key.toString('base64url').slice(11)}`
+        .replace(/[+]/, '-')
+        .replace(/[A-Za-z0-9]/, '+'), // mixed alphabets
       'correct horse battery staple and more words here!!', // a password
       `${key.toString('hex').slice(0, 63)}g`,
     ];
     for (const bad of garbage) {
-      expect([bad, problems({ ...base, ENCRYPTION_KEY: bad }).join()]).toEqual([bad, expect.stringMatching(/^ENCRYPTION_KEY: must be 32 bytes/)]);
+      expect([bad, problems({ ...base, ENCRYPTION_KEY: bad }).join()]).toEqual([
+        bad,
+        expect.stringMatching(/^ENCRYPTION_KEY: must be 32 bytes/),
+      ]);
     }
     expect(problems({ ...base, ENCRYPTION_OLD_KEYS: `${b64},${garbage[0]}` }).join()).toMatch(/^ENCRYPTION_OLD_KEYS: /);
-    expect(parseConfig({ ...base, ENCRYPTION_OLD_KEYS: ` ${b64} ,, ` }).encryption.old.map((k) => k.key)).toEqual([key]);
+    expect(parseConfig({ ...base, ENCRYPTION_OLD_KEYS: ` ${b64} ,, ` }).encryption.old.map((k) => k.key)).toEqual([
+      key,
+    ]);
   });
 
   it('parses TRUST_PROXY as Express reads it: false, a hop count, or addresses', () => {
@@ -144,11 +203,35 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(parseConfig({ ...base, TRUST_PROXY: '0' }).trustProxy).toBe(false);
     expect(parseConfig({ ...base, TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(parseConfig({ ...base, TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7,fd00::/8,::1' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', '192.168.1.7', 'fd00::/8', '::1']);
-    expect(parseConfig({ ...base, TRUST_PROXY: 'linklocal,uniquelocal' }).trustProxy).toEqual(['linklocal', 'uniquelocal']);
-    expect(problems({ ...base, TRUST_PROXY: 'true' }).join()).toMatch(/^TRUST_PROXY: true would let any client choose its own address/);
-    for (const bad of ['yes', '10.0.0.0/33', '10.1', 'fd00::/129', '10.0.0.1/8/2', 'loopback,nonsense', ',', '-1', '1.5']) {
-      expect([bad, problems({ ...base, TRUST_PROXY: bad }).join()]).toEqual([bad, expect.stringMatching(/^TRUST_PROXY: must be false, a hop count/)]);
+    expect(parseConfig({ ...base, TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7,fd00::/8,::1' }).trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      '::1',
+    ]);
+    expect(parseConfig({ ...base, TRUST_PROXY: 'linklocal,uniquelocal' }).trustProxy).toEqual([
+      'linklocal',
+      'uniquelocal',
+    ]);
+    expect(problems({ ...base, TRUST_PROXY: 'true' }).join()).toMatch(
+      /^TRUST_PROXY: true would let any client choose its own address/,
+    );
+    for (const bad of [
+      'yes',
+      '10.0.0.0/33',
+      '10.1',
+      'fd00::/129',
+      '10.0.0.1/8/2',
+      'loopback,nonsense',
+      ',',
+      '-1',
+      '1.5',
+    ]) {
+      expect([bad, problems({ ...base, TRUST_PROXY: bad }).join()]).toEqual([
+        bad,
+        expect.stringMatching(/^TRUST_PROXY: must be false, a hop count/),
+      ]);
     }
   });
 
@@ -170,7 +253,9 @@ describe('parseConfig', () => {
       const env = { ...base, ENCRYPTION_KEY: undefined, DATA_DIR: dir };
       expect(() => parseConfig(env)).toThrow(ConfigError);
       const message = problems(env).join('\n');
-      expect(message).toContain(`ENCRYPTION_KEY: not set, and the development key in ${file} is ${content.trim() ? 'not a valid key' : 'empty'}`);
+      expect(message).toContain(
+        `ENCRYPTION_KEY: not set, and the development key in ${file} is ${content.trim() ? 'not a valid key' : 'empty'}`,
+      );
       expect(message).toMatch(/delete the file to generate a new one/);
       // Never replaced behind the user's back: secrets stored with it would become unreadable.
       expect(readFileSync(file, 'utf8')).toBe(content);
@@ -203,11 +288,19 @@ describe('parseConfig', () => {
         stdio: ['pipe', 'pipe', 'inherit'],
       });
       let out = '';
-      const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.startsWith('ready\n')) resolve();
-      }));
-      const done = new Promise<string[]>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)) as string[]) : reject(new Error(`child exited ${code}: ${out}`)))));
+      const ready = new Promise<void>((resolve) =>
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.startsWith('ready\n')) resolve();
+        }),
+      );
+      const done = new Promise<string[]>((resolve, reject) =>
+        child.on('exit', (code) =>
+          code === 0
+            ? resolve(JSON.parse(out.slice('ready\n'.length)) as string[])
+            : reject(new Error(`child exited ${code}: ${out}`)),
+        ),
+      );
       return { child, ready, done };
     });
     await Promise.all(children.map((c) => c.ready));
@@ -222,15 +315,25 @@ describe('parseConfig', () => {
   }, 30_000);
 
   it('parses a subset of the variables with the same rules, ignoring the others', () => {
-    expect(parseEnvSubset({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', PORT: 'nonsense' }, ['ALLOWED_TARGET_CIDRS'])).toEqual({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
-    expect(parseEnvSubset({ ALLOWED_TARGET_CIDRS: '' }, ['ALLOWED_TARGET_CIDRS'])).toEqual({ ALLOWED_TARGET_CIDRS: '' });
+    expect(parseEnvSubset({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', PORT: 'nonsense' }, ['ALLOWED_TARGET_CIDRS'])).toEqual(
+      { ALLOWED_TARGET_CIDRS: '127.0.0.0/8' },
+    );
+    expect(parseEnvSubset({ ALLOWED_TARGET_CIDRS: '' }, ['ALLOWED_TARGET_CIDRS'])).toEqual({
+      ALLOWED_TARGET_CIDRS: '',
+    });
     expect(parseEnvSubset({ PORT: '', NODE_ENV: 'production' }, ['PORT'])).toEqual({ PORT: 3000 });
-    expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(ConfigError);
-    expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(/^Invalid configuration:\n {2}- ALLOWED_TARGET_CIDRS: /);
+    expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(
+      ConfigError,
+    );
+    expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(
+      /^Invalid configuration:\n {2}- ALLOWED_TARGET_CIDRS: /,
+    );
   });
 
   it('validates ALLOWED_TARGET_CIDRS', () => {
     expect(problems({ ...base, ALLOWED_TARGET_CIDRS: 'not-a-cidr' }).join()).toMatch(/ALLOWED_TARGET_CIDRS/);
-    expect(parseConfig({ ...base, ALLOWED_TARGET_CIDRS: '127.0.0.0/8,::1/128' }).allowedTargetCidrs).toBe('127.0.0.0/8,::1/128');
+    expect(parseConfig({ ...base, ALLOWED_TARGET_CIDRS: '127.0.0.0/8,::1/128' }).allowedTargetCidrs).toBe(
+      '127.0.0.0/8,::1/128',
+    );
   });
 });

@@ -64,7 +64,10 @@ const trustProxySchema = z
   .transform((v, ctx): false | number | string[] => {
     if (v === 'false' || v === '0') return false;
     if (/^[0-9]{1,3}$/.test(v)) return Number(v);
-    const entries = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const entries = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = entries.filter((e) => !(TRUST_PROXY_NAMES as readonly string[]).includes(e) && !proxyAddress(e));
     if (v === 'true' || entries.length === 0 || bad.length > 0) {
       ctx.addIssue({
@@ -89,99 +92,134 @@ export interface RetentionDays {
   dailyRollupsDays: number;
 }
 /** The longest history (a month) plus margin, and 400 days of daily counts. */
-export const DEFAULT_RETENTION: Readonly<RetentionDays> = { checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 };
+export const DEFAULT_RETENTION: Readonly<RetentionDays> = {
+  checkResultsDays: 35,
+  hourlyRollupsDays: 35,
+  dailyRollupsDays: 400,
+};
 
 const required = (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : undefined);
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
 
 /** A credential for operator endpoints (metrics, queue dashboard): long enough, no spaces. */
-const secretToken = z.string().regex(/^[\x21-\x7e]{16,512}$/, 'must be 16-512 printable characters without spaces (openssl rand -hex 24)');
+const secretToken = z
+  .string()
+  .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16-512 printable characters without spaces (openssl rand -hex 24)');
 
 /** The variables and their rules, before the rules that relate several of them (envSchema). */
-const envFields = z
-  .object({
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
-    REDIS_URL: z.string({ error: required }).regex(/^rediss?:\/\//, 'must be a redis:// URL'),
-    PORT: int(0, 65535).default(3000),
-    PUBLIC_BASE_URL: optionalUrl,
-    ENCRYPTION_KEY: keySchema.optional(),
-    /** Earlier keys, comma-separated, still accepted for decryption during a rotation. */
-    ENCRYPTION_OLD_KEYS: z
-      .string()
-      .optional()
-      .refine((v) => !v || v.split(',').filter((k) => k.trim()).every((k) => decodeKey(k) !== null), 'each old key must be 32 bytes (hex or base64)'),
-    LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
-    REGION: regionName.default('local'),
-    /** BullMQ key prefix of every queue (checks, escalations): lets deployments or test runs share one Redis apart. */
-    QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, hyphens or underscores').default('bull'),
-    /**
-     * How long a worker's claim on a running job lasts without renewal (BullMQ lockDuration and stalledInterval):
-     * the jobs of a crashed worker go back to the queue after at most about twice this.
-     */
-    JOB_LOCK_MS: int(1000, 600_000).default(30_000),
-    /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
-    HOUSEKEEPING_INTERVAL_MS: int(1000, 3_600_000).default(30_000),
-    /**
-     * Retention in days (docs/adr/0005-check-results-retention.md). Raw results feed the `hour` history; hourly
-     * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups the status pages'
-     * 90-day uptime bars. The minimums keep every history the API serves complete.
-     */
-    CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(DEFAULT_RETENTION.checkResultsDays),
-    HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(DEFAULT_RETENTION.hourlyRollupsDays),
-    DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(DEFAULT_RETENTION.dailyRollupsDays),
-    CHECK_REGIONS: z
-      .string()
-      .default('local')
-      .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
-      .pipe(z.array(regionName).min(1, 'name at least one region')),
-    ALLOWED_TARGET_CIDRS: z
-      .string()
-      .default('')
-      .superRefine((v, ctx) => {
-        try {
-          parseCidrList(v);
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        }
-      }),
-    RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
-    /** Express `trust proxy`: which load balancers' X-Forwarded-For to believe (client address for limits and logs). */
-    TRUST_PROXY: trustProxySchema,
-    /**
-     * Checks one worker runs at once. Checks mostly wait on the network, and their results are stored in groups
-     * (one transaction per group), so more in flight means bigger groups: 200 measured best on 2 cores
-     * (docs/benchmarks.md).
-     */
-    WORKER_CONCURRENCY: int(1, 1000).default(200),
-    /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */
-    METRICS_PORT: int(0, 65535).optional(),
-    /** Where that listener binds: loopback unless an operator opens it up. */
-    METRICS_HOST: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'must be a host name or IP address').default('127.0.0.1'),
-    /** When set, /metrics also requires `Authorization: Bearer <token>`, and the API serves it on its own port too. */
-    METRICS_TOKEN: secretToken.optional(),
-    /** Bull Board at /admin/queues on the API: off unless `true`, and then only with QUEUE_DASHBOARD_TOKEN. */
-    QUEUE_DASHBOARD: z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1'),
-    QUEUE_DASHBOARD_TOKEN: secretToken.optional(),
-    /** Where local state lives (development encryption key, local services). */
-    DATA_DIR: z.string().default('.data'),
-    /** Escalation email: an SMTP URL for nodemailer (smtp:// or smtps://, credentials inside); unset: email deliveries are skipped. */
-    SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
-    /** The From of escalation emails. */
-    SMTP_FROM: z.string().min(3).max(320).optional(),
-  });
+const envFields = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+  REDIS_URL: z.string({ error: required }).regex(/^rediss?:\/\//, 'must be a redis:// URL'),
+  PORT: int(0, 65535).default(3000),
+  PUBLIC_BASE_URL: optionalUrl,
+  ENCRYPTION_KEY: keySchema.optional(),
+  /** Earlier keys, comma-separated, still accepted for decryption during a rotation. */
+  ENCRYPTION_OLD_KEYS: z
+    .string()
+    .optional()
+    .refine(
+      (v) =>
+        !v ||
+        v
+          .split(',')
+          .filter((k) => k.trim())
+          .every((k) => decodeKey(k) !== null),
+      'each old key must be 32 bytes (hex or base64)',
+    ),
+  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  REGION: regionName.default('local'),
+  /** BullMQ key prefix of every queue (checks, escalations): lets deployments or test runs share one Redis apart. */
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, '1-40 letters, digits, hyphens or underscores')
+    .default('bull'),
+  /**
+   * How long a worker's claim on a running job lasts without renewal (BullMQ lockDuration and stalledInterval):
+   * the jobs of a crashed worker go back to the queue after at most about twice this.
+   */
+  JOB_LOCK_MS: int(1000, 600_000).default(30_000),
+  /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
+  HOUSEKEEPING_INTERVAL_MS: int(1000, 3_600_000).default(30_000),
+  /**
+   * Retention in days (docs/adr/0005-check-results-retention.md). Raw results feed the `hour` history; hourly
+   * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups the status pages'
+   * 90-day uptime bars. The minimums keep every history the API serves complete.
+   */
+  CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(DEFAULT_RETENTION.checkResultsDays),
+  HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(DEFAULT_RETENTION.hourlyRollupsDays),
+  DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(DEFAULT_RETENTION.dailyRollupsDays),
+  CHECK_REGIONS: z
+    .string()
+    .default('local')
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(z.array(regionName).min(1, 'name at least one region')),
+  ALLOWED_TARGET_CIDRS: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      try {
+        parseCidrList(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
+  RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
+  /** Express `trust proxy`: which load balancers' X-Forwarded-For to believe (client address for limits and logs). */
+  TRUST_PROXY: trustProxySchema,
+  /**
+   * Checks one worker runs at once. Checks mostly wait on the network, and their results are stored in groups
+   * (one transaction per group), so more in flight means bigger groups: 200 measured best on 2 cores
+   * (docs/benchmarks.md).
+   */
+  WORKER_CONCURRENCY: int(1, 1000).default(200),
+  /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */
+  METRICS_PORT: int(0, 65535).optional(),
+  /** Where that listener binds: loopback unless an operator opens it up. */
+  METRICS_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'must be a host name or IP address')
+    .default('127.0.0.1'),
+  /** When set, /metrics also requires `Authorization: Bearer <token>`, and the API serves it on its own port too. */
+  METRICS_TOKEN: secretToken.optional(),
+  /** Bull Board at /admin/queues on the API: off unless `true`, and then only with QUEUE_DASHBOARD_TOKEN. */
+  QUEUE_DASHBOARD: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  QUEUE_DASHBOARD_TOKEN: secretToken.optional(),
+  /** Where local state lives (development encryption key, local services). */
+  DATA_DIR: z.string().default('.data'),
+  /** Escalation email: an SMTP URL for nodemailer (smtp:// or smtps://, credentials inside); unset: email deliveries are skipped. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  /** The From of escalation emails. */
+  SMTP_FROM: z.string().min(3).max(320).optional(),
+});
 
 /** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
-export const envSchema = envFields
-  .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
-    }
-    if (env.QUEUE_DASHBOARD && !env.QUEUE_DASHBOARD_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['QUEUE_DASHBOARD_TOKEN'], message: 'is required when QUEUE_DASHBOARD=true (the dashboard can delete and retry jobs)' });
-    }
-  });
+export const envSchema = envFields.superRefine((env, ctx) => {
+  if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
+    ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+  }
+  if (env.QUEUE_DASHBOARD && !env.QUEUE_DASHBOARD_TOKEN) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['QUEUE_DASHBOARD_TOKEN'],
+      message: 'is required when QUEUE_DASHBOARD=true (the dashboard can delete and retry jobs)',
+    });
+  }
+});
 
 export interface EncryptionKey {
   id: string;
@@ -261,7 +299,9 @@ function developmentKey(dataDir: string): string {
         unlinkSync(candidate);
       }
     } catch (err) {
-      throw new ConfigError([`ENCRYPTION_KEY: not set, and the development key ${file} could not be created (${(err as Error).message})`]);
+      throw new ConfigError([
+        `ENCRYPTION_KEY: not set, and the development key ${file} could not be created (${(err as Error).message})`,
+      ]);
     }
     text = readKeyFile(file);
   }
@@ -285,7 +325,9 @@ function readKeyFile(file: string): string | null {
     return readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ConfigError([`ENCRYPTION_KEY: not set, and the development key ${file} cannot be read (${(err as Error).message})`]);
+    throw new ConfigError([
+      `ENCRYPTION_KEY: not set, and the development key ${file} cannot be read (${(err as Error).message})`,
+    ]);
   }
 }
 
@@ -311,7 +353,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const current = toKey(e.ENCRYPTION_KEY ?? developmentKey(e.DATA_DIR));
-  const old = (e.ENCRYPTION_OLD_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean).map(toKey);
+  const old = (e.ENCRYPTION_OLD_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map(toKey);
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
@@ -325,7 +371,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queuePrefix: e.QUEUE_PREFIX,
     jobLockMs: e.JOB_LOCK_MS,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_MS,
-    retention: { checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS, hourlyRollupsDays: e.HOURLY_ROLLUPS_RETENTION_DAYS, dailyRollupsDays: e.DAILY_ROLLUPS_RETENTION_DAYS },
+    retention: {
+      checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS,
+      hourlyRollupsDays: e.HOURLY_ROLLUPS_RETENTION_DAYS,
+      dailyRollupsDays: e.DAILY_ROLLUPS_RETENTION_DAYS,
+    },
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
@@ -343,7 +393,10 @@ type EnvFields = z.output<typeof envFields>;
  * Some variables only, with the same rules (blank = unset, defaults, validation): for tools that need a setting or
  * two without the whole process configuration, such as the admin CLI. Throws a ConfigError.
  */
-export function parseEnvSubset<K extends keyof EnvFields & string>(env: NodeJS.ProcessEnv, keys: readonly K[]): Pick<EnvFields, K> {
+export function parseEnvSubset<K extends keyof EnvFields & string>(
+  env: NodeJS.ProcessEnv,
+  keys: readonly K[],
+): Pick<EnvFields, K> {
   const mask = Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
   const parsed = envFields.pick(mask as never).safeParse(withoutBlanks(env));
   if (!parsed.success) {

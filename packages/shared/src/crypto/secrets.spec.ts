@@ -46,7 +46,9 @@ describe('encrypted secrets', () => {
 
   it('refuses a value under a key the keyring lacks, a tampered value, and a truncated one', () => {
     const stray = makeKey();
-    expect(() => decryptSecret(encryptSecret('x', stray).ciphertext, null, ring)).toThrow(new RegExp(`key ${stray.id} is not configured`));
+    expect(() => decryptSecret(encryptSecret('x', stray).ciphertext, null, ring)).toThrow(
+      new RegExp(`key ${stray.id} is not configured`),
+    );
     const sealed = encryptSecret('tamper me', newKey).ciphertext;
     const raw = Buffer.from(sealed.split(':')[2]!, 'base64');
     raw[raw.length - 1]! ^= 1;

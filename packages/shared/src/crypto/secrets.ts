@@ -19,7 +19,10 @@ export function encryptSecret(plaintext: string, key: EncryptionKey): { cipherte
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key.key, iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return { ciphertext: `${FORMAT}:${key.id}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`, keyId: key.id };
+  return {
+    ciphertext: `${FORMAT}:${key.id}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`,
+    keyId: key.id,
+  };
 }
 
 /**
@@ -42,7 +45,10 @@ export function decryptSecret(stored: string, legacyKeyId: string | null | undef
   if (keyId === null) throw new Error('encrypted value names no key (malformed, or a legacy value without its key id)');
   const key = [ring.current, ...ring.old].find((k) => k.id === keyId);
   if (!key) throw new Error(`encryption key ${keyId} is not configured (set ENCRYPTION_OLD_KEYS during a rotation)`);
-  const raw = Buffer.from(stored.startsWith(`${FORMAT}:`) ? stored.slice(stored.indexOf(':', FORMAT.length + 1) + 1) : stored, 'base64');
+  const raw = Buffer.from(
+    stored.startsWith(`${FORMAT}:`) ? stored.slice(stored.indexOf(':', FORMAT.length + 1) + 1) : stored,
+    'base64',
+  );
   if (raw.length < 28) throw new Error('encrypted value is truncated');
   const decipher = createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, 12));
   decipher.setAuthTag(raw.subarray(12, 28));

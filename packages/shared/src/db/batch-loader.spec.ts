@@ -28,7 +28,18 @@ describe('createBatchLoader', () => {
     const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => loader.load(i + 10)));
     expect(sizes).toEqual([4, 4, 2]);
     // The first fetch (10..13) failed: its four callers are rejected, the others answered.
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(results.map((r) => r.status)).toEqual([
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
     expect((results[4] as PromiseFulfilledResult<number>).value).toBe(28);
   });
 });

@@ -78,7 +78,9 @@ export function padToPowerOfTwo<T>(items: readonly T[]): T[] {
 }
 
 /** One loader per client instance (each test's PrismaClient, each app's): loaders never mix databases. */
-export function loaderPerClient<C extends object, K, V>(make: (client: C) => BatchLoader<K, V>): (client: C) => BatchLoader<K, V> {
+export function loaderPerClient<C extends object, K, V>(
+  make: (client: C) => BatchLoader<K, V>,
+): (client: C) => BatchLoader<K, V> {
   const loaders = new WeakMap<C, BatchLoader<K, V>>();
   return (client) => {
     let l = loaders.get(client);

@@ -23,7 +23,10 @@ export interface ResultRow {
  * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums are those of `addToRollups` once
  * per result, grouped per rollup row. Returns the keys inserted. Call it in a transaction holding the monitors' locks.
  */
-export async function insertResultsWithRollups(tx: Executor, rows: readonly ResultRow[]): Promise<Array<{ monitorId: string; region: string; slot: Date }>> {
+export async function insertResultsWithRollups(
+  tx: Executor,
+  rows: readonly ResultRow[],
+): Promise<Array<{ monitorId: string; region: string; slot: Date }>> {
   if (rows.length === 0) return [];
   const col = <T>(f: (r: ResultRow) => T) => rows.map(f);
   return tx.$queryRaw<Array<{ monitorId: string; region: string; slot: Date }>>`

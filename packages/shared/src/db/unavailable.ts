@@ -1,6 +1,26 @@
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
 // Prisma's "can't reach / timed out / closed" codes, and PostgreSQL's "shutting down / cannot connect now".
-const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', '57P01', '57P02', '57P03', '08006', '08001', '08003']);
+const PRISMA_CODES = new Set([
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+]);
 const MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
@@ -34,7 +54,14 @@ export function isUnavailableError(err: unknown): boolean {
     const current = queue.shift();
     if (!current || typeof current !== 'object' || seen.has(current)) continue;
     seen.add(current);
-    const e = current as { code?: unknown; message?: unknown; cause?: unknown; name?: unknown; kind?: unknown; meta?: { driverAdapterError?: unknown } };
+    const e = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      name?: unknown;
+      kind?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
     if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PRISMA_CODES.has(e.code))) return true;
     if (typeof e.kind === 'string' && /DatabaseNotReachable|SocketTimeout|ConnectionClosed/i.test(e.kind)) return true;
     if (e.name === 'MaxRetriesPerRequestError' || e.name === 'PrismaClientInitializationError') return true;

@@ -15,7 +15,12 @@ const T0 = new Date('2026-03-01T10:00:00.000Z');
 /** The injectable clock: minutes after T0. */
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 
-const step = (position: number, delayMinutes: number, minImpact: Impact = 'none') => ({ id: `s${position}`, position, delayMinutes, minImpact });
+const step = (position: number, delayMinutes: number, minImpact: Impact = 'none') => ({
+  id: `s${position}`,
+  position,
+  delayMinutes,
+  minImpact,
+});
 const policy = (steps: LadderPolicy['steps'], repeatCount = 0): LadderPolicy => ({ steps, repeatCount });
 const incident = (over: Partial<LadderIncident> = {}): LadderIncident => ({
   status: 'open',
@@ -26,7 +31,11 @@ const incident = (over: Partial<LadderIncident> = {}): LadderIncident => ({
   ...over,
 });
 /** One delivery row per (step, cycle) is enough for the clock: several targets share the fire time. */
-const fired = (stepId: string, cycle: number, minutes: number): LadderDelivery => ({ stepId, cycle, createdAt: at(minutes) });
+const fired = (stepId: string, cycle: number, minutes: number): LadderDelivery => ({
+  stepId,
+  cycle,
+  createdAt: at(minutes),
+});
 
 const THREE = policy([step(0, 0), step(1, 5), step(2, 15)]);
 
@@ -116,13 +125,23 @@ describe('due and fired within one cycle', () => {
 
 describe('the clock stops when the ladder is stopped', () => {
   it('acknowledged: steps whose time came after the acknowledgement are not due', () => {
-    const s = ladderState(THREE, incident({ status: 'acknowledged', acknowledgedAt: at(3) }), [fired('s0', 0, 0)], at(60));
+    const s = ladderState(
+      THREE,
+      incident({ status: 'acknowledged', acknowledgedAt: at(3) }),
+      [fired('s0', 0, 0)],
+      at(60),
+    );
     expect(s.steps.map((x) => x.due)).toEqual([true, false, false]);
     expect(s).toMatchObject({ escalating: false, clock: at(3) });
   });
 
   it('resolved: the same, and elapsedMinutes stops too', () => {
-    const s = ladderState(THREE, incident({ status: 'resolved', resolvedAt: at(7) }), [fired('s0', 0, 0), fired('s1', 0, 5)], at(60));
+    const s = ladderState(
+      THREE,
+      incident({ status: 'resolved', resolvedAt: at(7) }),
+      [fired('s0', 0, 0), fired('s1', 0, 5)],
+      at(60),
+    );
     expect(s.steps.map((x) => [x.due, x.fired])).toEqual([
       [true, true],
       [true, true],
@@ -194,7 +213,12 @@ describe('repeat cycles', () => {
 
 describe('no policy', () => {
   it('has no steps, does not escalate, and still counts minutes', () => {
-    expect(ladderState(null, incident(), [], at(42))).toMatchObject({ steps: [], escalating: false, elapsedMinutes: 42, cycle: 0 });
+    expect(ladderState(null, incident(), [], at(42))).toMatchObject({
+      steps: [],
+      escalating: false,
+      elapsedMinutes: 42,
+      cycle: 0,
+    });
     expect(ladderState(policy([]), incident(), [], at(1))).toMatchObject({ steps: [], escalating: false });
   });
 });

@@ -122,7 +122,12 @@ export function orderedSteps<T extends { position: number }>(steps: readonly T[]
  * The anchors of the cycles that have started by `clock`: anchor(0) = startedAt, then one more per cycle whose
  * predecessor's last step has fired (or was passed over for its minImpact by `clock`).
  */
-export function cycleAnchors(policy: LadderPolicy, incident: LadderIncident, deliveries: readonly LadderDelivery[], clock: Date): Date[] {
+export function cycleAnchors(
+  policy: LadderPolicy,
+  incident: LadderIncident,
+  deliveries: readonly LadderDelivery[],
+  clock: Date,
+): Date[] {
   const anchors = [incident.startedAt];
   const steps = orderedSteps(policy.steps);
   const last = steps.at(-1);
@@ -156,7 +161,17 @@ export function ladderState(
   const clock = stoppedAt !== null && stoppedAt < now ? stoppedAt : now;
   const elapsed = elapsedMinutes(incident, now);
   if (!policy || policy.steps.length === 0) {
-    return { cycle: 0, anchors: [incident.startedAt], steps: [], clock, exhausted: false, nothingApplies: true, escalating: false, elapsedMinutes: elapsed, nextDueAt: null };
+    return {
+      cycle: 0,
+      anchors: [incident.startedAt],
+      steps: [],
+      clock,
+      exhausted: false,
+      nothingApplies: true,
+      escalating: false,
+      elapsedMinutes: elapsed,
+      nextDueAt: null,
+    };
   }
 
   const anchors = cycleAnchors(policy, incident, deliveries, clock);

@@ -16,7 +16,15 @@ const policySelect = {
       minImpact: true,
       targets: {
         orderBy: { position: 'asc' },
-        select: { id: true, position: true, channel: true, display: true, targetEnc: true, encKeyId: true, legacyTarget: true },
+        select: {
+          id: true,
+          position: true,
+          channel: true,
+          display: true,
+          targetEnc: true,
+          encKeyId: true,
+          legacyTarget: true,
+        },
       },
     },
   },

@@ -18,7 +18,9 @@ describe('webhook signing', () => {
 
   it('signs "<timestamp>.<body>" as v1=<hex HMAC-SHA256>, which any receiver can recompute', () => {
     const body = '{"type":"incident.escalation"}';
-    expect(signWebhook('s', 1_700_000_000, body)).toBe(`v1=${createHmac('sha256', 's').update(`1700000000.${body}`).digest('hex')}`);
+    expect(signWebhook('s', 1_700_000_000, body)).toBe(
+      `v1=${createHmac('sha256', 's').update(`1700000000.${body}`).digest('hex')}`,
+    );
   });
 
   it('verifies in constant time and refuses a changed body, another secret, or a stale timestamp', () => {
@@ -37,7 +39,9 @@ describe('webhook signing', () => {
 
 describe('displayTarget', () => {
   it('keeps only scheme://host[:port] of webhook and Slack URLs, which are credentials', () => {
-    expect(displayTarget('slack', 'https://hooks.slack.com/services/T000/B000/XXXXSECRET')).toBe('https://hooks.slack.com/…');
+    expect(displayTarget('slack', 'https://hooks.slack.com/services/T000/B000/XXXXSECRET')).toBe(
+      'https://hooks.slack.com/…',
+    );
     expect(displayTarget('webhook', 'http://user:pw@10.0.0.1:8080/hook?token=abc#x')).toBe('http://10.0.0.1:8080/…');
     expect(displayTarget('webhook', 'https://[2001:db8::1]/x')).toBe('https://[2001:db8::1]/…');
     expect(displayTarget('webhook', 'not a url')).toBe('…');

@@ -42,7 +42,11 @@ export function openTarget(row: StoredTarget, keyring: Keyring): string {
  * Idempotent, and cheap once done (one query that finds nothing); the escalation sweeper runs it
  * every round. Returns how many rows it converted.
  */
-export async function encryptLegacyTargets(prisma: Pick<PrismaClient, 'escalationTarget'>, key: EncryptionKey, batch = 500): Promise<number> {
+export async function encryptLegacyTargets(
+  prisma: Pick<PrismaClient, 'escalationTarget'>,
+  key: EncryptionKey,
+  batch = 500,
+): Promise<number> {
   let converted = 0;
   for (;;) {
     const rows = await prisma.escalationTarget.findMany({

@@ -62,7 +62,7 @@ describe('parseJsonPath', () => {
     'a[0',
     'a["b"',
     'a["b]',
-    "a['b\"]",
+    'a[\'b"]',
     'a[0]b',
     'a["b"]c',
     'a]',
@@ -103,7 +103,15 @@ describe('parseJsonPath', () => {
 
 describe('resolveJsonPath', () => {
   const doc = {
-    data: { items: [{ status: 'ok' }, { status: 'down' }], '0': 'zero', 'b.c': 1, nothing: null, f: false, z: 0, e: '' },
+    data: {
+      items: [{ status: 'ok' }, { status: 'down' }],
+      '0': 'zero',
+      'b.c': 1,
+      nothing: null,
+      f: false,
+      z: 0,
+      e: '',
+    },
     list: [10, 20, 30],
   };
 
@@ -181,7 +189,9 @@ describe('jsonEqual', () => {
     const canon = (v: unknown): string =>
       JSON.stringify(v, (_k, x: unknown) =>
         x !== null && typeof x === 'object' && !Array.isArray(x)
-          ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)))
+          ? Object.fromEntries(
+              Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)),
+            )
           : x,
       );
     const json = fc.jsonValue({ maxDepth: 3 });
@@ -243,10 +253,14 @@ describe('evaluateJsonAssertion', () => {
 
   describe('exists / notExists', () => {
     it('exists passes for present keys, including null and falsy values', () => {
-      for (const p of ['status', 'nothing', 'flag', 'nested.deep', '$.tags[2]', '$["b.c"]', '$']) expect(check(p, 'exists')).toEqual(ok);
+      for (const p of ['status', 'nothing', 'flag', 'nested.deep', '$.tags[2]', '$["b.c"]', '$'])
+        expect(check(p, 'exists')).toEqual(ok);
     });
     it('exists fails for missing paths with the first missing segment named', () => {
-      expect(check('nested.deep.missing.x', 'exists')).toEqual({ ok: false, detail: 'nested.deep.missing.x not found (no $.nested.deep.missing)' });
+      expect(check('nested.deep.missing.x', 'exists')).toEqual({
+        ok: false,
+        detail: 'nested.deep.missing.x not found (no $.nested.deep.missing)',
+      });
       expect(check('tags[3]', 'exists')).toEqual({ ok: false, detail: 'tags[3] not found (no $.tags[3])' });
     });
     it('notExists passes only when the path does not resolve', () => {
@@ -329,15 +343,21 @@ describe('evaluateJsonAssertion', () => {
     });
     it('agrees with plain numeric comparison (property)', () => {
       fc.assert(
-        fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.double({ noNaN: true, noDefaultInfinity: true }), (a, b) => {
-          const d = { v: a };
-          expect(evaluateJsonAssertion(d, { path: 'v', operator: 'gt', value: b }).ok).toBe(a > b);
-          expect(evaluateJsonAssertion(d, { path: 'v', operator: 'gte', value: b }).ok).toBe(a >= b);
-          expect(evaluateJsonAssertion(d, { path: 'v', operator: 'lt', value: b }).ok).toBe(a < b);
-          expect(evaluateJsonAssertion(d, { path: 'v', operator: 'lte', value: b }).ok).toBe(a <= b);
-          // Numeric strings on the actual side behave the same.
-          expect(evaluateJsonAssertion({ v: String(a) }, { path: 'v', operator: 'gt', value: b }).ok).toBe(Number(String(a)) > b);
-        }),
+        fc.property(
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          (a, b) => {
+            const d = { v: a };
+            expect(evaluateJsonAssertion(d, { path: 'v', operator: 'gt', value: b }).ok).toBe(a > b);
+            expect(evaluateJsonAssertion(d, { path: 'v', operator: 'gte', value: b }).ok).toBe(a >= b);
+            expect(evaluateJsonAssertion(d, { path: 'v', operator: 'lt', value: b }).ok).toBe(a < b);
+            expect(evaluateJsonAssertion(d, { path: 'v', operator: 'lte', value: b }).ok).toBe(a <= b);
+            // Numeric strings on the actual side behave the same.
+            expect(evaluateJsonAssertion({ v: String(a) }, { path: 'v', operator: 'gt', value: b }).ok).toBe(
+              Number(String(a)) > b,
+            );
+          },
+        ),
       );
     });
   });
@@ -358,17 +378,32 @@ describe('evaluateJsonAssertion', () => {
       expect(check(path, 'notContains', value).ok).toBe(!pass);
     });
     it('needs a string value for string containment', () => {
-      expect(check('codeStr', 'contains', 2)).toEqual({ ok: false, detail: 'codeStr: contains on a string needs a string value, got number' });
+      expect(check('codeStr', 'contains', 2)).toEqual({
+        ok: false,
+        detail: 'codeStr: contains on a string needs a string value, got number',
+      });
       expect(check('codeStr', 'notContains', 2).ok).toBe(false);
     });
     it('fails on actual values that are neither strings nor arrays', () => {
-      expect(check('code', 'contains', '2')).toEqual({ ok: false, detail: 'code: contains needs a string or an array, got number' });
-      expect(check('nested', 'notContains', 'x')).toEqual({ ok: false, detail: 'nested: notContains needs a string or an array, got object' });
+      expect(check('code', 'contains', '2')).toEqual({
+        ok: false,
+        detail: 'code: contains needs a string or an array, got number',
+      });
+      expect(check('nested', 'notContains', 'x')).toEqual({
+        ok: false,
+        detail: 'nested: notContains needs a string or an array, got object',
+      });
       expect(check('nothing', 'contains', 'x').ok).toBe(false);
     });
     it('explains a failure', () => {
-      expect(check('tags', 'contains', 'staging')).toEqual({ ok: false, detail: 'tags: ["a","b","prod"] does not contain "staging"' });
-      expect(check('text', 'notContains', 'Hello')).toEqual({ ok: false, detail: 'text: "Hello, World" contains "Hello"' });
+      expect(check('tags', 'contains', 'staging')).toEqual({
+        ok: false,
+        detail: 'tags: ["a","b","prod"] does not contain "staging"',
+      });
+      expect(check('text', 'notContains', 'Hello')).toEqual({
+        ok: false,
+        detail: 'text: "Hello, World" contains "Hello"',
+      });
     });
   });
 
@@ -406,21 +441,31 @@ describe('evaluateJsonAssertion', () => {
   it('never throws on arbitrary documents, paths and values (property)', () => {
     const ops = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'notContains', 'exists', 'notExists'] as const;
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 3 }), fc.string(), fc.constantFrom(...ops), fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }), (d, path, operator, value) => {
-        const r = evaluateJsonAssertion(d, value === undefined ? { path, operator } : { path, operator, value });
-        expect(typeof r.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.string(),
+        fc.constantFrom(...ops),
+        fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
+        (d, path, operator, value) => {
+          const r = evaluateJsonAssertion(d, value === undefined ? { path, operator } : { path, operator, value });
+          expect(typeof r.ok).toBe('boolean');
+        },
+      ),
     );
   });
 
   it('exists and notExists are complementary for valid paths (property)', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 3 }), fc.array(fc.oneof(fc.constantFrom('a', 'b', '0'), fc.nat({ max: 3 })), { maxLength: 4 }), (d, segs) => {
-        const path = formatJsonPath(segs);
-        const e = evaluateJsonAssertion(d, { path, operator: 'exists' }).ok;
-        const n = evaluateJsonAssertion(d, { path, operator: 'notExists' }).ok;
-        expect(e).toBe(!n);
-      }),
+      fc.property(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.array(fc.oneof(fc.constantFrom('a', 'b', '0'), fc.nat({ max: 3 })), { maxLength: 4 }),
+        (d, segs) => {
+          const path = formatJsonPath(segs);
+          const e = evaluateJsonAssertion(d, { path, operator: 'exists' }).ok;
+          const n = evaluateJsonAssertion(d, { path, operator: 'notExists' }).ok;
+          expect(e).toBe(!n);
+        },
+      ),
     );
   });
 });

@@ -193,7 +193,9 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
     if (ka.length !== kb.length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return ka.every(
+      (k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    );
   }
   return false;
 }
@@ -264,9 +266,13 @@ export function evaluateJsonAssertion(doc: unknown, assertion: JsonAssertion): J
 
   switch (operator) {
     case 'eq':
-      return jsonEqual(actual, expected) ? { ok: true } : { ok: false, detail: `${label}: expected ${show(expected)}, got ${show(actual)}` };
+      return jsonEqual(actual, expected)
+        ? { ok: true }
+        : { ok: false, detail: `${label}: expected ${show(expected)}, got ${show(actual)}` };
     case 'neq':
-      return jsonEqual(actual, expected) ? { ok: false, detail: `${label}: expected anything but ${show(expected)}` } : { ok: true };
+      return jsonEqual(actual, expected)
+        ? { ok: false, detail: `${label}: expected anything but ${show(expected)}` }
+        : { ok: true };
     case 'gt':
     case 'gte':
     case 'lt':
@@ -276,14 +282,19 @@ export function evaluateJsonAssertion(doc: unknown, assertion: JsonAssertion): J
       const b = toComparableNumber(expected);
       if (b === null) return { ok: false, detail: `${label}: comparison value ${show(expected)} is not a number` };
       const pass = operator === 'gt' ? a > b : operator === 'gte' ? a >= b : operator === 'lt' ? a < b : a <= b;
-      return pass ? { ok: true } : { ok: false, detail: `${label}: expected ${SYMBOL[operator]} ${show(expected)}, got ${show(actual)}` };
+      return pass
+        ? { ok: true }
+        : { ok: false, detail: `${label}: expected ${SYMBOL[operator]} ${show(expected)}, got ${show(actual)}` };
     }
     case 'contains':
     case 'notContains': {
       let contained: boolean;
       if (typeof actual === 'string') {
         if (typeof expected !== 'string') {
-          return { ok: false, detail: `${label}: ${operator} on a string needs a string value, got ${typeName(expected)}` };
+          return {
+            ok: false,
+            detail: `${label}: ${operator} on a string needs a string value, got ${typeName(expected)}`,
+          };
         }
         contained = actual.includes(expected);
       } else if (Array.isArray(actual)) {
@@ -292,7 +303,9 @@ export function evaluateJsonAssertion(doc: unknown, assertion: JsonAssertion): J
         return { ok: false, detail: `${label}: ${operator} needs a string or an array, got ${typeName(actual)}` };
       }
       if (operator === 'contains') {
-        return contained ? { ok: true } : { ok: false, detail: `${label}: ${show(actual)} does not contain ${show(expected)}` };
+        return contained
+          ? { ok: true }
+          : { ok: false, detail: `${label}: ${show(actual)} does not contain ${show(expected)}` };
       }
       return contained ? { ok: false, detail: `${label}: ${show(actual)} contains ${show(expected)}` } : { ok: true };
     }

@@ -7,7 +7,12 @@ const C = 'cccccccc-0000-4000-8000-000000000003';
 // Deliberately not on a minute or second boundary.
 const start = Date.parse('2031-03-01T10:00:30.250Z');
 const end = Date.parse('2031-03-01T11:15:45.750Z');
-const win = (over: Partial<CoverageWindow> = {}): CoverageWindow => ({ startsAt: new Date(start), endsAt: new Date(end), componentIds: [], ...over });
+const win = (over: Partial<CoverageWindow> = {}): CoverageWindow => ({
+  startsAt: new Date(start),
+  endsAt: new Date(end),
+  componentIds: [],
+  ...over,
+});
 const at = (windows: CoverageWindow[], ms: number, ids = [A, B]) =>
   Object.fromEntries([...maintenanceCoverage(windows, ids, new Date(ms))].map(([id, d]) => [id, d.toISOString()]));
 
@@ -43,9 +48,18 @@ describe('maintenanceCoverage (the clock test of maintenanceUntilByComponent)', 
     const longer = win({ startsAt: new Date(start + 1000), endsAt: new Date(end), componentIds: [B] });
     const early = win({ startsAt: new Date(start - 5000), endsAt: new Date(start + 500), componentIds: [A] });
     const ws = [first, longer, early];
-    expect(at(ws, start + 499)).toEqual({ [A]: new Date(start + 1000).toISOString(), [B]: new Date(start + 1000).toISOString() });
-    expect(at(ws, start + 500)).toEqual({ [A]: new Date(start + 1000).toISOString(), [B]: new Date(start + 1000).toISOString() });
-    expect(at(ws, start + 999)).toEqual({ [A]: new Date(start + 1000).toISOString(), [B]: new Date(start + 1000).toISOString() });
+    expect(at(ws, start + 499)).toEqual({
+      [A]: new Date(start + 1000).toISOString(),
+      [B]: new Date(start + 1000).toISOString(),
+    });
+    expect(at(ws, start + 500)).toEqual({
+      [A]: new Date(start + 1000).toISOString(),
+      [B]: new Date(start + 1000).toISOString(),
+    });
+    expect(at(ws, start + 999)).toEqual({
+      [A]: new Date(start + 1000).toISOString(),
+      [B]: new Date(start + 1000).toISOString(),
+    });
     expect(at(ws, start + 1000)).toEqual({ [B]: new Date(end).toISOString() });
   });
 

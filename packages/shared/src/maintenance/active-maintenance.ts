@@ -21,7 +21,11 @@ export async function maintenanceUntilByComponent(
  * the workspace, so a caller can start it before it knows which components it will ask about (a monitor read sends
  * it alongside the monitor's own query: one round trip fewer).
  */
-export async function maintenanceWindowsNear(prisma: PrismaClient, workspaceId: string, now: Date): Promise<CoverageWindow[]> {
+export async function maintenanceWindowsNear(
+  prisma: PrismaClient,
+  workspaceId: string,
+  now: Date,
+): Promise<CoverageWindow[]> {
   return (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
 }
 
@@ -30,7 +34,11 @@ export async function maintenanceWindowsNear(prisma: PrismaClient, workspaceId: 
  * (half-open: startsAt <= now < endsAt, so a window covers nothing at the instant it ends, nor a zero-length one
  * ever), and for each asked-for component the latest end among those covering it.
  */
-export function maintenanceCoverage(windows: readonly CoverageWindow[], componentIds: readonly string[], now: Date): Map<string, Date> {
+export function maintenanceCoverage(
+  windows: readonly CoverageWindow[],
+  componentIds: readonly string[],
+  now: Date,
+): Map<string, Date> {
   const out = new Map<string, Date>();
   const wanted = new Set(componentIds);
   const t = now.getTime();
@@ -71,15 +79,27 @@ const windowsLoader = loaderPerClient((prisma: PrismaClient) =>
       });
       // Components only when a window is in play (rarely): one query, not two, in the common case.
       const components = windows.length
-        ? await prisma.maintenanceComponent.findMany({ where: { maintenanceId: { in: padToPowerOfTwo(windows.map((w) => w.id)) } }, select: { maintenanceId: true, componentId: true } })
+        ? await prisma.maintenanceComponent.findMany({
+            where: { maintenanceId: { in: padToPowerOfTwo(windows.map((w) => w.id)) } },
+            select: { maintenanceId: true, componentId: true },
+          })
         : [];
       const rows = windows.map((w) => ({ ...w, components: components.filter((c) => c.maintenanceId === w.id) }));
       return new Map(
         keys.map((k) => [
           `${k.minute}/${k.workspaceId}`,
           rows
-            .filter((w) => w.workspaceId === k.workspaceId && w.startsAt.getTime() < k.minute + 60_000 && w.endsAt.getTime() > k.minute)
-            .map((w) => ({ startsAt: w.startsAt, endsAt: w.endsAt, componentIds: w.components.map((c) => c.componentId) })),
+            .filter(
+              (w) =>
+                w.workspaceId === k.workspaceId &&
+                w.startsAt.getTime() < k.minute + 60_000 &&
+                w.endsAt.getTime() > k.minute,
+            )
+            .map((w) => ({
+              startsAt: w.startsAt,
+              endsAt: w.endsAt,
+              componentIds: w.components.map((c) => c.componentId),
+            })),
         ]),
       );
     },

@@ -47,7 +47,12 @@ export interface MetricsServer {
  * The separate metrics listener: only `GET /metrics`, on `host:port` (127.0.0.1 by default, so it is not public),
  * with the bearer token too when one is configured. Resolves once listening; rejects if the port is taken.
  */
-export function startMetricsServer(opts: { registry: Registry; port: number; host: string; token: string | null }): Promise<MetricsServer> {
+export function startMetricsServer(opts: {
+  registry: Registry;
+  port: number;
+  host: string;
+  token: string | null;
+}): Promise<MetricsServer> {
   const handle = serveMetrics(opts.registry, opts.token);
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
@@ -110,7 +115,11 @@ export async function exposeMetrics(opts: {
   registry: Registry;
   config: { port: number | null; host: string; token: string | null };
   defaultPort: number;
-  logger: { info(msg: string, meta?: object): unknown; warn(msg: string, meta?: object): unknown; error(msg: string, meta?: object): unknown };
+  logger: {
+    info(msg: string, meta?: object): unknown;
+    warn(msg: string, meta?: object): unknown;
+    error(msg: string, meta?: object): unknown;
+  };
 }): Promise<ExposedMetrics> {
   const none: ExposedMetrics = { port: null, address: null, close: async () => undefined };
   const port = opts.config.port ?? opts.defaultPort;
@@ -120,7 +129,10 @@ export async function exposeMetrics(opts: {
     const s = await startMetricsServer({ registry: opts.registry, port, host, token });
     opts.logger.info(`metrics on http://${host}:${s.port()}/metrics${token ? ' (bearer token required)' : ''}`);
     if (!token && !isLoopbackHost(host)) {
-      opts.logger.warn('metrics are served without a token on a non-loopback address: set METRICS_TOKEN, or bind METRICS_HOST to 127.0.0.1', { host, port: s.port() });
+      opts.logger.warn(
+        'metrics are served without a token on a non-loopback address: set METRICS_TOKEN, or bind METRICS_HOST to 127.0.0.1',
+        { host, port: s.port() },
+      );
     }
     return { port: s.port(), address: (s.server.address() as AddressInfo).address, close: () => s.close() };
   } catch (err) {

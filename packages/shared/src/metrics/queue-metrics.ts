@@ -12,16 +12,24 @@ export interface QueueMetricsSource {
 }
 
 interface Snapshot {
-  queues: Array<{ region: string; name: string; waiting: number; delayed: number; oldestWaitingSeconds: number; schedulers: number }>;
+  queues: Array<{
+    region: string;
+    name: string;
+    waiting: number;
+    delayed: number;
+    oldestWaitingSeconds: number;
+    schedulers: number;
+  }>;
   enabledMonitors: number;
   schedulersPerRegion: Map<string, number>;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 type WaitingJob = Pick<Job, 'id' | 'opts' | 'timestamp' | 'repeatJobKey' | 'attemptsMade' | 'processedOn'>;
@@ -45,7 +53,8 @@ function backoffMs(opts: WaitingJob['opts'], attemptsMade: number): number {
  */
 export function readyAtOf(job: WaitingJob): number {
   let readyAt = job.repeatJobKey ? slotOf(job).getTime() : job.timestamp + (job.opts.delay ?? 0);
-  if (job.attemptsMade > 0 && typeof job.processedOn === 'number') readyAt = Math.max(readyAt, job.processedOn + backoffMs(job.opts, job.attemptsMade));
+  if (job.attemptsMade > 0 && typeof job.processedOn === 'number')
+    readyAt = Math.max(readyAt, job.processedOn + backoffMs(job.opts, job.attemptsMade));
   return readyAt;
 }
 

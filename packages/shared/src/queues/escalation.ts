@@ -22,7 +22,11 @@ export const escalationJobSchema = z
   .object({
     incidentId: z.uuid(),
     cycle: z.number().int().min(0).max(ESCALATION_LIMITS.repeatCountMax),
-    position: z.number().int().min(0).max(ESCALATION_LIMITS.stepsMax - 1),
+    position: z
+      .number()
+      .int()
+      .min(0)
+      .max(ESCALATION_LIMITS.stepsMax - 1),
   })
   .strict();
 export type EscalationJob = z.infer<typeof escalationJobSchema>;

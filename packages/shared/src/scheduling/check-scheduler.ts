@@ -84,7 +84,11 @@ export class CheckScheduler {
       this.regionsFor(monitor).map(async (region) => {
         const queue = this.queues.get(region)!;
         const data: CheckJob = { monitorId: monitor.id, region };
-        await queue.upsertJobScheduler(schedulerId(monitor.id, region), { every, offset }, { name: CHECK_JOB_NAME, data, opts: JOB_OPTS });
+        await queue.upsertJobScheduler(
+          schedulerId(monitor.id, region),
+          { every, offset },
+          { name: CHECK_JOB_NAME, data, opts: JOB_OPTS },
+        );
       }),
     );
   }
@@ -112,7 +116,11 @@ export class CheckScheduler {
     const queue = this.queues.get(region);
     if (!queue) return;
     const data: CheckJob = { monitorId, region };
-    await queue.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId: heartbeatDeadlineJobId(monitorId, region, at), delay: Math.max(0, at.getTime() - now) });
+    await queue.add(CHECK_JOB_NAME, data, {
+      ...JOB_OPTS,
+      jobId: heartbeatDeadlineJobId(monitorId, region, at),
+      delay: Math.max(0, at.getTime() - now),
+    });
   }
 
   /**
@@ -160,7 +168,9 @@ export class CheckScheduler {
 
   /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
   async unschedule(monitorId: string): Promise<void> {
-    await Promise.all([...this.queues].map(([region, queue]) => queue.removeJobScheduler(schedulerId(monitorId, region))));
+    await Promise.all(
+      [...this.queues].map(([region, queue]) => queue.removeJobScheduler(schedulerId(monitorId, region))),
+    );
   }
 
   /** Every scheduler in Redis, per region: id -> every (ms). */
@@ -286,7 +296,11 @@ export async function reconcileSchedules(scheduler: CheckScheduler, source: Moni
  * other) can therefore not end with the earlier state's write landing last: the later commit waits for the earlier
  * follow-up to finish, and its own follow-up comes after.
  */
-export async function followCommittedSchedule(scheduler: CheckScheduler, prisma: PrismaClient, monitorId: string): Promise<void> {
+export async function followCommittedSchedule(
+  scheduler: CheckScheduler,
+  prisma: PrismaClient,
+  monitorId: string,
+): Promise<void> {
   await prisma.$transaction(async (tx) => {
     const [m] = await tx.$queryRaw<Array<SchedulableMonitor & { enabled: boolean }>>`
       SELECT id::text AS id, "intervalSeconds", type::text AS type, enabled FROM monitors WHERE id = ${monitorId}::uuid FOR SHARE`;

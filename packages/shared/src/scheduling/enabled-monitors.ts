@@ -2,7 +2,10 @@ import type { PrismaClient } from '../db/prisma.js';
 import type { MonitorSource, SchedulableMonitor } from './check-scheduler.js';
 
 /** Enabled monitors in keyset-paginated batches, so reconciling 100,000 monitors never loads them all at once. */
-export async function* enabledMonitorBatches(prisma: PrismaClient, batchSize = 5000): AsyncIterable<SchedulableMonitor[]> {
+export async function* enabledMonitorBatches(
+  prisma: PrismaClient,
+  batchSize = 5000,
+): AsyncIterable<SchedulableMonitor[]> {
   let cursor: string | undefined;
   for (;;) {
     const batch = await prisma.monitor.findMany({
@@ -23,6 +26,9 @@ export function monitorSource(prisma: PrismaClient): MonitorSource {
   return {
     enabled: () => enabledMonitorBatches(prisma),
     current: (ids) =>
-      prisma.monitor.findMany({ where: { id: { in: ids }, enabled: true }, select: { id: true, intervalSeconds: true, type: true } }),
+      prisma.monitor.findMany({
+        where: { id: { in: ids }, enabled: true },
+        select: { id: true, intervalSeconds: true, type: true },
+      }),
   };
 }

@@ -53,7 +53,11 @@ export class EscalationScheduler {
       steps.map(async (s) => {
         const data: EscalationJob = { incidentId, cycle, position: s.position };
         const jobId = escalationJobId(data);
-        await this.queue.add(ESCALATION_JOB_NAME, data, { ...ESCALATION_JOB_OPTS, jobId, delay: Math.max(0, s.dueAt.getTime() - now) });
+        await this.queue.add(ESCALATION_JOB_NAME, data, {
+          ...ESCALATION_JOB_OPTS,
+          jobId,
+          delay: Math.max(0, s.dueAt.getTime() - now),
+        });
         return opts.recoverFailed && (await this.retryIfFailed(jobId)) ? 1 : 0;
       }),
     );
@@ -93,11 +97,13 @@ export class EscalationScheduler {
    * re-reads the incident and does nothing once it is not open); it only keeps Redis tidy. Running jobs stay.
    */
   async cancel(incidentId: string, cycles: readonly number[], positions: readonly number[]): Promise<number> {
-    const ids = cycles.flatMap((cycle) => positions.map((position) => escalationJobId({ incidentId, cycle, position })));
+    const ids = cycles.flatMap((cycle) =>
+      positions.map((position) => escalationJobId({ incidentId, cycle, position })),
+    );
     const removed = await Promise.all(
       ids.map(async (id) => {
         const job = await this.queue.getJob(id);
-        if (!job || !(await job.isDelayed() || await job.isWaiting())) return 0;
+        if (!job || !((await job.isDelayed()) || (await job.isWaiting()))) return 0;
         return this.queue.remove(id);
       }),
     );

@@ -12,7 +12,11 @@ export const STORABLE_INSTANTS = {
 
 /** True for a valid Date inside STORABLE_INSTANTS (what dateTimeInputSchema lets through). */
 export function isStorableInstant(d: unknown): d is Date {
-  return d instanceof Date && d.getTime() >= STORABLE_INSTANTS.min.getTime() && d.getTime() <= STORABLE_INSTANTS.max.getTime();
+  return (
+    d instanceof Date &&
+    d.getTime() >= STORABLE_INSTANTS.min.getTime() &&
+    d.getTime() <= STORABLE_INSTANTS.max.getTime()
+  );
 }
 
 const rangeMessage = 'must fall between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z once converted to UTC';

@@ -51,8 +51,10 @@ export const httpTargetSchema = z
       ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
       return;
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'only http and https URLs can be monitored' });
-    if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'credentials in the URL are not allowed: send them in headers' });
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      ctx.addIssue({ code: 'custom', message: 'only http and https URLs can be monitored' });
+    if (url.username || url.password)
+      ctx.addIssue({ code: 'custom', message: 'credentials in the URL are not allowed: send them in headers' });
     if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'the URL has no host' });
   });
 
@@ -72,9 +74,25 @@ export const tcpTargetSchema = z
 // name (in headers or metadata) never reaches a refinement: Zod drops it while copying, so the monitor service
 // refuses it on the raw input.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive', 'proxy-connection']);
+const FORBIDDEN_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'upgrade',
+  'te',
+  'trailer',
+  'keep-alive',
+  'proxy-connection',
+]);
 export const headersSchema = z
-  .record(z.string(), z.string().max(L.headerValueMax).regex(/^[^\r\n\0]*$/, 'header values may not contain CR, LF or NUL'))
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(L.headerValueMax)
+      .regex(/^[^\r\n\0]*$/, 'header values may not contain CR, LF or NUL'),
+  )
   .superRefine((headers, ctx) => {
     const names = Object.keys(headers);
     if (names.length > L.headersMax) ctx.addIssue({ code: 'custom', message: `at most ${L.headersMax} headers` });
@@ -82,8 +100,14 @@ export const headersSchema = z
     for (const n of names) {
       const lower = n.toLowerCase();
       if (!HEADER_NAME.test(n)) ctx.addIssue({ code: 'custom', path: [n], message: 'not a valid header name' });
-      else if (FORBIDDEN_HEADERS.has(lower)) ctx.addIssue({ code: 'custom', path: [n], message: 'this header is set by the probe and cannot be overridden' });
-      if (seen.has(lower)) ctx.addIssue({ code: 'custom', path: [n], message: 'duplicate header name (names are case-insensitive)' });
+      else if (FORBIDDEN_HEADERS.has(lower))
+        ctx.addIssue({
+          code: 'custom',
+          path: [n],
+          message: 'this header is set by the probe and cannot be overridden',
+        });
+      if (seen.has(lower))
+        ctx.addIssue({ code: 'custom', path: [n], message: 'duplicate header name (names are case-insensitive)' });
       seen.add(lower);
     }
   });
@@ -113,8 +137,10 @@ export const jsonAssertionSchema = z
   .strict()
   .superRefine((a, ctx) => {
     const needsValue = a.operator !== 'exists' && a.operator !== 'notExists';
-    if (needsValue && a.value === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} needs a value` });
-    if (!needsValue && a.value !== undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} takes no value` });
+    if (needsValue && a.value === undefined)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} needs a value` });
+    if (!needsValue && a.value !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} takes no value` });
     if (['gt', 'gte', 'lt', 'lte'].includes(a.operator) && typeof a.value !== 'number') {
       ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} compares numbers` });
     }
@@ -145,32 +171,53 @@ const httpOnlyFields = {
   keywordAbsent: z.string().max(L.keywordMax).optional(),
   headers: headersSchema.optional(),
   body: z.string().max(L.bodyMax).optional(),
-  contentType: z.string().min(1).max(L.contentTypeMax).regex(/^[^\r\n\0]*$/).optional(),
+  contentType: z
+    .string()
+    .min(1)
+    .max(L.contentTypeMax)
+    .regex(/^[^\r\n\0]*$/)
+    .optional(),
   jsonAssertion: jsonAssertionSchema.optional(),
 };
 
 export const createHttpMonitorSchema = z
   .object({ type: z.literal('http'), target: httpTargetSchema, ...commonFields, ...probeFields, ...httpOnlyFields })
   .strict();
-export const createTcpMonitorSchema = z.object({ type: z.literal('tcp'), target: tcpTargetSchema, ...commonFields, ...probeFields }).strict();
+export const createTcpMonitorSchema = z
+  .object({ type: z.literal('tcp'), target: tcpTargetSchema, ...commonFields, ...probeFields })
+  .strict();
 export const createHeartbeatMonitorSchema = z
-  .object({ type: z.literal('heartbeat'), ...commonFields, graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional() })
+  .object({
+    type: z.literal('heartbeat'),
+    ...commonFields,
+    graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+  })
   .strict();
 
 /** The union inside createMonitorSchema, without the `type` default: what the OpenAPI document describes. */
-export const createMonitorUnionSchema = z.discriminatedUnion('type', [createHttpMonitorSchema, createTcpMonitorSchema, createHeartbeatMonitorSchema]);
+export const createMonitorUnionSchema = z.discriminatedUnion('type', [
+  createHttpMonitorSchema,
+  createTcpMonitorSchema,
+  createHeartbeatMonitorSchema,
+]);
 
 /**
  * POST /monitors: discriminated on `type`; an omitted type means `http` (older clients keep working).
  * `enabled` is refused on create: a monitor starts enabled.
  */
 export const createMonitorSchema = z.preprocess(
-  (input) => (input && typeof input === 'object' && !Array.isArray(input) && !('type' in input) ? { ...input, type: 'http' } : input),
+  (input) =>
+    input && typeof input === 'object' && !Array.isArray(input) && !('type' in input)
+      ? { ...input, type: 'http' }
+      : input,
   createMonitorUnionSchema,
 );
 export type CreateMonitorInput = z.infer<typeof createMonitorSchema>;
 
-const refusedOnUpdate = (what: string) => z.unknown().superRefine((_v, ctx) => ctx.addIssue({ code: 'custom', message: `${what} cannot be changed after creation` }));
+const refusedOnUpdate = (what: string) =>
+  z
+    .unknown()
+    .superRefine((_v, ctx) => ctx.addIssue({ code: 'custom', message: `${what} cannot be changed after creation` }));
 
 /**
  * PATCH /monitors/{id}: every field optional; `type` and `metadata` are refused. Which fields apply depends on
@@ -194,7 +241,12 @@ export const updateMonitorSchema = z
     keywordAbsent: z.string().max(L.keywordMax).nullable().optional(),
     headers: headersSchema.optional(),
     body: z.string().max(L.bodyMax).nullable().optional(),
-    contentType: z.string().min(1).max(L.contentTypeMax).regex(/^[^\r\n\0]*$/).optional(),
+    contentType: z
+      .string()
+      .min(1)
+      .max(L.contentTypeMax)
+      .regex(/^[^\r\n\0]*$/)
+      .optional(),
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     enabled: z.boolean().optional(),
@@ -206,7 +258,34 @@ export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;
 
 /** The update fields each type accepts (the create schemas say the same for create). */
 export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], ReadonlySet<string>> = {
-  http: new Set(['name', 'target', 'intervalSeconds', 'openThreshold', 'resolveThreshold', 'environment', 'enabled', ...Object.keys(probeFields), ...Object.keys(httpOnlyFields)]),
-  tcp: new Set(['name', 'target', 'intervalSeconds', 'openThreshold', 'resolveThreshold', 'environment', 'enabled', ...Object.keys(probeFields)]),
-  heartbeat: new Set(['name', 'intervalSeconds', 'openThreshold', 'resolveThreshold', 'environment', 'enabled', 'graceSeconds']),
+  http: new Set([
+    'name',
+    'target',
+    'intervalSeconds',
+    'openThreshold',
+    'resolveThreshold',
+    'environment',
+    'enabled',
+    ...Object.keys(probeFields),
+    ...Object.keys(httpOnlyFields),
+  ]),
+  tcp: new Set([
+    'name',
+    'target',
+    'intervalSeconds',
+    'openThreshold',
+    'resolveThreshold',
+    'environment',
+    'enabled',
+    ...Object.keys(probeFields),
+  ]),
+  heartbeat: new Set([
+    'name',
+    'intervalSeconds',
+    'openThreshold',
+    'resolveThreshold',
+    'environment',
+    'enabled',
+    'graceSeconds',
+  ]),
 };

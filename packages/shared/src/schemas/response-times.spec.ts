@@ -4,14 +4,18 @@ import { bucketStarts, PERIODS, responseTimesQuerySchema } from './response-time
 describe('bucketStarts', () => {
   const now = new Date('2026-03-10T13:47:12.345Z');
 
-  it.each(Object.entries(PERIODS))('%s: the right count and width, ending with the bucket that holds now', (period, { buckets, bucketSeconds }) => {
-    const starts = bucketStarts(period as keyof typeof PERIODS, now);
-    expect(starts).toHaveLength(buckets);
-    const last = starts[starts.length - 1]!;
-    expect(last.getTime()).toBeLessThanOrEqual(now.getTime());
-    expect(now.getTime() - last.getTime()).toBeLessThan(bucketSeconds * 1000);
-    for (let i = 1; i < starts.length; i++) expect(starts[i]!.getTime() - starts[i - 1]!.getTime()).toBe(bucketSeconds * 1000);
-  });
+  it.each(Object.entries(PERIODS))(
+    '%s: the right count and width, ending with the bucket that holds now',
+    (period, { buckets, bucketSeconds }) => {
+      const starts = bucketStarts(period as keyof typeof PERIODS, now);
+      expect(starts).toHaveLength(buckets);
+      const last = starts[starts.length - 1]!;
+      expect(last.getTime()).toBeLessThanOrEqual(now.getTime());
+      expect(now.getTime() - last.getTime()).toBeLessThan(bucketSeconds * 1000);
+      for (let i = 1; i < starts.length; i++)
+        expect(starts[i]!.getTime() - starts[i - 1]!.getTime()).toBe(bucketSeconds * 1000);
+    },
+  );
 
   it('aligns to whole minutes, hours, 6-hour blocks and UTC days', () => {
     expect(bucketStarts('hour', now).at(-1)!.toISOString()).toBe('2026-03-10T13:47:00.000Z');

@@ -59,7 +59,16 @@ describe('normaliseSlug', () => {
   });
 
   it('always produces a valid slug once it is at least 3 characters', () => {
-    const inputs = ['https://x.y.z', 'A B C', `${'x'.repeat(62)}--y`, 'Ünïcödé Status!', '  -a-b-c-  ', 'a--b', 'ssh://--x--', `${'a'.repeat(61)}-- -b`];
+    const inputs = [
+      'https://x.y.z',
+      'A B C',
+      `${'x'.repeat(62)}--y`,
+      'Ünïcödé Status!',
+      '  -a-b-c-  ',
+      'a--b',
+      'ssh://--x--',
+      `${'a'.repeat(61)}-- -b`,
+    ];
     for (const i of inputs) {
       const s = normaliseSlug(i);
       if (s.length >= 3) expect([i, SLUG_RE.test(s)]).toEqual([i, true]);
@@ -73,15 +82,34 @@ describe('normaliseSlug', () => {
   });
 
   it('lists the reserved slugs', () => {
-    expect([...RESERVED_SLUGS].sort()).toEqual(
-      ['admin', 'api', 'app', 'assets', 'dashboard', 'docs', 'health', 'help', 'login', 'metrics', 'ping', 'signup', 'static', 'status', 'support', 'www'],
-    );
+    expect([...RESERVED_SLUGS].sort()).toEqual([
+      'admin',
+      'api',
+      'app',
+      'assets',
+      'dashboard',
+      'docs',
+      'health',
+      'help',
+      'login',
+      'metrics',
+      'ping',
+      'signup',
+      'static',
+      'status',
+      'support',
+      'www',
+    ]);
   });
 });
 
 describe('createStatusPageSchema', () => {
   it('turns vanityUrl into a slug and defaults isPublic to true', () => {
-    expect(createStatusPageSchema.parse({ vanityUrl: 'https://www.Acme.com', name: ' Acme ' })).toEqual({ slug: 'acme-com', name: 'Acme', isPublic: true });
+    expect(createStatusPageSchema.parse({ vanityUrl: 'https://www.Acme.com', name: ' Acme ' })).toEqual({
+      slug: 'acme-com',
+      name: 'Acme',
+      isPublic: true,
+    });
   });
 
   it.each(['', 'ab', '!!', 'https://www.', 'a-'])('refuses %j (shorter than 3 after normalising)', (vanityUrl) => {
@@ -93,7 +121,9 @@ describe('createStatusPageSchema', () => {
   it('refuses unknown keys, a missing name and a vanityUrl over 300 characters', () => {
     const r = createStatusPageSchema.safeParse({ vanityUrl: 'x'.repeat(301), isPublic: 'yes', extra: 1 });
     expect(r.success).toBe(false);
-    const paths = r.error!.issues.map((i) => (i.code === 'unrecognized_keys' ? i.keys.join(',') : i.path.join('.'))).sort();
+    const paths = r
+      .error!.issues.map((i) => (i.code === 'unrecognized_keys' ? i.keys.join(',') : i.path.join('.')))
+      .sort();
     expect(paths).toEqual(['extra', 'isPublic', 'name', 'vanityUrl']);
   });
 });

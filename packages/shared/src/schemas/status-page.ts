@@ -44,7 +44,10 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
 export function normaliseSlug(input: string): string {
   let s = input.trim().toLowerCase();
   s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/^www\./, '');
-  s = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase(); // again: some letters only decompose to capitals (ℍ -> H)
+  s = s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase(); // again: some letters only decompose to capitals (ℍ -> H)
   s = s.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
   return s.slice(0, L.slugMax).replace(/-+$/, '');
 }
@@ -61,7 +64,10 @@ const vanityUrl = z
     if (slug.length < L.slugMin) {
       ctx.addIssue({
         code: 'custom',
-        message: slug.length === 0 ? 'has no letters or digits to make a slug from' : `makes the slug "${slug}", shorter than ${L.slugMin} characters`,
+        message:
+          slug.length === 0
+            ? 'has no letters or digits to make a slug from'
+            : `makes the slug "${slug}", shorter than ${L.slugMin} characters`,
       });
       return z.NEVER;
     }

@@ -235,7 +235,18 @@ describe('parseHostPort', () => {
     expect(parseHostPort(input)).toEqual({ host, port });
   });
 
-  const bad = ['db.example.com', 'db.example.com:0', 'db.example.com:70000', 'db.example.com:', ':5432', '::1:22', '[::1]22', 'db.example.com:0x50', 'db.example.com: 80', ''];
+  const bad = [
+    'db.example.com',
+    'db.example.com:0',
+    'db.example.com:70000',
+    'db.example.com:',
+    ':5432',
+    '::1:22',
+    '[::1]22',
+    'db.example.com:0x50',
+    'db.example.com: 80',
+    '',
+  ];
   it.each(bad)('rejects %j', (input) => {
     expect(() => parseHostPort(input)).toThrow(/target/i);
   });

@@ -23,18 +23,9 @@ export interface Cidr {
 
 /** Blocked address classes. `null` from {@link classifyAddress} means "public". */
 export type BlockedClass =
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'linkLocal'
-  | 'carrierGradeNat'
-  | 'multicast'
-  | 'broadcast'
-  | 'reserved';
+  'unspecified' | 'loopback' | 'private' | 'linkLocal' | 'carrierGradeNat' | 'multicast' | 'broadcast' | 'reserved';
 
-export type NormalisedHost =
-  | { kind: 'ip'; address: string; family: 4 | 6 }
-  | { kind: 'name'; name: string };
+export type NormalisedHost = { kind: 'ip'; address: string; family: 4 | 6 } | { kind: 'name'; name: string };
 
 export type AddressVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -65,7 +56,8 @@ const URL_DELIMITERS = /[/\\?#@]/;
  */
 export function normaliseHost(host: string): NormalisedHost {
   if (typeof host !== 'string' || host.length === 0) throw new Error('Host must be a non-empty string');
-  if (CONTROL_OR_SPACE.test(host)) throw new Error(`Invalid host ${JSON.stringify(host)}: contains whitespace or control characters`);
+  if (CONTROL_OR_SPACE.test(host))
+    throw new Error(`Invalid host ${JSON.stringify(host)}: contains whitespace or control characters`);
   if (URL_DELIMITERS.test(host)) throw new Error(`Invalid host ${JSON.stringify(host)}: contains URL delimiters`);
 
   let input = host;
@@ -88,7 +80,15 @@ export function normaliseHost(host: string): NormalisedHost {
   }
   // Belt and braces: the pre-checks above should make these impossible, but if the parser ever
   // split the input differently we must not silently classify some other host.
-  if (url.username || url.password || url.port || url.pathname !== '/' || url.search || url.hash || url.host !== url.hostname) {
+  if (
+    url.username ||
+    url.password ||
+    url.port ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash ||
+    url.host !== url.hostname
+  ) {
     throw new Error(`Invalid host ${JSON.stringify(host)}`);
   }
 
@@ -167,10 +167,17 @@ export function parseCidr(entry: string): Cidr {
   }
   const family = address.kind() === 'ipv4' ? 4 : 6;
   const maxPrefix = family === 4 ? 32 : 128;
-  if (prefixLength > maxPrefix) throw new Error(`Invalid CIDR "${text}": prefix length must be 0-${maxPrefix} for IPv${family}`);
+  if (prefixLength > maxPrefix)
+    throw new Error(`Invalid CIDR "${text}": prefix length must be 0-${maxPrefix} for IPv${family}`);
 
   const bytes = address.toByteArray();
-  const network: Cidr = { family, network: address.toString(), prefixLength, text: `${address.toString()}/${prefixLength}`, bytes };
+  const network: Cidr = {
+    family,
+    network: address.toString(),
+    prefixLength,
+    text: `${address.toString()}/${prefixLength}`,
+    bytes,
+  };
   // Host bits set <=> the address differs from itself masked to the prefix.
   const masked = bytes.map((b, i) => {
     const bitsLeft = prefixLength - i * 8;
@@ -212,7 +219,8 @@ export function cidrContains(cidr: Cidr, ip: string): boolean {
 // ---------------------------------------------------------------------------------------------
 
 type Table = ReadonlyArray<readonly [BlockedClass, Cidr]>;
-const table = (rows: ReadonlyArray<readonly [BlockedClass, string]>): Table => rows.map(([cls, c]) => [cls, parseCidr(c)] as const);
+const table = (rows: ReadonlyArray<readonly [BlockedClass, string]>): Table =>
+  rows.map(([cls, c]) => [cls, parseCidr(c)] as const);
 
 // First match wins, so the more specific 255.255.255.255 precedes the reserved 240.0.0.0/4.
 const IPV4_BLOCKED = table([
@@ -293,7 +301,11 @@ function classifyV6(bytes: readonly number[]): Classification | null {
     const server = wrapped(bytes.slice(4, 8), 'Teredo server', null);
     if (server) return server;
     // Teredo is dead and lives inside the reserved 2001::/23, so a public-looking one is still refused.
-    return wrapped(tail.map((b) => b ^ 0xff), 'Teredo client', 'reserved');
+    return wrapped(
+      tail.map((b) => b ^ 0xff),
+      'Teredo client',
+      'reserved',
+    );
   }
 
   for (const [cls, cidr] of IPV6_BLOCKED) if (prefixMatches(bytes, cidr)) return { cls };
@@ -379,7 +391,8 @@ export function isValidPort(port: number): boolean {
  * `::1:80` is ambiguous. Throws an Error with a user-facing message on bad input.
  */
 export function parseHostPort(target: string): { host: string; port: number } {
-  if (typeof target !== 'string' || target.length === 0) throw new Error('Target must be a non-empty "host:port" string');
+  if (typeof target !== 'string' || target.length === 0)
+    throw new Error('Target must be a non-empty "host:port" string');
   let host: string;
   let portText: string;
   if (target.startsWith('[')) {
@@ -392,7 +405,8 @@ export function parseHostPort(target: string): { host: string; port: number } {
     if (colon < 0) throw new Error(`Invalid target "${target}": missing ":port"`);
     host = target.slice(0, colon);
     portText = target.slice(colon + 1);
-    if (host.includes(':')) throw new Error(`Invalid target "${target}": IPv6 addresses must be written as "[ipv6]:port"`);
+    if (host.includes(':'))
+      throw new Error(`Invalid target "${target}": IPv6 addresses must be written as "[ipv6]:port"`);
   }
   if (host.length === 0) throw new Error(`Invalid target "${target}": missing host`);
   // Digits only: Number() would otherwise accept "0x50", "1e3" or " 80".

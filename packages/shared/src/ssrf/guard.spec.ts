@@ -4,7 +4,13 @@ import http from 'node:http';
 import net from 'node:net';
 import got from 'got';
 import type { BlockedClass } from './address.js';
-import { type SsrfCheckResult, type SsrfResolver, SsrfBlockedError, WRITE_TIME_DNS_TIMEOUT_MS, createSsrfGuard } from './guard.js';
+import {
+  type SsrfCheckResult,
+  type SsrfResolver,
+  SsrfBlockedError,
+  WRITE_TIME_DNS_TIMEOUT_MS,
+  createSsrfGuard,
+} from './guard.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -189,7 +195,14 @@ describe('checkUrl (no allowed CIDRs)', () => {
   it('never asks DNS about IP literals or localhost names', async () => {
     const resolver = fakeResolver();
     const guard = createSsrfGuard({ lookup: resolver });
-    for (const url of ['http://localhost/', 'http://foo.localhost/', 'http://localhost./', 'http://127.1/', 'http://[::1]/', 'http://93.184.215.14/']) {
+    for (const url of [
+      'http://localhost/',
+      'http://foo.localhost/',
+      'http://localhost./',
+      'http://127.1/',
+      'http://[::1]/',
+      'http://93.184.215.14/',
+    ]) {
       await guard.checkUrl(url);
     }
     expect(resolver.calls).toEqual([]);
@@ -221,7 +234,10 @@ describe('ALLOWED_TARGET_CIDRS escape hatch', () => {
   });
 
   it('accepts pre-parsed CIDRs and rejects a bad list at construction', () => {
-    expect(createSsrfGuard({ allowedCidrs: '127.0.0.0/8, ::1/128' }).allowedCidrs.map((c) => c.text)).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(createSsrfGuard({ allowedCidrs: '127.0.0.0/8, ::1/128' }).allowedCidrs.map((c) => c.text)).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+    ]);
     expect(() => createSsrfGuard({ allowedCidrs: '127.0.0.1/8' })).toThrow(/ALLOWED_TARGET_CIDRS.*host bits/);
   });
 });
@@ -292,7 +308,10 @@ describe('write-time DNS timeout', () => {
     const resolver = slowResolver();
     const guard = createSsrfGuard({ lookup: resolver, writeTimeLookupTimeoutMs: 50 });
     const started = Date.now();
-    const [url, hostPort] = await Promise.all([guard.checkUrl('https://slow.example/health'), guard.checkHostPort('slow.example:5432')]);
+    const [url, hostPort] = await Promise.all([
+      guard.checkUrl('https://slow.example/health'),
+      guard.checkHostPort('slow.example:5432'),
+    ]);
     const elapsed = Date.now() - started;
     expect(resolver.calls).toEqual(['slow.example', 'slow.example']);
     for (const result of [url, hostPort]) {
@@ -314,7 +333,7 @@ describe('write-time DNS timeout', () => {
     expect(hanging.calls).toEqual([]);
   });
 
-  it('does not bound connect-time lookups, which the probe\'s own timeout covers', async () => {
+  it("does not bound connect-time lookups, which the probe's own timeout covers", async () => {
     const resolver = slowResolver();
     const guard = createSsrfGuard({ lookup: resolver, writeTimeLookupTimeoutMs: 20 });
     const pending = guard.resolveAndCheck('slow.example');
@@ -332,7 +351,9 @@ describe('guard.lookup (dns.lookup-compatible)', () => {
   const guard = createSsrfGuard({ lookup: fakeResolver() });
 
   const call = (...args: unknown[]): Promise<unknown[]> =>
-    new Promise((resolve) => (guard.lookup as (...a: unknown[]) => void)(...args, (...result: unknown[]) => resolve(result)));
+    new Promise((resolve) =>
+      (guard.lookup as (...a: unknown[]) => void)(...args, (...result: unknown[]) => resolve(result)),
+    );
 
   it('supports every dns.lookup calling convention', async () => {
     await expect(call('public.example')).resolves.toEqual([null, '93.184.215.14', 4]);
@@ -345,12 +366,17 @@ describe('guard.lookup (dns.lookup-compatible)', () => {
         { address: '2606:4700::1', family: 6 },
       ],
     ]);
-    await expect(call('public.example', { all: true, family: 6 })).resolves.toEqual([null, [{ address: '2606:4700::1', family: 6 }]]);
+    await expect(call('public.example', { all: true, family: 6 })).resolves.toEqual([
+      null,
+      [{ address: '2606:4700::1', family: 6 }],
+    ]);
   });
 
   it('normalises numeric spellings that net passes to lookup', async () => {
     const allowing = createSsrfGuard({ allowedCidrs: '127.0.0.0/8', lookup: fakeResolver() });
-    const result = await new Promise<unknown[]>((resolve) => allowing.lookup('0x7f.1', { all: true }, (...r) => resolve(r)));
+    const result = await new Promise<unknown[]>((resolve) =>
+      allowing.lookup('0x7f.1', { all: true }, (...r) => resolve(r)),
+    );
     expect(result).toEqual([null, [{ address: '127.0.0.1', family: 4 }]]);
   });
 
@@ -385,7 +411,10 @@ describe('assertConnectAddress / resolveAndCheck', () => {
   it('handles literals and names', async () => {
     await expect(guard.resolveAndCheck('[::1]')).rejects.toMatchObject({ code: 'ESSRF' });
     await expect(guard.resolveAndCheck('0x7f.1')).rejects.toMatchObject({ code: 'ESSRF' });
-    await expect(guard.resolveAndCheck('internal.example')).rejects.toMatchObject({ code: 'ESSRF', address: '10.0.0.5' });
+    await expect(guard.resolveAndCheck('internal.example')).rejects.toMatchObject({
+      code: 'ESSRF',
+      address: '10.0.0.5',
+    });
     await expect(guard.resolveAndCheck('mixed.example')).resolves.toEqual(['93.184.215.14', '192.168.1.1']);
     await expect(guard.resolveAndCheck('nxdomain.example')).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });
@@ -394,33 +423,39 @@ describe('assertConnectAddress / resolveAndCheck', () => {
 describe('connect-time enforcement with real sockets', () => {
   const resolver = (): SsrfResolver => fakeResolver({ 'internal.test': ['127.0.0.1'] });
 
-  it.each([true, false])('net.connect via a hostname is refused before connecting (autoSelectFamily=%s)', async (autoSelectFamily) => {
-    const { server, connections } = tcpServer();
-    const port = await listen(server);
-    const guard = createSsrfGuard({ lookup: resolver() });
+  it.each([true, false])(
+    'net.connect via a hostname is refused before connecting (autoSelectFamily=%s)',
+    async (autoSelectFamily) => {
+      const { server, connections } = tcpServer();
+      const port = await listen(server);
+      const guard = createSsrfGuard({ lookup: resolver() });
 
-    const outcome = await tryConnect({ host: 'internal.test', port, lookup: guard.lookup, autoSelectFamily });
-    expect(outcome).toBeInstanceOf(SsrfBlockedError);
-    expect(outcome).toMatchObject({ code: 'ESSRF', address: '127.0.0.1' });
-    expect(connections()).toBe(0);
-  });
+      const outcome = await tryConnect({ host: 'internal.test', port, lookup: guard.lookup, autoSelectFamily });
+      expect(outcome).toBeInstanceOf(SsrfBlockedError);
+      expect(outcome).toMatchObject({ code: 'ESSRF', address: '127.0.0.1' });
+      expect(connections()).toBe(0);
+    },
+  );
 
-  it.each([true, false])('net.connect passes when 127.0.0.0/8 is allowed (autoSelectFamily=%s)', async (autoSelectFamily) => {
-    const { server, connections } = tcpServer();
-    const port = await listen(server);
-    const guard = createSsrfGuard({ allowedCidrs: '127.0.0.0/8', lookup: resolver() });
+  it.each([true, false])(
+    'net.connect passes when 127.0.0.0/8 is allowed (autoSelectFamily=%s)',
+    async (autoSelectFamily) => {
+      const { server, connections } = tcpServer();
+      const port = await listen(server);
+      const guard = createSsrfGuard({ allowedCidrs: '127.0.0.0/8', lookup: resolver() });
 
-    const data = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect({ host: 'internal.test', port, lookup: guard.lookup, autoSelectFamily });
-      let buf = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (buf += chunk));
-      socket.on('end', () => resolve(buf));
-      socket.on('error', reject);
-    });
-    expect(data).toBe('hello');
-    expect(connections()).toBe(1);
-  });
+      const data = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect({ host: 'internal.test', port, lookup: guard.lookup, autoSelectFamily });
+        let buf = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (buf += chunk));
+        socket.on('end', () => resolve(buf));
+        socket.on('error', reject);
+      });
+      expect(data).toBe('hello');
+      expect(connections()).toBe(1);
+    },
+  );
 
   it('net skips lookup for IP literals, which is why literals need assertConnectAddress', async () => {
     const { server, connections } = tcpServer();
@@ -474,7 +509,11 @@ describe('connect-time enforcement with real sockets', () => {
       allowedCidrs: '127.0.0.0/8',
       lookup: fakeResolver({ 'front.test': ['127.0.0.1'], 'internal.test': ['127.0.0.2'] }),
     });
-    const body = await got(`http://front.test:${frontPort}/`, { dnsLookup: permissive.lookup, agent: { http: agent }, retry: { limit: 0 } }).text();
+    const body = await got(`http://front.test:${frontPort}/`, {
+      dnsLookup: permissive.lookup,
+      agent: { http: agent },
+      retry: { limit: 0 },
+    }).text();
     expect(body).toBe('secret');
     expect(internalHits).toBe(1);
   });

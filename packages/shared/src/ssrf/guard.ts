@@ -51,7 +51,10 @@ export class SsrfBlockedError extends Error {
  * Name resolver used by the guard: `dns.lookup(hostname, { all: true, ... })` in promise form.
  * Injectable so tests (and callers with their own resolver) need no real DNS.
  */
-export type SsrfResolver = (hostname: string, options: { family: 0 | 4 | 6; hints?: number | undefined }) => Promise<readonly LookupAddress[]>;
+export type SsrfResolver = (
+  hostname: string,
+  options: { family: 0 | 4 | 6; hints?: number | undefined },
+) => Promise<readonly LookupAddress[]>;
 
 type LookupOneCallback = (err: NodeJS.ErrnoException | null, address: string, family: number) => void;
 type LookupAllCallback = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void;
@@ -138,7 +141,9 @@ function notFound(hostname: string): NodeJS.ErrnoException {
 
 function lookupTimedOut(hostname: string, ms: number): NodeJS.ErrnoException {
   // ETIMEOUT is the code Node's resolver uses for a DNS timeout (dns.TIMEOUT).
-  const err: NodeJS.ErrnoException & { hostname?: string } = new Error(`DNS lookup of ${hostname} took longer than ${ms} ms`);
+  const err: NodeJS.ErrnoException & { hostname?: string } = new Error(
+    `DNS lookup of ${hostname} took longer than ${ms} ms`,
+  );
   err.code = 'ETIMEOUT';
   err.syscall = 'getaddrinfo';
   err.hostname = hostname;
@@ -193,7 +198,12 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
    * Core of every check: normalise, resolve (names only), check every address.
    * Returns canonical addresses (what Node should dial); throws SsrfBlockedError or a DNS error.
    */
-  async function resolveChecked(hostname: string, family: 0 | 4 | 6, hints?: number, timeoutMs?: number): Promise<LookupAddress[]> {
+  async function resolveChecked(
+    hostname: string,
+    family: 0 | 4 | 6,
+    hints?: number,
+    timeoutMs?: number,
+  ): Promise<LookupAddress[]> {
     let host: NormalisedHost;
     try {
       host = normaliseHost(hostname);
@@ -215,7 +225,11 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
       ? LOCALHOST_ADDRESSES
       : timeoutMs === undefined
         ? await resolver(name, { family, hints })
-        : await withTimeout(Promise.resolve().then(() => resolver(name, { family, hints })), timeoutMs, () => lookupTimedOut(hostname, timeoutMs));
+        : await withTimeout(
+            Promise.resolve().then(() => resolver(name, { family, hints })),
+            timeoutMs,
+            () => lookupTimedOut(hostname, timeoutMs),
+          );
     const results: LookupAddress[] = [];
     for (const entry of raw) {
       let resolved: NormalisedHost;
@@ -225,7 +239,10 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
         resolved = { kind: 'name', name: entry.address };
       }
       if (resolved.kind !== 'ip') {
-        throw new SsrfBlockedError(`Refusing ${hostname}: resolver returned a non-IP answer ${JSON.stringify(entry.address)}`, hostname);
+        throw new SsrfBlockedError(
+          `Refusing ${hostname}: resolver returned a non-IP answer ${JSON.stringify(entry.address)}`,
+          hostname,
+        );
       }
       if (family !== 0 && resolved.family !== family) continue;
       results.push({ address: resolved.address, family: resolved.family });
@@ -233,7 +250,9 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     if (results.length === 0) throw notFound(hostname);
     // Every address must pass: clients may pick any of them (happy eyeballs, retries), and an
     // attacker only needs one internal answer among public ones.
-    const context = localhost ? `Refusing ${hostname} (localhost names are always loopback)` : `Refusing ${hostname}: it resolves to a refused address`;
+    const context = localhost
+      ? `Refusing ${hostname} (localhost names are always loopback)`
+      : `Refusing ${hostname}: it resolves to a refused address`;
     for (const r of results) assertAllowed(r.address, hostname, context);
     return results;
   }
@@ -245,10 +264,16 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     } catch (err) {
       return { ok: false, code: 'invalid', reason: (err as Error).message };
     }
-    if (!isValidPort(port)) return { ok: false, code: 'invalid', reason: `Port must be a number from 1 to 65535, got ${port}` };
+    if (!isValidPort(port))
+      return { ok: false, code: 'invalid', reason: `Port must be a number from 1 to 65535, got ${port}` };
     try {
       const addresses = await resolveChecked(hostname, 0, undefined, writeTimeLookupTimeoutMs);
-      return { ok: true, host: host.kind === 'ip' ? host.address : host.name, port, addresses: addresses.map((a) => a.address) };
+      return {
+        ok: true,
+        host: host.kind === 'ip' ? host.address : host.name,
+        port,
+        addresses: addresses.map((a) => a.address),
+      };
     } catch (err) {
       if (err instanceof SsrfBlockedError) return { ok: false, code: 'blocked', reason: err.message };
       const e = err as NodeJS.ErrnoException;
@@ -264,7 +289,11 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
       return { ok: false, code: 'invalid', reason: 'Not a valid absolute URL' };
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-      return { ok: false, code: 'invalid', reason: `URL scheme "${u.protocol.slice(0, -1)}" is not allowed; use http or https` };
+      return {
+        ok: false,
+        code: 'invalid',
+        reason: `URL scheme "${u.protocol.slice(0, -1)}" is not allowed; use http or https`,
+      };
     }
     // Credentials in target URLs would be stored and logged in clear, and `user@host` is a classic
     // way to make a URL look like it points somewhere it does not.
@@ -302,7 +331,11 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
       callback = maybeCallback;
     }
     if (typeof callback !== 'function') throw new TypeError('lookup: callback must be a function');
-    const cb = callback as (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
+    const cb = callback as (
+      err: NodeJS.ErrnoException | null,
+      address?: string | LookupAddress[],
+      family?: number,
+    ) => void;
     const family = parseFamily(opts.family);
 
     resolveChecked(hostname, family, opts.hints).then(

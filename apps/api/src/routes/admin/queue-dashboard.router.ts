@@ -26,7 +26,9 @@ export function requireDashboardToken(token: string): RequestHandler {
     if (bearerMatches(header, token) || basicPasswordMatches(header, token)) return next();
     // Answered here rather than thrown: the error middleware would offer Bearer only, and a browser needs the Basic
     // challenge to show its login prompt.
-    const err = new UnauthorizedError('The queue dashboard needs QUEUE_DASHBOARD_TOKEN (Bearer, or Basic auth password)');
+    const err = new UnauthorizedError(
+      'The queue dashboard needs QUEUE_DASHBOARD_TOKEN (Bearer, or Basic auth password)',
+    );
     res.setHeader('WWW-Authenticate', 'Basic realm="Statusvane queues", charset="UTF-8"');
     res.status(err.httpStatus).json(err.toEnvelope());
   };

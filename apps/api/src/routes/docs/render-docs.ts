@@ -91,7 +91,10 @@ details summary { cursor: pointer; color: var(--accent); }
 export const DOCS_STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
 export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(value).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** Anchors are built from component names and operation ids; anything outside [A-Za-z0-9_-] is dropped. */
@@ -110,10 +113,22 @@ export function markdown(text: string | undefined): string {
     .map((block) => {
       const lines = block.split('\n').filter((l) => l.trim() !== '');
       if (lines.length >= 2 && lines.every((l) => l.trim().startsWith('|'))) {
-        const cells = (l: string) => l.trim().replace(/^\||\|$/g, '').split('|').map((c) => inline(escapeHtml(c.trim())));
+        const cells = (l: string) =>
+          l
+            .trim()
+            .replace(/^\||\|$/g, '')
+            .split('|')
+            .map((c) => inline(escapeHtml(c.trim())));
         const [head, , ...rows] = lines;
-        return `<table><thead><tr>${cells(head!).map((c) => `<th>${c}</th>`).join('')}</tr></thead><tbody>${rows
-          .map((r) => `<tr>${cells(r).map((c) => `<td>${c}</td>`).join('')}</tr>`)
+        return `<table><thead><tr>${cells(head!)
+          .map((c) => `<th>${c}</th>`)
+          .join('')}</tr></thead><tbody>${rows
+          .map(
+            (r) =>
+              `<tr>${cells(r)
+                .map((c) => `<td>${c}</td>`)
+                .join('')}</tr>`,
+          )
           .join('')}</tbody></table>`;
       }
       return `<p>${inline(escapeHtml(lines.join(' ')))}</p>`;
@@ -177,7 +192,10 @@ function mediaTypes(doc: Doc, content: Record<string, MediaType> | undefined): s
   return Object.entries(content)
     .map(([type, media]) => {
       const examples = Object.entries(media.examples ?? {})
-        .map(([name, ex]) => `<details><summary>Example: ${escapeHtml(ex.summary ?? name)}</summary>${json(ex.value)}</details>`)
+        .map(
+          ([name, ex]) =>
+            `<details><summary>Example: ${escapeHtml(ex.summary ?? name)}</summary>${json(ex.value)}</details>`,
+        )
         .join('');
       return `<p class="muted"><code>${escapeHtml(type)}</code></p>${schemaHtml(doc, media.schema)}${examples}`;
     })
@@ -186,7 +204,9 @@ function mediaTypes(doc: Doc, content: Record<string, MediaType> | undefined): s
 
 function headerNames(headers: Record<string, unknown> | undefined): string {
   const names = Object.keys(headers ?? {});
-  return names.length ? `<p class="muted">Headers: ${names.map((n) => `<a href="#${anchor('header', n)}"><code>${escapeHtml(n)}</code></a>`).join(', ')}</p>` : '';
+  return names.length
+    ? `<p class="muted">Headers: ${names.map((n) => `<a href="#${anchor('header', n)}"><code>${escapeHtml(n)}</code></a>`).join(', ')}</p>`
+    : '';
 }
 
 function responsesTable(doc: Doc, responses: Record<string, Response | Ref>): string {
@@ -206,16 +226,22 @@ function responseHeaders(doc: Doc): string {
   const collect = (headers: Record<string, unknown> | undefined) => {
     for (const [name, h] of Object.entries(headers ?? {})) {
       if (byName.has(name)) continue;
-      const header = isRef(h) ? doc.components?.headers?.[refName(h)] : (h as { description?: string; schema?: unknown });
+      const header = isRef(h)
+        ? doc.components?.headers?.[refName(h)]
+        : (h as { description?: string; schema?: unknown });
       if (header) byName.set(name, header);
     }
   };
   for (const r of Object.values(doc.components?.responses ?? {})) collect(r.headers);
   for (const item of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(item)) for (const r of Object.values(op.responses ?? {})) if (!isRef(r)) collect(r.headers);
+    for (const op of Object.values(item))
+      for (const r of Object.values(op.responses ?? {})) if (!isRef(r)) collect(r.headers);
   }
   return [...byName]
-    .map(([name, h]) => `<tr id="${anchor('header', name)}"><td><code>${escapeHtml(name)}</code></td><td>${schemaSummary(h.schema)}</td><td>${markdown(h.description)}</td></tr>`)
+    .map(
+      ([name, h]) =>
+        `<tr id="${anchor('header', name)}"><td><code>${escapeHtml(name)}</code></td><td>${schemaSummary(h.schema)}</td><td>${markdown(h.description)}</td></tr>`,
+    )
     .join('');
 }
 
@@ -307,7 +333,10 @@ ${[...byTag]
     .join('\n')}</section>
 <section id="headers"><h2>Response headers</h2><table class="fixed headers"><thead><tr><th>Header</th><th>Schema</th><th>Description</th></tr></thead><tbody>${responseHeaders(doc)}</tbody></table></section>
 <section id="schemas"><h2>Schemas</h2>${schemas
-    .map(([name, schema]) => `<article id="${anchor('schemas', name)}"><h3>${escapeHtml(name)}</h3>${json(schema)}</article>`)
+    .map(
+      ([name, schema]) =>
+        `<article id="${anchor('schemas', name)}"><h3>${escapeHtml(name)}</h3>${json(schema)}</article>`,
+    )
     .join('\n')}</section>
 </main>`;
 

@@ -4,7 +4,10 @@ import type { ApiDeps } from '../../deps.js';
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -18,8 +21,14 @@ export function healthRouter({ prisma, redis }: Pick<ApiDeps, 'prisma' | 'redis'
   });
   router.get('/readyz', async (_req, res) => {
     const [postgres, redisState] = await Promise.all([
-      withTimeout(prisma.$queryRawUnsafe('SELECT 1'), 2000).then(() => 'ok', () => 'unavailable'),
-      withTimeout(redis.ping(), 2000).then(() => 'ok', () => 'unavailable'),
+      withTimeout(prisma.$queryRawUnsafe('SELECT 1'), 2000).then(
+        () => 'ok',
+        () => 'unavailable',
+      ),
+      withTimeout(redis.ping(), 2000).then(
+        () => 'ok',
+        () => 'unavailable',
+      ),
     ]);
     const ok = postgres === 'ok' && redisState === 'ok';
     res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { postgres, redis: redisState } });

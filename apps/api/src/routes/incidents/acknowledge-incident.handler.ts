@@ -5,6 +5,14 @@ import { acknowledgeIncident } from '../../services/incidents/acknowledge-incide
 
 export function acknowledgeIncidentHandler({ prisma, escalations }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    res.json({ data: await acknowledgeIncident(prisma, { ctx: ctxOf(res), id: String(req.params.id), body: req.body, escalations, now: clock() }) });
+    res.json({
+      data: await acknowledgeIncident(prisma, {
+        ctx: ctxOf(res),
+        id: String(req.params.id),
+        body: req.body,
+        escalations,
+        now: clock(),
+      }),
+    });
   };
 }

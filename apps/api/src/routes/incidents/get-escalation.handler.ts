@@ -5,6 +5,8 @@ import { getIncidentEscalation } from '../../services/incidents/get-escalation.j
 
 export function getEscalationHandler({ prisma }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    res.json({ data: await getIncidentEscalation(prisma, { ctx: ctxOf(res), id: String(req.params.id), now: clock() }) });
+    res.json({
+      data: await getIncidentEscalation(prisma, { ctx: ctxOf(res), id: String(req.params.id), now: clock() }),
+    });
   };
 }

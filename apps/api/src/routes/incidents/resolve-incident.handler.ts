@@ -5,6 +5,14 @@ import { resolveIncident } from '../../services/incidents/resolve-incident.js';
 
 export function resolveIncidentHandler({ prisma, escalations }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    res.json({ data: await resolveIncident(prisma, { ctx: ctxOf(res), id: String(req.params.id), body: req.body, escalations, now: clock() }) });
+    res.json({
+      data: await resolveIncident(prisma, {
+        ctx: ctxOf(res),
+        id: String(req.params.id),
+        body: req.body,
+        escalations,
+        now: clock(),
+      }),
+    });
   };
 }

@@ -5,6 +5,8 @@ import { createMaintenance } from '../../services/maintenance/create-maintenance
 
 export function createMaintenanceHandler({ prisma }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    res.status(201).json({ data: await createMaintenance({ prisma }, { ctx: ctxOf(res), input: req.body, now: clock() }) });
+    res
+      .status(201)
+      .json({ data: await createMaintenance({ prisma }, { ctx: ctxOf(res), input: req.body, now: clock() }) });
   };
 }

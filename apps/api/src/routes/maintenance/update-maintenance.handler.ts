@@ -5,6 +5,11 @@ import { updateMaintenance } from '../../services/maintenance/update-maintenance
 
 export function updateMaintenanceHandler({ prisma }: ApiDeps, clock: () => Date): RequestHandler {
   return async (req, res) => {
-    res.json({ data: await updateMaintenance({ prisma }, { ctx: ctxOf(res), id: String(req.params.id), input: req.body, now: clock() }) });
+    res.json({
+      data: await updateMaintenance(
+        { prisma },
+        { ctx: ctxOf(res), id: String(req.params.id), input: req.body, now: clock() },
+      ),
+    });
   };
 }

@@ -5,6 +5,11 @@ import { getMonitor } from '../../services/monitors/get-monitor.js';
 
 export function getMonitorHandler({ prisma, config }: ApiDeps): RequestHandler {
   return async (req, res) => {
-    res.json({ data: await getMonitor({ prisma, publicBaseUrl: config.publicBaseUrl }, { ctx: ctxOf(res), id: String(req.params.id) }) });
+    res.json({
+      data: await getMonitor(
+        { prisma, publicBaseUrl: config.publicBaseUrl },
+        { ctx: ctxOf(res), id: String(req.params.id) },
+      ),
+    });
   };
 }

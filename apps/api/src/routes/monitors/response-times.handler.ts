@@ -5,6 +5,8 @@ import { getResponseTimes } from '../../services/monitors/response-times.js';
 
 export function responseTimesHandler({ prisma }: ApiDeps): RequestHandler {
   return async (req, res) => {
-    res.json({ data: await getResponseTimes(prisma, { ctx: ctxOf(res), id: String(req.params.id), query: req.query }) });
+    res.json({
+      data: await getResponseTimes(prisma, { ctx: ctxOf(res), id: String(req.params.id), query: req.query }),
+    });
   };
 }

@@ -10,7 +10,15 @@ const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
  * event-loop turn) and a two-byte answer; the body, if any, is never read. The worker turns lastPingAt /
  * lastPingFailAt into check results.
  */
-export function pingRouter({ prisma, scheduler, logger }: { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger }): Router {
+export function pingRouter({
+  prisma,
+  scheduler,
+  logger,
+}: {
+  prisma: PrismaClient;
+  scheduler: CheckScheduler;
+  logger: Logger;
+}): Router {
   const router = Router();
   const receive =
     (fail: boolean): RequestHandler =>
@@ -37,7 +45,10 @@ export function pingRouter({ prisma, scheduler, logger }: { prisma: PrismaClient
     };
   // Mounted under /ping, so that every other request skips the receiver with one prefix test.
   const pings = Router();
-  for (const [path, fail] of [['/:secret', false], ['/:secret/fail', true]] as const) {
+  for (const [path, fail] of [
+    ['/:secret', false],
+    ['/:secret/fail', true],
+  ] as const) {
     pings.route(path).get(receive(fail)).head(receive(fail)).post(receive(fail));
   }
   router.use('/ping', pings);

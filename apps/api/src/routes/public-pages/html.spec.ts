@@ -11,7 +11,9 @@ describe('html', () => {
 
   it('nests safe fragments and arrays without double escaping, and drops null, undefined and false', () => {
     const items = ['a<b', 'c&d'].map((t) => html`<li>${t}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe('<ul><li>a&lt;b</li><li>c&amp;d</li></ul>0');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).toBe(
+      '<ul><li>a&lt;b</li><li>c&amp;d</li></ul>0',
+    );
     expect(html`${raw('<br>')}`.value).toBe('<br>');
   });
 

@@ -44,20 +44,33 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
-        res.status(429).type('html').send(renderMessage('Too many attempts', 'Too many password attempts. Wait a minute and try again.'));
+        res
+          .status(429)
+          .type('html')
+          .send(renderMessage('Too many attempts', 'Too many password attempts. Wait a minute and try again.'));
         return;
       }
-      deps.logger.warn('status page login limiter unavailable', { requestId: res.locals.requestId, error: (err as Error)?.message });
+      deps.logger.warn('status page login limiter unavailable', {
+        requestId: res.locals.requestId,
+        error: (err as Error)?.message,
+      });
     }
     const body = req.body as Record<string, unknown> | undefined;
     const password = typeof body?.password === 'string' ? body.password : '';
-    const ok = password.length > 0 && password.length <= PASSWORD_MAX && (await verifyPassword(password, page.passwordHash));
+    const ok =
+      password.length > 0 && password.length <= PASSWORD_MAX && (await verifyPassword(password, page.passwordHash));
     if (!ok) {
       res.status(401).type('html').send(renderPasswordForm(page, true));
       return;
     }
     const { value, expires } = issueAccessCookie(cookieKey, { id: page.id, passwordHash: page.passwordHash }, clock());
-    res.cookie(ACCESS_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: `/status/${page.slug}`, expires, secure });
+    res.cookie(ACCESS_COOKIE, value, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: `/status/${page.slug}`,
+      expires,
+      secure,
+    });
     res.redirect(303, `/status/${page.slug}`);
   };
 }

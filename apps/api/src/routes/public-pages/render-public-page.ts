@@ -142,7 +142,9 @@ ${affected(i.components, null)}
 
   const maintenanceCards = (list: PublicPageData['maintenance']) =>
     list.map(
-      (m) => html`<article class="card notice maintenance${m.status === 'cancelled' ? ' cancelled' : ''}" data-maintenance-id="${m.id}">
+      (
+        m,
+      ) => html`<article class="card notice maintenance${m.status === 'cancelled' ? ' cancelled' : ''}" data-maintenance-id="${m.id}">
 <h3>${m.status === 'cancelled' ? html`<span class="tag">Cancelled</span> ` : null}${m.title}</h3>
 <div class="muted">${m.status === 'cancelled' ? 'Was planned for ' : null}${time(m.startsAt)} – ${time(m.endsAt)}${
         m.cancelledAt ? html` · called off ${time(m.cancelledAt)}` : null
@@ -200,5 +202,7 @@ ${failed ? html`<p class="error" role="alert">That password is not right. Try ag
 
 /** A plain page for 404 and for errors, with the same look and policy. */
 export function renderMessage(title: string, message: string): string {
-  return shell(title, html`<main class="narrow"><h1>${title}</h1><div class="card"><p>${message}</p></div></main>`, { noindex: true });
+  return shell(title, html`<main class="narrow"><h1>${title}</h1><div class="card"><p>${message}</p></div></main>`, {
+    noindex: true,
+  });
 }

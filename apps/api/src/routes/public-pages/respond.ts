@@ -48,11 +48,28 @@ export function publicPageErrors(logger: Logger): ErrorRequestHandler {
     }
     if (isUnavailableError(err)) {
       res.setHeader('Retry-After', '5');
-      res.status(503).type('html').send(renderMessage('Temporarily unavailable', 'This status page cannot be shown right now. Try again in a moment.'));
+      res
+        .status(503)
+        .type('html')
+        .send(
+          renderMessage(
+            'Temporarily unavailable',
+            'This status page cannot be shown right now. Try again in a moment.',
+          ),
+        );
       return;
     }
     const e = err instanceof Error ? err : new Error(String(err));
-    logger.error('unhandled error', { requestId: res.locals.requestId, method: req.method, route: 'public-page', error: e.message, stack: e.stack });
-    res.status(500).type('html').send(renderMessage('Something went wrong', 'This status page cannot be shown right now.'));
+    logger.error('unhandled error', {
+      requestId: res.locals.requestId,
+      method: req.method,
+      route: 'public-page',
+      error: e.message,
+      stack: e.stack,
+    });
+    res
+      .status(500)
+      .type('html')
+      .send(renderMessage('Something went wrong', 'This status page cannot be shown right now.'));
   };
 }

@@ -26,7 +26,14 @@ export function viewPublicPageHandler(deps: ApiDeps, cookieKeys: readonly Buffer
       res.vary('Cookie');
       const cookie = readCookie(req.headers.cookie, ACCESS_COOKIE);
       if (!verifyAccessCookie(cookieKeys, { id: page.id, passwordHash: page.passwordHash }, cookie, now)) {
-        if (json) res.status(401).json(new UnauthorizedError('This status page is password-protected: sign in at its address first').toEnvelope());
+        if (json)
+          res
+            .status(401)
+            .json(
+              new UnauthorizedError(
+                'This status page is password-protected: sign in at its address first',
+              ).toEnvelope(),
+            );
         else res.status(401).type('html').send(renderPasswordForm(page, false));
         return;
       }

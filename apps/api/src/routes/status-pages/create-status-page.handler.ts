@@ -11,6 +11,15 @@ export function createStatusPageHandler({ prisma, config }: ApiDeps): RequestHan
   return async (req, res) => {
     // With an Idempotency-Key, the answer is stored in the transaction that creates the page.
     const inTransaction = storeAnswerInTransaction(res, 201, envelope);
-    res.status(201).json(envelope(await createStatusPage({ prisma, publicBaseUrl: config.publicBaseUrl }, { ctx: ctxOf(res), input: req.body, inTransaction })));
+    res
+      .status(201)
+      .json(
+        envelope(
+          await createStatusPage(
+            { prisma, publicBaseUrl: config.publicBaseUrl },
+            { ctx: ctxOf(res), input: req.body, inTransaction },
+          ),
+        ),
+      );
   };
 }

@@ -8,7 +8,10 @@ export const workspaceSlugSchema = z
   .min(2)
   .max(63)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lower-case letters, digits and inner hyphens only');
-const email = z.email().max(320).transform((e) => e.toLowerCase());
+const email = z
+  .email()
+  .max(320)
+  .transform((e) => e.toLowerCase());
 const selector = z.string().min(1).max(100);
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,7 +42,9 @@ const workspaceOut = (w: { id: string; slug: string; name: string; plan: string;
 /** workspace create --slug --name [--plan] */
 export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(
-    z.object({ slug: workspaceSlugSchema, name: z.string().min(1).max(200), plan: z.enum(PLANS).default('free') }).strict(),
+    z
+      .object({ slug: workspaceSlugSchema, name: z.string().min(1).max(200), plan: z.enum(PLANS).default('free') })
+      .strict(),
     raw,
     'arguments',
   );
@@ -50,7 +55,11 @@ export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
 
 /** user create --email [--name] */
 export async function createUser(prisma: PrismaClient, raw: unknown) {
-  const input = parseOrThrow(z.object({ email, name: z.string().min(1).max(200).optional() }).strict(), raw, 'arguments');
+  const input = parseOrThrow(
+    z.object({ email, name: z.string().min(1).max(200).optional() }).strict(),
+    raw,
+    'arguments',
+  );
   if (await prisma.user.findUnique({ where: { email: input.email } })) {
     throw new AppError('conflict', `user ${input.email} already exists`);
   }
@@ -82,7 +91,9 @@ export async function removeMember(prisma: PrismaClient, raw: unknown) {
 }
 
 const tokenInput = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('org'), workspace: selector, role: z.enum(ROLES), name: z.string().max(200).optional() }).strict(),
+  z
+    .object({ kind: z.literal('org'), workspace: selector, role: z.enum(ROLES), name: z.string().max(200).optional() })
+    .strict(),
   z.object({ kind: z.literal('personal'), email, name: z.string().max(200).optional() }).strict(),
   z
     .object({
@@ -90,10 +101,22 @@ const tokenInput = z.discriminatedUnion('kind', [
       email,
       workspaces: z
         .string()
-        .transform((s) => [...new Set(s.split(',').map((x) => x.trim()).filter(Boolean))])
+        .transform((s) => [
+          ...new Set(
+            s
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
+          ),
+        ])
         .pipe(z.array(selector).min(1, 'grant at least one workspace')),
       primary: selector.optional(),
-      expiresIn: z.coerce.number().int().min(60).max(365 * 86400).default(3600),
+      expiresIn: z.coerce
+        .number()
+        .int()
+        .min(60)
+        .max(365 * 86400)
+        .default(3600),
       name: z.string().max(200).optional(),
     })
     .strict(),
@@ -103,12 +126,25 @@ const tokenInput = z.discriminatedUnion('kind', [
 export async function createToken(prisma: PrismaClient, raw: unknown, now = new Date()) {
   const input = parseOrThrow(tokenInput, raw, 'arguments');
   const token = newToken(input.kind);
-  const base = { kind: input.kind, name: input.name ?? null, tokenHash: hashToken(token), displayPrefix: displayPrefix(token, input.kind) };
+  const base = {
+    kind: input.kind,
+    name: input.name ?? null,
+    tokenHash: hashToken(token),
+    displayPrefix: displayPrefix(token, input.kind),
+  };
 
   if (input.kind === 'org') {
     const ws = await findWorkspace(prisma, input.workspace);
     const row = await prisma.apiToken.create({ data: { ...base, workspaceId: ws.id, role: input.role } });
-    return { id: row.id, kind: row.kind, token, name: row.name, workspaceId: ws.id, workspace: ws.slug, role: input.role };
+    return {
+      id: row.id,
+      kind: row.kind,
+      token,
+      name: row.name,
+      workspaceId: ws.id,
+      workspace: ws.slug,
+      role: input.role,
+    };
   }
   const user = await findUser(prisma, input.email);
   if (input.kind === 'personal') {
@@ -148,6 +184,8 @@ export async function revokeToken(prisma: PrismaClient, raw: unknown, now = new 
   const input = parseOrThrow(z.object({ id: z.uuid() }).strict(), raw, 'arguments');
   const row = await prisma.apiToken.findUnique({ where: { id: input.id } });
   if (!row) throw new NotFoundError('token', input.id);
-  const updated = row.revokedAt ? row : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
+  const updated = row.revokedAt
+    ? row
+    : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
   return { id: updated.id, kind: updated.kind, revokedAt: updated.revokedAt!.toISOString() };
 }

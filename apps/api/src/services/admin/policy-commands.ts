@@ -51,7 +51,11 @@ export const policyInputSchema = z
   .superRefine((p, ctx) => {
     for (let i = 1; i < p.steps.length; i++) {
       if (p.steps[i]!.delayMinutes < p.steps[i - 1]!.delayMinutes) {
-        ctx.addIssue({ code: 'custom', path: ['steps', i, 'delayMinutes'], message: 'must be at least the previous step delay (steps are in ladder order)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i, 'delayMinutes'],
+          message: 'must be at least the previous step delay (steps are in ladder order)',
+        });
       }
     }
   });
@@ -113,7 +117,9 @@ function parseJsonOption(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new ValidationError('Invalid arguments: json', [{ path: 'json', message: `is not valid JSON (${(err as Error).message})` }]);
+    throw new ValidationError('Invalid arguments: json', [
+      { path: 'json', message: `is not valid JSON (${(err as Error).message})` },
+    ]);
   }
 }
 
@@ -138,14 +144,22 @@ async function targetIssues(guard: SsrfGuard, input: PolicyInput): Promise<Issue
  * policy create --workspace --json [--default]: a policy with its ordered steps and targets, in one transaction.
  * Targets are stored encrypted with `deps.encryption` (the deployment's current ENCRYPTION_KEY).
  */
-export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { guard: SsrfGuard; encryption: EncryptionKey }) {
+export async function createPolicy(
+  prisma: PrismaClient,
+  raw: unknown,
+  deps: { guard: SsrfGuard; encryption: EncryptionKey },
+) {
   const args = parseOrThrow(
     z.object({ workspace: selector, json: z.string().max(200_000), default: z.boolean().optional() }).strict(),
     raw,
     'arguments',
   );
   // Wrapped so every issue names the option: `json.steps[0].targets[1].target`.
-  const { json: input } = parseOrThrow(z.object({ json: policyInputSchema }), { json: parseJsonOption(args.json) }, 'policy');
+  const { json: input } = parseOrThrow(
+    z.object({ json: policyInputSchema }),
+    { json: parseJsonOption(args.json) },
+    'policy',
+  );
   const ws = await findWorkspace(prisma, args.workspace);
   const issues = await targetIssues(deps.guard, input);
   if (issues.length) throw new ValidationError(`Invalid policy: ${issues.map((i) => i.path).join(', ')}`, issues);
@@ -163,16 +177,26 @@ export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { g
             position,
             delayMinutes: s.delayMinutes,
             minImpact: s.minImpact,
-            targets: { create: s.targets.map((t, tp) => ({ position: tp, channel: t.channel, ...sealTarget(t.channel, t.target, deps.encryption) })) },
+            targets: {
+              create: s.targets.map((t, tp) => ({
+                position: tp,
+                channel: t.channel,
+                ...sealTarget(t.channel, t.target, deps.encryption),
+              })),
+            },
           })),
         },
       },
       select: { id: true },
     });
-    if (args.default) await tx.workspace.update({ where: { id: ws.id }, data: { defaultEscalationPolicyId: policy.id } });
+    if (args.default)
+      await tx.workspace.update({ where: { id: ws.id }, data: { defaultEscalationPolicyId: policy.id } });
     return policy.id;
   });
-  return toPolicyRecord((await readPolicy(prisma, policyId))!, input.steps.map((s) => s.targets.map((t) => t.target)));
+  return toPolicyRecord(
+    (await readPolicy(prisma, policyId))!,
+    input.steps.map((s) => s.targets.map((t) => t.target)),
+  );
 }
 
 /**
@@ -180,8 +204,15 @@ export async function createPolicy(prisma: PrismaClient, raw: unknown, deps: { g
  * removes it. Policy and monitor must be in the same workspace.
  */
 export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
-  const args = parseOrThrow(z.object({ monitor: id, policy: z.union([id, z.literal('none')]) }).strict(), raw, 'arguments');
-  const monitor = await prisma.monitor.findUnique({ where: { id: args.monitor }, select: { id: true, name: true, workspaceId: true } });
+  const args = parseOrThrow(
+    z.object({ monitor: id, policy: z.union([id, z.literal('none')]) }).strict(),
+    raw,
+    'arguments',
+  );
+  const monitor = await prisma.monitor.findUnique({
+    where: { id: args.monitor },
+    select: { id: true, name: true, workspaceId: true },
+  });
   if (!monitor) throw new NotFoundError('monitor', args.monitor);
   let policy: PolicyRow | null = null;
   if (args.policy !== 'none') {
@@ -192,7 +223,12 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
     }
   }
   await prisma.monitor.update({ where: { id: monitor.id }, data: { escalationPolicyId: policy?.id ?? null } });
-  return { monitorId: monitor.id, monitorName: monitor.name, workspaceId: monitor.workspaceId, policy: policy ? toPolicyRecord(policy) : null };
+  return {
+    monitorId: monitor.id,
+    monitorName: monitor.name,
+    workspaceId: monitor.workspaceId,
+    policy: policy ? toPolicyRecord(policy) : null,
+  };
 }
 
 /**

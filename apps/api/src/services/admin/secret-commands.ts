@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { decryptSecret, encryptSecret, openTarget, parseOrThrow, secretKeyId, type Keyring, type PrismaClient } from '@statusvane/shared';
+import {
+  decryptSecret,
+  encryptSecret,
+  openTarget,
+  parseOrThrow,
+  secretKeyId,
+  type Keyring,
+  type PrismaClient,
+} from '@statusvane/shared';
 
 export interface SecretCommandOptions {
   /** ENCRYPTION_KEY (current) and ENCRYPTION_OLD_KEYS, as the API and worker see them. */
@@ -59,7 +67,9 @@ const MAX_ATTEMPTS = 5;
 const sealedUnder = (value: string, keyId: string) => value.startsWith('v1:') && secretKeyId(value) === keyId;
 
 /** Every row `fetch` finds, a page at a time in id order (keyset pagination: rows rewritten meanwhile stay put). */
-async function* inPages<T extends { id: string }>(fetch: (after: string | undefined) => Promise<T[]>): AsyncGenerator<T[]> {
+async function* inPages<T extends { id: string }>(
+  fetch: (after: string | undefined) => Promise<T[]>,
+): AsyncGenerator<T[]> {
   let cursor: string | undefined;
   for (;;) {
     const rows = await fetch(cursor);
@@ -76,7 +86,11 @@ async function* inPages<T extends { id: string }>(fetch: (after: string | undefi
  * is never overwritten with the older secret (the row is read again instead). Safe to repeat: a second run finds
  * everything up to date.
  */
-export async function rotateSecrets(prisma: PrismaClient, raw: unknown, opts: SecretCommandOptions): Promise<RotateSummary> {
+export async function rotateSecrets(
+  prisma: PrismaClient,
+  raw: unknown,
+  opts: SecretCommandOptions,
+): Promise<RotateSummary> {
   parseOrThrow(z.object({}).strict(), raw, 'arguments');
   const { keyring } = opts;
   const current = keyring.current;
@@ -105,7 +119,10 @@ export async function rotateSecrets(prisma: PrismaClient, raw: unknown, opts: Se
         for (const [col] of FIELDS) if (row[col] !== null) count(current.id);
         return;
       }
-      const next: Record<'headersEnc' | 'bodyEnc', string | null> = { headersEnc: row.headersEnc, bodyEnc: row.bodyEnc };
+      const next: Record<'headersEnc' | 'bodyEnc', string | null> = {
+        headersEnc: row.headersEnc,
+        bodyEnc: row.bodyEnc,
+      };
       const unreadable: UnreadableSecret[] = [];
       for (const [col, field] of FIELDS) {
         const value = row[col];
@@ -113,7 +130,12 @@ export async function rotateSecrets(prisma: PrismaClient, raw: unknown, opts: Se
         try {
           next[col] = encryptSecret(decryptSecret(value, row.encKeyId, keyring), current).ciphertext;
         } catch (err) {
-          unreadable.push({ monitorId: row.id, field, keyId: secretKeyId(value, row.encKeyId), reason: (err as Error).message });
+          unreadable.push({
+            monitorId: row.id,
+            field,
+            keyId: secretKeyId(value, row.encKeyId),
+            reason: (err as Error).message,
+          });
         }
       }
       if (unreadable.length) {
@@ -147,7 +169,10 @@ export async function rotateSecrets(prisma: PrismaClient, raw: unknown, opts: Se
   const take = opts.batchSize ?? 500;
   const monitorPages = inPages((after) =>
     prisma.monitor.findMany({
-      where: { OR: [{ headersEnc: { not: null } }, { bodyEnc: { not: null } }], ...(after ? { id: { gt: after } } : {}) },
+      where: {
+        OR: [{ headersEnc: { not: null } }, { bodyEnc: { not: null } }],
+        ...(after ? { id: { gt: after } } : {}),
+      },
       orderBy: { id: 'asc' },
       take,
       select,
@@ -176,7 +201,12 @@ async function rotateTargets(
   const out = summary.escalationTargets;
   const select = { id: true, targetEnc: true, encKeyId: true, legacyTarget: true } as const;
   const targetPages = inPages((after) =>
-    prisma.escalationTarget.findMany({ where: { targetEnc: { not: null }, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: 'asc' }, take, select }),
+    prisma.escalationTarget.findMany({
+      where: { targetEnc: { not: null }, ...(after ? { id: { gt: after } } : {}) },
+      orderBy: { id: 'asc' },
+      take,
+      select,
+    }),
   );
   for await (const rows of targetPages) {
     out.total += rows.length;

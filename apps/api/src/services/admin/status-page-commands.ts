@@ -11,7 +11,11 @@ import {
 } from '@statusvane/shared';
 import { layoutOf, type StatusPageLayout } from '../status-pages/get-status-page-layout.js';
 import { hashPassword } from '../status-pages/password.js';
-import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from '../status-pages/status-page-record.js';
+import {
+  statusPageRecordSelect,
+  toStatusPageRecord,
+  type StatusPageRecord,
+} from '../status-pages/status-page-record.js';
 
 export interface StatusPageCommandOptions {
   /** For the record's `url`. */
@@ -31,7 +35,11 @@ async function findPage(prisma: Pick<PrismaClient, 'statusPage'>, pageId: string
 }
 
 /** status-page set-password --id --password: visitors must then type it; earlier access cookies stop working. */
-export async function setStatusPagePassword(prisma: PrismaClient, raw: unknown, opts: StatusPageCommandOptions): Promise<StatusPageRecord> {
+export async function setStatusPagePassword(
+  prisma: PrismaClient,
+  raw: unknown,
+  opts: StatusPageCommandOptions,
+): Promise<StatusPageRecord> {
   const input = parseOrThrow(z.object({ id, password }).strict(), raw, 'arguments');
   await findPage(prisma, input.id);
   const row = await prisma.statusPage.update({
@@ -43,10 +51,18 @@ export async function setStatusPagePassword(prisma: PrismaClient, raw: unknown, 
 }
 
 /** status-page clear-password --id: the page is open to everyone again (if it is public). */
-export async function clearStatusPagePassword(prisma: PrismaClient, raw: unknown, opts: StatusPageCommandOptions): Promise<StatusPageRecord> {
+export async function clearStatusPagePassword(
+  prisma: PrismaClient,
+  raw: unknown,
+  opts: StatusPageCommandOptions,
+): Promise<StatusPageRecord> {
   const input = parseOrThrow(z.object({ id }).strict(), raw, 'arguments');
   await findPage(prisma, input.id);
-  const row = await prisma.statusPage.update({ where: { id: input.id }, data: { passwordHash: null }, select: statusPageRecordSelect });
+  const row = await prisma.statusPage.update({
+    where: { id: input.id },
+    data: { passwordHash: null },
+    select: statusPageRecordSelect,
+  });
   return toStatusPageRecord(row, opts.publicBaseUrl);
 }
 
@@ -55,7 +71,9 @@ function parseSectionsJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new ValidationError('Invalid arguments: json', [{ path: 'json', message: `is not valid JSON (${(err as Error).message})` }]);
+    throw new ValidationError('Invalid arguments: json', [
+      { path: 'json', message: `is not valid JSON (${(err as Error).message})` },
+    ]);
   }
 }
 
@@ -67,7 +85,11 @@ function parseSectionsJson(text: string): unknown {
 export async function arrangeStatusPage(prisma: PrismaClient, raw: unknown): Promise<StatusPageLayout> {
   const input = parseOrThrow(z.object({ id, json: z.string().max(200_000) }).strict(), raw, 'arguments');
   // Wrapped so every issue names the option: `json[0].name`, `json[1].componentIds[2]`.
-  const { json: sections } = parseOrThrow(z.object({ json: layoutInputSchema }), { json: parseSectionsJson(input.json) }, 'layout');
+  const { json: sections } = parseOrThrow(
+    z.object({ json: layoutInputSchema }),
+    { json: parseSectionsJson(input.json) },
+    'layout',
+  );
 
   return prisma.$transaction(async (tx) => {
     // Serialises concurrent arranges of one page: the later one replaces the earlier, never interleaves with it.
@@ -76,7 +98,12 @@ export async function arrangeStatusPage(prisma: PrismaClient, raw: unknown): Pro
 
     const wanted = [...new Set(sections.flatMap((s) => s.componentIds))];
     const own = new Set(
-      (await tx.component.findMany({ where: { workspaceId: page.workspaceId, id: { in: wanted } }, select: { id: true } })).map((c) => c.id),
+      (
+        await tx.component.findMany({
+          where: { workspaceId: page.workspaceId, id: { in: wanted } },
+          select: { id: true },
+        })
+      ).map((c) => c.id),
     );
     const issues: Issue[] = [];
     const seen = new Set<string>();

@@ -1,4 +1,14 @@
-import { AppError, createBatchLoader, ForbiddenError, hashToken, loaderPerClient, UnauthorizedError, type Prisma, type PrismaClient, type Role } from '@statusvane/shared';
+import {
+  AppError,
+  createBatchLoader,
+  ForbiddenError,
+  hashToken,
+  loaderPerClient,
+  UnauthorizedError,
+  type Prisma,
+  type PrismaClient,
+  type Role,
+} from '@statusvane/shared';
 import type { RequestContext, TokenKind } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,14 +71,26 @@ type AccessRow = Prisma.ApiTokenGetPayload<{ select: typeof accessSelect }>;
  */
 const tokenRows = loaderPerClient((prisma: PrismaClient) =>
   createBatchLoader<string, TokenRow>(async (hashes) => {
-    const rows = await prisma.$queryRaw<Array<Omit<TokenRow, 'workspace'> & { wsId: string | null; wsSlug: string; wsName: string; wsPlan: WorkspaceRow['plan'] }>>`
+    const rows = await prisma.$queryRaw<
+      Array<
+        Omit<TokenRow, 'workspace'> & {
+          wsId: string | null;
+          wsSlug: string;
+          wsName: string;
+          wsPlan: WorkspaceRow['plan'];
+        }
+      >
+    >`
       SELECT t.id::text AS id, t.kind::text AS kind, t.role::text AS role, t."userId"::text AS "userId", t."expiresAt",
              t."revokedAt", t."primaryWorkspaceId"::text AS "primaryWorkspaceId", t."tokenHash"::text AS "tokenHash",
              w.id::text AS "wsId", w.slug AS "wsSlug", w.name AS "wsName", w.plan::text AS "wsPlan"
       FROM api_tokens t LEFT JOIN workspaces w ON w.id = t."workspaceId"
       WHERE t."tokenHash" = ANY(${hashes}::bpchar[])`;
     return new Map(
-      rows.map(({ wsId, wsSlug, wsName, wsPlan, ...t }) => [t.tokenHash, { ...t, workspace: wsId ? { id: wsId, slug: wsSlug, name: wsName, plan: wsPlan } : null }]),
+      rows.map(({ wsId, wsSlug, wsName, wsPlan, ...t }) => [
+        t.tokenHash,
+        { ...t, workspace: wsId ? { id: wsId, slug: wsSlug, name: wsName, plan: wsPlan } : null },
+      ]),
     );
   }),
 );
@@ -130,11 +152,15 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
       return ctx(only.workspace, only.role, row.id, 'personal', userId, `user:${userId}`);
     }
     if (memberships.length === 0) throw new ForbiddenError('You are not a member of any workspace');
-    throw new AppError('invalid_request', 'This token belongs to several workspaces: name one with X-Statusvane-Workspace', {
-      workspaces: memberships
-        .map((x) => ({ id: x.workspace.id, slug: x.workspace.slug, name: x.workspace.name }))
-        .sort((a, b) => a.slug.localeCompare(b.slug)),
-    });
+    throw new AppError(
+      'invalid_request',
+      'This token belongs to several workspaces: name one with X-Statusvane-Workspace',
+      {
+        workspaces: memberships
+          .map((x) => ({ id: x.workspace.id, slug: x.workspace.slug, name: x.workspace.name }))
+          .sort((a, b) => a.slug.localeCompare(b.slug)),
+      },
+    );
   }
 
   // OAuth: limited to the granted workspaces, with the user's live role there.
@@ -146,11 +172,19 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
     if (!chosen) throw new ForbiddenError('This connection has no grant for that workspace');
   } else {
     chosen = usable.find((x) => x.workspace.id === row.primaryWorkspaceId);
-    if (!chosen) throw new ForbiddenError('This connection has no usable primary workspace: name one with X-Statusvane-Workspace');
+    if (!chosen)
+      throw new ForbiddenError('This connection has no usable primary workspace: name one with X-Statusvane-Workspace');
   }
   return ctx(chosen.workspace, chosen.role, row.id, 'oauth', userId, `user:${userId}`);
 }
 
-function ctx(ws: WorkspaceRow, role: Role, tokenId: string, tokenKind: TokenKind, userId: string | null, principal: string): RequestContext {
+function ctx(
+  ws: WorkspaceRow,
+  role: Role,
+  tokenId: string,
+  tokenKind: TokenKind,
+  userId: string | null,
+  principal: string,
+): RequestContext {
   return { workspace: ws, role, tokenId, tokenKind, userId, principal };
 }

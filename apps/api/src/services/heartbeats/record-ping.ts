@@ -25,10 +25,23 @@ const pingWriter = loaderPerClient((prisma: PrismaClient) =>
         const rows = await prisma.monitor.updateManyAndReturn({
           where: { pingSecret: { in: padToPowerOfTwo(secrets) }, type: 'heartbeat' },
           data: fail ? { lastPingFailAt: at } : { lastPingAt: at },
-          select: { id: true, enabled: true, pingSecret: true, status: true, consecutivePasses: true, resolveThreshold: true },
+          select: {
+            id: true,
+            enabled: true,
+            pingSecret: true,
+            status: true,
+            consecutivePasses: true,
+            resolveThreshold: true,
+          },
         });
         for (const r of rows) {
-          found.set(`${fail}/${r.pingSecret}`, { id: r.id, enabled: r.enabled, status: r.status, consecutivePasses: r.consecutivePasses, resolveThreshold: r.resolveThreshold });
+          found.set(`${fail}/${r.pingSecret}`, {
+            id: r.id,
+            enabled: r.enabled,
+            status: r.status,
+            consecutivePasses: r.consecutivePasses,
+            resolveThreshold: r.resolveThreshold,
+          });
         }
       }
       return found;
@@ -38,6 +51,9 @@ const pingWriter = loaderPerClient((prisma: PrismaClient) =>
 );
 
 /** Records a heartbeat ping (or an explicit failure); null when no heartbeat monitor has that secret. */
-export async function recordPing(prisma: PrismaClient, ping: { secret: string; fail: boolean }): Promise<PingedMonitor | null> {
+export async function recordPing(
+  prisma: PrismaClient,
+  ping: { secret: string; fail: boolean },
+): Promise<PingedMonitor | null> {
   return (await pingWriter(prisma).load(ping)) ?? null;
 }

@@ -13,14 +13,23 @@ import { stopLadder } from './stop-ladder.js';
  */
 export async function acknowledgeIncident(
   prisma: PrismaClient,
-  { ctx, id, body, escalations, now = new Date() }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
+  {
+    ctx,
+    id,
+    body,
+    escalations,
+    now = new Date(),
+  }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
 ): Promise<IncidentRecord> {
   // The role first: a viewer is told 403 whatever it sent.
   assertCan(ctx.role, 'incidents:respond');
   assertNoBody(body);
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status === 'open') {
-    await prisma.incident.updateMany({ where: { id: before.id, workspaceId: ctx.workspace.id, status: 'open' }, data: { status: 'acknowledged', acknowledgedAt: now } });
+    await prisma.incident.updateMany({
+      where: { id: before.id, workspaceId: ctx.workspace.id, status: 'open' },
+      data: { status: 'acknowledged', acknowledgedAt: now },
+    });
   }
   const row = await findOwnIncident(prisma, ctx, id);
   if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');

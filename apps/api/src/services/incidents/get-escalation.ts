@@ -50,22 +50,36 @@ const MINUTE = 60_000;
 const stepName = (position: number, count: number) => `step ${position + 1} of ${count}`;
 
 /** Says what the ladder is doing, most important first: never empty. */
-function noteFor(incident: IncidentRow, policy: PolicyInEffect | null, state: LadderState, maintenanceUntil: Date | null): string {
+function noteFor(
+  incident: IncidentRow,
+  policy: PolicyInEffect | null,
+  state: LadderState,
+  maintenanceUntil: Date | null,
+): string {
   if (!policy) {
     return 'No escalation policy was in effect when this incident opened (the monitor had none and the workspace had no default), so nothing pages.';
   }
-  if (incident.status === 'resolved') return `Resolved at ${incident.resolvedAt!.toISOString()}: the ladder has stopped.`;
-  if (incident.status === 'acknowledged') return `Acknowledged at ${incident.acknowledgedAt!.toISOString()}: the ladder has stopped.`;
-  if (state.nothingApplies) return `No step applies to a ${incident.impact} incident: every step's minImpact is higher, so nothing pages.`;
+  if (incident.status === 'resolved')
+    return `Resolved at ${incident.resolvedAt!.toISOString()}: the ladder has stopped.`;
+  if (incident.status === 'acknowledged')
+    return `Acknowledged at ${incident.acknowledgedAt!.toISOString()}: the ladder has stopped.`;
+  if (state.nothingApplies)
+    return `No step applies to a ${incident.impact} incident: every step's minImpact is higher, so nothing pages.`;
   if (state.exhausted) return `The ladder has run all ${policy.repeatCount + 1} cycle(s): nothing more will page.`;
-  if (maintenanceUntil) return `The monitor is in maintenance until ${maintenanceUntil.toISOString()}: steps that come due wait until it ends.`;
-  const silent = policy.silent ? 'Silent policy: steps fire and record every delivery as skipped; nobody is paged. ' : '';
+  if (maintenanceUntil)
+    return `The monitor is in maintenance until ${maintenanceUntil.toISOString()}: steps that come due wait until it ends.`;
+  const silent = policy.silent
+    ? 'Silent policy: steps fire and record every delivery as skipped; nobody is paged. '
+    : '';
   const cycle = state.cycle > 0 ? ` (repeat ${state.cycle} of ${policy.repeatCount})` : '';
-  const next = state.steps.find((s) => s.applies && !s.firedInCurrentCycle && s.dueAt.getTime() === state.nextDueAt?.getTime());
+  const next = state.steps.find(
+    (s) => s.applies && !s.firedInCurrentCycle && s.dueAt.getTime() === state.nextDueAt?.getTime(),
+  );
   if (next && state.nextDueAt! > state.clock) {
     return `${silent}Escalating${cycle}: ${stepName(next.position, state.steps.length)} is due at ${state.nextDueAt!.toISOString()}.`;
   }
-  if (next) return `${silent}Escalating${cycle}: ${stepName(next.position, state.steps.length)} came due at ${state.nextDueAt!.toISOString()} and is paging now.`;
+  if (next)
+    return `${silent}Escalating${cycle}: ${stepName(next.position, state.steps.length)} came due at ${state.nextDueAt!.toISOString()} and is paging now.`;
   // Every step that applies has fired in this cycle; the last one does not apply, and its due time starts the next cycle.
   const last = orderedSteps(policy.steps).at(-1)!;
   const nextCycle = new Date(state.anchors[state.cycle]!.getTime() + last.delayMinutes * MINUTE);
@@ -83,11 +97,24 @@ export async function getIncidentEscalation(
   { ctx, id, now = new Date() }: { ctx: RequestContext; id: string; now?: Date },
 ): Promise<EscalationStateRecord> {
   const incident = await findOwnIncident(prisma, ctx, id);
-  const policy = await policyInEffect(prisma, { workspaceId: ctx.workspace.id, escalationPolicyId: incident.escalationPolicyId });
+  const policy = await policyInEffect(prisma, {
+    workspaceId: ctx.workspace.id,
+    escalationPolicyId: incident.escalationPolicyId,
+  });
   const rows = policy
     ? await prisma.escalationDelivery.findMany({
         where: { incidentId: incident.id },
-        select: { stepId: true, cycle: true, channel: true, target: true, status: true, sentAt: true, reason: true, createdAt: true, step: { select: { position: true } } },
+        select: {
+          stepId: true,
+          cycle: true,
+          channel: true,
+          target: true,
+          status: true,
+          sentAt: true,
+          reason: true,
+          createdAt: true,
+          step: { select: { position: true } },
+        },
         orderBy: [{ cycle: 'asc' }, { targetRef: { position: 'asc' } }, { createdAt: 'asc' }],
       })
     : [];
@@ -98,14 +125,23 @@ export async function getIncidentEscalation(
 
   let maintenanceUntil: Date | null = null;
   if (policy && incident.status === 'open' && incident.monitorId) {
-    const monitor = await prisma.monitor.findFirst({ where: { id: incident.monitorId, workspaceId: ctx.workspace.id }, select: { componentId: true } });
-    if (monitor) maintenanceUntil = (await maintenanceUntilByComponent(prisma, ctx.workspace.id, [monitor.componentId], now)).get(monitor.componentId) ?? null;
+    const monitor = await prisma.monitor.findFirst({
+      where: { id: incident.monitorId, workspaceId: ctx.workspace.id },
+      select: { componentId: true },
+    });
+    if (monitor)
+      maintenanceUntil =
+        (await maintenanceUntilByComponent(prisma, ctx.workspace.id, [monitor.componentId], now)).get(
+          monitor.componentId,
+        ) ?? null;
   }
 
   // Which step of the record each row is listed under: its own, else (a foreign step) the one at its position.
   const lastPosition = state.steps.at(-1)?.position ?? 0;
   const listedUnder = (d: (typeof rows)[number]) =>
-    ownSteps.has(d.stepId) ? d.stepId : (state.steps.find((s) => s.position === Math.min(d.step.position, lastPosition))?.stepId ?? null);
+    ownSteps.has(d.stepId)
+      ? d.stepId
+      : (state.steps.find((s) => s.position === Math.min(d.step.position, lastPosition))?.stepId ?? null);
 
   return {
     incidentId: incident.id,
@@ -114,7 +150,15 @@ export async function getIncidentEscalation(
     resolvedAt: incident.resolvedAt?.toISOString() ?? null,
     escalating: state.escalating,
     elapsedMinutes: state.elapsedMinutes,
-    policy: policy ? { id: policy.id, name: policy.name, repeatCount: policy.repeatCount, silent: policy.silent, runbook: policy.runbook } : null,
+    policy: policy
+      ? {
+          id: policy.id,
+          name: policy.name,
+          repeatCount: policy.repeatCount,
+          silent: policy.silent,
+          runbook: policy.runbook,
+        }
+      : null,
     steps: state.steps.map((s) => ({
       stepId: s.stepId,
       position: s.position,

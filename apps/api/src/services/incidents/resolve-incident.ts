@@ -14,7 +14,13 @@ import { stopLadder } from './stop-ladder.js';
  */
 export async function resolveIncident(
   prisma: PrismaClient,
-  { ctx, id, body, escalations, now = new Date() }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
+  {
+    ctx,
+    id,
+    body,
+    escalations,
+    now = new Date(),
+  }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
 ): Promise<IncidentRecord> {
   // The role first: a viewer is told 403 whatever it sent.
   assertCan(ctx.role, 'incidents:respond');
@@ -24,13 +30,17 @@ export async function resolveIncident(
     await prisma.$transaction(async (tx) => {
       // The worker stores results with the monitor row locked, then reads and updates the open incident; taking
       // the same lock first keeps the counters and the incident consistent with a check that races this.
-      if (before.monitorId) await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${before.monitorId}::uuid FOR NO KEY UPDATE`;
+      if (before.monitorId)
+        await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${before.monitorId}::uuid FOR NO KEY UPDATE`;
       const { count } = await tx.incident.updateMany({
         where: { id: before.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
         data: { status: 'resolved', resolvedAt: now, openMonitorId: null },
       });
       if (count > 0 && before.monitorId) {
-        await tx.monitor.updateMany({ where: { id: before.monitorId, workspaceId: ctx.workspace.id }, data: { consecutiveFailures: 0, consecutivePasses: 0 } });
+        await tx.monitor.updateMany({
+          where: { id: before.monitorId, workspaceId: ctx.workspace.id },
+          data: { consecutiveFailures: 0, consecutivePasses: 0 },
+        });
       }
     });
   }

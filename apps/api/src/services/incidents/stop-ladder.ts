@@ -1,4 +1,10 @@
-import { ladderState, policyInEffect, type EscalationScheduler, type Impact, type PrismaClient } from '@statusvane/shared';
+import {
+  ladderState,
+  policyInEffect,
+  type EscalationScheduler,
+  type Impact,
+  type PrismaClient,
+} from '@statusvane/shared';
 
 /**
  * Best effort, after an incident was acknowledged or resolved: removes the delayed step jobs of its current and
@@ -8,17 +14,38 @@ import { ladderState, policyInEffect, type EscalationScheduler, type Impact, typ
 export async function stopLadder(
   prisma: PrismaClient,
   escalations: EscalationScheduler | undefined,
-  incident: { id: string; workspaceId: string; escalationPolicyId: string | null; impact: string; startedAt: Date; status: 'open' | 'acknowledged' | 'resolved'; acknowledgedAt: Date | null; resolvedAt: Date | null },
+  incident: {
+    id: string;
+    workspaceId: string;
+    escalationPolicyId: string | null;
+    impact: string;
+    startedAt: Date;
+    status: 'open' | 'acknowledged' | 'resolved';
+    acknowledgedAt: Date | null;
+    resolvedAt: Date | null;
+  },
   now: Date,
 ): Promise<void> {
   if (!escalations) return;
   try {
     const policy = await policyInEffect(prisma, incident);
     if (!policy) return;
-    const deliveries = await prisma.escalationDelivery.findMany({ where: { incidentId: incident.id }, select: { stepId: true, cycle: true, createdAt: true } });
+    const deliveries = await prisma.escalationDelivery.findMany({
+      where: { incidentId: incident.id },
+      select: { stepId: true, cycle: true, createdAt: true },
+    });
     // Judged as if still open, to find the cycle whose jobs may be waiting.
-    const state = ladderState(policy, { ...incident, impact: incident.impact as Impact, status: 'open' }, deliveries, now);
-    await escalations.cancel(incident.id, [state.cycle, state.cycle + 1], policy.steps.map((s) => s.position));
+    const state = ladderState(
+      policy,
+      { ...incident, impact: incident.impact as Impact, status: 'open' },
+      deliveries,
+      now,
+    );
+    await escalations.cancel(
+      incident.id,
+      [state.cycle, state.cycle + 1],
+      policy.steps.map((s) => s.position),
+    );
   } catch {
     // Ignored: see above.
   }

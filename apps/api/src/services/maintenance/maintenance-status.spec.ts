@@ -22,13 +22,22 @@ describe('maintenanceStatus', () => {
 
   it('is cancelled whatever the clock says once cancelledAt is set', () => {
     const cancelled = { ...w, cancelledAt: at('2026-04-01T00:00:00.000Z') };
-    for (const now of ['2026-03-01T00:00:00.000Z', '2026-05-01T10:00:00.000Z', '2026-05-01T11:00:00.000Z', '2030-01-01T00:00:00.000Z']) {
+    for (const now of [
+      '2026-03-01T00:00:00.000Z',
+      '2026-05-01T10:00:00.000Z',
+      '2026-05-01T11:00:00.000Z',
+      '2030-01-01T00:00:00.000Z',
+    ]) {
       expect(maintenanceStatus(cancelled, at(now))).toBe('cancelled');
     }
   });
 
   it('compares instants, not wall-clock text: offsets do not matter', () => {
-    const shifted = { startsAt: new Date('2026-05-01T12:00:00+02:00'), endsAt: new Date('2026-05-01T13:00:00+02:00'), cancelledAt: null };
+    const shifted = {
+      startsAt: new Date('2026-05-01T12:00:00+02:00'),
+      endsAt: new Date('2026-05-01T13:00:00+02:00'),
+      cancelledAt: null,
+    };
     expect(maintenanceStatus(shifted, at('2026-05-01T10:00:00.000Z'))).toBe('in_progress');
     expect(maintenanceStatus(shifted, at('2026-05-01T09:59:59.999Z'))).toBe('scheduled');
     expect(maintenanceStatus(shifted, at('2026-05-01T11:00:00.000Z'))).toBe('completed');
@@ -54,7 +63,8 @@ describe('actionOutcome', () => {
   });
 
   it('covers every state and action', () => {
-    for (const s of MAINTENANCE_STATUSES) for (const a of MAINTENANCE_ACTIONS) expect(['apply', 'noop', 'conflict']).toContain(actionOutcome(s, a));
+    for (const s of MAINTENANCE_STATUSES)
+      for (const a of MAINTENANCE_ACTIONS) expect(['apply', 'noop', 'conflict']).toContain(actionOutcome(s, a));
   });
 
   it('treats completed and cancelled as final', () => {

@@ -1,4 +1,13 @@
-import { ConflictError, NotFoundError, parseOrThrow, updateMaintenanceSchema, uuidSchema, ValidationError, type Issue, type PrismaClient } from '@statusvane/shared';
+import {
+  ConflictError,
+  NotFoundError,
+  parseOrThrow,
+  updateMaintenanceSchema,
+  uuidSchema,
+  ValidationError,
+  type Issue,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
@@ -30,9 +39,15 @@ export async function updateMaintenance(
   const u = parseOrThrow(updateMaintenanceSchema, input, 'maintenance window');
 
   const contradictions: Issue[] = [];
-  if (u.status === 'start' && u.startsAt) contradictions.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
-  if (u.status === 'complete' && u.endsAt) contradictions.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
-  if (contradictions.length) throw new ValidationError(`Invalid maintenance window: ${contradictions.map((i) => i.path).join(', ')}`, contradictions);
+  if (u.status === 'start' && u.startsAt)
+    contradictions.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
+  if (u.status === 'complete' && u.endsAt)
+    contradictions.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
+  if (contradictions.length)
+    throw new ValidationError(
+      `Invalid maintenance window: ${contradictions.map((i) => i.path).join(', ')}`,
+      contradictions,
+    );
 
   return deps.prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT 1 FROM maintenance_windows WHERE id = ${id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
@@ -66,7 +81,10 @@ export async function updateMaintenance(
     if ((u.startsAt || u.endsAt) && outOfOrder) {
       const path = u.endsAt ? 'endsAt' : 'startsAt';
       throw new ValidationError(`Invalid maintenance window: ${path}`, [
-        { path, message: `the window must end after it starts (startsAt ${startsAt.toISOString()}, endsAt ${endsAt.toISOString()})` },
+        {
+          path,
+          message: `the window must end after it starts (startsAt ${startsAt.toISOString()}, endsAt ${endsAt.toISOString()})`,
+        },
       ]);
     }
     if (u.componentIds) await assertOwnComponents(tx, ctx.workspace.id, u.componentIds);
@@ -80,7 +98,12 @@ export async function updateMaintenance(
         endsAt,
         cancelledAt,
         ...(u.componentIds
-          ? { components: { deleteMany: {}, create: [...new Set(u.componentIds)].map((componentId) => ({ componentId })) } }
+          ? {
+              components: {
+                deleteMany: {},
+                create: [...new Set(u.componentIds)].map((componentId) => ({ componentId })),
+              },
+            }
           : {}),
       },
       select: maintenanceRecordSelect,

@@ -1,4 +1,11 @@
-import { followCommittedSchedule, randomSecret, type CheckScheduler, type Config, type PrismaClient, type SsrfGuard } from '@statusvane/shared';
+import {
+  followCommittedSchedule,
+  randomSecret,
+  type CheckScheduler,
+  type Config,
+  type PrismaClient,
+  type SsrfGuard,
+} from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { InTransaction } from '../in-transaction.js';
@@ -24,7 +31,11 @@ const NO_COMPONENT = '00000000-0000-0000-0000-000000000000';
  */
 export async function createMonitor(
   deps: MonitorServiceDeps,
-  { ctx, input, inTransaction }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<MonitorRecord> | undefined },
+  {
+    ctx,
+    input,
+    inTransaction,
+  }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<MonitorRecord> | undefined },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
   const m = await validateCreateInput(deps.guard, input);
@@ -32,7 +43,8 @@ export async function createMonitor(
   // The record is complete before the commit, so that `inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
-  const maintenanceUntil = (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
+  const maintenanceUntil =
+    (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
   const record = await deps.prisma.$transaction(async (tx) => {
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
@@ -49,7 +61,11 @@ export async function createMonitor(
         environment: m.environment ?? 'production',
         metadata: m.metadata ?? {},
         ...(m.type !== 'heartbeat'
-          ? { timeoutMs: m.timeoutMs ?? 10_000, degradedAfterMs: m.degradedAfterMs ?? null, latencyThresholdMs: m.latencyThresholdMs ?? null }
+          ? {
+              timeoutMs: m.timeoutMs ?? 10_000,
+              degradedAfterMs: m.degradedAfterMs ?? null,
+              latencyThresholdMs: m.latencyThresholdMs ?? null,
+            }
           : { graceSeconds: m.graceSeconds ?? 60, pingSecret: randomSecret(24) }),
         ...(http
           ? {

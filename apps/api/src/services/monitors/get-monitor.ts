@@ -1,4 +1,12 @@
-import { createBatchLoader, loaderPerClient, maintenanceCoverage, maintenanceWindowsNear, NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
+import {
+  createBatchLoader,
+  loaderPerClient,
+  maintenanceCoverage,
+  maintenanceWindowsNear,
+  NotFoundError,
+  uuidSchema,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
@@ -10,7 +18,10 @@ import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorR
 const monitorRows = loaderPerClient((prisma: PrismaClient) =>
   createBatchLoader<{ id: string; workspaceId: string }, MonitorRow>(
     async (keys) => {
-      const rows = await prisma.monitor.findMany({ where: { OR: keys }, select: { ...monitorRecordSelect, workspaceId: true } });
+      const rows = await prisma.monitor.findMany({
+        where: { OR: keys },
+        select: { ...monitorRecordSelect, workspaceId: true },
+      });
       return new Map(rows.map(({ workspaceId, ...row }) => [`${workspaceId}/${row.id}`, row]));
     },
     { keyOf: (k) => `${k.workspaceId}/${k.id}` },
@@ -18,7 +29,11 @@ const monitorRows = loaderPerClient((prisma: PrismaClient) =>
 );
 
 /** Loads one of the caller's monitors; a malformed or foreign id is the same 404 as a missing one. */
-export async function findOwnMonitor(prisma: PrismaClient, ctx: RequestContext, id: string): Promise<MonitorRow & { workspaceId?: string }> {
+export async function findOwnMonitor(
+  prisma: PrismaClient,
+  ctx: RequestContext,
+  id: string,
+): Promise<MonitorRow & { workspaceId?: string }> {
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('monitor', id);
   const row = await monitorRows(prisma).load({ id, workspaceId: ctx.workspace.id });
   if (!row) throw new NotFoundError('monitor', id);
@@ -26,15 +41,30 @@ export async function findOwnMonitor(prisma: PrismaClient, ctx: RequestContext, 
 }
 
 /** Maps rows to records with their current maintenance state. */
-export async function toRecords(prisma: PrismaClient, ctx: RequestContext, rows: MonitorRow[], publicBaseUrl: string): Promise<MonitorRecord[]> {
-  const until = await maintenanceUntilByComponent(prisma, ctx.workspace.id, rows.map((r) => r.componentId));
+export async function toRecords(
+  prisma: PrismaClient,
+  ctx: RequestContext,
+  rows: MonitorRow[],
+  publicBaseUrl: string,
+): Promise<MonitorRecord[]> {
+  const until = await maintenanceUntilByComponent(
+    prisma,
+    ctx.workspace.id,
+    rows.map((r) => r.componentId),
+  );
   return rows.map((r) => toMonitorRecord(r, { publicBaseUrl, maintenanceUntil: until.get(r.componentId) ?? null }));
 }
 
 /** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */
-export async function getMonitor(deps: { prisma: PrismaClient; publicBaseUrl: string }, { ctx, id }: { ctx: RequestContext; id: string }): Promise<MonitorRecord> {
+export async function getMonitor(
+  deps: { prisma: PrismaClient; publicBaseUrl: string },
+  { ctx, id }: { ctx: RequestContext; id: string },
+): Promise<MonitorRecord> {
   const now = new Date();
-  const [row, windows] = await Promise.all([findOwnMonitor(deps.prisma, ctx, id), maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now)]);
+  const [row, windows] = await Promise.all([
+    findOwnMonitor(deps.prisma, ctx, id),
+    maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now),
+  ]);
   const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
   return toMonitorRecord(row, { publicBaseUrl: deps.publicBaseUrl, maintenanceUntil: until });
 }

@@ -8,7 +8,9 @@ import { encryptSecret, type Config, type Issue, type SsrfGuard } from '@statusv
 export async function targetIssues(guard: SsrfGuard, type: 'http' | 'tcp', target: string): Promise<Issue[]> {
   const result = type === 'http' ? await guard.checkUrl(target) : await guard.checkHostPort(target);
   if (result.ok || result.code === 'dns') return [];
-  return [{ path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason }];
+  return [
+    { path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason },
+  ];
 }
 
 /**
@@ -28,15 +30,32 @@ export function crossFieldIssues(s: CrossFieldState): Issue[] {
   if (s.hasBody === true && (s.method === 'GET' || s.method === 'HEAD')) {
     issues.push({ path: 'body', message: `a request body needs method POST (method is ${s.method})` });
   }
-  if (typeof s.degradedAfterMs === 'number' && typeof s.latencyThresholdMs === 'number' && s.degradedAfterMs >= s.latencyThresholdMs) {
-    issues.push({ path: 'degradedAfterMs', message: 'must be below latencyThresholdMs (slower than that fails the check)' });
+  if (
+    typeof s.degradedAfterMs === 'number' &&
+    typeof s.latencyThresholdMs === 'number' &&
+    s.degradedAfterMs >= s.latencyThresholdMs
+  ) {
+    issues.push({
+      path: 'degradedAfterMs',
+      message: 'must be below latencyThresholdMs (slower than that fails the check)',
+    });
   }
   return issues;
 }
 
 /** The same state read from a stored row. */
-export function crossFieldStateOf(row: { method: string; bodyEnc: string | null; degradedAfterMs: number | null; latencyThresholdMs: number | null }): CrossFieldState {
-  return { method: row.method, hasBody: row.bodyEnc !== null, degradedAfterMs: row.degradedAfterMs, latencyThresholdMs: row.latencyThresholdMs };
+export function crossFieldStateOf(row: {
+  method: string;
+  bodyEnc: string | null;
+  degradedAfterMs: number | null;
+  latencyThresholdMs: number | null;
+}): CrossFieldState {
+  return {
+    method: row.method,
+    hasBody: row.bodyEnc !== null,
+    degradedAfterMs: row.degradedAfterMs,
+    latencyThresholdMs: row.latencyThresholdMs,
+  };
 }
 
 /**
@@ -45,14 +64,19 @@ export function crossFieldStateOf(row: { method: string; bodyEnc: string | null;
  * names. `encKeyId` is left alone: it only serves values written before they named their key; once neither secret
  * is such a value it is cleared.
  */
-export function sealSecrets(config: Config, headers: Record<string, string> | undefined, body: string | null | undefined) {
+export function sealSecrets(
+  config: Config,
+  headers: Record<string, string> | undefined,
+  body: string | null | undefined,
+) {
   const out: { headersEnc?: string | null; headerNames?: string[]; bodyEnc?: string | null; encKeyId?: null } = {};
   if (headers !== undefined) {
     const names = Object.keys(headers);
     out.headerNames = names;
     out.headersEnc = names.length ? encryptSecret(JSON.stringify(headers), config.encryption.current).ciphertext : null;
   }
-  if (body !== undefined) out.bodyEnc = body === null ? null : encryptSecret(body, config.encryption.current).ciphertext;
+  if (body !== undefined)
+    out.bodyEnc = body === null ? null : encryptSecret(body, config.encryption.current).ciphertext;
   if (headers !== undefined && body !== undefined) out.encKeyId = null;
   return out;
 }

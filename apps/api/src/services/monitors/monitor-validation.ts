@@ -54,9 +54,11 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
     const type = input.type === undefined ? 'http' : input.type;
     // With a type that is none of the three the schema reports only `type`: nothing else can be judged.
     if (type === 'http' || type === 'tcp') {
-      if (typeof input.target === 'string' && !hasIssueAt(issues, 'target')) issues.push(...(await targetIssues(guard, type, input.target)));
+      if (typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
+        issues.push(...(await targetIssues(guard, type, input.target)));
       /** The value of a field that passed its own checks (`absent` when not sent), else undefined. */
-      const known = <T>(field: string, absent: T): T | undefined => (hasIssueAt(issues, field) ? undefined : ((input[field] ?? absent) as T));
+      const known = <T>(field: string, absent: T): T | undefined =>
+        hasIssueAt(issues, field) ? undefined : ((input[field] ?? absent) as T);
       issues.push(
         ...crossFieldIssues({
           method: type === 'http' ? known<string>('method', 'GET') : undefined,
@@ -86,14 +88,20 @@ const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
  * PATCH /monitors/{id}: the parsed input, or a 400 naming every problem. The rules between fields are judged here on
  * `current`, read outside the write's transaction; updateMonitor judges them again on the locked row.
  */
-export async function validateUpdateInput(guard: SsrfGuard, current: MonitorBeforeUpdate, input: unknown): Promise<UpdateMonitorInput> {
+export async function validateUpdateInput(
+  guard: SsrfGuard,
+  current: MonitorBeforeUpdate,
+  input: unknown,
+): Promise<UpdateMonitorInput> {
   const parsed = updateMonitorSchema.safeParse(input);
   let issues = parsed.success ? [] : issuesFromZod(parsed.error);
   if (isObject(input)) {
     // A field this type does not take is one issue, "not accepted", whatever the schema thought of its value.
     // `type` and `metadata` keep the schema's own message (refused for every type).
     const allowed = UPDATE_FIELDS_BY_TYPE[current.type];
-    const foreign = Object.keys(input).filter((k) => UPDATE_FIELDS.has(k) && !allowed.has(k) && k !== 'type' && k !== 'metadata');
+    const foreign = Object.keys(input).filter(
+      (k) => UPDATE_FIELDS.has(k) && !allowed.has(k) && k !== 'type' && k !== 'metadata',
+    );
     issues = issues.filter((i) => !foreign.some((f) => isAt(i.path, f)));
     issues.push(...foreign.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })));
     if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
@@ -101,11 +109,15 @@ export async function validateUpdateInput(guard: SsrfGuard, current: MonitorBefo
     if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
       const format = (current.type === 'http' ? httpTargetSchema : tcpTargetSchema).safeParse(input.target);
       if (format.success) issues.push(...(await targetIssues(guard, current.type, input.target)));
-      else issues.push(...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })));
+      else
+        issues.push(
+          ...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })),
+        );
     }
 
     /** A field's value after the write: the one sent if it passed its own checks, else the stored one; undefined if it failed. */
-    const after = <T>(field: string, stored: T): T | undefined => (hasIssueAt(issues, field) ? undefined : input[field] !== undefined ? (input[field] as T) : stored);
+    const after = <T>(field: string, stored: T): T | undefined =>
+      hasIssueAt(issues, field) ? undefined : input[field] !== undefined ? (input[field] as T) : stored;
     const body = after<string | null>('body', current.bodyEnc);
     issues.push(
       ...crossFieldIssues({

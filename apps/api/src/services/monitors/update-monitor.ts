@@ -33,7 +33,11 @@ export async function updateMonitor(
 
   const row = await deps.prisma
     .$transaction(async (tx) => {
-      const updated = await tx.monitor.update({ where: { id: current.id, workspaceId: ctx.workspace.id }, data, select: monitorRecordSelect });
+      const updated = await tx.monitor.update({
+        where: { id: current.id, workspaceId: ctx.workspace.id },
+        data,
+        select: monitorRecordSelect,
+      });
       // The rules between fields were judged on `current`, read before this transaction. The UPDATE holds the row lock
       // and returns the row as it now stands, including a PATCH that committed in between: two PATCHes that are each
       // fine alone (one sets method GET, the other a body) must not together store a GET with a body. Judged again on
@@ -57,7 +61,8 @@ export async function updateMonitor(
     })
     .catch((err: unknown) => {
       // The row went away between the read and the write (its workspace was deleted).
-      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') throw new NotFoundError('monitor', id);
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025')
+        throw new NotFoundError('monitor', id);
       throw err;
     });
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit

@@ -1,4 +1,11 @@
-import { ConflictError, createStatusPageSchema, parseOrThrow, Prisma, RESERVED_SLUGS, type PrismaClient } from '@statusvane/shared';
+import {
+  ConflictError,
+  createStatusPageSchema,
+  parseOrThrow,
+  Prisma,
+  RESERVED_SLUGS,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { InTransaction } from '../in-transaction.js';
@@ -16,7 +23,11 @@ export function isUniqueViolation(err: unknown): boolean {
  */
 export async function createStatusPage(
   deps: { prisma: PrismaClient; publicBaseUrl: string },
-  { ctx, input, inTransaction }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<StatusPageRecord> | undefined },
+  {
+    ctx,
+    input,
+    inTransaction,
+  }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<StatusPageRecord> | undefined },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const p = parseOrThrow(createStatusPageSchema, input, 'status page');
@@ -35,7 +46,8 @@ export async function createStatusPage(
       return record;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ConflictError(`The slug "${p.slug}" is already taken`, { slug: p.slug, reason: 'taken' });
+    if (isUniqueViolation(err))
+      throw new ConflictError(`The slug "${p.slug}" is already taken`, { slug: p.slug, reason: 'taken' });
     throw err;
   }
 }

@@ -10,7 +10,10 @@ export interface StatusPageLayout {
  * The page's sections and their components, both in render order. Only components of the page's own workspace
  * are listed (arrange refuses others; the filter keeps that true even if a row slipped through).
  */
-export async function layoutOf(prisma: Pick<PrismaClient, 'statusPageSection'>, page: { id: string; workspaceId: string }): Promise<StatusPageLayout> {
+export async function layoutOf(
+  prisma: Pick<PrismaClient, 'statusPageSection'>,
+  page: { id: string; workspaceId: string },
+): Promise<StatusPageLayout> {
   const sections = await prisma.statusPageSection.findMany({
     where: { statusPageId: page.id },
     orderBy: { position: 'asc' },
@@ -26,14 +29,24 @@ export async function layoutOf(prisma: Pick<PrismaClient, 'statusPageSection'>, 
   });
   return {
     statusPageId: page.id,
-    sections: sections.map((s) => ({ id: s.id, name: s.name, components: s.components.map((c) => ({ id: c.component.id, name: c.component.name })) })),
+    sections: sections.map((s) => ({
+      id: s.id,
+      name: s.name,
+      components: s.components.map((c) => ({ id: c.component.id, name: c.component.name })),
+    })),
   };
 }
 
 /** GET /status-pages/{id}/layout: `sections: []` until the page is arranged. */
-export async function getStatusPageLayout(deps: { prisma: PrismaClient }, { ctx, id }: { ctx: RequestContext; id: string }): Promise<StatusPageLayout> {
+export async function getStatusPageLayout(
+  deps: { prisma: PrismaClient },
+  { ctx, id }: { ctx: RequestContext; id: string },
+): Promise<StatusPageLayout> {
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('status page', id);
-  const page = await deps.prisma.statusPage.findFirst({ where: { id, workspaceId: ctx.workspace.id }, select: { id: true, workspaceId: true } });
+  const page = await deps.prisma.statusPage.findFirst({
+    where: { id, workspaceId: ctx.workspace.id },
+    select: { id: true, workspaceId: true },
+  });
   if (!page) throw new NotFoundError('status page', id);
   return layoutOf(deps.prisma, page);
 }

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { ACCESS_TTL_MS, accessKey, issueAccessCookie, passwordFingerprint, readCookie, verifyAccessCookie } from './page-access.js';
+import {
+  ACCESS_TTL_MS,
+  accessKey,
+  issueAccessCookie,
+  passwordFingerprint,
+  readCookie,
+  verifyAccessCookie,
+} from './page-access.js';
 
 const key = accessKey(randomBytes(32));
 const page = { id: '7d0f6a55-3c1e-4b7a-9d7e-1f2a3b4c5d6e', passwordHash: 'scrypt$32768$8$1$salt$hash' };
@@ -24,7 +31,9 @@ describe('status page access cookie', () => {
 
   it('is invalidated by a password change, and bound to its page', () => {
     const { value } = issueAccessCookie(key, page, now);
-    expect(verifyAccessCookie([key], { ...page, passwordHash: 'scrypt$32768$8$1$salt2$hash2' }, value, now)).toBe(false);
+    expect(verifyAccessCookie([key], { ...page, passwordHash: 'scrypt$32768$8$1$salt2$hash2' }, value, now)).toBe(
+      false,
+    );
     expect(verifyAccessCookie([key], { ...page, id: '11111111-1111-4111-8111-111111111111' }, value, now)).toBe(false);
   });
 
@@ -35,7 +44,8 @@ describe('status page access cookie', () => {
     expect(verifyAccessCookie([key], page, [parts[0], parts[1], later, parts[3], parts[4]].join('.'), now)).toBe(false);
     expect(verifyAccessCookie([key], page, `${value.slice(0, -2)}AA`, now)).toBe(false);
     expect(verifyAccessCookie([accessKey(randomBytes(32))], page, value, now)).toBe(false);
-    for (const junk of [undefined, '', 'x', 'v1....', 'a.b.c.d.e', 'x'.repeat(400)]) expect(verifyAccessCookie([key], page, junk, now)).toBe(false);
+    for (const junk of [undefined, '', 'x', 'v1....', 'a.b.c.d.e', 'x'.repeat(400)])
+      expect(verifyAccessCookie([key], page, junk, now)).toBe(false);
   });
 
   it('accepts a cookie signed with an older key still in the keyring', () => {

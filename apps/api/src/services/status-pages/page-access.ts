@@ -27,9 +27,16 @@ function mac(key: Buffer, payload: string): Buffer {
 }
 
 /** `v1.<pageId>.<expiry unix seconds>.<fingerprint>.<HMAC-SHA256 of the rest, base64url>` */
-export function issueAccessCookie(key: Buffer, page: { id: string; passwordHash: string }, now: Date, ttlMs = ACCESS_TTL_MS): { value: string; expires: Date } {
+export function issueAccessCookie(
+  key: Buffer,
+  page: { id: string; passwordHash: string },
+  now: Date,
+  ttlMs = ACCESS_TTL_MS,
+): { value: string; expires: Date } {
   const expires = new Date(Math.floor((now.getTime() + ttlMs) / 1000) * 1000);
-  const payload = [VERSION, page.id, String(expires.getTime() / 1000), passwordFingerprint(page.passwordHash)].join('.');
+  const payload = [VERSION, page.id, String(expires.getTime() / 1000), passwordFingerprint(page.passwordHash)].join(
+    '.',
+  );
   return { value: `${payload}.${mac(key, payload).toString('base64url')}`, expires };
 }
 
@@ -37,7 +44,12 @@ export function issueAccessCookie(key: Buffer, page: { id: string; passwordHash:
  * True when `value` was issued by us (any of `keys`, so an encryption key rotation keeps visitors in while the
  * old key is configured), for this page, under its current password, and has not expired.
  */
-export function verifyAccessCookie(keys: readonly Buffer[], page: { id: string; passwordHash: string }, value: string | undefined, now: Date): boolean {
+export function verifyAccessCookie(
+  keys: readonly Buffer[],
+  page: { id: string; passwordHash: string },
+  value: string | undefined,
+  now: Date,
+): boolean {
   if (!value || value.length > 300) return false;
   const parts = value.split('.');
   if (parts.length !== 5) return false;

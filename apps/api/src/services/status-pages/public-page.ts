@@ -72,7 +72,11 @@ export async function findPublicPage(prisma: PrismaClient, slug: string): Promis
   return ref;
 }
 
-const componentSelect = { id: true, name: true, monitor: { select: { id: true, enabled: true, status: true } } } as const;
+const componentSelect = {
+  id: true,
+  name: true,
+  monitor: { select: { id: true, enabled: true, status: true } },
+} as const;
 
 /**
  * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
@@ -106,7 +110,11 @@ export async function loadPublicPage(
   if (arranged.length > 0) {
     sections = arranged.map((s) => ({ name: s.name, rows: s.components.map((c) => c.component) }));
   } else {
-    const all = await prisma.component.findMany({ where: { workspaceId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], select: componentSelect });
+    const all = await prisma.component.findMany({
+      where: { workspaceId },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+      select: componentSelect,
+    });
     sections = [{ name: null, rows: all }];
   }
   const rows = sections.flatMap((s) => s.rows);
@@ -139,7 +147,15 @@ export async function loadPublicPage(
       },
       orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
       take: MAX_INCIDENTS,
-      select: { id: true, title: true, status: true, impact: true, startedAt: true, acknowledgedAt: true, monitorId: true },
+      select: {
+        id: true,
+        title: true,
+        status: true,
+        impact: true,
+        startedAt: true,
+        acknowledgedAt: true,
+        monitorId: true,
+      },
     }),
     monitorIds.length === 0
       ? Promise.resolve([])
@@ -165,13 +181,26 @@ export async function loadPublicPage(
 
   const components: PublicComponent[] = rows.map((r) => {
     const m = until.get(r.id);
-    return { id: r.id, name: r.name, state: componentState(r.monitor, m !== undefined), maintenanceUntil: m?.toISOString() ?? null };
+    return {
+      id: r.id,
+      name: r.name,
+      state: componentState(r.monitor, m !== undefined),
+      maintenanceUntil: m?.toISOString() ?? null,
+    };
   });
 
-  const countsByMonitor = new Map<string, Array<{ day: Date; total: number; downCount: number; degradedCount: number }>>();
+  const countsByMonitor = new Map<
+    string,
+    Array<{ day: Date; total: number; downCount: number; degradedCount: number }>
+  >();
   for (const g of rollups) {
     const list = countsByMonitor.get(g.monitorId) ?? [];
-    list.push({ day: g.day, total: g._sum.total ?? 0, downCount: g._sum.downCount ?? 0, degradedCount: g._sum.degradedCount ?? 0 });
+    list.push({
+      day: g.day,
+      total: g._sum.total ?? 0,
+      downCount: g._sum.downCount ?? 0,
+      degradedCount: g._sum.degradedCount ?? 0,
+    });
     countsByMonitor.set(g.monitorId, list);
   }
 
@@ -210,7 +239,10 @@ export async function loadPublicPage(
       days: UPTIME_DAYS,
       from: isoDay(from),
       to: isoDay(to),
-      components: rows.map((r) => ({ componentId: r.id, ...uptimeSeries(r.monitor ? (countsByMonitor.get(r.monitor.id) ?? []) : [], now) })),
+      components: rows.map((r) => ({
+        componentId: r.id,
+        ...uptimeSeries(r.monitor ? (countsByMonitor.get(r.monitor.id) ?? []) : [], now),
+      })),
     },
   };
 }
@@ -219,7 +251,10 @@ export async function loadPublicPage(
  * A component's public state. Maintenance wins over everything (it is the explanation the public needs), then a
  * paused monitor, then the monitor's last state. A component without a monitor has nothing to report: pending.
  */
-export function componentState(monitor: { enabled: boolean; status: string } | null, inMaintenance: boolean): ComponentState {
+export function componentState(
+  monitor: { enabled: boolean; status: string } | null,
+  inMaintenance: boolean,
+): ComponentState {
   if (inMaintenance) return 'maintenance';
   if (!monitor) return 'pending';
   if (!monitor.enabled) return 'paused';

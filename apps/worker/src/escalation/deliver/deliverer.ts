@@ -1,4 +1,10 @@
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signWebhook, webhookSigningSecret, type SsrfGuard } from '@statusvane/shared';
+import {
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  signWebhook,
+  webhookSigningSecret,
+  type SsrfGuard,
+} from '@statusvane/shared';
 import { createEmailSender, type EmailSender } from './email.js';
 import { postOnce } from './http-post.js';
 import { emailContent, slackBody, webhookBody, type Page } from './page.js';

@@ -9,7 +9,8 @@ export interface EmailSender {
 /** SMTP errors: 4xx replies and connection trouble may pass later; a 5xx reply will not. */
 function attemptFromError(err: unknown): Attempt {
   const e = (err ?? {}) as { responseCode?: unknown; code?: unknown };
-  if (typeof e.responseCode === 'number') return { ok: false, reason: `smtp_${e.responseCode}`, retryable: e.responseCode < 500 };
+  if (typeof e.responseCode === 'number')
+    return { ok: false, reason: `smtp_${e.responseCode}`, retryable: e.responseCode < 500 };
   const code = typeof e.code === 'string' ? e.code.toLowerCase() : 'error';
   return { ok: false, reason: `smtp_${code}`, retryable: code !== 'eenvelope' };
 }
@@ -17,7 +18,12 @@ function attemptFromError(err: unknown): Attempt {
 /** One nodemailer transport per worker, over SMTP_URL (credentials and TLS settings live in the URL). */
 export function createEmailSender(smtp: { url: string; from: string }, timeoutMs = 10_000): EmailSender {
   // Options given in the URL's query win over these defaults; the timeouts bound a stuck server.
-  const transport = nodemailer.createTransport({ url: smtp.url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
+  const transport = nodemailer.createTransport({
+    url: smtp.url,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
   return {
     async send(message) {
       try {

@@ -18,7 +18,11 @@ const fail = (reason: string, retryable = true): Attempt => ({ ok: false, reason
 describe('withRetries', () => {
   it('by default: 3 attempts, waiting 1 s then 2 s, ending with the last reason', async () => {
     const s = scripted([fail('http_500'), fail('timeout'), fail('http_503')]);
-    expect(await withRetries(DEFAULT_RETRY, s.attempt, s.sleep)).toEqual({ ok: false, attempts: 3, reason: 'http_503' });
+    expect(await withRetries(DEFAULT_RETRY, s.attempt, s.sleep)).toEqual({
+      ok: false,
+      attempts: 3,
+      reason: 'http_503',
+    });
     expect(s.slept).toEqual([1000, 2000]);
   });
 
@@ -30,7 +34,11 @@ describe('withRetries', () => {
 
   it('does not retry a failure that will not pass (4xx, SSRF refusal)', async () => {
     const s = scripted([fail('http_404', false)]);
-    expect(await withRetries(DEFAULT_RETRY, s.attempt, s.sleep)).toEqual({ ok: false, attempts: 1, reason: 'http_404' });
+    expect(await withRetries(DEFAULT_RETRY, s.attempt, s.sleep)).toEqual({
+      ok: false,
+      attempts: 1,
+      reason: 'http_404',
+    });
     expect(s.slept).toEqual([]);
   });
 
