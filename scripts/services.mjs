@@ -375,7 +375,7 @@ async function acquireLock(log) {
       if (e.code !== 'EEXIST') throw e;
     }
     const holder = readPidFile(path.join(LOCK_DIR, 'pid'));
-    let stale = false;
+    let stale;
     if (holder !== null) {
       stale = !pidAlive(holder);
     } else {
@@ -830,6 +830,9 @@ async function bootstrapPgDatabase(log, pg, port) {
   }
   // Every time, so that a cluster made before the password was generated (or a lost .data/pg-password) matches it.
   await psqlExec(pg, port, `ALTER ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`);
+  // DROP DATABASE ... WITH (FORCE) of a test's scratch database must be able to end an autovacuum worker that is
+  // still in it (its backend has no role this one is a member of).
+  await psqlExec(pg, port, `GRANT pg_signal_backend TO ${DB_USER}`);
   const db = await psqlValue(pg, port, `SELECT 1 FROM pg_database WHERE datname = '${DB_NAME}'`);
   if (db === '') {
     log.info(`creating database ${DB_NAME}`);

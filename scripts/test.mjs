@@ -46,7 +46,7 @@ async function freshTestDatabase(baseUrl) {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${name}"`);
   } catch (err) {
-    throw new Error(`could not create the test database ${name} on ${url.host}: ${err.message}`);
+    throw new Error(`could not create the test database ${name} on ${url.host}: ${err.message}`, { cause: err });
   } finally {
     await admin.end().catch(() => undefined);
   }

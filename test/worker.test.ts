@@ -386,17 +386,14 @@ describe('heartbeats', () => {
 
   it('a missed deadline is reported by its deadline job when it passes, not at the next scheduled run; pings after it are judged at once', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
-    const created = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(tokens.owner))
-      .send({
-        type: 'heartbeat',
-        name: 'cron',
-        intervalSeconds: 60,
-        graceSeconds: 0,
-        openThreshold: 1,
-        resolveThreshold: 2,
-      });
+    const created = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({
+      type: 'heartbeat',
+      name: 'cron',
+      intervalSeconds: 60,
+      graceSeconds: 0,
+      openThreshold: 1,
+      resolveThreshold: 2,
+    });
     const hb = created.body.data as { id: string; pingUrl: string };
     await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
     // Deadline jobs only: the monitor's schedule (every 60 s) could otherwise evaluate in the window and report it first.

@@ -628,7 +628,7 @@ function idSegment(): fc.Arbitrary<string> {
   );
 }
 
-function queryFor(op: Op): fc.Arbitrary<string> {
+function queryFor(): fc.Arbitrary<string> {
   const known = fc.dictionary(
     fc.constantFrom('page', 'perPage', 'period', 'region'),
     fc.oneof(
@@ -745,7 +745,7 @@ function requestFor(op: Op): fc.Arbitrary<Req> {
     .record({
       method,
       id: idSegment(),
-      query: queryFor(op),
+      query: queryFor(),
       auth: tokens,
       workspace,
       requestId,

@@ -367,14 +367,12 @@ const OPERATIONS: Operation[] = [
       // `type` and `metadata` are in the validator only to answer them with a precise 400: not part of the interface.
       // `jsonAssertion` is restated as the equivalent union with null, for the reason given in records.ts.
       schema: nameSchema(
-        updateMonitorSchema
-          .omit({ type: true, metadata: true, jsonAssertion: true })
-          .extend({
-            jsonAssertion: z
-              .union([jsonAssertionSchema, z.null()])
-              .optional()
-              .openapi({ description: 'Replaces the assertion; null removes it.' }),
-          }),
+        updateMonitorSchema.omit({ type: true, metadata: true, jsonAssertion: true }).extend({
+          jsonAssertion: z
+            .union([jsonAssertionSchema, z.null()])
+            .optional()
+            .openapi({ description: 'Replaces the assertion; null removes it.' }),
+        }),
         'UpdateMonitorInput',
         "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
       ),
@@ -515,12 +513,6 @@ const OPERATIONS: Operation[] = [
     success: { status: 204, description: 'Deleted; no body.' },
   },
 ];
-
-/** Every (method, path) the document describes, paths relative to the `/api/v1` base. */
-export const SPEC_OPERATIONS: ReadonlyArray<{ method: Method; path: string }> = OPERATIONS.map(({ method, path }) => ({
-  method,
-  path,
-}));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Building

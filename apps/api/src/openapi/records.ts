@@ -204,12 +204,10 @@ export const statusPageRecordSchema = z
     id: uuid,
     name: z.string(),
     slug: z.string(),
-    url: z
-      .url()
-      .openapi({
-        description:
-          'The public page: `<PUBLIC_BASE_URL>/status/<slug>` (HTML, or JSON with `Accept: application/json`).',
-      }),
+    url: z.url().openapi({
+      description:
+        'The public page: `<PUBLIC_BASE_URL>/status/<slug>` (HTML, or JSON with `Accept: application/json`).',
+    }),
     isPublic: z.boolean().openapi({ description: 'A page that is not public is not served (404).' }),
     passwordProtected: z.boolean(),
     createdAt: dateTime,
@@ -282,12 +280,9 @@ const escalationStepSchema = z
   .object({
     stepId: uuid,
     position: z.number().int(),
-    delayMinutes: z
-      .number()
-      .int()
-      .openapi({
-        description: "From the incident's start (or, in a repeat cycle, from the previous cycle's last step).",
-      }),
+    delayMinutes: z.number().int().openapi({
+      description: "From the incident's start (or, in a repeat cycle, from the previous cycle's last step).",
+    }),
     minImpact: z.enum(INCIDENT_IMPACTS),
     due: z.boolean().openapi({
       description:

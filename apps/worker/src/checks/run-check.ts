@@ -76,14 +76,12 @@ const monitorSelect = {
  */
 async function armDeadline(deps: CheckRunnerDeps, monitorId: string, region: string, at: Date): Promise<void> {
   if (!deps.heartbeatDeadlines) return;
-  await deps.heartbeatDeadlines
-    .armHeartbeatDeadline(monitorId, region, at)
-    .catch((err: Error) =>
-      deps.logger.warn('heartbeat deadline not armed; the schedule evaluates it instead', {
-        monitorId,
-        error: err.message,
-      }),
-    );
+  await deps.heartbeatDeadlines.armHeartbeatDeadline(monitorId, region, at).catch((err: Error) =>
+    deps.logger.warn('heartbeat deadline not armed; the schedule evaluates it instead', {
+      monitorId,
+      error: err.message,
+    }),
+  );
 }
 
 /** Monitors whose secrets could not be opened, already logged by this process (with the key id they named). */

@@ -203,7 +203,7 @@ export function parseCidrList(s: string): Cidr[] {
     try {
       out.push(parseCidr(part));
     } catch (err) {
-      throw new Error(`ALLOWED_TARGET_CIDRS: ${(err as Error).message}`);
+      throw new Error(`ALLOWED_TARGET_CIDRS: ${(err as Error).message}`, { cause: err });
     }
   }
   return out;
