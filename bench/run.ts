@@ -230,6 +230,7 @@ try {
       prisma,
       redisUrl: urls.redisUrl,
       workerMetricsUrl: worker.metricsUrl,
+      workerPids: [worker.child.pid],
       targetUrl,
       monitors: sizes.monitors,
       intervalSeconds: sizes.interval,

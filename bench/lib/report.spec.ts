@@ -56,6 +56,11 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
       workerRssBytes: 400_000_000,
       workerEventLoopDelayP99Ms: 4,
       resultsLost: 0,
+      cost: {
+        cpuMsPerCheck: { worker: 0.6, postgres: 0.3, redis: 0.1, total: 1 },
+        bytesPerResult: 160,
+        resultRows: 40_000,
+      },
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
     detection: {
@@ -92,6 +97,17 @@ const goal = (r: Results, prefix: string) => {
   if (!g) throw new Error(`no goal starting with ${prefix}`);
   return g;
 };
+
+describe('consoleReport', () => {
+  it('prints the CPU per stored check by process and the bytes per stored result', () => {
+    const results = makeResults();
+    const text = consoleReport({ ...results, goals: goalsOf(results) });
+    expect(text).toMatch(
+      /CPU ms per stored check: worker \/ PostgreSQL \/ Redis = total\s+0\.60 \/ 0\.30 \/ 0\.10 = 1\.00/,
+    );
+    expect(text).toMatch(/bytes per stored result \(check_results\)\s+160/);
+  });
+});
 
 describe('goalsOf', () => {
   it('meets every goal of a good full run, and leaves the quick-run limit to quick runs', () => {

@@ -107,6 +107,14 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
+const r2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+
+/** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
+function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
+  const c = s.cost.cpuMsPerCheck;
+  return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
+}
+
 export function consoleReport(r: BenchResults): string {
   const api = table([
     ['API scenario (50 connections)', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline'],
@@ -126,6 +134,8 @@ export function consoleReport(r: BenchResults): string {
       `${r0(s.expected)} / ${r0(s.stored)} / ${s.missed} / ${s.duplicated}`,
     ],
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
+    ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
+    ['bytes per stored result (check_results)', r0(s.cost.bytesPerResult)],
     [
       `detection (${r.detection.openThreshold} x ${r.detection.intervalSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
       r.detection.runs
@@ -264,6 +274,8 @@ ${rows(
     ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
+    ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
+    ['bytes per stored result (check_results, after VACUUM)', r0(s.cost.bytesPerResult)],
   ],
 )}
 

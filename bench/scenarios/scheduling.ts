@@ -20,6 +20,7 @@ import {
 import { sleep, until } from '../lib/processes.js';
 import { bucketDelta, bucketQuantile, buckets, scrape, valueOf, percentile } from '../lib/prom.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
+import { bytesPerResult, costSources, cpuPerCheck, sampleCpu, type CheckCost } from '../lib/cost.js';
 import { redisMemory } from '../lib/stack.js';
 
 export interface SchedulingResult {
@@ -46,6 +47,8 @@ export interface SchedulingResult {
   workerRssBytes: number | null;
   workerEventLoopDelayP99Ms: number | null;
   resultsLost: number;
+  /** CPU per stored check (worker, PostgreSQL and Redis processes over the window) and bytes per stored result. */
+  cost: CheckCost;
   /** Sorted lateness values (ms), for the chart; not written to the results file. */
   lateness: number[];
 }
@@ -79,6 +82,8 @@ export async function runScheduling(
     prisma: PrismaClient;
     redisUrl: string;
     workerMetricsUrl: string;
+    /** The worker processes, whose CPU time counts toward the cost per check. */
+    workerPids: number[];
     targetUrl: string;
     monitors: number;
     intervalSeconds: number;
@@ -136,8 +141,11 @@ export async function runScheduling(
     // The window starts once every scheduler exists: each later slot must be run exactly once.
     const windowStart = Date.now() + 1000;
     const windowEnd = windowStart + input.intervals * every;
+    const sources = await costSources(prisma, connection, input.workerPids);
     await sleep(windowStart - Date.now());
     const before = await scrape(input.workerMetricsUrl);
+    const cpuBefore = sampleCpu(sources);
+    const cpuFrom = new Date();
 
     // Detection: each target goes down at a random moment of the first interval.
     const detectEvery = input.detectionIntervalSeconds * 1000;
@@ -167,8 +175,17 @@ export async function runScheduling(
     while (Date.now() < windowEnd) await sleep(Math.min(every, windowEnd - Date.now()));
     const grace = Math.min(15_000, Math.max(5000, every / 4));
     await sleep(grace);
+    const cpuAfter = sampleCpu(sources);
+    const cpuTo = new Date();
     const after = await scrape(input.workerMetricsUrl);
     const runs = await detection;
+    // Every check stored while the CPU was counted, the detection monitors' included: they cost the same.
+    const [counted] = await prisma.$queryRaw<Array<{ checks: bigint }>>`
+      SELECT COUNT(*)::bigint AS checks FROM check_results WHERE "checkedAt" >= ${cpuFrom} AND "checkedAt" < ${cpuTo}`;
+    const cost: CheckCost = {
+      cpuMsPerCheck: cpuPerCheck(cpuBefore, cpuAfter, Number(counted?.checks ?? 0)),
+      ...(await bytesPerResult(prisma)),
+    };
 
     const ids = monitors.map((m) => m.id);
     const rows = await prisma.$queryRaw<
@@ -232,6 +249,7 @@ export async function runScheduling(
         workerRssBytes: valueOf(after, 'process_resident_memory_bytes'),
         workerEventLoopDelayP99Ms: loop === null ? null : loop * 1000,
         resultsLost,
+        cost,
         lateness,
       },
       detection: {

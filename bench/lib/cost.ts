@@ -1,0 +1,110 @@
+/**
+ * What a stored check costs: CPU time of the processes that do the work (the worker processes, the PostgreSQL server,
+ * the Redis server) over a window, and the bytes a stored result takes on disk. Read from /proc (Linux), so it counts
+ * CPU time, not wall time: another load on the machine slows the run but hardly changes these figures.
+ *
+ * PostgreSQL is the whole server: the postmaster, every process it runs now, and the time of the children it has
+ * reaped (short-lived backends). On a server other databases also use (the shared local one while tests run), that
+ * includes their load: the report names the server so that a reader can tell. The bench's own reads (the results
+ * query after the window) are outside the window.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import type { PrismaClient } from '@statusvane/shared';
+
+const TICK_MS = 10; // USER_HZ is 100 on every Linux this runs on (getconf CLK_TCK)
+
+interface ProcTimes {
+  ppid: number;
+  /** utime + stime of the process itself, ms. */
+  ownMs: number;
+  /** cutime + cstime: children it has waited for, ms. */
+  reapedMs: number;
+}
+
+function procTimes(pid: number): ProcTimes | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may contain spaces: split after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields from 3 on: state(3) ppid(4) ... utime(14) stime(15) cutime(16) cstime(17).
+  const at = (n: number) => Number(fields[n - 3]);
+  return { ppid: at(4), ownMs: (at(14) + at(15)) * TICK_MS, reapedMs: (at(16) + at(17)) * TICK_MS };
+}
+
+function childrenOf(ppid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    if (procTimes(Number(name))?.ppid === ppid) out.push(Number(name));
+  }
+  return out;
+}
+
+export interface CostSources {
+  workerPids: number[];
+  postmasterPid: number | null;
+  redisPid: number | null;
+}
+
+export interface CpuSample {
+  workerMs: number;
+  postgresMs: number;
+  redisMs: number;
+}
+
+/** Finds the server processes behind the bench's connections (both on this machine, as the bench requires). */
+export async function costSources(prisma: PrismaClient, redis: Redis, workerPids: number[]): Promise<CostSources> {
+  const [backend] = await prisma.$queryRaw<Array<{ pid: number }>>`SELECT pg_backend_pid() AS pid`;
+  const postmasterPid = backend ? (procTimes(backend.pid)?.ppid ?? null) : null;
+  const info = await redis.info('server');
+  const redisPid = Number(/^process_id:(\d+)/m.exec(info)?.[1]) || null;
+  return { workerPids, postmasterPid, redisPid };
+}
+
+export function sampleCpu(sources: CostSources): CpuSample {
+  const own = (pid: number | null) => (pid === null ? 0 : (procTimes(pid)?.ownMs ?? 0));
+  let postgresMs = 0;
+  if (sources.postmasterPid !== null) {
+    const master = procTimes(sources.postmasterPid);
+    postgresMs = (master?.ownMs ?? 0) + (master?.reapedMs ?? 0);
+    for (const child of childrenOf(sources.postmasterPid)) postgresMs += own(child);
+  }
+  return {
+    workerMs: sources.workerPids.reduce((sum, pid) => sum + own(pid), 0),
+    postgresMs,
+    redisMs: own(sources.redisPid),
+  };
+}
+
+export interface CheckCost {
+  /** CPU ms per stored check over the window, by process and in all. */
+  cpuMsPerCheck: { worker: number; postgres: number; redis: number; total: number };
+  /** check_results heap + indexes + TOAST, divided by its rows. */
+  bytesPerResult: number;
+  resultRows: number;
+}
+
+export function cpuPerCheck(before: CpuSample, after: CpuSample, checks: number): CheckCost['cpuMsPerCheck'] {
+  const per = (a: number, b: number) => (checks > 0 ? (b - a) / checks : NaN);
+  const worker = per(before.workerMs, after.workerMs);
+  const postgres = per(before.postgresMs, after.postgresMs);
+  const redis = per(before.redisMs, after.redisMs);
+  return { worker, postgres, redis, total: worker + postgres + redis };
+}
+
+/** Bytes on disk per stored result, after a VACUUM so that dead tuples of the run do not count. */
+export async function bytesPerResult(prisma: PrismaClient): Promise<{ bytesPerResult: number; resultRows: number }> {
+  await prisma.$executeRawUnsafe('VACUUM ANALYZE check_results');
+  const [row] = await prisma.$queryRaw<Array<{ bytes: bigint; rows: bigint }>>`
+    SELECT (SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c
+             WHERE c.oid = 'check_results'::regclass
+                OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'check_results'::regclass))::bigint AS bytes,
+           (SELECT COUNT(*) FROM check_results)::bigint AS rows`;
+  const rows = Number(row?.rows ?? 0);
+  return { bytesPerResult: rows > 0 ? Number(row!.bytes) / rows : NaN, resultRows: rows };
+}
