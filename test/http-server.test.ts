@@ -74,6 +74,13 @@ describe('answers written before Express sees a request', () => {
     expectEnvelope(longHeader, 431, /larger than 16 KiB/);
   });
 
+  it('a HEAD refused that way gets the same status and headers, without a body', async () => {
+    const res = await raw(`HEAD /healthz HTTP/1.1\r\nHost: localhost\r\nX-Long: ${'b'.repeat(20_000)}\r\n\r\n`);
+    expect([res.status, res.headers['content-type'], res.body]).toEqual([431, 'application/json; charset=utf-8', '']);
+    expect(res.headers['x-request-id']).toMatch(UUID);
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(0);
+  });
+
   it('a control character in a header value (Idempotency-Key): 400 with the envelope', async () => {
     const res = await raw(
       'POST /api/v1/monitors HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +

@@ -812,9 +812,12 @@ function oversizedHead(req: Req, res: Res): string | null | undefined {
     req.method.length + req.path.length + 11,
   );
   if (res.status !== 431 || headBytes <= 15 * 1024) return undefined;
-  return res.body?.error?.code === 'invalid_request' && res.headers['x-request-id']
-    ? null
-    : `431 without the envelope: ${res.text.slice(0, 200)}`;
+  // The answer to a HEAD has the envelope's headers and no body.
+  const enveloped =
+    req.method === 'HEAD'
+      ? res.text === '' && res.headers['content-type'] === 'application/json; charset=utf-8'
+      : res.body?.error?.code === 'invalid_request';
+  return enveloped && res.headers['x-request-id'] ? null : `431 without the envelope: ${res.text.slice(0, 200)}`;
 }
 
 /** Why an answer is wrong, or null. Also counts the creations a 201 reports. */

@@ -59,15 +59,25 @@ export function clientErrorAnswer(err: NodeJS.ErrnoException & { reason?: unknow
   }
 }
 
+/**
+ * Whether the refused request was a HEAD, whose answer has no body (RFC 9110 section 9.3.2: a client reads none, and
+ * Node's client fails on the bytes it did not expect). The request never parsed, so the method is read from the bytes
+ * the parser failed on, which start with the request line when the request came in one read (a request of usual
+ * size, each request of a keep-alive connection in a read of its own).
+ */
+function wasHead(err: { rawPacket?: unknown }): boolean {
+  return Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
 /** Writes an answer on a socket whose request never became a ServerResponse, then closes it. */
-function writeOnSocket(socket: Socket, answer: Answer): string {
+function writeOnSocket(socket: Socket, answer: Answer, headRequest: boolean): string {
   const { body, headers, requestId } = render(answer);
-  const head = [
+  const lines = [
     `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status] ?? ''}`,
     `Date: ${new Date().toUTCString()}`,
   ];
-  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${headRequest ? '' : body}`);
   // What Node does after its own answer: the parser's state is lost, so the connection goes once the answer is out.
   socket.once('finish', () => socket.destroy());
   return requestId;
@@ -107,7 +117,7 @@ export function createApiServer(app: RequestListener, logger?: Logger): Server {
       return;
     }
     const answer = clientErrorAnswer(err);
-    const requestId = writeOnSocket(socket, answer);
+    const requestId = writeOnSocket(socket, answer, wasHead(err as { rawPacket?: unknown }));
     if (logger?.isLevelEnabled(REQUEST_LOG_LEVEL)) {
       logger.log(REQUEST_LOG_LEVEL, 'request refused by the HTTP parser', {
         requestId,
