@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { decimalInteger } from '../schemas/common.js';
 import { parseCidrList } from '../ssrf/index.js';
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
@@ -32,14 +33,8 @@ export function decodeKey(value: string): Buffer | null {
 const KEY_HINT = 'must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)';
 const keySchema = z.string().refine((v) => decodeKey(v) !== null, KEY_HINT);
 
-/** A whole number written in decimal digits only: `z.coerce.number()` would take '' and ' ' for 0, and '1e3' or '0x10'. */
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^[0-9]{1,15}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+/** A whole number in decimal digits, as query parameters take it (surrounding blanks of an env file aside). */
+const int = (min: number, max: number) => z.string().trim().pipe(decimalInteger(min, max));
 
 const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'] as const;
 /** An IP address or CIDR as Express's `trust proxy` (proxy-addr) reads it, in its plain spellings only. */
