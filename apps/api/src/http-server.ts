@@ -41,7 +41,7 @@ function reasonOf(err: { reason?: unknown }): string | null {
 }
 
 /** The answer to a request Node's parser refused: the statuses Node itself would send (431, 413, 408, else 400). */
-export function clientErrorAnswer(err: NodeJS.ErrnoException & { reason?: unknown }): Answer {
+function clientErrorAnswer(err: NodeJS.ErrnoException & { reason?: unknown }): Answer {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return {
