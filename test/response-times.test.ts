@@ -8,7 +8,8 @@ import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harn
 
 let h: Harness;
 beforeAll(() => {
-  h = makeHarness();
+  // The regions the results below come from: a region outside CHECK_REGIONS is refused.
+  h = makeHarness({ CHECK_REGIONS: 'local,eu-west' });
 });
 afterAll(async () => {
   await h.close();
@@ -61,7 +62,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ],
     });
     await rebuildRollups(h.prisma, m.id);
-    const all = await getResponseTimes(h.prisma, { ctx, id: m.id, query: {}, now });
+    const all = await getResponseTimes(h.deps, { ctx, id: m.id, query: {}, now });
     expect(all.period).toBe('day');
     expect(all.region).toBe('all');
     expect(all.buckets).toHaveLength(24);
@@ -86,7 +87,7 @@ describe('GET /monitors/{id}/response-times', () => {
       total: 4,
       phases: { dnsMs: 17, connectMs: 20, tlsMs: 30, waitingMs: 40 },
     });
-    const local = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { region: 'local' }, now });
+    const local = await getResponseTimes(h.deps, { ctx, id: m.id, query: { region: 'local' }, now });
     expect(local.region).toBe('local');
     expect(local.buckets[23]).toMatchObject({ avgMs: 200, downCount: 1, total: 3 });
   });
@@ -120,7 +121,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ],
     });
     await rebuildRollups(h.prisma, m.id);
-    const week = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'week' }, now });
+    const week = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'week' }, now });
     expect(week.buckets).toHaveLength(28);
     const starts = week.buckets.map((b) => b.bucketStart);
     expect(starts[0]).toBe('2026-04-24T12:00:00.000Z');
@@ -140,7 +141,7 @@ describe('GET /monitors/{id}/response-times', () => {
     // Everything else is an empty bucket; the result before the window counts nowhere.
     expect(week.buckets.reduce((n, b) => n + b.total, 0)).toBe(9);
     expect(week.buckets.filter((b) => b.total === 0).every((b) => b.avgMs === null && b.downCount === 0)).toBe(true);
-    const local = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'week', region: 'local' }, now });
+    const local = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'week', region: 'local' }, now });
     expect(local.buckets.at(-1)).toMatchObject({ avgMs: 100, total: 2, downCount: 1 });
   });
 
@@ -170,7 +171,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ],
     });
     await rebuildRollups(h.prisma, m.id);
-    const month = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'month' }, now });
+    const month = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'month' }, now });
     expect(month.buckets).toHaveLength(30);
     expect(month.buckets[0]!.bucketStart).toBe('2026-04-02T00:00:00.000Z');
     expect(month.buckets[29]!.bucketStart).toBe('2026-05-01T00:00:00.000Z');
@@ -202,13 +203,13 @@ describe('GET /monitors/{id}/response-times', () => {
     });
     await rebuildRollups(h.prisma, m.id);
     for (const period of ['hour', 'day'] as const) {
-      const none = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period }, now });
-      const all = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period, region: 'all' }, now });
+      const none = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period }, now });
+      const all = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period, region: 'all' }, now });
       expect(all).toEqual(none);
       expect(all.region).toBe('all');
       expect(all.buckets.at(-1)).toMatchObject({ avgMs: 200, total: 2 });
       expect(
-        (await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period, region: 'eu-west' }, now })).buckets.at(-1),
+        (await getResponseTimes(h.deps, { ctx, id: m.id, query: { period, region: 'eu-west' }, now })).buckets.at(-1),
       ).toMatchObject({ avgMs: 300, total: 1 });
     }
     const res = await request(h.app)
@@ -223,7 +224,7 @@ describe('GET /monitors/{id}/response-times', () => {
     const { m, ctx } = await setup('free');
     const now = new Date();
     await h.prisma.checkResult.create({ data: result(m.id, new Date(now.getTime() - 1000)) });
-    const res = await getResponseTimes(h.prisma, { ctx, id: m.id, query: { period: 'hour' }, now });
+    const res = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'hour' }, now });
     expect(res.buckets).toHaveLength(60);
     expect(res.buckets.at(-1)).toMatchObject({
       avgMs: 100,
@@ -260,5 +261,28 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(
       (await request(h.app).get(`/api/v1/monitors/${m.id}/response-times`).set(bearer(other.tokens.owner))).status,
     ).toBe(404);
+  });
+
+  it('refuses a region outside CHECK_REGIONS (it has no results: empty buckets would read as "no data")', async () => {
+    const { tokens, m } = await setup('free');
+    const get = (query: string) =>
+      request(h.app).get(`/api/v1/monitors/${m.id}/response-times?${query}`).set(bearer(tokens.viewer));
+    const mars = await get('region=mars');
+    expect([mars.status, mars.body.error?.code, mars.body.error?.details?.issues]).toEqual([
+      400,
+      'invalid_request',
+      [{ path: 'region', message: 'must be one of the regions checked from (local, eu-west) or all' }],
+    ]);
+    // Region names are lower case (config): another spelling is another name.
+    expect((await get('region=EU-WEST')).status).toBe(400);
+    for (const region of ['local', 'eu-west', 'all']) {
+      const res = await get(`region=${region}`);
+      expect([region, res.status, res.body.data?.region]).toEqual([region, 200, region]);
+    }
+    const twice = await get('period=day&period=week');
+    expect([twice.status, twice.body.error?.details?.issues]).toEqual([
+      400,
+      [{ path: 'period', message: 'was given more than once' }],
+    ]);
   });
 });

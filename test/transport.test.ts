@@ -45,6 +45,47 @@ describe('transport', () => {
     expect(res.body.error.code).toBe('invalid_request');
   });
 
+  it('answers valid JSON that is not an object (null, a string, a number, an array) with 400 naming the body', async () => {
+    // A workspace of its own: the pagination tests count the shared one's monitors.
+    const own = (await makeWorkspace(h.prisma)).tokens.owner;
+    const { body: created } = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(own))
+      .send({ name: 'not an object', target: 'https://93.184.215.14/' });
+    for (const [raw, kind] of [
+      ['null', 'null'],
+      ['"x"', 'a string'],
+      ['42', 'a number'],
+      ['true', 'a boolean'],
+      ['[{"name":"x"}]', 'an array'],
+    ]) {
+      for (const [method, path] of [
+        ['post', '/api/v1/monitors'],
+        ['patch', `/api/v1/monitors/${created.data.id}`],
+      ] as const) {
+        const res = await request(h.app)
+          [method](path)
+          .set(bearer(own))
+          .set('Content-Type', 'application/json')
+          .send(raw);
+        expect([raw, method, res.status, res.body.error?.message, res.body.error?.details?.issues]).toEqual([
+          raw,
+          method,
+          400,
+          'The request body must be a JSON object',
+          [{ path: '(body)', message: `must be a JSON object, not ${kind}` }],
+        ]);
+      }
+    }
+    // Malformed JSON is still "not valid JSON".
+    const malformed = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(own))
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
+    expect(malformed.body.error.details.issues).toEqual([{ path: '(body)', message: 'is not valid JSON' }]);
+  });
+
   it('answers a body over 256 KiB with 413 invalid_request', async () => {
     const res = await request(h.app)
       .post('/api/v1/monitors')
@@ -84,6 +125,24 @@ describe('transport', () => {
     const res = await request(h.app).get('/api/v1/monitors?page=7&perPage=250').set(bearer(token));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [], pagination: { page: 7, perPage: 250, total: 0, totalPages: 0 } });
+  });
+
+  it('takes page and perPage in decimal digits, once each', async () => {
+    for (const [q, path, message] of [
+      ['page=1&page=2', 'page', 'was given more than once'],
+      ['perPage=10&perPage=10', 'perPage', 'was given more than once'],
+      ['perPage=1e2', 'perPage', 'must be a whole number in decimal digits'],
+      ['perPage=0x10', 'perPage', 'must be a whole number in decimal digits'],
+      ['page=+2', 'page', 'must be a whole number in decimal digits'],
+      ['page=', 'page', 'must be a whole number in decimal digits'],
+    ]) {
+      for (const list of ['/api/v1/monitors', '/api/v1/incidents']) {
+        const res = await request(h.app).get(`${list}?${q}`).set(bearer(token));
+        expect([list, q, res.status, res.body.error?.details?.issues]).toEqual([list, q, 400, [{ path, message }]]);
+      }
+    }
+    const res = await request(h.app).get('/api/v1/monitors?page=01&perPage=016').set(bearer(token));
+    expect([res.status, res.body.pagination?.page, res.body.pagination?.perPage]).toEqual([200, 1, 16]);
   });
 
   it('answers any page past the end with an empty page, up to the largest exact integer (no 500)', async () => {

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps.js';
 import { requireAuth } from './middleware/auth.js';
+import { corsFor } from './middleware/cors.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -55,6 +56,9 @@ export function createApp(deps: ApiDeps): Express {
   app.use(pingRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
+  // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
+  const apiCors = corsFor(deps.config.corsOrigins);
+  if (apiCors) app.use(API_BASE, apiCors);
   // The API before the routers of other paths: an API request (the hot path) then walks no route it cannot match.
   app.use(API_BASE, api);
   app.use(healthRouter(deps));

@@ -12,6 +12,7 @@ import {
 import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
 import type { ServerResponse } from 'node:http';
 import { createApp } from './app.js';
+import { createApiServer } from './http-server.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 
 const config = loadConfigOrExit();
@@ -31,8 +32,13 @@ const metricsListener = exposeMetrics({
   logger,
 });
 const app = createApp({ config, prisma, redis, logger, scheduler, guard, escalations, metrics });
-const server = app.listen(config.port, () => {
+const server = createApiServer(app, logger).listen(config.port, () => {
   logger.info(`API listening on ${config.publicBaseUrl}/api/v1 (port ${config.port})`);
+});
+// A port already taken, say: one readable line and exit 1 (app.listen passed this error to its "listening" callback).
+server.once('error', (err: Error) => {
+  logger.error(`API cannot listen on port ${config.port}: ${err.message}`);
+  process.exit(1);
 });
 server.keepAliveTimeout = 65_000;
 

@@ -1,4 +1,5 @@
 export * from './errors/index.js';
+export * from './async/index.js';
 export * from './config/index.js';
 export * from './crypto/index.js';
 export * from './logging/index.js';

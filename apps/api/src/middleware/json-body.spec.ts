@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_JSON_DEPTH, unstorableJson, verifyUtf8 } from './json-body.js';
+import { MAX_JSON_DEPTH, notAnObject, unstorableJson, verifyUtf8 } from './json-body.js';
 
 const nested = (levels: number): unknown => {
   let v: unknown = 1;
@@ -82,5 +82,22 @@ describe('verifyUtf8', () => {
   it('refuses charsets other than UTF-8', () => {
     expect(check(Buffer.from('{}'), 'utf-16le')).toThrow(expect.objectContaining({ type: 'charset.unsupported' }));
     expect(check(Buffer.from('{}'), 'UTF-8')).not.toThrow();
+  });
+});
+
+describe('notAnObject', () => {
+  it('accepts objects and no body at all; names what any other JSON value is', () => {
+    expect(notAnObject({})).toBeNull();
+    expect(notAnObject({ name: 'x' })).toBeNull();
+    expect(notAnObject(undefined)).toBeNull();
+    for (const [value, kind] of [
+      [null, 'null'],
+      ['x', 'a string'],
+      [42, 'a number'],
+      [true, 'a boolean'],
+      [[{ name: 'x' }], 'an array'],
+    ] as const) {
+      expect(notAnObject(value)).toEqual({ path: '(body)', message: `must be a JSON object, not ${kind}` });
+    }
   });
 });

@@ -33,7 +33,8 @@ export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: 
 
 const parseJson = express.json({
   limit: BODY_LIMIT,
-  strict: true,
+  // Any JSON value parses; what is not an object is refused below, by name (strict mode called `null` invalid JSON).
+  strict: false,
   type: ['application/json', 'application/*+json'],
   verify: verifyUtf8,
 });
@@ -70,10 +71,31 @@ export function unstorableJson(body: unknown): Issue | null {
   return null;
 }
 
-/** JSON bodies only, 256 KiB at most. Malformed or unstorable JSON reaches the error handler as invalid_request. */
+/** What a parsed body is when it is not an object, as a client would name it. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/**
+ * Every body the API takes is a JSON object. `null`, `"x"`, `42` or `[...]` are valid JSON but not that: refused
+ * with what the body is (undefined: no body was sent).
+ */
+export function notAnObject(body: unknown): Issue | null {
+  if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body))) return null;
+  return { path: '(body)', message: `must be a JSON object, not ${kindOf(body)}` };
+}
+
+/**
+ * JSON bodies only, 256 KiB at most, and an object. Malformed, non-object or unstorable JSON reaches the error
+ * handler as invalid_request.
+ */
 export const jsonBody: RequestHandler = (req, res, next) => {
   parseJson(req, res, (err?: unknown) => {
     if (err) return next(err);
+    const shape = notAnObject(req.body);
+    if (shape) return next(new ValidationError('The request body must be a JSON object', [shape]));
     const issue = unstorableJson(req.body);
     next(issue ? new ValidationError(`Invalid request body: ${issue.path}`, [issue]) : undefined);
   });

@@ -20,7 +20,7 @@
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type SsrfGuard, isValidPort, normaliseHost } from '@statusvane/shared';
+import { type SsrfGuard, isValidPort, normaliseHost, withTimeout } from '@statusvane/shared';
 import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
 import type { ProbeResult } from './types.js';
 
@@ -46,15 +46,6 @@ class ProbeTimeoutError extends Error {
     super('TCP check timed out');
     this.name = 'TimeoutError';
   }
-}
-
-/** `promise`, or a ProbeTimeoutError after `ms` (the promise keeps running; its outcome is ignored). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProbeTimeoutError()), Math.max(0, ms));
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Open one connection to an IP address; resolve once established (and closed again). */
@@ -98,7 +89,7 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
 
     let addresses: string[];
     try {
-      addresses = await withTimeout(guard.resolveAndCheck(input.host), remaining());
+      addresses = await withTimeout(guard.resolveAndCheck(input.host), remaining(), () => new ProbeTimeoutError());
     } catch (err) {
       return downResult(reasonForError(err));
     }

@@ -198,6 +198,34 @@ describe('parseConfig', () => {
     ]);
   });
 
+  it('parses CORS_ORIGINS: empty (no CORS) by default, * alone, or origins as browsers send them', () => {
+    expect(parseConfig(base).corsOrigins).toEqual([]);
+    expect(parseConfig({ ...base, CORS_ORIGINS: '  ' }).corsOrigins).toEqual([]);
+    expect(parseConfig({ ...base, CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(
+      parseConfig({ ...base, CORS_ORIGINS: 'https://dash.example.com, http://localhost:5173,https://dash.example.com' })
+        .corsOrigins,
+    ).toEqual(['https://dash.example.com', 'http://localhost:5173']);
+    expect(problems({ ...base, CORS_ORIGINS: '*,https://a.example.com' }).join()).toMatch(
+      /^CORS_ORIGINS: \* already allows every origin/,
+    );
+    for (const bad of [
+      'https://dash.example.com/',
+      'https://dash.example.com/path',
+      'https://Dash.example.com',
+      'https://dash.example.com:443',
+      'dash.example.com',
+      'ftp://dash.example.com',
+      'null',
+      'https://user@dash.example.com',
+    ]) {
+      expect([bad, problems({ ...base, CORS_ORIGINS: bad }).join()]).toEqual([
+        bad,
+        expect.stringMatching(/^CORS_ORIGINS: each entry must be an origin as browsers send it/),
+      ]);
+    }
+  });
+
   it('parses TRUST_PROXY as Express reads it: false, a hop count, or addresses', () => {
     expect(parseConfig(base).trustProxy).toBe(false);
     expect(parseConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(false);

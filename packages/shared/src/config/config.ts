@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { decimalInteger } from '../schemas/common.js';
 import { parseCidrList } from '../ssrf/index.js';
 
 const LOG_LEVELS = ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const;
@@ -32,14 +33,8 @@ export function decodeKey(value: string): Buffer | null {
 const KEY_HINT = 'must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)';
 const keySchema = z.string().refine((v) => decodeKey(v) !== null, KEY_HINT);
 
-/** A whole number written in decimal digits only: `z.coerce.number()` would take '' and ' ' for 0, and '1e3' or '0x10'. */
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^[0-9]{1,15}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+/** A whole number in decimal digits, as query parameters take it (surrounding blanks of an env file aside). */
+const int = (min: number, max: number) => z.string().trim().pipe(decimalInteger(min, max));
 
 const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'] as const;
 /** An IP address or CIDR as Express's `trust proxy` (proxy-addr) reads it, in its plain spellings only. */
@@ -76,6 +71,50 @@ const trustProxySchema = z
           v === 'true'
             ? 'true would let any client choose its own address: give the number of proxies in front of the API (e.g. 1) or their addresses'
             : `must be false, a hop count, or comma-separated IPs, CIDRs, loopback, linklocal or uniquelocal${bad.length ? ` (not understood: ${bad.join(', ')})` : ''}`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+/** An origin exactly as a browser sends it in `Origin`: http(s), lower-case host, a port only when not the default. */
+function isSerializedOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Which browser origins may call the management API (CORS): a comma-separated list of origins, or `*` for any.
+ * Empty (the default): none, and no CORS headers at all.
+ */
+const corsOriginsSchema = z
+  .string()
+  .default('')
+  .transform((v, ctx): '*' | string[] => {
+    const entries = [
+      ...new Set(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (entries.includes('*')) {
+      if (entries.length === 1) return '*';
+      ctx.addIssue({ code: 'custom', message: '* already allows every origin: give it alone, or list origins' });
+      return z.NEVER;
+    }
+    const bad = entries.filter((e) => !isSerializedOrigin(e));
+    if (bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'each entry must be an origin as browsers send it: scheme and lower-case host, a port only when not the ' +
+          `default, no path or trailing slash (https://dashboard.example.com), or * alone (not understood: ${bad.join(', ')})`,
       });
       return z.NEVER;
     }
@@ -175,6 +214,7 @@ const envFields = z.object({
   RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
   /** Express `trust proxy`: which load balancers' X-Forwarded-For to believe (client address for limits and logs). */
   TRUST_PROXY: trustProxySchema,
+  CORS_ORIGINS: corsOriginsSchema,
   /**
    * Checks one worker runs at once. Checks mostly wait on the network, and their results are stored in groups
    * (one transaction per group), so more in flight means bigger groups: 200 measured best on 2 cores
@@ -245,6 +285,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Express `trust proxy`: false (none), a hop count, or addresses / CIDRs / preset names. */
   trustProxy: false | number | string[];
+  /** Browser origins allowed to call the management API: `*` (any), a list, or empty (no CORS). */
+  corsOrigins: '*' | string[];
   workerConcurrency: number;
   /** Prometheus: `port` null = the process's default (API 9464, worker 9465), 0 = no separate listener. */
   metrics: { port: number | null; host: string; token: string | null };
@@ -379,6 +421,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
+    corsOrigins: e.CORS_ORIGINS,
     workerConcurrency: e.WORKER_CONCURRENCY,
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     queueDashboard: e.QUEUE_DASHBOARD && e.QUEUE_DASHBOARD_TOKEN ? { token: e.QUEUE_DASHBOARD_TOKEN } : null,

@@ -1,5 +1,6 @@
 import type { Job, Queue } from 'bullmq';
 import { Gauge, type Registry } from 'prom-client';
+import { withTimeout } from '../async/index.js';
 import { slotOf } from '../queues/job-slot.js';
 
 export interface QueueMetricsSource {
@@ -22,14 +23,6 @@ interface Snapshot {
   }>;
   enabledMonitors: number;
   schedulersPerRegion: Map<string, number>;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms))),
-  ]).finally(() => clearTimeout(timer));
 }
 
 type WaitingJob = Pick<Job, 'id' | 'opts' | 'timestamp' | 'repeatJobKey' | 'attemptsMade' | 'processedOn'>;

@@ -28,6 +28,8 @@ export const MONITOR_LIMITS = {
   statusCodesMax: 100,
 } as const;
 const L = MONITOR_LIMITS;
+/** `timeoutMs` when a create does not give one (decisions: 10000). */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp'] as const;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;

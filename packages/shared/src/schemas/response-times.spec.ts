@@ -41,5 +41,10 @@ describe('responseTimesQuerySchema', () => {
     expect(responseTimesQuerySchema.safeParse({ region: 'r'.repeat(41) }).success).toBe(false);
     expect(responseTimesQuerySchema.safeParse({ period: 'year' }).success).toBe(false);
     expect(responseTimesQuerySchema.safeParse({ period: 'day', extra: '1' }).success).toBe(false);
+    const repeated = responseTimesQuerySchema.safeParse({ period: ['day', 'week'], region: ['a', 'b'] });
+    expect(repeated.success ? [] : repeated.error.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['period', 'was given more than once'],
+      ['region', 'was given more than once'],
+    ]);
   });
 });

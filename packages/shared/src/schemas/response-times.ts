@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleQueryValue } from './common.js';
 
 /** Window and bucket width per period: the window ends with the bucket that contains now. */
 export const PERIODS = {
@@ -11,8 +12,8 @@ export type Period = keyof typeof PERIODS;
 
 export const responseTimesQuerySchema = z
   .object({
-    period: z.enum(Object.keys(PERIODS) as [Period, ...Period[]]).default('day'),
-    region: z.string().min(1).max(40).optional(),
+    period: singleQueryValue(z.enum(Object.keys(PERIODS) as [Period, ...Period[]])).default('day'),
+    region: singleQueryValue(z.string().min(1).max(40)).optional(),
   })
   .strict();
 

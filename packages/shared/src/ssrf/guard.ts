@@ -20,6 +20,7 @@
 import dns from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions, LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { withTimeout } from '../async/index.js';
 import {
   type Cidr,
   type NormalisedHost,
@@ -148,24 +149,6 @@ function lookupTimedOut(hostname: string, ms: number): NodeJS.ErrnoException {
   err.syscall = 'getaddrinfo';
   err.hostname = hostname;
   return err;
-}
-
-/** `promise`, or a rejection with `onTimeout()` after `ms`; a late rejection of `promise` is swallowed. */
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(onTimeout()), ms);
-    timer.unref?.();
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }
 
 function parseFamily(family: LookupOptions['family']): 0 | 4 | 6 {

@@ -1,17 +1,6 @@
 import { Router } from 'express';
+import { withTimeout } from '@statusvane/shared';
 import type { ApiDeps } from '../../deps.js';
-
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: PostgreSQL and Redis answer). */
 export function healthRouter({ prisma, redis }: Pick<ApiDeps, 'prisma' | 'redis'>): Router {

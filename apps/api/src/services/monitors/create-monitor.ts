@@ -1,4 +1,5 @@
 import {
+  DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
   randomSecret,
   type CheckScheduler,
@@ -62,7 +63,7 @@ export async function createMonitor(
         metadata: m.metadata ?? {},
         ...(m.type !== 'heartbeat'
           ? {
-              timeoutMs: m.timeoutMs ?? 10_000,
+              timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
             }

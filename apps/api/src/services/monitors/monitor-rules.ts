@@ -20,24 +20,39 @@ export async function targetIssues(guard: SsrfGuard, type: 'http' | 'tcp', targe
 export interface CrossFieldState {
   method: string | undefined;
   hasBody: boolean | undefined;
+  timeoutMs: number | undefined;
   degradedAfterMs: number | null | undefined;
   latencyThresholdMs: number | null | undefined;
 }
 
-/** Rules that span fields, checked on the monitor as it would be after the write. */
+/**
+ * Rules that span fields, checked on the monitor as it would be after the write. The latency rules keep every
+ * threshold able to fire: a check slower than `timeoutMs` has already failed as a timeout, and one slower than
+ * `latencyThresholdMs` as too slow, so `degradedAfterMs < latencyThresholdMs <= timeoutMs` and
+ * `degradedAfterMs < timeoutMs` (docs/decisions.md). The threshold is named, whichever of the two fields was sent.
+ */
 export function crossFieldIssues(s: CrossFieldState): Issue[] {
   const issues: Issue[] = [];
   if (s.hasBody === true && (s.method === 'GET' || s.method === 'HEAD')) {
     issues.push({ path: 'body', message: `a request body needs method POST (method is ${s.method})` });
   }
-  if (
-    typeof s.degradedAfterMs === 'number' &&
-    typeof s.latencyThresholdMs === 'number' &&
-    s.degradedAfterMs >= s.latencyThresholdMs
-  ) {
+  const latency = typeof s.latencyThresholdMs === 'number' ? s.latencyThresholdMs : undefined;
+  const degraded = typeof s.degradedAfterMs === 'number' ? s.degradedAfterMs : undefined;
+  if (latency !== undefined && s.timeoutMs !== undefined && latency > s.timeoutMs) {
+    issues.push({
+      path: 'latencyThresholdMs',
+      message: `must be at most timeoutMs (${s.timeoutMs} ms): a check slower than that has already timed out`,
+    });
+  }
+  if (degraded !== undefined && latency !== undefined && degraded >= latency) {
     issues.push({
       path: 'degradedAfterMs',
       message: 'must be below latencyThresholdMs (slower than that fails the check)',
+    });
+  } else if (degraded !== undefined && s.timeoutMs !== undefined && degraded >= s.timeoutMs) {
+    issues.push({
+      path: 'degradedAfterMs',
+      message: `must be below timeoutMs (${s.timeoutMs} ms): a check slower than that has already timed out`,
     });
   }
   return issues;
@@ -47,12 +62,14 @@ export function crossFieldIssues(s: CrossFieldState): Issue[] {
 export function crossFieldStateOf(row: {
   method: string;
   bodyEnc: string | null;
+  timeoutMs: number;
   degradedAfterMs: number | null;
   latencyThresholdMs: number | null;
 }): CrossFieldState {
   return {
     method: row.method,
     hasBody: row.bodyEnc !== null,
+    timeoutMs: row.timeoutMs,
     degradedAfterMs: row.degradedAfterMs,
     latencyThresholdMs: row.latencyThresholdMs,
   };

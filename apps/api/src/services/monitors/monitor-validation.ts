@@ -1,5 +1,6 @@
 import {
   createMonitorSchema,
+  DEFAULT_TIMEOUT_MS,
   formatPath,
   httpTargetSchema,
   issuesFromZod,
@@ -63,6 +64,7 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
         ...crossFieldIssues({
           method: type === 'http' ? known<string>('method', 'GET') : undefined,
           hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
+          timeoutMs: known<number>('timeoutMs', DEFAULT_TIMEOUT_MS),
           degradedAfterMs: known<number | null>('degradedAfterMs', null),
           latencyThresholdMs: known<number | null>('latencyThresholdMs', null),
         }),
@@ -78,6 +80,7 @@ export interface MonitorBeforeUpdate {
   type: 'http' | 'tcp' | 'heartbeat';
   method: string;
   bodyEnc: string | null;
+  timeoutMs: number;
   degradedAfterMs: number | null;
   latencyThresholdMs: number | null;
 }
@@ -123,6 +126,7 @@ export async function validateUpdateInput(
       ...crossFieldIssues({
         method: after('method', current.method),
         hasBody: body === undefined ? undefined : body !== null,
+        timeoutMs: after('timeoutMs', current.timeoutMs),
         degradedAfterMs: after('degradedAfterMs', current.degradedAfterMs),
         latencyThresholdMs: after('latencyThresholdMs', current.latencyThresholdMs),
       }),

@@ -1,4 +1,12 @@
-import { bucketStarts, parseOrThrow, PERIODS, responseTimesQuerySchema, type PrismaClient } from '@statusvane/shared';
+import {
+  bucketStarts,
+  parseOrThrow,
+  PERIODS,
+  responseTimesQuerySchema,
+  ValidationError,
+  type Config,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import { findOwnMonitor } from './get-monitor.js';
 
@@ -19,14 +27,21 @@ const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
 
 /**
  * GET /monitors/{id}/response-times: fixed-width buckets, every one present (empty ones with total 0 and
- * avgMs null), aggregated in SQL. The phase breakdown needs the Solo plan.
+ * avgMs null), aggregated in SQL. The phase breakdown needs the Solo plan. `region` is one of CHECK_REGIONS, or `all`.
  */
 export async function getResponseTimes(
-  prisma: PrismaClient,
+  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
   { ctx, id, query, now = new Date() }: { ctx: RequestContext; id: string; query: unknown; now?: Date },
 ) {
   const monitor = await findOwnMonitor(prisma, ctx, id);
   const q = parseOrThrow(responseTimesQuerySchema, query, 'query');
+  // A region no worker checks from has no results: refused rather than answered with empty buckets (a typo would
+  // otherwise read as "no data").
+  if (q.region !== undefined && q.region !== ALL_REGIONS && !config.checkRegions.includes(q.region)) {
+    throw new ValidationError('Invalid query: region', [
+      { path: 'region', message: `must be one of the regions checked from (${config.checkRegions.join(', ')}) or all` },
+    ]);
+  }
   const { bucketSeconds } = PERIODS[q.period];
   const starts = bucketStarts(q.period, now);
   const from = starts[0]!;
