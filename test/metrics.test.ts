@@ -475,6 +475,7 @@ describe('worker metrics', () => {
     const deps = {
       prisma: h.prisma,
       keyring: h.config.encryption,
+      checkRegions: h.config.checkRegions,
       httpProbe: createHttpProbe({ guard: h.deps.guard }),
       tcpProbe: createTcpProbe({ guard: h.deps.guard }),
       logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),

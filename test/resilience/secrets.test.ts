@@ -85,6 +85,7 @@ beforeAll(async () => {
     checkProcessor({
       prisma: h.prisma,
       keyring: h.config.encryption,
+      checkRegions: h.config.checkRegions,
       httpProbe: createHttpProbe({ guard }),
       tcpProbe: createTcpProbe({ guard }),
       logger: logger('worker'),

@@ -61,6 +61,7 @@ const worker = new Worker(
     {
       prisma,
       keyring: config.encryption,
+      checkRegions: config.checkRegions,
       httpProbe: createHttpProbe({ guard }),
       tcpProbe: createTcpProbe({ guard }),
       logger,

@@ -1,0 +1,23 @@
+-- Flap counters move from the monitor to one row per monitor and region (issue 12: thresholds count
+-- confirmations per region). The old monitor-wide counters are not carried over: they mixed regions. A monitor
+-- with an open incident needs resolveThreshold counted passes in a majority of its regions to resolve (a region
+-- without a row takes the open incident's side); any other starts from zero.
+
+-- AlterTable
+ALTER TABLE "monitors" DROP COLUMN "consecutiveFailures",
+DROP COLUMN "consecutivePasses";
+
+-- CreateTable
+CREATE TABLE "monitor_region_states" (
+    "monitorId" UUID NOT NULL,
+    "region" VARCHAR(40) NOT NULL,
+    "consecutiveFailures" INTEGER NOT NULL DEFAULT 0,
+    "consecutivePasses" INTEGER NOT NULL DEFAULT 0,
+    "failing" BOOLEAN NOT NULL DEFAULT false,
+    "lastCountedAt" TIMESTAMPTZ(3),
+
+    CONSTRAINT "monitor_region_states_pkey" PRIMARY KEY ("monitorId","region")
+);
+
+-- AddForeignKey
+ALTER TABLE "monitor_region_states" ADD CONSTRAINT "monitor_region_states_monitorId_fkey" FOREIGN KEY ("monitorId") REFERENCES "monitors"("id") ON DELETE CASCADE ON UPDATE CASCADE;
