@@ -1,37 +1,45 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker, type Job } from 'bullmq';
-import { checkQueueName, createLogger, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
+import type { Job } from 'bullmq';
+import { createLogger, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
 import type { CheckOutcome } from '../../apps/worker/src/checks/run-check.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
-import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
+import { createWorkerRuntime, type WorkerRuntimeDeps } from '../../apps/worker/src/runtime.js';
 import type { Harness } from './harness.js';
 
-/** A real BullMQ worker on the harness's queues, as apps/worker/src/main.ts builds it. */
-export function startWorker(h: Harness, region = 'local', opts: { prisma?: PrismaClient } = {}) {
+/**
+ * A worker as apps/worker/src/main.ts runs it (createWorkerRuntime: check and escalation workers, metrics, lock
+ * settings) for `region`, on the harness's queues, with its own Redis connection, and its own database pool when given
+ * one. Housekeeping is off: it would reconcile the schedules of every suite's monitors into this suite's queues.
+ */
+export function startWorker(
+  h: Harness,
+  region = 'local',
+  opts: { prisma?: PrismaClient } & Partial<Pick<WorkerRuntimeDeps, 'logger' | 'deliverer'>> = {},
+) {
   const connection = createWorkerRedis(h.config.redisUrl);
   connection.on('error', () => undefined);
-  const deps = {
+  const runtime = createWorkerRuntime({
+    config: { ...h.config, region, queuePrefix: h.queuePrefix },
     prisma: opts.prisma ?? h.prisma,
-    keyring: h.config.encryption,
-    checkRegions: h.config.checkRegions,
-    httpProbe: createHttpProbe({ guard: h.deps.guard }),
-    tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-    logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
-    heartbeatDeadlines: h.deps.scheduler,
-  };
-  const processor = checkProcessor(deps);
+    connection,
+    logger:
+      opts.logger ??
+      createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
+    housekeeping: false,
+    ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),
+  });
   const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
-  const worker = new Worker(checkQueueName(region), processor, { connection, prefix: h.queuePrefix, concurrency: 10 });
-  worker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+  runtime.checkWorker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
   return {
-    worker,
-    processor,
-    deps,
+    runtime,
+    worker: runtime.checkWorker,
+    /** The check processor as the runtime's worker runs it, to run a job by hand. */
+    processor: checkProcessor(runtime.checkDeps, runtime.metrics),
+    deps: runtime.checkDeps,
     completed,
     async close() {
-      await worker.close();
+      await runtime.close();
       connection.disconnect();
     },
   };
