@@ -20,7 +20,8 @@
  *   a recovery), not failing otherwise.
  * - Open: on a counted failure, no incident open, not in maintenance, and a majority of the monitor's regions
  *   (floor(n/2)+1) failing. Resolve: on a counted pass, an incident open, and a majority of them not failing.
- *   With one region this is exactly "openThreshold consecutive failures open, resolveThreshold passes resolve".
+ *   With one region this is "openThreshold consecutive counted failures open, resolveThreshold counted passes
+ *   resolve".
  * - Maintenance suppresses opening only. Counted failures during maintenance still move the counters, so when
  *   maintenance ends with the target still failing, the first counted failure after it opens at once: the target
  *   has demonstrably been down for that long. Resolving is not suppressed (a resolution pages nobody).

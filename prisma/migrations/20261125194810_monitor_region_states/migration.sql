@@ -1,11 +1,7 @@
--- Flap counters move from the monitor to one row per monitor and region (issue 12: thresholds count
--- confirmations per region). The old monitor-wide counters are not carried over: they mixed regions. A monitor
--- with an open incident needs resolveThreshold counted passes in a majority of its regions to resolve (a region
--- without a row takes the open incident's side); any other starts from zero.
-
--- AlterTable
-ALTER TABLE "monitors" DROP COLUMN "consecutiveFailures",
-DROP COLUMN "consecutivePasses";
+-- Flap state per monitor and region (issue 12: thresholds count confirmations per region). The monitor-wide
+-- counters are not carried over (they mixed regions): a monitor with an open incident resolves when a majority of
+-- its regions confirm (a region without a row takes the open incident's side); any other starts from zero. The old
+-- columns stay, unused, so that processes of the previous version keep working during a rolling deploy.
 
 -- CreateTable
 CREATE TABLE "monitor_region_states" (
