@@ -27,6 +27,8 @@ export function startWorker(
       opts.logger ??
       createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
     housekeeping: false,
+    // The API's guard: a suite that injects a resolver into it (resilience/ssrf) gets it in the worker too.
+    guard: h.deps.guard,
     ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),
   });
   const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];

@@ -9,6 +9,7 @@ import {
   type Config,
   type Logger,
   type PrismaClient,
+  type SsrfGuard,
 } from '@statusvane/shared';
 import type { CheckRunnerDeps } from './checks/run-check.js';
 import { createDeliverer, type Deliverer } from './escalation/deliver/deliverer.js';
@@ -33,6 +34,8 @@ export interface WorkerRuntimeDeps {
   housekeeping?: boolean;
   /** Pages through this deliverer (the caller closes it) instead of one built from the config. */
   deliverer?: Deliverer;
+  /** The SSRF guard of probes and pages; default: one from ALLOWED_TARGET_CIDRS with the system resolver. */
+  guard?: SsrfGuard;
 }
 
 export interface WorkerRuntime {
@@ -56,7 +59,7 @@ export interface WorkerRuntime {
  */
 export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   const { config, prisma, connection, logger } = deps;
-  const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
+  const guard = deps.guard ?? createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
 
   const escalations = new EscalationScheduler(connection, config.queuePrefix);
   const deliverer =
