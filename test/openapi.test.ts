@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,6 +90,32 @@ describe('GET /api/v1/openapi.json', () => {
   it('does not open the authenticated API', async () => {
     const res = await request(h.app).get('/api/v1/monitors');
     expect(res.status).toBe(401);
+  });
+});
+
+/** Object keys sorted at every depth (array order kept): the fixture diffs line by line, whatever the build order. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/**
+ * The served document against the committed one (test/fixtures/openapi.json): a refactor must answer the same paths
+ * and schemas. A deliberate change updates the fixture in the same commit, saying why in the commit body:
+ * `UPDATE_OPENAPI_FIXTURE=1 npm test -- test/openapi.test.ts` rewrites it.
+ */
+describe('the document against its committed fixture', () => {
+  const fixture = join(root, 'test/fixtures/openapi.json');
+
+  it('is unchanged', async () => {
+    const served = `${JSON.stringify(sortedKeys(doc), null, 2)}\n`;
+    if (process.env.UPDATE_OPENAPI_FIXTURE === '1') await writeFile(fixture, served);
+    expect(served).toBe(await readFile(fixture, 'utf8'));
   });
 });
 
