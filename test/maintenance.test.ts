@@ -5,13 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import request from 'supertest';
+import { createApp } from '../apps/api/src/app.js';
 import { maintenanceUntilByComponent } from '@statusvane/shared';
-import { requireAuth } from '../apps/api/src/middleware/auth.js';
-import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
-import { jsonBody } from '../apps/api/src/middleware/json-body.js';
-import { maintenanceRouter } from '../apps/api/src/routes/maintenance/maintenance.router.js';
 import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
@@ -50,18 +47,7 @@ const patch = (id: string, body: unknown, token = tokens.owner, app: Express = h
 
 /** The maintenance routes on a clock the test sets: boundaries can be hit to the millisecond. */
 function appAt(clock: { now: Date }): Express {
-  const app = express();
-  app.use(
-    '/api/v1',
-    requireAuth(h.prisma),
-    jsonBody,
-    express.Router().use(
-      '/maintenance',
-      maintenanceRouter(h.deps, () => clock.now),
-    ),
-  );
-  app.use(errorHandler(h.deps.logger));
-  return app;
+  return createApp({ ...h.deps, clock: () => clock.now });
 }
 
 /** A window one hour from now, lasting an hour, unless overridden. */

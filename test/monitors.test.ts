@@ -901,7 +901,7 @@ describe('heartbeat pings: /fail, paused monitors', () => {
 
 describe('the OpenAPI record schema and the mapper agree', () => {
   it('parses real monitor answers of every type and operation with monitorRecordSchema, field for field', async () => {
-    const { monitorRecordSchema } = await import('../apps/api/src/openapi/records.js');
+    const { monitorRecordSchema } = await import('../apps/api/src/services/monitors/monitor-record.js');
     const strict = monitorRecordSchema.strict();
     const documented = Object.keys(monitorRecordSchema.shape).sort();
     const http = await post(

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import express from 'express';
 import request from 'supertest';
 import {
   createHeartbeatMonitorSchema,
@@ -17,9 +16,7 @@ import {
   updateMaintenanceSchema,
   updateMonitorSchema,
 } from '@statusvane/shared';
-import { API_BASE, createApp } from '../apps/api/src/app.js';
 import { renderDocsHtml } from '../apps/api/src/routes/docs/render-docs.js';
-import { mountedRoutes, mountedRouter } from './support/express-routes.js';
 import { makeHarness, type Harness } from './support/harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -237,72 +234,6 @@ describe('the document', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
-});
-
-/**
- * The document against the app itself: the routes Express really mounts (read from its router stacks), not a list
- * kept by hand. A route added to a router but not to the document fails here; so does a documented operation that
- * no router serves. The fuzz and cross-workspace suites enumerate the document, so this is what keeps a new route
- * from escaping them.
- */
-describe('the routes the app mounts', () => {
-  /** Under /api/v1 but public and outside the document on purpose: the document itself. */
-  const UNDOCUMENTED_UNDER_API = ['GET /api/v1/openapi.json'];
-
-  const underApi = (app: ReturnType<typeof createApp>) =>
-    mountedRoutes(app)
-      .filter((r) => r.path === API_BASE || r.path.startsWith(`${API_BASE}/`))
-      .map((r) => `${r.method} ${r.path}`);
-  const documented = () =>
-    operations()
-      .map(({ method, path }) => `${method.toUpperCase()} ${API_BASE}${path}`)
-      .sort();
-  /** Mounted but not documented, and documented but not mounted. */
-  const drift = (app: ReturnType<typeof createApp>) => {
-    const mounted = underApi(app).filter((k) => !UNDOCUMENTED_UNDER_API.includes(k));
-    return {
-      undocumented: mounted.filter((k) => !documented().includes(k)).sort(),
-      unmounted: documented().filter((k) => !mounted.includes(k)),
-    };
-  };
-
-  it('are, under /api/v1, exactly the operations of the document', () => {
-    const routes = underApi(h.app);
-    // Not vacuous: the walk finds the nested resource routers and the public document route.
-    expect(routes.length).toBeGreaterThanOrEqual(SPEC_ENDPOINTS.length);
-    expect(routes).toEqual(expect.arrayContaining(UNDOCUMENTED_UNDER_API));
-    expect(drift(h.app)).toEqual({ undocumented: [], unmounted: [] });
-    // No method is mounted twice for one path (a second handler would never run).
-    expect(routes.filter((k, i) => routes.indexOf(k) !== i)).toEqual([]);
-  });
-
-  it('would catch a route mounted without being documented, at any depth, and a documented one left unmounted', () => {
-    const app = createApp(h.deps);
-    const api = mountedRouter(app, API_BASE) as unknown as express.Router;
-    api.get('/exports/:id', (_req, res) => void res.end());
-    const nested = express.Router();
-    nested.post('/:id/replay', (_req, res) => void res.end());
-    api.use('/incidents', nested);
-    api.use('/debug', (_req: express.Request, res: express.Response) => void res.end());
-    expect(drift(app).undocumented).toEqual([
-      'GET /api/v1/exports/{id}',
-      'POST /api/v1/incidents/{id}/replay',
-      'USE /api/v1/debug',
-    ]);
-
-    // A documented operation whose router was never mounted: remove the incidents router from a fresh app.
-    const bare = createApp(h.deps);
-    const bareApi = mountedRouter(bare, API_BASE);
-    bareApi.stack.splice(
-      bareApi.stack.findIndex((l) => (l as { rawPath?: unknown }).rawPath === '/incidents'),
-      1,
-    );
-    expect(drift(bare).unmounted).toEqual(
-      SPEC_ENDPOINTS.filter(([, p]) => p.startsWith('/incidents'))
-        .map(([m, p]) => `${m.toUpperCase()} ${API_BASE}${p}`)
-        .sort(),
-    );
-  });
 });
 
 describe('the create-monitor schema agrees with the validator', () => {

@@ -1,5 +1,5 @@
-import { createMaintenanceSchema, parseOrThrow, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { CreateMaintenanceInput, PrismaClient } from '@statusvane/shared';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertOwnComponents } from './maintenance-components.js';
 import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
@@ -11,10 +11,9 @@ import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } 
  */
 export async function createMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, input, now = new Date() }: { ctx: RequestContext; input: unknown; now?: Date },
+  { ctx, input: m }: { ctx: ServiceContext; input: CreateMaintenanceInput },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const m = parseOrThrow(createMaintenanceSchema, input, 'maintenance window');
   const componentIds = m.componentIds ?? [];
   await assertOwnComponents(deps.prisma, ctx.workspace.id, componentIds);
 
@@ -29,5 +28,5 @@ export async function createMaintenance(
     },
     select: maintenanceRecordSelect,
   });
-  return toMaintenanceRecord(row, now);
+  return toMaintenanceRecord(row, ctx.now);
 }

@@ -1,0 +1,88 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { RequestHandler, Router } from 'express';
+import { parseOrThrow } from '@statusvane/shared';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps.js';
+import { ctxOf } from '../middleware/auth.js';
+import {
+  answerNotStored,
+  idempotency,
+  releaseIdempotencyClaim,
+  storeAnswerInTransaction,
+} from '../middleware/idempotency.js';
+import { requireJson } from '../middleware/json-body.js';
+import { operationOf } from '../openapi/operation.js';
+import { assertCan } from '../services/auth/permissions.js';
+import type { ServiceContext } from '../services/context.js';
+import { successOf, successStatus, type ApiRoute } from './define-route.js';
+
+/** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
+const NOTHING = z.object({}).strict();
+
+/** `/monitors/{id}` -> `/monitors/:id`. */
+const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+
+/**
+ * Serves each declared operation on `router` (the authenticated /api/v1 router): the role check, the strict query
+ * and body parse, the Idempotency-Key protocol and the success status all come from the declaration.
+ */
+export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: ApiDeps): void {
+  const clock = deps.clock ?? (() => new Date());
+  for (const route of routes) {
+    const status = successStatus(route);
+    const success = successOf(route);
+    const toBody = (result: unknown) => (success.data ? { data: result } : result);
+    const body = route.request?.body;
+
+    const handle: RequestHandler = async (req, res) => {
+      const auth = ctxOf(res);
+      // The role first: a caller without it is told 403 whatever it sent.
+      if (route.roles !== 'read') assertCan(auth.role, route.roles);
+      const query = parseOrThrow(route.request?.query ?? NOTHING, req.query, 'query');
+      const parsedBody = body
+        ? parseOrThrow(body.schema, req.body, 'body')
+        : parseOrThrow(NOTHING, req.body ?? {}, 'body');
+      const ctx: ServiceContext = {
+        ...auth,
+        now: clock(),
+        inTransaction: route.idempotent ? storeAnswerInTransaction(res, status, toBody) : undefined,
+      };
+      const result = await route.handler(deps, {
+        ctx,
+        params: req.params as Record<string, string>,
+        query,
+        body: parsedBody,
+      });
+      if (answerNotStored(res)) {
+        throw new Error(
+          `${route.method.toUpperCase()} ${route.path} is idempotent but its service did not store the answer`,
+        );
+      }
+      if (status === 204) res.status(204).end();
+      else res.status(status).json(toBody(result));
+    };
+
+    const chain: RequestHandler[] = [];
+    if (body) chain.push(requireJson);
+    if (route.idempotent) chain.push(idempotency(deps));
+    chain.push(
+      route.idempotent
+        ? async (req, res, next) => {
+            try {
+              await handle(req, res, next);
+            } catch (err) {
+              // Free the key before the error is answered: a client retrying at once must not be told 409.
+              await releaseIdempotencyClaim(deps.prisma, res);
+              throw err;
+            }
+          }
+        : handle,
+    );
+    router[route.method](expressPath(route.path), ...chain);
+  }
+}
+
+/** Describes each declared operation in the OpenAPI registry (the document's paths). */
+export function registerRoutes(registry: OpenAPIRegistry, routes: readonly ApiRoute[]): void {
+  for (const route of routes) registry.registerPath(operationOf(route));
+}
