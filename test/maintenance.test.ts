@@ -299,6 +299,30 @@ describe('POST /maintenance', () => {
   });
 });
 
+describe('POST /maintenance with Idempotency-Key', () => {
+  it('opens one window for a request sent twice: the retry replays the first answer', async () => {
+    const key = uniq('key');
+    const body = windowInput({ title: uniq('Release') });
+    const send = () =>
+      request(h.app).post('/api/v1/maintenance').set(bearer(tokens.owner)).set('Idempotency-Key', key).send(body);
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const retry = await send();
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await h.prisma.maintenanceWindow.count({ where: { title: body.title as string } })).toBe(1);
+    // The same key with another body is refused, not replayed.
+    const other = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(tokens.owner))
+      .set('Idempotency-Key', key)
+      .send({ ...body, title: 'Another' });
+    expect(other.status).toBe(400);
+  });
+});
+
 describe('GET /maintenance/{id}', () => {
   it("404 for a malformed id, an unknown id and another workspace's window; any role may read", async () => {
     const created = (await post(windowInput())).body.data;
@@ -841,6 +865,20 @@ exec REAL "$@" <<<"$input"
         .map((line) => line.split('\t'));
     return { path: `${bin}:${process.env.PATH}`, calls };
   }
+
+  it('start sends an Idempotency-Key and lets curl retry transient failures with it', async () => {
+    const fake = fakeCurl();
+    const started = await run(['start', 'Deploying v10', '5'], {
+      STATUSVANE_API: base,
+      STATUSVANE_TOKEN: tokens.owner,
+      PATH: fake.path,
+    });
+    expect([started.code, started.stderr]).toEqual([0, '']);
+    const [post] = fake.calls().filter(([kind]) => kind === 'argv');
+    const argv = post!.slice(1);
+    expect(argv[argv.indexOf('-H') + 1]).toMatch(/^Idempotency-Key: [0-9a-f]{32}$/);
+    expect(argv).toEqual(expect.arrayContaining(['--retry', '3']));
+  });
 
   it('never puts the token in a command line: curl gets it as a config on standard input', async () => {
     const fake = fakeCurl();

@@ -172,10 +172,12 @@ describe('the document', () => {
     }
   });
 
-  it('documents the safe-retry header on the two POSTs that take it, with 409 for a key in flight', () => {
+  it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {
+    const creates = operations().filter(({ op }) => op.responses['201']);
+    expect(creates.map(({ path }) => path).sort()).toEqual(['/maintenance', '/monitors', '/status-pages']);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      const idempotent = method === 'post' && (path === '/monitors' || path === '/status-pages');
+      const idempotent = op.responses['201'] !== undefined;
       expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([
         method,
         path,

@@ -262,7 +262,8 @@ const INFO_DESCRIPTION = [
   '**Rate limits.** Per token, 600 requests per minute by default. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and ' +
     '`RateLimit-Reset`; a spent limit is 429 with `Retry-After`.',
   '',
-  '**Safe retries.** POST /monitors and POST /status-pages accept an `Idempotency-Key` header.',
+  '**Safe retries.** Every POST that creates (monitors, status pages, maintenance windows) accepts an `Idempotency-Key` ' +
+    'header: a retry with the same key and body replays the first answer.',
   '',
   '**Tracing.** Every response carries `X-Request-Id` (a safe one sent by the client is echoed).',
 ].join('\n');

@@ -15,7 +15,8 @@ export const maintenanceRoutes = [
     summary: 'Create a maintenance window',
     description:
       "Opens a maintenance window and publishes its notice on the workspace's status pages. `endsAt` must be after `startsAt`; " +
-      'a missing title or an end not after the start is 400, as are unknown component ids.',
+      'a missing title or an end not after the start is 400, as are unknown component ids. With `Idempotency-Key` a retry ' +
+      'replays the first answer instead of opening a second window.',
     request: {
       body: {
         schema: createMaintenanceSchema,
@@ -32,7 +33,14 @@ export const maintenanceRoutes = [
         },
       },
     },
-    responses: { 201: { description: 'The created window.', data: maintenanceRecordSchema } },
+    idempotent: true,
+    responses: {
+      201: { description: 'The created window.', data: maintenanceRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is still in progress; retry shortly',
+      },
+    },
     handler: (deps, { ctx, body }) => createMaintenance(deps, { ctx, input: body }),
   }),
   defineRoute({

@@ -17,16 +17,21 @@ export async function createMaintenance(
   const componentIds = m.componentIds ?? [];
   await assertOwnComponents(deps.prisma, ctx.workspace.id, componentIds);
 
-  const row = await deps.prisma.maintenanceWindow.create({
-    data: {
-      workspaceId: ctx.workspace.id,
-      title: m.title,
-      body: m.body ?? '',
-      startsAt: m.startsAt,
-      endsAt: m.endsAt,
-      components: { create: componentIds.map((componentId) => ({ componentId })) },
-    },
-    select: maintenanceRecordSelect,
+  // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
+  return deps.prisma.$transaction(async (tx) => {
+    const row = await tx.maintenanceWindow.create({
+      data: {
+        workspaceId: ctx.workspace.id,
+        title: m.title,
+        body: m.body ?? '',
+        startsAt: m.startsAt,
+        endsAt: m.endsAt,
+        components: { create: componentIds.map((componentId) => ({ componentId })) },
+      },
+      select: maintenanceRecordSelect,
+    });
+    const record = toMaintenanceRecord(row, ctx.now);
+    await ctx.inTransaction?.(tx, record);
+    return record;
   });
-  return toMaintenanceRecord(row, ctx.now);
 }
