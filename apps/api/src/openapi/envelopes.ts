@@ -2,7 +2,7 @@
  * The envelope parts every answer shares: the error envelope (the `Error` component) and a list's pagination.
  * Records are described next to their mappers (services/<resource>/*-record.ts), which are typed by them.
  */
-import { ERROR_CODES } from '@statusvane/shared';
+import { ERROR_CODES, MAINTENANCE_ACTIONS, MAINTENANCE_STATUSES } from '@statusvane/shared';
 import { z } from './zod.js';
 
 export const paginationSchema = z
@@ -25,6 +25,37 @@ const issueSchema = z
 
 const workspaceChoiceSchema = z.object({ id: z.uuid(), slug: z.string(), name: z.string() }).openapi('WorkspaceChoice');
 
+/**
+ * Every `details` key the API sends, and when. A new one is declared here (test/typed-client.test.ts checks that
+ * each answer's details parse against this object made strict, and compiles a client that reads every key).
+ */
+export const errorDetailsSchema = z
+  .object({
+    issues: z
+      .array(issueSchema)
+      .optional()
+      .openapi({ description: 'For invalid input (400): one entry per offending field.' }),
+    workspaces: z.array(workspaceChoiceSchema).optional().openapi({
+      description:
+        'For a personal token in several workspaces sent without `X-Statusvane-Workspace` (400): the choices.',
+    }),
+    status: z.enum(MAINTENANCE_STATUSES).optional().openapi({
+      description:
+        "For a maintenance window's 409: its current status (a `completed` or `cancelled` window can no longer be edited).",
+    }),
+    action: z.enum(MAINTENANCE_ACTIONS).optional().openapi({
+      description: "For a maintenance window's 409 on an action: the action refused from `status`.",
+    }),
+    slug: z
+      .string()
+      .optional()
+      .openapi({ description: "For a status page's 409: the slug the `vanityUrl` normalised to." }),
+    reason: z.enum(['reserved', 'taken']).optional().openapi({
+      description: "For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it).",
+    }),
+  })
+  .openapi('ErrorDetails');
+
 export const errorEnvelopeSchema = z
   .object({
     error: z.object({
@@ -34,19 +65,9 @@ export const errorEnvelopeSchema = z
           'conflict 409, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).',
       }),
       message: z.string().openapi({ description: 'A human-readable explanation; do not parse it.' }),
-      details: z
-        .object({
-          issues: z
-            .array(issueSchema)
-            .optional()
-            .openapi({ description: 'For invalid input: one entry per offending field.' }),
-          workspaces: z.array(workspaceChoiceSchema).optional().openapi({
-            description:
-              'For a personal token in several workspaces sent without `X-Statusvane-Workspace`: the choices.',
-          }),
-        })
+      details: errorDetailsSchema
         .optional()
-        .openapi({ description: 'Optional structured details; other keys may appear.' }),
+        .openapi({ description: 'Structured details, for the errors that have them: each key says when it appears.' }),
     }),
   })
   .openapi('Error', { description: 'Every error response has this shape.' });
