@@ -39,6 +39,7 @@ const CODE_FOR_STATUS: Record<number, string> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'invalid_request',
   409: 'conflict',
   413: 'invalid_request',
   415: 'invalid_request',
@@ -834,6 +835,7 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
       return 'details is not an object';
     if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer')
       return '401 without WWW-Authenticate: Bearer';
+    if (res.status === 405 && !res.headers.allow) return '405 without Allow';
     return null;
   }
   if (req.method === 'OPTIONS')
@@ -1147,7 +1149,10 @@ const OTHER_METHODS = ['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND'];
 
 /** Every route the app mounts that is not an operation of the document: the public surface. */
 function publicRoutes(): string[] {
-  const documented = new Set(operations().map((o) => `${o.method} ${API_BASE}${o.path}`));
+  // A declared path also answers its other methods (405 with Allow): part of the API, not of the public surface.
+  const documented = new Set(
+    operations().flatMap((o) => [`${o.method} ${API_BASE}${o.path}`, `ALL ${API_BASE}${o.path}`]),
+  );
   return [...new Set(mountedRoutes(h.app).map((r) => `${r.method} ${r.path}`))].filter((k) => !documented.has(k));
 }
 

@@ -247,13 +247,15 @@ const INFO_DESCRIPTION = [
     '(`Content-Type: application/json`).',
   '',
   '**Envelopes.** A single record is returned as `{ "data": <record> }`, a list as `{ "data": [...], "pagination": {...} }`. ' +
-    'An error is `{ "error": { "code", "message", "details"? } }` with one of the codes `invalid_request` (400), `unauthorized` ' +
+    'An error is `{ "error": { "code", "message", "details"? } }` with one of the codes `invalid_request` (400; 413 for a body ' +
+    'over 256 KiB; 405 with `Allow` for a method a path does not take), `unauthorized` ' +
     '(401), `forbidden` (403), `not_found` (404), `conflict` (409), `rate_limited` (429), `internal` (500, or 503 when a ' +
     'dependency is unavailable).',
   '',
   '**Success codes.** POST that creates: 201. GET, PATCH and the incident actions: 200. DELETE: 204 with no body.',
   '',
-  '**Lists.** `page` is 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are 400.',
+  '**Lists.** `page` is 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are 400 on ' +
+    'every operation. A body, where one is sent, must be JSON; an operation that takes none accepts `{}` at most.',
   '',
   '**Authentication.** A bearer token (`sv_`, `svu_` or `mcp_at_`) bound to a workspace; personal and OAuth tokens pick the ' +
     'workspace with the `X-Statusvane-Workspace` header. Roles: `owner`, `admin`, `member`, `viewer`; each operation names the ' +

@@ -61,7 +61,7 @@ export const errorEnvelopeSchema = z
     error: z.object({
       code: z.enum(ERROR_CODES).openapi({
         description:
-          'invalid_request 400 (413 for a body over 256 KiB), unauthorized 401, forbidden 403, not_found 404, ' +
+          'invalid_request 400 (413 for a body over 256 KiB, 405 for a method a path does not take), unauthorized 401, forbidden 403, not_found 404, ' +
           'conflict 409, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).',
       }),
       message: z.string().openapi({ description: 'A human-readable explanation; do not parse it.' }),

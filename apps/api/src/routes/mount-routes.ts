@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { RequestHandler, Router } from 'express';
-import { parseOrThrow } from '@statusvane/shared';
+import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
 import { ctxOf } from '../middleware/auth.js';
@@ -10,7 +10,7 @@ import {
   releaseIdempotencyClaim,
   storeAnswerInTransaction,
 } from '../middleware/idempotency.js';
-import { requireJson } from '../middleware/json-body.js';
+import { jsonBodyRule } from '../middleware/json-body.js';
 import { operationOf } from '../openapi/operation.js';
 import { assertCan } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
@@ -62,8 +62,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       else res.status(status).json(toBody(result));
     };
 
-    const chain: RequestHandler[] = [];
-    if (body) chain.push(requireJson);
+    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined)];
     if (route.idempotent) chain.push(idempotency(deps));
     chain.push(
       route.idempotent
@@ -79,6 +78,24 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         : handle,
     );
     router[route.method](expressPath(route.path), ...chain);
+  }
+  // A known path asked with a method it does not take: 405 naming the ones it does (GET also answers HEAD);
+  // OPTIONS: 204 with the same Allow.
+  const methods = new Map<string, string[]>();
+  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
+  for (const [path, allowed] of methods) {
+    const allow = (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
+    router.all(expressPath(path), (req, res) => {
+      res.setHeader('Allow', allow);
+      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      throw new AppError(
+        'invalid_request',
+        `${req.method} is not allowed here; this path takes ${allow}`,
+        undefined,
+        405,
+      );
+    });
   }
 }
 
