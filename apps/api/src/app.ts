@@ -10,7 +10,7 @@ import { requestLog } from './middleware/request-log.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { API_ROUTES } from './routes/api-routes.js';
-import { mountRoutes } from './routes/mount-routes.js';
+import { labelRoutes, mountRoutes } from './routes/mount-routes.js';
 import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
@@ -45,7 +45,12 @@ export function createApp(deps: ApiDeps): Express {
     );
   }
   const api = express.Router();
-  api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
+  api.use(
+    labelRoutes(API_ROUTES, API_BASE),
+    requireAuth(deps.prisma),
+    rateLimit(deps.redis, deps.config.rateLimitPerMinute),
+    jsonBody,
+  );
   mountRoutes(api, API_ROUTES, deps);
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
   app.use(pingRouter(deps));

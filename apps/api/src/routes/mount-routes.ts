@@ -13,6 +13,7 @@ import {
 import { jsonBodyRule } from '../middleware/json-body.js';
 import { operationOf } from '../openapi/operation.js';
 import { assertCan } from '../services/auth/permissions.js';
+import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext } from '../services/context.js';
 import { successOf, successStatus, type ApiRoute } from './define-route.js';
 
@@ -97,6 +98,24 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       );
     });
   }
+}
+
+/**
+ * Labels each request on the router with its route template (`/api/v1/monitors/:id`) before anything can answer it,
+ * for the request log and the duration metric (middleware/request-log.ts routeOf): a 401, a 429 or an error the
+ * error middleware answers carry it too, although Express has left the route by then. Matched like Express matches
+ * (case-insensitive, a trailing slash allowed); a path no operation has keeps no label.
+ */
+export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
+  const templates = [...new Set(routes.map((r) => r.path))].map((path) => ({
+    label: `${base}${expressPath(path)}`,
+    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i'),
+  }));
+  return (req, res, next) => {
+    const match = templates.find((t) => t.pattern.test(req.path));
+    if (match) res.locals[ROUTE_LABEL] = match.label;
+    next();
+  };
 }
 
 /** Describes each declared operation in the OpenAPI registry (the document's paths). */
