@@ -142,7 +142,7 @@ describe('Idempotency-Key', () => {
     const [row] = await records(ws.id, key);
     expect(row).toMatchObject({
       responseStatus: 201,
-      responseBody: first.body,
+      responseBody: first.text,
       method: 'POST',
       path: '/api/v1/things',
     });
@@ -322,7 +322,7 @@ describe('Idempotency-Key', () => {
     const rows = await records(ws.id, key);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.expiresAt.getTime()).toBeGreaterThan(Date.now());
-    expect(rows[0]!.responseBody).toEqual(again.body);
+    expect(rows[0]!.responseBody).toEqual(again.text);
   });
 
   it('takes over an in-flight record whose process died (older than 60 s), but not a fresh one', async () => {
@@ -356,7 +356,7 @@ describe('Idempotency-Key', () => {
     expect(await components(ws.id, name)).toBe(1);
     const rows = await records(ws.id, staleKey);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: stale.id, responseStatus: 201, responseBody: res.body });
+    expect(rows[0]).toMatchObject({ id: stale.id, responseStatus: 201, responseBody: res.text });
 
     const replay = await post(t.token, body, staleKey);
     expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -422,6 +422,17 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
   const createWithKey = (on: Express, token: string, key: string, body: object) =>
     request(on).post('/api/v1/monitors').set(bearer(token)).set('Idempotency-Key', key).send(body);
 
+  it('POST /monitors: a replay repeats the first answer byte for byte (key order included)', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const key = randomUUID();
+    const body = makeMonitorInput({ name: uniq('m'), metadata: { zeta: '1', alpha: '2' } });
+    const first = await createWithKey(h.app, tokens.owner, key, body);
+    const retry = await createWithKey(h.app, tokens.owner, key, body);
+    expect([first.status, retry.status, retry.headers['idempotent-replayed']]).toEqual([201, 201, 'true']);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers['content-type']).toBe(first.headers['content-type']);
+  });
+
   it('POST /monitors: at the commit the answer is already stored, so a process dying right after it leaves a replay, never a second monitor', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     // The first thing after the commit is queueing the immediate check: the process "dies" there (hangs).
@@ -443,10 +454,8 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
       const monitors = await h.prisma.monitor.findMany({ where: { workspaceId: ws.id } });
       expect(monitors).toHaveLength(1);
       const [row] = await records(ws.id, key);
-      expect(row).toMatchObject({
-        responseStatus: 201,
-        responseBody: { data: { id: monitors[0]!.id, name: body.name } },
-      });
+      expect(row).toMatchObject({ responseStatus: 201 });
+      expect(JSON.parse(row!.responseBody as string)).toMatchObject({ data: { id: monitors[0]!.id, name: body.name } });
       // Long after (the claim would count as orphaned were it still in flight), a retry on another API process.
       await h.prisma.idempotencyRecord.updateMany({
         where: { id: row!.id },
@@ -455,7 +464,7 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
       const retry = await createWithKey(h2.app, tokens.owner, key, body);
       expect(retry.status).toBe(201);
       expect(retry.headers['idempotent-replayed']).toBe('true');
-      expect(retry.body).toEqual(row!.responseBody);
+      expect(retry.text).toBe(row!.responseBody);
       expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
       return retry;
     };

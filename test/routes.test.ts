@@ -109,3 +109,43 @@ describe('strict queries on every operation', () => {
     }
   });
 });
+
+describe('ids in paths', () => {
+  it('are case-insensitive: an id in upper case finds its record on every kind of resource', async () => {
+    const monitor = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ name: 'upper', target: 'https://example.com' });
+    const window = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(tokens.owner))
+      .send({ title: 'upper', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T01:00:00Z' });
+    const incident = await h.prisma.incident.create({
+      data: { workspaceId: ws.id, monitorId: null, title: 'upper', source: 'manual' },
+    });
+    for (const path of [
+      `/api/v1/monitors/${monitor.body.data.id}`,
+      `/api/v1/maintenance/${window.body.data.id}`,
+      `/api/v1/incidents/${incident.id}/escalation`,
+    ]) {
+      const res = await request(h.app).get(path.toUpperCase().replace('/API/V1', '/api/v1')).set(bearer(tokens.viewer));
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+  });
+
+  it('are echoed in a 404 only when short and plain', async () => {
+    const get = (id: string) => request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(tokens.viewer));
+    const plain = randomUUID();
+    expect((await get(plain)).body.error.message).toBe(`monitor ${plain} was not found`);
+    for (const raw of ['x'.repeat(5000), '..%2F..%2Fhealthz', 'a%00b']) {
+      const res = await get(raw);
+      expectEnvelope(res, 404, 'not_found');
+      expect(res.body.error.message).toBe('monitor was not found');
+    }
+    const unknown = await request(h.app)
+      .get(`/api/v1/${'y'.repeat(5000)}`)
+      .set(bearer(tokens.viewer));
+    expectEnvelope(unknown, 404, 'not_found');
+    expect(unknown.body.error.message.length).toBeLessThan(150);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { ConflictError, ValidationError, sha256Hex, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { ConflictError, ValidationError, sha256Hex, type PrismaClient } from '@statusvane/shared';
 import type { InTransaction } from '../services/context.js';
 import { ctxOf } from './auth.js';
 
@@ -59,7 +59,9 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
 
     if (outcome.kind === 'replay') {
       res.setHeader(REPLAYED_HEADER, 'true');
-      res.status(outcome.status).json(outcome.body);
+      // The answer's own bytes (stored as a JSON string): the same key order and spelling as the first answer.
+      if (typeof outcome.body === 'string') res.status(outcome.status).type('application/json').send(outcome.body);
+      else res.status(outcome.status).json(outcome.body);
       return;
     }
     if (outcome.kind === 'busy') {
@@ -83,6 +85,8 @@ interface Claim {
 /** A claim while its request runs; `storedInTransaction` once the handler's transaction has stored the answer. */
 interface HeldClaim extends Claim {
   storedInTransaction: boolean;
+  /** The JSON text stored as the answer. */
+  answer?: string;
 }
 
 const HELD_CLAIM = 'idempotencyClaim';
@@ -105,17 +109,25 @@ export function storeAnswerInTransaction(
   const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
   if (!held) return undefined;
   return async (tx, result) => {
-    const stored = JSON.parse(JSON.stringify(toBody(result))) as Prisma.InputJsonValue;
+    // The bytes the client gets, kept as one JSON string (jsonb would reorder an object's keys): a replay repeats
+    // them exactly, and mountRoutes sends these very bytes the first time (storedAnswer).
+    const text = JSON.stringify(toBody(result));
     const { count } = await tx.idempotencyRecord.updateMany({
       where: { id: held.id, createdAt: held.createdAt, responseStatus: null },
-      data: { responseStatus: status, responseBody: stored },
+      data: { responseStatus: status, responseBody: text },
     });
     if (count !== 1) {
       res.setHeader('Retry-After', '1');
       throw new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
     }
     held.storedInTransaction = true;
+    held.answer = text;
   };
+}
+
+/** The answer's bytes as the request's transaction stored them, to be sent as they are; undefined when none was. */
+export function storedAnswer(res: Response): string | undefined {
+  return (res.locals[HELD_CLAIM] as HeldClaim | undefined)?.answer;
 }
 
 type Outcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: unknown } | { kind: 'busy' };

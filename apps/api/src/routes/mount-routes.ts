@@ -9,6 +9,7 @@ import {
   idempotency,
   releaseIdempotencyClaim,
   storeAnswerInTransaction,
+  storedAnswer,
 } from '../middleware/idempotency.js';
 import { jsonBodyRule } from '../middleware/json-body.js';
 import { operationOf } from '../openapi/operation.js';
@@ -19,6 +20,13 @@ import { successOf, successStatus, type ApiRoute } from './define-route.js';
 
 /** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
 const NOTHING = z.object({}).strict();
+
+/**
+ * Path parameters are record ids (uuids), compared case-insensitively as component ids are elsewhere: the service
+ * sees them lower-cased, as PostgreSQL prints them, so an id in upper case finds its record.
+ */
+const lowerCased = (params: Record<string, string>) =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v.toLowerCase()]));
 
 /** `/monitors/{id}` -> `/monitors/:id`. */
 const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
@@ -50,7 +58,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       };
       const result = await route.handler(deps, {
         ctx,
-        params: req.params as Record<string, string>,
+        params: lowerCased(req.params as Record<string, string>),
         query,
         body: parsedBody,
       });
@@ -59,7 +67,9 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
           `${route.method.toUpperCase()} ${route.path} is idempotent but its service did not store the answer`,
         );
       }
+      const stored = storedAnswer(res);
       if (status === 204) res.status(204).end();
+      else if (stored !== undefined) res.status(status).type('application/json').send(stored);
       else res.status(status).json(toBody(result));
     };
 
