@@ -95,6 +95,14 @@ const slug: string | undefined = details(page.error).slug;
 const reason: 'reserved' | 'taken' | undefined = details(page.error).reason;
 seen.slug = { slug, reason };
 
+// An http body may omit 'type'; a tcp record nulls what only http has (method, content type).
+const http = await api.POST('/monitors', { body: { name: 'no type', target: 'https://93.184.215.14/' } });
+const tcp = await api.POST('/monitors', { body: { type: 'tcp', name: 'db', target: '93.184.215.14:5432' } });
+if (!http.data || !tcp.data) throw new Error('no monitor');
+const method: 'GET' | 'HEAD' | 'POST' | null = tcp.data.data.method;
+const contentType: string | null = tcp.data.data.contentType;
+seen.monitors = { httpType: http.data.data.type, tcpMethod: method, tcpContentType: contentType };
+
 seen.raw = [bad, ambiguous, refused, edited, page].map((r) => r.error?.error.details);
 console.log(JSON.stringify(seen));
 `;
@@ -143,6 +151,7 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
     action: { status: 'scheduled', action: 'complete' },
     edit: 'cancelled',
     slug: { slug: 'api', reason: 'reserved' },
+    monitors: { httpType: 'http', tcpMethod: null, tcpContentType: null },
   });
   // Every details object the API sent is one the document declares, with no key beyond it.
   for (const details of seen.raw as unknown[])

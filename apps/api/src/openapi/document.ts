@@ -6,9 +6,7 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   createHeartbeatMonitorSchema,
-  createHttpMonitorSchema,
   createMaintenanceSchema,
-  createMonitorUnionSchema,
   createStatusPageSchema,
   createTcpMonitorSchema,
   headersSchema,
@@ -67,15 +65,6 @@ const TAGS: Array<{ name: Tag; description: string }> = [
 function nameSharedSchemas(): void {
   const name = nameSchema;
   const L = MONITOR_LIMITS;
-  name(
-    createHttpMonitorSchema,
-    'CreateHttpMonitorInput',
-    'An http(s) check. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, `openThreshold` 2, `resolveThreshold` 2, ' +
-      '`environment` "production", `contentType` application/json, `expectedStatusCodes` empty (any 2xx or 3xx). A check fails on ' +
-      'a connection or DNS error, a timeout, an unexpected status (after up to 5 redirects), a missing `keyword`, a present ' +
-      '`keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than ' +
-      '`degradedAfterMs` passes as degraded.',
-  );
   name(
     createTcpMonitorSchema,
     'CreateTcpMonitorInput',
@@ -148,12 +137,6 @@ function nameSharedSchemas(): void {
   );
   describeSchema(paginationQuerySchema.shape.page, 'The page to return, 1-indexed.');
   describeSchema(paginationQuerySchema.shape.perPage, 'Items per page, 1 to 250.');
-  name(
-    createMonitorUnionSchema,
-    'CreateMonitorInput',
-    'Discriminated on `type`. **`type` may be omitted: the body is then read as an `http` monitor** (the validator fills it ' +
-      'in before this union applies, which the schema cannot express). Unknown fields, and fields of another type, are 400.',
-  );
 }
 
 function buildRegistry(): OpenAPIRegistry {
@@ -166,7 +149,7 @@ function buildRegistry(): OpenAPIRegistry {
     description:
       'Every request carries `Authorization: Bearer <token>`. Three token kinds are accepted, told apart by their prefix:\n\n' +
       '| Kind | Prefix | Behaviour |\n|---|---|---|\n' +
-      '| Organisation token | `sv_` | Bound to one workspace with a fixed role. Created in the dashboard under Developers, API tokens. |\n' +
+      '| Organisation token | `sv_` | Bound to one workspace with a fixed role. Created with the admin CLI (`npm run admin -- token create --kind org --workspace <slug> --role <role>`); `npm start` prints one for the `demo` workspace. |\n' +
       "| Personal token | `svu_` | Acts as the user, with the user's own live role in the workspace named by `X-Statusvane-Workspace`. |\n" +
       '| OAuth access token | `mcp_at_` | Issued to a connected app; limited to the workspaces the user granted. Expires (one hour by default). |\n\n' +
       'A missing, malformed, unknown, revoked or expired token is 401. Membership and grants are re-read on every request, so ' +
@@ -268,4 +251,10 @@ const INFO_DESCRIPTION = [
     'header: a retry with the same key and body replays the first answer.',
   '',
   '**Tracing.** Every response carries `X-Request-Id` (a safe one sent by the client is echoed).',
+  '',
+  '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
+    'one JSON object `{ page, summary, generatedAt, sections, components, incidents, maintenance, uptime }` (`summary`: ' +
+    '`operational`, `degraded`, `outage` or `maintenance`; each component with its `state`). A password-protected page ' +
+    'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
+    "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",
 ].join('\n');

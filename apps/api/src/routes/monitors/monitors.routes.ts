@@ -1,5 +1,7 @@
 import {
-  createMonitorUnionSchema,
+  createHeartbeatMonitorSchema,
+  createHttpMonitorSchema,
+  createTcpMonitorSchema,
   jsonAssertionSchema,
   paginationQuerySchema,
   responseTimesQuerySchema,
@@ -19,6 +21,32 @@ import { defineRoute } from '../define-route.js';
  * the target, the rules between fields or the SSRF guard found it. The route passes the JSON object through.
  */
 const judgedByTheService = z.unknown();
+
+/** The http option as documented: `type` may be omitted (the validator fills in `http`). */
+const createHttpMonitorDocumented = nameSchema(
+  createHttpMonitorSchema.extend({
+    // No `default`: generators (openapi-typescript) would then make the property required in a request.
+    type: z.literal('http').optional().openapi({ description: '`http`; omitted, the body is read as http.' }),
+  }),
+  'CreateHttpMonitorInput',
+  'An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, ' +
+    '`openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, ' +
+    '`expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected ' +
+    'status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a ' +
+    'response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded.',
+);
+
+/**
+ * The create body as documented: one of the three kinds, told apart by `type`, which the http kind may omit. An
+ * `anyOf` without `discriminator`: a discriminator's property must be present, and linters read a `oneOf` whose
+ * options differ only by an optional property as overlapping.
+ */
+const createMonitorDocumented = nameSchema(
+  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema]),
+  'CreateMonitorInput',
+  'One of the three kinds, by `type`: `http` (the default when `type` is omitted), `tcp` or `heartbeat`. Unknown ' +
+    'fields, and fields of another type, are 400.',
+);
 
 /**
  * The PATCH body as documented: `type` and `metadata` are in the validator only to answer them with a precise 400,
@@ -45,8 +73,8 @@ export const monitorRoutes = [
     summary: 'Create a monitor',
     description:
       'Creates the monitor and its public component. The first check runs within seconds. ' +
-      'The body is discriminated on `type`; **when `type` is omitted the body is read as an `http` monitor** (older clients keep ' +
-      'working), which this schema cannot express: it lists `type` as required. For `heartbeat` the response includes `pingUrl`. ' +
+      'The body is one of three kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
+      'response includes `pingUrl`. ' +
       'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
       'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
       'that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not ' +
@@ -56,7 +84,7 @@ export const monitorRoutes = [
     request: {
       body: {
         schema: judgedByTheService,
-        documented: createMonitorUnionSchema,
+        documented: createMonitorDocumented,
         examples: {
           http: {
             summary: 'An http monitor',

@@ -14,9 +14,16 @@ export const monitorRecordSchema = z
     componentId: z.uuid().openapi({ description: "The monitor's public component, created with the monitor." }),
     type: z.enum(MONITOR_TYPES),
     target: z.string().nullable().openapi({ description: 'The URL (http) or `host:port` (tcp); null for heartbeat.' }),
-    method: z.enum(HTTP_METHODS).openapi({ description: 'HTTP method of the check.' }),
+    method: z
+      .enum(HTTP_METHODS)
+      .nullable()
+      .openapi({ description: 'HTTP method of the check; null for tcp and heartbeat.' }),
     intervalSeconds: z.number().int(),
-    timeoutMs: z.number().int(),
+    timeoutMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Bound on one check; null for heartbeat (no check runs).' }),
     openThreshold: z.number().int(),
     resolveThreshold: z.number().int(),
     expectedStatusCodes: z.array(z.number().int()).openapi({ description: 'Empty: any 2xx or 3xx is healthy.' }),
@@ -28,7 +35,10 @@ export const monitorRecordSchema = z
       .array(z.string())
       .openapi({ description: 'Names of the custom request headers. Their values are write-only.' }),
     hasBody: z.boolean().openapi({ description: 'Whether a request body is stored. The body itself is write-only.' }),
-    contentType: z.string(),
+    contentType: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Content-Type of the request body (http); null for tcp and heartbeat.' }),
     // A union with null, not `.nullable()`: the generator would otherwise fold the null into the shared
     // JsonAssertion component, making it nullable on create too.
     jsonAssertion: z
@@ -54,7 +64,7 @@ export const monitorRecordSchema = z
     createdAt: dateTime,
     pingUrl: z.url().nullable().openapi({
       description:
-        'Heartbeat only: the address the scheduled job pings (GET or POST). Returned on create and on read; null for other types.',
+        'Heartbeat only: the address the scheduled job pings (GET, HEAD or POST; `<pingUrl>/fail` reports a failure). Returned on create and on read; null for other types.',
     }),
   })
   .openapi('Monitor');
@@ -104,9 +114,10 @@ export function toMonitorRecord(
     componentId: row.componentId,
     type: row.type,
     target: row.target,
-    method: row.method,
+    // Fields of a kind of check the monitor does not run are null, not a default that would read as a setting.
+    method: row.type === 'http' ? row.method : null,
     intervalSeconds: row.intervalSeconds,
-    timeoutMs: row.timeoutMs,
+    timeoutMs: row.type === 'heartbeat' ? null : row.timeoutMs,
     openThreshold: row.openThreshold,
     resolveThreshold: row.resolveThreshold,
     expectedStatusCodes: row.expectedStatusCodes,
@@ -116,7 +127,7 @@ export function toMonitorRecord(
     latencyThresholdMs: row.latencyThresholdMs,
     headerNames: row.headerNames,
     hasBody: row.bodyEnc !== null,
-    contentType: row.contentType,
+    contentType: row.type === 'http' ? row.contentType : null,
     // Written only from a parsed JsonAssertion (create, PATCH).
     jsonAssertion: (row.jsonAssertion ?? null) as MonitorRecord['jsonAssertion'],
     environment: row.environment,
