@@ -1,6 +1,7 @@
 import {
   DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
+  maintenanceUntilByComponent,
   randomSecret,
   type CheckScheduler,
   type Config,
@@ -9,7 +10,6 @@ import {
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';

@@ -3,6 +3,7 @@ import {
   loaderPerClient,
   maintenanceCoverage,
   maintenanceWindowsNear,
+  maintenanceUntilByComponent,
   NotFoundError,
   uuidSchema,
   type Config,
@@ -10,7 +11,6 @@ import {
 } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
 import type { ServiceContext } from '../context.js';
-import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
 
 /**
