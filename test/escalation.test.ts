@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
+import { createApp } from '../apps/api/src/app.js';
 import { SMTPServer } from 'smtp-server';
 import {
   ESCALATION_QUEUE,
@@ -21,11 +22,8 @@ import {
   type EscalationJob,
 } from '@statusvane/shared';
 import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
-import { escalationStateSchema, incidentRecordSchema } from '../apps/api/src/openapi/records.js';
-import { requireAuth } from '../apps/api/src/middleware/auth.js';
-import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
-import { jsonBody } from '../apps/api/src/middleware/json-body.js';
-import { incidentsRouter } from '../apps/api/src/routes/incidents/incidents.router.js';
+import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
+import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
 import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
 import {
   ensureOpenLadders,
@@ -1045,17 +1043,7 @@ describe('time through an injected clock', () => {
       keyring: h.config.encryption,
       now: () => clock.now,
     };
-    clockApp = express();
-    clockApp.use(
-      '/api/v1',
-      requireAuth(h.prisma),
-      jsonBody,
-      express.Router().use(
-        '/incidents',
-        incidentsRouter(h.deps, () => clock.now),
-      ),
-    );
-    clockApp.use(errorHandler(logger));
+    clockApp = createApp({ ...h.deps, clock: () => clock.now });
   });
   afterAll(async () => {
     clocked.deliverer.close();

@@ -14,4 +14,6 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** The escalation queue, to remove an acknowledged or resolved incident's pending step jobs (best effort). */
   escalations?: EscalationScheduler;
+  /** The clock every request reads its `ctx.now` from; tests move it to stand on a boundary. Default: the system's. */
+  clock?: () => Date;
 }
