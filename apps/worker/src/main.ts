@@ -33,7 +33,12 @@ const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
 
 // Escalation: one queue for all regions, so any worker pages (docs/escalation.md).
 const escalations = new EscalationScheduler(connection, config.queuePrefix);
-const deliverer = createDeliverer({ guard, encryptionKey: config.encryption.current.key, smtp: config.smtp });
+const deliverer = createDeliverer({
+  guard,
+  encryptionKey: config.encryption.current.key,
+  smtp: config.smtp,
+  providers: config.alertProviders,
+});
 const escalationDeps: EscalationDeps = {
   prisma,
   scheduler: escalations,

@@ -8,6 +8,7 @@
  * Records are plain (non-strict) objects: a client must tolerate new fields.
  */
 import {
+  DELIVERY_CHANNELS,
   ERROR_CODES,
   HTTP_METHODS,
   MAINTENANCE_STATUSES,
@@ -26,7 +27,6 @@ export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
 export const INCIDENT_SOURCES = ['monitor', 'manual'] as const;
-export const DELIVERY_CHANNELS = ['webhook', 'slack', 'email'] as const;
 export const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 const RESPONSE_TIME_PERIODS = Object.keys(PERIODS) as [Period, ...Period[]];
 

@@ -1,9 +1,10 @@
 import {
-  displayTarget,
   ladderState,
   maintenanceUntilByComponent,
   orderedSteps,
   policyInEffect,
+  shownTarget,
+  type DeliveryChannel,
   type Impact,
   type LadderState,
   type PolicyInEffect,
@@ -14,8 +15,8 @@ import { findOwnIncident } from './find-incident.js';
 import type { IncidentRow } from './incident-record.js';
 
 export interface EscalationDeliveryRecord {
-  channel: 'webhook' | 'slack' | 'email';
-  /** Webhook and Slack URLs are credentials: shown as `scheme://host/…`. Email addresses in full. */
+  channel: DeliveryChannel;
+  /** Never a secret (`displayTarget`): URLs as `scheme://host/…`, keys by their last four, email addresses in full. */
   target: string;
   status: 'pending' | 'sent' | 'failed' | 'skipped';
   sentAt: string | null;
@@ -172,7 +173,7 @@ export async function getIncidentEscalation(
         .map((d) => ({
           channel: d.channel,
           // Stored in its shown form already; redacting again is a no-op that keeps a stray full URL out.
-          target: displayTarget(d.channel, d.target),
+          target: shownTarget(d.channel, d.target),
           status: d.status,
           sentAt: d.sentAt?.toISOString() ?? null,
           reason: d.status === 'failed' || d.status === 'skipped' ? d.reason : null,
