@@ -258,7 +258,9 @@ const deliverySchema = z
     channel: z.enum(DELIVERY_CHANNELS),
     target: z.string().openapi({
       description:
-        'Email: the address. Webhook and Slack: only `scheme://host[:port]/…`, since the full URL is a credential.',
+        'Never a secret. Email: the address. URL channels (webhook, slack, teams, discord, ntfy): only ' +
+        '`scheme://host[:port]/…`, since the full URL is a credential. pagerduty and opsgenie: `routing key …abcd` / ' +
+        '`API key …abcd` (the last four characters). telegram: `chat <chatId>`.',
     }),
     status: z
       .enum(DELIVERY_STATUSES)
