@@ -8,16 +8,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Worker, type Job } from 'bullmq';
 import request from 'supertest';
-import {
-  ESCALATION_QUEUE,
-  createLogger,
-  createSsrfGuard,
-  createWorkerRedis,
-  escalationNoticeJobId,
-  type EscalationNoticeJob,
-} from '@statusvane/shared';
+import { createLogger, createSsrfGuard, escalationNoticeJobId, type EscalationNoticeJob } from '@statusvane/shared';
 import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/openapi/records.js';
 import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
@@ -28,17 +20,15 @@ import {
   sweepEscalations,
   type EscalationDeps,
 } from '../apps/worker/src/escalation/engine.js';
-import { escalationProcessor } from '../apps/worker/src/processors/escalation.processor.js';
 import { decodeHeaderWord, startAlertProviders, type ProviderRequest } from './support/alert-providers.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startEscalationWorker } from './support/escalation-worker.js';
 import { waitFor } from './support/worker-harness.js';
 
 let h: Harness;
 let fake: Awaited<ReturnType<typeof startAlertProviders>>;
 let deps: EscalationDeps;
-let worker: Worker;
-let workerConnection: ReturnType<typeof createWorkerRedis>;
-const completed: Array<{ id: string; result: unknown }> = [];
+let worker: ReturnType<typeof startEscalationWorker>;
 /** Every line the engine logged (JSON), to prove no key or URL ends up in a log. */
 const logLines: string[] = [];
 
@@ -71,19 +61,11 @@ beforeAll(async () => {
     logger,
     keyring: h.config.encryption,
   };
-  workerConnection = createWorkerRedis(h.config.redisUrl);
-  workerConnection.on('error', () => undefined);
-  worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
-    connection: workerConnection,
-    prefix: h.queuePrefix,
-    concurrency: 10,
-  });
-  worker.on('completed', (job: Job, result: unknown) => completed.push({ id: job.id!, result }));
+  worker = startEscalationWorker(h, deps);
 });
 
 afterAll(async () => {
   await worker.close();
-  workerConnection.disconnect();
   deps.deliverer.close();
   await fake.close();
   await h.close();
@@ -159,7 +141,7 @@ const noticesOf = (incidentId: string) =>
 
 const noticeJobDone = (job: EscalationNoticeJob, after = 0) =>
   waitFor(
-    async () => completed.slice(after).find((c) => c.id === escalationNoticeJobId(job)),
+    async () => worker.completed.slice(after).find((c) => c.id === escalationNoticeJobId(job)),
     10_000,
     `notice job ${escalationNoticeJobId(job)}`,
   );
@@ -352,11 +334,11 @@ describe('acknowledged and resolved notices', () => {
       failed: 1,
     });
 
-    const before = completed.length;
+    const before = worker.completed.length;
     const ack = await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member));
     expect(ack.status).toBe(200);
     expect(await noticeJobDone({ incidentId: incident.id, kind: 'acknowledged' }, before)).toMatchObject({
-      result: { outcome: 'notified', sent: 6, failed: 0, duplicates: 0 },
+      outcome: { outcome: 'notified', sent: 6, failed: 0, duplicates: 0 },
     });
     let got = receivedFor(incident.id, s);
     for (const [channel, requests] of Object.entries(got)) {
@@ -375,7 +357,7 @@ describe('acknowledged and resolved notices', () => {
     }
     expect([got.ntfy[1]!.headers.priority, got.ntfy[1]!.headers.tags]).toEqual(['3', 'eyes']);
 
-    const resolved = completed.length;
+    const resolved = worker.completed.length;
     const res = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member));
     expect(res.status).toBe(200);
     await noticeJobDone({ incidentId: incident.id, kind: 'resolved' }, resolved);
@@ -454,11 +436,11 @@ describe('acknowledged and resolved notices', () => {
       ['resolved', 'telegram', 'pending'],
     ]);
 
-    const before = completed.length;
+    const before = worker.completed.length;
     expect(await sweepEscalations(deps)).toMatchObject({ noticeJobs: 2 });
     await noticeJobDone({ incidentId: incident.id, kind: 'resolved' }, before);
     expect(await noticeJobDone({ incidentId: incident.id, kind: 'acknowledged' }, before)).toMatchObject({
-      result: { outcome: 'notified', sent: 0, skipped: 2 },
+      outcome: { outcome: 'notified', sent: 0, skipped: 2 },
     });
     expect((await noticesOf(incident.id)).map((n) => [n.kind, n.status, n.reason])).toEqual([
       ['acknowledged', 'skipped', 'superseded'],
@@ -482,7 +464,7 @@ describe('acknowledged and resolved notices', () => {
     fake.hold(slow);
     const firing = runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 });
     await waitFor(async () => fake.to(slow).length === 1, 5000, 'the page to reach the receiver');
-    const before = completed.length;
+    const before = worker.completed.length;
     expect(
       (await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member))).status,
     ).toBe(200);

@@ -41,6 +41,7 @@ import { escalationProcessor } from '../apps/worker/src/processors/escalation.pr
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startEscalationWorker } from './support/escalation-worker.js';
 import { waitFor } from './support/worker-harness.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -114,9 +115,7 @@ let h: Harness;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let deps: EscalationDeps;
-let worker: Worker;
-let workerConnection: ReturnType<typeof createWorkerRedis>;
-const completed: Array<{ id: string; outcome: StepOutcome }> = [];
+let worker: ReturnType<typeof startEscalationWorker>;
 const logger = createLogger({ level: 'error', json: true, service: 'test-escalation', silent: !process.env.TEST_LOG });
 const FAST_RETRY = { attempts: 3, backoffMs: 50 };
 
@@ -140,19 +139,11 @@ beforeAll(async () => {
     keyring: h.config.encryption,
     maintenanceRecheckMs: 1000,
   };
-  workerConnection = createWorkerRedis(h.config.redisUrl);
-  workerConnection.on('error', () => undefined);
-  worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
-    connection: workerConnection,
-    prefix: h.queuePrefix,
-    concurrency: 10,
-  });
-  worker.on('completed', (job: Job, outcome: StepOutcome) => completed.push({ id: job.id!, outcome }));
+  worker = startEscalationWorker(h, deps);
 });
 
 afterAll(async () => {
   await worker.close();
-  workerConnection.disconnect();
   deps.deliverer.close();
   await rx.close();
   await smtp.close();
@@ -195,7 +186,11 @@ const rowsOf = (incidentId: string) =>
   });
 
 const jobDone = (job: EscalationJob) =>
-  waitFor(async () => completed.find((c) => c.id === escalationJobId(job)), 10_000, `job ${escalationJobId(job)}`);
+  waitFor(
+    async () => worker.completed.find((c) => c.id === escalationJobId(job)) as { outcome: StepOutcome } | undefined,
+    10_000,
+    `job ${escalationJobId(job)}`,
+  );
 
 async function escalation(token: string, incidentId: string) {
   const res = await request(h.app).get(`/api/v1/incidents/${incidentId}/escalation`).set(bearer(token));

@@ -99,6 +99,9 @@ const MINUTE = 60_000;
 const dueTimes = (policy: PolicyInEffect, anchor: Date) =>
   policy.steps.map((s) => ({ position: s.position, dueAt: new Date(anchor.getTime() + s.delayMinutes * MINUTE) }));
 const clockOf = (deps: EscalationDeps) => deps.now?.() ?? new Date();
+/** Rows claimed before this and still pending belong to a worker that is gone (the sweeper's cut-off). */
+const staleBefore = (deps: EscalationDeps) =>
+  new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
 
 function stopped(status: 'acknowledged' | 'resolved'): StepOutcome {
   return { outcome: 'stopped', reason: status === 'acknowledged' ? 'incident acknowledged' : 'incident resolved' };
@@ -213,7 +216,7 @@ export async function reconcileStaleDeliveries(
   deps: EscalationDeps,
 ): Promise<{ lost: number; rerun: number; stopped: number }> {
   const { prisma } = deps;
-  const before = new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
+  const before = staleBefore(deps);
   const lost = await prisma.escalationDelivery.updateMany({
     where: { status: 'pending', claimedAt: { lte: before } },
     data: { status: 'failed', reason: 'worker_lost' },
@@ -267,7 +270,7 @@ export async function reconcileStaleDeliveries(
  */
 export async function reconcileNotices(deps: EscalationDeps): Promise<{ noticesLost: number; noticeJobs: number }> {
   const { prisma } = deps;
-  const before = new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
+  const before = staleBefore(deps);
   const lost = await prisma.escalationNotice.updateMany({
     where: { status: 'pending', claimedAt: { lte: before } },
     data: { status: 'failed', reason: 'worker_lost' },
