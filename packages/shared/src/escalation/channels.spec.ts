@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import {
   displayTarget,
   escalationTargetSchema,
@@ -51,6 +52,25 @@ describe('escalationTargetSchema', () => {
     expect(issues({ channel: 'ntfy', target: 'ftp://ntfy.sh/x' })).toEqual(['target']);
     expect(issues({ channel: 'discord', routingKey: ROUTING_KEY })).toEqual(['target', '(root)']);
     expect(issues({ channel: 'pager', target: 'x' })).toEqual(['channel']);
+  });
+
+  it('never throws: any JSON value parses or names what is wrong (a 400, never a 500)', () => {
+    const channel = fc.constantFrom('webhook', 'email', 'pagerduty', 'opsgenie', 'telegram', 'ntfy', 'teams');
+    const field = fc.constantFrom('target', 'routingKey', 'apiKey', 'botToken', 'chatId', 'extra');
+    const target = fc.oneof(
+      fc.anything(),
+      fc
+        .dictionary(field, fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constant(null)))
+        .chain((fields) => channel.map((c) => ({ channel: c, ...fields }))),
+    );
+    fc.assert(
+      fc.property(target, (t) => {
+        const r = escalationTargetSchema.safeParse(t);
+        if (!r.success) expect(r.error.issues.length).toBeGreaterThan(0);
+        else expect(targetFromSecret(r.data.channel, targetSecret(r.data))).toEqual(r.data);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
