@@ -995,7 +995,13 @@ describe('the ladder sweeper', () => {
     const report = await ensureOpenLadders(deps);
     expect(report.scheduled).toBeGreaterThanOrEqual(1);
     await waitFor(async () => rx.hits(`/swept/${ws.id}`).length === 1, 10_000, 'the swept page');
-    expect((await rowsOf(incident.id)).map((r) => r.status)).toEqual(['sent']);
+    // The outcome is recorded once the receiver has answered.
+    expect(
+      await waitFor(async () => {
+        const statuses = (await rowsOf(incident.id)).map((r) => r.status);
+        return statuses.includes('pending') ? null : statuses;
+      }),
+    ).toEqual(['sent']);
     // Sweeping again pages nobody twice; acknowledged and brand-new incidents are left alone.
     await ensureOpenLadders(deps);
     await new Promise((r) => setTimeout(r, 300));

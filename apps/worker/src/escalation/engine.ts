@@ -57,10 +57,13 @@ export interface EscalationDeps {
   maintenanceRecheckMs?: number;
   /** A delivery claimed this long ago and still `pending` is failed `worker_lost` by the sweeper. Default 5 min. */
   staleDeliveryMs?: number;
+  /** An unclaimed notice this old gets its job asked for by the sweeper. Default 10 s. */
+  noticeMinAgeMs?: number;
 }
 
 export const MAINTENANCE_RECHECK_MS = 60_000;
 export const STALE_DELIVERY_MS = 5 * 60_000;
+export const NOTICE_MIN_AGE_MS = 10_000;
 
 export type StepOutcome =
   | { outcome: 'stopped'; reason: 'incident deleted' | 'incident acknowledged' | 'incident resolved' }
@@ -264,9 +267,10 @@ export async function reconcileStaleDeliveries(
 /**
  * The sweeper's half of "every notice is sent or accounted for". Pending notices claimed more than
  * `staleDeliveryMs` ago: `failed` with reason `worker_lost` (not resent, as deliveries). Pending notices nobody has
- * claimed, whatever their age: their job is asked for (added, retried or run again). That is how the notices of
- * an incident resolved by a monitor recovering in the worker go out (the trigger writes them, nothing else asks),
- * and it covers a job that could not be added (Redis away) or ran before a late notice was written.
+ * claimed `noticeMinAgeMs` (10 s) after they were written: their job is asked for (added, retried or run again).
+ * That is how the notices of an incident resolved by a monitor recovering in the worker go out (the trigger writes
+ * them, nothing else asks), and it covers a job that could not be added (Redis away) or ran before a late notice
+ * was written. The minimum age leaves a notice whose job the API has just asked for to that job.
  */
 export async function reconcileNotices(deps: EscalationDeps): Promise<{ noticesLost: number; noticeJobs: number }> {
   const { prisma } = deps;
@@ -275,8 +279,9 @@ export async function reconcileNotices(deps: EscalationDeps): Promise<{ noticesL
     where: { status: 'pending', claimedAt: { lte: before } },
     data: { status: 'failed', reason: 'worker_lost' },
   });
+  const writtenBefore = new Date(clockOf(deps).getTime() - (deps.noticeMinAgeMs ?? NOTICE_MIN_AGE_MS));
   const unclaimed = await prisma.escalationNotice.findMany({
-    where: { status: 'pending', claimedAt: null },
+    where: { status: 'pending', claimedAt: null, createdAt: { lte: writtenBefore } },
     select: { incidentId: true, kind: true },
     distinct: ['incidentId', 'kind'],
     orderBy: [{ incidentId: 'asc' }, { kind: 'asc' }],
