@@ -23,6 +23,9 @@
  * - After the last step of a cycle (fired, or passed over for its minImpact), the next cycle's jobs are added,
  *   their delays counted from that fire time. Job ids are fixed per (incident, cycle, position): adding twice adds
  *   once.
+ * - Every target with a page `sent` is told when the incident is acknowledged and when it is resolved, once per
+ *   kind: the status change writes the notices (trigger), a page in flight at that moment adds its own when its
+ *   outcome is recorded, and notice rows are claimed and sent like deliveries (`sendIncidentNotices`).
  */
 import {
   impactAtLeast,
