@@ -229,6 +229,7 @@ describe('the ladder, end to end', () => {
       checkProcessor({
         prisma: h.prisma,
         keyring: h.config.encryption,
+        checkRegions: h.config.checkRegions,
         httpProbe: createHttpProbe({ guard: h.deps.guard }),
         tcpProbe: createTcpProbe({ guard: h.deps.guard }),
         logger,
@@ -714,7 +715,9 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
   it('member and above: acknowledge 200 (repeat: no-op 200), resolve 200 (repeat: no-op 200), acknowledge a resolved one 409', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const monitor = await monitorIn(ws.id);
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 4 } });
+    await h.prisma.monitorRegionState.create({
+      data: { monitorId: monitor.id, region: 'local', consecutiveFailures: 4, failing: true },
+    });
     const incident = await openIncident(ws.id, monitor.id);
 
     for (const action of ['acknowledge', 'resolve']) {
@@ -760,10 +763,8 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
       resolvedAt: expect.any(String),
     });
     expect(await h.prisma.incident.findUnique({ where: { id: incident.id } })).toMatchObject({ openMonitorId: null });
-    expect(await h.prisma.monitor.findUnique({ where: { id: monitor.id } })).toMatchObject({
-      consecutiveFailures: 0,
-      consecutivePasses: 0,
-    });
+    // The monitor's flap state is reset: a new incident needs openThreshold fresh failures.
+    expect(await h.prisma.monitorRegionState.count({ where: { monitorId: monitor.id } })).toBe(0);
     const twice = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.owner));
     expect([twice.status, twice.body.data]).toEqual([200, resolved.body.data]);
 

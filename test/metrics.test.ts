@@ -7,7 +7,6 @@ import {
   CHECK_JOB_NAME,
   checkQueueName,
   ConfigError,
-  createLogger,
   createMetricsRegistry,
   createWorkerRedis,
   DEFAULT_METRICS_PORTS,
@@ -20,18 +19,11 @@ import {
 import { createApp } from '../apps/api/src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../apps/api/src/metrics/api-metrics.js';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
-import {
-  countLostResults,
-  createWorkerMetrics,
-  isFinalFailure,
-  type WorkerMetrics,
-} from '../apps/worker/src/metrics/worker-metrics.js';
-import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
-import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
+import { isFinalFailure, type WorkerMetrics } from '../apps/worker/src/metrics/worker-metrics.js';
+import type { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { checkOnce as checkOnceVia, startSwitchTarget, waitFor } from './support/worker-harness.js';
+import { checkOnce as checkOnceVia, startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 const DASHBOARD_TOKEN = 'dashboard-token-0123456789abcdef';
@@ -459,35 +451,22 @@ describe('metrics listener (exposeMetrics)', () => {
 describe('worker metrics', () => {
   let h: Harness;
   let target: Awaited<ReturnType<typeof startSwitchTarget>>;
+  let w: ReturnType<typeof startWorker>;
   let metrics: WorkerMetrics;
-  let worker: Worker;
-  let connection: ReturnType<typeof createWorkerRedis>;
   let processor: ReturnType<typeof checkProcessor>;
-  const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
+  let completed: Array<{ job: Job; outcome: CheckOutcome }>;
   const failed: Job[] = [];
   beforeAll(async () => {
     h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
     target = await startSwitchTarget();
-    // As apps/worker/src/main.ts wires it, with a registry of its own.
-    metrics = createWorkerMetrics('local');
-    connection = createWorkerRedis(h.config.redisUrl);
-    connection.on('error', () => undefined);
-    const deps = {
-      prisma: h.prisma,
-      keyring: h.config.encryption,
-      httpProbe: createHttpProbe({ guard: h.deps.guard }),
-      tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-      logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
-    };
-    processor = checkProcessor(deps, metrics);
-    worker = new Worker(checkQueueName('local'), processor, { connection, prefix: h.queuePrefix, concurrency: 10 });
-    worker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
-    worker.on('failed', (job) => job && failed.push(job));
-    countLostResults(worker, metrics);
+    // As apps/worker/src/main.ts runs it, with a registry of its own.
+    w = startWorker(h);
+    ({ metrics } = w.runtime);
+    ({ processor, completed } = w);
+    w.worker.on('failed', (job) => job && failed.push(job));
   });
   afterAll(async () => {
-    await worker.close();
-    connection.disconnect();
+    await w.close();
     await target.close();
     await h.close();
   });

@@ -868,10 +868,9 @@ describe('heartbeat pings: /fail, paused monitors', () => {
   it("a steady heartbeat's pings are recorded and queue nothing (its deadline job judges them)", async () => {
     const hb = (await post({ type: 'heartbeat', name: 'steady cron', resolveThreshold: 2 })).body.data;
     const path = new URL(hb.pingUrl).pathname;
-    await h.prisma.monitor.update({
-      where: { id: hb.id },
-      data: { status: 'up', consecutivePasses: 2, consecutiveFailures: 0 },
-    });
+    // Steady: up, with resolveThreshold counted passes in its region.
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { status: 'up' } });
+    await h.prisma.monitorRegionState.create({ data: { monitorId: hb.id, region: 'local', consecutivePasses: 2 } });
     const queued = (await nowJobs(hb.id)).length;
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 5));
@@ -880,7 +879,10 @@ describe('heartbeat pings: /fail, paused monitors', () => {
     expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } })).lastPingAt).not.toBeNull();
     expect(await nowJobs(hb.id)).toHaveLength(queued);
     // One pass short of resolveThreshold: not steady yet, so a ping is judged at once.
-    await h.prisma.monitor.update({ where: { id: hb.id }, data: { consecutivePasses: 1 } });
+    await h.prisma.monitorRegionState.update({
+      where: { monitorId_region: { monitorId: hb.id, region: 'local' } },
+      data: { consecutivePasses: 1 },
+    });
     expect((await request(h.app).get(path)).status).toBe(200);
     expect(await nowJobs(hb.id)).toHaveLength(queued + 1);
   });

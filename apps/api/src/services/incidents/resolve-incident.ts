@@ -8,8 +8,9 @@ import { requestNotices, stopLadder } from './stop-ladder.js';
 
 /**
  * POST /incidents/{id}/resolve (member and above): open or acknowledged -> resolved, which stops the escalation
- * ladder and tells every target that was paged (the notices the status change wrote). Already resolved: a no-op 200. For a monitor incident, `openMonitorId` is cleared (so the monitor can
- * open a new incident) and the monitor's flap counters go back to zero, as when an incident is deleted: a new
+ * ladder and tells every target that was paged (the notices the status change wrote). Already resolved: a no-op
+ * 200. For a monitor incident, `openMonitorId` is cleared (so the monitor can open a new incident) and the
+ * monitor's flap state (its region rows) is reset, as when an incident is deleted: a new
  * incident needs `openThreshold` fresh failures, instead of reopening on the very next failed check.
  */
 export async function resolveIncident(
@@ -37,9 +38,8 @@ export async function resolveIncident(
         data: { status: 'resolved', resolvedAt: now, openMonitorId: null },
       });
       if (count > 0 && before.monitorId) {
-        await tx.monitor.updateMany({
-          where: { id: before.monitorId, workspaceId: ctx.workspace.id },
-          data: { consecutiveFailures: 0, consecutivePasses: 0 },
+        await tx.monitorRegionState.deleteMany({
+          where: { monitorId: before.monitorId, monitor: { workspaceId: ctx.workspace.id } },
         });
       }
     });

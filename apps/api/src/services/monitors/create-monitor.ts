@@ -1,6 +1,7 @@
 import {
   DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
+  maintenanceUntilByComponent,
   randomSecret,
   type CheckScheduler,
   type Config,
@@ -10,7 +11,6 @@ import {
 import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { InTransaction } from '../in-transaction.js';
-import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';

@@ -3,12 +3,12 @@ import {
   loaderPerClient,
   maintenanceCoverage,
   maintenanceWindowsNear,
+  maintenanceUntilByComponent,
   NotFoundError,
   uuidSchema,
   type PrismaClient,
 } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
-import { maintenanceUntilByComponent } from '../maintenance/active-maintenance.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
 
 /**
