@@ -38,7 +38,7 @@ export function viewPublicPageHandler(deps: ApiDeps, cookieKeys: readonly Buffer
         return;
       }
     } else {
-      // Short shared caching absorbs the crowd that arrives during an outage; the page also refreshes every 60 s.
+      // Short shared caching absorbs the crowd that arrives during an outage.
       res.setHeader('Cache-Control', 'public, max-age=30');
     }
     const data = await loadPublicPage({ prisma: deps.prisma, publicBaseUrl: deps.config.publicBaseUrl }, { page, now });
