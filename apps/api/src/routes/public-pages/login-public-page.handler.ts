@@ -60,7 +60,10 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
     const ok =
       password.length > 0 && password.length <= PASSWORD_MAX && (await verifyPassword(password, page.passwordHash));
     if (!ok) {
-      res.status(401).type('html').send(renderPasswordForm(page, true));
+      res
+        .status(401)
+        .type('html')
+        .send(renderPasswordForm(page, true, `/status/${page.slug}`));
       return;
     }
     const { value, expires } = issueAccessCookie(cookieKey, { id: page.id, passwordHash: page.passwordHash }, clock());

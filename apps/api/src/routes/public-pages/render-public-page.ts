@@ -292,13 +292,13 @@ ${d.pastIncidents.length ? d.pastIncidents.map(incidentCard) : html`<p class="ca
 }
 
 /** The password form of a protected page; `failed` adds the "wrong password" message. */
-export function renderPasswordForm(page: { name: string; slug: string }, failed: boolean): string {
+export function renderPasswordForm(page: { name: string; slug: string }, failed: boolean, basePath: string): string {
   const body = html`<main class="narrow">
 <h1>${page.name}</h1>
 <div class="card">
 <p>This status page is private. Enter its password to view it.</p>
 ${failed ? html`<p class="error" role="alert">That password is not right. Try again.</p>` : null}
-<form method="post" action="/status/${page.slug}/login">
+<form method="post" action="${basePath}/login">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200" autofocus>
 <button type="submit">View status</button>
