@@ -17,6 +17,7 @@ import { checkProcessor } from './processors/check.processor.js';
 import { createDeliverer } from './escalation/deliver/deliverer.js';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
+import { startSubscribers } from './subscribers/start.js';
 import { createHttpProbe } from './probes/http.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 
@@ -50,6 +51,9 @@ escalationWorker.on('error', (err) => logger.error('escalation worker error', { 
 escalationWorker.on('failed', (job, err) =>
   logger.warn('escalation job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: err.message }),
 );
+
+// Status page subscribers: their own queue and worker (docs/maintenance-and-status-pages.md).
+const subscribers = startSubscribers({ config, prisma, connection, guard, logger });
 
 // Check schedules (housekeeping reconciles them) and heartbeat deadlines (armed after each heartbeat evaluation).
 const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
@@ -113,7 +117,7 @@ async function shutdown(signal: string): Promise<void> {
   const force = setTimeout(() => process.exit(1), 30_000).unref();
   stopHousekeeping();
   void metricsListener.then((m) => m.close());
-  await Promise.allSettled([worker.close(), escalationWorker.close()]);
+  await Promise.allSettled([worker.close(), escalationWorker.close(), subscribers.close()]);
   deliverer.close();
   await Promise.allSettled([scheduler.close(), escalations.close(), prisma.$disconnect()]);
   await Promise.allSettled([connection.quit()]);

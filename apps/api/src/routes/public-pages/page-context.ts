@@ -18,6 +18,8 @@ export interface PageRouteOptions {
   deps: ApiDeps;
   cookieKeys: readonly Buffer[];
   clock: () => Date;
+  /** The links in subscriber mails: the token is the credential, the page's password is not asked. */
+  skipPassword?: boolean;
 }
 
 /** Set by the custom-domain middleware when the request's Host is a page's customDomain. */
@@ -43,7 +45,7 @@ export async function openPage(
     return null;
   }
   const now = opts.clock();
-  if (page.passwordHash) {
+  if (page.passwordHash && !opts.skipPassword) {
     res.setHeader('Cache-Control', 'private, no-store');
     res.vary('Cookie');
     const cookie = readCookie(req.headers.cookie, ACCESS_COOKIE);

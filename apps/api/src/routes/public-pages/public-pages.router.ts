@@ -5,6 +5,7 @@ import { loginPublicPageHandler } from './login-public-page.handler.js';
 import type { PageRouteOptions } from './page-context.js';
 import { pageResourceHandlers } from './page-resources.handler.js';
 import { publicPageErrors } from './respond.js';
+import { subscriptionHandlers } from './subscriptions.handler.js';
 import { viewPublicPageHandler } from './view-public-page.handler.js';
 
 /**
@@ -22,6 +23,13 @@ function pageRoutes(opts: PageRouteOptions): Router {
   r.get('/components/:componentId/badge.svg', resources.componentBadge);
   r.get('/api/v2/summary.json', resources.summary);
   r.get('/api/v2/status.json', resources.status);
+  const subs = subscriptionHandlers(opts);
+  const form = express.urlencoded({ limit: '8kb', extended: false, parameterLimit: 210 });
+  r.post('/subscribe', express.json({ limit: '16kb' }), form, subs.subscribe);
+  r.get('/subscriptions/:token/confirm', subs.confirmForm);
+  r.post('/subscriptions/:token/confirm', form, subs.confirm);
+  r.get('/subscriptions/:token/unsubscribe', subs.unsubscribeForm);
+  r.post('/subscriptions/:token/unsubscribe', form, subs.unsubscribe);
   r.post(
     '/login',
     express.urlencoded({ limit: '4kb', extended: false, parameterLimit: 10 }),

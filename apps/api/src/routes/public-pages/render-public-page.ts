@@ -284,6 +284,16 @@ ${d.components.length ? sections : html`<div class="card muted">No components ye
 <section aria-labelledby="past"><h2 id="past">Past incidents</h2>
 ${d.pastIncidents.length ? d.pastIncidents.map(incidentCard) : html`<p class="card muted">No incidents in the last ${PAST_INCIDENT_DAYS} days.</p>`}
 </section>
+<section aria-labelledby="subscribe"><h2 id="subscribe">Get updates</h2>
+<div class="card">
+<form method="post" action="${base}/subscribe">
+<label for="sub-email">Email address</label>
+<input id="sub-email" name="email" type="email" autocomplete="email" required maxlength="320">
+<button type="submit">Subscribe</button>
+</form>
+<p class="muted">Or follow the <a href="${base}/feed.atom">Atom</a> or <a href="${base}/feed.rss">RSS</a> feed.</p>
+</div>
+</section>
 </main>
 <footer class="wrap muted">
 <p>Updated ${time(d.generatedAt)}. Uptime bars: one per UTC day, fewer days on narrow screens.</p>
@@ -306,6 +316,40 @@ ${failed ? html`<p class="error" role="alert">That password is not right. Try ag
 </div>
 </main>`;
   return shell(`${page.name} status`, body, { noindex: true });
+}
+
+/** After POST /subscribe from the form: the same words whatever was known; a webhook's secret shown once. */
+export function renderSubscribed(page: { name: string }, basePath: string, webhookSecret: string | null): string {
+  const body = webhookSecret
+    ? html`<p>The webhook is subscribed. Deliveries are signed with this secret; it is shown only now:</p>
+<p><code class="body">${webhookSecret}</code></p>`
+    : html`<p>If this address can receive mail, a confirmation link is on its way. Nothing is sent until it is used.</p>`;
+  return shell(
+    `${page.name} status`,
+    html`<main class="narrow"><h1>Almost there</h1><div class="card">${body}<p><a href="${basePath || '/'}">Back to the status page</a></p></div></main>`,
+    { noindex: true },
+  );
+}
+
+/** The page behind a mail link: a button to confirm or unsubscribe (GET), or the result (after the POST). */
+export function renderLinkAction(
+  page: { name: string },
+  action: string,
+  kind: 'confirm' | 'unsubscribe',
+  done: boolean,
+): string {
+  const title = kind === 'confirm' ? 'Confirm your subscription' : 'Unsubscribe';
+  const body = done
+    ? html`<p>${kind === 'confirm' ? `You will be told of incidents and maintenance of ${page.name}.` : `You will not hear from ${page.name} status again.`}</p>`
+    : html`<p>${kind === 'confirm' ? `Get incident and maintenance updates of ${page.name} by email.` : `Stop updates of ${page.name} to this address.`}</p>
+<form method="post" action="${action}"><button type="submit">${kind === 'confirm' ? 'Confirm' : 'Unsubscribe'}</button></form>`;
+  return shell(
+    title,
+    html`<main class="narrow"><h1>${done ? (kind === 'confirm' ? 'Subscribed' : 'Unsubscribed') : title}</h1><div class="card">${body}</div></main>`,
+    {
+      noindex: true,
+    },
+  );
 }
 
 /** A plain page for 404 and for errors, with the same look and policy. */

@@ -1,4 +1,4 @@
-import type { MaintenanceStatus, Prisma, PrismaClient } from '@statusvane/shared';
+import { publicIncidentFilter, type MaintenanceStatus, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
 import { statusPageUrl } from './status-page-record.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
@@ -292,21 +292,6 @@ const incidentSelect = {
   },
 } as const satisfies Prisma.IncidentSelect;
 type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentSelect }>;
-
-/**
- * The incidents a page shows ("public incidents"): those of the shown components' monitors, and manual incidents
- * that name a shown component or name none (the whole workspace). A monitor incident whose monitor was deleted
- * concerns no shown component and is not listed.
- */
-export function publicIncidentFilter(monitorIds: string[], componentIds: string[]): Prisma.IncidentWhereInput {
-  return {
-    OR: [
-      { monitorId: { in: monitorIds } },
-      { source: 'manual', components: { none: {} } },
-      { source: 'manual', components: { some: { componentId: { in: componentIds } } } },
-    ],
-  };
-}
 
 /**
  * A component's public state. Maintenance wins over everything (it is the explanation the public needs), then a
