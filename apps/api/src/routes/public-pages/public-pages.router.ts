@@ -1,8 +1,9 @@
 import express, { Router } from 'express';
 import type { ApiDeps } from '../../deps.js';
 import { accessKey } from '../../services/status-pages/page-access.js';
+import { findPageByHost } from '../../services/status-pages/public-page.js';
 import { loginPublicPageHandler } from './login-public-page.handler.js';
-import type { PageRouteOptions } from './page-context.js';
+import { HOST_PAGE, type PageRouteOptions } from './page-context.js';
 import { pageResourceHandlers } from './page-resources.handler.js';
 import { publicPageErrors } from './respond.js';
 import { subscriptionHandlers } from './subscriptions.handler.js';
@@ -38,15 +39,47 @@ function pageRoutes(opts: PageRouteOptions): Router {
   return r;
 }
 
+/** The paths a page serves at the root of its custom domain; anything else on such a host is not looked up. */
+const HOST_PAGE_PATH =
+  /^\/(?:feed\.atom|feed\.rss|badge\.svg|components\/[^/]{1,64}\/badge\.svg|api\/v2\/(?:summary|status)\.json|subscribe|subscriptions\/[^/]{1,64}\/(?:confirm|unsubscribe)|login)?$/;
+
 /**
- * The public status pages, mounted at the root (outside /api/v1, no token). The urlencoded parser runs only on
- * the login route, with a 4 KiB cap. `clock` is injectable for tests.
+ * A request whose Host is a page's customDomain gets that page at `/` and its resources beside it. The lookup (one
+ * unique-index read) happens only for the page paths, and never for the deployment's own host name.
+ */
+function customDomainRoutes(opts: PageRouteOptions): Router {
+  const ownHost = new URL(opts.deps.config.publicBaseUrl).hostname.toLowerCase();
+  const r = Router();
+  r.use(async (req, res, next) => {
+    const host = req.hostname?.toLowerCase();
+    if (!host || host === ownHost || !HOST_PAGE_PATH.test(req.path)) {
+      next('router');
+      return;
+    }
+    const page = await findPageByHost(opts.deps.prisma, host);
+    if (!page) {
+      next('router');
+      return;
+    }
+    res.locals[HOST_PAGE] = page;
+    next();
+  });
+  r.use(pageRoutes(opts));
+  r.use(publicPageErrors(opts.deps.logger));
+  return r;
+}
+
+/**
+ * The public status pages, mounted at the root (outside /api/v1, no token): `/status/<slug>/...` on any host, and
+ * the root of a page's custom domain. The urlencoded parser runs only on the form routes, with small caps.
+ * `clock` is injectable for tests.
  */
 export function publicPagesRouter(deps: ApiDeps, clock: () => Date = () => new Date()): Router {
   const { current, old } = deps.config.encryption;
   const cookieKeys = [current, ...old].map((k) => accessKey(k.key));
   const opts: PageRouteOptions = { deps, cookieKeys, clock };
   const router = Router();
+  router.use(customDomainRoutes(opts));
   router.use('/status/:slug', pageRoutes(opts));
   router.use('/status', publicPageErrors(deps.logger));
   return router;

@@ -1,4 +1,10 @@
-import { publicIncidentFilter, type MaintenanceStatus, type Prisma, type PrismaClient } from '@statusvane/shared';
+import {
+  CUSTOM_DOMAIN_RE,
+  publicIncidentFilter,
+  type MaintenanceStatus,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
 import { statusPageUrl } from './status-page-record.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
@@ -80,6 +86,22 @@ export const PAST_INCIDENT_DAYS = 14;
 /** Scheduled (and cancelled) maintenance is announced this long before it starts, not earlier. */
 export const MAINTENANCE_HORIZON_DAYS = 7;
 const DAY_MS = 86_400_000;
+
+/**
+ * The public page whose customDomain is this host name (lower-case, no port), or null. Same rule as a slug: a
+ * page that is not public is not found.
+ */
+export async function findPageByHost(prisma: PrismaClient, hostname: string): Promise<PublicPageRef | null> {
+  const host = hostname.toLowerCase();
+  if (!CUSTOM_DOMAIN_RE.test(host)) return null;
+  const page = await prisma.statusPage.findUnique({
+    where: { customDomain: host },
+    select: { id: true, workspaceId: true, name: true, slug: true, isPublic: true, passwordHash: true },
+  });
+  if (!page || !page.isPublic) return null;
+  const { isPublic: _isPublic, ...ref } = page;
+  return ref;
+}
 
 /** The page for a slug, or null when there is none or it is not public (both are 404: nothing is revealed). */
 export async function findPublicPage(prisma: PrismaClient, slug: string): Promise<PublicPageRef | null> {
