@@ -13,7 +13,7 @@ import { openPage, type PageRouteOptions } from './page-context.js';
 import { renderLinkAction, renderMessage, renderSubscribed } from './render-public-page.js';
 import { setPageHeaders, wantsJson } from './respond.js';
 
-/** Subscription requests per client address per hour (all pages). */
+/** Subscription requests per page and client address per hour (like the login cap). */
 export const SUBSCRIBE_PER_IP_PER_HOUR = 20;
 /** Confirmation mails per email address per hour (all pages). Beyond: 202 as usual, nothing sent. */
 export const SUBSCRIBE_PER_EMAIL_PER_HOUR = 3;
@@ -54,7 +54,7 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
     const ctx = await openPage(req, res, opts, json ? 'json' : 'form');
     if (!ctx) return;
     res.setHeader('Cache-Control', 'no-store');
-    const ip = await within(perIp, req.ip ?? 'unknown', res);
+    const ip = await within(perIp, `${ctx.page.id}:${req.ip ?? 'unknown'}`, res);
     if (ip !== true) {
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil(ip.msBeforeNext / 1000))));
       if (json)
