@@ -130,6 +130,13 @@ export async function withPgClient<T>(connection: PgConnection, fn: (client: pg.
 // Driver adapter
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * adapter-pg's methods on its (private) PgQueryable class, shared by the adapter and its transactions, that
+ * mapCharColumnsToText replaces: `performIO` is private, `queryRaw` public but relied on to call it.
+ * test/migrate-hooks.test.ts pins them.
+ */
+export const PATCHED_QUERYABLE_METHODS = ['performIO', 'queryRaw'] as const;
+
 /** The parts of adapter-pg's (private) PgQueryable that mapCharColumnsToText hooks into. */
 interface PerformIOHost {
   performIO?: (query: SqlQuery) => Promise<pg.QueryResult>;
@@ -147,10 +154,11 @@ const charColumnsOf = new WeakMap<object, number[]>();
  */
 function mapCharColumnsToText(queryable: object): void {
   const host = queryable as PerformIOHost;
-  const performIO = host.performIO;
-  if (typeof performIO !== 'function') {
-    throw new Error('@prisma/adapter-pg internals changed (no performIO): revisit mapCharColumnsToText');
+  const missing = PATCHED_QUERYABLE_METHODS.filter((m) => typeof host[m] !== 'function');
+  if (missing.length > 0) {
+    throw new Error(`@prisma/adapter-pg internals changed (no ${missing.join(', ')}): revisit mapCharColumnsToText`);
   }
+  const performIO = host.performIO!;
   host.performIO = async (query) => {
     const result = await performIO.call(queryable, query);
     const charColumns: number[] = [];
@@ -166,10 +174,7 @@ function mapCharColumnsToText(queryable: object): void {
   // Second trap: the describer reads some of those columns as a character, not a string (pg_constraint.contype in
   // its CHECK and EXCLUDE constraint query): a text value there panics the WebAssembly engine ("unreachable") as soon
   // as one CHECK constraint exists. Report them as the driver adapters' Character type, which it reads as one.
-  const queryRaw = host.queryRaw;
-  if (typeof queryRaw !== 'function') {
-    throw new Error('@prisma/adapter-pg internals changed (no queryRaw): revisit mapCharColumnsToText');
-  }
+  const queryRaw = host.queryRaw!;
   host.queryRaw = async (query) => {
     const result = await queryRaw.call(queryable, query);
     for (const i of charColumnsOf.get(result.rows) ?? []) result.columnTypes[i] = ColumnTypeEnum.Character;
@@ -200,13 +205,15 @@ type PrismaPgAdapter = Awaited<ReturnType<PrismaPg['connect']>>;
  * for migrations, and remembers every pool and shadow database it opens so that `close()` can
  * release them even when the engine fails half-way.
  */
-class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
+export class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider = 'postgres';
   readonly adapterName = '@prisma/adapter-pg';
 
   readonly #connection: PgConnection;
   readonly #openAdapters = new Set<SqlDriverAdapter>();
   readonly #shadowDatabases = new Set<string>();
+  /** Set when the adapter's internals are not what mapCharColumnsToText patches (after a version bump). */
+  hookError: Error | undefined;
 
   constructor(connection: PgConnection) {
     this.#connection = connection;
@@ -249,12 +256,22 @@ class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
 
   async #openAdapter(config: pg.ClientConfig, afterDispose?: () => Promise<void>): Promise<SqlDriverAdapter> {
     const adapter: PrismaPgAdapter = await new PrismaPg(config, { schema: this.#connection.schema }).connect();
-    mapCharColumnsToText(adapter);
+    try {
+      this.#patch(adapter);
+    } catch (error) {
+      await adapter.dispose();
+      throw error;
+    }
 
     const startTransaction = adapter.startTransaction.bind(adapter);
     adapter.startTransaction = async (isolationLevel?: IsolationLevel): Promise<Transaction> => {
       const transaction = await startTransaction(isolationLevel);
-      mapCharColumnsToText(transaction);
+      try {
+        this.#patch(transaction);
+      } catch (error) {
+        await transaction.rollback().catch(() => undefined);
+        throw error;
+      }
       return transaction;
     };
 
@@ -285,6 +302,16 @@ class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
 
     this.#openAdapters.add(adapter);
     return adapter;
+  }
+
+  /** mapCharColumnsToText, keeping its failure: the engine would report only "External error id#0". */
+  #patch(queryable: object): void {
+    try {
+      mapCharColumnsToText(queryable);
+    } catch (error) {
+      this.hookError = error as Error;
+      throw error;
+    }
   }
 
   async #dropShadowDatabase(database: string): Promise<void> {
@@ -340,6 +367,11 @@ function panicRegistry(): PanicRegistry {
 
 type TimerImport = (callback: () => void, milliseconds: number) => NodeJS.Timeout;
 
+/** The module name the engine's WebAssembly imports are resolved from: the wasm-bindgen glue. */
+export const WASM_GLUE_MODULE = './schema_engine_bg.js';
+/** wasm-bindgen names the glue's setTimeout import `__wbg_setTimeout_<hash>`; the hash changes with each build. */
+export const TIMER_IMPORT_PREFIX = '__wbg_setTimeout_';
+
 /**
  * The engine races its advisory-lock query against a 10 s timer that it never clears, which kept
  * every `deploy` process alive for 10 s after finishing. Its timers only bound waits on database
@@ -349,7 +381,7 @@ type TimerImport = (callback: () => void, milliseconds: number) => NodeJS.Timeou
 function withUnrefTimers(glue: typeof wasmRuntime): Record<string, unknown> {
   const imports: Record<string, unknown> = { ...glue };
   for (const [name, value] of Object.entries(imports)) {
-    if (name.startsWith('__wbg_setTimeout_') && typeof value === 'function') {
+    if (name.startsWith(TIMER_IMPORT_PREFIX) && typeof value === 'function') {
       const setTimer = value as TimerImport;
       imports[name] = ((callback, milliseconds) => setTimer(callback, milliseconds).unref()) satisfies TimerImport;
     }
@@ -359,6 +391,43 @@ function withUnrefTimers(glue: typeof wasmRuntime): Record<string, unknown> {
 
 let runtimeReady: Promise<typeof wasmRuntime> | undefined;
 
+/** The engine's WebAssembly module, compiled from the file beside its glue. */
+async function compileSchemaEngine(): Promise<object> {
+  const require = createRequire(import.meta.url);
+  const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+  return new wasmApi.Module(await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm')));
+}
+
+/**
+ * What loadSchemaEngineRuntime and withUnrefTimers assume of the wasm-bindgen build, as readable problems (none when
+ * it holds): every import comes from WASM_GLUE_MODULE and is a function the glue exports, one of them is the
+ * setTimeout import, the glue has `__wbg_set_wasm` and `SchemaEngine`, and the module exports `__wbindgen_start`.
+ * For test/migrate-hooks.test.ts: an upgrade of @prisma/schema-engine-wasm that breaks one of them fails there.
+ */
+export async function wasmGlueProblems(): Promise<string[]> {
+  const module = await compileSchemaEngine();
+  const { imports, exports } = wasmApi.Module as unknown as {
+    imports(m: object): Array<{ module: string; name: string; kind: string }>;
+    exports(m: object): Array<{ name: string; kind: string }>;
+  };
+  const glue = wasmRuntime as unknown as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const imp of imports(module)) {
+    if (imp.module !== WASM_GLUE_MODULE)
+      problems.push(`import ${imp.name} comes from "${imp.module}", not "${WASM_GLUE_MODULE}"`);
+    else if (typeof glue[imp.name] !== 'function') problems.push(`import ${imp.name} is not a function of the glue`);
+  }
+  if (!imports(module).some((i) => i.name.startsWith(TIMER_IMPORT_PREFIX))) {
+    problems.push(`no ${TIMER_IMPORT_PREFIX}* import: withUnrefTimers no longer unrefs the engine's timers`);
+  }
+  for (const name of ['__wbg_set_wasm', 'SchemaEngine']) {
+    if (typeof glue[name] !== 'function') problems.push(`the glue has no ${name}`);
+  }
+  if (!exports(module).some((e) => e.name === '__wbindgen_start'))
+    problems.push('the module exports no __wbindgen_start');
+  return problems;
+}
+
 /**
  * Instantiates the engine once per process. The package's default entry imports the .wasm file as
  * an ES module, which Node cannot do, so wire the wasm-bindgen glue to the module by hand.
@@ -366,11 +435,8 @@ let runtimeReady: Promise<typeof wasmRuntime> | undefined;
 function loadSchemaEngineRuntime(): Promise<typeof wasmRuntime> {
   runtimeReady ??= (async () => {
     panicRegistry();
-    const require = createRequire(import.meta.url);
-    const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
-    const bytes = await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
-    const module = new wasmApi.Module(bytes);
-    const instance = new wasmApi.Instance(module, { './schema_engine_bg.js': withUnrefTimers(wasmRuntime) });
+    const module = await compileSchemaEngine();
+    const instance = new wasmApi.Instance(module, { [WASM_GLUE_MODULE]: withUnrefTimers(wasmRuntime) });
     wasmRuntime.__wbg_set_wasm(instance.exports);
     (instance.exports as SchemaEngineWasmExports).__wbindgen_start();
     return wasmRuntime;
@@ -429,7 +495,7 @@ export async function withSchemaEngine<T>(
     return await fn(engine);
   } catch (error) {
     failed = true;
-    throw toMigrateError(error);
+    throw factory.hookError ?? toMigrateError(error);
   } finally {
     try {
       engine?.free();

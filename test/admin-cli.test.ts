@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { addMember, createUser, createWorkspace } from '../apps/api/src/services/admin/admin-commands.js';
-import { bearer, makeHarness, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
@@ -225,4 +225,34 @@ describe('admin CLI', () => {
     expect([allowed.code, allowed.stderr]).toEqual([0, '']);
     expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: ws.id } })).toBe(1);
   }, 60_000);
+
+  it('status-page set-password prints the URL the API gives the page: PUBLIC_BASE_URL by the configuration rules', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    // The same environment for the API and the CLI, as in a deployment's env file (blank = unset).
+    const cases: Array<{ env: Record<string, string>; base: string }> = [
+      { env: { PUBLIC_BASE_URL: 'https://status.example.test', PORT: '' }, base: 'https://status.example.test' },
+      {
+        env: { PUBLIC_BASE_URL: 'https://status.example.test/statusvane/', PORT: '8080' },
+        base: 'https://status.example.test/statusvane',
+      },
+      { env: { PUBLIC_BASE_URL: '', PORT: '8080' }, base: 'http://localhost:8080' },
+    ];
+    for (const { env, base } of cases) {
+      const api = makeHarness(env);
+      try {
+        const created = await request(api.app)
+          .post('/api/v1/status-pages')
+          .set(bearer(tokens.owner))
+          .send({ vanityUrl: uniq('pw'), name: 'Password' });
+        expect(created.status).toBe(201);
+        const page = created.body.data as { id: string; slug: string; url: string };
+        expect(page.url).toBe(`${base}/status/${page.slug}`);
+        const out = await adminWith(env, 'status-page', 'set-password', '--id', page.id, '--password', 'long enough');
+        expect([env, out.code, out.stderr]).toEqual([env, 0, '']);
+        expect([env, JSON.parse(out.stdout)]).toEqual([env, { ...page, passwordProtected: true }]);
+      } finally {
+        await api.close();
+      }
+    }
+  }, 120_000);
 });

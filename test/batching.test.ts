@@ -7,6 +7,7 @@ import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import { createToken, revokeToken } from '../apps/api/src/services/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
+import { regionStates } from './support/worker-harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -30,7 +31,8 @@ async function newMonitor(tokens: { owner: string }, over: Record<string, unknow
     .set(bearer(tokens.owner))
     .send(makeMonitorInput({ openThreshold: 2, resolveThreshold: 2, ...over }));
   expect(res.status).toBe(201);
-  return h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id as string } });
+  const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id as string } });
+  return { ...row, regions: ['local'] };
 }
 
 async function rollupTotals(monitorId: string) {
@@ -92,12 +94,16 @@ describe('results stored in groups', () => {
       resolvedAt: new Date(at(5).getTime() + 50),
     });
     const after = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
-    expect(after).toMatchObject({
-      consecutiveFailures: 0,
-      consecutivePasses: 2,
-      status: 'up',
-      lastCheckedAt: new Date(at(5).getTime() + 50),
-    });
+    expect(after).toMatchObject({ status: 'up', lastCheckedAt: new Date(at(5).getTime() + 50) });
+    expect(await regionStates(h, m.id)).toEqual([
+      {
+        region: 'local',
+        consecutiveFailures: 0,
+        consecutivePasses: 2,
+        failing: false,
+        lastCountedAt: new Date(at(5).getTime() + 50),
+      },
+    ]);
 
     const stored = await h.prisma.checkResult.findMany({
       where: { monitorId: m.id, slot: { gte: at(0) } },

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
+import { createApp } from '../apps/api/src/app.js';
 import { SMTPServer } from 'smtp-server';
 import {
   ESCALATION_QUEUE,
@@ -21,11 +22,8 @@ import {
   type EscalationJob,
 } from '@statusvane/shared';
 import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
-import { escalationStateSchema, incidentRecordSchema } from '../apps/api/src/openapi/records.js';
-import { requireAuth } from '../apps/api/src/middleware/auth.js';
-import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
-import { jsonBody } from '../apps/api/src/middleware/json-body.js';
-import { incidentsRouter } from '../apps/api/src/routes/incidents/incidents.router.js';
+import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
+import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
 import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
 import {
   ensureOpenLadders,
@@ -234,6 +232,7 @@ describe('the ladder, end to end', () => {
       checkProcessor({
         prisma: h.prisma,
         keyring: h.config.encryption,
+        checkRegions: h.config.checkRegions,
         httpProbe: createHttpProbe({ guard: h.deps.guard }),
         tcpProbe: createTcpProbe({ guard: h.deps.guard }),
         logger,
@@ -719,7 +718,9 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
   it('member and above: acknowledge 200 (repeat: no-op 200), resolve 200 (repeat: no-op 200), acknowledge a resolved one 409', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const monitor = await monitorIn(ws.id);
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutiveFailures: 4 } });
+    await h.prisma.monitorRegionState.create({
+      data: { monitorId: monitor.id, region: 'local', consecutiveFailures: 4, failing: true },
+    });
     const incident = await openIncident(ws.id, monitor.id);
 
     for (const action of ['acknowledge', 'resolve']) {
@@ -765,10 +766,8 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
       resolvedAt: expect.any(String),
     });
     expect(await h.prisma.incident.findUnique({ where: { id: incident.id } })).toMatchObject({ openMonitorId: null });
-    expect(await h.prisma.monitor.findUnique({ where: { id: monitor.id } })).toMatchObject({
-      consecutiveFailures: 0,
-      consecutivePasses: 0,
-    });
+    // The monitor's flap state is reset: a new incident needs openThreshold fresh failures.
+    expect(await h.prisma.monitorRegionState.count({ where: { monitorId: monitor.id } })).toBe(0);
     const twice = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.owner));
     expect([twice.status, twice.body.data]).toEqual([200, resolved.body.data]);
 
@@ -1044,17 +1043,7 @@ describe('time through an injected clock', () => {
       keyring: h.config.encryption,
       now: () => clock.now,
     };
-    clockApp = express();
-    clockApp.use(
-      '/api/v1',
-      requireAuth(h.prisma),
-      jsonBody,
-      express.Router().use(
-        '/incidents',
-        incidentsRouter(h.deps, () => clock.now),
-      ),
-    );
-    clockApp.use(errorHandler(logger));
+    clockApp = createApp({ ...h.deps, clock: () => clock.now });
   });
   afterAll(async () => {
     clocked.deliverer.close();

@@ -2,17 +2,14 @@
 // incidents, and a status page's subscribers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { RequestContext } from '../apps/api/src/services/auth/context.js';
-import {
-  createIncidentUpdate,
-  createManualIncident,
-  listIncidentUpdates,
-} from '../apps/api/src/services/incidents/incident-updates.js';
-import {
-  deleteSubscriber,
-  listSubscribers,
-  maskEmail,
-} from '../apps/api/src/services/subscribers/manage-subscribers.js';
+import { incidentUpdateInputSchema, manualIncidentInputSchema, parseOrThrow } from '@statusvane/shared';
+import type { ServiceContext } from '../apps/api/src/services/context.js';
+import { createIncidentUpdate as createUpdate } from '../apps/api/src/services/incidents/create-incident-update.js';
+import { createManualIncident as createManual } from '../apps/api/src/services/incidents/create-manual-incident.js';
+import { listIncidentUpdates as listUpdates } from '../apps/api/src/services/incidents/list-incident-updates.js';
+import { deleteSubscriber as deleteSub } from '../apps/api/src/services/subscribers/delete-subscriber.js';
+import { listSubscribers as listSubs } from '../apps/api/src/services/subscribers/list-subscribers.js';
+import { maskEmail } from '../apps/api/src/services/subscribers/subscriber-record.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -25,7 +22,8 @@ afterAll(async () => {
 });
 
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
-const ctxOf = (w: Workspace, role: RequestContext['role']): RequestContext => ({
+const ctxOf = (w: Workspace, role: ServiceContext['role']): ServiceContext => ({
+  now: new Date(),
   workspace: { id: w.ws.id, slug: w.ws.slug, name: w.ws.name, plan: 'free' },
   role,
   tokenId: 'test',
@@ -33,6 +31,28 @@ const ctxOf = (w: Workspace, role: RequestContext['role']): RequestContext => ({
   userId: null,
   principal: `test-${role}`,
 });
+
+// The routes parse bodies with the shared schemas before calling the services; these adapters do the same.
+const createIncidentUpdate = async (
+  _prisma: unknown,
+  a: { ctx: ServiceContext; id: string; body: unknown; now?: Date },
+) =>
+  createUpdate(h.deps, {
+    ctx: { ...a.ctx, now: a.now ?? a.ctx.now },
+    input: { id: a.id, update: parseOrThrow(incidentUpdateInputSchema, a.body) },
+  });
+const listIncidentUpdates = async (_prisma: unknown, a: { ctx: ServiceContext; id: string }) =>
+  listUpdates(h.deps, { ctx: a.ctx, input: { id: a.id } });
+const createManualIncident = async (_prisma: unknown, a: { ctx: ServiceContext; body: unknown }) =>
+  createManual(h.deps, { ctx: a.ctx, input: parseOrThrow(manualIncidentInputSchema, a.body) });
+const listSubscribers = async (
+  _prisma: unknown,
+  a: { ctx: ServiceContext; statusPageId: string; query: { page: number; perPage: number } },
+) => listSubs(h.deps, { ctx: a.ctx, input: { id: a.statusPageId, query: a.query } });
+const deleteSubscriber = async (
+  _prisma: unknown,
+  a: { ctx: ServiceContext; statusPageId: string; subscriberId: string },
+) => deleteSub(h.deps, { ctx: a.ctx, input: { id: a.statusPageId, subscriberId: a.subscriberId } });
 
 async function withMonitorIncident() {
   const w = await makeWorkspace(h.prisma);

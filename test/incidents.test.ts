@@ -77,11 +77,13 @@ describe('GET /incidents', () => {
 });
 
 describe('DELETE /incidents/{id}', () => {
-  it('deletes (204, no body) for owner and admin, resets the monitor flap counters, and refuses others', async () => {
+  it('deletes (204, no body) for owner and admin, resets the monitor flap state, and refuses others', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body
       .data;
-    await h.prisma.monitor.update({ where: { id: m.id }, data: { consecutiveFailures: 5, consecutivePasses: 0 } });
+    await h.prisma.monitorRegionState.create({
+      data: { monitorId: m.id, region: 'local', consecutiveFailures: 5, failing: true, lastCountedAt: new Date() },
+    });
     const inc = await incident(ws.id, m.id, { openMonitorId: m.id });
     for (const role of ['member', 'viewer'] as const) {
       const res = await request(h.app).delete(`/api/v1/incidents/${inc.id}`).set(bearer(tokens[role]));
@@ -97,8 +99,7 @@ describe('DELETE /incidents/{id}', () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expect(await h.prisma.incident.findUnique({ where: { id: inc.id } })).toBeNull();
-    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: m.id } });
-    expect([row.consecutiveFailures, row.consecutivePasses]).toEqual([0, 0]);
+    expect(await h.prisma.monitorRegionState.count({ where: { monitorId: m.id } })).toBe(0);
     expect((await request(h.app).delete(`/api/v1/incidents/${inc.id}`).set(bearer(tokens.owner))).status).toBe(404);
   });
 
@@ -187,7 +188,10 @@ describe('DELETE /incidents/{id} racing a check that resolves the incident', () 
         .set(bearer(tokens.owner))
         .send(makeMonitorInput({ resolveThreshold: 1 }))
     ).body.data;
-    const monitor = await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } });
+    const monitor = {
+      ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } })),
+      regions: ['local'],
+    };
     const ctx = await authenticate(h.prisma, { authorization: `Bearer ${tokens.admin}`, workspaceHeader: undefined });
     const pass = {
       outcome: 'up' as const,
@@ -200,15 +204,19 @@ describe('DELETE /incidents/{id} racing a check that resolves the incident', () 
     const base = Date.parse('2026-01-01T00:00:00Z');
     for (let i = 0; i < 40; i++) {
       const inc = await incident(ws.id, monitor.id, { openMonitorId: monitor.id, status: 'open', source: 'monitor' });
-      await h.prisma.monitor.update({
-        where: { id: monitor.id },
-        data: { consecutiveFailures: 3, consecutivePasses: 0 },
+      const failing = { consecutiveFailures: 3, consecutivePasses: 0, failing: true, lastCountedAt: null };
+      await h.prisma.monitorRegionState.upsert({
+        where: { monitorId_region: { monitorId: monitor.id, region: 'local' } },
+        create: { monitorId: monitor.id, region: 'local', ...failing },
+        update: failing,
       });
       const at = new Date(base + i * 60_000);
       // The check resolves the incident (resolveThreshold 1) while the DELETE removes it: the check takes the monitor
       // row, then updates the incident; a DELETE that took the incident row first would then wait for the monitor.
       const [deleted, stored] = await Promise.allSettled([
-        new Promise((r) => setTimeout(r, i % 4)).then(() => deleteIncident(h.prisma, { ctx, id: inc.id })),
+        new Promise((r) => setTimeout(r, i % 4)).then(() =>
+          deleteIncident(h.deps, { ctx: { ...ctx, now: new Date() }, input: { id: inc.id } }),
+        ),
         storeCheckResultAlone(h.prisma, {
           monitor,
           region: 'local',

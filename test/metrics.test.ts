@@ -7,7 +7,6 @@ import {
   CHECK_JOB_NAME,
   checkQueueName,
   ConfigError,
-  createLogger,
   createMetricsRegistry,
   createWorkerRedis,
   DEFAULT_METRICS_PORTS,
@@ -20,18 +19,11 @@ import {
 import { createApp } from '../apps/api/src/app.js';
 import { createApiMetrics, type ApiMetrics } from '../apps/api/src/metrics/api-metrics.js';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
-import {
-  countLostResults,
-  createWorkerMetrics,
-  isFinalFailure,
-  type WorkerMetrics,
-} from '../apps/worker/src/metrics/worker-metrics.js';
-import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
-import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
+import { isFinalFailure, type WorkerMetrics } from '../apps/worker/src/metrics/worker-metrics.js';
+import type { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { checkOnce as checkOnceVia, startSwitchTarget, waitFor } from './support/worker-harness.js';
+import { checkOnce as checkOnceVia, startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 const DASHBOARD_TOKEN = 'dashboard-token-0123456789abcdef';
@@ -90,6 +82,9 @@ describe('API metrics', () => {
     const secret = new URL(beat.body.data.pingUrl as string).pathname.split('/').pop()!;
     for (let i = 0; i < 3; i++)
       expect((await request(app).get(`/api/v1/monitors/${id}`).set(bearer(tokens.viewer))).status).toBe(200);
+    // Errors the error middleware answers, after Express has left the route: still the full template.
+    expect((await request(app).get(`/api/v1/monitors/${randomUUID()}`).set(bearer(tokens.viewer))).status).toBe(404);
+    expect((await request(app).get(`/api/v1/monitors/${id}?x=1`).set(bearer(tokens.viewer))).status).toBe(400);
     expect((await request(app).get(`/ping/${secret}`)).status).toBe(200);
     expect((await request(app).get('/ping/AAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
     expect((await request(app).get(`/no/such/${secret}`)).status).toBe(404);
@@ -112,6 +107,10 @@ describe('API metrics', () => {
         status: '201',
       }),
     ).toBe(2);
+    for (const status of ['404', '400'])
+      expect(
+        sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/api/v1/monitors/:id', status }),
+      ).toBe(1);
     expect(
       sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '200' }),
     ).toBe(1);
@@ -131,7 +130,7 @@ describe('API metrics', () => {
     expect(labelValues(text).some((v) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(v))).toBe(false);
   });
 
-  it('labels requests answered before routing by their scope (401, 403, 429 under /api/v1), apart from real 404s', async () => {
+  it("labels answers given before routing (401, 403, 429) with the operation's template, unknown API paths by scope", async () => {
     const h2 = makeHarness({
       RATE_LIMIT_PER_MINUTE: '2',
       QUEUE_DASHBOARD: 'true',
@@ -164,10 +163,12 @@ describe('API metrics', () => {
       const text = await m2.registry.metrics();
       const count = (route: string, status: string) =>
         sample(text, 'statusvane_http_request_duration_seconds_count', { route, status });
-      expect(count('/api/v1 (unrouted)', '401')).toBe(2);
-      expect(count('/api/v1 (unrouted)', '403')).toBe(1);
-      expect(count('/api/v1 (unrouted)', '429')).toBe(1);
+      // A declared operation's template labels every answer to it, even those given before its route ran.
+      expect(count('/api/v1/monitors/:id', '401')).toBe(2);
+      expect(count('/api/v1/monitors', '403')).toBe(1);
+      expect(count('/api/v1/monitors/:id', '429')).toBe(1);
       expect(count('/api/v1 (unrouted)', '404')).toBe(1);
+      expect(count('/api/v1 (unrouted)', '401')).toBeNull();
       expect(count('/api/v1/monitors', '200')).toBe(2);
       expect(count('/admin/queues (unrouted)', '401')).toBe(1);
       // Only the path nothing serves is "(unmatched)".
@@ -459,35 +460,22 @@ describe('metrics listener (exposeMetrics)', () => {
 describe('worker metrics', () => {
   let h: Harness;
   let target: Awaited<ReturnType<typeof startSwitchTarget>>;
+  let w: ReturnType<typeof startWorker>;
   let metrics: WorkerMetrics;
-  let worker: Worker;
-  let connection: ReturnType<typeof createWorkerRedis>;
   let processor: ReturnType<typeof checkProcessor>;
-  const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
+  let completed: Array<{ job: Job; outcome: CheckOutcome }>;
   const failed: Job[] = [];
   beforeAll(async () => {
     h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
     target = await startSwitchTarget();
-    // As apps/worker/src/main.ts wires it, with a registry of its own.
-    metrics = createWorkerMetrics('local');
-    connection = createWorkerRedis(h.config.redisUrl);
-    connection.on('error', () => undefined);
-    const deps = {
-      prisma: h.prisma,
-      keyring: h.config.encryption,
-      httpProbe: createHttpProbe({ guard: h.deps.guard }),
-      tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-      logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
-    };
-    processor = checkProcessor(deps, metrics);
-    worker = new Worker(checkQueueName('local'), processor, { connection, prefix: h.queuePrefix, concurrency: 10 });
-    worker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
-    worker.on('failed', (job) => job && failed.push(job));
-    countLostResults(worker, metrics);
+    // As apps/worker/src/main.ts runs it, with a registry of its own.
+    w = startWorker(h);
+    ({ metrics } = w.runtime);
+    ({ processor, completed } = w);
+    w.worker.on('failed', (job) => job && failed.push(job));
   });
   afterAll(async () => {
-    await worker.close();
-    connection.disconnect();
+    await w.close();
     await target.close();
     await h.close();
   });

@@ -57,6 +57,7 @@ async function check(h: Harness, monitorId: string, keyring: Keyring) {
     {
       prisma: h.prisma,
       keyring,
+      checkRegions: h.config.checkRegions,
       httpProbe: createHttpProbe({ guard }),
       tcpProbe: createTcpProbe({ guard }),
       logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
@@ -170,6 +171,7 @@ describe('secrets across a key rotation', () => {
       {
         prisma: during.prisma,
         keyring: ringAfter(),
+        checkRegions: during.config.checkRegions,
         httpProbe: createHttpProbe({ guard: during.deps.guard }),
         tcpProbe: createTcpProbe({ guard: during.deps.guard }),
         logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),

@@ -868,10 +868,9 @@ describe('heartbeat pings: /fail, paused monitors', () => {
   it("a steady heartbeat's pings are recorded and queue nothing (its deadline job judges them)", async () => {
     const hb = (await post({ type: 'heartbeat', name: 'steady cron', resolveThreshold: 2 })).body.data;
     const path = new URL(hb.pingUrl).pathname;
-    await h.prisma.monitor.update({
-      where: { id: hb.id },
-      data: { status: 'up', consecutivePasses: 2, consecutiveFailures: 0 },
-    });
+    // Steady: up, with resolveThreshold counted passes in its region.
+    await h.prisma.monitor.update({ where: { id: hb.id }, data: { status: 'up' } });
+    await h.prisma.monitorRegionState.create({ data: { monitorId: hb.id, region: 'local', consecutivePasses: 2 } });
     const queued = (await nowJobs(hb.id)).length;
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 5));
@@ -880,7 +879,10 @@ describe('heartbeat pings: /fail, paused monitors', () => {
     expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } })).lastPingAt).not.toBeNull();
     expect(await nowJobs(hb.id)).toHaveLength(queued);
     // One pass short of resolveThreshold: not steady yet, so a ping is judged at once.
-    await h.prisma.monitor.update({ where: { id: hb.id }, data: { consecutivePasses: 1 } });
+    await h.prisma.monitorRegionState.update({
+      where: { monitorId_region: { monitorId: hb.id, region: 'local' } },
+      data: { consecutivePasses: 1 },
+    });
     expect((await request(h.app).get(path)).status).toBe(200);
     expect(await nowJobs(hb.id)).toHaveLength(queued + 1);
   });
@@ -901,7 +903,7 @@ describe('heartbeat pings: /fail, paused monitors', () => {
 
 describe('the OpenAPI record schema and the mapper agree', () => {
   it('parses real monitor answers of every type and operation with monitorRecordSchema, field for field', async () => {
-    const { monitorRecordSchema } = await import('../apps/api/src/openapi/records.js');
+    const { monitorRecordSchema } = await import('../apps/api/src/services/monitors/monitor-record.js');
     const strict = monitorRecordSchema.strict();
     const documented = Object.keys(monitorRecordSchema.shape).sort();
     const http = await post(
@@ -970,5 +972,20 @@ describe('Redis failing inside the create transaction', () => {
       await scheduler.close().catch(() => undefined);
       dead.disconnect();
     }
+  });
+});
+
+describe('fields a kind of monitor does not use', () => {
+  it('are null in tcp and heartbeat records: method and contentType (http only), timeoutMs (not heartbeat)', async () => {
+    const http = (await post(makeMonitorInput())).body.data;
+    const tcp = (await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432' })).body.data;
+    const beat = (await post({ type: 'heartbeat', name: 'job', intervalSeconds: 3600 })).body.data;
+    const pick = (m: Record<string, unknown>) => [m.method, m.contentType, m.timeoutMs];
+    expect(pick(http)).toEqual(['GET', 'application/json', 10000]);
+    expect(pick(tcp)).toEqual([null, null, 10000]);
+    expect(pick(beat)).toEqual([null, null, null]);
+    // The same on read.
+    const read = await request(h.app).get(`/api/v1/monitors/${beat.id}`).set(bearer(tokens.viewer));
+    expect(pick(read.body.data)).toEqual([null, null, null]);
   });
 });

@@ -3,7 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
-import { setCustomDomain } from '../apps/api/src/services/status-pages/set-custom-domain.js';
+import { customDomainInputSchema, parseOrThrow } from '@statusvane/shared';
+import { z } from 'zod';
+import type { ServiceContext } from '../apps/api/src/services/context.js';
+import { setCustomDomain as setDomain } from '../apps/api/src/services/status-pages/set-custom-domain.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -14,6 +17,25 @@ beforeAll(() => {
 afterAll(async () => {
   await h.close();
 });
+
+type Scope = { workspaceId: string; statusPageId: string; role?: ServiceContext['role'] };
+/** As PATCH /status-pages/{id} will call it: the body parsed with the shared schema, then the service. */
+const setCustomDomain = async (_prisma: unknown, scope: Scope, body: unknown) =>
+  setDomain(h.deps, {
+    ctx: {
+      workspace: { id: scope.workspaceId, slug: 'x', name: 'x', plan: 'free' },
+      role: scope.role ?? 'admin',
+      tokenId: 't',
+      tokenKind: 'org',
+      userId: null,
+      principal: 't',
+      now: new Date(),
+    },
+    input: {
+      id: scope.statusPageId,
+      ...parseOrThrow(z.object({ customDomain: customDomainInputSchema }).strict(), body),
+    },
+  });
 
 async function pageWithDomain() {
   const w = await makeWorkspace(h.prisma);
@@ -28,7 +50,7 @@ async function pageWithDomain() {
     .send({ vanityUrl: uniq('dom'), name: 'Acme Cloud' });
   const page = created.body.data as { id: string; slug: string };
   const domain = `${uniq('status')}.acme.test`;
-  const scope = { workspaceId: w.ws.id, statusPageId: page.id, publicBaseUrl: h.config.publicBaseUrl };
+  const scope: Scope = { workspaceId: w.ws.id, statusPageId: page.id };
   expect(await setCustomDomain(h.prisma, scope, { customDomain: ` ${domain.toUpperCase()} ` })).toEqual({
     id: page.id,
     customDomain: domain,
@@ -124,6 +146,11 @@ describe('setCustomDomain (service for PATCH /status-pages/{id})', () => {
     }
     await expect(setCustomDomain(h.prisma, a.scope, { customDomain: 'x.test', other: 1 })).rejects.toMatchObject({
       code: 'invalid_request',
+    });
+    await expect(
+      setCustomDomain(h.prisma, { ...a.scope, role: 'member' }, { customDomain: 'x.test' }),
+    ).rejects.toMatchObject({
+      code: 'forbidden',
     });
     await expect(setCustomDomain(h.prisma, a.scope, { customDomain: b.domain })).rejects.toMatchObject({
       code: 'conflict',

@@ -130,7 +130,9 @@ describe('GET /status/:slug: what is served', () => {
     expect(res.text).not.toMatch(/<script/i);
     expect(res.text).not.toMatch(/\sstyle="/i);
     // Only data: URLs and the page's own feeds and subscribe form (same origin, relative).
-    expect(res.text).not.toMatch(new RegExp(`(src|href|action)="(?!data:|/status/${p.slug}/(feed\\.atom|feed\\.rss|subscribe)")`, 'i'));
+    expect(res.text).not.toMatch(
+      new RegExp(`(src|href|action)="(?!data:|/status/${p.slug}/(feed\\.atom|feed\\.rss|subscribe)")`, 'i'),
+    );
     expect(res.text).not.toMatch(/https?:\/\//);
     expect(res.text).not.toMatch(/@import|url\(/);
   });

@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { Worker, type Job } from 'bullmq';
-import { checkQueueName, createPrisma, createWorkerRedis } from '@statusvane/shared';
-import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
+import type { Job } from 'bullmq';
+import { createPrisma } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
-import { checkOnce as checkOnceVia, startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
+import {
+  agePastGap,
+  checkOnce as checkOnceVia,
+  regionStates,
+  startSwitchTarget,
+  startWorker,
+  waitFor,
+} from './support/worker-harness.js';
 
 let h: Harness;
 let w: ReturnType<typeof startWorker>;
@@ -112,6 +118,8 @@ describe('checks through the real queue', () => {
     const slot = 1_700_000_000_000;
     const opts = { timestamp: slot, attempts: 8, backoff: { type: 'exponential' as const, delay: 1000 } };
     const data = { monitorId: monitor.id, region: 'local' };
+    // The job below counts as a confirmation, not as a result seconds after the first check.
+    await agePastGap(h, monitor.id);
 
     const job = await queue.add('check', data, { ...opts, jobId: `dup-a-${monitor.id}` });
     await done(job.id!, 1);
@@ -130,8 +138,9 @@ describe('checks through the real queue', () => {
     expect(stored.filter((r) => r.slot.getTime() === slot)).toHaveLength(1);
     expect(stored).toHaveLength(2);
     // The flap counters saw two failures, not four: openThreshold 3 is not reached, so no incident.
-    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
-    expect([row.consecutiveFailures, row.consecutivePasses]).toEqual([2, 0]);
+    expect(await regionStates(h, monitor.id)).toMatchObject([
+      { region: 'local', consecutiveFailures: 2, consecutivePasses: 0, failing: false },
+    ]);
     expect(await incidents(monitor.id)).toHaveLength(0);
     const [rollup] = await h.prisma.$queryRaw<Array<{ hourly: number; daily: number }>>`
       SELECT (SELECT sum(total) FROM check_rollups_hourly WHERE "monitorId" = ${monitor.id}::uuid)::int AS hourly,
@@ -145,30 +154,21 @@ describe('checks through the real queue', () => {
     await waitFor(async () => (await incidents(monitor.id)).length === 1);
     // Only the racing jobs may run: the monitor's own schedule would add a failure of its own within the interval.
     await h.deps.scheduler.unschedule(monitor.id);
-    // Start from a clean slate: no incident, no failures.
+    // Start from a clean slate: no incident, no flap state.
     await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
-    await h.prisma.monitor.update({
-      where: { id: monitor.id },
-      data: { consecutiveFailures: 0, consecutivePasses: 0 },
-    });
+    await h.prisma.monitorRegionState.deleteMany({ where: { monitorId: monitor.id } });
 
     // A second worker as another process has it: its own PostgreSQL pool (and so its own group-commit writer) and its
     // own Redis connection, on the same queue.
     const prisma2 = createPrisma(h.config.databaseUrl, { max: 5 });
-    const connection2 = createWorkerRedis(h.config.redisUrl);
-    connection2.on('error', () => undefined);
-    const completed2: Job[] = [];
-    const w2 = new Worker(checkQueueName('local'), checkProcessor({ ...w.deps, prisma: prisma2 }), {
-      connection: connection2,
-      prefix: h.queuePrefix,
-      concurrency: 10,
-    });
-    w2.on('completed', (job) => completed2.push(job));
+    const w2 = startWorker(h, 'local', { prisma: prisma2 });
+    const ids = Array.from({ length: 40 }, (_, i) => `race-${monitor.id}-${i}`);
+    const outcomes = () =>
+      ids.flatMap((id) => [...w.completed, ...w2.completed].filter((c) => c.job.id === id).map((c) => c.outcome));
     try {
-      await w2.waitUntilReady();
+      await w2.worker.waitUntilReady();
       const queue = h.deps.scheduler.queues.get('local')!;
       const base = 1_800_000_000_000;
-      const ids = Array.from({ length: 40 }, (_, i) => `race-${monitor.id}-${i}`);
       await queue.addBulk(
         ids.map((jobId, i) => ({
           name: 'check',
@@ -176,14 +176,11 @@ describe('checks through the real queue', () => {
           opts: { jobId, timestamp: base + i * 1000 },
         })),
       );
-      const ran = (id: string) => w.completed.some((c) => c.job.id === id) || completed2.some((j) => j.id === id);
-      await waitFor(async () => ids.every(ran), 20_000, 'all 40 racing checks');
+      await waitFor(async () => outcomes().length === ids.length, 20_000, 'all 40 racing checks');
       // Both workers took part.
-      expect(ids.filter((id) => completed2.some((j) => j.id === id)).length).toBeGreaterThan(0);
-      expect(ids.filter((id) => w.completed.some((c) => c.job.id === id)).length).toBeGreaterThan(0);
+      for (const one of [w, w2]) expect(one.completed.filter((c) => ids.includes(c.job.id!)).length).toBeGreaterThan(0);
     } finally {
       await w2.close();
-      connection2.disconnect();
       await prisma2.$disconnect();
     }
     const open = await incidents(monitor.id);
@@ -191,8 +188,12 @@ describe('checks through the real queue', () => {
     expect(open[0]!.openMonitorId).toBe(monitor.id);
     const raced = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_800_000_000_000);
     expect(raced).toHaveLength(40);
-    // Every failure counted exactly once, whichever worker stored it.
-    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).consecutiveFailures).toBe(40);
+    // Taken within a second, the 40 results are one confirmation: exactly one counted, whichever worker stored it
+    // (each transaction saw the region state the previous one committed).
+    expect(outcomes().filter((o) => 'counted' in o && o.counted)).toHaveLength(1);
+    const [state] = await regionStates(h, monitor.id);
+    expect(state).toMatchObject({ consecutiveFailures: 1, failing: true });
+    expect(raced.map((r) => r.checkedAt.getTime())).toContain(state!.lastCountedAt!.getTime());
 
     // The database is the backstop, not the lock alone: two transactions that both decided to open an incident for
     // the monitor (as two workers without the row lock would) cannot both commit.
@@ -230,6 +231,8 @@ describe('checks through the real queue', () => {
   it('a deleted incident resets the counters: a new one needs openThreshold fresh failures', async () => {
     target.setStatus(503);
     const { monitor, tokens } = await newMonitor({ openThreshold: 2 });
+    // The first check, then a confirmation (a check seconds after it, as a second job would be, does not count).
+    await waitFor(async () => (await results(monitor.id)).length === 1);
     await checkOnce(monitor.id);
     const [first] = await waitFor(async () => {
       const i = await incidents(monitor.id);
@@ -370,6 +373,8 @@ describe('heartbeats', () => {
     await checkOnce(hb.id);
     expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'up' });
 
+    // A fail ping moments after a counted pass would not count (it is less than 15 s later): as if it came later.
+    await agePastGap(h, hb.id);
     expect((await request(h.app).post(`${path}/fail`)).status).toBe(200);
     await waitFor(async () => (await results(hb.id)).at(-1)?.outcome === 'down', 10_000, 'the fail ping result');
     expect((await results(hb.id)).at(-1)?.reason).toBe('fail_ping');
@@ -409,6 +414,8 @@ describe('heartbeats', () => {
     expect((await results(hb.id)).map((r) => [r.outcome, r.slot.getTime()])).toEqual([['up', lastPing]]);
     const deadlineJob = `hb-${hb.id}-local-${deadline + 1}`;
     expect(await (await queue.getJob(deadlineJob))?.getState()).toBe('delayed');
+    // The deadline's failure comes 3 s after that pass: it counts as if the pass had been taken earlier.
+    await agePastGap(h, hb.id);
 
     const down = await waitFor(
       async () => (await results(hb.id)).find((r) => r.outcome === 'down'),
@@ -435,6 +442,8 @@ describe('heartbeats', () => {
     // resolveThreshold 2 means two pings.
     const path = new URL(hb.pingUrl).pathname;
     for (const n of [1, 2]) {
+      // Each ping counts as a confirmation would (a ping seconds after the previous counted result would not).
+      await agePastGap(h, hb.id);
       const sent = Date.now();
       expect((await request(h.app).get(path)).status).toBe(200);
       const pass = await waitFor(

@@ -40,7 +40,10 @@ async function setup() {
     .set('Idempotency-Key', randomUUID())
     .send({ name: 'inv', target: 'https://93.184.215.14/', openThreshold: 2, resolveThreshold: 1 });
   expect(res.status).toBe(201);
-  const monitor = await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id } });
+  const monitor = {
+    ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id } })),
+    regions: ['local'],
+  };
   let slot = Date.UTC(2031, 0, 1);
   /** One transaction per call, results applied by slot: `later` lists are stored in reverse order on purpose. */
   const store = (...outcomes: Array<ProbeResult['outcome']>) => {
@@ -78,13 +81,11 @@ describe('brokenInvariants', () => {
       (await request(h.app).post(`/api/v1/incidents/${current.id}/acknowledge`).set(bearer(w.tokens.owner))).status,
     ).toBe(200);
     expect(await check()).toEqual({});
-    // An API resolve resets both counters: allowed, until the next result counts again.
+    // An API resolve resets the flap state: allowed, until the next result counts again.
     expect(
       (await request(h.app).post(`/api/v1/incidents/${current.id}/resolve`).set(bearer(w.tokens.owner))).status,
     ).toBe(200);
-    expect(
-      await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id }, select: { consecutiveFailures: true } }),
-    ).toEqual({ consecutiveFailures: 0 });
+    expect(await h.prisma.monitorRegionState.count({ where: { monitorId: monitor.id } })).toBe(0);
     expect(await check()).toEqual({});
     await store('down');
     expect(await check()).toEqual({});
@@ -103,15 +104,41 @@ describe('brokenInvariants', () => {
   it('reports flap counters, status or lastCheckedAt that disagree with the results', async () => {
     const { monitor, store, check } = await setup();
     await store('up', 'up');
+    const where = { monitorId_region: { monitorId: monitor.id, region: 'local' } };
     // A result counted twice.
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutivePasses: 3 } });
+    await h.prisma.monitorRegionState.update({ where, data: { consecutivePasses: 3 } });
     expect(await check()).toEqual({
       flapStateMismatches: [
-        { monitorId: monitor.id, problems: ['counters 0 failing / 3 passing after a run of 2 passing results'] },
+        { monitorId: monitor.id, problems: ['region local: 3 counted passing results but 2 stored'] },
+      ],
+    });
+    // Both counters moved; a last counted result that is not stored.
+    await h.prisma.monitorRegionState.update({ where, data: { consecutiveFailures: 1, consecutivePasses: 2 } });
+    expect(await check()).toEqual({
+      flapStateMismatches: [{ monitorId: monitor.id, problems: ['region local: counters 1 failing / 2 passing'] }],
+    });
+    await h.prisma.monitorRegionState.update({
+      where,
+      data: { consecutiveFailures: 0, lastCountedAt: new Date(Date.UTC(2020, 0, 1)) },
+    });
+    expect(await check()).toEqual({
+      flapStateMismatches: [
+        {
+          monitorId: monitor.id,
+          problems: [
+            expect.stringMatching(
+              /^region local: the last counted result \(2020-01-01.*\) is not a stored passing result$/,
+            ),
+          ],
+        },
       ],
     });
     // A result stored without its monitor update.
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { consecutivePasses: 2 } });
+    const lastCounted = await h.prisma.checkResult.findFirstOrThrow({
+      where: { monitorId: monitor.id },
+      orderBy: { checkedAt: 'desc' },
+    });
+    await h.prisma.monitorRegionState.update({ where, data: { lastCountedAt: lastCounted.checkedAt } });
     await h.prisma.checkResult.create({
       data: {
         monitorId: monitor.id,
@@ -123,7 +150,6 @@ describe('brokenInvariants', () => {
     });
     const found = (await check()).flapStateMismatches as Array<{ problems: string[] }>;
     expect(found[0]!.problems).toEqual([
-      'counters 0 failing / 2 passing after a run of 1 failing results',
       'status up but the last result is down',
       expect.stringMatching(/^lastCheckedAt .* but the last result was checked at 2032-01-01T00:00:00.000Z$/),
     ]);

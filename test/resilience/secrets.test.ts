@@ -12,30 +12,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import {
-  ESCALATION_QUEUE,
-  checkQueueName,
-  createLogger,
-  createSsrfGuard,
-  createWorkerRedis,
-  hashToken,
-} from '@statusvane/shared';
+import { createLogger, createSsrfGuard, hashToken } from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
 import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
 import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
 import { setStatusPagePassword } from '../../apps/api/src/services/admin/status-page-commands.js';
 import { createDeliverer, type Deliverer } from '../../apps/worker/src/escalation/deliver/deliverer.js';
-import { scheduleIncidentLadder, type EscalationDeps } from '../../apps/worker/src/escalation/engine.js';
-import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
-import { escalationProcessor } from '../../apps/worker/src/processors/escalation.processor.js';
-import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
 import { dumpDatabase } from '../support/db-dump.js';
 import { makeHarness, makeWorkspace, uniq, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
+import { startWorker } from '../support/worker-harness.js';
 import { deleteKeys, until } from './support/processes.js';
 
 const secret = (label: string) => `${label}-${randomUUID().replace(/-/g, '')}`;
@@ -43,10 +31,8 @@ const secret = (label: string) => `${label}-${randomUUID().replace(/-/g, '')}`;
 let h: Harness;
 let app: ReturnType<typeof createApp>;
 let target: Target;
-let worker: Worker;
-let escalationWorker: Worker;
+let w: ReturnType<typeof startWorker>;
 let deliverer: Deliverer;
-let workerConnection: Redis;
 /** The deployment's encryption key as configured (ENCRYPTION_KEY), fresh for the run so its text is known. */
 const encryptionKey = randomBytes(32).toString('base64');
 const logLines: string[] = [];
@@ -59,47 +45,21 @@ beforeAll(async () => {
   const logger = (service: string) => createLogger({ level: 'silly', json: true, service, stream });
   const guard = createSsrfGuard({ allowedCidrs: '127.0.0.1/32' });
   app = createApp({ ...h.deps, guard, logger: logger('api') });
-  workerConnection = createWorkerRedis(h.config.redisUrl);
-  workerConnection.on('error', () => undefined);
-  // The escalation worker as apps/worker/src/main.ts wires it: an incident opened by a check starts its ladder.
+  // The worker as apps/worker/src/main.ts runs it (its escalation worker too: an incident opened by a check starts
+  // its ladder), paging through a deliverer that retries quickly.
   deliverer = createDeliverer({
     guard,
     encryptionKey: h.config.encryption.current.key,
     smtp: null,
     retry: { attempts: 2, backoffMs: 50 },
   });
-  const escalations: EscalationDeps = {
-    prisma: h.prisma,
-    scheduler: h.deps.escalations!,
-    deliverer,
-    logger: logger('worker'),
-    keyring: h.config.encryption,
-  };
-  escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalations), {
-    connection: workerConnection,
-    prefix: h.queuePrefix,
-    concurrency: 5,
-  });
-  worker = new Worker(
-    checkQueueName('local'),
-    checkProcessor({
-      prisma: h.prisma,
-      keyring: h.config.encryption,
-      httpProbe: createHttpProbe({ guard }),
-      tcpProbe: createTcpProbe({ guard }),
-      logger: logger('worker'),
-      onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalations, incidentId),
-    }),
-    { connection: workerConnection, prefix: h.queuePrefix, concurrency: 5 },
-  );
+  w = startWorker(h, 'local', { logger: logger('worker'), deliverer });
   target = await startTarget();
 });
 
 afterAll(async () => {
-  await worker?.close();
-  await escalationWorker?.close();
+  await w?.close();
   deliverer?.close();
-  workerConnection?.disconnect();
   await target?.close();
   await h?.close();
   await deleteKeys(process.env.REDIS_URL!, [`${h.queuePrefix}:*`]).catch(() => undefined);

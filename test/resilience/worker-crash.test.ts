@@ -11,6 +11,7 @@ import { QueueEvents } from 'bullmq';
 import request from 'supertest';
 import { CHECK_JOB_NAME, checkQueueName, createWorkerRedis, spreadOffsetMs } from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
+import { evaluateFlap, resetFlapState } from '../../apps/worker/src/flap/evaluate.js';
 import { storedState } from './support/invariants.js';
 import {
   createScratchDatabase,
@@ -58,23 +59,37 @@ afterAll(async () => {
 }, 60_000);
 
 /**
- * Every stored check counted once in the flap counters (no re-run applied twice), and one incident for a monitor
- * that failed throughout. One statement per monitor, so a scheduled check stored meanwhile cannot split the reads.
+ * Every stored check counted once in the flap state (no re-run applied twice), and the incidents to match: the stored
+ * results of each monitor, replayed through the flap logic in the order the worker applied them (by transaction, then
+ * by slot), give exactly the stored region state and incident count. Read in one snapshot, so a scheduled check
+ * stored meanwhile cannot split the reads.
  */
 async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean }>): Promise<void> {
   for (const m of monitors) {
-    const [row] = await h.prisma.$queryRaw<
-      Array<{ failures: number; passes: number; results: number; incidents: number }>
-    >`
-      SELECT m."consecutiveFailures" AS failures, m."consecutivePasses" AS passes,
-             (SELECT count(*) FROM check_results r WHERE r."monitorId" = m.id)::int AS results,
-             (SELECT count(*) FROM incidents i WHERE i."monitorId" = m.id)::int AS incidents
-        FROM monitors m WHERE m.id = ${m.id}::uuid`;
-    expect({ id: m.id, counter: m.failing ? row!.failures : row!.passes, incidents: row!.incidents }).toEqual({
+    const { monitor, results, states, incidents } = await h.prisma.$transaction(
+      async (tx) => ({
+        monitor: await tx.monitor.findUniqueOrThrow({ where: { id: m.id } }),
+        results: await tx.$queryRaw<Array<{ region: string; outcome: 'up' | 'degraded' | 'down'; checkedAt: Date }>>`
+          SELECT region, outcome::text AS outcome, "checkedAt" FROM check_results WHERE "monitorId" = ${m.id}::uuid
+          ORDER BY min(id) OVER (PARTITION BY xmin::text), slot`,
+        states: await tx.monitorRegionState.findMany({ where: { monitorId: m.id } }),
+        incidents: await tx.incident.count({ where: { monitorId: m.id } }),
+      }),
+      { isolationLevel: 'RepeatableRead' },
+    );
+    let flap = resetFlapState();
+    let opened = 0;
+    for (const r of results) {
+      const d = evaluateFlap(flap, { ...r, inMaintenance: false }, { ...monitor, regions: h.config.checkRegions });
+      opened += d.events.filter((e) => e.type === 'open').length;
+      flap = d.state;
+    }
+    expect({ id: m.id, regions: states.map(({ monitorId: _, ...s }) => s), incidents }).toEqual({
       id: m.id,
-      counter: row!.results,
-      incidents: m.failing ? 1 : 0,
+      regions: [...flap.regions].map(([region, s]) => ({ region, ...s })),
+      incidents: opened,
     });
+    if (!m.failing) expect([m.id, incidents]).toEqual([m.id, 0]);
   }
 }
 

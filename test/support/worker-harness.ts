@@ -1,36 +1,47 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker, type Job } from 'bullmq';
-import { checkQueueName, createLogger, createWorkerRedis } from '@statusvane/shared';
+import type { Job } from 'bullmq';
+import { createLogger, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
 import type { CheckOutcome } from '../../apps/worker/src/checks/run-check.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
-import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
+import { createWorkerRuntime, type WorkerRuntimeDeps } from '../../apps/worker/src/runtime.js';
 import type { Harness } from './harness.js';
 
-/** A real BullMQ worker on the harness's queues, as apps/worker/src/main.ts builds it. */
-export function startWorker(h: Harness, region = 'local') {
+/**
+ * A worker as apps/worker/src/main.ts runs it (createWorkerRuntime: check and escalation workers, metrics, lock
+ * settings) for `region`, on the harness's queues, with its own Redis connection, and its own database pool when given
+ * one. Housekeeping is off: it would reconcile the schedules of every suite's monitors into this suite's queues.
+ */
+export function startWorker(
+  h: Harness,
+  region = 'local',
+  opts: { prisma?: PrismaClient } & Partial<Pick<WorkerRuntimeDeps, 'logger' | 'deliverer'>> = {},
+) {
   const connection = createWorkerRedis(h.config.redisUrl);
   connection.on('error', () => undefined);
-  const deps = {
-    prisma: h.prisma,
-    keyring: h.config.encryption,
-    httpProbe: createHttpProbe({ guard: h.deps.guard }),
-    tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-    logger: createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
-    heartbeatDeadlines: h.deps.scheduler,
-  };
-  const processor = checkProcessor(deps);
+  const runtime = createWorkerRuntime({
+    config: { ...h.config, region, queuePrefix: h.queuePrefix },
+    prisma: opts.prisma ?? h.prisma,
+    connection,
+    logger:
+      opts.logger ??
+      createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
+    housekeeping: false,
+    // The API's guard: a suite that injects a resolver into it (resilience/ssrf) gets it in the worker too.
+    guard: h.deps.guard,
+    ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),
+  });
   const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
-  const worker = new Worker(checkQueueName(region), processor, { connection, prefix: h.queuePrefix, concurrency: 10 });
-  worker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+  runtime.checkWorker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
   return {
-    worker,
-    processor,
-    deps,
+    runtime,
+    worker: runtime.checkWorker,
+    /** The check processor as the runtime's worker runs it, to run a job by hand. */
+    processor: checkProcessor(runtime.checkDeps, runtime.metrics),
+    deps: runtime.checkDeps,
     completed,
     async close() {
-      await worker.close();
+      await runtime.close();
       connection.disconnect();
     },
   };
@@ -40,13 +51,42 @@ let tick = Date.now();
 /**
  * One more check of the monitor through the real queue, with a slot of its own; resolves once that very job (runNow's
  * id) has been processed by a worker whose completed jobs are `completed`. Not any job of the monitor: its first check
- * or a scheduled one may complete meanwhile.
+ * or a scheduled one may complete meanwhile. By default the check counts toward the thresholds as a confirmation
+ * would, an interval after the previous one: the region's last counted result is moved back first (agePastGap).
+ * `{ confirmation: false }` leaves it, so a check seconds after the previous counted one does not count.
  */
-export async function checkOnce(h: Harness, completed: ReadonlyArray<{ job: Job }>, monitorId: string): Promise<void> {
+export async function checkOnce(
+  h: Harness,
+  completed: ReadonlyArray<{ job: Job }>,
+  monitorId: string,
+  { confirmation = true }: { confirmation?: boolean } = {},
+): Promise<void> {
+  if (confirmation) await agePastGap(h, monitorId);
   tick += 1000;
   await h.deps.scheduler.runNow({ id: monitorId, type: 'http' }, tick);
   const jobId = `now-${monitorId}-local-${tick}`;
   await waitFor(async () => completed.some((c) => c.job.id === jobId), 10_000, `check ${jobId}`);
+}
+
+/**
+ * Moves the monitor's last counted results an hour back, as if the next result came long after them: it then counts
+ * toward the thresholds instead of being too close (less than min(15 s, interval) after) to count.
+ */
+export async function agePastGap(h: Pick<Harness, 'prisma'>, monitorId: string): Promise<void> {
+  await h.prisma.$executeRaw`
+    UPDATE monitor_region_states SET "lastCountedAt" = "lastCountedAt" - interval '1 hour' WHERE "monitorId" = ${monitorId}::uuid`;
+}
+
+/** The monitor's flap state per region, as the worker stored it. */
+export async function regionStates(h: Pick<Harness, 'prisma'>, monitorId: string) {
+  const rows = await h.prisma.monitorRegionState.findMany({ where: { monitorId }, orderBy: { region: 'asc' } });
+  return rows.map(({ region, consecutiveFailures, consecutivePasses, failing, lastCountedAt }) => ({
+    region,
+    consecutiveFailures,
+    consecutivePasses,
+    failing,
+    lastCountedAt,
+  }));
 }
 
 /** A target whose answer the test switches between healthy and failing. */

@@ -24,4 +24,6 @@ export interface ApiDeps {
   escalations?: EscalationScheduler;
   /** Status page subscriber deliveries (confirmation mails); built on first use over `redis` when omitted. */
   subscribers?: SubscriberQueue;
+  /** The clock every request reads its `ctx.now` from; tests move it to stand on a boundary. Default: the system's. */
+  clock?: () => Date;
 }

@@ -48,12 +48,12 @@ export interface InvariantScope {
  * `expect(await brokenInvariants(prisma, scope)).toEqual({})`.
  *
  * - `rollupMismatches`: hourly and daily rollups count exactly the stored results (totals, down and degraded).
- * - `flapStateMismatches`: a monitor's flap counters, `status` and `lastCheckedAt` agree with its results in the
- *   order they were applied (by transaction, then by slot within a transaction, as the worker applies a group).
- *   Counters count the current run of failing (`down`) or passing results: exactly one is non-zero after a
- *   result, neither exceeds the run, and both are 0 only after an API resolve or delete reset them. A monitor
- *   without results is `pending` with both counters 0. (Results older than the retention period are pruned, which
- *   would shorten a run: the suites never prune.)
+ * - `flapStateMismatches`: a monitor's `status` and `lastCheckedAt` agree with its last result in the order they were
+ *   applied (by transaction, then by slot within a transaction, as the worker applies a group), and each region's
+ *   flap state with its results: a state row exists only after a counted result (an API resolve or delete removes
+ *   them), exactly one counter is non-zero, it counts no more results of its kind than are stored, and the last
+ *   counted result is a stored result of that kind. A monitor without results is `pending` without flap state.
+ *   (Results older than the retention period are pruned: the suites never prune.)
  * - `incidentStateMismatches`: `resolvedAt` is set exactly when resolved; acknowledged has a time. (That
  *   `openMonitorId` is the monitor exactly while open or acknowledged, and so at most one open incident per monitor,
  *   is enforced by a CHECK constraint and a unique index: test/incidents.test.ts shows the database refusing it.)
@@ -110,13 +110,19 @@ export async function brokenInvariants(
     Array<{
       monitorId: string;
       status: string;
-      failures: number;
-      passes: number;
       lastCheckedAt: Date | null;
       results: number;
-      run: number | null;
       lastOutcome: string | null;
       lastResultAt: Date | null;
+      regions: Array<{
+        region: string;
+        failures: number;
+        passes: number;
+        lastCountedAt: string | null;
+        failingResults: number;
+        passingResults: number;
+        lastCountedOutcome: string | null;
+      }> | null;
     }>
   >`
     WITH r AS (
@@ -128,34 +134,48 @@ export async function brokenInvariants(
     ), last AS (
       SELECT "monitorId", outcome, "checkedAt" FROM o WHERE rn = 1
     ), agg AS (
-      SELECT o."monitorId", count(*)::int AS results,
-        coalesce(min(o.rn) FILTER (WHERE (o.outcome = 'down') <> (l.outcome = 'down')) - 1, count(*))::int AS run
-      FROM o JOIN last l ON l."monitorId" = o."monitorId" GROUP BY o."monitorId"
+      SELECT "monitorId", count(*)::int AS results FROM r GROUP BY "monitorId"
     )
-    SELECT m.id AS "monitorId", m.status::text AS status, m."consecutiveFailures" AS failures, m."consecutivePasses" AS passes, m."lastCheckedAt",
-      coalesce(a.results, 0) AS results, a.run, l.outcome AS "lastOutcome", l."checkedAt" AS "lastResultAt"
+    SELECT m.id AS "monitorId", m.status::text AS status, m."lastCheckedAt",
+      coalesce(a.results, 0) AS results, l.outcome AS "lastOutcome", l."checkedAt" AS "lastResultAt",
+      (SELECT json_agg(json_build_object('region', s.region, 'failures', s."consecutiveFailures", 'passes', s."consecutivePasses",
+          'lastCountedAt', s."lastCountedAt",
+          'failingResults', (SELECT count(*) FROM check_results x WHERE x."monitorId" = m.id AND x.region = s.region AND x.outcome = 'down'),
+          'passingResults', (SELECT count(*) FROM check_results x WHERE x."monitorId" = m.id AND x.region = s.region AND x.outcome <> 'down'),
+          'lastCountedOutcome', (SELECT min(x.outcome::text) FROM check_results x
+            WHERE x."monitorId" = m.id AND x.region = s.region AND x."checkedAt" = s."lastCountedAt")))
+        FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions
     FROM monitors m LEFT JOIN agg a ON a."monitorId" = m.id LEFT JOIN last l ON l."monitorId" = m.id
     WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))`;
   const flapStateMismatches = flap.flatMap((m) => {
     const problems: string[] = [];
     if (m.results === 0) {
       if (m.status !== 'pending') problems.push(`status ${m.status} without any result`);
-      if (m.failures !== 0 || m.passes !== 0) problems.push(`counters ${m.failures}/${m.passes} without any result`);
+      if (m.regions?.length) problems.push('flap state without any result');
       if (m.lastCheckedAt !== null) problems.push('lastCheckedAt without any result');
     } else {
-      const run = m.run ?? 0;
-      const failing = m.lastOutcome === 'down';
-      const [counted, other] = failing ? [m.failures, m.passes] : [m.passes, m.failures];
-      const reset = m.failures === 0 && m.passes === 0;
-      if (!reset && (other !== 0 || counted < 1 || counted > run)) {
-        problems.push(
-          `counters ${m.failures} failing / ${m.passes} passing after a run of ${run} ${failing ? 'failing' : 'passing'} results`,
-        );
-      }
       if (m.status !== m.lastOutcome) problems.push(`status ${m.status} but the last result is ${m.lastOutcome}`);
       if (m.lastCheckedAt?.getTime() !== m.lastResultAt?.getTime())
         problems.push(
           `lastCheckedAt ${m.lastCheckedAt?.toISOString()} but the last result was checked at ${m.lastResultAt?.toISOString()}`,
+        );
+    }
+    for (const r of m.regions ?? []) {
+      // A row exists only after a counted result (a reset deletes it): exactly one counter is non-zero, it counts no
+      // more results than are stored, and the last counted result is a stored one of the counter's kind.
+      const failing = r.failures > 0;
+      if (r.failures > 0 === r.passes > 0) {
+        problems.push(`region ${r.region}: counters ${r.failures} failing / ${r.passes} passing`);
+        continue;
+      }
+      const [counted, stored, kind] = failing
+        ? [r.failures, r.failingResults, 'failing']
+        : [r.passes, r.passingResults, 'passing'];
+      if (counted > stored)
+        problems.push(`region ${r.region}: ${counted} counted ${kind} results but ${stored} stored`);
+      if (r.lastCountedOutcome === null || (r.lastCountedOutcome === 'down') !== failing)
+        problems.push(
+          `region ${r.region}: the last counted result (${r.lastCountedAt}) is not a stored ${kind} result`,
         );
     }
     return problems.length ? [{ monitorId: m.monitorId, problems }] : [];

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The admin CLI: `npm run -s admin -- <group> <command> [--options]`. Each command prints one JSON object on
-// stdout and exits 0; bad arguments print a message on stderr, exit non-zero and write nothing.
+// stdout and exits 0; bad arguments print a message on stderr, exit non-zero and write nothing. It reads the same
+// variables as the API, through the config module (DATABASE_URL is required: `npm run admin` fills it in with the
+// local PostgreSQL of scripts/services.mjs when it is unset).
 import { Command, CommanderError } from 'commander';
 import {
   AppError,
@@ -9,9 +11,10 @@ import {
   createSsrfGuard,
   isUnavailableError,
   parseEnvSubset,
+  parseKeyring,
+  parsePublicBaseUrl,
   type PrismaClient,
 } from '@statusvane/shared';
-import { adminDatabaseUrl } from './database-url.js';
 import {
   addMember,
   createToken,
@@ -25,9 +28,7 @@ import {
   clearStatusPagePassword,
   setStatusPagePassword,
 } from '../services/admin/status-page-commands.js';
-import { adminPublicBaseUrl } from './public-base-url.js';
 import { assignPolicy, createPolicy, policySigningSecret } from '../services/admin/policy-commands.js';
-import { adminCurrentKey, adminEncryptionKey, adminKeyring } from './encryption-key.js';
 import { rotateSecrets } from '../services/admin/secret-commands.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
@@ -100,12 +101,12 @@ export function buildProgram(): Command {
     .requiredOption('--id <statusPageId>')
     .requiredOption('--password <password>', 'at least 8 characters')
     .exitOverride()
-    .action(run((p, o) => setStatusPagePassword(p, o, { publicBaseUrl: adminPublicBaseUrl(process.env) })));
+    .action(run((p, o) => setStatusPagePassword(p, o, { publicBaseUrl: parsePublicBaseUrl(process.env) })));
   statusPage
     .command('clear-password')
     .requiredOption('--id <statusPageId>')
     .exitOverride()
-    .action(run((p, o) => clearStatusPagePassword(p, o, { publicBaseUrl: adminPublicBaseUrl(process.env) })));
+    .action(run((p, o) => clearStatusPagePassword(p, o, { publicBaseUrl: parsePublicBaseUrl(process.env) })));
   statusPage
     .command('arrange')
     .requiredOption('--id <statusPageId>')
@@ -134,7 +135,7 @@ export function buildProgram(): Command {
           guard: createSsrfGuard({
             allowedCidrs: parseEnvSubset(process.env, ['ALLOWED_TARGET_CIDRS']).ALLOWED_TARGET_CIDRS,
           }),
-          encryption: adminCurrentKey(process.env),
+          encryption: parseKeyring(process.env).current,
         }),
       ),
     );
@@ -148,7 +149,7 @@ export function buildProgram(): Command {
     .command('signing-secret')
     .requiredOption('--workspace <slugOrId>')
     .exitOverride()
-    .action(run((p, o) => policySigningSecret(p, o, { encryptionKey: adminEncryptionKey(process.env) })));
+    .action(run((p, o) => policySigningSecret(p, o, { encryptionKey: parseKeyring(process.env).current.key })));
 
   const secrets = program.command('secrets').description("monitors' encrypted headers and bodies").exitOverride();
   secrets
@@ -157,7 +158,7 @@ export function buildProgram(): Command {
       're-encrypt every stored secret under ENCRYPTION_KEY, so that the keys in ENCRYPTION_OLD_KEYS can be retired',
     )
     .exitOverride()
-    .action(run((p, o) => rotateSecrets(p, o, { keyring: adminKeyring(process.env) })));
+    .action(run((p, o) => rotateSecrets(p, o, { keyring: parseKeyring(process.env) })));
   return program;
 }
 
@@ -211,7 +212,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let prisma: PrismaClient;
   try {
-    prisma = createPrisma(adminDatabaseUrl(process.env), { max: 2 });
+    prisma = createPrisma(parseEnvSubset(process.env, ['DATABASE_URL']).DATABASE_URL, { max: 2 });
   } catch (err) {
     process.stderr.write(describeFailure(err));
     return 1;

@@ -2,6 +2,7 @@ import {
   decryptSecret,
   secretKeyId,
   maintenanceUntilByComponent,
+  monitorRegions,
   parseHostPort,
   type Keyring,
   type Logger,
@@ -22,6 +23,8 @@ export interface CheckRunnerDeps {
   httpProbe: HttpProbe;
   tcpProbe: TcpProbe;
   logger: Logger;
+  /** The deployment's CHECK_REGIONS: a majority of a monitor's regions (monitorRegions) opens and resolves. */
+  checkRegions: readonly string[];
   now?: () => Date;
   /**
    * Heartbeats: arms the evaluation at the monitor's next deadline (CheckScheduler.armHeartbeatDeadline). Without it
@@ -220,7 +223,7 @@ export async function runCheck(
     m.componentId,
   );
   const stored = await storeCheckResult(deps.prisma, {
-    monitor: m,
+    monitor: { ...m, regions: monitorRegions(deps.checkRegions, m) },
     region: job.region,
     slot,
     checkedAt,

@@ -1,10 +1,15 @@
-import { addToRollups, insertResultsWithRollups, padToPowerOfTwo, type PrismaClient } from '@statusvane/shared';
-import { evaluateFlap } from '../flap/evaluate.js';
+import { insertResultsWithRollups, type PrismaClient } from '@statusvane/shared';
+import { evaluateFlap, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
 
 export interface StoredCheck {
   /** False when this (monitor, region, slot) was already stored: a job that ran twice changes nothing. */
   stored: boolean;
+  /**
+   * Whether the result counted toward the thresholds: false when it was not stored, or was taken less than
+   * min(15 s, intervalSeconds) after the previous counted result of its region (stored and shown, moves no counter).
+   */
+  counted: boolean;
   opened: string | null;
   resolved: string | null;
 }
@@ -16,6 +21,9 @@ interface MonitorForStore {
   metadata: unknown;
   openThreshold: number;
   resolveThreshold: number;
+  intervalSeconds: number;
+  /** The regions that check the monitor (monitorRegions): a majority of them opens and resolves its incidents. */
+  regions: readonly string[];
 }
 
 export interface StoreInput {
@@ -35,97 +43,10 @@ export function storeCheckResult(prisma: PrismaClient, input: StoreInput): Promi
   return writerFor(prisma).store(input);
 }
 
-/**
- * Stores one result and applies the flap logic in one transaction. The result row is unique per
- * (monitor, region, slot), so a job processed twice stores once; the monitor row is locked so results from
- * concurrent workers (or regions) update the counters one at a time; and the unique `openMonitorId` means at most
- * one open incident per monitor even if two transactions decided to open one.
- */
+/** Stores one result and applies the flap logic in a transaction of its own (storeCheckResults of one). */
 export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreInput): Promise<StoredCheck> {
-  const { monitor, result } = input;
-  return prisma.$transaction(async (tx) => {
-    // Lock the monitor row first, before anything else in the transaction: results for one monitor then apply
-    // one at a time, in a single lock order (inserting the result takes a KEY SHARE lock on this row through its
-    // foreign key, which NO KEY UPDATE does not conflict with, so API writes are not blocked).
-    const [locked] = await tx.$queryRaw<Array<{ consecutiveFailures: number; consecutivePasses: number }>>`
-      SELECT "consecutiveFailures", "consecutivePasses" FROM monitors WHERE id = ${monitor.id}::uuid FOR NO KEY UPDATE`;
-    if (!locked) return { stored: false, opened: null, resolved: null };
-    const { count } = await tx.checkResult.createMany({
-      data: [
-        {
-          monitorId: monitor.id,
-          region: input.region,
-          slot: input.slot,
-          checkedAt: input.checkedAt,
-          outcome: result.outcome,
-          responseMs: result.responseMs,
-          statusCode: result.statusCode,
-          reason: result.reason,
-          ...result.phases,
-        },
-      ],
-      skipDuplicates: true,
-    });
-    if (count === 0) return { stored: false, opened: null, resolved: null };
-    await addToRollups(tx, {
-      monitorId: monitor.id,
-      region: input.region,
-      checkedAt: input.checkedAt,
-      outcome: result.outcome,
-      responseMs: result.responseMs,
-      ...result.phases,
-    });
-
-    const open = await tx.incident.findUnique({ where: { openMonitorId: monitor.id }, select: { id: true } });
-
-    const { state, events } = evaluateFlap(
-      {
-        consecutiveFailures: locked.consecutiveFailures,
-        consecutivePasses: locked.consecutivePasses,
-        incidentOpen: open !== null,
-      },
-      { outcome: result.outcome, inMaintenance: input.inMaintenance },
-      { openThreshold: monitor.openThreshold, resolveThreshold: monitor.resolveThreshold },
-    );
-    await tx.monitor.update({
-      where: { id: monitor.id },
-      data: {
-        consecutiveFailures: state.consecutiveFailures,
-        consecutivePasses: state.consecutivePasses,
-        status: result.outcome,
-        lastCheckedAt: input.checkedAt,
-      },
-    });
-
-    let opened: string | null = null;
-    let resolved: string | null = null;
-    for (const event of events) {
-      if (event.type === 'open' && !open) {
-        const incident = await tx.incident.create({
-          data: {
-            workspaceId: monitor.workspaceId,
-            monitorId: monitor.id,
-            openMonitorId: monitor.id,
-            title: `${monitor.name} is down`,
-            status: 'open',
-            impact: 'major',
-            source: 'monitor',
-            metadata: (monitor.metadata ?? {}) as object,
-            startedAt: input.checkedAt,
-          },
-          select: { id: true },
-        });
-        opened = incident.id;
-      } else if (event.type === 'resolve' && open) {
-        await tx.incident.update({
-          where: { id: open.id },
-          data: { status: 'resolved', resolvedAt: input.checkedAt, openMonitorId: null },
-        });
-        resolved = open.id;
-      }
-    }
-    return { stored: true, opened, resolved };
-  });
+  const [stored] = await storeCheckResults(prisma, [input]);
+  return stored!;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -206,24 +127,26 @@ function writerFor(prisma: PrismaClient): ResultWriter {
 }
 
 /**
- * Stores many results in one transaction, with exactly the guarantees of storing each alone: the monitor rows are
- * locked first, in id order (so concurrent groups never deadlock), a (monitor, region, slot) already stored (or twice
- * in the group) stores once, and each monitor's results apply to its flap state one at a time, in slot order.
+ * Stores many results in one transaction and applies the flap logic to them. The result row is unique per
+ * (monitor, region, slot), so a job processed twice (or a result twice in the group) stores once. The monitor rows
+ * are locked first, in id order (so concurrent groups never deadlock), before the flap state is read: results for one
+ * monitor, from any worker and any region, then apply one at a time (inserting a result takes a KEY SHARE lock on its
+ * monitor through the foreign key, which NO KEY UPDATE does not conflict with, so API writes are not blocked). Each
+ * monitor's results apply in slot order. The unique `openMonitorId` means at most one open incident per monitor even
+ * if two transactions decided to open one.
  */
 export async function storeCheckResults(prisma: PrismaClient, inputs: readonly StoreInput[]): Promise<StoredCheck[]> {
-  const out: StoredCheck[] = inputs.map(() => ({ stored: false, opened: null, resolved: null }));
+  const out: StoredCheck[] = inputs.map(() => ({ stored: false, counted: false, opened: null, resolved: null }));
   return prisma.$transaction(async (tx) => {
     const ids = [...new Set(inputs.map((i) => i.monitor.id))].sort();
-    const locked = await tx.$queryRaw<Array<{ id: string; consecutiveFailures: number; consecutivePasses: number }>>`
-      SELECT id, "consecutiveFailures", "consecutivePasses" FROM monitors WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
-    const counters = new Map(
-      locked.map((r) => [r.id, { failures: r.consecutiveFailures, passes: r.consecutivePasses }]),
-    );
+    const locked = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM monitors WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+    const present = new Set(locked.map((r) => r.id));
 
     const seen = new Set<string>();
     const candidates = inputs.flatMap((input, i) => {
       const key = resultKey(input.monitor.id, input.region, input.slot);
-      if (!counters.has(input.monitor.id) || seen.has(key)) return [];
+      if (!present.has(input.monitor.id) || seen.has(key)) return [];
       seen.add(key);
       return [i];
     });
@@ -252,27 +175,31 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     );
     if (stored.length === 0) return out;
 
+    // Read after the locks are held (a statement of its own, so it sees what the previous holder committed).
     const storedIds = [...new Set(stored.map((i) => inputs[i]!.monitor.id))];
-    const open = await tx.incident.findMany({
-      where: { openMonitorId: { in: padToPowerOfTwo(storedIds) } },
-      select: { id: true, openMonitorId: true },
-    });
-    const openIncident = new Map(open.map((o) => [o.openMonitorId!, o.id]));
+    const flap = await loadFlapStates(tx, storedIds);
+    const openIncident = new Map([...flap].flatMap(([id, f]) => (f.openIncidentId ? [[id, f.openIncidentId]] : [])));
+    const changed = new Map<string, { monitorId: string; region: string; state: RegionFlapState }>();
     const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
     stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
     for (const i of stored) {
-      const { monitor, result, checkedAt, inMaintenance } = inputs[i]!;
-      const c = counters.get(monitor.id)!;
-      const { state, events } = evaluateFlap(
-        { consecutiveFailures: c.failures, consecutivePasses: c.passes, incidentOpen: openIncident.has(monitor.id) },
-        { outcome: result.outcome, inMaintenance },
-        { openThreshold: monitor.openThreshold, resolveThreshold: monitor.resolveThreshold },
+      const { monitor, region, result, checkedAt, inMaintenance } = inputs[i]!;
+      const decision = evaluateFlap(
+        flap.get(monitor.id)!.state,
+        { region, checkedAt, outcome: result.outcome, inMaintenance },
+        monitor,
       );
-      c.failures = state.consecutiveFailures;
-      c.passes = state.consecutivePasses;
+      flap.get(monitor.id)!.state = decision.state;
+      if (decision.counted) {
+        changed.set(`${monitor.id}|${region}`, {
+          monitorId: monitor.id,
+          region,
+          state: decision.state.regions.get(region)!,
+        });
+      }
       last.set(monitor.id, { status: result.outcome, checkedAt });
-      out[i]!.stored = true;
-      for (const event of events) {
+      out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null };
+      for (const event of decision.events) {
         const openId = openIncident.get(monitor.id);
         if (event.type === 'open' && !openId) {
           const incident = await tx.incident.create({
@@ -302,13 +229,62 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       }
     }
 
+    // The region states that moved and each monitor's latest status, in one statement.
+    const regions = [...changed.values()];
+    const col = <T>(f: (c: (typeof regions)[number]) => T) => regions.map(f);
     const touched = [...last.keys()];
     await tx.$executeRaw`
-      UPDATE monitors AS m SET "consecutiveFailures" = v.f, "consecutivePasses" = v.p, status = v.s::"MonitorStatus",
-        "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz
-      FROM unnest(${touched}::uuid[], ${touched.map((id) => counters.get(id)!.failures)}::int[], ${touched.map((id) => counters.get(id)!.passes)}::int[],
-        ${touched.map((id) => last.get(id)!.status)}::text[], ${touched.map((id) => last.get(id)!.checkedAt.toISOString())}::timestamptz[]) AS v(id, f, p, s, at)
+      WITH states AS (
+        INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt")
+        SELECT * FROM unnest(${col((c) => c.monitorId)}::uuid[], ${col((c) => c.region)}::text[],
+          ${col((c) => c.state.consecutiveFailures)}::int[], ${col((c) => c.state.consecutivePasses)}::int[],
+          ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[])
+        ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
+          "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt"
+      )
+      UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz
+      FROM unnest(${touched}::uuid[], ${touched.map((id) => last.get(id)!.status)}::text[],
+        ${touched.map((id) => last.get(id)!.checkedAt.toISOString())}::timestamptz[]) AS v(id, s, at)
       WHERE m.id = v.id`;
     return out;
   });
+}
+
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+/** Each monitor's flap state (its region rows and open incident), read in one statement. */
+async function loadFlapStates(
+  tx: Tx,
+  monitorIds: string[],
+): Promise<Map<string, { state: FlapState; openIncidentId: string | null }>> {
+  const rows = await tx.$queryRaw<
+    Array<{
+      id: string;
+      openIncidentId: string | null;
+      regions: Array<Omit<RegionFlapState, 'lastCountedAt'> & { region: string; lastCountedAt: string | null }> | null;
+    }>
+  >`
+    SELECT m.id, i.id AS "openIncidentId",
+      (SELECT json_agg(json_build_object('region', s.region, 'consecutiveFailures', s."consecutiveFailures",
+        'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt"))
+       FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions
+    FROM monitors m LEFT JOIN incidents i ON i."openMonitorId" = m.id
+    WHERE m.id = ANY(${monitorIds}::uuid[])`;
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        openIncidentId: r.openIncidentId,
+        state: {
+          incidentOpen: r.openIncidentId !== null,
+          regions: new Map(
+            (r.regions ?? []).map(({ region, lastCountedAt, ...counters }) => [
+              region,
+              { ...counters, lastCountedAt: lastCountedAt === null ? null : new Date(lastCountedAt) },
+            ]),
+          ),
+        },
+      },
+    ]),
+  );
 }

@@ -1,100 +1,146 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
-  type FlapEvent,
+  type FlapDecision,
   type FlapInput,
+  type FlapRules,
   type FlapState,
-  type FlapThresholds,
+  confirmationGapMs,
   evaluateFlap,
+  majorityOf,
+  regionStateOf,
   resetFlapState,
 } from './evaluate.js';
 
 type Outcome = FlapInput['outcome'];
 
-const down: FlapInput = { outcome: 'down', inMaintenance: false };
-const up: FlapInput = { outcome: 'up', inMaintenance: false };
-const degraded: FlapInput = { outcome: 'degraded', inMaintenance: false };
-const mDown: FlapInput = { outcome: 'down', inMaintenance: true };
-const mUp: FlapInput = { outcome: 'up', inMaintenance: true };
+const T0 = Date.UTC(2026, 10, 25, 12, 0, 0);
+const S = 1000;
 
-interface Step {
-  state: FlapState;
-  events: FlapEvent[];
-}
+/** A result: `at` seconds after T0. */
+const r = (outcome: Outcome, at: number, region = 'eu', inMaintenance = false): FlapInput => ({
+  region,
+  checkedAt: new Date(T0 + at * S),
+  outcome,
+  inMaintenance,
+});
 
 /** Run a sequence through evaluateFlap, from `start` (default: reset). */
-function run(seq: readonly FlapInput[], t: FlapThresholds, start: FlapState = resetFlapState()): Step[] {
-  const steps: Step[] = [];
+function run(seq: readonly FlapInput[], rules: FlapRules, start: FlapState = resetFlapState()): FlapDecision[] {
+  const steps: FlapDecision[] = [];
   let state = start;
-  for (const r of seq) {
-    const d = evaluateFlap(state, r, t);
+  for (const x of seq) {
+    const d = evaluateFlap(state, x, rules);
     steps.push(d);
     state = d.state;
   }
   return steps;
 }
 
-const eventTypes = (steps: Step[]) => steps.map((s) => s.events.map((e) => e.type).join('+') || '-');
-const flat = (steps: Step[]) => steps.flatMap((s) => s.events.map((e) => e.type));
-const repeat = <T>(x: T, n: number): T[] => Array.from({ length: n }, () => x);
-const t = (openThreshold: number, resolveThreshold: number): FlapThresholds => ({ openThreshold, resolveThreshold });
+const eventTypes = (steps: FlapDecision[]) => steps.map((s) => s.events.map((e) => e.type).join('+') || '-');
+const flat = (steps: FlapDecision[]) => steps.flatMap((s) => s.events.map((e) => e.type));
+const rules = (openThreshold: number, resolveThreshold: number, regions = ['eu'], intervalSeconds = 60): FlapRules => ({
+  openThreshold,
+  resolveThreshold,
+  intervalSeconds,
+  regions,
+});
+/** n results of one outcome in one region, one interval (60 s) apart from `from` seconds. */
+const every60 = (outcome: Outcome, n: number, from = 0, region = 'eu') =>
+  Array.from({ length: n }, (_, i) => r(outcome, from + i * 60, region));
 
 /**
- * Reference model, written from the definition instead of counters: at step i the number of
- * consecutive failures (passes) is the length of the run of failing (passing) results ending at i,
- * found by scanning backwards. An incident opens on a failing, non-maintenance step whose failure run
- * is >= openThreshold while none is open; it resolves on a passing step whose pass run is >=
- * resolveThreshold while one is open.
+ * Reference model, written from the definition instead of incremental state. Which results count is decided per
+ * region by the gap alone. A region's `failing` at step i is found by scanning its counted results backwards for the
+ * latest one that set or cleared it: a counted failure ending a run of >= openThreshold failures sets it, a counted
+ * pass ending a run of >= resolveThreshold passes clears it; with neither, the region takes the side the incident
+ * had when the region's first counted result came (or has now, before any). An incident opens on a counted failure
+ * outside maintenance with a majority failing, and resolves on a counted pass with a majority not failing.
  */
-function reference(seq: readonly FlapInput[], th: FlapThresholds) {
-  const isFail = (r: FlapInput) => r.outcome === 'down';
-  const runEndingAt = (i: number, pred: (r: FlapInput) => boolean) => {
+function reference(seq: readonly FlapInput[], th: FlapRules) {
+  const gap = confirmationGapMs(th.intervalSeconds);
+  const lastCounted = new Map<string, number>();
+  const counted = seq.map((x) => {
+    const last = lastCounted.get(x.region);
+    if (last !== undefined && x.checkedAt.getTime() - last < gap) return false;
+    lastCounted.set(x.region, x.checkedAt.getTime());
+    return true;
+  });
+  const isFail = (x: FlapInput) => x.outcome === 'down';
+  // The incident's state before each step (filled as we go), to know a region's starting side.
+  const openBefore: boolean[] = [];
+  const runEndingAt = (idx: number[], k: number, pred: (x: FlapInput) => boolean) => {
     let n = 0;
-    for (let j = i; j >= 0 && pred(seq[j] as FlapInput); j--) n++;
+    for (let j = k; j >= 0 && pred(seq[idx[j]!]!); j--) n++;
     return n;
   };
-  let open = false;
-  return seq.map((r, i) => {
-    const failures = runEndingAt(i, isFail);
-    const passes = runEndingAt(i, (x) => !isFail(x));
-    let event: 'open' | 'resolve' | null = null;
-    if (isFail(r) && !open && !r.inMaintenance && failures >= th.openThreshold) {
-      open = true;
-      event = 'open';
-    } else if (!isFail(r) && open && passes >= th.resolveThreshold) {
-      open = false;
-      event = 'resolve';
+  const failingAt = (region: string, i: number, openNow: boolean) => {
+    const idx = seq.flatMap((x, j) => (j <= i && counted[j] && x.region === region ? [j] : []));
+    for (let k = idx.length - 1; k >= 0; k--) {
+      const x = seq[idx[k]!]!;
+      if (isFail(x) && runEndingAt(idx, k, isFail) >= th.openThreshold) return true;
+      if (!isFail(x) && runEndingAt(idx, k, (y) => !isFail(y)) >= th.resolveThreshold) return false;
     }
-    return {
-      state: { consecutiveFailures: failures, consecutivePasses: passes, incidentOpen: open },
-      events: event ? [{ type: event }] : [],
-    };
+    return idx.length ? openBefore[idx[0]!]! : openNow;
+  };
+  let open = false;
+  return seq.map((x, i) => {
+    openBefore.push(open);
+    let event: 'open' | 'resolve' | null = null;
+    if (counted[i]) {
+      const failing = th.regions.filter((reg) => failingAt(reg, i, open)).length;
+      const majority = Math.floor(th.regions.length / 2) + 1;
+      if (isFail(x) && !open && !x.inMaintenance && failing >= majority) event = 'open';
+      else if (!isFail(x) && open && th.regions.length - failing >= majority) event = 'resolve';
+      if (event) open = event === 'open';
+    }
+    return { counted: counted[i], incidentOpen: open, event };
   });
 }
 
-const arbInput: fc.Arbitrary<FlapInput> = fc.record({
-  outcome: fc.constantFrom<Outcome>('up', 'degraded', 'down'),
-  // Maintenance comes in stretches in real life; a biased coin still covers every transition.
-  inMaintenance: fc.boolean(),
-});
-// Failure-heavy sequences reach high thresholds more often.
-const arbBiasedInput: fc.Arbitrary<FlapInput> = fc.record({
-  outcome: fc.constantFrom<Outcome>('down', 'down', 'down', 'up', 'degraded'),
-  inMaintenance: fc.constantFrom(false, false, false, true),
-});
-const arbSeq = fc.oneof(fc.array(arbInput, { maxLength: 60 }), fc.array(arbBiasedInput, { maxLength: 80 }));
+const REGIONS = ['eu', 'us', 'ap', 'sa'];
+/** Results in one to four regions, each some seconds after the previous (0 s: at the same instant). */
+const arbScenario = fc
+  .record({
+    regionCount: fc.integer({ min: 1, max: 4 }),
+    intervalSeconds: fc.constantFrom(1, 10, 30, 60, 300),
+    steps: fc.array(
+      fc.record({
+        region: fc.nat({ max: 3 }),
+        afterSeconds: fc.oneof(fc.constantFrom(0, 1, 2, 14, 15, 16, 60), fc.nat({ max: 90 })),
+        // Failure-heavy often enough to reach high thresholds.
+        outcome: fc.constantFrom<Outcome>('down', 'down', 'down', 'up', 'degraded'),
+        inMaintenance: fc.constantFrom(false, false, false, true),
+      }),
+      { maxLength: 60 },
+    ),
+  })
+  .map(({ regionCount, intervalSeconds, steps }) => {
+    const regions = REGIONS.slice(0, regionCount);
+    let at = 0;
+    const seq = steps.map((s) => {
+      at += s.afterSeconds;
+      return r(s.outcome, at, regions[s.region % regionCount], s.inMaintenance);
+    });
+    return { regions, intervalSeconds, seq };
+  });
 
 const PAIRS: Array<[number, number]> = [];
-for (let o = 1; o <= 10; o++) for (let r = 1; r <= 10; r++) PAIRS.push([o, r]);
+for (let o = 1; o <= 10; o++) for (let res = 1; res <= 10; res++) PAIRS.push([o, res]);
 
 describe('evaluateFlap — against a reference model, every threshold pair 1..10 x 1..10', () => {
-  it.each(PAIRS)('open %i / resolve %i', (o, r) => {
-    const th = t(o, r);
+  it.each(PAIRS)('open %i / resolve %i', (o, res) => {
     fc.assert(
-      fc.property(arbSeq, (seq) => {
-        expect(run(seq, th)).toEqual(reference(seq, th));
+      fc.property(arbScenario, ({ regions, intervalSeconds, seq }) => {
+        const th = rules(o, res, regions, intervalSeconds);
+        const got = run(seq, th).map((d) => ({
+          counted: d.counted,
+          incidentOpen: d.state.incidentOpen,
+          event: d.events[0]?.type ?? null,
+        }));
+        expect(got).toEqual(reference(seq, th));
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 });
@@ -104,33 +150,23 @@ describe('evaluateFlap — invariants (property)', () => {
     openThreshold: fc.integer({ min: 1, max: 10 }),
     resolveThreshold: fc.integer({ min: 1, max: 10 }),
   });
-  const arbState: fc.Arbitrary<FlapState> = fc.oneof(
-    fc.record({
-      consecutiveFailures: fc.nat({ max: 20 }),
-      consecutivePasses: fc.constant(0),
-      incidentOpen: fc.boolean(),
-    }),
-    fc.record({
-      consecutiveFailures: fc.constant(0),
-      consecutivePasses: fc.nat({ max: 20 }),
-      incidentOpen: fc.boolean(),
-    }),
-  );
+  const withRules = fc
+    .tuple(arbThresholds, arbScenario)
+    .map(([th, s]) => ({ seq: s.seq, th: rules(th.openThreshold, th.resolveThreshold, s.regions, s.intervalSeconds) }));
 
   it('never two opens without a resolve in between, and never a resolve without an open', () => {
     fc.assert(
-      fc.property(arbThresholds, arbSeq, (th, seq) => {
-        const events = flat(run(seq, th));
-        events.forEach((e, i) => expect(e).toBe(i % 2 === 0 ? 'open' : 'resolve'));
+      fc.property(withRules, ({ th, seq }) => {
+        flat(run(seq, th)).forEach((e, i) => expect(e).toBe(i % 2 === 0 ? 'open' : 'resolve'));
       }),
     );
   });
 
   it('emits at most one event per result, and only when incidentOpen flips', () => {
     fc.assert(
-      fc.property(arbThresholds, arbState, arbSeq, (th, start, seq) => {
-        let prev = start;
-        for (const step of run(seq, th, start)) {
+      fc.property(withRules, ({ th, seq }) => {
+        let prev = resetFlapState();
+        for (const step of run(seq, th)) {
           expect(step.events.length).toBeLessThanOrEqual(1);
           const flipped = prev.incidentOpen !== step.state.incidentOpen;
           expect(step.events.length === 1).toBe(flipped);
@@ -141,148 +177,311 @@ describe('evaluateFlap — invariants (property)', () => {
     );
   });
 
-  it('keeps exactly one counter non-zero after each result, counting the current run', () => {
+  it('a result closer than min(15 s, interval) to its region`s last counted one changes nothing; any other counts', () => {
     fc.assert(
-      fc.property(arbThresholds, arbState, arbInput, (th, start, r) => {
-        const { state } = evaluateFlap(start, r, th);
-        if (r.outcome === 'down')
-          expect(state).toMatchObject({ consecutiveFailures: start.consecutiveFailures + 1, consecutivePasses: 0 });
-        else expect(state).toMatchObject({ consecutiveFailures: 0, consecutivePasses: start.consecutivePasses + 1 });
+      fc.property(withRules, ({ th, seq }) => {
+        let state = resetFlapState();
+        for (const x of seq) {
+          const last = state.regions.get(x.region)?.lastCountedAt;
+          const d = evaluateFlap(state, x, th);
+          const close = last !== undefined && last !== null && x.checkedAt.getTime() - last.getTime() < 15_000;
+          const tooClose = close && x.checkedAt.getTime() - last.getTime() < th.intervalSeconds * 1000;
+          expect(d.counted).toBe(!tooClose);
+          if (!d.counted) {
+            expect(d.state).toBe(state);
+            expect(d.events).toEqual([]);
+          } else {
+            expect(d.state.regions.get(x.region)?.lastCountedAt).toEqual(x.checkedAt);
+          }
+          state = d.state;
+        }
+      }),
+    );
+  });
+
+  it('a counted result moves only its own region`s counters, one of them by one, resetting the other', () => {
+    fc.assert(
+      fc.property(withRules, ({ th, seq }) => {
+        let state = resetFlapState();
+        for (const x of seq) {
+          const d = evaluateFlap(state, x, th);
+          if (d.counted) {
+            const before = regionStateOf(state, x.region);
+            const after = d.state.regions.get(x.region)!;
+            if (x.outcome === 'down')
+              expect(after).toMatchObject({
+                consecutiveFailures: before.consecutiveFailures + 1,
+                consecutivePasses: 0,
+              });
+            else
+              expect(after).toMatchObject({ consecutiveFailures: 0, consecutivePasses: before.consecutivePasses + 1 });
+            for (const [region, s] of state.regions)
+              if (region !== x.region) expect(d.state.regions.get(region)).toBe(s);
+          }
+          state = d.state;
+        }
+      }),
+    );
+  });
+
+  it('opens only on a counted failure outside maintenance with a majority of regions failing; resolves only on a counted pass with a majority not failing', () => {
+    fc.assert(
+      fc.property(withRules, ({ th, seq }) => {
+        let state = resetFlapState();
+        for (const x of seq) {
+          const d = evaluateFlap(state, x, th);
+          const failing = th.regions.filter(
+            (reg) => regionStateOf({ ...d.state, incidentOpen: state.incidentOpen }, reg).failing,
+          );
+          for (const e of d.events) {
+            expect(d.counted).toBe(true);
+            if (e.type === 'open') {
+              expect([x.outcome, x.inMaintenance]).toEqual(['down', false]);
+              expect(failing.length).toBeGreaterThanOrEqual(majorityOf(th.regions.length));
+            } else {
+              expect(x.outcome).not.toBe('down');
+              expect(th.regions.length - failing.length).toBeGreaterThanOrEqual(majorityOf(th.regions.length));
+            }
+          }
+          state = d.state;
+        }
       }),
     );
   });
 
   it('never opens during maintenance', () => {
     fc.assert(
-      fc.property(arbThresholds, arbState, fc.array(arbInput, { maxLength: 40 }), (th, start, seq) => {
-        const maint = seq.map((x) => ({ ...x, inMaintenance: true }));
-        expect(flat(run(maint, th, start))).not.toContain('open');
+      fc.property(withRules, ({ th, seq }) => {
+        expect(
+          flat(
+            run(
+              seq.map((x) => ({ ...x, inMaintenance: true })),
+              th,
+            ),
+          ),
+        ).not.toContain('open');
       }),
     );
   });
 
   it('does not mutate its input state', () => {
     fc.assert(
-      fc.property(arbThresholds, arbState, arbInput, (th, start, r) => {
-        const copy = { ...start };
-        evaluateFlap(start, r, th);
-        expect(start).toEqual(copy);
+      fc.property(withRules, ({ th, seq }) => {
+        let state = resetFlapState();
+        for (const x of seq) {
+          const copy = {
+            incidentOpen: state.incidentOpen,
+            regions: new Map([...state.regions].map(([k, v]) => [k, { ...v }])),
+          };
+          const d = evaluateFlap(state, x, th);
+          expect(state).toEqual(copy);
+          state = d.state;
+        }
       }),
     );
   });
 
   it('treats degraded exactly like up', () => {
     fc.assert(
-      fc.property(arbThresholds, arbState, fc.array(arbInput, { maxLength: 40 }), (th, start, seq) => {
+      fc.property(withRules, ({ th, seq }) => {
         const asUp = seq.map((x) => (x.outcome === 'degraded' ? { ...x, outcome: 'up' as const } : x));
-        expect(run(seq, th, start)).toEqual(run(asUp, th, start));
+        expect(run(seq, th)).toEqual(run(asUp, th));
+      }),
+    );
+  });
+
+  it('with one region and results an interval apart, opens on exactly openThreshold failures and resolves on exactly resolveThreshold passes', () => {
+    fc.assert(
+      fc.property(arbThresholds, fc.integer({ min: 0, max: 5 }), (th, extra) => {
+        const t = rules(th.openThreshold, th.resolveThreshold);
+        const downs = every60('down', th.openThreshold + extra);
+        const ups = every60('up', th.resolveThreshold + extra, downs.length * 60);
+        const steps = run([...downs, ...ups], t);
+        const expected = [...downs, ...ups].map((_, i) =>
+          i === th.openThreshold - 1 ? 'open' : i === downs.length + th.resolveThreshold - 1 ? 'resolve' : '-',
+        );
+        expect(eventTypes(steps)).toEqual(expected);
       }),
     );
   });
 });
 
 describe('evaluateFlap — hand-written cases', () => {
-  it('opens on exactly openThreshold consecutive failures, not one fewer', () => {
-    for (let o = 1; o <= 10; o++) {
-      expect(flat(run(repeat(down, o - 1), t(o, 1)))).toEqual([]);
-      const steps = run(repeat(down, o), t(o, 1));
-      expect(eventTypes(steps).at(-1)).toBe('open');
-      expect(flat(steps)).toEqual(['open']);
-      expect(steps.at(-1)?.state).toEqual({ consecutiveFailures: o, consecutivePasses: 0, incidentOpen: true });
+  it('the immediate check and the first slot seconds later are one confirmation, not two (issue 12)', () => {
+    for (const seconds of [0.046, 0.57, 1.58, 5.4, 14.9]) {
+      const steps = run([r('down', 0), r('down', seconds)], rules(2, 2));
+      expect(eventTypes(steps)).toEqual(['-', '-']);
+      expect(steps.map((s) => s.counted)).toEqual([true, false]);
+      expect(steps[1]!.state.regions.get('eu')).toMatchObject({ consecutiveFailures: 1, lastCountedAt: new Date(T0) });
     }
+    // 15 s after the first counted result, the next one confirms.
+    expect(eventTypes(run([r('down', 0), r('down', 5), r('down', 15)], rules(2, 2)))).toEqual(['-', '-', 'open']);
+    // The gap runs from the last counted result, not the last result: 10 s, then 20 s after the first.
+    expect(eventTypes(run([r('down', 0), r('down', 10), r('down', 20)], rules(2, 2)))).toEqual(['-', '-', 'open']);
+  });
+
+  it('a monitor checked more often than every 15 s needs only its interval between confirmations', () => {
+    expect(eventTypes(run([r('down', 0), r('down', 9.9)], rules(2, 2, ['eu'], 10)))).toEqual(['-', '-']);
+    expect(eventTypes(run([r('down', 0), r('down', 10)], rules(2, 2, ['eu'], 10)))).toEqual(['-', 'open']);
+  });
+
+  it('a result earlier than the last counted one (a late retry) does not count', () => {
+    const steps = run([r('down', 60), r('down', 0)], rules(2, 2));
+    expect(steps.map((s) => s.counted)).toEqual([true, false]);
+  });
+
+  it('one result per region at the same instant is one confirmation per region: no open with openThreshold 2', () => {
+    const two = ['eu', 'us'];
+    expect(eventTypes(run([r('down', 0, 'eu'), r('down', 0, 'us')], rules(2, 2, two)))).toEqual(['-', '-']);
+    expect(
+      eventTypes(
+        run([r('down', 0, 'eu'), r('down', 0, 'us'), r('down', 60, 'eu'), r('down', 60, 'us')], rules(2, 2, two)),
+      ),
+    ).toEqual(['-', '-', '-', 'open']);
+  });
+
+  it('opens when a majority of regions are failing, not one region alone', () => {
+    const three = ['eu', 'us', 'ap'];
+    // One region failing for ever does not open (1 of 3).
+    expect(flat(run(every60('down', 10, 0, 'eu'), rules(1, 1, three)))).toEqual([]);
+    // Two of three do.
+    expect(eventTypes(run([r('down', 0, 'eu'), r('up', 1, 'us'), r('down', 2, 'ap')], rules(1, 1, three)))).toEqual([
+      '-',
+      '-',
+      'open',
+    ]);
+    // Two regions: both must fail (a majority of 2 is 2).
+    expect(
+      eventTypes(run([r('down', 0, 'eu'), r('down', 60, 'eu'), r('down', 61, 'us')], rules(1, 1, ['eu', 'us']))),
+    ).toEqual(['-', '-', 'open']);
+  });
+
+  it('resolves when a majority of regions pass; a region that has not reported since the open counts as failing', () => {
+    const three = ['eu', 'us', 'ap'];
+    const opened = run([r('down', 0, 'eu'), r('down', 0, 'us')], rules(1, 1, three));
+    expect(eventTypes(opened)).toEqual(['-', 'open']);
+    const state = opened.at(-1)!.state;
+    // `ap` never reported: with the incident open it is taken as failing, so eu alone passing is not a majority.
+    expect(eventTypes(run([r('up', 60, 'eu')], rules(1, 1, three), state))).toEqual(['-']);
+    expect(eventTypes(run([r('up', 60, 'eu'), r('up', 60, 'us')], rules(1, 1, three), state))).toEqual([
+      '-',
+      'resolve',
+    ]);
+    expect(eventTypes(run([r('up', 60, 'eu'), r('up', 60, 'ap')], rules(1, 1, three), state))).toEqual([
+      '-',
+      'resolve',
+    ]);
+  });
+
+  it('a failing region needs resolveThreshold counted passes to stop failing', () => {
+    const two = ['eu', 'us'];
+    // Both failing and open; eu passes twice (resolveThreshold 3): still failing, no resolve even when us passes 3 times.
+    const seq = [
+      r('down', 0, 'eu'),
+      r('down', 0, 'us'),
+      r('up', 60, 'eu'),
+      r('up', 120, 'eu'),
+      r('up', 60, 'us'),
+      r('up', 120, 'us'),
+      r('up', 180, 'us'),
+      r('up', 180, 'eu'),
+    ];
+    expect(eventTypes(run(seq, rules(1, 3, two)))).toEqual(['-', 'open', '-', '-', '-', '-', '-', 'resolve']);
+  });
+
+  it('a region failing alone stays failing through one pass (hysteresis), so another region failing opens', () => {
+    const three = ['eu', 'us', 'ap'];
+    const seq = [
+      r('down', 0, 'eu'),
+      r('down', 60, 'eu'),
+      r('up', 120, 'eu'),
+      r('down', 130, 'us'),
+      r('down', 190, 'us'),
+    ];
+    expect(eventTypes(run(seq, rules(2, 2, three)))).toEqual(['-', '-', '-', '-', 'open']);
   });
 
   it('threshold 1 opens on the first failure and resolves on the first pass', () => {
-    expect(eventTypes(run([down, up], t(1, 1)))).toEqual(['open', 'resolve']);
+    expect(eventTypes(run([r('down', 0), r('up', 60)], rules(1, 1)))).toEqual(['open', 'resolve']);
   });
 
-  it('an interleaved pass resets the failure count', () => {
-    expect(eventTypes(run([down, down, up, down, down], t(3, 1)))).toEqual(['-', '-', '-', '-', '-']);
-    expect(eventTypes(run([down, down, up, down, down, down], t(3, 1)))).toEqual(['-', '-', '-', '-', '-', 'open']);
+  it('an interleaved counted pass resets the failure count', () => {
+    const seq = [r('down', 0), r('down', 60), r('up', 120), r('down', 180), r('down', 240), r('down', 300)];
+    expect(eventTypes(run(seq, rules(3, 1)))).toEqual(['-', '-', '-', '-', '-', 'open']);
   });
 
-  it('an interleaved failure resets the pass count', () => {
-    const seq = [down, up, up, down, up, up, up];
-    expect(eventTypes(run(seq, t(1, 3)))).toEqual(['open', '-', '-', '-', '-', '-', 'resolve']);
-  });
-
-  it('resolves after exactly resolveThreshold passes, not one fewer', () => {
-    for (let r = 1; r <= 10; r++) {
-      const open = run([down], t(1, r)).at(-1)!.state;
-      expect(flat(run(repeat(up, r - 1), t(1, r), open))).toEqual([]);
-      const steps = run(repeat(up, r), t(1, r), open);
-      expect(eventTypes(steps).at(-1)).toBe('resolve');
-      expect(steps.at(-1)?.state).toEqual({ consecutiveFailures: 0, consecutivePasses: r, incidentOpen: false });
-    }
+  it('an interleaved pass too close to count does not reset the failure count', () => {
+    const seq = [r('down', 0), r('down', 60), r('up', 61), r('down', 120)];
+    expect(eventTypes(run(seq, rules(3, 1)))).toEqual(['-', '-', '-', 'open']);
   });
 
   it('keeps counting failures after opening without opening again', () => {
-    const steps = run(repeat(down, 10), t(2, 2));
+    const steps = run(every60('down', 10), rules(2, 2));
     expect(eventTypes(steps)).toEqual(['-', 'open', '-', '-', '-', '-', '-', '-', '-', '-']);
-    expect(steps.at(-1)?.state.consecutiveFailures).toBe(10);
+    expect(steps.at(-1)?.state.regions.get('eu')?.consecutiveFailures).toBe(10);
   });
 
   it('does not resolve when no incident is open', () => {
-    expect(flat(run(repeat(up, 20), t(1, 1)))).toEqual([]);
-  });
-
-  it('degraded counts as a pass', () => {
-    expect(eventTypes(run([down, down, degraded, down, down], t(3, 1)))).toEqual(['-', '-', '-', '-', '-']);
-    expect(eventTypes(run([down, degraded, degraded], t(1, 2)))).toEqual(['open', '-', 'resolve']);
+    expect(flat(run(every60('up', 20), rules(1, 1)))).toEqual([]);
   });
 
   describe('maintenance', () => {
+    const m = (outcome: Outcome, at: number) => r(outcome, at, 'eu', true);
+
     it('suppresses opening but keeps counting failures', () => {
-      const steps = run(repeat(mDown, 5), t(2, 2));
+      const steps = run([m('down', 0), m('down', 60), m('down', 120)], rules(2, 2));
       expect(flat(steps)).toEqual([]);
-      expect(steps.at(-1)?.state).toEqual({ consecutiveFailures: 5, consecutivePasses: 0, incidentOpen: false });
+      expect(steps.at(-1)?.state.regions.get('eu')).toMatchObject({ consecutiveFailures: 3, failing: true });
+      expect(steps.at(-1)?.state.incidentOpen).toBe(false);
     });
 
-    it('opens on the first failure after maintenance when the count already reached the threshold', () => {
-      expect(eventTypes(run([mDown, mDown, mDown, down], t(3, 1)))).toEqual(['-', '-', '-', 'open']);
-      // Two failures inside the window plus one after reach the threshold of 3 together.
-      expect(eventTypes(run([mDown, mDown, down], t(3, 1)))).toEqual(['-', '-', 'open']);
+    it('opens on the first counted failure after maintenance when the count already reached the threshold', () => {
+      expect(eventTypes(run([m('down', 0), m('down', 60), m('down', 120), r('down', 180)], rules(3, 1)))).toEqual([
+        '-',
+        '-',
+        '-',
+        'open',
+      ]);
       // One inside + one after is not enough for 3.
-      expect(eventTypes(run([mDown, down], t(3, 1)))).toEqual(['-', '-']);
-    });
-
-    it('a pass during maintenance resets the count like any pass', () => {
-      expect(eventTypes(run([mDown, mDown, mUp, down, down], t(3, 1)))).toEqual(['-', '-', '-', '-', '-']);
+      expect(eventTypes(run([m('down', 0), r('down', 60)], rules(3, 1)))).toEqual(['-', '-']);
+      // A failure too close to the last counted one waits for the next confirmation.
+      expect(eventTypes(run([m('down', 0), m('down', 60), r('down', 61), r('down', 120)], rules(2, 1)))).toEqual([
+        '-',
+        '-',
+        '-',
+        'open',
+      ]);
     });
 
     it('does not open while failures continue in maintenance, but resolves an incident opened before it', () => {
-      const steps = run([down, down, mDown, mUp, mUp], t(2, 2));
+      const steps = run([r('down', 0), r('down', 60), m('down', 120), m('up', 180), m('up', 240)], rules(2, 2));
       expect(eventTypes(steps)).toEqual(['-', 'open', '-', '-', 'resolve']);
-    });
-
-    it('an incident open before maintenance stays open through failures in it', () => {
-      const steps = run([down, mDown, mDown], t(1, 1));
-      expect(eventTypes(steps)).toEqual(['open', '-', '-']);
-      expect(steps.at(-1)?.state.incidentOpen).toBe(true);
     });
   });
 
   describe('resetFlapState', () => {
-    it('returns zero counters and no incident', () => {
-      expect(resetFlapState()).toEqual({ consecutiveFailures: 0, consecutivePasses: 0, incidentOpen: false });
+    it('returns no region state and no incident, a fresh object each time', () => {
+      expect(resetFlapState()).toEqual({ regions: new Map(), incidentOpen: false });
+      expect(resetFlapState()).not.toBe(resetFlapState());
     });
-    it('returns a fresh object each time', () => {
-      const a = resetFlapState();
-      a.consecutiveFailures = 9;
-      expect(resetFlapState().consecutiveFailures).toBe(0);
-    });
-    it('after a reset (incident deleted) a new incident needs openThreshold fresh failures', () => {
-      const before = run(repeat(down, 5), t(3, 2)).at(-1)!.state;
+    it('after a reset (incident resolved by hand or deleted) a new incident needs openThreshold fresh failures, and the next result counts at once', () => {
+      const before = run(every60('down', 5), rules(3, 2)).at(-1)!.state;
       expect(before.incidentOpen).toBe(true);
-      const after = run(repeat(down, 3), t(3, 2), resetFlapState());
+      const after = run([r('down', 241), r('down', 301), r('down', 361)], rules(3, 2), resetFlapState());
       expect(eventTypes(after)).toEqual(['-', '-', 'open']);
+      expect(after[0]!.counted).toBe(true);
     });
+  });
+
+  it('majorityOf and confirmationGapMs', () => {
+    expect([1, 2, 3, 4, 5].map(majorityOf)).toEqual([1, 2, 2, 3, 3]);
+    expect([1, 10, 15, 30, 3600].map(confirmationGapMs)).toEqual([1000, 10_000, 15_000, 15_000, 15_000]);
   });
 
   it('rejects thresholds that are not integers >= 1', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => evaluateFlap(resetFlapState(), down, t(bad, 1))).toThrow(RangeError);
-      expect(() => evaluateFlap(resetFlapState(), down, t(1, bad))).toThrow(RangeError);
+      expect(() => evaluateFlap(resetFlapState(), r('down', 0), rules(bad, 1))).toThrow(RangeError);
+      expect(() => evaluateFlap(resetFlapState(), r('down', 0), rules(1, bad))).toThrow(RangeError);
     }
   });
 });

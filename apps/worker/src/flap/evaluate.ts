@@ -1,40 +1,62 @@
 /**
- * Flap logic: a pure function of (state, one check result, thresholds) -> (next state, events).
- * The check processor loads the state from the monitor row (consecutiveFailures, consecutivePasses,
- * and whether an incident is open), applies this, and persists state + events in one transaction.
- * "At most one open incident per monitor" across racing workers is enforced by the database (partial
- * unique index), not here: this function only guarantees it never emits two opens in one history.
+ * Flap logic: a pure function of (state, one check result, rules) -> (next state, events, counted).
+ * The worker loads the state (one row per monitor and region, and whether an incident is open) with the monitor row
+ * locked, applies this to each result in slot order, and persists state + events in the same transaction. "At most
+ * one open incident per monitor" across racing workers (of one region or of several) is enforced by that lock and
+ * by the database (partial unique index), not here: this function only guarantees it never emits two opens in one
+ * history.
  *
- * Rules:
- * - `up` and `degraded` are passes; `down` is a failure. A failure increments consecutiveFailures
- *   and resets consecutivePasses to 0; a pass does the opposite.
- * - No incident open, consecutiveFailures >= openThreshold, not in maintenance -> `open`.
- * - Incident open, consecutivePasses >= resolveThreshold -> `resolve`.
- * - Maintenance suppresses opening only. Failures during maintenance still count, so when maintenance
- *   ends with the target still failing, the FIRST failure after it opens the incident at once (the
- *   count is already >= openThreshold) rather than waiting for openThreshold fresh failures: the
- *   target has demonstrably been down for that long. A pass at any time resets the count as usual.
- * - Resolving is not suppressed by maintenance: an incident that was open before the window may
- *   resolve during it (resolution pages nobody).
- * - Counters keep counting past the thresholds (they are "consecutive results", not "results since
- *   the last event"); the `incidentOpen` flag is what prevents a second open or a second resolve.
+ * Rules (docs/decisions.md, "Thresholds count confirmations"):
+ * - Confirmations, not results. A result of a region counts only when it was taken at least
+ *   `min(15 s, intervalSeconds)` after the previous counted result of that region (confirmationGapMs). A closer
+ *   result (the immediate check of a new or resumed monitor and its first scheduled slot seconds later, a retried
+ *   job, two pings a second apart) is stored and shown by the caller, and changes nothing here.
+ * - Each region keeps its own counters. `up` and `degraded` are passes; `down` is a failure. A counted failure
+ *   increments consecutiveFailures and resets consecutivePasses to 0; a counted pass does the opposite. Counters
+ *   keep counting past the thresholds.
+ * - A region becomes `failing` when its consecutiveFailures reach openThreshold, and stops failing when its
+ *   consecutivePasses reach resolveThreshold (hysteresis: one pass does not make a failing region healthy).
+ *   A region without state yet takes the incident's side: failing while an incident is open (it has not confirmed
+ *   a recovery), not failing otherwise.
+ * - Open: on a counted failure, no incident open, not in maintenance, and a majority of the monitor's regions
+ *   (floor(n/2)+1) failing. Resolve: on a counted pass, an incident open, and a majority of them not failing.
+ *   With one region this is "openThreshold consecutive counted failures open, resolveThreshold counted passes
+ *   resolve".
+ * - Maintenance suppresses opening only. Counted failures during maintenance still move the counters, so when
+ *   maintenance ends with the target still failing, the first counted failure after it opens at once: the target
+ *   has demonstrably been down for that long. Resolving is not suppressed (a resolution pages nobody).
  * - Thresholds must be integers >= 1 (the API allows 1..10); anything else is a programming error.
  */
 
-export interface FlapState {
+export interface RegionFlapState {
   consecutiveFailures: number;
   consecutivePasses: number;
+  /** Reached openThreshold counted failures, and has not had resolveThreshold counted passes since. */
+  failing: boolean;
+  /** When the last counted result of the region was taken; null when none since the state began or was reset. */
+  lastCountedAt: Date | null;
+}
+
+export interface FlapState {
+  /** Per region. A region that is not here has no counted result since the state began (or was reset). */
+  regions: ReadonlyMap<string, RegionFlapState>;
   incidentOpen: boolean;
 }
 
 export interface FlapInput {
+  region: string;
+  /** When the result was taken: what the confirmation gap is measured on. */
+  checkedAt: Date;
   outcome: 'up' | 'degraded' | 'down';
   inMaintenance: boolean;
 }
 
-export interface FlapThresholds {
+export interface FlapRules {
   openThreshold: number;
   resolveThreshold: number;
+  intervalSeconds: number;
+  /** The regions that check the monitor: a majority of these opens and resolves. */
+  regions: readonly string[];
 }
 
 export type FlapEvent = { type: 'open' } | { type: 'resolve' };
@@ -42,11 +64,36 @@ export type FlapEvent = { type: 'open' } | { type: 'resolve' };
 export interface FlapDecision {
   state: FlapState;
   events: FlapEvent[];
+  /** Whether the result counted toward the thresholds (false: too close to the region's previous counted result). */
+  counted: boolean;
 }
 
-/** The state of a monitor with no history, and after its incident is deleted: a new incident needs openThreshold fresh failures. */
+/** The shortest time between two counted results of one region: min(15 s, the monitor's interval). */
+export const CONFIRMATION_GAP_MAX_MS = 15_000;
+export function confirmationGapMs(intervalSeconds: number): number {
+  return Math.min(CONFIRMATION_GAP_MAX_MS, intervalSeconds * 1000);
+}
+
+/** How many of `regionCount` regions make a majority. */
+export function majorityOf(regionCount: number): number {
+  return Math.floor(regionCount / 2) + 1;
+}
+
+/** The state of a monitor with no history, and after its incident is resolved by hand or deleted: a new incident needs openThreshold fresh failures. */
 export function resetFlapState(): FlapState {
-  return { consecutiveFailures: 0, consecutivePasses: 0, incidentOpen: false };
+  return { regions: new Map(), incidentOpen: false };
+}
+
+/** A region without state: it takes the incident's side (see the rules above). */
+export function regionStateOf(state: FlapState, region: string): RegionFlapState {
+  return (
+    state.regions.get(region) ?? {
+      consecutiveFailures: 0,
+      consecutivePasses: 0,
+      failing: state.incidentOpen,
+      lastCountedAt: null,
+    }
+  );
 }
 
 function assertThreshold(name: string, value: number): void {
@@ -54,32 +101,46 @@ function assertThreshold(name: string, value: number): void {
 }
 
 /** Apply one check result to the flap state; never mutates `state`. */
-export function evaluateFlap(state: FlapState, result: FlapInput, thresholds: FlapThresholds): FlapDecision {
-  assertThreshold('openThreshold', thresholds.openThreshold);
-  assertThreshold('resolveThreshold', thresholds.resolveThreshold);
+export function evaluateFlap(state: FlapState, result: FlapInput, rules: FlapRules): FlapDecision {
+  assertThreshold('openThreshold', rules.openThreshold);
+  assertThreshold('resolveThreshold', rules.resolveThreshold);
 
-  const events: FlapEvent[] = [];
-  if (result.outcome === 'down') {
-    const next: FlapState = {
-      consecutiveFailures: state.consecutiveFailures + 1,
-      consecutivePasses: 0,
-      incidentOpen: state.incidentOpen,
-    };
-    if (!next.incidentOpen && !result.inMaintenance && next.consecutiveFailures >= thresholds.openThreshold) {
-      next.incidentOpen = true;
-      events.push({ type: 'open' });
-    }
-    return { state: next, events };
+  const prev = regionStateOf(state, result.region);
+  if (
+    prev.lastCountedAt &&
+    result.checkedAt.getTime() - prev.lastCountedAt.getTime() < confirmationGapMs(rules.intervalSeconds)
+  ) {
+    return { state, events: [], counted: false };
   }
 
+  const failed = result.outcome === 'down';
+  const region: RegionFlapState = failed
+    ? {
+        consecutiveFailures: prev.consecutiveFailures + 1,
+        consecutivePasses: 0,
+        failing: prev.failing || prev.consecutiveFailures + 1 >= rules.openThreshold,
+        lastCountedAt: result.checkedAt,
+      }
+    : {
+        consecutiveFailures: 0,
+        consecutivePasses: prev.consecutivePasses + 1,
+        failing: prev.failing && prev.consecutivePasses + 1 < rules.resolveThreshold,
+        lastCountedAt: result.checkedAt,
+      };
   const next: FlapState = {
-    consecutiveFailures: 0,
-    consecutivePasses: state.consecutivePasses + 1,
+    regions: new Map(state.regions).set(result.region, region),
     incidentOpen: state.incidentOpen,
   };
-  if (next.incidentOpen && next.consecutivePasses >= thresholds.resolveThreshold) {
+
+  const failingRegions = rules.regions.filter((r) => regionStateOf(next, r).failing).length;
+  const majority = majorityOf(rules.regions.length);
+  const events: FlapEvent[] = [];
+  if (failed && !next.incidentOpen && !result.inMaintenance && failingRegions >= majority) {
+    next.incidentOpen = true;
+    events.push({ type: 'open' });
+  } else if (!failed && next.incidentOpen && rules.regions.length - failingRegions >= majority) {
     next.incidentOpen = false;
     events.push({ type: 'resolve' });
   }
-  return { state: next, events };
+  return { state: next, events, counted: true };
 }

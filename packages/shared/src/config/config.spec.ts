@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { ConfigError, parseConfig, parseEnvSubset } from './config.js';
+import { ConfigError, parseConfig, parseEnvSubset, parseKeyring, parsePublicBaseUrl } from './config.js';
 
 const base = {
   DATABASE_URL: 'postgresql://u:p@localhost:5432/db',
@@ -355,6 +355,30 @@ describe('parseConfig', () => {
     );
     expect(() => parseEnvSubset({ ALLOWED_TARGET_CIDRS: '10.0.0.0/99' }, ['ALLOWED_TARGET_CIDRS'])).toThrow(
       /^Invalid configuration:\n {2}- ALLOWED_TARGET_CIDRS: /,
+    );
+  });
+
+  it('gives tools the base URL and keyring of the full configuration, without DATABASE_URL or REDIS_URL', () => {
+    const dataDir = tempDir();
+    for (const env of [
+      { PUBLIC_BASE_URL: 'https://status.example.test/sv//', PORT: '' },
+      { PUBLIC_BASE_URL: '', PORT: '8080', DATA_DIR: dataDir, ENCRYPTION_KEY: '' },
+      { ENCRYPTION_OLD_KEYS: `${'b'.repeat(64)}, ${'c'.repeat(64)}` },
+    ]) {
+      const full = parseConfig({ ...base, ...env });
+      expect([env, parsePublicBaseUrl({ ...base, ...env }), parseKeyring({ ...base, ...env })]).toEqual([
+        env,
+        full.publicBaseUrl,
+        full.encryption,
+      ]);
+    }
+    expect(parsePublicBaseUrl({ PUBLIC_BASE_URL: 'https://status.example.test/sv//' })).toBe(
+      'https://status.example.test/sv',
+    );
+    expect(parsePublicBaseUrl({ PORT: '8080' })).toBe('http://localhost:8080');
+    expect(() => parsePublicBaseUrl({ PORT: '0x10' })).toThrow(/^Invalid configuration:\n {2}- PORT: /);
+    expect(() => parseKeyring({ NODE_ENV: 'production', DATA_DIR: dataDir })).toThrow(
+      /^Invalid configuration:\n {2}- ENCRYPTION_KEY: is required in production$/,
     );
   });
 

@@ -247,10 +247,15 @@ const envFields = z.object({
   SMTP_FROM: z.string().min(3).max(320).optional(),
 });
 
+/** Outside production a missing ENCRYPTION_KEY falls back to the development key; production must give one. */
+const lacksProductionKey = (e: { NODE_ENV: string; ENCRYPTION_KEY?: string | undefined }) =>
+  e.NODE_ENV === 'production' && !e.ENCRYPTION_KEY;
+const KEY_REQUIRED = 'is required in production';
+
 /** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
 export const envSchema = envFields.superRefine((env, ctx) => {
-  if (env.NODE_ENV === 'production' && !env.ENCRYPTION_KEY) {
-    ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required in production' });
+  if (lacksProductionKey(env)) {
+    ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: KEY_REQUIRED });
   }
   if (env.QUEUE_DASHBOARD && !env.QUEUE_DASHBOARD_TOKEN) {
     ctx.addIssue({
@@ -373,6 +378,24 @@ function readKeyFile(file: string): string | null {
   }
 }
 
+type EnvFields = z.output<typeof envFields>;
+
+/** Where users reach the API: PUBLIC_BASE_URL without trailing slashes, else the local default on PORT. */
+function publicBaseUrlOf(e: Pick<EnvFields, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+}
+
+/** ENCRYPTION_KEY (outside production: else the development key under DATA_DIR) and ENCRYPTION_OLD_KEYS. */
+function keyringOf(e: Pick<EnvFields, 'ENCRYPTION_KEY' | 'ENCRYPTION_OLD_KEYS' | 'DATA_DIR'>): Config['encryption'] {
+  const current = toKey(e.ENCRYPTION_KEY ?? developmentKey(e.DATA_DIR));
+  const old = (e.ENCRYPTION_OLD_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map(toKey);
+  return { current, old };
+}
+
 /**
  * Empty (or blank) variables count as unset, so their defaults apply: `PORT=` in a compose file or a `.env` means
  * "not given", and must not become port 0.
@@ -394,19 +417,13 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
   }
   const e = parsed.data;
-  const current = toKey(e.ENCRYPTION_KEY ?? developmentKey(e.DATA_DIR));
-  const old = (e.ENCRYPTION_OLD_KEYS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean)
-    .map(toKey);
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     port: e.PORT,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
-    encryption: { current, old },
+    publicBaseUrl: publicBaseUrlOf(e),
+    encryption: keyringOf(e),
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'warn' : 'info'),
     region: e.REGION,
     checkRegions: e.CHECK_REGIONS,
@@ -430,8 +447,6 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-type EnvFields = z.output<typeof envFields>;
-
 /**
  * Some variables only, with the same rules (blank = unset, defaults, validation): for tools that need a setting or
  * two without the whole process configuration, such as the admin CLI. Throws a ConfigError.
@@ -446,6 +461,25 @@ export function parseEnvSubset<K extends keyof EnvFields & string>(
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
   }
   return parsed.data as unknown as Pick<EnvFields, K>;
+}
+
+/**
+ * The base URL status page and ping URLs are printed with, by the same rules as the API (`Config.publicBaseUrl`),
+ * for tools that run beside it such as the admin CLI. Throws a ConfigError.
+ */
+export function parsePublicBaseUrl(env: NodeJS.ProcessEnv): string {
+  return publicBaseUrlOf(parseEnvSubset(env, ['PUBLIC_BASE_URL', 'PORT']));
+}
+
+/**
+ * The keyring as the API and the worker see it (`Config.encryption`), for tools that encrypt or re-encrypt
+ * secrets such as the admin CLI: ENCRYPTION_KEY (required in production), else the development key under DATA_DIR,
+ * plus ENCRYPTION_OLD_KEYS. Throws a ConfigError.
+ */
+export function parseKeyring(env: NodeJS.ProcessEnv): Config['encryption'] {
+  const e = parseEnvSubset(env, ['NODE_ENV', 'ENCRYPTION_KEY', 'ENCRYPTION_OLD_KEYS', 'DATA_DIR']);
+  if (lacksProductionKey(e)) throw new ConfigError([`ENCRYPTION_KEY: ${KEY_REQUIRED}`]);
+  return keyringOf(e);
 }
 
 /** For process entry points: parse or print the problems and exit 1 (fail fast, readable). */

@@ -1,11 +1,14 @@
+import DataLoader from 'dataloader';
+
 /**
- * Coalesces the reads of one event-loop turn into one query (the DataLoader pattern). Every request the server parsed
- * in the same turn asks at once; the loader sends one `WHERE key IN (...)` for all of them, after the turn
- * (setImmediate), and each caller gets its own row. Nothing is cached: every call is answered by a query sent after
- * it was made, so a read is as fresh as a query of its own (a revoked token fails on the next request, as before).
+ * Coalesces the reads of one event-loop turn into one query (DataLoader, scheduled with setImmediate): every request
+ * the server parsed in the same turn asks at once; the loader sends one `WHERE key IN (...)` for the distinct keys of
+ * all of them, after the turn, and each caller gets its own row. Nothing is cached: every call is answered by a query
+ * sent after it was made, so a read is as fresh as a query of its own (a revoked token fails on the next request).
  *
  * Under load this turns N round trips into one (the API's and the worker's cost is round trips, not rows); alone, a
- * call waits one setImmediate, microseconds.
+ * call waits one setImmediate, microseconds. `fetch` answers a Map by `keyOf(key)`; a key it leaves out loads as
+ * undefined, and a failed fetch rejects every caller of its batch.
  */
 export interface BatchLoader<K, V> {
   load(key: K): Promise<V | undefined>;
@@ -16,50 +19,15 @@ export function createBatchLoader<K, V>(
   opts: { keyOf?: (key: K) => string; maxBatch?: number } = {},
 ): BatchLoader<K, V> {
   const keyOf = opts.keyOf ?? ((k: K) => String(k));
-  const maxBatch = opts.maxBatch ?? 500;
-  type Waiter = { resolve: (v: V | undefined) => void; reject: (e: unknown) => void };
-  type Batch = Map<string, { key: K; waiters: Waiter[] }>;
-  let pending: Batch | null = null;
-
-  const flush = (batch: Batch) => {
-    fetch(padToPowerOfTwo([...batch.values()].map((e) => e.key))).then(
-      (found) => {
-        for (const [k, e] of batch) for (const w of e.waiters) w.resolve(found.get(k));
-      },
-      (err: unknown) => {
-        for (const e of batch.values()) for (const w of e.waiters) w.reject(err);
-      },
-    );
-  };
-
-  const current = (): Batch => {
-    if (pending) return pending;
-    const batch: Batch = new Map();
-    pending = batch;
-    setImmediate(() => {
-      // Unless it was already sent for being full.
-      if (pending !== batch) return;
-      pending = null;
-      flush(batch);
-    });
-    return batch;
-  };
-
-  return {
-    load(key) {
-      return new Promise<V | undefined>((resolve, reject) => {
-        const batch = current();
-        const k = keyOf(key);
-        const entry = batch.get(k);
-        if (entry) entry.waiters.push({ resolve, reject });
-        else batch.set(k, { key, waiters: [{ resolve, reject }] });
-        if (batch.size >= maxBatch) {
-          pending = null;
-          flush(batch);
-        }
-      });
+  const loader = new DataLoader<K, V | undefined>(
+    async (keys) => {
+      const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
+      const found = await fetch(padToPowerOfTwo(distinct));
+      return keys.map((k) => found.get(keyOf(k)));
     },
-  };
+    { cache: false, maxBatchSize: opts.maxBatch ?? 500, batchScheduleFn: (send) => setImmediate(send) },
+  );
+  return { load: (key) => loader.load(key) };
 }
 
 /**

@@ -20,8 +20,8 @@ export interface ResultRow {
 
 /**
  * Inserts many results and adds the newly inserted ones to their hourly and daily rollups (UTC), in one statement:
- * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums are those of `addToRollups` once
- * per result, grouped per rollup row. Returns the keys inserted. Call it in a transaction holding the monitors' locks.
+ * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums are those of `rebuildRollups` over
+ * the same rows, grouped per rollup row. Returns the keys inserted. Call it in a transaction holding the monitors' locks.
  */
 export async function insertResultsWithRollups(
   tx: Executor,

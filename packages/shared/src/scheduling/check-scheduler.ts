@@ -49,6 +49,15 @@ function nowJob(monitorId: string, region: string, now: number) {
 }
 
 /**
+ * The regions that check a monitor, of the deployment's CHECK_REGIONS: all of them for http and tcp; for a heartbeat,
+ * which is evaluated from the pings it receives rather than probed, only the first region, so each deadline is judged
+ * once. The worker's flap logic counts a majority of these (apps/worker/src/flap/evaluate.ts).
+ */
+export function monitorRegions(checkRegions: readonly string[], monitor: Pick<SchedulableMonitor, 'type'>): string[] {
+  return monitor.type === 'heartbeat' ? checkRegions.slice(0, 1) : [...checkRegions];
+}
+
+/**
  * The API's and the reconciler's view of the check queues: one BullMQ job scheduler per enabled monitor and
  * region, with the fixed id `monitor:<id>:<region>` so that upserting twice never makes two schedules.
  */
@@ -67,13 +76,9 @@ export class CheckScheduler {
     );
   }
 
-  /**
-   * The regions that check a monitor: all of them for http and tcp; for a heartbeat, which is evaluated from the
-   * pings it receives rather than probed, only the first region, so each deadline is judged once.
-   */
+  /** The regions that check a monitor (monitorRegions). */
   regionsFor(monitor: Pick<SchedulableMonitor, 'type'>): string[] {
-    const regions = [...this.queues.keys()];
-    return monitor.type === 'heartbeat' ? regions.slice(0, 1) : regions;
+    return monitorRegions([...this.queues.keys()], monitor);
   }
 
   /** Creates or updates the schedulers of one monitor in its regions. */

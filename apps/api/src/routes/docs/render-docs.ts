@@ -4,6 +4,7 @@
  * HTML-escaped before the few markup rules below touch it.
  */
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../public-pages/html.js';
 
 interface Ref {
   $ref: string;
@@ -89,13 +90,6 @@ details summary { cursor: pointer; color: var(--accent); }
 
 /** sha256 of the stylesheet, for `style-src` in the Content-Security-Policy. */
 export const DOCS_STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
-
-export function escapeHtml(value: unknown): string {
-  return String(value).replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
 
 /** Anchors are built from component names and operation ids; anything outside [A-Za-z0-9_-] is dropped. */
 const anchor = (kind: string, name: string) => `${kind}-${name.replace(/[^A-Za-z0-9_-]/g, '')}`;

@@ -1,10 +1,11 @@
-import { createBatchLoader, loaderPerClient, padToPowerOfTwo, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, loaderPerClient, type PrismaClient } from '@statusvane/shared';
 
 export interface PingedMonitor {
   id: string;
   enabled: boolean;
   /** With the flap state: whether the worker should judge this ping at once (ping.router.ts). */
   status: string;
+  /** Counted consecutive passes of the monitor's region (0 before its first counted result). */
   consecutivePasses: number;
   resolveThreshold: number;
 }
@@ -17,32 +18,22 @@ export interface PingedMonitor {
 const pingWriter = loaderPerClient((prisma: PrismaClient) =>
   createBatchLoader<{ secret: string; fail: boolean }, PingedMonitor>(
     async (keys) => {
-      const at = new Date();
+      const at = new Date().toISOString();
       const found = new Map<string, PingedMonitor>();
       for (const fail of [false, true]) {
         const secrets = keys.filter((k) => k.fail === fail).map((k) => k.secret);
         if (!secrets.length) continue;
-        const rows = await prisma.monitor.updateManyAndReturn({
-          where: { pingSecret: { in: padToPowerOfTwo(secrets) }, type: 'heartbeat' },
-          data: fail ? { lastPingFailAt: at } : { lastPingAt: at },
-          select: {
-            id: true,
-            enabled: true,
-            pingSecret: true,
-            status: true,
-            consecutivePasses: true,
-            resolveThreshold: true,
-          },
-        });
-        for (const r of rows) {
-          found.set(`${fail}/${r.pingSecret}`, {
-            id: r.id,
-            enabled: r.enabled,
-            status: r.status,
-            consecutivePasses: r.consecutivePasses,
-            resolveThreshold: r.resolveThreshold,
-          });
-        }
+        // The counted passes live with the region's flap state (a heartbeat is judged in one region).
+        const rows = await prisma.$queryRaw<Array<PingedMonitor & { pingSecret: string }>>`
+          UPDATE monitors AS m SET
+            "lastPingAt" = CASE WHEN ${fail} THEN m."lastPingAt" ELSE ${at}::timestamptz END,
+            "lastPingFailAt" = CASE WHEN ${fail} THEN ${at}::timestamptz ELSE m."lastPingFailAt" END,
+            "updatedAt" = ${at}::timestamptz
+          WHERE m."pingSecret" = ANY(${secrets}::text[]) AND m.type = 'heartbeat'
+          RETURNING m.id, m.enabled, m."pingSecret", m.status::text AS status, m."resolveThreshold",
+            coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = m.id), 0)::int
+              AS "consecutivePasses"`;
+        for (const { pingSecret, ...r } of rows) found.set(`${fail}/${pingSecret}`, r);
       }
       return found;
     },

@@ -1,8 +1,7 @@
 import { ConflictError, type EscalationScheduler, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
-import { assertNoBody } from './no-body.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
 import { stopLadder } from './stop-ladder.js';
 
@@ -12,18 +11,11 @@ import { stopLadder } from './stop-ladder.js';
  * resolution that raced it.
  */
 export async function acknowledgeIncident(
-  prisma: PrismaClient,
-  {
-    ctx,
-    id,
-    body,
-    escalations,
-    now = new Date(),
-  }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
+  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
-  // The role first: a viewer is told 403 whatever it sent.
   assertCan(ctx.role, 'incidents:respond');
-  assertNoBody(body);
+  const { now } = ctx;
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status === 'open') {
     await prisma.incident.updateMany({

@@ -1,15 +1,15 @@
 import { NotFoundError, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 
 /**
- * DELETE /incidents/{id}: permanent. For a monitor incident the monitor's flap counters go back to zero in the
+ * DELETE /incidents/{id}: permanent. For a monitor incident the monitor's flap state (its region rows) is reset in the
  * same transaction, so a new incident needs `openThreshold` fresh failures.
  */
 export async function deleteIncident(
-  prisma: PrismaClient,
-  { ctx, id }: { ctx: RequestContext; id: string },
+  { prisma }: { prisma: PrismaClient },
+  { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'incidents:delete');
   const incident = await findOwnIncident(prisma, ctx, id);
@@ -22,9 +22,8 @@ export async function deleteIncident(
     const { count } = await tx.incident.deleteMany({ where: { id: incident.id, workspaceId: ctx.workspace.id } });
     if (count === 0) throw new NotFoundError('incident', id);
     if (incident.monitorId) {
-      await tx.monitor.updateMany({
-        where: { id: incident.monitorId, workspaceId: ctx.workspace.id },
-        data: { consecutiveFailures: 0, consecutivePasses: 0 },
+      await tx.monitorRegionState.deleteMany({
+        where: { monitorId: incident.monitorId, monitor: { workspaceId: ctx.workspace.id } },
       });
     }
   });

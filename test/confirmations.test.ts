@@ -1,0 +1,259 @@
+// Thresholds count confirmations, not results (issue 12 item 2): a region's result counts only min(15 s, interval)
+// after its previous counted one, each region keeps its own counters, and a majority of the monitor's regions opens
+// and resolves. Real queue, real workers, a real target on 127.0.0.1.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createPrisma, type PrismaClient } from '@statusvane/shared';
+import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import {
+  agePastGap,
+  checkOnce as checkOnceVia,
+  regionStates,
+  startSwitchTarget,
+  startWorker,
+  waitFor,
+} from './support/worker-harness.js';
+
+let target: Awaited<ReturnType<typeof startSwitchTarget>>;
+beforeAll(async () => {
+  target = await startSwitchTarget();
+});
+afterAll(async () => {
+  await target.close();
+});
+
+const counted = (outcome: CheckOutcome | undefined) => (outcome && 'counted' in outcome ? outcome.counted : null);
+
+async function createMonitor(h: Harness, over: Record<string, unknown> = {}) {
+  const { tokens } = await makeWorkspace(h.prisma);
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(tokens.owner))
+    .send(makeMonitorInput({ target: target.url, openThreshold: 2, resolveThreshold: 2, ...over }));
+  expect(res.status).toBe(201);
+  return { tokens, monitor: res.body.data as { id: string } };
+}
+
+describe('one region', () => {
+  let h: Harness;
+  let w: ReturnType<typeof startWorker>;
+  beforeAll(() => {
+    h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+    w = startWorker(h);
+  });
+  afterAll(async () => {
+    await w.close();
+    await h.close();
+  });
+
+  const results = (monitorId: string) =>
+    h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
+  const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
+  const outcomeOf = (jobId: string) => w.completed.find((c) => c.job.id === jobId)?.outcome;
+
+  /** Runs the monitor's next scheduled slot now, as if it fell seconds after the check before it; its job id. */
+  async function runNextSlotNow(monitorId: string): Promise<string> {
+    const queue = h.deps.scheduler.queues.get('local')!;
+    const next = await waitFor(
+      async () => (await queue.getDelayed()).find((j) => j.data.monitorId === monitorId),
+      5000,
+      'the next scheduled slot',
+    );
+    await next.promote();
+    await waitFor(async () => outcomeOf(next.id!), 10_000, `slot job ${next.id}`);
+    return next.id!;
+  }
+
+  it('the immediate check of a new monitor and its first slot seconds later are one confirmation: no incident with openThreshold 2', async () => {
+    target.setStatus(503);
+    const { monitor } = await createMonitor(h);
+    const [first] = await waitFor(async () => {
+      const r = await results(monitor.id);
+      return r.length ? r : null;
+    });
+    const slotJob = await runNextSlotNow(monitor.id);
+
+    const stored = await results(monitor.id);
+    expect(stored.map((r) => r.outcome)).toEqual(['down', 'down']);
+    expect(stored[1]!.checkedAt.getTime() - first!.checkedAt.getTime()).toBeLessThan(15_000);
+    expect(counted(outcomeOf(slotJob))).toBe(false);
+    expect(await incidents(monitor.id)).toEqual([]);
+    // Stored and shown: the monitor's status and last check are the second result's, the counters are the first's.
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    expect([row.status, row.lastCheckedAt]).toEqual(['down', stored[1]!.checkedAt]);
+    expect(await regionStates(h, monitor.id)).toEqual([
+      {
+        region: 'local',
+        consecutiveFailures: 1,
+        consecutivePasses: 0,
+        failing: false,
+        lastCountedAt: first!.checkedAt,
+      },
+    ]);
+
+    // A confirmation (taken an interval later) opens it.
+    await checkOnceVia(h, w.completed, monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('a resume just before a slot: the resume check and the slot are one confirmation', async () => {
+    target.setStatus(200);
+    const { monitor, tokens } = await createMonitor(h);
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    const patch = (enabled: boolean) =>
+      request(h.app).patch(`/api/v1/monitors/${monitor.id}`).set(bearer(tokens.owner)).send({ enabled });
+    expect((await patch(false)).status).toBe(200);
+    // The target fails while the monitor is paused (for longer than the gap).
+    target.setStatus(503);
+    await agePastGap(h, monitor.id);
+    expect((await patch(true)).status).toBe(200);
+    await waitFor(async () => (await results(monitor.id)).length === 2, 10_000, 'the resume check');
+    await runNextSlotNow(monitor.id);
+
+    expect((await results(monitor.id)).map((r) => r.outcome)).toEqual(['up', 'down', 'down']);
+    expect(await incidents(monitor.id)).toEqual([]);
+    expect(await regionStates(h, monitor.id)).toMatchObject([{ consecutiveFailures: 1, consecutivePasses: 0 }]);
+    await checkOnceVia(h, w.completed, monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('a result too close to count moves no counter either way: a quick pass does not reset the failures', async () => {
+    target.setStatus(503);
+    const { monitor } = await createMonitor(h, { openThreshold: 3 });
+    await waitFor(async () => (await results(monitor.id)).length === 1);
+    await h.deps.scheduler.unschedule(monitor.id);
+    await checkOnceVia(h, w.completed, monitor.id);
+    target.setStatus(200);
+    await checkOnceVia(h, w.completed, monitor.id, { confirmation: false });
+    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).status).toBe('up');
+    expect(await regionStates(h, monitor.id)).toMatchObject([{ consecutiveFailures: 2, consecutivePasses: 0 }]);
+    target.setStatus(503);
+    await checkOnceVia(h, w.completed, monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+});
+
+describe('two regions, a worker each with its own connections', () => {
+  let h: Harness;
+  const pools: PrismaClient[] = [];
+  const workers: Record<string, ReturnType<typeof startWorker>> = {};
+  beforeAll(() => {
+    h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', CHECK_REGIONS: 'eu,us' });
+    for (const region of ['eu', 'us']) {
+      const prisma = createPrisma(h.config.databaseUrl, { max: 5 });
+      pools.push(prisma);
+      workers[region] = startWorker(h, region, { prisma });
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(workers).map((w) => w.close()));
+    await Promise.all(pools.map((p) => p.$disconnect()));
+    await h.close();
+  });
+
+  const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
+  let n = 0;
+  /** `count` checks of the monitor in each of `regions`, all queued at once; resolves when every one has run. */
+  async function checkIn(monitorId: string, regions: string[], count = 1): Promise<Array<CheckOutcome | undefined>> {
+    const base = 1_900_000_000_000 + n++ * 1_000_000;
+    const jobs = regions.flatMap((region) =>
+      Array.from({ length: count }, (_, i) => ({
+        region,
+        jobId: `c-${monitorId}-${region}-${base + i}`,
+        slot: base + i,
+      })),
+    );
+    await Promise.all(
+      regions.map((region) =>
+        h.deps.scheduler.queues.get(region)!.addBulk(
+          jobs
+            .filter((j) => j.region === region)
+            .map((j) => ({
+              name: 'check',
+              data: { monitorId, region },
+              opts: { jobId: j.jobId, timestamp: j.slot },
+            })),
+        ),
+      ),
+    );
+    const outcome = (j: (typeof jobs)[number]) =>
+      workers[j.region]!.completed.find((c) => c.job.id === j.jobId)?.outcome;
+    await waitFor(async () => jobs.every(outcome), 20_000, `${jobs.length} checks`);
+    return jobs.map(outcome);
+  }
+
+  it('one result per region at the same instant opens nothing; a majority confirmed failing opens exactly one incident; a majority confirmed passing resolves it', async () => {
+    target.setStatus(503);
+    const { monitor } = await createMonitor(h);
+    // The immediate checks of both regions, within moments of each other: one failure counted per region.
+    await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: monitor.id } })) === 2);
+    await h.deps.scheduler.unschedule(monitor.id);
+    expect(await incidents(monitor.id)).toEqual([]);
+    expect(await regionStates(h, monitor.id)).toMatchObject([
+      { region: 'eu', consecutiveFailures: 1, failing: false },
+      { region: 'us', consecutiveFailures: 1, failing: false },
+    ]);
+
+    // Twenty checks per region at once, racing across the two workers: one confirmation per region counts, both
+    // regions reach openThreshold, and exactly one incident opens.
+    await agePastGap(h, monitor.id);
+    const raced = await checkIn(monitor.id, ['eu', 'us'], 20);
+    expect(raced.map(counted).filter(Boolean)).toHaveLength(2);
+    expect(raced.filter((o) => o && 'opened' in o && o.opened)).toHaveLength(1);
+    const [open] = await incidents(monitor.id);
+    expect(await incidents(monitor.id)).toHaveLength(1);
+    expect(open).toMatchObject({ status: 'open', openMonitorId: monitor.id });
+    expect(await regionStates(h, monitor.id)).toMatchObject([
+      { region: 'eu', consecutiveFailures: 2, failing: true },
+      { region: 'us', consecutiveFailures: 2, failing: true },
+    ]);
+
+    // Recovery seen by eu alone (resolveThreshold passes) is not a majority of two: still open.
+    target.setStatus(200);
+    for (let i = 0; i < 2; i++) {
+      await agePastGap(h, monitor.id);
+      await checkIn(monitor.id, ['eu']);
+    }
+    expect(await regionStates(h, monitor.id)).toMatchObject([
+      { region: 'eu', consecutivePasses: 2, failing: false },
+      { region: 'us', consecutiveFailures: 2, failing: true },
+    ]);
+    expect((await incidents(monitor.id))[0]!.status).toBe('open');
+    // us confirms too: resolved at its second counted pass.
+    await agePastGap(h, monitor.id);
+    await checkIn(monitor.id, ['us']);
+    expect((await incidents(monitor.id))[0]!.status).toBe('open');
+    await agePastGap(h, monitor.id);
+    const [last] = await checkIn(monitor.id, ['us']);
+    expect(last).toMatchObject({ resolved: open!.id });
+    expect((await incidents(monitor.id))[0]).toMatchObject({ status: 'resolved', openMonitorId: null });
+  });
+
+  it('one region failing alone never opens (1 of 2 is not a majority)', async () => {
+    target.setStatus(503);
+    const { monitor } = await createMonitor(h, { openThreshold: 1 });
+    await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: monitor.id } })) === 2);
+    await h.deps.scheduler.unschedule(monitor.id);
+    // Opened by the two immediate checks (openThreshold 1, both regions failing): resolve it by hand, then only eu fails.
+    const [open] = await incidents(monitor.id);
+    expect(open).toMatchObject({ status: 'open' });
+    await h.prisma.$transaction([
+      h.prisma.incident.update({
+        where: { id: open!.id },
+        data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null },
+      }),
+      h.prisma.monitorRegionState.deleteMany({ where: { monitorId: monitor.id } }),
+    ]);
+    for (let i = 0; i < 3; i++) {
+      await agePastGap(h, monitor.id);
+      await checkIn(monitor.id, ['eu']);
+    }
+    expect(await regionStates(h, monitor.id)).toMatchObject([{ region: 'eu', consecutiveFailures: 3, failing: true }]);
+    expect((await incidents(monitor.id)).filter((i) => i.status !== 'resolved')).toEqual([]);
+    await agePastGap(h, monitor.id);
+    await checkIn(monitor.id, ['us']);
+    expect((await incidents(monitor.id)).filter((i) => i.status !== 'resolved')).toHaveLength(1);
+  });
+});
