@@ -1,9 +1,7 @@
 // Status page subscribers: subscribe (email double opt-in, webhooks), confirm and unsubscribe links, the sweep
 // that turns public events into deliveries, and delivery through BullMQ to a real SMTP server and HTTP receiver.
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Worker } from 'bullmq';
-import { SMTPServer } from 'smtp-server';
 import request from 'supertest';
 import {
   createSsrfGuard,
@@ -24,33 +22,10 @@ import { deliverSubscriberMessage, type SubscriberDeliveryDeps } from '../apps/w
 import { sweepSubscribers } from '../apps/worker/src/subscribers/sweep.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startSmtp } from './support/smtp.js';
 import { startTarget, type Target } from './support/targets.js';
 
 const MIN = 60_000;
-
-async function startSmtp() {
-  const mails: Array<{ to: string[]; raw: string }> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 let h: Harness;
 let app: ReturnType<typeof createApp>;

@@ -87,15 +87,13 @@ export const PAST_INCIDENT_DAYS = 14;
 export const MAINTENANCE_HORIZON_DAYS = 7;
 const DAY_MS = 86_400_000;
 
-/**
- * The public page whose customDomain is this host name (lower-case, no port), or null. Same rule as a slug: a
- * page that is not public is not found.
- */
-export async function findPageByHost(prisma: PrismaClient, hostname: string): Promise<PublicPageRef | null> {
-  const host = hostname.toLowerCase();
-  if (!CUSTOM_DOMAIN_RE.test(host)) return null;
+/** One page by a unique key, or null when there is none or it is not public (both are 404: nothing is revealed). */
+async function findPublicPageWhere(
+  prisma: PrismaClient,
+  where: { slug: string } | { customDomain: string },
+): Promise<PublicPageRef | null> {
   const page = await prisma.statusPage.findUnique({
-    where: { customDomain: host },
+    where,
     select: { id: true, workspaceId: true, name: true, slug: true, isPublic: true, passwordHash: true },
   });
   if (!page || !page.isPublic) return null;
@@ -103,17 +101,16 @@ export async function findPageByHost(prisma: PrismaClient, hostname: string): Pr
   return ref;
 }
 
-/** The page for a slug, or null when there is none or it is not public (both are 404: nothing is revealed). */
+/** The public page whose customDomain is this host name (any case, no port), or null. */
+export async function findPageByHost(prisma: PrismaClient, hostname: string): Promise<PublicPageRef | null> {
+  const host = hostname.toLowerCase();
+  return CUSTOM_DOMAIN_RE.test(host) ? findPublicPageWhere(prisma, { customDomain: host }) : null;
+}
+
+/** The public page of a slug (any case), or null. */
 export async function findPublicPage(prisma: PrismaClient, slug: string): Promise<PublicPageRef | null> {
   const s = slug.toLowerCase();
-  if (!SLUG_SHAPE.test(s)) return null;
-  const page = await prisma.statusPage.findUnique({
-    where: { slug: s },
-    select: { id: true, workspaceId: true, name: true, slug: true, isPublic: true, passwordHash: true },
-  });
-  if (!page || !page.isPublic) return null;
-  const { isPublic: _isPublic, ...ref } = page;
-  return ref;
+  return SLUG_SHAPE.test(s) ? findPublicPageWhere(prisma, { slug: s }) : null;
 }
 
 const componentSelect = {
