@@ -325,6 +325,15 @@ describe('the public status page in Chromium', () => {
       // Every bar colour is explained in words.
       expect(await page.getByRole('list', { name: 'What the bar colours mean' }).locator('li').count()).toBe(5);
       expect(await page.locator('.bars').first().getAttribute('aria-label')).toMatch(/^Uptime over the last 90 days: /);
+
+      // Subscribing works without JavaScript: the form posts, the answer page says what happens next.
+      await page.fill('#sub-email', `reader-${p.slug}@example.test`);
+      await Promise.all([
+        page.waitForURL(`${origin}/status/${p.slug}/subscribe`),
+        page.click('#subscribe ~ .card button'),
+      ]);
+      expect(await page.locator('h1').textContent()).toBe('Almost there');
+      expect(await page.locator('main').textContent()).toContain('a confirmation link is on its way');
     } finally {
       await context.close();
     }
