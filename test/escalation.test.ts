@@ -39,6 +39,7 @@ import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startSmtp } from './support/smtp.js';
+import { startEscalationWorker } from './support/escalation-worker.js';
 import { waitFor } from './support/worker-harness.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -88,9 +89,7 @@ let h: Harness;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let deps: EscalationDeps;
-let worker: Worker;
-let workerConnection: ReturnType<typeof createWorkerRedis>;
-const completed: Array<{ id: string; outcome: StepOutcome }> = [];
+let worker: ReturnType<typeof startEscalationWorker>;
 const logger = createLogger({ level: 'error', json: true, service: 'test-escalation', silent: !process.env.TEST_LOG });
 const FAST_RETRY = { attempts: 3, backoffMs: 50 };
 
@@ -114,19 +113,11 @@ beforeAll(async () => {
     keyring: h.config.encryption,
     maintenanceRecheckMs: 1000,
   };
-  workerConnection = createWorkerRedis(h.config.redisUrl);
-  workerConnection.on('error', () => undefined);
-  worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
-    connection: workerConnection,
-    prefix: h.queuePrefix,
-    concurrency: 10,
-  });
-  worker.on('completed', (job: Job, outcome: StepOutcome) => completed.push({ id: job.id!, outcome }));
+  worker = startEscalationWorker(h, deps);
 });
 
 afterAll(async () => {
   await worker.close();
-  workerConnection.disconnect();
   deps.deliverer.close();
   await rx.close();
   await smtp.close();
@@ -169,7 +160,11 @@ const rowsOf = (incidentId: string) =>
   });
 
 const jobDone = (job: EscalationJob) =>
-  waitFor(async () => completed.find((c) => c.id === escalationJobId(job)), 10_000, `job ${escalationJobId(job)}`);
+  waitFor(
+    async () => worker.completed.find((c) => c.id === escalationJobId(job)) as { outcome: StepOutcome } | undefined,
+    10_000,
+    `job ${escalationJobId(job)}`,
+  );
 
 async function escalation(token: string, incidentId: string) {
   const res = await request(h.app).get(`/api/v1/incidents/${incidentId}/escalation`).set(bearer(token));
@@ -975,7 +970,13 @@ describe('the ladder sweeper', () => {
     const report = await ensureOpenLadders(deps);
     expect(report.scheduled).toBeGreaterThanOrEqual(1);
     await waitFor(async () => rx.hits(`/swept/${ws.id}`).length === 1, 10_000, 'the swept page');
-    expect((await rowsOf(incident.id)).map((r) => r.status)).toEqual(['sent']);
+    // The outcome is recorded once the receiver has answered.
+    expect(
+      await waitFor(async () => {
+        const statuses = (await rowsOf(incident.id)).map((r) => r.status);
+        return statuses.includes('pending') ? null : statuses;
+      }),
+    ).toEqual(['sent']);
     // Sweeping again pages nobody twice; acknowledged and brand-new incidents are left alone.
     await ensureOpenLadders(deps);
     await new Promise((r) => setTimeout(r, 300));

@@ -3,10 +3,11 @@ import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
-import { stopLadder } from './stop-ladder.js';
+import { requestNotices, stopLadder } from './stop-ladder.js';
 
 /**
- * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder.
+ * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder and
+ * tells every target that was paged (the notices the status change wrote).
  * Already acknowledged: a no-op 200. Resolved: 409. The update is conditional on `open`, so it cannot undo a
  * resolution that raced it.
  */
@@ -25,6 +26,9 @@ export async function acknowledgeIncident(
   }
   const row = await findOwnIncident(prisma, ctx, id);
   if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');
-  if (before.status === 'open') await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+  if (before.status === 'open') {
+    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+    await requestNotices(prisma, escalations, row.id, 'acknowledged');
+  }
   return toIncidentRecord(row);
 }

@@ -1,9 +1,10 @@
 import {
-  displayTarget,
   ladderState,
   maintenanceUntilByComponent,
   orderedSteps,
   policyInEffect,
+  shownTarget,
+  DELIVERY_CHANNELS,
   type Impact,
   type LadderState,
   type PolicyInEffect,
@@ -14,7 +15,6 @@ import { findOwnIncident } from './find-incident.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentRow } from './incident-record.js';
 import { dateTime, z } from '../../openapi/zod.js';
 
-const DELIVERY_CHANNELS = ['webhook', 'slack', 'email'] as const;
 const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 
 const deliverySchema = z
@@ -22,7 +22,9 @@ const deliverySchema = z
     channel: z.enum(DELIVERY_CHANNELS),
     target: z.string().openapi({
       description:
-        'Email: the address. Webhook and Slack: only `scheme://host[:port]/…`, since the full URL is a credential.',
+        'Never a secret. Email: the address. URL channels (webhook, slack, teams, discord, ntfy): only ' +
+        '`scheme://host[:port]/…`, since the full URL is a credential. pagerduty and opsgenie: `routing key …abcd` / ' +
+        '`API key …abcd` (the last four characters). telegram: `chat <chatId>`.',
     }),
     status: z
       .enum(DELIVERY_STATUSES)
@@ -235,7 +237,7 @@ export async function getIncidentEscalation(
         .map((d) => ({
           channel: d.channel,
           // Stored in its shown form already; redacting again is a no-op that keeps a stray full URL out.
-          target: displayTarget(d.channel, d.target),
+          target: shownTarget(d.channel, d.target),
           status: d.status,
           sentAt: d.sentAt?.toISOString() ?? null,
           reason: d.status === 'failed' || d.status === 'skipped' ? d.reason : null,

@@ -12,7 +12,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { displayTarget } from '@statusvane/shared';
+import { redactUrl } from '@statusvane/shared';
 import { z } from 'zod';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 
@@ -125,7 +125,7 @@ export async function subscribe(
           statusPageId: page.id,
           kind: 'webhook',
           webhookUrlEnc: encryptSecret(input.webhookUrl!, deps.keyring.current).ciphertext,
-          webhookDisplay: displayTarget('webhook', input.webhookUrl!),
+          webhookDisplay: redactUrl(input.webhookUrl!),
           secretEnc,
           addressHash: hash,
           unsubscribeTokenHash: unsubscribe.hash,
