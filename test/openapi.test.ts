@@ -41,6 +41,11 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/incidents/{id}'],
   ['post', '/incidents/{id}/acknowledge'],
   ['post', '/incidents/{id}/resolve'],
+  ['post', '/incidents'],
+  ['post', '/incidents/{id}/updates'],
+  ['get', '/incidents/{id}/updates'],
+  ['get', '/status-pages/{id}/subscribers'],
+  ['delete', '/status-pages/{id}/subscribers/{subscriberId}'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -174,7 +179,13 @@ describe('the document', () => {
 
   it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
-    expect(creates.map(({ path }) => path).sort()).toEqual(['/maintenance', '/monitors', '/status-pages']);
+    expect(creates.map(({ path }) => path).sort()).toEqual([
+      '/incidents',
+      '/incidents/{id}/updates',
+      '/maintenance',
+      '/monitors',
+      '/status-pages',
+    ]);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
       const idempotent = op.responses['201'] !== undefined;

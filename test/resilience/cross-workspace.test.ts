@@ -51,7 +51,8 @@ afterAll(async () => {
 // Records of workspace A, one factory per kind, and what each operation sends
 // ---------------------------------------------------------------------------------------------------------------
 
-type Resource = { id: string; state: () => Promise<unknown> };
+/** `params`: the path's other parameters (`{subscriberId}`), the record's own, sent alike to A's id and a random one. */
+type Resource = { id: string; params?: Record<string, string>; state: () => Promise<unknown> };
 
 const createIn = async (path: string, body: object) => {
   const res = await request(h.app).post(`/api/v1${path}`).set(bearer(A.tokens.owner)).send(body);
@@ -96,6 +97,20 @@ const resources = {
       },
     });
     return { id: row.id, state: () => h.prisma.incident.findUnique({ where: { id: row.id } }) };
+  },
+  async subscriber(): Promise<Resource> {
+    const page = await resources.statusPage();
+    const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
+    const sub = await request(h.app)
+      .post(`/status/${slug}/subscribe`)
+      .send({ email: `${uniq('a-sub')}@example.test` });
+    expect(sub.status).toBe(202);
+    const row = await h.prisma.statusPageSubscriber.findFirstOrThrow({ where: { statusPageId: page.id } });
+    return {
+      id: page.id,
+      params: { subscriberId: row.id },
+      state: () => h.prisma.statusPageSubscriber.findUnique({ where: { id: row.id } }),
+    };
   },
 };
 
@@ -149,14 +164,28 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     variants: [{ label: 'no body' }, { label: 'a body', body: { note: 'x' }, invalid: true }],
   },
   'DELETE /incidents/{id}': { make: resources.incident, variants: [{ label: 'plain' }] },
+  'POST /incidents/{id}/updates': {
+    make: resources.incident,
+    variants: [
+      { label: 'valid', body: { status: 'resolved', message: 'hijacked' } },
+      { label: 'invalid', body: { status: 'fixed' }, invalid: true },
+    ],
+  },
+  'GET /incidents/{id}/updates': { make: resources.incident, variants: [{ label: 'plain' }] },
+  'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
+  'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
+    make: resources.subscriber,
+    variants: [{ label: 'plain' }],
+  },
 };
 
 /** Every declared operation with an `{id}`: what app.ts serves and the document describes. */
-function idOperations(): Array<{ key: string; method: string; path: string }> {
+function idOperations(): Array<{ key: string; method: string; path: string; read: boolean }> {
   return API_ROUTES.filter((r) => r.path.includes('{id}')).map((r) => ({
     key: `${r.method.toUpperCase()} ${r.path}`,
     method: r.method.toUpperCase(),
     path: r.path,
+    read: r.roles === 'read',
   }));
 }
 
@@ -187,6 +216,10 @@ function observable(res: request.Response, id: string) {
   };
 }
 
+/** The path with `{id}` and the record's other parameters filled in. */
+const pathOf = (path: string, id: string, r: Resource) =>
+  Object.entries(r.params ?? {}).reduce((p, [k, v]) => p.replace(`{${k}}`, v), path.replace('{id}', id));
+
 function call(method: string, path: string, headers: Record<string, string>, v: Variant) {
   let req = request(h.app)
     [method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](`/api/v1${path}${v.query ?? ''}`)
@@ -213,15 +246,13 @@ describe('a token of another workspace', () => {
         const before = await resource.state();
         for (const caller of callers) {
           const random = randomUUID();
-          const foreign = await call(op.method, op.path.replace('{id}', resource.id), caller.headers, variant);
-          const missing = await call(op.method, op.path.replace('{id}', random), caller.headers, variant);
+          const foreign = await call(op.method, pathOf(op.path, resource.id, resource), caller.headers, variant);
+          const missing = await call(op.method, pathOf(op.path, random, resource), caller.headers, variant);
           const label = `${op.key} (${variant.label}) as ${caller.label}`;
           expect([label, observable(foreign, resource.id)]).toEqual([label, observable(missing, random)]);
-          // A viewer may not write (403); a body that fails validation may be refused first (400); otherwise 404.
-          const expected = [
-            caller.label === 'org viewer' && op.method !== 'GET' ? 403 : 404,
-            ...(variant.invalid ? [400] : []),
-          ];
+          // A viewer may not write nor read what managers only read (403); a body that fails validation may be
+          // refused first (400); otherwise 404.
+          const expected = [caller.label === 'org viewer' && !op.read ? 403 : 404, ...(variant.invalid ? [400] : [])];
           expect([label, expected.includes(foreign.status)]).toEqual([label, true]);
           if (foreign.status === 404) expect([label, foreign.body.error.code]).toEqual([label, 'not_found']);
         }
@@ -229,7 +260,7 @@ describe('a token of another workspace', () => {
         expect([op.key, await resource.state()]).toEqual([op.key, before]);
         // Control: the record is real and reachable by its own workspace. A documented operation that is not
         // mounted would make the comparison above vacuous (both "No route for"): that is a failure, not a warning.
-        const own = await call(op.method, op.path.replace('{id}', resource.id), bearer(A.tokens.owner), variant);
+        const own = await call(op.method, pathOf(op.path, resource.id, resource), bearer(A.tokens.owner), variant);
         if (own.status === 404 && /^No route for/.test(own.body?.error?.message ?? ''))
           unmounted.push(`${op.key} (${variant.label})`);
         else expect([op.key, variant.label, own.status === 404]).toEqual([op.key, variant.label, false]);

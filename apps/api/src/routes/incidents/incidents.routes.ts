@@ -1,13 +1,97 @@
-import { paginationQuerySchema } from '@statusvane/shared';
+import { incidentUpdateInputSchema, manualIncidentInputSchema, paginationQuerySchema } from '@statusvane/shared';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
+import { createIncidentUpdate } from '../../services/incidents/create-incident-update.js';
+import { createManualIncident } from '../../services/incidents/create-manual-incident.js';
 import { deleteIncident } from '../../services/incidents/delete-incident.js';
 import { escalationStateSchema, getIncidentEscalation } from '../../services/incidents/get-escalation.js';
-import { incidentRecordSchema } from '../../services/incidents/incident-record.js';
+import { incidentRecordSchema, manualIncidentRecordSchema } from '../../services/incidents/incident-record.js';
+import { incidentUpdateRecordSchema } from '../../services/incidents/incident-update-record.js';
+import { listIncidentUpdates } from '../../services/incidents/list-incident-updates.js';
 import { listIncidents } from '../../services/incidents/list-incidents.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
+import { z } from '../../openapi/zod.js';
 import { defineRoute } from '../define-route.js';
 
 export const incidentRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/incidents',
+    operationId: 'createIncident',
+    roles: 'incidents:respond',
+    tag: 'Incidents',
+    summary: 'Open a manual incident',
+    description:
+      '`source: "manual"`, affecting `componentIds` (none: the whole workspace, shown on every status page); `message`, when ' +
+      'given, is its first update (`investigating`). An unknown, foreign or repeated component id is a 400 at `componentIds[i]`.',
+    request: {
+      body: {
+        schema: manualIncidentInputSchema,
+        examples: {
+          outage: {
+            summary: 'An outage of one component',
+            value: {
+              title: 'Email delivery delayed',
+              impact: 'minor',
+              componentIds: ['3f0c6b1e-8a52-4d7e-9b1a-2c4d5e6f7a8b'],
+              message: 'Outbound mail is queued; we are investigating.',
+            },
+          },
+        },
+      },
+    },
+    idempotent: true,
+    responses: {
+      201: { description: 'The created incident.', data: manualIncidentRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is still in progress',
+      },
+    },
+    handler: (deps, { ctx, body }) => createManualIncident(deps, { ctx, input: body }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/incidents/{id}/updates',
+    operationId: 'createIncidentUpdate',
+    roles: 'incidents:respond',
+    tag: 'Incidents',
+    summary: 'Post an incident update',
+    description:
+      "Adds a message to the incident's timeline (shown on status pages and sent to their subscribers). A `resolved` update " +
+      'resolves the incident as `POST /incidents/{id}/resolve` does; an update after resolution is a note and does not reopen it.',
+    request: {
+      body: {
+        schema: incidentUpdateInputSchema,
+        examples: {
+          identified: {
+            summary: 'Cause found',
+            value: { status: 'identified', message: 'A bad deploy; rolling back.' },
+          },
+        },
+      },
+    },
+    idempotent: true,
+    responses: {
+      201: { description: 'The created update.', data: incidentUpdateRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is still in progress',
+      },
+    },
+    handler: (deps, { ctx, params, body }) =>
+      createIncidentUpdate(deps, { ctx, input: { id: params.id, update: body } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/incidents/{id}/updates',
+    operationId: 'listIncidentUpdates',
+    roles: 'read',
+    tag: 'Incidents',
+    summary: "List an incident's updates",
+    description: 'Every update of the incident, oldest first (not paginated).',
+    responses: { 200: { description: 'The updates.', data: z.array(incidentUpdateRecordSchema) } },
+    handler: (deps, { ctx, params }) => listIncidentUpdates(deps, { ctx, input: params }),
+  }),
   defineRoute({
     method: 'get',
     path: '/incidents',

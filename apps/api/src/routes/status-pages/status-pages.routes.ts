@@ -1,7 +1,10 @@
-import { createStatusPageSchema, RESERVED_SLUGS } from '@statusvane/shared';
+import { createStatusPageSchema, paginationQuerySchema, RESERVED_SLUGS } from '@statusvane/shared';
 import { createStatusPage } from '../../services/status-pages/create-status-page.js';
 import { getStatusPageLayout, statusPageLayoutSchema } from '../../services/status-pages/get-status-page-layout.js';
 import { statusPageRecordSchema } from '../../services/status-pages/status-page-record.js';
+import { deleteSubscriber } from '../../services/subscribers/delete-subscriber.js';
+import { listSubscribers } from '../../services/subscribers/list-subscribers.js';
+import { subscriberRecordSchema } from '../../services/subscribers/subscriber-record.js';
 import { defineRoute } from '../define-route.js';
 
 export const statusPageRoutes = [
@@ -50,5 +53,30 @@ export const statusPageRoutes = [
       'has never been arranged and shows every workspace component, ungrouped.',
     responses: { 200: { description: 'The layout.', data: statusPageLayoutSchema } },
     handler: (deps, { ctx, params }) => getStatusPageLayout(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/status-pages/{id}/subscribers',
+    operationId: 'listStatusPageSubscribers',
+    roles: 'statusPages:manage',
+    tag: 'Status pages',
+    summary: "List a status page's subscribers",
+    description:
+      'Email and webhook subscribers of the page, newest first, confirmed or not. Addresses are masked (`j***@example.com`, ' +
+      'a webhook by its origin); confirmation tokens and webhook secrets are never shown.',
+    request: { query: paginationQuerySchema },
+    responses: { 200: { description: 'A page of subscribers.', page: subscriberRecordSchema } },
+    handler: (deps, { ctx, params, query }) => listSubscribers(deps, { ctx, input: { id: params.id, query } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/status-pages/{id}/subscribers/{subscriberId}',
+    operationId: 'deleteStatusPageSubscriber',
+    roles: 'statusPages:manage',
+    tag: 'Status pages',
+    summary: 'Remove a subscriber',
+    description: 'The subscriber is told nothing more. A subscriber of another page or workspace is 404.',
+    responses: { 204: { description: 'Removed; no body.' } },
+    handler: (deps, { ctx, params }) => deleteSubscriber(deps, { ctx, input: params }),
   }),
 ];

@@ -19,9 +19,14 @@ export async function createIncidentUpdate(
   const incident = await findOwnIncident(deps.prisma, ctx, id);
   if (update.status === 'resolved' && incident.status !== 'resolved')
     await resolveIncident(deps, { ctx, input: { id: incident.id } });
-  const row = await deps.prisma.incidentUpdate.create({
-    data: { incidentId: incident.id, status: update.status, message: update.message, createdAt: ctx.now },
-    select: incidentUpdateSelect,
+  // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
+  return deps.prisma.$transaction(async (tx) => {
+    const row = await tx.incidentUpdate.create({
+      data: { incidentId: incident.id, status: update.status, message: update.message, createdAt: ctx.now },
+      select: incidentUpdateSelect,
+    });
+    const record = toIncidentUpdateRecord(row);
+    await ctx.inTransaction?.(tx, record);
+    return record;
   });
-  return toIncidentUpdateRecord(row);
 }

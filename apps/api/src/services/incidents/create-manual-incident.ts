@@ -1,8 +1,7 @@
 import { ValidationError, type ManualIncidentInput, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
-import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
+import { incidentRecordSelect, toIncidentRecord, type ManualIncidentRecord } from './incident-record.js';
 
 /**
  * POST /incidents (writers): a manual incident -> 201, `source: "manual"`, affecting `componentIds` (none: the
@@ -13,7 +12,7 @@ import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
 export async function createManualIncident(
   deps: { prisma: PrismaClient },
   { ctx, input }: { ctx: ServiceContext; input: ManualIncidentInput },
-): Promise<IncidentRecord & { componentIds: string[] }> {
+): Promise<ManualIncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
   const { prisma } = deps;
   const ids = input.componentIds ?? [];
@@ -33,19 +32,24 @@ export async function createManualIncident(
         : [{ path: `componentIds[${i}]`, message: 'No such component in this workspace' }],
   );
   if (issues.length) throw new ValidationError('Invalid incident: componentIds', issues);
-  const created = await prisma.incident.create({
-    data: {
-      workspaceId: ctx.workspace.id,
-      title: input.title,
-      impact: input.impact,
-      source: 'manual',
-      startedAt: ctx.now,
-      components: { create: ids.map((componentId) => ({ componentId })) },
-      ...(input.message
-        ? { updates: { create: { status: 'investigating', message: input.message, createdAt: ctx.now } } }
-        : {}),
-    },
-    select: { id: true },
+  // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
+  return prisma.$transaction(async (tx) => {
+    const created = await tx.incident.create({
+      data: {
+        workspaceId: ctx.workspace.id,
+        title: input.title,
+        impact: input.impact,
+        source: 'manual',
+        startedAt: ctx.now,
+        components: { create: ids.map((componentId) => ({ componentId })) },
+        ...(input.message
+          ? { updates: { create: { status: 'investigating', message: input.message, createdAt: ctx.now } } }
+          : {}),
+      },
+      select: incidentRecordSelect,
+    });
+    const record = { ...toIncidentRecord(created), componentIds: ids };
+    await ctx.inTransaction?.(tx, record);
+    return record;
   });
-  return { ...toIncidentRecord(await findOwnIncident(prisma, ctx, created.id)), componentIds: ids };
 }

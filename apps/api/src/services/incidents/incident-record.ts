@@ -23,6 +23,14 @@ export const incidentRecordSchema = z
   .openapi('Incident');
 export type IncidentRecord = z.infer<typeof incidentRecordSchema>;
 
+/** POST /incidents answers the incident with the components it names (none: the whole workspace). */
+export const manualIncidentRecordSchema = incidentRecordSchema
+  .extend({
+    componentIds: z.array(z.uuid()).openapi({ description: 'The components it affects; empty: every component.' }),
+  })
+  .openapi('ManualIncident');
+export type ManualIncidentRecord = z.infer<typeof manualIncidentRecordSchema>;
+
 export const incidentRecordSelect = {
   id: true,
   title: true,

@@ -1,13 +1,15 @@
-import { z } from 'zod';
 import { INCIDENT_UPDATE_STATUSES } from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
 
-export const incidentUpdateRecordSchema = z.object({
-  id: z.uuid(),
-  incidentId: z.uuid(),
-  status: z.enum(INCIDENT_UPDATE_STATUSES),
-  message: z.string(),
-  createdAt: z.iso.datetime(),
-});
+export const incidentUpdateRecordSchema = z
+  .object({
+    id: z.uuid(),
+    incidentId: z.uuid(),
+    status: z.enum(INCIDENT_UPDATE_STATUSES),
+    message: z.string(),
+    createdAt: dateTime,
+  })
+  .openapi('IncidentUpdate');
 export type IncidentUpdateRecord = z.infer<typeof incidentUpdateRecordSchema>;
 
 export const incidentUpdateSelect = {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { dateTime, z } from '../../openapi/zod.js';
 
 /** `j***@example.com`: enough to recognise an address, not to harvest it. */
 export function maskEmail(email: string): string {
@@ -7,16 +7,18 @@ export function maskEmail(email: string): string {
   return `${email[0]}***${email.slice(at)}`;
 }
 
-export const subscriberRecordSchema = z.object({
-  id: z.uuid(),
-  kind: z.enum(['email', 'webhook']),
-  /** Masked: `j***@example.com`, or `https://host/…` for a webhook. */
-  address: z.string(),
-  componentIds: z.array(z.uuid()),
-  confirmed: z.boolean(),
-  confirmedAt: z.iso.datetime().nullable(),
-  createdAt: z.iso.datetime(),
-});
+export const subscriberRecordSchema = z
+  .object({
+    id: z.uuid(),
+    kind: z.enum(['email', 'webhook']),
+    /** Masked: `j***@example.com`, or `https://host/…` for a webhook. */
+    address: z.string(),
+    componentIds: z.array(z.uuid()),
+    confirmed: z.boolean(),
+    confirmedAt: dateTime.nullable(),
+    createdAt: dateTime,
+  })
+  .openapi('Subscriber');
 export type SubscriberRecord = z.infer<typeof subscriberRecordSchema>;
 
 export const subscriberSelect = {
