@@ -33,6 +33,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/monitors'],
   ['get', '/monitors/{id}'],
   ['patch', '/monitors/{id}'],
+  ['delete', '/monitors/{id}'],
   ['get', '/monitors/{id}/response-times'],
   ['post', '/status-pages'],
   ['get', '/status-pages/{id}/layout'],

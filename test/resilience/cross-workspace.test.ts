@@ -130,6 +130,7 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'type change', body: { type: 'tcp' }, invalid: true },
     ],
   },
+  'DELETE /monitors/{id}': { make: resources.monitor, variants: [{ label: 'plain' }] },
   'GET /monitors/{id}/response-times': {
     make: resources.monitor,
     variants: [

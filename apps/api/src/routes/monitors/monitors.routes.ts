@@ -9,6 +9,7 @@ import {
 } from '@statusvane/shared';
 import { nameSchema, z } from '../../openapi/zod.js';
 import { createMonitor } from '../../services/monitors/create-monitor.js';
+import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
 import { listMonitors } from '../../services/monitors/list-monitors.js';
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
@@ -167,6 +168,21 @@ export const monitorRoutes = [
     },
     responses: { 200: { description: 'The updated monitor.', data: monitorRecordSchema } },
     handler: (deps, { ctx, params, body }) => updateMonitor(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/monitors/{id}',
+    operationId: 'deleteMonitor',
+    roles: 'monitors:delete',
+    tag: 'Monitors',
+    summary: 'Delete a monitor',
+    description:
+      'Permanently deletes the monitor and its component. Its schedules are removed before the answer, so no check of it ' +
+      'starts afterwards; a heartbeat ping URL answers 404; the component leaves every status page section and maintenance ' +
+      'window. Its incidents are kept with `monitorId: null`; an open or acknowledged one is resolved first (its escalation ' +
+      'stops and the paged targets are told). Its check results and response-time history are deleted. A later GET is 404.',
+    responses: { 204: { description: 'Deleted; no body.' } },
+    handler: (deps, { ctx, params }) => deleteMonitor(deps, { ctx, input: params }),
   }),
   defineRoute({
     method: 'get',
