@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '../json-assertion/json-assertion.js';
 import { parseHostPort } from '../ssrf/index.js';
+import { uuidInputSchema } from './input-fields.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -229,6 +230,7 @@ const refusedOnUpdate = (what: string) =>
 export const updateMonitorSchema = z
   .object({
     name: name.optional(),
+    escalationPolicyId: uuidInputSchema.nullable().optional(),
     target: z.string().max(L.targetMax).optional(),
     intervalSeconds: intervalSeconds.optional(),
     openThreshold: threshold.optional(),
@@ -262,6 +264,7 @@ export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;
 export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], ReadonlySet<string>> = {
   http: new Set([
     'name',
+    'escalationPolicyId',
     'target',
     'intervalSeconds',
     'openThreshold',
@@ -273,6 +276,7 @@ export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], Reado
   ]),
   tcp: new Set([
     'name',
+    'escalationPolicyId',
     'target',
     'intervalSeconds',
     'openThreshold',
@@ -283,6 +287,7 @@ export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], Reado
   ]),
   heartbeat: new Set([
     'name',
+    'escalationPolicyId',
     'intervalSeconds',
     'openThreshold',
     'resolveThreshold',

@@ -1,9 +1,9 @@
-import { paginationQuerySchema } from '@statusvane/shared';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
 import { deleteIncident } from '../../services/incidents/delete-incident.js';
 import { escalationStateSchema, getIncidentEscalation } from '../../services/incidents/get-escalation.js';
 import { incidentRecordSchema } from '../../services/incidents/incident-record.js';
-import { listIncidents } from '../../services/incidents/list-incidents.js';
+import { getIncident } from '../../services/incidents/get-incident.js';
+import { incidentListQuerySchema, listIncidents } from '../../services/incidents/list-incidents.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
 import { defineRoute } from '../define-route.js';
 
@@ -15,10 +15,24 @@ export const incidentRoutes = [
     roles: 'read',
     tag: 'Incidents',
     summary: 'List incidents',
-    description: 'Open and acknowledged incidents plus those resolved in the last 7 days, newest first.',
-    request: { query: paginationQuerySchema },
+    description:
+      'Newest first. Without filters: open and acknowledged incidents plus those resolved in the last 7 days. With ' +
+      '`status`, `monitorId`, `startedAfter` or `startedBefore` (combined with AND), every incident kept that matches, ' +
+      'however old. An invalid value or an unknown parameter is 400.',
+    request: { query: incidentListQuerySchema },
     responses: { 200: { description: 'A page of incidents.', page: incidentRecordSchema } },
     handler: (deps, { ctx, query }) => listIncidents(deps, { ctx, input: query }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/incidents/{id}',
+    operationId: 'getIncident',
+    roles: 'read',
+    tag: 'Incidents',
+    summary: 'Get an incident',
+    description: 'The incident record, as the list shows it, whatever its age or status.',
+    responses: { 200: { description: 'The incident.', data: incidentRecordSchema } },
+    handler: (deps, { ctx, params }) => getIncident(deps, { ctx, input: params }),
   }),
   defineRoute({
     method: 'get',

@@ -3,7 +3,6 @@ import {
   createHttpMonitorSchema,
   createTcpMonitorSchema,
   jsonAssertionSchema,
-  paginationQuerySchema,
   responseTimesQuerySchema,
   updateMonitorSchema,
 } from '@statusvane/shared';
@@ -11,7 +10,7 @@ import { nameSchema, z } from '../../openapi/zod.js';
 import { createMonitor } from '../../services/monitors/create-monitor.js';
 import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
-import { listMonitors } from '../../services/monitors/list-monitors.js';
+import { listMonitors, monitorListQuerySchema } from '../../services/monitors/list-monitors.js';
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
 import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/response-times.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
@@ -123,8 +122,12 @@ export const monitorRoutes = [
     roles: 'read',
     tag: 'Monitors',
     summary: 'List monitors',
-    description: "A page of the workspace's monitors, oldest first.",
-    request: { query: paginationQuerySchema },
+    description:
+      "A page of the workspace's monitors, oldest first, filtered by every filter given (AND). `status` finds enabled " +
+      'monitors by their last check state (a paused monitor is found with `enabled=false`); `metadata.<key>=<value>` ' +
+      '(repeatable, each key once) matches a metadata value exactly, e.g. `?metadata.team=payments&metadata.tier=1`. ' +
+      'An invalid value or an unknown parameter is 400.',
+    request: { query: monitorListQuerySchema },
     responses: { 200: { description: 'A page of monitors.', page: monitorRecordSchema } },
     handler: (deps, { ctx, query }) => listMonitors(deps, { ctx, input: query }),
   }),

@@ -12,6 +12,9 @@ export const monitorRecordSchema = z
     id: z.uuid(),
     name: z.string(),
     componentId: z.uuid().openapi({ description: "The monitor's public component, created with the monitor." }),
+    escalationPolicyId: z.uuid().nullable().openapi({
+      description: "The monitor's escalation policy; null: the workspace default applies (set with PATCH).",
+    }),
     type: z.enum(MONITOR_TYPES),
     target: z.string().nullable().openapi({ description: 'The URL (http) or `host:port` (tcp); null for heartbeat.' }),
     method: z
@@ -75,6 +78,7 @@ export const monitorRecordSelect = {
   id: true,
   name: true,
   componentId: true,
+  escalationPolicyId: true,
   type: true,
   target: true,
   method: true,
@@ -112,6 +116,7 @@ export function toMonitorRecord(
     id: row.id,
     name: row.name,
     componentId: row.componentId,
+    escalationPolicyId: row.escalationPolicyId,
     type: row.type,
     target: row.target,
     // Fields of a kind of check the monitor does not run are null, not a default that would read as a setting.
