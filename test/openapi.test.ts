@@ -38,6 +38,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['post', '/status-pages'],
   ['get', '/status-pages/{id}/layout'],
   ['get', '/incidents'],
+  ['get', '/incidents/{id}'],
   ['get', '/incidents/{id}/escalation'],
   ['delete', '/incidents/{id}'],
   ['post', '/incidents/{id}/acknowledge'],

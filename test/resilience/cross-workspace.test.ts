@@ -140,6 +140,7 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'GET /status-pages/{id}/layout': { make: resources.statusPage, variants: [{ label: 'plain' }] },
+  'GET /incidents/{id}': { make: resources.incident, variants: [{ label: 'plain' }] },
   'GET /incidents/{id}/escalation': { make: resources.incident, variants: [{ label: 'plain' }] },
   'POST /incidents/{id}/acknowledge': {
     make: resources.incident,
