@@ -27,6 +27,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  */
 const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['post', '/maintenance'],
+  ['get', '/maintenance'],
   ['get', '/maintenance/{id}'],
   ['patch', '/maintenance/{id}'],
   ['post', '/monitors'],
