@@ -70,6 +70,11 @@ const resources = {
     });
     return { id, state: () => h.prisma.monitor.findUnique({ where: { id } }) };
   },
+  async component(): Promise<Resource> {
+    const monitor = await resources.monitor();
+    const { componentId: id } = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    return { id, state: () => h.prisma.component.findUnique({ where: { id } }) };
+  },
   async maintenance(): Promise<Resource> {
     const id = await createIn('/maintenance', {
       title: 'A window',
@@ -131,6 +136,14 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'DELETE /monitors/{id}': { make: resources.monitor, variants: [{ label: 'plain' }] },
+  'GET /components/{id}': { make: resources.component, variants: [{ label: 'plain' }] },
+  'PATCH /components/{id}': {
+    make: resources.component,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', description: 'x' } },
+      { label: 'invalid', body: { name: '' }, invalid: true },
+    ],
+  },
   'GET /monitors/{id}/response-times': {
     make: resources.monitor,
     variants: [

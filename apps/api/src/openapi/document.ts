@@ -37,6 +37,12 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       'its first check at once: it runs within seconds, then every `intervalSeconds`.',
   },
   {
+    name: 'Components',
+    description:
+      'What status pages show: one public component per monitor, created and deleted with it, with its own public name ' +
+      'and description.',
+  },
+  {
     name: 'Status pages',
     description: 'Public pages showing the state of the workspace components, incidents and maintenance.',
   },

@@ -4,6 +4,7 @@ import { ForbiddenError, type Role } from '@statusvane/shared';
 export const PERMISSIONS = {
   'monitors:write': ['owner', 'admin', 'member'],
   'monitors:delete': ['owner', 'admin'],
+  'components:write': ['owner', 'admin', 'member'],
   'statusPages:manage': ['owner', 'admin'],
   'incidents:delete': ['owner', 'admin'],
   'incidents:respond': ['owner', 'admin', 'member'],

@@ -21,12 +21,10 @@ export const maintenanceListQuerySchema = paginationQuerySchema.extend({
   componentId: singleQueryValue(uuidInputSchema)
     .optional()
     .meta({ description: 'Windows that affect this component: those naming it and whole-workspace ones.' }),
-  activeAt: singleQueryValue(dateTimeInputSchema)
-    .optional()
-    .meta({
-      description:
-        'Windows in progress at this instant (ISO 8601 with an offset), cancelled ones excluded from their cancellation on.',
-    }),
+  activeAt: singleQueryValue(dateTimeInputSchema).optional().meta({
+    description:
+      'Windows in progress at this instant (ISO 8601 with an offset), cancelled ones excluded from their cancellation on.',
+  }),
 });
 export type MaintenanceListQuery = z.output<typeof maintenanceListQuerySchema>;
 
