@@ -152,6 +152,15 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'bad period', query: '?period=century', invalid: true },
     ],
   },
+  'GET /status-pages/{id}': { make: resources.statusPage, variants: [{ label: 'plain' }] },
+  'PATCH /status-pages/{id}': {
+    make: resources.statusPage,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', sections: [], password: 'hijacked-pw' } },
+      { label: 'invalid', body: { name: '' }, invalid: true },
+    ],
+  },
+  'DELETE /status-pages/{id}': { make: resources.statusPage, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/layout': { make: resources.statusPage, variants: [{ label: 'plain' }] },
   'GET /incidents/{id}': { make: resources.incident, variants: [{ label: 'plain' }] },
   'GET /incidents/{id}/escalation': { make: resources.incident, variants: [{ label: 'plain' }] },

@@ -94,3 +94,6 @@ export const layoutSectionInputSchema = z
   .strict();
 export const layoutInputSchema = z.array(layoutSectionInputSchema).max(L.sectionsMax);
 export type LayoutInput = z.infer<typeof layoutInputSchema>;
+
+/** A new slug for PATCH /status-pages/{id}: the same rules as `vanityUrl` on create (normalised, at least 3 characters). */
+export const slugInputSchema = vanityUrl;

@@ -1,0 +1,81 @@
+import {
+  ConflictError,
+  layoutInputSchema,
+  NotFoundError,
+  RESERVED_SLUGS,
+  slugInputSchema,
+  STATUS_PAGE_LIMITS,
+  type Config,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { z } from '../../openapi/zod.js';
+import { assertCan } from '../auth/permissions.js';
+import type { ServiceContext } from '../context.js';
+import { isUniqueViolation } from './create-status-page.js';
+import { findOwnStatusPage } from './find-status-page.js';
+import { hashPassword } from './password.js';
+import { replaceLayout } from './replace-layout.js';
+import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
+
+export const updateStatusPageSchema = z
+  .object({
+    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax).optional(),
+    slug: slugInputSchema
+      .optional()
+      .openapi({ description: 'Normalised as `vanityUrl` is on create; reserved or taken: 409.' }),
+    isPublic: z.boolean().optional(),
+    sections: layoutInputSchema.optional().openapi({
+      description:
+        "Replaces the whole layout: `[{ name, componentIds }]` in render order, components of the page's workspace, each " +
+        'at most once. `[]`: every component, ungrouped.',
+    }),
+    password: z
+      .string()
+      .min(STATUS_PAGE_LIMITS.passwordMin)
+      .max(128)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Write-only. Visitors must type it; null removes it. Any change signs visitors out.' }),
+  })
+  .strict()
+  .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });
+export type UpdateStatusPageInput = z.output<typeof updateStatusPageSchema>;
+
+/**
+ * PATCH /status-pages/{id} (managers): every given field in one transaction, with the page row locked so that a
+ * concurrent PATCH or `arrange` applies wholly before or after. A new slug frees the old one at once.
+ */
+export async function updateStatusPage(
+  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateStatusPageInput } },
+): Promise<StatusPageRecord> {
+  assertCan(ctx.role, 'statusPages:manage');
+  const page = await findOwnStatusPage(deps.prisma, ctx, id);
+  const { sections, password, slug, ...plain } = changes;
+  if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
+    throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });
+  // Hashed before the transaction: scrypt takes tens of milliseconds, not to be spent holding a row lock.
+  const passwordHash = password === undefined ? undefined : password === null ? null : await hashPassword(password);
+  try {
+    const row = await deps.prisma.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM status_pages WHERE id = ${page.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
+      if (locked.length === 0) throw new NotFoundError('status page', id);
+      if (sections !== undefined) await replaceLayout(tx, page, sections, 'sections');
+      return tx.statusPage.update({
+        where: { id: page.id },
+        data: {
+          ...plain,
+          ...(slug !== undefined ? { slug } : {}),
+          ...(passwordHash !== undefined ? { passwordHash } : {}),
+        },
+        select: statusPageRecordSelect,
+      });
+    });
+    return toStatusPageRecord(row, deps.config.publicBaseUrl);
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw new ConflictError(`The slug "${slug}" is already taken`, { slug, reason: 'taken' });
+    throw err;
+  }
+}
