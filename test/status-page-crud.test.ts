@@ -98,7 +98,19 @@ describe('status pages', () => {
     expect((await publicPage(cleared.body.data.slug)).status).toBe(200);
     expect(await h.prisma.statusPageSection.count({ where: { statusPageId: page.id } })).toBe(0);
     expect((await patch(page.id, { name: 'x' }, ws.tokens.member)).status).toBe(403);
-    expect((await patch(page.id, { customDomain: 'status.acme.com' })).status).toBe(400);
+    const domain = `${uniq('status')}.acme.test`;
+    const set = await patch(page.id, { customDomain: ` ${domain.toUpperCase()} ` });
+    expect(set.status).toBe(200);
+    expect(set.body.data.customDomain).toBe(domain);
+    expect(
+      (await request(h.app).get(`/api/v1/status-pages/${page.id}`).set(bearer(ws.tokens.viewer))).body.data,
+    ).toEqual(set.body.data);
+    const theirs = await createPage(other.tokens.owner);
+    const clash = await patch(theirs.id, { customDomain: domain }, other.tokens.owner);
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.details).toEqual({ customDomain: domain, reason: 'taken' });
+    expect((await patch(page.id, { customDomain: 'http://x.test/' })).status).toBe(400);
+    expect((await patch(page.id, { customDomain: null })).body.data.customDomain).toBeNull();
   });
 
   it('DELETE removes the page for managers; its address is 404 at once and the slug is free again', async () => {

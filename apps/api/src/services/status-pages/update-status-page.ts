@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  customDomainInputSchema,
   layoutInputSchema,
   NotFoundError,
   RESERVED_SLUGS,
@@ -15,6 +16,7 @@ import { isUniqueViolation } from './create-status-page.js';
 import { findOwnStatusPage } from './find-status-page.js';
 import { hashPassword } from './password.js';
 import { replaceLayout } from './replace-layout.js';
+import { assertNotOwnHost, domainTaken } from './set-custom-domain.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
 
 export const updateStatusPageSchema = z
@@ -36,6 +38,11 @@ export const updateStatusPageSchema = z
       .nullable()
       .optional()
       .openapi({ description: 'Write-only. Visitors must type it; null removes it. Any change signs visitors out.' }),
+    customDomain: customDomainInputSchema.optional().openapi({
+      description:
+        'A host name (no scheme, port or path) that also serves the page at its root; null removes it. Another page has ' +
+        "it: 409; the service's own host: 400.",
+    }),
   })
   .strict()
   .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });
@@ -51,7 +58,8 @@ export async function updateStatusPage(
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const page = await findOwnStatusPage(deps.prisma, ctx, id);
-  const { sections, password, slug, ...plain } = changes;
+  const { sections, password, slug, customDomain, ...plain } = changes;
+  if (customDomain !== undefined) assertNotOwnHost(deps.config, customDomain);
   if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
     throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });
   // Hashed before the transaction: scrypt takes tens of milliseconds, not to be spent holding a row lock.
@@ -62,11 +70,15 @@ export async function updateStatusPage(
         SELECT 1 FROM status_pages WHERE id = ${page.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
       if (locked.length === 0) throw new NotFoundError('status page', id);
       if (sections !== undefined) await replaceLayout(tx, page, sections, 'sections');
+      // Judged here, so that the unique violation caught below can only be the slug's (or a race on the domain).
+      if (customDomain && (await tx.statusPage.count({ where: { customDomain, id: { not: page.id } } })) > 0)
+        throw domainTaken(customDomain);
       return tx.statusPage.update({
         where: { id: page.id },
         data: {
           ...plain,
           ...(slug !== undefined ? { slug } : {}),
+          ...(customDomain !== undefined ? { customDomain } : {}),
           ...(passwordHash !== undefined ? { passwordHash } : {}),
         },
         select: statusPageRecordSelect,
@@ -74,8 +86,10 @@ export async function updateStatusPage(
     });
     return toStatusPageRecord(row, deps.config.publicBaseUrl);
   } catch (err) {
-    if (isUniqueViolation(err))
+    if (isUniqueViolation(err)) {
+      if (slug === undefined) throw domainTaken(customDomain ?? null);
       throw new ConflictError(`The slug "${slug}" is already taken`, { slug, reason: 'taken' });
+    }
     throw err;
   }
 }
