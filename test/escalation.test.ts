@@ -36,6 +36,7 @@ import {
 } from '../apps/worker/src/escalation/engine.js';
 import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { escalationProcessor } from '../apps/worker/src/processors/escalation.processor.js';
+import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
@@ -230,6 +231,7 @@ describe('the ladder, end to end', () => {
         checkRegions: h.config.checkRegions,
         httpProbe: createHttpProbe({ guard: h.deps.guard }),
         tcpProbe: createTcpProbe({ guard: h.deps.guard }),
+        dnsProbe: createDnsProbe({ guard: h.deps.guard }),
         logger,
         onIncidentOpened: (id) => scheduleIncidentLadder(deps, id),
       }),

@@ -18,6 +18,7 @@ import { startHousekeeping } from './housekeeping.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
 import { checkProcessor } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
+import { createDnsProbe } from './probes/dns.probe.js';
 import { createHttpProbe } from './probes/http.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 
@@ -96,6 +97,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     checkRegions: config.checkRegions,
     httpProbe: createHttpProbe({ guard }),
     tcpProbe: createTcpProbe({ guard }),
+    dnsProbe: createDnsProbe({ guard }),
     logger,
     heartbeatDeadlines: scheduler,
     onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalationDeps, incidentId),

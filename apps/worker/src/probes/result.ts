@@ -7,7 +7,13 @@ export function truncateReason(reason: string): string {
 
 export function downResult(
   reason: string,
-  extra: { responseMs?: number | null; statusCode?: number | null; phases?: ProbePhases } = {},
+  extra: {
+    responseMs?: number | null;
+    statusCode?: number | null;
+    phases?: ProbePhases;
+    certificate?: ProbeResult['certificate'];
+    dnsAnswers?: ProbeResult['dnsAnswers'];
+  } = {},
 ): ProbeResult {
   return {
     outcome: 'down',
@@ -15,6 +21,8 @@ export function downResult(
     responseMs: extra.responseMs ?? null,
     statusCode: extra.statusCode ?? null,
     phases: extra.phases ?? { ...NO_PHASES },
+    ...(extra.certificate !== undefined ? { certificate: extra.certificate } : {}),
+    ...(extra.dnsAnswers !== undefined ? { dnsAnswers: extra.dnsAnswers } : {}),
   };
 }
 

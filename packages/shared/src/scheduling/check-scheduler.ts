@@ -6,7 +6,7 @@ import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type Che
 export interface SchedulableMonitor {
   id: string;
   intervalSeconds: number;
-  type: 'http' | 'tcp' | 'heartbeat';
+  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
 }
 
 /**
@@ -49,7 +49,7 @@ function nowJob(monitorId: string, region: string, now: number) {
 }
 
 /**
- * The regions that check a monitor, of the deployment's CHECK_REGIONS: all of them for http and tcp; for a heartbeat,
+ * The regions that check a monitor, of the deployment's CHECK_REGIONS: all of them for http, tcp and dns; for a heartbeat,
  * which is evaluated from the pings it receives rather than probed, only the first region, so each deadline is judged
  * once. The worker's flap logic counts a majority of these (apps/worker/src/flap/evaluate.ts).
  */
