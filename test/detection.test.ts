@@ -17,7 +17,12 @@ import request from 'supertest';
 import { createLogger, createSsrfGuard, type SsrfGuard } from '@statusvane/shared';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { createDnsProbe, type DnsProbeInput } from '../apps/worker/src/probes/dns.probe.js';
-import { createHttpProbe, type HttpProbeInput } from '../apps/worker/src/probes/http.probe.js';
+import {
+  createHttpProbe,
+  probeUserAgent,
+  STATUSVANE_VERSION,
+  type HttpProbeInput,
+} from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
@@ -214,6 +219,23 @@ describe('https probe: certificates', () => {
   it('an http target redirected to https records the https hop', async () => {
     const r = await probe().probe(httpInput({ url: plain.url(`/redirect?to=${encodeURIComponent(later.url)}`) }));
     expect(r).toMatchObject({ outcome: 'up', certificate: { subject: 'O=Statusvane Tests, CN=statusvane-test' } });
+  });
+});
+
+describe('User-Agent', () => {
+  it('names the version and the region, unless the monitor sets its own', async () => {
+    const version = (
+      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    ).version;
+    expect(STATUSVANE_VERSION).toBe(version);
+    const probe = createHttpProbe({ guard, userAgent: probeUserAgent('eu-west') });
+    const seen = plain.requests.length;
+    await probe.probe(httpInput({ url: plain.url('/echo-headers') }));
+    await probe.probe(httpInput({ url: plain.url('/echo-headers'), headers: { 'User-Agent': 'mine/1.0' } }));
+    expect(plain.requests.slice(seen).map((r) => r.headers['user-agent'])).toEqual([
+      `Statusvane/${version} (region=eu-west)`,
+      'mine/1.0',
+    ]);
   });
 });
 

@@ -19,7 +19,7 @@ import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './met
 import { checkProcessor } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
 import { createDnsProbe } from './probes/dns.probe.js';
-import { createHttpProbe } from './probes/http.probe.js';
+import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 
 export interface WorkerRuntimeDeps {
@@ -95,7 +95,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     prisma,
     keyring: config.encryption,
     checkRegions: config.checkRegions,
-    httpProbe: createHttpProbe({ guard }),
+    httpProbe: createHttpProbe({ guard, userAgent: probeUserAgent(config.region) }),
     tcpProbe: createTcpProbe({ guard }),
     dnsProbe: createDnsProbe({ guard }),
     logger,

@@ -66,7 +66,14 @@ import type { ProbePhases, ProbeResult } from './types.js';
 
 export const BODY_CAP_BYTES = 1024 * 1024;
 export const MAX_REDIRECTS = 5;
-export const DEFAULT_USER_AGENT = 'Statusvane-Monitor/0.1 (+uptime check)';
+/** The version the probes name in their User-Agent; test/detection.test.ts keeps it equal to package.json's. */
+export const STATUSVANE_VERSION = '0.1.0';
+export const DEFAULT_USER_AGENT = `Statusvane/${STATUSVANE_VERSION}`;
+
+/** The User-Agent of a worker's probes: `Statusvane/<version> (region=<region>)`, unless the monitor sets its own. */
+export function probeUserAgent(region: string): string {
+  return `${DEFAULT_USER_AGENT} (region=${region})`;
+}
 
 export interface HttpProbeInput {
   url: string;

@@ -1,4 +1,5 @@
 import {
+  createDnsMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createTcpMonitorSchema,
@@ -42,9 +43,9 @@ const createHttpMonitorDocumented = nameSchema(
  * options differ only by an optional property as overlapping.
  */
 const createMonitorDocumented = nameSchema(
-  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema]),
+  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema, createDnsMonitorSchema]),
   'CreateMonitorInput',
-  'One of the three kinds, by `type`: `http` (the default when `type` is omitted), `tcp` or `heartbeat`. Unknown ' +
+  'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
     'fields, and fields of another type, are 400.',
 );
 
@@ -73,8 +74,9 @@ export const monitorRoutes = [
     summary: 'Create a monitor',
     description:
       'Creates the monitor and its public component. The first check runs within seconds. ' +
-      'The body is one of three kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
-      'response includes `pingUrl`. ' +
+      'The body is one of four kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
+      "response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal " +
+      'address is refused with 400. ' +
       'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
       'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
       'that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not ' +
@@ -98,6 +100,17 @@ export const monitorRoutes = [
             },
           },
           tcp: { summary: 'A tcp monitor', value: { type: 'tcp', name: 'Database', target: 'db.example.com:5432' } },
+          dns: {
+            summary: 'A dns monitor',
+            value: {
+              type: 'dns',
+              name: 'Mail routing',
+              target: 'example.com',
+              dnsRecordType: 'MX',
+              dnsResolver: '1.1.1.1:53',
+              dnsExpected: ['10 mx1.example.com'],
+            },
+          },
           heartbeat: {
             summary: 'A heartbeat for a nightly job',
             value: { type: 'heartbeat', name: 'Nightly backup', intervalSeconds: 86400, graceSeconds: 900 },
