@@ -17,14 +17,10 @@ import request from 'supertest';
 import { createLogger, createSsrfGuard, type SsrfGuard } from '@statusvane/shared';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { createDnsProbe, type DnsProbeInput } from '../apps/worker/src/probes/dns.probe.js';
-import {
-  createHttpProbe,
-  probeUserAgent,
-  STATUSVANE_VERSION,
-  type HttpProbeInput,
-} from '../apps/worker/src/probes/http.probe.js';
+import { createHttpProbe, probeUserAgent, STATUSVANE_VERSION } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { makeHttpInput } from './support/probe-inputs.js';
 import { startTarget, type Target } from './support/targets.js';
 
 const { Packet } = dns2;
@@ -67,9 +63,10 @@ async function startHttpsTarget(dir: string, days: number): Promise<TlsServer> {
     { stdio: 'ignore' },
   );
   const pem = readFileSync(cert, 'utf8');
-  const server = https.createServer({ key: readFileSync(key), cert: pem }, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end('ok');
+  const server = https.createServer({ key: readFileSync(key), cert: pem }, (req, res) => {
+    const to = new URL(req.url ?? '/', 'https://target.invalid').searchParams.get('to');
+    res.writeHead(to ? 302 : 200, to ? { location: to } : { 'content-type': 'text/plain' });
+    res.end(to ? '' : 'ok');
   });
   server.on('tlsClientError', () => undefined);
   server.listen(0, '127.0.0.1');
@@ -161,28 +158,11 @@ afterAll(async () => {
 // Probes
 // ---------------------------------------------------------------------------------------------------------------
 
-function httpInput(overrides: Partial<HttpProbeInput> & { url: string }): HttpProbeInput {
-  return {
-    method: 'GET',
-    headers: {},
-    body: null,
-    contentType: 'application/json',
-    expectedStatusCodes: [],
-    keyword: null,
-    keywordAbsent: null,
-    jsonAssertion: null,
-    timeoutMs: 5000,
-    degradedAfterMs: null,
-    latencyThresholdMs: null,
-    ...overrides,
-  };
-}
-
 describe('https probe: certificates', () => {
   const probe = () => createHttpProbe({ guard, extraCa: [soon.cert, later.cert] });
 
   it('records the leaf certificate of every https check', async () => {
-    const r = await probe().probe(httpInput({ url: later.url, certificateExpiryDays: 7 }));
+    const r = await probe().probe(makeHttpInput({ url: later.url, certificateExpiryDays: 7 }));
     expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: 200 });
     const c = r.certificate!;
     expect(c.subject).toBe('O=Statusvane Tests, CN=statusvane-test');
@@ -195,29 +175,43 @@ describe('https probe: certificates', () => {
   });
 
   it('fails with certificate_expiring when the certificate expires within certificateExpiryDays', async () => {
-    const r = await probe().probe(httpInput({ url: soon.url, certificateExpiryDays: 7 }));
+    const r = await probe().probe(makeHttpInput({ url: soon.url, certificateExpiryDays: 7 }));
     expect(r.outcome).toBe('down');
     expect(r.reason).toMatch(/^certificate_expiring: expires \S+Z \(2 days\)$/);
     expect(r.statusCode).toBe(200);
     expect(r.certificate!.daysRemaining).toBe(2);
     // 3 days left is not within 3 days; within 4 it is.
-    expect((await probe().probe(httpInput({ url: soon.url, certificateExpiryDays: 2 }))).outcome).toBe('up');
-    expect((await probe().probe(httpInput({ url: soon.url, certificateExpiryDays: 4 }))).outcome).toBe('down');
+    expect((await probe().probe(makeHttpInput({ url: soon.url, certificateExpiryDays: 2 }))).outcome).toBe('up');
+    expect((await probe().probe(makeHttpInput({ url: soon.url, certificateExpiryDays: 4 }))).outcome).toBe('down');
   });
 
   it('null (off) never fails on the certificate, and still records it', async () => {
-    const r = await probe().probe(httpInput({ url: soon.url, certificateExpiryDays: null }));
+    const r = await probe().probe(makeHttpInput({ url: soon.url, certificateExpiryDays: null }));
     expect(r).toMatchObject({ outcome: 'up', certificate: { subject: 'O=Statusvane Tests, CN=statusvane-test' } });
   });
 
   it('plain http has no certificate; an untrusted one fails the handshake (tls_error) without one', async () => {
-    expect((await probe().probe(httpInput({ url: plain.url('/'), certificateExpiryDays: 7 }))).certificate).toBeNull();
-    const untrusted = await createHttpProbe({ guard }).probe(httpInput({ url: later.url }));
+    expect(
+      (await probe().probe(makeHttpInput({ url: plain.url('/'), certificateExpiryDays: 7 }))).certificate,
+    ).toBeNull();
+    const untrusted = await createHttpProbe({ guard }).probe(makeHttpInput({ url: later.url }));
     expect(untrusted).toMatchObject({ outcome: 'down', reason: 'tls_error', certificate: null });
   });
 
+  it('an https target redirected to plain http keeps the certificate of its own hop', async () => {
+    const r = await probe().probe(
+      makeHttpInput({ url: `${soon.url}?to=${encodeURIComponent(plain.url('/'))}`, certificateExpiryDays: 7 }),
+    );
+    expect(r).toMatchObject({
+      outcome: 'down',
+      reason: expect.stringMatching(/^certificate_expiring/),
+      statusCode: 200,
+    });
+    expect(r.certificate!.daysRemaining).toBe(2);
+  });
+
   it('an http target redirected to https records the https hop', async () => {
-    const r = await probe().probe(httpInput({ url: plain.url(`/redirect?to=${encodeURIComponent(later.url)}`) }));
+    const r = await probe().probe(makeHttpInput({ url: plain.url(`/redirect?to=${encodeURIComponent(later.url)}`) }));
     expect(r).toMatchObject({ outcome: 'up', certificate: { subject: 'O=Statusvane Tests, CN=statusvane-test' } });
   });
 });
@@ -230,8 +224,8 @@ describe('User-Agent', () => {
     expect(STATUSVANE_VERSION).toBe(version);
     const probe = createHttpProbe({ guard, userAgent: probeUserAgent('eu-west') });
     const seen = plain.requests.length;
-    await probe.probe(httpInput({ url: plain.url('/echo-headers') }));
-    await probe.probe(httpInput({ url: plain.url('/echo-headers'), headers: { 'User-Agent': 'mine/1.0' } }));
+    await probe.probe(makeHttpInput({ url: plain.url('/echo-headers') }));
+    await probe.probe(makeHttpInput({ url: plain.url('/echo-headers'), headers: { 'User-Agent': 'mine/1.0' } }));
     expect(plain.requests.slice(seen).map((r) => r.headers['user-agent'])).toEqual([
       `Statusvane/${version} (region=eu-west)`,
       'mine/1.0',

@@ -21,7 +21,7 @@ import { Resolver } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type DnsRecordType, type SsrfGuard, parseDnsResolver, withTimeout } from '@statusvane/shared';
-import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
+import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
 import type { ProbeResult } from './types.js';
 
 export interface DnsProbeInput {
@@ -37,13 +37,6 @@ export interface DnsProbeInput {
 
 export interface DnsProbe {
   probe(input: DnsProbeInput): Promise<ProbeResult>;
-}
-
-class DnsTimeoutError extends Error {
-  readonly code = 'ETIMEOUT';
-  constructor() {
-    super('DNS query timed out');
-  }
 }
 
 /** The answers to one question, as `dig +short` prints them. */
@@ -95,7 +88,7 @@ export function createDnsProbe(options: { guard: SsrfGuard }): DnsProbe {
     try {
       answers = await withTimeout(query(resolver, input.name, input.recordType), input.timeoutMs, () => {
         resolver.cancel();
-        return new DnsTimeoutError();
+        return new ProbeTimeoutError(input.timeoutMs, 'DNS query');
       });
     } catch (err) {
       const code = (err as { code?: unknown }).code;
@@ -103,7 +96,9 @@ export function createDnsProbe(options: { guard: SsrfGuard }): DnsProbe {
         const elapsed = Math.round(performance.now() - started);
         const phases = { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null };
         if (code === 'ENOTFOUND') return downResult('dns_nxdomain', { phases: { ...phases, dnsMs: elapsed } });
-        if (code === 'ETIMEOUT' || code === 'ECANCELLED') return downResult('timeout', { phases });
+        // ETIMEOUT: the resolver's own limit; ECANCELLED: cancelled by our deadline (ProbeTimeoutError, ETIMEDOUT).
+        if (code === 'ETIMEOUT' || code === 'ECANCELLED' || err instanceof ProbeTimeoutError)
+          return downResult('timeout', { phases });
         return downResult(`dns_error: ${typeof code === 'string' ? code : 'query failed'}`, { phases });
       }
       answers = [];

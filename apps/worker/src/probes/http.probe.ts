@@ -61,7 +61,7 @@ import tls from 'node:tls';
 import got, { type Response, type Request as GotRequest } from 'got';
 import { certificateDaysRemaining, type CertificateInfo, type SsrfGuard } from '@statusvane/shared';
 import { type JsonAssertion, evaluateJsonAssertion } from '@statusvane/shared';
-import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
+import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
 import type { ProbePhases, ProbeResult } from './types.js';
 
 export const BODY_CAP_BYTES = 1024 * 1024;
@@ -205,14 +205,6 @@ function evaluateResponse(
   }
   const latency = applyLatencyRules(r.responseMs, input);
   return { outcome: latency.outcome, reason: latency.reason === null ? null : truncateReason(latency.reason), ...base };
-}
-
-class ProbeTimeoutError extends Error {
-  readonly code = 'ETIMEDOUT';
-  constructor(timeoutMs: number) {
-    super(`Check did not complete within ${timeoutMs}ms`);
-    this.name = 'TimeoutError';
-  }
 }
 
 export function createHttpProbe(options: HttpProbeOptions): HttpProbe {

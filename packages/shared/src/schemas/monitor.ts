@@ -333,48 +333,20 @@ export const updateMonitorSchema = z
 export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;
 
 /** The update fields each type accepts (the create schemas say the same for create). */
+const EVERY_TYPE_UPDATE_FIELDS = [
+  'name',
+  'intervalSeconds',
+  'openThreshold',
+  'resolveThreshold',
+  'environment',
+  'enabled',
+];
+const probeUpdateFields = [...EVERY_TYPE_UPDATE_FIELDS, 'target', ...Object.keys(probeFields)];
 export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], ReadonlySet<string>> = {
-  http: new Set([
-    'name',
-    'target',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    ...Object.keys(probeFields),
-    ...Object.keys(httpOnlyFields),
-  ]),
-  tcp: new Set([
-    'name',
-    'target',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    ...Object.keys(probeFields),
-  ]),
-  dns: new Set([
-    'name',
-    'target',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    ...Object.keys(probeFields),
-    ...Object.keys(dnsOnlyFields),
-  ]),
-  heartbeat: new Set([
-    'name',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    'graceSeconds',
-  ]),
+  http: new Set([...probeUpdateFields, ...Object.keys(httpOnlyFields)]),
+  tcp: new Set(probeUpdateFields),
+  dns: new Set([...probeUpdateFields, ...Object.keys(dnsOnlyFields)]),
+  heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds']),
 };
 
 /**
