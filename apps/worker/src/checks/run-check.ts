@@ -66,6 +66,9 @@ const monitorSelect = {
   graceSeconds: true,
   lastPingAt: true,
   lastPingFailAt: true,
+  runStartedAt: true,
+  lastRunDurationMs: true,
+  maxRunSeconds: true,
   metadata: true,
   openThreshold: true,
   resolveThreshold: true,
@@ -177,6 +180,9 @@ export async function runCheck(
       graceSeconds: m.graceSeconds,
       lastPingAt: m.lastPingAt,
       lastPingFailAt: m.lastPingFailAt,
+      runStartedAt: m.runStartedAt,
+      lastRunDurationMs: m.lastRunDurationMs,
+      maxRunSeconds: m.maxRunSeconds,
     });
     nextDeadline = verdict.nextEvaluationAt;
     if (!verdict.result || !verdict.slot) {

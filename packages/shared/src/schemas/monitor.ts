@@ -150,6 +150,9 @@ export const jsonAssertionSchema = z
 
 const statusCodes = z.array(z.number().int().min(100).max(599)).max(L.statusCodesMax);
 
+/** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
+const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
+
 /** Fields every monitor type accepts. */
 const commonFields = {
   name,
@@ -193,6 +196,7 @@ export const createHeartbeatMonitorSchema = z
     type: z.literal('heartbeat'),
     ...commonFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+    maxRunSeconds: maxRunSeconds.optional(),
   })
   .strict();
 
@@ -251,6 +255,7 @@ export const updateMonitorSchema = z
       .optional(),
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+    maxRunSeconds: maxRunSeconds.nullable().optional(),
     enabled: z.boolean().optional(),
     type: refusedOnUpdate('type').optional(),
     metadata: refusedOnUpdate('metadata').optional(),
@@ -289,5 +294,6 @@ export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], Reado
     'environment',
     'enabled',
     'graceSeconds',
+    'maxRunSeconds',
   ]),
 };

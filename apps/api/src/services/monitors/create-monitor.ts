@@ -62,7 +62,11 @@ export async function createMonitor(
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
             }
-          : { graceSeconds: m.graceSeconds ?? 60, pingSecret: randomSecret(24) }),
+          : {
+              graceSeconds: m.graceSeconds ?? 60,
+              maxRunSeconds: m.maxRunSeconds ?? null,
+              pingSecret: randomSecret(24),
+            }),
         ...(http
           ? {
               method: http.method ?? 'GET',

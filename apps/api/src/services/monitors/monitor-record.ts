@@ -49,6 +49,10 @@ export const monitorRecordSchema = z
       .record(z.string(), z.string())
       .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
     graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
+    maxRunSeconds: z.number().int().nullable().openapi({
+      description:
+        'Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit.',
+    }),
     enabled: z.boolean(),
     status: z.enum(MONITOR_STATUSES).openapi({
       description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
@@ -94,6 +98,7 @@ export const monitorRecordSelect = {
   metadata: true,
   jsonAssertion: true,
   graceSeconds: true,
+  maxRunSeconds: true,
   enabled: true,
   status: true,
   pingSecret: true,
@@ -133,6 +138,7 @@ export function toMonitorRecord(
     environment: row.environment,
     metadata: row.metadata as Record<string, string>,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
+    maxRunSeconds: row.type === 'heartbeat' ? row.maxRunSeconds : null,
     enabled: row.enabled,
     status: !row.enabled ? 'paused' : opts.maintenanceUntil ? 'maintenance' : row.status,
     maintenanceUntil: opts.maintenanceUntil?.toISOString() ?? null,
