@@ -175,3 +175,61 @@ describe('runs: /start paired with its end', () => {
     expect(await nowJobs()).toHaveLength(before);
   });
 });
+
+describe('cron schedules', () => {
+  const issues = (res: request.Response) =>
+    (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
+  const create = (body: object) =>
+    request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.member))
+      .send({ type: 'heartbeat', name: 'cron', ...body });
+
+  it('takes schedule + timezone; nextExpectedAt is the first expected time after the last ping', async () => {
+    const hb = await heartbeat({ schedule: '0 3 * * *', timezone: 'Europe/Berlin', graceSeconds: 600 });
+    expect(hb.record).toMatchObject({ schedule: '0 3 * * *', timezone: 'Europe/Berlin', graceSeconds: 600 });
+    const next = new Date(hb.record.nextExpectedAt);
+    expect(next.getTime()).toBeGreaterThan(Date.parse(hb.record.createdAt));
+    expect(next.getTime() - Date.parse(hb.record.createdAt)).toBeLessThanOrEqual(86_400_000);
+    expect(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', timeStyle: 'short' }).format(next)).toBe(
+      '03:00',
+    );
+    // Default time zone UTC; an interval heartbeat's nextExpectedAt is its last ping + interval.
+    expect((await heartbeat({ schedule: '*/15 * * * *' })).record.timezone).toBe('UTC');
+    const interval = await heartbeat({ intervalSeconds: 300 });
+    await request(h.app).get(interval.path);
+    const row = await monitorRow(interval.id);
+    const read = await request(h.app).get(`/api/v1/monitors/${interval.id}`).set(bearer(tokens.viewer));
+    expect(read.body.data).toMatchObject({ schedule: null, timezone: 'UTC' });
+    expect(read.body.data.nextExpectedAt).toBe(new Date(row.lastPingAt!.getTime() + 300_000).toISOString());
+  });
+
+  it('400 naming the field: a bad cron, a bad time zone, both interval and schedule', async () => {
+    let res = await create({ schedule: '61 * * * *', timezone: 'Mars/Olympus' });
+    expect(res.status).toBe(400);
+    expect(issues(res)).toEqual(['schedule', 'timezone']);
+    res = await create({ schedule: '0 * * * * *' });
+    expect(issues(res)).toEqual(['schedule']);
+    res = await create({ schedule: '0 * * * *', intervalSeconds: 300 });
+    expect(issues(res)).toEqual(['intervalSeconds', 'schedule']);
+    const http = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.member))
+      .send({ type: 'http', name: 'x', target: 'https://93.184.215.14/', schedule: '* * * * *' });
+    expect(http.status).toBe(400);
+  });
+
+  it('PATCH: schedule replaces the interval, intervalSeconds (or schedule: null) returns to it', async () => {
+    const hb = await heartbeat({ intervalSeconds: 3600 });
+    const patch = (body: object) =>
+      request(h.app).patch(`/api/v1/monitors/${hb.id}`).set(bearer(tokens.member)).send(body);
+    let res = await patch({ schedule: '30 4 * * 1', timezone: 'America/New_York' });
+    expect(res.body.data).toMatchObject({ schedule: '30 4 * * 1', timezone: 'America/New_York' });
+    expect(issues(await patch({ timezone: 'Nowhere/Else' }))).toEqual(['timezone']);
+    res = await patch({ intervalSeconds: 600 });
+    expect(res.body.data).toMatchObject({ schedule: null, intervalSeconds: 600 });
+    expect((await monitorRow(hb.id)).schedule).toBeNull();
+    await patch({ schedule: '* * * * *' });
+    expect((await patch({ schedule: null })).body.data.schedule).toBeNull();
+  });
+});

@@ -69,6 +69,8 @@ const monitorSelect = {
   runStartedAt: true,
   lastRunDurationMs: true,
   maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
   metadata: true,
   openThreshold: true,
   resolveThreshold: true,
@@ -183,6 +185,8 @@ export async function runCheck(
       runStartedAt: m.runStartedAt,
       lastRunDurationMs: m.lastRunDurationMs,
       maxRunSeconds: m.maxRunSeconds,
+      schedule: m.schedule,
+      timezone: m.timezone,
     });
     nextDeadline = verdict.nextEvaluationAt;
     if (!verdict.result || !verdict.slot) {

@@ -59,8 +59,15 @@ export function latestExpectedBefore(e: HeartbeatExpectation, anchor: Date, befo
     return k >= 1 ? new Date(a + k * intervalMs) : null;
   }
   if (b <= a) return null;
-  const prev = CronExpressionParser.parse(e.schedule, { tz: e.timezone ?? 'UTC', currentDate: before })
-    .prev()
-    .toDate();
-  return prev.getTime() > a && prev.getTime() < b ? prev : null;
+  // The library's prev() can give a time its next() skips (the repeated 02:30 of a fall-back day), so the answer is
+  // found by walking next() forward from two steps back: the same times expectedAfter gives, whichever way one walks.
+  const back = CronExpressionParser.parse(e.schedule, { tz: e.timezone ?? 'UTC', currentDate: before });
+  back.prev();
+  let t = new Date(Math.max(back.prev().getTime() - 1, a));
+  let latest: Date | null = null;
+  for (;;) {
+    const n = expectedAfter(e, t);
+    if (n.getTime() >= b) return latest;
+    latest = t = n;
+  }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '../json-assertion/json-assertion.js';
 import { parseHostPort } from '../ssrf/index.js';
+import { cronProblem, isTimeZone } from '../heartbeat/expected.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -152,6 +153,20 @@ const statusCodes = z.array(z.number().int().min(100).max(599)).max(L.statusCode
 
 /** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
 const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
+/** Heartbeats: a 5-field cron expression (minute hour day-of-month month day-of-week), instead of intervalSeconds. */
+const schedule = z
+  .string()
+  .trim()
+  .max(100)
+  .superRefine((v, ctx) => {
+    const problem = cronProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: `not a 5-field cron expression: ${problem}` });
+  });
+/** Heartbeats: the schedule's IANA time zone. */
+const timezone = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, { message: 'not an IANA time zone name (such as Europe/Berlin or UTC)' });
 
 /** Fields every monitor type accepts. */
 const commonFields = {
@@ -197,6 +212,8 @@ export const createHeartbeatMonitorSchema = z
     ...commonFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.optional(),
+    schedule: schedule.optional(),
+    timezone: timezone.optional(),
   })
   .strict();
 
@@ -256,6 +273,8 @@ export const updateMonitorSchema = z
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.nullable().optional(),
+    schedule: schedule.nullable().optional(),
+    timezone: timezone.optional(),
     enabled: z.boolean().optional(),
     type: refusedOnUpdate('type').optional(),
     metadata: refusedOnUpdate('metadata').optional(),
@@ -295,5 +314,7 @@ export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], Reado
     'enabled',
     'graceSeconds',
     'maxRunSeconds',
+    'schedule',
+    'timezone',
   ]),
 };

@@ -65,6 +65,8 @@ export async function createMonitor(
           : {
               graceSeconds: m.graceSeconds ?? 60,
               maxRunSeconds: m.maxRunSeconds ?? null,
+              schedule: m.schedule ?? null,
+              timezone: m.timezone ?? 'UTC',
               pingSecret: randomSecret(24),
             }),
         ...(http

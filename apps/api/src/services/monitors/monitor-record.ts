@@ -1,4 +1,4 @@
-import { HTTP_METHODS, jsonAssertionSchema, MONITOR_TYPES, type Prisma } from '@statusvane/shared';
+import { expectedAfter, HTTP_METHODS, jsonAssertionSchema, MONITOR_TYPES, type Prisma } from '@statusvane/shared';
 import { dateTime, z } from '../../openapi/zod.js';
 
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance'] as const;
@@ -49,6 +49,22 @@ export const monitorRecordSchema = z
       .record(z.string(), z.string())
       .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
     graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
+    schedule: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Heartbeat only: the 5-field cron expression pings are expected on, instead of `intervalSeconds` (which then ' +
+          'only paces the backstop evaluation); null for an interval heartbeat and other types.',
+      }),
+    timezone: z.string().nullable().openapi({
+      description: "Heartbeat only: the schedule's IANA time zone (default UTC); null for other types.",
+    }),
+    nextExpectedAt: dateTime.nullable().openapi({
+      description:
+        'Heartbeat only: when the next ping is due, grace not added: the first expected time after the last ping (or ' +
+        'the creation), so it is in the past while the heartbeat is late. Null for other types.',
+    }),
     maxRunSeconds: z.number().int().nullable().openapi({
       description:
         'Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit.',
@@ -99,6 +115,10 @@ export const monitorRecordSelect = {
   jsonAssertion: true,
   graceSeconds: true,
   maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
+  lastPingAt: true,
+  lastPingFailAt: true,
   enabled: true,
   status: true,
   pingSecret: true,
@@ -138,6 +158,9 @@ export function toMonitorRecord(
     environment: row.environment,
     metadata: row.metadata as Record<string, string>,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
+    schedule: row.type === 'heartbeat' ? row.schedule : null,
+    timezone: row.type === 'heartbeat' ? row.timezone : null,
+    nextExpectedAt: row.type === 'heartbeat' ? nextExpectedAt(row).toISOString() : null,
     maxRunSeconds: row.type === 'heartbeat' ? row.maxRunSeconds : null,
     enabled: row.enabled,
     status: !row.enabled ? 'paused' : opts.maintenanceUntil ? 'maintenance' : row.status,
@@ -147,4 +170,13 @@ export function toMonitorRecord(
     createdAt: row.createdAt.toISOString(),
     pingUrl: row.type === 'heartbeat' && row.pingSecret ? `${opts.publicBaseUrl}/ping/${row.pingSecret}` : null,
   };
+}
+
+/** A heartbeat's next expected ping: the first expected time after its last ping of either kind (or its creation). */
+function nextExpectedAt(row: MonitorRow): Date {
+  const last = Math.max(row.lastPingAt?.getTime() ?? 0, row.lastPingFailAt?.getTime() ?? 0) || row.createdAt.getTime();
+  return expectedAfter(
+    row.schedule ? { schedule: row.schedule, timezone: row.timezone } : { intervalSeconds: row.intervalSeconds },
+    new Date(last),
+  );
 }

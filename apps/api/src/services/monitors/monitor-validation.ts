@@ -13,7 +13,7 @@ import {
   type SsrfGuard,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
-import { crossFieldIssues, targetIssues } from './monitor-rules.js';
+import { crossFieldIssues, intervalOrScheduleIssues, targetIssues } from './monitor-rules.js';
 
 /*
  * A write is judged in stages (the schema, the fields this type takes, the target's format, the rules between
@@ -53,6 +53,7 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
   if (isObject(input)) {
     issues.push(...reservedKeyIssues(input, ['headers', 'metadata']));
     const type = input.type === undefined ? 'http' : input.type;
+    if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
     // With a type that is none of the three the schema reports only `type`: nothing else can be judged.
     if (type === 'http' || type === 'tcp') {
       if (typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
@@ -108,6 +109,7 @@ export async function validateUpdateInput(
     issues = issues.filter((i) => !foreign.some((f) => isAt(i.path, f)));
     issues.push(...foreign.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })));
     if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
+    if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
 
     if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
       const format = (current.type === 'http' ? httpTargetSchema : tcpTargetSchema).safeParse(input.target);

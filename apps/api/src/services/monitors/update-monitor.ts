@@ -29,6 +29,8 @@ export async function updateMonitor(
     ...(keywordAbsent !== undefined ? { keywordAbsent: keywordAbsent || null } : {}),
     ...(jsonAssertion !== undefined ? { jsonAssertion: jsonAssertion ?? Prisma.DbNull } : {}),
     ...sealSecrets(deps.config, headers, body),
+    // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
+    ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' ? { schedule: null } : {}),
   };
   if (u.name !== undefined) data.component = { update: { name: u.name } };
 
