@@ -8,7 +8,6 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type express from 'express';
 import request from 'supertest';
 import { createApp } from '../apps/api/src/app.js';
-import { SMTPServer } from 'smtp-server';
 import {
   ESCALATION_QUEUE,
   EscalationScheduler,
@@ -39,6 +38,7 @@ import { escalationProcessor } from '../apps/worker/src/processors/escalation.pr
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startSmtp } from './support/smtp.js';
 import { startEscalationWorker } from './support/escalation-worker.js';
 import { waitFor } from './support/worker-harness.js';
 
@@ -78,30 +78,6 @@ async function startReceiver() {
     received,
     hits: (prefix: string) => received.filter((r) => r.path.startsWith(prefix)),
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
-async function startSmtp() {
-  const mails: Array<{ to: string[]; raw: string }> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

@@ -1,4 +1,12 @@
-import type { CheckScheduler, Config, EscalationScheduler, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import type {
+  CheckScheduler,
+  Config,
+  EscalationScheduler,
+  Logger,
+  PrismaClient,
+  SsrfGuard,
+  SubscriberQueue,
+} from '@statusvane/shared';
 import type { Redis } from 'ioredis';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 
@@ -14,6 +22,8 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** The escalation queue, to remove an acknowledged or resolved incident's pending step jobs (best effort). */
   escalations?: EscalationScheduler;
+  /** Status page subscriber deliveries (confirmation mails); built on first use over `redis` when omitted. */
+  subscribers?: SubscriberQueue;
   /** The clock every request reads its `ctx.now` from; tests move it to stand on a boundary. Default: the system's. */
   clock?: () => Date;
 }

@@ -13,3 +13,4 @@ export * from './escalation/index.js';
 export * from './json-assertion/index.js';
 export * from './metrics/index.js';
 export * from './heartbeat/index.js';
+export * from './subscribers/index.js';
