@@ -35,6 +35,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/monitors/{id}'],
   ['patch', '/monitors/{id}'],
   ['get', '/monitors/{id}/response-times'],
+  ['get', '/monitors/{id}/pings'],
   ['post', '/status-pages'],
   ['get', '/status-pages/{id}/layout'],
   ['get', '/incidents'],

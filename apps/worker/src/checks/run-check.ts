@@ -73,6 +73,11 @@ const monitorSelect = {
   graceSeconds: true,
   lastPingAt: true,
   lastPingFailAt: true,
+  runStartedAt: true,
+  lastRunDurationMs: true,
+  maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
   metadata: true,
   openThreshold: true,
   resolveThreshold: true,
@@ -184,6 +189,11 @@ export async function runCheck(
       graceSeconds: m.graceSeconds,
       lastPingAt: m.lastPingAt,
       lastPingFailAt: m.lastPingFailAt,
+      runStartedAt: m.runStartedAt,
+      lastRunDurationMs: m.lastRunDurationMs,
+      maxRunSeconds: m.maxRunSeconds,
+      schedule: m.schedule,
+      timezone: m.timezone,
     });
     nextDeadline = verdict.nextEvaluationAt;
     if (!verdict.result || !verdict.slot) {

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { z } from 'zod';
 import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '../json-assertion/json-assertion.js';
 import { isValidPort, parseHostPort } from '../ssrf/index.js';
+import { cronProblem, isTimeZone } from '../heartbeat/expected.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -206,6 +207,23 @@ export const jsonAssertionSchema = z
 
 const statusCodes = z.array(z.number().int().min(100).max(599)).max(L.statusCodesMax);
 
+/** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
+const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
+/** Heartbeats: a 5-field cron expression (minute hour day-of-month month day-of-week), instead of intervalSeconds. */
+const schedule = z
+  .string()
+  .trim()
+  .max(100)
+  .superRefine((v, ctx) => {
+    const problem = cronProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: `not a 5-field cron expression: ${problem}` });
+  });
+/** Heartbeats: the schedule's IANA time zone. */
+const timezone = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, { message: 'not an IANA time zone name (such as Europe/Berlin or UTC)' });
+
 /** Fields every monitor type accepts. */
 const commonFields = {
   name,
@@ -264,6 +282,9 @@ export const createHeartbeatMonitorSchema = z
     type: z.literal('heartbeat'),
     ...commonFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+    maxRunSeconds: maxRunSeconds.optional(),
+    schedule: schedule.optional(),
+    timezone: timezone.optional(),
   })
   .strict();
 
@@ -325,6 +346,9 @@ export const updateMonitorSchema = z
     certificateExpiryDays: httpOnlyFields.certificateExpiryDays,
     ...dnsOnlyFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+    maxRunSeconds: maxRunSeconds.nullable().optional(),
+    schedule: schedule.nullable().optional(),
+    timezone: timezone.optional(),
     enabled: z.boolean().optional(),
     type: refusedOnUpdate('type').optional(),
     metadata: refusedOnUpdate('metadata').optional(),
@@ -346,7 +370,7 @@ export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], Reado
   http: new Set([...probeUpdateFields, ...Object.keys(httpOnlyFields)]),
   tcp: new Set(probeUpdateFields),
   dns: new Set([...probeUpdateFields, ...Object.keys(dnsOnlyFields)]),
-  heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds']),
+  heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds', 'maxRunSeconds', 'schedule', 'timezone']),
 };
 
 /**

@@ -16,6 +16,8 @@ import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
 import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/response-times.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
 import { defineRoute } from '../define-route.js';
+import { listPings } from '../../services/heartbeats/list-pings.js';
+import { heartbeatPingRecordSchema } from '../../services/heartbeats/ping-record.js';
 
 /**
  * Monitor bodies are judged by the service (monitor-validation.ts): one 400 names every problem, whether the schema,
@@ -180,6 +182,21 @@ export const monitorRoutes = [
     },
     responses: { 200: { description: 'The updated monitor.', data: monitorRecordSchema } },
     handler: (deps, { ctx, params, body }) => updateMonitor(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/monitors/{id}/pings',
+    operationId: 'listMonitorPings',
+    roles: 'read',
+    tag: 'Monitors',
+    summary: "List a heartbeat's pings",
+    description:
+      'Every ping the heartbeat received, newest first: its kind, exit code, run id, the duration of the run it ended, ' +
+      "the POST body's first 10,000 bytes (the run's log), the sender's address and User-Agent. Pings are kept as long " +
+      'as check results. A monitor of another type has none.',
+    request: { query: paginationQuerySchema },
+    responses: { 200: { description: 'A page of pings.', page: heartbeatPingRecordSchema } },
+    handler: (deps, { ctx, params, query }) => listPings(deps, { ctx, input: { id: params.id, query } }),
   }),
   defineRoute({
     method: 'get',

@@ -64,7 +64,13 @@ export async function createMonitor(
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
             }
-          : { graceSeconds: m.graceSeconds ?? 60, pingSecret: randomSecret(24) }),
+          : {
+              graceSeconds: m.graceSeconds ?? 60,
+              maxRunSeconds: m.maxRunSeconds ?? null,
+              schedule: m.schedule ?? null,
+              timezone: m.timezone ?? 'UTC',
+              pingSecret: randomSecret(24),
+            }),
         ...(http
           ? {
               method: http.method ?? 'GET',

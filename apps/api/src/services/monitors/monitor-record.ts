@@ -1,6 +1,7 @@
 import {
   certificateDaysRemaining,
   DNS_RECORD_TYPES,
+  expectedAfter,
   HTTP_METHODS,
   jsonAssertionSchema,
   MONITOR_TYPES,
@@ -92,6 +93,26 @@ export const monitorRecordSchema = z
       description:
         'dns only: answers that must all be present (case-insensitive, without a trailing dot). Empty: any answer passes.',
     }),
+    schedule: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Heartbeat only: the 5-field cron expression pings are expected on, instead of `intervalSeconds` (which then ' +
+          'only paces the backstop evaluation); null for an interval heartbeat and other types.',
+      }),
+    timezone: z.string().nullable().openapi({
+      description: "Heartbeat only: the schedule's IANA time zone (default UTC); null for other types.",
+    }),
+    nextExpectedAt: dateTime.nullable().openapi({
+      description:
+        'Heartbeat only: when the next ping is due, grace not added: the first expected time after the last ping (or ' +
+        'the creation), so it is in the past while the heartbeat is late. Null for other types.',
+    }),
+    maxRunSeconds: z.number().int().nullable().openapi({
+      description:
+        'Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit.',
+    }),
     enabled: z.boolean(),
     status: z.enum(MONITOR_STATUSES).openapi({
       description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
@@ -142,6 +163,11 @@ export const monitorRecordSelect = {
   dnsRecordType: true,
   dnsResolver: true,
   dnsExpected: true,
+  maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
+  lastPingAt: true,
+  lastPingFailAt: true,
   enabled: true,
   status: true,
   pingSecret: true,
@@ -192,6 +218,10 @@ export function toMonitorRecord(
     dnsRecordType: row.type === 'dns' ? ((row.dnsRecordType ?? 'A') as MonitorRecord['dnsRecordType']) : null,
     dnsResolver: row.type === 'dns' ? row.dnsResolver : null,
     dnsExpected: row.type === 'dns' ? row.dnsExpected : [],
+    schedule: row.type === 'heartbeat' ? row.schedule : null,
+    timezone: row.type === 'heartbeat' ? row.timezone : null,
+    nextExpectedAt: row.type === 'heartbeat' ? nextExpectedAt(row).toISOString() : null,
+    maxRunSeconds: row.type === 'heartbeat' ? row.maxRunSeconds : null,
     enabled: row.enabled,
     status: !row.enabled ? 'paused' : opts.maintenanceUntil ? 'maintenance' : row.status,
     maintenanceUntil: opts.maintenanceUntil?.toISOString() ?? null,
@@ -200,4 +230,13 @@ export function toMonitorRecord(
     createdAt: row.createdAt.toISOString(),
     pingUrl: row.type === 'heartbeat' && row.pingSecret ? `${opts.publicBaseUrl}/ping/${row.pingSecret}` : null,
   };
+}
+
+/** A heartbeat's next expected ping: the first expected time after its last ping of either kind (or its creation). */
+function nextExpectedAt(row: MonitorRow): Date {
+  const last = Math.max(row.lastPingAt?.getTime() ?? 0, row.lastPingFailAt?.getTime() ?? 0) || row.createdAt.getTime();
+  return expectedAfter(
+    row.schedule ? { schedule: row.schedule, timezone: row.timezone } : { intervalSeconds: row.intervalSeconds },
+    new Date(last),
+  );
 }

@@ -112,3 +112,13 @@ export function sealSecrets(
   if (headers !== undefined && body !== undefined) out.encKeyId = null;
   return out;
 }
+
+/** A heartbeat is expected on `intervalSeconds` or on a cron `schedule`: one body sets one of them (both named). */
+export function intervalOrScheduleIssues(input: Record<string, unknown>): Issue[] {
+  if (input.intervalSeconds === undefined || input.schedule === undefined || input.schedule === null) return [];
+  const message = 'give either intervalSeconds or schedule, not both';
+  return [
+    { path: 'intervalSeconds', message },
+    { path: 'schedule', message },
+  ];
+}

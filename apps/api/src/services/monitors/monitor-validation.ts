@@ -14,7 +14,7 @@ import {
   type SsrfGuard,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
-import { crossFieldIssues, resolverIssues, targetIssues } from './monitor-rules.js';
+import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssues } from './monitor-rules.js';
 
 /*
  * A write is judged in stages (the schema, the fields this type takes, the target's format, the rules between
@@ -54,6 +54,7 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
   if (isObject(input)) {
     issues.push(...reservedKeyIssues(input, ['headers', 'metadata']));
     const type = input.type === undefined ? 'http' : input.type;
+    if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
     // With a type that is none of the four the schema reports only `type`: nothing else can be judged.
     if (type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
       issues.push(...(await resolverIssues(guard, input.dnsResolver)));
@@ -114,6 +115,7 @@ export async function validateUpdateInput(
     if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
     if (allowed.has('dnsResolver') && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
       issues.push(...(await resolverIssues(guard, input.dnsResolver)));
+    if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
 
     if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
       const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];

@@ -31,6 +31,8 @@ export async function updateMonitor(
     ...sealSecrets(deps.config, headers, body),
     // The certificate shown is the one of the target checked: a new target has none until its first https check.
     ...(u.target !== undefined && u.target !== current.target ? { certificate: Prisma.DbNull } : {}),
+    // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
+    ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' ? { schedule: null } : {}),
   };
   if (u.name !== undefined) data.component = { update: { name: u.name } };
 
