@@ -1,6 +1,7 @@
 import type { CheckScheduler, Config, EscalationScheduler, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
 import type { Redis } from 'ioredis';
 import type { ApiMetrics } from './metrics/api-metrics.js';
+import type { ApiLifecycle } from './shutdown.js';
 
 /** Everything the API needs from the outside world, built once in main.ts (or by a test). */
 export interface ApiDeps {
@@ -14,4 +15,6 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** The escalation queue, to remove an acknowledged or resolved incident's pending step jobs (best effort). */
   escalations?: EscalationScheduler;
+  /** Shutdown state: while draining, `/readyz` answers 503. Absent (tests): never draining. */
+  lifecycle?: ApiLifecycle;
 }

@@ -179,6 +179,11 @@ const envFields = z.object({
    * the jobs of a crashed worker go back to the queue after at most about twice this.
    */
   JOB_LOCK_MS: int(1000, 600_000).default(30_000),
+  /**
+   * API shutdown (SIGTERM): seconds to keep serving with `/readyz` answering 503 before the listener closes, so load
+   * balancers take the process out of rotation before it stops accepting (0: close at once).
+   */
+  SHUTDOWN_DRAIN_SECONDS: int(0, 300).default(5),
   /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
   HOUSEKEEPING_INTERVAL_MS: int(1000, 3_600_000).default(30_000),
   /**
@@ -283,6 +288,8 @@ export interface Config {
   checkRegions: string[];
   queuePrefix: string;
   jobLockMs: number;
+  /** API: seconds between SIGTERM (readiness turns 503) and closing the listener. */
+  shutdownDrainSeconds: number;
   housekeepingIntervalMs: number;
   /** Days kept: raw check results, hourly rollups, daily rollups. */
   retention: RetentionDays;
@@ -429,6 +436,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkRegions: e.CHECK_REGIONS,
     queuePrefix: e.QUEUE_PREFIX,
     jobLockMs: e.JOB_LOCK_MS,
+    shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_MS,
     retention: {
       checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS,
