@@ -140,7 +140,7 @@ beforeAll(async () => {
     keyring: h.config.encryption,
     maintenanceRecheckMs: 1000,
   };
-  workerConnection = createWorkerRedis(h.config.redisUrl);
+  workerConnection = createWorkerRedis(h.config.redis);
   workerConnection.on('error', () => undefined);
   worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
     connection: workerConnection,
@@ -227,7 +227,7 @@ describe('the ladder, end to end', () => {
     expect(policy).toMatchObject({ isDefault: true, steps: [{ position: 0 }, { position: 1 }] });
 
     // A check worker wired as apps/worker/src/main.ts wires it: an opened incident starts its ladder.
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const checks = new Worker(
       checkQueueName('local'),
@@ -1571,7 +1571,7 @@ describe('the sweeper and failed or numerous jobs', () => {
     const prefix = `${h.queuePrefix}-fj`;
     const scheduler = new EscalationScheduler(h.redis, prefix);
     const fdeps = { ...deps, scheduler };
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const id = escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 });
     // A worker whose every run throws as during a long database outage, until BullMQ gives up on the job.

@@ -38,7 +38,7 @@ beforeAll(async () => {
   target = await startSlowTarget({ minMs: 1500, maxMs: 2500 });
   env = {
     DATABASE_URL: db.url,
-    REDIS_URL: h.config.redisUrl,
+    REDIS_URL: h.config.redis.url!,
     QUEUE_PREFIX: h.queuePrefix,
     ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
   };
@@ -163,7 +163,7 @@ describe('SIGTERM (a deploy)', () => {
     }
     // A queue of its own: nothing but these checks in it.
     const worker = await startWorkerProcess('worker', { ...env, QUEUE_PREFIX: `${h.queuePrefix}-w` });
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     const queue = new Queue(checkQueueName('local'), { connection, prefix: `${h.queuePrefix}-w` });
     try {
       const slot = Date.now() - 60_000;

@@ -1,5 +1,12 @@
-import type { CheckScheduler, Config, EscalationScheduler, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
-import type { Redis } from 'ioredis';
+import type {
+  CheckScheduler,
+  Config,
+  EscalationScheduler,
+  Logger,
+  PrismaClient,
+  RedisClient,
+  SsrfGuard,
+} from '@statusvane/shared';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import type { ApiLifecycle } from './shutdown.js';
 
@@ -7,7 +14,7 @@ import type { ApiLifecycle } from './shutdown.js';
 export interface ApiDeps {
   config: Config;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   scheduler: CheckScheduler;
   guard: SsrfGuard;

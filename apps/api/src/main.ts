@@ -18,7 +18,7 @@ import { createLifecycle } from './shutdown.js';
 const config = loadConfigOrExit();
 const logger = loggerFromConfig(config, 'api');
 const prisma = createPrisma(config.databaseUrl);
-const redis = createApiRedis(config.redisUrl);
+const redis = createApiRedis(config.redis);
 redis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
 const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
 const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });

@@ -1,4 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { bullPrefix } from '../db/redis.js';
 import { ESCALATION_JOB_NAME, ESCALATION_QUEUE, escalationJobId, type EscalationJob } from '../queues/escalation.js';
 
 const DAY_SECONDS = 86_400;
@@ -32,7 +33,11 @@ export class EscalationScheduler {
   readonly queue: Queue<EscalationJob>;
 
   constructor(connection: ConnectionOptions, prefix?: string) {
-    this.queue = new Queue<EscalationJob>(ESCALATION_QUEUE, { connection, ...(prefix ? { prefix } : {}) });
+    const keyPrefix = bullPrefix(connection, prefix, ESCALATION_QUEUE);
+    this.queue = new Queue<EscalationJob>(ESCALATION_QUEUE, {
+      connection,
+      ...(keyPrefix ? { prefix: keyPrefix } : {}),
+    });
     // As in CheckScheduler: connection errors reject the calls that hit them; unhandled, the event only prints.
     this.queue.on('error', () => undefined);
   }
