@@ -212,7 +212,7 @@ export async function startApiProcess(name: string, port: number, env: Record<st
 // A private redis-server: a suite may stop, restart and flush it. The shared Redis is never touched.
 // ---------------------------------------------------------------------------------------------------------------
 
-function which(name: string): string | null {
+export function which(name: string): string | null {
   for (const dir of [...(process.env.PATH ?? '').split(delimiter), '/usr/local/bin', '/usr/bin', '/usr/sbin', '/bin']) {
     if (!dir) continue;
     const p = join(dir, name);
