@@ -99,8 +99,11 @@ case "$cmd" in
     # The clock is read once: start and end come from the same second, so the window lasts exactly $minutes.
     now=$(date -u '+%s')
     body="{\"title\":$(json_string "$title"),\"startsAt\":\"$(utc_at "$now")\",\"endsAt\":\"$(utc_at $((now + minutes * 60)))\"}"
-    # No automatic retry: POST /maintenance is not idempotent, and a retry could open a second window.
-    response=$(request POST /maintenance "$body")
+    # One Idempotency-Key for this start: curl's retries of a transient failure (timeout, 5xx, 429) resend the same
+    # request with the same key, and the API replays the first window instead of opening a second one.
+    key=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    [[ "$key" =~ ^[0-9a-f]{32}$ ]] || die "could not read a random Idempotency-Key from /dev/urandom"
+    response=$(request POST /maintenance "$body" -H "Idempotency-Key: $key" --retry 3 --retry-delay 2)
     id=$(printf '%s' "$response" | grep -o '"id":"[0-9a-fA-F-]\{36\}"' | head -n 1 | sed 's/.*:"\(.*\)"/\1/') || true
     [ -n "$id" ] || die "could not find the window id in the answer: $response"
     if [ -n "${STATUSVANE_MAINTENANCE_FILE:-}" ]; then

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import express from 'express';
+import type express from 'express';
 import request from 'supertest';
-import { SMTPServer } from 'smtp-server';
+import { createApp } from '../apps/api/src/app.js';
 import {
   ESCALATION_QUEUE,
   EscalationScheduler,
@@ -21,11 +21,8 @@ import {
   type EscalationJob,
 } from '@statusvane/shared';
 import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
-import { escalationStateSchema, incidentRecordSchema } from '../apps/api/src/openapi/records.js';
-import { requireAuth } from '../apps/api/src/middleware/auth.js';
-import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
-import { jsonBody } from '../apps/api/src/middleware/json-body.js';
-import { incidentsRouter } from '../apps/api/src/routes/incidents/incidents.router.js';
+import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
+import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
 import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
 import {
   ensureOpenLadders,
@@ -41,6 +38,8 @@ import { escalationProcessor } from '../apps/worker/src/processors/escalation.pr
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startSmtp } from './support/smtp.js';
+import { startEscalationWorker } from './support/escalation-worker.js';
 import { waitFor } from './support/worker-harness.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -82,30 +81,6 @@ async function startReceiver() {
   };
 }
 
-async function startSmtp() {
-  const mails: Array<{ to: string[]; raw: string }> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Harness: the real API, a real escalation worker on the harness's queue prefix
 // ---------------------------------------------------------------------------------------------------------------
@@ -114,9 +89,7 @@ let h: Harness;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let deps: EscalationDeps;
-let worker: Worker;
-let workerConnection: ReturnType<typeof createWorkerRedis>;
-const completed: Array<{ id: string; outcome: StepOutcome }> = [];
+let worker: ReturnType<typeof startEscalationWorker>;
 const logger = createLogger({ level: 'error', json: true, service: 'test-escalation', silent: !process.env.TEST_LOG });
 const FAST_RETRY = { attempts: 3, backoffMs: 50 };
 
@@ -140,19 +113,11 @@ beforeAll(async () => {
     keyring: h.config.encryption,
     maintenanceRecheckMs: 1000,
   };
-  workerConnection = createWorkerRedis(h.config.redis);
-  workerConnection.on('error', () => undefined);
-  worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
-    connection: workerConnection,
-    prefix: h.queuePrefix,
-    concurrency: 10,
-  });
-  worker.on('completed', (job: Job, outcome: StepOutcome) => completed.push({ id: job.id!, outcome }));
+  worker = startEscalationWorker(h, deps);
 });
 
 afterAll(async () => {
   await worker.close();
-  workerConnection.disconnect();
   deps.deliverer.close();
   await rx.close();
   await smtp.close();
@@ -195,7 +160,11 @@ const rowsOf = (incidentId: string) =>
   });
 
 const jobDone = (job: EscalationJob) =>
-  waitFor(async () => completed.find((c) => c.id === escalationJobId(job)), 10_000, `job ${escalationJobId(job)}`);
+  waitFor(
+    async () => worker.completed.find((c) => c.id === escalationJobId(job)) as { outcome: StepOutcome } | undefined,
+    10_000,
+    `job ${escalationJobId(job)}`,
+  );
 
 async function escalation(token: string, incidentId: string) {
   const res = await request(h.app).get(`/api/v1/incidents/${incidentId}/escalation`).set(bearer(token));
@@ -1001,7 +970,13 @@ describe('the ladder sweeper', () => {
     const report = await ensureOpenLadders(deps);
     expect(report.scheduled).toBeGreaterThanOrEqual(1);
     await waitFor(async () => rx.hits(`/swept/${ws.id}`).length === 1, 10_000, 'the swept page');
-    expect((await rowsOf(incident.id)).map((r) => r.status)).toEqual(['sent']);
+    // The outcome is recorded once the receiver has answered.
+    expect(
+      await waitFor(async () => {
+        const statuses = (await rowsOf(incident.id)).map((r) => r.status);
+        return statuses.includes('pending') ? null : statuses;
+      }),
+    ).toEqual(['sent']);
     // Sweeping again pages nobody twice; acknowledged and brand-new incidents are left alone.
     await ensureOpenLadders(deps);
     await new Promise((r) => setTimeout(r, 300));
@@ -1045,17 +1020,7 @@ describe('time through an injected clock', () => {
       keyring: h.config.encryption,
       now: () => clock.now,
     };
-    clockApp = express();
-    clockApp.use(
-      '/api/v1',
-      requireAuth(h.prisma),
-      jsonBody,
-      express.Router().use(
-        '/incidents',
-        incidentsRouter(h.deps, () => clock.now),
-      ),
-    );
-    clockApp.use(errorHandler(logger));
+    clockApp = createApp({ ...h.deps, clock: () => clock.now });
   });
   afterAll(async () => {
     clocked.deliverer.close();

@@ -214,7 +214,9 @@ describe('DELETE /incidents/{id} racing a check that resolves the incident', () 
       // The check resolves the incident (resolveThreshold 1) while the DELETE removes it: the check takes the monitor
       // row, then updates the incident; a DELETE that took the incident row first would then wait for the monitor.
       const [deleted, stored] = await Promise.allSettled([
-        new Promise((r) => setTimeout(r, i % 4)).then(() => deleteIncident(h.prisma, { ctx, id: inc.id })),
+        new Promise((r) => setTimeout(r, i % 4)).then(() =>
+          deleteIncident(h.deps, { ctx: { ...ctx, now: new Date() }, input: { id: inc.id } }),
+        ),
         storeCheckResultAlone(h.prisma, {
           monitor,
           region: 'local',

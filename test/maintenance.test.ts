@@ -5,13 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import express, { type Express } from 'express';
+import type { Express } from 'express';
 import request from 'supertest';
+import { createApp } from '../apps/api/src/app.js';
 import { maintenanceUntilByComponent } from '@statusvane/shared';
-import { requireAuth } from '../apps/api/src/middleware/auth.js';
-import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
-import { jsonBody } from '../apps/api/src/middleware/json-body.js';
-import { maintenanceRouter } from '../apps/api/src/routes/maintenance/maintenance.router.js';
 import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
@@ -50,18 +47,7 @@ const patch = (id: string, body: unknown, token = tokens.owner, app: Express = h
 
 /** The maintenance routes on a clock the test sets: boundaries can be hit to the millisecond. */
 function appAt(clock: { now: Date }): Express {
-  const app = express();
-  app.use(
-    '/api/v1',
-    requireAuth(h.prisma),
-    jsonBody,
-    express.Router().use(
-      '/maintenance',
-      maintenanceRouter(h.deps, () => clock.now),
-    ),
-  );
-  app.use(errorHandler(h.deps.logger));
-  return app;
+  return createApp({ ...h.deps, clock: () => clock.now });
 }
 
 /** A window one hour from now, lasting an hour, unless overridden. */
@@ -310,6 +296,30 @@ describe('POST /maintenance', () => {
       .type('text/plain')
       .send('title=x');
     expect(res.status).toBe(400);
+  });
+});
+
+describe('POST /maintenance with Idempotency-Key', () => {
+  it('opens one window for a request sent twice: the retry replays the first answer', async () => {
+    const key = uniq('key');
+    const body = windowInput({ title: uniq('Release') });
+    const send = () =>
+      request(h.app).post('/api/v1/maintenance').set(bearer(tokens.owner)).set('Idempotency-Key', key).send(body);
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const retry = await send();
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await h.prisma.maintenanceWindow.count({ where: { title: body.title as string } })).toBe(1);
+    // The same key with another body is refused, not replayed.
+    const other = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(tokens.owner))
+      .set('Idempotency-Key', key)
+      .send({ ...body, title: 'Another' });
+    expect(other.status).toBe(400);
   });
 });
 
@@ -855,6 +865,20 @@ exec REAL "$@" <<<"$input"
         .map((line) => line.split('\t'));
     return { path: `${bin}:${process.env.PATH}`, calls };
   }
+
+  it('start sends an Idempotency-Key and lets curl retry transient failures with it', async () => {
+    const fake = fakeCurl();
+    const started = await run(['start', 'Deploying v10', '5'], {
+      STATUSVANE_API: base,
+      STATUSVANE_TOKEN: tokens.owner,
+      PATH: fake.path,
+    });
+    expect([started.code, started.stderr]).toEqual([0, '']);
+    const [post] = fake.calls().filter(([kind]) => kind === 'argv');
+    const argv = post!.slice(1);
+    expect(argv[argv.indexOf('-H') + 1]).toMatch(/^Idempotency-Key: [0-9a-f]{32}$/);
+    expect(argv).toEqual(expect.arrayContaining(['--retry', '3']));
+  });
 
   it('never puts the token in a command line: curl gets it as a config on standard input', async () => {
     const fake = fakeCurl();

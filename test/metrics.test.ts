@@ -82,6 +82,9 @@ describe('API metrics', () => {
     const secret = new URL(beat.body.data.pingUrl as string).pathname.split('/').pop()!;
     for (let i = 0; i < 3; i++)
       expect((await request(app).get(`/api/v1/monitors/${id}`).set(bearer(tokens.viewer))).status).toBe(200);
+    // Errors the error middleware answers, after Express has left the route: still the full template.
+    expect((await request(app).get(`/api/v1/monitors/${randomUUID()}`).set(bearer(tokens.viewer))).status).toBe(404);
+    expect((await request(app).get(`/api/v1/monitors/${id}?x=1`).set(bearer(tokens.viewer))).status).toBe(400);
     expect((await request(app).get(`/ping/${secret}`)).status).toBe(200);
     expect((await request(app).get('/ping/AAAAAAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
     expect((await request(app).get(`/no/such/${secret}`)).status).toBe(404);
@@ -104,6 +107,10 @@ describe('API metrics', () => {
         status: '201',
       }),
     ).toBe(2);
+    for (const status of ['404', '400'])
+      expect(
+        sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/api/v1/monitors/:id', status }),
+      ).toBe(1);
     expect(
       sample(text, 'statusvane_http_request_duration_seconds_count', { route: '/ping/:secret', status: '200' }),
     ).toBe(1);
@@ -123,7 +130,7 @@ describe('API metrics', () => {
     expect(labelValues(text).some((v) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(v))).toBe(false);
   });
 
-  it('labels requests answered before routing by their scope (401, 403, 429 under /api/v1), apart from real 404s', async () => {
+  it("labels answers given before routing (401, 403, 429) with the operation's template, unknown API paths by scope", async () => {
     const h2 = makeHarness({
       RATE_LIMIT_PER_MINUTE: '2',
       QUEUE_DASHBOARD: 'true',
@@ -156,10 +163,12 @@ describe('API metrics', () => {
       const text = await m2.registry.metrics();
       const count = (route: string, status: string) =>
         sample(text, 'statusvane_http_request_duration_seconds_count', { route, status });
-      expect(count('/api/v1 (unrouted)', '401')).toBe(2);
-      expect(count('/api/v1 (unrouted)', '403')).toBe(1);
-      expect(count('/api/v1 (unrouted)', '429')).toBe(1);
+      // A declared operation's template labels every answer to it, even those given before its route ran.
+      expect(count('/api/v1/monitors/:id', '401')).toBe(2);
+      expect(count('/api/v1/monitors', '403')).toBe(1);
+      expect(count('/api/v1/monitors/:id', '429')).toBe(1);
       expect(count('/api/v1 (unrouted)', '404')).toBe(1);
+      expect(count('/api/v1 (unrouted)', '401')).toBeNull();
       expect(count('/api/v1/monitors', '200')).toBe(2);
       expect(count('/admin/queues (unrouted)', '401')).toBe(1);
       // Only the path nothing serves is "(unmatched)".

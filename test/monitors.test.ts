@@ -903,7 +903,7 @@ describe('heartbeat pings: /fail, paused monitors', () => {
 
 describe('the OpenAPI record schema and the mapper agree', () => {
   it('parses real monitor answers of every type and operation with monitorRecordSchema, field for field', async () => {
-    const { monitorRecordSchema } = await import('../apps/api/src/openapi/records.js');
+    const { monitorRecordSchema } = await import('../apps/api/src/services/monitors/monitor-record.js');
     const strict = monitorRecordSchema.strict();
     const documented = Object.keys(monitorRecordSchema.shape).sort();
     const http = await post(
@@ -972,5 +972,20 @@ describe('Redis failing inside the create transaction', () => {
       await scheduler.close().catch(() => undefined);
       dead.disconnect();
     }
+  });
+});
+
+describe('fields a kind of monitor does not use', () => {
+  it('are null in tcp and heartbeat records: method and contentType (http only), timeoutMs (not heartbeat)', async () => {
+    const http = (await post(makeMonitorInput())).body.data;
+    const tcp = (await post({ type: 'tcp', name: 'db', target: '93.184.215.14:5432' })).body.data;
+    const beat = (await post({ type: 'heartbeat', name: 'job', intervalSeconds: 3600 })).body.data;
+    const pick = (m: Record<string, unknown>) => [m.method, m.contentType, m.timeoutMs];
+    expect(pick(http)).toEqual(['GET', 'application/json', 10000]);
+    expect(pick(tcp)).toEqual([null, null, 10000]);
+    expect(pick(beat)).toEqual([null, null, null]);
+    // The same on read.
+    const read = await request(h.app).get(`/api/v1/monitors/${beat.id}`).set(bearer(tokens.viewer));
+    expect(pick(read.body.data)).toEqual([null, null, null]);
   });
 });

@@ -1,7 +1,8 @@
 // The public status page in a real browser (Debian's Chromium driven by playwright-core): what a visitor sees,
 // with JavaScript off, under the page's own Content-Security-Policy. This suite never skips: without Chromium
 // it fails and says how to install it.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -54,8 +55,11 @@ afterAll(async () => {
 });
 
 /** A fresh context with JavaScript off; records every request and every console error (CSP violations land there). */
-async function visitor(): Promise<{ context: BrowserContext; page: Page; requests: string[]; errors: string[] }> {
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 900 } });
+async function visitor(
+  viewport = { width: 1000, height: 900 },
+  javaScriptEnabled = false,
+): Promise<{ context: BrowserContext; page: Page; requests: string[]; errors: string[] }> {
+  const context = await browser.newContext({ javaScriptEnabled, viewport });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
@@ -117,7 +121,7 @@ async function seedPage(name: string) {
       componentIds: [billing.componentId],
     });
   expect(maint.status).toBe(201);
-  await h.prisma.incident.create({
+  const open = await h.prisma.incident.create({
     data: {
       workspaceId: w.ws.id,
       monitorId: checkout.id,
@@ -127,6 +131,50 @@ async function seedPage(name: string) {
       startedAt: new Date(Date.now() - 12 * MIN),
     },
   });
+  await h.prisma.incidentUpdate.createMany({
+    data: [
+      {
+        incidentId: open.id,
+        status: 'investigating',
+        message: 'Payments fail at the last step.',
+        createdAt: new Date(Date.now() - 10 * MIN),
+      },
+      {
+        incidentId: open.id,
+        status: 'identified',
+        message: 'A certificate expired on the payment gateway; renewing it.',
+        createdAt: new Date(Date.now() - 4 * MIN),
+      },
+    ],
+  });
+  const past = await h.prisma.incident.create({
+    data: {
+      workspaceId: w.ws.id,
+      monitorId: api.id,
+      title: 'Slow API responses',
+      status: 'resolved',
+      impact: 'minor',
+      startedAt: new Date(Date.now() - 3 * DAY),
+      resolvedAt: new Date(Date.now() - 3 * DAY + 40 * MIN),
+    },
+  });
+  await h.prisma.incidentUpdate.create({
+    data: {
+      incidentId: past.id,
+      status: 'resolved',
+      message: 'A database index was rebuilt.',
+      createdAt: new Date(Date.now() - 3 * DAY + 40 * MIN),
+    },
+  });
+  const next = await request(h.app)
+    .post('/api/v1/maintenance')
+    .set(bearer(w.tokens.owner))
+    .send({
+      title: 'Network switch replacement',
+      startsAt: new Date(Date.now() + 2 * DAY).toISOString(),
+      endsAt: new Date(Date.now() + 2 * DAY + 60 * MIN).toISOString(),
+    });
+  expect(next.status).toBe(201);
   const created = await request(h.app)
     .post('/api/v1/status-pages')
     .set(bearer(w.tokens.owner))
@@ -141,6 +189,21 @@ async function seedPage(name: string) {
     ]),
   });
   return page;
+}
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+type AxeViolation = { id: string; impact: string; help: string; nodes: Array<{ target: unknown[] }> };
+
+/**
+ * Runs axe-core in the page (WCAG 2.x A and AA rules, best practices) and returns its violations. It needs a
+ * context with JavaScript on (its scheduler uses timers); the page has no script of its own either way, and its
+ * CSP stays on (evaluate() runs through the DevTools protocol).
+ */
+async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  return page.evaluate(
+    `(async () => { ${AXE_SOURCE}; const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }); return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })); })()`,
+  );
 }
 
 describe('the public status page in Chromium', () => {
@@ -166,7 +229,7 @@ describe('the public status page in Chromium', () => {
       expect(await stateOf('Billing')).toMatch(/^Under maintenance until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
       expect(await stateOf('Public API')).toBe('Operational');
 
-      const maintenance = page.locator('article.maintenance');
+      const maintenance = page.locator('section[aria-labelledby=maint-now] article.maintenance');
       expect(await page.getByRole('heading', { name: 'Maintenance in progress' }).isVisible()).toBe(true);
       expect(await maintenance.locator('h3').textContent()).toBe('Billing database upgrade');
       expect(await maintenance.locator('.body').textContent()).toBe(
@@ -174,10 +237,10 @@ describe('the public status page in Chromium', () => {
       );
       expect(await maintenance.textContent()).toContain('Affects: Billing');
 
-      const incident = page.locator('article.incident');
+      const incident = page.locator('section[aria-labelledby=incidents] article.incident');
       expect(await page.getByRole('heading', { name: 'Active incidents' }).isVisible()).toBe(true);
       expect(await incident.locator('h3').textContent()).toBe('Checkout is down');
-      expect(await incident.textContent()).toMatch(/Investigating · started \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      expect(await incident.textContent()).toMatch(/Identified · Major impact · started \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
 
       // 90 bars per component; the stylesheet applied (CSP allowed it by hash): bars have their colours.
       expect(await page.locator('.component').first().locator('.bar').count()).toBe(90);
@@ -197,6 +260,94 @@ describe('the public status page in Chromium', () => {
       await page.screenshot({ path: join(ARTIFACTS, 'status-page.png'), fullPage: true });
     } finally {
       await context.close();
+    }
+  }, 60_000);
+
+  it('fits a 390 px phone: no horizontal scroll, fewer days of bars, today always shown; axe finds nothing', async () => {
+    const p = await seedPage('Acme Phone');
+    for (const [width, days, file] of [
+      [390, 30, 'status-page-390.png'],
+      [700, 60, 'status-page-700.png'],
+      [1280, 90, 'status-page-1280.png'],
+    ] as const) {
+      const { context, page, errors } = await visitor({ width, height: 844 }, true);
+      try {
+        expect((await page.goto(`${origin}/status/${p.slug}`))?.status()).toBe(200);
+        const widths = await page.evaluate(() => {
+          const d = (
+            globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+          ).document.documentElement;
+          return { scroll: d.scrollWidth, client: d.clientWidth };
+        });
+        expect([width, widths.scroll]).toEqual([width, widths.client]);
+        const bars = page.locator('.component').first().locator('.bar');
+        expect(await bars.count()).toBe(90);
+        // Only the latest days are displayed on narrow screens; the last bar (today) is on screen, inside its card.
+        const shown = await bars.evaluateAll(
+          (els) =>
+            els.filter(
+              (e) => (e as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect().width > 0,
+            ).length,
+        );
+        expect([width, shown]).toEqual([width, days]);
+        const today = await bars.last().boundingBox();
+        const card = await page.locator('section.components').first().boundingBox();
+        expect(today!.width).toBeGreaterThanOrEqual(2);
+        expect(today!.x + today!.width).toBeLessThanOrEqual(card!.x + card!.width);
+        expect(await page.locator('.legend').first().innerText()).toContain(`${days} days ago`);
+        await page.screenshot({ path: join(ARTIFACTS, file), fullPage: true });
+
+        const violations = await axeViolations(page);
+        expect([width, violations]).toEqual([width, []]);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    }
+  }, 90_000);
+
+  it('has landmarks, the incident timeline and past incidents; the password form passes axe too', async () => {
+    const p = await seedPage('Acme Landmarks');
+    const { context, page } = await visitor();
+    try {
+      await page.goto(`${origin}/status/${p.slug}`);
+      expect(await page.getByRole('banner').count()).toBe(1);
+      expect(await page.getByRole('main').count()).toBe(1);
+      expect(await page.getByRole('contentinfo').count()).toBe(1);
+      const incident = page.locator('article.incident').first();
+      expect(await incident.locator('.timeline li strong').allTextContents()).toEqual(['Identified', 'Investigating']);
+      expect(await page.getByRole('heading', { name: 'Upcoming maintenance' }).isVisible()).toBe(true);
+      const past = page.locator('section[aria-labelledby=past] article');
+      expect(await past.locator('h3').allTextContents()).toEqual(['Slow API responses']);
+      // Closed <details> still open without JavaScript.
+      await past.locator('summary').click();
+      expect(await past.locator('.timeline').isVisible()).toBe(true);
+      // Every bar colour is explained in words.
+      expect(await page.getByRole('list', { name: 'What the bar colours mean' }).locator('li').count()).toBe(5);
+      expect(await page.locator('.bars').first().getAttribute('aria-label')).toMatch(/^Uptime over the last 90 days: /);
+
+      // Subscribing works without JavaScript: the form posts, the answer page says what happens next.
+      await page.fill('#sub-email', `reader-${p.slug}@example.test`);
+      await Promise.all([
+        page.waitForURL(`${origin}/status/${p.slug}/subscribe`),
+        page.click('#subscribe ~ .card button'),
+      ]);
+      expect(await page.locator('h1').textContent()).toBe('Almost there');
+      expect(await page.locator('main').textContent()).toContain('a confirmation link is on its way');
+    } finally {
+      await context.close();
+    }
+    await setStatusPagePassword(
+      h.prisma,
+      { id: p.id, password: 'a long password' },
+      { publicBaseUrl: h.config.publicBaseUrl },
+    );
+    const second = await visitor(undefined, true);
+    try {
+      expect((await second.page.goto(`${origin}/status/${p.slug}`))?.status()).toBe(401);
+      expect(await axeViolations(second.page)).toEqual([]);
+    } finally {
+      await second.context.close();
     }
   }, 60_000);
 

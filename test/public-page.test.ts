@@ -129,7 +129,10 @@ describe('GET /status/:slug: what is served', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/<script/i);
     expect(res.text).not.toMatch(/\sstyle="/i);
-    expect(res.text).not.toMatch(/(src|href|action)="(?!data:)/i);
+    // Only data: URLs and the page's own feeds and subscribe form (same origin, relative).
+    expect(res.text).not.toMatch(
+      new RegExp(`(src|href|action)="(?!data:|/status/${p.slug}/(feed\\.atom|feed\\.rss|subscribe)")`, 'i'),
+    );
     expect(res.text).not.toMatch(/https?:\/\//);
     expect(res.text).not.toMatch(/@import|url\(/);
   });
@@ -200,7 +203,7 @@ describe('the page contents', () => {
     expect((await json(p.slug)).body.data.summary).toBe('degraded');
   });
 
-  it('lists open and acknowledged incidents of shown components and manual ones, newest first; not resolved ones', async () => {
+  it('lists open and acknowledged incidents of shown components and manual ones, newest first; resolved ones apart', async () => {
     const w = await makeWorkspace(h.prisma);
     const api = await monitor(w, 'API', 'down');
     const web = await monitor(w, 'Web', 'up');
@@ -226,6 +229,13 @@ describe('the page contents', () => {
       monitorId: hiddenMon.id,
       startedAt: new Date(t - MIN),
     });
+    const old = await incident(w, {
+      title: 'Long ago',
+      status: 'resolved',
+      monitorId: api.id,
+      startedAt: new Date(t - 16 * DAY),
+    });
+    await h.prisma.incident.update({ where: { id: old.id }, data: { resolvedAt: new Date(t - 15 * DAY) } });
     const p = await page(w);
     await arrangeStatusPage(h.prisma, {
       id: p.id,
@@ -251,8 +261,14 @@ describe('the page contents', () => {
     expect(text).toContain('Active incidents');
     expect(text).toContain('API is down');
     expect(text).toContain(`started <time datetime="${iso(t - 10 * MIN)}">`);
-    expect(text).not.toContain('Web was down');
     expect(text).not.toContain('Internal is down');
+    expect(text).not.toContain('Long ago');
+    // Resolved within the last 14 days: under "Past incidents", not among the active ones.
+    expect(d.pastIncidents.map((i: { title: string; status: string }) => [i.title, i.status])).toEqual([
+      ['Web was down', 'resolved'],
+    ]);
+    expect(text.split('Past incidents')[0]).not.toContain('Web was down');
+    expect(text.split('Past incidents')[1]).toContain('Web was down');
   });
 
   it('lists in-progress, upcoming and cancelled maintenance that touches the page; not completed or elsewhere', async () => {
@@ -412,7 +428,7 @@ describe('the page contents', () => {
     expect(d.components.map((x: { name: string }) => x.name)).toEqual(['Charlie', 'Alpha', 'Bravo']);
     expect(d.summary).toBe('operational');
     const text = (await html(p.slug)).text;
-    const order = ['<h3>Edge</h3>', '>Charlie<', '>Alpha<', '<h3>Core</h3>', '>Bravo<'].map((s) => text.indexOf(s));
+    const order = ['>Edge</h3>', '>Charlie<', '>Alpha<', '>Core</h3>', '>Bravo<'].map((s) => text.indexOf(s));
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
     expect(text).not.toContain('Not shown');
@@ -488,6 +504,106 @@ describe('the page contents', () => {
     expect(text).toContain('&quot;&gt;&lt;svg onload=alert(3)&gt;');
     expect(text).toContain('<title>&lt;/title&gt;&lt;script&gt;alert(4)&lt;/script&gt; status</title>');
     expect(text).toContain('&lt;b onmouseover=alert(5)&gt;Core&lt;/b&gt;');
+  });
+});
+
+describe('incident updates, manual incidents and the maintenance horizon', () => {
+  it('shows each incident with its update timeline: newest first in HTML, oldest first in JSON', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const api = await monitor(w, 'API', 'down');
+    const t = Date.now();
+    const inc = await incident(w, {
+      title: 'API errors',
+      status: 'open',
+      monitorId: api.id,
+      startedAt: new Date(t - 30 * MIN),
+    });
+    await h.prisma.incidentUpdate.createMany({
+      data: [
+        {
+          incidentId: inc.id,
+          status: 'investigating',
+          message: 'Looking into <errors>.',
+          createdAt: new Date(t - 25 * MIN),
+        },
+        {
+          incidentId: inc.id,
+          status: 'identified',
+          message: 'A bad deploy.\nRolling back.',
+          createdAt: new Date(t - 10 * MIN),
+        },
+      ],
+    });
+    const p = await page(w);
+    const d = (await json(p.slug)).body.data;
+    expect(d.incidents[0].updates.map((u: { status: string; message: string }) => [u.status, u.message])).toEqual([
+      ['investigating', 'Looking into <errors>.'],
+      ['identified', 'A bad deploy.\nRolling back.'],
+    ]);
+    expect(d.incidents[0].updates[1].createdAt).toBe(iso(t - 10 * MIN));
+    const text = (await html(p.slug)).text;
+    // The stage shown is the latest update's; the timeline reads newest first; messages keep their line breaks.
+    expect(text).toMatch(/<div class="muted">Identified · Major impact · started/);
+    const timeline = text.slice(text.indexOf('<ol class="timeline"'));
+    expect(timeline.indexOf('Rolling back.')).toBeLessThan(timeline.indexOf('Looking into &lt;errors&gt;.'));
+    expect(timeline).toContain('<p class="body">A bad deploy.\nRolling back.</p>');
+  });
+
+  it('a manual incident shows on pages showing a component it names, or on every page when it names none', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const api = await monitor(w, 'API', 'up');
+    const web = await monitor(w, 'Web', 'up');
+    const named = await incident(w, { title: 'Web only', status: 'open' });
+    await h.prisma.incidentComponent.create({ data: { incidentId: named.id, componentId: web.componentId } });
+    await incident(w, { title: 'Everything', status: 'open' });
+    const both = await page(w);
+    const apiOnly = await page(w);
+    await arrangeStatusPage(h.prisma, {
+      id: apiOnly.id,
+      json: JSON.stringify([{ name: 'A', componentIds: [api.componentId] }]),
+    });
+    const titles = async (slug: string) =>
+      (await json(slug)).body.data.incidents.map((i: { title: string; components: unknown[] }) => [
+        i.title,
+        i.components,
+      ]);
+    expect(await titles(both.slug)).toEqual(
+      expect.arrayContaining([
+        ['Web only', [{ id: web.componentId, name: 'Web' }]],
+        ['Everything', []],
+      ]),
+    );
+    expect(await titles(apiOnly.slug)).toEqual([['Everything', []]]);
+    expect((await html(apiOnly.slug)).text).not.toContain('Web only');
+  });
+
+  it('announces maintenance starting within 7 days, not later', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const t = Date.now();
+    await maintenance(w, { title: 'In six days', startsAt: iso(t + 6 * DAY), endsAt: iso(t + 6 * DAY + 60 * MIN) });
+    await maintenance(w, { title: 'In eight days', startsAt: iso(t + 8 * DAY), endsAt: iso(t + 8 * DAY + 60 * MIN) });
+    const p = await page(w);
+    const d = (await json(p.slug)).body.data;
+    expect(d.maintenance.map((m: { title: string; status: string }) => [m.title, m.status])).toEqual([
+      ['In six days', 'scheduled'],
+    ]);
+    expect((await html(p.slug)).text).not.toContain('In eight days');
+  });
+
+  it('escapes hostile incident updates', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const inc = await incident(w, { title: 'x', status: 'open' });
+    await h.prisma.incidentUpdate.create({
+      data: {
+        incidentId: inc.id,
+        status: 'monitoring',
+        message: `</li><script>alert(1)</script><a href="javascript:x">`,
+      },
+    });
+    const p = await page(w);
+    const text = (await html(p.slug)).text;
+    expect(text).not.toMatch(/<script|<a href="javascript/i);
+    expect(text).toContain('&lt;/li&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;a href=&quot;javascript:x&quot;&gt;');
   });
 });
 

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { rebuildRollups } from '@statusvane/shared';
+import { rebuildRollups, responseTimesQuerySchema } from '@statusvane/shared';
 import { getResponseTimes } from '../apps/api/src/services/monitors/response-times.js';
+import type { RequestContext } from '../apps/api/src/services/auth/context.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+
+/** The service as its route calls it: the query parsed by the route's schema, `now` in the context. */
+const times = (ctx: RequestContext, id: string, query: Record<string, string>, now: Date) =>
+  getResponseTimes(h.deps, { ctx: { ...ctx, now }, input: { id, query: responseTimesQuerySchema.parse(query) } });
 
 let h: Harness;
 beforeAll(() => {
@@ -62,7 +67,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ],
     });
     await rebuildRollups(h.prisma, m.id);
-    const all = await getResponseTimes(h.deps, { ctx, id: m.id, query: {}, now });
+    const all = await times(ctx, m.id, {}, now);
     expect(all.period).toBe('day');
     expect(all.region).toBe('all');
     expect(all.buckets).toHaveLength(24);
@@ -87,7 +92,7 @@ describe('GET /monitors/{id}/response-times', () => {
       total: 4,
       phases: { dnsMs: 17, connectMs: 20, tlsMs: 30, waitingMs: 40 },
     });
-    const local = await getResponseTimes(h.deps, { ctx, id: m.id, query: { region: 'local' }, now });
+    const local = await times(ctx, m.id, { region: 'local' }, now);
     expect(local.region).toBe('local');
     expect(local.buckets[23]).toMatchObject({ avgMs: 200, downCount: 1, total: 3 });
   });
@@ -121,7 +126,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ],
     });
     await rebuildRollups(h.prisma, m.id);
-    const week = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'week' }, now });
+    const week = await times(ctx, m.id, { period: 'week' }, now);
     expect(week.buckets).toHaveLength(28);
     const starts = week.buckets.map((b) => b.bucketStart);
     expect(starts[0]).toBe('2026-04-24T12:00:00.000Z');
@@ -141,7 +146,7 @@ describe('GET /monitors/{id}/response-times', () => {
     // Everything else is an empty bucket; the result before the window counts nowhere.
     expect(week.buckets.reduce((n, b) => n + b.total, 0)).toBe(9);
     expect(week.buckets.filter((b) => b.total === 0).every((b) => b.avgMs === null && b.downCount === 0)).toBe(true);
-    const local = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'week', region: 'local' }, now });
+    const local = await times(ctx, m.id, { period: 'week', region: 'local' }, now);
     expect(local.buckets.at(-1)).toMatchObject({ avgMs: 100, total: 2, downCount: 1 });
   });
 
@@ -171,7 +176,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ],
     });
     await rebuildRollups(h.prisma, m.id);
-    const month = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'month' }, now });
+    const month = await times(ctx, m.id, { period: 'month' }, now);
     expect(month.buckets).toHaveLength(30);
     expect(month.buckets[0]!.bucketStart).toBe('2026-04-02T00:00:00.000Z');
     expect(month.buckets[29]!.bucketStart).toBe('2026-05-01T00:00:00.000Z');
@@ -203,14 +208,15 @@ describe('GET /monitors/{id}/response-times', () => {
     });
     await rebuildRollups(h.prisma, m.id);
     for (const period of ['hour', 'day'] as const) {
-      const none = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period }, now });
-      const all = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period, region: 'all' }, now });
+      const none = await times(ctx, m.id, { period }, now);
+      const all = await times(ctx, m.id, { period, region: 'all' }, now);
       expect(all).toEqual(none);
       expect(all.region).toBe('all');
       expect(all.buckets.at(-1)).toMatchObject({ avgMs: 200, total: 2 });
-      expect(
-        (await getResponseTimes(h.deps, { ctx, id: m.id, query: { period, region: 'eu-west' }, now })).buckets.at(-1),
-      ).toMatchObject({ avgMs: 300, total: 1 });
+      expect((await times(ctx, m.id, { period, region: 'eu-west' }, now)).buckets.at(-1)).toMatchObject({
+        avgMs: 300,
+        total: 1,
+      });
     }
     const res = await request(h.app)
       .get(`/api/v1/monitors/${m.id}/response-times?period=hour&region=all`)
@@ -224,7 +230,7 @@ describe('GET /monitors/{id}/response-times', () => {
     const { m, ctx } = await setup('free');
     const now = new Date();
     await h.prisma.checkResult.create({ data: result(m.id, new Date(now.getTime() - 1000)) });
-    const res = await getResponseTimes(h.deps, { ctx, id: m.id, query: { period: 'hour' }, now });
+    const res = await times(ctx, m.id, { period: 'hour' }, now);
     expect(res.buckets).toHaveLength(60);
     expect(res.buckets.at(-1)).toMatchObject({
       avgMs: 100,

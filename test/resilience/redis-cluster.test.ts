@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Cluster } from 'ioredis';
-import { CHECK_JOB_NAME, ESCALATION_QUEUE, checkQueueName, schedulerId } from '@statusvane/shared';
+import {
+  CHECK_JOB_NAME,
+  ESCALATION_QUEUE,
+  SUBSCRIBER_QUEUE,
+  SubscriberQueue,
+  checkQueueName,
+  schedulerId,
+} from '@statusvane/shared';
 import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
@@ -58,10 +65,14 @@ describe('on a Redis Cluster', () => {
     expect(h.redis).toBeInstanceOf(Cluster);
     expect(worker.runtime.checkWorker.opts.prefix).toBe(`{${h.queuePrefix}:${checkQueueName('local')}}`);
     expect(worker.runtime.escalationWorker.opts.prefix).toBe(`{${h.queuePrefix}:${ESCALATION_QUEUE}}`);
+    // The status page subscribers' queue (a worker process's third queue): its sweep scheduler goes in.
+    const subscribers = new SubscriberQueue(h.redis, h.queuePrefix);
+    await subscribers.ensureSweep();
+    await subscribers.close();
     // BullMQ has written its meta keys by now; each queue's keys are on one node, under its own tag.
     const keys = await cluster.keys(`{${h.queuePrefix}:*`);
     expect(keys.length).toBeGreaterThan(0);
-    for (const queue of [checkQueueName('local'), ESCALATION_QUEUE]) {
+    for (const queue of [checkQueueName('local'), ESCALATION_QUEUE, SUBSCRIBER_QUEUE]) {
       const own = keys.filter((k) => k.startsWith(`{${h.queuePrefix}:${queue}}:${queue}:`));
       expect(own.length).toBeGreaterThan(0);
       expect(new Set(await Promise.all(own.map((k) => cluster.nodeOfKey(k)))).size).toBe(1);

@@ -9,16 +9,14 @@ import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
+import { API_ROUTES } from './routes/api-routes.js';
+import { labelRoutes, mountRoutes } from './routes/mount-routes.js';
 import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
-import { incidentsRouter } from './routes/incidents/incidents.router.js';
-import { maintenanceRouter } from './routes/maintenance/maintenance.router.js';
-import { monitorsRouter } from './routes/monitors/monitors.router.js';
 import { pingRouter } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
-import { statusPagesRouter } from './routes/status-pages/status-pages.router.js';
 
 export const API_BASE = '/api/v1';
 
@@ -47,11 +45,13 @@ export function createApp(deps: ApiDeps): Express {
     );
   }
   const api = express.Router();
-  api.use(requireAuth(deps.prisma), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
-  api.use('/monitors', monitorsRouter(deps));
-  api.use('/incidents', incidentsRouter(deps));
-  api.use('/maintenance', maintenanceRouter(deps));
-  api.use('/status-pages', statusPagesRouter(deps));
+  api.use(
+    labelRoutes(API_ROUTES, API_BASE),
+    requireAuth(deps.prisma),
+    rateLimit(deps.redis, deps.config.rateLimitPerMinute),
+    jsonBody,
+  );
+  mountRoutes(api, API_ROUTES, deps);
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
   app.use(pingRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.

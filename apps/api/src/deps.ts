@@ -6,6 +6,7 @@ import type {
   PrismaClient,
   RedisClient,
   SsrfGuard,
+  SubscriberQueue,
 } from '@statusvane/shared';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import type { ApiLifecycle } from './shutdown.js';
@@ -24,4 +25,8 @@ export interface ApiDeps {
   escalations?: EscalationScheduler;
   /** Shutdown state: while draining, `/readyz` answers 503. Absent (tests): never draining. */
   lifecycle?: ApiLifecycle;
+  /** Status page subscriber deliveries (confirmation mails); built on first use over `redis` when omitted. */
+  subscribers?: SubscriberQueue;
+  /** The clock every request reads its `ctx.now` from; tests move it to stand on a boundary. Default: the system's. */
+  clock?: () => Date;
 }

@@ -1,6 +1,7 @@
 import {
   CheckScheduler,
   EscalationScheduler,
+  SubscriberQueue,
   createApiRedis,
   createPrisma,
   createSsrfGuard,
@@ -23,6 +24,7 @@ redis.on('error', (err: Error) => logger.warn('redis connection error', { error:
 const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
 const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
 const escalations = new EscalationScheduler(redis, config.queuePrefix);
+const subscribers = new SubscriberQueue(redis, config.queuePrefix);
 
 const metrics = createApiMetrics({ prisma, scheduler });
 const metricsListener = exposeMetrics({
@@ -32,7 +34,18 @@ const metricsListener = exposeMetrics({
   logger,
 });
 const lifecycle = createLifecycle(logger);
-const app = createApp({ config, prisma, redis, logger, scheduler, guard, escalations, metrics, lifecycle });
+const app = createApp({
+  config,
+  prisma,
+  redis,
+  logger,
+  scheduler,
+  guard,
+  escalations,
+  subscribers,
+  metrics,
+  lifecycle,
+});
 const server = createApiServer(app, logger).listen(config.port, () => {
   logger.info(`API listening on ${config.publicBaseUrl}/api/v1 (port ${config.port})`);
 });
@@ -63,7 +76,7 @@ async function shutdown(signal: string): Promise<void> {
   // finish; only then close what they use.
   await lifecycle.drain(server, drainMs);
   void metricsListener.then((m) => m.close());
-  await Promise.allSettled([scheduler.close(), escalations.close(), prisma.$disconnect()]);
+  await Promise.allSettled([scheduler.close(), escalations.close(), subscribers.close(), prisma.$disconnect()]);
   await Promise.allSettled([redis.quit()]);
   clearTimeout(force);
   process.exit(0);

@@ -64,7 +64,13 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
 
   const escalations = new EscalationScheduler(connection, config.queuePrefix);
   const deliverer =
-    deps.deliverer ?? createDeliverer({ guard, encryptionKey: config.encryption.current.key, smtp: config.smtp });
+    deps.deliverer ??
+    createDeliverer({
+      guard,
+      encryptionKey: config.encryption.current.key,
+      smtp: config.smtp,
+      providers: config.alertProviders,
+    });
   const escalationDeps: EscalationDeps = {
     prisma,
     scheduler: escalations,

@@ -12,3 +12,4 @@ export * from './maintenance/index.js';
 export * from './escalation/index.js';
 export * from './json-assertion/index.js';
 export * from './metrics/index.js';
+export * from './subscribers/index.js';

@@ -2,9 +2,13 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isUnavailableError, UnavailableError, ValidationError, type Logger } from '@statusvane/shared';
 import { routeOf } from './request-log.js';
 
-/** Unknown routes answer the same envelope as everything else. */
+/** How much of an unknown path a 404 repeats: the path comes from the client (it can be kilobytes long). */
+const ECHOED_PATH_MAX = 100;
+
+/** Unknown routes answer the same envelope as everything else; the path is echoed bounded (it is percent-encoded). */
 export const notFoundRoute: RequestHandler = (req, _res, next) => {
-  next(new AppError('not_found', `No route for ${req.method} ${req.path}`));
+  const path = req.path.length > ECHOED_PATH_MAX ? `${req.path.slice(0, ECHOED_PATH_MAX)}...` : req.path;
+  next(new AppError('not_found', `No route for ${req.method} ${path}`));
 };
 
 interface BodyParserError {

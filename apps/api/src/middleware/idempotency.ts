@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { ConflictError, ValidationError, sha256Hex, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { ConflictError, ValidationError, sha256Hex, type PrismaClient } from '@statusvane/shared';
+import type { InTransaction } from '../services/context.js';
 import { ctxOf } from './auth.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -26,7 +27,9 @@ export interface IdempotencyDeps {
 }
 
 /**
- * Safe retries for a POST route: mount after auth and JSON body parsing, before the handler.
+ * Safe retries for a route declared `idempotent` (mountRoutes mounts it after auth and JSON body parsing). One
+ * protocol: the service stores the answer in the transaction that performs the action (storeAnswerInTransaction);
+ * any other answer releases the key.
  *
  * State lives in PostgreSQL (idempotency_records), never in process memory, so a key holds across API replicas.
  * The unique index (workspaceId, principal, key) is the lock: whoever inserts the row owns the key; a row with
@@ -56,7 +59,9 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
 
     if (outcome.kind === 'replay') {
       res.setHeader(REPLAYED_HEADER, 'true');
-      res.status(outcome.status).json(outcome.body);
+      // The answer's own bytes (stored as a JSON string): the same key order and spelling as the first answer.
+      if (typeof outcome.body === 'string') res.status(outcome.status).type('application/json').send(outcome.body);
+      else res.status(outcome.status).json(outcome.body);
       return;
     }
     if (outcome.kind === 'busy') {
@@ -66,7 +71,7 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
 
     const held: HeldClaim = { ...outcome.claim, storedInTransaction: false };
     res.locals[HELD_CLAIM] = held;
-    recordResponse(prisma, res, held);
+    releaseOnFinish(prisma, res, held);
     next();
   };
 }
@@ -80,40 +85,49 @@ interface Claim {
 /** A claim while its request runs; `storedInTransaction` once the handler's transaction has stored the answer. */
 interface HeldClaim extends Claim {
   storedInTransaction: boolean;
+  /** The JSON text stored as the answer. */
+  answer?: string;
 }
 
 const HELD_CLAIM = 'idempotencyClaim';
 
 /**
- * For a handler whose action commits in one transaction (POST /monitors, POST /status-pages): a hook for the service
- * (see services/in-transaction.ts) that stores the answer, `status` and `toBody(result)`, inside that transaction.
+ * The `ctx.inTransaction` hook of an idempotent route (services/context.ts): stores the answer, `status` and
+ * `toBody(result)`, inside the transaction that performs the action.
  * The action and its stored answer then commit together or not at all: no crash between the two can leave an
  * in-flight claim over a performed action, which a retry would take over once stale and perform again. The store is
  * also a compare-and-set on the claim: if a retry took the claim over meanwhile, it refuses (409) and the action
  * rolls back, so at most one of them commits. Undefined when the request carries no key.
  *
- * The handler must then answer exactly `status` and `toBody(result)`; the middleware does not store it a second time.
- * Handlers that do not use this keep the older behaviour: the answer is stored just after the action.
+ * mountRoutes then answers exactly `status` and `toBody(result)`.
  */
-export function storeAnswerInTransaction<T>(
+export function storeAnswerInTransaction(
   res: Response,
   status: number,
-  toBody: (result: T) => unknown,
-): ((tx: Prisma.TransactionClient, result: T) => Promise<void>) | undefined {
+  toBody: (result: unknown) => unknown,
+): InTransaction | undefined {
   const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
   if (!held) return undefined;
   return async (tx, result) => {
-    const stored = JSON.parse(JSON.stringify(toBody(result))) as Prisma.InputJsonValue;
+    // The bytes the client gets, kept as one JSON string (jsonb would reorder an object's keys): a replay repeats
+    // them exactly, and mountRoutes sends these very bytes the first time (storedAnswer).
+    const text = JSON.stringify(toBody(result));
     const { count } = await tx.idempotencyRecord.updateMany({
       where: { id: held.id, createdAt: held.createdAt, responseStatus: null },
-      data: { responseStatus: status, responseBody: stored },
+      data: { responseStatus: status, responseBody: text },
     });
     if (count !== 1) {
       res.setHeader('Retry-After', '1');
       throw new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
     }
     held.storedInTransaction = true;
+    held.answer = text;
   };
+}
+
+/** The answer's bytes as the request's transaction stored them, to be sent as they are; undefined when none was. */
+export function storedAnswer(res: Response): string | undefined {
+  return (res.locals[HELD_CLAIM] as HeldClaim | undefined)?.answer;
 }
 
 type Outcome = { kind: 'claimed'; claim: Claim } | { kind: 'replay'; status: number; body: unknown } | { kind: 'busy' };
@@ -180,66 +194,43 @@ async function acquire(prisma: PrismaClient, now: () => Date, input: ClaimInput)
 }
 
 /**
- * Settles the claim when the handler answers (unless the handler's transaction stored it: storeAnswerInTransaction).
- * A 2xx JSON answer is stored before it is sent, so a client that retries the moment it has the answer is replayed,
- * never told 409. Anything else (validation failure, 403, 409, 5xx, a non-JSON answer) releases the key: only
- * performed actions are remembered.
+ * The backstop for an answer that is not a stored success (a 4xx, a 5xx, a client that went away once the handler
+ * finished): the claim is released, so only performed actions are remembered. 'finish' only: on 'close' alone (client
+ * went away) the handler may still be running and about to perform the action, and releasing then would let a retry
+ * perform it twice.
  */
-function recordResponse(prisma: PrismaClient, res: Response, claim: HeldClaim): void {
-  const mine = { id: claim.id, createdAt: claim.createdAt, responseStatus: null };
-  const release = () => prisma.idempotencyRecord.deleteMany({ where: mine });
-  let settled = false;
-
-  const send = res.json.bind(res);
-  res.json = function recordingJson(body?: unknown) {
-    // The stored answer and the sent answer must agree: once one JSON answer is being recorded, a second one
-    // (a handler that answers and then throws into the error middleware) is dropped.
-    if (settled) return res;
-    // Serialised before settling: a body that cannot be serialised throws here, into the error middleware,
-    // whose own answer must still be able to settle the claim.
-    const text = JSON.stringify(body);
-    settled = true;
-    const status = res.statusCode;
-    // Stored as the client will read it (Dates as strings, undefined fields dropped); a JSON null cannot be told
-    // apart from "no response" in a nullable Json column, so such an answer is not stored.
-    const stored = text === undefined ? null : (JSON.parse(text) as unknown);
-    const success = status >= 200 && status < 300;
-    // Stored in the handler's transaction already: it committed, or the handler would not be answering 2xx. For any
-    // other answer the release below is a no-op if it did commit (it only deletes an unanswered claim).
-    const settle: Promise<unknown> =
-      success && claim.storedInTransaction
-        ? Promise.resolve()
-        : success && stored !== null
-          ? prisma.idempotencyRecord.updateMany({
-              where: mine,
-              data: { responseStatus: status, responseBody: stored as Prisma.InputJsonValue },
-            })
-          : release();
-    // If the bookkeeping fails the answer still goes out: the client must learn the outcome. The unsettled claim
-    // answers 409 until it turns stale (IDEMPOTENCY_STALE_MS) and is taken over, so the key is not lost for 24 hours;
-    // for a 2xx whose store failed that means a late retry performs the action again, the price of never
-    // withholding an answer that succeeded.
-    void settle
-      .catch(() => undefined)
-      // The status captured above, not whatever the dropped second answer may have set meanwhile.
-      .then(() => {
-        res.status(status);
-        send(body);
-      })
-      .catch(() => {
-        if (!res.writableEnded) res.end();
-      });
-    return res;
-  };
-
-  // Backstop for answers that bypass res.json (res.end, sendStatus, Express's default handler). 'finish' only:
-  // on 'close' alone (client went away) the handler may still be running and about to perform the action, and
-  // releasing then would let a retry perform it twice.
+function releaseOnFinish(prisma: PrismaClient, res: Response, claim: HeldClaim): void {
   res.on('finish', () => {
-    if (settled) return;
-    settled = true;
-    release().catch(() => undefined);
+    // A failure after the hook ran rolled the stored answer back with the action: release that claim too (a no-op
+    // when the answer did commit, since only an unanswered claim is deleted).
+    const success = res.statusCode >= 200 && res.statusCode < 300;
+    if (!success || !claim.storedInTransaction) releaseClaim(prisma, claim).catch(() => undefined);
   });
+}
+
+/** Deletes the claim unless it holds an answer, and unless a retry took it over (its createdAt changed). */
+function releaseClaim(prisma: PrismaClient, claim: HeldClaim) {
+  return prisma.idempotencyRecord.deleteMany({
+    where: { id: claim.id, createdAt: claim.createdAt, responseStatus: null },
+  });
+}
+
+/**
+ * Releases the request's claim now, before its error is answered, so that a client retrying the moment it reads
+ * the error is not told 409. A no-op without a claim, or when the answer committed.
+ */
+export async function releaseIdempotencyClaim(prisma: PrismaClient, res: Response): Promise<void> {
+  const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
+  if (held) await releaseClaim(prisma, held).catch(() => undefined);
+}
+
+/**
+ * True when the request holds a claim whose answer no transaction stored: a route declared idempotent whose service
+ * never called `ctx.inTransaction` (a bug: the action would not be remembered).
+ */
+export function answerNotStored(res: Response): boolean {
+  const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
+  return held !== undefined && !held.storedInTransaction;
 }
 
 /** Deletes the records that expired at or before `now`; for a periodic job. Returns how many were removed. */

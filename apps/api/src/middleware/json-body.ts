@@ -101,10 +101,18 @@ export const jsonBody: RequestHandler = (req, res, next) => {
   });
 };
 
-/** A write without a JSON body (wrong or missing Content-Type) is refused rather than read as `{}`. */
-export const requireJson: RequestHandler = (req, _res, next) => {
-  if (!req.is(['application/json', 'application/*+json'])) {
-    throw new AppError('invalid_request', 'Send a JSON body with Content-Type: application/json');
-  }
-  next();
-};
+/**
+ * One rule for bodies on every operation: a body that is sent is JSON, and an operation that takes one requires
+ * it. A body of another type (text/plain, a form) is refused rather than ignored or read as `{}`; an empty body
+ * (Content-Length: 0) counts as none.
+ */
+export function jsonBodyRule(takesBody: boolean): RequestHandler {
+  return (req, _res, next) => {
+    const length = req.headers['content-length'];
+    const sent = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if ((takesBody || sent) && !req.is(['application/json', 'application/*+json'])) {
+      throw new AppError('invalid_request', 'Send a JSON body with Content-Type: application/json');
+    }
+    next();
+  };
+}

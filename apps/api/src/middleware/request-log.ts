@@ -6,13 +6,19 @@ const API_SCOPE = '/api/v1';
 /** A mount path made of fixed words only (never an id or secret), usable as a label as it is. */
 const STATIC_MOUNT = /^(\/([a-z]+(-[a-z]+)*|v[0-9]+))+$/;
 
+/** Where routes/mount-routes.ts labelRoutes puts a declared operation's template, before anything can answer. */
+export const ROUTE_LABEL = 'routeLabel';
+
 /**
- * The route template, never the raw path: paths can carry secrets (the heartbeat ping secret) and ids. A request
- * answered before any route matched gets a bounded label instead: its router's mount path when it was answered
- * inside one (the queue dashboard's 401), `/api/v1 (unrouted)` for everything else under the API (401 and 403 from
- * authentication, 429, body errors, unknown API paths: told apart by the status label), and `(unmatched)` otherwise.
+ * The route template, never the raw path: paths can carry secrets (the heartbeat ping secret) and ids. A declared
+ * API operation's request carries its template whoever answers it (labelRoutes: the 401 of authentication, a 429, an
+ * error answered by the error middleware). Any other request answered before a route matched gets a bounded label:
+ * its router's mount path when it was answered inside one (the queue dashboard's 401), `/api/v1 (unrouted)` for an
+ * unknown path under the API, and `(unmatched)` otherwise.
  */
 export function routeOf(req: Request): string {
+  const label: unknown = req.res?.locals[ROUTE_LABEL];
+  if (typeof label === 'string') return label;
   const route = req.route as { path?: unknown } | undefined;
   if (typeof route?.path === 'string')
     return route.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${route.path}`;

@@ -1,22 +1,12 @@
 /**
- * The OpenAPI 3.1 description of the management API, generated from the Zod schemas the routes validate with
- * (packages/shared) and, for what has no validator yet, from ./records.ts. Served at GET /api/v1/openapi.json and
- * rendered at GET /docs.
- *
- * Every operation of management-api.md is here, implemented or not: the document is the interface, and
- * test/openapi.test.ts fails if one goes missing.
+ * The OpenAPI 3.1 description of the management API, generated from the route declarations (routes/api-routes.ts:
+ * each operation's request schemas, record schemas and roles, declared once) and the shared components of
+ * ./operation.ts. Served at GET /api/v1/openapi.json and rendered at GET /docs.
  */
-import {
-  OpenApiGeneratorV31,
-  OpenAPIRegistry,
-  zodToOpenAPIRegistry,
-  type RouteConfig,
-} from '@asteasolutions/zod-to-openapi';
+import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   createHeartbeatMonitorSchema,
-  createHttpMonitorSchema,
   createMaintenanceSchema,
-  createMonitorUnionSchema,
   createStatusPageSchema,
   createTcpMonitorSchema,
   headersSchema,
@@ -25,37 +15,26 @@ import {
   metadataSchema,
   MONITOR_LIMITS,
   paginationQuerySchema,
-  RESERVED_SLUGS,
   responseTimesQuerySchema,
   STATUS_PAGE_LIMITS,
   updateMaintenanceSchema,
-  updateMonitorSchema,
 } from '@statusvane/shared';
-import {
-  errorEnvelopeSchema,
-  escalationStateSchema,
-  incidentRecordSchema,
-  maintenanceRecordSchema,
-  monitorRecordSchema,
-  paginationSchema,
-  responseTimeHistorySchema,
-  statusPageLayoutSchema,
-  statusPageRecordSchema,
-} from './records.js';
-import { describeSchema, nameSchema, z } from './zod.js';
+import { API_ROUTES } from '../routes/api-routes.js';
+import type { Tag } from '../routes/define-route.js';
+import { registerRoutes } from '../routes/mount-routes.js';
+import { errorEnvelopeSchema } from './envelopes.js';
+import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, ref } from './operation.js';
+import { describeSchema, nameSchema } from './zod.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const WORKSPACE_HEADER = 'X-Statusvane-Workspace';
-
-type Method = 'get' | 'post' | 'patch' | 'delete';
-type Tag = 'Monitors' | 'Status pages' | 'Maintenance' | 'Incidents';
 
 const TAGS: Array<{ name: Tag; description: string }> = [
   {
     name: 'Monitors',
     description:
-      'Uptime checks of kind `http`, `tcp` or `heartbeat`. Creating a monitor also creates its public component; the first ' +
-      'check runs on the next poll cycle, within about 2 minutes.',
+      'Uptime checks of kind `http`, `tcp` or `heartbeat`. Creating a monitor also creates its public component and queues ' +
+      'its first check at once: it runs within seconds, then every `intervalSeconds`.',
   },
   {
     name: 'Status pages',
@@ -75,445 +54,6 @@ const TAGS: Array<{ name: Tag; description: string }> = [
   },
 ];
 
-const ROLE_NOTE = {
-  read: 'Any role (viewer and above).',
-  monitorsWrite: 'Role: member, admin or owner (a viewer gets 403).',
-  respond: 'Role: member, admin or owner (a viewer gets 403).',
-  manage: 'Role: admin or owner, the roles that can manage status pages (others get 403).',
-  delete: 'Role: admin or owner (others get 403).',
-} as const;
-
-// ---------------------------------------------------------------------------------------------------------------
-// Shared components: responses, headers, parameters
-// ---------------------------------------------------------------------------------------------------------------
-
-const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({
-  $ref: `#/components/${kind}/${name}`,
-});
-
-type HeaderComponent = {
-  description: string;
-  schema: { type: 'string' | 'integer'; maxLength?: number; minimum?: number; enum?: string[] };
-};
-
-const HEADERS: Record<string, HeaderComponent> = {
-  RequestId: {
-    description:
-      'Identifies the request in the logs. Echoed when the client sent a safe value (up to 128 characters of `A-Za-z0-9._:-`).',
-    schema: { type: 'string', maxLength: 128 },
-  },
-  RateLimitLimit: {
-    description: 'Requests allowed per minute for this token.',
-    schema: { type: 'integer', minimum: 0 },
-  },
-  RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
-  RateLimitReset: { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
-  RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
-  WwwAuthenticate: { description: 'Always `Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
-  IdempotentReplayed: {
-    description:
-      'Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`.',
-    schema: { type: 'string', enum: ['true'] },
-  },
-};
-
-const requestIdHeader = { 'X-Request-Id': ref('headers', 'RequestId') };
-const rateLimitHeaders = {
-  'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
-  'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
-  'RateLimit-Reset': ref('headers', 'RateLimitReset'),
-};
-const successHeaders = { ...requestIdHeader, ...rateLimitHeaders };
-
-const errorExample = (code: string, message: string, details?: Record<string, unknown>) => ({
-  error: { code, message, ...(details ? { details } : {}) },
-});
-
-const ERROR_RESPONSES = {
-  BadRequest: {
-    description:
-      '`invalid_request`: malformed JSON, a wrong content type, unknown fields, wrong types or out-of-range values (`details.issues` ' +
-      'names each offending field); or a personal token that belongs to several workspaces sent without `X-Statusvane-Workspace` ' +
-      '(`details.workspaces` lists the choices).',
-    headers: successHeaders,
-    example: errorExample('invalid_request', 'Invalid request: intervalSeconds', {
-      issues: [{ path: 'intervalSeconds', message: 'Too small: expected number to be >=60' }],
-    }),
-  },
-  Unauthorized: {
-    description: '`unauthorized`: the bearer token is missing, malformed, unknown, revoked or expired.',
-    headers: { ...requestIdHeader, 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') },
-    example: errorExample('unauthorized', 'The token is invalid, expired or revoked'),
-  },
-  Forbidden: {
-    description:
-      "`forbidden`: the token's role may not perform the operation, or `X-Statusvane-Workspace` names a workspace the token " +
-      'cannot act in.',
-    headers: requestIdHeader,
-    example: errorExample('forbidden', 'The viewer role may not perform this operation'),
-  },
-  NotFound: {
-    description:
-      '`not_found`: no such record in this workspace (an id that is not a uuid, or that belongs to another workspace, is also 404).',
-    headers: successHeaders,
-    example: errorExample('not_found', 'monitor 1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 was not found'),
-  },
-  PayloadTooLarge: {
-    description: '`invalid_request`: the body is larger than 256 KiB.',
-    headers: successHeaders,
-    example: errorExample('invalid_request', 'The request body is larger than 256 KiB'),
-  },
-  TooManyRequests: {
-    description:
-      '`rate_limited`: the per-token request rate is spent (600 per minute by default). Wait `Retry-After` seconds.',
-    headers: { ...successHeaders, 'Retry-After': ref('headers', 'RetryAfter') },
-    example: errorExample('rate_limited', 'Rate limit of 600 requests per minute exceeded'),
-  },
-  ServiceUnavailable: {
-    description:
-      '`internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds.',
-    headers: { ...requestIdHeader, 'Retry-After': ref('headers', 'RetryAfter') },
-    example: errorExample('internal', 'The service is temporarily unavailable (redis); retry shortly'),
-  },
-} as const;
-type ErrorResponseName = keyof typeof ERROR_RESPONSES;
-
-/** A 409 differs per operation, so it is written inline with the operation's own conditions. */
-function conflict(description: string, example: string) {
-  return {
-    description: `\`conflict\`: ${description}`,
-    headers: successHeaders,
-    content: { 'application/json': { schema: ref('schemas', 'Error'), example: errorExample('conflict', example) } },
-  };
-}
-
-const IDEMPOTENCY_DESCRIPTION =
-  'Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the ' +
-  "workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and " +
-  'the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed ' +
-  'twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). ' +
-  'Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.';
-
-// ---------------------------------------------------------------------------------------------------------------
-// Operations
-// ---------------------------------------------------------------------------------------------------------------
-
-interface Operation {
-  method: Method;
-  path: string;
-  operationId: string;
-  tag: Tag;
-  summary: string;
-  description: string;
-  body?: { schema: z.ZodType; description?: string; examples?: Record<string, { summary: string; value: unknown }> };
-  query?: z.ZodObject;
-  /** Has an `{id}` path parameter: adds 404. */
-  id?: boolean;
-  idempotent?: boolean;
-  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType };
-  conflict?: { description: string; example: string };
-}
-
-const data = (record: z.ZodType) => z.object({ data: record });
-const list = (record: z.ZodType) => z.object({ data: z.array(record), pagination: paginationSchema });
-
-const OPERATIONS: Operation[] = [
-  // Maintenance ---------------------------------------------------------------------------------------------------
-  {
-    method: 'post',
-    path: '/maintenance',
-    operationId: 'createMaintenanceWindow',
-    tag: 'Maintenance',
-    summary: 'Create a maintenance window',
-    description:
-      "Opens a maintenance window and publishes its notice on the workspace's status pages. `endsAt` must be after `startsAt`; " +
-      'a missing title or an end not after the start is 400, as are unknown component ids. ' +
-      ROLE_NOTE.manage,
-    body: {
-      schema: createMaintenanceSchema,
-      examples: {
-        deploy: {
-          summary: 'A release window over the whole workspace',
-          value: {
-            title: 'Release 4.2',
-            body: 'We are deploying a new version; short interruptions are possible.',
-            startsAt: '2026-03-01T22:00:00Z',
-            endsAt: '2026-03-01T23:00:00Z',
-          },
-        },
-      },
-    },
-    success: { status: 201, description: 'The created window.', schema: data(maintenanceRecordSchema) },
-  },
-  {
-    method: 'get',
-    path: '/maintenance/{id}',
-    operationId: 'getMaintenanceWindow',
-    tag: 'Maintenance',
-    summary: 'Get a maintenance window',
-    description: 'Title, public message, time range, current phase and affected components. ' + ROLE_NOTE.read,
-    id: true,
-    success: { status: 200, description: 'The window.', schema: data(maintenanceRecordSchema) },
-  },
-  {
-    method: 'patch',
-    path: '/maintenance/{id}',
-    operationId: 'updateMaintenanceWindow',
-    tag: 'Maintenance',
-    summary: 'Update, start, complete or cancel a maintenance window',
-    description:
-      'Only the provided fields change; extending a running window is done by sending `endsAt` alone, and the original message ' +
-      'survives. `status` is an action: `start` (from `scheduled`) begins the window now, `complete` (from `in_progress`) ends it ' +
-      'now, `cancel` (from `scheduled` or `in_progress`) calls it off and keeps it on the public record. Repeating the action the ' +
-      'window is already in is a no-op 200. A PATCH may not leave `endsAt` at or before `startsAt` (400). ' +
-      ROLE_NOTE.manage,
-    id: true,
-    body: {
-      schema: updateMaintenanceSchema,
-      examples: {
-        extend: { summary: 'Extend a running window', value: { endsAt: '2026-03-01T23:30:00+00:00' } },
-        complete: { summary: 'The release is done', value: { status: 'complete' } },
-      },
-    },
-    success: { status: 200, description: 'The updated window.', schema: data(maintenanceRecordSchema) },
-    conflict: {
-      description:
-        'the action is not allowed from the current state (out of `completed` or `cancelled`, or `complete` on a `scheduled` window).',
-      example: 'A completed maintenance window cannot be started',
-    },
-  },
-  // Monitors ------------------------------------------------------------------------------------------------------
-  {
-    method: 'post',
-    path: '/monitors',
-    operationId: 'createMonitor',
-    tag: 'Monitors',
-    summary: 'Create a monitor',
-    description:
-      'Creates the monitor and its public component. The first check runs within seconds (the interface promises about 2 minutes). ' +
-      'The body is discriminated on `type`; **when `type` is omitted the body is read as an `http` monitor** (older clients keep ' +
-      'working), which this schema cannot express: it lists `type` as required. For `heartbeat` the response includes `pingUrl`. ' +
-      'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
-      'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
-      'that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not ' +
-      'accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every ' +
-      'offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between ' +
-      'fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. ' +
-      ROLE_NOTE.monitorsWrite,
-    body: {
-      schema: createMonitorUnionSchema,
-      examples: {
-        http: {
-          summary: 'An http monitor',
-          value: {
-            type: 'http',
-            name: 'Homepage',
-            target: 'https://www.example.com/health',
-            intervalSeconds: 60,
-            expectedStatusCodes: [200],
-            keyword: 'ok',
-          },
-        },
-        tcp: { summary: 'A tcp monitor', value: { type: 'tcp', name: 'Database', target: 'db.example.com:5432' } },
-        heartbeat: {
-          summary: 'A heartbeat for a nightly job',
-          value: { type: 'heartbeat', name: 'Nightly backup', intervalSeconds: 86400, graceSeconds: 900 },
-        },
-      },
-    },
-    idempotent: true,
-    success: { status: 201, description: 'The created monitor.', schema: data(monitorRecordSchema) },
-    conflict: {
-      description: 'a request with the same `Idempotency-Key` is still in flight.',
-      example: 'A request with this Idempotency-Key is still in progress; retry shortly',
-    },
-  },
-  {
-    method: 'get',
-    path: '/monitors',
-    operationId: 'listMonitors',
-    tag: 'Monitors',
-    summary: 'List monitors',
-    description: "A page of the workspace's monitors, oldest first. " + ROLE_NOTE.read,
-    query: paginationQuerySchema,
-    success: { status: 200, description: 'A page of monitors.', schema: list(monitorRecordSchema) },
-  },
-  {
-    method: 'get',
-    path: '/monitors/{id}',
-    operationId: 'getMonitor',
-    tag: 'Monitors',
-    summary: 'Get a monitor',
-    description: 'The monitor record, including `pingUrl` for a heartbeat monitor. ' + ROLE_NOTE.read,
-    id: true,
-    success: { status: 200, description: 'The monitor.', schema: data(monitorRecordSchema) },
-  },
-  {
-    method: 'patch',
-    path: '/monitors/{id}',
-    operationId: 'updateMonitor',
-    tag: 'Monitors',
-    summary: 'Update, pause or resume a monitor',
-    description:
-      'Every field is optional and only the provided ones change. `enabled: false` pauses the monitor, `enabled: true` resumes it. ' +
-      "`type` and `metadata` cannot be changed (400), and a field that does not apply to the monitor's type is 400. `headers` " +
-      'and `body` replace the stored ones whole (`headers: {}` and `body: null` clear them); nullable settings are cleared ' +
-      'with null, and an empty `keyword` or `keywordAbsent` clears it too. A 400 lists every offending field. The rules between ' +
-      'fields hold for the monitor as stored after the write: a PATCH that a concurrent one made invalid (say, a method GET ' +
-      'meeting a body) is refused with 400. ' +
-      ROLE_NOTE.monitorsWrite,
-    id: true,
-    body: {
-      // `type` and `metadata` are in the validator only to answer them with a precise 400: not part of the interface.
-      // `jsonAssertion` is restated as the equivalent union with null, for the reason given in records.ts.
-      schema: nameSchema(
-        updateMonitorSchema.omit({ type: true, metadata: true, jsonAssertion: true }).extend({
-          jsonAssertion: z
-            .union([jsonAssertionSchema, z.null()])
-            .optional()
-            .openapi({ description: 'Replaces the assertion; null removes it.' }),
-        }),
-        'UpdateMonitorInput',
-        "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
-      ),
-      examples: {
-        pause: { summary: 'Pause the monitor', value: { enabled: false } },
-        tune: {
-          summary: 'Check less often, fail slower responses',
-          value: { intervalSeconds: 300, latencyThresholdMs: 5000 },
-        },
-      },
-    },
-    success: { status: 200, description: 'The updated monitor.', schema: data(monitorRecordSchema) },
-  },
-  {
-    method: 'get',
-    path: '/monitors/{id}/response-times',
-    operationId: 'getMonitorResponseTimes',
-    tag: 'Monitors',
-    summary: 'Get response-time history',
-    description:
-      'Fixed-width buckets over the chosen period, every bucket present, the window ending at the current bucket. `avgMs` averages ' +
-      'the checks that got a response; an empty bucket has `total` 0, `downCount` 0 and `avgMs` null. The phase breakdown ' +
-      'requires the Solo plan or above: on the Free plan every phase value is null and the rest is unchanged. ' +
-      ROLE_NOTE.read,
-    id: true,
-    query: responseTimesQuerySchema,
-    success: { status: 200, description: 'The history.', schema: data(responseTimeHistorySchema) },
-  },
-  // Status pages --------------------------------------------------------------------------------------------------
-  {
-    method: 'post',
-    path: '/status-pages',
-    operationId: 'createStatusPage',
-    tag: 'Status pages',
-    summary: 'Create a status page',
-    description:
-      '`vanityUrl` is normalised to the slug (see the body schema). A reserved slug (' +
-      [...RESERVED_SLUGS].map((slug) => `\`${slug}\``).join(', ') +
-      ') or one already taken by any workspace is 409. ' +
-      ROLE_NOTE.manage,
-    body: {
-      schema: createStatusPageSchema,
-      examples: {
-        page: {
-          summary: 'A public page',
-          value: { vanityUrl: 'https://status.acme.com', name: 'Acme status', isPublic: true },
-        },
-      },
-    },
-    idempotent: true,
-    success: { status: 201, description: 'The created page.', schema: data(statusPageRecordSchema) },
-    conflict: {
-      description:
-        'the slug is reserved or already taken, or a request with the same `Idempotency-Key` is still in flight.',
-      example: 'The slug acme-status is already taken',
-    },
-  },
-  {
-    method: 'get',
-    path: '/status-pages/{id}/layout',
-    operationId: 'getStatusPageLayout',
-    tag: 'Status pages',
-    summary: 'Get a status page layout',
-    description:
-      "The page's sections in render order, each with its components in render order. An empty `sections` array means the page " +
-      'has never been arranged and shows every workspace component, ungrouped. ' +
-      ROLE_NOTE.read,
-    id: true,
-    success: { status: 200, description: 'The layout.', schema: data(statusPageLayoutSchema) },
-  },
-  // Incidents -----------------------------------------------------------------------------------------------------
-  {
-    method: 'get',
-    path: '/incidents',
-    operationId: 'listIncidents',
-    tag: 'Incidents',
-    summary: 'List incidents',
-    description:
-      'Open and acknowledged incidents plus those resolved in the last 7 days, newest first. ' + ROLE_NOTE.read,
-    query: paginationQuerySchema,
-    success: { status: 200, description: 'A page of incidents.', schema: list(incidentRecordSchema) },
-  },
-  {
-    method: 'get',
-    path: '/incidents/{id}/escalation',
-    operationId: 'getIncidentEscalation',
-    tag: 'Incidents',
-    summary: 'Get the escalation state of an incident',
-    description:
-      "The policy in effect (pinned when the incident opened: the monitor's own, else the workspace default), each ladder " +
-      'step, which steps have paged and through which delivery (with the reason of a failed or skipped one), and whether ' +
-      'the incident is acknowledged. ' +
-      ROLE_NOTE.read,
-    id: true,
-    success: { status: 200, description: 'The escalation state.', schema: data(escalationStateSchema) },
-  },
-  {
-    method: 'post',
-    path: '/incidents/{id}/acknowledge',
-    operationId: 'acknowledgeIncident',
-    tag: 'Incidents',
-    summary: 'Acknowledge an incident',
-    description:
-      'Marks the incident acknowledged and stops its escalation ladder: no further step pages. Acknowledging an acknowledged ' +
-      'incident is a no-op 200. No request body. ' +
-      ROLE_NOTE.respond,
-    id: true,
-    success: { status: 200, description: 'The acknowledged incident.', schema: data(incidentRecordSchema) },
-    conflict: {
-      description: 'the incident is already resolved.',
-      example: 'A resolved incident cannot be acknowledged',
-    },
-  },
-  {
-    method: 'post',
-    path: '/incidents/{id}/resolve',
-    operationId: 'resolveIncident',
-    tag: 'Incidents',
-    summary: 'Resolve an incident',
-    description:
-      'Marks the incident resolved and stops its escalation ladder. For a monitor incident, a new incident needs `openThreshold` ' +
-      'fresh failures. Resolving a resolved incident is a no-op 200. No request body. ' +
-      ROLE_NOTE.respond,
-    id: true,
-    success: { status: 200, description: 'The resolved incident.', schema: data(incidentRecordSchema) },
-  },
-  {
-    method: 'delete',
-    path: '/incidents/{id}',
-    operationId: 'deleteIncident',
-    tag: 'Incidents',
-    summary: 'Delete an incident',
-    description:
-      "Permanently deletes one of the workspace's own incidents. For a monitor incident the monitor's flap state is reset: a new " +
-      'incident needs `openThreshold` fresh failures. ' +
-      ROLE_NOTE.delete,
-    id: true,
-    success: { status: 204, description: 'Deleted; no body.' },
-  },
-];
-
 // ---------------------------------------------------------------------------------------------------------------
 // Building
 // ---------------------------------------------------------------------------------------------------------------
@@ -525,15 +65,6 @@ const OPERATIONS: Operation[] = [
 function nameSharedSchemas(): void {
   const name = nameSchema;
   const L = MONITOR_LIMITS;
-  name(
-    createHttpMonitorSchema,
-    'CreateHttpMonitorInput',
-    'An http(s) check. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, `openThreshold` 2, `resolveThreshold` 2, ' +
-      '`environment` "production", `contentType` application/json, `expectedStatusCodes` empty (any 2xx or 3xx). A check fails on ' +
-      'a connection or DNS error, a timeout, an unexpected status (after up to 5 redirects), a missing `keyword`, a present ' +
-      '`keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than ' +
-      '`degradedAfterMs` passes as degraded.',
-  );
   name(
     createTcpMonitorSchema,
     'CreateTcpMonitorInput',
@@ -606,12 +137,6 @@ function nameSharedSchemas(): void {
   );
   describeSchema(paginationQuerySchema.shape.page, 'The page to return, 1-indexed.');
   describeSchema(paginationQuerySchema.shape.perPage, 'Items per page, 1 to 250.');
-  name(
-    createMonitorUnionSchema,
-    'CreateMonitorInput',
-    'Discriminated on `type`. **`type` may be omitted: the body is then read as an `http` monitor** (the validator fills it ' +
-      'in before this union applies, which the schema cannot express). Unknown fields, and fields of another type, are 400.',
-  );
 }
 
 function buildRegistry(): OpenAPIRegistry {
@@ -624,7 +149,7 @@ function buildRegistry(): OpenAPIRegistry {
     description:
       'Every request carries `Authorization: Bearer <token>`. Three token kinds are accepted, told apart by their prefix:\n\n' +
       '| Kind | Prefix | Behaviour |\n|---|---|---|\n' +
-      '| Organisation token | `sv_` | Bound to one workspace with a fixed role. Created in the dashboard under Developers, API tokens. |\n' +
+      '| Organisation token | `sv_` | Bound to one workspace with a fixed role. Created with the admin CLI (`npm run admin -- token create --kind org --workspace <slug> --role <role>`); `npm start` prints one for the `demo` workspace. |\n' +
       "| Personal token | `svu_` | Acts as the user, with the user's own live role in the workspace named by `X-Statusvane-Workspace`. |\n" +
       '| OAuth access token | `mcp_at_` | Issued to a connected app; limited to the workspaces the user granted. Expires (one hour by default). |\n\n' +
       'A missing, malformed, unknown, revoked or expired token is 401. Membership and grants are re-read on every request, so ' +
@@ -668,82 +193,11 @@ function buildRegistry(): OpenAPIRegistry {
     schema: { type: 'string', format: 'uuid' },
   });
 
-  // The records under their own names, so clients get one type each (the inputs are named by nameSharedSchemas).
-  for (const schema of [
-    errorEnvelopeSchema,
-    paginationSchema,
-    monitorRecordSchema,
-    maintenanceRecordSchema,
-    statusPageRecordSchema,
-    statusPageLayoutSchema,
-    incidentRecordSchema,
-    escalationStateSchema,
-    responseTimeHistorySchema,
-  ]) {
-    registry.register(refIdOf(schema), schema);
-  }
-
-  for (const op of OPERATIONS) registry.registerPath(routeOf(op));
+  // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
+  // uses them; the error envelope is used by reference only, so it is registered by name.
+  registry.register('Error', errorEnvelopeSchema);
+  registerRoutes(registry, API_ROUTES);
   return registry;
-}
-
-function refIdOf(schema: z.ZodType): string {
-  const refId = zodToOpenAPIRegistry.get(schema)?._internal?.refId;
-  if (!refId) throw new Error('an OpenAPI record schema has no name');
-  return refId;
-}
-
-function routeOf(op: Operation): RouteConfig {
-  const errors = (name: ErrorResponseName) => ref('responses', name);
-  const responses: RouteConfig['responses'] = {};
-  const successHeadersFor = op.idempotent
-    ? { ...successHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') }
-    : successHeaders;
-  responses[String(op.success.status)] = {
-    description: op.success.description,
-    headers: successHeadersFor,
-    ...(op.success.schema ? { content: { 'application/json': { schema: op.success.schema } } } : {}),
-  };
-  responses['400'] = errors('BadRequest');
-  responses['401'] = errors('Unauthorized');
-  responses['403'] = errors('Forbidden');
-  if (op.id) responses['404'] = errors('NotFound');
-  if (op.conflict) responses['409'] = conflict(op.conflict.description, op.conflict.example);
-  if (op.body) responses['413'] = errors('PayloadTooLarge');
-  responses['429'] = errors('TooManyRequests');
-  responses['503'] = errors('ServiceUnavailable');
-
-  const headerParams = [
-    ref('parameters', 'WorkspaceHeader'),
-    ...(op.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
-  ];
-  return {
-    method: op.method,
-    path: op.path,
-    operationId: op.operationId,
-    summary: op.summary,
-    description: op.description,
-    tags: [op.tag],
-    parameters: [...(op.id ? [ref('parameters', 'Id')] : []), ...headerParams],
-    request: {
-      ...(op.query ? { query: op.query } : {}),
-      ...(op.body
-        ? {
-            body: {
-              required: true,
-              ...(op.body.description ? { description: op.body.description } : {}),
-              content: {
-                'application/json': {
-                  schema: op.body.schema,
-                  ...(op.body.examples ? { examples: op.body.examples } : {}),
-                },
-              },
-            },
-          }
-        : {}),
-    },
-    responses,
-  };
 }
 
 let memo: object | undefined;
@@ -776,13 +230,15 @@ const INFO_DESCRIPTION = [
     '(`Content-Type: application/json`).',
   '',
   '**Envelopes.** A single record is returned as `{ "data": <record> }`, a list as `{ "data": [...], "pagination": {...} }`. ' +
-    'An error is `{ "error": { "code", "message", "details"? } }` with one of the codes `invalid_request` (400), `unauthorized` ' +
+    'An error is `{ "error": { "code", "message", "details"? } }` with one of the codes `invalid_request` (400; 413 for a body ' +
+    'over 256 KiB; 405 with `Allow` for a method a path does not take), `unauthorized` ' +
     '(401), `forbidden` (403), `not_found` (404), `conflict` (409), `rate_limited` (429), `internal` (500, or 503 when a ' +
     'dependency is unavailable).',
   '',
   '**Success codes.** POST that creates: 201. GET, PATCH and the incident actions: 200. DELETE: 204 with no body.',
   '',
-  '**Lists.** `page` is 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are 400.',
+  '**Lists.** `page` is 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are 400 on ' +
+    'every operation. A body, where one is sent, must be JSON; an operation that takes none accepts `{}` at most.',
   '',
   '**Authentication.** A bearer token (`sv_`, `svu_` or `mcp_at_`) bound to a workspace; personal and OAuth tokens pick the ' +
     'workspace with the `X-Statusvane-Workspace` header. Roles: `owner`, `admin`, `member`, `viewer`; each operation names the ' +
@@ -791,7 +247,14 @@ const INFO_DESCRIPTION = [
   '**Rate limits.** Per token, 600 requests per minute by default. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and ' +
     '`RateLimit-Reset`; a spent limit is 429 with `Retry-After`.',
   '',
-  '**Safe retries.** POST /monitors and POST /status-pages accept an `Idempotency-Key` header.',
+  '**Safe retries.** Every POST that creates (monitors, status pages, maintenance windows) accepts an `Idempotency-Key` ' +
+    'header: a retry with the same key and body replays the first answer.',
   '',
   '**Tracing.** Every response carries `X-Request-Id` (a safe one sent by the client is echoed).',
+  '',
+  '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
+    'one JSON object `{ page, summary, generatedAt, sections, components, incidents, maintenance, uptime }` (`summary`: ' +
+    '`operational`, `degraded`, `outage` or `maintenance`; each component with its `state`). A password-protected page ' +
+    'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
+    "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",
 ].join('\n');

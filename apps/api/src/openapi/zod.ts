@@ -28,3 +28,6 @@ export function describeSchema<T extends z.ZodType>(schema: T, description: stri
   zodToOpenAPIRegistry.add(schema, { ...zodToOpenAPIRegistry.get(schema), description });
   return schema;
 }
+
+/** A record's time: the records write `Date.toISOString()`, UTC with a `Z`. */
+export const dateTime = z.iso.datetime();

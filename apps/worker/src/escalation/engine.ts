@@ -23,6 +23,9 @@
  * - After the last step of a cycle (fired, or passed over for its minImpact), the next cycle's jobs are added,
  *   their delays counted from that fire time. Job ids are fixed per (incident, cycle, position): adding twice adds
  *   once.
+ * - Every target with a page `sent` is told when the incident is acknowledged and when it is resolved, once per
+ *   kind: the status change writes the notices (trigger), a page in flight at that moment adds its own when its
+ *   outcome is recorded, and notice rows are claimed and sent like deliveries (`sendIncidentNotices`).
  */
 import {
   impactAtLeast,
@@ -32,6 +35,7 @@ import {
   policyInEffect,
   encryptLegacyTargets,
   type EscalationJob,
+  type EscalationNoticeJob,
   type EscalationScheduler,
   type Impact,
   type Keyring,
@@ -40,8 +44,8 @@ import {
   type PolicyInEffect,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { DeliveryOutcome, Deliverer } from './deliver/deliverer.js';
-import type { Page } from './deliver/page.js';
+import type { Channel, DeliveryOutcome, Deliverer } from './deliver/deliverer.js';
+import type { IncidentSnapshot, Notice, Page } from './deliver/page.js';
 
 export interface EscalationDeps {
   prisma: PrismaClient;
@@ -56,10 +60,13 @@ export interface EscalationDeps {
   maintenanceRecheckMs?: number;
   /** A delivery claimed this long ago and still `pending` is failed `worker_lost` by the sweeper. Default 5 min. */
   staleDeliveryMs?: number;
+  /** An unclaimed notice this old gets its job asked for by the sweeper. Default 10 s. */
+  noticeMinAgeMs?: number;
 }
 
 export const MAINTENANCE_RECHECK_MS = 60_000;
 export const STALE_DELIVERY_MS = 5 * 60_000;
+export const NOTICE_MIN_AGE_MS = 10_000;
 
 export type StepOutcome =
   | { outcome: 'stopped'; reason: 'incident deleted' | 'incident acknowledged' | 'incident resolved' }
@@ -98,6 +105,9 @@ const MINUTE = 60_000;
 const dueTimes = (policy: PolicyInEffect, anchor: Date) =>
   policy.steps.map((s) => ({ position: s.position, dueAt: new Date(anchor.getTime() + s.delayMinutes * MINUTE) }));
 const clockOf = (deps: EscalationDeps) => deps.now?.() ?? new Date();
+/** Rows claimed before this and still pending belong to a worker that is gone (the sweeper's cut-off). */
+const staleBefore = (deps: EscalationDeps) =>
+  new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
 
 function stopped(status: 'acknowledged' | 'resolved'): StepOutcome {
   return { outcome: 'stopped', reason: status === 'acknowledged' ? 'incident acknowledged' : 'incident resolved' };
@@ -212,7 +222,7 @@ export async function reconcileStaleDeliveries(
   deps: EscalationDeps,
 ): Promise<{ lost: number; rerun: number; stopped: number }> {
   const { prisma } = deps;
-  const before = new Date(clockOf(deps).getTime() - (deps.staleDeliveryMs ?? STALE_DELIVERY_MS));
+  const before = staleBefore(deps);
   const lost = await prisma.escalationDelivery.updateMany({
     where: { status: 'pending', claimedAt: { lte: before } },
     data: { status: 'failed', reason: 'worker_lost' },
@@ -258,8 +268,38 @@ export async function reconcileStaleDeliveries(
 }
 
 /**
+ * The sweeper's half of "every notice is sent or accounted for". Pending notices claimed more than
+ * `staleDeliveryMs` ago: `failed` with reason `worker_lost` (not resent, as deliveries). Pending notices nobody has
+ * claimed `noticeMinAgeMs` (10 s) after they were written: their job is asked for (added, retried or run again).
+ * That is how the notices of an incident resolved by a monitor recovering in the worker go out (the trigger writes
+ * them, nothing else asks), and it covers a job that could not be added (Redis away) or ran before a late notice
+ * was written. The minimum age leaves a notice whose job the API has just asked for to that job.
+ */
+export async function reconcileNotices(deps: EscalationDeps): Promise<{ noticesLost: number; noticeJobs: number }> {
+  const { prisma } = deps;
+  const before = staleBefore(deps);
+  const lost = await prisma.escalationNotice.updateMany({
+    where: { status: 'pending', claimedAt: { lte: before } },
+    data: { status: 'failed', reason: 'worker_lost' },
+  });
+  const writtenBefore = new Date(clockOf(deps).getTime() - (deps.noticeMinAgeMs ?? NOTICE_MIN_AGE_MS));
+  const unclaimed = await prisma.escalationNotice.findMany({
+    where: { status: 'pending', claimedAt: null, createdAt: { lte: writtenBefore } },
+    select: { incidentId: true, kind: true },
+    distinct: ['incidentId', 'kind'],
+    orderBy: [{ incidentId: 'asc' }, { kind: 'asc' }],
+    take: 1000,
+  });
+  let noticeJobs = 0;
+  for (const job of unclaimed) if (await deps.scheduler.sendNotices(job)) noticeJobs++;
+  if (lost.count) deps.logger.warn('escalation: notices claimed long ago failed as worker_lost', { lost: lost.count });
+  return { noticesLost: lost.count, noticeJobs };
+}
+
+/**
  * One sweeper round (worker housekeeping): encrypt targets still stored as plaintext (rows from before encryption
- * at rest), reconcile stale pending deliveries, then make sure every open incident's ladder has its jobs.
+ * at rest), reconcile stale pending deliveries and notices, then make sure every open incident's ladder has its
+ * jobs.
  */
 export async function sweepEscalations(
   deps: EscalationDeps,
@@ -272,12 +312,15 @@ export async function sweepEscalations(
   lost: number;
   rerun: number;
   stopped: number;
+  noticesLost: number;
+  noticeJobs: number;
 }> {
   const encrypted = await encryptLegacyTargets(deps.prisma, deps.keyring.current);
   if (encrypted) deps.logger.info('escalation: plaintext targets encrypted', { encrypted });
   const stale = await reconcileStaleDeliveries(deps);
+  const notices = await reconcileNotices(deps);
   const ladders = await ensureOpenLadders(deps, opts);
-  return { ...ladders, encrypted, ...stale };
+  return { ...ladders, encrypted, ...stale, ...notices };
 }
 
 /**
@@ -421,16 +464,7 @@ async function sendUnclaimed(
   const page = (deliveryId: string, firedAt: Date): Page => ({
     deliveryId,
     workspaceId: incident.workspaceId,
-    incident: {
-      id: incident.id,
-      title: incident.title,
-      status: incident.status,
-      impact: incident.impact,
-      source: incident.source,
-      startedAt: incident.startedAt.toISOString(),
-      monitorId: incident.monitorId,
-      metadata: incident.metadata as Record<string, string>,
-    },
+    incident: snapshot(incident),
     policy: { id: policy.id, name: policy.name, runbook: policy.runbook },
     step: { id: step.id, position: step.position, delayMinutes: step.delayMinutes, minImpact: step.minImpact, cycle },
     firedAt: firedAt.toISOString(),
@@ -453,7 +487,7 @@ async function sendUnclaimed(
       }
       if (to === null) result = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
       else result = await deps.deliverer.deliver(d.channel, to, page(d.id, d.createdAt));
-      await prisma.escalationDelivery.update({ where: { id: d.id }, data: result });
+      const lateNotice = await recordDelivery(deps, incident.id, d, target?.display ?? '…', result);
       // Never the target: webhook and Slack URLs are credentials.
       deps.logger.info('escalation delivery', {
         incidentId: incident.id,
@@ -465,8 +499,166 @@ async function sendUnclaimed(
         attempts: result.attempts,
         reason: result.reason,
       });
+      if (lateNotice) await requestNoticesQuietly(deps, { incidentId: incident.id, kind: lateNotice });
       return result.status;
     }),
   );
   return statuses.filter((s): s is DeliveryOutcome['status'] => s !== null);
+}
+
+/**
+ * Records a delivery's outcome under a share lock on the incident row. Acknowledging or resolving updates that row,
+ * and its trigger adds a notice for every target with a delivery `sent` (migration
+ * 20261125195500_escalation_channels_and_notices), so the two are ordered: either the status change comes after
+ * this commit and its trigger sees the row `sent`, or it came before and this sees the incident no longer open,
+ * and adds the notice of the page that went out in the meantime itself. Returns that notice's kind, if any.
+ */
+async function recordDelivery(
+  deps: EscalationDeps,
+  incidentId: string,
+  d: { id: string; channel: Channel; targetId: string },
+  display: string,
+  result: DeliveryOutcome,
+): Promise<'acknowledged' | 'resolved' | null> {
+  return deps.prisma.$transaction(async (tx) => {
+    const [locked] = await tx.$queryRaw<Array<{ status: 'open' | 'acknowledged' | 'resolved' }>>`
+      SELECT status FROM incidents WHERE id = ${incidentId}::uuid FOR SHARE`;
+    await tx.escalationDelivery.update({ where: { id: d.id }, data: result });
+    if (result.status !== 'sent' || !locked || locked.status === 'open') return null;
+    await tx.escalationNotice.createMany({
+      data: [{ incidentId, targetId: d.targetId, kind: locked.status, channel: d.channel, target: display }],
+      skipDuplicates: true,
+    });
+    return locked.status;
+  });
+}
+
+/** Asks for a notice job; a Redis failure is logged, not thrown: the sweeper asks again for unclaimed notices. */
+async function requestNoticesQuietly(deps: EscalationDeps, job: EscalationNoticeJob): Promise<void> {
+  try {
+    await deps.scheduler.sendNotices(job);
+  } catch (err) {
+    deps.logger.warn('escalation: notice job not added; the sweeper will add it', {
+      incidentId: job.incidentId,
+      kind: job.kind,
+      error: (err as Error).message,
+    });
+  }
+}
+
+const noticeIncidentSelect = { ...incidentSelect, acknowledgedAt: true, resolvedAt: true } as const;
+
+export type NoticeOutcome =
+  | { outcome: 'stopped'; reason: 'incident deleted' }
+  | { outcome: 'notified'; sent: number; failed: number; skipped: number; duplicates: number };
+
+/**
+ * Runs one notice job: claims the incident's pending, unclaimed notices of `kind` (one per target that was paged;
+ * see the trigger) and sends each once. Targets that are the same destination (one PagerDuty key in two steps, one
+ * Slack URL twice) get one message, and every row of the group records its outcome. An acknowledgement whose
+ * incident is resolved by the time it goes out is `skipped` (`superseded`): the resolution says more, and
+ * PagerDuty and Opsgenie would ignore an acknowledgement of a closed alert anyway. Claims are per row, as for
+ * deliveries: a job run twice, or retried, sends nothing twice.
+ */
+export async function sendIncidentNotices(deps: EscalationDeps, job: EscalationNoticeJob): Promise<NoticeOutcome> {
+  const { prisma } = deps;
+  const incident = await prisma.incident.findUnique({ where: { id: job.incidentId }, select: noticeIncidentSelect });
+  if (!incident) return { outcome: 'stopped', reason: 'incident deleted' };
+  const rows = await prisma.escalationNotice.findMany({
+    where: { incidentId: incident.id, kind: job.kind, status: 'pending', claimedAt: null },
+    select: {
+      id: true,
+      channel: true,
+      targetRef: { select: { targetEnc: true, encKeyId: true, legacyTarget: true } },
+    },
+    orderBy: { createdAt: 'asc' },
+  });
+  const claimed = [];
+  for (const row of rows) {
+    const { count } = await prisma.escalationNotice.updateMany({
+      where: { id: row.id, status: 'pending', claimedAt: null },
+      data: { claimedAt: clockOf(deps) },
+    });
+    if (count === 1) claimed.push(row);
+  }
+  const record = (ids: string[], result: DeliveryOutcome) =>
+    prisma.escalationNotice.updateMany({ where: { id: { in: ids } }, data: result });
+
+  if (job.kind === 'acknowledged' && incident.status === 'resolved') {
+    await record(
+      claimed.map((r) => r.id),
+      { status: 'skipped', attempts: 0, reason: 'superseded', sentAt: null },
+    );
+    return { outcome: 'notified', sent: 0, failed: 0, skipped: claimed.length, duplicates: 0 };
+  }
+
+  // One message per destination: rows whose channel and stored secret are the same.
+  const groups = new Map<string, { channel: Channel; secret: string | null; ids: string[] }>();
+  for (const row of claimed) {
+    let secret: string | null = null;
+    try {
+      secret = openTarget(row.targetRef, deps.keyring);
+    } catch {
+      // Its key is no longer configured: recorded `target_unreadable` below.
+    }
+    const key = secret === null ? `unreadable#${row.id}` : `${row.channel}#${secret}`;
+    const group = groups.get(key) ?? { channel: row.channel, secret, ids: [] };
+    group.ids.push(row.id);
+    groups.set(key, group);
+  }
+  const at = (job.kind === 'acknowledged' ? incident.acknowledgedAt : incident.resolvedAt) ?? clockOf(deps);
+  const outcomes = await Promise.all(
+    [...groups.values()].map(async (g) => {
+      const notice: Notice = {
+        noticeId: g.ids[0]!,
+        workspaceId: incident.workspaceId,
+        kind: job.kind,
+        incident: {
+          ...snapshot(incident),
+          acknowledgedAt: incident.acknowledgedAt?.toISOString() ?? null,
+          resolvedAt: incident.resolvedAt?.toISOString() ?? null,
+        },
+        at: at.toISOString(),
+      };
+      const result: DeliveryOutcome =
+        g.secret === null
+          ? { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null }
+          : await deps.deliverer.notify(g.channel, g.secret, notice);
+      await record(g.ids, result);
+      // Never the target: URLs and keys are credentials.
+      deps.logger.info('escalation notice', {
+        incidentId: incident.id,
+        noticeIds: g.ids,
+        kind: job.kind,
+        channel: g.channel,
+        status: result.status,
+        attempts: result.attempts,
+        reason: result.reason,
+      });
+      return { status: result.status, rows: g.ids.length };
+    }),
+  );
+  const count = (status: DeliveryOutcome['status']) =>
+    outcomes.filter((o) => o.status === status).reduce((n, o) => n + o.rows, 0);
+  return {
+    outcome: 'notified',
+    sent: count('sent'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    duplicates: claimed.length - groups.size,
+  };
+}
+
+/** The incident as pages and notices show it. */
+function snapshot(incident: IncidentRow): IncidentSnapshot {
+  return {
+    id: incident.id,
+    title: incident.title,
+    status: incident.status,
+    impact: incident.impact,
+    source: incident.source,
+    startedAt: incident.startedAt.toISOString(),
+    monitorId: incident.monitorId,
+    metadata: incident.metadata as Record<string, string>,
+  };
 }

@@ -1,11 +1,8 @@
 import type { Job } from 'bullmq';
-import { checkJobSchema, heartbeatDeadlineOf } from '@statusvane/shared';
+import { checkJobSchema, heartbeatDeadlineOf, slotOf } from '@statusvane/shared';
 import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../checks/run-check.js';
 import { measureCheck } from '../metrics/measure-check.js';
 import type { WorkerMetrics } from '../metrics/worker-metrics.js';
-import { slotOf } from './slot.js';
-
-export { slotOf };
 
 /** Thin processor: validates the payload at the boundary, then runs the check (measured when given metrics). */
 export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics) {

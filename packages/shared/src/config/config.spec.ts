@@ -411,4 +411,36 @@ describe('parseConfig', () => {
       '127.0.0.0/8,::1/128',
     );
   });
+
+  it('reads the alert providers URLs: the providers by default, a trailing slash trimmed, nothing after the path', () => {
+    expect(parseConfig(base).alertProviders).toEqual({
+      pagerdutyEventsUrl: 'https://events.pagerduty.com/v2/enqueue',
+      opsgenieApiUrl: 'https://api.opsgenie.com',
+      telegramApiUrl: 'https://api.telegram.org',
+    });
+    expect(
+      parseConfig({
+        ...base,
+        PAGERDUTY_EVENTS_URL: 'http://127.0.0.1:8080/v2/enqueue',
+        OPSGENIE_API_URL: 'https://api.eu.opsgenie.com/',
+        TELEGRAM_API_URL: 'http://127.0.0.1:9090/telegram/',
+      }).alertProviders,
+    ).toEqual({
+      pagerdutyEventsUrl: 'http://127.0.0.1:8080/v2/enqueue',
+      opsgenieApiUrl: 'https://api.eu.opsgenie.com',
+      telegramApiUrl: 'http://127.0.0.1:9090/telegram',
+    });
+    expect(
+      problems({
+        ...base,
+        PAGERDUTY_EVENTS_URL: 'events.pagerduty.com',
+        OPSGENIE_API_URL: 'https://user:pw@api.opsgenie.com',
+        TELEGRAM_API_URL: 'https://api.telegram.org?x=1',
+      }),
+    ).toEqual([
+      'PAGERDUTY_EVENTS_URL: must be an absolute http(s) URL',
+      'OPSGENIE_API_URL: must not carry credentials, a query or a fragment',
+      'TELEGRAM_API_URL: must not carry credentials, a query or a fragment',
+    ]);
+  });
 });

@@ -169,6 +169,14 @@ export const DEFAULT_RETENTION: Readonly<RetentionDays> = {
 const required = (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : undefined);
 
 const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+/** A provider URL: http(s), no credentials, query or fragment (paths are appended to it); kept without a final `/`. */
+const providerUrl = z
+  .url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' })
+  .refine((v) => {
+    const u = URL.parse(v);
+    return !u || (!u.username && !u.password && !u.search && !u.hash);
+  }, 'must not carry credentials, a query or a fragment')
+  .transform((v) => v.replace(/\/+$/, ''));
 
 /** A credential for operator endpoints (metrics, queue dashboard): long enough, no spaces. */
 const secretToken = z
@@ -176,6 +184,13 @@ const secretToken = z
   .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16-512 printable characters without spaces (openssl rand -hex 24)');
 
 /** The variables and their rules, before the rules that relate several of them (envSchema). */
+/** The providers' public endpoints: the defaults of PAGERDUTY_EVENTS_URL, OPSGENIE_API_URL and TELEGRAM_API_URL. */
+export const DEFAULT_ALERT_PROVIDERS: AlertProviders = {
+  pagerdutyEventsUrl: 'https://events.pagerduty.com/v2/enqueue',
+  opsgenieApiUrl: 'https://api.opsgenie.com',
+  telegramApiUrl: 'https://api.telegram.org',
+};
+
 const envFields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
@@ -286,6 +301,14 @@ const envFields = z.object({
     .optional(),
   /** The From of escalation emails. */
   SMTP_FROM: z.string().min(3).max(320).optional(),
+  /**
+   * Alert providers (docs/escalation.md): the operator's choice, so not subject to the SSRF guard; tests point them
+   * at local fakes. PagerDuty: the full Events API v2 enqueue URL. Opsgenie and Telegram: base URLs, the providers'
+   * paths (`/v2/alerts...`, `/bot<token>/sendMessage`) appended (Opsgenie's EU accounts: https://api.eu.opsgenie.com).
+   */
+  PAGERDUTY_EVENTS_URL: providerUrl.default(DEFAULT_ALERT_PROVIDERS.pagerdutyEventsUrl),
+  OPSGENIE_API_URL: providerUrl.default(DEFAULT_ALERT_PROVIDERS.opsgenieApiUrl),
+  TELEGRAM_API_URL: providerUrl.default(DEFAULT_ALERT_PROVIDERS.telegramApiUrl),
 });
 
 /** Outside production a missing ENCRYPTION_KEY falls back to the development key; production must give one. */
@@ -361,6 +384,17 @@ export interface Config {
   dataDir: string;
   /** null: email deliveries are recorded `skipped`. */
   smtp: { url: string; from: string } | null;
+  /** Where the pagerduty, opsgenie and telegram channels send (without a final `/`). */
+  alertProviders: AlertProviders;
+}
+
+export interface AlertProviders {
+  /** The full Events API v2 enqueue URL. */
+  pagerdutyEventsUrl: string;
+  /** Base URL; `/v2/alerts` ... appended. */
+  opsgenieApiUrl: string;
+  /** Base URL; `/bot<token>/sendMessage` appended. */
+  telegramApiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -508,6 +542,11 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueDashboard: e.QUEUE_DASHBOARD && e.QUEUE_DASHBOARD_TOKEN ? { token: e.QUEUE_DASHBOARD_TOKEN } : null,
     dataDir: e.DATA_DIR,
     smtp: e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? 'Statusvane <statusvane@localhost>' } : null,
+    alertProviders: {
+      pagerdutyEventsUrl: e.PAGERDUTY_EVENTS_URL,
+      opsgenieApiUrl: e.OPSGENIE_API_URL,
+      telegramApiUrl: e.TELEGRAM_API_URL,
+    },
   };
 }
 

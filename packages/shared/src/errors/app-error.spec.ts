@@ -27,6 +27,17 @@ describe('error envelope', () => {
     expect([unavailable.code, unavailable.httpStatus]).toEqual(['internal', 503]);
   });
 
+  it('echoes a short plain id in a 404 message, and nothing of a long, path-like or unprintable one', () => {
+    expect(new NotFoundError('monitor', '1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11').message).toBe(
+      'monitor 1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 was not found',
+    );
+    for (const raw of ['x'.repeat(5000), '../../healthz', 'a\u0000b', 'a b', '<script>', ''])
+      expect([raw.slice(0, 20), new NotFoundError('monitor', raw).message]).toEqual([
+        raw.slice(0, 20),
+        'monitor was not found',
+      ]);
+  });
+
   it('turns Zod failures into one issue per offending field, unknown keys included', () => {
     const schema = z.object({ name: z.string().max(3), n: z.number(), tags: z.array(z.string()) }).strict();
     let caught: unknown;

@@ -49,9 +49,20 @@ export class AppError extends Error {
   }
 }
 
+/** What an id may look like to be echoed in a message: a uuid or a short plain token (never a path, NUL or 5 KB). */
+const ECHOABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * "monitor <id> was not found". The id is echoed only when it is short and plain (ECHOABLE_ID): a 5,000-character
+ * id, `../../healthz` or control characters come from the client and are not repeated back (the message then names
+ * the resource alone).
+ */
 export class NotFoundError extends AppError {
   constructor(resource: string, id?: string) {
-    super('not_found', id ? `${resource} ${id} was not found` : `${resource} was not found`);
+    super(
+      'not_found',
+      id !== undefined && ECHOABLE_ID.test(id) ? `${resource} ${id} was not found` : `${resource} was not found`,
+    );
   }
 }
 

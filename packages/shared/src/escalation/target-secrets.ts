@@ -1,9 +1,7 @@
 import type { EncryptionKey } from '../config/config.js';
 import { decryptSecret, encryptSecret, type Keyring } from '../crypto/secrets.js';
 import type { PrismaClient } from '../db/prisma.js';
-import { displayTarget } from './redact.js';
-
-export type TargetChannel = 'webhook' | 'slack' | 'email';
+import { displayTarget, targetFromSecret, targetSecret, type EscalationTargetInput } from './channels.js';
 
 /** The stored form of one escalation target: how it is shown, and the target itself encrypted. */
 export interface SealedTarget {
@@ -13,13 +11,14 @@ export interface SealedTarget {
 }
 
 /**
- * Webhook and Slack URLs are credentials, so every target is stored encrypted (AES-256-GCM, the key id beside it
- * for rotation), with a display form that is safe to show and log. Email addresses are encrypted too: one rule
- * for every channel, and the display form still shows them in full.
+ * Webhook-like URLs and provider keys (PagerDuty routing keys, Opsgenie API keys, Telegram bot tokens) are
+ * credentials, so every target is stored encrypted (AES-256-GCM, the key id beside it for rotation) as the one
+ * string `targetSecret` gives, with a display form that is safe to show and log. Email addresses are encrypted
+ * too: one rule for every channel, and the display form still shows them in full.
  */
-export function sealTarget(channel: TargetChannel, target: string, key: EncryptionKey): SealedTarget {
-  const { ciphertext, keyId } = encryptSecret(target, key);
-  return { display: displayTarget(channel, target), targetEnc: ciphertext, encKeyId: keyId };
+export function sealTarget(target: EscalationTargetInput, key: EncryptionKey): SealedTarget {
+  const { ciphertext, keyId } = encryptSecret(targetSecret(target), key);
+  return { display: displayTarget(target), targetEnc: ciphertext, encKeyId: keyId };
 }
 
 /** A target row as read: ciphertext, or (rows from before encryption at rest, until the sweeper gets to them) plaintext. */
@@ -29,7 +28,10 @@ export interface StoredTarget {
   legacyTarget: string | null;
 }
 
-/** The target to send to. Throws when its key is not in the keyring (set ENCRYPTION_OLD_KEYS during a rotation). */
+/**
+ * The stored secret of a target (`targetSecret`'s string; `targetFromSecret` gives the target back). Throws when
+ * its key is not in the keyring (set ENCRYPTION_OLD_KEYS during a rotation).
+ */
 export function openTarget(row: StoredTarget, keyring: Keyring): string {
   if (row.targetEnc !== null && row.encKeyId !== null) return decryptSecret(row.targetEnc, row.encKeyId, keyring);
   if (row.legacyTarget !== null) return row.legacyTarget;
@@ -55,7 +57,7 @@ export async function encryptLegacyTargets(
       take: batch,
     });
     for (const row of rows) {
-      const sealed = sealTarget(row.channel, row.legacyTarget!, key);
+      const sealed = sealTarget(targetFromSecret(row.channel, row.legacyTarget!), key);
       // Conditional on the plaintext still being there: two sweepers racing convert a row once.
       const { count } = await prisma.escalationTarget.updateMany({
         where: { id: row.id, legacyTarget: row.legacyTarget },

@@ -38,3 +38,16 @@ export type EscalationJob = z.infer<typeof escalationJobSchema>;
 export function escalationJobId(job: EscalationJob): string {
   return `esc-${job.incidentId}-${job.cycle}-${job.position}`;
 }
+
+/** "Send this incident's pending notices of this kind" (acknowledged / resolved), on the same queue. */
+export const ESCALATION_NOTICE_JOB_NAME = 'escalation-notice';
+export const NOTICE_KINDS = ['acknowledged', 'resolved'] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
+
+export const escalationNoticeJobSchema = z.object({ incidentId: z.uuid(), kind: z.enum(NOTICE_KINDS) }).strict();
+export type EscalationNoticeJob = z.infer<typeof escalationNoticeJobSchema>;
+
+/** Fixed per (incident, kind): the API and the sweeper asking for the same notices add one job. */
+export function escalationNoticeJobId(job: EscalationNoticeJob): string {
+  return `esc-notice-${job.incidentId}-${job.kind}`;
+}

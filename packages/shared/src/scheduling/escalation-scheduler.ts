@@ -1,6 +1,14 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { bullPrefix } from '../db/redis.js';
-import { ESCALATION_JOB_NAME, ESCALATION_QUEUE, escalationJobId, type EscalationJob } from '../queues/escalation.js';
+import {
+  ESCALATION_JOB_NAME,
+  ESCALATION_NOTICE_JOB_NAME,
+  ESCALATION_QUEUE,
+  escalationJobId,
+  escalationNoticeJobId,
+  type EscalationJob,
+  type EscalationNoticeJob,
+} from '../queues/escalation.js';
 
 const DAY_SECONDS = 86_400;
 
@@ -30,11 +38,11 @@ export interface ScheduledStep {
 
 /** The worker's and the API's view of the escalation queue: add a cycle's step jobs, or remove an incident's. */
 export class EscalationScheduler {
-  readonly queue: Queue<EscalationJob>;
+  readonly queue: Queue<EscalationJob | EscalationNoticeJob>;
 
   constructor(connection: ConnectionOptions, prefix?: string) {
     const keyPrefix = bullPrefix(connection, prefix, ESCALATION_QUEUE);
-    this.queue = new Queue<EscalationJob>(ESCALATION_QUEUE, {
+    this.queue = new Queue<EscalationJob | EscalationNoticeJob>(ESCALATION_QUEUE, {
       connection,
       ...(keyPrefix ? { prefix: keyPrefix } : {}),
     });
@@ -74,13 +82,26 @@ export class EscalationScheduler {
    * anew, a missing one is added; one that is waiting, delayed or running is left alone. The sweeper uses it for
    * a step whose stored deliveries were never sent. Returns whether it changed anything.
    */
-  async rerunStep(job: EscalationJob): Promise<boolean> {
-    const jobId = escalationJobId(job);
+  rerunStep(job: EscalationJob): Promise<boolean> {
+    return this.rerun(ESCALATION_JOB_NAME, job, escalationJobId(job));
+  }
+
+  /**
+   * Makes sure the job that sends an incident's pending notices of one kind (acknowledged / resolved) will run
+   * soon, as `rerunStep` does for a step: the API asks once it has acknowledged or resolved, the sweeper for
+   * notices still unclaimed (a monitor that recovered in the worker, Redis away when the API asked, a notice added
+   * after the job ran). Notices are claimed row by row, so a job that runs again sends nothing twice.
+   */
+  sendNotices(job: EscalationNoticeJob): Promise<boolean> {
+    return this.rerun(ESCALATION_NOTICE_JOB_NAME, job, escalationNoticeJobId(job));
+  }
+
+  private async rerun(name: string, data: EscalationJob | EscalationNoticeJob, jobId: string): Promise<boolean> {
     const state = await this.queue.getJobState(jobId);
     if (state === 'failed') return this.retryIfFailed(jobId);
     if (state === 'completed') await this.queue.remove(jobId);
     else if (state !== 'unknown') return false;
-    await this.queue.add(ESCALATION_JOB_NAME, job, { ...ESCALATION_JOB_OPTS, jobId });
+    await this.queue.add(name, data, { ...ESCALATION_JOB_OPTS, jobId });
     return true;
   }
 

@@ -4,3 +4,4 @@ export * from './maintenance.js';
 export * from './status-page.js';
 export * from './response-times.js';
 export * from './input-fields.js';
+export * from './incident.js';

@@ -94,3 +94,19 @@ export const layoutSectionInputSchema = z
   .strict();
 export const layoutInputSchema = z.array(layoutSectionInputSchema).max(L.sectionsMax);
 export type LayoutInput = z.infer<typeof layoutInputSchema>;
+
+/**
+ * A custom domain: a DNS host name of at least two labels, lower-case, without scheme, port, path or trailing dot
+ * (what the `Host` header carries, minus the port). IP addresses are not domains.
+ */
+export const CUSTOM_DOMAIN_RE =
+  /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** `customDomain` in a PATCH: trimmed and lower-cased, then the host name rule; null clears it. */
+export const customDomainInputSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(CUSTOM_DOMAIN_RE, 'Must be a host name such as status.example.com (no scheme, port or path)')
+  .nullable();

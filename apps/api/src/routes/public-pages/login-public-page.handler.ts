@@ -3,7 +3,8 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiDeps } from '../../deps.js';
 import { ACCESS_COOKIE, issueAccessCookie } from '../../services/status-pages/page-access.js';
 import { verifyPassword } from '../../services/status-pages/password.js';
-import { findPublicPage } from '../../services/status-pages/public-page.js';
+import { findPublicPage, type PublicPageRef } from '../../services/status-pages/public-page.js';
+import { HOST_PAGE } from './page-context.js';
 import { renderMessage, renderPasswordForm } from './render-public-page.js';
 import { sendNotFound, setPageHeaders } from './respond.js';
 
@@ -30,13 +31,14 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
   return async (req, res) => {
     setPageHeaders(res);
     res.setHeader('Cache-Control', 'no-store');
-    const page = await findPublicPage(deps.prisma, String(req.params.slug));
+    const hostPage = res.locals[HOST_PAGE] as PublicPageRef | undefined;
+    const page = hostPage ?? (await findPublicPage(deps.prisma, String(req.params.slug)));
     if (!page) {
       sendNotFound(res, false);
       return;
     }
     if (!page.passwordHash) {
-      res.redirect(303, `/status/${page.slug}`);
+      res.redirect(303, hostPage ? '/' : `/status/${page.slug}`);
       return;
     }
     try {
@@ -60,17 +62,21 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
     const ok =
       password.length > 0 && password.length <= PASSWORD_MAX && (await verifyPassword(password, page.passwordHash));
     if (!ok) {
-      res.status(401).type('html').send(renderPasswordForm(page, true));
+      res
+        .status(401)
+        .type('html')
+        .send(renderPasswordForm(page, true, hostPage ? '' : `/status/${page.slug}`));
       return;
     }
     const { value, expires } = issueAccessCookie(cookieKey, { id: page.id, passwordHash: page.passwordHash }, clock());
     res.cookie(ACCESS_COOKIE, value, {
       httpOnly: true,
       sameSite: 'lax',
-      path: `/status/${page.slug}`,
+      // On its custom domain the page is the whole site.
+      path: hostPage ? '/' : `/status/${page.slug}`,
       expires,
       secure,
     });
-    res.redirect(303, `/status/${page.slug}`);
+    res.redirect(303, hostPage ? '/' : `/status/${page.slug}`);
   };
 }

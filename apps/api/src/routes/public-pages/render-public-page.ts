@@ -1,44 +1,66 @@
 import { createHash } from 'node:crypto';
-import type { ComponentState, PageSummary, PublicPageData } from '../../services/status-pages/public-page.js';
+import {
+  PAST_INCIDENT_DAYS,
+  type ComponentState,
+  type PageSummary,
+  type PublicIncident,
+  type PublicIncidentUpdate,
+  type PublicPageData,
+} from '../../services/status-pages/public-page.js';
 import type { UptimeDay } from '../../services/status-pages/uptime.js';
 import { html, raw, type SafeHtml } from './html.js';
 
 // Server-rendered, no JavaScript, no outside assets: one inline stylesheet, allowed by its hash in the CSP
 // (so no 'unsafe-inline'), and classes only (style attributes would need 'unsafe-hashes').
 const CSS = `
-:root{color-scheme:light dark;--bg:#f5f6f8;--card:#fff;--text:#1c2230;--muted:#5d6778;--line:#e2e5ea;--up:#2e9e68;--deg:#d99a1c;--part:#e8762c;--down:#d14343;--maint:#3a76d8;--none:#cdd2d9;--paused:#8a93a3}
-@media (prefers-color-scheme:dark){:root{--bg:#0f1217;--card:#171b22;--text:#e5e8ee;--muted:#9aa3b3;--line:#272d38;--none:#3a414d}}
+:root{color-scheme:light dark;--bg:#f5f6f8;--card:#fff;--text:#1c2230;--muted:#5a6475;--line:#e2e5ea;--up:#1e7a4a;--deg:#8a5a00;--down:#b42318;--maint:#1d5fc4;--paused:#5a6475;--f-up:#2e9e68;--f-deg:#d99a1c;--f-part:#e8762c;--f-down:#d14343;--f-none:#cdd2d9}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1217;--card:#171b22;--text:#e5e8ee;--muted:#a3acbb;--line:#272d38;--up:#5fd39b;--deg:#f0b54a;--down:#ff8a80;--maint:#8fb5f5;--paused:#a3acbb;--f-none:#3a414d}}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;background:var(--bg);color:var(--text)}
-main{max-width:860px;margin:0 auto;padding:32px 16px 48px}
-main.narrow{max-width:420px;padding-top:12vh}
+.wrap{max-width:860px;margin:0 auto;padding:0 16px}
+header.wrap{padding-top:32px}
+main{padding-bottom:16px}
+main.narrow{max-width:420px;margin:0 auto;padding:12vh 16px 48px}
 h1{font-size:26px;line-height:1.2;margin:0 0 18px;overflow-wrap:anywhere}
 h2{font-size:17px;margin:30px 0 10px}
 h3{font-size:15px;margin:0 0 4px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
+a{color:var(--maint)}
 .banner{padding:14px 18px;border-radius:8px;color:#fff;font-weight:600;font-size:17px}
-.banner.operational{background:var(--up)}.banner.degraded{background:var(--deg)}.banner.outage{background:var(--down)}.banner.maintenance{background:var(--maint)}
-.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:10px 0}
-.notice{border-left:4px solid var(--maint)}.notice.incident{border-left-color:var(--down)}
-.notice h3{color:var(--text);text-transform:none;letter-spacing:0;font-size:16px}
+.banner.operational{background:#1e7a4a}.banner.degraded{background:#8a5a00}.banner.outage{background:#b42318}.banner.maintenance{background:#1d5fc4}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;margin:10px 0;min-width:0}
+.notice{border-left:4px solid var(--maint)}.notice.incident{border-left-color:var(--down)}.notice.resolved{border-left-color:var(--up)}
+.notice h3{color:var(--text);text-transform:none;letter-spacing:0;font-size:16px;overflow-wrap:anywhere}
 .notice.cancelled{border-left-color:var(--paused)}
-.tag{display:inline-block;font-size:12px;font-weight:600;text-transform:uppercase;letter-spacing:.04em;padding:1px 6px;border-radius:4px;background:var(--paused);color:#fff;vertical-align:2px}
+.tag{display:inline-block;font-size:12px;font-weight:600;text-transform:uppercase;letter-spacing:.04em;padding:1px 6px;border-radius:4px;background:#5a6475;color:#fff;vertical-align:2px}
 .body{white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0}
 .muted{color:var(--muted);font-size:13px}
+.timeline{list-style:none;margin:10px 0 0;padding:0}
+.timeline li{border-top:1px solid var(--line);padding:8px 0 2px}
+.timeline .body{margin:2px 0}
+details{margin-top:8px}summary{cursor:pointer;color:var(--muted);font-size:13px}
 .component{padding:12px 0;border-top:1px solid var(--line)}
 .component:first-of-type{border-top:0}
-.row{display:flex;justify-content:space-between;align-items:baseline;gap:12px}
-.name{font-weight:600;overflow-wrap:anywhere}
-.state{font-size:13px;font-weight:600;white-space:nowrap}
+.row{display:flex;justify-content:space-between;align-items:baseline;gap:12px;flex-wrap:wrap}
+.name{font-weight:600;overflow-wrap:anywhere;min-width:0}
+.state{font-size:13px;font-weight:600}
 .state.up{color:var(--up)}.state.degraded{color:var(--deg)}.state.down{color:var(--down)}.state.maintenance{color:var(--maint)}.state.paused,.state.pending{color:var(--paused)}
-.bars{display:flex;gap:2px;height:30px;margin-top:8px}
-.bar{flex:1 1 0;min-width:2px;border-radius:2px;background:var(--none)}
-.bar.b-up{background:var(--up)}.bar.b-deg{background:var(--deg)}.bar.b-part{background:var(--part)}.bar.b-down{background:var(--down)}
+.bars{display:flex;gap:2px;height:30px;margin-top:8px;overflow:hidden}
+.bar{flex:1 1 0;min-width:0;border-radius:1px;background:var(--f-none)}
+.bar.b-up{background:var(--f-up)}.bar.b-deg{background:var(--f-deg)}.bar.b-part{background:var(--f-part)}.bar.b-down{background:var(--f-down)}
 .legend{display:flex;justify-content:space-between;gap:8px;margin-top:4px}
+.d60,.d30{display:none}
+@media (max-width:760px){.bar:nth-child(-n+30){display:none}.d90{display:none}.d60{display:inline}}
+@media (max-width:560px){.bar:nth-child(-n+60){display:none}.d60{display:none}.d30{display:inline}}
+.key{display:flex;flex-wrap:wrap;gap:6px 14px;margin:8px 0 0;padding:0;list-style:none}
+.key li{display:flex;align-items:center;gap:6px}
+.swatch{display:inline-block;width:10px;height:14px;border-radius:1px;background:var(--f-none)}
+.swatch.b-up{background:var(--f-up)}.swatch.b-deg{background:var(--f-deg)}.swatch.b-part{background:var(--f-part)}.swatch.b-down{background:var(--f-down)}
 label{display:block;font-weight:600;margin:12px 0 6px}
-input{width:100%;font:inherit;padding:9px 10px;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--text)}
-button{margin-top:14px;font:inherit;font-weight:600;padding:9px 16px;border:0;border-radius:6px;background:var(--maint);color:#fff;cursor:pointer}
+input{width:100%;font:inherit;padding:9px 10px;border:1px solid var(--muted);border-radius:6px;background:var(--bg);color:var(--text)}
+button{margin-top:14px;font:inherit;font-weight:600;padding:9px 16px;border:0;border-radius:6px;background:#1d5fc4;color:#fff;cursor:pointer}
 .error{color:var(--down);font-weight:600}
-footer{margin-top:32px;text-align:center}
+footer{margin-top:24px;padding-bottom:48px;text-align:center}
+footer p{margin:6px 0}
 `.trim();
 
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
@@ -56,16 +78,21 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function shell(title: string, body: SafeHtml, opts: { refreshSeconds?: number; noindex?: boolean } = {}): string {
+function shell(title: string, body: SafeHtml, opts: { noindex?: boolean; feedBase?: string } = {}): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-${opts.refreshSeconds ? html`<meta http-equiv="refresh" content="${opts.refreshSeconds}">` : null}
 ${opts.noindex ? raw('<meta name="robots" content="noindex">') : null}
 <title>${title}</title>
 <link rel="icon" href="data:,">
+${
+  opts.feedBase !== undefined
+    ? html`<link rel="alternate" type="application/atom+xml" title="${title} (Atom)" href="${opts.feedBase}/feed.atom">
+<link rel="alternate" type="application/rss+xml" title="${title} (RSS)" href="${opts.feedBase}/feed.rss">`
+    : null
+}
 <style>${raw(CSS)}</style>
 </head>
 <body>
@@ -108,13 +135,36 @@ function barTitle(d: UptimeDay): string {
   return `${d.date}: ${d.percent}% uptime, ${failed}${d.degradedCount ? `, ${d.degradedCount} slow` : ''}`;
 }
 
+const BAR_KEY: Array<[string, string]> = [
+  ['b-up', 'No failed checks'],
+  ['b-deg', 'Slow checks, none failed'],
+  ['b-part', 'Some failed checks (99% or more up)'],
+  ['b-down', 'Failed checks (under 99% up)'],
+  ['b-none', 'No data'],
+];
+
+/** The days a text reader is told about: those with failed checks, worst first, at most this many. */
+const WORST_DAYS = 5;
+
 function uptimeBars(series: PublicPageData['uptime']['components'][number] | undefined, days: number): SafeHtml {
   if (!series) return html``;
   const pct = series.percent === null ? 'No data' : `${series.percent}% uptime`;
-  return html`<div class="bars" role="img" aria-label="${days}-day uptime: ${pct}">${series.days.map(
+  // The colours are also told in words: the summary and the worst days in the label, each day in its tooltip.
+  const bad = series.days
+    .filter((d) => d.percent !== null && d.downCount > 0)
+    .sort((x, y) => x.percent! - y.percent! || x.date.localeCompare(y.date))
+    .slice(0, WORST_DAYS);
+  const label =
+    `Uptime over the last ${days} days: ${pct}. ` +
+    (bad.length
+      ? `Days with failed checks: ${bad.map((d) => `${d.date} ${d.percent}%`).join(', ')}.`
+      : series.percent === null
+        ? ''
+        : 'No day with failed checks.');
+  return html`<div class="bars" role="img" aria-label="${label.trim()}">${series.days.map(
     (d) => html`<span class="bar ${barClass(d)}" title="${barTitle(d)}"></span>`,
   )}</div>
-<div class="legend muted"><span>${days} days ago</span><span class="uptime-pct">${pct}</span><span>Today</span></div>`;
+<div class="legend muted" aria-hidden="true"><span><span class="d90">${days} days ago</span><span class="d60">60 days ago</span><span class="d30">30 days ago</span></span><span class="uptime-pct">${pct}</span><span>Today</span></div>`;
 }
 
 function affected(components: Array<{ name: string }>, emptyMeans: string | null): SafeHtml {
@@ -122,23 +172,65 @@ function affected(components: Array<{ name: string }>, emptyMeans: string | null
   return html`<div class="muted">Affects: ${components.map((c) => c.name).join(', ')}</div>`;
 }
 
+const UPDATE_TEXT: Record<PublicIncidentUpdate['status'], string> = {
+  investigating: 'Investigating',
+  identified: 'Identified',
+  monitoring: 'Monitoring',
+  resolved: 'Resolved',
+};
+
+const IMPACT_TEXT: Record<PublicIncident['impact'], string> = {
+  none: 'No impact',
+  minor: 'Minor impact',
+  major: 'Major impact',
+  critical: 'Critical impact',
+};
+
+/** Where an incident stands, in words: its latest update's stage, else what the incident's status implies. */
+export function incidentStage(i: PublicIncident): string {
+  const last = i.updates.at(-1);
+  if (last) return UPDATE_TEXT[last.status];
+  return i.status === 'resolved' ? 'Resolved' : i.status === 'acknowledged' ? 'Identified' : 'Investigating';
+}
+
+/** Updates newest first, as status pages show them: the latest word is read first. */
+function timeline(updates: PublicIncidentUpdate[]): SafeHtml {
+  if (!updates.length) return html``;
+  return html`<ol class="timeline" reversed>${[...updates].reverse().map(
+    (u) => html`<li><strong>${UPDATE_TEXT[u.status]}</strong> <span class="muted">${time(u.createdAt)}</span>
+<p class="body">${u.message}</p></li>`,
+  )}</ol>`;
+}
+
+function incidentCard(i: PublicIncident): SafeHtml {
+  const resolved = i.status === 'resolved';
+  return html`<article class="card notice incident${resolved ? ' resolved' : ''}" data-incident-id="${i.id}">
+<h3>${i.title}</h3>
+<div class="muted">${incidentStage(i)} · ${IMPACT_TEXT[i.impact]} · started ${time(i.startedAt)}${
+    i.resolvedAt ? html` · resolved ${time(i.resolvedAt)}` : null
+  }</div>
+${affected(i.components, 'all components')}
+${
+  resolved && i.updates.length
+    ? html`<details><summary>${i.updates.length} update${i.updates.length === 1 ? '' : 's'}</summary>${timeline(i.updates)}</details>`
+    : timeline(i.updates)
+}
+</article>`;
+}
+
+export interface PageLinks {
+  /** The page's path on this host: `/status/<slug>`, or '' when served at the root of its custom domain. */
+  basePath: string;
+}
+
 /** The status page itself. Every piece of user text goes through `html`, which escapes it. */
-export function renderStatusPage(d: PublicPageData): string {
+export function renderStatusPage(d: PublicPageData, links: PageLinks = { basePath: `/status/${d.page.slug}` }): string {
+  const base = links.basePath;
   const byId = new Map(d.components.map((c) => [c.id, c]));
   const uptime = new Map(d.uptime.components.map((u) => [u.componentId, u]));
   const inProgress = d.maintenance.filter((m) => m.status === 'in_progress');
   const upcoming = d.maintenance.filter((m) => m.status === 'scheduled');
   const cancelled = d.maintenance.filter((m) => m.status === 'cancelled');
-
-  const incidents = d.incidents.length
-    ? html`<section aria-labelledby="incidents"><h2 id="incidents">Active incidents</h2>${d.incidents.map(
-        (i) => html`<article class="card notice incident" data-incident-id="${i.id}">
-<h3>${i.title}</h3>
-<div class="muted">${i.status === 'acknowledged' ? 'Identified' : 'Investigating'} · started ${time(i.startedAt)}</div>
-${affected(i.components, null)}
-</article>`,
-      )}</section>`
-    : null;
 
   const maintenanceCards = (list: PublicPageData['maintenance']) =>
     list.map(
@@ -153,10 +245,15 @@ ${m.body ? html`<p class="body">${m.body}</p>` : null}
 ${affected(m.components, 'all components')}
 </article>`,
     );
+  const block = (id: string, title: string, items: SafeHtml[]) =>
+    items.length ? html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>${items}</section>` : null;
 
   const sections = d.sections.map(
-    (s) => html`<section class="card components">
-${s.name !== null ? html`<h3>${s.name}</h3>` : null}
+    (
+      s,
+      n,
+    ) => html`<section class="card components"${s.name !== null ? html` aria-labelledby="sec-${n}"` : html` aria-label="Components"`}>
+${s.name !== null ? html`<h3 id="sec-${n}">${s.name}</h3>` : null}
 ${s.componentIds.map((id) => {
   const c = byId.get(id)!;
   return html`<div class="component" data-component-id="${c.id}">
@@ -169,28 +266,49 @@ ${uptimeBars(uptime.get(c.id), d.uptime.days)}
 </section>`,
   );
 
-  const body = html`<main>
-<header><h1>${d.page.name}</h1></header>
+  const body = html`<header class="wrap">
+<h1>${d.page.name}</h1>
 <div class="banner ${d.summary}" role="status">${SUMMARY_TEXT[d.summary]}</div>
-${incidents}
-${inProgress.length ? html`<section aria-labelledby="maint-now"><h2 id="maint-now">Maintenance in progress</h2>${maintenanceCards(inProgress)}</section>` : null}
-${upcoming.length ? html`<section aria-labelledby="maint-next"><h2 id="maint-next">Upcoming maintenance</h2>${maintenanceCards(upcoming)}</section>` : null}
-${cancelled.length ? html`<section aria-labelledby="maint-off"><h2 id="maint-off">Cancelled maintenance</h2>${maintenanceCards(cancelled)}</section>` : null}
-<h2>Components</h2>
+</header>
+<main class="wrap">
+${block('incidents', 'Active incidents', d.incidents.map(incidentCard))}
+${block('maint-now', 'Maintenance in progress', maintenanceCards(inProgress))}
+${block('maint-next', 'Upcoming maintenance', maintenanceCards(upcoming))}
+${block('maint-off', 'Cancelled maintenance', maintenanceCards(cancelled))}
+<section aria-labelledby="components"><h2 id="components">Components</h2>
 ${d.components.length ? sections : html`<div class="card muted">No components yet.</div>`}
-<footer class="muted">Updated ${time(d.generatedAt)}. Uptime bars: one per UTC day, grey where there is no data.</footer>
-</main>`;
-  return shell(`${d.page.name} status`, body, { refreshSeconds: 60 });
+<ul class="key muted" aria-label="What the bar colours mean">${BAR_KEY.map(
+    ([cls, text]) => html`<li><span class="swatch ${cls}"></span>${text}</li>`,
+  )}</ul>
+</section>
+<section aria-labelledby="past"><h2 id="past">Past incidents</h2>
+${d.pastIncidents.length ? d.pastIncidents.map(incidentCard) : html`<p class="card muted">No incidents in the last ${PAST_INCIDENT_DAYS} days.</p>`}
+</section>
+<section aria-labelledby="subscribe"><h2 id="subscribe">Get updates</h2>
+<div class="card">
+<form method="post" action="${base}/subscribe">
+<label for="sub-email">Email address</label>
+<input id="sub-email" name="email" type="email" autocomplete="email" required maxlength="320">
+<button type="submit">Subscribe</button>
+</form>
+<p class="muted">Or follow the <a href="${base}/feed.atom">Atom</a> or <a href="${base}/feed.rss">RSS</a> feed.</p>
+</div>
+</section>
+</main>
+<footer class="wrap muted">
+<p>Updated ${time(d.generatedAt)}. Uptime bars: one per UTC day, fewer days on narrow screens.</p>
+</footer>`;
+  return shell(`${d.page.name} status`, body, { feedBase: base });
 }
 
 /** The password form of a protected page; `failed` adds the "wrong password" message. */
-export function renderPasswordForm(page: { name: string; slug: string }, failed: boolean): string {
+export function renderPasswordForm(page: { name: string; slug: string }, failed: boolean, basePath: string): string {
   const body = html`<main class="narrow">
 <h1>${page.name}</h1>
 <div class="card">
 <p>This status page is private. Enter its password to view it.</p>
 ${failed ? html`<p class="error" role="alert">That password is not right. Try again.</p>` : null}
-<form method="post" action="/status/${page.slug}/login">
+<form method="post" action="${basePath}/login">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200" autofocus>
 <button type="submit">View status</button>
@@ -198,6 +316,40 @@ ${failed ? html`<p class="error" role="alert">That password is not right. Try ag
 </div>
 </main>`;
   return shell(`${page.name} status`, body, { noindex: true });
+}
+
+/** After POST /subscribe from the form: the same words whatever was known; a webhook's secret shown once. */
+export function renderSubscribed(page: { name: string }, basePath: string, webhookSecret: string | null): string {
+  const body = webhookSecret
+    ? html`<p>The webhook is subscribed. Deliveries are signed with this secret; it is shown only now:</p>
+<p><code class="body">${webhookSecret}</code></p>`
+    : html`<p>If this address can receive mail, a confirmation link is on its way. Nothing is sent until it is used.</p>`;
+  return shell(
+    `${page.name} status`,
+    html`<main class="narrow"><h1>Almost there</h1><div class="card">${body}<p><a href="${basePath || '/'}">Back to the status page</a></p></div></main>`,
+    { noindex: true },
+  );
+}
+
+/** The page behind a mail link: a button to confirm or unsubscribe (GET), or the result (after the POST). */
+export function renderLinkAction(
+  page: { name: string },
+  action: string,
+  kind: 'confirm' | 'unsubscribe',
+  done: boolean,
+): string {
+  const title = kind === 'confirm' ? 'Confirm your subscription' : 'Unsubscribe';
+  const body = done
+    ? html`<p>${kind === 'confirm' ? `You will be told of incidents and maintenance of ${page.name}.` : `You will not hear from ${page.name} status again.`}</p>`
+    : html`<p>${kind === 'confirm' ? `Get incident and maintenance updates of ${page.name} by email.` : `Stop updates of ${page.name} to this address.`}</p>
+<form method="post" action="${action}"><button type="submit">${kind === 'confirm' ? 'Confirm' : 'Unsubscribe'}</button></form>`;
+  return shell(
+    title,
+    html`<main class="narrow"><h1>${done ? (kind === 'confirm' ? 'Subscribed' : 'Unsubscribed') : title}</h1><div class="card">${body}</div></main>`,
+    {
+      noindex: true,
+    },
+  );
 }
 
 /** A plain page for 404 and for errors, with the same look and policy. */

@@ -31,7 +31,7 @@ export function sendNotFound(res: Response, json: boolean): void {
  */
 export function publicPageErrors(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
-    if (res.headersSent || wantsJson(req)) {
+    if (res.headersSent || wantsJson(req) || req.is('application/json')) {
       next(err);
       return;
     }

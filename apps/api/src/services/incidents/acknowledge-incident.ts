@@ -1,29 +1,22 @@
 import { ConflictError, type EscalationScheduler, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
-import { assertNoBody } from './no-body.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
-import { stopLadder } from './stop-ladder.js';
+import { requestNotices, stopLadder } from './stop-ladder.js';
 
 /**
- * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder.
+ * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder and
+ * tells every target that was paged (the notices the status change wrote).
  * Already acknowledged: a no-op 200. Resolved: 409. The update is conditional on `open`, so it cannot undo a
  * resolution that raced it.
  */
 export async function acknowledgeIncident(
-  prisma: PrismaClient,
-  {
-    ctx,
-    id,
-    body,
-    escalations,
-    now = new Date(),
-  }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
+  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
-  // The role first: a viewer is told 403 whatever it sent.
   assertCan(ctx.role, 'incidents:respond');
-  assertNoBody(body);
+  const { now } = ctx;
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status === 'open') {
     await prisma.incident.updateMany({
@@ -33,6 +26,9 @@ export async function acknowledgeIncident(
   }
   const row = await findOwnIncident(prisma, ctx, id);
   if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');
-  if (before.status === 'open') await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+  if (before.status === 'open') {
+    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+    await requestNotices(prisma, escalations, row.id, 'acknowledged');
+  }
   return toIncidentRecord(row);
 }

@@ -1,5 +1,5 @@
 import { NotFoundError, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 
@@ -8,8 +8,8 @@ import { findOwnIncident } from './find-incident.js';
  * same transaction, so a new incident needs `openThreshold` fresh failures.
  */
 export async function deleteIncident(
-  prisma: PrismaClient,
-  { ctx, id }: { ctx: RequestContext; id: string },
+  { prisma }: { prisma: PrismaClient },
+  { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'incidents:delete');
   const incident = await findOwnIncident(prisma, ctx, id);

@@ -1,48 +1,112 @@
 import {
-  displayTarget,
   ladderState,
   maintenanceUntilByComponent,
   orderedSteps,
   policyInEffect,
+  shownTarget,
+  DELIVERY_CHANNELS,
   type Impact,
   type LadderState,
   type PolicyInEffect,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { findOwnIncident } from './find-incident.js';
-import type { IncidentRow } from './incident-record.js';
+import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentRow } from './incident-record.js';
+import { dateTime, z } from '../../openapi/zod.js';
 
-export interface EscalationDeliveryRecord {
-  channel: 'webhook' | 'slack' | 'email';
-  /** Webhook and Slack URLs are credentials: shown as `scheme://host/…`. Email addresses in full. */
-  target: string;
-  status: 'pending' | 'sent' | 'failed' | 'skipped';
-  sentAt: string | null;
-  /** Why a delivery failed or was skipped (`http_500`, `timeout`, `silent policy`, ...); null otherwise. */
-  reason: string | null;
-}
+const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 
-export interface EscalationStateRecord {
-  incidentId: string;
-  status: 'open' | 'acknowledged' | 'resolved';
-  acknowledgedAt: string | null;
-  resolvedAt: string | null;
-  escalating: boolean;
-  elapsedMinutes: number;
-  policy: { id: string; name: string; repeatCount: number; silent: boolean; runbook: string } | null;
-  steps: Array<{
-    stepId: string;
-    position: number;
-    delayMinutes: number;
-    minImpact: Impact;
-    due: boolean;
-    fired: boolean;
-    firedAt: string | null;
-    deliveries: EscalationDeliveryRecord[];
-  }>;
-  note: string;
-}
+const deliverySchema = z
+  .object({
+    channel: z.enum(DELIVERY_CHANNELS),
+    target: z.string().openapi({
+      description:
+        'Never a secret. Email: the address. URL channels (webhook, slack, teams, discord, ntfy): only ' +
+        '`scheme://host[:port]/…`, since the full URL is a credential. pagerduty and opsgenie: `routing key …abcd` / ' +
+        '`API key …abcd` (the last four characters). telegram: `chat <chatId>`.',
+    }),
+    status: z
+      .enum(DELIVERY_STATUSES)
+      .openapi({ description: '`skipped`: silent policy, or a channel that is not configured.' }),
+    sentAt: dateTime.nullable(),
+    reason: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, ' +
+          '`ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is ' +
+          '`failed` or `skipped`.',
+      }),
+  })
+  .openapi('EscalationDelivery');
+
+const escalationStepSchema = z
+  .object({
+    stepId: z.uuid(),
+    position: z.number().int(),
+    delayMinutes: z.number().int().openapi({
+      description: "From the incident's start (or, in a repeat cycle, from the previous cycle's last step).",
+    }),
+    minImpact: z.enum(INCIDENT_IMPACTS),
+    due: z.boolean().openapi({
+      description:
+        "The step's time has come in the current cycle and its `minImpact` is at most the incident's impact. Once the incident is " +
+        'acknowledged or resolved, judged at that moment.',
+    }),
+    fired: z
+      .boolean()
+      .openapi({ description: 'The step has paged at least once (recorded its deliveries, whatever their status).' }),
+    firedAt: dateTime.nullable().openapi({ description: 'When it last fired (the latest cycle in which it did).' }),
+    deliveries: z.array(deliverySchema).openapi({ description: 'Every cycle, oldest first; targets in policy order.' }),
+  })
+  .openapi('EscalationStep');
+
+const escalationPolicySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    repeatCount: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'How many more times the ladder repeats after its last step.' }),
+    silent: z.boolean(),
+    runbook: z.string(),
+  })
+  .openapi('EscalationPolicy');
+
+export const escalationStateSchema = z
+  .object({
+    incidentId: z.uuid(),
+    status: z.enum(INCIDENT_STATUSES),
+    acknowledgedAt: dateTime.nullable(),
+    resolvedAt: dateTime.nullable(),
+    escalating: z
+      .boolean()
+      .openapi({ description: 'Whether the ladder is still running (acknowledging or resolving stops it).' }),
+    elapsedMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'Whole minutes since the incident started (until it was resolved).' }),
+    policy: z.union([escalationPolicySchema, z.null()]).openapi({
+      description:
+        "The policy in effect, pinned when the incident opened: the monitor's own, else the workspace default, else null. " +
+        'Assigning a policy later does not change the ladder of an incident already open.',
+    }),
+    steps: z
+      .array(escalationStepSchema)
+      .openapi({ description: 'One entry per ladder step; empty when no policy applies.' }),
+    note: z.string().openapi({
+      description:
+        'What the ladder is doing, in one sentence: e.g. `Escalating: step 2 of 3 is due at <time>.`, `Acknowledged at <time>: ' +
+        'the ladder has stopped.`, or that no policy applies.',
+    }),
+  })
+  .openapi('EscalationState');
+export type EscalationStateRecord = z.infer<typeof escalationStateSchema>;
 
 const MINUTE = 60_000;
 
@@ -93,10 +157,11 @@ function noteFor(
  * possible for incidents paged before policies were pinned) is listed under the step at the same position.
  */
 export async function getIncidentEscalation(
-  prisma: PrismaClient,
-  { ctx, id, now = new Date() }: { ctx: RequestContext; id: string; now?: Date },
+  { prisma }: { prisma: PrismaClient },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<EscalationStateRecord> {
-  const incident = await findOwnIncident(prisma, ctx, id);
+  const { now } = ctx;
+  const incident = await findOwnIncident(prisma, ctx, input.id);
   const policy = await policyInEffect(prisma, {
     workspaceId: ctx.workspace.id,
     escalationPolicyId: incident.escalationPolicyId,
@@ -172,7 +237,7 @@ export async function getIncidentEscalation(
         .map((d) => ({
           channel: d.channel,
           // Stored in its shown form already; redacting again is a no-op that keeps a stray full URL out.
-          target: displayTarget(d.channel, d.target),
+          target: shownTarget(d.channel, d.target),
           status: d.status,
           sentAt: d.sentAt?.toISOString() ?? null,
           reason: d.status === 'failed' || d.status === 'skipped' ? d.reason : null,

@@ -1,4 +1,27 @@
 import type { Prisma } from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
+
+export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
+export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
+const INCIDENT_SOURCES = ['monitor', 'manual'] as const;
+
+export const incidentRecordSchema = z
+  .object({
+    id: z.uuid(),
+    title: z.string().openapi({ description: 'For a monitor incident: `<monitor name> is down`.' }),
+    status: z.enum(INCIDENT_STATUSES),
+    impact: z.enum(INCIDENT_IMPACTS).openapi({ description: 'Monitor incidents open as `major`.' }),
+    source: z.enum(INCIDENT_SOURCES),
+    startedAt: dateTime,
+    resolvedAt: dateTime.nullable(),
+    acknowledgedAt: dateTime.nullable(),
+    monitorId: z.uuid().nullable().openapi({ description: 'The monitor that opened it; null for a manual incident.' }),
+    metadata: z
+      .record(z.string(), z.string())
+      .openapi({ description: "The monitor's labels, copied when the incident opened." }),
+  })
+  .openapi('Incident');
+export type IncidentRecord = z.infer<typeof incidentRecordSchema>;
 
 export const incidentRecordSelect = {
   id: true,
@@ -16,7 +39,7 @@ export const incidentRecordSelect = {
 } satisfies Prisma.IncidentSelect;
 export type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentRecordSelect }>;
 
-export function toIncidentRecord(row: IncidentRow) {
+export function toIncidentRecord(row: IncidentRow): IncidentRecord {
   return {
     id: row.id,
     title: row.title,
@@ -30,4 +53,3 @@ export function toIncidentRecord(row: IncidentRow) {
     metadata: row.metadata as Record<string, string>,
   };
 }
-export type IncidentRecord = ReturnType<typeof toIncidentRecord>;

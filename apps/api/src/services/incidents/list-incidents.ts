@@ -1,15 +1,15 @@
 import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { incidentRecordSelect, toIncidentRecord, type IncidentRecord } from './incident-record.js';
 
 export const RECENTLY_RESOLVED_DAYS = 7;
 
 /** GET /incidents: open and acknowledged incidents, plus those resolved in the last 7 days, newest first. */
 export async function listIncidents(
-  prisma: PrismaClient,
-  { ctx, query, now = new Date() }: { ctx: RequestContext; query: PaginationQuery; now?: Date },
+  { prisma }: { prisma: PrismaClient },
+  { ctx, input: query }: { ctx: ServiceContext; input: PaginationQuery },
 ): Promise<{ data: IncidentRecord[]; pagination: Pagination }> {
-  const since = new Date(now.getTime() - RECENTLY_RESOLVED_DAYS * 86_400_000);
+  const since = new Date(ctx.now.getTime() - RECENTLY_RESOLVED_DAYS * 86_400_000);
   const where = {
     workspaceId: ctx.workspace.id,
     OR: [{ status: { in: ['open' as const, 'acknowledged' as const] } }, { resolvedAt: { gte: since } }],

@@ -1,30 +1,23 @@
 import type { EscalationScheduler, PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
-import { assertNoBody } from './no-body.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
-import { stopLadder } from './stop-ladder.js';
+import { requestNotices, stopLadder } from './stop-ladder.js';
 
 /**
  * POST /incidents/{id}/resolve (member and above): open or acknowledged -> resolved, which stops the escalation
- * ladder. Already resolved: a no-op 200. For a monitor incident, `openMonitorId` is cleared (so the monitor can
- * open a new incident) and the monitor's flap state (its region rows) is reset, as when an incident is deleted: a new
+ * ladder and tells every target that was paged (the notices the status change wrote). Already resolved: a no-op
+ * 200. For a monitor incident, `openMonitorId` is cleared (so the monitor can open a new incident) and the
+ * monitor's flap state (its region rows) is reset, as when an incident is deleted: a new
  * incident needs `openThreshold` fresh failures, instead of reopening on the very next failed check.
  */
 export async function resolveIncident(
-  prisma: PrismaClient,
-  {
-    ctx,
-    id,
-    body,
-    escalations,
-    now = new Date(),
-  }: { ctx: RequestContext; id: string; body?: unknown; escalations?: EscalationScheduler; now?: Date },
+  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
-  // The role first: a viewer is told 403 whatever it sent.
   assertCan(ctx.role, 'incidents:respond');
-  assertNoBody(body);
+  const { now } = ctx;
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status !== 'resolved') {
     await prisma.$transaction(async (tx) => {
@@ -45,5 +38,6 @@ export async function resolveIncident(
   }
   const row = await findOwnIncident(prisma, ctx, id);
   if (before.status === 'open') await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+  if (before.status !== 'resolved') await requestNotices(prisma, escalations, row.id, 'resolved');
   return toIncidentRecord(row);
 }

@@ -50,3 +50,26 @@ export async function stopLadder(
     // Ignored: see above.
   }
 }
+
+/**
+ * Best effort, after an incident was acknowledged or resolved: asks the worker to send the notices the status
+ * change wrote (one per target that was paged; the trigger `incidents_escalation_notices`). No notices (nothing was
+ * paged): no job. A Redis failure is ignored: the escalation sweeper asks for every notice still unclaimed.
+ */
+export async function requestNotices(
+  prisma: PrismaClient,
+  escalations: EscalationScheduler | undefined,
+  incidentId: string,
+  kind: 'acknowledged' | 'resolved',
+): Promise<void> {
+  if (!escalations) return;
+  try {
+    const pending = await prisma.escalationNotice.findFirst({
+      where: { incidentId, kind, status: 'pending', claimedAt: null },
+      select: { id: true },
+    });
+    if (pending) await escalations.sendNotices({ incidentId, kind });
+  } catch {
+    // Ignored: see above.
+  }
+}

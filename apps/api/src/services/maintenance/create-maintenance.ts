@@ -1,5 +1,5 @@
-import { createMaintenanceSchema, parseOrThrow, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { CreateMaintenanceInput, PrismaClient } from '@statusvane/shared';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertOwnComponents } from './maintenance-components.js';
 import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
@@ -11,23 +11,27 @@ import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } 
  */
 export async function createMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, input, now = new Date() }: { ctx: RequestContext; input: unknown; now?: Date },
+  { ctx, input: m }: { ctx: ServiceContext; input: CreateMaintenanceInput },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const m = parseOrThrow(createMaintenanceSchema, input, 'maintenance window');
   const componentIds = m.componentIds ?? [];
   await assertOwnComponents(deps.prisma, ctx.workspace.id, componentIds);
 
-  const row = await deps.prisma.maintenanceWindow.create({
-    data: {
-      workspaceId: ctx.workspace.id,
-      title: m.title,
-      body: m.body ?? '',
-      startsAt: m.startsAt,
-      endsAt: m.endsAt,
-      components: { create: componentIds.map((componentId) => ({ componentId })) },
-    },
-    select: maintenanceRecordSelect,
+  // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
+  return deps.prisma.$transaction(async (tx) => {
+    const row = await tx.maintenanceWindow.create({
+      data: {
+        workspaceId: ctx.workspace.id,
+        title: m.title,
+        body: m.body ?? '',
+        startsAt: m.startsAt,
+        endsAt: m.endsAt,
+        components: { create: componentIds.map((componentId) => ({ componentId })) },
+      },
+      select: maintenanceRecordSelect,
+    });
+    const record = toMaintenanceRecord(row, ctx.now);
+    await ctx.inTransaction?.(tx, record);
+    return record;
   });
-  return toMaintenanceRecord(row, now);
 }

@@ -1,5 +1,6 @@
 import { NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import {
   maintenanceRecordSelect,
   toMaintenanceRecord,
@@ -25,7 +26,7 @@ export async function findOwnMaintenance(
 /** GET /maintenance/{id}: any role may read. */
 export async function getMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, id, now = new Date() }: { ctx: RequestContext; id: string; now?: Date },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<MaintenanceRecord> {
-  return toMaintenanceRecord(await findOwnMaintenance(deps.prisma, ctx, id), now);
+  return toMaintenanceRecord(await findOwnMaintenance(deps.prisma, ctx, input.id), ctx.now);
 }

@@ -1,5 +1,26 @@
-import type { Prisma } from '@statusvane/shared';
+import { MAINTENANCE_STATUSES, type Prisma } from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
+import { componentRefSchema } from '../components/component-ref.js';
 import { maintenanceStatus } from './maintenance-status.js';
+
+export const maintenanceRecordSchema = z
+  .object({
+    id: z.uuid(),
+    title: z.string().openapi({ description: 'Headline customers see.' }),
+    body: z.string().openapi({ description: 'Public explanation.' }),
+    status: z.enum(MAINTENANCE_STATUSES).openapi({
+      description:
+        'Derived from the clock: `scheduled` while now < startsAt, `in_progress` while startsAt <= now < endsAt, `completed` ' +
+        'from endsAt on. Only `cancelled` is stored.',
+    }),
+    startsAt: dateTime,
+    endsAt: dateTime,
+    components: z
+      .array(componentRefSchema)
+      .openapi({ description: 'Components the window affects. Empty means the whole workspace.' }),
+  })
+  .openapi('MaintenanceWindow');
+export type MaintenanceRecord = z.infer<typeof maintenanceRecordSchema>;
 
 export const maintenanceRecordSelect = {
   id: true,
@@ -17,7 +38,7 @@ export const maintenanceRecordSelect = {
 export type MaintenanceRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof maintenanceRecordSelect }>;
 
 /** The public maintenance record; `status` is derived from `now` (only cancellation is stored). */
-export function toMaintenanceRecord(row: MaintenanceRow, now: Date) {
+export function toMaintenanceRecord(row: MaintenanceRow, now: Date): MaintenanceRecord {
   return {
     id: row.id,
     title: row.title,
@@ -28,4 +49,3 @@ export function toMaintenanceRecord(row: MaintenanceRow, now: Date) {
     components: row.components.map((c) => ({ id: c.component.id, name: c.component.name })),
   };
 }
-export type MaintenanceRecord = ReturnType<typeof toMaintenanceRecord>;

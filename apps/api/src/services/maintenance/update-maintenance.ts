@@ -1,14 +1,13 @@
 import {
   ConflictError,
   NotFoundError,
-  parseOrThrow,
-  updateMaintenanceSchema,
   uuidSchema,
   ValidationError,
   type Issue,
   type PrismaClient,
+  type UpdateMaintenanceInput,
 } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
 import { assertOwnComponents } from './maintenance-components.js';
@@ -32,11 +31,12 @@ const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as co
  */
 export async function updateMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, id, input, now = new Date() }: { ctx: RequestContext; id: string; input: unknown; now?: Date },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: UpdateMaintenanceInput } },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
+  const { id, changes: u } = input;
+  const { now } = ctx;
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('maintenance window', id);
-  const u = parseOrThrow(updateMaintenanceSchema, input, 'maintenance window');
 
   const contradictions: Issue[] = [];
   if (u.status === 'start' && u.startsAt)

@@ -8,9 +8,8 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
-import type { InTransaction } from '../in-transaction.js';
+import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';
@@ -32,16 +31,12 @@ const NO_COMPONENT = '00000000-0000-0000-0000-000000000000';
  */
 export async function createMonitor(
   deps: MonitorServiceDeps,
-  {
-    ctx,
-    input,
-    inTransaction,
-  }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<MonitorRecord> | undefined },
+  { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
   const m = await validateCreateInput(deps.guard, input);
   const http = m.type === 'http' ? m : null;
-  // The record is complete before the commit, so that `inTransaction` can store it. Only a whole-workspace window
+  // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
   const maintenanceUntil =
@@ -85,7 +80,7 @@ export async function createMonitor(
     });
     const record = toMonitorRecord(created, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
-    await inTransaction?.(tx, record);
+    await ctx.inTransaction?.(tx, record);
     await deps.scheduler.schedule(created);
     return record;
   });

@@ -6,9 +6,11 @@ import {
   maintenanceUntilByComponent,
   NotFoundError,
   uuidSchema,
+  type Config,
   type PrismaClient,
 } from '@statusvane/shared';
 import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
 
 /**
@@ -57,14 +59,14 @@ export async function toRecords(
 
 /** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */
 export async function getMonitor(
-  deps: { prisma: PrismaClient; publicBaseUrl: string },
-  { ctx, id }: { ctx: RequestContext; id: string },
+  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<MonitorRecord> {
-  const now = new Date();
+  const { now } = ctx;
   const [row, windows] = await Promise.all([
-    findOwnMonitor(deps.prisma, ctx, id),
+    findOwnMonitor(deps.prisma, ctx, input.id),
     maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now),
   ]);
   const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
-  return toMonitorRecord(row, { publicBaseUrl: deps.publicBaseUrl, maintenanceUntil: until });
+  return toMonitorRecord(row, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil: until });
 }

@@ -1,4 +1,74 @@
-import type { Prisma } from '@statusvane/shared';
+import { HTTP_METHODS, jsonAssertionSchema, MONITOR_TYPES, type Prisma } from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
+
+export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance'] as const;
+
+/**
+ * The monitor record as the document describes it; toMonitorRecord is typed by it, so the two cannot drift. Records
+ * are plain (non-strict) objects: a client must tolerate new fields.
+ */
+export const monitorRecordSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    componentId: z.uuid().openapi({ description: "The monitor's public component, created with the monitor." }),
+    type: z.enum(MONITOR_TYPES),
+    target: z.string().nullable().openapi({ description: 'The URL (http) or `host:port` (tcp); null for heartbeat.' }),
+    method: z
+      .enum(HTTP_METHODS)
+      .nullable()
+      .openapi({ description: 'HTTP method of the check; null for tcp and heartbeat.' }),
+    intervalSeconds: z.number().int(),
+    timeoutMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Bound on one check; null for heartbeat (no check runs).' }),
+    openThreshold: z.number().int(),
+    resolveThreshold: z.number().int(),
+    expectedStatusCodes: z.array(z.number().int()).openapi({ description: 'Empty: any 2xx or 3xx is healthy.' }),
+    keyword: z.string().nullable(),
+    keywordAbsent: z.string().nullable(),
+    degradedAfterMs: z.number().int().nullable(),
+    latencyThresholdMs: z.number().int().nullable(),
+    headerNames: z
+      .array(z.string())
+      .openapi({ description: 'Names of the custom request headers. Their values are write-only.' }),
+    hasBody: z.boolean().openapi({ description: 'Whether a request body is stored. The body itself is write-only.' }),
+    contentType: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Content-Type of the request body (http); null for tcp and heartbeat.' }),
+    // A union with null, not `.nullable()`: the generator would otherwise fold the null into the shared
+    // JsonAssertion component, making it nullable on create too.
+    jsonAssertion: z
+      .union([jsonAssertionSchema, z.null()])
+      .openapi({ description: 'The JSON assertion, or null when none is set.' }),
+    environment: z.string(),
+    metadata: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
+    graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
+    enabled: z.boolean(),
+    status: z.enum(MONITOR_STATUSES).openapi({
+      description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
+    }),
+    maintenanceUntil: dateTime.nullable().openapi({
+      description:
+        "End of the in-progress maintenance window covering the monitor's component (or the whole workspace), else null.",
+    }),
+    openEndedMaintenance: z
+      .boolean()
+      .openapi({ description: 'True only while a window without an end applies (reserved; currently always false).' }),
+    lastCheckedAt: dateTime.nullable(),
+    createdAt: dateTime,
+    pingUrl: z.url().nullable().openapi({
+      description:
+        'Heartbeat only: the address the scheduled job pings (GET, HEAD or POST; `<pingUrl>/fail` reports a failure). Returned on create and on read; null for other types.',
+    }),
+  })
+  .openapi('Monitor');
+export type MonitorRecord = z.infer<typeof monitorRecordSchema>;
 
 /** The columns a monitor record needs; secrets (headersEnc, bodyEnc, pingSecret) are read only to derive flags. */
 export const monitorRecordSelect = {
@@ -34,16 +104,20 @@ export const monitorRecordSelect = {
 export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecordSelect }>;
 
 /** The public monitor record. Headers and body are write-only: only their names and presence show. */
-export function toMonitorRecord(row: MonitorRow, opts: { publicBaseUrl: string; maintenanceUntil: Date | null }) {
+export function toMonitorRecord(
+  row: MonitorRow,
+  opts: { publicBaseUrl: string; maintenanceUntil: Date | null },
+): MonitorRecord {
   return {
     id: row.id,
     name: row.name,
     componentId: row.componentId,
     type: row.type,
     target: row.target,
-    method: row.method,
+    // Fields of a kind of check the monitor does not run are null, not a default that would read as a setting.
+    method: row.type === 'http' ? row.method : null,
     intervalSeconds: row.intervalSeconds,
-    timeoutMs: row.timeoutMs,
+    timeoutMs: row.type === 'heartbeat' ? null : row.timeoutMs,
     openThreshold: row.openThreshold,
     resolveThreshold: row.resolveThreshold,
     expectedStatusCodes: row.expectedStatusCodes,
@@ -53,8 +127,9 @@ export function toMonitorRecord(row: MonitorRow, opts: { publicBaseUrl: string; 
     latencyThresholdMs: row.latencyThresholdMs,
     headerNames: row.headerNames,
     hasBody: row.bodyEnc !== null,
-    contentType: row.contentType,
-    jsonAssertion: row.jsonAssertion ?? null,
+    contentType: row.type === 'http' ? row.contentType : null,
+    // Written only from a parsed JsonAssertion (create, PATCH).
+    jsonAssertion: (row.jsonAssertion ?? null) as MonitorRecord['jsonAssertion'],
     environment: row.environment,
     metadata: row.metadata as Record<string, string>,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
@@ -67,4 +142,3 @@ export function toMonitorRecord(row: MonitorRow, opts: { publicBaseUrl: string; 
     pingUrl: row.type === 'heartbeat' && row.pingSecret ? `${opts.publicBaseUrl}/ping/${row.pingSecret}` : null,
   };
 }
-export type MonitorRecord = ReturnType<typeof toMonitorRecord>;

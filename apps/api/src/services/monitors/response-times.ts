@@ -1,14 +1,49 @@
 import {
   bucketStarts,
-  parseOrThrow,
   PERIODS,
-  responseTimesQuerySchema,
+  type responseTimesQuerySchema,
   ValidationError,
   type Config,
+  type Period,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import { dateTime, z } from '../../openapi/zod.js';
+import type { ServiceContext } from '../context.js';
 import { findOwnMonitor } from './get-monitor.js';
+
+type ResponseTimesQuery = z.output<typeof responseTimesQuerySchema>;
+
+const RESPONSE_TIME_PERIODS = Object.keys(PERIODS) as [Period, ...Period[]];
+
+const phaseMs = z.number().int().nullable();
+const responseTimeBucketSchema = z
+  .object({
+    bucketStart: dateTime,
+    avgMs: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Average over the checks that got a response; null for an empty bucket.' }),
+    downCount: z.number().int().min(0),
+    total: z.number().int().min(0).openapi({ description: 'All checks in the bucket; 0 for an empty bucket.' }),
+    phases: z
+      .object({ dnsMs: phaseMs, connectMs: phaseMs, tlsMs: phaseMs, waitingMs: phaseMs })
+      .openapi({ description: 'Average phase timings. Solo plan or above; on the Free plan every value is null.' }),
+  })
+  .openapi('ResponseTimeBucket');
+
+export const responseTimeHistorySchema = z
+  .object({
+    monitorId: z.uuid(),
+    period: z.enum(RESPONSE_TIME_PERIODS),
+    region: z.string().openapi({ description: 'The region filtered to, or `all`.' }),
+    buckets: z.array(responseTimeBucketSchema).openapi({
+      description:
+        'Fixed-width buckets, oldest first; every bucket of the window is present. The window ends at the current bucket.',
+    }),
+  })
+  .openapi('ResponseTimeHistory');
+export type ResponseTimeHistory = z.infer<typeof responseTimeHistorySchema>;
 
 interface BucketRow {
   bucket: Date;
@@ -31,10 +66,11 @@ const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
  */
 export async function getResponseTimes(
   { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
-  { ctx, id, query, now = new Date() }: { ctx: RequestContext; id: string; query: unknown; now?: Date },
-) {
-  const monitor = await findOwnMonitor(prisma, ctx, id);
-  const q = parseOrThrow(responseTimesQuerySchema, query, 'query');
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; query: ResponseTimesQuery } },
+): Promise<ResponseTimeHistory> {
+  const { now } = ctx;
+  const monitor = await findOwnMonitor(prisma, ctx, input.id);
+  const q = input.query;
   // A region no worker checks from has no results: refused rather than answered with empty buckets (a typo would
   // otherwise read as "no data").
   if (q.region !== undefined && q.region !== ALL_REGIONS && !config.checkRegions.includes(q.region)) {

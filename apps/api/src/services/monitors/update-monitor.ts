@@ -1,5 +1,5 @@
 import { followCommittedSchedule, NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { findOwnMonitor, toRecords } from './get-monitor.js';
@@ -13,11 +13,12 @@ import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
  */
 export async function updateMonitor(
   deps: MonitorServiceDeps,
-  { ctx, id, input }: { ctx: RequestContext; id: string; input: unknown },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
+  const { id } = input;
   const current = await findOwnMonitor(deps.prisma, ctx, id);
-  const u = await validateUpdateInput(deps.guard, current, input);
+  const u = await validateUpdateInput(deps.guard, current, input.changes);
 
   // `type` and `metadata` never get here: the schema refuses them.
   const { headers, body, jsonAssertion, keyword, keywordAbsent, type: _type, metadata: _metadata, ...plain } = u;

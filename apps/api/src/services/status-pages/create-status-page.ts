@@ -1,14 +1,13 @@
 import {
   ConflictError,
-  createStatusPageSchema,
-  parseOrThrow,
   Prisma,
   RESERVED_SLUGS,
+  type Config,
+  type CreateStatusPageInput,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
 import { assertCan } from '../auth/permissions.js';
-import type { InTransaction } from '../in-transaction.js';
+import type { ServiceContext } from '../context.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
 
 /** Prisma's unique-constraint violation (P2002). */
@@ -22,27 +21,22 @@ export function isUniqueViolation(err: unknown): boolean {
  * yield one page and one 409.
  */
 export async function createStatusPage(
-  deps: { prisma: PrismaClient; publicBaseUrl: string },
-  {
-    ctx,
-    input,
-    inTransaction,
-  }: { ctx: RequestContext; input: unknown; inTransaction?: InTransaction<StatusPageRecord> | undefined },
+  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { ctx, input: p }: { ctx: ServiceContext; input: CreateStatusPageInput },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const p = parseOrThrow(createStatusPageSchema, input, 'status page');
   if (RESERVED_SLUGS.has(p.slug)) {
     throw new ConflictError(`The slug "${p.slug}" is reserved`, { slug: p.slug, reason: 'reserved' });
   }
   try {
-    // One transaction with `inTransaction` (the Idempotency-Key's stored answer), so both commit or neither does.
+    // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer), so both commit or neither does.
     return await deps.prisma.$transaction(async (tx) => {
       const row = await tx.statusPage.create({
         data: { workspaceId: ctx.workspace.id, name: p.name, slug: p.slug, isPublic: p.isPublic },
         select: statusPageRecordSelect,
       });
-      const record = toStatusPageRecord(row, deps.publicBaseUrl);
-      await inTransaction?.(tx, record);
+      const record = toStatusPageRecord(row, deps.config.publicBaseUrl);
+      await ctx.inTransaction?.(tx, record);
       return record;
     });
   } catch (err) {

@@ -1,10 +1,27 @@
 import { NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
+import type { ServiceContext } from '../context.js';
 
-export interface StatusPageLayout {
-  statusPageId: string;
-  sections: Array<{ id: string; name: string; components: Array<{ id: string; name: string }> }>;
-}
+import { z } from '../../openapi/zod.js';
+import { componentRefSchema } from '../components/component-ref.js';
+
+const layoutSectionSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    components: z.array(componentRefSchema).openapi({ description: 'In render order.' }),
+  })
+  .openapi('StatusPageSection');
+
+export const statusPageLayoutSchema = z
+  .object({
+    statusPageId: z.uuid(),
+    sections: z.array(layoutSectionSchema).openapi({
+      description:
+        'In render order. Empty: the page has never been arranged and shows every workspace component, ungrouped.',
+    }),
+  })
+  .openapi('StatusPageLayout');
+export type StatusPageLayout = z.infer<typeof statusPageLayoutSchema>;
 
 /**
  * The page's sections and their components, both in render order. Only components of the page's own workspace
@@ -40,7 +57,7 @@ export async function layoutOf(
 /** GET /status-pages/{id}/layout: `sections: []` until the page is arranged. */
 export async function getStatusPageLayout(
   deps: { prisma: PrismaClient },
-  { ctx, id }: { ctx: RequestContext; id: string },
+  { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<StatusPageLayout> {
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('status page', id);
   const page = await deps.prisma.statusPage.findFirst({

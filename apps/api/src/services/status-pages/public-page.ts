@@ -1,4 +1,10 @@
-import type { MaintenanceStatus, PrismaClient } from '@statusvane/shared';
+import {
+  CUSTOM_DOMAIN_RE,
+  publicIncidentFilter,
+  type MaintenanceStatus,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
 import { statusPageUrl } from './status-page-record.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
@@ -23,6 +29,27 @@ export interface PublicComponent {
   maintenanceUntil: string | null;
 }
 
+export interface PublicIncidentUpdate {
+  id: string;
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
+  message: string;
+  createdAt: string;
+}
+
+export interface PublicIncident {
+  id: string;
+  title: string;
+  status: 'open' | 'acknowledged' | 'resolved';
+  impact: 'none' | 'minor' | 'major' | 'critical';
+  startedAt: string;
+  acknowledgedAt: string | null;
+  resolvedAt: string | null;
+  /** The affected components shown on this page; empty: the whole workspace (a manual incident naming none). */
+  components: Array<{ id: string; name: string }>;
+  /** Oldest first. */
+  updates: PublicIncidentUpdate[];
+}
+
 export interface PublicPageData {
   page: { name: string; slug: string; url: string };
   summary: PageSummary;
@@ -30,15 +57,10 @@ export interface PublicPageData {
   /** Render order. Not arranged: one section named null holding every workspace component. */
   sections: Array<{ name: string | null; componentIds: string[] }>;
   components: PublicComponent[];
-  incidents: Array<{
-    id: string;
-    title: string;
-    status: 'open' | 'acknowledged';
-    impact: string;
-    startedAt: string;
-    acknowledgedAt: string | null;
-    components: Array<{ id: string; name: string }>;
-  }>;
+  /** Open and acknowledged public incidents, newest first, each with its update timeline. */
+  incidents: PublicIncident[];
+  /** Public incidents resolved within the last PAST_INCIDENT_DAYS days, newest first. */
+  pastIncidents: PublicIncident[];
   maintenance: Array<{
     id: string;
     title: string;
@@ -58,18 +80,37 @@ export interface PublicPageData {
 const SLUG_SHAPE = /^[a-z0-9-]{1,63}$/;
 const MAX_INCIDENTS = 50;
 const MAX_MAINTENANCE = 50;
+const MAX_UPDATES = 100;
+/** Resolved incidents stay on the page this long. */
+export const PAST_INCIDENT_DAYS = 14;
+/** Scheduled (and cancelled) maintenance is announced this long before it starts, not earlier. */
+export const MAINTENANCE_HORIZON_DAYS = 7;
+const DAY_MS = 86_400_000;
 
-/** The page for a slug, or null when there is none or it is not public (both are 404: nothing is revealed). */
-export async function findPublicPage(prisma: PrismaClient, slug: string): Promise<PublicPageRef | null> {
-  const s = slug.toLowerCase();
-  if (!SLUG_SHAPE.test(s)) return null;
+/** One page by a unique key, or null when there is none or it is not public (both are 404: nothing is revealed). */
+async function findPublicPageWhere(
+  prisma: PrismaClient,
+  where: { slug: string } | { customDomain: string },
+): Promise<PublicPageRef | null> {
   const page = await prisma.statusPage.findUnique({
-    where: { slug: s },
+    where,
     select: { id: true, workspaceId: true, name: true, slug: true, isPublic: true, passwordHash: true },
   });
   if (!page || !page.isPublic) return null;
   const { isPublic: _isPublic, ...ref } = page;
   return ref;
+}
+
+/** The public page whose customDomain is this host name (any case, no port), or null. */
+export async function findPageByHost(prisma: PrismaClient, hostname: string): Promise<PublicPageRef | null> {
+  const host = hostname.toLowerCase();
+  return CUSTOM_DOMAIN_RE.test(host) ? findPublicPageWhere(prisma, { customDomain: host }) : null;
+}
+
+/** The public page of a slug (any case), or null. */
+export async function findPublicPage(prisma: PrismaClient, slug: string): Promise<PublicPageRef | null> {
+  const s = slug.toLowerCase();
+  return SLUG_SHAPE.test(s) ? findPublicPageWhere(prisma, { slug: s }) : null;
 }
 
 const componentSelect = {
@@ -123,10 +164,20 @@ export async function loadPublicPage(
   const componentOfMonitor = new Map(rows.flatMap((r) => (r.monitor ? [[r.monitor.id, r.id] as const] : [])));
   const { from, to } = uptimeRange(now, UPTIME_DAYS);
 
-  const [windows, incidents, rollups] = await Promise.all([
+  const pastFrom = new Date(now.getTime() - PAST_INCIDENT_DAYS * DAY_MS);
+  const findPublicIncidents = (when: Prisma.IncidentWhereInput) =>
+    prisma.incident.findMany({
+      where: { AND: [{ workspaceId }, when, publicIncidentFilter(monitorIds, [...shown.keys()])] },
+      orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
+      take: MAX_INCIDENTS,
+      select: incidentSelect,
+    });
+  const horizon = new Date(now.getTime() + MAINTENANCE_HORIZON_DAYS * DAY_MS);
+  const [windows, [openIncidents, resolvedIncidents], rollups] = await Promise.all([
     prisma.maintenanceWindow.findMany({
-      // Not over yet by its announced end: in progress, upcoming, or cancelled (shown as such until that end).
-      where: { workspaceId, endsAt: { gt: now } },
+      // Not over yet by its announced end (in progress, upcoming, or cancelled: shown as such until that end),
+      // and starting within the horizon: later windows are not announced yet.
+      where: { workspaceId, endsAt: { gt: now }, startsAt: { lte: horizon } },
       orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
       take: 500,
       select: {
@@ -139,24 +190,10 @@ export async function loadPublicPage(
         components: { select: { componentId: true } },
       },
     }),
-    prisma.incident.findMany({
-      where: {
-        workspaceId,
-        status: { in: ['open', 'acknowledged'] },
-        OR: [{ monitorId: null }, { monitorId: { in: monitorIds } }],
-      },
-      orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
-      take: MAX_INCIDENTS,
-      select: {
-        id: true,
-        title: true,
-        status: true,
-        impact: true,
-        startedAt: true,
-        acknowledgedAt: true,
-        monitorId: true,
-      },
-    }),
+    Promise.all([
+      findPublicIncidents({ status: { in: ['open', 'acknowledged'] } }),
+      findPublicIncidents({ resolvedAt: { gte: pastFrom } }),
+    ]),
     monitorIds.length === 0
       ? Promise.resolve([])
       : prisma.checkRollupDaily.groupBy({
@@ -204,19 +241,28 @@ export async function loadPublicPage(
     countsByMonitor.set(g.monitorId, list);
   }
 
-  const visibleIncidents = incidents.map((i) => {
-    const componentId = i.monitorId ? componentOfMonitor.get(i.monitorId) : undefined;
-    const c = componentId ? shown.get(componentId) : undefined;
+  const toPublic = (i: IncidentRow): PublicIncident => {
+    const ids = i.monitorId
+      ? [componentOfMonitor.get(i.monitorId)].filter((id): id is string => id !== undefined)
+      : i.components.map((c) => c.componentId).filter((id) => shown.has(id));
     return {
       id: i.id,
       title: i.title,
-      status: i.status as 'open' | 'acknowledged',
+      status: i.status,
       impact: i.impact,
       startedAt: i.startedAt.toISOString(),
       acknowledgedAt: i.acknowledgedAt?.toISOString() ?? null,
-      components: c ? [{ id: c.id, name: c.name }] : [],
+      resolvedAt: i.resolvedAt?.toISOString() ?? null,
+      components: ids.map((id) => ({ id, name: shown.get(id)!.name })),
+      updates: i.updates.map((u) => ({
+        id: u.id,
+        status: u.status,
+        message: u.message,
+        createdAt: u.createdAt.toISOString(),
+      })),
     };
-  });
+  };
+  const visibleIncidents = openIncidents.map(toPublic);
 
   return {
     page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
@@ -225,6 +271,7 @@ export async function loadPublicPage(
     sections: sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
     components,
     incidents: visibleIncidents,
+    pastIncidents: resolvedIncidents.map(toPublic),
     maintenance: relevant.slice(0, MAX_MAINTENANCE).map((w) => ({
       id: w.id,
       title: w.title,
@@ -246,6 +293,24 @@ export async function loadPublicPage(
     },
   };
 }
+
+const incidentSelect = {
+  id: true,
+  title: true,
+  status: true,
+  impact: true,
+  startedAt: true,
+  acknowledgedAt: true,
+  resolvedAt: true,
+  monitorId: true,
+  components: { select: { componentId: true } },
+  updates: {
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take: MAX_UPDATES,
+    select: { id: true, status: true, message: true, createdAt: true },
+  },
+} as const satisfies Prisma.IncidentSelect;
+type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentSelect }>;
 
 /**
  * A component's public state. Maintenance wins over everything (it is the explanation the public needs), then a

@@ -1,4 +1,21 @@
 import type { Prisma } from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
+
+export const statusPageRecordSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    url: z.url().openapi({
+      description:
+        'The public page: `<PUBLIC_BASE_URL>/status/<slug>` (HTML, or JSON with `Accept: application/json`).',
+    }),
+    isPublic: z.boolean().openapi({ description: 'A page that is not public is not served (404).' }),
+    passwordProtected: z.boolean(),
+    createdAt: dateTime,
+  })
+  .openapi('StatusPage');
+export type StatusPageRecord = z.infer<typeof statusPageRecordSchema>;
 
 export const statusPageRecordSelect = {
   id: true,
@@ -18,7 +35,7 @@ export function statusPageUrl(publicBaseUrl: string, slug: string): string {
 }
 
 /** The status page record. The password hash never leaves the service: only whether there is one. */
-export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string) {
+export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): StatusPageRecord {
   return {
     id: row.id,
     name: row.name,
@@ -29,4 +46,3 @@ export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string) {
     createdAt: row.createdAt.toISOString(),
   };
 }
-export type StatusPageRecord = ReturnType<typeof toStatusPageRecord>;

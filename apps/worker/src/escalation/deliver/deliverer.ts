@@ -1,18 +1,24 @@
 import {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
+  DEFAULT_ALERT_PROVIDERS,
   signWebhook,
+  targetFromSecret,
   webhookSigningSecret,
+  type AlertProviders,
+  type DeliveryChannel,
+  type EscalationTargetInput,
   type SsrfGuard,
 } from '@statusvane/shared';
 import { createEmailSender, type EmailSender } from './email.js';
 import { postOnce } from './http-post.js';
-import { emailContent, slackBody, webhookBody, type Page } from './page.js';
-import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry.js';
+import { emailContent, type Message, type Notice, type Page } from './page.js';
+import { httpRequestFor } from './requests.js';
+import { DEFAULT_RETRY, withRetries, type RetryOutcome, type RetryPolicy } from './retry.js';
 
-export type Channel = 'webhook' | 'slack' | 'email';
+export type Channel = DeliveryChannel;
 
-/** The final state of one delivery row. */
+/** The final state of one delivery (or notice) row. */
 export interface DeliveryOutcome {
   status: 'sent' | 'failed' | 'skipped';
   attempts: number;
@@ -21,7 +27,10 @@ export interface DeliveryOutcome {
 }
 
 export interface Deliverer {
+  /** Sends a page to one target, given as its stored secret (`targetSecret`: a URL, an address, a key ...). */
   deliver(channel: Channel, target: string, page: Page): Promise<DeliveryOutcome>;
+  /** Sends an acknowledged / resolved notice to one target that was paged. */
+  notify(channel: Channel, target: string, notice: Notice): Promise<DeliveryOutcome>;
   close(): void;
 }
 
@@ -31,21 +40,25 @@ export interface DelivererOptions {
   encryptionKey: Buffer;
   /** null: email deliveries are recorded `skipped` with reason `email not configured`. */
   smtp: { url: string; from: string } | null;
+  /** Where pagerduty, opsgenie and telegram send (configuration: PAGERDUTY_EVENTS_URL ...); default: the providers. */
+  providers?: AlertProviders;
   timeoutMs?: number;
   retry?: RetryPolicy;
   now?: () => Date;
 }
 
 /**
- * Sends pages. Webhook: the JSON page, signed (`X-Statusvane-Signature: v1=<hex HMAC-SHA256 of
+ * Sends pages and notices. Webhook: the JSON page, signed (`X-Statusvane-Signature: v1=<hex HMAC-SHA256 of
  * "<timestamp>.<body>">`, timestamp in `X-Statusvane-Timestamp`, signed afresh on every attempt), with
- * `X-Statusvane-Delivery` as an idempotency key. Slack: an incoming-webhook `{ text }`. Email: SMTP. Every channel
- * retries transient failures (DEFAULT_RETRY) with a timeout per attempt.
+ * `X-Statusvane-Delivery` as an idempotency key. Slack, Teams, Discord, ntfy, PagerDuty, Opsgenie, Telegram: the
+ * provider's format (requests.ts). Email: SMTP. Every channel retries transient failures (DEFAULT_RETRY) with a
+ * timeout per attempt.
  */
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const retry = options.retry ?? DEFAULT_RETRY;
   const now = options.now ?? (() => new Date());
+  const providers = options.providers ?? DEFAULT_ALERT_PROVIDERS;
   const email: EmailSender | null = options.smtp ? createEmailSender(options.smtp, timeoutMs) : null;
   const secrets = new Map<string, string>();
   const secretFor = (workspaceId: string) => {
@@ -54,39 +67,50 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     return s;
   };
 
-  async function deliver(channel: Channel, target: string, page: Page): Promise<DeliveryOutcome> {
-    let result;
-    if (channel === 'email') {
-      if (!email) return { status: 'skipped', attempts: 0, reason: 'email not configured', sentAt: null };
-      const content = emailContent(page);
-      result = await withRetries(retry, () => email.send({ to: target, ...content }));
-    } else if (channel === 'webhook') {
-      const body = webhookBody(page);
-      const secret = secretFor(page.workspaceId);
-      result = await withRetries(retry, () => {
-        const timestamp = Math.floor(now().getTime() / 1000);
-        return postOnce(options.guard, {
-          url: target,
-          body,
-          timeoutMs,
-          headers: {
-            [TIMESTAMP_HEADER]: String(timestamp),
-            [SIGNATURE_HEADER]: signWebhook(secret, timestamp, body),
-            'X-Statusvane-Delivery': page.deliveryId,
-          },
-        });
-      });
-    } else {
-      const body = slackBody(page);
-      result = await withRetries(retry, () => postOnce(options.guard, { url: target, body, timeoutMs, headers: {} }));
+  function attempts(target: EscalationTargetInput, m: Message): Promise<RetryOutcome> | null {
+    if (target.channel === 'email') {
+      if (!email) return null;
+      const content = emailContent(m);
+      return withRetries(retry, () => email.send({ to: target.target, ...content }));
     }
+    const request = httpRequestFor(target, m, providers);
+    const workspaceId = m.kind === 'page' ? m.page.workspaceId : m.notice.workspaceId;
+    const deliveryId = m.kind === 'page' ? m.page.deliveryId : m.notice.noticeId;
+    return withRetries(retry, () => {
+      const headers = { ...request.headers };
+      if (target.channel === 'webhook') {
+        const timestamp = Math.floor(now().getTime() / 1000);
+        headers[TIMESTAMP_HEADER] = String(timestamp);
+        headers[SIGNATURE_HEADER] = signWebhook(secretFor(workspaceId), timestamp, request.body);
+        headers['X-Statusvane-Delivery'] = deliveryId;
+      }
+      return postOnce(request.guarded ? options.guard : null, {
+        url: request.url,
+        body: request.body,
+        headers,
+        timeoutMs,
+      });
+    });
+  }
+
+  async function send(channel: Channel, secret: string, m: Message): Promise<DeliveryOutcome> {
+    let target: EscalationTargetInput;
+    try {
+      target = targetFromSecret(channel, secret);
+    } catch {
+      return { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
+    }
+    const pending = attempts(target, m);
+    if (!pending) return { status: 'skipped', attempts: 0, reason: 'email not configured', sentAt: null };
+    const result = await pending;
     return result.ok
       ? { status: 'sent', attempts: result.attempts, reason: null, sentAt: now() }
       : { status: 'failed', attempts: result.attempts, reason: result.reason, sentAt: null };
   }
 
   return {
-    deliver,
+    deliver: (channel, target, page) => send(channel, target, { kind: 'page', page }),
+    notify: (channel, target, notice) => send(channel, target, { kind: 'notice', notice }),
     close() {
       email?.close();
     },

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import type { Attempt } from './retry.js';
 
 export interface EmailSender {
-  send(message: { to: string; subject: string; text: string }): Promise<Attempt>;
+  send(message: { to: string; subject: string; text: string; headers?: Record<string, string> }): Promise<Attempt>;
   close(): void;
 }
 
@@ -27,7 +27,13 @@ export function createEmailSender(smtp: { url: string; from: string }, timeoutMs
   return {
     async send(message) {
       try {
-        await transport.sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text });
+        await transport.sendMail({
+          from: smtp.from,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          ...(message.headers ? { headers: message.headers } : {}),
+        });
         return { ok: true };
       } catch (err) {
         return attemptFromError(err);

@@ -1,13 +1,15 @@
 /**
- * One POST of a page to a webhook or Slack URL. No database, no queue, no retries (retry.ts does those).
+ * One POST of a page or notice (requests.ts builds it). No database, no queue, no retries (retry.ts does those).
  *
- * - SSRF: as in the http probe, names are checked by the guard's `lookup` on the exact addresses dialled (got
+ * - SSRF (`guard` given: a URL of the workspace's choosing): as in the http probe, names are checked by the guard's `lookup` on the exact addresses dialled (got
  *   `dnsLookup` and the agents' `lookup`), and IP-literal hosts, which never reach a lookup function, are checked
- *   in `beforeRequest` with `guard.resolveAndCheck`. Refusal: `ssrf_blocked`, not retried.
+ *   in `beforeRequest` with `guard.resolveAndCheck`. Refusal: `ssrf_blocked`, not retried. `guard` null: a provider
+ *   URL from the operator's configuration (PagerDuty, Opsgenie, Telegram), dialled as it is.
  * - Redirects are not followed: a 3xx is a failure (`http_3xx`), since following one would send the page (and
- *   its signature) somewhere the workspace did not configure.
+ *   its signature or a provider key) somewhere nobody configured.
  * - The response body is never read: the status line decides. Fresh agents per POST, keep-alive off.
- * - The URL is never put in an error or a log line (it is a credential for Slack); reasons are codes.
+ * - The URL is never put in an error or a log line (it is a credential for Slack, and holds a Telegram bot token);
+ *   reasons are codes.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -29,7 +31,7 @@ export function retryableStatus(status: number): boolean {
 const NOT_RETRYABLE_ERRORS = new Set(['ssrf_blocked', 'invalid_request', 'too_many_redirects']);
 
 export async function postOnce(
-  guard: SsrfGuard,
+  guard: SsrfGuard | null,
   input: { url: string; body: string; headers: Record<string, string>; timeoutMs: number },
 ): Promise<AttemptResult> {
   let url: URL;
@@ -41,8 +43,9 @@ export async function postOnce(
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
     return { ok: false, reason: 'invalid_target', retryable: false };
   }
-  const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
-  const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup });
+  const lookup = guard ? { lookup: guard.lookup } : {};
+  const httpAgent = new http.Agent({ keepAlive: false, ...lookup });
+  const httpsAgent = new https.Agent({ keepAlive: false, ...lookup });
   let request: GotRequest | undefined;
   try {
     request = got.stream.post(url, {
@@ -52,14 +55,14 @@ export async function postOnce(
       throwHttpErrors: false,
       retry: { limit: 0 },
       timeout: { request: input.timeoutMs },
-      dnsLookup: guard.lookup,
+      ...(guard ? { dnsLookup: guard.lookup } : {}),
       http2: false,
       agent: { http: httpAgent, https: httpsAgent },
       hooks: {
         beforeRequest: [
           async (opts) => {
             const host = opts.url ? opts.url.hostname.replace(/^\[(.*)\]$/, '$1') : '';
-            if (net.isIP(host) !== 0) await guard.resolveAndCheck(host);
+            if (guard && net.isIP(host) !== 0) await guard.resolveAndCheck(host);
           },
         ],
       },

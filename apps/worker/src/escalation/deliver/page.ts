@@ -1,28 +1,57 @@
 /**
- * What one page says, whatever the channel: built once per fired step from the incident, the policy and the step,
- * so every target of the step (and every retry) gets the same content.
+ * What one page or notice says, whatever the channel. A page is built once per fired step from the incident, the
+ * policy and the step, so every target of the step (and every retry) gets the same content; a notice once per
+ * incident and kind.
  */
+export interface IncidentSnapshot {
+  id: string;
+  title: string;
+  status: string;
+  impact: string;
+  source: string;
+  startedAt: string;
+  monitorId: string | null;
+  metadata: Record<string, string>;
+}
+
 export interface Page {
   /** The delivery row's id: receivers can use it to drop a duplicate. */
   deliveryId: string;
   workspaceId: string;
-  incident: {
-    id: string;
-    title: string;
-    status: string;
-    impact: string;
-    source: string;
-    startedAt: string;
-    monitorId: string | null;
-    metadata: Record<string, string>;
-  };
+  incident: IncidentSnapshot;
   policy: { id: string; name: string; runbook: string };
   step: { id: string; position: number; delayMinutes: number; minImpact: string; cycle: number };
   firedAt: string;
 }
 
+/** "The incident was acknowledged / resolved", sent to every target that was paged for it. */
+export interface Notice {
+  /** The notice row's id: receivers can use it to drop a duplicate. */
+  noticeId: string;
+  workspaceId: string;
+  kind: 'acknowledged' | 'resolved';
+  incident: IncidentSnapshot & { acknowledgedAt: string | null; resolvedAt: string | null };
+  /** When it was acknowledged or resolved. */
+  at: string;
+}
+
+export type Message = { kind: 'page'; page: Page } | { kind: 'notice'; notice: Notice };
+
+export const incidentOf = (m: Message): IncidentSnapshot => (m.kind === 'page' ? m.page.incident : m.notice.incident);
+
 /** The webhook body (JSON, signed as sent). */
-export function webhookBody(page: Page): string {
+export function webhookBody(m: Message): string {
+  if (m.kind === 'notice') {
+    const n = m.notice;
+    return JSON.stringify({
+      type: `incident.${n.kind}`,
+      deliveryId: n.noticeId,
+      workspaceId: n.workspaceId,
+      incident: n.incident,
+      at: n.at,
+    });
+  }
+  const page = m.page;
   return JSON.stringify({
     type: 'incident.escalation',
     deliveryId: page.deliveryId,
@@ -40,13 +69,44 @@ function summary(page: Page): string {
   return `${incident.title} (impact ${incident.impact}) since ${incident.startedAt}. Step ${step.position + 1} of policy "${policy.name}"${cycle}.`;
 }
 
-/** A Slack incoming-webhook message: plain `text`, which every Slack-compatible receiver accepts. */
-export function slackBody(page: Page): string {
+const KIND_WORD = { acknowledged: 'Acknowledged', resolved: 'Resolved' } as const;
+
+/**
+ * The message of the chat channels (Slack, Teams, Discord, ntfy, Telegram): a title line and plain text, the same
+ * for every one of them. Pages: what is down, the step, the incident id and the runbook. Notices: what happened when.
+ */
+export function chatMessage(m: Message): { title: string; text: string; icon: 'page' | 'acknowledged' | 'resolved' } {
+  if (m.kind === 'notice') {
+    const n = m.notice;
+    return {
+      title: `${KIND_WORD[n.kind]}: ${n.incident.title}`,
+      text: `${KIND_WORD[n.kind]} at ${n.at}; it started at ${n.incident.startedAt}.\nIncident ${n.incident.id}`,
+      icon: n.kind,
+    };
+  }
+  const page = m.page;
   const runbook = page.policy.runbook ? `\nRunbook: ${page.policy.runbook}` : '';
-  return JSON.stringify({ text: `:rotating_light: ${summary(page)}\nIncident ${page.incident.id}${runbook}` });
+  return {
+    title: `${page.incident.title} (impact ${page.incident.impact})`,
+    text: `${summary(page)}\nIncident ${page.incident.id}${runbook}`,
+    icon: 'page',
+  };
 }
 
-export function emailContent(page: Page): { subject: string; text: string } {
+/** A Slack incoming-webhook message: plain `text`, which every Slack-compatible receiver accepts. */
+export function slackBody(m: Message): string {
+  const emoji = { page: ':rotating_light:', acknowledged: ':eyes:', resolved: ':white_check_mark:' };
+  const { text, icon } = chatMessage(m);
+  const head = m.kind === 'notice' ? `${chatMessage(m).title}. ` : '';
+  return JSON.stringify({ text: `${emoji[icon]} ${head}${text}` });
+}
+
+export function emailContent(m: Message): { subject: string; text: string } {
+  if (m.kind === 'notice') {
+    const { title, text } = chatMessage(m);
+    return { subject: `[Statusvane] ${title}`, text };
+  }
+  const page = m.page;
   const lines = [
     summary(page),
     '',

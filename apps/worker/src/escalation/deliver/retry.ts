@@ -5,7 +5,7 @@ export interface RetryPolicy {
   backoffMs: number;
 }
 
-/** Webhook, Slack and email: 3 attempts, waiting 1 s then 2 s; each attempt has its own timeout. */
+/** Every channel: 3 attempts, waiting 1 s then 2 s; each attempt has its own timeout. */
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 1000 };
 
 export type Attempt = { ok: true } | { ok: false; reason: string; retryable: boolean };

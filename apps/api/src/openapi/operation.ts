@@ -1,0 +1,202 @@
+/**
+ * The parts of the OpenAPI document every operation shares (headers, error responses, parameters), and
+ * operationOf, which turns one route declaration (routes/define-route.ts) into its path item: the document is
+ * derived from the same declaration that mountRoutes serves.
+ */
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { successOf, successStatus, type ApiRoute, type Roles } from '../routes/define-route.js';
+import { paginationSchema } from './envelopes.js';
+import { z } from './zod.js';
+
+/** The sentence each description ends with, from the entry's `roles`. */
+const ROLE_NOTE: Record<Roles, string> = {
+  read: 'Any role (viewer and above).',
+  'monitors:write': 'Role: member, admin or owner (a viewer gets 403).',
+  'incidents:respond': 'Role: member, admin or owner (a viewer gets 403).',
+  'statusPages:manage': 'Role: admin or owner, the roles that can manage status pages (others get 403).',
+  'incidents:delete': 'Role: admin or owner (others get 403).',
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shared components: responses, headers, parameters
+// ---------------------------------------------------------------------------------------------------------------
+
+export const ref = (kind: 'schemas' | 'responses' | 'headers' | 'parameters', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+type HeaderComponent = {
+  description: string;
+  schema: { type: 'string' | 'integer'; maxLength?: number; minimum?: number; enum?: string[] };
+};
+
+export const HEADERS: Record<string, HeaderComponent> = {
+  RequestId: {
+    description:
+      'Identifies the request in the logs. Echoed when the client sent a safe value (up to 128 characters of `A-Za-z0-9._:-`).',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  RateLimitLimit: {
+    description: 'Requests allowed per minute for this token.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
+  RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  WwwAuthenticate: { description: 'Always `Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
+  IdempotentReplayed: {
+    description:
+      'Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const requestIdHeader = { 'X-Request-Id': ref('headers', 'RequestId') };
+const rateLimitHeaders = {
+  'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+  'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+  'RateLimit-Reset': ref('headers', 'RateLimitReset'),
+};
+export const successHeaders = { ...requestIdHeader, ...rateLimitHeaders };
+
+export const errorExample = (code: string, message: string, details?: Record<string, unknown>) => ({
+  error: { code, message, ...(details ? { details } : {}) },
+});
+
+export const ERROR_RESPONSES = {
+  BadRequest: {
+    description:
+      '`invalid_request`: malformed JSON, a wrong content type, unknown fields, wrong types or out-of-range values (`details.issues` ' +
+      'names each offending field); or a personal token that belongs to several workspaces sent without `X-Statusvane-Workspace` ' +
+      '(`details.workspaces` lists the choices).',
+    headers: successHeaders,
+    example: errorExample('invalid_request', 'Invalid request: intervalSeconds', {
+      issues: [{ path: 'intervalSeconds', message: 'Too small: expected number to be >=60' }],
+    }),
+  },
+  Unauthorized: {
+    description: '`unauthorized`: the bearer token is missing, malformed, unknown, revoked or expired.',
+    headers: { ...requestIdHeader, 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') },
+    example: errorExample('unauthorized', 'The token is invalid, expired or revoked'),
+  },
+  Forbidden: {
+    description:
+      "`forbidden`: the token's role may not perform the operation, or `X-Statusvane-Workspace` names a workspace the token " +
+      'cannot act in.',
+    headers: requestIdHeader,
+    example: errorExample('forbidden', 'The viewer role may not perform this operation'),
+  },
+  NotFound: {
+    description:
+      '`not_found`: no such record in this workspace (an id that is not a uuid, or that belongs to another workspace, is also 404).',
+    headers: successHeaders,
+    example: errorExample('not_found', 'monitor 1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 was not found'),
+  },
+  PayloadTooLarge: {
+    description: '`invalid_request`: the body is larger than 256 KiB.',
+    headers: successHeaders,
+    example: errorExample('invalid_request', 'The request body is larger than 256 KiB'),
+  },
+  TooManyRequests: {
+    description:
+      '`rate_limited`: the per-token request rate is spent (600 per minute by default). Wait `Retry-After` seconds.',
+    headers: { ...successHeaders, 'Retry-After': ref('headers', 'RetryAfter') },
+    example: errorExample('rate_limited', 'Rate limit of 600 requests per minute exceeded'),
+  },
+  ServiceUnavailable: {
+    description:
+      '`internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds.',
+    headers: { ...requestIdHeader, 'Retry-After': ref('headers', 'RetryAfter') },
+    example: errorExample('internal', 'The service is temporarily unavailable (redis); retry shortly'),
+  },
+} as const;
+type ErrorResponseName = keyof typeof ERROR_RESPONSES;
+
+/** A 409 differs per operation, so it is written inline with the operation's own conditions. */
+function conflict(description: string, example: string) {
+  return {
+    description: `\`conflict\`: ${description}`,
+    headers: successHeaders,
+    content: { 'application/json': { schema: ref('schemas', 'Error'), example: errorExample('conflict', example) } },
+  };
+}
+
+export const IDEMPOTENCY_DESCRIPTION =
+  'Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the ' +
+  "workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and " +
+  'the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed ' +
+  'twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). ' +
+  'Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.';
+
+/** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
+const PATH_PARAMETERS: Record<string, string> = { id: 'Id' };
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => {
+    const component = PATH_PARAMETERS[name!];
+    if (!component) throw new Error(`${path}: declare the path parameter {${name}} in PATH_PARAMETERS`);
+    return ref('parameters', component);
+  });
+}
+
+/** The path item of one declared operation. */
+export function operationOf(route: ApiRoute): RouteConfig {
+  const errors = (name: ErrorResponseName) => ref('responses', name);
+  const status = successStatus(route);
+  const success = successOf(route);
+  const hasId = route.path.includes('{');
+  const body = route.request?.body;
+  const responses: RouteConfig['responses'] = {};
+  const schema = success.data
+    ? z.object({ data: success.data })
+    : success.page
+      ? z.object({ data: z.array(success.page), pagination: paginationSchema })
+      : undefined;
+  responses[String(status)] = {
+    description: success.description,
+    headers: route.idempotent
+      ? { ...successHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') }
+      : successHeaders,
+    ...(schema ? { content: { 'application/json': { schema } } } : {}),
+  };
+  responses['400'] = errors('BadRequest');
+  responses['401'] = errors('Unauthorized');
+  responses['403'] = errors('Forbidden');
+  if (hasId) responses['404'] = errors('NotFound');
+  const conflictResponse = route.responses[409];
+  if (conflictResponse) responses['409'] = conflict(conflictResponse.description, conflictResponse.example);
+  if (body) responses['413'] = errors('PayloadTooLarge');
+  responses['429'] = errors('TooManyRequests');
+  responses['503'] = errors('ServiceUnavailable');
+
+  return {
+    method: route.method,
+    path: route.path,
+    operationId: route.operationId,
+    summary: route.summary,
+    description: `${route.description} ${ROLE_NOTE[route.roles]}`,
+    tags: [route.tag],
+    parameters: [
+      ...pathParameters(route.path),
+      ref('parameters', 'WorkspaceHeader'),
+      ...(route.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
+    ],
+    request: {
+      ...(route.request?.query ? { query: route.request.query as z.ZodObject } : {}),
+      ...(body
+        ? {
+            body: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: body.documented ?? body.schema,
+                  ...(body.examples ? { examples: body.examples } : {}),
+                },
+              },
+            },
+          }
+        : {}),
+    },
+    responses,
+  };
+}

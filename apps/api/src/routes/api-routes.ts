@@ -1,0 +1,17 @@
+import type { ApiRoute } from './define-route.js';
+import { incidentRoutes } from './incidents/incidents.routes.js';
+import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
+import { monitorRoutes } from './monitors/monitors.routes.js';
+import { statusPageRoutes } from './status-pages/status-pages.routes.js';
+
+/**
+ * Every operation of the management API, in the order the document lists them. app.ts serves this list, the OpenAPI
+ * document describes it, and the cross-workspace and fuzz suites walk it: a resource's routes file added here is
+ * served, documented and tested at once.
+ */
+export const API_ROUTES: readonly ApiRoute[] = [
+  ...maintenanceRoutes,
+  ...monitorRoutes,
+  ...statusPageRoutes,
+  ...incidentRoutes,
+];

@@ -1,0 +1,99 @@
+import type { Pagination } from '@statusvane/shared';
+import type { z } from 'zod';
+import type { ApiDeps } from '../deps.js';
+import type { Permission } from '../services/auth/permissions.js';
+import type { ServiceContext } from '../services/context.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Tag = 'Monitors' | 'Status pages' | 'Maintenance' | 'Incidents';
+/** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
+export type Roles = 'read' | Permission;
+
+/** `{id}` and `{userId}` out of `/members/{userId}/x/{id}`: the path declares its parameters. */
+export type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest}`
+  ? K | PathParams<Rest>
+  : never;
+
+/** A 2xx with a body: one record as `{ data }`, or a page of them as `{ data: [...], pagination }`. */
+type OkResponse = { description: string; data: z.ZodType } | { description: string; page: z.ZodType };
+/** The success answer (exactly one), plus the operation's own 409 when it has one. */
+export type Responses = ({ 200: OkResponse } | { 201: OkResponse } | { 204: { description: string } }) & {
+  409?: { description: string; example: string };
+};
+
+/** What the handler returns for the success declared: the record, the page, or nothing (204). */
+export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O }
+  ? O extends { data: infer S extends z.ZodType }
+    ? z.infer<S>
+    : O extends { page: infer S extends z.ZodType }
+      ? { data: Array<z.infer<S>>; pagination: Pagination }
+      : never
+  : void;
+
+export interface BodySpec<B extends z.ZodType> {
+  /** Parsed by the route (strict: unknown keys are 400) and documented. */
+  schema: B;
+  /**
+   * Documented instead of `schema` when the service judges the body itself and `schema` only passes it through
+   * (monitors: one 400 names every problem found by the schema, the SSRF guard and the rules between fields).
+   */
+  documented?: z.ZodType;
+  examples?: Record<string, { summary: string; value: unknown }>;
+}
+
+export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z.ZodType, R extends Responses> {
+  method: Method;
+  /** OpenAPI form, relative to /api/v1: `/monitors/{id}`. Each `{name}` is a path parameter. */
+  path: Path;
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  /** Without the role sentence: the document appends it from `roles`. */
+  description: string;
+  roles: Roles;
+  request?: {
+    /** Strict: an unknown query parameter is 400. Omitted: the operation takes none. */
+    query?: Q;
+    /** Omitted: the operation takes no body (none, or `{}`). */
+    body?: BodySpec<B>;
+  };
+  responses: R;
+  /** Takes `Idempotency-Key`; the service must call `ctx.inTransaction` in its transaction (services/README.md). */
+  idempotent?: boolean;
+  handler: (
+    deps: ApiDeps,
+    input: {
+      ctx: ServiceContext;
+      params: Record<PathParams<Path>, string>;
+      query: z.output<Q>;
+      body: z.output<B>;
+    },
+  ) => Promise<ResultOf<R>>;
+}
+
+/** A declared operation with its types erased, as mountRoutes and the document read it. */
+export type ApiRoute = RouteSpec<string, z.ZodType, z.ZodType, Responses>;
+
+/**
+ * Declares one operation of the management API: its path, roles, request and answer schemas, idempotency and
+ * handler, in one place. mountRoutes serves it and the OpenAPI document describes it from this declaration alone.
+ */
+export function defineRoute<
+  const Path extends string,
+  R extends Responses,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+>(spec: RouteSpec<Path, Q, B, R>): ApiRoute {
+  return spec as unknown as ApiRoute;
+}
+
+/** The success status an operation answers (201 for a create, 204 for a delete, else 200). */
+export function successStatus(route: ApiRoute): 200 | 201 | 204 {
+  const r = route.responses as Partial<Record<200 | 201 | 204, unknown>>;
+  return r[201] ? 201 : r[204] ? 204 : 200;
+}
+
+/** The declared success answer. */
+export function successOf(route: ApiRoute): { description: string; data?: z.ZodType; page?: z.ZodType } {
+  return (route.responses as Record<number, { description: string }>)[successStatus(route)]!;
+}

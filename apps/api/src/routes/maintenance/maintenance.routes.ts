@@ -1,0 +1,88 @@
+import { createMaintenanceSchema, updateMaintenanceSchema } from '@statusvane/shared';
+import { createMaintenance } from '../../services/maintenance/create-maintenance.js';
+import { getMaintenance } from '../../services/maintenance/get-maintenance.js';
+import { maintenanceRecordSchema } from '../../services/maintenance/maintenance-record.js';
+import { updateMaintenance } from '../../services/maintenance/update-maintenance.js';
+import { defineRoute } from '../define-route.js';
+
+export const maintenanceRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/maintenance',
+    operationId: 'createMaintenanceWindow',
+    roles: 'statusPages:manage',
+    tag: 'Maintenance',
+    summary: 'Create a maintenance window',
+    description:
+      "Opens a maintenance window and publishes its notice on the workspace's status pages. `endsAt` must be after `startsAt`; " +
+      'a missing title or an end not after the start is 400, as are unknown component ids. With `Idempotency-Key` a retry ' +
+      'replays the first answer instead of opening a second window.',
+    request: {
+      body: {
+        schema: createMaintenanceSchema,
+        examples: {
+          deploy: {
+            summary: 'A release window over the whole workspace',
+            value: {
+              title: 'Release 4.2',
+              body: 'We are deploying a new version; short interruptions are possible.',
+              startsAt: '2026-03-01T22:00:00Z',
+              endsAt: '2026-03-01T23:00:00Z',
+            },
+          },
+        },
+      },
+    },
+    idempotent: true,
+    responses: {
+      201: { description: 'The created window.', data: maintenanceRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is still in progress; retry shortly',
+      },
+    },
+    handler: (deps, { ctx, body }) => createMaintenance(deps, { ctx, input: body }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/maintenance/{id}',
+    operationId: 'getMaintenanceWindow',
+    roles: 'read',
+    tag: 'Maintenance',
+    summary: 'Get a maintenance window',
+    description: 'Title, public message, time range, current phase and affected components.',
+    responses: { 200: { description: 'The window.', data: maintenanceRecordSchema } },
+    handler: (deps, { ctx, params }) => getMaintenance(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/maintenance/{id}',
+    operationId: 'updateMaintenanceWindow',
+    roles: 'statusPages:manage',
+    tag: 'Maintenance',
+    summary: 'Update, start, complete or cancel a maintenance window',
+    description:
+      'Only the provided fields change; extending a running window is done by sending `endsAt` alone, and the original message ' +
+      'survives. `status` is an action: `start` (from `scheduled`) begins the window now, `complete` (from `in_progress`) ends it ' +
+      'now, `cancel` (from `scheduled` or `in_progress`) calls it off and keeps it on the public record. Repeating the action the ' +
+      'window is already in is a no-op 200. A PATCH may not leave `endsAt` at or before `startsAt` (400).',
+    request: {
+      body: {
+        schema: updateMaintenanceSchema,
+        examples: {
+          extend: { summary: 'Extend a running window', value: { endsAt: '2026-03-01T23:30:00+00:00' } },
+          complete: { summary: 'The release is done', value: { status: 'complete' } },
+        },
+      },
+    },
+    responses: {
+      200: { description: 'The updated window.', data: maintenanceRecordSchema },
+      409: {
+        description:
+          'the action is not allowed from the current state (out of `completed` or `cancelled`, or `complete` on a `scheduled` window).',
+        example: 'A completed maintenance window cannot be started',
+      },
+    },
+    handler: (deps, { ctx, params, body }) => updateMaintenance(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+];

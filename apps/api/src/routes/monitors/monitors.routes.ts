@@ -1,0 +1,186 @@
+import {
+  createHeartbeatMonitorSchema,
+  createHttpMonitorSchema,
+  createTcpMonitorSchema,
+  jsonAssertionSchema,
+  paginationQuerySchema,
+  responseTimesQuerySchema,
+  updateMonitorSchema,
+} from '@statusvane/shared';
+import { nameSchema, z } from '../../openapi/zod.js';
+import { createMonitor } from '../../services/monitors/create-monitor.js';
+import { getMonitor } from '../../services/monitors/get-monitor.js';
+import { listMonitors } from '../../services/monitors/list-monitors.js';
+import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
+import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/response-times.js';
+import { updateMonitor } from '../../services/monitors/update-monitor.js';
+import { defineRoute } from '../define-route.js';
+
+/**
+ * Monitor bodies are judged by the service (monitor-validation.ts): one 400 names every problem, whether the schema,
+ * the target, the rules between fields or the SSRF guard found it. The route passes the JSON object through.
+ */
+const judgedByTheService = z.unknown();
+
+/** The http option as documented: `type` may be omitted (the validator fills in `http`). */
+const createHttpMonitorDocumented = nameSchema(
+  createHttpMonitorSchema.extend({
+    // No `default`: generators (openapi-typescript) would then make the property required in a request.
+    type: z.literal('http').optional().openapi({ description: '`http`; omitted, the body is read as http.' }),
+  }),
+  'CreateHttpMonitorInput',
+  'An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, ' +
+    '`openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, ' +
+    '`expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected ' +
+    'status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a ' +
+    'response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded.',
+);
+
+/**
+ * The create body as documented: one of the three kinds, told apart by `type`, which the http kind may omit. An
+ * `anyOf` without `discriminator`: a discriminator's property must be present, and linters read a `oneOf` whose
+ * options differ only by an optional property as overlapping.
+ */
+const createMonitorDocumented = nameSchema(
+  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema]),
+  'CreateMonitorInput',
+  'One of the three kinds, by `type`: `http` (the default when `type` is omitted), `tcp` or `heartbeat`. Unknown ' +
+    'fields, and fields of another type, are 400.',
+);
+
+/**
+ * The PATCH body as documented: `type` and `metadata` are in the validator only to answer them with a precise 400,
+ * not part of the interface; `jsonAssertion` is restated as the equivalent union with null (see monitor-record.ts).
+ */
+const updateMonitorDocumented = nameSchema(
+  updateMonitorSchema.omit({ type: true, metadata: true, jsonAssertion: true }).extend({
+    jsonAssertion: z
+      .union([jsonAssertionSchema, z.null()])
+      .optional()
+      .openapi({ description: 'Replaces the assertion; null removes it.' }),
+  }),
+  'UpdateMonitorInput',
+  "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
+);
+
+export const monitorRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/monitors',
+    operationId: 'createMonitor',
+    roles: 'monitors:write',
+    tag: 'Monitors',
+    summary: 'Create a monitor',
+    description:
+      'Creates the monitor and its public component. The first check runs within seconds. ' +
+      'The body is one of three kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
+      'response includes `pingUrl`. ' +
+      'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
+      'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
+      'that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not ' +
+      'accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every ' +
+      'offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between ' +
+      'fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor.',
+    request: {
+      body: {
+        schema: judgedByTheService,
+        documented: createMonitorDocumented,
+        examples: {
+          http: {
+            summary: 'An http monitor',
+            value: {
+              type: 'http',
+              name: 'Homepage',
+              target: 'https://www.example.com/health',
+              intervalSeconds: 60,
+              expectedStatusCodes: [200],
+              keyword: 'ok',
+            },
+          },
+          tcp: { summary: 'A tcp monitor', value: { type: 'tcp', name: 'Database', target: 'db.example.com:5432' } },
+          heartbeat: {
+            summary: 'A heartbeat for a nightly job',
+            value: { type: 'heartbeat', name: 'Nightly backup', intervalSeconds: 86400, graceSeconds: 900 },
+          },
+        },
+      },
+    },
+    idempotent: true,
+    responses: {
+      201: { description: 'The created monitor.', data: monitorRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is still in progress; retry shortly',
+      },
+    },
+    handler: (deps, { ctx, body }) => createMonitor(deps, { ctx, input: body }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/monitors',
+    operationId: 'listMonitors',
+    roles: 'read',
+    tag: 'Monitors',
+    summary: 'List monitors',
+    description: "A page of the workspace's monitors, oldest first.",
+    request: { query: paginationQuerySchema },
+    responses: { 200: { description: 'A page of monitors.', page: monitorRecordSchema } },
+    handler: (deps, { ctx, query }) => listMonitors(deps, { ctx, input: query }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/monitors/{id}',
+    operationId: 'getMonitor',
+    roles: 'read',
+    tag: 'Monitors',
+    summary: 'Get a monitor',
+    description: 'The monitor record, including `pingUrl` for a heartbeat monitor.',
+    responses: { 200: { description: 'The monitor.', data: monitorRecordSchema } },
+    handler: (deps, { ctx, params }) => getMonitor(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/monitors/{id}',
+    operationId: 'updateMonitor',
+    roles: 'monitors:write',
+    tag: 'Monitors',
+    summary: 'Update, pause or resume a monitor',
+    description:
+      'Every field is optional and only the provided ones change. `enabled: false` pauses the monitor, `enabled: true` resumes it. ' +
+      "`type` and `metadata` cannot be changed (400), and a field that does not apply to the monitor's type is 400. `headers` " +
+      'and `body` replace the stored ones whole (`headers: {}` and `body: null` clear them); nullable settings are cleared ' +
+      'with null, and an empty `keyword` or `keywordAbsent` clears it too. A 400 lists every offending field. The rules between ' +
+      'fields hold for the monitor as stored after the write: a PATCH that a concurrent one made invalid (say, a method GET ' +
+      'meeting a body) is refused with 400.',
+    request: {
+      body: {
+        schema: judgedByTheService,
+        documented: updateMonitorDocumented,
+        examples: {
+          pause: { summary: 'Pause the monitor', value: { enabled: false } },
+          tune: {
+            summary: 'Check less often, fail slower responses',
+            value: { intervalSeconds: 300, latencyThresholdMs: 5000 },
+          },
+        },
+      },
+    },
+    responses: { 200: { description: 'The updated monitor.', data: monitorRecordSchema } },
+    handler: (deps, { ctx, params, body }) => updateMonitor(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/monitors/{id}/response-times',
+    operationId: 'getMonitorResponseTimes',
+    roles: 'read',
+    tag: 'Monitors',
+    summary: 'Get response-time history',
+    description:
+      'Fixed-width buckets over the chosen period, every bucket present, the window ending at the current bucket. `avgMs` averages ' +
+      'the checks that got a response; an empty bucket has `total` 0, `downCount` 0 and `avgMs` null. The phase breakdown ' +
+      'requires the Solo plan or above: on the Free plan every phase value is null and the rest is unchanged.',
+    request: { query: responseTimesQuerySchema },
+    responses: { 200: { description: 'The history.', data: responseTimeHistorySchema } },
+    handler: (deps, { ctx, params, query }) => getResponseTimes(deps, { ctx, input: { id: params.id, query } }),
+  }),
+];

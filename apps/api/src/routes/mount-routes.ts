@@ -1,0 +1,134 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { RequestHandler, Router } from 'express';
+import { AppError, parseOrThrow } from '@statusvane/shared';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps.js';
+import { ctxOf } from '../middleware/auth.js';
+import {
+  answerNotStored,
+  idempotency,
+  releaseIdempotencyClaim,
+  storeAnswerInTransaction,
+  storedAnswer,
+} from '../middleware/idempotency.js';
+import { jsonBodyRule } from '../middleware/json-body.js';
+import { operationOf } from '../openapi/operation.js';
+import { assertCan } from '../services/auth/permissions.js';
+import { ROUTE_LABEL } from '../middleware/request-log.js';
+import type { ServiceContext } from '../services/context.js';
+import { successOf, successStatus, type ApiRoute } from './define-route.js';
+
+/** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
+const NOTHING = z.object({}).strict();
+
+/**
+ * Path parameters are record ids (uuids), compared case-insensitively as component ids are elsewhere: the service
+ * sees them lower-cased, as PostgreSQL prints them, so an id in upper case finds its record.
+ */
+const lowerCased = (params: Record<string, string>) =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v.toLowerCase()]));
+
+/** `/monitors/{id}` -> `/monitors/:id`. */
+const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+
+/**
+ * Serves each declared operation on `router` (the authenticated /api/v1 router): the role check, the strict query
+ * and body parse, the Idempotency-Key protocol and the success status all come from the declaration.
+ */
+export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: ApiDeps): void {
+  const clock = deps.clock ?? (() => new Date());
+  for (const route of routes) {
+    const status = successStatus(route);
+    const success = successOf(route);
+    const toBody = (result: unknown) => (success.data ? { data: result } : result);
+    const body = route.request?.body;
+
+    const handle: RequestHandler = async (req, res) => {
+      const auth = ctxOf(res);
+      // The role first: a caller without it is told 403 whatever it sent.
+      if (route.roles !== 'read') assertCan(auth.role, route.roles);
+      const query = parseOrThrow(route.request?.query ?? NOTHING, req.query, 'query');
+      const parsedBody = body
+        ? parseOrThrow(body.schema, req.body, 'body')
+        : parseOrThrow(NOTHING, req.body ?? {}, 'body');
+      const ctx: ServiceContext = {
+        ...auth,
+        now: clock(),
+        inTransaction: route.idempotent ? storeAnswerInTransaction(res, status, toBody) : undefined,
+      };
+      const result = await route.handler(deps, {
+        ctx,
+        params: lowerCased(req.params as Record<string, string>),
+        query,
+        body: parsedBody,
+      });
+      if (answerNotStored(res)) {
+        throw new Error(
+          `${route.method.toUpperCase()} ${route.path} is idempotent but its service did not store the answer`,
+        );
+      }
+      const stored = storedAnswer(res);
+      if (status === 204) res.status(204).end();
+      else if (stored !== undefined) res.status(status).type('application/json').send(stored);
+      else res.status(status).json(toBody(result));
+    };
+
+    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined)];
+    if (route.idempotent) chain.push(idempotency(deps));
+    chain.push(
+      route.idempotent
+        ? async (req, res, next) => {
+            try {
+              await handle(req, res, next);
+            } catch (err) {
+              // Free the key before the error is answered: a client retrying at once must not be told 409.
+              await releaseIdempotencyClaim(deps.prisma, res);
+              throw err;
+            }
+          }
+        : handle,
+    );
+    router[route.method](expressPath(route.path), ...chain);
+  }
+  // A known path asked with a method it does not take: 405 naming the ones it does (GET also answers HEAD);
+  // OPTIONS: 204 with the same Allow.
+  const methods = new Map<string, string[]>();
+  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
+  for (const [path, allowed] of methods) {
+    const allow = (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
+    router.all(expressPath(path), (req, res) => {
+      res.setHeader('Allow', allow);
+      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      throw new AppError(
+        'invalid_request',
+        `${req.method} is not allowed here; this path takes ${allow}`,
+        undefined,
+        405,
+      );
+    });
+  }
+}
+
+/**
+ * Labels each request on the router with its route template (`/api/v1/monitors/:id`) before anything can answer it,
+ * for the request log and the duration metric (middleware/request-log.ts routeOf): a 401, a 429 or an error the
+ * error middleware answers carry it too, although Express has left the route by then. Matched like Express matches
+ * (case-insensitive, a trailing slash allowed); a path no operation has keeps no label.
+ */
+export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
+  const templates = [...new Set(routes.map((r) => r.path))].map((path) => ({
+    label: `${base}${expressPath(path)}`,
+    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i'),
+  }));
+  return (req, res, next) => {
+    const match = templates.find((t) => t.pattern.test(req.path));
+    if (match) res.locals[ROUTE_LABEL] = match.label;
+    next();
+  };
+}
+
+/** Describes each declared operation in the OpenAPI registry (the document's paths). */
+export function registerRoutes(registry: OpenAPIRegistry, routes: readonly ApiRoute[]): void {
+  for (const route of routes) registry.registerPath(operationOf(route));
+}

@@ -1,0 +1,71 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { loadPublicPage, type PublicPageData } from '../../services/status-pages/public-page.js';
+import { openPage, type PageContext, type PageRouteOptions } from './page-context.js';
+import { renderBadge, type BadgeColour } from './render-badge.js';
+import { renderAtom, renderRss } from './render-feeds.js';
+import { sendNotFound } from './respond.js';
+import { statuspageStatus, statuspageSummary } from './statuspage-format.js';
+
+type Resource = (req: Request, res: Response, ctx: PageContext, data: PublicPageData) => void;
+
+/**
+ * The resources beside a page: same lookup and access rule as the page (404 unknown or not public, 401 without
+ * the session of a protected page), same caching. `cors`: JSON and badges may be read from any origin.
+ */
+function pageResource(opts: PageRouteOptions, cors: boolean, send: Resource): RequestHandler {
+  return async (req, res) => {
+    if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
+    const ctx = await openPage(req, res, opts, 'json');
+    if (!ctx) return;
+    const data = await loadPublicPage(
+      { prisma: opts.deps.prisma, publicBaseUrl: opts.deps.config.publicBaseUrl },
+      { page: ctx.page, now: ctx.now },
+    );
+    send(req, res, ctx, data);
+  };
+}
+
+const SUMMARY_BADGE: Record<PublicPageData['summary'], [string, BadgeColour]> = {
+  operational: ['operational', 'green'],
+  degraded: ['degraded', 'amber'],
+  outage: ['outage', 'red'],
+  maintenance: ['maintenance', 'blue'],
+};
+
+const STATE_BADGE: Record<PublicPageData['components'][number]['state'], [string, BadgeColour]> = {
+  up: ['operational', 'green'],
+  degraded: ['degraded', 'amber'],
+  down: ['outage', 'red'],
+  maintenance: ['maintenance', 'blue'],
+  paused: ['paused', 'grey'],
+  pending: ['no data', 'grey'],
+};
+
+const sendSvg = (res: Response, svg: string) => res.type('image/svg+xml').send(svg);
+
+export function pageResourceHandlers(opts: PageRouteOptions) {
+  return {
+    atom: pageResource(opts, false, (_req, res, _ctx, data) =>
+      res.type('application/atom+xml').send(renderAtom(data, `${data.page.url}/feed.atom`)),
+    ),
+    rss: pageResource(opts, false, (_req, res, _ctx, data) =>
+      res.type('application/rss+xml').send(renderRss(data, `${data.page.url}/feed.rss`)),
+    ),
+    badge: pageResource(opts, true, (_req, res, _ctx, data) => {
+      const [message, colour] = SUMMARY_BADGE[data.summary];
+      sendSvg(res, renderBadge('status', message, colour));
+    }),
+    componentBadge: pageResource(opts, true, (req, res, _ctx, data) => {
+      const id = String(req.params.componentId).toLowerCase();
+      const c = data.components.find((x) => x.id === id);
+      if (!c) {
+        sendNotFound(res, true);
+        return;
+      }
+      const [message, colour] = STATE_BADGE[c.state];
+      sendSvg(res, renderBadge(c.name, message, colour));
+    }),
+    summary: pageResource(opts, true, (_req, res, ctx, data) => res.json(statuspageSummary(data, ctx.page.id))),
+    status: pageResource(opts, true, (_req, res, ctx, data) => res.json(statuspageStatus(data, ctx.page.id))),
+  };
+}

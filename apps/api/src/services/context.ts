@@ -1,0 +1,21 @@
+import type { Prisma } from '@statusvane/shared';
+import type { RequestContext } from './auth/context.js';
+
+/**
+ * A write that must commit or roll back together with a service's own (the Idempotency-Key's stored answer): a
+ * service that receives one calls it inside its transaction, after its own writes, with the result it will return.
+ * Throwing rolls the whole transaction back.
+ */
+export type InTransaction = (tx: Prisma.TransactionClient, result: unknown) => Promise<void>;
+
+/**
+ * What every service verb gets as `ctx` (see services/README.md): who calls, in which workspace, with which role; the
+ * request's clock reading; and, for an idempotent create called with an Idempotency-Key, the hook that stores the
+ * answer in the service's transaction.
+ */
+export interface ServiceContext extends RequestContext {
+  /** The one "now" of the operation (tests move it to stand on a boundary). */
+  now: Date;
+  /** Set only for a route declared `idempotent` that was sent an Idempotency-Key; the service must call it. */
+  inTransaction?: InTransaction | undefined;
+}

@@ -1,0 +1,51 @@
+import { ValidationError, type ManualIncidentInput, type PrismaClient } from '@statusvane/shared';
+import type { ServiceContext } from '../context.js';
+import { assertCan } from '../auth/permissions.js';
+import { findOwnIncident } from './find-incident.js';
+import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
+
+/**
+ * POST /incidents (writers): a manual incident -> 201, `source: "manual"`, affecting `componentIds` (none: the
+ * whole workspace, shown on every page); its first update (`investigating`) is `message` when given. Unknown,
+ * foreign and repeated component ids are each a 400 at `componentIds[i]` (unknown and foreign read the same). One
+ * insert writes the incident, its components and its first update.
+ */
+export async function createManualIncident(
+  deps: { prisma: PrismaClient },
+  { ctx, input }: { ctx: ServiceContext; input: ManualIncidentInput },
+): Promise<IncidentRecord & { componentIds: string[] }> {
+  assertCan(ctx.role, 'incidents:respond');
+  const { prisma } = deps;
+  const ids = input.componentIds ?? [];
+  const own = new Set(
+    (
+      await prisma.component.findMany({
+        where: { workspaceId: ctx.workspace.id, id: { in: ids } },
+        select: { id: true },
+      })
+    ).map((c) => c.id),
+  );
+  const issues = ids.flatMap((cid, i) =>
+    ids.indexOf(cid) !== i
+      ? [{ path: `componentIds[${i}]`, message: 'Repeated component id' }]
+      : own.has(cid)
+        ? []
+        : [{ path: `componentIds[${i}]`, message: 'No such component in this workspace' }],
+  );
+  if (issues.length) throw new ValidationError('Invalid incident: componentIds', issues);
+  const created = await prisma.incident.create({
+    data: {
+      workspaceId: ctx.workspace.id,
+      title: input.title,
+      impact: input.impact,
+      source: 'manual',
+      startedAt: ctx.now,
+      components: { create: ids.map((componentId) => ({ componentId })) },
+      ...(input.message
+        ? { updates: { create: { status: 'investigating', message: input.message, createdAt: ctx.now } } }
+        : {}),
+    },
+    select: { id: true },
+  });
+  return { ...toIncidentRecord(await findOwnIncident(prisma, ctx, created.id)), componentIds: ids };
+}

@@ -1,0 +1,32 @@
+import { ConflictError, ValidationError, type Config, type PrismaClient } from '@statusvane/shared';
+import type { ServiceContext } from '../context.js';
+import { assertCan } from '../auth/permissions.js';
+import { findOwnPageId } from '../subscribers/own-page.js';
+import { isUniqueViolation } from './create-status-page.js';
+
+/**
+ * Sets (or with null clears) the host name that serves a page at its root: the `customDomain` of PATCH
+ * /status-pages/{id} (managers; `input.customDomain` parsed by customDomainInputSchema). 400 for the deployment's own
+ * host (it would shadow every page); 409 `{ customDomain, reason: "taken" }` when another page has it, decided by the
+ * unique index; 404 for an unknown or foreign page. DNS (a CNAME to the deployment) and TLS are the user's and the
+ * proxy's business: nothing here checks them.
+ */
+export async function setCustomDomain(
+  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { ctx, input: { id, customDomain } }: { ctx: ServiceContext; input: { id: string; customDomain: string | null } },
+): Promise<{ id: string; customDomain: string | null }> {
+  assertCan(ctx.role, 'statusPages:manage');
+  const statusPageId = await findOwnPageId(deps.prisma, ctx, id);
+  if (customDomain !== null && customDomain === new URL(deps.config.publicBaseUrl).hostname.toLowerCase())
+    throw new ValidationError('Invalid request: customDomain', [
+      { path: 'customDomain', message: "Must not be the service's own host name" },
+    ]);
+  try {
+    await deps.prisma.statusPage.update({ where: { id: statusPageId }, data: { customDomain } });
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw new ConflictError('This domain serves another status page', { customDomain, reason: 'taken' });
+    throw err;
+  }
+  return { id: statusPageId, customDomain };
+}

@@ -1,0 +1,239 @@
+import {
+  encryptSecret,
+  hashToken,
+  LINK_TOKEN_SHAPE,
+  newLinkToken,
+  parseOrThrow,
+  randomSecret,
+  shownComponentIds,
+  uuidInputSchema,
+  ValidationError,
+  type Keyring,
+  type PrismaClient,
+  type SsrfGuard,
+} from '@statusvane/shared';
+import { redactUrl } from '@statusvane/shared';
+import { z } from 'zod';
+import { isUniqueViolation } from '../status-pages/create-status-page.js';
+
+/** How long a confirmation link stays valid. */
+export const CONFIRM_TTL_MS = 48 * 3600_000;
+
+const oneOrMany = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(200));
+
+/**
+ * `{ email }` or `{ webhookUrl }`, optional `componentIds` (none: every component of the page). Forms send one
+ * `componentIds` field per box ticked, so a single string is read as a list of one. Strict: unknown keys are 400.
+ */
+export const subscribeInputSchema = z
+  .object({
+    email: z.string().trim().max(320).pipe(z.email('Must be an email address')).optional(),
+    webhookUrl: z.string().trim().min(1).max(2048).optional(),
+    componentIds: oneOrMany(uuidInputSchema).optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if ((v.email === undefined) === (v.webhookUrl === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [v.email === undefined ? 'email' : 'webhookUrl'],
+        message: 'Give either email or webhookUrl',
+      });
+    const ids = v.componentIds ?? [];
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) !== i)
+        ctx.addIssue({ code: 'custom', path: ['componentIds', i], message: 'Repeated component id' });
+    });
+  });
+export type SubscribeInput = z.output<typeof subscribeInputSchema>;
+
+export function parseSubscribeInput(body: unknown): SubscribeInput {
+  // A form may post empty fields for what the visitor did not fill in.
+  const input =
+    body && typeof body === 'object' && !Array.isArray(body)
+      ? Object.fromEntries(Object.entries(body).filter(([, v]) => v !== ''))
+      : body;
+  return parseOrThrow(subscribeInputSchema, input, 'subscription');
+}
+
+/** The one key per address and page: the same address subscribes once. */
+export const addressHash = (kind: 'email' | 'webhook', address: string) =>
+  hashToken(`${kind}:${kind === 'email' ? address.toLowerCase() : address}`);
+
+export type SubscribeResult =
+  | { kind: 'email'; confirmDeliveryId: string | null }
+  | { kind: 'webhook'; id: string; secret: string; componentIds: string[] };
+
+interface Deps {
+  prisma: PrismaClient;
+  keyring: Keyring;
+  guard: SsrfGuard;
+}
+
+async function checkComponents(deps: Deps, page: { id: string; workspaceId: string }, ids: string[]) {
+  if (!ids.length) return;
+  const shown = new Set(await shownComponentIds(deps.prisma, page));
+  const issues = ids.flatMap((id, i) =>
+    shown.has(id) ? [] : [{ path: `componentIds[${i}]`, message: 'Not a component of this status page' }],
+  );
+  if (issues.length) throw new ValidationError('Invalid subscription: componentIds', issues);
+}
+
+/**
+ * Subscribes an address to a page. The answer never says whether the address was already there:
+ * - email, new: stored unconfirmed, with a confirmation delivery (the mail carries a one-time link);
+ * - email, unconfirmed: a fresh link replaces the old one (and the components chosen now apply);
+ * - email, confirmed: nothing changes and nothing is sent (no one can change a subscription by knowing the address);
+ * - webhook: must pass the SSRF guard; confirmed at once; the signing secret is returned once. Subscribing the same
+ *   URL again replaces its secret and components (the URL is its identity, as on Statuspage).
+ */
+export async function subscribe(
+  deps: Deps,
+  page: { id: string; workspaceId: string },
+  input: SubscribeInput,
+  now = new Date(),
+): Promise<SubscribeResult> {
+  const componentIds = input.componentIds ?? [];
+  await checkComponents(deps, page, componentIds);
+  const components = { create: componentIds.map((componentId) => ({ componentId })) };
+
+  if (input.webhookUrl !== undefined) {
+    const check = await deps.guard.checkUrl(input.webhookUrl);
+    if (!check.ok)
+      throw new ValidationError('Invalid subscription: webhookUrl', [{ path: 'webhookUrl', message: check.reason }]);
+    const secret = `whsec_${randomSecret(32)}`;
+    const secretEnc = encryptSecret(secret, deps.keyring.current).ciphertext;
+    const hash = addressHash('webhook', input.webhookUrl);
+    const row = await deps.prisma.$transaction(async (tx) => {
+      const existing = await tx.statusPageSubscriber.findUnique({
+        where: { statusPageId_addressHash: { statusPageId: page.id, addressHash: hash } },
+        select: { id: true },
+      });
+      if (existing) {
+        await tx.subscriberComponent.deleteMany({ where: { subscriberId: existing.id } });
+        return tx.statusPageSubscriber.update({
+          where: { id: existing.id },
+          data: { secretEnc, components },
+          select: { id: true },
+        });
+      }
+      const unsubscribe = newLinkToken(deps.keyring);
+      return tx.statusPageSubscriber.create({
+        data: {
+          workspaceId: page.workspaceId,
+          statusPageId: page.id,
+          kind: 'webhook',
+          webhookUrlEnc: encryptSecret(input.webhookUrl!, deps.keyring.current).ciphertext,
+          webhookDisplay: redactUrl(input.webhookUrl!),
+          secretEnc,
+          addressHash: hash,
+          unsubscribeTokenHash: unsubscribe.hash,
+          unsubscribeTokenEnc: unsubscribe.sealed,
+          confirmedAt: now,
+          components,
+        },
+        select: { id: true },
+      });
+    });
+    return { kind: 'webhook', id: row.id, secret, componentIds };
+  }
+
+  const email = input.email!;
+  const hash = addressHash('email', email);
+  const confirm = newLinkToken(deps.keyring);
+  const confirmData = {
+    confirmTokenHash: confirm.hash,
+    confirmTokenEnc: confirm.sealed,
+    confirmExpiresAt: new Date(now.getTime() + CONFIRM_TTL_MS),
+  };
+  const attempt = () =>
+    deps.prisma.$transaction(async (tx) => {
+      const existing = await tx.statusPageSubscriber.findUnique({
+        where: { statusPageId_addressHash: { statusPageId: page.id, addressHash: hash } },
+        select: { id: true, confirmedAt: true },
+      });
+      if (existing?.confirmedAt) return null;
+      let id: string;
+      if (existing) {
+        await tx.subscriberComponent.deleteMany({ where: { subscriberId: existing.id } });
+        await tx.statusPageSubscriber.update({ where: { id: existing.id }, data: { ...confirmData, components } });
+        id = existing.id;
+      } else {
+        const unsubscribe = newLinkToken(deps.keyring);
+        id = (
+          await tx.statusPageSubscriber.create({
+            data: {
+              workspaceId: page.workspaceId,
+              statusPageId: page.id,
+              kind: 'email',
+              email,
+              addressHash: hash,
+              unsubscribeTokenHash: unsubscribe.hash,
+              unsubscribeTokenEnc: unsubscribe.sealed,
+              ...confirmData,
+              components,
+            },
+            select: { id: true },
+          })
+        ).id;
+      }
+      const delivery = await tx.subscriberDelivery.create({
+        data: { subscriberId: id, eventKey: `confirm:${confirm.hash.slice(0, 32)}` },
+        select: { id: true },
+      });
+      return delivery.id;
+    });
+  try {
+    return { kind: 'email', confirmDeliveryId: await attempt() };
+  } catch (err) {
+    // Two subscriptions of one new address at once: the second finds the first's row.
+    if (!isUniqueViolation(err)) throw err;
+    return { kind: 'email', confirmDeliveryId: await attempt() };
+  }
+}
+
+const tokenHash = (token: string) => (LINK_TOKEN_SHAPE.test(token) ? hashToken(token) : null);
+
+/** Confirms with a one-time link token of this page; false when unknown, used or expired (all the same). */
+export async function confirmSubscription(
+  prisma: PrismaClient,
+  page: { id: string },
+  token: string,
+  now = new Date(),
+): Promise<boolean> {
+  const hash = tokenHash(token);
+  if (!hash) return false;
+  const { count } = await prisma.statusPageSubscriber.updateMany({
+    where: { statusPageId: page.id, confirmTokenHash: hash, confirmExpiresAt: { gt: now } },
+    data: { confirmedAt: now, confirmTokenHash: null, confirmTokenEnc: null, confirmExpiresAt: null },
+  });
+  return count === 1;
+}
+
+/** Removes the subscriber whose unsubscribe token this is (single-use: the row is gone after). */
+export async function unsubscribe(prisma: PrismaClient, page: { id: string }, token: string): Promise<boolean> {
+  const hash = tokenHash(token);
+  if (!hash) return false;
+  const { count } = await prisma.statusPageSubscriber.deleteMany({
+    where: { statusPageId: page.id, unsubscribeTokenHash: hash },
+  });
+  return count === 1;
+}
+
+/** Whether a token is a live token of this page (to show the confirm or unsubscribe button, or say it is not). */
+export async function linkTokenIsLive(
+  prisma: PrismaClient,
+  page: { id: string },
+  action: 'confirm' | 'unsubscribe',
+  token: string,
+  now = new Date(),
+): Promise<boolean> {
+  const hash = tokenHash(token);
+  if (!hash) return false;
+  const where =
+    action === 'confirm'
+      ? { statusPageId: page.id, confirmTokenHash: hash, confirmExpiresAt: { gt: now } }
+      : { statusPageId: page.id, unsubscribeTokenHash: hash };
+  return (await prisma.statusPageSubscriber.count({ where })) === 1;
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** `j***@example.com`: enough to recognise an address, not to harvest it. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  return `${email[0]}***${email.slice(at)}`;
+}
+
+export const subscriberRecordSchema = z.object({
+  id: z.uuid(),
+  kind: z.enum(['email', 'webhook']),
+  /** Masked: `j***@example.com`, or `https://host/…` for a webhook. */
+  address: z.string(),
+  componentIds: z.array(z.uuid()),
+  confirmed: z.boolean(),
+  confirmedAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type SubscriberRecord = z.infer<typeof subscriberRecordSchema>;
+
+export const subscriberSelect = {
+  id: true,
+  kind: true,
+  email: true,
+  webhookDisplay: true,
+  confirmedAt: true,
+  createdAt: true,
+  components: { select: { componentId: true } },
+} as const;
+
+export function toSubscriberRecord(r: {
+  id: string;
+  kind: 'email' | 'webhook';
+  email: string | null;
+  webhookDisplay: string | null;
+  confirmedAt: Date | null;
+  createdAt: Date;
+  components: Array<{ componentId: string }>;
+}): SubscriberRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    address: r.kind === 'email' ? maskEmail(r.email ?? '') : (r.webhookDisplay ?? '…'),
+    componentIds: r.components.map((c) => c.componentId).sort(),
+    confirmed: r.confirmedAt !== null,
+    confirmedAt: r.confirmedAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+  };
+}

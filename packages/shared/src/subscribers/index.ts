@@ -1,0 +1,5 @@
+export * from './queue.js';
+export * from './signature.js';
+export * from './tokens.js';
+export * from './page-components.js';
+export * from './public-incidents.js';

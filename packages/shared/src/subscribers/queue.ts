@@ -1,0 +1,64 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import { z } from 'zod';
+import { bullPrefix } from '../db/redis.js';
+
+/**
+ * Status page subscribers are told through one queue for every region. Two kinds of job:
+ * - `deliver` `{ deliveryId }`: send one stored SubscriberDelivery (a mail or a signed webhook POST);
+ * - `sweep` (a job scheduler, every SUBSCRIBER_SWEEP_MS): find new public events, store one delivery per
+ *   subscriber and event, and enqueue every pending delivery.
+ */
+export const SUBSCRIBER_QUEUE = 'status-subscribers';
+export const SUBSCRIBER_DELIVER_JOB = 'deliver';
+export const SUBSCRIBER_SWEEP_JOB = 'sweep';
+export const SUBSCRIBER_SWEEP_SCHEDULER = 'status-subscribers-sweep';
+export const SUBSCRIBER_SWEEP_MS = 20_000;
+
+export const subscriberDeliverJobSchema = z.object({ deliveryId: z.uuid() }).strict();
+export type SubscriberDeliverJob = z.infer<typeof subscriberDeliverJobSchema>;
+
+/** Retries of a delivery that failed in a way that may pass (SMTP 4xx, webhook 5xx, timeouts): ~1 h in all. */
+export const SUBSCRIBER_DELIVER_OPTS = {
+  attempts: 8,
+  backoff: { type: 'exponential' as const, delay: 30_000 },
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 86_400 },
+};
+
+/** BullMQ refuses ':' in custom job ids. */
+export const subscriberDeliverJobId = (deliveryId: string) => `sub-${deliveryId}`;
+
+export class SubscriberQueue {
+  readonly queue: Queue;
+
+  constructor(connection: ConnectionOptions, prefix?: string) {
+    const keyPrefix = bullPrefix(connection, prefix, SUBSCRIBER_QUEUE);
+    this.queue = new Queue(SUBSCRIBER_QUEUE, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
+    this.queue.on('error', () => undefined);
+  }
+
+  /** Enqueues deliveries; a delivery already queued (same job id) is not added twice. */
+  async enqueue(deliveryIds: readonly string[]): Promise<void> {
+    if (!deliveryIds.length) return;
+    await this.queue.addBulk(
+      deliveryIds.map((deliveryId) => ({
+        name: SUBSCRIBER_DELIVER_JOB,
+        data: { deliveryId } satisfies SubscriberDeliverJob,
+        opts: { ...SUBSCRIBER_DELIVER_OPTS, jobId: subscriberDeliverJobId(deliveryId) },
+      })),
+    );
+  }
+
+  /** The repeating sweep (idempotent: one scheduler id). */
+  async ensureSweep(everyMs = SUBSCRIBER_SWEEP_MS): Promise<void> {
+    await this.queue.upsertJobScheduler(
+      SUBSCRIBER_SWEEP_SCHEDULER,
+      { every: everyMs },
+      { name: SUBSCRIBER_SWEEP_JOB, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
