@@ -197,7 +197,7 @@ describe('the ladder, end to end', () => {
     expect(policy).toMatchObject({ isDefault: true, steps: [{ position: 0 }, { position: 1 }] });
 
     // A check worker wired as apps/worker/src/main.ts wires it: an opened incident starts its ladder.
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const checks = new Worker(
       checkQueueName('local'),
@@ -1538,7 +1538,7 @@ describe('the sweeper and failed or numerous jobs', () => {
     const prefix = `${h.queuePrefix}-fj`;
     const scheduler = new EscalationScheduler(h.redis, prefix);
     const fdeps = { ...deps, scheduler };
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const id = escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 });
     // A worker whose every run throws as during a long database outage, until BullMQ gives up on the job.

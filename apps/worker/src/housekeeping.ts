@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   DEFAULT_RETENTION,
   monitorSource,
@@ -6,6 +5,7 @@ import {
   type CheckScheduler,
   type Logger,
   type PrismaClient,
+  type RedisClient,
   type RetentionDays,
 } from '@statusvane/shared';
 
@@ -96,7 +96,7 @@ export async function pruneExpired(
 
 export interface HousekeepingDeps {
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   scheduler: CheckScheduler;
   logger: Logger;
   /** The deployment's queue prefix (QUEUE_PREFIX): deployments sharing one Redis each get their own lock. */

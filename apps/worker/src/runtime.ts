@@ -1,14 +1,15 @@
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   CheckScheduler,
   ESCALATION_QUEUE,
   EscalationScheduler,
+  bullPrefix,
   checkQueueName,
   createSsrfGuard,
   type Config,
   type Logger,
   type PrismaClient,
+  type RedisClient,
   type SsrfGuard,
 } from '@statusvane/shared';
 import type { CheckRunnerDeps } from './checks/run-check.js';
@@ -26,7 +27,7 @@ export interface WorkerRuntimeDeps {
   config: Config;
   prisma: PrismaClient;
   /** A worker connection (createWorkerRedis: BullMQ blocks on it). The caller owns it and closes it after close(). */
-  connection: Redis;
+  connection: RedisClient;
   logger: Logger;
   /**
    * Run housekeeping (schedule reconciliation, escalation ladders, pruning) every HOUSEKEEPING_INTERVAL_MS. Default
@@ -80,7 +81,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   };
   const escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalationDeps), {
     connection,
-    prefix: config.queuePrefix,
+    prefix: bullPrefix(connection, config.queuePrefix, ESCALATION_QUEUE),
     concurrency: 20,
   });
   escalationWorker.on('error', (err) => logger.error('escalation worker error', { error: err.message }));
@@ -106,7 +107,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
   const checkWorker = new Worker(queueName, checkProcessor(checkDeps, metrics), {
     connection,
-    prefix: config.queuePrefix,
+    prefix: bullPrefix(connection, config.queuePrefix, queueName),
     concurrency: config.workerConcurrency,
     lockDuration: config.jobLockMs,
     stalledInterval: config.jobLockMs,

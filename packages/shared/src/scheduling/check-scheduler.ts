@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { PrismaClient } from '../db/prisma.js';
+import { bullPrefix } from '../db/redis.js';
 import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
 
 export interface SchedulableMonitor {
@@ -67,7 +68,9 @@ export class CheckScheduler {
   constructor(regions: readonly string[], connection: ConnectionOptions, prefix?: string) {
     this.queues = new Map(
       regions.map((r) => {
-        const queue = new Queue<CheckJob>(checkQueueName(r), { connection, ...(prefix ? { prefix } : {}) });
+        const name = checkQueueName(r);
+        const keyPrefix = bullPrefix(connection, prefix, name);
+        const queue = new Queue<CheckJob>(name, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
         // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
         // repeats them, and unhandled it would print to the console.
         queue.on('error', () => undefined);
