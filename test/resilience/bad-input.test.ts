@@ -1438,7 +1438,45 @@ function loginRequest(route: string): fc.Arbitrary<Req> {
 }
 
 /** How to make requests for each public route. A route the app mounts without an entry here fails the suite. */
+/** Path tails beside a page: feeds, badges, Statuspage JSON, subscriptions (tokens and component ids: any text). */
+const tokenSegment = fc.oneof(
+  { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{10,64}$/), weight: 4 },
+  { arbitrary: fc.uuid(), weight: 2 },
+  { arbitrary: fc.constantFrom('%00', '..', '%ZZ', 'x'.repeat(5000)), weight: 1 },
+);
+function pageTail(tail: string): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
+  return fc
+    .tuple(slugSegment(''), tokenSegment)
+    .map(([page, token]) => ({ path: page.path + tail.replace(/\{(token|componentId)\}/, token), aim: page.aim }));
+}
+/** The same routes at the root, as a custom domain serves them: on this Host (no page's domain) nothing is found. */
+function rootTail(tail: string): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
+  return tokenSegment.map((token) => ({ path: tail.replace(/\{(token|componentId)\}/, token), aim: {} }));
+}
+const BESIDE_PAGE: Array<[method: string, tail: string]> = [
+  ['GET', '/feed.atom'],
+  ['GET', '/feed.rss'],
+  ['GET', '/badge.svg'],
+  ['GET', '/components/{componentId}/badge.svg'],
+  ['GET', '/api/v2/summary.json'],
+  ['GET', '/api/v2/status.json'],
+  ['POST', '/subscribe'],
+  ['GET', '/subscriptions/{token}/confirm'],
+  ['POST', '/subscriptions/{token}/confirm'],
+  ['GET', '/subscriptions/{token}/unsubscribe'],
+  ['POST', '/subscriptions/{token}/unsubscribe'],
+];
+const PAGE_TAIL_GENERATORS = Object.fromEntries(
+  BESIDE_PAGE.flatMap(([method, tail]) => [
+    [`${method} /status/{slug}${tail}`, (route: string) => publicRequest(route, pageTail(tail), method)],
+    [`${method} ${tail}`, (route: string) => publicRequest(route, rootTail(tail), method)],
+  ]),
+);
+
 const PUBLIC_GENERATORS: Record<string, (route: string) => fc.Arbitrary<Req>> = {
+  ...PAGE_TAIL_GENERATORS,
+  'GET /': (route) => publicRequest(route, fc.constant({ path: '/', aim: {} }), 'GET'),
+  'POST /login': (route) => publicRequest(route, fc.constant({ path: '/login', aim: {} }), 'POST'),
   'GET /ping/{secret}': (route) => publicRequest(route, secretSegment(false), 'GET'),
   'HEAD /ping/{secret}': (route) => publicRequest(route, secretSegment(false), 'HEAD'),
   'POST /ping/{secret}': (route) => publicRequest(route, secretSegment(false), 'POST'),
