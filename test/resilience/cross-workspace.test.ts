@@ -144,6 +144,14 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'invalid', body: { name: '' }, invalid: true },
     ],
   },
+  'GET /monitors/{id}/pings': {
+    make: resources.monitor,
+    variants: [
+      { label: 'default' },
+      { label: 'page 2', query: '?page=2&perPage=1' },
+      { label: 'bad page', query: '?page=0', invalid: true },
+    ],
+  },
   'GET /monitors/{id}/response-times': {
     make: resources.monitor,
     variants: [

@@ -39,6 +39,10 @@ export async function updateMonitor(
     ...(keywordAbsent !== undefined ? { keywordAbsent: keywordAbsent || null } : {}),
     ...(jsonAssertion !== undefined ? { jsonAssertion: jsonAssertion ?? Prisma.DbNull } : {}),
     ...sealSecrets(deps.config, headers, body),
+    // The certificate shown is the one of the target checked: a new target has none until its first https check.
+    ...(u.target !== undefined && u.target !== current.target ? { certificate: Prisma.DbNull } : {}),
+    // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
+    ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' ? { schedule: null } : {}),
   };
   if (u.name !== undefined) data.component = { update: { name: u.name } };
   if (escalationPolicyId !== undefined)
