@@ -245,7 +245,7 @@ try {
   await stopAll([worker?.child, api?.child, ...children]);
   const durationSeconds = performance.now() / 1000 - buildSeconds;
 
-  const ping = apiResults.scenarios.find((s) => s.name.startsWith('GET /ping'))!;
+  const ping = apiResults.scenarios.find((s) => s.name.startsWith('POST /ping'))!;
   const getOne = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors/{id}')!;
   const { lateness, ...schedulingFigures } = scheduling;
   const cpus = os.cpus();

@@ -35,6 +35,7 @@ import {
 } from '../apps/worker/src/escalation/engine.js';
 import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { escalationProcessor } from '../apps/worker/src/processors/escalation.processor.js';
+import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
@@ -196,7 +197,7 @@ describe('the ladder, end to end', () => {
     expect(policy).toMatchObject({ isDefault: true, steps: [{ position: 0 }, { position: 1 }] });
 
     // A check worker wired as apps/worker/src/main.ts wires it: an opened incident starts its ladder.
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const checks = new Worker(
       checkQueueName('local'),
@@ -206,6 +207,7 @@ describe('the ladder, end to end', () => {
         checkRegions: h.config.checkRegions,
         httpProbe: createHttpProbe({ guard: h.deps.guard }),
         tcpProbe: createTcpProbe({ guard: h.deps.guard }),
+        dnsProbe: createDnsProbe({ guard: h.deps.guard }),
         logger,
         onIncidentOpened: (id) => scheduleIncidentLadder(deps, id),
       }),
@@ -1536,7 +1538,7 @@ describe('the sweeper and failed or numerous jobs', () => {
     const prefix = `${h.queuePrefix}-fj`;
     const scheduler = new EscalationScheduler(h.redis, prefix);
     const fdeps = { ...deps, scheduler };
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const id = escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 });
     // A worker whose every run throws as during a long database outage, until BullMQ gives up on the job.

@@ -231,7 +231,7 @@ describe('API metrics', () => {
       connection: h.redis,
       prefix: h.queuePrefix,
     });
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -13,6 +13,7 @@ import { createLogger, decryptSecret, keyId, openTarget, type Keyring } from '@s
 import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
 import { rotateSecrets } from '../apps/api/src/services/admin/secret-commands.js';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
+import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -60,6 +61,7 @@ async function check(h: Harness, monitorId: string, keyring: Keyring) {
       checkRegions: h.config.checkRegions,
       httpProbe: createHttpProbe({ guard }),
       tcpProbe: createTcpProbe({ guard }),
+      dnsProbe: createDnsProbe({ guard }),
       logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
     },
     { monitorId, region: 'local', slot: new Date(slot) },
@@ -174,6 +176,7 @@ describe('secrets across a key rotation', () => {
         checkRegions: during.config.checkRegions,
         httpProbe: createHttpProbe({ guard: during.deps.guard }),
         tcpProbe: createTcpProbe({ guard: during.deps.guard }),
+        dnsProbe: createDnsProbe({ guard: during.deps.guard }),
         logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
       },
       { monitorId: underA, region: 'local', slot: new Date((slot += 60_000)) },

@@ -938,7 +938,7 @@ describe('Redis failing inside the create transaction', () => {
     // The rate limiter's Redis (h.deps.redis) stays up; only the scheduler's own connection goes down (after it was
     // ready, as in an outage), so the request gets past auth and the rate limiter and fails at the upsert, inside the
     // transaction.
-    const dead = createApiRedis(h.config.redisUrl);
+    const dead = createApiRedis(h.config.redis);
     dead.on('error', () => undefined);
     const scheduler = new CheckScheduler(h.config.checkRegions, dead, h.queuePrefix);
     await Promise.all([...scheduler.queues.values()].map((q) => q.waitUntilReady()));

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import {
+  createDnsMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createMaintenanceSchema,
@@ -27,16 +28,27 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  */
 const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['post', '/maintenance'],
+  ['get', '/maintenance'],
   ['get', '/maintenance/{id}'],
   ['patch', '/maintenance/{id}'],
   ['post', '/monitors'],
   ['get', '/monitors'],
   ['get', '/monitors/{id}'],
   ['patch', '/monitors/{id}'],
+  ['delete', '/monitors/{id}'],
   ['get', '/monitors/{id}/response-times'],
+  ['get', '/components'],
+  ['get', '/components/{id}'],
+  ['patch', '/components/{id}'],
+  ['get', '/monitors/{id}/pings'],
   ['post', '/status-pages'],
+  ['get', '/status-pages'],
+  ['get', '/status-pages/{id}'],
+  ['patch', '/status-pages/{id}'],
+  ['delete', '/status-pages/{id}'],
   ['get', '/status-pages/{id}/layout'],
   ['get', '/incidents'],
+  ['get', '/incidents/{id}'],
   ['get', '/incidents/{id}/escalation'],
   ['delete', '/incidents/{id}'],
   ['post', '/incidents/{id}/acknowledge'],
@@ -252,17 +264,18 @@ describe('the document', () => {
 describe('the create-monitor schema agrees with the validator', () => {
   const schemas = () => doc.components.schemas as Json;
 
-  it('is one of the three types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
+  it('is one of the four types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
     const union = schemas().CreateMonitorInput;
     expect(union.anyOf).toEqual([
       { $ref: '#/components/schemas/CreateHttpMonitorInput' },
       { $ref: '#/components/schemas/CreateTcpMonitorInput' },
       { $ref: '#/components/schemas/CreateHeartbeatMonitorInput' },
+      { $ref: '#/components/schemas/CreateDnsMonitorInput' },
     ]);
     const http = schemas().CreateHttpMonitorInput;
     expect(http.required).not.toContain('type');
     expect(http.properties.type).toMatchObject({ enum: ['http'] });
-    for (const other of ['CreateTcpMonitorInput', 'CreateHeartbeatMonitorInput'])
+    for (const other of ['CreateTcpMonitorInput', 'CreateHeartbeatMonitorInput', 'CreateDnsMonitorInput'])
       expect([other, schemas()[other].required]).toEqual([other, expect.arrayContaining(['type'])]);
     const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
     expect(legacy.success && legacy.data.type).toBe('http');
@@ -276,6 +289,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       CreateHttpMonitorInput: createHttpMonitorSchema,
       CreateTcpMonitorInput: createTcpMonitorSchema,
       CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema,
+      CreateDnsMonitorInput: createDnsMonitorSchema,
     };
     for (const [name, zod] of Object.entries(variants)) {
       const documented = schemas()[name];
@@ -295,7 +309,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       string,
       { value: unknown }
     >;
-    expect(Object.keys(examples).sort()).toEqual(['heartbeat', 'http', 'tcp']);
+    expect(Object.keys(examples).sort()).toEqual(['dns', 'heartbeat', 'http', 'tcp']);
     for (const [name, { value }] of Object.entries(examples))
       expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
 

@@ -12,12 +12,7 @@ import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SsrfResolver, createSsrfGuard } from '@statusvane/shared';
-import {
-  type HttpProbeInput,
-  BODY_CAP_BYTES,
-  DEFAULT_USER_AGENT,
-  createHttpProbe,
-} from '../apps/worker/src/probes/http.probe.js';
+import { BODY_CAP_BYTES, DEFAULT_USER_AGENT, createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { type TcpProbeInput, createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import {
@@ -30,6 +25,7 @@ import {
   startTcpTarget,
   startTlsTarget,
 } from './support/targets.js';
+import { makeHttpInput } from './support/probe-inputs.js';
 
 const LOOPBACK = '127.0.0.0/8,::1/128';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,23 +42,6 @@ function fakeResolver(table: Record<string, string>, delayMs = 0): SsrfResolver 
       throw err;
     }
     return [{ address, family: address.includes(':') ? 6 : 4 }];
-  };
-}
-
-function makeHttpInput(overrides: Partial<HttpProbeInput> & { url: string }): HttpProbeInput {
-  return {
-    method: 'GET',
-    headers: {},
-    body: null,
-    contentType: 'application/json',
-    expectedStatusCodes: [],
-    keyword: null,
-    keywordAbsent: null,
-    jsonAssertion: null,
-    timeoutMs: 5000,
-    degradedAfterMs: null,
-    latencyThresholdMs: null,
-    ...overrides,
   };
 }
 

@@ -93,13 +93,25 @@ describe('retention', () => {
   it('deletes exactly the rows older than each retention, in batches, and nothing newer', async () => {
     const m = await monitorRow(h.prisma);
     const { old, kept } = await seed(h.prisma, m.id);
+    // Heartbeat pings go with raw results: one just past retention, one just inside.
+    const pingAt = (days: number, ms: number) => new Date(NOW.getTime() - days * 86_400_000 + ms);
+    await h.prisma.heartbeatPing.createMany({
+      data: [
+        { monitorId: m.id, at: pingAt(35, -1), kind: 'success' },
+        { monitorId: m.id, at: pingAt(35, 1), kind: 'start' },
+      ],
+    });
     // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
     expect(report).toEqual({
       checkResults: old.results.length,
       hourlyRollups: old.hours.length,
       dailyRollups: old.days.length,
+      heartbeatPings: 1,
     });
+    expect(await h.prisma.heartbeatPing.findMany({ where: { monitorId: m.id }, select: { kind: true } })).toEqual([
+      { kind: 'start' },
+    ]);
     expect(await remaining(h.prisma, m.id)).toEqual({
       results: sorted(kept.results),
       hours: sorted(kept.hours),
@@ -110,6 +122,7 @@ describe('retention', () => {
       checkResults: 0,
       hourlyRollups: 0,
       dailyRollups: 0,
+      heartbeatPings: 0,
     });
   });
 

@@ -68,6 +68,7 @@ describe('POST /status-pages', () => {
       url: `${h.config.publicBaseUrl}/status/${slug}`,
       isPublic: true,
       passwordProtected: false,
+      customDomain: null,
       createdAt: expect.any(String),
     });
     expect(Math.abs(Date.parse(res.body.data.createdAt) - Date.now())).toBeLessThan(10_000);

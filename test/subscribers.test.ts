@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Worker } from 'bullmq';
 import request from 'supertest';
 import {
+  createWorkerRedis,
   createSsrfGuard,
   SUBSCRIBER_QUEUE,
   SubscriberQueue,
@@ -117,7 +118,7 @@ async function waitFor<T>(fn: () => T | Promise<T>, ms = 10_000): Promise<T> {
 describe('email subscriptions: double opt-in through BullMQ', () => {
   it('202, a confirmation mail sent by the queue worker, a one-time confirm link, then subscribed', async () => {
     const { page } = await setup();
-    const connection = h.redis.duplicate({ maxRetriesPerRequest: null });
+    const connection = createWorkerRedis(h.config.redis);
     const worker = new Worker(
       SUBSCRIBER_QUEUE,
       subscriberProcessor({ ...deliveryDeps, queue, logger: h.deps.logger }),

@@ -460,4 +460,50 @@ describe('heartbeats', () => {
     expect((await incidents(hb.id))[0]).toMatchObject({ status: 'resolved' });
     expect((await results(hb.id)).map((r) => r.outcome)).toEqual(['up', 'down', 'up', 'up']);
   });
+
+  it('runs: a start not ended within grace fails once with run_timeout when it passes; a run longer than maxRunSeconds fails with run_too_long', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({
+      type: 'heartbeat',
+      name: 'backup',
+      intervalSeconds: 3600,
+      graceSeconds: 2,
+      maxRunSeconds: 1,
+      openThreshold: 1,
+    });
+    const hb = created.body.data as { id: string; pingUrl: string };
+    const path = new URL(hb.pingUrl).pathname;
+    await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
+    await h.deps.scheduler.unschedule(hb.id);
+    expect((await request(h.app).get(path)).status).toBe(200);
+    await waitFor(async () => (await results(hb.id)).length === 1, 10_000, 'the first ping');
+
+    // The start queues an evaluation that arms the run's timeout (start + grace), well before the interval's deadline.
+    expect((await request(h.app).get(`${path}/start`)).status).toBe(200);
+    const start = (await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } })).runStartedAt!;
+    const timeout = await waitFor(
+      async () => (await results(hb.id)).find((r) => r.reason === 'run_timeout'),
+      10_000,
+      'the run timeout',
+    );
+    expect(timeout.slot).toEqual(new Date(start.getTime() + 2000));
+    expect(timeout.checkedAt.getTime() - timeout.slot.getTime()).toBeLessThan(3000);
+    // Judged once: evaluating again stores nothing more.
+    await checkOnce(hb.id);
+    expect((await results(hb.id)).filter((r) => r.reason === 'run_timeout')).toHaveLength(1);
+
+    // A run of 1.2 s against maxRunSeconds 1: its end fails at once.
+    const rid = 'b7c9a3e2-1111-4222-8333-444455556666';
+    await request(h.app).get(`${path}/start?rid=${rid}`);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect((await request(h.app).get(`${path}/0?rid=${rid}`)).status).toBe(200);
+    const tooLong = await waitFor(
+      async () => (await results(hb.id)).find((r) => r.reason === 'run_too_long'),
+      10_000,
+      'the long run',
+    );
+    const end = await h.prisma.heartbeatPing.findFirstOrThrow({ where: { monitorId: hb.id, rid, kind: 'success' } });
+    expect(tooLong.slot).toEqual(end.at);
+    expect(end.durationMs).toBeGreaterThanOrEqual(1200);
+  });
 });

@@ -1134,7 +1134,8 @@ async function workspaceSnapshot(workspaceId: string) {
 interface PublicAim {
   route: string;
   /** Heartbeat pings: the secret as the router will decode it, and whether a heartbeat monitor has it. */
-  secret?: { value: string | null; known: boolean; fail: boolean };
+  /** `fail`: the ping records a failure (`/fail`, `/1`..`/255`); `start`: a run's start (neither time changes). */
+  secret?: { value: string | null; known: boolean; fail: boolean; start?: boolean };
   /** Status pages: what the slug names. */
   page?: 'public' | 'protected' | 'private' | 'unknown';
   /** Login: the right password of the protected page was sent, readable as a form. */
@@ -1271,14 +1272,39 @@ function publicRequest(
 }
 
 /** A heartbeat secret segment: mostly unknown (well-formed or not), sometimes a real one, sometimes one just off it. */
-function secretSegment(fail: boolean): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
-  const aimFor = (segment: string) => {
+/** `/ping/<secret>/<kind>` segments: the valid kinds (start, fail, exit codes 0..255) and ones that must be 404. */
+const PING_KINDS: Record<string, 'ok' | 'fail' | 'start' | null> = {
+  start: 'start',
+  fail: 'fail',
+  '0': 'ok',
+  '1': 'fail',
+  '17': 'fail',
+  '255': 'fail',
+  '256': null,
+  '-1': null,
+  '1000': null,
+  log: null,
+  START: null,
+  '%20': null,
+};
+
+function secretSegment(withKind: boolean): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
+  const aimFor = ([segment, kind]: [string, string | null]) => {
     const value = decoded(segment);
+    const does = kind === null ? 'ok' : PING_KINDS[kind]!;
     return {
-      path: `/ping/${segment}${fail ? '/fail' : ''}`,
-      aim: { secret: { value, known: value !== null && pub.secrets.includes(value), fail } },
+      path: `/ping/${segment}${kind === null ? '' : `/${kind}`}`,
+      aim: {
+        secret: {
+          value,
+          known: value !== null && pub.secrets.includes(value) && does !== null,
+          fail: does === 'fail',
+          start: does === 'start',
+        },
+      },
     };
   };
+  const kinds = withKind ? fc.constantFrom(...Object.keys(PING_KINDS)) : fc.constant(null);
   return fc
     .oneof(
       { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{16,64}$/), weight: 6 },
@@ -1306,6 +1332,7 @@ function secretSegment(fail: boolean): fc.Arbitrary<{ path: string; aim: Omit<Pu
         weight: 3,
       },
     )
+    .chain((segment) => kinds.map((kind) => [segment, kind] as [string, string | null]))
     .map(aimFor);
 }
 
@@ -1411,13 +1438,51 @@ function loginRequest(route: string): fc.Arbitrary<Req> {
 }
 
 /** How to make requests for each public route. A route the app mounts without an entry here fails the suite. */
+/** Path tails beside a page: feeds, badges, Statuspage JSON, subscriptions (tokens and component ids: any text). */
+const tokenSegment = fc.oneof(
+  { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{10,64}$/), weight: 4 },
+  { arbitrary: fc.uuid(), weight: 2 },
+  { arbitrary: fc.constantFrom('%00', '..', '%ZZ', 'x'.repeat(5000)), weight: 1 },
+);
+function pageTail(tail: string): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
+  return fc
+    .tuple(slugSegment(''), tokenSegment)
+    .map(([page, token]) => ({ path: page.path + tail.replace(/\{(token|componentId)\}/, token), aim: page.aim }));
+}
+/** The same routes at the root, as a custom domain serves them: on this Host (no page's domain) nothing is found. */
+function rootTail(tail: string): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
+  return tokenSegment.map((token) => ({ path: tail.replace(/\{(token|componentId)\}/, token), aim: {} }));
+}
+const BESIDE_PAGE: Array<[method: string, tail: string]> = [
+  ['GET', '/feed.atom'],
+  ['GET', '/feed.rss'],
+  ['GET', '/badge.svg'],
+  ['GET', '/components/{componentId}/badge.svg'],
+  ['GET', '/api/v2/summary.json'],
+  ['GET', '/api/v2/status.json'],
+  ['POST', '/subscribe'],
+  ['GET', '/subscriptions/{token}/confirm'],
+  ['POST', '/subscriptions/{token}/confirm'],
+  ['GET', '/subscriptions/{token}/unsubscribe'],
+  ['POST', '/subscriptions/{token}/unsubscribe'],
+];
+const PAGE_TAIL_GENERATORS = Object.fromEntries(
+  BESIDE_PAGE.flatMap(([method, tail]) => [
+    [`${method} /status/{slug}${tail}`, (route: string) => publicRequest(route, pageTail(tail), method)],
+    [`${method} ${tail}`, (route: string) => publicRequest(route, rootTail(tail), method)],
+  ]),
+);
+
 const PUBLIC_GENERATORS: Record<string, (route: string) => fc.Arbitrary<Req>> = {
+  ...PAGE_TAIL_GENERATORS,
+  'GET /': (route) => publicRequest(route, fc.constant({ path: '/', aim: {} }), 'GET'),
+  'POST /login': (route) => publicRequest(route, fc.constant({ path: '/login', aim: {} }), 'POST'),
   'GET /ping/{secret}': (route) => publicRequest(route, secretSegment(false), 'GET'),
   'HEAD /ping/{secret}': (route) => publicRequest(route, secretSegment(false), 'HEAD'),
   'POST /ping/{secret}': (route) => publicRequest(route, secretSegment(false), 'POST'),
-  'GET /ping/{secret}/fail': (route) => publicRequest(route, secretSegment(true), 'GET'),
-  'HEAD /ping/{secret}/fail': (route) => publicRequest(route, secretSegment(true), 'HEAD'),
-  'POST /ping/{secret}/fail': (route) => publicRequest(route, secretSegment(true), 'POST'),
+  'GET /ping/{secret}/{kind}': (route) => publicRequest(route, secretSegment(true), 'GET'),
+  'HEAD /ping/{secret}/{kind}': (route) => publicRequest(route, secretSegment(true), 'HEAD'),
+  'POST /ping/{secret}/{kind}': (route) => publicRequest(route, secretSegment(true), 'POST'),
   'GET /status/{slug}': (route) => publicRequest(route, slugSegment(''), 'GET'),
   'POST /status/{slug}/login': loginRequest,
   'GET /api/v1/openapi.json': (route) =>
@@ -1458,7 +1523,7 @@ function judgePublic(req: Req, res: Res): string | null {
     const pingable = PINGABLE.includes(method);
     if (pingable && aim.secret.known !== ok)
       return `ping ${aim.secret.known ? 'of a known secret' : 'of an unknown secret'} answered ${res.status}`;
-    if (pingable && ok) pinged.add(`${aim.secret.fail ? 'fail' : 'ok'}/${aim.secret.value}`);
+    if (pingable && ok && !aim.secret.start) pinged.add(`${aim.secret.fail ? 'fail' : 'ok'}/${aim.secret.value}`);
     return null;
   }
   const cookie = ([] as string[])
@@ -1518,7 +1583,7 @@ describe('bad input to the public routes (no token)', () => {
     // Not vacuous: the heartbeat receiver, the status pages and the documents are found by walking the app.
     expect(routes).toEqual(
       expect.arrayContaining([
-        'POST /ping/{secret}/fail',
+        'POST /ping/{secret}/{kind}',
         'POST /status/{slug}/login',
         'GET /api/v1/openapi.json',
         'GET /readyz',
@@ -1546,13 +1611,26 @@ describe('bad input to the public routes (no token)', () => {
     expectNoFailures('public-routes fuzz', failures);
     expect(Date.now() - started).toBeLessThan(120_000);
 
-    // Only the pings that were answered 200 changed anything: their monitors' lastPingAt / lastPingFailAt.
+    // Only the pings that were answered 200 changed anything: their monitors' lastPingAt / lastPingFailAt (and
+    // run in progress), and their log.
     const after = await publicState();
     const pingFields = ['lastPingAt', 'lastPingFailAt', 'updatedAt'] as const;
     const mask = (state: typeof before) => ({
       ...state,
-      monitors: state.monitors.map((m) => ({ ...m, lastPingAt: null, lastPingFailAt: null, updatedAt: null })),
+      monitors: state.monitors.map((m) => ({
+        ...m,
+        lastPingAt: null,
+        lastPingFailAt: null,
+        updatedAt: null,
+        runStartedAt: null,
+        runStartedRid: null,
+        lastRunDurationMs: null,
+      })),
     });
+    const loggedPings = await h.prisma.heartbeatPing.count({
+      where: { monitor: { workspaceId: { in: [ws.ws.id, other.ws.id] } } },
+    });
+    expect(loggedPings).toBe(reqs.filter((r) => r.aim?.secret?.known && PINGABLE.includes(r.method)).length);
     expect(mask(after)).toEqual(mask(before));
     for (const m of after.monitors) {
       const old = before.monitors.find((x) => x.id === m.id)!;

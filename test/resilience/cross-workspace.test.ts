@@ -71,6 +71,11 @@ const resources = {
     });
     return { id, state: () => h.prisma.monitor.findUnique({ where: { id } }) };
   },
+  async component(): Promise<Resource> {
+    const monitor = await resources.monitor();
+    const { componentId: id } = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+    return { id, state: () => h.prisma.component.findUnique({ where: { id } }) };
+  },
   async maintenance(): Promise<Resource> {
     const id = await createIn('/maintenance', {
       title: 'A window',
@@ -145,6 +150,23 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'type change', body: { type: 'tcp' }, invalid: true },
     ],
   },
+  'DELETE /monitors/{id}': { make: resources.monitor, variants: [{ label: 'plain' }] },
+  'GET /components/{id}': { make: resources.component, variants: [{ label: 'plain' }] },
+  'PATCH /components/{id}': {
+    make: resources.component,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', description: 'x' } },
+      { label: 'invalid', body: { name: '' }, invalid: true },
+    ],
+  },
+  'GET /monitors/{id}/pings': {
+    make: resources.monitor,
+    variants: [
+      { label: 'default' },
+      { label: 'page 2', query: '?page=2&perPage=1' },
+      { label: 'bad page', query: '?page=0', invalid: true },
+    ],
+  },
   'GET /monitors/{id}/response-times': {
     make: resources.monitor,
     variants: [
@@ -153,7 +175,17 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'bad period', query: '?period=century', invalid: true },
     ],
   },
+  'GET /status-pages/{id}': { make: resources.statusPage, variants: [{ label: 'plain' }] },
+  'PATCH /status-pages/{id}': {
+    make: resources.statusPage,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', sections: [], password: 'hijacked-pw' } },
+      { label: 'invalid', body: { name: '' }, invalid: true },
+    ],
+  },
+  'DELETE /status-pages/{id}': { make: resources.statusPage, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/layout': { make: resources.statusPage, variants: [{ label: 'plain' }] },
+  'GET /incidents/{id}': { make: resources.incident, variants: [{ label: 'plain' }] },
   'GET /incidents/{id}/escalation': { make: resources.incident, variants: [{ label: 'plain' }] },
   'POST /incidents/{id}/acknowledge': {
     make: resources.incident,

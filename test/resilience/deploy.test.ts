@@ -1,6 +1,7 @@
 /**
- * A deploy: SIGTERM to an API process under load and to a worker process with running checks. The API stops taking
- * connections and answers every request it has started on (none failed by its own shutdown, none performed without
+ * A deploy: SIGTERM to an API process under load and to a worker process with running checks. The API first drains
+ * (`/readyz` 503 at once while it keeps serving for SHUTDOWN_DRAIN_SECONDS), then stops taking connections and
+ * answers every request it has started on (none failed by its own shutdown, none performed without
  * an answer); connections it had not read a request from are closed (the client sees a refusal or a reset, and
  * nothing was done). The worker finishes and stores its running checks before it exits, so none of them has to wait
  * for the stalled-job check.
@@ -16,6 +17,7 @@ import {
   deleteKeys,
   freePort,
   killAll,
+  sleep,
   startApiProcess,
   startWorkerProcess,
   until,
@@ -36,7 +38,7 @@ beforeAll(async () => {
   target = await startSlowTarget({ minMs: 1500, maxMs: 2500 });
   env = {
     DATABASE_URL: db.url,
-    REDIS_URL: h.config.redisUrl,
+    REDIS_URL: h.config.redis.url!,
     QUEUE_PREFIX: h.queuePrefix,
     ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
   };
@@ -56,7 +58,8 @@ describe('SIGTERM (a deploy)', () => {
     const ws = await createWorkspace(prisma, { slug: uniq('dep'), name: 'Deploy' });
     const token = (await createToken(prisma, { kind: 'org', workspace: ws.id, role: 'owner' })).token;
     const port = await freePort();
-    const api = await startApiProcess('api', port, env);
+    // No drain window: the signal meets the requests at the moment the listener closes.
+    const api = await startApiProcess('api', port, { ...env, SHUTDOWN_DRAIN_SECONDS: '0' });
     const names = Array.from({ length: 40 }, () => uniq('deploy'));
     const sent = names.map((name) =>
       fetch(`http://127.0.0.1:${port}/api/v1/monitors`, {
@@ -93,6 +96,58 @@ describe('SIGTERM (a deploy)', () => {
     expect(stored.map((m) => m.name).sort()).toEqual(answered.map((r) => r.name).sort());
   }, 90_000);
 
+  it('the API turns /readyz to 503 at once, serves through SHUTDOWN_DRAIN_SECONDS, then closes and exits 0', async () => {
+    const ws = await createWorkspace(prisma, { slug: uniq('drain'), name: 'Drain' });
+    const token = (await createToken(prisma, { kind: 'org', workspace: ws.id, role: 'owner' })).token;
+    const port = await freePort();
+    const drainMs = 3000;
+    let t0 = Date.now();
+    const api = await startApiProcess('api-drain', port, { ...env, SHUTDOWN_DRAIN_SECONDS: String(drainMs / 1000) });
+    const base = `http://127.0.0.1:${port}`;
+    const get = (path: string) =>
+      fetch(`${base}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(5000),
+      }).catch((err: Error) => {
+        throw new Error(`${path} at ${Date.now() - t0} ms: ${err.message} ${String((err.cause as Error)?.message)}`);
+      });
+    expect((await get('/readyz')).status).toBe(200);
+
+    t0 = Date.now();
+    api.kill('SIGTERM');
+    // Readiness is 503 at once (the first answer after the signal is handled), the rest still answers, on fresh
+    // connections and on each request's own.
+    await until(async () => (await get('/readyz')).status === 503, 1000, '/readyz to answer 503', 20);
+    const during: Array<{ at: number; path: string; status: number }> = [];
+    while (Date.now() - t0 < drainMs - 500) {
+      for (const path of ['/readyz', '/healthz', '/api/v1/monitors']) {
+        const r = await get(path);
+        await r.arrayBuffer();
+        during.push({ at: Date.now() - t0, path, status: r.status });
+      }
+      const created = await fetch(`${base}/api/v1/monitors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: uniq('drain'), target: target.url('/ok/drain') }),
+        signal: AbortSignal.timeout(5000),
+      });
+      during.push({ at: Date.now() - t0, path: 'POST /api/v1/monitors', status: created.status });
+      await sleep(200);
+    }
+    expect(during.length).toBeGreaterThan(8);
+    expect(during.filter((d) => d.path === '/readyz' && d.status !== 503)).toEqual([]);
+    expect(during.filter((d) => d.path !== '/readyz' && d.status !== (d.path.startsWith('POST') ? 201 : 200))).toEqual(
+      [],
+    );
+    expect(api.alive()).toBe(true);
+
+    // After the window: the listener closes (connections refused) and the process exits 0.
+    await api.exited;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(drainMs);
+    expect(api.exitCode()).toBe(0);
+    await expect(fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  }, 90_000);
+
   it('the worker finishes and stores its running checks, then exits 0', async () => {
     const ws = await createWorkspace(prisma, { slug: uniq('depw'), name: 'Deploy worker' });
     const monitors: string[] = [];
@@ -108,7 +163,7 @@ describe('SIGTERM (a deploy)', () => {
     }
     // A queue of its own: nothing but these checks in it.
     const worker = await startWorkerProcess('worker', { ...env, QUEUE_PREFIX: `${h.queuePrefix}-w` });
-    const connection = createWorkerRedis(h.config.redisUrl);
+    const connection = createWorkerRedis(h.config.redis);
     const queue = new Queue(checkQueueName('local'), { connection, prefix: `${h.queuePrefix}-w` });
     try {
       const slot = Date.now() - 60_000;

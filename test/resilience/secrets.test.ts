@@ -83,7 +83,7 @@ async function api(
 
 /** Redis as a dump would show it: every key of the run with its value, whatever the type. */
 async function dumpRedis(prefix: string): Promise<string> {
-  const c = new Redis(h.config.redisUrl);
+  const c = new Redis(h.config.redis.url!);
   try {
     const out: string[] = [];
     let cursor = '0';

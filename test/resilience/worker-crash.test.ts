@@ -40,7 +40,7 @@ beforeAll(async () => {
   target = await startSlowTarget({ minMs: 200, maxMs: 2500 });
   workerEnv = {
     DATABASE_URL: db.url,
-    REDIS_URL: h.config.redisUrl,
+    REDIS_URL: h.config.redis.url!,
     QUEUE_PREFIX: h.queuePrefix,
     ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
     JOB_LOCK_MS: String(JOB_LOCK_MS),
@@ -108,7 +108,7 @@ describe('a worker killed with SIGKILL under load', () => {
     }
 
     const queue = h.deps.scheduler.queues.get('local')!;
-    eventsConnection = createWorkerRedis(h.config.redisUrl);
+    eventsConnection = createWorkerRedis(h.config.redis);
     events = new QueueEvents(checkQueueName('local'), { connection: eventsConnection, prefix: h.queuePrefix });
     let stalled = 0;
     events.on('stalled', () => stalled++);

@@ -10,7 +10,7 @@ import type { Harness } from './harness.js';
  */
 export function startEscalationWorker(h: Harness, deps: EscalationDeps) {
   const completed: Array<{ id: string; outcome: unknown }> = [];
-  const connection = createWorkerRedis(h.config.redisUrl);
+  const connection = createWorkerRedis(h.config.redis);
   connection.on('error', () => undefined);
   const worker = new Worker(ESCALATION_QUEUE, escalationProcessor(deps), {
     connection,

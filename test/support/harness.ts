@@ -9,8 +9,8 @@ import {
   parseConfig,
   type Config,
   type PrismaClient,
+  type RedisClient,
 } from '@statusvane/shared';
-import type { Redis } from 'ioredis';
 import { createApp } from '../../apps/api/src/app.js';
 import type { ApiDeps } from '../../apps/api/src/deps.js';
 import {
@@ -23,7 +23,7 @@ import {
 export interface Harness {
   config: Config;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   deps: ApiDeps;
   queuePrefix: string;
   app: ReturnType<typeof createApp>;
@@ -34,7 +34,7 @@ export interface Harness {
 export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness {
   const config = parseConfig({ ...process.env, ...overrides });
   const prisma = createPrisma(config.databaseUrl, { max: 5 });
-  const redis = createApiRedis(config.redisUrl);
+  const redis = createApiRedis(config.redis);
   redis.on('error', () => undefined);
   const logger = createLogger({ level: 'error', json: true, service: 'test', silent: !process.env.TEST_LOG });
   // A key prefix per harness keeps suites' queues apart in the shared test Redis.

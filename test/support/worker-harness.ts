@@ -10,14 +10,15 @@ import type { Harness } from './harness.js';
 /**
  * A worker as apps/worker/src/main.ts runs it (createWorkerRuntime: check and escalation workers, metrics, lock
  * settings) for `region`, on the harness's queues, with its own Redis connection, and its own database pool when given
- * one. Housekeeping is off: it would reconcile the schedules of every suite's monitors into this suite's queues.
+ * one. Housekeeping is off unless asked for: it would reconcile the schedules of every suite's monitors into this
+ * suite's queues (a suite on a scratch database of its own can turn it on).
  */
 export function startWorker(
   h: Harness,
   region = 'local',
-  opts: { prisma?: PrismaClient } & Partial<Pick<WorkerRuntimeDeps, 'logger' | 'deliverer'>> = {},
+  opts: { prisma?: PrismaClient } & Partial<Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping'>> = {},
 ) {
-  const connection = createWorkerRedis(h.config.redisUrl);
+  const connection = createWorkerRedis(h.config.redis);
   connection.on('error', () => undefined);
   const runtime = createWorkerRuntime({
     config: { ...h.config, region, queuePrefix: h.queuePrefix },
@@ -26,7 +27,7 @@ export function startWorker(
     logger:
       opts.logger ??
       createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
-    housekeeping: false,
+    housekeeping: opts.housekeeping ?? false,
     // The API's guard: a suite that injects a resolver into it (resilience/ssrf) gets it in the worker too.
     guard: h.deps.guard,
     ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),

@@ -4,17 +4,18 @@ import type {
   EscalationScheduler,
   Logger,
   PrismaClient,
+  RedisClient,
   SsrfGuard,
   SubscriberQueue,
 } from '@statusvane/shared';
-import type { Redis } from 'ioredis';
 import type { ApiMetrics } from './metrics/api-metrics.js';
+import type { ApiLifecycle } from './shutdown.js';
 
 /** Everything the API needs from the outside world, built once in main.ts (or by a test). */
 export interface ApiDeps {
   config: Config;
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   scheduler: CheckScheduler;
   guard: SsrfGuard;
@@ -22,6 +23,8 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** The escalation queue, to remove an acknowledged or resolved incident's pending step jobs (best effort). */
   escalations?: EscalationScheduler;
+  /** Shutdown state: while draining, `/readyz` answers 503. Absent (tests): never draining. */
+  lifecycle?: ApiLifecycle;
   /** Status page subscriber deliveries (confirmation mails); built on first use over `redis` when omitted. */
   subscribers?: SubscriberQueue;
   /** The clock every request reads its `ctx.now` from; tests move it to stand on a boundary. Default: the system's. */

@@ -11,15 +11,15 @@ import {
   reconcileSchedules,
 } from '@statusvane/shared';
 import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
-import type { ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { createApiServer } from './http-server.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
+import { createLifecycle } from './shutdown.js';
 
 const config = loadConfigOrExit();
 const logger = loggerFromConfig(config, 'api');
 const prisma = createPrisma(config.databaseUrl);
-const redis = createApiRedis(config.redisUrl);
+const redis = createApiRedis(config.redis);
 redis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
 const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
 const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
@@ -33,7 +33,19 @@ const metricsListener = exposeMetrics({
   defaultPort: DEFAULT_METRICS_PORTS.api,
   logger,
 });
-const app = createApp({ config, prisma, redis, logger, scheduler, guard, escalations, subscribers, metrics });
+const lifecycle = createLifecycle(logger);
+const app = createApp({
+  config,
+  prisma,
+  redis,
+  logger,
+  scheduler,
+  guard,
+  escalations,
+  subscribers,
+  metrics,
+  lifecycle,
+});
 const server = createApiServer(app, logger).listen(config.port, () => {
   logger.info(`API listening on ${config.publicBaseUrl}/api/v1 (port ${config.port})`);
 });
@@ -57,17 +69,13 @@ async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
   logger.info(`${signal}: closing the API`);
-  const force = setTimeout(() => process.exit(1), 10_000).unref();
-  // Drain: stop accepting, let the requests already accepted finish, and only then close what they use (closing the
-  // pool under them answered them 500: test/resilience/deploy.test.ts). The force timer bounds the wait.
-  const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Keep-alive connections: each answer from now on closes its connection, and idle ones are closed as they go idle.
-  server.on('request', (_req, res: ServerResponse) => res.setHeader('Connection', 'close'));
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
-  server.closeIdleConnections();
+  // The drain window, then at most 10 s for the requests in flight (docs/reliability.md, "Deploy").
+  const drainMs = config.shutdownDrainSeconds * 1000;
+  const force = setTimeout(() => process.exit(1), drainMs + 10_000).unref();
+  // Readiness 503 at once, serve through the drain window, then stop accepting and let the requests already accepted
+  // finish; only then close what they use.
+  await lifecycle.drain(server, drainMs);
   void metricsListener.then((m) => m.close());
-  await drained;
-  clearInterval(idle);
   await Promise.allSettled([scheduler.close(), escalations.close(), subscribers.close(), prisma.$disconnect()]);
   await Promise.allSettled([redis.quit()]);
   clearTimeout(force);

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   DEFAULT_RETENTION,
   monitorSource,
@@ -6,6 +5,7 @@ import {
   type CheckScheduler,
   type Logger,
   type PrismaClient,
+  type RedisClient,
   type RetentionDays,
 } from '@statusvane/shared';
 
@@ -25,6 +25,8 @@ export interface PruneReport {
   checkResults: number;
   hourlyRollups: number;
   dailyRollups: number;
+  /** Heartbeat pings, kept as long as raw results. */
+  heartbeatPings: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -83,12 +85,18 @@ export async function pruneExpired(
         SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < ${dailyCutoff}::date ORDER BY day LIMIT ${n}::int)`,
     opts,
   );
-  return { checkResults, hourlyRollups, dailyRollups };
+  const heartbeatPings = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM heartbeat_pings WHERE id IN (
+        SELECT id FROM heartbeat_pings WHERE at < ${resultsCutoff} ORDER BY at LIMIT ${n}::int)`,
+    opts,
+  );
+  return { checkResults, hourlyRollups, dailyRollups, heartbeatPings };
 }
 
 export interface HousekeepingDeps {
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   scheduler: CheckScheduler;
   logger: Logger;
   /** The deployment's queue prefix (QUEUE_PREFIX): deployments sharing one Redis each get their own lock. */
@@ -116,7 +124,7 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   if (deps.ensureLadders) await deps.ensureLadders();
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
   const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, deps.prune);
-  if (expired.count || pruned.checkResults || pruned.hourlyRollups || pruned.dailyRollups) {
+  if (expired.count || pruned.checkResults || pruned.hourlyRollups || pruned.dailyRollups || pruned.heartbeatPings) {
     deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
   }
   return true;

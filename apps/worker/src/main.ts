@@ -14,7 +14,7 @@ import { startSubscribers } from './subscribers/start.js';
 const config = loadConfigOrExit();
 const logger = loggerFromConfig(config, `worker:${config.region}`);
 const prisma = createPrisma(config.databaseUrl, { max: 20 });
-const connection = createWorkerRedis(config.redisUrl);
+const connection = createWorkerRedis(config.redis);
 connection.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
 
 const runtime = createWorkerRuntime({ config, prisma, connection, logger });

@@ -1,14 +1,15 @@
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   CheckScheduler,
   ESCALATION_QUEUE,
   EscalationScheduler,
+  bullPrefix,
   checkQueueName,
   createSsrfGuard,
   type Config,
   type Logger,
   type PrismaClient,
+  type RedisClient,
   type SsrfGuard,
 } from '@statusvane/shared';
 import type { CheckRunnerDeps } from './checks/run-check.js';
@@ -18,14 +19,15 @@ import { startHousekeeping } from './housekeeping.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
 import { checkProcessor } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
-import { createHttpProbe } from './probes/http.probe.js';
+import { createDnsProbe } from './probes/dns.probe.js';
+import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 
 export interface WorkerRuntimeDeps {
   config: Config;
   prisma: PrismaClient;
   /** A worker connection (createWorkerRedis: BullMQ blocks on it). The caller owns it and closes it after close(). */
-  connection: Redis;
+  connection: RedisClient;
   logger: Logger;
   /**
    * Run housekeeping (schedule reconciliation, escalation ladders, pruning) every HOUSEKEEPING_INTERVAL_MS. Default
@@ -79,7 +81,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   };
   const escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalationDeps), {
     connection,
-    prefix: config.queuePrefix,
+    prefix: bullPrefix(connection, config.queuePrefix, ESCALATION_QUEUE),
     concurrency: 20,
   });
   escalationWorker.on('error', (err) => logger.error('escalation worker error', { error: err.message }));
@@ -94,8 +96,9 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     prisma,
     keyring: config.encryption,
     checkRegions: config.checkRegions,
-    httpProbe: createHttpProbe({ guard }),
+    httpProbe: createHttpProbe({ guard, userAgent: probeUserAgent(config.region) }),
     tcpProbe: createTcpProbe({ guard }),
+    dnsProbe: createDnsProbe({ guard }),
     logger,
     heartbeatDeadlines: scheduler,
     onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalationDeps, incidentId),
@@ -104,7 +107,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
   const checkWorker = new Worker(queueName, checkProcessor(checkDeps, metrics), {
     connection,
-    prefix: config.queuePrefix,
+    prefix: bullPrefix(connection, config.queuePrefix, queueName),
     concurrency: config.workerConcurrency,
     lockDuration: config.jobLockMs,
     stalledInterval: config.jobLockMs,

@@ -12,4 +12,5 @@ export * from './maintenance/index.js';
 export * from './escalation/index.js';
 export * from './json-assertion/index.js';
 export * from './metrics/index.js';
+export * from './heartbeat/index.js';
 export * from './subscribers/index.js';

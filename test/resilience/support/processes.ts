@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -212,7 +212,7 @@ export async function startApiProcess(name: string, port: number, env: Record<st
 // A private redis-server: a suite may stop, restart and flush it. The shared Redis is never touched.
 // ---------------------------------------------------------------------------------------------------------------
 
-function which(name: string): string | null {
+export function which(name: string): string | null {
   for (const dir of [...(process.env.PATH ?? '').split(delimiter), '/usr/local/bin', '/usr/bin', '/usr/sbin', '/bin']) {
     if (!dir) continue;
     const p = join(dir, name);
@@ -384,4 +384,113 @@ export function pidAlive(pid: number): boolean {
   const r = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
   const stat = r.stdout.trim();
   return stat !== '' && !stat.startsWith('Z');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A private Redis Cluster: three masters (no replicas) from the same redis-server binary on loopback ports, slots
+// split evenly, joined with CLUSTER ADDSLOTS / MEET (no redis-cli needed).
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface PrivateRedisCluster {
+  /** `127.0.0.1:<port>` of each master, as REDIS_CLUSTER_NODES takes them. */
+  readonly nodes: string[];
+  /** Which master serves each key (CLUSTER KEYSLOT + CLUSTER SLOTS): the test shows keys spread over them. */
+  nodeOfKey(key: string): Promise<string>;
+  /** Every key on every master matching `pattern`. */
+  keys(pattern: string): Promise<string[]>;
+  /** Stops every node and removes their data directories. */
+  destroy(): Promise<void>;
+}
+
+export async function startRedisCluster(masters = 3): Promise<PrivateRedisCluster> {
+  const bin = which('redis-server');
+  if (!bin) {
+    throw new Error(
+      'redis-server is not installed: the Redis Cluster test runs private ones (apt-get install redis-server; the CI workflow installs it)',
+    );
+  }
+  const root = mkdtempSync(join(tmpdir(), 'sv-res-cluster-'));
+  const procs: Proc[] = [];
+  const admin: Redis[] = [];
+  const destroy = async () => {
+    for (const c of admin) c.disconnect();
+    for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    const ports: Array<{ port: number; bus: number }> = [];
+    // The bus port is given explicitly: port + 10000 (the default) is out of range for a high ephemeral port.
+    for (let i = 0; i < masters; i++) ports.push({ port: await freePort(), bus: await freePort() });
+    for (const [i, { port, bus }] of ports.entries()) {
+      const dir = join(root, String(i));
+      mkdirSync(dir);
+      procs.push(
+        spawnProcess(
+          `redis-cluster-${port}`,
+          bin,
+          [
+            ...['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1'],
+            ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'],
+            ...['--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+            ...['--daemonize', 'no'],
+          ],
+          process.env,
+        ),
+      );
+    }
+    for (const { port } of ports) {
+      const c = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, lazyConnect: true });
+      c.on('error', () => undefined);
+      admin.push(c);
+      await until(async () => (await c.connect().then(() => c.ping())) === 'PONG', 15_000, `redis-server on ${port}`);
+    }
+    // 16384 slots in `masters` even ranges, then every node meets the first.
+    const per = Math.ceil(16384 / masters);
+    for (const [i, c] of admin.entries()) {
+      const slots = Array.from({ length: Math.min(per, 16384 - i * per) }, (_, k) => i * per + k);
+      await c.call('CLUSTER', 'ADDSLOTS', ...slots.map(String));
+    }
+    for (const { port, bus } of ports.slice(1)) {
+      await admin[0]!.call('CLUSTER', 'MEET', '127.0.0.1', String(port), String(bus));
+    }
+    await until(
+      async () => {
+        for (const c of admin) {
+          const info = String(await c.call('CLUSTER', 'INFO'));
+          if (!info.includes('cluster_state:ok') || !info.includes(`cluster_known_nodes:${masters}`)) return false;
+        }
+        return true;
+      },
+      30_000,
+      'the cluster to be ok on every node',
+      200,
+    );
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  const nodes = admin.map((c) => `127.0.0.1:${c.options.port}`);
+  return {
+    nodes,
+    async nodeOfKey(key) {
+      const slot = Number(await admin[0]!.call('CLUSTER', 'KEYSLOT', key));
+      const ranges = (await admin[0]!.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+      const hit = ranges.find(([from, to]) => slot >= from && slot <= to);
+      return hit ? `127.0.0.1:${hit[2][1]}` : 'none';
+    },
+    async keys(pattern) {
+      const all: string[] = [];
+      for (const c of admin) {
+        let cursor = '0';
+        do {
+          const [next, found] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          cursor = next;
+          all.push(...found);
+        } while (cursor !== '0');
+      }
+      return all;
+    },
+    destroy,
+  };
 }

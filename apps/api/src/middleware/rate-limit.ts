@@ -1,14 +1,13 @@
 import type { RequestHandler } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Redis } from 'ioredis';
-import { AppError, UnavailableError } from '@statusvane/shared';
+import { AppError, UnavailableError, type RedisClient } from '@statusvane/shared';
 import { ctxOf } from './auth.js';
 
 /**
  * Per-token limit over a fixed one-minute window, counted in Redis so it holds across API replicas.
  * Answers RateLimit-* headers on every response and 429 `rate_limited` with Retry-After when spent.
  */
-export function rateLimit(redis: Redis, pointsPerMinute: number, keyPrefix = 'sv:rl'): RequestHandler {
+export function rateLimit(redis: RedisClient, pointsPerMinute: number, keyPrefix = 'sv:rl'): RequestHandler {
   const limiter = new RateLimiterRedis({
     storeClient: redis,
     points: pointsPerMinute,

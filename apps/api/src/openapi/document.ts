@@ -8,6 +8,7 @@ import {
   createHeartbeatMonitorSchema,
   createMaintenanceSchema,
   createStatusPageSchema,
+  createDnsMonitorSchema,
   createTcpMonitorSchema,
   headersSchema,
   jsonAssertionSchema,
@@ -35,6 +36,12 @@ const TAGS: Array<{ name: Tag; description: string }> = [
     description:
       'Uptime checks of kind `http`, `tcp` or `heartbeat`. Creating a monitor also creates its public component and queues ' +
       'its first check at once: it runs within seconds, then every `intervalSeconds`.',
+  },
+  {
+    name: 'Components',
+    description:
+      'What status pages show: one public component per monitor, created and deleted with it, with its own public name ' +
+      'and description.',
   },
   {
     name: 'Status pages',
@@ -75,6 +82,14 @@ function nameSharedSchemas(): void {
     'CreateHeartbeatMonitorInput',
     'A heartbeat: the scheduled job pings `pingUrl` (returned in the record) every `intervalSeconds`; a ping later than that plus ' +
       '`graceSeconds` (default 60) counts as a failed check. No target.',
+  );
+  name(
+    createDnsMonitorSchema,
+    'CreateDnsMonitorInput',
+    "A DNS check: asks `dnsResolver` (`ip[:port]`, default the worker's resolver) for the `dnsRecordType` records (default A) " +
+      'of `target` (a host name). Passes when every `dnsExpected` value is among the answers (case-insensitive, no trailing ' +
+      `dot; at most ${L.dnsExpectedMax}), written as \`dig +short\` prints them. Failure reasons: dns_nxdomain, dns_error, ` +
+      'dns_mismatch, timeout.',
   );
   name(
     jsonAssertionSchema,

@@ -12,6 +12,8 @@ import { z } from './zod.js';
 const ROLE_NOTE: Record<Roles, string> = {
   read: 'Any role (viewer and above).',
   'monitors:write': 'Role: member, admin or owner (a viewer gets 403).',
+  'monitors:delete': 'Role: admin or owner (others get 403).',
+  'components:write': 'Role: member, admin or owner (a viewer gets 403).',
   'incidents:respond': 'Role: member, admin or owner (a viewer gets 403).',
   'statusPages:manage': 'Role: admin or owner, the roles that can manage status pages (others get 403).',
   'incidents:delete': 'Role: admin or owner (others get 403).',

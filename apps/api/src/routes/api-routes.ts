@@ -1,3 +1,4 @@
+import { componentRoutes } from './components/components.routes.js';
 import type { ApiRoute } from './define-route.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
@@ -12,6 +13,7 @@ import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 export const API_ROUTES: readonly ApiRoute[] = [
   ...maintenanceRoutes,
   ...monitorRoutes,
+  ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
 ];

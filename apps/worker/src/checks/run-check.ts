@@ -4,10 +4,12 @@ import {
   maintenanceUntilByComponent,
   monitorRegions,
   parseHostPort,
+  type DnsRecordType,
   type Keyring,
   type Logger,
   type PrismaClient,
 } from '@statusvane/shared';
+import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
 import { downResult } from '../probes/result.js';
@@ -22,6 +24,7 @@ export interface CheckRunnerDeps {
   keyring: Keyring;
   httpProbe: HttpProbe;
   tcpProbe: TcpProbe;
+  dnsProbe: DnsProbe;
   logger: Logger;
   /** The deployment's CHECK_REGIONS: a majority of a monitor's regions (monitorRegions) opens and resolves. */
   checkRegions: readonly string[];
@@ -41,7 +44,7 @@ export interface CheckRunnerDeps {
 export type CheckOutcome =
   /** `heartbeat unchanged`: evaluated again with nothing new (the same ping or missed period is already stored). */
   | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
-  | ({ result: ProbeResult; type: 'http' | 'tcp' | 'heartbeat' } & StoredCheck);
+  | ({ result: ProbeResult; type: 'http' | 'tcp' | 'heartbeat' | 'dns' } & StoredCheck);
 
 const monitorSelect = {
   id: true,
@@ -62,10 +65,19 @@ const monitorSelect = {
   encKeyId: true,
   contentType: true,
   jsonAssertion: true,
+  certificateExpiryDays: true,
+  dnsRecordType: true,
+  dnsResolver: true,
+  dnsExpected: true,
   intervalSeconds: true,
   graceSeconds: true,
   lastPingAt: true,
   lastPingFailAt: true,
+  runStartedAt: true,
+  lastRunDurationMs: true,
+  maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
   metadata: true,
   openThreshold: true,
   resolveThreshold: true,
@@ -177,6 +189,11 @@ export async function runCheck(
       graceSeconds: m.graceSeconds,
       lastPingAt: m.lastPingAt,
       lastPingFailAt: m.lastPingFailAt,
+      runStartedAt: m.runStartedAt,
+      lastRunDurationMs: m.lastRunDurationMs,
+      maxRunSeconds: m.maxRunSeconds,
+      schedule: m.schedule,
+      timezone: m.timezone,
     });
     nextDeadline = verdict.nextEvaluationAt;
     if (!verdict.result || !verdict.slot) {
@@ -192,6 +209,17 @@ export async function runCheck(
     result = await deps.tcpProbe.probe({
       host,
       port,
+      timeoutMs: m.timeoutMs,
+      degradedAfterMs: m.degradedAfterMs,
+      latencyThresholdMs: m.latencyThresholdMs,
+    });
+  } else if (m.type === 'dns') {
+    result = await deps.dnsProbe.probe({
+      name: m.target!,
+      // Written only from a parsed DnsRecordType.
+      recordType: (m.dnsRecordType ?? 'A') as DnsRecordType,
+      resolver: m.dnsResolver,
+      expected: m.dnsExpected,
       timeoutMs: m.timeoutMs,
       degradedAfterMs: m.degradedAfterMs,
       latencyThresholdMs: m.latencyThresholdMs,
@@ -214,6 +242,7 @@ export async function runCheck(
         timeoutMs: m.timeoutMs,
         degradedAfterMs: m.degradedAfterMs,
         latencyThresholdMs: m.latencyThresholdMs,
+        certificateExpiryDays: m.certificateExpiryDays,
       });
     }
   }

@@ -166,6 +166,8 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
           statusCode: result.statusCode,
           reason: result.reason,
           ...result.phases,
+          certificate: result.certificate ?? null,
+          dnsAnswers: result.dnsAnswers ?? null,
         };
       }),
     );
@@ -181,6 +183,8 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const openIncident = new Map([...flap].flatMap(([id, f]) => (f.openIncidentId ? [[id, f.openIncidentId]] : [])));
     const changed = new Map<string, { monitorId: string; region: string; state: RegionFlapState }>();
     const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
+    // The latest certificate seen per monitor (a result without one leaves the stored one in place).
+    const certificates = new Map<string, object>();
     stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
     for (const i of stored) {
       const { monitor, region, result, checkedAt, inMaintenance } = inputs[i]!;
@@ -198,6 +202,7 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
         });
       }
       last.set(monitor.id, { status: result.outcome, checkedAt });
+      if (result.certificate) certificates.set(monitor.id, result.certificate);
       out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null };
       for (const event of decision.events) {
         const openId = openIncident.get(monitor.id);
@@ -242,9 +247,11 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
         ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
           "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt"
       )
-      UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz
+      UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
+        certificate = coalesce(v.cert::jsonb, m.certificate)
       FROM unnest(${touched}::uuid[], ${touched.map((id) => last.get(id)!.status)}::text[],
-        ${touched.map((id) => last.get(id)!.checkedAt.toISOString())}::timestamptz[]) AS v(id, s, at)
+        ${touched.map((id) => last.get(id)!.checkedAt.toISOString())}::timestamptz[],
+        ${touched.map((id) => (certificates.has(id) ? JSON.stringify(certificates.get(id)) : null))}::text[]) AS v(id, s, at, cert)
       WHERE m.id = v.id`;
     return out;
   });

@@ -1,7 +1,7 @@
 import type { CheckOutcome, CheckRunnerDeps } from '../checks/run-check.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
-type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'unknown';
+type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'dns' | 'unknown';
 
 /**
  * Runs one check with its metrics: lateness (start minus slot, first attempts only: a retry is late by its backoff
@@ -23,6 +23,7 @@ export async function measureCheck(
     ...deps,
     httpProbe: { probe: (input) => ((type = 'http'), deps.httpProbe.probe(input)) },
     tcpProbe: { probe: (input) => ((type = 'tcp'), deps.tcpProbe.probe(input)) },
+    dnsProbe: { probe: (input) => ((type = 'dns'), deps.dnsProbe.probe(input)) },
   };
   const t0 = process.hrtime.bigint();
   const done = (result: string, known: MonitorType) => {

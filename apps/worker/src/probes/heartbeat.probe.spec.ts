@@ -178,4 +178,35 @@ describe('evaluateHeartbeat', () => {
       ),
     );
   });
+
+  describe('runs (/start) and cron schedules', () => {
+    it('a run not ended within grace fails once with run_timeout, keyed by start + grace, armed at that moment', () => {
+      const base = { lastPingAt: at(0), runStartedAt: at(20 * S) };
+      expect(timing(input({ nowMs: 30 * S, ...base }))).toEqual({ slot: 0, next: 50 * S + 1 });
+      expect(outcome(input({ nowMs: 50 * S, ...base }))).toBe('up');
+      expect(outcome(input({ nowMs: 50 * S + 1, ...base }))).toBe('down:run_timeout');
+      expect(timing(input({ nowMs: 60 * S, ...base }))).toEqual({ slot: 50 * S, next: 90 * S + 1 });
+      // The missed deadline after it is the next event.
+      expect(timing(input({ nowMs: 90 * S + 1, ...base }))).toEqual({ slot: 90 * S, next: 150 * S + 1 });
+      // Never pinged before: the run's timeout still reports.
+      expect(outcome(input({ nowMs: 50 * S + 1, runStartedAt: at(20 * S) }))).toBe('down:run_timeout');
+    });
+    it('a success that ended a run longer than maxRunSeconds fails with run_too_long', () => {
+      const ping = { lastPingAt: at(10 * S), maxRunSeconds: 5 };
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: 5000 }))).toBe('up');
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: 5001 }))).toBe('down:run_too_long');
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: null }))).toBe('up');
+      expect(outcome(input({ nowMs: 11 * S, ...ping, maxRunSeconds: null, lastRunDurationMs: 9e6 }))).toBe('up');
+    });
+    it('a cron schedule: deadlines at each expected time after the last ping + grace', () => {
+      // Every hour at :00 UTC; pinged at 00:10; grace 30 s. Expected 01:00, missed at 01:00:30.
+      const cron = { schedule: '0 * * * *', timezone: 'UTC', lastPingAt: at(10 * 60 * S) };
+      expect(timing(input({ nowMs: 3600 * S, ...cron }))).toEqual({ slot: 600 * S, next: 3630 * S + 1 });
+      expect(timing(input({ nowMs: 3630 * S + 1, ...cron }))).toEqual({ slot: 3630 * S, next: 7230 * S + 1 });
+      expect(timing(input({ nowMs: 5 * 3600 * S, ...cron }))).toEqual({
+        slot: 4 * 3600 * S + 30 * S,
+        next: 5 * 3600 * S + 30 * S + 1,
+      });
+    });
+  });
 });

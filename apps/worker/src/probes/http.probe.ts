@@ -3,7 +3,14 @@
  *
  * Decisions (keep in sync with the report / ADR if one is written):
  * - Evaluation order: connection-level error -> status -> keyword -> keywordAbsent -> jsonAssertion ->
- *   latencyThresholdMs (down) -> degradedAfterMs (degraded). The first failing step gives the reason.
+ *   certificateExpiryDays -> latencyThresholdMs (down) -> degradedAfterMs (degraded). The first failing step gives
+ *   the reason.
+ * - Certificate: the leaf certificate of the first https hop of the chain (the target's own when the target is
+ *   https; the first https redirect target when it is http), read from the socket once its response arrived. It is
+ *   in the result whatever the outcome, null when no https hop completed a handshake. With `certificateExpiryDays`
+ *   set, a check whose certificate expires in less than that many days (validTo - now < days * 24 h) fails with
+ *   `certificate_expiring: expires <validTo> (<n> days)`. An untrusted or expired certificate never gets that far:
+ *   Node refuses the handshake (`tls_error`).
  * - Status: `expectedStatusCodes` non-empty -> the final status must be in the list; empty -> any 2xx
  *   or 3xx is healthy. Redirects (Location + 300/301/302/303/304/307/308) are followed up to
  *   MAX_REDIRECTS = 5; the 6th redirect response fails with `too_many_redirects` (its status is kept
@@ -49,15 +56,23 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
 import got, { type Response, type Request as GotRequest } from 'got';
-import type { SsrfGuard } from '@statusvane/shared';
+import { certificateDaysRemaining, type CertificateInfo, type SsrfGuard } from '@statusvane/shared';
 import { type JsonAssertion, evaluateJsonAssertion } from '@statusvane/shared';
-import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
+import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
 import type { ProbePhases, ProbeResult } from './types.js';
 
 export const BODY_CAP_BYTES = 1024 * 1024;
 export const MAX_REDIRECTS = 5;
-export const DEFAULT_USER_AGENT = 'Statusvane-Monitor/0.1 (+uptime check)';
+/** The version the probes name in their User-Agent; test/detection.test.ts keeps it equal to package.json's. */
+export const STATUSVANE_VERSION = '0.1.0';
+export const DEFAULT_USER_AGENT = `Statusvane/${STATUSVANE_VERSION}`;
+
+/** The User-Agent of a worker's probes: `Statusvane/<version> (region=<region>)`, unless the monitor sets its own. */
+export function probeUserAgent(region: string): string {
+  return `${DEFAULT_USER_AGENT} (region=${region})`;
+}
 
 export interface HttpProbeInput {
   url: string;
@@ -75,11 +90,18 @@ export interface HttpProbeInput {
   timeoutMs: number;
   degradedAfterMs: number | null;
   latencyThresholdMs: number | null;
+  /** Fail with `certificate_expiring` when the certificate expires within this many days; null or absent = off. */
+  certificateExpiryDays?: number | null;
 }
 
 export interface HttpProbeOptions {
   guard: SsrfGuard;
   userAgent?: string;
+  /**
+   * Certificates (PEM) trusted in addition to Node's root store. Tests use it for their self-signed targets; a
+   * deployment with a private CA sets NODE_EXTRA_CA_CERTS instead.
+   */
+  extraCa?: readonly string[];
   /** Override of BODY_CAP_BYTES (tests, or a deployment that needs more). */
   bodyCapBytes?: number;
 }
@@ -113,6 +135,34 @@ function statusAccepted(status: number, expected: readonly number[]): boolean {
   return expected.length > 0 ? expected.includes(status) : status >= 200 && status <= 399;
 }
 
+/** `{ O: 'A', CN: 'x' }` (a certificate's subject or issuer as Node gives it) -> `O=A, CN=x`. */
+const distinguishedName = (name: Record<string, string | string[]> | undefined): string =>
+  Object.entries(name ?? {})
+    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : value}`)
+    .join(', ');
+
+/**
+ * The leaf certificate of a response's TLS socket; null for plain http or when the socket no longer has it. Read
+ * from the fields Node has already parsed (about 5 times cheaper than parsing the DER with X509Certificate).
+ */
+function certificateOf(response: { socket?: unknown } | undefined, now: Date): CertificateInfo | null {
+  const socket = response?.socket;
+  if (!(socket instanceof tls.TLSSocket)) return null;
+  const cert = socket.getPeerCertificate();
+  if (!cert?.valid_to) return null;
+  const validFrom = new Date(cert.valid_from);
+  const validTo = new Date(cert.valid_to);
+  if (Number.isNaN(validFrom.getTime()) || Number.isNaN(validTo.getTime())) return null;
+  return {
+    subject: distinguishedName(cert.subject as unknown as Record<string, string | string[]>),
+    issuer: distinguishedName(cert.issuer as unknown as Record<string, string | string[]>),
+    validFrom: validFrom.toISOString(),
+    validTo: validTo.toISOString(),
+    daysRemaining: certificateDaysRemaining(validTo, now),
+    fingerprint256: cert.fingerprint256,
+  };
+}
+
 /** Everything after a response was read: the evaluation order of the module docs. */
 function evaluateResponse(
   input: HttpProbeInput,
@@ -123,9 +173,11 @@ function evaluateResponse(
     capBytes: number;
     responseMs: number;
     phases: ProbePhases;
+    certificate: CertificateInfo | null;
+    now: Date;
   },
 ): ProbeResult {
-  const base = { responseMs: r.responseMs, statusCode: r.statusCode, phases: r.phases };
+  const base = { responseMs: r.responseMs, statusCode: r.statusCode, phases: r.phases, certificate: r.certificate };
   if (!statusAccepted(r.statusCode, input.expectedStatusCodes))
     return downResult(`unexpected_status:${r.statusCode}`, base);
   if (input.keyword && !r.text.includes(input.keyword)) return downResult('keyword_missing', base);
@@ -140,22 +192,28 @@ function evaluateResponse(
     const verdict = evaluateJsonAssertion(doc, input.jsonAssertion);
     if (!verdict.ok) return downResult(`json_assertion_failed: ${verdict.detail}`, base);
   }
+  const days = input.certificateExpiryDays;
+  if (
+    r.certificate &&
+    days !== null &&
+    days !== undefined &&
+    new Date(r.certificate.validTo).getTime() - r.now.getTime() < days * 86_400_000
+  ) {
+    const left = r.certificate.daysRemaining;
+    return downResult(
+      `certificate_expiring: expires ${r.certificate.validTo} (${left} day${left === 1 ? '' : 's'})`,
+      base,
+    );
+  }
   const latency = applyLatencyRules(r.responseMs, input);
   return { outcome: latency.outcome, reason: latency.reason === null ? null : truncateReason(latency.reason), ...base };
-}
-
-class ProbeTimeoutError extends Error {
-  readonly code = 'ETIMEDOUT';
-  constructor(timeoutMs: number) {
-    super(`Check did not complete within ${timeoutMs}ms`);
-    this.name = 'TimeoutError';
-  }
 }
 
 export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
   const { guard } = options;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const capBytes = options.bodyCapBytes ?? BODY_CAP_BYTES;
+  const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
 
   /** IP literals bypass every lookup function, so they are checked here (names: by guard.lookup). */
   async function checkLiteralHost(url: URL | undefined): Promise<void> {
@@ -190,7 +248,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     // Fresh agents per check: no connection reuse across monitors; the guard's lookup on the agents
     // too, so a connection can never be made with the default resolver.
     const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
-    const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup });
+    const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup, ...(ca ? { ca } : {}) });
 
     const started = performance.now();
     let timedOut = false;
@@ -200,6 +258,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       request?.destroy(new ProbeTimeoutError(input.timeoutMs));
     }, input.timeoutMs);
 
+    let certificate: CertificateInfo | null = null;
     const lastUrl = (): URL => (request?.redirectUrls.at(-1) as URL | undefined) ?? original;
 
     try {
@@ -236,8 +295,13 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       // Errors are consumed by `once` / the iterator below; this keeps a late one (after we stopped
       // listening) from becoming an uncaught 'error' event.
       request.on('error', () => undefined);
+      // The first https hop's certificate: a redirect response is read here, before its socket goes away.
+      request.on('redirect', (_options: unknown, redirectResponse: { socket?: unknown }) => {
+        certificate ??= certificateOf(redirectResponse, new Date());
+      });
 
       const [response] = (await once(request, 'response')) as [Response];
+      certificate ??= certificateOf(response, new Date());
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
@@ -261,6 +325,8 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
         capBytes,
         responseMs,
         phases: phasesOf(request, lastUrl()),
+        certificate,
+        now: new Date(),
       });
     } catch (err) {
       const reason = timedOut ? 'timeout' : reasonForError(err);
@@ -268,6 +334,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       return downResult(reason, {
         statusCode: reason === 'too_many_redirects' && typeof statusCode === 'number' ? statusCode : null,
         phases: request ? phasesOf(request, lastUrl()) : undefined,
+        certificate,
       });
     } finally {
       clearTimeout(deadline);

@@ -1,5 +1,14 @@
 import { type LatencyRules, type ProbePhases, type ProbeResult, NO_PHASES, REASON_MAX_LENGTH } from './types.js';
 
+/** A probe's own deadline passed: reasonForError maps it to `timeout`. */
+export class ProbeTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number, what = 'Check') {
+    super(`${what} did not complete within ${timeoutMs}ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
 /** Cap a reason to what the check_results.reason column holds. */
 export function truncateReason(reason: string): string {
   return reason.length <= REASON_MAX_LENGTH ? reason : `${reason.slice(0, REASON_MAX_LENGTH - 1)}…`;
@@ -7,7 +16,13 @@ export function truncateReason(reason: string): string {
 
 export function downResult(
   reason: string,
-  extra: { responseMs?: number | null; statusCode?: number | null; phases?: ProbePhases } = {},
+  extra: {
+    responseMs?: number | null;
+    statusCode?: number | null;
+    phases?: ProbePhases;
+    certificate?: ProbeResult['certificate'];
+    dnsAnswers?: ProbeResult['dnsAnswers'];
+  } = {},
 ): ProbeResult {
   return {
     outcome: 'down',
@@ -15,6 +30,8 @@ export function downResult(
     responseMs: extra.responseMs ?? null,
     statusCode: extra.statusCode ?? null,
     phases: extra.phases ?? { ...NO_PHASES },
+    ...(extra.certificate !== undefined ? { certificate: extra.certificate } : {}),
+    ...(extra.dnsAnswers !== undefined ? { dnsAnswers: extra.dnsAnswers } : {}),
   };
 }
 

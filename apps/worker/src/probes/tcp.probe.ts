@@ -21,7 +21,7 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type SsrfGuard, isValidPort, normaliseHost, withTimeout } from '@statusvane/shared';
-import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
+import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
 import type { ProbeResult } from './types.js';
 
 export interface TcpProbeInput {
@@ -40,14 +40,6 @@ export interface TcpProbe {
   probe(input: TcpProbeInput): Promise<ProbeResult>;
 }
 
-class ProbeTimeoutError extends Error {
-  readonly code = 'ETIMEDOUT';
-  constructor() {
-    super('TCP check timed out');
-    this.name = 'TimeoutError';
-  }
-}
-
 /** Open one connection to an IP address; resolve once established (and closed again). */
 function connectOnce(address: string, port: number, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -55,7 +47,7 @@ function connectOnce(address: string, port: number, ms: number): Promise<void> {
     const timer = setTimeout(
       () => {
         socket.destroy();
-        reject(new ProbeTimeoutError());
+        reject(new ProbeTimeoutError(ms, 'TCP connect'));
       },
       Math.max(0, ms),
     );
@@ -89,19 +81,23 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
 
     let addresses: string[];
     try {
-      addresses = await withTimeout(guard.resolveAndCheck(input.host), remaining(), () => new ProbeTimeoutError());
+      addresses = await withTimeout(
+        guard.resolveAndCheck(input.host),
+        remaining(),
+        () => new ProbeTimeoutError(input.timeoutMs, 'TCP check'),
+      );
     } catch (err) {
       return downResult(reasonForError(err));
     }
     const dnsMs = literal ? null : Math.round(performance.now() - started);
 
     const connectStarted = performance.now();
-    let lastError: unknown = new ProbeTimeoutError();
+    let lastError: unknown = new ProbeTimeoutError(input.timeoutMs, 'TCP check');
     let connected = false;
     for (const address of addresses) {
       const left = remaining();
       if (left <= 0) {
-        lastError = new ProbeTimeoutError();
+        lastError = new ProbeTimeoutError(input.timeoutMs, 'TCP check');
         break;
       }
       try {

@@ -7,12 +7,15 @@
  *   connection_error:<CODE>, dns_error, ssrf_blocked, tls_error, too_many_redirects, invalid_response,
  *   invalid_request, request_error, invalid_target: <detail>, unexpected_status:<code>, keyword_missing, keyword_present,
  *   invalid_json (or `invalid_json: body truncated at <n> bytes`), json_assertion_failed: <detail>,
- *   latency_threshold_exceeded: <n>ms > <m>ms,
+ *   latency_threshold_exceeded: <n>ms > <m>ms, certificate_expiring: <detail>,
+ *   dns_nxdomain, dns_mismatch: <detail>,
  *   fail_ping, missed_heartbeat,
  *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted)
  * and for `degraded`: `slow: <n>ms > <m>ms`.
  * Reasons are capped at REASON_MAX_LENGTH characters (the column is VARCHAR(500)).
  */
+import type { CertificateInfo } from '@statusvane/shared';
+
 export type ProbeOutcome = 'up' | 'degraded' | 'down';
 
 export interface ProbePhases {
@@ -34,6 +37,10 @@ export interface ProbeResult {
   /** Final HTTP status code (after redirects); null for tcp, heartbeat and connection-level failures. */
   statusCode: number | null;
   phases: ProbePhases;
+  /** https: the leaf certificate of the first https hop, when its TLS handshake completed; absent otherwise. */
+  certificate?: CertificateInfo | null;
+  /** dns: the answers, as `dig +short` prints them; absent (or null) when none was obtained. */
+  dnsAnswers?: string[] | null;
 }
 
 /** Latency rules shared by the http and tcp probes (null = not configured). */

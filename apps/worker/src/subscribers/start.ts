@@ -2,6 +2,7 @@ import { Worker, type ConnectionOptions } from 'bullmq';
 import {
   SUBSCRIBER_QUEUE,
   SubscriberQueue,
+  bullPrefix,
   type Config,
   type Logger,
   type PrismaClient,
@@ -36,7 +37,11 @@ export function startSubscribers(deps: {
       queue,
       logger,
     }),
-    { connection: deps.connection, prefix: config.queuePrefix, concurrency: 10 },
+    {
+      connection: deps.connection,
+      prefix: bullPrefix(deps.connection, config.queuePrefix, SUBSCRIBER_QUEUE),
+      concurrency: 10,
+    },
   );
   worker.on('error', (err) => logger.error('subscriber worker error', { error: err.message }));
   worker.on('failed', (job, err) =>

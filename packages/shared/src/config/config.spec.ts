@@ -84,6 +84,29 @@ describe('parseConfig', () => {
     expect(parseConfig({ ...base, CHECK_REGIONS: 'all-eu,ball' }).checkRegions).toEqual(['all-eu', 'ball']);
   });
 
+  it('takes a Redis Cluster from REDIS_CLUSTER_NODES, REDIS_URL then optional (its credentials only)', () => {
+    const { REDIS_URL: _url, ...noUrl } = base;
+    expect(parseConfig(base).redis).toEqual({ url: 'redis://localhost:6379', cluster: null });
+    expect(
+      parseConfig({ ...noUrl, REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, redis-b.internal:7001,[::1]:7002 ' }).redis,
+    ).toEqual({
+      url: null,
+      cluster: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: 'redis-b.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    expect(parseConfig({ ...base, REDIS_CLUSTER_NODES: 'a:1' }).redis).toEqual({
+      url: 'redis://localhost:6379',
+      cluster: [{ host: 'a', port: 1 }],
+    });
+    for (const bad of ['a', 'a:0', 'a:70000', 'a:1,b', '[zz]:1', ',', 'redis://a:1']) {
+      expect(problems({ ...noUrl, REDIS_CLUSTER_NODES: bad }).join('\n')).toMatch(/REDIS_CLUSTER_NODES: must be/);
+    }
+    expect(problems(noUrl)).toEqual(['REDIS_URL: is required']);
+  });
+
   it('lists every problem at once, readably', () => {
     const p = problems({ DATABASE_URL: 'mysql://x', PORT: 'abc', CHECK_REGIONS: 'Bad Region', LOG_LEVEL: 'loud' });
     const text = p.join('\n');

@@ -36,6 +36,35 @@ const keySchema = z.string().refine((v) => decodeKey(v) !== null, KEY_HINT);
 /** A whole number in decimal digits, as query parameters take it (surrounding blanks of an env file aside). */
 const int = (min: number, max: number) => z.string().trim().pipe(decimalInteger(min, max));
 
+/** One `host:port` of REDIS_CLUSTER_NODES: a host name or IPv4 address, or a bracketed IPv6 address. */
+function clusterNode(entry: string): RedisNode | null {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]{1,253})):([0-9]{1,5})$/.exec(entry);
+  if (!m) return null;
+  const host = m[1] ?? m[2]!;
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535 || (m[1] !== undefined && !ipaddr.IPv6.isValid(host))) return null;
+  return { host, port };
+}
+const clusterNodesSchema = z
+  .string()
+  .trim()
+  .transform((v, ctx): RedisNode[] => {
+    const entries = v
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
+    const nodes = entries.map(clusterNode);
+    const bad = entries.filter((_, i) => nodes[i] === null);
+    if (bad.length || entries.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be comma-separated host:port pairs${bad.length ? ` (not: ${bad.slice(0, 3).join(', ')})` : ''}`,
+      });
+      return z.NEVER;
+    }
+    return nodes as RedisNode[];
+  });
+
 const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'] as const;
 /** An IP address or CIDR as Express's `trust proxy` (proxy-addr) reads it, in its plain spellings only. */
 function proxyAddress(entry: string): boolean {
@@ -165,7 +194,14 @@ export const DEFAULT_ALERT_PROVIDERS: AlertProviders = {
 const envFields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
-  REDIS_URL: z.string({ error: required }).regex(/^rediss?:\/\//, 'must be a redis:// URL'),
+  /** Required unless REDIS_CLUSTER_NODES is given; then only its credentials and scheme (rediss: TLS) are used. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .refine((v) => URL.canParse(v), 'must be a redis:// URL')
+    .optional(),
+  /** A Redis Cluster instead of one server: comma-separated `host:port` seed nodes (README, "Redis Cluster"). */
+  REDIS_CLUSTER_NODES: clusterNodesSchema.optional(),
   PORT: int(0, 65535).default(3000),
   PUBLIC_BASE_URL: optionalUrl,
   ENCRYPTION_KEY: keySchema.optional(),
@@ -194,6 +230,11 @@ const envFields = z.object({
    * the jobs of a crashed worker go back to the queue after at most about twice this.
    */
   JOB_LOCK_MS: int(1000, 600_000).default(30_000),
+  /**
+   * API shutdown (SIGTERM): seconds to keep serving with `/readyz` answering 503 before the listener closes, so load
+   * balancers take the process out of rotation before it stops accepting (0: close at once).
+   */
+  SHUTDOWN_DRAIN_SECONDS: int(0, 300).default(5),
   /** How often a worker runs housekeeping (the schedule reconciler among it), one worker per period. */
   HOUSEKEEPING_INTERVAL_MS: int(1000, 3_600_000).default(30_000),
   /**
@@ -276,18 +317,36 @@ const lacksProductionKey = (e: { NODE_ENV: string; ENCRYPTION_KEY?: string | und
 const KEY_REQUIRED = 'is required in production';
 
 /** The environment every Statusvane process reads. Parsed once at start-up; never read process.env elsewhere. */
-export const envSchema = envFields.superRefine((env, ctx) => {
-  if (lacksProductionKey(env)) {
-    ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: KEY_REQUIRED });
-  }
-  if (env.QUEUE_DASHBOARD && !env.QUEUE_DASHBOARD_TOKEN) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['QUEUE_DASHBOARD_TOKEN'],
-      message: 'is required when QUEUE_DASHBOARD=true (the dashboard can delete and retry jobs)',
-    });
-  }
-});
+export const envSchema = envFields
+  // Even when other variables are wrong: a missing Redis is reported with them.
+  .refine((env) => env.REDIS_URL !== undefined || env.REDIS_CLUSTER_NODES !== undefined, {
+    path: ['REDIS_URL'],
+    message: 'is required',
+    when: () => true,
+  })
+  .superRefine((env, ctx) => {
+    if (lacksProductionKey(env)) {
+      ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: KEY_REQUIRED });
+    }
+    if (env.QUEUE_DASHBOARD && !env.QUEUE_DASHBOARD_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['QUEUE_DASHBOARD_TOKEN'],
+        message: 'is required when QUEUE_DASHBOARD=true (the dashboard can delete and retry jobs)',
+      });
+    }
+  });
+
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/**
+ * Where Redis is: one server (REDIS_URL), or a Redis Cluster (REDIS_CLUSTER_NODES) whose nodes take their credentials
+ * and TLS from REDIS_URL when it is given. Connections are made from it by createApiRedis / createWorkerRedis only.
+ */
+export type RedisTarget = { url: string; cluster: null } | { url: string | null; cluster: RedisNode[] };
 
 export interface EncryptionKey {
   id: string;
@@ -297,7 +356,7 @@ export interface EncryptionKey {
 export interface Config {
   env: 'development' | 'production' | 'test';
   databaseUrl: string;
-  redisUrl: string;
+  redis: RedisTarget;
   port: number;
   publicBaseUrl: string;
   encryption: { current: EncryptionKey; old: EncryptionKey[] };
@@ -306,6 +365,8 @@ export interface Config {
   checkRegions: string[];
   queuePrefix: string;
   jobLockMs: number;
+  /** API: seconds between SIGTERM (readiness turns 503) and closing the listener. */
+  shutdownDrainSeconds: number;
   housekeepingIntervalMs: number;
   /** Days kept: raw check results, hourly rollups, daily rollups. */
   retention: RetentionDays;
@@ -454,7 +515,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
+    redis: e.REDIS_CLUSTER_NODES
+      ? { url: e.REDIS_URL ?? null, cluster: e.REDIS_CLUSTER_NODES }
+      : { url: e.REDIS_URL!, cluster: null },
     port: e.PORT,
     publicBaseUrl: publicBaseUrlOf(e),
     encryption: keyringOf(e),
@@ -463,6 +526,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     checkRegions: e.CHECK_REGIONS,
     queuePrefix: e.QUEUE_PREFIX,
     jobLockMs: e.JOB_LOCK_MS,
+    shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_MS,
     retention: {
       checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS,

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { PrismaClient } from '../db/prisma.js';
+import { bullPrefix } from '../db/redis.js';
 import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
 
 export interface SchedulableMonitor {
   id: string;
   intervalSeconds: number;
-  type: 'http' | 'tcp' | 'heartbeat';
+  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
 }
 
 /**
@@ -49,7 +50,7 @@ function nowJob(monitorId: string, region: string, now: number) {
 }
 
 /**
- * The regions that check a monitor, of the deployment's CHECK_REGIONS: all of them for http and tcp; for a heartbeat,
+ * The regions that check a monitor, of the deployment's CHECK_REGIONS: all of them for http, tcp and dns; for a heartbeat,
  * which is evaluated from the pings it receives rather than probed, only the first region, so each deadline is judged
  * once. The worker's flap logic counts a majority of these (apps/worker/src/flap/evaluate.ts).
  */
@@ -67,7 +68,9 @@ export class CheckScheduler {
   constructor(regions: readonly string[], connection: ConnectionOptions, prefix?: string) {
     this.queues = new Map(
       regions.map((r) => {
-        const queue = new Queue<CheckJob>(checkQueueName(r), { connection, ...(prefix ? { prefix } : {}) });
+        const name = checkQueueName(r);
+        const keyPrefix = bullPrefix(connection, prefix, name);
+        const queue = new Queue<CheckJob>(name, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
         // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
         // repeats them, and unhandled it would print to the console.
         queue.on('error', () => undefined);

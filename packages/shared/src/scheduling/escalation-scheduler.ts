@@ -1,4 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { bullPrefix } from '../db/redis.js';
 import {
   ESCALATION_JOB_NAME,
   ESCALATION_NOTICE_JOB_NAME,
@@ -40,9 +41,10 @@ export class EscalationScheduler {
   readonly queue: Queue<EscalationJob | EscalationNoticeJob>;
 
   constructor(connection: ConnectionOptions, prefix?: string) {
+    const keyPrefix = bullPrefix(connection, prefix, ESCALATION_QUEUE);
     this.queue = new Queue<EscalationJob | EscalationNoticeJob>(ESCALATION_QUEUE, {
       connection,
-      ...(prefix ? { prefix } : {}),
+      ...(keyPrefix ? { prefix: keyPrefix } : {}),
     });
     // As in CheckScheduler: connection errors reject the calls that hit them; unhandled, the event only prints.
     this.queue.on('error', () => undefined);

@@ -39,6 +39,19 @@ export const integerQueryParam = (min: number, max: number, defaultValue: number
     .meta({ type: 'integer', minimum: min, maximum: max, default: defaultValue });
 
 /**
+ * A filter given as a comma list of known values (`status=up,down`), once: each item must be one of `values`
+ * (named by its position, `status[1]`), duplicates are harmless. Documented as the string it is.
+ */
+export function commaListQueryParam<const V extends readonly [string, ...string[]]>(values: V) {
+  return singleQueryValue(
+    z
+      .string()
+      .transform((s) => s.split(','))
+      .pipe(z.array(z.enum(values)).min(1)),
+  ).meta({ type: 'string', description: `A comma-separated list of: ${values.join(', ')}.` });
+}
+
+/**
  * `page` 1-indexed (default 1), `perPage` 1 to 250 (default 25). Unknown query parameters are refused. A page past
  * the end is an empty page, however far: any page up to Number.MAX_SAFE_INTEGER is accepted, whose OFFSET
  * ((page - 1) * perPage, below 2^61) fits PostgreSQL's bigint; beyond that the number is not exact, so 400.

@@ -1,6 +1,9 @@
+import net from 'node:net';
 import { z } from 'zod';
 import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '../json-assertion/json-assertion.js';
-import { parseHostPort } from '../ssrf/index.js';
+import { isValidPort, parseHostPort } from '../ssrf/index.js';
+import { cronProblem, isTimeZone } from '../heartbeat/expected.js';
+import { uuidInputSchema } from './input-fields.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -26,12 +29,21 @@ export const MONITOR_LIMITS = {
   headerValueMax: 8192,
   targetMax: 2048,
   statusCodesMax: 100,
+  certificateExpiryDaysMin: 1,
+  certificateExpiryDaysMax: 365,
+  dnsExpectedMax: 20,
+  dnsExpectedValueMax: 500,
+  dnsResolverMax: 60,
 } as const;
 const L = MONITOR_LIMITS;
 /** `timeoutMs` when a create does not give one (decisions: 10000). */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp'] as const;
+export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp', 'dns'] as const;
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'CAA', 'SRV'] as const;
+export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
+/** `certificateExpiryDays` when a create does not give one. */
+export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 7;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;
 
 const name = z.string().trim().min(1).max(L.nameMax);
@@ -69,6 +81,52 @@ export const tcpTargetSchema = z
       parseHostPort(value);
     } catch (err) {
       ctx.addIssue({ code: 'custom', message: `must be host:port (${(err as Error).message})` });
+    }
+  });
+
+// Letters, digits, '-' and '_' (SRV and TXT names such as `_sip._tcp.example.com`), 1-63 per label, 253 in all.
+const DNS_LABEL = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
+
+/** A DNS monitor's target: a host name to query (one trailing dot allowed), not an IP address. */
+export const dnsHostSchema = z
+  .string()
+  .max(254)
+  .superRefine((value, ctx) => {
+    const name = value.endsWith('.') ? value.slice(0, -1) : value;
+    if (net.isIP(name) !== 0) {
+      ctx.addIssue({ code: 'custom', message: 'must be a host name to query, not an IP address' });
+      return;
+    }
+    if (name.length === 0 || name.length > 253 || !name.split('.').every((label) => DNS_LABEL.test(label)))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a host name (letters, digits, "-" and "_" in dot-separated labels)',
+      });
+  });
+
+/** A DNS resolver: `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`; the port defaults to 53. Throws an Error otherwise. */
+export function parseDnsResolver(value: string): { host: string; port: number } {
+  if (net.isIP(value) !== 0) return { host: value, port: 53 };
+  if (value.startsWith('[') && value.endsWith(']') && net.isIPv6(value.slice(1, -1)))
+    return { host: value.slice(1, -1), port: 53 };
+  const { host, port } = parseHostPort(value);
+  if (net.isIP(host) === 0) throw new Error('must be an IP address, optionally with a port (ip[:port], [ipv6]:port)');
+  if (!isValidPort(port)) throw new Error('the port must be 1-65535');
+  return { host, port };
+}
+
+const dnsResolverSchema = z
+  .string()
+  .max(L.dnsResolverMax)
+  .superRefine((value, ctx) => {
+    try {
+      parseDnsResolver(value);
+    } catch (err) {
+      const message = (err as Error).message;
+      ctx.addIssue({
+        code: 'custom',
+        message: message.startsWith('must') ? message : `must be ip[:port] or [ipv6]:port (${message})`,
+      });
     }
   });
 
@@ -150,6 +208,23 @@ export const jsonAssertionSchema = z
 
 const statusCodes = z.array(z.number().int().min(100).max(599)).max(L.statusCodesMax);
 
+/** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
+const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
+/** Heartbeats: a 5-field cron expression (minute hour day-of-month month day-of-week), instead of intervalSeconds. */
+const schedule = z
+  .string()
+  .trim()
+  .max(100)
+  .superRefine((v, ctx) => {
+    const problem = cronProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: `not a 5-field cron expression: ${problem}` });
+  });
+/** Heartbeats: the schedule's IANA time zone. */
+const timezone = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, { message: 'not an IANA time zone name (such as Europe/Berlin or UTC)' });
+
 /** Fields every monitor type accepts. */
 const commonFields = {
   name,
@@ -180,6 +255,18 @@ const httpOnlyFields = {
     .regex(/^[^\r\n\0]*$/)
     .optional(),
   jsonAssertion: jsonAssertionSchema.optional(),
+  certificateExpiryDays: z
+    .number()
+    .int()
+    .min(L.certificateExpiryDaysMin)
+    .max(L.certificateExpiryDaysMax)
+    .nullable()
+    .optional(),
+};
+const dnsOnlyFields = {
+  dnsRecordType: z.enum(DNS_RECORD_TYPES).optional(),
+  dnsResolver: dnsResolverSchema.nullable().optional(),
+  dnsExpected: z.array(z.string().trim().min(1).max(L.dnsExpectedValueMax)).max(L.dnsExpectedMax).optional(),
 };
 
 export const createHttpMonitorSchema = z
@@ -188,11 +275,17 @@ export const createHttpMonitorSchema = z
 export const createTcpMonitorSchema = z
   .object({ type: z.literal('tcp'), target: tcpTargetSchema, ...commonFields, ...probeFields })
   .strict();
+export const createDnsMonitorSchema = z
+  .object({ type: z.literal('dns'), target: dnsHostSchema, ...commonFields, ...probeFields, ...dnsOnlyFields })
+  .strict();
 export const createHeartbeatMonitorSchema = z
   .object({
     type: z.literal('heartbeat'),
     ...commonFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+    maxRunSeconds: maxRunSeconds.optional(),
+    schedule: schedule.optional(),
+    timezone: timezone.optional(),
   })
   .strict();
 
@@ -201,6 +294,7 @@ export const createMonitorUnionSchema = z.discriminatedUnion('type', [
   createHttpMonitorSchema,
   createTcpMonitorSchema,
   createHeartbeatMonitorSchema,
+  createDnsMonitorSchema,
 ]);
 
 /**
@@ -229,6 +323,7 @@ const refusedOnUpdate = (what: string) =>
 export const updateMonitorSchema = z
   .object({
     name: name.optional(),
+    escalationPolicyId: uuidInputSchema.nullable().optional(),
     target: z.string().max(L.targetMax).optional(),
     intervalSeconds: intervalSeconds.optional(),
     openThreshold: threshold.optional(),
@@ -250,7 +345,12 @@ export const updateMonitorSchema = z
       .regex(/^[^\r\n\0]*$/)
       .optional(),
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
+    certificateExpiryDays: httpOnlyFields.certificateExpiryDays,
+    ...dnsOnlyFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
+    maxRunSeconds: maxRunSeconds.nullable().optional(),
+    schedule: schedule.nullable().optional(),
+    timezone: timezone.optional(),
     enabled: z.boolean().optional(),
     type: refusedOnUpdate('type').optional(),
     metadata: refusedOnUpdate('metadata').optional(),
@@ -259,35 +359,40 @@ export const updateMonitorSchema = z
 export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;
 
 /** The update fields each type accepts (the create schemas say the same for create). */
+const EVERY_TYPE_UPDATE_FIELDS = [
+  'name',
+  'escalationPolicyId',
+  'intervalSeconds',
+  'openThreshold',
+  'resolveThreshold',
+  'environment',
+  'enabled',
+];
+const probeUpdateFields = [...EVERY_TYPE_UPDATE_FIELDS, 'target', ...Object.keys(probeFields)];
 export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], ReadonlySet<string>> = {
-  http: new Set([
-    'name',
-    'target',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    ...Object.keys(probeFields),
-    ...Object.keys(httpOnlyFields),
-  ]),
-  tcp: new Set([
-    'name',
-    'target',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    ...Object.keys(probeFields),
-  ]),
-  heartbeat: new Set([
-    'name',
-    'intervalSeconds',
-    'openThreshold',
-    'resolveThreshold',
-    'environment',
-    'enabled',
-    'graceSeconds',
-  ]),
+  http: new Set([...probeUpdateFields, ...Object.keys(httpOnlyFields)]),
+  tcp: new Set(probeUpdateFields),
+  dns: new Set([...probeUpdateFields, ...Object.keys(dnsOnlyFields)]),
+  heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds', 'maxRunSeconds', 'schedule', 'timezone']),
 };
+
+/**
+ * The leaf certificate an https check saw (stored with the result and, the latest, on the monitor). Dates are ISO
+ * 8601; `daysRemaining` is whole days from the check (the monitor record counts from the time it is read);
+ * `fingerprint256` as OpenSSL prints it (`AB:CD:...`); subject and issuer as `CN=..., O=...`.
+ */
+export interface CertificateInfo {
+  subject: string;
+  issuer: string;
+  validFrom: string;
+  validTo: string;
+  daysRemaining: number;
+  fingerprint256: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Whole days from `now` until `validTo` (negative once expired). */
+export function certificateDaysRemaining(validTo: string | Date, now: Date): number {
+  return Math.floor((new Date(validTo).getTime() - now.getTime()) / DAY_MS);
+}

@@ -95,6 +95,9 @@ export const layoutSectionInputSchema = z
 export const layoutInputSchema = z.array(layoutSectionInputSchema).max(L.sectionsMax);
 export type LayoutInput = z.infer<typeof layoutInputSchema>;
 
+/** A new slug for PATCH /status-pages/{id}: the same rules as `vanityUrl` on create (normalised, at least 3 characters). */
+export const slugInputSchema = vanityUrl;
+
 /**
  * A custom domain: a DNS host name of at least two labels, lower-case, without scheme, port, path or trailing dot
  * (what the `Host` header carries, minus the port). IP addresses are not domains.

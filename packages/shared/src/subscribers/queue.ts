@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
+import { bullPrefix } from '../db/redis.js';
 
 /**
  * Status page subscribers are told through one queue for every region. Two kinds of job:
@@ -31,7 +32,8 @@ export class SubscriberQueue {
   readonly queue: Queue;
 
   constructor(connection: ConnectionOptions, prefix?: string) {
-    this.queue = new Queue(SUBSCRIBER_QUEUE, { connection, ...(prefix ? { prefix } : {}) });
+    const keyPrefix = bullPrefix(connection, prefix, SUBSCRIBER_QUEUE);
+    this.queue = new Queue(SUBSCRIBER_QUEUE, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
     this.queue.on('error', () => undefined);
   }
 

@@ -1,13 +1,14 @@
-import { incidentUpdateInputSchema, manualIncidentInputSchema, paginationQuerySchema } from '@statusvane/shared';
+import { incidentUpdateInputSchema, manualIncidentInputSchema } from '@statusvane/shared';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
 import { createIncidentUpdate } from '../../services/incidents/create-incident-update.js';
 import { createManualIncident } from '../../services/incidents/create-manual-incident.js';
 import { deleteIncident } from '../../services/incidents/delete-incident.js';
 import { escalationStateSchema, getIncidentEscalation } from '../../services/incidents/get-escalation.js';
+import { getIncident } from '../../services/incidents/get-incident.js';
 import { incidentRecordSchema, manualIncidentRecordSchema } from '../../services/incidents/incident-record.js';
 import { incidentUpdateRecordSchema } from '../../services/incidents/incident-update-record.js';
 import { listIncidentUpdates } from '../../services/incidents/list-incident-updates.js';
-import { listIncidents } from '../../services/incidents/list-incidents.js';
+import { incidentListQuerySchema, listIncidents } from '../../services/incidents/list-incidents.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
 import { z } from '../../openapi/zod.js';
 import { defineRoute } from '../define-route.js';
@@ -99,10 +100,24 @@ export const incidentRoutes = [
     roles: 'read',
     tag: 'Incidents',
     summary: 'List incidents',
-    description: 'Open and acknowledged incidents plus those resolved in the last 7 days, newest first.',
-    request: { query: paginationQuerySchema },
+    description:
+      'Newest first. Without filters: open and acknowledged incidents plus those resolved in the last 7 days. With ' +
+      '`status`, `monitorId`, `startedAfter` or `startedBefore` (combined with AND), every incident kept that matches, ' +
+      'however old. An invalid value or an unknown parameter is 400.',
+    request: { query: incidentListQuerySchema },
     responses: { 200: { description: 'A page of incidents.', page: incidentRecordSchema } },
     handler: (deps, { ctx, query }) => listIncidents(deps, { ctx, input: query }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/incidents/{id}',
+    operationId: 'getIncident',
+    roles: 'read',
+    tag: 'Incidents',
+    summary: 'Get an incident',
+    description: 'The incident record, as the list shows it, whatever its age or status.',
+    responses: { 200: { description: 'The incident.', data: incidentRecordSchema } },
+    handler: (deps, { ctx, params }) => getIncident(deps, { ctx, input: params }),
   }),
   defineRoute({
     method: 'get',

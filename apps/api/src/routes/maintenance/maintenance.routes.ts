@@ -1,6 +1,7 @@
 import { createMaintenanceSchema, updateMaintenanceSchema } from '@statusvane/shared';
 import { createMaintenance } from '../../services/maintenance/create-maintenance.js';
 import { getMaintenance } from '../../services/maintenance/get-maintenance.js';
+import { listMaintenance, maintenanceListQuerySchema } from '../../services/maintenance/list-maintenance.js';
 import { maintenanceRecordSchema } from '../../services/maintenance/maintenance-record.js';
 import { updateMaintenance } from '../../services/maintenance/update-maintenance.js';
 import { defineRoute } from '../define-route.js';
@@ -42,6 +43,21 @@ export const maintenanceRoutes = [
       },
     },
     handler: (deps, { ctx, body }) => createMaintenance(deps, { ctx, input: body }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/maintenance',
+    operationId: 'listMaintenanceWindows',
+    roles: 'read',
+    tag: 'Maintenance',
+    summary: 'List maintenance windows',
+    description:
+      "A page of the workspace's windows, newest `startsAt` first. Filters (AND): `state` (a comma list of the states " +
+      'the record shows, judged now), `componentId` (windows naming it, and whole-workspace ones), `activeAt` (windows ' +
+      'in progress at that instant). An invalid value or an unknown parameter is 400.',
+    request: { query: maintenanceListQuerySchema },
+    responses: { 200: { description: 'A page of maintenance windows.', page: maintenanceRecordSchema } },
+    handler: (deps, { ctx, query }) => listMaintenance(deps, { ctx, input: query }),
   }),
   defineRoute({
     method: 'get',

@@ -1,4 +1,5 @@
 import {
+  createDnsMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createTcpMonitorSchema,
@@ -9,12 +10,15 @@ import {
 } from '@statusvane/shared';
 import { nameSchema, z } from '../../openapi/zod.js';
 import { createMonitor } from '../../services/monitors/create-monitor.js';
+import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
-import { listMonitors } from '../../services/monitors/list-monitors.js';
+import { listMonitors, monitorListQuerySchema } from '../../services/monitors/list-monitors.js';
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
 import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/response-times.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
 import { defineRoute } from '../define-route.js';
+import { listPings } from '../../services/heartbeats/list-pings.js';
+import { heartbeatPingRecordSchema } from '../../services/heartbeats/ping-record.js';
 
 /**
  * Monitor bodies are judged by the service (monitor-validation.ts): one 400 names every problem, whether the schema,
@@ -42,9 +46,9 @@ const createHttpMonitorDocumented = nameSchema(
  * options differ only by an optional property as overlapping.
  */
 const createMonitorDocumented = nameSchema(
-  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema]),
+  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema, createDnsMonitorSchema]),
   'CreateMonitorInput',
-  'One of the three kinds, by `type`: `http` (the default when `type` is omitted), `tcp` or `heartbeat`. Unknown ' +
+  'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
     'fields, and fields of another type, are 400.',
 );
 
@@ -73,8 +77,9 @@ export const monitorRoutes = [
     summary: 'Create a monitor',
     description:
       'Creates the monitor and its public component. The first check runs within seconds. ' +
-      'The body is one of three kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
-      'response includes `pingUrl`. ' +
+      'The body is one of four kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
+      "response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal " +
+      'address is refused with 400. ' +
       'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
       'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
       'that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not ' +
@@ -98,6 +103,17 @@ export const monitorRoutes = [
             },
           },
           tcp: { summary: 'A tcp monitor', value: { type: 'tcp', name: 'Database', target: 'db.example.com:5432' } },
+          dns: {
+            summary: 'A dns monitor',
+            value: {
+              type: 'dns',
+              name: 'Mail routing',
+              target: 'example.com',
+              dnsRecordType: 'MX',
+              dnsResolver: '1.1.1.1:53',
+              dnsExpected: ['10 mx1.example.com'],
+            },
+          },
           heartbeat: {
             summary: 'A heartbeat for a nightly job',
             value: { type: 'heartbeat', name: 'Nightly backup', intervalSeconds: 86400, graceSeconds: 900 },
@@ -122,8 +138,12 @@ export const monitorRoutes = [
     roles: 'read',
     tag: 'Monitors',
     summary: 'List monitors',
-    description: "A page of the workspace's monitors, oldest first.",
-    request: { query: paginationQuerySchema },
+    description:
+      "A page of the workspace's monitors, oldest first, filtered by every filter given (AND). `status` finds enabled " +
+      'monitors by their last check state (a paused monitor is found with `enabled=false`); `metadata.<key>=<value>` ' +
+      '(repeatable, each key once) matches a metadata value exactly, e.g. `?metadata.team=payments&metadata.tier=1`. ' +
+      'An invalid value or an unknown parameter is 400.',
+    request: { query: monitorListQuerySchema },
     responses: { 200: { description: 'A page of monitors.', page: monitorRecordSchema } },
     handler: (deps, { ctx, query }) => listMonitors(deps, { ctx, input: query }),
   }),
@@ -167,6 +187,36 @@ export const monitorRoutes = [
     },
     responses: { 200: { description: 'The updated monitor.', data: monitorRecordSchema } },
     handler: (deps, { ctx, params, body }) => updateMonitor(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/monitors/{id}',
+    operationId: 'deleteMonitor',
+    roles: 'monitors:delete',
+    tag: 'Monitors',
+    summary: 'Delete a monitor',
+    description:
+      'Permanently deletes the monitor and its component. Its schedules are removed before the answer, so no check of it ' +
+      'starts afterwards; a heartbeat ping URL answers 404; the component leaves every status page section and maintenance ' +
+      'window. Its incidents are kept with `monitorId: null`; an open or acknowledged one is resolved first (its escalation ' +
+      'stops and the paged targets are told). Its check results and response-time history are deleted. A later GET is 404.',
+    responses: { 204: { description: 'Deleted; no body.' } },
+    handler: (deps, { ctx, params }) => deleteMonitor(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/monitors/{id}/pings',
+    operationId: 'listMonitorPings',
+    roles: 'read',
+    tag: 'Monitors',
+    summary: "List a heartbeat's pings",
+    description:
+      'Every ping the heartbeat received, newest first: its kind, exit code, run id, the duration of the run it ended, ' +
+      "the POST body's first 10,000 bytes (the run's log), the sender's address and User-Agent. Pings are kept as long " +
+      'as check results. A monitor of another type has none.',
+    request: { query: paginationQuerySchema },
+    responses: { 200: { description: 'A page of pings.', page: heartbeatPingRecordSchema } },
+    handler: (deps, { ctx, params, query }) => listPings(deps, { ctx, input: { id: params.id, query } }),
   }),
   defineRoute({
     method: 'get',

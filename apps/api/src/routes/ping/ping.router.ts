@@ -1,14 +1,51 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
-import { recordPing } from '../../services/heartbeats/record-ping.js';
+import { recordPing, type Ping } from '../../services/heartbeats/record-ping.js';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Bytes of a POST body kept as the run's log; the rest is read and dropped. */
+export const PING_BODY_LIMIT = 10_000;
+
+/** `/ping/<secret>/<kind>`: start, fail, or an exit code 0..255 (0 a success). Anything else: null (404). */
+function kindOf(segment: string | undefined): Pick<Ping, 'kind' | 'exitCode'> | null {
+  if (segment === undefined) return { kind: 'success', exitCode: null };
+  if (segment === 'start' || segment === 'fail') return { kind: segment, exitCode: null };
+  if (!/^[0-9]{1,3}$/.test(segment)) return null;
+  const exitCode = Number(segment);
+  if (exitCode > 255) return null;
+  return { kind: exitCode === 0 ? 'success' : 'fail', exitCode };
+}
 
 /**
- * The heartbeat receiver: `<PUBLIC_BASE_URL>/ping/<secret>` (and `/fail` for an explicit failure), GET, HEAD or
- * POST, no token: the unguessable secret is the credential. One indexed UPDATE (shared by the pings of one
- * event-loop turn) and a two-byte answer; the body, if any, is never read. The worker turns lastPingAt /
- * lastPingFailAt into check results.
+ * The first PING_BODY_LIMIT bytes of the request's body, read as it streams: the rest is consumed and dropped, so a
+ * body of any size costs at most the limit in memory and is never an error. Decoded as UTF-8 (invalid bytes and NUL,
+ * which PostgreSQL text refuses, become U+FFFD); null when empty.
+ */
+function readLog(req: Request): Promise<string | null> {
+  if (req.method !== 'POST') return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (kept >= PING_BODY_LIMIT) return;
+      const part = chunk.subarray(0, PING_BODY_LIMIT - kept);
+      chunks.push(part);
+      kept += part.length;
+    });
+    const done = () => resolve(kept ? Buffer.concat(chunks).toString('utf8').replace(/\0/g, '\uFFFD') : null);
+    req.on('end', done);
+    // A client that goes away mid-body: its ping counts with what arrived.
+    req.on('error', done);
+    req.on('aborted', done);
+  });
+}
+
+/**
+ * The heartbeat receiver: `<PUBLIC_BASE_URL>/ping/<secret>[/start|/fail|/<exitCode>][?rid=<uuid>]`, GET, HEAD or
+ * POST, no token: the unguessable secret is the credential. The pings of one event-loop turn are written together
+ * (record-ping.ts), each stored in the monitor's log with its POST body's first 10,000 bytes; the answer is two
+ * bytes. The worker turns the monitor's ping times and run in progress into check results.
  */
 export function pingRouter({
   prisma,
@@ -19,38 +56,51 @@ export function pingRouter({
   scheduler: CheckScheduler;
   logger: Logger;
 }): Router {
-  const router = Router();
-  const receive =
-    (fail: boolean): RequestHandler =>
-    async (req, res) => {
-      const secret = String(req.params.secret);
-      const monitor = SECRET.test(secret) ? await recordPing(prisma, { secret, fail }) : null;
-      res.setHeader('Cache-Control', 'no-store');
-      if (!monitor) {
-        res.status(404).type('text/plain').send('unknown ping URL\n');
-        return;
-      }
-      // Judged at once rather than at the monitor's next deadline: an explicit failure, and a success while the
-      // monitor is not steadily up (pending, down, or short of resolveThreshold passes), so a recovery resolves
-      // promptly. A steady monitor's pings cost no Redis work: its deadline job finds them (docs/adr/0014). The
-      // evaluations of one event-loop turn are queued together. If Redis is away the ping is still recorded and
-      // the next evaluation reports it.
-      const recovering = monitor.status !== 'up' || monitor.consecutivePasses < monitor.resolveThreshold;
-      if (monitor.enabled && (fail || recovering)) {
-        await scheduler
-          .evaluateHeartbeatSoon(monitor.id, fail ? {} : { notAgainWithinMs: 1000 })
-          .catch((err: Error) => logger.warn('could not queue an evaluation for a ping', { error: err.message }));
-      }
-      res.status(200).type('text/plain').send('OK');
-    };
+  const receive: RequestHandler = async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const secret = String(req.params.secret);
+    const kind = kindOf(req.params.kind as string | undefined);
+    if (!SECRET.test(secret) || !kind) {
+      res.status(404).type('text/plain').send('unknown ping URL\n');
+      return;
+    }
+    const rid = req.query.rid;
+    if (rid !== undefined && (typeof rid !== 'string' || !UUID.test(rid))) {
+      res.status(400).type('text/plain').send('rid must be a UUID\n');
+      return;
+    }
+    const body = await readLog(req);
+    const monitor = await recordPing(prisma, {
+      secret,
+      ...kind,
+      rid: rid?.toLowerCase() ?? null,
+      body,
+      remoteAddress: req.ip ?? null,
+      userAgent: req.get('user-agent')?.slice(0, 200) ?? null,
+    });
+    if (!monitor) {
+      res.status(404).type('text/plain').send('unknown ping URL\n');
+      return;
+    }
+    // Judged at once rather than at the monitor's next deadline: an explicit failure, a run that took too long, a
+    // start (its run_timeout deadline may come before the armed one), and a success while the monitor is not
+    // steadily up (pending, down, or short of resolveThreshold passes), so a recovery resolves promptly. A steady
+    // monitor's success pings cost no Redis work: its deadline job finds them (docs/adr/0014). The evaluations of one
+    // event-loop turn are queued together. If Redis is away the ping is still recorded and the next evaluation
+    // reports it. A paused monitor's pings are recorded and judged nothing.
+    const recovering = monitor.status !== 'up' || monitor.consecutivePasses < monitor.resolveThreshold;
+    const urgent = kind.kind !== 'success' || monitor.tooLong;
+    if (monitor.enabled && (urgent || recovering)) {
+      await scheduler
+        .evaluateHeartbeatSoon(monitor.id, urgent ? {} : { notAgainWithinMs: 1000 })
+        .catch((err: Error) => logger.warn('could not queue an evaluation for a ping', { error: err.message }));
+    }
+    res.status(200).type('text/plain').send('OK');
+  };
   // Mounted under /ping, so that every other request skips the receiver with one prefix test.
   const pings = Router();
-  for (const [path, fail] of [
-    ['/:secret', false],
-    ['/:secret/fail', true],
-  ] as const) {
-    pings.route(path).get(receive(fail)).head(receive(fail)).post(receive(fail));
-  }
+  for (const path of ['/:secret', '/:secret/:kind']) pings.route(path).get(receive).head(receive).post(receive);
+  const router = Router();
   router.use('/ping', pings);
   return router;
 }

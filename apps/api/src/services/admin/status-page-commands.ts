@@ -6,10 +6,10 @@ import {
   STATUS_PAGE_LIMITS,
   uuidInputSchema,
   ValidationError,
-  type Issue,
   type PrismaClient,
 } from '@statusvane/shared';
 import { layoutOf, type StatusPageLayout } from '../status-pages/get-status-page-layout.js';
+import { replaceLayout } from '../status-pages/replace-layout.js';
 import { hashPassword } from '../status-pages/password.js';
 import {
   statusPageRecordSelect,
@@ -96,38 +96,7 @@ export async function arrangeStatusPage(prisma: PrismaClient, raw: unknown): Pro
     await tx.$queryRaw`SELECT 1 FROM status_pages WHERE id = ${input.id}::uuid FOR UPDATE`;
     const page = await findPage(tx, input.id);
 
-    const wanted = [...new Set(sections.flatMap((s) => s.componentIds))];
-    const own = new Set(
-      (
-        await tx.component.findMany({
-          where: { workspaceId: page.workspaceId, id: { in: wanted } },
-          select: { id: true },
-        })
-      ).map((c) => c.id),
-    );
-    const issues: Issue[] = [];
-    const seen = new Set<string>();
-    sections.forEach((s, i) =>
-      s.componentIds.forEach((cid, j) => {
-        const path = `json[${i}].componentIds[${j}]`;
-        if (seen.has(cid)) issues.push({ path, message: 'is already placed: a component appears at most once' });
-        else if (!own.has(cid)) issues.push({ path, message: "is not a component of this page's workspace" });
-        seen.add(cid);
-      }),
-    );
-    if (issues.length) throw new ValidationError(`Invalid layout: ${issues.map((x) => x.path).join(', ')}`, issues);
-
-    await tx.statusPageSection.deleteMany({ where: { statusPageId: page.id } });
-    for (const [position, s] of sections.entries()) {
-      await tx.statusPageSection.create({
-        data: {
-          statusPageId: page.id,
-          name: s.name,
-          position,
-          components: { create: s.componentIds.map((componentId, p) => ({ componentId, position: p })) },
-        },
-      });
-    }
+    await replaceLayout(tx, page, sections, 'json');
     return layoutOf(tx, page);
   });
 }

@@ -3,6 +3,8 @@ import { ForbiddenError, type Role } from '@statusvane/shared';
 /** The role matrix from the decisions. GETs need no entry: every role may read. */
 export const PERMISSIONS = {
   'monitors:write': ['owner', 'admin', 'member'],
+  'monitors:delete': ['owner', 'admin'],
+  'components:write': ['owner', 'admin', 'member'],
   'statusPages:manage': ['owner', 'admin'],
   'incidents:delete': ['owner', 'admin'],
   'incidents:respond': ['owner', 'admin', 'member'],

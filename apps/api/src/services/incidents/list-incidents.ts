@@ -1,19 +1,62 @@
-import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import {
+  commaListQueryParam,
+  dateTimeInputSchema,
+  pagination,
+  paginationQuerySchema,
+  singleQueryValue,
+  uuidInputSchema,
+  type Pagination,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
+import type { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
-import { incidentRecordSelect, toIncidentRecord, type IncidentRecord } from './incident-record.js';
+import { INCIDENT_STATUSES, incidentRecordSelect, toIncidentRecord, type IncidentRecord } from './incident-record.js';
 
 export const RECENTLY_RESOLVED_DAYS = 7;
 
-/** GET /incidents: open and acknowledged incidents, plus those resolved in the last 7 days, newest first. */
+/** GET /incidents query: pagination and filters, combined with AND. */
+export const incidentListQuerySchema = paginationQuerySchema.extend({
+  status: commaListQueryParam(INCIDENT_STATUSES).optional(),
+  monitorId: singleQueryValue(uuidInputSchema).optional(),
+  startedAfter: singleQueryValue(dateTimeInputSchema)
+    .optional()
+    .meta({ description: 'Incidents that started at or after this instant (ISO 8601 with an offset).' }),
+  startedBefore: singleQueryValue(dateTimeInputSchema)
+    .optional()
+    .meta({ description: 'Incidents that started before this instant (ISO 8601 with an offset).' }),
+});
+export type IncidentListQuery = z.output<typeof incidentListQuerySchema>;
+
+/**
+ * GET /incidents, newest first. Without a filter: open and acknowledged incidents plus those resolved in the last 7
+ * days; with `status`, `monitorId` or a date filter, every incident kept that matches them all.
+ */
 export async function listIncidents(
   { prisma }: { prisma: PrismaClient },
-  { ctx, input: query }: { ctx: ServiceContext; input: PaginationQuery },
+  { ctx, input: query }: { ctx: ServiceContext; input: IncidentListQuery },
 ): Promise<{ data: IncidentRecord[]; pagination: Pagination }> {
+  const { status, monitorId, startedAfter, startedBefore } = query;
+  const filtered = status || monitorId || startedAfter || startedBefore;
   const since = new Date(ctx.now.getTime() - RECENTLY_RESOLVED_DAYS * 86_400_000);
-  const where = {
-    workspaceId: ctx.workspace.id,
-    OR: [{ status: { in: ['open' as const, 'acknowledged' as const] } }, { resolvedAt: { gte: since } }],
-  };
+  const where: Prisma.IncidentWhereInput = filtered
+    ? {
+        workspaceId: ctx.workspace.id,
+        ...(status ? { status: { in: status } } : {}),
+        ...(monitorId ? { monitorId } : {}),
+        ...(startedAfter || startedBefore
+          ? {
+              startedAt: {
+                ...(startedAfter ? { gte: startedAfter } : {}),
+                ...(startedBefore ? { lt: startedBefore } : {}),
+              },
+            }
+          : {}),
+      }
+    : {
+        workspaceId: ctx.workspace.id,
+        OR: [{ status: { in: ['open', 'acknowledged'] } }, { resolvedAt: { gte: since } }],
+      };
   const [total, rows] = await prisma.$transaction([
     prisma.incident.count({ where }),
     prisma.incident.findMany({

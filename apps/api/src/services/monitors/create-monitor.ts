@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CERTIFICATE_EXPIRY_DAYS,
   DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
   maintenanceUntilByComponent,
@@ -36,6 +37,7 @@ export async function createMonitor(
   assertCan(ctx.role, 'monitors:write');
   const m = await validateCreateInput(deps.guard, input);
   const http = m.type === 'http' ? m : null;
+  const dns = m.type === 'dns' ? m : null;
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
@@ -62,7 +64,13 @@ export async function createMonitor(
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
             }
-          : { graceSeconds: m.graceSeconds ?? 60, pingSecret: randomSecret(24) }),
+          : {
+              graceSeconds: m.graceSeconds ?? 60,
+              maxRunSeconds: m.maxRunSeconds ?? null,
+              schedule: m.schedule ?? null,
+              timezone: m.timezone ?? 'UTC',
+              pingSecret: randomSecret(24),
+            }),
         ...(http
           ? {
               method: http.method ?? 'GET',
@@ -73,12 +81,25 @@ export async function createMonitor(
               contentType: http.contentType ?? 'application/json',
               ...(http.jsonAssertion ? { jsonAssertion: http.jsonAssertion } : {}),
               ...sealSecrets(deps.config, http.headers, http.body),
+              certificateExpiryDays:
+                http.certificateExpiryDays === undefined ? DEFAULT_CERTIFICATE_EXPIRY_DAYS : http.certificateExpiryDays,
+            }
+          : { certificateExpiryDays: null }),
+        ...(dns
+          ? {
+              dnsRecordType: dns.dnsRecordType ?? 'A',
+              dnsResolver: dns.dnsResolver ?? null,
+              dnsExpected: dns.dnsExpected ?? [],
             }
           : {}),
       },
       select: monitorRecordSelect,
     });
-    const record = toMonitorRecord(created, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil });
+    const record = toMonitorRecord(created, {
+      publicBaseUrl: deps.config.publicBaseUrl,
+      maintenanceUntil,
+      now: ctx.now,
+    });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);
     await deps.scheduler.schedule(created);

@@ -45,7 +45,7 @@ export async function findOwnMonitor(
 /** Maps rows to records with their current maintenance state. */
 export async function toRecords(
   prisma: PrismaClient,
-  ctx: RequestContext,
+  ctx: ServiceContext,
   rows: MonitorRow[],
   publicBaseUrl: string,
 ): Promise<MonitorRecord[]> {
@@ -54,7 +54,9 @@ export async function toRecords(
     ctx.workspace.id,
     rows.map((r) => r.componentId),
   );
-  return rows.map((r) => toMonitorRecord(r, { publicBaseUrl, maintenanceUntil: until.get(r.componentId) ?? null }));
+  return rows.map((r) =>
+    toMonitorRecord(r, { publicBaseUrl, maintenanceUntil: until.get(r.componentId) ?? null, now: ctx.now }),
+  );
 }
 
 /** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */
@@ -68,5 +70,5 @@ export async function getMonitor(
     maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now),
   ]);
   const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
-  return toMonitorRecord(row, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil: until });
+  return toMonitorRecord(row, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil: until, now });
 }

@@ -1,14 +1,83 @@
-import { pagination, type Config, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import {
+  commaListQueryParam,
+  MONITOR_TYPES,
+  pagination,
+  paginationQuerySchema,
+  singleQueryValue,
+  uuidInputSchema,
+  type Config,
+  type Pagination,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
 import { toRecords } from './get-monitor.js';
 import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
 
-/** A page of the workspace's monitors, oldest first (stable under concurrent inserts). */
+/** The check states `status` filters on (a paused monitor is found with `enabled=false`). */
+const FILTER_STATUSES = ['pending', 'up', 'degraded', 'down'] as const;
+const METADATA_PREFIX = 'metadata.';
+const METADATA_KEY_MAX = 64;
+const METADATA_VALUE_MAX = 500;
+
+/**
+ * GET /monitors query: pagination plus filters, combined with AND. `metadata.<key>=<value>` parameters (any number,
+ * each key once) are the one open-ended part: every other unknown parameter is refused as with a strict schema.
+ */
+const filters = paginationQuerySchema.extend({
+  status: commaListQueryParam(FILTER_STATUSES).optional(),
+  type: commaListQueryParam(MONITOR_TYPES).optional(),
+  enabled: singleQueryValue(z.enum(['true', 'false'])).optional(),
+  environment: singleQueryValue(z.string().min(1).max(60)).optional(),
+  componentId: singleQueryValue(uuidInputSchema).optional(),
+  q: singleQueryValue(z.string().min(1).max(120))
+    .optional()
+    .openapi({ description: 'A case-insensitive substring of the name.' }),
+});
+const KNOWN = new Set(Object.keys(filters.shape));
+export const monitorListQuerySchema = filters.loose().superRefine(
+  (query, ctx) => {
+    for (const [key, value] of Object.entries(query)) {
+      if (KNOWN.has(key)) continue;
+      const metaKey = key.startsWith(METADATA_PREFIX) ? key.slice(METADATA_PREFIX.length) : null;
+      if (metaKey === null || metaKey.length === 0 || metaKey.length > METADATA_KEY_MAX)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'Unknown field' });
+      else if (typeof value !== 'string')
+        ctx.addIssue({ code: 'custom', path: [key], message: 'was given more than once' });
+      else if (value.length > METADATA_VALUE_MAX)
+        ctx.addIssue({ code: 'custom', path: [key], message: `must be at most ${METADATA_VALUE_MAX} characters` });
+    }
+    // Also when a filter failed: one 400 names every offending parameter.
+  },
+  { when: () => true },
+);
+export type MonitorListQuery = z.output<typeof monitorListQuerySchema>;
+
+/** The filters as a Prisma condition, always within the caller's workspace. */
+function whereOf(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWhereInput {
+  const and: Prisma.MonitorWhereInput[] = [];
+  // A paused monitor shows `paused`, whatever its last check state: `status` finds enabled monitors only.
+  if (query.status) and.push({ status: { in: query.status }, enabled: true });
+  if (query.type) and.push({ type: { in: query.type } });
+  if (query.enabled) and.push({ enabled: query.enabled === 'true' });
+  if (query.environment !== undefined) and.push({ environment: query.environment });
+  if (query.componentId) and.push({ componentId: query.componentId });
+  // Prisma hands `contains` to ILIKE as is: `%`, `_` and backslash are escaped to match themselves.
+  if (query.q !== undefined) and.push({ name: { contains: query.q.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } });
+  for (const [key, value] of Object.entries(query)) {
+    if (key.startsWith(METADATA_PREFIX))
+      and.push({ metadata: { path: [key.slice(METADATA_PREFIX.length)], equals: value as string } });
+  }
+  return { workspaceId, ...(and.length ? { AND: and } : {}) };
+}
+
+/** A page of the workspace's monitors matching the filters, oldest first (stable under concurrent inserts). */
 export async function listMonitors(
   { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
-  { ctx, input: query }: { ctx: ServiceContext; input: PaginationQuery },
+  { ctx, input: query }: { ctx: ServiceContext; input: MonitorListQuery },
 ): Promise<{ data: MonitorRecord[]; pagination: Pagination }> {
-  const where = { workspaceId: ctx.workspace.id };
+  const where = whereOf(ctx.workspace.id, query);
   const [total, rows] = await prisma.$transaction([
     prisma.monitor.count({ where }),
     prisma.monitor.findMany({

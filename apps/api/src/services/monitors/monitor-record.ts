@@ -1,5 +1,29 @@
-import { HTTP_METHODS, jsonAssertionSchema, MONITOR_TYPES, type Prisma } from '@statusvane/shared';
+import {
+  certificateDaysRemaining,
+  DNS_RECORD_TYPES,
+  expectedAfter,
+  HTTP_METHODS,
+  jsonAssertionSchema,
+  MONITOR_TYPES,
+  type CertificateInfo,
+  type Prisma,
+} from '@statusvane/shared';
 import { dateTime, z } from '../../openapi/zod.js';
+
+/** The leaf certificate an https check saw (stored with each result; the monitor record shows the latest). */
+export const certificateSchema = z
+  .object({
+    subject: z.string().openapi({ example: 'CN=example.com' }),
+    issuer: z.string().openapi({ example: "C=US, O=Let's Encrypt, CN=R11" }),
+    validFrom: dateTime,
+    validTo: dateTime,
+    daysRemaining: z
+      .number()
+      .int()
+      .openapi({ description: 'Whole days until validTo, counted from now (negative once expired).' }),
+    fingerprint256: z.string().openapi({ description: 'SHA-256 fingerprint, colon-separated hex pairs.' }),
+  })
+  .openapi('Certificate');
 
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance'] as const;
 
@@ -12,12 +36,15 @@ export const monitorRecordSchema = z
     id: z.uuid(),
     name: z.string(),
     componentId: z.uuid().openapi({ description: "The monitor's public component, created with the monitor." }),
+    escalationPolicyId: z.uuid().nullable().openapi({
+      description: "The monitor's escalation policy; null: the workspace default applies (set with PATCH).",
+    }),
     type: z.enum(MONITOR_TYPES),
-    target: z.string().nullable().openapi({ description: 'The URL (http) or `host:port` (tcp); null for heartbeat.' }),
-    method: z
-      .enum(HTTP_METHODS)
+    target: z
+      .string()
       .nullable()
-      .openapi({ description: 'HTTP method of the check; null for tcp and heartbeat.' }),
+      .openapi({ description: 'The URL (http), `host:port` (tcp) or host name to query (dns); null for heartbeat.' }),
+    method: z.enum(HTTP_METHODS).nullable().openapi({ description: 'HTTP method of the check; null for other types.' }),
     intervalSeconds: z.number().int(),
     timeoutMs: z
       .number()
@@ -49,6 +76,46 @@ export const monitorRecordSchema = z
       .record(z.string(), z.string())
       .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
     graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
+    certificateExpiryDays: z.number().int().nullable().openapi({
+      description:
+        'http only: an https check whose certificate expires within this many days fails with `certificate_expiring`; null = off (and for other types).',
+    }),
+    certificate: z.union([certificateSchema, z.null()]).openapi({
+      description:
+        'http only: the leaf certificate of the latest https check that completed a TLS handshake; null before one did, after the target changed, and for other types.',
+    }),
+    dnsRecordType: z
+      .enum(DNS_RECORD_TYPES)
+      .nullable()
+      .openapi({ description: 'dns only: the record type asked; null for other types.' }),
+    dnsResolver: z.string().nullable().openapi({
+      description:
+        "dns only: the resolver asked (`ip[:port]`); null = the worker's system resolver (and for other types).",
+    }),
+    dnsExpected: z.array(z.string()).openapi({
+      description:
+        'dns only: answers that must all be present (case-insensitive, without a trailing dot). Empty: any answer passes.',
+    }),
+    schedule: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'Heartbeat only: the 5-field cron expression pings are expected on, instead of `intervalSeconds` (which then ' +
+          'only paces the backstop evaluation); null for an interval heartbeat and other types.',
+      }),
+    timezone: z.string().nullable().openapi({
+      description: "Heartbeat only: the schedule's IANA time zone (default UTC); null for other types.",
+    }),
+    nextExpectedAt: dateTime.nullable().openapi({
+      description:
+        'Heartbeat only: when the next ping is due, grace not added: the first expected time after the last ping (or ' +
+        'the creation), so it is in the past while the heartbeat is late. Null for other types.',
+    }),
+    maxRunSeconds: z.number().int().nullable().openapi({
+      description:
+        'Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit.',
+    }),
     enabled: z.boolean(),
     status: z.enum(MONITOR_STATUSES).openapi({
       description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
@@ -75,6 +142,7 @@ export const monitorRecordSelect = {
   id: true,
   name: true,
   componentId: true,
+  escalationPolicyId: true,
   type: true,
   target: true,
   method: true,
@@ -94,6 +162,16 @@ export const monitorRecordSelect = {
   metadata: true,
   jsonAssertion: true,
   graceSeconds: true,
+  certificateExpiryDays: true,
+  certificate: true,
+  dnsRecordType: true,
+  dnsResolver: true,
+  dnsExpected: true,
+  maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
+  lastPingAt: true,
+  lastPingFailAt: true,
   enabled: true,
   status: true,
   pingSecret: true,
@@ -106,12 +184,15 @@ export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecord
 /** The public monitor record. Headers and body are write-only: only their names and presence show. */
 export function toMonitorRecord(
   row: MonitorRow,
-  opts: { publicBaseUrl: string; maintenanceUntil: Date | null },
+  opts: { publicBaseUrl: string; maintenanceUntil: Date | null; now: Date },
 ): MonitorRecord {
+  // Written only by the worker, from a CertificateInfo.
+  const certificate = row.type === 'http' ? (row.certificate as CertificateInfo | null) : null;
   return {
     id: row.id,
     name: row.name,
     componentId: row.componentId,
+    escalationPolicyId: row.escalationPolicyId,
     type: row.type,
     target: row.target,
     // Fields of a kind of check the monitor does not run are null, not a default that would read as a setting.
@@ -133,6 +214,19 @@ export function toMonitorRecord(
     environment: row.environment,
     metadata: row.metadata as Record<string, string>,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
+    certificateExpiryDays: row.type === 'http' ? row.certificateExpiryDays : null,
+    certificate: certificate && {
+      ...certificate,
+      daysRemaining: certificateDaysRemaining(certificate.validTo, opts.now),
+    },
+    // Written only from a parsed DnsRecordType.
+    dnsRecordType: row.type === 'dns' ? ((row.dnsRecordType ?? 'A') as MonitorRecord['dnsRecordType']) : null,
+    dnsResolver: row.type === 'dns' ? row.dnsResolver : null,
+    dnsExpected: row.type === 'dns' ? row.dnsExpected : [],
+    schedule: row.type === 'heartbeat' ? row.schedule : null,
+    timezone: row.type === 'heartbeat' ? row.timezone : null,
+    nextExpectedAt: row.type === 'heartbeat' ? nextExpectedAt(row).toISOString() : null,
+    maxRunSeconds: row.type === 'heartbeat' ? row.maxRunSeconds : null,
     enabled: row.enabled,
     status: !row.enabled ? 'paused' : opts.maintenanceUntil ? 'maintenance' : row.status,
     maintenanceUntil: opts.maintenanceUntil?.toISOString() ?? null,
@@ -141,4 +235,13 @@ export function toMonitorRecord(
     createdAt: row.createdAt.toISOString(),
     pingUrl: row.type === 'heartbeat' && row.pingSecret ? `${opts.publicBaseUrl}/ping/${row.pingSecret}` : null,
   };
+}
+
+/** A heartbeat's next expected ping: the first expected time after its last ping of either kind (or its creation). */
+function nextExpectedAt(row: MonitorRow): Date {
+  const last = Math.max(row.lastPingAt?.getTime() ?? 0, row.lastPingFailAt?.getTime() ?? 0) || row.createdAt.getTime();
+  return expectedAfter(
+    row.schedule ? { schedule: row.schedule, timezone: row.timezone } : { intervalSeconds: row.intervalSeconds },
+    new Date(last),
+  );
 }

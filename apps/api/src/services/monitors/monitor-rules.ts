@@ -1,4 +1,4 @@
-import { encryptSecret, type Config, type Issue, type SsrfGuard } from '@statusvane/shared';
+import { encryptSecret, parseDnsResolver, type Config, type Issue, type SsrfGuard } from '@statusvane/shared';
 
 /**
  * Write-time SSRF check, as issues on `target`. A blocked address is refused. A name that does not resolve today, or
@@ -10,6 +10,21 @@ export async function targetIssues(guard: SsrfGuard, type: 'http' | 'tcp', targe
   if (result.ok || result.code === 'dns') return [];
   return [
     { path: 'target', message: result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason },
+  ];
+}
+
+/**
+ * Write-time SSRF check of a DNS monitor's resolver (already well-formed), as issues on `dnsResolver`: its address is
+ * judged like a target's. The worker asserts it again before every query.
+ */
+export async function resolverIssues(guard: SsrfGuard, resolver: string): Promise<Issue[]> {
+  const result = await guard.checkHostPort(parseDnsResolver(resolver));
+  if (result.ok) return [];
+  return [
+    {
+      path: 'dnsResolver',
+      message: result.code === 'blocked' ? `resolver is not allowed: ${result.reason}` : result.reason,
+    },
   ];
 }
 
@@ -96,4 +111,14 @@ export function sealSecrets(
     out.bodyEnc = body === null ? null : encryptSecret(body, config.encryption.current).ciphertext;
   if (headers !== undefined && body !== undefined) out.encKeyId = null;
   return out;
+}
+
+/** A heartbeat is expected on `intervalSeconds` or on a cron `schedule`: one body sets one of them (both named). */
+export function intervalOrScheduleIssues(input: Record<string, unknown>): Issue[] {
+  if (input.intervalSeconds === undefined || input.schedule === undefined || input.schedule === null) return [];
+  const message = 'give either intervalSeconds or schedule, not both';
+  return [
+    { path: 'intervalSeconds', message },
+    { path: 'schedule', message },
+  ];
 }

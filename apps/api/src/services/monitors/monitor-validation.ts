@@ -1,6 +1,7 @@
 import {
   createMonitorSchema,
   DEFAULT_TIMEOUT_MS,
+  dnsHostSchema,
   formatPath,
   httpTargetSchema,
   issuesFromZod,
@@ -13,7 +14,7 @@ import {
   type SsrfGuard,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
-import { crossFieldIssues, targetIssues } from './monitor-rules.js';
+import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssues } from './monitor-rules.js';
 
 /*
  * A write is judged in stages (the schema, the fields this type takes, the target's format, the rules between
@@ -53,9 +54,13 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
   if (isObject(input)) {
     issues.push(...reservedKeyIssues(input, ['headers', 'metadata']));
     const type = input.type === undefined ? 'http' : input.type;
-    // With a type that is none of the three the schema reports only `type`: nothing else can be judged.
-    if (type === 'http' || type === 'tcp') {
-      if (typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
+    if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+    // With a type that is none of the four the schema reports only `type`: nothing else can be judged.
+    if (type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
+      issues.push(...(await resolverIssues(guard, input.dnsResolver)));
+    if (type === 'http' || type === 'tcp' || type === 'dns') {
+      // A DNS monitor connects only to its resolver: its target is a name to ask about, not an address to reach.
+      if (type !== 'dns' && typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
         issues.push(...(await targetIssues(guard, type, input.target)));
       /** The value of a field that passed its own checks (`absent` when not sent), else undefined. */
       const known = <T>(field: string, absent: T): T | undefined =>
@@ -77,7 +82,7 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
 
 /** What an update is judged against: the monitor as read before the write. */
 export interface MonitorBeforeUpdate {
-  type: 'http' | 'tcp' | 'heartbeat';
+  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
   method: string;
   bodyEnc: string | null;
   timeoutMs: number;
@@ -108,11 +113,16 @@ export async function validateUpdateInput(
     issues = issues.filter((i) => !foreign.some((f) => isAt(i.path, f)));
     issues.push(...foreign.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })));
     if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
+    if (allowed.has('dnsResolver') && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
+      issues.push(...(await resolverIssues(guard, input.dnsResolver)));
+    if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
 
     if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
-      const format = (current.type === 'http' ? httpTargetSchema : tcpTargetSchema).safeParse(input.target);
-      if (format.success) issues.push(...(await targetIssues(guard, current.type, input.target)));
-      else
+      const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];
+      const format = schema.safeParse(input.target);
+      if (format.success) {
+        if (current.type !== 'dns') issues.push(...(await targetIssues(guard, current.type, input.target)));
+      } else
         issues.push(
           ...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })),
         );

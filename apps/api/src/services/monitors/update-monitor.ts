@@ -21,7 +21,17 @@ export async function updateMonitor(
   const u = await validateUpdateInput(deps.guard, current, input.changes);
 
   // `type` and `metadata` never get here: the schema refuses them.
-  const { headers, body, jsonAssertion, keyword, keywordAbsent, type: _type, metadata: _metadata, ...plain } = u;
+  const {
+    headers,
+    body,
+    jsonAssertion,
+    keyword,
+    keywordAbsent,
+    escalationPolicyId,
+    type: _type,
+    metadata: _metadata,
+    ...plain
+  } = u;
   const data: Prisma.MonitorUpdateInput = {
     ...plain,
     // "" is no keyword, like null (docs/decisions.md).
@@ -29,11 +39,28 @@ export async function updateMonitor(
     ...(keywordAbsent !== undefined ? { keywordAbsent: keywordAbsent || null } : {}),
     ...(jsonAssertion !== undefined ? { jsonAssertion: jsonAssertion ?? Prisma.DbNull } : {}),
     ...sealSecrets(deps.config, headers, body),
+    // The certificate shown is the one of the target checked: a new target has none until its first https check.
+    ...(u.target !== undefined && u.target !== current.target ? { certificate: Prisma.DbNull } : {}),
+    // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
+    ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' ? { schedule: null } : {}),
   };
   if (u.name !== undefined) data.component = { update: { name: u.name } };
+  if (escalationPolicyId !== undefined)
+    data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
 
   const row = await deps.prisma
     .$transaction(async (tx) => {
+      if (escalationPolicyId) {
+        // Read in the transaction that connects it: FOR SHARE keeps a concurrent policy delete from slipping in between.
+        const [policy] = await tx.$queryRaw<unknown[]>`
+          SELECT 1 FROM escalation_policies
+           WHERE id = ${escalationPolicyId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR SHARE`;
+        if (!policy) {
+          throw new ValidationError('Invalid monitor: escalationPolicyId', [
+            { path: 'escalationPolicyId', message: 'is not an escalation policy of this workspace' },
+          ]);
+        }
+      }
       const updated = await tx.monitor.update({
         where: { id: current.id, workspaceId: ctx.workspace.id },
         data,

@@ -1,8 +1,9 @@
-import { NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
+import type { PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 
 import { z } from '../../openapi/zod.js';
 import { componentRefSchema } from '../components/component-ref.js';
+import { findOwnStatusPage } from './find-status-page.js';
 
 const layoutSectionSchema = z
   .object({
@@ -59,11 +60,6 @@ export async function getStatusPageLayout(
   deps: { prisma: PrismaClient },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<StatusPageLayout> {
-  if (!uuidSchema.safeParse(id).success) throw new NotFoundError('status page', id);
-  const page = await deps.prisma.statusPage.findFirst({
-    where: { id, workspaceId: ctx.workspace.id },
-    select: { id: true, workspaceId: true },
-  });
-  if (!page) throw new NotFoundError('status page', id);
+  const page = await findOwnStatusPage(deps.prisma, ctx, id);
   return layoutOf(deps.prisma, page);
 }

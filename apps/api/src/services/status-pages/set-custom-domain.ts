@@ -4,6 +4,18 @@ import { assertCan } from '../auth/permissions.js';
 import { findOwnPageId } from '../subscribers/own-page.js';
 import { isUniqueViolation } from './create-status-page.js';
 
+/** 400 for the deployment's own host name: it would shadow every page. */
+export function assertNotOwnHost(config: Pick<Config, 'publicBaseUrl'>, customDomain: string | null): void {
+  if (customDomain !== null && customDomain === new URL(config.publicBaseUrl).hostname.toLowerCase())
+    throw new ValidationError('Invalid request: customDomain', [
+      { path: 'customDomain', message: "Must not be the service's own host name" },
+    ]);
+}
+
+/** The 409 for a domain another page has. */
+export const domainTaken = (customDomain: string | null) =>
+  new ConflictError('This domain serves another status page', { customDomain, reason: 'taken' });
+
 /**
  * Sets (or with null clears) the host name that serves a page at its root: the `customDomain` of PATCH
  * /status-pages/{id} (managers; `input.customDomain` parsed by customDomainInputSchema). 400 for the deployment's own
@@ -17,15 +29,11 @@ export async function setCustomDomain(
 ): Promise<{ id: string; customDomain: string | null }> {
   assertCan(ctx.role, 'statusPages:manage');
   const statusPageId = await findOwnPageId(deps.prisma, ctx, id);
-  if (customDomain !== null && customDomain === new URL(deps.config.publicBaseUrl).hostname.toLowerCase())
-    throw new ValidationError('Invalid request: customDomain', [
-      { path: 'customDomain', message: "Must not be the service's own host name" },
-    ]);
+  assertNotOwnHost(deps.config, customDomain);
   try {
     await deps.prisma.statusPage.update({ where: { id: statusPageId }, data: { customDomain } });
   } catch (err) {
-    if (isUniqueViolation(err))
-      throw new ConflictError('This domain serves another status page', { customDomain, reason: 'taken' });
+    if (isUniqueViolation(err)) throw domainTaken(customDomain);
     throw err;
   }
   return { id: statusPageId, customDomain };

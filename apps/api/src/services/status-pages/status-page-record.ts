@@ -12,6 +12,9 @@ export const statusPageRecordSchema = z
     }),
     isPublic: z.boolean().openapi({ description: 'A page that is not public is not served (404).' }),
     passwordProtected: z.boolean(),
+    customDomain: z.string().nullable().openapi({
+      description: 'A host name that also serves the page at its root (a CNAME to this deployment), or null.',
+    }),
     createdAt: dateTime,
   })
   .openapi('StatusPage');
@@ -24,6 +27,7 @@ export const statusPageRecordSelect = {
   slug: true,
   isPublic: true,
   passwordHash: true,
+  customDomain: true,
   createdAt: true,
 } satisfies Prisma.StatusPageSelect;
 
@@ -43,6 +47,7 @@ export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): S
     url: statusPageUrl(publicBaseUrl, row.slug),
     isPublic: row.isPublic,
     passwordProtected: row.passwordHash !== null,
+    customDomain: row.customDomain,
     createdAt: row.createdAt.toISOString(),
   };
 }

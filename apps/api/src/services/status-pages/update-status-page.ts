@@ -1,0 +1,95 @@
+import {
+  ConflictError,
+  customDomainInputSchema,
+  layoutInputSchema,
+  NotFoundError,
+  RESERVED_SLUGS,
+  slugInputSchema,
+  STATUS_PAGE_LIMITS,
+  type Config,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { z } from '../../openapi/zod.js';
+import { assertCan } from '../auth/permissions.js';
+import type { ServiceContext } from '../context.js';
+import { isUniqueViolation } from './create-status-page.js';
+import { findOwnStatusPage } from './find-status-page.js';
+import { hashPassword } from './password.js';
+import { replaceLayout } from './replace-layout.js';
+import { assertNotOwnHost, domainTaken } from './set-custom-domain.js';
+import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
+
+export const updateStatusPageSchema = z
+  .object({
+    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax).optional(),
+    slug: slugInputSchema
+      .optional()
+      .openapi({ description: 'Normalised as `vanityUrl` is on create; reserved or taken: 409.' }),
+    isPublic: z.boolean().optional(),
+    sections: layoutInputSchema.optional().openapi({
+      description:
+        "Replaces the whole layout: `[{ name, componentIds }]` in render order, components of the page's workspace, each " +
+        'at most once. `[]`: every component, ungrouped.',
+    }),
+    password: z
+      .string()
+      .min(STATUS_PAGE_LIMITS.passwordMin)
+      .max(128)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Write-only. Visitors must type it; null removes it. Any change signs visitors out.' }),
+    customDomain: customDomainInputSchema.optional().openapi({
+      description:
+        'A host name (no scheme, port or path) that also serves the page at its root; null removes it. Another page has ' +
+        "it: 409; the service's own host: 400.",
+    }),
+  })
+  .strict()
+  .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });
+export type UpdateStatusPageInput = z.output<typeof updateStatusPageSchema>;
+
+/**
+ * PATCH /status-pages/{id} (managers): every given field in one transaction, with the page row locked so that a
+ * concurrent PATCH or `arrange` applies wholly before or after. A new slug frees the old one at once.
+ */
+export async function updateStatusPage(
+  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateStatusPageInput } },
+): Promise<StatusPageRecord> {
+  assertCan(ctx.role, 'statusPages:manage');
+  const page = await findOwnStatusPage(deps.prisma, ctx, id);
+  const { sections, password, slug, customDomain, ...plain } = changes;
+  if (customDomain !== undefined) assertNotOwnHost(deps.config, customDomain);
+  if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
+    throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });
+  // Hashed before the transaction: scrypt takes tens of milliseconds, not to be spent holding a row lock.
+  const passwordHash = password === undefined ? undefined : password === null ? null : await hashPassword(password);
+  try {
+    const row = await deps.prisma.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM status_pages WHERE id = ${page.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
+      if (locked.length === 0) throw new NotFoundError('status page', id);
+      if (sections !== undefined) await replaceLayout(tx, page, sections, 'sections');
+      // Judged here, so that the unique violation caught below can only be the slug's (or a race on the domain).
+      if (customDomain && (await tx.statusPage.count({ where: { customDomain, id: { not: page.id } } })) > 0)
+        throw domainTaken(customDomain);
+      return tx.statusPage.update({
+        where: { id: page.id },
+        data: {
+          ...plain,
+          ...(slug !== undefined ? { slug } : {}),
+          ...(customDomain !== undefined ? { customDomain } : {}),
+          ...(passwordHash !== undefined ? { passwordHash } : {}),
+        },
+        select: statusPageRecordSelect,
+      });
+    });
+    return toStatusPageRecord(row, deps.config.publicBaseUrl);
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      if (slug === undefined) throw domainTaken(customDomain ?? null);
+      throw new ConflictError(`The slug "${slug}" is already taken`, { slug, reason: 'taken' });
+    }
+    throw err;
+  }
+}

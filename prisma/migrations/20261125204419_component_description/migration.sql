@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "components" ADD COLUMN     "description" VARCHAR(500) NOT NULL DEFAULT '';

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { schedulerId } from '@statusvane/shared';
+import { arrangeStatusPage } from '../apps/api/src/services/admin/status-page-commands.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+
+let h: Harness;
+let ws: Awaited<ReturnType<typeof makeWorkspace>>;
+beforeAll(async () => {
+  h = makeHarness();
+  ws = await makeWorkspace(h.prisma);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const create = async (body: Record<string, unknown>) => {
+  const res = await request(h.app).post('/api/v1/monitors').set(bearer(ws.tokens.owner)).send(body);
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; componentId: string; pingUrl: string | null };
+};
+const del = (id: string, token = ws.tokens.admin) => request(h.app).delete(`/api/v1/monitors/${id}`).set(bearer(token));
+const schedulers = async () =>
+  new Set((await h.deps.scheduler.queues.get('local')!.getJobSchedulers(0, -1)).map((s) => s.key));
+
+describe('DELETE /monitors/{id}', () => {
+  it('removes the monitor, its schedules, ping URL and component; keeps its incidents, resolved', async () => {
+    const beat = await create({ type: 'heartbeat', name: 'Nightly', intervalSeconds: 3600 });
+    const other = await create(makeMonitorInput({ name: 'Stays' }));
+    const page = await request(h.app)
+      .post('/api/v1/status-pages')
+      .set(bearer(ws.tokens.owner))
+      .send({ vanityUrl: uniq('del'), name: 'Page' });
+    await arrangeStatusPage(h.prisma, {
+      id: page.body.data.id,
+      json: JSON.stringify([{ name: 'All', componentIds: [beat.componentId, other.componentId] }]),
+    });
+    const window = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(ws.tokens.owner))
+      .send({
+        title: 'w',
+        startsAt: '2031-01-01T00:00:00Z',
+        endsAt: '2031-01-01T01:00:00Z',
+        componentIds: [beat.componentId],
+      });
+    expect(window.status).toBe(201);
+    const open = await h.prisma.incident.create({
+      data: { workspaceId: ws.ws.id, monitorId: beat.id, openMonitorId: beat.id, title: 'Nightly is down' },
+    });
+    const old = await h.prisma.incident.create({
+      data: { workspaceId: ws.ws.id, monitorId: beat.id, title: 'old', status: 'resolved', resolvedAt: new Date() },
+    });
+    const secret = beat.pingUrl!.split('/').pop()!;
+    expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(200);
+    expect((await schedulers()).has(schedulerId(beat.id, 'local'))).toBe(true);
+
+    // Members and viewers may not delete.
+    expect((await del(beat.id, ws.tokens.member)).status).toBe(403);
+    expect((await del(beat.id, ws.tokens.viewer)).status).toBe(403);
+
+    const res = await del(beat.id);
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect((await schedulers()).has(schedulerId(beat.id, 'local'))).toBe(false);
+    expect((await schedulers()).has(schedulerId(other.id, 'local'))).toBe(true);
+    expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(404);
+    const got = await request(h.app).get(`/api/v1/monitors/${beat.id}`).set(bearer(ws.tokens.viewer));
+    expect(got.status).toBe(404);
+    expect((await del(beat.id)).status).toBe(404);
+    expect(await h.prisma.component.findUnique({ where: { id: beat.componentId } })).toBeNull();
+
+    const layout = await request(h.app)
+      .get(`/api/v1/status-pages/${page.body.data.id}/layout`)
+      .set(bearer(ws.tokens.viewer));
+    expect(layout.body.data.sections).toEqual([
+      expect.objectContaining({ name: 'All', components: [{ id: other.componentId, name: 'Stays' }] }),
+    ]);
+    const win = await request(h.app).get(`/api/v1/maintenance/${window.body.data.id}`).set(bearer(ws.tokens.viewer));
+    expect(win.status).toBe(200);
+    expect(JSON.stringify(win.body.data)).not.toContain(beat.componentId);
+
+    const kept = await h.prisma.incident.findMany({
+      where: { id: { in: [open.id, old.id] } },
+      orderBy: { title: 'asc' },
+    });
+    expect(kept).toHaveLength(2);
+    const opened = kept.find((i) => i.id === open.id)!;
+    expect(opened).toMatchObject({ monitorId: null, openMonitorId: null, status: 'resolved' });
+    expect(opened.resolvedAt).not.toBeNull();
+    expect(kept.find((i) => i.id === old.id)).toMatchObject({ monitorId: null, status: 'resolved' });
+    const listed = await request(h.app).get('/api/v1/incidents').set(bearer(ws.tokens.viewer));
+    expect(listed.body.data.find((i: { id: string }) => i.id === open.id)).toMatchObject({
+      monitorId: null,
+      status: 'resolved',
+    });
+  });
+
+  it('writes nothing when Redis is unreachable (503), and a malformed id is 404', async () => {
+    const m = await create(makeMonitorInput());
+    const down = makeHarness({ REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const res = await request(down.app).delete(`/api/v1/monitors/${m.id}`).set(bearer(ws.tokens.owner));
+      expect(res.status).toBe(503);
+      expect(await h.prisma.monitor.findUnique({ where: { id: m.id } })).not.toBeNull();
+    } finally {
+      await down.close();
+    }
+    expect((await del('not-a-uuid')).status).toBe(404);
+  });
+});
