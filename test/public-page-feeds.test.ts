@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { z } from 'zod';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
-import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -18,15 +17,7 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 
-async function monitor(w: Workspace, name: string, status: 'up' | 'degraded' | 'down') {
-  const res = await request(h.app)
-    .post('/api/v1/monitors')
-    .set(bearer(w.tokens.owner))
-    .send(makeMonitorInput({ name }));
-  expect(res.status).toBe(201);
-  await h.prisma.monitor.update({ where: { id: res.body.data.id }, data: { status } });
-  return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
-}
+const monitor = (w: Workspace, name: string, status: 'up' | 'degraded' | 'down') => monitorShowing(h, w, name, status);
 
 const EVIL = `<script>alert(1)</script>&"'\u0001`;
 

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import request from 'supertest';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
-import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARGS = [
@@ -73,15 +72,7 @@ async function visitor(
 
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 type Browserish = { getComputedStyle(el: unknown): { backgroundColor: string } };
-async function monitor(w: Workspace, name: string, status: 'up' | 'degraded' | 'down') {
-  const res = await request(h.app)
-    .post('/api/v1/monitors')
-    .set(bearer(w.tokens.owner))
-    .send(makeMonitorInput({ name }));
-  expect(res.status).toBe(201);
-  await h.prisma.monitor.update({ where: { id: res.body.data.id }, data: { status } });
-  return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
-}
+const monitor = (w: Workspace, name: string, status: 'up' | 'degraded' | 'down') => monitorShowing(h, w, name, status);
 
 async function seedPage(name: string) {
   const w = await makeWorkspace(h.prisma);

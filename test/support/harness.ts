@@ -19,6 +19,8 @@ import {
   createUser,
   createWorkspace,
 } from '../../apps/api/src/services/admin/admin-commands.js';
+import request from 'supertest';
+import { makeMonitorInput } from './factories.js';
 
 export interface Harness {
   config: Config;
@@ -82,3 +84,19 @@ export async function makeUser(
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** An http monitor created through the API, then shown as `status` (as if checks had said so): status page tests. */
+export async function monitorShowing(
+  h: Harness,
+  w: Awaited<ReturnType<typeof makeWorkspace>>,
+  name: string,
+  status: 'up' | 'degraded' | 'down',
+) {
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(w.tokens.owner))
+    .send(makeMonitorInput({ name }));
+  if (res.status !== 201) throw new Error(`creating monitor ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  await h.prisma.monitor.update({ where: { id: res.body.data.id }, data: { status } });
+  return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
+}
