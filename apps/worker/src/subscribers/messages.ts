@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from '@statusvane/shared';
+import { INCIDENT_UPDATE_LABELS, type Prisma, type PrismaClient } from '@statusvane/shared';
 
 /** What one subscriber message says; rendered as a plain-text mail or a JSON webhook body. */
 export interface SubscriberMessage {
@@ -12,12 +12,6 @@ export interface SubscriberMessage {
 }
 
 const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-const STAGE: Record<string, string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-};
 
 const incidentSelect = {
   id: true,
@@ -59,7 +53,11 @@ export async function buildMessage(
     const update = kind === 'update' ? incident.updates.find((u) => u.id === id) : incident.updates.at(-1);
     const type = kind === 'update' ? 'incident.updated' : `incident.${what}`;
     const stage =
-      kind === 'incident' && what === 'resolved' ? 'Resolved' : update ? STAGE[update.status]! : 'Investigating';
+      kind === 'incident' && what === 'resolved'
+        ? 'Resolved'
+        : update
+          ? INCIDENT_UPDATE_LABELS[update.status]
+          : 'Investigating';
     const componentNames = incident.components.map((c) => c.component.name);
     const lines = [
       `${incident.title}`,

@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { uuidInputSchema } from './input-fields.js';
 
 export const INCIDENT_UPDATE_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
+export type IncidentUpdateStatus = (typeof INCIDENT_UPDATE_STATUSES)[number];
+
+/** An update's stage in words, as status pages and subscriber messages show it. */
+export const INCIDENT_UPDATE_LABELS: Readonly<Record<IncidentUpdateStatus, string>> = {
+  investigating: 'Investigating',
+  identified: 'Identified',
+  monitoring: 'Monitoring',
+  resolved: 'Resolved',
+};
 
 /** POST /incidents/{id}/updates */
 export const incidentUpdateInputSchema = z

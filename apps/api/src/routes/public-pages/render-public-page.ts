@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { INCIDENT_UPDATE_LABELS } from '@statusvane/shared';
 import {
   PAST_INCIDENT_DAYS,
   type ComponentState,
@@ -172,13 +173,6 @@ function affected(components: Array<{ name: string }>, emptyMeans: string | null
   return html`<div class="muted">Affects: ${components.map((c) => c.name).join(', ')}</div>`;
 }
 
-const UPDATE_TEXT: Record<PublicIncidentUpdate['status'], string> = {
-  investigating: 'Investigating',
-  identified: 'Identified',
-  monitoring: 'Monitoring',
-  resolved: 'Resolved',
-};
-
 const IMPACT_TEXT: Record<PublicIncident['impact'], string> = {
   none: 'No impact',
   minor: 'Minor impact',
@@ -189,7 +183,7 @@ const IMPACT_TEXT: Record<PublicIncident['impact'], string> = {
 /** Where an incident stands, in words: its latest update's stage, else what the incident's status implies. */
 export function incidentStage(i: PublicIncident): string {
   const last = i.updates.at(-1);
-  if (last) return UPDATE_TEXT[last.status];
+  if (last) return INCIDENT_UPDATE_LABELS[last.status];
   return i.status === 'resolved' ? 'Resolved' : i.status === 'acknowledged' ? 'Identified' : 'Investigating';
 }
 
@@ -197,7 +191,7 @@ export function incidentStage(i: PublicIncident): string {
 function timeline(updates: PublicIncidentUpdate[]): SafeHtml {
   if (!updates.length) return html``;
   return html`<ol class="timeline" reversed>${[...updates].reverse().map(
-    (u) => html`<li><strong>${UPDATE_TEXT[u.status]}</strong> <span class="muted">${time(u.createdAt)}</span>
+    (u) => html`<li><strong>${INCIDENT_UPDATE_LABELS[u.status]}</strong> <span class="muted">${time(u.createdAt)}</span>
 <p class="body">${u.message}</p></li>`,
   )}</ol>`;
 }
