@@ -1,16 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { signWebhook, verifyWebhookSignature } from '../escalation/signing.js';
 
 /**
  * `Statusvane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (the format of the
- * spec's section 5), on every status page webhook delivery. Signed afresh on each attempt.
+ * spec's section 5), on every status page webhook delivery. Signed afresh on each attempt. The HMAC is the
+ * escalation webhooks' (`signWebhook`); only the header that carries it differs.
  */
 export const STATUSVANE_SIGNATURE_HEADER = 'Statusvane-Signature';
 
 export function statusvaneSignature(secret: string, unixSeconds: number, body: string): string {
-  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`;
+  return `t=${unixSeconds},${signWebhook(secret, unixSeconds, body)}`;
 }
 
-/** What a receiver does: parse, recompute, compare in constant time, refuse a timestamp too far from now. */
+/** What a receiver does: parse, then verify as any Statusvane webhook (constant time, bounded clock skew). */
 export function verifyStatusvaneSignature(
   secret: string,
   header: string,
@@ -18,11 +19,7 @@ export function verifyStatusvaneSignature(
   now = Date.now(),
   toleranceSeconds = 300,
 ): boolean {
-  const m = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header);
+  const m = /^t=(\d{1,12}),(v1=[0-9a-f]{64})$/.exec(header);
   if (!m) return false;
-  const t = Number(m[1]);
-  if (Math.abs(now / 1000 - t) > toleranceSeconds) return false;
-  const expected = Buffer.from(statusvaneSignature(secret, t, body));
-  const given = Buffer.from(header);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return verifyWebhookSignature(secret, { timestamp: m[1]!, body, signature: m[2]! }, now, toleranceSeconds);
 }
