@@ -58,6 +58,9 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/incidents/{id}/updates'],
   ['get', '/status-pages/{id}/subscribers'],
   ['delete', '/status-pages/{id}/subscribers/{subscriberId}'],
+  ['post', '/config/plan'],
+  ['post', '/config/apply'],
+  ['get', '/config'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -176,7 +179,7 @@ describe('the document', () => {
   it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      const creates = method === 'post' && !/acknowledge|resolve/.test(path);
+      const creates = method === 'post' && !/acknowledge|resolve|^\/config\//.test(path);
       expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();

@@ -69,7 +69,9 @@ describe('one rule for bodies on every operation', () => {
         r.method,
         r.path,
         400,
-        'Send a JSON body with Content-Type: application/json',
+        r.request?.body?.yaml
+          ? 'Send a JSON body (Content-Type: application/json) or YAML (Content-Type: application/yaml)'
+          : 'Send a JSON body with Content-Type: application/json',
       ]);
     }
   });

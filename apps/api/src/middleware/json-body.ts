@@ -1,4 +1,5 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
+import { parse as parseYaml } from 'yaml';
 import { AppError, formatPath, ValidationError, type Issue } from '@statusvane/shared';
 
 export const BODY_LIMIT = '256kb';
@@ -38,6 +39,27 @@ const parseJson = express.json({
   type: ['application/json', 'application/*+json'],
   verify: verifyUtf8,
 });
+
+/** The media types a YAML body is sent with (`application/yaml` is the registered one, RFC 9512). */
+export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+const readYamlText = express.text({ limit: BODY_LIMIT, type: YAML_TYPES, verify: verifyUtf8 });
+
+/**
+ * A YAML body, read as the JSON it stands for: YAML 1.2's core schema (no dates, no custom types), duplicate keys
+ * refused, and at most 100 aliases (a "billion laughs" document cannot expand). Only routes that declare `yaml`
+ * accept it (jsonBodyRule); the others answer the usual "send JSON".
+ */
+function parseYamlBody(req: Request): unknown {
+  if (typeof req.body !== 'string' || req.body.trim() === '') return undefined;
+  try {
+    return parseYaml(req.body, { schema: 'core', uniqueKeys: true, maxAliasCount: 100, prettyErrors: false });
+  } catch (err) {
+    const message = (err as Error).message.split('\n')[0] ?? 'invalid YAML';
+    throw new ValidationError('The request body is not valid YAML', [{ path: '(body)', message }]);
+  }
+}
 
 /** No lone UTF-16 surrogate (`"\\ud800"` is valid JSON, but no UTF-8 text can hold it: PostgreSQL refuses it). */
 const wellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
@@ -92,8 +114,17 @@ export function notAnObject(body: unknown): Issue | null {
  * handler as invalid_request.
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
-  parseJson(req, res, (err?: unknown) => {
+  const yaml = req.is(YAML_TYPES) !== false && req.is(YAML_TYPES) !== null;
+  (yaml ? readYamlText : parseJson)(req, res, (err?: unknown) => {
     if (err) return next(err);
+    if (yaml) {
+      try {
+        req.body = parseYamlBody(req);
+      } catch (e) {
+        return next(e);
+      }
+      if (req.body === undefined) return next();
+    }
     const shape = notAnObject(req.body);
     if (shape) return next(new ValidationError('The request body must be a JSON object', [shape]));
     const issue = unstorableJson(req.body);
@@ -106,12 +137,18 @@ export const jsonBody: RequestHandler = (req, res, next) => {
  * it. A body of another type (text/plain, a form) is refused rather than ignored or read as `{}`; an empty body
  * (Content-Length: 0) counts as none.
  */
-export function jsonBodyRule(takesBody: boolean): RequestHandler {
+export function jsonBodyRule(takesBody: boolean, acceptsYaml = false): RequestHandler {
+  const types = acceptsYaml ? [...JSON_TYPES, ...YAML_TYPES] : JSON_TYPES;
   return (req, _res, next) => {
     const length = req.headers['content-length'];
     const sent = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-    if ((takesBody || sent) && !req.is(['application/json', 'application/*+json'])) {
-      throw new AppError('invalid_request', 'Send a JSON body with Content-Type: application/json');
+    if ((takesBody || sent) && !req.is(types)) {
+      throw new AppError(
+        'invalid_request',
+        acceptsYaml
+          ? 'Send a JSON body (Content-Type: application/json) or YAML (Content-Type: application/yaml)'
+          : 'Send a JSON body with Content-Type: application/json',
+      );
     }
     next();
   };

@@ -59,6 +59,13 @@ const TAGS: Array<{ name: Tag; description: string }> = [
     description:
       'Open and recently resolved incidents, their escalation ladders, and the moves a responder makes: acknowledge, resolve, delete.',
   },
+  {
+    name: 'Configuration',
+    description:
+      'Monitoring as code: a workspace document (JSON or YAML) of monitors, escalation policies and status pages, each ' +
+      'named by a `ref`. Plan shows what applying it would change; apply makes those changes in one transaction; the ' +
+      'export is a document of the managed resources. Resources without a `ref` are never touched.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'incidents:respond': 'Role: member, admin or owner (a viewer gets 403).',
   'statusPages:manage': 'Role: admin or owner, the roles that can manage status pages (others get 403).',
   'incidents:delete': 'Role: admin or owner (others get 403).',
+  'config:apply': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -194,6 +195,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
                   schema: body.documented ?? body.schema,
                   ...(body.examples ? { examples: body.examples } : {}),
                 },
+                ...(body.yaml ? { 'application/yaml': { schema: body.documented ?? body.schema } } : {}),
               },
             },
           }

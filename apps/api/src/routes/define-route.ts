@@ -5,7 +5,7 @@ import type { Permission } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
-export type Tag = 'Monitors' | 'Components' | 'Status pages' | 'Maintenance' | 'Incidents';
+export type Tag = 'Monitors' | 'Components' | 'Status pages' | 'Maintenance' | 'Incidents' | 'Configuration';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -39,6 +39,8 @@ export interface BodySpec<B extends z.ZodType> {
    */
   documented?: z.ZodType;
   examples?: Record<string, { summary: string; value: unknown }>;
+  /** Also taken as YAML (`Content-Type: application/yaml`), read as the JSON it stands for. */
+  yaml?: boolean;
 }
 
 export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z.ZodType, R extends Responses> {

@@ -73,7 +73,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       else res.status(status).json(toBody(result));
     };
 
-    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined)];
+    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined, body?.yaml === true)];
     if (route.idempotent) chain.push(idempotency(deps));
     chain.push(
       route.idempotent

@@ -1,9 +1,6 @@
 import {
-  DEFAULT_CERTIFICATE_EXPIRY_DAYS,
-  DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
   maintenanceUntilByComponent,
-  randomSecret,
   type CheckScheduler,
   type Config,
   type PrismaClient,
@@ -12,7 +9,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
-import { sealSecrets } from './monitor-rules.js';
+import { monitorCreateData } from './monitor-data.js';
 import { validateCreateInput } from './monitor-validation.js';
 
 export interface MonitorServiceDeps {
@@ -36,8 +33,6 @@ export async function createMonitor(
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
   const m = await validateCreateInput(deps.guard, input);
-  const http = m.type === 'http' ? m : null;
-  const dns = m.type === 'dns' ? m : null;
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
@@ -47,52 +42,7 @@ export async function createMonitor(
   const record = await deps.prisma.$transaction(async (tx) => {
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
     const created = await tx.monitor.create({
-      data: {
-        workspaceId: ctx.workspace.id,
-        componentId: component.id,
-        name: m.name,
-        type: m.type,
-        target: m.type === 'heartbeat' ? null : m.target,
-        intervalSeconds: m.intervalSeconds ?? 60,
-        openThreshold: m.openThreshold ?? 2,
-        resolveThreshold: m.resolveThreshold ?? 2,
-        environment: m.environment ?? 'production',
-        metadata: m.metadata ?? {},
-        ...(m.type !== 'heartbeat'
-          ? {
-              timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-              degradedAfterMs: m.degradedAfterMs ?? null,
-              latencyThresholdMs: m.latencyThresholdMs ?? null,
-            }
-          : {
-              graceSeconds: m.graceSeconds ?? 60,
-              maxRunSeconds: m.maxRunSeconds ?? null,
-              schedule: m.schedule ?? null,
-              timezone: m.timezone ?? 'UTC',
-              pingSecret: randomSecret(24),
-            }),
-        ...(http
-          ? {
-              method: http.method ?? 'GET',
-              expectedStatusCodes: http.expectedStatusCodes ?? [],
-              // "" is no keyword (docs/decisions.md).
-              keyword: http.keyword || null,
-              keywordAbsent: http.keywordAbsent || null,
-              contentType: http.contentType ?? 'application/json',
-              ...(http.jsonAssertion ? { jsonAssertion: http.jsonAssertion } : {}),
-              ...sealSecrets(deps.config, http.headers, http.body),
-              certificateExpiryDays:
-                http.certificateExpiryDays === undefined ? DEFAULT_CERTIFICATE_EXPIRY_DAYS : http.certificateExpiryDays,
-            }
-          : { certificateExpiryDays: null }),
-        ...(dns
-          ? {
-              dnsRecordType: dns.dnsRecordType ?? 'A',
-              dnsResolver: dns.dnsResolver ?? null,
-              dnsExpected: dns.dnsExpected ?? [],
-            }
-          : {}),
-      },
+      data: monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: component.id }, m),
       select: monitorRecordSelect,
     });
     const record = toMonitorRecord(created, {

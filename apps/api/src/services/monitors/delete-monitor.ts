@@ -3,6 +3,7 @@ import {
   NotFoundError,
   type CheckScheduler,
   type EscalationScheduler,
+  type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
@@ -11,12 +12,61 @@ import { findOwnIncident } from '../incidents/find-incident.js';
 import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
 import { findOwnMonitor } from './get-monitor.js';
 
+/** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
+export interface ResolvedByDelete {
+  id: string;
+  status: 'open' | 'acknowledged' | 'resolved';
+}
+
 /**
- * DELETE /monitors/{id} (managers): in one transaction, its open or acknowledged incidents are resolved (they stay,
- * with `monitorId` null once the row is gone), its schedulers are removed (as a pause removes them: a Redis failure
- * rolls the delete back), and the monitor and its component go, which takes the component out of every status page
- * section and maintenance window and the ping URL with them. After the commit: the schedulers once more from the
- * committed state, and the resolved incidents' ladders stopped and notices requested, as a manual resolve does.
+ * In the caller's transaction: locks the monitor, resolves its open or acknowledged incidents (they stay, with
+ * `monitorId` null once the row is gone) and deletes the monitor with its component, which takes the component out
+ * of every status page section and maintenance window and the ping URL with them. Shared by `DELETE /monitors/{id}`
+ * and `config/apply` (prune).
+ */
+export async function removeMonitorInTx(
+  tx: Prisma.TransactionClient,
+  ctx: ServiceContext,
+  monitor: { id: string; componentId: string },
+): Promise<ResolvedByDelete[]> {
+  // Lock order as resolve-incident.ts and the worker: the monitor row first, then its incidents.
+  const locked = await tx.$queryRaw<unknown[]>`
+    SELECT 1 FROM monitors WHERE id = ${monitor.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
+  if (locked.length === 0) throw new NotFoundError('monitor', monitor.id);
+  const open = await tx.incident.findMany({
+    where: { monitorId: monitor.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
+    select: { id: true, status: true },
+  });
+  if (open.length) {
+    await tx.incident.updateMany({
+      where: { id: { in: open.map((i) => i.id) } },
+      data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
+    });
+  }
+  // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
+  // results and rollups; incidents keep their rows with monitorId set to null.
+  await tx.component.deleteMany({ where: { id: monitor.componentId, workspaceId: ctx.workspace.id } });
+  return open;
+}
+
+/** After the commit of monitor deletes: the resolved incidents' ladders stopped and notices requested, as a manual resolve does. */
+export async function afterMonitorsRemoved(
+  deps: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  ctx: ServiceContext,
+  resolved: ResolvedByDelete[],
+): Promise<void> {
+  for (const incident of resolved) {
+    const row = await findOwnIncident(deps.prisma, ctx, incident.id);
+    if (incident.status === 'open')
+      await stopLadder(deps.prisma, deps.escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
+    await requestNotices(deps.prisma, deps.escalations, row.id, 'resolved');
+  }
+}
+
+/**
+ * DELETE /monitors/{id} (managers): in one transaction, the monitor goes as removeMonitorInTx says and its schedulers
+ * are removed (as a pause removes them: a Redis failure rolls the delete back). After the commit: the schedulers once
+ * more from the committed state, and afterMonitorsRemoved.
  */
 export async function deleteMonitor(
   deps: { prisma: PrismaClient; scheduler: CheckScheduler; escalations?: EscalationScheduler | undefined },
@@ -26,32 +76,11 @@ export async function deleteMonitor(
   const { prisma, scheduler } = deps;
   const monitor = await findOwnMonitor(prisma, ctx, id);
   const resolved = await prisma.$transaction(async (tx) => {
-    // Lock order as resolve-incident.ts and the worker: the monitor row first, then its incidents.
-    const locked = await tx.$queryRaw<unknown[]>`
-      SELECT 1 FROM monitors WHERE id = ${monitor.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
-    if (locked.length === 0) throw new NotFoundError('monitor', id);
-    const open = await tx.incident.findMany({
-      where: { monitorId: monitor.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
-      select: { id: true, status: true },
-    });
-    if (open.length) {
-      await tx.incident.updateMany({
-        where: { id: { in: open.map((i) => i.id) } },
-        data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
-      });
-    }
+    const open = await removeMonitorInTx(tx, ctx, monitor);
     await scheduler.unschedule(monitor.id);
-    // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
-    // results and rollups; incidents keep their rows with monitorId set to null.
-    await tx.component.deleteMany({ where: { id: monitor.componentId, workspaceId: ctx.workspace.id } });
     return open;
   });
   // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.
   await followCommittedSchedule(scheduler, prisma, monitor.id).catch(() => undefined);
-  for (const incident of resolved) {
-    const row = await findOwnIncident(prisma, ctx, incident.id);
-    if (incident.status === 'open')
-      await stopLadder(prisma, deps.escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
-    await requestNotices(prisma, deps.escalations, row.id, 'resolved');
-  }
+  await afterMonitorsRemoved(deps, ctx, resolved);
 }

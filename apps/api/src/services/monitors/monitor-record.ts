@@ -34,6 +34,9 @@ export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 
 export const monitorRecordSchema = z
   .object({
     id: z.uuid(),
+    ref: z.string().nullable().openapi({
+      description: 'The name a workspace document (`POST /config/apply`) manages the monitor by; null: not managed.',
+    }),
     name: z.string(),
     componentId: z.uuid().openapi({ description: "The monitor's public component, created with the monitor." }),
     escalationPolicyId: z.uuid().nullable().openapi({
@@ -140,6 +143,7 @@ export type MonitorRecord = z.infer<typeof monitorRecordSchema>;
 /** The columns a monitor record needs; secrets (headersEnc, bodyEnc, pingSecret) are read only to derive flags. */
 export const monitorRecordSelect = {
   id: true,
+  ref: true,
   name: true,
   componentId: true,
   escalationPolicyId: true,
@@ -190,6 +194,7 @@ export function toMonitorRecord(
   const certificate = row.type === 'http' ? (row.certificate as CertificateInfo | null) : null;
   return {
     id: row.id,
+    ref: row.ref,
     name: row.name,
     componentId: row.componentId,
     escalationPolicyId: row.escalationPolicyId,

@@ -47,8 +47,12 @@ function fail(issues: Issue[]): never {
   throw new ValidationError(`Invalid monitor: ${fields.join(', ')}`, issues);
 }
 
-/** POST /monitors: the parsed input, or a 400 naming every problem the request has. */
-export async function validateCreateInput(guard: SsrfGuard, input: unknown): Promise<CreateMonitorInput> {
+/**
+ * POST /monitors: the parsed input, or a 400 naming every problem the request has. Without a guard (`null`) the
+ * network checks (SSRF guard on target and resolver) are left to the caller: config/apply runs them only for the
+ * monitors whose target it changes.
+ */
+export async function validateCreateInput(guard: SsrfGuard | null, input: unknown): Promise<CreateMonitorInput> {
   const parsed = createMonitorSchema.safeParse(input);
   const issues = parsed.success ? [] : issuesFromZod(parsed.error);
   if (isObject(input)) {
@@ -56,11 +60,11 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
     const type = input.type === undefined ? 'http' : input.type;
     if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
     // With a type that is none of the four the schema reports only `type`: nothing else can be judged.
-    if (type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
+    if (guard && type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
       issues.push(...(await resolverIssues(guard, input.dnsResolver)));
     if (type === 'http' || type === 'tcp' || type === 'dns') {
       // A DNS monitor connects only to its resolver: its target is a name to ask about, not an address to reach.
-      if (type !== 'dns' && typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
+      if (guard && type !== 'dns' && typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
         issues.push(...(await targetIssues(guard, type, input.target)));
       /** The value of a field that passed its own checks (`absent` when not sent), else undefined. */
       const known = <T>(field: string, absent: T): T | undefined =>

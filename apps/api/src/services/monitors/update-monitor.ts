@@ -3,7 +3,8 @@ import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { findOwnMonitor, toRecords } from './get-monitor.js';
-import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
+import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
+import { monitorUpdateData } from './monitor-data.js';
 import { validateUpdateInput } from './monitor-validation.js';
 import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
 
@@ -21,32 +22,9 @@ export async function updateMonitor(
   const u = await validateUpdateInput(deps.guard, current, input.changes);
 
   // `type` and `metadata` never get here: the schema refuses them.
-  const {
-    headers,
-    body,
-    jsonAssertion,
-    keyword,
-    keywordAbsent,
-    escalationPolicyId,
-    type: _type,
-    metadata: _metadata,
-    ...plain
-  } = u;
-  const data: Prisma.MonitorUpdateInput = {
-    ...plain,
-    // "" is no keyword, like null (docs/decisions.md).
-    ...(keyword !== undefined ? { keyword: keyword || null } : {}),
-    ...(keywordAbsent !== undefined ? { keywordAbsent: keywordAbsent || null } : {}),
-    ...(jsonAssertion !== undefined ? { jsonAssertion: jsonAssertion ?? Prisma.DbNull } : {}),
-    ...sealSecrets(deps.config, headers, body),
-    // The certificate shown is the one of the target checked: a new target has none until its first https check.
-    ...(u.target !== undefined && u.target !== current.target ? { certificate: Prisma.DbNull } : {}),
-    // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
-    ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' ? { schedule: null } : {}),
-  };
-  if (u.name !== undefined) data.component = { update: { name: u.name } };
-  if (escalationPolicyId !== undefined)
-    data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
+  const { type: _type, metadata: _metadata, ...changes } = u;
+  const data = monitorUpdateData(deps.config, current, changes);
+  const { escalationPolicyId } = u;
 
   const row = await deps.prisma
     .$transaction(async (tx) => {

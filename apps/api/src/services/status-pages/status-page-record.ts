@@ -4,6 +4,9 @@ import { dateTime, z } from '../../openapi/zod.js';
 export const statusPageRecordSchema = z
   .object({
     id: z.uuid(),
+    ref: z.string().nullable().openapi({
+      description: 'The name a workspace document (`POST /config/apply`) manages the page by; null: not managed.',
+    }),
     name: z.string(),
     slug: z.string(),
     url: z.url().openapi({
@@ -22,6 +25,7 @@ export type StatusPageRecord = z.infer<typeof statusPageRecordSchema>;
 
 export const statusPageRecordSelect = {
   id: true,
+  ref: true,
   workspaceId: true,
   name: true,
   slug: true,
@@ -42,6 +46,7 @@ export function statusPageUrl(publicBaseUrl: string, slug: string): string {
 export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): StatusPageRecord {
   return {
     id: row.id,
+    ref: row.ref,
     name: row.name,
     slug: row.slug,
     url: statusPageUrl(publicBaseUrl, row.slug),

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ConflictError,
+  followCommittedSchedule,
+  type CreateMonitorInput,
+  type LayoutInput,
+  type Prisma,
+  type UpdateMonitorInput,
+} from '@statusvane/shared';
+import { assertCan } from '../auth/permissions.js';
+import type { ServiceContext } from '../context.js';
+import { monitorCreateData, monitorUpdateData } from '../monitors/monitor-data.js';
+import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
+import { isUniqueViolation } from '../status-pages/create-status-page.js';
+import { replaceLayout } from '../status-pages/replace-layout.js';
+import type { ConfigDeps } from './config-deps.js';
+import { parseConfigDocument } from './config-document.js';
+import { computePlan, documentHash, type ConfigPlan } from './config-state.js';
+import type { ConfigPlanRecord } from './plan-config.js';
+
+/** A large document is written in one transaction: PostgreSQL holds it, Prisma's 5 s default would not. */
+const TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
+/** Schedules followed after the commit, this many at once. */
+const SCHEDULE_BATCH = 25;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * POST /config/apply (managers): the plan, computed again under a per-workspace lock, applied in one transaction (all
+ * or nothing). With `planId`, a document or a compared resource that changed since that plan is 409 and nothing is
+ * written. Check schedules follow after the commit as a monitor create's do (the reconciler covers a Redis failure
+ * in between), then created monitors get their first check at once.
+ */
+export async function applyConfig(
+  deps: ConfigDeps,
+  { ctx, input }: { ctx: ServiceContext; input: unknown },
+): Promise<ConfigPlanRecord> {
+  assertCan(ctx.role, 'config:apply');
+  const { planId, ...document } = isObject(input) ? input : { planId: undefined };
+  const raw = isObject(input) ? document : input;
+  const doc = await parseConfigDocument(raw);
+  const hash = documentHash(raw);
+  const ws = ctx.workspace.id;
+
+  let written: Awaited<ReturnType<typeof write>>;
+  try {
+    written = await deps.prisma.$transaction(async (tx) => {
+      // One apply per workspace at a time: the second plans on the state the first committed.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`config:${ws}`}, 0))`;
+      const plan = await computePlan(tx, deps, ws, doc, hash);
+      if (planId !== undefined && planId !== plan.planId) {
+        throw new ConflictError(
+          plan.planId.slice(0, 16) === String(planId).slice(0, 16)
+            ? `The workspace changed since plan ${String(planId)}: plan again`
+            : `The document is not the one plan ${String(planId)} was made for: plan again`,
+        );
+      }
+      return write(
+        tx,
+        deps,
+        ctx,
+        doc.monitors.map((m) => [m.ref, m.input] as const),
+        plan,
+      );
+    }, TRANSACTION);
+  } catch (err) {
+    // Two applies (or an apply and a PATCH) racing for one slug: the unique index decides.
+    if (isUniqueViolation(err))
+      throw new ConflictError('A slug or ref of the document was taken meanwhile: plan again');
+    throw err;
+  }
+
+  const { plan, createdIds, rescheduleIds, resolved } = written;
+  await followSchedules(deps, rescheduleIds);
+  for (const [ref, id] of createdIds) {
+    const type = plan.monitors.find((p) => p.change.ref === ref)!.desired!.type as CreateMonitorInput['type'];
+    await deps.scheduler.runNow({ id, type }).catch(() => undefined);
+  }
+  await afterMonitorsRemoved(deps, ctx, resolved);
+  return { planId: plan.planId, changes: plan.changes, summary: plan.summary };
+}
+
+/** Every change of the plan, in the caller's transaction: deletes first (they free slugs), then monitors, then pages. */
+async function write(
+  tx: Prisma.TransactionClient,
+  deps: ConfigDeps,
+  ctx: ServiceContext,
+  inputs: ReadonlyArray<readonly [string, CreateMonitorInput]>,
+  plan: ConfigPlan,
+) {
+  const ws = ctx.workspace.id;
+  const inputByRef = new Map(inputs);
+  const componentByRef = new Map<string, string>();
+  for (const p of plan.monitors) if (p.stored) componentByRef.set(p.change.ref, p.stored.componentId);
+
+  const deletedPages = plan.statusPages.filter((p) => p.change.action === 'delete').map((p) => p.stored!.id);
+  if (deletedPages.length) await tx.statusPage.deleteMany({ where: { id: { in: deletedPages }, workspaceId: ws } });
+  const resolved: ResolvedByDelete[] = [];
+  const rescheduleIds: string[] = [];
+  for (const p of plan.monitors.filter((m) => m.change.action === 'delete')) {
+    resolved.push(...(await removeMonitorInTx(tx, ctx, p.stored!)));
+    rescheduleIds.push(p.stored!.id);
+  }
+
+  const createdIds = new Map<string, string>();
+  const creates = plan.monitors.filter((p) => p.change.action === 'create');
+  if (creates.length) {
+    const rows = creates.map((p) => {
+      const id = randomUUID();
+      const componentId = randomUUID();
+      createdIds.set(p.change.ref, id);
+      componentByRef.set(p.change.ref, componentId);
+      p.change.id = id;
+      const input = inputByRef.get(p.change.ref)!;
+      return {
+        component: { id: componentId, workspaceId: ws, name: input.name },
+        monitor: { ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input), ref: p.change.ref },
+      };
+    });
+    await tx.component.createMany({ data: rows.map((r) => r.component) });
+    await tx.monitor.createMany({ data: rows.map((r) => r.monitor) });
+    rescheduleIds.push(...createdIds.values());
+  }
+  for (const p of plan.monitors.filter((m) => m.change.action === 'update')) {
+    const stored = p.stored!;
+    const desired = p.desired!;
+    const changes: Record<string, unknown> = {};
+    for (const f of p.changed) if (f !== 'metadata' && f !== 'escalationPolicy') changes[f] = desired[f];
+    const data = monitorUpdateData(deps.config, stored, changes as Omit<UpdateMonitorInput, 'type' | 'metadata'>);
+    if (p.changed.includes('metadata')) data.metadata = desired.metadata as Prisma.InputJsonValue;
+    await tx.monitor.update({ where: { id: stored.id, workspaceId: ws }, data });
+    if (p.changed.includes('intervalSeconds') || p.changed.includes('schedule')) rescheduleIds.push(stored.id);
+  }
+
+  for (const [i, p] of plan.statusPages.entries()) {
+    const desired = p.desired;
+    if (!desired || p.change.action === 'noop' || p.change.action === 'delete') continue;
+    const layout = (desired.sections as Array<{ name: string; monitors: string[] }>).map((s) => ({
+      name: s.name,
+      componentIds: s.monitors.map((ref) => componentByRef.get(ref)!),
+    })) satisfies LayoutInput;
+    const fields = {
+      name: desired.name as string,
+      slug: desired.slug as string,
+      isPublic: desired.isPublic as boolean,
+    };
+    let page: { id: string; workspaceId: string };
+    if (p.change.action === 'create') {
+      page = await tx.statusPage.create({
+        data: { workspaceId: ws, ref: p.change.ref, ...fields },
+        select: { id: true, workspaceId: true },
+      });
+      p.change.id = page.id;
+    } else {
+      page = { id: p.stored!.id, workspaceId: ws };
+      if (p.changed.some((f) => f !== 'sections')) await tx.statusPage.update({ where: { id: page.id }, data: fields });
+    }
+    if (p.change.action === 'create' ? layout.length > 0 : p.changed.includes('sections'))
+      await replaceLayout(tx, page, layout, `statusPages[${i}].sections`);
+  }
+  return { plan, createdIds, rescheduleIds, resolved };
+}
+
+/** Each monitor's schedulers from its committed row (created, rescheduled, deleted), a batch at a time. */
+async function followSchedules(deps: ConfigDeps, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += SCHEDULE_BATCH) {
+    await Promise.all(
+      ids
+        .slice(i, i + SCHEDULE_BATCH)
+        .map((id) => followCommittedSchedule(deps.scheduler, deps.prisma, id).catch(() => undefined)),
+    );
+  }
+}

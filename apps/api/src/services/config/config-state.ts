@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { ConflictError, type Config, type Issue, type Prisma, type SsrfGuard } from '@statusvane/shared';
+import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
+import { fail, type ConfigDocument, type DesiredStatusPage } from './config-document.js';
+import {
+  configMonitorSelect,
+  desiredMonitorView,
+  sameValue,
+  shownValue,
+  stableJson,
+  storedMonitorView,
+  type ConfigMonitorRow,
+  type View,
+} from './monitor-views.js';
+
+export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page';
+export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
+
+/** One line of a plan, as the API shows it. */
+export interface ConfigChange {
+  action: ChangeAction;
+  resourceType: ResourceType;
+  ref: string;
+  id: string | null;
+  fields?: Record<string, { from: unknown; to: unknown }>;
+}
+
+/** A change with what applying it needs (never shown: it holds secrets in clear). */
+export interface PlannedChange<Row = unknown> {
+  change: ConfigChange;
+  desired: View | null;
+  stored: Row | null;
+  /** The fields that differ (update). */
+  changed: string[];
+}
+
+export interface ConfigPlan {
+  planId: string;
+  monitors: PlannedChange<ConfigMonitorRow>[];
+  statusPages: PlannedChange<StoredPage>[];
+  changes: ConfigChange[];
+  summary: Record<ChangeAction, number>;
+}
+
+/** A transaction or the client: the plan reads through either. */
+type Db = Prisma.TransactionClient;
+
+const statusPageSelect = {
+  id: true,
+  ref: true,
+  name: true,
+  slug: true,
+  isPublic: true,
+  sections: {
+    orderBy: { position: 'asc' },
+    select: { name: true, components: { orderBy: { position: 'asc' }, select: { componentId: true } } },
+  },
+} satisfies Prisma.StatusPageSelect;
+export type StoredPage = Prisma.StatusPageGetPayload<{ select: typeof statusPageSelect }>;
+
+export interface StoredState {
+  monitors: Map<string, ConfigMonitorRow>;
+  statusPages: Map<string, StoredPage>;
+  /** Managed policies: id -> ref. */
+  policyRefs: Map<string, string>;
+}
+
+/** The workspace's managed resources (those with a ref). Unmanaged ones are never read, compared or touched. */
+export async function loadState(db: Db, workspaceId: string): Promise<StoredState> {
+  const [monitors, pages, policies] = await Promise.all([
+    db.monitor.findMany({
+      where: { workspaceId, ref: { not: null } },
+      select: configMonitorSelect,
+      orderBy: { ref: 'asc' },
+    }),
+    db.statusPage.findMany({
+      where: { workspaceId, ref: { not: null } },
+      select: statusPageSelect,
+      orderBy: { ref: 'asc' },
+    }),
+    db.escalationPolicy.findMany({ where: { workspaceId, ref: { not: null } }, select: { id: true, ref: true } }),
+  ]);
+  return {
+    monitors: new Map(monitors.map((m) => [m.ref!, m])),
+    statusPages: new Map(pages.map((p) => [p.ref!, p])),
+    policyRefs: new Map(policies.map((p) => [p.id, p.ref!])),
+  };
+}
+
+/** A stored page as the document sees it; a section component whose monitor the document does not manage shows by id. */
+export function storedPageView(page: StoredPage, componentRefs: Map<string, string>): View {
+  return {
+    name: page.name,
+    slug: page.slug,
+    isPublic: page.isPublic,
+    sections: page.sections.map((s) => ({
+      name: s.name,
+      monitors: s.components.map((c) => componentRefs.get(c.componentId) ?? c.componentId),
+    })),
+  };
+}
+
+const desiredPageView = (p: DesiredStatusPage): View => ({
+  name: p.name,
+  slug: p.slug,
+  isPublic: p.isPublic,
+  sections: p.sections.map((s) => ({ name: s.name, monitors: s.monitors })),
+});
+
+/** Field-by-field differences, secrets shown redacted. Fields the desired view leaves out are not compared. */
+function differences(stored: View, desired: View): { changed: string[]; fields: ConfigChange['fields'] } {
+  const changed = Object.keys(desired).filter((f) => !sameValue(stored[f], desired[f]));
+  return {
+    changed,
+    fields: Object.fromEntries(
+      changed.map((f) => [f, { from: shownValue(f, stored[f]), to: shownValue(f, desired[f]) }]),
+    ),
+  };
+}
+
+/** Every field of a created resource, from null. */
+const created = (desired: View) =>
+  Object.fromEntries(Object.entries(desired).map(([f, v]) => [f, { from: null, to: shownValue(f, v) }]));
+
+function planOf<Row extends { id: string }>(
+  resourceType: ResourceType,
+  ref: string,
+  stored: Row | undefined,
+  storedView: View | null,
+  desired: View,
+): PlannedChange<Row> {
+  if (!stored) {
+    return {
+      change: { action: 'create', resourceType, ref, id: null, fields: created(desired) },
+      desired,
+      stored: null,
+      changed: [],
+    };
+  }
+  const { changed, fields } = differences(storedView!, desired);
+  return {
+    change: changed.length
+      ? { action: 'update', resourceType, ref, id: stored.id, fields }
+      : { action: 'noop', resourceType, ref, id: stored.id },
+    desired,
+    stored,
+    changed,
+  };
+}
+
+const deletion = <Row extends { id: string }>(
+  resourceType: ResourceType,
+  ref: string,
+  stored: Row,
+): PlannedChange<Row> => ({
+  change: { action: 'delete', resourceType, ref, id: stored.id },
+  desired: null,
+  stored,
+  changed: [],
+});
+
+/**
+ * Compares the document with the stored state: what apply would do, resource by resource. Judges what only the
+ * stored state can tell (a type that cannot change, `"<redacted>"` with nothing stored behind it: 400; a slug another
+ * page holds: 409) and the SSRF guard on every target the plan would write. Reads only.
+ */
+export async function computePlan(
+  db: Db,
+  deps: { config: Config; guard: SsrfGuard },
+  workspaceId: string,
+  doc: ConfigDocument,
+  docHash: string,
+): Promise<ConfigPlan> {
+  const state = await loadState(db, workspaceId);
+  const issues: Issue[] = [];
+
+  const monitors: PlannedChange<ConfigMonitorRow>[] = [];
+  const storedViews = new Map<string, View>();
+  for (const d of doc.monitors) {
+    const stored = state.monitors.get(d.ref);
+    const storedView = stored ? storedMonitorView(stored, deps.config.encryption, state.policyRefs) : null;
+    if (storedView) storedViews.set(d.ref, storedView);
+    const { view, issues: own } = desiredMonitorView(d, storedView);
+    issues.push(...own);
+    if (stored && stored.type !== d.input.type) {
+      issues.push({
+        path: `monitors[${d.index}].type`,
+        message: `cannot change from ${stored.type} to ${d.input.type}: give the new monitor another ref`,
+      });
+      continue;
+    }
+    monitors.push(planOf('monitor', d.ref, stored, storedView, view));
+  }
+  const named = new Set(doc.monitors.map((m) => m.ref));
+  if (doc.prune)
+    for (const [ref, stored] of state.monitors) if (!named.has(ref)) monitors.push(deletion('monitor', ref, stored));
+
+  // Section entries name monitors by ref; stored sections hold component ids.
+  const componentRefs = new Map([...state.monitors.values()].map((m) => [m.componentId, m.ref!]));
+  const statusPages: PlannedChange<StoredPage>[] = [];
+  for (const p of doc.statusPages) {
+    const stored = state.statusPages.get(p.ref);
+    statusPages.push(
+      planOf('status_page', p.ref, stored, stored ? storedPageView(stored, componentRefs) : null, desiredPageView(p)),
+    );
+  }
+  const namedPages = new Set(doc.statusPages.map((p) => p.ref));
+  if (doc.prune)
+    for (const [ref, stored] of state.statusPages)
+      if (!namedPages.has(ref)) statusPages.push(deletion('status_page', ref, stored));
+
+  issues.push(...(await networkIssues(deps.guard, doc, monitors)));
+  if (issues.length) fail(issues);
+  await assertSlugsFree(db, statusPages);
+
+  const changes = [...monitors, ...statusPages].map((p) => p.change);
+  const summary = { create: 0, update: 0, delete: 0, noop: 0 };
+  for (const c of changes) summary[c.action]++;
+  return { planId: planIdOf(docHash, state, doc), monitors, statusPages, changes, summary };
+}
+
+/**
+ * The SSRF guard on what the plan would write: the target (http, tcp) and resolver (dns) of every monitor created
+ * or changed there. Unchanged monitors were judged when written. Each distinct target is looked up once.
+ */
+async function networkIssues(
+  guard: SsrfGuard,
+  doc: ConfigDocument,
+  plans: PlannedChange<ConfigMonitorRow>[],
+): Promise<Issue[]> {
+  const index = new Map(doc.monitors.map((m) => [m.ref, m.index]));
+  const checks: Array<{ path: string; run: () => Promise<Issue[]> }> = [];
+  const memo = new Map<string, Promise<Issue[]>>();
+  const once = (key: string, run: () => Promise<Issue[]>) => {
+    if (!memo.has(key)) memo.set(key, run());
+    return memo.get(key)!;
+  };
+  for (const p of plans) {
+    if (!p.desired || p.change.action === 'noop' || p.change.action === 'delete') continue;
+    const touches = (f: string) => p.change.action === 'create' || p.changed.includes(f);
+    const path = `monitors[${index.get(p.change.ref)}]`;
+    const { type, target, dnsResolver } = p.desired as { type: string; target: string; dnsResolver: string | null };
+    if ((type === 'http' || type === 'tcp') && touches('target'))
+      checks.push({ path, run: () => once(`${type} ${target}`, () => targetIssues(guard, type, target)) });
+    if (type === 'dns' && dnsResolver && touches('dnsResolver'))
+      checks.push({ path, run: () => once(`dns ${dnsResolver}`, () => resolverIssues(guard, dnsResolver)) });
+  }
+  const issues: Issue[] = [];
+  // At most 50 lookups at once.
+  for (let i = 0; i < checks.length; i += 50) {
+    const batch = checks.slice(i, i + 50);
+    const results = await Promise.all(batch.map((c) => c.run()));
+    results.forEach((found, j) => issues.push(...found.map((x) => ({ ...x, path: `${batch[j]!.path}.${x.path}` }))));
+  }
+  return issues;
+}
+
+/** Slugs are unique across workspaces: one the plan would give a page, held by a page outside this plan, is 409. */
+async function assertSlugsFree(db: Db, plans: PlannedChange<StoredPage>[]): Promise<void> {
+  const wanted = plans.filter((p) => p.change.action === 'create' || p.changed.includes('slug'));
+  if (wanted.length === 0) return;
+  const slugs = wanted.map((p) => p.desired!.slug as string);
+  const ours = new Set(plans.map((p) => p.stored?.id).filter(Boolean));
+  const holders = await db.statusPage.findMany({ where: { slug: { in: slugs } }, select: { id: true, slug: true } });
+  const taken = holders.find((h) => !ours.has(h.id));
+  if (taken)
+    throw new ConflictError(`The slug "${taken.slug}" is already taken`, { slug: taken.slug, reason: 'taken' });
+}
+
+/**
+ * A plan's id: the document it read and the state of every resource it compared (the managed resources the document
+ * names, and with `prune` every managed one). Secrets enter as their stored ciphertext, never in clear. Apply with
+ * this id recomputes both: another document, or any compared resource changed since, is 409.
+ */
+function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): string {
+  const compared = <T>(stored: Map<string, T>, named: string[]) =>
+    doc.prune ? [...stored.entries()] : named.map((ref) => [ref, stored.get(ref) ?? null] as const);
+  const fingerprint = createHash('sha256')
+    .update(
+      stableJson({
+        monitors: compared(
+          state.monitors,
+          doc.monitors.map((m) => m.ref),
+        ),
+        statusPages: compared(
+          state.statusPages,
+          doc.statusPages.map((p) => p.ref),
+        ),
+        policies: [...state.policyRefs.entries()].sort(),
+      }),
+    )
+    .digest('hex');
+  return `${docHash.slice(0, 16)}${fingerprint.slice(0, 16)}`;
+}
+
+/** The document's hash, whatever its syntax (JSON or YAML) and key order. */
+export const documentHash = (raw: unknown) => createHash('sha256').update(stableJson(raw)).digest('hex');

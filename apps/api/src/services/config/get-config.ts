@@ -1,0 +1,32 @@
+import type { ServiceContext } from '../context.js';
+import type { ConfigDeps } from './config-deps.js';
+import { loadState, storedPageView } from './config-state.js';
+import { exportedMonitor, storedMonitorView, type View } from './monitor-views.js';
+
+/**
+ * GET /config: the managed resources as a document (defaults left out, secrets `"<redacted>"`, which plan and apply
+ * read as "unchanged"). Planning it back gives only noop. A section component whose monitor the document does not
+ * manage is left out: a document can only name managed monitors.
+ */
+export async function getConfig(
+  deps: Pick<ConfigDeps, 'prisma' | 'config'>,
+  { ctx }: { ctx: ServiceContext },
+): Promise<{ version: 1; monitors: View[]; escalationPolicies: View[]; statusPages: View[] }> {
+  const state = await loadState(deps.prisma, ctx.workspace.id);
+  const componentRefs = new Map([...state.monitors.values()].map((m) => [m.componentId, m.ref!]));
+  return {
+    version: 1,
+    monitors: [...state.monitors].map(([ref, row]) =>
+      exportedMonitor(ref, storedMonitorView(row, deps.config.encryption, state.policyRefs)),
+    ),
+    escalationPolicies: [],
+    statusPages: [...state.statusPages].map(([ref, page]) => {
+      const view = storedPageView(page, componentRefs);
+      const sections = (view.sections as Array<{ name: string; monitors: string[] }>).map((s) => ({
+        name: s.name,
+        monitors: s.monitors.filter((m) => state.monitors.has(m)),
+      }));
+      return { ref, name: view.name, slug: view.slug, isPublic: view.isPublic, sections };
+    }),
+  };
+}

@@ -1,0 +1,218 @@
+import { decryptSecret, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { REDACTED, type DesiredMonitor } from './config-document.js';
+
+/** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
+export type View = Record<string, unknown>;
+
+const COMMON = ['name', 'type', 'intervalSeconds', 'openThreshold', 'resolveThreshold', 'environment', 'metadata'];
+const PROBE = ['target', 'timeoutMs', 'degradedAfterMs', 'latencyThresholdMs'];
+const HTTP = [
+  'method',
+  'expectedStatusCodes',
+  'keyword',
+  'keywordAbsent',
+  'headers',
+  'body',
+  'contentType',
+  'jsonAssertion',
+  'certificateExpiryDays',
+];
+const DNS = ['dnsRecordType', 'dnsResolver', 'dnsExpected'];
+const HEARTBEAT = ['graceSeconds', 'maxRunSeconds', 'schedule', 'timezone'];
+const FIELDS: Record<string, string[]> = {
+  http: [...COMMON, ...PROBE, ...HTTP],
+  tcp: [...COMMON, ...PROBE],
+  dns: [...COMMON, ...PROBE, ...DNS],
+  heartbeat: [...COMMON, ...HEARTBEAT],
+};
+
+/** What a create stores for a field the document leaves out (create-monitor.ts / monitor-data.ts). */
+const DEFAULTS: View = {
+  intervalSeconds: 60,
+  openThreshold: 2,
+  resolveThreshold: 2,
+  environment: 'production',
+  metadata: {},
+  timeoutMs: 10_000,
+  degradedAfterMs: null,
+  latencyThresholdMs: null,
+  method: 'GET',
+  expectedStatusCodes: [],
+  keyword: null,
+  keywordAbsent: null,
+  headers: {},
+  body: null,
+  contentType: 'application/json',
+  jsonAssertion: null,
+  certificateExpiryDays: 7,
+  dnsRecordType: 'A',
+  dnsResolver: null,
+  dnsExpected: [],
+  graceSeconds: 60,
+  maxRunSeconds: null,
+  schedule: null,
+  timezone: 'UTC',
+};
+
+/** Fields whose values are secrets: compared by value, shown as "<redacted>". */
+export const MONITOR_SECRET_FIELDS: ReadonlySet<string> = new Set(['headers', 'body']);
+
+/** The fields a monitor of this kind has; a heartbeat on a cron schedule has no interval of its own to manage. */
+function fieldsOf(view: View): string[] {
+  const fields = FIELDS[view.type as string]!;
+  return view.type === 'heartbeat' && view.schedule !== null ? fields.filter((f) => f !== 'intervalSeconds') : fields;
+}
+
+/** The columns the document's view of a monitor is read from (and the plan's fingerprint). */
+export const configMonitorSelect = {
+  id: true,
+  ref: true,
+  componentId: true,
+  escalationPolicyId: true,
+  name: true,
+  type: true,
+  target: true,
+  method: true,
+  intervalSeconds: true,
+  timeoutMs: true,
+  openThreshold: true,
+  resolveThreshold: true,
+  expectedStatusCodes: true,
+  keyword: true,
+  keywordAbsent: true,
+  degradedAfterMs: true,
+  latencyThresholdMs: true,
+  headersEnc: true,
+  bodyEnc: true,
+  encKeyId: true,
+  contentType: true,
+  environment: true,
+  metadata: true,
+  jsonAssertion: true,
+  graceSeconds: true,
+  certificateExpiryDays: true,
+  dnsRecordType: true,
+  dnsResolver: true,
+  dnsExpected: true,
+  maxRunSeconds: true,
+  schedule: true,
+  timezone: true,
+} satisfies Prisma.MonitorSelect;
+export type ConfigMonitorRow = Prisma.MonitorGetPayload<{ select: typeof configMonitorSelect }>;
+
+/** The stored monitor as the document sees it, secrets decrypted (in memory only, for comparison). */
+export function storedMonitorView(
+  row: ConfigMonitorRow,
+  keyring: Config['encryption'],
+  policyRefs: Map<string, string>,
+): View {
+  const all: View = {
+    name: row.name,
+    type: row.type,
+    intervalSeconds: row.intervalSeconds,
+    openThreshold: row.openThreshold,
+    resolveThreshold: row.resolveThreshold,
+    environment: row.environment,
+    metadata: row.metadata,
+    target: row.target,
+    timeoutMs: row.timeoutMs,
+    degradedAfterMs: row.degradedAfterMs,
+    latencyThresholdMs: row.latencyThresholdMs,
+    method: row.method,
+    expectedStatusCodes: row.expectedStatusCodes,
+    keyword: row.keyword,
+    keywordAbsent: row.keywordAbsent,
+    headers: row.headersEnc ? (JSON.parse(decryptSecret(row.headersEnc, row.encKeyId, keyring)) as unknown) : {},
+    body: row.bodyEnc ? decryptSecret(row.bodyEnc, row.encKeyId, keyring) : null,
+    contentType: row.contentType,
+    jsonAssertion: row.jsonAssertion ?? null,
+    certificateExpiryDays: row.certificateExpiryDays,
+    dnsRecordType: row.dnsRecordType ?? 'A',
+    dnsResolver: row.dnsResolver,
+    dnsExpected: row.dnsExpected,
+    graceSeconds: row.graceSeconds,
+    maxRunSeconds: row.maxRunSeconds,
+    schedule: row.schedule,
+    timezone: row.timezone,
+  };
+  const view = pick(all, fieldsOf(all));
+  // A policy the document does not manage has no ref to show: the field is left out, as a document leaves it out.
+  if (row.escalationPolicyId === null) view.escalationPolicy = null;
+  else if (policyRefs.has(row.escalationPolicyId)) view.escalationPolicy = policyRefs.get(row.escalationPolicyId);
+  return view;
+}
+
+function pick(from: View, fields: string[]): View {
+  return Object.fromEntries(fields.map((f) => [f, from[f] === undefined ? (DEFAULTS[f] ?? null) : from[f]]));
+}
+
+/**
+ * The monitor the document asks for, defaults filled in as a create fills them. `"<redacted>"` (what GET /config
+ * shows for a secret) stands for the stored value: a header value, or the body. `escalationPolicy` is compared only
+ * when the document gives it.
+ */
+export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { view: View; issues: Issue[] } {
+  const m = d.input as Record<string, unknown>;
+  const issues: Issue[] = [];
+  const given: View = { ...m };
+  // "" is no keyword (docs/decisions.md): stored as null.
+  if (given.keyword === '') given.keyword = null;
+  if (given.keywordAbsent === '') given.keywordAbsent = null;
+  const at = (field: string) => `monitors[${d.index}].${field}`;
+  if (given.headers && typeof given.headers === 'object') {
+    const storedHeaders = (stored?.headers ?? {}) as Record<string, string>;
+    const byLower = new Map(Object.entries(storedHeaders).map(([k, v]) => [k.toLowerCase(), v]));
+    given.headers = Object.fromEntries(
+      Object.entries(given.headers as Record<string, string>).map(([name, value]) => {
+        if (value !== REDACTED) return [name, value];
+        const kept = byLower.get(name.toLowerCase());
+        if (kept === undefined)
+          issues.push({
+            path: at(`headers.${name}`),
+            message: `is "${REDACTED}" but the monitor has no stored ${name} header`,
+          });
+        return [name, kept ?? value];
+      }),
+    );
+  }
+  if (given.body === REDACTED) {
+    if (typeof stored?.body === 'string') given.body = stored.body;
+    else issues.push({ path: at('body'), message: `is "${REDACTED}" but the monitor has no stored body` });
+  }
+  const view = pick(given, fieldsOf({ ...DEFAULTS, ...given }));
+  if (d.escalationPolicy !== undefined) view.escalationPolicy = d.escalationPolicy;
+  return { view, issues };
+}
+
+/** A value as plans and GET /config show it: secrets redacted (header names stay). */
+export function shownValue(field: string, value: unknown): unknown {
+  if (!MONITOR_SECRET_FIELDS.has(field) || value === null || value === undefined) return value ?? null;
+  if (field === 'headers')
+    return Object.fromEntries(Object.keys(value as Record<string, string>).map((name) => [name, REDACTED]));
+  return REDACTED;
+}
+
+/** The document entry of a stored monitor: defaults left out, secrets redacted. */
+export function exportedMonitor(ref: string, view: View): View {
+  const entry: View = { ref };
+  for (const [field, value] of Object.entries(view)) {
+    const always = field === 'name' || field === 'type' || field === 'target';
+    if (!always && field !== 'escalationPolicy' && sameValue(value, DEFAULTS[field] ?? null)) continue;
+    if (field === 'escalationPolicy' && value === null) continue;
+    entry[field] = shownValue(field, value);
+  }
+  return entry;
+}
+
+/** Key order does not matter (headers, metadata, a JSON assertion); array order does. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
+}
+
+export const sameValue = (a: unknown, b: unknown) => stableJson(a ?? null) === stableJson(b ?? null);

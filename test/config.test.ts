@@ -1,0 +1,330 @@
+/**
+ * Monitoring as code (POST /config/plan, POST /config/apply, GET /config) against the real API, database and Redis:
+ * plans write nothing, apply is all or nothing and idempotent, secrets compare by value and never show, planId
+ * refuses a stale plan, prune deletes only managed resources.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { schedulerId } from '@statusvane/shared';
+import request from 'supertest';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+
+let h: Harness;
+let ws: Awaited<ReturnType<typeof makeWorkspace>>;
+beforeAll(async () => {
+  h = makeHarness();
+});
+beforeEach(async () => {
+  ws = await makeWorkspace(h.prisma);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const plan = (doc: unknown, token = ws.tokens.admin) =>
+  request(h.app)
+    .post('/api/v1/config/plan')
+    .set(bearer(token))
+    .send(doc as object);
+const apply = (doc: unknown, token = ws.tokens.admin) =>
+  request(h.app)
+    .post('/api/v1/config/apply')
+    .set(bearer(token))
+    .send(doc as object);
+const monitors = async () =>
+  (await request(h.app).get('/api/v1/monitors').set(bearer(ws.tokens.viewer))).body.data as Array<
+    Record<string, unknown>
+  >;
+
+type Change = {
+  action: string;
+  resourceType: string;
+  ref: string;
+  id: string | null;
+  fields?: Record<string, unknown>;
+};
+const actions = (res: request.Response) =>
+  (res.body.data.changes as Change[]).map((c) => `${c.action} ${c.resourceType} ${c.ref}`);
+
+function documentOf(slug: string) {
+  return {
+    version: 1,
+    monitors: [
+      {
+        ref: 'api',
+        name: 'API',
+        type: 'http',
+        target: 'https://93.184.215.14/health',
+        method: 'POST',
+        headers: { Authorization: 'Bearer s3cret-value' },
+        body: '{"ping":true}',
+      },
+      { ref: 'db', name: 'Database', type: 'tcp', target: '93.184.215.14:5432', intervalSeconds: 120 },
+      { ref: 'backup', name: 'Nightly backup', type: 'heartbeat', schedule: '0 3 * * *', graceSeconds: 900 },
+    ],
+    statusPages: [{ ref: 'public', name: 'Acme status', slug, sections: [{ name: 'Core', monitors: ['api', 'db'] }] }],
+  };
+}
+
+describe('config plan and apply', () => {
+  it('plans without writing, applies all of it, and a second apply is only noop', async () => {
+    const slug = uniq('acme');
+    const doc = documentOf(slug);
+    const planned = await plan(doc);
+    expect(planned.status).toBe(200);
+    expect(actions(planned)).toEqual([
+      'create monitor api',
+      'create monitor db',
+      'create monitor backup',
+      'create status_page public',
+    ]);
+    expect(planned.body.data.summary).toEqual({ create: 4, update: 0, delete: 0, noop: 0 });
+    // Secrets show redacted, everywhere in the answer.
+    expect(JSON.stringify(planned.body)).not.toContain('s3cret-value');
+    expect(planned.body.data.changes[0].fields.headers).toEqual({ from: null, to: { Authorization: '<redacted>' } });
+    expect(await monitors()).toEqual([]);
+
+    const applied = await apply(doc);
+    expect(applied.status).toBe(200);
+    expect(applied.body.data.summary).toEqual({ create: 4, update: 0, delete: 0, noop: 0 });
+    const created = applied.body.data.changes as Change[];
+    expect(created.every((c) => typeof c.id === 'string')).toBe(true);
+    const list = await monitors();
+    expect(list.map((m) => m.ref).sort()).toEqual(['api', 'backup', 'db']);
+    const db = list.find((m) => m.ref === 'db')!;
+    expect(db).toMatchObject({ name: 'Database', type: 'tcp', intervalSeconds: 120 });
+    const page = await request(h.app).get(`/api/v1/status-pages/${created[3]!.id}`).set(bearer(ws.tokens.viewer));
+    expect(page.body.data).toMatchObject({ ref: 'public', slug, name: 'Acme status' });
+    const shown = await request(h.app).get(`/status/${slug}`).set('Accept', 'application/json');
+    expect(JSON.stringify(shown.body)).toContain('Database');
+
+    // Schedules follow after the commit, as a create's do.
+    const schedulers = await h.deps.scheduler.listSchedulers();
+    const region = h.config.checkRegions[0]!;
+    for (const m of list) expect(schedulers.get(region)!.has(schedulerId(m.id as string, region))).toBe(true);
+
+    const again = await apply(doc);
+    expect(again.status).toBe(200);
+    expect(again.body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 4 });
+  });
+
+  it('exports the managed resources, secrets redacted, and planning the export back is only noop', async () => {
+    await apply(documentOf(uniq('acme'))).expect(200);
+    // An unmanaged monitor is not part of the document.
+    await request(h.app).post('/api/v1/monitors').set(bearer(ws.tokens.admin)).send(makeMonitorInput()).expect(201);
+    const exported = await request(h.app).get('/api/v1/config').set(bearer(ws.tokens.viewer));
+    expect(exported.status).toBe(200);
+    const doc = exported.body.data;
+    expect(doc.monitors.map((m: { ref: string }) => m.ref)).toEqual(['api', 'backup', 'db']);
+    expect(doc.monitors[0]).toMatchObject({ headers: { Authorization: '<redacted>' }, body: '<redacted>' });
+    expect(JSON.stringify(doc)).not.toContain('s3cret-value');
+    const back = await plan(doc);
+    expect(back.status).toBe(200);
+    expect(back.body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 4 });
+  });
+
+  it('shows each changed field from and to, compares secrets by value, and takes YAML', async () => {
+    const slug = uniq('acme');
+    await apply(documentOf(slug)).expect(200);
+    const yaml = [
+      'version: 1',
+      'monitors:',
+      '  - ref: api',
+      '    name: API',
+      '    type: http',
+      '    target: https://93.184.215.14/health',
+      '    method: POST',
+      '    headers: { Authorization: "Bearer other-value" }',
+      '    body: <redacted>',
+      '    intervalSeconds: 300',
+    ].join('\n');
+    const res = await request(h.app)
+      .post('/api/v1/config/plan')
+      .set(bearer(ws.tokens.admin))
+      .set('Content-Type', 'application/yaml')
+      .send(yaml);
+    expect(res.status).toBe(200);
+    expect(res.body.data.changes).toEqual([
+      {
+        action: 'update',
+        resourceType: 'monitor',
+        ref: 'api',
+        id: expect.any(String),
+        fields: {
+          intervalSeconds: { from: 60, to: 300 },
+          headers: { from: { Authorization: '<redacted>' }, to: { Authorization: '<redacted>' } },
+        },
+      },
+    ]);
+    const applied = await request(h.app)
+      .post('/api/v1/config/apply')
+      .set(bearer(ws.tokens.admin))
+      .set('Content-Type', 'application/yaml')
+      .send(yaml);
+    expect(applied.status).toBe(200);
+    const stored = await h.prisma.monitor.findFirstOrThrow({ where: { workspaceId: ws.ws.id, ref: 'api' } });
+    expect(stored.intervalSeconds).toBe(300);
+    // Not pruned: the monitors and the page the YAML leaves out stay.
+    expect((await monitors()).length).toBe(3);
+    const same = await request(h.app)
+      .post('/api/v1/config/plan')
+      .set(bearer(ws.tokens.admin))
+      .set('Content-Type', 'application/yaml')
+      .send(yaml.replace('Bearer other-value', '<redacted>'));
+    expect(same.body.data.summary).toMatchObject({ update: 0, noop: 1 });
+  });
+
+  it('refuses a bad document with one 400 naming every problem at its path, and writes nothing', async () => {
+    const res = await apply({
+      version: 1,
+      monitors: [
+        { ref: 'a', name: 'A', type: 'http', target: 'ftp://x.example' },
+        { ref: 'a', name: 'B', type: 'tcp', target: '93.184.215.14:80', colour: 'red' },
+        { ref: 'Bad Ref', name: 'C', type: 'heartbeat' },
+        { ref: 'local', name: 'D', type: 'http', target: 'http://127.0.0.1/' },
+      ],
+      statusPages: [{ ref: 'p', name: 'P', slug: 'admin', sections: [{ name: 'S', monitors: ['nope'] }] }],
+    });
+    expect(res.status).toBe(400);
+    const paths = (res.body.error.details.issues as Array<{ path: string }>).map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'monitors[0].target',
+        'monitors[1].ref',
+        'monitors[1].colour',
+        'monitors[2].ref',
+        'statusPages[0].slug',
+        'statusPages[0].sections[0].monitors[0]',
+      ]),
+    );
+    expect(await monitors()).toEqual([]);
+    // The SSRF guard is judged too, after the document is well-formed.
+    const guarded = await apply({ version: 1, monitors: [{ ref: 'local', name: 'D', target: 'http://127.0.0.1/' }] });
+    expect(guarded.status).toBe(400);
+    expect(guarded.body.error.details.issues[0].path).toBe('monitors[0].target');
+    expect(await monitors()).toEqual([]);
+
+    const top = await plan({ monitors: {}, extra: 1 });
+    expect(top.status).toBe(400);
+    expect(top.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual([
+      'extra',
+      'monitors',
+      'version',
+    ]);
+    const badYaml = await request(h.app)
+      .post('/api/v1/config/plan')
+      .set(bearer(ws.tokens.admin))
+      .set('Content-Type', 'application/yaml')
+      .send('version: 1\nmonitors: [\n');
+    expect(badYaml.status).toBe(400);
+    // YAML only where the operation takes it.
+    const elsewhere = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(ws.tokens.admin))
+      .set('Content-Type', 'application/yaml')
+      .send('name: x\ntarget: https://93.184.215.14/\n');
+    expect(elsewhere.status).toBe(400);
+  });
+
+  it('refuses to change a monitor type, and a "<redacted>" secret with nothing stored', async () => {
+    await apply(documentOf(uniq('acme'))).expect(200);
+    const res = await plan({
+      version: 1,
+      monitors: [
+        { ref: 'db', name: 'Database', type: 'http', target: 'https://93.184.215.14/' },
+        { ref: 'new', name: 'New', type: 'http', target: 'https://93.184.215.14/', headers: { 'X-Key': '<redacted>' } },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual([
+      'monitors[0].type',
+      'monitors[1].headers.X-Key',
+    ]);
+  });
+
+  it('apply with a planId is 409 when a compared resource changed since, and nothing is written', async () => {
+    const doc = documentOf(uniq('acme'));
+    await apply(doc).expect(200);
+    const changed = {
+      ...doc,
+      monitors: doc.monitors.map((m) => (m.ref === 'db' ? { ...m, intervalSeconds: 600 } : m)),
+    };
+    const planned = await plan(changed);
+    const { planId } = planned.body.data as { planId: string };
+    expect(planId).toMatch(/^[0-9a-f]{32}$/);
+    // The same plan twice has the same id; another document has another.
+    expect((await plan(changed)).body.data.planId).toBe(planId);
+
+    const db = (await monitors()).find((m) => m.ref === 'db')!;
+    await request(h.app)
+      .patch(`/api/v1/monitors/${db.id as string}`)
+      .set(bearer(ws.tokens.admin))
+      .send({ name: 'Renamed meanwhile' })
+      .expect(200);
+    const stale = await apply({ ...changed, planId });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.message).toMatch(/changed since plan/);
+    expect((await monitors()).find((m) => m.ref === 'db')).toMatchObject({
+      intervalSeconds: 120,
+      name: 'Renamed meanwhile',
+    });
+    const otherDoc = await apply({ ...doc, planId });
+    expect(otherDoc.status).toBe(409);
+
+    const fresh = await plan(changed);
+    const ok = await apply({ ...changed, planId: fresh.body.data.planId });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.changes.find((c: Change) => c.ref === 'db').fields).toEqual({
+      name: { from: 'Renamed meanwhile', to: 'Database' },
+      intervalSeconds: { from: 120, to: 600 },
+    });
+  });
+
+  it('prune deletes the managed resources the document no longer names, never unmanaged ones', async () => {
+    const slug = uniq('acme');
+    await apply(documentOf(slug)).expect(200);
+    const unmanaged = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(ws.tokens.admin))
+      .send(makeMonitorInput({ name: 'Hand-made' }))
+      .expect(201);
+    const doc = documentOf(slug);
+    const smaller = { ...doc, monitors: doc.monitors.filter((m) => m.ref !== 'backup') };
+    // Without prune, leaving a resource out leaves it alone.
+    expect((await plan(smaller)).body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3 });
+    const pruned = await apply({ ...smaller, prune: true, statusPages: [] });
+    expect(pruned.status).toBe(200);
+    expect(actions(pruned).filter((a) => a.startsWith('delete'))).toEqual([
+      'delete monitor backup',
+      'delete status_page public',
+    ]);
+    const left = await monitors();
+    expect(left.map((m) => m.ref ?? m.name).sort()).toEqual(['Hand-made', 'api', 'db']);
+    expect(left.find((m) => m.id === unmanaged.body.data.id)).toBeDefined();
+    await request(h.app).get(`/status/${slug}`).expect(404);
+  });
+
+  it('lets only owners and admins plan and apply; any role exports', async () => {
+    const doc = documentOf(uniq('acme'));
+    expect((await plan(doc, ws.tokens.member)).status).toBe(403);
+    expect((await apply(doc, ws.tokens.viewer)).status).toBe(403);
+    expect((await apply(doc, ws.tokens.owner)).status).toBe(200);
+    expect((await request(h.app).get('/api/v1/config').set(bearer(ws.tokens.viewer))).status).toBe(200);
+  });
+
+  it('a slug another workspace holds is 409 at plan and apply', async () => {
+    const other = await makeWorkspace(h.prisma);
+    const slug = uniq('taken');
+    await request(h.app)
+      .post('/api/v1/status-pages')
+      .set(bearer(other.tokens.owner))
+      .send({ vanityUrl: slug, name: 'Theirs' })
+      .expect(201);
+    const doc = documentOf(slug);
+    expect((await plan(doc)).status).toBe(409);
+    const res = await apply(doc);
+    expect(res.status).toBe(409);
+    expect(res.body.error.details).toEqual({ slug, reason: 'taken' });
+    expect(await monitors()).toEqual([]);
+  });
+});
