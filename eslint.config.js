@@ -13,6 +13,7 @@ export default tseslint.config(
       'coverage/',
       'test-artifacts/',
       'packages/shared/src/generated/',
+      'packages/sdk/src/generated/',
       'bench/results/',
     ],
   },

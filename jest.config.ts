@@ -12,6 +12,7 @@ const common = {
   },
   moduleNameMapper: {
     '^@statusvane/shared$': '<rootDir>/packages/shared/src/index.ts',
+    '^@statusvane/sdk$': '<rootDir>/packages/sdk/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testEnvironment: 'node',

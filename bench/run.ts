@@ -38,6 +38,7 @@ import {
 } from './lib/stack.js';
 import { runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
+import { runConfigScenario } from './scenarios/config.js';
 import { runResponseTimes } from './scenarios/response-times.js';
 import { runScheduling } from './scenarios/scheduling.js';
 
@@ -88,6 +89,9 @@ if (
   console.error('--monitors and --intervals take positive integers');
   process.exit(2);
 }
+
+/** Issue 19: plan and apply of a 1,000-monitor document, each under 10 s (quick runs too: it takes seconds). */
+const CONFIG_MONITORS = 1000;
 
 /** The worker's default concurrency, set explicitly so that the got loop runs with exactly the same. */
 const WORKER_CONCURRENCY = 200;
@@ -204,6 +208,8 @@ try {
     },
     log,
   );
+  log('config plan and apply...');
+  const config = await runConfigScenario({ prisma, apiUrl: api.baseUrl, targetUrl, monitors: CONFIG_MONITORS }, log);
   // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
   await prisma.workspace.delete({ where: { id: apiWs.id } });
   await clearBenchKeys(urls.redisUrl, targets.redisDb);
@@ -276,6 +282,7 @@ try {
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
     detection,
     responseTimes,
+    config,
   };
   const results: BenchResults = { ...partial, goals: goalsOf(partial) };
 
@@ -303,6 +310,8 @@ try {
   else if (checks.failures > 0) failure = `${checks.failures} checks of the healthy target failed`;
   else if (detection.runs.some((r) => r.secondsToIncident === null))
     failure = 'a target went down and no incident opened';
+  else if (config.secondApplyChanges > 0)
+    failure = `the second apply of the same document made ${config.secondApplyChanges} change(s)`;
   else if (scheduling.duplicated > 0) failure = `${scheduling.duplicated} duplicated slots`;
   else if (scheduling.stored === 0) failure = 'no scheduled check ran';
   else if (quick && results.durationSeconds > QUICK_LIMIT_SECONDS)

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
 import type { ChecksResult } from '../scenarios/checks.js';
+import type { ConfigBenchResult } from '../scenarios/config.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { percentile } from './prom.js';
@@ -31,8 +32,13 @@ export interface BenchResults {
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
   detection: DetectionResult;
   responseTimes: ResponseTimesResult;
+  /** Issue 19 (absent in results written before it). */
+  config?: ConfigBenchResult;
   goals: Goal[];
 }
+
+/** Issue 19: plan and apply of a 1,000-monitor document each under this. */
+export const CONFIG_GOAL_SECONDS = 10;
 
 /** A quick run's limit, the build excluded: CI runs it on every change. */
 export const QUICK_LIMIT_SECONDS = 120;
@@ -87,6 +93,22 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
       actual: `${r.responseTimes.monthP99Ms} ms`,
       met: r.responseTimes.rows >= MONTH_ROWS ? r.responseTimes.monthP99Ms < MONTH_QUERY_GOAL_MS : null,
     },
+    ...(r.config
+      ? [
+          {
+            goal: `config plan / apply (${r0(r.config.monitors)} monitors)`,
+            target: `< ${CONFIG_GOAL_SECONDS} s each`,
+            actual: `${r.config.planSeconds.toFixed(2)} s / ${r.config.applySeconds.toFixed(2)} s`,
+            met: r.config.planSeconds < CONFIG_GOAL_SECONDS && r.config.applySeconds < CONFIG_GOAL_SECONDS,
+          },
+          {
+            goal: 'config second apply',
+            target: '0 changes',
+            actual: `${r.config.secondApplyChanges} changes (${r.config.secondApplySeconds.toFixed(2)} s)`,
+            met: r.config.secondApplyChanges === 0,
+          },
+        ]
+      : []),
     {
       goal: 'quick run wall-clock (build excluded)',
       target: `< ${QUICK_LIMIT_SECONDS} s`,

@@ -309,10 +309,37 @@ export async function followCommittedSchedule(
   prisma: PrismaClient,
   monitorId: string,
 ): Promise<void> {
-  await prisma.$transaction(async (tx) => {
-    const [m] = await tx.$queryRaw<Array<SchedulableMonitor & { enabled: boolean }>>`
-      SELECT id::text AS id, "intervalSeconds", type::text AS type, enabled FROM monitors WHERE id = ${monitorId}::uuid FOR SHARE`;
-    if (m?.enabled) await scheduler.schedule(m);
-    else await scheduler.unschedule(monitorId);
-  });
+  await followCommittedSchedules(scheduler, prisma, [monitorId]);
+}
+
+/** Redis writes in flight at once when many monitors are followed (config/apply's creates). */
+const FOLLOW_BATCH = 200;
+
+/**
+ * followCommittedSchedule for many monitors in one transaction: their rows read under one share lock, then their
+ * schedulers written FOLLOW_BATCH at a time (a monitor no longer there, or paused, loses its schedulers).
+ */
+export async function followCommittedSchedules(
+  scheduler: CheckScheduler,
+  prisma: PrismaClient,
+  monitorIds: readonly string[],
+): Promise<void> {
+  if (monitorIds.length === 0) return;
+  await prisma.$transaction(
+    async (tx) => {
+      const rows = await tx.$queryRaw<Array<SchedulableMonitor & { enabled: boolean }>>`
+        SELECT id::text AS id, "intervalSeconds", type::text AS type, enabled FROM monitors
+         WHERE id = ANY(${[...monitorIds]}::uuid[]) FOR SHARE`;
+      const byId = new Map(rows.map((m) => [m.id, m]));
+      for (let i = 0; i < monitorIds.length; i += FOLLOW_BATCH) {
+        await Promise.all(
+          monitorIds.slice(i, i + FOLLOW_BATCH).map((id) => {
+            const m = byId.get(id);
+            return m?.enabled ? scheduler.schedule(m) : scheduler.unschedule(id);
+          }),
+        );
+      }
+    },
+    { timeout: 60_000 },
+  );
 }

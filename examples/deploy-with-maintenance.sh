@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The deploy-maintenance flow on the statusvane CLI: a maintenance window over the components a deploy touches, open
+# for the deploy and completed when it ends, however it ends. Run from a Statusvane checkout (`npx statusvane`), with
+# STATUSVANE_URL (the service root, such as https://statusvane.example.com) and STATUSVANE_TOKEN (admin or owner).
+#
+#   examples/deploy-with-maintenance.sh "Deploying v2.3" ./deploy.sh [args...]
+#
+# COMPONENTS (optional, comma-separated names or ids) limits the window to those components; without it the window
+# covers the whole workspace. WINDOW (default 30m) bounds it should the deploy hang. (examples/deploy-maintenance.sh
+# is the same flow in curl and bash, for machines without Node.)
+set -euo pipefail
+
+[ $# -ge 2 ] || { echo "usage: $0 \"<title>\" <deploy command> [args...]" >&2; exit 1; }
+title=$1
+shift
+
+args=(maintenance start --title "$title" --for "${WINDOW:-30m}")
+IFS=',' read -r -a components <<<"${COMPONENTS:-}"
+for c in "${components[@]}"; do
+  [ -n "$c" ] && args+=(--component "$c")
+done
+
+id=$(npx statusvane "${args[@]}")
+echo "maintenance window $id open" >&2
+# Completed whatever happens to the deploy: success, failure or Ctrl-C.
+trap 'npx statusvane maintenance complete "$id" >&2' EXIT
+"$@"

@@ -1,0 +1,227 @@
+/**
+ * The statusvane CLI end to end: the real binary (packages/cli/bin/statusvane.mjs, as `npx statusvane` runs it) in
+ * its own process, over HTTP, against the API listening on 127.0.0.1 with the real database and Redis.
+ */
+import { execFile } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse as parseYaml } from 'yaml';
+import request from 'supertest';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(root, 'packages/cli/bin/statusvane.mjs');
+
+let h: Harness;
+let server: Server;
+let url: string;
+let dir: string;
+let ws: Awaited<ReturnType<typeof makeWorkspace>>;
+beforeAll(async () => {
+  h = makeHarness();
+  server = h.app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ws = await makeWorkspace(h.prisma);
+  await mkdir(join(root, 'test-artifacts'), { recursive: true });
+  dir = await mkdtemp(join(root, 'test-artifacts', 'cli-'));
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with the given arguments and environment (STATUSVANE_URL and an admin token unless overridden). */
+function cli(args: string[], env: Record<string, string | undefined> = {}, cwd = root): Promise<Run> {
+  const base = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    STATUSVANE_URL: url,
+    STATUSVANE_TOKEN: ws.tokens.admin,
+  };
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { ...base, ...env } as NodeJS.ProcessEnv, timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? ((err as { code?: number }).code ?? 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
+    );
+    child.stdin?.end();
+  });
+}
+
+const yamlDoc = (slug: string, interval = 60) =>
+  [
+    'version: 1',
+    'monitors:',
+    '  - ref: web',
+    '    name: Web',
+    '    target: https://93.184.215.14/',
+    `    intervalSeconds: ${interval}`,
+    '    headers: { Authorization: "Bearer ${WEB_TOKEN}" }',
+    '  - ref: db',
+    '    name: Database',
+    '    type: tcp',
+    '    target: 93.184.215.14:5432',
+    'statusPages:',
+    '  - ref: public',
+    '    name: Status',
+    `    slug: ${slug}`,
+    '    sections: [{ name: Core, monitors: [web, db] }]',
+    '',
+  ].join('\n');
+
+describe('statusvane CLI', () => {
+  it('plans (exit 2 with --detailed-exitcode), applies with --yes, and then plans no change (exit 0)', async () => {
+    const file = join(dir, 'statusvane.yaml');
+    await writeFile(file, yamlDoc(uniq('cli')));
+    const env = { WEB_TOKEN: 'tok-123' };
+
+    const plan = await cli(['plan', '-f', file, '--detailed-exitcode'], env);
+    expect(plan).toMatchObject({ code: 2, stderr: '' });
+    expect(plan.stdout).toMatch(/^\+\s+monitor\s+web/m);
+    expect(plan.stdout).toMatch(/^\+\s+status_page\s+public/m);
+    expect(plan.stdout).toContain('Plan: 3 to create, 0 to update, 0 to delete, 0 unchanged.');
+    expect(plan.stdout).not.toContain('tok-123');
+
+    // Without --yes and without a terminal to ask on: nothing is applied.
+    const refused = await cli(['apply', '-f', file], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--yes');
+    expect(await h.prisma.monitor.count({ where: { workspaceId: ws.ws.id } })).toBe(0);
+
+    const applied = await cli(['apply', '-f', file, '--yes'], env);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('Applied: 3 created, 0 updated, 0 deleted, 0 unchanged.');
+    expect(await h.prisma.monitor.count({ where: { workspaceId: ws.ws.id } })).toBe(2);
+
+    const again = await cli(['plan', '-f', file, '--detailed-exitcode'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 3 unchanged.');
+
+    // A change shows field by field; --json prints the API's plan.
+    await writeFile(file, yamlDoc(await slugOf(), 120));
+    const changed = await cli(['--json', 'plan', '-f', file], env);
+    expect(changed.code).toBe(0);
+    const json = JSON.parse(changed.stdout) as {
+      summary: Record<string, number>;
+      changes: Array<{ ref: string; fields?: object }>;
+    };
+    expect(json.summary).toEqual({ create: 0, update: 1, delete: 0, noop: 2 });
+    expect(json.changes.find((c) => c.ref === 'web')!.fields).toEqual({ intervalSeconds: { from: 60, to: 120 } });
+    const text = await cli(['plan', '-f', file], env);
+    expect(text.stdout).toContain('~ monitor web.intervalSeconds: 60 -> 120');
+  });
+
+  it('exports YAML (and JSON) that plans back to no change', async () => {
+    const exported = await cli(['export']);
+    expect(exported.code).toBe(0);
+    const doc = parseYaml(exported.stdout) as { monitors: Array<{ ref: string; headers?: object }> };
+    expect(doc.monitors.map((m) => m.ref)).toEqual(['db', 'web']);
+    expect(doc.monitors[1]!.headers).toEqual({ Authorization: '<redacted>' });
+    const file = join(dir, 'exported.yaml');
+    await writeFile(file, exported.stdout);
+    const back = await cli(['plan', '-f', file, '--detailed-exitcode']);
+    expect(back.code).toBe(0);
+    const json = await cli(['--json', 'export']);
+    expect(JSON.parse(json.stdout)).toEqual(doc);
+  });
+
+  it('lists monitors and incidents as tables, or JSON', async () => {
+    const ls = await cli(['monitors', 'ls']);
+    expect(ls.code).toBe(0);
+    const [header, ...rows] = ls.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^NAME\s+TYPE\s+STATUS\s+REF\s+TARGET\s+ID$/);
+    expect(rows.map((r) => r.split(/\s{2,}/)[0])).toEqual(['Web', 'Database']);
+    const json = JSON.parse((await cli(['monitors', 'ls', '--json'])).stdout) as Array<{ ref: string }>;
+    expect(json.map((m) => m.ref)).toEqual(['web', 'db']);
+
+    const none = await cli(['incidents', 'ls']);
+    expect(none).toMatchObject({ code: 0, stdout: 'No incidents.\n' });
+    await request(h.app)
+      .post('/api/v1/incidents')
+      .set(bearer(ws.tokens.admin))
+      .send({ title: 'Payments slow' })
+      .expect(201);
+    const some = await cli(['incidents', 'ls']);
+    expect(some.stdout).toMatch(
+      /^STATUS\s+IMPACT\s+STARTED\s+TITLE\s+ID\nopen\s+major\s+\S+\s+Payments slow\s+[0-9a-f-]{36}\n$/,
+    );
+  });
+
+  it('opens a maintenance window on a component by name for a duration, and completes it', async () => {
+    const start = await cli([
+      'maintenance',
+      'start',
+      '--component',
+      'database',
+      '--for',
+      '45m',
+      '--title',
+      'Deploy v2',
+    ]);
+    expect(start.code).toBe(0);
+    const id = start.stdout.trim();
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const window = (await request(h.app).get(`/api/v1/maintenance/${id}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(window).toMatchObject({ title: 'Deploy v2', status: 'in_progress', components: [{ name: 'Database' }] });
+    expect(new Date(window.endsAt).getTime() - new Date(window.startsAt).getTime()).toBe(45 * 60_000);
+    const done = await cli(['maintenance', 'complete', id]);
+    expect(done).toMatchObject({ code: 0, stdout: `completed ${id}\n` });
+    const after = (await request(h.app).get(`/api/v1/maintenance/${id}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(after.status).toBe('completed');
+
+    const unknown = await cli(['maintenance', 'start', '--component', 'nothing', '--title', 'x']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no component is named "nothing"');
+    expect((await cli(['maintenance', 'start', '--for', 'soon', '--title', 'x'])).code).toBe(1);
+  });
+
+  it('exits 1 with the reason: settings missing, API refusals with every issue, unreachable service', async () => {
+    const unset = await cli(['monitors', 'ls'], { STATUSVANE_URL: undefined });
+    expect(unset).toMatchObject({ code: 1 });
+    expect(unset.stderr).toContain('STATUSVANE_URL is not set');
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(
+      bad,
+      'version: 1\nmonitors:\n  - { ref: a, name: A, target: "ftp://x" }\n  - { ref: a, name: B, target: "https://93.184.215.14/", colour: red }\n',
+    );
+    const refused = await cli(['plan', '-f', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('monitors[0].target:');
+    expect(refused.stderr).toContain('monitors[1].ref:');
+    expect(refused.stderr).toContain('monitors[1].colour:');
+    const viewer = await cli(['plan', '-f', bad], { STATUSVANE_TOKEN: ws.tokens.viewer });
+    expect(viewer.stderr).toContain('HTTP 403');
+    const unsetVar = await cli(['plan', '-f', join(dir, 'statusvane.yaml')]);
+    expect(unsetVar.code).toBe(1);
+    expect(unsetVar.stderr).toContain('WEB_TOKEN');
+    const down = await cli(['monitors', 'ls'], { STATUSVANE_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^statusvane: /);
+    expect((await cli(['nonsense'])).code).toBe(1);
+    expect((await cli(['--help'])).code).toBe(0);
+  });
+});
+
+/** The slug the first test's page was given. */
+async function slugOf(): Promise<string> {
+  const page = await h.prisma.statusPage.findFirstOrThrow({ where: { workspaceId: ws.ws.id } });
+  return page.slug;
+}
