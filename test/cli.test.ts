@@ -148,9 +148,10 @@ describe('statusvane CLI', () => {
     expect(ls.code).toBe(0);
     const [header, ...rows] = ls.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^NAME\s+TYPE\s+STATUS\s+REF\s+TARGET\s+ID$/);
-    expect(rows.map((r) => r.split(/\s{2,}/)[0])).toEqual(['Web', 'Database']);
+    // Created in one statement: same createdAt, so the list's order between them is the ids'.
+    expect(rows.map((r) => r.split(/\s{2,}/)[0]).sort()).toEqual(['Database', 'Web']);
     const json = JSON.parse((await cli(['monitors', 'ls', '--json'])).stdout) as Array<{ ref: string }>;
-    expect(json.map((m) => m.ref)).toEqual(['web', 'db']);
+    expect(json.map((m) => m.ref).sort()).toEqual(['db', 'web']);
 
     const none = await cli(['incidents', 'ls']);
     expect(none).toMatchObject({ code: 0, stdout: 'No incidents.\n' });
@@ -191,6 +192,37 @@ describe('statusvane CLI', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no component is named "nothing"');
     expect((await cli(['maintenance', 'start', '--for', 'soon', '--title', 'x'])).code).toBe(1);
+  });
+
+  it('examples/deploy-with-maintenance.sh wraps a deploy in a window and completes it, even when the deploy fails', async () => {
+    const script = join(root, 'examples/deploy-with-maintenance.sh');
+    const run = (deploy: string[]) =>
+      new Promise<number>((resolve) =>
+        execFile(
+          script,
+          ['Deploying v3', ...deploy],
+          {
+            cwd: root,
+            env: {
+              PATH: process.env.PATH,
+              HOME: process.env.HOME,
+              STATUSVANE_URL: url,
+              STATUSVANE_TOKEN: ws.tokens.admin,
+              COMPONENTS: 'Web',
+            },
+            timeout: 60_000,
+          },
+          (err) => resolve(err ? ((err as { code?: number }).code ?? 1) : 0),
+        ),
+      );
+    expect(await run(['true'])).toBe(0);
+    expect(await run(['false'])).toBe(1);
+    const windows = await h.prisma.maintenanceWindow.findMany({
+      where: { workspaceId: ws.ws.id, title: 'Deploying v3' },
+    });
+    expect(windows).toHaveLength(2);
+    const shown = await request(h.app).get(`/api/v1/maintenance/${windows[0]!.id}`).set(bearer(ws.tokens.viewer));
+    expect(shown.body.data).toMatchObject({ status: 'completed', components: [{ name: 'Web' }] });
   });
 
   it('exits 1 with the reason: settings missing, API refusals with every issue, unreachable service', async () => {
