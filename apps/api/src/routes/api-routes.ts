@@ -1,4 +1,5 @@
 import { componentRoutes } from './components/components.routes.js';
+import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import { configRoutes } from './config/config.routes.js';
 import type { ApiRoute } from './define-route.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
@@ -17,5 +18,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
+  ...escalationPolicyRoutes,
   ...configRoutes,
 ];

@@ -429,6 +429,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/escalation-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List escalation policies
+         * @description A page of the workspace's escalation policies, oldest first. Targets show their `display` form only. Any role (viewer and above).
+         */
+        get: operations["listEscalationPolicies"];
+        put?: never;
+        /**
+         * Create an escalation policy
+         * @description The admin CLI's `policy create --json` body. Steps are in ladder order: each `delayMinutes` (from the incident's start) at least the previous one. URL targets resolving to a private or internal address are 400. Every target is stored encrypted and the record shows only its `display` form. `isDefault: true` makes it the workspace default. Role: admin or owner (others get 403).
+         */
+        post: operations["createEscalationPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/escalation-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an escalation policy
+         * @description The policy with its steps in ladder order; targets show their `display` form only. Any role (viewer and above).
+         */
+        get: operations["getEscalationPolicy"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an escalation policy
+         * @description Monitors that used it fall back to the workspace's default policy (none, when it was the default). Incidents already open keep paging with the ladder they opened with, and their escalation history stays. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteEscalationPolicy"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an escalation policy
+         * @description Only the provided fields change, in one transaction (same rules as on create). `steps` replaces every step and target: incidents already open keep paging with the ladder they opened with, and the new steps apply from the next incident. `isDefault: false` on the default policy leaves the workspace without one. Role: admin or owner (others get 403).
+         */
+        patch: operations["updateEscalationPolicy"];
+        trace?: never;
+    };
     "/config/plan": {
         parameters: {
             query?: never;
@@ -1044,13 +1096,13 @@ export interface components {
             /** @description Whole minutes since the incident started (until it was resolved). */
             elapsedMinutes: number;
             /** @description The policy in effect, pinned when the incident opened: the monitor's own, else the workspace default, else null. Assigning a policy later does not change the ladder of an incident already open. */
-            policy: components["schemas"]["EscalationPolicy"] | null;
+            policy: components["schemas"]["PinnedEscalationPolicy"] | null;
             /** @description One entry per ladder step; empty when no policy applies. */
-            steps: components["schemas"]["EscalationStep"][];
+            steps: components["schemas"]["EscalationStepState"][];
             /** @description What the ladder is doing, in one sentence: e.g. `Escalating: step 2 of 3 is due at <time>.`, `Acknowledged at <time>: the ladder has stopped.`, or that no policy applies. */
             note: string;
         };
-        EscalationPolicy: {
+        PinnedEscalationPolicy: {
             /** Format: uuid */
             id: string;
             name: string;
@@ -1059,7 +1111,7 @@ export interface components {
             silent: boolean;
             runbook: string;
         };
-        EscalationStep: {
+        EscalationStepState: {
             /** Format: uuid */
             stepId: string;
             position: number;
@@ -1093,6 +1145,167 @@ export interface components {
             sentAt: string | null;
             /** @description Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is `failed` or `skipped`. */
             reason: string | null;
+        };
+        EscalationPolicy: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            repeatCount: number;
+            silent: boolean;
+            runbook: string;
+            /** @description The workspace's default policy. */
+            isDefault: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            steps: components["schemas"]["EscalationPolicyStep"][];
+        };
+        EscalationPolicyStep: {
+            /** Format: uuid */
+            id: string;
+            /** @description The step in ladder order, from 0. */
+            position: number;
+            delayMinutes: number;
+            /** @enum {string} */
+            minImpact: "none" | "minor" | "major" | "critical";
+            targets: components["schemas"]["EscalationTarget"][];
+        };
+        EscalationTarget: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            /** @description How the target is shown, never a secret (targets are stored encrypted and never shown in clear). Email: the address. URL channels (webhook, slack, teams, discord, ntfy): `scheme://host[:port]/…`. pagerduty and opsgenie: `routing key …abcd` / `API key …abcd`. telegram: `chat <chatId>`. */
+            display: string;
+        };
+        CreateEscalationPolicyInput: {
+            name: string;
+            /**
+             * @description How many more times the whole ladder runs after its last step (0: once).
+             * @default 0
+             */
+            repeatCount?: number;
+            /**
+             * @description Record the pages as `skipped` instead of sending them.
+             * @default false
+             */
+            silent?: boolean;
+            /**
+             * @description Shown in every page.
+             * @default
+             */
+            runbook?: string;
+            steps: components["schemas"]["EscalationStepInput"][];
+            /**
+             * @description The workspace's default policy: the one a monitor without its own policy pages with. Setting it moves the default from any other policy; false on the default policy leaves the workspace without one.
+             * @default false
+             */
+            isDefault?: boolean;
+        };
+        EscalationStepInput: {
+            /** @description Minutes from the incident's start (in a repeat cycle, from the previous cycle's end). */
+            delayMinutes: number;
+            /**
+             * @description The step pages only incidents of at least this impact.
+             * @default none
+             * @enum {string}
+             */
+            minImpact?: "none" | "minor" | "major" | "critical";
+            targets: components["schemas"]["EscalationTargetInput"][];
+        };
+        /** @description Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); opsgenie: `apiKey`; telegram: `botToken` and `chatId`. Stored encrypted; records show only `display`. */
+        EscalationTargetInput: components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"];
+        WebhookTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "webhook";
+            /** Format: uri */
+            target: string;
+        };
+        SlackTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "slack";
+            /** Format: uri */
+            target: string;
+        };
+        EmailTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "email";
+            /** Format: email */
+            target: string;
+        };
+        TeamsTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "teams";
+            /** Format: uri */
+            target: string;
+        };
+        DiscordTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "discord";
+            /** Format: uri */
+            target: string;
+        };
+        NtfyTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "ntfy";
+            /** Format: uri */
+            target: string;
+        };
+        PagerdutyTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "pagerduty";
+            routingKey: string;
+        };
+        OpsgenieTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "opsgenie";
+            apiKey: string;
+        };
+        TelegramTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "telegram";
+            botToken: string;
+            chatId: string;
+        };
+        /** @description Only the provided fields change. */
+        UpdateEscalationPolicyInput: {
+            name?: string;
+            /** @description How many more times the whole ladder runs after its last step (0: once). */
+            repeatCount?: number;
+            /** @description Record the pages as `skipped` instead of sending them. */
+            silent?: boolean;
+            /** @description Shown in every page. */
+            runbook?: string;
+            /** @description Replaces every step (and target) of the policy, in ladder order. */
+            steps?: components["schemas"]["EscalationStepInput"][];
+            /** @description The workspace's default policy: the one a monitor without its own policy pages with. Setting it moves the default from any other policy; false on the default policy leaves the workspace without one. */
+            isDefault?: boolean;
         };
         ConfigPlan: {
             planId: string;
@@ -2922,6 +3135,242 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEscalationPolicies: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of policies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EscalationPolicy"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEscalationPolicyInput"];
+            };
+        };
+        responses: {
+            /** @description The created policy. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EscalationPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EscalationPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEscalationPolicyInput"];
+            };
+        };
+        responses: {
+            /** @description The updated policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EscalationPolicy"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
