@@ -225,6 +225,28 @@ describe('statusvane CLI', () => {
     expect(shown.body.data).toMatchObject({ status: 'completed', components: [{ name: 'Web' }] });
   });
 
+  it('plans and applies examples/statusvane.yaml (secrets from the environment), then plans no change', async () => {
+    const other = await makeWorkspace(h.prisma);
+    const example = join(root, 'examples/statusvane.yaml');
+    const env = {
+      STATUSVANE_TOKEN: other.tokens.owner,
+      SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX',
+      PAGERDUTY_ROUTING_KEY: 'R0UTINGKEY0000000000000000000000',
+      CHECKOUT_TOKEN: 'checkout-secret',
+    };
+    const plan = await cli(['--json', 'plan', '-f', example, '--detailed-exitcode'], env);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(2);
+    const summary = (JSON.parse(plan.stdout) as { summary: Record<string, number> }).summary;
+    // Two policies, a dozen monitors, one status page.
+    expect(summary).toEqual({ create: 15, update: 0, delete: 0, noop: 0 });
+    const applied = await cli(['apply', '-f', example, '--yes'], env);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect((await cli(['plan', '-f', example, '--detailed-exitcode'], env)).code).toBe(0);
+    // The example's slug is taken now: free it for other runs of this suite on the same database.
+    await h.prisma.workspace.delete({ where: { id: other.ws.id } });
+  });
+
   it('exits 1 with the reason: settings missing, API refusals with every issue, unreachable service', async () => {
     const unset = await cli(['monitors', 'ls'], { STATUSVANE_URL: undefined });
     expect(unset).toMatchObject({ code: 1 });

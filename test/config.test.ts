@@ -304,6 +304,114 @@ describe('config plan and apply', () => {
     await request(h.app).get(`/status/${slug}`).expect(404);
   });
 
+  it('manages escalation policies: secrets by value and redacted, monitors name them by ref, prune archives or deletes', async () => {
+    const slack = 'https://hooks.slack.com/services/T0/B0/secret-path';
+    const doc = {
+      version: 1,
+      escalationPolicies: [
+        {
+          ref: 'on-call',
+          name: 'On-call',
+          isDefault: true,
+          steps: [
+            { delayMinutes: 0, targets: [{ channel: 'slack', target: slack }] },
+            { delayMinutes: 10, minImpact: 'major', targets: [{ channel: 'pagerduty', routingKey: 'A'.repeat(32) }] },
+          ],
+        },
+        {
+          ref: 'quiet',
+          name: 'Quiet',
+          steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'ops@example.com' }] }],
+        },
+      ],
+      monitors: [{ ref: 'api', name: 'API', target: 'https://93.184.215.14/', escalationPolicy: 'on-call' }],
+    };
+    const applied = await apply(doc);
+    expect(applied.status).toBe(200);
+    expect(actions(applied)).toEqual([
+      'create escalation_policy on-call',
+      'create escalation_policy quiet',
+      'create monitor api',
+    ]);
+    expect(JSON.stringify(applied.body)).not.toContain('secret-path');
+    const policies = await request(h.app).get('/api/v1/escalation-policies').set(bearer(ws.tokens.admin));
+    const onCall = policies.body.data.find((p: { ref: string }) => p.ref === 'on-call');
+    expect(onCall).toMatchObject({ name: 'On-call', isDefault: true });
+    expect((await monitors())[0]).toMatchObject({ ref: 'api', escalationPolicyId: onCall.id });
+    expect((await apply(doc)).body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3 });
+
+    // The export redacts the URL and the key, and plans back to no change.
+    const exported = (await request(h.app).get('/api/v1/config').set(bearer(ws.tokens.viewer))).body.data;
+    expect(exported.escalationPolicies[0]).toEqual({
+      ref: 'on-call',
+      name: 'On-call',
+      isDefault: true,
+      steps: [
+        { delayMinutes: 0, targets: [{ channel: 'slack', target: '<redacted>' }] },
+        { delayMinutes: 10, minImpact: 'major', targets: [{ channel: 'pagerduty', routingKey: '<redacted>' }] },
+      ],
+    });
+    expect((await plan(exported)).body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 3 });
+
+    // A new webhook URL is a change (compared by value), shown redacted; the monitor moves to another policy.
+    const changed = structuredClone(doc);
+    changed.escalationPolicies[0]!.steps[0]!.targets[0]!.target = 'https://hooks.slack.com/services/T0/B0/other';
+    changed.monitors[0]!.escalationPolicy = 'quiet';
+    const res = await apply(changed);
+    expect(res.status).toBe(200);
+    const [policyChange, , monitorChange] = res.body.data.changes as Change[];
+    expect(policyChange).toMatchObject({ action: 'update', ref: 'on-call' });
+    expect(Object.keys(policyChange!.fields!)).toEqual(['steps']);
+    expect(JSON.stringify(policyChange)).not.toContain('other');
+    expect(monitorChange!.fields).toEqual({ escalationPolicy: { from: 'on-call', to: 'quiet' } });
+
+    // Prune: the policy the document no longer names goes; the monitor keeps the one it names.
+    const pruned = await apply({ ...changed, prune: true, escalationPolicies: [changed.escalationPolicies[1]] });
+    expect(actions(pruned)).toContain('delete escalation_policy on-call');
+    const left = await request(h.app).get('/api/v1/escalation-policies').set(bearer(ws.tokens.admin));
+    expect(left.body.data.map((p: { ref: string }) => p.ref)).toEqual(['quiet']);
+
+    // A bad policy: its issues at their path in the document.
+    const bad = await plan({
+      version: 1,
+      escalationPolicies: [
+        { ref: 'x', name: 'X', steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: 'not a url' }] }] },
+        {
+          ref: 'y',
+          name: 'Y',
+          isDefault: true,
+          steps: [{ delayMinutes: 5, targets: [{ channel: 'email', target: 'a@b.co' }] }],
+        },
+        {
+          ref: 'z',
+          name: 'Z',
+          isDefault: true,
+          steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a@b.co' }] }],
+        },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      'escalationPolicies[0].steps[0].targets[0].target',
+      'escalationPolicies[2].isDefault',
+    ]);
+    // "<redacted>" where nothing is stored: judged against the workspace, at its path.
+    const unknown = await plan({
+      version: 1,
+      escalationPolicies: [
+        {
+          ref: 'y',
+          name: 'Y',
+          steps: [{ delayMinutes: 0, targets: [{ channel: 'pagerduty', routingKey: '<redacted>' }] }],
+        },
+      ],
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      'escalationPolicies[0].steps[0].targets[0]',
+    ]);
+  });
+
   it('lets only owners and admins plan and apply; any role exports', async () => {
     const doc = documentOf(uniq('acme'));
     expect((await plan(doc, ws.tokens.member)).status).toBe(403);

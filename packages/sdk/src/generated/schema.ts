@@ -1149,6 +1149,8 @@ export interface components {
         EscalationPolicy: {
             /** Format: uuid */
             id: string;
+            /** @description The name a workspace document (`POST /config/apply`) manages the policy by; null: not managed. */
+            ref: string | null;
             name: string;
             repeatCount: number;
             silent: boolean;

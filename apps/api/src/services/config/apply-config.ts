@@ -10,6 +10,10 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorCreateData, monitorUpdateData } from '../monitors/monitor-data.js';
+import { createPolicyInTx } from '../escalation-policies/create-escalation-policy.js';
+import { deletePolicyInTx } from '../escalation-policies/delete-escalation-policy.js';
+import type { CreateEscalationPolicyInput, UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
@@ -59,7 +63,8 @@ export async function applyConfig(
         tx,
         deps,
         ctx,
-        doc.monitors.map((m) => [m.ref, m.input] as const),
+        doc.monitors.map((m) => [m.ref, m] as const),
+        doc.escalationPolicies.map((p) => [p.ref, p.input] as const),
         plan,
       );
     }, TRANSACTION);
@@ -92,11 +97,29 @@ async function write(
   tx: Prisma.TransactionClient,
   deps: ConfigDeps,
   ctx: ServiceContext,
-  inputs: ReadonlyArray<readonly [string, CreateMonitorInput]>,
+  inputs: ReadonlyArray<readonly [string, { input: CreateMonitorInput; escalationPolicy?: string | null | undefined }]>,
+  policyInputs: ReadonlyArray<readonly [string, CreateEscalationPolicyInput]>,
   plan: ConfigPlan,
 ) {
   const ws = ctx.workspace.id;
   const inputByRef = new Map(inputs);
+  const desiredPolicies = new Map(policyInputs);
+
+  // Policies first: monitors name them.
+  const policyByRef = new Map<string, string>();
+  for (const p of plan.policies) if (p.stored) policyByRef.set(p.change.ref, p.stored.id);
+  for (const p of plan.policies) {
+    if (p.change.action === 'create') {
+      const id = await createPolicyInTx(tx, deps, ctx, desiredPolicies.get(p.change.ref)!, p.change.ref);
+      policyByRef.set(p.change.ref, id);
+      p.change.id = id;
+    } else if (p.change.action === 'update') {
+      const changes = Object.fromEntries(p.changed.map((f) => [f, p.desired![f]]));
+      await updatePolicyInTx(tx, deps, ctx, p.stored!.id, changes as UpdateEscalationPolicyInput);
+    }
+  }
+  const policyId = (ref: string | null | undefined) => (ref ? policyByRef.get(ref)! : null);
+
   const componentByRef = new Map<string, string>();
   for (const p of plan.monitors) if (p.stored) componentByRef.set(p.change.ref, p.stored.componentId);
 
@@ -118,10 +141,14 @@ async function write(
       createdIds.set(p.change.ref, id);
       componentByRef.set(p.change.ref, componentId);
       p.change.id = id;
-      const input = inputByRef.get(p.change.ref)!;
+      const { input, escalationPolicy } = inputByRef.get(p.change.ref)!;
       return {
         component: { id: componentId, workspaceId: ws, name: input.name },
-        monitor: { ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input), ref: p.change.ref },
+        monitor: {
+          ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input),
+          ref: p.change.ref,
+          escalationPolicyId: policyId(escalationPolicy),
+        },
       };
     });
     await insertRows(
@@ -143,6 +170,10 @@ async function write(
     for (const f of p.changed) if (f !== 'metadata' && f !== 'escalationPolicy') changes[f] = desired[f];
     const data = monitorUpdateData(deps.config, stored, changes as Omit<UpdateMonitorInput, 'type' | 'metadata'>);
     if (p.changed.includes('metadata')) data.metadata = desired.metadata as Prisma.InputJsonValue;
+    if (p.changed.includes('escalationPolicy')) {
+      const id = policyId(desired.escalationPolicy as string | null);
+      data.escalationPolicy = id ? { connect: { id } } : { disconnect: true };
+    }
     await tx.monitor.update({ where: { id: stored.id, workspaceId: ws }, data });
     if (p.changed.includes('intervalSeconds') || p.changed.includes('schedule')) rescheduleIds.push(stored.id);
   }
@@ -173,6 +204,8 @@ async function write(
     if (p.change.action === 'create' ? layout.length > 0 : p.changed.includes('sections'))
       await replaceLayout(tx, page, layout, `statusPages[${i}].sections`);
   }
+  // Last: monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
+  for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
   return { plan, createdIds, rescheduleIds, resolved };
 }
 

@@ -9,7 +9,9 @@ import {
   type Issue,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
+import { createEscalationPolicySchema, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { validateCreateInput } from '../monitors/monitor-validation.js';
+import { withPlaceholders, type RedactedTargets } from './policy-views.js';
 
 /** What a secret shows as in `GET /config` and in plans; sent back in a document it means "unchanged". */
 export const REDACTED = '<redacted>';
@@ -75,8 +77,10 @@ export type DesiredStatusPage = z.output<typeof statusPageEntrySchema> & { index
 export interface DesiredPolicy {
   index: number;
   ref: string;
-  /** The policy body as POST /escalation-policies takes it (judged by its service). */
-  body: Record<string, unknown>;
+  /** The body of POST /escalation-policies, parsed by its schema. */
+  input: CreateEscalationPolicyInput;
+  /** Where the entry said `"<redacted>"` (the stored target stays). */
+  redacted: RedactedTargets;
 }
 
 export interface ConfigDocument {
@@ -158,14 +162,19 @@ export async function parseConfigDocument(raw: unknown): Promise<ConfigDocument>
       issues.push({ path: `escalationPolicies[${index}]`, message: 'must be an object' });
       continue;
     }
-    const { ref, ...body } = entry;
-    // Until the escalation policy API lands, a document cannot manage policies: refused rather than ignored.
-    issues.push({
-      path: `escalationPolicies[${index}]`,
-      message: 'escalation policies cannot be managed by a document yet',
-    });
-    if (typeof ref === 'string') escalationPolicies.push({ index, ref, body });
+    const { ref, ...raw } = entry;
+    const { body, redacted } = withPlaceholders(raw);
+    const parsed = createEscalationPolicySchema.safeParse(body);
+    if (!parsed.success) issues.push(...prefixed(`escalationPolicies[${index}]`, issuesFromZod(parsed.error)));
+    else if (typeof ref === 'string') escalationPolicies.push({ index, ref, input: parsed.data, redacted });
   }
+
+  const defaults = escalationPolicies.filter((p) => p.input.isDefault);
+  for (const extra of defaults.slice(1))
+    issues.push({
+      path: `escalationPolicies[${extra.index}].isDefault`,
+      message: `only one policy can be the default (also escalationPolicies[${defaults[0]!.index}])`,
+    });
 
   const statusPages: DesiredStatusPage[] = [];
   for (const [index, entry] of rawPages.entries()) {

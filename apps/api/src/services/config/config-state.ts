@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { ConflictError, type Config, type Issue, type Prisma, type SsrfGuard } from '@statusvane/shared';
+import {
+  ConflictError,
+  ValidationError,
+  type Config,
+  type Issue,
+  type Prisma,
+  type SsrfGuard,
+} from '@statusvane/shared';
+import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
 import { fail, type ConfigDocument, type DesiredStatusPage } from './config-document.js';
 import {
@@ -12,6 +20,13 @@ import {
   type ConfigMonitorRow,
   type View,
 } from './monitor-views.js';
+import {
+  configPolicySelect,
+  desiredPolicyView,
+  shownSteps,
+  storedPolicyView,
+  type ConfigPolicyRow,
+} from './policy-views.js';
 
 export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page';
 export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
@@ -36,6 +51,7 @@ export interface PlannedChange<Row = unknown> {
 
 export interface ConfigPlan {
   planId: string;
+  policies: PlannedChange<ConfigPolicyRow>[];
   monitors: PlannedChange<ConfigMonitorRow>[];
   statusPages: PlannedChange<StoredPage>[];
   changes: ConfigChange[];
@@ -59,6 +75,7 @@ const statusPageSelect = {
 export type StoredPage = Prisma.StatusPageGetPayload<{ select: typeof statusPageSelect }>;
 
 export interface StoredState {
+  policies: Map<string, ConfigPolicyRow>;
   monitors: Map<string, ConfigMonitorRow>;
   statusPages: Map<string, StoredPage>;
   /** Managed policies: id -> ref. */
@@ -78,9 +95,14 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
       select: statusPageSelect,
       orderBy: { ref: 'asc' },
     }),
-    db.escalationPolicy.findMany({ where: { workspaceId, ref: { not: null } }, select: { id: true, ref: true } }),
+    db.escalationPolicy.findMany({
+      where: { workspaceId, ref: { not: null }, archivedAt: null },
+      select: configPolicySelect,
+      orderBy: { ref: 'asc' },
+    }),
   ]);
   return {
+    policies: new Map(policies.map((p) => [p.ref!, p])),
     monitors: new Map(monitors.map((m) => [m.ref!, m])),
     statusPages: new Map(pages.map((p) => [p.ref!, p])),
     policyRefs: new Map(policies.map((p) => [p.id, p.ref!])),
@@ -108,19 +130,25 @@ const desiredPageView = (p: DesiredStatusPage): View => ({
 });
 
 /** Field-by-field differences, secrets shown redacted. Fields the desired view leaves out are not compared. */
-function differences(stored: View, desired: View): { changed: string[]; fields: ConfigChange['fields'] } {
+function differences(stored: View, desired: View, show: Show): { changed: string[]; fields: ConfigChange['fields'] } {
   const changed = Object.keys(desired).filter((f) => !sameValue(stored[f], desired[f]));
   return {
     changed,
-    fields: Object.fromEntries(
-      changed.map((f) => [f, { from: shownValue(f, stored[f]), to: shownValue(f, desired[f]) }]),
-    ),
+    fields: Object.fromEntries(changed.map((f) => [f, { from: show(f, stored[f]), to: show(f, desired[f]) }])),
   };
 }
 
+/** How a field's value is shown in a plan (secrets redacted). */
+type Show = (field: string, value: unknown) => unknown;
+const SHOW: Record<ResourceType, Show> = {
+  monitor: shownValue,
+  escalation_policy: (field, value) => (field === 'steps' ? shownSteps(value) : value),
+  status_page: (_field, value) => value,
+};
+
 /** Every field of a created resource, from null. */
-const created = (desired: View) =>
-  Object.fromEntries(Object.entries(desired).map(([f, v]) => [f, { from: null, to: shownValue(f, v) }]));
+const created = (desired: View, show: Show) =>
+  Object.fromEntries(Object.entries(desired).map(([f, v]) => [f, { from: null, to: show(f, v) }]));
 
 function planOf<Row extends { id: string }>(
   resourceType: ResourceType,
@@ -131,13 +159,13 @@ function planOf<Row extends { id: string }>(
 ): PlannedChange<Row> {
   if (!stored) {
     return {
-      change: { action: 'create', resourceType, ref, id: null, fields: created(desired) },
+      change: { action: 'create', resourceType, ref, id: null, fields: created(desired, SHOW[resourceType]) },
       desired,
       stored: null,
       changed: [],
     };
   }
-  const { changed, fields } = differences(storedView!, desired);
+  const { changed, fields } = differences(storedView!, desired, SHOW[resourceType]);
   return {
     change: changed.length
       ? { action: 'update', resourceType, ref, id: stored.id, fields }
@@ -174,6 +202,19 @@ export async function computePlan(
   const state = await loadState(db, workspaceId);
   const issues: Issue[] = [];
 
+  const policies: PlannedChange<ConfigPolicyRow>[] = [];
+  for (const d of doc.escalationPolicies) {
+    const stored = state.policies.get(d.ref);
+    const storedView = stored ? storedPolicyView(stored, deps.config.encryption) : null;
+    const { view, issues: own } = desiredPolicyView(d.index, d.input, d.redacted, storedView);
+    issues.push(...own);
+    policies.push(planOf('escalation_policy', d.ref, stored, storedView, view));
+  }
+  const namedPolicies = new Set(doc.escalationPolicies.map((p) => p.ref));
+  if (doc.prune)
+    for (const [ref, stored] of state.policies)
+      if (!namedPolicies.has(ref)) policies.push(deletion('escalation_policy', ref, stored));
+
   const monitors: PlannedChange<ConfigMonitorRow>[] = [];
   const storedViews = new Map<string, View>();
   for (const d of doc.monitors) {
@@ -209,14 +250,17 @@ export async function computePlan(
     for (const [ref, stored] of state.statusPages)
       if (!namedPages.has(ref)) statusPages.push(deletion('status_page', ref, stored));
 
-  issues.push(...(await networkIssues(deps.guard, doc, monitors)));
+  issues.push(
+    ...(await networkIssues(deps.guard, doc, monitors)),
+    ...(await policyTargetIssues(deps.guard, doc, policies)),
+  );
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
 
-  const changes = [...monitors, ...statusPages].map((p) => p.change);
+  const changes = [...policies, ...monitors, ...statusPages].map((p) => p.change);
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
-  return { planId: planIdOf(docHash, state, doc), monitors, statusPages, changes, summary };
+  return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, changes, summary };
 }
 
 /**
@@ -255,6 +299,27 @@ async function networkIssues(
   return issues;
 }
 
+/** The SSRF guard on the URL targets of every policy the plan would create or give new steps, as the policy API judges them. */
+async function policyTargetIssues(
+  guard: SsrfGuard,
+  doc: ConfigDocument,
+  plans: PlannedChange<ConfigPolicyRow>[],
+): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  for (const d of doc.escalationPolicies) {
+    const p = plans.find((x) => x.change.ref === d.ref)!;
+    if (p.change.action !== 'create' && !p.changed.includes('steps')) continue;
+    try {
+      await assertTargetsAllowed(guard, p.desired!.steps as CreateEscalationPolicyInput['steps']);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      const found = (err.details as { issues: Issue[] }).issues;
+      issues.push(...found.map((i) => ({ ...i, path: `escalationPolicies[${d.index}].${i.path}` })));
+    }
+  }
+  return issues;
+}
+
 /** Slugs are unique across workspaces: one the plan would give a page, held by a page outside this plan, is 409. */
 async function assertSlugsFree(db: Db, plans: PlannedChange<StoredPage>[]): Promise<void> {
   const wanted = plans.filter((p) => p.change.action === 'create' || p.changed.includes('slug'));
@@ -286,7 +351,11 @@ function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): str
           state.statusPages,
           doc.statusPages.map((p) => p.ref),
         ),
-        policies: [...state.policyRefs.entries()].sort(),
+        policies: compared(
+          state.policies,
+          doc.escalationPolicies.map((p) => p.ref),
+        ),
+        policyRefs: [...state.policyRefs.entries()].sort(),
       }),
     )
     .digest('hex');

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import type { ConfigDeps } from './config-deps.js';
 import { loadState, storedPageView } from './config-state.js';
+import { exportedPolicy, storedPolicyView } from './policy-views.js';
 import { exportedMonitor, storedMonitorView, type View } from './monitor-views.js';
 
 /**
@@ -19,7 +20,9 @@ export async function getConfig(
     monitors: [...state.monitors].map(([ref, row]) =>
       exportedMonitor(ref, storedMonitorView(row, deps.config.encryption, state.policyRefs)),
     ),
-    escalationPolicies: [],
+    escalationPolicies: [...state.policies].map(([ref, row]) =>
+      exportedPolicy(ref, storedPolicyView(row, deps.config.encryption)),
+    ),
     statusPages: [...state.statusPages].map(([ref, page]) => {
       const view = storedPageView(page, componentRefs);
       const sections = (view.sections as Array<{ name: string; monitors: string[] }>).map((s) => ({

@@ -1,4 +1,4 @@
-import type { Config, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from './policy-input.js';
@@ -17,23 +17,39 @@ export async function createEscalationPolicy(
   assertCan(ctx.role, 'escalationPolicies:manage');
   await assertTargetsAllowed(deps.guard, input.steps);
   return deps.prisma.$transaction(async (tx) => {
-    const { id } = await tx.escalationPolicy.create({
-      data: {
-        workspaceId: ctx.workspace.id,
-        name: input.name,
-        repeatCount: input.repeatCount,
-        silent: input.silent,
-        runbook: input.runbook,
-        steps: stepsCreate(input.steps, deps.config.encryption.current),
-      },
-      select: { id: true },
-    });
-    if (input.isDefault)
-      await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+    const id = await createPolicyInTx(tx, deps, ctx, input);
     const record = toEscalationPolicyRecord(
       await tx.escalationPolicy.findUniqueOrThrow({ where: { id }, select: escalationPolicySelect }),
     );
     await ctx.inTransaction?.(tx, record);
     return record;
   });
+}
+
+/**
+ * The writes of a create, in the caller's transaction (targets already judged): the policy, its ladder, and the
+ * workspace default when `isDefault`. Shared with config/apply, which also gives the `ref`. Returns the new id.
+ */
+export async function createPolicyInTx(
+  tx: Prisma.TransactionClient,
+  deps: { config: Pick<Config, 'encryption'> },
+  ctx: Pick<ServiceContext, 'workspace'>,
+  input: CreateEscalationPolicyInput,
+  ref: string | null = null,
+): Promise<string> {
+  const { id } = await tx.escalationPolicy.create({
+    data: {
+      workspaceId: ctx.workspace.id,
+      ref,
+      name: input.name,
+      repeatCount: input.repeatCount,
+      silent: input.silent,
+      runbook: input.runbook,
+      steps: stepsCreate(input.steps, deps.config.encryption.current),
+    },
+    select: { id: true },
+  });
+  if (input.isDefault)
+    await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+  return id;
 }

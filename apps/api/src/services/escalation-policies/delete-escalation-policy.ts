@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@statusvane/shared';
+import type { Prisma, PrismaClient } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { lockPolicy } from './lock-policy.js';
@@ -15,18 +15,26 @@ export async function deleteEscalationPolicy(
 ): Promise<void> {
   assertCan(ctx.role, 'escalationPolicies:manage');
   const policy = await findOwnPolicy(prisma, ctx, id);
-  await prisma.$transaction(async (tx) => {
-    const { pinned } = await lockPolicy(tx, ctx, policy.id);
-    if (pinned === 0) {
-      // Monitors and the workspace default let go of it by their foreign keys (ON DELETE SET NULL).
-      await tx.escalationPolicy.delete({ where: { id: policy.id } });
-      return;
-    }
-    await tx.monitor.updateMany({ where: { escalationPolicyId: policy.id }, data: { escalationPolicyId: null } });
-    await tx.workspace.updateMany({
-      where: { defaultEscalationPolicyId: policy.id },
-      data: { defaultEscalationPolicyId: null },
-    });
-    await tx.escalationPolicy.update({ where: { id: policy.id }, data: { archivedAt: ctx.now } });
+  await prisma.$transaction((tx) => deletePolicyInTx(tx, ctx, policy.id));
+}
+
+/** The writes of a delete, in the caller's transaction (the policy row locked first). Shared with config/apply. */
+export async function deletePolicyInTx(
+  tx: Prisma.TransactionClient,
+  ctx: Pick<ServiceContext, 'workspace' | 'now'>,
+  id: string,
+): Promise<void> {
+  const { pinned } = await lockPolicy(tx, ctx, id);
+  if (pinned === 0) {
+    // Monitors and the workspace default let go of it by their foreign keys (ON DELETE SET NULL).
+    await tx.escalationPolicy.delete({ where: { id } });
+    return;
+  }
+  await tx.monitor.updateMany({ where: { escalationPolicyId: id }, data: { escalationPolicyId: null } });
+  await tx.workspace.updateMany({
+    where: { defaultEscalationPolicyId: id },
+    data: { defaultEscalationPolicyId: null },
   });
+  // Archived: it keeps its pinned incidents' ladder and history, and frees its ref for a new managed policy.
+  await tx.escalationPolicy.update({ where: { id }, data: { archivedAt: ctx.now, ref: null } });
 }

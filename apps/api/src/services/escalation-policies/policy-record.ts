@@ -36,6 +36,9 @@ const stepRecordSchema = z
 export const escalationPolicyRecordSchema = z
   .object({
     id: z.uuid(),
+    ref: z.string().nullable().openapi({
+      description: 'The name a workspace document (`POST /config/apply`) manages the policy by; null: not managed.',
+    }),
     name: z.string(),
     repeatCount: z.number().int().min(0),
     silent: z.boolean(),
@@ -49,6 +52,7 @@ export type EscalationPolicyRecord = z.infer<typeof escalationPolicyRecordSchema
 
 export const escalationPolicySelect = {
   id: true,
+  ref: true,
   workspaceId: true,
   name: true,
   repeatCount: true,
@@ -76,6 +80,7 @@ export type EscalationPolicyRow = Prisma.EscalationPolicyGetPayload<{ select: ty
 export function toEscalationPolicyRecord(p: EscalationPolicyRow): EscalationPolicyRecord {
   return {
     id: p.id,
+    ref: p.ref,
     name: p.name,
     repeatCount: p.repeatCount,
     silent: p.silent,

@@ -1,4 +1,4 @@
-import type { Config, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
@@ -23,27 +23,41 @@ export async function updateEscalationPolicy(
 ): Promise<EscalationPolicyRecord> {
   assertCan(ctx.role, 'escalationPolicies:manage');
   const current = await findOwnPolicy(deps.prisma, ctx, id);
-  const { steps, isDefault, ...plain } = changes;
-  if (steps) await assertTargetsAllowed(deps.guard, steps);
+  if (changes.steps) await assertTargetsAllowed(deps.guard, changes.steps);
   const row = await deps.prisma.$transaction(async (tx) => {
-    const { pinned } = await lockPolicy(tx, ctx, current.id);
-    if (steps) {
-      const before = await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id } });
-      if (pinned > 0) await archiveLadder(tx, before, before.createdAt, ctx.now);
-      else await tx.escalationStep.deleteMany({ where: { policyId: current.id } });
-    }
-    await tx.escalationPolicy.update({
-      where: { id: current.id },
-      data: { ...plain, ...(steps ? { steps: stepsCreate(steps, deps.config.encryption.current) } : {}) },
-    });
-    if (isDefault === true)
-      await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: current.id } });
-    if (isDefault === false)
-      await tx.workspace.updateMany({
-        where: { id: ctx.workspace.id, defaultEscalationPolicyId: current.id },
-        data: { defaultEscalationPolicyId: null },
-      });
+    await updatePolicyInTx(tx, deps, ctx, current.id, changes);
     return tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect });
   });
   return toEscalationPolicyRecord(row);
+}
+
+/**
+ * The writes of an update, in the caller's transaction (targets already judged), the policy row locked first.
+ * Shared with config/apply.
+ */
+export async function updatePolicyInTx(
+  tx: Prisma.TransactionClient,
+  deps: { config: Pick<Config, 'encryption'> },
+  ctx: Pick<ServiceContext, 'workspace' | 'now'>,
+  id: string,
+  changes: UpdateEscalationPolicyInput,
+): Promise<void> {
+  const { steps, isDefault, ...plain } = changes;
+  const { pinned } = await lockPolicy(tx, ctx, id);
+  if (steps) {
+    const before = await tx.escalationPolicy.findUniqueOrThrow({ where: { id } });
+    if (pinned > 0) await archiveLadder(tx, before, before.createdAt, ctx.now);
+    else await tx.escalationStep.deleteMany({ where: { policyId: id } });
+  }
+  await tx.escalationPolicy.update({
+    where: { id },
+    data: { ...plain, ...(steps ? { steps: stepsCreate(steps, deps.config.encryption.current) } : {}) },
+  });
+  if (isDefault === true)
+    await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+  if (isDefault === false)
+    await tx.workspace.updateMany({
+      where: { id: ctx.workspace.id, defaultEscalationPolicyId: id },
+      data: { defaultEscalationPolicyId: null },
+    });
 }

@@ -1,0 +1,156 @@
+import {
+  openTarget,
+  targetFromSecret,
+  type Config,
+  type EscalationTargetInput,
+  type Issue,
+  type Prisma,
+} from '@statusvane/shared';
+import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import { REDACTED } from './config-document.js';
+import type { View } from './monitor-views.js';
+
+/** The fields of a target that hold its secret (an email address is shown in full, a Telegram chat id too). */
+const SECRET_FIELDS: Record<string, string | undefined> = {
+  webhook: 'target',
+  slack: 'target',
+  teams: 'target',
+  discord: 'target',
+  ntfy: 'target',
+  pagerduty: 'routingKey',
+  opsgenie: 'apiKey',
+  telegram: 'botToken',
+};
+
+/**
+ * What stands in for `"<redacted>"` while the document is judged by the policy schema (each passes its field's
+ * format); the stored value replaces it before anything is compared or written.
+ */
+const PLACEHOLDERS: Record<string, string> = {
+  target: 'https://redacted.invalid/',
+  routingKey: 'REDACTEDREDACTEDREDACTEDREDACTED',
+  apiKey: 'REDACTED',
+  botToken: '0:REDACTEDREDACTEDREDACTED',
+};
+
+/** Where a policy entry said `"<redacted>"`: `steps[i].targets[j]`. */
+export type RedactedTargets = Set<string>;
+
+/** Swaps each `"<redacted>"` secret of a raw policy body for a placeholder of the right format, noting where. */
+export function withPlaceholders(body: Record<string, unknown>): {
+  body: Record<string, unknown>;
+  redacted: RedactedTargets;
+} {
+  const redacted: RedactedTargets = new Set();
+  if (!Array.isArray(body.steps)) return { body, redacted };
+  const steps = body.steps.map((step: unknown, i) => {
+    if (!step || typeof step !== 'object' || !Array.isArray((step as { targets?: unknown }).targets)) return step;
+    const targets = (step as { targets: unknown[] }).targets.map((t, j) => {
+      if (!t || typeof t !== 'object') return t;
+      const target = t as Record<string, unknown>;
+      const field = SECRET_FIELDS[String(target.channel)];
+      if (!field || target[field] !== REDACTED) return t;
+      redacted.add(`steps[${i}].targets[${j}]`);
+      return { ...target, [field]: PLACEHOLDERS[field] };
+    });
+    return { ...(step as object), targets };
+  });
+  return { body: { ...body, steps }, redacted };
+}
+
+export const configPolicySelect = {
+  id: true,
+  ref: true,
+  name: true,
+  repeatCount: true,
+  silent: true,
+  runbook: true,
+  workspace: { select: { defaultEscalationPolicyId: true } },
+  steps: {
+    orderBy: { position: 'asc' },
+    select: {
+      delayMinutes: true,
+      minImpact: true,
+      targets: {
+        orderBy: { position: 'asc' },
+        select: { channel: true, targetEnc: true, encKeyId: true, legacyTarget: true },
+      },
+    },
+  },
+} satisfies Prisma.EscalationPolicySelect;
+export type ConfigPolicyRow = Prisma.EscalationPolicyGetPayload<{ select: typeof configPolicySelect }>;
+
+/** A stored policy as the document sees it, targets decrypted (in memory only, for comparison). */
+export function storedPolicyView(row: ConfigPolicyRow, keyring: Config['encryption']): View {
+  return {
+    name: row.name,
+    repeatCount: row.repeatCount,
+    silent: row.silent,
+    runbook: row.runbook,
+    steps: row.steps.map((s) => ({
+      delayMinutes: s.delayMinutes,
+      minImpact: s.minImpact,
+      targets: s.targets.map((t) => targetFromSecret(t.channel, openTarget(t, keyring))),
+    })),
+    isDefault: row.workspace.defaultEscalationPolicyId === row.id,
+  };
+}
+
+/** The policy the document asks for; a `"<redacted>"` target is the stored one at the same place, same channel. */
+export function desiredPolicyView(
+  index: number,
+  input: CreateEscalationPolicyInput,
+  redacted: RedactedTargets,
+  stored: View | null,
+): { view: View; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const storedSteps = (stored?.steps ?? []) as Array<{ targets: EscalationTargetInput[] }>;
+  const steps = input.steps.map((s, i) => ({
+    delayMinutes: s.delayMinutes,
+    minImpact: s.minImpact,
+    targets: s.targets.map((t, j) => {
+      if (!redacted.has(`steps[${i}].targets[${j}]`)) return t;
+      const kept = storedSteps[i]?.targets[j];
+      if (kept?.channel === t.channel) return kept;
+      issues.push({
+        path: `escalationPolicies[${index}].steps[${i}].targets[${j}]`,
+        message: `is "${REDACTED}" but the policy has no stored ${t.channel} target at this place`,
+      });
+      return t;
+    }),
+  }));
+  const view: View = {
+    name: input.name,
+    repeatCount: input.repeatCount,
+    silent: input.silent,
+    runbook: input.runbook,
+    steps,
+    isDefault: input.isDefault,
+  };
+  return { view, issues };
+}
+
+/** Steps as plans and GET /config show them: every secret field `"<redacted>"`. */
+export function shownSteps(steps: unknown): unknown {
+  if (!Array.isArray(steps)) return steps;
+  return (steps as Array<{ targets: EscalationTargetInput[] }>).map((s) => ({
+    ...s,
+    targets: s.targets.map((t) => {
+      const field = SECRET_FIELDS[t.channel];
+      return field ? { ...t, [field]: REDACTED } : t;
+    }),
+  }));
+}
+
+/** The document entry of a stored policy: defaults left out, secrets redacted. */
+export function exportedPolicy(ref: string, view: View): View {
+  const entry: View = { ref, name: view.name };
+  if (view.repeatCount !== 0) entry.repeatCount = view.repeatCount;
+  if (view.silent) entry.silent = true;
+  if (view.runbook !== '') entry.runbook = view.runbook;
+  if (view.isDefault) entry.isDefault = true;
+  entry.steps = (shownSteps(view.steps) as Array<{ minImpact: string }>).map(({ minImpact, ...s }) =>
+    minImpact === 'none' ? s : { ...s, minImpact },
+  );
+  return entry;
+}
