@@ -355,7 +355,10 @@ describe('config plan and apply', () => {
 
     // A new webhook URL is a change (compared by value), shown redacted; the monitor moves to another policy.
     const changed = structuredClone(doc);
-    changed.escalationPolicies[0]!.steps[0]!.targets[0]!.target = 'https://hooks.slack.com/services/T0/B0/other';
+    changed.escalationPolicies[0]!.steps[0]!.targets[0] = {
+      channel: 'slack',
+      target: 'https://hooks.slack.com/services/T0/B0/other',
+    };
     changed.monitors[0]!.escalationPolicy = 'quiet';
     const res = await apply(changed);
     expect(res.status).toBe(200);
