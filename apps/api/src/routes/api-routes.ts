@@ -1,3 +1,4 @@
+import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import type { ApiRoute } from './define-route.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
@@ -16,4 +17,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
+  ...auditEventRoutes,
 ];
