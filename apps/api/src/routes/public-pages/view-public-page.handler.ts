@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import { loadPublicPage } from '../../services/status-pages/public-page.js';
 import { openPage, type PageRouteOptions } from './page-context.js';
 import { renderStatusPage } from './render-public-page.js';
 import { wantsJson } from './respond.js';
@@ -16,11 +15,12 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
     if (json) res.setHeader('Access-Control-Allow-Origin', '*');
     const ctx = await openPage(req, res, opts, json ? 'json' : 'form');
     if (!ctx) return;
-    const data = await loadPublicPage(
-      { prisma: opts.deps.prisma, publicBaseUrl: opts.deps.config.publicBaseUrl },
-      { page: ctx.page, now: ctx.now },
-    );
-    if (json) res.json({ data });
-    else res.type('html').send(renderStatusPage(data, { basePath: ctx.basePath }));
+    const page = await opts.pages.load(ctx.page, ctx.now);
+    // Rendered once per load of the page's data (and base path), then sent as is.
+    if (json) res.type('application/json').send(page.rendered('json', (data) => JSON.stringify({ data })));
+    else
+      res
+        .type('html')
+        .send(page.rendered(`html ${ctx.basePath}`, (data) => renderStatusPage(data, { basePath: ctx.basePath })));
   };
 }
