@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { openPage, type PageRouteOptions } from './page-context.js';
 import { renderStatusPage } from './render-public-page.js';
-import { wantsJson } from './respond.js';
+import { sendRendered, wantsJson } from './respond.js';
 
 /**
  * GET /status/:slug (or `/` on the page's custom domain), no token: the page as HTML, or as `{ data }` JSON when
@@ -16,11 +16,18 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
     const ctx = await openPage(req, res, opts, json ? 'json' : 'form');
     if (!ctx) return;
     const page = await opts.pages.load(ctx.page, ctx.now);
-    // Rendered once per load of the page's data (and base path), then sent as is.
-    if (json) res.type('application/json').send(page.rendered('json', (data) => JSON.stringify({ data })));
+    // Rendered (and gzipped) once per load of the page's data and base path, then sent as is.
+    if (json)
+      sendRendered(
+        req,
+        res.type('application/json'),
+        page.rendered('json', (data) => JSON.stringify({ data })),
+      );
     else
-      res
-        .type('html')
-        .send(page.rendered(`html ${ctx.basePath}`, (data) => renderStatusPage(data, { basePath: ctx.basePath })));
+      sendRendered(
+        req,
+        res.type('html'),
+        page.rendered(`html ${ctx.basePath}`, (data) => renderStatusPage(data, { basePath: ctx.basePath })),
+      );
   };
 }

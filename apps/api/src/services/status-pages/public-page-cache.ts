@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { createBatchLoader, loaderPerClient, type PrismaClient } from '@statusvane/shared';
 import {
   loadPublicPage,
@@ -14,10 +15,16 @@ export const PAGE_MAX_AGE_MS = 10_000;
 const MAX_PAGES = 200;
 const DAY_MS = 86_400_000;
 
+/** An answer rendered once: its bytes, and the same gzipped (made on first use). */
+export interface RenderedAnswer {
+  body: Buffer;
+  gzipped(): Buffer;
+}
+
 /** A page's data as loaded once, and the answers rendered from it (HTML per base path, JSON), rendered once each. */
 export interface CachedPage {
   data: PublicPageData;
-  rendered(key: string, render: (data: PublicPageData) => string): string;
+  rendered(key: string, render: (data: PublicPageData) => string): RenderedAnswer;
 }
 
 interface Entry {
@@ -28,6 +35,10 @@ interface Entry {
   loadedAt: number;
   day: string;
   value: Promise<CachedPage>;
+  /** Loaded (a pending load is shared, never refreshed). */
+  ready: boolean;
+  /** A background reload of it is under way. */
+  refreshing?: boolean;
 }
 
 /**
@@ -91,52 +102,80 @@ const fingerprints = loaderPerClient((prisma: PrismaClient) =>
 /**
  * The public page's data, kept in this process while it is current (docs/decisions.md, "Public page cache"): an
  * entry serves a request when the page's fingerprint (above) is unchanged, it is the same UTC day, and it is under
- * PAGE_MAX_AGE_MS old by the request's clock; otherwise the page is loaded again. So incidents, updates,
- * maintenance, component states and layout are as fresh as a load of their own on every request (one small query
- * instead of the page's seven), and the uptime bars are at most PAGE_MAX_AGE_MS behind. Requests that find the
- * same stale entry share one load. One cache per router (each app, each test's clock).
+ * PAGE_MAX_AGE_MS old by the request's clock; otherwise the page is loaded again. An entry only older than that (up to
+ * twice) is still served while one request reloads it in the background, so a crowd never waits for the reload of
+ * a page that did not change. So incidents, updates, maintenance, component states and layout are as fresh as a load
+ * of their own on every request (one small query instead of the page's seven), and the uptime bars are at most
+ * PAGE_MAX_AGE_MS behind (plus the reload's own time). Requests that find the same stale entry share one load. One
+ * cache per router (each app, each test's clock).
  */
 export function publicPageCache(deps: { prisma: PrismaClient; publicBaseUrl: string }) {
   const entries = new Map<string, Entry>();
-  const fresh = (e: Entry, page: PublicPageRef, fingerprint: string, now: Date) => {
-    const age = now.getTime() - e.loadedAt;
-    return (
-      e.fingerprint === fingerprint &&
-      age >= 0 &&
-      age < PAGE_MAX_AGE_MS &&
-      e.day === isoDay(now) &&
-      e.ref.name === page.name &&
-      e.ref.slug === page.slug &&
-      e.ref.workspaceId === page.workspaceId
+  const sameState = (e: Entry, page: PublicPageRef, fingerprint: string, now: Date) =>
+    e.fingerprint === fingerprint &&
+    now.getTime() >= e.loadedAt &&
+    e.day === isoDay(now) &&
+    e.ref.name === page.name &&
+    e.ref.slug === page.slug &&
+    e.ref.workspaceId === page.workspaceId;
+
+  const start = (page: PublicPageRef, fingerprint: string, now: Date, replaces: Entry | null): Entry => {
+    const value = loadPublicPage(deps, { page, now }).then((data) => {
+      const renders = new Map<string, RenderedAnswer>();
+      return {
+        data,
+        rendered(key: string, render: (d: PublicPageData) => string) {
+          let out = renders.get(key);
+          if (out === undefined) {
+            const body = Buffer.from(render(data));
+            let gz: Buffer | undefined;
+            out = { body, gzipped: () => (gz ??= gzipSync(body)) };
+            renders.set(key, out);
+          }
+          return out;
+        },
+      };
+    });
+    const entry: Entry = { fingerprint, ref: page, loadedAt: now.getTime(), day: isoDay(now), value, ready: false };
+    const put = () => {
+      entries.delete(page.id);
+      entries.set(page.id, entry);
+      // Oldest first in a Map: the least recently loaded page goes.
+      if (entries.size > MAX_PAGES) entries.delete(entries.keys().next().value!);
+    };
+    if (replaces === null) put();
+    value.then(
+      () => {
+        entry.ready = true;
+        // A background reload takes the place of the entry it refreshes, unless something newer did meanwhile.
+        if (replaces !== null && entries.get(page.id) === replaces) put();
+      },
+      () => {
+        // A failed load is not kept: the next request tries again.
+        if (entries.get(page.id) === entry) entries.delete(page.id);
+        if (replaces) replaces.refreshing = false;
+      },
     );
+    return entry;
   };
+
   return {
     async load(page: PublicPageRef, now: Date): Promise<CachedPage> {
       const fingerprint = await fingerprints(deps.prisma).load({ page, now });
       if (fingerprint === undefined) throw new Error('no fingerprint for a page');
       const cur = entries.get(page.id);
-      if (cur && fresh(cur, page, fingerprint, now)) return cur.value;
-      const value = loadPublicPage(deps, { page, now }).then((data) => {
-        const renders = new Map<string, string>();
-        return {
-          data,
-          rendered(key: string, render: (d: PublicPageData) => string) {
-            let out = renders.get(key);
-            if (out === undefined) renders.set(key, (out = render(data)));
-            return out;
-          },
-        };
-      });
-      const entry: Entry = { fingerprint, ref: page, loadedAt: now.getTime(), day: isoDay(now), value };
-      entries.delete(page.id);
-      entries.set(page.id, entry);
-      // Oldest first in a Map: the least recently loaded page goes.
-      if (entries.size > MAX_PAGES) entries.delete(entries.keys().next().value!);
-      // A failed load is not kept: the next request tries again.
-      value.catch(() => {
-        if (entries.get(page.id) === entry) entries.delete(page.id);
-      });
-      return value;
+      if (cur && sameState(cur, page, fingerprint, now)) {
+        const age = now.getTime() - cur.loadedAt;
+        if (age < PAGE_MAX_AGE_MS || !cur.ready) return cur.value;
+        if (age < 2 * PAGE_MAX_AGE_MS) {
+          if (!cur.refreshing) {
+            cur.refreshing = true;
+            start(page, fingerprint, now, cur);
+          }
+          return cur.value;
+        }
+      }
+      return start(page, fingerprint, now, null).value;
     },
   };
 }

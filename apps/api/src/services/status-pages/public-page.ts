@@ -1,5 +1,7 @@
 import {
+  createBatchLoader,
   CUSTOM_DOMAIN_RE,
+  loaderPerClient,
   publicIncidentFilter,
   type MaintenanceStatus,
   type Prisma,
@@ -87,18 +89,42 @@ export const PAST_INCIDENT_DAYS = 14;
 export const MAINTENANCE_HORIZON_DAYS = 7;
 const DAY_MS = 86_400_000;
 
+/**
+ * Page lookups of one event-loop turn in one query (a crowd on one page asks once), by slug or by custom domain.
+ * Not public is the same as none.
+ */
+const publicPages = loaderPerClient((prisma: PrismaClient) =>
+  createBatchLoader<{ slug: string } | { customDomain: string }, PublicPageRef>(
+    async (keys) => {
+      const slugs = keys.flatMap((k) => ('slug' in k ? [k.slug] : []));
+      const domains = keys.flatMap((k) => ('customDomain' in k ? [k.customDomain] : []));
+      const rows = await prisma.statusPage.findMany({
+        where: {
+          isPublic: true,
+          OR: [
+            ...(slugs.length ? [{ slug: { in: slugs } }] : []),
+            ...(domains.length ? [{ customDomain: { in: domains } }] : []),
+          ],
+        },
+        select: { id: true, workspaceId: true, name: true, slug: true, passwordHash: true, customDomain: true },
+      });
+      const out = new Map<string, PublicPageRef>();
+      for (const { customDomain, ...ref } of rows) {
+        out.set(`slug ${ref.slug}`, ref);
+        if (customDomain) out.set(`host ${customDomain}`, ref);
+      }
+      return out;
+    },
+    { keyOf: (k) => ('slug' in k ? `slug ${k.slug}` : `host ${k.customDomain}`) },
+  ),
+);
+
 /** One page by a unique key, or null when there is none or it is not public (both are 404: nothing is revealed). */
 async function findPublicPageWhere(
   prisma: PrismaClient,
   where: { slug: string } | { customDomain: string },
 ): Promise<PublicPageRef | null> {
-  const page = await prisma.statusPage.findUnique({
-    where,
-    select: { id: true, workspaceId: true, name: true, slug: true, isPublic: true, passwordHash: true },
-  });
-  if (!page || !page.isPublic) return null;
-  const { isPublic: _isPublic, ...ref } = page;
-  return ref;
+  return (await publicPages(prisma).load(where)) ?? null;
 }
 
 /** The public page whose customDomain is this host name (any case, no port), or null. */
