@@ -16,7 +16,16 @@ export interface BatchLoader<K, V> {
 
 export function createBatchLoader<K, V>(
   fetch: (keys: K[]) => Promise<Map<string, V>>,
-  opts: { keyOf?: (key: K) => string; maxBatch?: number } = {},
+  opts: {
+    keyOf?: (key: K) => string;
+    maxBatch?: number;
+    /**
+     * A call made while a query for its key is in flight joins that query instead of waiting for the next turn's.
+     * Its answer may then miss a write that committed in the query's flight (milliseconds): only for reads that can
+     * be that much behind (a public page's change check), never for credentials or a caller's own writes.
+     */
+    shareInFlight?: boolean;
+  } = {},
 ): BatchLoader<K, V> {
   const keyOf = opts.keyOf ?? ((k: K) => String(k));
   const loader = new DataLoader<K, V | undefined>(
@@ -27,7 +36,21 @@ export function createBatchLoader<K, V>(
     },
     { cache: false, maxBatchSize: opts.maxBatch ?? 500, batchScheduleFn: (send) => setImmediate(send) },
   );
-  return { load: (key) => loader.load(key) };
+  if (!opts.shareInFlight) return { load: (key) => loader.load(key) };
+  const inFlight = new Map<string, Promise<V | undefined>>();
+  return {
+    load: (key) => {
+      const k = keyOf(key);
+      let p = inFlight.get(k);
+      if (!p) {
+        p = loader.load(key).finally(() => {
+          if (inFlight.get(k) === p) inFlight.delete(k);
+        });
+        inFlight.set(k, p);
+      }
+      return p;
+    },
+  };
 }
 
 /**

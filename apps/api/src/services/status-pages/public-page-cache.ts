@@ -95,7 +95,9 @@ const fingerprints = loaderPerClient((prisma: PrismaClient) =>
       );
       return out;
     },
-    { keyOf: (k) => k.page.id },
+    // Requests for a page arriving while its fingerprint is being read share that read: a change is seen by the
+    // requests that arrive after it commits, or at worst one read (milliseconds) later.
+    { keyOf: (k) => k.page.id, shareInFlight: true },
   ),
 );
 
