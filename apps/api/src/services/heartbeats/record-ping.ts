@@ -39,6 +39,8 @@ export interface PingedMonitor {
  * rid; a success with another rid leaves it running. An end with a rid that is not the run in progress (overlapping
  * runs) takes its duration from the latest start of that rid in the log.
  */
+/** Ping statements at once per API process: a commit is most of a statement's cost, so fewer, larger ones. */
+const PING_WRITES_IN_FLIGHT = 2;
 const pingWriter = loaderPerClient((prisma: PrismaClient) =>
   createBatchLoader<Ping & { seq: number }, PingedMonitor>(
     async (keys) => {
@@ -110,7 +112,8 @@ const pingWriter = loaderPerClient((prisma: PrismaClient) =>
       }
       return found;
     },
-    { keyOf: (k) => String(k.seq) },
+    // While both are in flight, the pings arriving go together in the next one.
+    { keyOf: (k) => String(k.seq), maxInFlight: PING_WRITES_IN_FLIGHT },
   ),
 );
 
