@@ -8,9 +8,10 @@
  * browsers and aggregators send it.
  */
 import { randomUUID } from 'node:crypto';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import type { PrismaClient } from '@statusvane/shared';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
+import { measure } from './api.js';
 
 export interface StatusPageVariant {
   rps: number;
@@ -132,21 +133,12 @@ async function componentOf(prisma: PrismaClient, monitorId: string): Promise<str
 
 type Options = Parameters<typeof autocannon>[0];
 
-async function measure(opts: Options, warmupSeconds: number, durationSeconds: number): Promise<StatusPageVariant> {
+/** The answer's size as sent (fetch decodes gzip: Content-Length is the size on the wire), then the load. */
+async function measurePage(opts: Options, warmupSeconds: number, durationSeconds: number): Promise<StatusPageVariant> {
   const first = await fetch(opts.url, { headers: opts.headers as Record<string, string> });
-  // fetch decodes gzip: the length on the wire is Content-Length.
   const bytes = Number(first.headers.get('content-length') ?? (await first.arrayBuffer()).byteLength);
   if (!first.ok) throw new Error(`GET ${opts.url} answered ${first.status}`);
-  if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
-  const r = await autocannon({ ...opts, duration: durationSeconds });
-  return {
-    rps: r.requests.average,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    requests: r.requests.total,
-    bad: r.non2xx + r.errors + r.timeouts,
-    bytes,
-  };
+  return { ...(await measure(opts, warmupSeconds, durationSeconds)), bytes };
 }
 
 export async function runStatusPage(
@@ -164,7 +156,7 @@ export async function runStatusPage(
   const url = `${input.apiUrl}/status/${input.slug}`;
   const common = { url, connections: input.connections, pipelining: 1, timeout: 10 } as const;
   // As browsers and aggregators ask: gzip accepted (the page is gzipped once per load, then sent as is).
-  const html = await measure(
+  const html = await measurePage(
     { ...common, headers: { accept: 'text/html', 'accept-encoding': 'gzip' } },
     input.warmupSeconds,
     input.durationSeconds,
@@ -172,7 +164,7 @@ export async function runStatusPage(
   log(
     `GET /status/{slug} (HTML, ${html.bytes} bytes): ${Math.round(html.rps)} req/s, p50 ${html.p50Ms} ms, p99 ${html.p99Ms} ms`,
   );
-  const json = await measure(
+  const json = await measurePage(
     { ...common, headers: { accept: 'application/json', 'accept-encoding': 'gzip' } },
     input.warmupSeconds,
     input.durationSeconds,
