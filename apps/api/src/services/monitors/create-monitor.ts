@@ -1,5 +1,6 @@
 import {
   DEFAULT_CERTIFICATE_EXPIRY_DAYS,
+  DEFAULT_CONFIRM_AFTER_SECONDS,
   DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
   maintenanceUntilByComponent,
@@ -12,6 +13,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { replaceDependencies } from './monitor-dependencies.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';
 
@@ -35,7 +37,7 @@ export async function createMonitor(
   { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = await validateCreateInput(deps.guard, input);
+  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input);
   const http = m.type === 'http' ? m : null;
   const dns = m.type === 'dns' ? m : null;
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
@@ -56,6 +58,7 @@ export async function createMonitor(
         intervalSeconds: m.intervalSeconds ?? 60,
         openThreshold: m.openThreshold ?? 2,
         resolveThreshold: m.resolveThreshold ?? 2,
+        confirmAfterSeconds: m.confirmAfterSeconds ?? DEFAULT_CONFIRM_AFTER_SECONDS,
         environment: m.environment ?? 'production',
         metadata: m.metadata ?? {},
         ...(m.type !== 'heartbeat'
@@ -63,6 +66,8 @@ export async function createMonitor(
               timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
+              regions: m.regions ?? [],
+              quorum: m.quorum ?? null,
             }
           : {
               graceSeconds: m.graceSeconds ?? 60,
@@ -95,11 +100,18 @@ export async function createMonitor(
       },
       select: monitorRecordSelect,
     });
-    const record = toMonitorRecord(created, {
-      publicBaseUrl: deps.config.publicBaseUrl,
-      maintenanceUntil,
-      now: ctx.now,
-    });
+    const dependsOn = m.dependsOn ?? [];
+    if (dependsOn.length)
+      await replaceDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: created.id, dependsOn });
+    const record = toMonitorRecord(
+      { ...created, dependsOn: dependsOn.map((dependsOnId) => ({ dependsOnId })) },
+      {
+        publicBaseUrl: deps.config.publicBaseUrl,
+        checkRegions: deps.config.checkRegions,
+        maintenanceUntil,
+        now: ctx.now,
+      },
+    );
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);
     await deps.scheduler.schedule(created);

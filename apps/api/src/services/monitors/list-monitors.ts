@@ -74,7 +74,7 @@ function whereOf(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWh
 
 /** A page of the workspace's monitors matching the filters, oldest first (stable under concurrent inserts). */
 export async function listMonitors(
-  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl' | 'checkRegions'> },
   { ctx, input: query }: { ctx: ServiceContext; input: MonitorListQuery },
 ): Promise<{ data: MonitorRecord[]; pagination: Pagination }> {
   const where = whereOf(ctx.workspace.id, query);
@@ -89,7 +89,7 @@ export async function listMonitors(
     }),
   ]);
   return {
-    data: await toRecords(prisma, ctx, rows, config.publicBaseUrl),
+    data: await toRecords(prisma, ctx, rows, config),
     pagination: pagination(query, total),
   };
 }
