@@ -125,7 +125,7 @@ describe('goalsOf', () => {
       ['missed / duplicated slots', true],
       ['ping receiver', true],
       ['month response-times query p99 (43,200 results)', true],
-      ['detection, 5 outages (2/2 x 60 s, confirm 15 s)', true],
+      ['detection, 5 outage(s) (2/2 x 60 s, confirm 15 s)', true],
       ['quick run wall-clock (build excluded)', null],
     ]);
   });

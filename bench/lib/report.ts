@@ -104,7 +104,7 @@ function detectionGoal(d: DetectionResult): Goal {
   const within = d.runs.filter((x) => x.withinBound).length;
   const judged = d.intervalSeconds === 60 && d.runs.length >= DETECTION_GOAL.runs;
   return {
-    goal: `detection, ${d.runs.length} outages (${d.openThreshold}/${d.openThreshold} x ${d.intervalSeconds} s, confirm ${d.confirmAfterSeconds} s)`,
+    goal: `detection, ${d.runs.length} outage(s) (${d.openThreshold}/${d.openThreshold} x ${d.intervalSeconds} s, confirm ${d.confirmAfterSeconds} s)`,
     target: `each <= first failure + ${d.confirmAfterSeconds} + 2 s; mean < ${DETECTION_GOAL.meanSeconds} s; max < ${DETECTION_GOAL.maxSeconds} s (>= ${DETECTION_GOAL.runs} runs of 60 s)`,
     actual: `${within}/${d.runs.length} within; mean ${r1(d.meanSeconds)} s; max ${r1(d.maxSeconds)} s`,
     met: judged
