@@ -3,7 +3,6 @@
 // and resolves. Real queue, real workers, a real target on 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createPrisma, type PrismaClient } from '@statusvane/shared';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -11,6 +10,7 @@ import {
   agePastGap,
   checkOnce as checkOnceVia,
   regionStates,
+  startRegionWorkers,
   startSwitchTarget,
   startWorker,
   waitFor,
@@ -137,52 +137,18 @@ describe('one region', () => {
 
 describe('two regions, a worker each with its own connections', () => {
   let h: Harness;
-  const pools: PrismaClient[] = [];
-  const workers: Record<string, ReturnType<typeof startWorker>> = {};
+  let regions: ReturnType<typeof startRegionWorkers>;
   beforeAll(() => {
     h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', CHECK_REGIONS: 'eu,us' });
-    for (const region of ['eu', 'us']) {
-      const prisma = createPrisma(h.config.databaseUrl, { max: 5 });
-      pools.push(prisma);
-      workers[region] = startWorker(h, region, { prisma });
-    }
+    regions = startRegionWorkers(h, ['eu', 'us']);
   });
   afterAll(async () => {
-    await Promise.all(Object.values(workers).map((w) => w.close()));
-    await Promise.all(pools.map((p) => p.$disconnect()));
+    await regions.close();
     await h.close();
   });
 
   const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
-  let n = 0;
-  /** `count` checks of the monitor in each of `regions`, all queued at once; resolves when every one has run. */
-  async function checkIn(monitorId: string, regions: string[], count = 1): Promise<Array<CheckOutcome | undefined>> {
-    const base = 1_900_000_000_000 + n++ * 1_000_000;
-    const jobs = regions.flatMap((region) =>
-      Array.from({ length: count }, (_, i) => ({
-        region,
-        jobId: `c-${monitorId}-${region}-${base + i}`,
-        slot: base + i,
-      })),
-    );
-    await Promise.all(
-      regions.map((region) =>
-        h.deps.scheduler.queues.get(region)!.addBulk(
-          jobs
-            .filter((j) => j.region === region)
-            .map((j) => ({
-              name: 'check',
-              data: { monitorId, region },
-              opts: { jobId: j.jobId, timestamp: j.slot },
-            })),
-        ),
-      ),
-    );
-    const outcome = (j: (typeof jobs)[number]) =>
-      workers[j.region]!.completed.find((c) => c.job.id === j.jobId)?.outcome;
-    await waitFor(async () => jobs.every(outcome), 20_000, `${jobs.length} checks`);
-    return jobs.map(outcome);
-  }
+  const checkIn = (monitorId: string, inRegions: string[], count = 1) => regions.checkIn(monitorId, inRegions, count);
 
   it('one result per region at the same instant opens nothing; a majority confirmed failing opens exactly one incident; a majority confirmed passing resolves it', async () => {
     target.setStatus(503);

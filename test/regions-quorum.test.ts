@@ -2,28 +2,24 @@
 // through the API and real workers of two regions, each on its own connections, against a real target on 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { confirmationJobId, createPrisma, type PrismaClient } from '@statusvane/shared';
-import { runCheck, type CheckOutcome } from '../apps/worker/src/checks/run-check.js';
+import { confirmationJobId } from '@statusvane/shared';
+import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { agePastGap, regionStates, startSwitchTarget, startWorker, waitFor } from './support/worker-harness.js';
+import { agePastGap, regionStates, startRegionWorkers, startSwitchTarget, waitFor } from './support/worker-harness.js';
 
 let target: Awaited<ReturnType<typeof startSwitchTarget>>;
 let h: Harness;
-const pools: PrismaClient[] = [];
-const workers: Record<string, ReturnType<typeof startWorker>> = {};
+let regions: ReturnType<typeof startRegionWorkers>;
+let workers: ReturnType<typeof startRegionWorkers>['workers'];
 beforeAll(async () => {
   target = await startSwitchTarget();
   h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', CHECK_REGIONS: 'eu,us,ap' });
-  for (const region of ['eu', 'us']) {
-    const prisma = createPrisma(h.config.databaseUrl, { max: 5 });
-    pools.push(prisma);
-    workers[region] = startWorker(h, region, { prisma });
-  }
+  regions = startRegionWorkers(h, ['eu', 'us']);
+  workers = regions.workers;
 });
 afterAll(async () => {
-  await Promise.all(Object.values(workers).map((w) => w.close()));
-  await Promise.all(pools.map((p) => p.$disconnect()));
+  await regions.close();
   await h.close();
   await target.close();
 });
@@ -48,22 +44,7 @@ async function schedulerRegions(monitorId: string): Promise<string[]> {
     .sort();
 }
 
-let n = 0;
-/** One check of the monitor in each of `regions`, queued at once with slots of their own; their outcomes. */
-async function checkIn(monitorId: string, regions: string[]): Promise<Array<CheckOutcome | undefined>> {
-  const base = 1_950_000_000_000 + n++ * 1_000_000;
-  const jobs = regions.map((region) => ({ region, jobId: `q-${monitorId}-${region}-${base}` }));
-  await Promise.all(
-    jobs.map((j) =>
-      h.deps.scheduler.queues
-        .get(j.region)!
-        .add('check', { monitorId, region: j.region }, { jobId: j.jobId, timestamp: base }),
-    ),
-  );
-  const outcome = (j: (typeof jobs)[number]) => workers[j.region]!.completed.find((c) => c.job.id === j.jobId)?.outcome;
-  await waitFor(async () => jobs.every(outcome), 20_000, `${jobs.length} checks`);
-  return jobs.map(outcome);
-}
+const checkIn = (monitorId: string, inRegions: string[]) => regions.checkIn(monitorId, inRegions);
 
 describe('regions and quorum through the API', () => {
   it('defaults to every region and a majority; a subset and a quorum are kept, and only those regions are scheduled', async () => {
@@ -293,7 +274,11 @@ describe('dependsOn', () => {
     // Nothing half-written: b still depends on nothing.
     const got = await request(h.app).get(`/api/v1/monitors/${b}`).set(bearer(tokens.owner));
     expect(got.body.data.dependsOn).toEqual([]);
-    // Clearing works.
+    // Deleting a monitor removes it from the lists that name it; clearing works.
+    expect((await request(h.app).delete(`/api/v1/monitors/${c}`).set(bearer(tokens.owner))).status).toBe(204);
+    expect((await request(h.app).get(`/api/v1/monitors/${a}`).set(bearer(tokens.owner))).body.data.dependsOn).toEqual([
+      b,
+    ]);
     expect((await patch(tokens.owner, a, { dependsOn: [] })).body.data.dependsOn).toEqual([]);
   });
 

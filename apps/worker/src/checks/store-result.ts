@@ -417,7 +417,8 @@ async function evidenceOf(
  */
 async function openParentIncident(tx: Tx, monitorId: string): Promise<string | null> {
   const [row] = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT i.id FROM monitor_dependencies d JOIN incidents i ON i."openMonitorId" = d."dependsOnId"
-    WHERE d."monitorId" = ${monitorId}::uuid ORDER BY d.position LIMIT 1`;
+    SELECT i.id FROM monitors m CROSS JOIN LATERAL unnest(m."dependsOn") WITH ORDINALITY AS d(id, pos)
+    JOIN incidents i ON i."openMonitorId" = d.id
+    WHERE m.id = ${monitorId}::uuid ORDER BY d.pos LIMIT 1`;
   return row?.id ?? null;
 }

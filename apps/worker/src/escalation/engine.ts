@@ -367,8 +367,8 @@ async function dependencyDown(tx: Tx, incidentId: string): Promise<{ down: boole
     SELECT i."suppressedById",
       coalesce(
         (SELECT s.id FROM incidents s WHERE s.id = i."suppressedById" AND s.status <> 'resolved'),
-        (SELECT p.id FROM monitor_dependencies d JOIN incidents p ON p."openMonitorId" = d."dependsOnId"
-          WHERE d."monitorId" = i."monitorId" ORDER BY d.position LIMIT 1)
+        (SELECT p.id FROM monitors m CROSS JOIN LATERAL unnest(m."dependsOn") WITH ORDINALITY AS d(id, pos)
+          JOIN incidents p ON p."openMonitorId" = d.id WHERE m.id = i."monitorId" ORDER BY d.pos LIMIT 1)
       ) AS current
     FROM incidents i WHERE i.id = ${incidentId}::uuid`;
   if (!row?.current) return { down: false, record: null };

@@ -148,14 +148,7 @@ export class CheckScheduler {
    * the deadline since) only evaluates, finds nothing new, and arms the current deadline.
    */
   async armHeartbeatDeadline(monitorId: string, region: string, at: Date, now = Date.now()): Promise<void> {
-    const queue = this.queues.get(region);
-    if (!queue) return;
-    const data: CheckJob = { monitorId, region };
-    await queue.add(CHECK_JOB_NAME, data, {
-      ...JOB_OPTS,
-      jobId: heartbeatDeadlineJobId(monitorId, region, at),
-      delay: Math.max(0, at.getTime() - now),
-    });
+    await this.addCheckAt(monitorId, region, heartbeatDeadlineJobId(monitorId, region, at), at, now);
   }
 
   /**
@@ -165,14 +158,15 @@ export class CheckScheduler {
    * twice stores one result (the slot is part of the result's unique key).
    */
   async armConfirmation(monitorId: string, region: string, slot: Date, now = Date.now()): Promise<void> {
+    await this.addCheckAt(monitorId, region, confirmationJobId(monitorId, region, slot), slot, now);
+  }
+
+  /** One check of the monitor in `region` at `at`, under a job id that names it (adding it twice adds one job). */
+  private async addCheckAt(monitorId: string, region: string, jobId: string, at: Date, now: number): Promise<void> {
     const queue = this.queues.get(region);
     if (!queue) return;
     const data: CheckJob = { monitorId, region };
-    await queue.add(CHECK_JOB_NAME, data, {
-      ...JOB_OPTS,
-      jobId: confirmationJobId(monitorId, region, slot),
-      delay: Math.max(0, slot.getTime() - now),
-    });
+    await queue.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId, delay: Math.max(0, at.getTime() - now) });
   }
 
   /**

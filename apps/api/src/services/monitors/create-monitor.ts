@@ -13,7 +13,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
-import { replaceDependencies } from './monitor-dependencies.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';
 
@@ -47,6 +47,7 @@ export async function createMonitor(
     (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
   const record = await deps.prisma.$transaction(async (tx) => {
+    await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
     const created = await tx.monitor.create({
       data: {
@@ -59,6 +60,7 @@ export async function createMonitor(
         openThreshold: m.openThreshold ?? 2,
         resolveThreshold: m.resolveThreshold ?? 2,
         confirmAfterSeconds: m.confirmAfterSeconds ?? DEFAULT_CONFIRM_AFTER_SECONDS,
+        dependsOn: m.dependsOn ?? [],
         environment: m.environment ?? 'production',
         metadata: m.metadata ?? {},
         ...(m.type !== 'heartbeat'
@@ -100,18 +102,12 @@ export async function createMonitor(
       },
       select: monitorRecordSelect,
     });
-    const dependsOn = m.dependsOn ?? [];
-    if (dependsOn.length)
-      await replaceDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: created.id, dependsOn });
-    const record = toMonitorRecord(
-      { ...created, dependsOn: dependsOn.map((dependsOnId) => ({ dependsOnId })) },
-      {
-        publicBaseUrl: deps.config.publicBaseUrl,
-        checkRegions: deps.config.checkRegions,
-        maintenanceUntil,
-        now: ctx.now,
-      },
-    );
+    const record = toMonitorRecord(created, {
+      publicBaseUrl: deps.config.publicBaseUrl,
+      checkRegions: deps.config.checkRegions,
+      maintenanceUntil,
+      now: ctx.now,
+    });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);
     await deps.scheduler.schedule(created);

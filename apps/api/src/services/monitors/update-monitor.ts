@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { findOwnMonitor, toRecords } from './get-monitor.js';
-import { replaceDependencies } from './monitor-dependencies.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
 import { validateUpdateInput } from './monitor-validation.js';
 import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
@@ -29,7 +29,6 @@ export async function updateMonitor(
     keyword,
     keywordAbsent,
     escalationPolicyId,
-    dependsOn,
     type: _type,
     metadata: _metadata,
     ...plain
@@ -64,9 +63,8 @@ export async function updateMonitor(
           ]);
         }
       }
-      // Before the UPDATE, so that the row it returns shows the new list.
-      if (dependsOn !== undefined)
-        await replaceDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: current.id, dependsOn });
+      if (u.dependsOn !== undefined)
+        await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: current.id, dependsOn: u.dependsOn });
       const updated = await tx.monitor.update({
         where: { id: current.id, workspaceId: ctx.workspace.id },
         data,
