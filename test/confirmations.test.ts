@@ -1,6 +1,7 @@
-// Thresholds count confirmations, not results (issue 12 item 2): a region's result counts only min(15 s, interval)
-// after its previous counted one, each region keeps its own counters, and a majority of the monitor's regions opens
-// and resolves. Real queue, real workers, a real target on 127.0.0.1.
+// Thresholds count confirmations, not results (issue 12 item 2): a region's result counts only confirmAfterSeconds
+// (default 15 s) after its previous counted one, each region keeps its own counters, and a quorum of the monitor's
+// regions (default a majority) opens; fewer failing resolve (issue 15). Real queue, real workers, a real target on
+// 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';

@@ -121,7 +121,7 @@ export async function checkOnce(
 
 /**
  * Moves the monitor's last counted results an hour back, as if the next result came long after them: it then counts
- * toward the thresholds instead of being too close (less than min(15 s, interval) after) to count.
+ * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count.
  */
 export async function agePastGap(h: Pick<Harness, 'prisma'>, monitorId: string): Promise<void> {
   await h.prisma.$executeRaw`
