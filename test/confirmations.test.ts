@@ -151,7 +151,7 @@ describe('two regions, a worker each with its own connections', () => {
   const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
   const checkIn = (monitorId: string, inRegions: string[], count = 1) => regions.checkIn(monitorId, inRegions, count);
 
-  it('one result per region at the same instant opens nothing; a majority confirmed failing opens exactly one incident; a majority confirmed passing resolves it', async () => {
+  it('one result per region at the same instant opens nothing; both regions (the quorum of two) confirmed failing open exactly one incident; one confirming a recovery resolves it', async () => {
     target.setStatus(503);
     const { monitor } = await createMonitor(h);
     // The immediate checks of both regions, within moments of each other: one failure counted per region.

@@ -412,7 +412,7 @@ describe('evaluateFlap — hand-written cases', () => {
     ).toEqual(['-', '-', 'open']);
   });
 
-  it('resolves when a majority of regions pass; a region that has not reported since the open counts as failing', () => {
+  it('resolves when fewer than the quorum are failing; a region that has not reported since the open counts as failing', () => {
     const three = ['eu', 'us', 'ap'];
     const opened = run([r('down', 0, 'eu'), r('down', 0, 'us')], rules(1, 1, three));
     expect(eventTypes(opened)).toEqual(['-', 'open']);
