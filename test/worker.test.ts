@@ -30,7 +30,8 @@ afterAll(async () => {
 
 const checkOnce = (monitorId: string) => checkOnceVia(h, w.completed, monitorId);
 
-const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
+const results = (monitorId: string) =>
+  h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: [{ checkedAt: 'asc' }, { slot: 'asc' }] });
 const incidents = (monitorId: string) =>
   h.prisma.incident.findMany({ where: { monitorId }, orderBy: { startedAt: 'asc' } });
 
