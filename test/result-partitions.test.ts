@@ -199,3 +199,20 @@ describe(`migration ${MIGRATION}`, () => {
     expect((await listResultPartitions(prisma)).map((p) => p.name)).toEqual(['check_results_default']);
   });
 });
+
+describe('a database migrated without results (the test database)', () => {
+  it('has no legacy partition: today and the days after it have daily partitions from the start', async () => {
+    const client = new pg.Client({ connectionString: baseUrl.toString() });
+    await client.connect();
+    try {
+      const today = partitionName(new Date(Math.floor(Date.now() / DAY) * DAY));
+      const { rows } = await client.query(
+        `SELECT to_regclass('check_results_legacy') AS legacy, to_regclass($1) AS today, to_regclass('check_results_default') AS fallback`,
+        [today],
+      );
+      expect(rows).toEqual([{ legacy: null, today, fallback: 'check_results_default' }]);
+    } finally {
+      await client.end();
+    }
+  });
+});

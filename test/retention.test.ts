@@ -2,8 +2,9 @@
  * Retention (docs/adr/0005-check-results-retention.md): housekeeping deletes raw results, hourly rollups and daily
  * rollups past their retention, in bounded batches, through indexes. The rows here are dated in the year 2000 and
  * "now" is 2001-01-01, so the prune touches nothing that other suites (sharing the test database) write. Raw results
- * of that age are in the legacy partition of check_results, pruned row by row; dropping whole daily partitions is
- * tested on a database of its own (result-partitions.test.ts).
+ * of that age are in the default partition of check_results (no day partition covers them), pruned row by row;
+ * the legacy partition, pruned the same way, and dropping whole daily partitions are tested on a database of their
+ * own (result-partitions.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CheckScheduler, type PrismaClient } from '@statusvane/shared';
@@ -188,9 +189,6 @@ describe('retention', () => {
           .map((r) => r['QUERY PLAN'])
           .join('\n');
       return {
-        legacy: await explain(
-          `SELECT ctid FROM check_results_legacy WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`,
-        ),
         default: await explain(
           `SELECT ctid FROM check_results_default WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`,
         ),
@@ -202,7 +200,6 @@ describe('retention', () => {
         ),
       };
     });
-    expect(plans.legacy).toMatch(/Index (Only )?Scan (using|on) "?check_results_legacy_checkedAt_idx"?/);
     expect(plans.default).toMatch(/Index (Only )?Scan (using|on) "?check_results_default_checkedAt_idx"?/);
     expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
     expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);

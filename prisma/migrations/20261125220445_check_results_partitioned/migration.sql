@@ -3,8 +3,9 @@
 -- The existing table is kept as the partition "check_results_legacy" for every slot before the next UTC midnight
 -- after this migration runs: its rows stay where they are (no copy, one validating scan), its unique index becomes
 -- the partition's share of the parent's, and housekeeping prunes it by batched DELETE until it is all past retention,
--- then drops it. Daily partitions follow it; housekeeping creates them ahead. Rows of a day that has no partition yet
--- land in "check_results_default" and move to their day's partition when housekeeping creates it.
+-- then drops it. A database without results (a new one) gets no legacy partition. Daily partitions follow;
+-- housekeeping creates them ahead. Rows of a day that has no partition yet land in "check_results_default" and move
+-- to their day's partition when housekeeping creates it.
 --
 -- The parent has one index, the per-slot unique key (monitorId, region, slot), which includes the partition key as
 -- PostgreSQL requires. Gone: the bigint id (nothing referenced it) and the indexes on checkedAt (retention drops whole
@@ -41,16 +42,22 @@ CREATE UNIQUE INDEX "check_results_monitorId_region_slot_key" ON "check_results"
 
 ALTER TABLE "check_results" ADD CONSTRAINT "check_results_monitorId_fkey" FOREIGN KEY ("monitorId") REFERENCES "monitors"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- Attach the legacy table (its unique index and foreign key are taken as the partition's own), then the default
--- partition and the next three days.
+-- Attach the legacy table (its unique index and foreign key are taken as the partition's own), or drop it when it
+-- holds no row (a new database: today's results then go to a daily partition too); then the next three days.
 DO $$
 DECLARE
-    bound timestamptz := date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 day';
+    today timestamptz := date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    first timestamptz := today;
     day timestamptz;
 BEGIN
-    EXECUTE format('ALTER TABLE "check_results" ATTACH PARTITION "check_results_legacy" FOR VALUES FROM (MINVALUE) TO (%L)', bound);
+    IF EXISTS (SELECT 1 FROM "check_results_legacy") THEN
+        first := today + interval '1 day';
+        EXECUTE format('ALTER TABLE "check_results" ATTACH PARTITION "check_results_legacy" FOR VALUES FROM (MINVALUE) TO (%L)', first);
+    ELSE
+        DROP TABLE "check_results_legacy";
+    END IF;
     FOR i IN 0..2 LOOP
-        day := bound + make_interval(days => i);
+        day := first + make_interval(days => i);
         EXECUTE format('CREATE TABLE %I PARTITION OF "check_results" FOR VALUES FROM (%L) TO (%L)',
             'check_results_p' || to_char(day AT TIME ZONE 'UTC', 'YYYYMMDD'), day, day + interval '1 day');
     END LOOP;
@@ -58,6 +65,6 @@ END $$;
 
 CREATE TABLE "check_results_default" PARTITION OF "check_results" DEFAULT;
 
--- The two partitions that are not days are pruned row by row, oldest first: each keeps an index on "checkedAt" (the
+-- The partitions that are not days are pruned row by row, oldest first: each keeps an index on "checkedAt" (the
 -- legacy one has it already). The daily partitions need none: they are dropped whole.
 CREATE INDEX "check_results_default_checkedAt_idx" ON "check_results_default"("checkedAt");
