@@ -194,7 +194,12 @@ export async function startWorker(
   const child = spawnChild(
     'worker',
     ['apps/worker/dist/main.js'],
-    appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }),
+    appEnv(urls, encryptionKey, {
+      METRICS_PORT: String(metricsPort),
+      // For profiling the worker under the bench's load, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+      ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
+      ...extra,
+    }),
   );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   await child.waitFor(/worker ready on queue/, 60_000);
