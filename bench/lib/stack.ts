@@ -193,13 +193,10 @@ export async function startWorker(
   const metricsPort = await freePort();
   const child = spawnChild(
     'worker',
-    ['apps/worker/dist/main.js'],
-    appEnv(urls, encryptionKey, {
-      METRICS_PORT: String(metricsPort),
-      // For profiling the worker under the bench's load, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-      ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
-      ...extra,
-    }),
+    // Node options for the worker, e.g. BENCH_WORKER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (profiles under
+    // the bench's load; NODE_OPTIONS refuses --cpu-prof).
+    [...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'apps/worker/dist/main.js'],
+    appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }),
   );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   await child.waitFor(/worker ready on queue/, 60_000);
