@@ -14,7 +14,12 @@ import pg from 'pg';
 import { createPrisma, insertResultsWithRollups, type PrismaClient, type ResultRow } from '@statusvane/shared';
 import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from '../scripts/migrate.js';
 import { pruneExpired } from '../apps/worker/src/housekeeping.js';
-import { ensureResultPartitions, listResultPartitions, partitionName } from '../apps/worker/src/result-partitions.js';
+import {
+  dropExpiredResultPartitions,
+  ensureResultPartitions,
+  listResultPartitions,
+  partitionName,
+} from '../apps/worker/src/result-partitions.js';
 
 const MIGRATION = '20261125220445_check_results_partitioned';
 const baseUrl = new URL(process.env.DATABASE_URL!);
@@ -198,6 +203,25 @@ describe(`migration ${MIGRATION}`, () => {
     expect(await allResults()).toEqual([]);
     expect((await listResultPartitions(prisma)).map((p) => p.name)).toEqual(['check_results_default']);
   });
+});
+
+describe('dropping a partition', () => {
+  it('gives up after its lock timeout while a long query holds the partition, and drops it next time', async () => {
+    const day = new Date(nextMidnight(new Date()).getTime() + 100 * DAY);
+    expect(await ensureResultPartitions(prisma, day, 0)).toEqual([partitionName(day)]);
+    const reader = new pg.Client({ connectionString: scratchUrl });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query(`SELECT count(*) FROM "${partitionName(day)}"`);
+      const cutoff = new Date(day.getTime() + DAY);
+      expect(await dropExpiredResultPartitions(prisma, cutoff)).toEqual([]);
+      await reader.query('COMMIT');
+      expect(await dropExpiredResultPartitions(prisma, cutoff)).toEqual([partitionName(day)]);
+    } finally {
+      await reader.end();
+    }
+  }, 20_000);
 });
 
 describe('a database migrated without results (the test database)', () => {

@@ -142,7 +142,11 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   const report = await reconcileSchedules(deps.scheduler, monitorSource(deps.prisma));
   if (report.added || report.updated || report.removed) deps.logger.info('schedules reconciled', { ...report });
   if (deps.ensureLadders) await deps.ensureLadders();
-  const partitions = await ensureResultPartitions(deps.prisma, now);
+  // A failure here (a lock not had in time) must not hold up the rest of the round: the days ahead leave time.
+  const partitions = await ensureResultPartitions(deps.prisma, now).catch((err: Error) => {
+    deps.logger.warn('result partitions not created; retrying next round', { error: err.message });
+    return [];
+  });
   if (partitions.length) deps.logger.info('result partitions created', { partitions });
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
   const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, deps.prune);

@@ -84,7 +84,7 @@ async function createDayPartition(prisma: PrismaClient, day: Date): Promise<bool
     return true;
   } catch (err) {
     // 42P07: created meanwhile by another caller; 42P17: it now overlaps a partition created meanwhile.
-    const code = (err as { meta?: { code?: string }; code?: string }).meta?.code ?? (err as { code?: string }).code;
+    const code = pgCode(err);
     if (code === '42P07' || code === '42P17' || /already exists|would overlap/.test(String(err))) return false;
     throw err;
   }
@@ -99,11 +99,22 @@ export async function dropExpiredResultPartitions(prisma: PrismaClient, cutoff: 
   const expired = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= cutoff);
   const dropped: string[] = [];
   for (const p of expired) {
-    await prisma.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-      await tx.$executeRawUnsafe(`DROP TABLE IF EXISTS "${p.name}"`);
-    });
-    dropped.push(p.name);
+    try {
+      await prisma.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+        await tx.$executeRawUnsafe(`DROP TABLE IF EXISTS "${p.name}"`);
+      });
+      dropped.push(p.name);
+    } catch (err) {
+      // 55P03: the lock was not had in time (a long query on the table); the next round tries again.
+      if (pgCode(err) !== '55P03' && !/lock timeout/.test(String(err))) throw err;
+    }
   }
   return dropped;
+}
+
+/** The SQLSTATE of an error from Prisma's raw queries (or from pg directly). */
+function pgCode(err: unknown): string | undefined {
+  const e = err as { meta?: { code?: string }; code?: string };
+  return e.meta?.code ?? e.code;
 }
