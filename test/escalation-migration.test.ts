@@ -3,47 +3,22 @@
  * holds rows written before it: a scratch database of its own, migrated to the state before, filled the way the
  * old code filled it, then migrated to the end.
  */
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { createPrisma, decryptSecret, encryptLegacyTargets, parseConfig, type PrismaClient } from '@statusvane/shared';
-import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from '../scripts/migrate.js';
+import { applyMigrations } from '../scripts/migrate.js';
 import { dumpDatabase } from './support/db-dump.js';
+import { scratchDatabase } from './support/scratch-db.js';
 
 const MIGRATION = '20261123120844_escalation_pinning_and_target_secrets';
-const baseUrl = new URL(process.env.DATABASE_URL!);
-const scratchName = `${baseUrl.pathname.slice(1)}_escmig`;
-const scratchUrl = (() => {
-  const u = new URL(baseUrl);
-  u.pathname = `/${scratchName}`;
-  return u.toString();
-})();
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: baseUrl.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const scratch = scratchDatabase('escmig');
+const scratchUrl = scratch.url;
 
 let db: pg.Client;
 let prisma: PrismaClient | null = null;
 
 beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
-  await admin(`CREATE DATABASE "${scratchName}"`);
-  // Every migration before this one.
-  const before = mkdtempSync(join(tmpdir(), 'sv-escmig-'));
-  for (const name of readdirSync(DEFAULT_MIGRATIONS_DIR)) {
-    if (name < MIGRATION || !/^\d/.test(name))
-      cpSync(join(DEFAULT_MIGRATIONS_DIR, name), join(before, name), { recursive: true });
-  }
-  await applyMigrations(scratchUrl, { migrationsDir: before });
+  await scratch.createBefore(MIGRATION);
   db = new pg.Client({ connectionString: scratchUrl });
   await db.connect();
 }, 60_000);
@@ -51,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prisma?.$disconnect();
   await db?.end();
-  await admin(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
+  await scratch.drop();
 });
 
 const SECRET = 'xoxb-secret-5f1c2d';

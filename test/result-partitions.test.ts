@@ -6,13 +6,10 @@
  * exercised here rather than in the shared test database, where dropping the legacy partition would take every other
  * suite's results with it.
  */
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { createPrisma, insertResultsWithRollups, type PrismaClient, type ResultRow } from '@statusvane/shared';
-import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from '../scripts/migrate.js';
+import { applyMigrations } from '../scripts/migrate.js';
 import { pruneExpired } from '../apps/worker/src/housekeeping.js';
 import {
   dropExpiredResultPartitions,
@@ -20,38 +17,17 @@ import {
   listResultPartitions,
   partitionName,
 } from '../apps/worker/src/result-partitions.js';
+import { scratchDatabase } from './support/scratch-db.js';
 
 const MIGRATION = '20261125220445_check_results_partitioned';
-const baseUrl = new URL(process.env.DATABASE_URL!);
-const scratchName = `${baseUrl.pathname.slice(1)}_partmig`;
-const scratchUrl = (() => {
-  const u = new URL(baseUrl);
-  u.pathname = `/${scratchName}`;
-  return u.toString();
-})();
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: baseUrl.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const scratch = scratchDatabase('partmig');
+const scratchUrl = scratch.url;
 
 let db: pg.Client;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
-  await admin(`CREATE DATABASE "${scratchName}"`);
-  const before = mkdtempSync(join(tmpdir(), 'sv-partmig-'));
-  for (const name of readdirSync(DEFAULT_MIGRATIONS_DIR)) {
-    if (name < MIGRATION || !/^\d/.test(name))
-      cpSync(join(DEFAULT_MIGRATIONS_DIR, name), join(before, name), { recursive: true });
-  }
-  await applyMigrations(scratchUrl, { migrationsDir: before });
+  await scratch.createBefore(MIGRATION);
   db = new pg.Client({ connectionString: scratchUrl });
   await db.connect();
 }, 60_000);
@@ -59,7 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prisma?.$disconnect();
   await db?.end();
-  await admin(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
+  await scratch.drop();
 });
 
 const DAY = 86_400_000;
@@ -226,7 +202,7 @@ describe('dropping a partition', () => {
 
 describe('a database migrated without results (the test database)', () => {
   it('has no legacy partition: today and the days after it have daily partitions from the start', async () => {
-    const client = new pg.Client({ connectionString: baseUrl.toString() });
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
     try {
       const today = partitionName(new Date(Math.floor(Date.now() / DAY) * DAY));
