@@ -6,9 +6,9 @@
  * exercised here rather than in the shared test database, where dropping the legacy partition would take every other
  * suite's results with it.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { createPrisma, insertResultsWithRollups, type PrismaClient, type ResultRow } from '@statusvane/shared';
+import { insertResultsWithRollups, type PrismaClient, type ResultRow } from '@statusvane/shared';
 import { applyMigrations } from '../scripts/migrate.js';
 import { pruneExpired } from '../apps/worker/src/housekeeping.js';
 import {
@@ -17,31 +17,18 @@ import {
   listResultPartitions,
   partitionName,
 } from '../apps/worker/src/result-partitions.js';
-import { scratchDatabase } from './support/scratch-db.js';
+import { scratchDatabaseBefore } from './support/scratch-db.js';
 
 const MIGRATION = '20261125220445_check_results_partitioned';
-const scratch = scratchDatabase('partmig');
+const scratch = scratchDatabaseBefore('partmig', MIGRATION);
 const scratchUrl = scratch.url;
-
-let db: pg.Client;
+/** Made after the migration, in the first test. */
 let prisma: PrismaClient;
-
-beforeAll(async () => {
-  await scratch.createBefore(MIGRATION);
-  db = new pg.Client({ connectionString: scratchUrl });
-  await db.connect();
-}, 60_000);
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.end();
-  await scratch.drop();
-});
 
 const DAY = 86_400_000;
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const nextMidnight = (at: Date) => new Date(Math.floor(at.getTime() / DAY) * DAY + DAY);
-const q = (sql: string, values: unknown[] = []) => db.query(sql, values);
+const q = scratch.query;
 
 /** Every stored result as comparable JSON, in key order. */
 async function allResults() {
@@ -103,7 +90,7 @@ describe(`migration ${MIGRATION}`, () => {
     expect(before).toHaveLength(4);
 
     expect((await applyMigrations(scratchUrl)).applied).toContain(MIGRATION);
-    prisma = createPrisma(scratchUrl, { max: 2 });
+    prisma = scratch.prisma();
 
     expect(await allResults()).toEqual(before);
     const { rows: kind } = await q(`SELECT relkind FROM pg_class WHERE oid = 'check_results'::regclass`);
