@@ -103,6 +103,17 @@ const resources = {
     });
     return { id: row.id, state: () => h.prisma.incident.findUnique({ where: { id: row.id } }) };
   },
+  async escalationPolicy(): Promise<Resource> {
+    const id = await createIn('/escalation-policies', {
+      name: 'A on-call',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a-oncall@example.test' }] }],
+    });
+    return {
+      id,
+      state: () =>
+        h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: { include: { targets: true } } } }),
+    };
+  },
   async subscriber(): Promise<Resource> {
     const page = await resources.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
@@ -204,6 +215,19 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'GET /incidents/{id}/updates': { make: resources.incident, variants: [{ label: 'plain' }] },
+  'GET /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
+  'PATCH /escalation-policies/{id}': {
+    make: resources.escalationPolicy,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', isDefault: true } },
+      {
+        label: 'steps',
+        body: { steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'b@example.test' }] }] },
+      },
+      { label: 'invalid', body: { repeatCount: -1 }, invalid: true },
+    ],
+  },
+  'DELETE /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,

@@ -1,4 +1,5 @@
 import { componentRoutes } from './components/components.routes.js';
+import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import type { ApiRoute } from './define-route.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
@@ -16,4 +17,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
+  ...escalationPolicyRoutes,
 ];
