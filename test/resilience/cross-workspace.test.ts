@@ -354,10 +354,11 @@ describe('a token of another workspace', () => {
       (await resources.maintenance()).id,
       (await resources.statusPage()).id,
     ];
-    const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get').map((r) => r.path);
+    const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get');
     expect(lists.length).toBeGreaterThanOrEqual(2);
-    for (const path of lists) {
-      for (const caller of callers) {
+    for (const { path, roles } of lists) {
+      // A list for managers only answers the viewer 403 (the role tests say so); every other caller reads it.
+      for (const caller of callers.filter((c) => roles === 'read' || c.label !== 'org viewer')) {
         const res = await request(h.app).get(`/api/v1${path}?perPage=250`).set(caller.headers);
         expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
         for (const id of aIds) expect(res.text).not.toContain(id);
