@@ -972,8 +972,9 @@ describe('bad input at scale', () => {
     const ops = operations();
     const arb = fc.oneof(...ops.map((op) => requestFor(op)));
     const show = (reqs: Req[]) => reqs.map((r) => `${r.method} ${r.path} ${r.body?.toString('base64') ?? ''}`);
-    const a = fc.sample(arb, { numRuns: 300, seed: SEED });
-    expect(show(fc.sample(arb, { numRuns: 300, seed: SEED }))).toEqual(show(a));
+    // 1,000: with some thirty operations now, 300 requests no longer reached every nested field at this seed.
+    const a = fc.sample(arb, { numRuns: 1000, seed: SEED });
+    expect(show(fc.sample(arb, { numRuns: 1000, seed: SEED }))).toEqual(show(a));
     // The generators reach what they are meant to reach (not vacuous): nested fields, non-ASCII text, lone
     // surrogates inside nested values, invalid UTF-8 in JSON bodies.
     const bodies = a.flatMap((r) => (r.body ? [r.body.toString('utf8')] : []));
