@@ -358,11 +358,13 @@ describe('a token of another workspace', () => {
     // Every GET without an id: the paginated lists asked for their largest page, and the others (GET /config) whole.
     const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get').map((r) => ({
       path: r.path,
+      roles: r.roles,
       query: successOf(r).page ? '?perPage=250' : '',
     }));
     expect(lists.length).toBeGreaterThanOrEqual(2);
-    for (const { path, query } of lists) {
-      for (const caller of callers) {
+    for (const { path, roles, query } of lists) {
+      // A list for managers only answers the viewer 403 (the role tests say so); every other caller reads it.
+      for (const caller of callers.filter((c) => roles === 'read' || c.label !== 'org viewer')) {
         const res = await request(h.app).get(`/api/v1${path}${query}`).set(caller.headers);
         expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
         for (const id of aIds) expect(res.text).not.toContain(id);

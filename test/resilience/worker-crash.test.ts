@@ -9,7 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QueueEvents } from 'bullmq';
 import request from 'supertest';
-import { CHECK_JOB_NAME, checkQueueName, createWorkerRedis, spreadOffsetMs } from '@statusvane/shared';
+import {
+  CHECK_JOB_NAME,
+  checkQueueName,
+  createWorkerRedis,
+  monitorQuorum,
+  monitorRegions,
+  spreadOffsetMs,
+} from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { evaluateFlap, resetFlapState } from '../../apps/worker/src/flap/evaluate.js';
 import { storedState } from './support/invariants.js';
@@ -60,8 +67,8 @@ afterAll(async () => {
 
 /**
  * Every stored check counted once in the flap state (no re-run applied twice), and the incidents to match: the stored
- * results of each monitor, replayed through the flap logic in the order the worker applied them (by transaction, then
- * by slot), give exactly the stored region state and incident count. Read in one snapshot, so a scheduled check
+ * results of each monitor, replayed through the flap logic in the order the worker applied them (by transaction, whose
+ * xid orders them as in support/invariants.ts, then by slot), give exactly the stored region state and incident count. Read in one snapshot, so a scheduled check
  * stored meanwhile cannot split the reads.
  */
 async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean }>): Promise<void> {
@@ -69,9 +76,11 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
     const { monitor, results, states, incidents } = await h.prisma.$transaction(
       async (tx) => ({
         monitor: await tx.monitor.findUniqueOrThrow({ where: { id: m.id } }),
-        results: await tx.$queryRaw<Array<{ region: string; outcome: 'up' | 'degraded' | 'down'; checkedAt: Date }>>`
-          SELECT region, outcome::text AS outcome, "checkedAt" FROM check_results WHERE "monitorId" = ${m.id}::uuid
-          ORDER BY min(id) OVER (PARTITION BY xmin::text), slot`,
+        results: await tx.$queryRaw<
+          Array<{ region: string; slot: Date; outcome: 'up' | 'degraded' | 'down'; checkedAt: Date }>
+        >`
+          SELECT region, slot, outcome::text AS outcome, "checkedAt" FROM check_results WHERE "monitorId" = ${m.id}::uuid
+          ORDER BY xmin::text::bigint, slot`,
         states: await tx.monitorRegionState.findMany({ where: { monitorId: m.id } }),
         incidents: await tx.incident.count({ where: { monitorId: m.id } }),
       }),
@@ -80,7 +89,12 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
     let flap = resetFlapState();
     let opened = 0;
     for (const r of results) {
-      const d = evaluateFlap(flap, { ...r, inMaintenance: false }, { ...monitor, regions: h.config.checkRegions });
+      const regions = monitorRegions(h.config.checkRegions, monitor);
+      const d = evaluateFlap(
+        flap,
+        { ...r, inMaintenance: false },
+        { ...monitor, regions, quorum: monitorQuorum(regions.length, monitor.quorum), recheck: true },
+      );
       opened += d.events.filter((e) => e.type === 'open').length;
       flap = d.state;
     }

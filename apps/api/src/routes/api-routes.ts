@@ -1,3 +1,4 @@
+import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import { configRoutes } from './config/config.routes.js';
@@ -20,4 +21,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...incidentRoutes,
   ...escalationPolicyRoutes,
   ...configRoutes,
+  ...auditEventRoutes,
 ];

@@ -13,7 +13,8 @@ export type Tag =
   | 'Incidents'
   | 'Escalation policies'
   | 'Access'
-  | 'Configuration';
+  | 'Configuration'
+  | 'Audit events';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -106,4 +107,12 @@ export function successStatus(route: ApiRoute): 200 | 201 | 204 {
 /** The declared success answer. */
 export function successOf(route: ApiRoute): { description: string; data?: z.ZodType; page?: z.ZodType } {
   return (route.responses as Record<number, { description: string }>)[successStatus(route)]!;
+}
+
+/**
+ * PATCH and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
+ * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
+ */
+export function takesIfMatch(route: ApiRoute): boolean {
+  return route.method === 'patch' || route.method === 'delete';
 }

@@ -541,6 +541,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Who changed what: one event per successful write through the API or the admin CLI, recorded in the same transaction as the write, newest first. Filters (AND, exact values): `resourceType`, `resourceId`, `action`, `actorId`. What checks observe (status, incidents a monitor opens) is not recorded. Role: admin or owner (others get 403).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -549,10 +569,10 @@ export interface components {
         Error: {
             error: {
                 /**
-                 * @description invalid_request 400 (413 for a body over 256 KiB, 405 for a method a path does not take), unauthorized 401, forbidden 403, not_found 404, conflict 409, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).
+                 * @description invalid_request 400 (413 for a body over 256 KiB, 405 for a method a path does not take), unauthorized 401, forbidden 403, not_found 404, conflict 409, precondition_failed 412, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).
                  * @enum {string}
                  */
-                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "rate_limited" | "conflict" | "internal";
+                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "rate_limited" | "conflict" | "precondition_failed" | "internal";
                 /** @description A human-readable explanation; do not parse it. */
                 message: string;
                 details?: components["schemas"]["ErrorDetails"];
@@ -581,6 +601,8 @@ export interface components {
              * @enum {string}
              */
             reason?: "reserved" | "taken";
+            /** @description For a 412 (`precondition_failed`): the version the record is at now. */
+            version?: number;
         };
         ValidationIssue: {
             /** @description The offending field, as `a.b[0].c`; empty for the body as a whole. */
@@ -596,6 +618,8 @@ export interface components {
         MaintenanceWindow: {
             /** Format: uuid */
             id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             /** @description Headline customers see. */
             title: string;
             /** @description Public explanation. */
@@ -656,6 +680,8 @@ export interface components {
             id: string;
             /** @description The name a workspace document (`POST /config/apply`) manages the monitor by; null: not managed. */
             ref: string | null;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             name: string;
             /**
              * Format: uuid
@@ -681,6 +707,14 @@ export interface components {
             timeoutMs: number | null;
             openThreshold: number;
             resolveThreshold: number;
+            /** @description The regions (of the deployment's CHECK_REGIONS) that check the monitor; all of them unless set. A heartbeat is judged once, in the first region. */
+            regions: string[];
+            /** @description How many of `regions` must be failing (each by its own consecutive counts against the thresholds) to open an incident; fewer resolve it. Default: a majority, floor(n/2)+1. */
+            quorum: number;
+            /** @description After a result that moves a region toward a threshold not reached yet, that region checks again this many seconds later, then returns to its schedule; also the shortest time between two counted results of a region (the interval when 0 = off). */
+            confirmAfterSeconds: number;
+            /** @description Monitors of the workspace this one depends on: while one of them has an open incident, this monitor's incidents open but page nobody (`suppressedBy`). */
+            dependsOn: string[];
             /** @description Empty: any 2xx or 3xx is healthy. */
             expectedStatusCodes: number[];
             keyword: string | null;
@@ -784,11 +818,15 @@ export interface components {
             intervalSeconds?: number;
             openThreshold?: number;
             resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             timeoutMs?: number;
             degradedAfterMs?: number;
             latencyThresholdMs?: number;
+            regions?: string[];
+            quorum?: number;
             /** @enum {string} */
             method?: "GET" | "HEAD" | "POST";
             expectedStatusCodes?: number[];
@@ -817,11 +855,15 @@ export interface components {
             intervalSeconds?: number;
             openThreshold?: number;
             resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             timeoutMs?: number;
             degradedAfterMs?: number;
             latencyThresholdMs?: number;
+            regions?: string[];
+            quorum?: number;
         };
         /** @description A heartbeat: the scheduled job pings `pingUrl` (returned in the record) every `intervalSeconds`; a ping later than that plus `graceSeconds` (default 60) counts as a failed check. No target. */
         CreateHeartbeatMonitorInput: {
@@ -831,6 +873,8 @@ export interface components {
             intervalSeconds?: number;
             openThreshold?: number;
             resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             graceSeconds?: number;
@@ -847,11 +891,15 @@ export interface components {
             intervalSeconds?: number;
             openThreshold?: number;
             resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             timeoutMs?: number;
             degradedAfterMs?: number;
             latencyThresholdMs?: number;
+            regions?: string[];
+            quorum?: number;
             /** @enum {string} */
             dnsRecordType?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "CAA" | "SRV";
             dnsResolver?: string | null;
@@ -866,10 +914,14 @@ export interface components {
             intervalSeconds?: number;
             openThreshold?: number;
             resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
             environment?: string;
             timeoutMs?: number;
             degradedAfterMs?: number | null;
             latencyThresholdMs?: number | null;
+            regions?: string[];
+            quorum?: number | null;
             /** @enum {string} */
             method?: "GET" | "HEAD" | "POST";
             expectedStatusCodes?: number[];
@@ -948,6 +1000,8 @@ export interface components {
         Component: {
             /** Format: uuid */
             id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             /** @description Follows the monitor's name until changed here. */
             name: string;
             /** @description Shown under the name on status pages; "" when none. */
@@ -973,6 +1027,8 @@ export interface components {
             id: string;
             /** @description The name a workspace document (`POST /config/apply`) manages the page by; null: not managed. */
             ref: string | null;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             name: string;
             slug: string;
             /**
@@ -1027,6 +1083,8 @@ export interface components {
         Subscriber: {
             /** Format: uuid */
             id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             /** @enum {string} */
             kind: "email" | "webhook";
             address: string;
@@ -1041,9 +1099,28 @@ export interface components {
             /** @description The components it affects; empty: every component. */
             componentIds: string[];
         };
+        IncidentEvidence: {
+            region: string;
+            /** @description Whether the region had reached openThreshold when it opened. */
+            failing: boolean;
+            /** @description The region's latest result when the incident opened; null if it had none. */
+            lastResult: {
+                /** Format: date-time */
+                checkedAt: string;
+                /** @enum {string} */
+                status: "up" | "degraded" | "down";
+                reason: string | null;
+                statusCode: number | null;
+                totalMs: number | null;
+                /** @description The address connected to; null when not recorded (currently always). */
+                address: string | null;
+            } | null;
+        };
         Incident: {
             /** Format: uuid */
             id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             /** @description For a monitor incident: `<monitor name> is down`. */
             title: string;
             /** @enum {string} */
@@ -1070,6 +1147,15 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description Monitor incidents: the failure reason code of the result that opened it (`status_code`, `timeout`, `dns_nxdomain`, `certificate_expiring`, `heartbeat_missed`, `run_timeout`, ...); null for manual incidents. */
+            reason: string | null;
+            /** @description Monitor incidents: each of the monitor's regions when it opened, whether it was failing and its last result; empty for manual incidents. */
+            evidence: components["schemas"]["IncidentEvidence"][];
+            /**
+             * Format: uuid
+             * @description The open incident of a monitor this one depends on (`dependsOn`) when it opened: this incident pages nobody (its deliveries are `skipped`, reason `dependency_down`).
+             */
+            suppressedBy: string | null;
         };
         IncidentUpdate: {
             /** Format: uuid */
@@ -1406,6 +1492,46 @@ export interface components {
             /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
             planId?: string;
         };
+        /** @description One successful write through the API or the admin CLI. */
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @description Who made the change: an org token, a user (personal or OAuth token), or the admin CLI. */
+            actor: {
+                /** @enum {string} */
+                type: "token" | "user" | "cli";
+                /** @description The token's id, the user's id, or the operating-system user that ran the admin CLI. */
+                id: string;
+                /** @description The token's name, the user's name or email, or `user@host`. */
+                name: string;
+            };
+            /**
+             * @description `<resourceType>.<verb>`: `monitor.created`, `status_page.deleted`, `incident.acknowledged` ...
+             * @example monitor.updated
+             */
+            action: string;
+            /** @enum {string} */
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "workspace";
+            /** Format: uuid */
+            resourceId: string;
+            /**
+             * @description The fields that changed, as the record shows them (`from: null` on a create, `to: null` on a delete). Secret fields show `"<redacted>"`. Absent when no field changed.
+             * @example {
+             *       "intervalSeconds": {
+             *         "from": 60,
+             *         "to": 30
+             *       }
+             *     }
+             */
+            changes?: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+        };
     };
     responses: {
         /** @description `invalid_request`: malformed JSON, a wrong content type, unknown fields, wrong types or out-of-range values (`details.issues` names each offending field); or a personal token that belongs to several workspaces sent without `X-Statusvane-Workspace` (`details.workspaces` lists the choices). */
@@ -1538,6 +1664,30 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description `precondition_failed`: `If-Match` names a version the record no longer has (someone changed it since it was read). Nothing was written; `details.version` is the current version: read the record again and retry. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "precondition_failed",
+                 *         "message": "The monitor has changed: it is at version 4, not the one If-Match names; read it again and retry",
+                 *         "details": {
+                 *           "version": 4
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description `internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
@@ -1569,6 +1719,11 @@ export interface components {
          * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
          */
         IdempotencyKey: string;
+        /**
+         * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+         * @example "3"
+         */
+        IfMatch: string;
         /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
         Id: string;
         /** @description A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404. */
@@ -1588,6 +1743,8 @@ export interface components {
         RetryAfter: number;
         /** @description Always `Bearer`. */
         WwwAuthenticate: "Bearer";
+        /** @description The version of the record answered, as a strong entity tag (`"3"`): send it back in `If-Match` to change or delete the record only if nobody changed it since. */
+        ETag: string;
         /** @description Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
     };
@@ -1675,6 +1832,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1738,6 +1896,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1763,6 +1922,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -1783,6 +1947,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1816,6 +1981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1904,6 +2070,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1967,6 +2134,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,6 +2160,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2016,6 +2189,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2029,6 +2203,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2049,6 +2228,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2061,6 +2241,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2227,6 +2408,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2252,6 +2434,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2272,6 +2459,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2284,6 +2472,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2363,6 +2552,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2426,6 +2616,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2451,6 +2642,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2475,6 +2671,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2488,6 +2685,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2508,6 +2710,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2541,6 +2744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2643,6 +2847,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2669,6 +2878,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2763,6 +2973,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2944,6 +3155,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2969,6 +3181,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2993,6 +3210,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3063,6 +3281,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3125,6 +3344,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3303,6 +3523,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -3327,6 +3552,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3340,6 +3566,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -3372,6 +3603,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3527,11 +3759,60 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["ConfigDocument"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "workspace";
+                resourceId?: string;
+                /** @description Exact action, such as `monitor.deleted`. */
+                action?: string;
+                actorId?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEvent"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };

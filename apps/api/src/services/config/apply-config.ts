@@ -14,6 +14,7 @@ import { createPolicyInTx } from '../escalation-policies/create-escalation-polic
 import { deletePolicyInTx } from '../escalation-policies/delete-escalation-policy.js';
 import type { CreateEscalationPolicyInput, UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
+import { checkDependencies } from '../monitors/monitor-dependencies.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
@@ -42,7 +43,7 @@ export async function applyConfig(
   assertCan(ctx.role, 'config:apply');
   const { planId, ...document } = isObject(input) ? input : { planId: undefined };
   const raw = isObject(input) ? document : input;
-  const doc = await parseConfigDocument(raw);
+  const doc = await parseConfigDocument(raw, deps.config.checkRegions);
   const hash = documentHash(raw);
   const ws = ctx.workspace.id;
 
@@ -134,6 +135,11 @@ async function write(
 
   const createdIds = new Map<string, string>();
   const creates = plan.monitors.filter((p) => p.change.action === 'create');
+  // dependsOn names monitor ids as given (not refs of this document): judged as POST/PATCH /monitors judge them.
+  for (const p of creates) {
+    const dependsOn = inputByRef.get(p.change.ref)!.input.dependsOn ?? [];
+    await checkDependencies(tx, { workspaceId: ws, monitorId: null, dependsOn });
+  }
   if (creates.length) {
     const rows = creates.map((p) => {
       const id = randomUUID();
@@ -168,6 +174,8 @@ async function write(
     const desired = p.desired!;
     const changes: Record<string, unknown> = {};
     for (const f of p.changed) if (f !== 'metadata' && f !== 'escalationPolicy') changes[f] = desired[f];
+    if (p.changed.includes('dependsOn'))
+      await checkDependencies(tx, { workspaceId: ws, monitorId: stored.id, dependsOn: desired.dependsOn as string[] });
     const data = monitorUpdateData(deps.config, stored, changes as Omit<UpdateMonitorInput, 'type' | 'metadata'>);
     if (p.changed.includes('metadata')) data.metadata = desired.metadata as Prisma.InputJsonValue;
     if (p.changed.includes('escalationPolicy')) {
@@ -175,7 +183,7 @@ async function write(
       data.escalationPolicy = id ? { connect: { id } } : { disconnect: true };
     }
     await tx.monitor.update({ where: { id: stored.id, workspaceId: ws }, data });
-    if (p.changed.includes('intervalSeconds') || p.changed.includes('schedule')) rescheduleIds.push(stored.id);
+    if (['intervalSeconds', 'schedule', 'regions'].some((f) => p.changed.includes(f))) rescheduleIds.push(stored.id);
   }
 
   for (const [i, p] of plan.statusPages.entries()) {

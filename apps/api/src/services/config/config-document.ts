@@ -118,7 +118,7 @@ function refIssues(kind: string, entries: unknown[], issues: Issue[]): Map<strin
  * per type and every reference to a ref of the document. One 400 lists every problem, each at its path in the
  * document (`monitors[3].target`).
  */
-export async function parseConfigDocument(raw: unknown): Promise<ConfigDocument> {
+export async function parseConfigDocument(raw: unknown, checkRegions: readonly string[]): Promise<ConfigDocument> {
   const top = documentShape.safeParse(raw);
   if (!top.success) fail(issuesFromZod(top.error));
   const doc = top.data;
@@ -147,7 +147,7 @@ export async function parseConfigDocument(raw: unknown): Promise<ConfigDocument>
         message: `"${managed.data.escalationPolicy}" is not the ref of an escalation policy of this document`,
       });
     try {
-      const input = await validateCreateInput(null, body);
+      const input = await validateCreateInput(null, checkRegions, body);
       if (managed.success)
         monitors.push({ index, ref: managed.data.ref, input, escalationPolicy: managed.data.escalationPolicy });
     } catch (err) {

@@ -1,11 +1,21 @@
-import { decryptSecret, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { decryptSecret, DEFAULT_CONFIRM_AFTER_SECONDS, type Config, type Issue, type Prisma } from '@statusvane/shared';
 import { REDACTED, type DesiredMonitor } from './config-document.js';
 
 /** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
 export type View = Record<string, unknown>;
 
-const COMMON = ['name', 'type', 'intervalSeconds', 'openThreshold', 'resolveThreshold', 'environment', 'metadata'];
-const PROBE = ['target', 'timeoutMs', 'degradedAfterMs', 'latencyThresholdMs'];
+const COMMON = [
+  'name',
+  'type',
+  'intervalSeconds',
+  'openThreshold',
+  'resolveThreshold',
+  'confirmAfterSeconds',
+  'dependsOn',
+  'environment',
+  'metadata',
+];
+const PROBE = ['target', 'timeoutMs', 'degradedAfterMs', 'latencyThresholdMs', 'regions', 'quorum'];
 const HTTP = [
   'method',
   'expectedStatusCodes',
@@ -31,11 +41,16 @@ const DEFAULTS: View = {
   intervalSeconds: 60,
   openThreshold: 2,
   resolveThreshold: 2,
+  confirmAfterSeconds: DEFAULT_CONFIRM_AFTER_SECONDS,
+  // Monitor ids as given (refs of the document's own monitors are not resolved here).
+  dependsOn: [],
   environment: 'production',
   metadata: {},
   timeoutMs: 10_000,
   degradedAfterMs: null,
   latencyThresholdMs: null,
+  regions: [],
+  quorum: null,
   method: 'GET',
   expectedStatusCodes: [],
   keyword: null,
@@ -77,6 +92,10 @@ export const configMonitorSelect = {
   timeoutMs: true,
   openThreshold: true,
   resolveThreshold: true,
+  confirmAfterSeconds: true,
+  dependsOn: true,
+  regions: true,
+  quorum: true,
   expectedStatusCodes: true,
   keyword: true,
   keywordAbsent: true,
@@ -112,12 +131,16 @@ export function storedMonitorView(
     intervalSeconds: row.intervalSeconds,
     openThreshold: row.openThreshold,
     resolveThreshold: row.resolveThreshold,
+    confirmAfterSeconds: row.confirmAfterSeconds,
+    dependsOn: row.dependsOn,
     environment: row.environment,
     metadata: row.metadata,
     target: row.target,
     timeoutMs: row.timeoutMs,
     degradedAfterMs: row.degradedAfterMs,
     latencyThresholdMs: row.latencyThresholdMs,
+    regions: row.regions,
+    quorum: row.quorum,
     method: row.method,
     expectedStatusCodes: row.expectedStatusCodes,
     keyword: row.keyword,

@@ -19,7 +19,7 @@ export async function planConfig(
   { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<ConfigPlanRecord> {
   assertCan(ctx.role, 'config:apply');
-  const doc = await parseConfigDocument(input);
+  const doc = await parseConfigDocument(input, deps.config.checkRegions);
   const plan = await computePlan(deps.prisma, deps, ctx.workspace.id, doc, documentHash(input));
   return { planId: plan.planId, changes: plan.changes, summary: plan.summary };
 }

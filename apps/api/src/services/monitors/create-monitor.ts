@@ -9,6 +9,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
 import { validateCreateInput } from './monitor-validation.js';
 
@@ -32,7 +33,7 @@ export async function createMonitor(
   { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = await validateCreateInput(deps.guard, input);
+  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input);
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
@@ -40,6 +41,7 @@ export async function createMonitor(
     (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
   const record = await deps.prisma.$transaction(async (tx) => {
+    await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
     const created = await tx.monitor.create({
       data: monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: component.id }, m),
@@ -47,6 +49,7 @@ export async function createMonitor(
     });
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
+      checkRegions: deps.config.checkRegions,
       maintenanceUntil,
       now: ctx.now,
     });

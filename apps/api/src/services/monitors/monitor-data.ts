@@ -1,5 +1,6 @@
 import {
   DEFAULT_CERTIFICATE_EXPIRY_DAYS,
+  DEFAULT_CONFIRM_AFTER_SECONDS,
   DEFAULT_TIMEOUT_MS,
   Prisma,
   randomSecret,
@@ -30,6 +31,8 @@ export function monitorCreateData(
     intervalSeconds: m.intervalSeconds ?? 60,
     openThreshold: m.openThreshold ?? 2,
     resolveThreshold: m.resolveThreshold ?? 2,
+    confirmAfterSeconds: m.confirmAfterSeconds ?? DEFAULT_CONFIRM_AFTER_SECONDS,
+    dependsOn: m.dependsOn ?? [],
     environment: m.environment ?? 'production',
     metadata: m.metadata ?? {},
     ...(m.type !== 'heartbeat'
@@ -37,6 +40,8 @@ export function monitorCreateData(
           timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           degradedAfterMs: m.degradedAfterMs ?? null,
           latencyThresholdMs: m.latencyThresholdMs ?? null,
+          regions: m.regions ?? [],
+          quorum: m.quorum ?? null,
         }
       : {
           graceSeconds: m.graceSeconds ?? 60,

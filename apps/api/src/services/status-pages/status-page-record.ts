@@ -1,5 +1,5 @@
 import type { Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 export const statusPageRecordSchema = z
   .object({
@@ -7,6 +7,7 @@ export const statusPageRecordSchema = z
     ref: z.string().nullable().openapi({
       description: 'The name a workspace document (`POST /config/apply`) manages the page by; null: not managed.',
     }),
+    version: versionSchema,
     name: z.string(),
     slug: z.string(),
     url: z.url().openapi({
@@ -26,6 +27,7 @@ export type StatusPageRecord = z.infer<typeof statusPageRecordSchema>;
 export const statusPageRecordSelect = {
   id: true,
   ref: true,
+  version: true,
   workspaceId: true,
   name: true,
   slug: true,
@@ -47,6 +49,7 @@ export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): S
   return {
     id: row.id,
     ref: row.ref,
+    version: row.version,
     name: row.name,
     slug: row.slug,
     url: statusPageUrl(publicBaseUrl, row.slug),
