@@ -108,6 +108,53 @@ describe('config plan and apply', () => {
     expect(again.body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 4 });
   });
 
+  it('compares regions, quorum, confirmAfterSeconds and dependsOn; writes bump version and record audit events', async () => {
+    const region = h.config.checkRegions[0]!;
+    const base = await apply({
+      version: 1,
+      monitors: [{ ref: 'base', name: 'Base', type: 'tcp', target: '93.184.215.14:22' }],
+    });
+    expect(base.status).toBe(200);
+    const baseId = (base.body.data.changes as Change[])[0]!.id!;
+    const entry = { ref: 'base', name: 'Base', type: 'tcp', target: '93.184.215.14:22' };
+    const dependent = {
+      ref: 'dep',
+      name: 'Dependent',
+      type: 'tcp',
+      target: '93.184.215.14:23',
+      regions: [region],
+      quorum: 1,
+      confirmAfterSeconds: 30,
+      dependsOn: [baseId],
+    };
+    const doc = { version: 1, monitors: [entry, dependent] };
+    expect((await apply(doc)).body.data.summary).toEqual({ create: 1, update: 0, delete: 0, noop: 1 });
+    const dep = (await monitors()).find((m) => m.ref === 'dep')!;
+    expect(dep).toMatchObject({
+      regions: [region],
+      quorum: 1,
+      confirmAfterSeconds: 30,
+      dependsOn: [baseId],
+      version: 1,
+    });
+    expect((await apply(doc)).body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 2 });
+
+    const changed = await apply({ version: 1, monitors: [entry, { ...dependent, confirmAfterSeconds: 60 }] });
+    expect(actions(changed)).toContain('update monitor dep');
+    expect((await monitors()).find((m) => m.ref === 'dep')).toMatchObject({ confirmAfterSeconds: 60, version: 2 });
+    const events = await h.prisma.auditEvent.findMany({
+      where: { workspaceId: ws.ws.id, resourceId: dep.id as string },
+      orderBy: { at: 'asc' },
+    });
+    expect(events.map((e) => e.action)).toEqual(['monitor.created', 'monitor.updated']);
+    expect(events[1]!.changes).toEqual({ confirmAfterSeconds: { from: 30, to: 60 } });
+
+    // An id that is no monitor of the workspace is refused as POST /monitors refuses it, and nothing is written.
+    const bad = await apply({ version: 1, monitors: [entry, { ...dependent, dependsOn: [ws.ws.id] }] });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('dependsOn[0]');
+  });
+
   it('exports the managed resources, secrets redacted, and planning the export back is only noop', async () => {
     await apply(documentOf(uniq('acme'))).expect(200);
     // An unmanaged monitor is not part of the document.

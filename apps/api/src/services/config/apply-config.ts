@@ -7,6 +7,7 @@ import {
   type Prisma,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
+import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorCreateData, monitorUpdateData } from '../monitors/monitor-data.js';
@@ -20,7 +21,7 @@ import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import type { ConfigDeps } from './config-deps.js';
 import { parseConfigDocument } from './config-document.js';
-import { computePlan, documentHash, type ConfigPlan } from './config-state.js';
+import { computePlan, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
 /** A large document is written in one transaction: PostgreSQL holds it, Prisma's 5 s default would not. */
@@ -214,7 +215,31 @@ async function write(
   }
   // Last: monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
   for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
+  await recordWrites(tx, ctx, [...plan.policies, ...plan.monitors, ...plan.statusPages]);
   return { plan, createdIds, rescheduleIds, resolved };
+}
+
+const VERBS = { create: 'created', update: 'updated', delete: 'deleted' } as const;
+
+/**
+ * One audit event per resource the apply wrote (services/audit/record-write.ts), with the plan's shown fields as its
+ * changes (secrets redacted); an updated record's `version` goes up (no If-Match: the plan id is apply's condition).
+ */
+async function recordWrites(
+  tx: Prisma.TransactionClient,
+  ctx: ServiceContext,
+  planned: ReadonlyArray<{ change: ConfigChange }>,
+) {
+  for (const { change } of planned) {
+    if (change.action === 'noop' || change.id === null) continue;
+    if (change.action === 'update') await claimVersion(tx, ctx, change.resourceType, change.id);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: change.resourceType,
+      resourceId: change.id,
+      action: VERBS[change.action],
+      changes: change.fields,
+    });
+  }
 }
 
 /**
