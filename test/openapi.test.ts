@@ -58,6 +58,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/incidents/{id}/updates'],
   ['get', '/status-pages/{id}/subscribers'],
   ['delete', '/status-pages/{id}/subscribers/{subscriberId}'],
+  ['get', '/events'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */

@@ -59,6 +59,12 @@ const TAGS: Array<{ name: Tag; description: string }> = [
     description:
       'Open and recently resolved incidents, their escalation ladders, and the moves a responder makes: acknowledge, resolve, delete.',
   },
+  {
+    name: 'Events',
+    description:
+      'The event log (CloudEvents 1.0, kept 30 days, read with a cursor) and the webhooks that receive it, signed with ' +
+      '`Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, retried for 24 hours and replayable.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'incidents:respond': 'Role: member, admin or owner (a viewer gets 403).',
   'statusPages:manage': 'Role: admin or owner, the roles that can manage status pages (others get 403).',
   'incidents:delete': 'Role: admin or owner (others get 403).',
+  'webhooks:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -153,7 +154,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
     ? z.object({ data: success.data })
     : success.page
       ? z.object({ data: z.array(success.page), pagination: paginationSchema })
-      : undefined;
+      : success.body;
   responses[String(status)] = {
     description: success.description,
     headers: route.idempotent

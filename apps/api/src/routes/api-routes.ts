@@ -1,5 +1,6 @@
 import { componentRoutes } from './components/components.routes.js';
 import type { ApiRoute } from './define-route.js';
+import { eventRoutes } from './events/events.routes.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
@@ -16,4 +17,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
+  ...eventRoutes,
 ];

@@ -8,6 +8,7 @@ export const PERMISSIONS = {
   'statusPages:manage': ['owner', 'admin'],
   'incidents:delete': ['owner', 'admin'],
   'incidents:respond': ['owner', 'admin', 'member'],
+  'webhooks:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

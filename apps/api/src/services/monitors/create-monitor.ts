@@ -4,6 +4,7 @@ import {
   followCommittedSchedule,
   maintenanceUntilByComponent,
   randomSecret,
+  recordEvent,
   type CheckScheduler,
   type Config,
   type PrismaClient,
@@ -99,6 +100,12 @@ export async function createMonitor(
       publicBaseUrl: deps.config.publicBaseUrl,
       maintenanceUntil,
       now: ctx.now,
+    });
+    await recordEvent(tx, {
+      workspaceId: ctx.workspace.id,
+      type: 'monitor.created',
+      subject: `monitors/${created.id}`,
+      data: { monitor: record },
     });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);
