@@ -23,6 +23,18 @@ async function readAll(token: string, query = ''): Promise<{ data: Ev[]; nextCur
   expect(res.status).toBe(200);
   return res.body;
 }
+/**
+ * The log shows an event once every transaction older than its own has ended (anywhere on the server: other suites
+ * run alongside), so a read right after a write may come a little early: poll until `count` events are there.
+ */
+async function readUntil(token: string, query: string, count: number): Promise<{ data: Ev[]; nextCursor: string }> {
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const page = await readAll(token, query);
+    if (page.data.length >= count || Date.now() > end) return page;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 const types = (evs: Ev[]) => evs.map((e) => e.type.replace('com.statusvane.', ''));
 
 const probe = (outcome: 'up' | 'down') => ({
@@ -48,7 +60,7 @@ describe('GET /events', () => {
     ).toBe(200);
     expect((await request(h.app).delete(`/api/v1/monitors/${id}`).set(bearer(tokens.admin))).status).toBe(204);
 
-    const all = await readAll(tokens.viewer);
+    const all = await readUntil(tokens.viewer, '', 3);
     expect(types(all.data)).toEqual(['monitor.created', 'monitor.updated', 'monitor.deleted']);
     const [c, u, d] = all.data;
     expect(c).toEqual({
@@ -139,7 +151,7 @@ describe('GET /events', () => {
 
     // In the order of the transactions, and within one in the order of its statements (the worker writes the
     // incident, then the monitor's status).
-    const { data } = await readAll(tokens.viewer, `?after=${start}`);
+    const { data } = await readUntil(tokens.viewer, `?after=${start}`, 7);
     expect(types(data)).toEqual([
       'monitor.status_changed',
       'incident.opened',
@@ -197,14 +209,14 @@ describe('GET /events', () => {
         endsAt: new Date(now + 60 * 60_000).toISOString(),
       });
     expect(running.status).toBe(201);
-    expect(types((await readAll(tokens.viewer)).data)).toEqual(['maintenance.started']);
+    expect(types((await readUntil(tokens.viewer, '', 1)).data)).toEqual(['maintenance.started']);
 
     // Housekeeping, twice: nothing new (the running window's start is keyed), then its end once the clock reaches it.
     await recordDueMaintenanceEvents(h.prisma, new Date());
     expect(types((await readAll(tokens.viewer)).data)).toEqual(['maintenance.started']);
     await recordDueMaintenanceEvents(h.prisma, new Date(now + 61 * 60_000));
     await recordDueMaintenanceEvents(h.prisma, new Date(now + 62 * 60_000));
-    const afterEnd = (await readAll(tokens.viewer)).data;
+    const afterEnd = (await readUntil(tokens.viewer, '', 3)).data;
     expect(types(afterEnd)).toEqual(['maintenance.started', 'maintenance.started', 'maintenance.completed']);
     expect(afterEnd.map((e) => e.subject)).toEqual([
       `maintenance/${running.body.data.id}`,
@@ -217,7 +229,7 @@ describe('GET /events', () => {
       .set(bearer(tokens.admin))
       .send({ status: 'cancel' });
     expect(cancelled.status).toBe(200);
-    const last = (await readAll(tokens.viewer)).data.at(-1)!;
+    const last = (await readUntil(tokens.viewer, '', 4)).data.at(-1)!;
     expect(last).toMatchObject({
       type: 'com.statusvane.maintenance.cancelled',
       data: { maintenance: { id: soon.body.data.id, title: 'DB upgrade', cancelledAt: expect.any(String) } },
@@ -244,7 +256,7 @@ describe('GET /events', () => {
       expect(during).toEqual({ data: [], nextCursor: start });
       await client.query('COMMIT');
 
-      const after = await readAll(tokens.viewer, `?after=${during.nextCursor}`);
+      const after = await readUntil(tokens.viewer, `?after=${during.nextCursor}`, 2);
       expect(after.data.map((e) => e.subject)).toEqual(['monitors/late', 'monitors/early']);
 
       // A rolled-back write leaves no event.

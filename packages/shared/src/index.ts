@@ -15,3 +15,4 @@ export * from './metrics/index.js';
 export * from './heartbeat/index.js';
 export * from './subscribers/index.js';
 export * from './events/index.js';
+export * from './webhooks/index.js';
