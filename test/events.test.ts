@@ -273,4 +273,16 @@ describe('GET /events', () => {
     }
     expect(encodeCursor({ txid: 1n, seq: 2n })).toBe('00000000000000010000000000000002');
   });
+
+  it("goes with its workspace: deleting a workspace deletes its events, and no other's", async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    for (const w of [a, b])
+      await h.prisma.$transaction((tx) =>
+        recordEvent(tx, { workspaceId: w.ws.id, type: 'monitor.deleted', subject: 'monitors/x', data: {} }),
+      );
+    await h.prisma.workspace.delete({ where: { id: a.ws.id } });
+    expect(await h.prisma.event.count({ where: { workspaceId: a.ws.id } })).toBe(0);
+    expect(await h.prisma.event.count({ where: { workspaceId: b.ws.id } })).toBe(1);
+  });
 });

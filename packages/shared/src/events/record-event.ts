@@ -23,7 +23,7 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
     INSERT INTO events (id, "workspaceId", type, subject, data, key)
     VALUES (gen_random_uuid(), ${event.workspaceId}::uuid, ${event.type}, ${event.subject},
       ${JSON.stringify(event.data)}::jsonb, ${event.key ?? null})
-    ON CONFLICT ("workspaceId", key) DO NOTHING`;
+    ON CONFLICT ("workspaceId", key) WHERE key IS NOT NULL DO NOTHING`;
 }
 
 /**
