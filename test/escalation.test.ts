@@ -936,7 +936,7 @@ describe('admin: policy commands', () => {
           position: 0,
           delayMinutes: 0,
           minImpact: 'major',
-          targets: [{ channel: 'email', target: 'lead@example.test' }],
+          targets: [{ channel: 'email', display: 'lead@example.test' }],
         },
       ],
     });

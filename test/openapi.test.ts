@@ -58,6 +58,12 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/incidents/{id}/updates'],
   ['get', '/status-pages/{id}/subscribers'],
   ['delete', '/status-pages/{id}/subscribers/{subscriberId}'],
+  ['get', '/escalation-policies'],
+  ['post', '/escalation-policies'],
+  ['get', '/escalation-policies/{id}'],
+  ['patch', '/escalation-policies/{id}'],
+  ['delete', '/escalation-policies/{id}'],
+  ['get', '/audit-events'],
   ['get', '/events'],
   ['post', '/webhooks'],
   ['get', '/webhooks'],
@@ -197,9 +203,34 @@ describe('the document', () => {
     }
   });
 
+  it('documents If-Match and 412 on every PATCH and DELETE, and ETag on every answer that is one versioned record', () => {
+    for (const { method, path, op } of operations()) {
+      const where = `${method} ${path}`;
+      const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
+      const conditional = method === 'patch' || method === 'delete';
+      expect([where, paramRefs.includes('#/components/parameters/IfMatch')]).toEqual([where, conditional]);
+      expect([where, op.responses['412']?.$ref]).toEqual([
+        where,
+        conditional ? '#/components/responses/PreconditionFailed' : undefined,
+      ]);
+      const [code, success] = Object.entries(op.responses as Json).find(([c]) => c.startsWith('2'))!;
+      const data = success.content?.['application/json'].schema.properties?.data;
+      const hasVersion = (schema: Json | undefined): boolean =>
+        schema?.$ref
+          ? hasVersion(doc.components.schemas[schema.$ref.split('/').pop()])
+          : Boolean(schema?.properties?.version) || (schema?.allOf ?? []).some(hasVersion);
+      const versioned = hasVersion(data);
+      expect([where, code, Boolean(success.headers?.ETag)]).toEqual([where, code, versioned]);
+    }
+    for (const name of ['Monitor', 'Component', 'StatusPage', 'MaintenanceWindow', 'Incident', 'Subscriber'])
+      expect([name, doc.components.schemas[name].required]).toEqual([name, expect.arrayContaining(['version'])]);
+    expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header', required: false });
+  });
+
   it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
     expect(creates.map(({ path }) => path).sort()).toEqual([
+      '/escalation-policies',
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',

@@ -95,6 +95,21 @@ const slug: string | undefined = details(page.error).slug;
 const reason: 'reserved' | 'taken' | undefined = details(page.error).reason;
 seen.slug = { slug, reason };
 
+// version: a PATCH whose If-Match names a version the page no longer has (412); the ETag of its answer is the version
+const made = await api.POST('/status-pages', { body: { vanityUrl: 'etag-' + Date.now(), name: 'E', isPublic: true } });
+if (!made.data) throw new Error('no page');
+const pageId = made.data.data.id;
+const renamed = await api.PATCH('/status-pages/{id}', {
+  params: { path: { id: pageId }, header: { 'If-Match': '"' + made.data.data.version + '"' } },
+  body: { name: 'E2' },
+});
+const stale = await api.PATCH('/status-pages/{id}', {
+  params: { path: { id: pageId }, header: { 'If-Match': '"1"' } },
+  body: { name: 'E3' },
+});
+const version: number | undefined = details(stale.error).version;
+seen.version = { etag: renamed.response.headers.get('etag'), status: stale.response.status, version };
+
 // An http body may omit 'type'; a tcp record nulls what only http has (method, content type).
 const http = await api.POST('/monitors', { body: { name: 'no type', target: 'https://93.184.215.14/' } });
 const tcp = await api.POST('/monitors', { body: { type: 'tcp', name: 'db', target: '93.184.215.14:5432' } });
@@ -103,7 +118,7 @@ const method: 'GET' | 'HEAD' | 'POST' | null = tcp.data.data.method;
 const contentType: string | null = tcp.data.data.contentType;
 seen.monitors = { httpType: http.data.data.type, tcpMethod: method, tcpContentType: contentType };
 
-seen.raw = [bad, ambiguous, refused, edited, page].map((r) => r.error?.error.details);
+seen.raw = [bad, ambiguous, refused, edited, page, stale].map((r) => r.error?.error.details);
 console.log(JSON.stringify(seen));
 `;
 
@@ -126,7 +141,7 @@ const TSCONFIG = {
 it('generates types from the served document, compiles a strict openapi-fetch client and reads every details key', async () => {
   const doc = await request(h.app).get('/api/v1/openapi.json');
   const declared = Object.keys(doc.body.components.schemas.ErrorDetails.properties).sort();
-  expect(declared).toEqual(['action', 'issues', 'reason', 'slug', 'status', 'workspaces']);
+  expect(declared).toEqual(['action', 'issues', 'reason', 'slug', 'status', 'version', 'workspaces']);
   await writeFile(join(dir, 'openapi.json'), JSON.stringify(doc.body));
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(join(dir, 'client.ts'), CLIENT);
@@ -151,6 +166,7 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
     action: { status: 'scheduled', action: 'complete' },
     edit: 'cancelled',
     slug: { slug: 'api', reason: 'reserved' },
+    version: { etag: '"2"', status: 412, version: 2 },
     monitors: { httpType: 'http', tcpMethod: null, tcpContentType: null },
   });
   // Every details object the API sent is one the document declares, with no key beyond it.

@@ -63,6 +63,15 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
       },
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
+    list: { rps: 900, p99Ms: 90, ratio: 0.12 },
+    statusPage: {
+      components: 50,
+      days: 90,
+      connections: 50,
+      durationSeconds: 10,
+      html: { rps: 3000, p50Ms: 12, p99Ms: 30, requests: 30_000, bad: 0, bytes: 18_000 },
+      json: { rps: 3000, p50Ms: 12, p99Ms: 31, requests: 30_000, bad: 0, bytes: 14_000 },
+    },
     detection: {
       intervalSeconds: 60,
       openThreshold: 2,
@@ -118,6 +127,9 @@ describe('goalsOf', () => {
       ['scheduling p99 lateness (10,000 monitors)', true],
       ['missed / duplicated slots', true],
       ['ping receiver', true],
+      ['ping receiver vs bare Express (1 KB log)', true],
+      ['GET /monitors?perPage=100 vs bare Express', true],
+      ['status page p99, HTML / JSON (50 components x 90 days)', true],
       ['month response-times query p99 (43,200 results)', true],
       ['quick run wall-clock (build excluded)', null],
     ]);
@@ -133,6 +145,14 @@ describe('goalsOf', () => {
     expect(goal(makeResults({ scheduling: { missed: 1 } }), 'missed').met).toBe(false);
     expect(goal(makeResults({ scheduling: { duplicated: 1 } }), 'missed').met).toBe(false);
     expect(goal(makeResults({ pings: { rps: 4999 } }), 'ping').met).toBe(false);
+    expect(goal(makeResults({ pings: { ratio: 0.55 } }), 'ping receiver vs').met).toBe(true);
+    expect(goal(makeResults({ pings: { ratio: 0.549 } }), 'ping receiver vs').met).toBe(false);
+    expect(goal(makeResults({ list: { ratio: 0.1 } }), 'GET /monitors?').met).toBe(true);
+    expect(goal(makeResults({ list: { ratio: 0.099 } }), 'GET /monitors?').met).toBe(false);
+    const page = makeResults().statusPage;
+    expect(goal(makeResults({ statusPage: { json: { ...page.json, p99Ms: 49 } } }), 'status page').met).toBe(true);
+    expect(goal(makeResults({ statusPage: { json: { ...page.json, p99Ms: 50 } } }), 'status page').met).toBe(false);
+    expect(goal(makeResults({ statusPage: { html: { ...page.html, p99Ms: 50 } } }), 'status page').met).toBe(false);
     expect(goal(makeResults({ responseTimes: { monthP99Ms: 49.9 } }), 'month').met).toBe(true);
     expect(goal(makeResults({ responseTimes: { monthP99Ms: 50 } }), 'month').met).toBe(false);
   });

@@ -5,6 +5,7 @@ import { dirname, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
 import type { ChecksResult } from '../scenarios/checks.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
+import type { StatusPageResult } from '../scenarios/status-page.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { percentile } from './prom.js';
 
@@ -30,6 +31,10 @@ export interface BenchResults {
   checks: Omit<ChecksResult, never>;
   scheduling: Omit<SchedulingResult, 'lateness'>;
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
+  /** GET /api/v1/monitors?perPage=100 (issue 20: at least 10% of bare Express). */
+  list: { rps: number; p99Ms: number; ratio: number };
+  /** The public page of a status page with 50 components and 90 days of history (issue 17). */
+  statusPage: StatusPageResult;
   detection: DetectionResult;
   responseTimes: ResponseTimesResult;
   /** Issue 18: what the event log adds to POST /monitors and to a check's store time (A/B in the run). */
@@ -41,6 +46,8 @@ export interface BenchResults {
 export const QUICK_LIMIT_SECONDS = 120;
 /** Issue 4: a month of one-minute results for one monitor, the month query under 50 ms. */
 export const MONTH_QUERY_GOAL_MS = 50;
+/** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
+export const STATUS_PAGE_GOAL_MS = 50;
 const MONTH_ROWS = 30 * 1440;
 
 /**
@@ -85,6 +92,24 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
     },
     { goal: 'ping receiver', target: '>= 5,000 req/s', actual: `${r0(r.pings.rps)} req/s`, met: r.pings.rps >= 5000 },
     {
+      goal: 'ping receiver vs bare Express (1 KB log)',
+      target: '>= 55%',
+      actual: pct(r.pings.ratio),
+      met: r.pings.ratio >= 0.55,
+    },
+    {
+      goal: 'GET /monitors?perPage=100 vs bare Express',
+      target: '>= 10%',
+      actual: pct(r.list.ratio),
+      met: r.list.ratio >= 0.1,
+    },
+    {
+      goal: `status page p99, HTML / JSON (${r.statusPage.components} components x ${r.statusPage.days} days)`,
+      target: `< ${STATUS_PAGE_GOAL_MS} ms`,
+      actual: `${r.statusPage.html.p99Ms} / ${r.statusPage.json.p99Ms} ms`,
+      met: r.statusPage.html.p99Ms < STATUS_PAGE_GOAL_MS && r.statusPage.json.p99Ms < STATUS_PAGE_GOAL_MS,
+    },
+    {
       goal: `month response-times query p99 (${r0(r.responseTimes.rows)} results)`,
       target: `< ${MONTH_QUERY_GOAL_MS} ms at a month`,
       actual: `${r.responseTimes.monthP99Ms} ms`,
@@ -123,6 +148,23 @@ export function consoleReport(r: BenchResults): string {
     ['API scenario (50 connections)', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline'],
     ...r.api.scenarios.map((s) => [s.name, r0(s.rps), String(s.p50Ms), String(s.p99Ms), pct(s.ratio)]),
   ]);
+  const sp = r.statusPage;
+  const page = table([
+    [
+      `status page, ${sp.components} components x ${sp.days} days (${sp.connections} connections)`,
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'bytes',
+    ],
+    ...(['html', 'json'] as const).map((k) => [
+      k === 'html' ? 'GET /status/{slug} (HTML, gzip)' : 'GET /status/{slug} (JSON, gzip)',
+      r0(sp[k].rps),
+      String(sp[k].p50Ms),
+      String(sp[k].p99Ms),
+      r0(sp[k].bytes),
+    ]),
+  ]);
   const s = r.scheduling;
   const other = table([
     ['measure', 'value'],
@@ -156,7 +198,7 @@ export function consoleReport(r: BenchResults): string {
     ...r.goals.map((g) => [g.goal, g.target, g.actual, g.met === null ? 'n/a' : g.met ? 'yes' : 'NO']),
   ]);
   const head = `${r.mode} run of ${r.date}, commit ${r.commit ?? 'unknown'}${r.dirty ? ' (uncommitted changes)' : ''}`;
-  return `\n${head}\n\n${api}\n\n${other}\n\n${goals}\n`;
+  return `\n${head}\n\n${api}\n\n${page}\n\n${other}\n\n${goals}\n`;
 }
 
 /** The results file: everything but raw samples, a few kilobytes. */
@@ -244,6 +286,19 @@ ${rows(
 ${rows(
   ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs bare Express'],
   r.api.scenarios.map((x) => [x.name, r0(x.rps), String(x.p50Ms), String(x.p99Ms), pct(x.ratio)]),
+)}
+
+**Status page** (${r.statusPage.components} components x ${r.statusPage.days} days of daily rollups, an open incident, past incidents and maintenance; autocannon, ${r.statusPage.connections} connections, gzip accepted)
+
+${rows(
+  ['answer', 'req/s', 'p50 ms', 'p99 ms', 'bytes (gzipped)'],
+  (['html', 'json'] as const).map((k) => [
+    k === 'html' ? 'HTML' : 'JSON',
+    r0(r.statusPage[k].rps),
+    String(r.statusPage[k].p50Ms),
+    String(r.statusPage[k].p99Ms),
+    r0(r.statusPage[k].bytes),
+  ]),
 )}
 
 **Checks** (${r0(r.checks.jobs)} one-off jobs over ${r0(r.checks.monitors)} http monitors, one worker at concurrency ${r.checks.concurrency}, results stored)

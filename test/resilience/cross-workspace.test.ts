@@ -103,6 +103,17 @@ const resources = {
     });
     return { id: row.id, state: () => h.prisma.incident.findUnique({ where: { id: row.id } }) };
   },
+  async escalationPolicy(): Promise<Resource> {
+    const id = await createIn('/escalation-policies', {
+      name: 'A on-call',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a-oncall@example.test' }] }],
+    });
+    return {
+      id,
+      state: () =>
+        h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: { include: { targets: true } } } }),
+    };
+  },
   async webhook(): Promise<Resource> {
     const id = await createIn('/webhooks', { url: 'https://93.184.215.14/a-hook?token=a-secret' });
     return { id, state: () => h.prisma.webhook.findUnique({ where: { id }, include: { deliveries: true } }) };
@@ -208,6 +219,19 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'GET /incidents/{id}/updates': { make: resources.incident, variants: [{ label: 'plain' }] },
+  'GET /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
+  'PATCH /escalation-policies/{id}': {
+    make: resources.escalationPolicy,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', isDefault: true } },
+      {
+        label: 'steps',
+        body: { steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'b@example.test' }] }] },
+      },
+      { label: 'invalid', body: { repeatCount: -1 }, invalid: true },
+    ],
+  },
+  'DELETE /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,
@@ -355,15 +379,15 @@ describe('a token of another workspace', () => {
     const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get');
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const route of lists) {
-      const { path } = route;
+      const { path, roles } = route;
       // Paged lists take perPage; the event log takes limit.
       const query = (route.request?.query as { shape?: Record<string, unknown> } | undefined)?.shape?.perPage
         ? '?perPage=250'
         : '?limit=500';
-      for (const caller of callers) {
+      // A list for managers only answers the viewer 403 (the role tests say so); every other caller reads it.
+      for (const caller of callers.filter((c) => roles === 'read' || c.label !== 'org viewer')) {
         const res = await request(h.app).get(`/api/v1${path}${query}`).set(caller.headers);
-        const expected = caller.label === 'org viewer' && route.roles !== 'read' ? 403 : 200;
-        expect([path, caller.label, res.status]).toEqual([path, caller.label, expected]);
+        expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
         for (const id of aIds) expect(res.text).not.toContain(id);
       }
     }

@@ -8,6 +8,7 @@ import {
   createHeartbeatMonitorSchema,
   createMaintenanceSchema,
   createStatusPageSchema,
+  escalationTargetSchema,
   createDnsMonitorSchema,
   createTcpMonitorSchema,
   headersSchema,
@@ -24,7 +25,7 @@ import { API_ROUTES } from '../routes/api-routes.js';
 import type { Tag } from '../routes/define-route.js';
 import { registerRoutes } from '../routes/mount-routes.js';
 import { errorEnvelopeSchema } from './envelopes.js';
-import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, ref } from './operation.js';
+import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, IF_MATCH_DESCRIPTION, ref } from './operation.js';
 import { describeSchema, nameSchema } from './zod.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -58,6 +59,25 @@ const TAGS: Array<{ name: Tag; description: string }> = [
     name: 'Incidents',
     description:
       'Open and recently resolved incidents, their escalation ladders, and the moves a responder makes: acknowledge, resolve, delete.',
+  },
+  {
+    name: 'Escalation policies',
+    description:
+      'Who is paged, when and how: ordered steps of targets (webhook, Slack, email, Teams, Discord, ntfy, PagerDuty, Opsgenie, ' +
+      "Telegram). A monitor pages with its own policy, else the workspace's default; an incident keeps the ladder it opened with.",
+  },
+  {
+    name: 'Access',
+    description:
+      "The workspace's API tokens and members. Tokens are shown once, when created; only an owner grants or removes the owner " +
+      'role, and the last owner stays.',
+  },
+  {
+    name: 'Audit events',
+    description:
+      'Who changed what, when: every successful write through the API or the admin CLI, with the fields it changed ' +
+      '(secrets redacted). Every mutable record also carries a `version`, answered as `ETag`; PATCH and DELETE take it ' +
+      'back in `If-Match` and answer 412 `precondition_failed` when the record changed since.',
   },
   {
     name: 'Events',
@@ -117,6 +137,17 @@ function nameSharedSchemas(): void {
     'MonitorMetadata',
     `Labels copied onto every incident the monitor opens. At most ${L.metadataEntriesMax} entries; keys 1 to ${L.metadataKeyMax} ` +
       `characters (not \`__proto__\`), values up to ${L.metadataValueMax}. Set on create only.`,
+  );
+  for (const option of escalationTargetSchema.options) {
+    const channel = option.shape.channel.value;
+    name(option, `${channel[0]!.toUpperCase()}${channel.slice(1)}TargetInput`);
+  }
+  name(
+    escalationTargetSchema,
+    'EscalationTargetInput',
+    'Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a ' +
+      'private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); ' +
+      'opsgenie: `apiKey`; telegram: `botToken` and `chatId`. Stored encrypted; records show only `display`.',
   );
   const M = MAINTENANCE_LIMITS;
   name(
@@ -205,6 +236,14 @@ function buildRegistry(): OpenAPIRegistry {
     description: IDEMPOTENCY_DESCRIPTION,
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f',
+  });
+  registry.registerComponent('parameters', 'IfMatch', {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: IF_MATCH_DESCRIPTION,
+    schema: { type: 'string', minLength: 1, maxLength: 1000 },
+    example: '"3"',
   });
   registry.registerComponent('parameters', 'Id', {
     name: 'id',

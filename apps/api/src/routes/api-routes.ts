@@ -1,4 +1,6 @@
+import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
+import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import type { ApiRoute } from './define-route.js';
 import { eventRoutes } from './events/events.routes.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
@@ -18,6 +20,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
+  ...escalationPolicyRoutes,
+  ...auditEventRoutes,
   ...eventRoutes,
   ...webhookRoutes,
 ];

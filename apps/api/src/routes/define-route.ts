@@ -5,7 +5,16 @@ import type { Permission } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
-export type Tag = 'Monitors' | 'Components' | 'Status pages' | 'Maintenance' | 'Incidents' | 'Events';
+export type Tag =
+  | 'Monitors'
+  | 'Components'
+  | 'Status pages'
+  | 'Maintenance'
+  | 'Incidents'
+  | 'Escalation policies'
+  | 'Access'
+  | 'Audit events'
+  | 'Events';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -109,4 +118,12 @@ export function successOf(route: ApiRoute): {
   body?: z.ZodType;
 } {
   return (route.responses as Record<number, { description: string }>)[successStatus(route)]!;
+}
+
+/**
+ * PATCH and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
+ * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
+ */
+export function takesIfMatch(route: ApiRoute): boolean {
+  return route.method === 'patch' || route.method === 'delete';
 }

@@ -64,7 +64,8 @@ export async function updateMonitor(
         // Read in the transaction that connects it: FOR SHARE keeps a concurrent policy delete from slipping in between.
         const [policy] = await tx.$queryRaw<unknown[]>`
           SELECT 1 FROM escalation_policies
-           WHERE id = ${escalationPolicyId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR SHARE`;
+           WHERE id = ${escalationPolicyId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid
+             AND "archivedAt" IS NULL FOR SHARE`;
         if (!policy) {
           throw new ValidationError('Invalid monitor: escalationPolicyId', [
             { path: 'escalationPolicyId', message: 'is not an escalation policy of this workspace' },
