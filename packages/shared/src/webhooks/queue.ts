@@ -1,6 +1,6 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
-import { bullPrefix } from '../db/redis.js';
+import { DeliveryQueue } from '../queues/delivery-queue.js';
 
 /**
  * Event webhooks go through one queue for every region. Two kinds of job:
@@ -45,37 +45,23 @@ export const WEBHOOK_DELIVER_OPTS = {
 /** BullMQ refuses ':' in custom job ids. */
 export const webhookDeliverJobId = (deliveryId: string) => `wh-${deliveryId}`;
 
-export class WebhookQueue {
-  readonly queue: Queue;
-
+export class WebhookQueue extends DeliveryQueue {
   constructor(connection: ConnectionOptions, prefix?: string) {
-    const keyPrefix = bullPrefix(connection, prefix, WEBHOOK_QUEUE);
-    this.queue = new Queue(WEBHOOK_QUEUE, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
-    this.queue.on('error', () => undefined);
-  }
-
-  /** Enqueues deliveries; one already queued (same job id) is not added twice. */
-  async enqueue(deliveryIds: readonly string[]): Promise<void> {
-    if (!deliveryIds.length) return;
-    await this.queue.addBulk(
-      deliveryIds.map((deliveryId) => ({
-        name: WEBHOOK_DELIVER_JOB,
-        data: { deliveryId } satisfies WebhookDeliverJob,
-        opts: { ...WEBHOOK_DELIVER_OPTS, jobId: webhookDeliverJobId(deliveryId) },
-      })),
+    super(
+      {
+        name: WEBHOOK_QUEUE,
+        deliverJob: WEBHOOK_DELIVER_JOB,
+        deliverOpts: WEBHOOK_DELIVER_OPTS,
+        jobId: webhookDeliverJobId,
+        scheduler: { id: WEBHOOK_DISPATCH_SCHEDULER, job: WEBHOOK_DISPATCH_JOB, everyMs: WEBHOOK_DISPATCH_MS },
+      },
+      connection,
+      prefix,
     );
   }
 
-  /** The repeating dispatch (idempotent: one scheduler id). */
-  async ensureDispatch(everyMs = WEBHOOK_DISPATCH_MS): Promise<void> {
-    await this.queue.upsertJobScheduler(
-      WEBHOOK_DISPATCH_SCHEDULER,
-      { every: everyMs },
-      { name: WEBHOOK_DISPATCH_JOB, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
-    );
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
+  /** The repeating job (idempotent: one scheduler id). */
+  ensureDispatch(everyMs?: number): Promise<void> {
+    return this.ensureScheduler(everyMs);
   }
 }
