@@ -8,7 +8,7 @@ import {
   createSsrfGuard,
   SUBSCRIBER_QUEUE,
   SubscriberQueue,
-  verifyStatusvaneSignature,
+  verifyWebhookSignature,
   type PrismaClient,
 } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
@@ -350,7 +350,7 @@ describe('notifications', () => {
     expect(got).toHaveLength(6);
     for (const r of got) {
       const sig = String(r.headers['statusvane-signature']);
-      expect(verifyStatusvaneSignature(hook.secret, sig, r.body)).toBe(true);
+      expect(verifyWebhookSignature(hook.secret, sig, r.body)).toBe(true);
       expect(r.headers['statusvane-delivery']).toEqual(expect.any(String));
     }
     const types = got.map((r) => JSON.parse(r.body).type).sort();

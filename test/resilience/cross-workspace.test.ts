@@ -114,6 +114,10 @@ const resources = {
         h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: { include: { targets: true } } } }),
     };
   },
+  async webhook(): Promise<Resource> {
+    const id = await createIn('/webhooks', { url: 'https://93.184.215.14/a-hook?token=a-secret' });
+    return { id, state: () => h.prisma.webhook.findUnique({ where: { id }, include: { deliveries: true } }) };
+  },
   async subscriber(): Promise<Resource> {
     const page = await resources.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
@@ -232,6 +236,23 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,
     variants: [{ label: 'plain' }],
+  },
+  'GET /webhooks/{id}': { make: resources.webhook, variants: [{ label: 'plain' }] },
+  'PATCH /webhooks/{id}': {
+    make: resources.webhook,
+    variants: [
+      { label: 'valid', body: { description: 'hijacked', types: [] } },
+      { label: 'invalid', body: { url: '' }, invalid: true },
+    ],
+  },
+  'DELETE /webhooks/{id}': { make: resources.webhook, variants: [{ label: 'plain' }] },
+  'GET /webhooks/{id}/deliveries': { make: resources.webhook, variants: [{ label: 'plain' }] },
+  'POST /webhooks/{id}/replay': {
+    make: resources.webhook,
+    variants: [
+      { label: 'valid', body: { after: '0'.repeat(32) } },
+      { label: 'invalid', body: { after: 'x' }, invalid: true },
+    ],
   },
 };
 
@@ -353,13 +374,19 @@ describe('a token of another workspace', () => {
       (await resources.incident()).id,
       (await resources.maintenance()).id,
       (await resources.statusPage()).id,
+      (await resources.webhook()).id,
     ];
     const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get');
     expect(lists.length).toBeGreaterThanOrEqual(2);
-    for (const { path, roles } of lists) {
+    for (const route of lists) {
+      const { path, roles } = route;
+      // Paged lists take perPage; the event log takes limit.
+      const query = (route.request?.query as { shape?: Record<string, unknown> } | undefined)?.shape?.perPage
+        ? '?perPage=250'
+        : '?limit=500';
       // A list for managers only answers the viewer 403 (the role tests say so); every other caller reads it.
       for (const caller of callers.filter((c) => roles === 'read' || c.label !== 'org viewer')) {
-        const res = await request(h.app).get(`/api/v1${path}?perPage=250`).set(caller.headers);
+        const res = await request(h.app).get(`/api/v1${path}${query}`).set(caller.headers);
         expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
         for (const id of aIds) expect(res.text).not.toContain(id);
       }

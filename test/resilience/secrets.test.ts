@@ -301,7 +301,7 @@ describe('secrets stay secret', () => {
     ]);
     expect(
       target.requests.filter(
-        (r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['x-statusvane-signature'],
+        (r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['statusvane-signature'],
       ),
     ).toHaveLength(1);
     expect(target.requests.filter((r) => r.path === `/services/${s.slackPath}`)).toHaveLength(1);

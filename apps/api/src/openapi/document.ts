@@ -79,6 +79,12 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       '(secrets redacted). Every mutable record also carries a `version`, answered as `ETag`; PATCH and DELETE take it ' +
       'back in `If-Match` and answer 412 `precondition_failed` when the record changed since.',
   },
+  {
+    name: 'Events',
+    description:
+      'The event log (CloudEvents 1.0, kept 30 days, read with a cursor) and the webhooks that receive it, signed with ' +
+      '`Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, retried for 24 hours and replayable.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'tokens:manage': 'Role: admin or owner (others get 403).',
   'members:manage': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
+  'webhooks:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
     ? z.object({ data: success.data })
     : success.page
       ? z.object({ data: z.array(success.page), pagination: paginationSchema })
-      : undefined;
+      : success.body;
   // A single record with a version answers its ETag (mountRoutes sets it from the answer).
   const versioned = success.data instanceof z.ZodObject && 'version' in success.data.shape;
   responses[String(status)] = {

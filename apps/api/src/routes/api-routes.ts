@@ -2,9 +2,11 @@ import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import type { ApiRoute } from './define-route.js';
+import { eventRoutes } from './events/events.routes.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 
 /**
@@ -20,4 +22,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...incidentRoutes,
   ...escalationPolicyRoutes,
   ...auditEventRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
 ];

@@ -1,7 +1,7 @@
 import {
   decryptSecret,
-  statusvaneSignature,
-  STATUSVANE_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  signWebhook,
   type Keyring,
   type PrismaClient,
   type SsrfGuard,
@@ -144,7 +144,7 @@ export async function deliverSubscriberMessage(
     url: decryptSecret(s.webhookUrlEnc, null, deps.keyring),
     body,
     headers: {
-      [STATUSVANE_SIGNATURE_HEADER]: statusvaneSignature(decryptSecret(s.secretEnc, null, deps.keyring), t, body),
+      [SIGNATURE_HEADER]: signWebhook(decryptSecret(s.secretEnc, null, deps.keyring), t, body),
       'Statusvane-Delivery': row.id,
     },
     timeoutMs: deps.timeoutMs ?? 10_000,

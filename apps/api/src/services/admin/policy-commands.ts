@@ -4,7 +4,6 @@ import {
   NotFoundError,
   parseOrThrow,
   SIGNATURE_HEADER,
-  TIMESTAMP_HEADER,
   ValidationError,
   webhookSigningSecret,
   type EncryptionKey,
@@ -109,7 +108,7 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
 }
 
 /**
- * policy signing-secret --workspace: the secret webhook receivers verify `X-Statusvane-Signature` with. Derived
+ * policy signing-secret --workspace: the secret webhook receivers verify `Statusvane-Signature` with. Derived
  * from the deployment's encryption key (docs/escalation.md), so it changes when ENCRYPTION_KEY rotates.
  */
 export async function policySigningSecret(prisma: PrismaClient, raw: unknown, deps: { encryptionKey: Buffer }) {
@@ -120,8 +119,7 @@ export async function policySigningSecret(prisma: PrismaClient, raw: unknown, de
     workspace: ws.slug,
     algorithm: 'HMAC-SHA256',
     signatureHeader: SIGNATURE_HEADER,
-    timestampHeader: TIMESTAMP_HEADER,
-    signedPayload: '<timestamp>.<raw body>',
+    signedPayload: '<t>.<raw body>',
     secret: webhookSigningSecret(deps.encryptionKey, ws.id),
   };
 }

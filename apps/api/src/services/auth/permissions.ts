@@ -12,6 +12,7 @@ export const PERMISSIONS = {
   'tokens:manage': ['owner', 'admin'],
   'members:manage': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
+  'webhooks:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

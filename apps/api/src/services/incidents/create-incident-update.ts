@@ -1,4 +1,9 @@
-import type { EscalationScheduler, IncidentUpdateInput, PrismaClient } from '@statusvane/shared';
+import {
+  recordIncidentUpdated,
+  type EscalationScheduler,
+  type IncidentUpdateInput,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
@@ -26,6 +31,7 @@ export async function createIncidentUpdate(
       select: incidentUpdateSelect,
     });
     const record = toIncidentUpdateRecord(row);
+    await recordIncidentUpdated(tx, incident.id, record);
     await ctx.inTransaction?.(tx, record);
     return record;
   });

@@ -1,6 +1,8 @@
 import {
   ConflictError,
   NotFoundError,
+  recordMaintenanceCancelled,
+  recordMaintenanceTransitions,
   uuidSchema,
   ValidationError,
   type Issue,
@@ -11,7 +13,12 @@ import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
 import { assertOwnComponents } from './maintenance-components.js';
-import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
+import {
+  maintenanceEventWindow,
+  maintenanceRecordSelect,
+  toMaintenanceRecord,
+  type MaintenanceRecord,
+} from './maintenance-record.js';
 import { actionOutcome, isFinal, maintenanceStatus } from './maintenance-status.js';
 
 const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as const;
@@ -108,6 +115,9 @@ export async function updateMaintenance(
       },
       select: maintenanceRecordSelect,
     });
+    const window = maintenanceEventWindow(row, ctx.workspace.id);
+    if (cancelledAt && !current.cancelledAt) await recordMaintenanceCancelled(tx, window);
+    else await recordMaintenanceTransitions(tx, window, now);
     return toMaintenanceRecord(row, now);
   });
 }

@@ -5,6 +5,7 @@ import {
   followCommittedSchedule,
   maintenanceUntilByComponent,
   randomSecret,
+  recordEvent,
   type CheckScheduler,
   type Config,
   type PrismaClient,
@@ -107,6 +108,12 @@ export async function createMonitor(
       checkRegions: deps.config.checkRegions,
       maintenanceUntil,
       now: ctx.now,
+    });
+    await recordEvent(tx, {
+      workspaceId: ctx.workspace.id,
+      type: 'monitor.created',
+      subject: `monitors/${created.id}`,
+      data: { monitor: record },
     });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);

@@ -4,6 +4,7 @@ import {
   type CheckScheduler,
   type EscalationScheduler,
   type PrismaClient,
+  recordEvent,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
@@ -42,6 +43,12 @@ export async function deleteMonitor(
       });
     }
     await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
+    await recordEvent(tx, {
+      workspaceId: ctx.workspace.id,
+      type: 'monitor.deleted',
+      subject: `monitors/${monitor.id}`,
+      data: { monitor: { id: monitor.id, name: monitor.name } },
+    });
     await scheduler.unschedule(monitor.id);
     // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
     // results and rollups; incidents keep their rows with monitorId set to null.

@@ -1,12 +1,20 @@
-import { followCommittedSchedule, NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
+import {
+  followCommittedSchedule,
+  maintenanceCoverage,
+  maintenanceWindowsNear,
+  NotFoundError,
+  Prisma,
+  recordEvent,
+  ValidationError,
+} from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
-import { findOwnMonitor, toRecords } from './get-monitor.js';
+import { findOwnMonitor } from './get-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
 import { validateUpdateInput } from './monitor-validation.js';
-import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
+import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
@@ -50,7 +58,9 @@ export async function updateMonitor(
     data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
 
   const reschedules = u.enabled !== undefined || u.intervalSeconds !== undefined || u.regions !== undefined;
-  const row = await deps.prisma
+  // Read before the transaction (as a create does): the record, built in it for the monitor.updated event, shows it.
+  const windows = await maintenanceWindowsNear(deps.prisma, ctx.workspace.id, ctx.now);
+  const { row, record } = await deps.prisma
     .$transaction(async (tx) => {
       if (escalationPolicyId) {
         // Read in the transaction that connects it: FOR SHARE keeps a concurrent policy delete from slipping in between.
@@ -90,7 +100,19 @@ export async function updateMonitor(
         if (updated.enabled) await deps.scheduler.schedule(updated);
         else await deps.scheduler.unschedule(updated.id);
       }
-      return updated;
+      const record = toMonitorRecord(updated, {
+        publicBaseUrl: deps.config.publicBaseUrl,
+        checkRegions: deps.config.checkRegions,
+        maintenanceUntil: maintenanceCoverage(windows, [updated.componentId], ctx.now).get(updated.componentId) ?? null,
+        now: ctx.now,
+      });
+      await recordEvent(tx, {
+        workspaceId: ctx.workspace.id,
+        type: 'monitor.updated',
+        subject: `monitors/${updated.id}`,
+        data: { monitor: record },
+      });
+      return { row: updated, record };
     })
     .catch((err: unknown) => {
       // The row went away between the read and the write (its workspace was deleted).
@@ -105,5 +127,5 @@ export async function updateMonitor(
   }
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
-  return (await toRecords(deps.prisma, ctx, [row], deps.config))[0]!;
+  return record;
 }

@@ -1,6 +1,5 @@
 import {
   SIGNATURE_HEADER,
-  TIMESTAMP_HEADER,
   DEFAULT_ALERT_PROVIDERS,
   signWebhook,
   targetFromSecret,
@@ -48,9 +47,9 @@ export interface DelivererOptions {
 }
 
 /**
- * Sends pages and notices. Webhook: the JSON page, signed (`X-Statusvane-Signature: v1=<hex HMAC-SHA256 of
- * "<timestamp>.<body>">`, timestamp in `X-Statusvane-Timestamp`, signed afresh on every attempt), with
- * `X-Statusvane-Delivery` as an idempotency key. Slack, Teams, Discord, ntfy, PagerDuty, Opsgenie, Telegram: the
+ * Sends pages and notices. Webhook: the JSON page, signed as every Statusvane webhook (`Statusvane-Signature:
+ * t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, signed afresh on every attempt), with `Statusvane-Delivery` as an
+ * idempotency key. Slack, Teams, Discord, ntfy, PagerDuty, Opsgenie, Telegram: the
  * provider's format (requests.ts). Email: SMTP. Every channel retries transient failures (DEFAULT_RETRY) with a
  * timeout per attempt.
  */
@@ -80,9 +79,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       const headers = { ...request.headers };
       if (target.channel === 'webhook') {
         const timestamp = Math.floor(now().getTime() / 1000);
-        headers[TIMESTAMP_HEADER] = String(timestamp);
         headers[SIGNATURE_HEADER] = signWebhook(secretFor(workspaceId), timestamp, request.body);
-        headers['X-Statusvane-Delivery'] = deliveryId;
+        headers['Statusvane-Delivery'] = deliveryId;
       }
       return postOnce(request.guarded ? options.guard : null, {
         url: request.url,
