@@ -78,7 +78,8 @@ const sizes = quick
       monitors: 10_000,
       interval: 60,
       intervals: 3,
-      detectionRuns: 3,
+      // Issue 15 judges detection over at least 5 outages.
+      detectionRuns: 6,
       detectionInterval: 60,
       historyDays: 30,
       historyRequests: 500,

@@ -75,10 +75,16 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
     detection: {
       intervalSeconds: 60,
       openThreshold: 2,
-      theoreticalMaxSeconds: 120,
-      runs: [{ secondsToIncident: 89.3 }],
-      meanSeconds: 89.3,
-      maxSeconds: 89.3,
+      confirmAfterSeconds: 15,
+      theoreticalMaxSeconds: 75,
+      runs: [20, 35, 41, 50, 62].map((t) => ({
+        secondsToIncident: t,
+        secondsToFirstFailure: t - 15.4,
+        boundSeconds: t + 1.6,
+        withinBound: true,
+      })),
+      meanSeconds: 41.6,
+      maxSeconds: 62,
     },
     responseTimes: {
       rows: 43_200,
@@ -131,8 +137,21 @@ describe('goalsOf', () => {
       ['GET /monitors?perPage=100 vs bare Express', true],
       ['status page p99, HTML / JSON (50 components x 90 days)', true],
       ['month response-times query p99 (43,200 results)', true],
+      ['detection, 5 outage(s) (2/2 x 60 s, confirm 15 s)', true],
       ['quick run wall-clock (build excluded)', null],
     ]);
+  });
+
+  it('judges detection on at least 5 runs of a 60 s monitor: every run within its bound, mean < 50 s, max < 80 s', () => {
+    const d = makeResults().detection;
+    const runs = (over: Partial<(typeof d.runs)[number]>) => d.runs.map((x, i) => (i === 0 ? { ...x, ...over } : x));
+    expect(goal(makeResults(), 'detection').met).toBe(true);
+    expect(goal(makeResults({ detection: { runs: runs({ withinBound: false }) } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { runs: runs({ secondsToIncident: null }) } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { meanSeconds: 50 } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { maxSeconds: 80 } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { runs: d.runs.slice(0, 4) } }), 'detection').met).toBeNull();
+    expect(goal(makeResults({ detection: { intervalSeconds: 10 } }), 'detection').met).toBeNull();
   });
 
   it('applies each threshold at its boundary', () => {

@@ -169,6 +169,9 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
       openThreshold: true,
       resolveThreshold: true,
       intervalSeconds: true,
+      type: true,
+      confirmAfterSeconds: true,
+      quorum: true,
     },
   });
   let slot = Date.parse('2026-01-01T00:00:00Z');

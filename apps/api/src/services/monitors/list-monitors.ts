@@ -119,7 +119,7 @@ const pageKeyOf = (k: PageKey) => JSON.stringify([k.workspaceId, k.query]);
  * its count and the workspace's maintenance windows are read at once (one round trip of waiting).
  */
 export async function listMonitors(
-  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl' | 'checkRegions'> },
   { ctx, input: query }: { ctx: ServiceContext; input: MonitorListQuery },
 ): Promise<{ data: MonitorRecord[]; pagination: Pagination }> {
   const { now } = ctx;
@@ -137,6 +137,7 @@ export async function listMonitors(
     data: rows.map((r) =>
       toMonitorRecord(r, {
         publicBaseUrl: config.publicBaseUrl,
+        checkRegions: config.checkRegions,
         maintenanceUntil: until.get(r.componentId) ?? null,
         now,
       }),

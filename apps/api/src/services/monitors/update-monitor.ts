@@ -11,6 +11,7 @@ import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { findOwnMonitor } from './get-monitor.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
 import { validateUpdateInput } from './monitor-validation.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
@@ -26,7 +27,7 @@ export async function updateMonitor(
   assertCan(ctx.role, 'monitors:write');
   const { id } = input;
   const current = await findOwnMonitor(deps.prisma, ctx, id);
-  const u = await validateUpdateInput(deps.guard, current, input.changes);
+  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes);
 
   // `type` and `metadata` never get here: the schema refuses them.
   const {
@@ -56,6 +57,7 @@ export async function updateMonitor(
   if (escalationPolicyId !== undefined)
     data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
 
+  const reschedules = u.enabled !== undefined || u.intervalSeconds !== undefined || u.regions !== undefined;
   // Read before the transaction (as a create does): the record, built in it for the monitor.updated event, shows it.
   const windows = await maintenanceWindowsNear(deps.prisma, ctx.workspace.id, ctx.now);
   const { row, record } = await deps.prisma
@@ -72,6 +74,8 @@ export async function updateMonitor(
           ]);
         }
       }
+      if (u.dependsOn !== undefined)
+        await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: current.id, dependsOn: u.dependsOn });
       const updated = await tx.monitor.update({
         where: { id: current.id, workspaceId: ctx.workspace.id },
         data,
@@ -92,12 +96,13 @@ export async function updateMonitor(
       // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
       // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
       // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
-      if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+      if (reschedules) {
         if (updated.enabled) await deps.scheduler.schedule(updated);
         else await deps.scheduler.unschedule(updated.id);
       }
       const record = toMonitorRecord(updated, {
         publicBaseUrl: deps.config.publicBaseUrl,
+        checkRegions: deps.config.checkRegions,
         maintenanceUntil: maintenanceCoverage(windows, [updated.componentId], ctx.now).get(updated.componentId) ?? null,
         now: ctx.now,
       });
@@ -117,7 +122,7 @@ export async function updateMonitor(
     });
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
   // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
-  if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+  if (reschedules) {
     await followCommittedSchedule(deps.scheduler, deps.prisma, row.id).catch(() => undefined);
   }
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
