@@ -42,13 +42,13 @@ export async function deleteMonitor(
         data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
       });
     }
-    await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
     await recordEvent(tx, {
       workspaceId: ctx.workspace.id,
       type: 'monitor.deleted',
       subject: `monitors/${monitor.id}`,
       data: { monitor: { id: monitor.id, name: monitor.name } },
     });
+    await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
     await scheduler.unschedule(monitor.id);
     // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
     // results and rollups; incidents keep their rows with monitorId set to null.
