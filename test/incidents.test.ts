@@ -57,6 +57,7 @@ describe('GET /incidents', () => {
     expect(res.body.data.map((i: { id: string }) => i.id)).toEqual([open.id, acked.id]);
     expect(res.body.data[0]).toEqual({
       id: open.id,
+      version: 1,
       title: 'x is down',
       status: 'open',
       impact: 'major',

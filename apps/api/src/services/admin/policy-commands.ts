@@ -17,6 +17,13 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
+import {
+  changesBetween,
+  claimVersion,
+  cliWriteContext,
+  recordAuditEvent,
+  recordUpdate,
+} from '../audit/record-write.js';
 import { findWorkspace } from './admin-commands.js';
 
 const id = z.uuid();
@@ -186,6 +193,13 @@ export async function createPolicy(
     });
     if (args.default)
       await tx.workspace.update({ where: { id: ws.id }, data: { defaultEscalationPolicyId: policy.id } });
+    // The record shows targets by `display` only: no secret reaches the event.
+    await recordAuditEvent(tx, cliWriteContext(ws.id), {
+      resourceType: 'escalation_policy',
+      resourceId: policy.id,
+      action: 'created',
+      changes: changesBetween(null, toPolicyRecord((await readPolicy(tx, policy.id))!)),
+    });
     return policy.id;
   });
   return toPolicyRecord((await readPolicy(prisma, policyId))!);
@@ -203,7 +217,7 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
   );
   const monitor = await prisma.monitor.findUnique({
     where: { id: args.monitor },
-    select: { id: true, name: true, workspaceId: true },
+    select: { id: true, name: true, workspaceId: true, escalationPolicyId: true },
   });
   if (!monitor) throw new NotFoundError('monitor', args.monitor);
   let policy: PolicyRow | null = null;
@@ -214,7 +228,20 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
       throw new AppError('conflict', `policy ${policy.id} belongs to another workspace than monitor ${monitor.id}`);
     }
   }
-  await prisma.monitor.update({ where: { id: monitor.id }, data: { escalationPolicyId: policy?.id ?? null } });
+  const ctx = cliWriteContext(monitor.workspaceId);
+  await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'monitor', monitor.id);
+    const after = await tx.monitor.update({
+      where: { id: monitor.id },
+      data: { escalationPolicyId: policy?.id ?? null },
+      select: { escalationPolicyId: true },
+    });
+    await recordUpdate(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: monitor.id,
+      changes: changesBetween({ escalationPolicyId: monitor.escalationPolicyId }, after),
+    });
+  });
   return {
     monitorId: monitor.id,
     monitorName: monitor.name,

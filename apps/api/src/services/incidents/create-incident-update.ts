@@ -1,5 +1,11 @@
-import type { EscalationScheduler, IncidentUpdateInput, PrismaClient } from '@statusvane/shared';
+import {
+  NotFoundError,
+  type EscalationScheduler,
+  type IncidentUpdateInput,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
@@ -26,6 +32,18 @@ export async function createIncidentUpdate(
       select: incidentUpdateSelect,
     });
     const record = toIncidentUpdateRecord(row);
+    // An update is part of the incident's public record: its version grows, and its event names the update.
+    const bumped = await tx.incident.updateMany({
+      where: { id: incident.id, workspaceId: ctx.workspace.id },
+      data: { version: { increment: 1 } },
+    });
+    if (bumped.count === 0) throw new NotFoundError('incident', id); // deleted meanwhile
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'incident',
+      resourceId: incident.id,
+      action: 'update_posted',
+      changes: { update: { from: null, to: { id: row.id, status: update.status, message: update.message } } },
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });

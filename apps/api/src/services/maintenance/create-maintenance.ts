@@ -1,5 +1,6 @@
 import type { CreateMaintenanceInput, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertOwnComponents } from './maintenance-components.js';
 import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
@@ -31,6 +32,12 @@ export async function createMaintenance(
       select: maintenanceRecordSelect,
     });
     const record = toMaintenanceRecord(row, ctx.now);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'maintenance_window',
+      resourceId: row.id,
+      action: 'created',
+      changes: changesBetween(null, record),
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });
