@@ -128,22 +128,25 @@ const createIn = async (path: string, body: object) => {
   return res.body.data.id as string;
 };
 
+/** A target from its path and a read of its row (null once deleted). */
+const target = (path: string, resourceId: string, row: () => Promise<{ version: number } | null>): Target => ({
+  path,
+  resourceId,
+  state: row,
+  version: async () => (await row())?.version ?? null,
+});
+
 const targets = {
   async monitor(): Promise<Target> {
     const id = await createIn('/monitors', makeMonitorInput({ headers: { 'X-Key': 'k' } }));
     const row = () => h.prisma.monitor.findUnique({ where: { id } });
-    return { path: `/monitors/${id}`, resourceId: id, state: row, version: async () => (await row())?.version ?? null };
+    return target(`/monitors/${id}`, id, row);
   },
   async component(): Promise<Target> {
     const monitor = await createIn('/monitors', makeMonitorInput());
     const { componentId: id } = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor } });
     const row = () => h.prisma.component.findUnique({ where: { id } });
-    return {
-      path: `/components/${id}`,
-      resourceId: id,
-      state: row,
-      version: async () => (await row())?.version ?? null,
-    };
+    return target(`/components/${id}`, id, row);
   },
   async maintenance(): Promise<Target> {
     const id = await createIn('/maintenance', {
@@ -152,32 +155,17 @@ const targets = {
       endsAt: '2031-01-01T02:00:00Z',
     });
     const row = () => h.prisma.maintenanceWindow.findUnique({ where: { id }, include: { components: true } });
-    return {
-      path: `/maintenance/${id}`,
-      resourceId: id,
-      state: row,
-      version: async () => (await row())?.version ?? null,
-    };
+    return target(`/maintenance/${id}`, id, row);
   },
   async statusPage(): Promise<Target> {
     const id = await createIn('/status-pages', { vanityUrl: uniq('page'), name: 'Page' });
     const row = () => h.prisma.statusPage.findUnique({ where: { id }, include: { sections: true } });
-    return {
-      path: `/status-pages/${id}`,
-      resourceId: id,
-      state: row,
-      version: async () => (await row())?.version ?? null,
-    };
+    return target(`/status-pages/${id}`, id, row);
   },
   async incident(): Promise<Target> {
     const id = await createIn('/incidents', { title: 'Manual', message: 'Looking' });
     const row = () => h.prisma.incident.findUnique({ where: { id }, include: { updates: true } });
-    return {
-      path: `/incidents/${id}`,
-      resourceId: id,
-      state: row,
-      version: async () => (await row())?.version ?? null,
-    };
+    return target(`/incidents/${id}`, id, row);
   },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
@@ -188,12 +176,7 @@ const targets = {
     expect(sub.status).toBe(202);
     const { id } = await h.prisma.statusPageSubscriber.findFirstOrThrow({ where: { statusPageId: page.resourceId } });
     const row = () => h.prisma.statusPageSubscriber.findUnique({ where: { id } });
-    return {
-      path: `${page.path}/subscribers/${id}`,
-      resourceId: id,
-      state: row,
-      version: async () => (await row())?.version ?? null,
-    };
+    return target(`${page.path}/subscribers/${id}`, id, row);
   },
 };
 

@@ -848,7 +848,12 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
   const op = ops.find((o) => o.method === req.method && new RegExp(`^${o.path.replace('{id}', '[^/]+')}$`).test(path));
   if (!op) return `${res.status} for ${req.method} ${path}, which is no operation`;
   if (res.status !== op.success) return `${res.status} instead of ${op.success}`;
-  if (res.status === 204) return res.text === '' ? null : '204 with a body';
+  if (res.status === 204) {
+    // A random DELETE may hit a seed record (its id is one the generators use): counted off.
+    if (op.path === '/monitors/{id}') created.monitors--;
+    if (op.path === '/status-pages/{id}') created.statusPages--;
+    return res.text === '' ? null : '204 with a body';
+  }
   if (!res.body || typeof res.body !== 'object' || !('data' in res.body))
     return `2xx without data: ${res.text.slice(0, 200)}`;
   if (res.status === 201 && res.headers['idempotent-replayed'] !== 'true') {
@@ -856,6 +861,7 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
     if (op.path === '/maintenance') created.maintenance++;
     if (op.path === '/status-pages') created.statusPages++;
   }
+
   return null;
 }
 
@@ -967,8 +973,9 @@ describe('bad input at scale', () => {
     const ops = operations();
     const arb = fc.oneof(...ops.map((op) => requestFor(op)));
     const show = (reqs: Req[]) => reqs.map((r) => `${r.method} ${r.path} ${r.body?.toString('base64') ?? ''}`);
-    const a = fc.sample(arb, { numRuns: 300, seed: SEED });
-    expect(show(fc.sample(arb, { numRuns: 300, seed: SEED }))).toEqual(show(a));
+    // 1000: enough that a route added to the list (which reshuffles the sample) keeps every kind below in it.
+    const a = fc.sample(arb, { numRuns: 1000, seed: SEED });
+    expect(show(fc.sample(arb, { numRuns: 1000, seed: SEED }))).toEqual(show(a));
     // The generators reach what they are meant to reach (not vacuous): nested fields, non-ASCII text, lone
     // surrogates inside nested values, invalid UTF-8 in JSON bodies.
     const bodies = a.flatMap((r) => (r.body ? [r.body.toString('utf8')] : []));
@@ -1068,6 +1075,8 @@ describe('bad input at scale', () => {
       ),
     );
     const vBefore = await workspaceSnapshot(other.ws.id);
+    // Counted from here (the tests above may have created or deleted some).
+    Object.assign(created, { monitors: 0, maintenance: 0, statusPages: 0 });
     const [monitorsBefore, maintenanceBefore, pagesBefore] = await Promise.all([
       h.prisma.monitor.count({ where: { workspaceId: ws.ws.id } }),
       h.prisma.maintenanceWindow.count({ where: { workspaceId: ws.ws.id } }),
@@ -1593,6 +1602,12 @@ describe('bad input to the public routes (no token)', () => {
   });
 
   it(`answers ${PUBLIC_RUNS} random requests below 500 and in time, and changes nothing but the pings it accepted`, async () => {
+    // The API fuzz above may have deleted a seed heartbeat: its secret is unknown from then on.
+    const live = await h.prisma.monitor.findMany({
+      where: { pingSecret: { in: pub.secrets } },
+      select: { pingSecret: true },
+    });
+    pub.secrets.splice(0, pub.secrets.length, ...live.map((m) => m.pingSecret!));
     const routes = publicRoutes().filter((r) => PUBLIC_GENERATORS[r]);
     const reqs = fc.sample(fc.oneof(...routes.map((r) => PUBLIC_GENERATORS[r]!(r))), {
       numRuns: PUBLIC_RUNS,

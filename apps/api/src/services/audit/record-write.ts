@@ -98,13 +98,7 @@ export async function recordUpdate(
   event: { resourceType: VersionedResource; resourceId: string; changes: Changes; action?: string },
 ): Promise<number | undefined> {
   if (Object.keys(event.changes).length === 0) return undefined;
-  const { table, idColumn } = RESOURCES[event.resourceType];
-  const [bumped] = await tx.$queryRaw<Array<{ version: number }>>`
-    UPDATE ${Prisma.raw(`"${table}"`)} SET version = version + 1
-     WHERE ${Prisma.raw(`"${idColumn}"`)} = ${event.resourceId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid
-     RETURNING version`;
-  await recordAuditEvent(tx, ctx, { ...event, action: event.action ?? 'updated' });
-  return bumped?.version;
+  return recordAuditEvent(tx, ctx, { ...event, action: event.action ?? 'updated' });
 }
 
 export const REDACTED = '<redacted>';
@@ -165,13 +159,15 @@ function redactAll(value: unknown): unknown {
 /**
  * Records the one audit event of a successful write, in its transaction (a rollback takes the event with it):
  * `action` is the verb (`created`, `updated`, `deleted`, `acknowledged` ...), stored as `<resourceType>.<verb>`.
- * Empty `changes` are left out.
+ * Empty `changes` are left out. Any action but `created` (a new row is at 1) and `deleted` is a change of a record
+ * that still exists: its version grows by one here, and the new version is returned (undefined when the record
+ * has no version, or is gone).
  */
 export async function recordAuditEvent(
   tx: Prisma.TransactionClient,
   ctx: WriteContext,
   event: { resourceType: ResourceType; resourceId: string; action: string; changes?: Changes | undefined },
-): Promise<void> {
+): Promise<number | undefined> {
   const changes = event.changes && Object.keys(event.changes).length ? event.changes : undefined;
   await tx.auditEvent.create({
     data: {
@@ -186,4 +182,11 @@ export async function recordAuditEvent(
       changes: changes ? (redact(changes) as Prisma.InputJsonValue) : Prisma.DbNull,
     },
   });
+  const { table, idColumn } = RESOURCES[event.resourceType];
+  if (!table || event.action === 'created' || event.action === 'deleted') return undefined;
+  const [bumped] = await tx.$queryRaw<Array<{ version: number }>>`
+    UPDATE ${Prisma.raw(`"${table}"`)} SET version = version + 1
+     WHERE ${Prisma.raw(`"${idColumn}"`)} = ${event.resourceId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid
+     RETURNING version`;
+  return bumped?.version;
 }

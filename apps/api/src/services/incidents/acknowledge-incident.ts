@@ -23,7 +23,7 @@ export async function acknowledgeIncident(
     await prisma.$transaction(async (tx) => {
       const { count } = await tx.incident.updateMany({
         where: { id: before.id, workspaceId: ctx.workspace.id, status: 'open' },
-        data: { status: 'acknowledged', acknowledgedAt: now, version: { increment: 1 } },
+        data: { status: 'acknowledged', acknowledgedAt: now },
       });
       if (count === 0) return; // resolved (or acknowledged) meanwhile: judged below
       await recordAuditEvent(tx, ctx, {

@@ -33,17 +33,13 @@ export async function createIncidentUpdate(
     });
     const record = toIncidentUpdateRecord(row);
     // An update is part of the incident's public record: its version grows, and its event names the update.
-    const bumped = await tx.incident.updateMany({
-      where: { id: incident.id, workspaceId: ctx.workspace.id },
-      data: { version: { increment: 1 } },
-    });
-    if (bumped.count === 0) throw new NotFoundError('incident', id); // deleted meanwhile
-    await recordAuditEvent(tx, ctx, {
+    const version = await recordAuditEvent(tx, ctx, {
       resourceType: 'incident',
       resourceId: incident.id,
       action: 'update_posted',
       changes: { update: { from: null, to: { id: row.id, status: update.status, message: update.message } } },
     });
+    if (version === undefined) throw new NotFoundError('incident', id); // deleted meanwhile
     await ctx.inTransaction?.(tx, record);
     return record;
   });

@@ -28,7 +28,7 @@ export async function resolveIncident(
         await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${before.monitorId}::uuid FOR NO KEY UPDATE`;
       const { count } = await tx.incident.updateMany({
         where: { id: before.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
-        data: { status: 'resolved', resolvedAt: now, openMonitorId: null, version: { increment: 1 } },
+        data: { status: 'resolved', resolvedAt: now, openMonitorId: null },
       });
       if (count > 0) {
         await recordAuditEvent(tx, ctx, {
