@@ -166,7 +166,7 @@ describe('paging the new channels', () => {
     const s = secrets();
     const policy = await policyFor(ws.slug, [{ delayMinutes: 0, targets: allChannels(s) }]);
     // The admin's record shows display forms only.
-    expect(policy.steps[0]!.targets.map((t) => [t.channel, t.target])).toEqual([
+    expect(policy.steps[0]!.targets.map((t) => [t.channel, t.display])).toEqual([
       ['pagerduty', `routing key …${s.routingKey.slice(-4)}`],
       ['opsgenie', `API key …${s.apiKey.slice(-4)}`],
       ['teams', `${fake.base}/…`],
@@ -254,7 +254,7 @@ describe('paging the new channels', () => {
         d.target,
         d.status,
       ]),
-    ).toEqual(policy.steps[0]!.targets.map((t) => [t.channel, t.target, 'sent']));
+    ).toEqual(policy.steps[0]!.targets.map((t) => [t.channel, t.display, 'sent']));
     const rows = await h.prisma.escalationDelivery.findMany({ where: { incidentId: incident.id } });
     const logs = logLines.join('');
     expect(logs).toContain(incident.id);
@@ -617,7 +617,7 @@ describe('bad targets', () => {
       admin({ name: 'Bad', steps: [{ delayMinutes: 0, targets: [{ channel: 'opsgenie', apiKey: 'a b' }] }] }),
     ]);
     expect(good.code).toBe(0);
-    expect(JSON.parse(good.stdout).steps[0].targets.map((t: { target: string }) => t.target)).toEqual([
+    expect(JSON.parse(good.stdout).steps[0].targets.map((t: { display: string }) => t.display)).toEqual([
       `routing key …${s.routingKey.slice(-4)}`,
       `API key …${s.apiKey.slice(-4)}`,
       `chat ${s.chatId}`,

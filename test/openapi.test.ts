@@ -58,6 +58,11 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/incidents/{id}/updates'],
   ['get', '/status-pages/{id}/subscribers'],
   ['delete', '/status-pages/{id}/subscribers/{subscriberId}'],
+  ['get', '/escalation-policies'],
+  ['post', '/escalation-policies'],
+  ['get', '/escalation-policies/{id}'],
+  ['patch', '/escalation-policies/{id}'],
+  ['delete', '/escalation-policies/{id}'],
   ['get', '/audit-events'],
 ];
 
@@ -217,6 +222,7 @@ describe('the document', () => {
   it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
     expect(creates.map(({ path }) => path).sort()).toEqual([
+      '/escalation-policies',
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',

@@ -167,6 +167,14 @@ const targets = {
     const row = () => h.prisma.incident.findUnique({ where: { id }, include: { updates: true } });
     return target(`/incidents/${id}`, id, row);
   },
+  async policy(): Promise<Target> {
+    const id = await createIn('/escalation-policies', {
+      name: 'On call',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.test' }] }],
+    });
+    const row = () => h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: true } });
+    return target(`/escalation-policies/${id}`, id, row);
+  },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.resourceId } });
@@ -189,6 +197,8 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
   'PATCH /status-pages/{id}': { make: targets.statusPage, body: { name: 'Changed', sections: [] } },
   'DELETE /status-pages/{id}': { make: targets.statusPage },
   'DELETE /incidents/{id}': { make: targets.incident },
+  'PATCH /escalation-policies/{id}': { make: targets.policy, body: { name: 'Changed', silent: true } },
+  'DELETE /escalation-policies/{id}': { make: targets.policy },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': { make: targets.subscriber },
 };
 

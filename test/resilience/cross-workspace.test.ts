@@ -103,6 +103,17 @@ const resources = {
     });
     return { id: row.id, state: () => h.prisma.incident.findUnique({ where: { id: row.id } }) };
   },
+  async escalationPolicy(): Promise<Resource> {
+    const id = await createIn('/escalation-policies', {
+      name: 'A on-call',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a-oncall@example.test' }] }],
+    });
+    return {
+      id,
+      state: () =>
+        h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: { include: { targets: true } } } }),
+    };
+  },
   async subscriber(): Promise<Resource> {
     const page = await resources.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
@@ -204,6 +215,19 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'GET /incidents/{id}/updates': { make: resources.incident, variants: [{ label: 'plain' }] },
+  'GET /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
+  'PATCH /escalation-policies/{id}': {
+    make: resources.escalationPolicy,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked', isDefault: true } },
+      {
+        label: 'steps',
+        body: { steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'b@example.test' }] }] },
+      },
+      { label: 'invalid', body: { repeatCount: -1 }, invalid: true },
+    ],
+  },
+  'DELETE /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,
@@ -333,11 +357,10 @@ describe('a token of another workspace', () => {
     const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get');
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const { path, roles } of lists) {
-      for (const caller of callers) {
+      // A list for managers only answers the viewer 403 (the role tests say so); every other caller reads it.
+      for (const caller of callers.filter((c) => roles === 'read' || c.label !== 'org viewer')) {
         const res = await request(h.app).get(`/api/v1${path}?perPage=250`).set(caller.headers);
-        // A list for managers only (GET /audit-events) refuses the viewer: the others read it.
-        const refused = roles !== 'read' && caller.label === 'org viewer';
-        expect([path, caller.label, res.status]).toEqual([path, caller.label, refused ? 403 : 200]);
+        expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
         for (const id of aIds) expect(res.text).not.toContain(id);
       }
     }

@@ -8,6 +8,7 @@ import {
   createHeartbeatMonitorSchema,
   createMaintenanceSchema,
   createStatusPageSchema,
+  escalationTargetSchema,
   createDnsMonitorSchema,
   createTcpMonitorSchema,
   headersSchema,
@@ -58,6 +59,18 @@ const TAGS: Array<{ name: Tag; description: string }> = [
     name: 'Incidents',
     description:
       'Open and recently resolved incidents, their escalation ladders, and the moves a responder makes: acknowledge, resolve, delete.',
+  },
+  {
+    name: 'Escalation policies',
+    description:
+      'Who is paged, when and how: ordered steps of targets (webhook, Slack, email, Teams, Discord, ntfy, PagerDuty, Opsgenie, ' +
+      "Telegram). A monitor pages with its own policy, else the workspace's default; an incident keeps the ladder it opened with.",
+  },
+  {
+    name: 'Access',
+    description:
+      "The workspace's API tokens and members. Tokens are shown once, when created; only an owner grants or removes the owner " +
+      'role, and the last owner stays.',
   },
   {
     name: 'Audit events',
@@ -118,6 +131,17 @@ function nameSharedSchemas(): void {
     'MonitorMetadata',
     `Labels copied onto every incident the monitor opens. At most ${L.metadataEntriesMax} entries; keys 1 to ${L.metadataKeyMax} ` +
       `characters (not \`__proto__\`), values up to ${L.metadataValueMax}. Set on create only.`,
+  );
+  for (const option of escalationTargetSchema.options) {
+    const channel = option.shape.channel.value;
+    name(option, `${channel[0]!.toUpperCase()}${channel.slice(1)}TargetInput`);
+  }
+  name(
+    escalationTargetSchema,
+    'EscalationTargetInput',
+    'Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a ' +
+      'private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); ' +
+      'opsgenie: `apiKey`; telegram: `botToken` and `chatId`. Stored encrypted; records show only `display`.',
   );
   const M = MAINTENANCE_LIMITS;
   name(

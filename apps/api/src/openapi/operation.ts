@@ -17,6 +17,9 @@ const ROLE_NOTE: Record<Roles, string> = {
   'incidents:respond': 'Role: member, admin or owner (a viewer gets 403).',
   'statusPages:manage': 'Role: admin or owner, the roles that can manage status pages (others get 403).',
   'incidents:delete': 'Role: admin or owner (others get 403).',
+  'escalationPolicies:manage': 'Role: admin or owner (others get 403).',
+  'tokens:manage': 'Role: admin or owner (others get 403).',
+  'members:manage': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
 };
 

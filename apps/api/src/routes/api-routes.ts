@@ -1,5 +1,6 @@
 import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
+import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import type { ApiRoute } from './define-route.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
@@ -17,5 +18,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...componentRoutes,
   ...statusPageRoutes,
   ...incidentRoutes,
+  ...escalationPolicyRoutes,
   ...auditEventRoutes,
 ];

@@ -5,7 +5,15 @@ import type { Permission } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
-export type Tag = 'Monitors' | 'Components' | 'Status pages' | 'Maintenance' | 'Incidents' | 'Audit events';
+export type Tag =
+  | 'Monitors'
+  | 'Components'
+  | 'Status pages'
+  | 'Maintenance'
+  | 'Incidents'
+  | 'Escalation policies'
+  | 'Access'
+  | 'Audit events';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 

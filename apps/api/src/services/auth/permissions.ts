@@ -8,6 +8,9 @@ export const PERMISSIONS = {
   'statusPages:manage': ['owner', 'admin'],
   'incidents:delete': ['owner', 'admin'],
   'incidents:respond': ['owner', 'admin', 'member'],
+  'escalationPolicies:manage': ['owner', 'admin'],
+  'tokens:manage': ['owner', 'admin'],
+  'members:manage': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;

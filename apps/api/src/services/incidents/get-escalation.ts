@@ -61,7 +61,7 @@ const escalationStepSchema = z
     firedAt: dateTime.nullable().openapi({ description: 'When it last fired (the latest cycle in which it did).' }),
     deliveries: z.array(deliverySchema).openapi({ description: 'Every cycle, oldest first; targets in policy order.' }),
   })
-  .openapi('EscalationStep');
+  .openapi('EscalationStepState');
 
 const escalationPolicySchema = z
   .object({
@@ -75,7 +75,7 @@ const escalationPolicySchema = z
     silent: z.boolean(),
     runbook: z.string(),
   })
-  .openapi('EscalationPolicy');
+  .openapi('PinnedEscalationPolicy');
 
 export const escalationStateSchema = z
   .object({

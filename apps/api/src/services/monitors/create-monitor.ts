@@ -1,5 +1,6 @@
 import {
   DEFAULT_CERTIFICATE_EXPIRY_DAYS,
+  DEFAULT_CONFIRM_AFTER_SECONDS,
   DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
   maintenanceUntilByComponent,
@@ -13,6 +14,7 @@ import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';
 
@@ -36,7 +38,7 @@ export async function createMonitor(
   { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = await validateCreateInput(deps.guard, input);
+  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input);
   const http = m.type === 'http' ? m : null;
   const dns = m.type === 'dns' ? m : null;
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
@@ -46,6 +48,7 @@ export async function createMonitor(
     (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
   const record = await deps.prisma.$transaction(async (tx) => {
+    await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
     const created = await tx.monitor.create({
       data: {
@@ -57,6 +60,8 @@ export async function createMonitor(
         intervalSeconds: m.intervalSeconds ?? 60,
         openThreshold: m.openThreshold ?? 2,
         resolveThreshold: m.resolveThreshold ?? 2,
+        confirmAfterSeconds: m.confirmAfterSeconds ?? DEFAULT_CONFIRM_AFTER_SECONDS,
+        dependsOn: m.dependsOn ?? [],
         environment: m.environment ?? 'production',
         metadata: m.metadata ?? {},
         ...(m.type !== 'heartbeat'
@@ -64,6 +69,8 @@ export async function createMonitor(
               timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
+              regions: m.regions ?? [],
+              quorum: m.quorum ?? null,
             }
           : {
               graceSeconds: m.graceSeconds ?? 60,
@@ -98,6 +105,7 @@ export async function createMonitor(
     });
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
+      checkRegions: deps.config.checkRegions,
       maintenanceUntil,
       now: ctx.now,
     });
@@ -105,7 +113,7 @@ export async function createMonitor(
       resourceType: 'monitor',
       resourceId: created.id,
       action: 'created',
-      changes: changesBetween(null, monitorSettings(created, deps.config.publicBaseUrl)),
+      changes: changesBetween(null, monitorSettings(created, deps.config)),
     });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);

@@ -8,6 +8,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnIncident } from '../incidents/find-incident.js';
+import { forgetDependency } from './monitor-dependencies.js';
 import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { findOwnMonitor } from './get-monitor.js';
@@ -24,7 +25,7 @@ export async function deleteMonitor(
   deps: {
     prisma: PrismaClient;
     scheduler: CheckScheduler;
-    config: Pick<Config, 'publicBaseUrl'>;
+    config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>;
     escalations?: EscalationScheduler | undefined;
   },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
@@ -47,6 +48,7 @@ export async function deleteMonitor(
         data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null, version: { increment: 1 } },
       });
     }
+    await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
     await scheduler.unschedule(monitor.id);
     // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
     // results and rollups; incidents keep their rows with monitorId set to null.
@@ -55,7 +57,7 @@ export async function deleteMonitor(
       resourceType: 'monitor',
       resourceId: monitor.id,
       action: 'deleted',
-      changes: changesBetween(monitorSettings(before, deps.config.publicBaseUrl), null),
+      changes: changesBetween(monitorSettings(before, deps.config), null),
     });
     return open;
   });

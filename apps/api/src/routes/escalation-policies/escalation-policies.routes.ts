@@ -1,0 +1,124 @@
+import { paginationQuerySchema } from '@statusvane/shared';
+import { createEscalationPolicy } from '../../services/escalation-policies/create-escalation-policy.js';
+import { deleteEscalationPolicy } from '../../services/escalation-policies/delete-escalation-policy.js';
+import { getEscalationPolicy } from '../../services/escalation-policies/get-escalation-policy.js';
+import { listEscalationPolicies } from '../../services/escalation-policies/list-escalation-policies.js';
+import {
+  createEscalationPolicySchema,
+  updateEscalationPolicySchema,
+} from '../../services/escalation-policies/policy-input.js';
+import { escalationPolicyRecordSchema } from '../../services/escalation-policies/policy-record.js';
+import { updateEscalationPolicy } from '../../services/escalation-policies/update-escalation-policy.js';
+import { defineRoute } from '../define-route.js';
+
+const example = {
+  name: 'Primary on-call',
+  repeatCount: 1,
+  silent: false,
+  runbook: 'https://wiki.example.com/runbooks/api',
+  steps: [
+    {
+      delayMinutes: 0,
+      minImpact: 'none',
+      targets: [
+        { channel: 'slack', target: 'https://hooks.slack.com/services/T000/B000/XXXX' },
+        { channel: 'pagerduty', routingKey: '0123456789abcdef0123456789abcdef' },
+      ],
+    },
+    { delayMinutes: 15, minImpact: 'major', targets: [{ channel: 'email', target: 'cto@example.com' }] },
+  ],
+  isDefault: true,
+};
+
+export const escalationPolicyRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/escalation-policies',
+    operationId: 'listEscalationPolicies',
+    roles: 'read',
+    tag: 'Escalation policies',
+    summary: 'List escalation policies',
+    description: "A page of the workspace's escalation policies, oldest first. Targets show their `display` form only.",
+    request: { query: paginationQuerySchema },
+    responses: { 200: { description: 'A page of policies.', page: escalationPolicyRecordSchema } },
+    handler: (deps, { ctx, query }) => listEscalationPolicies(deps, { ctx, input: query }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/escalation-policies',
+    operationId: 'createEscalationPolicy',
+    roles: 'escalationPolicies:manage',
+    tag: 'Escalation policies',
+    summary: 'Create an escalation policy',
+    description:
+      "The admin CLI's `policy create --json` body. Steps are in ladder order: each `delayMinutes` (from the incident's start) " +
+      'at least the previous one. URL targets resolving to a private or internal address are 400. Every target is stored ' +
+      'encrypted and the record shows only its `display` form. `isDefault: true` makes it the workspace default.',
+    request: {
+      body: {
+        schema: createEscalationPolicySchema,
+        examples: { policy: { summary: 'Chat first, then email the CTO', value: example } },
+      },
+    },
+    idempotent: true,
+    responses: {
+      201: { description: 'The created policy.', data: escalationPolicyRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is in progress',
+      },
+    },
+    handler: (deps, { ctx, body }) => createEscalationPolicy(deps, { ctx, input: body }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/escalation-policies/{id}',
+    operationId: 'getEscalationPolicy',
+    roles: 'read',
+    tag: 'Escalation policies',
+    summary: 'Get an escalation policy',
+    description: 'The policy with its steps in ladder order; targets show their `display` form only.',
+    responses: { 200: { description: 'The policy.', data: escalationPolicyRecordSchema } },
+    handler: (deps, { ctx, params }) => getEscalationPolicy(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/escalation-policies/{id}',
+    operationId: 'updateEscalationPolicy',
+    roles: 'escalationPolicies:manage',
+    tag: 'Escalation policies',
+    summary: 'Update an escalation policy',
+    description:
+      'Only the provided fields change, in one transaction (same rules as on create). `steps` replaces every step and ' +
+      'target: incidents already open keep paging with the ladder they opened with, and the new steps apply from the next ' +
+      'incident. `isDefault: false` on the default policy leaves the workspace without one.',
+    request: {
+      body: {
+        schema: updateEscalationPolicySchema,
+        examples: {
+          rename: { summary: 'Rename', value: { name: 'Secondary on-call' } },
+          steps: {
+            summary: 'Replace the ladder',
+            value: { steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.com' }] }] },
+          },
+        },
+      },
+    },
+    responses: { 200: { description: 'The updated policy.', data: escalationPolicyRecordSchema } },
+    handler: (deps, { ctx, params, body }) =>
+      updateEscalationPolicy(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/escalation-policies/{id}',
+    operationId: 'deleteEscalationPolicy',
+    roles: 'escalationPolicies:manage',
+    tag: 'Escalation policies',
+    summary: 'Delete an escalation policy',
+    description:
+      "Monitors that used it fall back to the workspace's default policy (none, when it was the default). Incidents already " +
+      'open keep paging with the ladder they opened with, and their escalation history stays.',
+    responses: { 204: { description: 'Deleted; no body.' } },
+    handler: (deps, { ctx, params }) => deleteEscalationPolicy(deps, { ctx, input: params }),
+  }),
+];

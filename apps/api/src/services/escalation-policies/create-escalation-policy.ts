@@ -1,0 +1,46 @@
+import type { Config, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
+import { assertCan } from '../auth/permissions.js';
+import type { ServiceContext } from '../context.js';
+import { assertTargetsAllowed, type CreateEscalationPolicyInput } from './policy-input.js';
+import { escalationPolicySelect, toEscalationPolicyRecord, type EscalationPolicyRecord } from './policy-record.js';
+import { stepsCreate } from './policy-steps.js';
+
+/**
+ * POST /escalation-policies (managers), and the admin CLI's `policy create`: the policy with its ordered steps and
+ * targets in one transaction (with `isDefault`, the workspace's default moves to it). URL targets pass the SSRF guard
+ * first; every target is stored encrypted.
+ */
+export async function createEscalationPolicy(
+  deps: { prisma: PrismaClient; guard: SsrfGuard; config: Pick<Config, 'encryption'> },
+  { ctx, input }: { ctx: ServiceContext; input: CreateEscalationPolicyInput },
+): Promise<EscalationPolicyRecord> {
+  assertCan(ctx.role, 'escalationPolicies:manage');
+  await assertTargetsAllowed(deps.guard, input.steps);
+  return deps.prisma.$transaction(async (tx) => {
+    const { id } = await tx.escalationPolicy.create({
+      data: {
+        workspaceId: ctx.workspace.id,
+        name: input.name,
+        repeatCount: input.repeatCount,
+        silent: input.silent,
+        runbook: input.runbook,
+        steps: stepsCreate(input.steps, deps.config.encryption.current),
+      },
+      select: { id: true },
+    });
+    if (input.isDefault)
+      await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+    const record = toEscalationPolicyRecord(
+      await tx.escalationPolicy.findUniqueOrThrow({ where: { id }, select: escalationPolicySelect }),
+    );
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: id,
+      action: 'created',
+      changes: changesBetween(null, record),
+    });
+    await ctx.inTransaction?.(tx, record);
+    return record;
+  });
+}

@@ -1,0 +1,115 @@
+import {
+  DELIVERY_CHANNELS,
+  IMPACTS,
+  NotFoundError,
+  shownTarget,
+  uuidSchema,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { RequestContext } from '../auth/context.js';
+
+const targetRecordSchema = z
+  .object({
+    id: z.uuid(),
+    channel: z.enum(DELIVERY_CHANNELS),
+    display: z.string().openapi({
+      description:
+        'How the target is shown, never a secret (targets are stored encrypted and never shown in clear). Email: the ' +
+        'address. URL channels (webhook, slack, teams, discord, ntfy): `scheme://host[:port]/…`. pagerduty and ' +
+        'opsgenie: `routing key …abcd` / `API key …abcd`. telegram: `chat <chatId>`.',
+    }),
+  })
+  .openapi('EscalationTarget');
+
+const stepRecordSchema = z
+  .object({
+    id: z.uuid(),
+    position: z.number().int().min(0).openapi({ description: 'The step in ladder order, from 0.' }),
+    delayMinutes: z.number().int(),
+    minImpact: z.enum(IMPACTS),
+    targets: z.array(targetRecordSchema),
+  })
+  .openapi('EscalationPolicyStep');
+
+export const escalationPolicyRecordSchema = z
+  .object({
+    id: z.uuid(),
+    version: versionSchema,
+    name: z.string(),
+    repeatCount: z.number().int().min(0),
+    silent: z.boolean(),
+    runbook: z.string(),
+    isDefault: z.boolean().openapi({ description: "The workspace's default policy." }),
+    createdAt: dateTime,
+    steps: z.array(stepRecordSchema),
+  })
+  .openapi('EscalationPolicy');
+export type EscalationPolicyRecord = z.infer<typeof escalationPolicyRecordSchema>;
+
+export const escalationPolicySelect = {
+  id: true,
+  version: true,
+  workspaceId: true,
+  name: true,
+  repeatCount: true,
+  silent: true,
+  runbook: true,
+  createdAt: true,
+  workspace: { select: { defaultEscalationPolicyId: true } },
+  steps: {
+    orderBy: { position: 'asc' },
+    select: {
+      id: true,
+      position: true,
+      delayMinutes: true,
+      minImpact: true,
+      targets: { orderBy: { position: 'asc' }, select: { id: true, channel: true, display: true } },
+    },
+  },
+} as const satisfies Prisma.EscalationPolicySelect;
+export type EscalationPolicyRow = Prisma.EscalationPolicyGetPayload<{ select: typeof escalationPolicySelect }>;
+
+/**
+ * The policy record. Targets are stored encrypted and shown by their display form only, here as everywhere (the
+ * CLI's output ends up in terminals and CI logs): never a secret.
+ */
+export function toEscalationPolicyRecord(p: EscalationPolicyRow): EscalationPolicyRecord {
+  return {
+    id: p.id,
+    version: p.version,
+    name: p.name,
+    repeatCount: p.repeatCount,
+    silent: p.silent,
+    runbook: p.runbook,
+    isDefault: p.workspace.defaultEscalationPolicyId === p.id,
+    createdAt: p.createdAt.toISOString(),
+    steps: p.steps.map((s) => ({
+      id: s.id,
+      position: s.position,
+      delayMinutes: s.delayMinutes,
+      minImpact: s.minImpact,
+      targets: s.targets.map((t) => ({ id: t.id, channel: t.channel, display: shownTarget(t.channel, t.display) })),
+    })),
+  };
+}
+
+/** The live (not archived) policies of the caller's workspace. */
+export const livePolicies = (ctx: Pick<RequestContext, 'workspace'>) =>
+  ({ workspaceId: ctx.workspace.id, archivedAt: null }) satisfies Prisma.EscalationPolicyWhereInput;
+
+/** One of the caller's policies; a malformed, foreign or archived id is the same 404 as a missing one. */
+export async function findOwnPolicy(
+  prisma: Pick<PrismaClient, 'escalationPolicy'>,
+  ctx: Pick<RequestContext, 'workspace'>,
+  id: string,
+): Promise<EscalationPolicyRow> {
+  if (!uuidSchema.safeParse(id).success) throw new NotFoundError('escalation policy', id);
+  const row = await prisma.escalationPolicy.findFirst({
+    where: { id, ...livePolicies(ctx) },
+    select: escalationPolicySelect,
+  });
+  if (!row) throw new NotFoundError('escalation policy', id);
+  return row;
+}

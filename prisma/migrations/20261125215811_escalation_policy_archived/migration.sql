@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "escalation_policies" ADD COLUMN     "archivedAt" TIMESTAMPTZ(3);

@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+
+let h: Harness;
+let w: Awaited<ReturnType<typeof makeWorkspace>>;
+let other: Awaited<ReturnType<typeof makeWorkspace>>;
+beforeAll(async () => {
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+  w = await makeWorkspace(h.prisma);
+  other = await makeWorkspace(h.prisma);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const SECRET_URL = 'https://hooks.example.test/services/T000/B000/s3cretPath?token=s3cretQuery';
+const ROUTING_KEY = 'abcdefghijklmnopqrstuvwxyz012345';
+const body = (over: Record<string, unknown> = {}) => ({
+  name: 'On call',
+  runbook: 'https://wiki.example.test/rb',
+  steps: [
+    {
+      delayMinutes: 0,
+      targets: [
+        { channel: 'slack', target: SECRET_URL },
+        { channel: 'pagerduty', routingKey: ROUTING_KEY },
+      ],
+    },
+    { delayMinutes: 10, minImpact: 'major', targets: [{ channel: 'email', target: 'cto@example.test' }] },
+  ],
+  ...over,
+});
+const api = (token: string) => ({
+  post: (path: string, b: unknown) =>
+    request(h.app)
+      .post(`/api/v1${path}`)
+      .set(bearer(token))
+      .send(b as object),
+  patch: (path: string, b: unknown) =>
+    request(h.app)
+      .patch(`/api/v1${path}`)
+      .set(bearer(token))
+      .send(b as object),
+  get: (path: string) => request(h.app).get(`/api/v1${path}`).set(bearer(token)),
+  delete: (path: string) => request(h.app).delete(`/api/v1${path}`).set(bearer(token)),
+});
+const create = async (over: Record<string, unknown> = {}, token = w.tokens.admin) => {
+  const res = await api(token).post('/escalation-policies', body(over));
+  expect([res.status, res.body.error]).toEqual([201, undefined]);
+  return res.body.data as {
+    id: string;
+    isDefault: boolean;
+    steps: Array<{ id: string; targets: Array<{ channel: string; display: string }> }>;
+  };
+};
+const pathsOf = (res: request.Response) =>
+  (res.body.error?.details?.issues as Array<{ path: string }> | undefined)?.map((i) => i.path);
+
+describe('escalation policies over HTTP', () => {
+  it('creates with the CLI body, shows targets only as display, stores them encrypted, lists and gets', async () => {
+    const res = await api(w.tokens.owner).post('/escalation-policies', body());
+    expect(res.status).toBe(201);
+    const p = res.body.data;
+    expect(p).toMatchObject({ name: 'On call', repeatCount: 0, silent: false, isDefault: false });
+    expect(p.steps.map((s: { position: number; delayMinutes: number; minImpact: string }) => s)).toMatchObject([
+      { position: 0, delayMinutes: 0, minImpact: 'none' },
+      { position: 1, delayMinutes: 10, minImpact: 'major' },
+    ]);
+    expect(p.steps[0].targets.map((t: object) => ({ ...t, id: undefined }))).toEqual([
+      { channel: 'slack', display: 'https://hooks.example.test/…', id: undefined },
+      { channel: 'pagerduty', display: 'routing key …2345', id: undefined },
+    ]);
+    for (const secret of ['s3cret', ROUTING_KEY]) expect(JSON.stringify(res.body)).not.toContain(secret);
+    const rows = await h.prisma.escalationTarget.findMany({ where: { step: { policyId: p.id } } });
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row.legacyTarget).toBeNull();
+      expect(row.targetEnc).toMatch(/^v1:/);
+      expect(row.targetEnc).not.toContain('s3cret');
+    }
+
+    const list = await api(w.tokens.viewer).get('/escalation-policies?perPage=1');
+    expect(list.status).toBe(200);
+    expect(list.body.pagination).toMatchObject({ page: 1, perPage: 1 });
+    expect(list.body.data).toHaveLength(1);
+    const all = await api(w.tokens.viewer).get('/escalation-policies?perPage=250');
+    expect(all.body.data.map((x: { id: string }) => x.id)).toContain(p.id);
+    const one = await api(w.tokens.member).get(`/escalation-policies/${p.id.toUpperCase()}`);
+    expect([one.status, one.body.data]).toEqual([200, p]);
+  });
+
+  it('is managers only: a member or viewer gets 403 and nothing is written', async () => {
+    const before = await h.prisma.escalationPolicy.count({ where: { workspaceId: w.ws.id } });
+    for (const token of [w.tokens.member, w.tokens.viewer]) {
+      expect((await api(token).post('/escalation-policies', body())).status).toBe(403);
+    }
+    const p = await create();
+    for (const token of [w.tokens.member, w.tokens.viewer]) {
+      expect((await api(token).patch(`/escalation-policies/${p.id}`, { name: 'x' })).status).toBe(403);
+      expect((await api(token).delete(`/escalation-policies/${p.id}`)).status).toBe(403);
+    }
+    expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: w.ws.id } })).toBe(before + 1);
+  });
+
+  it('400 names every bad field (schema, ladder order, SSRF) and writes nothing', async () => {
+    const before = await h.prisma.escalationPolicy.count();
+    const bad = await api(w.tokens.admin).post('/escalation-policies', {
+      name: '',
+      extra: 1,
+      steps: [
+        { delayMinutes: 5, targets: [{ channel: 'pagerduty', routingKey: 'short' }] },
+        { delayMinutes: 1, targets: [{ channel: 'webhook', target: 'ftp://x.example/y' }] },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(pathsOf(bad)?.sort()).toEqual(
+      ['extra', 'name', 'steps[0].targets[0].routingKey', 'steps[1].delayMinutes', 'steps[1].targets[0].target'].sort(),
+    );
+    const inward = await api(w.tokens.admin).post(
+      '/escalation-policies',
+      body({ steps: [{ delayMinutes: 0, targets: [{ channel: 'teams', target: 'http://169.254.169.254/latest' }] }] }),
+    );
+    expect([inward.status, pathsOf(inward)]).toEqual([400, ['steps[0].targets[0].target']]);
+    expect(await h.prisma.escalationPolicy.count()).toBe(before);
+  });
+
+  it('POST honours Idempotency-Key: a retry answers the stored policy and creates one', async () => {
+    const before = await h.prisma.escalationPolicy.count({ where: { workspaceId: w.ws.id } });
+    const send = () =>
+      request(h.app)
+        .post('/api/v1/escalation-policies')
+        .set(bearer(w.tokens.admin))
+        .set('Idempotency-Key', `policy-${w.ws.id}`)
+        .send(body());
+    const first = await send();
+    const again = await send();
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: w.ws.id } })).toBe(before + 1);
+  });
+
+  it('isDefault moves the workspace default; false on the default leaves none', async () => {
+    const a = await create({ isDefault: true });
+    expect(a.isDefault).toBe(true);
+    const b = await create({ isDefault: true });
+    expect((await api(w.tokens.viewer).get(`/escalation-policies/${a.id}`)).body.data.isDefault).toBe(false);
+    expect(b.isDefault).toBe(true);
+    const moved = await api(w.tokens.admin).patch(`/escalation-policies/${a.id}`, { isDefault: true });
+    expect(moved.body.data.isDefault).toBe(true);
+    const cleared = await api(w.tokens.admin).patch(`/escalation-policies/${a.id}`, { isDefault: false });
+    expect(cleared.body.data.isDefault).toBe(false);
+    expect((await h.prisma.workspace.findUniqueOrThrow({ where: { id: w.ws.id } })).defaultEscalationPolicyId).toBe(
+      null,
+    );
+    // false on a policy that is not the default changes nothing.
+    await api(w.tokens.admin).patch(`/escalation-policies/${b.id}`, { isDefault: true });
+    await api(w.tokens.admin).patch(`/escalation-policies/${a.id}`, { isDefault: false });
+    expect((await h.prisma.workspace.findUniqueOrThrow({ where: { id: w.ws.id } })).defaultEscalationPolicyId).toBe(
+      b.id,
+    );
+  });
+
+  it('PATCH changes only the given fields; steps replace all, and an open incident keeps the ladder it pinned', async () => {
+    const p = await create();
+    const monitor = await api(w.tokens.admin).post('/monitors', makeMonitorInput());
+    await api(w.tokens.admin).patch(`/monitors/${monitor.body.data.id}`, { escalationPolicyId: p.id });
+    const incident = await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: monitor.body.data.id,
+        openMonitorId: monitor.body.data.id,
+        title: 'down',
+      },
+    });
+    expect(incident.escalationPolicyId).toBe(p.id);
+
+    const renamed = await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, {
+      name: 'Renamed',
+      repeatCount: 2,
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({
+      name: 'Renamed',
+      repeatCount: 2,
+      runbook: 'https://wiki.example.test/rb',
+    });
+    expect(renamed.body.data.steps).toEqual(p.steps);
+
+    const res = await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, {
+      steps: [{ delayMinutes: 3, targets: [{ channel: 'email', target: 'new@example.test' }] }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toBe(p.id);
+    expect(res.body.data.steps).toHaveLength(1);
+    expect(res.body.data.steps[0]).toMatchObject({ position: 0, delayMinutes: 3 });
+    expect(res.body.data.steps[0].targets.map((t: { display: string }) => t.display)).toEqual(['new@example.test']);
+
+    // The incident is pinned to an archived copy that holds the old steps (same ids): its ladder never changes.
+    const pinned = await h.prisma.incident.findUniqueOrThrow({ where: { id: incident.id } });
+    expect(pinned.escalationPolicyId).not.toBe(p.id);
+    const copy = await h.prisma.escalationPolicy.findUniqueOrThrow({
+      where: { id: pinned.escalationPolicyId! },
+      include: { steps: { orderBy: { position: 'asc' } } },
+    });
+    expect(copy.archivedAt).not.toBeNull();
+    expect(copy.steps.map((s) => s.id)).toEqual(p.steps.map((s) => s.id));
+    const escalation = await api(w.tokens.viewer).get(`/incidents/${incident.id}/escalation`);
+    expect(escalation.body.data.steps.map((s: { stepId: string }) => s.stepId)).toEqual(p.steps.map((s) => s.id));
+    // The archived copy is nobody's to list, get or assign.
+    const ids = (await api(w.tokens.viewer).get('/escalation-policies?perPage=250')).body.data.map(
+      (x: { id: string }) => x.id,
+    );
+    expect(ids).not.toContain(copy.id);
+    expect((await api(w.tokens.viewer).get(`/escalation-policies/${copy.id}`)).status).toBe(404);
+    const assign = await api(w.tokens.admin).patch(`/monitors/${monitor.body.data.id}`, {
+      escalationPolicyId: copy.id,
+    });
+    expect([assign.status, pathsOf(assign)]).toEqual([400, ['escalationPolicyId']]);
+
+    // A refused PATCH writes nothing.
+    const bad = await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, { name: 'x', steps: [] });
+    expect([bad.status, pathsOf(bad)]).toEqual([400, ['steps']]);
+    expect((await api(w.tokens.viewer).get(`/escalation-policies/${p.id}`)).body.data).toEqual(res.body.data);
+  });
+
+  it('DELETE: monitors fall back to the default, the default is cleared, pinned incidents keep their ladder', async () => {
+    const fallback = await create();
+    const p = await create({ isDefault: true });
+    const monitor = await api(w.tokens.admin).post('/monitors', makeMonitorInput());
+    const monitorId = monitor.body.data.id as string;
+    await api(w.tokens.admin).patch(`/monitors/${monitorId}`, { escalationPolicyId: p.id });
+    const incident = await h.prisma.incident.create({
+      data: { workspaceId: w.ws.id, monitorId, openMonitorId: monitorId, title: 'down' },
+    });
+    const res = await api(w.tokens.admin).delete(`/escalation-policies/${p.id}`);
+    expect(res.status).toBe(204);
+    expect((await api(w.tokens.viewer).get(`/escalation-policies/${p.id}`)).status).toBe(404);
+    expect((await api(w.tokens.admin).delete(`/escalation-policies/${p.id}`)).status).toBe(404);
+    expect((await api(w.tokens.viewer).get(`/monitors/${monitorId}`)).body.data.escalationPolicyId).toBeNull();
+    expect((await h.prisma.workspace.findUniqueOrThrow({ where: { id: w.ws.id } })).defaultEscalationPolicyId).toBe(
+      null,
+    );
+    expect((await h.prisma.incident.findUniqueOrThrow({ where: { id: incident.id } })).escalationPolicyId).toBe(p.id);
+    const escalation = await api(w.tokens.viewer).get(`/incidents/${incident.id}/escalation`);
+    expect(escalation.body.data.policy).toMatchObject({ id: p.id });
+
+    // Unpinned: removed outright, with its steps and targets.
+    const free = await create();
+    expect((await api(w.tokens.owner).delete(`/escalation-policies/${free.id}`)).status).toBe(204);
+    expect(await h.prisma.escalationPolicy.findUnique({ where: { id: free.id } })).toBeNull();
+    expect(await h.prisma.escalationStep.count({ where: { policyId: free.id } })).toBe(0);
+    expect((await api(w.tokens.viewer).get(`/escalation-policies/${fallback.id}`)).status).toBe(200);
+  });
+
+  it("another workspace's policy is 404 on every operation", async () => {
+    const mine = await create();
+    const o = api(other.tokens.owner);
+    expect((await o.get(`/escalation-policies/${mine.id}`)).status).toBe(404);
+    expect((await o.patch(`/escalation-policies/${mine.id}`, { name: 'x' })).status).toBe(404);
+    expect((await o.delete(`/escalation-policies/${mine.id}`)).status).toBe(404);
+    expect((await o.get('/escalation-policies?perPage=250')).body.data.map((x: { id: string }) => x.id)).not.toContain(
+      mine.id,
+    );
+  });
+});
