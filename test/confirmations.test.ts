@@ -50,7 +50,7 @@ describe('one region', () => {
   });
 
   const results = (monitorId: string) =>
-    h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
+    h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { slot: 'asc' } });
   const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
   const outcomeOf = (jobId: string) => w.completed.find((c) => c.job.id === jobId)?.outcome;
 

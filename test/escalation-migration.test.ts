@@ -3,56 +3,15 @@
  * holds rows written before it: a scratch database of its own, migrated to the state before, filled the way the
  * old code filled it, then migrated to the end.
  */
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
-import { createPrisma, decryptSecret, encryptLegacyTargets, parseConfig, type PrismaClient } from '@statusvane/shared';
-import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from '../scripts/migrate.js';
+import { describe, expect, it } from '@jest/globals';
+import { decryptSecret, encryptLegacyTargets, parseConfig } from '@statusvane/shared';
+import { applyMigrations } from '../scripts/migrate.js';
 import { dumpDatabase } from './support/db-dump.js';
+import { scratchDatabaseBefore } from './support/scratch-db.js';
 
 const MIGRATION = '20261123120844_escalation_pinning_and_target_secrets';
-const baseUrl = new URL(process.env.DATABASE_URL!);
-const scratchName = `${baseUrl.pathname.slice(1)}_escmig`;
-const scratchUrl = (() => {
-  const u = new URL(baseUrl);
-  u.pathname = `/${scratchName}`;
-  return u.toString();
-})();
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: baseUrl.toString() });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-let db: pg.Client;
-let prisma: PrismaClient | null = null;
-
-beforeAll(async () => {
-  await admin(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
-  await admin(`CREATE DATABASE "${scratchName}"`);
-  // Every migration before this one.
-  const before = mkdtempSync(join(tmpdir(), 'sv-escmig-'));
-  for (const name of readdirSync(DEFAULT_MIGRATIONS_DIR)) {
-    if (name < MIGRATION || !/^\d/.test(name))
-      cpSync(join(DEFAULT_MIGRATIONS_DIR, name), join(before, name), { recursive: true });
-  }
-  await applyMigrations(scratchUrl, { migrationsDir: before });
-  db = new pg.Client({ connectionString: scratchUrl });
-  await db.connect();
-}, 60_000);
-
-afterAll(async () => {
-  await prisma?.$disconnect();
-  await db?.end();
-  await admin(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
-});
+const scratch = scratchDatabaseBefore('escmig', MIGRATION);
+const scratchUrl = scratch.url;
 
 const SECRET = 'xoxb-secret-5f1c2d';
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -65,7 +24,7 @@ describe(`migration ${MIGRATION}`, () => {
     const [hookA, mailA, hookB] = [id(12), id(13), id(22)];
     const [component, monitor] = [id(2), id(3)];
     const [pagedBefore, monitorOpen, manual] = [id(100), id(101), id(102)];
-    const q = (sql: string, values: unknown[] = []) => db.query(sql, values);
+    const q = scratch.query;
     // As the old code wrote them: plaintext targets, delivery rows with a copy of the full URL.
     await q(`INSERT INTO workspaces (id, slug, name) VALUES ($1, 'mig', 'Mig')`, [ws]);
     await q(`INSERT INTO escalation_policies (id, "workspaceId", name) VALUES ($1, $3, 'A'), ($2, $3, 'B')`, [
@@ -142,7 +101,7 @@ describe(`migration ${MIGRATION}`, () => {
 
     // A worker's sweep encrypts them with the deployment key and clears the plaintext.
     const keyring = parseConfig({ ...process.env, DATABASE_URL: scratchUrl }).encryption;
-    prisma = createPrisma(scratchUrl, { max: 2 });
+    const prisma = scratch.prisma();
     expect(await encryptLegacyTargets(prisma, keyring.current)).toBe(3);
     expect(await encryptLegacyTargets(prisma, keyring.current)).toBe(0);
     const sealed = await q(`SELECT id, display, target, "targetEnc", "encKeyId" FROM escalation_targets ORDER BY id`);

@@ -22,7 +22,8 @@ afterAll(async () => {
 
 const MIN = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
+const results = (monitorId: string) =>
+  h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { slot: 'asc' } });
 const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
 
 const checkOnce = (monitorId: string) => checkOnceVia(h, w.completed, monitorId);

@@ -1,7 +1,10 @@
 /**
  * Retention (docs/adr/0005-check-results-retention.md): housekeeping deletes raw results, hourly rollups and daily
  * rollups past their retention, in bounded batches, through indexes. The rows here are dated in the year 2000 and
- * "now" is 2001-01-01, so the prune touches nothing that other suites (sharing the test database) write.
+ * "now" is 2001-01-01, so the prune touches nothing that other suites (sharing the test database) write. Raw results
+ * of that age are in the default partition of check_results (no day partition covers them), pruned row by row;
+ * the legacy partition, pruned the same way, and dropping whole daily partitions are tested on a database of their
+ * own (result-partitions.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CheckScheduler, type PrismaClient } from '@statusvane/shared';
@@ -105,6 +108,7 @@ describe('retention', () => {
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
     expect(report).toEqual({
       checkResults: old.results.length,
+      resultPartitions: 0,
       hourlyRollups: old.hours.length,
       dailyRollups: old.days.length,
       heartbeatPings: 1,
@@ -120,6 +124,7 @@ describe('retention', () => {
     // Nothing left to do: a second pass deletes nothing.
     expect(await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 })).toEqual({
       checkResults: 0,
+      resultPartitions: 0,
       hourlyRollups: 0,
       dailyRollups: 0,
       heartbeatPings: 0,
@@ -184,8 +189,8 @@ describe('retention', () => {
           .map((r) => r['QUERY PLAN'])
           .join('\n');
       return {
-        results: await explain(
-          `SELECT id FROM check_results WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`,
+        default: await explain(
+          `SELECT ctid FROM check_results_default WHERE "checkedAt" < now() ORDER BY "checkedAt" LIMIT 5000`,
         ),
         hourly: await explain(
           `SELECT "monitorId", region, hour FROM check_rollups_hourly WHERE hour < now() ORDER BY hour LIMIT 5000`,
@@ -195,7 +200,7 @@ describe('retention', () => {
         ),
       };
     });
-    expect(plans.results).toMatch(/Index (Only )?Scan (using|on) "?check_results_checkedAt_idx"?/);
+    expect(plans.default).toMatch(/Index (Only )?Scan (using|on) "?check_results_default_checkedAt_idx"?/);
     expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
     expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);
     for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);

@@ -30,7 +30,8 @@ afterAll(async () => {
 
 const checkOnce = (monitorId: string) => checkOnceVia(h, w.completed, monitorId);
 
-const results = (monitorId: string) => h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { id: 'asc' } });
+const results = (monitorId: string) =>
+  h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: [{ checkedAt: 'asc' }, { slot: 'asc' }] });
 const incidents = (monitorId: string) =>
   h.prisma.incident.findMany({ where: { monitorId }, orderBy: { startedAt: 'asc' } });
 
@@ -426,12 +427,14 @@ describe('heartbeats', () => {
     expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
     expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
     expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
-    // The job completes after its commit and what follows it (the next deadline, the incident's ladder).
-    const deadlineRun = await waitFor(async () => w.completed.find((c) => c.job.id === deadlineJob), 5000, deadlineJob);
-    expect(deadlineRun.outcome).toMatchObject({
-      stored: true,
-      result: { reason: 'missed_heartbeat' },
-    });
+    // The job completes after its result committed (it arms the next deadline and opens the incident's escalation
+    // first): wait for it rather than race it.
+    const completed = await waitFor(
+      async () => w.completed.find((c) => c.job.id === deadlineJob)?.outcome,
+      10_000,
+      'the deadline job',
+    );
+    expect(completed).toMatchObject({ stored: true, result: { reason: 'missed_heartbeat' } });
     const [incident] = await waitFor(async () => {
       const i = await incidents(hb.id);
       return i.length ? i : null;

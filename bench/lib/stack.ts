@@ -193,7 +193,9 @@ export async function startWorker(
   const metricsPort = await freePort();
   const child = spawnChild(
     'worker',
-    ['apps/worker/dist/main.js'],
+    // Node options for the worker, e.g. BENCH_WORKER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (profiles under
+    // the bench's load; NODE_OPTIONS refuses --cpu-prof).
+    [...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'apps/worker/dist/main.js'],
     appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }),
   );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;

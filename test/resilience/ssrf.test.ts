@@ -167,7 +167,16 @@ async function insertMonitor(type: 'http' | 'tcp', target: string): Promise<stri
     data: { workspaceId: ws.ws.id, name: `raw ${target}`.slice(0, 120) },
   });
   const m = await h.prisma.monitor.create({
-    data: { workspaceId: ws.ws.id, componentId: component.id, name: `raw ${type}`, type, target, timeoutMs: 3000 },
+    // One check each (checkAll): no re-check of a failure 15 s later, which would hit the targets of a later test.
+    data: {
+      workspaceId: ws.ws.id,
+      componentId: component.id,
+      name: `raw ${type}`,
+      type,
+      target,
+      timeoutMs: 3000,
+      confirmAfterSeconds: 0,
+    },
   });
   return m.id;
 }

@@ -67,8 +67,8 @@ afterAll(async () => {
 
 /**
  * Every stored check counted once in the flap state (no re-run applied twice), and the incidents to match: the stored
- * results of each monitor, replayed through the flap logic in the order the worker applied them (by transaction, then
- * by slot), give exactly the stored region state and incident count. Read in one snapshot, so a scheduled check
+ * results of each monitor, replayed through the flap logic in the order the worker applied them (by transaction, whose
+ * xid orders them as in support/invariants.ts, then by slot), give exactly the stored region state and incident count. Read in one snapshot, so a scheduled check
  * stored meanwhile cannot split the reads.
  */
 async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean }>): Promise<void> {
@@ -80,7 +80,7 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
           Array<{ region: string; slot: Date; outcome: 'up' | 'degraded' | 'down'; checkedAt: Date }>
         >`
           SELECT region, slot, outcome::text AS outcome, "checkedAt" FROM check_results WHERE "monitorId" = ${m.id}::uuid
-          ORDER BY min(id) OVER (PARTITION BY xmin::text), slot`,
+          ORDER BY xmin::text::bigint, slot`,
         states: await tx.monitorRegionState.findMany({ where: { monitorId: m.id } }),
         incidents: await tx.incident.count({ where: { monitorId: m.id } }),
       }),

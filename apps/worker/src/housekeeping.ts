@@ -8,6 +8,12 @@ import {
   type RedisClient,
   type RetentionDays,
 } from '@statusvane/shared';
+import {
+  CATCH_ALL_PARTITIONS,
+  dropExpiredResultPartitions,
+  ensureResultPartitions,
+  listResultPartitions,
+} from './result-partitions.js';
 
 const LOCK_KEY = 'sv:housekeeping:lock';
 
@@ -22,7 +28,10 @@ export const PRUNE_BATCH_SIZE = 5000;
 export const PRUNE_MAX_BATCHES = 100;
 
 export interface PruneReport {
+  /** Raw results deleted row by row (from the legacy and default partitions). */
   checkResults: number;
+  /** Daily partitions of raw results dropped whole (docs/adr/0016-check-results-partitions.md). */
+  resultPartitions: number;
   hourlyRollups: number;
   dailyRollups: number;
   /** Heartbeat pings, kept as long as raw results. */
@@ -46,10 +55,12 @@ async function inBatches(
 }
 
 /**
- * Deletes check data past retention: raw results by `checkedAt`, hourly rollups by `hour`, daily rollups by `day`,
- * each strictly older than now minus its retention. Each DELETE takes at most `batchSize` rows, found oldest first
- * through the index on that column (migration 20261123121705_retention_indexes), so no statement scans a table or
- * holds many row locks; the loop stops at the first short batch.
+ * Deletes check data past retention: raw results by dropping each partition whose slots are all older than now minus
+ * their retention, and row by row from the partitions that are not days (legacy, default) by `checkedAt`; hourly
+ * rollups by `hour`, daily rollups by `day`, each strictly older than now minus its retention. Each DELETE takes at
+ * most `batchSize` rows, found oldest first through the index on that column (migration
+ * 20261123121705_retention_indexes; the legacy and default partitions keep one on "checkedAt"), so no statement scans
+ * a table or holds many row locks; the loop stops at the first short batch.
  */
 export async function pruneExpired(
   prisma: PrismaClient,
@@ -67,12 +78,21 @@ export async function pruneExpired(
   // `day` is a UTC date: a day is deleted once all of it is older than the cutoff.
   const dailyCutoff = new Date(now.getTime() - retention.dailyRollupsDays * DAY_MS).toISOString().slice(0, 10);
 
-  const checkResults = await inBatches(
-    () => prisma.$executeRaw`
-      DELETE FROM check_results WHERE id IN (
-        SELECT id FROM check_results WHERE "checkedAt" < ${resultsCutoff} ORDER BY "checkedAt" LIMIT ${n}::int)`,
-    opts,
-  );
+  const resultPartitions = (await dropExpiredResultPartitions(prisma, resultsCutoff)).length;
+  const present = new Set((await listResultPartitions(prisma)).map((p) => p.name));
+  let checkResults = 0;
+  for (const table of CATCH_ALL_PARTITIONS.filter((t) => present.has(t))) {
+    checkResults += await inBatches(
+      () =>
+        prisma.$executeRawUnsafe(
+          `DELETE FROM "${table}" WHERE ctid = ANY(ARRAY(
+            SELECT ctid FROM "${table}" WHERE "checkedAt" < $1 ORDER BY "checkedAt" LIMIT $2::int))`,
+          resultsCutoff,
+          n,
+        ),
+      opts,
+    );
+  }
   const hourlyRollups = await inBatches(
     () => prisma.$executeRaw`
       DELETE FROM check_rollups_hourly WHERE ("monitorId", region, hour) IN (
@@ -91,7 +111,7 @@ export async function pruneExpired(
         SELECT id FROM heartbeat_pings WHERE at < ${resultsCutoff} ORDER BY at LIMIT ${n}::int)`,
     opts,
   );
-  return { checkResults, hourlyRollups, dailyRollups, heartbeatPings };
+  return { checkResults, resultPartitions, hourlyRollups, dailyRollups, heartbeatPings };
 }
 
 export interface HousekeepingDeps {
@@ -122,9 +142,22 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   const report = await reconcileSchedules(deps.scheduler, monitorSource(deps.prisma));
   if (report.added || report.updated || report.removed) deps.logger.info('schedules reconciled', { ...report });
   if (deps.ensureLadders) await deps.ensureLadders();
+  // A failure here (a lock not had in time) must not hold up the rest of the round: the days ahead leave time.
+  const partitions = await ensureResultPartitions(deps.prisma, now).catch((err: Error) => {
+    deps.logger.warn('result partitions not created; retrying next round', { error: err.message });
+    return [];
+  });
+  if (partitions.length) deps.logger.info('result partitions created', { partitions });
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
   const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, deps.prune);
-  if (expired.count || pruned.checkResults || pruned.hourlyRollups || pruned.dailyRollups || pruned.heartbeatPings) {
+  if (
+    expired.count ||
+    pruned.checkResults ||
+    pruned.resultPartitions ||
+    pruned.hourlyRollups ||
+    pruned.dailyRollups ||
+    pruned.heartbeatPings
+  ) {
     deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
   }
   return true;

@@ -104,8 +104,11 @@ export async function brokenInvariants(
   );
 
   // Results in the order the worker applied them: rows stored by one transaction share xmin; transactions for one
-  // monitor are serialised by its row lock and take their ids after it, so the first id of each transaction orders
-  // them; within one, results are applied by slot.
+  // monitor are serialised by its row lock, and a transaction takes its xid when it locks its first monitor, so xmin
+  // orders them (check_results has no serial id since it is partitioned: docs/adr/0016-check-results-partitions.md).
+  // The one exception, a transaction that locked an earlier monitor and then waited for this one behind a younger
+  // transaction, needs two groups with results of two common monitors to store at the same instant (and would show
+  // as a status mismatch here, not pass unseen). Within one transaction, results are applied by slot.
   const flap = await prisma.$queryRaw<
     Array<{
       monitorId: string;
@@ -126,7 +129,7 @@ export async function brokenInvariants(
     }>
   >`
     WITH r AS (
-      SELECT cr."monitorId", cr.outcome::text AS outcome, cr."checkedAt", cr.slot, min(cr.id) OVER (PARTITION BY cr."monitorId", cr.xmin::text) AS tx
+      SELECT cr."monitorId", cr.outcome::text AS outcome, cr."checkedAt", cr.slot, cr.xmin::text::bigint AS tx
       FROM check_results cr JOIN monitors m ON m.id = cr."monitorId"
       WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))
     ), o AS (

@@ -1,6 +1,7 @@
 import { insertResultsWithRollups, monitorQuorum, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { evaluateFlap, regionStateOf, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
+import { GroupWriter } from './result-writer.js';
 
 export interface StoredCheck {
   /** False when this (monitor, region, slot) was already stored: a job that ran twice changes nothing. */
@@ -46,10 +47,11 @@ export interface StoreInput {
 
 /**
  * Stores one result and applies the flap logic, in one transaction shared with the other results that are ready at
- * the same moment (see ResultWriter): resolves once that transaction committed. Same guarantees as storing it alone.
+ * about the same moment (group commit, result-writer.ts): resolves once that transaction committed. Same guarantees
+ * as storing it alone.
  */
 export function storeCheckResult(prisma: PrismaClient, input: StoreInput): Promise<StoredCheck> {
-  return writerFor(prisma).store(input);
+  return writerFor(prisma).write(input);
 }
 
 /** Stores one result and applies the flap logic in a transaction of its own (storeCheckResults of one). */
@@ -58,80 +60,19 @@ export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreIn
   return stored!;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Group commit: the results of concurrent checks stored in one transaction.
-// ---------------------------------------------------------------------------------------------------------------
-
-/**
- * Results per transaction at most, and group transactions in flight per worker: one, because results arriving while
- * it commits make the next group bigger, and a bigger group costs less per result (docs/benchmarks.md).
- */
-const MAX_BATCH = 200;
-const MAX_IN_FLIGHT = 1;
-
 const resultKey = (monitorId: string, region: string, slot: Date) => `${monitorId}|${region}|${slot.getTime()}`;
 
-/**
- * Collects the results that are ready in one event-loop turn, and those that arrive while MAX_IN_FLIGHT
- * transactions are running, and stores each group in one transaction: six round trips for the group instead of
- * eight per result. This is what lets one worker keep up with its probes (docs/benchmarks.md). Each caller is
- * answered when its group committed. If a group fails, each of its results is stored alone, so one bad result (or a
- * deadlock) costs only itself a retry.
- */
-class ResultWriter {
-  private queue: Array<{ input: StoreInput; resolve: (s: StoredCheck) => void; reject: (e: unknown) => void }> = [];
-  private inFlight = 0;
-  private scheduled = false;
-
-  constructor(private readonly prisma: PrismaClient) {}
-
-  store(input: StoreInput): Promise<StoredCheck> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.pump();
-        });
-      }
-    });
-  }
-
-  private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < MAX_IN_FLIGHT) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      this.inFlight++;
-      void this.flush(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
-  }
-
-  private async flush(batch: ResultWriter['queue']): Promise<void> {
-    let stored: StoredCheck[];
-    try {
-      stored =
-        batch.length === 1
-          ? [await storeCheckResultAlone(this.prisma, batch[0]!.input)]
-          : await storeCheckResults(
-              this.prisma,
-              batch.map((b) => b.input),
-            );
-    } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
-      await Promise.all(batch.map((b) => storeCheckResultAlone(this.prisma, b.input).then(b.resolve, b.reject)));
-      return;
-    }
-    batch.forEach((b, i) => b.resolve(stored[i]!));
-  }
-}
-
-const writers = new WeakMap<PrismaClient, ResultWriter>();
-function writerFor(prisma: PrismaClient): ResultWriter {
+/** One group writer per client instance (each test's PrismaClient, each worker's): groups never mix databases. */
+const writers = new WeakMap<PrismaClient, GroupWriter<StoreInput, StoredCheck>>();
+function writerFor(prisma: PrismaClient): GroupWriter<StoreInput, StoredCheck> {
   let w = writers.get(prisma);
-  if (!w) writers.set(prisma, (w = new ResultWriter(prisma)));
+  if (!w) {
+    w = new GroupWriter({
+      group: (inputs) => storeCheckResults(prisma, inputs),
+      one: (input) => storeCheckResultAlone(prisma, input),
+    });
+    writers.set(prisma, w);
+  }
   return w;
 }
 

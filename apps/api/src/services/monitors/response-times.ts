@@ -58,6 +58,14 @@ interface BucketRow {
 
 const ALL_REGIONS = 'all';
 
+/**
+ * How long after its slot a result may be stored and still show in the `hour` view: check_results is partitioned and
+ * indexed by slot (docs/adr/0016-check-results-partitions.md), so the query bounds the slot to read only the days that
+ * can hold the hour's results. A result is stored at most one interval plus the grace after its slot (a heartbeat's
+ * ping evaluated by the backstop run: 1 day + 1 day at most), the scheduled checks within seconds.
+ */
+const MAX_RESULT_LAG_MS = 2 * 86_400_000;
+
 const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
 
 /**
@@ -102,6 +110,7 @@ export async function getResponseTimes(
       FROM check_results
      WHERE "monitorId" = ${monitor.id}::uuid
        AND "checkedAt" >= ${from} AND "checkedAt" < ${to}
+       AND slot >= ${new Date(from.getTime() - MAX_RESULT_LAG_MS)} AND slot < ${to}
        AND (${region}::text IS NULL OR region = ${region}::text)
      GROUP BY 1`
       : await prisma.$queryRaw<BucketRow[]>`
