@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
+import {
+  changesBetween,
+  claimVersion,
+  cliWriteContext,
+  recordAuditEvent,
+  recordUpdate,
+} from '../audit/record-write.js';
 import { displayPrefix, newToken } from './tokens.js';
 
 /** Workspace slugs: what status page slugs allow, so a slug is safe in any URL. */
@@ -50,7 +57,17 @@ export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
   );
   const existing = await prisma.workspace.findUnique({ where: { slug: input.slug } });
   if (existing) throw new AppError('conflict', `workspace ${input.slug} already exists`);
-  return workspaceOut(await prisma.workspace.create({ data: input }));
+  return prisma.$transaction(async (tx) => {
+    const ws = await tx.workspace.create({ data: input });
+    const out = workspaceOut(ws);
+    await recordAuditEvent(tx, cliWriteContext(ws.id), {
+      resourceType: 'workspace',
+      resourceId: ws.id,
+      action: 'created',
+      changes: changesBetween(null, out),
+    });
+    return out;
+  });
 }
 
 /** user create --email [--name] */
@@ -72,10 +89,25 @@ export async function addMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email, role: z.enum(ROLES) }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const m = await prisma.membership.upsert({
-    where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
-    create: { workspaceId: ws.id, userId: user.id, role: input.role },
-    update: { role: input.role },
+  const ctx = cliWriteContext(ws.id);
+  const m = await prisma.$transaction(async (tx) => {
+    const where = { workspaceId_userId: { workspaceId: ws.id, userId: user.id } };
+    const existing = await tx.membership.findUnique({ where });
+    if (existing) await claimVersion(tx, ctx, 'member', user.id);
+    const row = await tx.membership.upsert({
+      where,
+      create: { workspaceId: ws.id, userId: user.id, role: input.role },
+      update: { role: input.role },
+    });
+    const shown = (r: { role: string } | null) => r && { userId: user.id, email: user.email, role: r.role };
+    const event = {
+      resourceType: 'member',
+      resourceId: user.id,
+      changes: changesBetween(shown(existing), shown(row)),
+    } as const;
+    if (existing) await recordUpdate(tx, ctx, event);
+    else await recordAuditEvent(tx, ctx, { ...event, action: 'created' });
+    return row;
   });
   return { id: m.id, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email, role: m.role };
 }
@@ -85,8 +117,21 @@ export async function removeMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const { count } = await prisma.membership.deleteMany({ where: { workspaceId: ws.id, userId: user.id } });
-  if (count === 0) throw new NotFoundError('membership', `${user.email} in ${ws.slug}`);
+  const ctx = cliWriteContext(ws.id);
+  await prisma.$transaction(async (tx) => {
+    const row = await tx.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
+    });
+    if (!row) throw new NotFoundError('membership', `${user.email} in ${ws.slug}`);
+    await claimVersion(tx, ctx, 'member', user.id);
+    await tx.membership.delete({ where: { id: row.id } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'member',
+      resourceId: user.id,
+      action: 'deleted',
+      changes: changesBetween({ userId: user.id, email: user.email, role: row.role }, null),
+    });
+  });
   return { removed: true, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email };
 }
 
@@ -135,7 +180,21 @@ export async function createToken(prisma: PrismaClient, raw: unknown, now = new 
 
   if (input.kind === 'org') {
     const ws = await findWorkspace(prisma, input.workspace);
-    const row = await prisma.apiToken.create({ data: { ...base, workspaceId: ws.id, role: input.role } });
+    const row = await prisma.$transaction(async (tx) => {
+      const created = await tx.apiToken.create({ data: { ...base, workspaceId: ws.id, role: input.role } });
+      await recordAuditEvent(tx, cliWriteContext(ws.id, now), {
+        resourceType: 'token',
+        resourceId: created.id,
+        action: 'created',
+        changes: changesBetween(null, {
+          name: created.name,
+          role: created.role,
+          prefix: created.displayPrefix,
+          expiresAt: null,
+        }),
+      });
+      return created;
+    });
     return {
       id: row.id,
       kind: row.kind,
@@ -184,8 +243,24 @@ export async function revokeToken(prisma: PrismaClient, raw: unknown, now = new 
   const input = parseOrThrow(z.object({ id: z.uuid() }).strict(), raw, 'arguments');
   const row = await prisma.apiToken.findUnique({ where: { id: input.id } });
   if (!row) throw new NotFoundError('token', input.id);
+  // Org tokens are workspace records: their revocation is versioned and audited. Personal and OAuth tokens belong
+  // to a user, not to a workspace, and have no audit log to go to.
+  const workspaceId = row.workspaceId;
   const updated = row.revokedAt
     ? row
-    : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
+    : workspaceId
+      ? await prisma.$transaction(async (tx) => {
+          const ctx = cliWriteContext(workspaceId, now);
+          await claimVersion(tx, ctx, 'token', row.id);
+          const revoked = await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
+          await recordUpdate(tx, ctx, {
+            resourceType: 'token',
+            resourceId: row.id,
+            action: 'revoked',
+            changes: { revokedAt: { from: null, to: now.toISOString() } },
+          });
+          return revoked;
+        })
+      : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
   return { id: updated.id, kind: updated.kind, revokedAt: updated.revokedAt!.toISOString() };
 }

@@ -11,6 +11,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
+import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../audit/record-write.js';
 import { createEscalationPolicy } from '../escalation-policies/create-escalation-policy.js';
 import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
 import {
@@ -84,7 +85,7 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
   );
   const monitor = await prisma.monitor.findUnique({
     where: { id: args.monitor },
-    select: { id: true, name: true, workspaceId: true },
+    select: { id: true, name: true, workspaceId: true, escalationPolicyId: true },
   });
   if (!monitor) throw new NotFoundError('monitor', args.monitor);
   let policy: EscalationPolicyRow | null = null;
@@ -98,7 +99,20 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
       throw new AppError('conflict', `policy ${policy.id} belongs to another workspace than monitor ${monitor.id}`);
     }
   }
-  await prisma.monitor.update({ where: { id: monitor.id }, data: { escalationPolicyId: policy?.id ?? null } });
+  const ctx = cliWriteContext(monitor.workspaceId);
+  await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'monitor', monitor.id);
+    const after = await tx.monitor.update({
+      where: { id: monitor.id },
+      data: { escalationPolicyId: policy?.id ?? null },
+      select: { escalationPolicyId: true },
+    });
+    await recordUpdate(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: monitor.id,
+      changes: changesBetween({ escalationPolicyId: monitor.escalationPolicyId }, after),
+    });
+  });
   return {
     monitorId: monitor.id,
     monitorName: monitor.name,

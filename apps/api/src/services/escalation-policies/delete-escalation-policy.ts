@@ -1,8 +1,9 @@
 import type { PrismaClient } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { lockPolicy } from './lock-policy.js';
-import { findOwnPolicy } from './policy-record.js';
+import { escalationPolicySelect, findOwnPolicy, toEscalationPolicyRecord } from './policy-record.js';
 
 /**
  * DELETE /escalation-policies/{id} (managers): monitors that used it fall back to the workspace default (or to none,
@@ -16,7 +17,19 @@ export async function deleteEscalationPolicy(
   assertCan(ctx.role, 'escalationPolicies:manage');
   const policy = await findOwnPolicy(prisma, ctx, id);
   await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'escalation_policy', policy.id); // If-Match
     const { pinned } = await lockPolicy(tx, ctx, policy.id);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: policy.id,
+      action: 'deleted',
+      changes: changesBetween(
+        toEscalationPolicyRecord(
+          await tx.escalationPolicy.findUniqueOrThrow({ where: { id: policy.id }, select: escalationPolicySelect }),
+        ),
+        null,
+      ),
+    });
     if (pinned === 0) {
       // Monitors and the workspace default let go of it by their foreign keys (ON DELETE SET NULL).
       await tx.escalationPolicy.delete({ where: { id: policy.id } });

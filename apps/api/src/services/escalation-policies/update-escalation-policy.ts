@@ -1,4 +1,5 @@
 import type { Config, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
@@ -26,7 +27,11 @@ export async function updateEscalationPolicy(
   const { steps, isDefault, ...plain } = changes;
   if (steps) await assertTargetsAllowed(deps.guard, steps);
   const row = await deps.prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'escalation_policy', current.id); // If-Match
     const { pinned } = await lockPolicy(tx, ctx, current.id);
+    const recordBefore = toEscalationPolicyRecord(
+      await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect }),
+    );
     if (steps) {
       const before = await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id } });
       if (pinned > 0) await archiveLadder(tx, before, before.createdAt, ctx.now);
@@ -43,7 +48,16 @@ export async function updateEscalationPolicy(
         where: { id: ctx.workspace.id, defaultEscalationPolicyId: current.id },
         data: { defaultEscalationPolicyId: null },
       });
-    return tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect });
+    const after = toEscalationPolicyRecord(
+      await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect }),
+    );
+    // Records show targets by `display` only: no secret reaches the event.
+    const version = await recordUpdate(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: current.id,
+      changes: changesBetween(recordBefore, after),
+    });
+    return { ...after, version: version ?? after.version };
   });
-  return toEscalationPolicyRecord(row);
+  return row;
 }

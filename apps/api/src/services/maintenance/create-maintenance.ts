@@ -1,5 +1,6 @@
 import { recordMaintenanceTransitions, type CreateMaintenanceInput, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertOwnComponents } from './maintenance-components.js';
 import {
@@ -38,6 +39,12 @@ export async function createMaintenance(
     const record = toMaintenanceRecord(row, ctx.now);
     // A window created already running (or over) has started (and completed) now.
     await recordMaintenanceTransitions(tx, maintenanceEventWindow(row, ctx.workspace.id), ctx.now);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'maintenance_window',
+      resourceId: row.id,
+      action: 'created',
+      changes: changesBetween(null, record),
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });

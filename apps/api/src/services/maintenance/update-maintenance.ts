@@ -10,6 +10,7 @@ import {
   type UpdateMaintenanceInput,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
 import { assertOwnComponents } from './maintenance-components.js';
@@ -57,7 +58,8 @@ export async function updateMaintenance(
     );
 
   return deps.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 FROM maintenance_windows WHERE id = ${id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
+    // The If-Match check, and the row lock for the read-check-write below.
+    await claimVersion(tx, ctx, 'maintenance_window', id);
     const current = await findOwnMaintenance(tx, ctx, id);
     const status = maintenanceStatus(current, now);
 
@@ -115,9 +117,15 @@ export async function updateMaintenance(
       },
       select: maintenanceRecordSelect,
     });
+    const record = toMaintenanceRecord(row, now);
+    const version = await recordUpdate(tx, ctx, {
+      resourceType: 'maintenance_window',
+      resourceId: row.id,
+      changes: changesBetween(toMaintenanceRecord(current, now), record),
+    });
     const window = maintenanceEventWindow(row, ctx.workspace.id);
     if (cancelledAt && !current.cancelledAt) await recordMaintenanceCancelled(tx, window);
     else await recordMaintenanceTransitions(tx, window, now);
-    return toMaintenanceRecord(row, now);
+    return { ...record, version: version ?? record.version };
   });
 }

@@ -13,7 +13,8 @@ import {
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
+import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';
@@ -114,6 +115,12 @@ export async function createMonitor(
       type: 'monitor.created',
       subject: `monitors/${created.id}`,
       data: { monitor: record },
+    });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: created.id,
+      action: 'created',
+      changes: changesBetween(null, monitorSettings(created, deps.config)),
     });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);

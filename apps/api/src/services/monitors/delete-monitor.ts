@@ -1,7 +1,7 @@
 import {
   followCommittedSchedule,
-  NotFoundError,
   type CheckScheduler,
+  type Config,
   type EscalationScheduler,
   type PrismaClient,
   recordEvent,
@@ -11,7 +11,9 @@ import type { ServiceContext } from '../context.js';
 import { findOwnIncident } from '../incidents/find-incident.js';
 import { forgetDependency } from './monitor-dependencies.js';
 import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { findOwnMonitor } from './get-monitor.js';
+import { monitorRecordSelect, monitorSettings } from './monitor-record.js';
 
 /**
  * DELETE /monitors/{id} (managers): in one transaction, its open or acknowledged incidents are resolved (they stay,
@@ -21,7 +23,12 @@ import { findOwnMonitor } from './get-monitor.js';
  * committed state, and the resolved incidents' ladders stopped and notices requested, as a manual resolve does.
  */
 export async function deleteMonitor(
-  deps: { prisma: PrismaClient; scheduler: CheckScheduler; escalations?: EscalationScheduler | undefined },
+  deps: {
+    prisma: PrismaClient;
+    scheduler: CheckScheduler;
+    config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>;
+    escalations?: EscalationScheduler | undefined;
+  },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'monitors:delete');
@@ -29,9 +36,9 @@ export async function deleteMonitor(
   const monitor = await findOwnMonitor(prisma, ctx, id);
   const resolved = await prisma.$transaction(async (tx) => {
     // Lock order as resolve-incident.ts and the worker: the monitor row first, then its incidents.
-    const locked = await tx.$queryRaw<unknown[]>`
-      SELECT 1 FROM monitors WHERE id = ${monitor.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
-    if (locked.length === 0) throw new NotFoundError('monitor', id);
+    // (claimVersion locks it, with the If-Match check.)
+    await claimVersion(tx, ctx, 'monitor', monitor.id);
+    const before = await tx.monitor.findUniqueOrThrow({ where: { id: monitor.id }, select: monitorRecordSelect });
     const open = await tx.incident.findMany({
       where: { monitorId: monitor.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
       select: { id: true, status: true },
@@ -39,7 +46,7 @@ export async function deleteMonitor(
     if (open.length) {
       await tx.incident.updateMany({
         where: { id: { in: open.map((i) => i.id) } },
-        data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
+        data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null, version: { increment: 1 } },
       });
     }
     await recordEvent(tx, {
@@ -53,6 +60,12 @@ export async function deleteMonitor(
     // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
     // results and rollups; incidents keep their rows with monitorId set to null.
     await tx.component.deleteMany({ where: { id: monitor.componentId, workspaceId: ctx.workspace.id } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: monitor.id,
+      action: 'deleted',
+      changes: changesBetween(monitorSettings(before, deps.config), null),
+    });
     return open;
   });
   // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.

@@ -14,7 +14,8 @@ import { findOwnMonitor } from './get-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
 import { validateUpdateInput } from './monitor-validation.js';
-import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
+import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
@@ -53,7 +54,9 @@ export async function updateMonitor(
     // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
     ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' ? { schedule: null } : {}),
   };
-  if (u.name !== undefined) data.component = { update: { name: u.name } };
+  // The component takes the name too: a change of the component record, so its version grows (the monitor's event
+  // records the rename).
+  if (u.name !== undefined) data.component = { update: { name: u.name, version: { increment: 1 } } };
   if (escalationPolicyId !== undefined)
     data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
 
@@ -62,6 +65,9 @@ export async function updateMonitor(
   const windows = await maintenanceWindowsNear(deps.prisma, ctx.workspace.id, ctx.now);
   const { row, record } = await deps.prisma
     .$transaction(async (tx) => {
+      // The If-Match check, and the row lock under which `before` is read and the write made.
+      await claimVersion(tx, ctx, 'monitor', current.id);
+      const before = await tx.monitor.findUniqueOrThrow({ where: { id: current.id }, select: monitorRecordSelect });
       if (escalationPolicyId) {
         // Read in the transaction that connects it: FOR SHARE keeps a concurrent policy delete from slipping in between.
         const [policy] = await tx.$queryRaw<unknown[]>`
@@ -96,23 +102,34 @@ export async function updateMonitor(
       // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
       // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
       // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
+      const version = await recordUpdate(tx, ctx, {
+        resourceType: 'monitor',
+        resourceId: current.id,
+        changes: changesBetween(monitorSettings(before, deps.config), monitorSettings(updated, deps.config), {
+          ...(headers !== undefined
+            ? { headers: [before.headerNames.length > 0, updated.headerNames.length > 0] }
+            : {}),
+          ...(body !== undefined ? { body: [before.bodyEnc !== null, updated.bodyEnc !== null] } : {}),
+        }),
+      });
       if (reschedules) {
         if (updated.enabled) await deps.scheduler.schedule(updated);
         else await deps.scheduler.unschedule(updated.id);
       }
-      const record = toMonitorRecord(updated, {
+      const row = { ...updated, version: version ?? updated.version };
+      const record = toMonitorRecord(row, {
         publicBaseUrl: deps.config.publicBaseUrl,
         checkRegions: deps.config.checkRegions,
-        maintenanceUntil: maintenanceCoverage(windows, [updated.componentId], ctx.now).get(updated.componentId) ?? null,
+        maintenanceUntil: maintenanceCoverage(windows, [row.componentId], ctx.now).get(row.componentId) ?? null,
         now: ctx.now,
       });
       await recordEvent(tx, {
         workspaceId: ctx.workspace.id,
         type: 'monitor.updated',
-        subject: `monitors/${updated.id}`,
+        subject: `monitors/${row.id}`,
         data: { monitor: record },
       });
-      return { row: updated, record };
+      return { row, record };
     })
     .catch((err: unknown) => {
       // The row went away between the read and the write (its workspace was deleted).
