@@ -63,6 +63,14 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/escalation-policies/{id}'],
   ['patch', '/escalation-policies/{id}'],
   ['delete', '/escalation-policies/{id}'],
+  ['get', '/monitors/{id}/results'],
+  ['get', '/tokens'],
+  ['post', '/tokens'],
+  ['delete', '/tokens/{id}'],
+  ['get', '/members'],
+  ['post', '/members'],
+  ['patch', '/members/{userId}'],
+  ['delete', '/members/{userId}'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -201,8 +209,10 @@ describe('the document', () => {
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',
+      '/members',
       '/monitors',
       '/status-pages',
+      '/tokens',
     ]);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);

@@ -52,7 +52,7 @@ import type { components, paths } from './schema.js';
 type Details = components['schemas']['ErrorDetails'];
 type MaintenanceStatus = 'scheduled' | 'in_progress' | 'completed' | 'cancelled';
 
-const [baseUrl, owner, personal] = process.argv.slice(2) as [string, string, string];
+const [baseUrl, owner, personal, ownerUserId] = process.argv.slice(2) as [string, string, string, string];
 const as = (token: string) => createClient<paths>({ baseUrl, headers: { Authorization: 'Bearer ' + token } });
 const api = as(owner);
 const seen: Record<string, unknown> = {};
@@ -92,7 +92,7 @@ seen.edit = details(edited.error).status;
 // slug and reason: a reserved slug
 const page = await api.POST('/status-pages', { body: { vanityUrl: 'api', name: 'API', isPublic: true } });
 const slug: string | undefined = details(page.error).slug;
-const reason: 'reserved' | 'taken' | undefined = details(page.error).reason;
+const reason: 'reserved' | 'taken' | 'last_owner' | 'already_member' | undefined = details(page.error).reason;
 seen.slug = { slug, reason };
 
 // An http body may omit 'type'; a tcp record nulls what only http has (method, content type).
@@ -103,7 +103,45 @@ const method: 'GET' | 'HEAD' | 'POST' | null = tcp.data.data.method;
 const contentType: string | null = tcp.data.data.contentType;
 seen.monitors = { httpType: http.data.data.type, tcpMethod: method, tcpContentType: contentType };
 
-seen.raw = [bad, ambiguous, refused, edited, page].map((r) => r.error?.error.details);
+// Escalation policies, tokens, members and check results (issue 14).
+const policy = await api.POST('/escalation-policies', {
+  body: {
+    name: 'On call',
+    repeatCount: 0,
+    silent: false,
+    runbook: '',
+    isDefault: false,
+    steps: [{ delayMinutes: 0, minImpact: 'none', targets: [{ channel: 'email', target: 'oncall@example.com' }] }],
+  },
+});
+if (!policy.data) throw new Error('no policy');
+const display: string = policy.data.data.steps[0]!.targets[0]!.display;
+const policies = await api.GET('/escalation-policies', { params: { query: { perPage: 10 } } });
+const renamed = await api.PATCH('/escalation-policies/{id}', {
+  params: { path: { id: policy.data.data.id } },
+  body: { name: 'Primary', isDefault: true },
+});
+const minted = await api.POST('/tokens', { body: { name: 'CI', role: 'viewer', expiresInDays: 7 } });
+if (!minted.data?.data.token) throw new Error('no token');
+const secret: string = minted.data.data.token;
+const results = await as(secret).GET('/monitors/{id}/results', {
+  params: { path: { id: http.data.data.id }, query: { status: 'down,degraded' } },
+});
+await api.DELETE('/tokens/{id}', { params: { path: { id: minted.data.data.id } } });
+const revoked = await as(secret).GET('/members', {});
+const members = await api.GET('/members', {});
+const lastOwner = await api.PATCH('/members/{userId}', { params: { path: { userId: ownerUserId } }, body: { role: 'admin' } });
+seen.resources = {
+  display,
+  policies: policies.data?.data.length,
+  renamed: [renamed.data?.data.name, renamed.data?.data.isDefault],
+  results: results.data?.pagination.total,
+  revoked: revoked.response.status,
+  members: members.data?.data.map((m) => m.role),
+  lastOwner: details(lastOwner.error).reason,
+};
+
+seen.raw = [bad, ambiguous, refused, edited, page, lastOwner].map((r) => r.error?.error.details);
 console.log(JSON.stringify(seen));
 `;
 
@@ -143,7 +181,10 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
   ]);
   const personal = (await createToken(h.prisma, { kind: 'personal', email: user.email })).token;
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-  const seen = JSON.parse(await run(['out/client.js', base, tokens.owner, personal])) as Record<string, unknown>;
+  const seen = JSON.parse(await run(['out/client.js', base, tokens.owner, personal, user.id])) as Record<
+    string,
+    unknown
+  >;
 
   expect(seen).toMatchObject({
     issues: ['title'],
@@ -152,6 +193,15 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
     edit: 'cancelled',
     slug: { slug: 'api', reason: 'reserved' },
     monitors: { httpType: 'http', tcpMethod: null, tcpContentType: null },
+    resources: {
+      display: 'oncall@example.com',
+      policies: 1,
+      renamed: ['Primary', true],
+      results: 0,
+      revoked: 401,
+      members: ['owner'],
+      lastOwner: 'last_owner',
+    },
   });
   // Every details object the API sent is one the document declares, with no key beyond it.
   for (const details of seen.raw as unknown[])

@@ -134,7 +134,7 @@ export const IDEMPOTENCY_DESCRIPTION =
   'Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.';
 
 /** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
-const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId' };
+const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId', userId: 'UserId' };
 
 function pathParameters(path: string) {
   return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => {

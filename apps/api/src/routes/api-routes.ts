@@ -1,3 +1,4 @@
+import { accessRoutes } from './access/access.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import type { ApiRoute } from './define-route.js';
@@ -18,4 +19,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...statusPageRoutes,
   ...incidentRoutes,
   ...escalationPolicyRoutes,
+  ...accessRoutes,
 ];
