@@ -252,6 +252,10 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'DELETE /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
+  'POST /escalation-policies/{id}/test': {
+    make: resources.escalationPolicy,
+    variants: [{ label: 'no body' }, { label: 'a body', body: { target: 'x' }, invalid: true }],
+  },
   'DELETE /tokens/{id}': { make: resources.token, variants: [{ label: 'plain' }] },
   'PATCH /members/{userId}': {
     make: resources.member,

@@ -14,3 +14,5 @@ export * from './json-assertion/index.js';
 export * from './metrics/index.js';
 export * from './heartbeat/index.js';
 export * from './subscribers/index.js';
+export * from './net/index.js';
+export * from './alerts/index.js';
