@@ -44,10 +44,17 @@ describe('tokens over HTTP', () => {
 
     expect((await api(t.token).get('/monitors')).status).toBe(200);
     expect((await api(t.token).post('/monitors', { name: 'x' })).status).toBe(400); // a member writes (bad body)
+    // lastUsedAt: written in the background, to the minute.
+    for (let i = 0; i < 50; i++) {
+      const used = await h.prisma.apiToken.findUniqueOrThrow({ where: { id: t.id } });
+      if (used.lastUsedAt) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const list = await api(tokens.owner).get('/tokens');
     expect(list.status).toBe(200);
     const listed = list.body.data.find((x: { id: string }) => x.id === t.id);
-    expect(listed).toEqual({ ...t, token: undefined, lastUsedAt: listed.lastUsedAt });
+    expect(listed).toEqual({ ...t, token: undefined, lastUsedAt: expect.any(String) });
+    expect(Date.parse(listed.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(t.createdAt));
     expect(JSON.stringify(list.body)).not.toContain(t.token);
     expect(list.body.data.map((x: { role: string }) => x.role).sort()).toEqual(
       ['admin', 'member', 'member', 'owner', 'viewer'].sort(),
