@@ -56,7 +56,7 @@ async function startNginx(apiPorts: number[]): Promise<number> {
 master_process off;
 pid ${nginxDir}/nginx.pid;
 error_log ${nginxDir}/error.log warn;
-events { worker_connections 256; }
+events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${nginxDir}/body;
@@ -172,7 +172,12 @@ describe('a rolling deploy behind nginx', () => {
               }
             : { headers, signal: AbortSignal.timeout(10_000) },
         ).then(
-          async (r) => `${r.status}${r.ok ? '' : ` ${await r.text()}`}`,
+          // The body is always read: an unread one keeps its connection out of the pool, and the open connections
+          // pile up until nginx closes idle ones (one was closed under a request: "other side closed").
+          async (r) => {
+            const text = await r.text();
+            return `${r.status}${r.ok ? '' : ` ${text}`}`;
+          },
           (err: Error) => `error ${err.message} ${String((err.cause as Error | undefined)?.message)}`,
         );
         requests++;
