@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { SIGNATURE_HEADER } from '@statusvane/shared';
 import { startAlertProviders } from './support/alert-providers.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -313,7 +314,7 @@ describe('escalation policies over HTTP', () => {
     const hook = fake.to('/hook/secret-path');
     expect(hook).toHaveLength(1);
     expect(hook[0]!.json).toMatchObject({ type: 'incident.escalation', test: true, policy: { id: p.id } });
-    expect(hook[0]!.headers['x-statusvane-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
+    expect(hook[0]!.headers[SIGNATURE_HEADER.toLowerCase()]).toMatch(/v1=[0-9a-f]{64}/);
     expect(fake.to('/discord/', 'Tested')).toHaveLength(1);
     // Nothing is recorded as a page.
     expect(await h.prisma.escalationDelivery.count()).toBe(before);
