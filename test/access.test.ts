@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createToken as adminCreateToken } from '../apps/api/src/services/admin/admin-commands.js';
+import {
+  addMember as adminAddMember,
+  createToken as adminCreateToken,
+  removeMember as adminRemoveMember,
+} from '../apps/api/src/services/admin/admin-commands.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -196,5 +200,22 @@ describe('members over HTTP', () => {
     expect((await api(b.tokens.owner).delete(`/members/${user.id}`)).status).toBe(404);
     expect((await api(b.tokens.owner).patch('/members/not-a-uuid', { role: 'viewer' })).status).toBe(404);
     expect((await h.prisma.membership.findFirstOrThrow({ where: { userId: user.id } })).role).toBe('member');
+  });
+
+  it('the admin CLI goes through the same services: it cannot remove or demote the last owner either', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const owner = await makeUser(h.prisma, [{ workspace: ws.id, role: 'owner' }]);
+    await expect(adminRemoveMember(h.prisma, { workspace: ws.slug, email: owner.email })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(
+      adminAddMember(h.prisma, { workspace: ws.slug, email: owner.email, role: 'admin' }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+    const second = await makeUser(h.prisma, []);
+    const added = await adminAddMember(h.prisma, { workspace: ws.slug, email: second.email, role: 'owner' });
+    expect(added).toMatchObject({ workspaceId: ws.id, userId: second.id, role: 'owner' });
+    expect(await adminRemoveMember(h.prisma, { workspace: ws.slug, email: owner.email })).toMatchObject({
+      removed: true,
+    });
   });
 });

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
+import { addMember as addMemberService } from '../members/add-member.js';
+import { removeMember as removeMemberService } from '../members/remove-member.js';
+import { updateMember } from '../members/update-member.js';
+import { cliContext } from './cli-context.js';
 import { displayPrefix, newToken } from './tokens.js';
 
 /** Workspace slugs: what status page slugs allow, so a slug is safe in any URL. */
@@ -67,26 +71,32 @@ export async function createUser(prisma: PrismaClient, raw: unknown) {
   return { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt.toISOString() };
 }
 
-/** member add --workspace --email --role (changes the role when already a member) */
+/**
+ * member add --workspace --email --role: POST /members through the same service (PATCH /members/{userId} when
+ * already a member, so the owner rules hold here too). The user must exist (`user create`).
+ */
 export async function addMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email, role: z.enum(ROLES) }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const m = await prisma.membership.upsert({
+  const ctx = cliContext(ws);
+  const existing = await prisma.membership.findUnique({
     where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
-    create: { workspaceId: ws.id, userId: user.id, role: input.role },
-    update: { role: input.role },
+  });
+  if (existing) await updateMember({ prisma }, { ctx, input: { userId: user.id, changes: { role: input.role } } });
+  else await addMemberService({ prisma }, { ctx, input: { email: user.email, role: input.role } });
+  const m = await prisma.membership.findUniqueOrThrow({
+    where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
   });
   return { id: m.id, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email, role: m.role };
 }
 
-/** member remove --workspace --email */
+/** member remove --workspace --email: DELETE /members/{userId} through the same service (the last owner stays). */
 export async function removeMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const { count } = await prisma.membership.deleteMany({ where: { workspaceId: ws.id, userId: user.id } });
-  if (count === 0) throw new NotFoundError('membership', `${user.email} in ${ws.slug}`);
+  await removeMemberService({ prisma }, { ctx: cliContext(ws), input: { userId: user.id } });
   return { removed: true, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email };
 }
 
