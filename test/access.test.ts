@@ -218,4 +218,41 @@ describe('members over HTTP', () => {
       removed: true,
     });
   });
+
+  it('versions, If-Match and one audit event per write, for tokens and members', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const t = await api(tokens.owner).post('/tokens', { name: 'audited', role: 'viewer' });
+    expect(t.body.data.version).toBe(1);
+    const staleToken = await request(h.app)
+      .delete(`/api/v1/tokens/${t.body.data.id}`)
+      .set(bearer(tokens.owner))
+      .set('If-Match', '"9"');
+    expect(staleToken.status).toBe(412);
+    expect((await api(t.body.data.token).get('/monitors')).status).toBe(200);
+    expect((await api(tokens.owner).delete(`/tokens/${t.body.data.id}`)).status).toBe(204);
+
+    const m = await api(tokens.owner).post('/members', { email: `${uniq('v')}@example.test`, role: 'viewer' });
+    const userId = m.body.data.userId as string;
+    const patch = (role: string, ifMatch: string) =>
+      request(h.app)
+        .patch(`/api/v1/members/${userId}`)
+        .set(bearer(tokens.admin))
+        .set('If-Match', ifMatch)
+        .send({ role });
+    const ok = await patch('member', '"1"');
+    expect([ok.status, ok.headers.etag, ok.body.data.version]).toEqual([200, '"2"', 2]);
+    expect((await patch('admin', '"1"')).status).toBe(412);
+    expect((await api(tokens.admin).delete(`/members/${userId}`)).status).toBe(204);
+
+    const events = await h.prisma.auditEvent.findMany({ where: { workspaceId: ws.id }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => [e.action, e.resourceId])).toEqual([
+      ['token.created', t.body.data.id],
+      ['token.deleted', t.body.data.id],
+      ['member.created', userId],
+      ['member.updated', userId],
+      ['member.deleted', userId],
+    ]);
+    expect(events[3]!.changes).toEqual({ role: { from: 'viewer', to: 'member' } });
+    expect(JSON.stringify(events.map((e) => e.changes))).not.toContain(t.body.data.token);
+  });
 });

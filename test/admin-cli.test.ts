@@ -249,7 +249,7 @@ describe('admin CLI', () => {
         expect(page.url).toBe(`${base}/status/${page.slug}`);
         const out = await adminWith(env, 'status-page', 'set-password', '--id', page.id, '--password', 'long enough');
         expect([env, out.code, out.stderr]).toEqual([env, 0, '']);
-        expect([env, JSON.parse(out.stdout)]).toEqual([env, { ...page, passwordProtected: true }]);
+        expect([env, JSON.parse(out.stdout)]).toEqual([env, { ...page, passwordProtected: true, version: 2 }]);
       } finally {
         await api.close();
       }

@@ -320,4 +320,40 @@ describe('escalation policies over HTTP', () => {
     expect(await h.prisma.escalationDelivery.count()).toBe(before);
     expect((await api(other.tokens.owner).post(`/escalation-policies/${p.id}/test`, undefined)).status).toBe(404);
   });
+
+  it('carries version and ETag, honours If-Match, and records one audit event per write, targets never in clear', async () => {
+    const p = await create();
+    expect(p).toMatchObject({ version: 1 });
+    const got = await api(w.tokens.viewer).get(`/escalation-policies/${p.id}`);
+    expect(got.headers.etag).toBe('"1"');
+    const patch = (body: object, ifMatch: string) =>
+      request(h.app)
+        .patch(`/api/v1/escalation-policies/${p.id}`)
+        .set(bearer(w.tokens.admin))
+        .set('If-Match', ifMatch)
+        .send(body);
+    const ok = await patch({ name: 'v2' }, '"1"');
+    expect([ok.status, ok.headers.etag, ok.body.data.version]).toEqual([200, '"2"', 2]);
+    const stale = await patch({ name: 'v3' }, '"1"');
+    expect([stale.status, stale.body.error.code]).toEqual([412, 'precondition_failed']);
+    const staleDelete = await request(h.app)
+      .delete(`/api/v1/escalation-policies/${p.id}`)
+      .set(bearer(w.tokens.admin))
+      .set('If-Match', '"1"');
+    expect(staleDelete.status).toBe(412);
+    await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, {
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: SECRET_URL }] }],
+    });
+    expect((await api(w.tokens.admin).delete(`/escalation-policies/${p.id}`)).status).toBe(204);
+    const events = await h.prisma.auditEvent.findMany({ where: { resourceId: p.id }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => e.action)).toEqual([
+      'escalation_policy.created',
+      'escalation_policy.updated',
+      'escalation_policy.updated',
+      'escalation_policy.deleted',
+    ]);
+    expect(events[1]!.changes).toEqual({ name: { from: 'On call', to: 'v2' }, version: undefined });
+    for (const secret of ['s3cret', ROUTING_KEY])
+      expect(JSON.stringify(events.map((e) => e.changes))).not.toContain(secret);
+  });
 });

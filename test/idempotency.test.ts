@@ -19,7 +19,7 @@ import { mountRoutes } from '../apps/api/src/routes/mount-routes.js';
 import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
 import { createStatusPage } from '../apps/api/src/services/status-pages/create-status-page.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const logger = createLogger({ level: 'error', json: true, service: 'test', silent: true });
@@ -535,15 +535,7 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
 
   it('POST /status-pages: the service runs the hook inside its transaction (a hook that throws leaves no page)', async () => {
     const { ws } = await makeWorkspace(h.prisma);
-    const ctx = {
-      workspace: { id: ws.id, slug: ws.slug, name: ws.name, plan: 'free' as const },
-      role: 'owner' as const,
-      tokenId: 't',
-      tokenKind: 'org' as const,
-      userId: null,
-      principal: 'token:t',
-      now: new Date(),
-    };
+    const ctx = serviceCtx(ws, 'owner');
     const slug = uniq('page');
     const seen: unknown[] = [];
     await expect(

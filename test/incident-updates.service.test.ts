@@ -11,7 +11,7 @@ import { deleteSubscriber as deleteSub } from '../apps/api/src/services/subscrib
 import { listSubscribers as listSubs } from '../apps/api/src/services/subscribers/list-subscribers.js';
 import { maskEmail } from '../apps/api/src/services/subscribers/subscriber-record.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -22,15 +22,7 @@ afterAll(async () => {
 });
 
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
-const ctxOf = (w: Workspace, role: ServiceContext['role']): ServiceContext => ({
-  now: new Date(),
-  workspace: { id: w.ws.id, slug: w.ws.slug, name: w.ws.name, plan: 'free' },
-  role,
-  tokenId: 'test',
-  tokenKind: 'org',
-  userId: null,
-  principal: `test-${role}`,
-});
+const ctxOf = (w: Workspace, role: ServiceContext['role']): ServiceContext => serviceCtx(w.ws, role);
 
 // The routes parse bodies with the shared schemas before calling the services; these adapters do the same.
 const createIncidentUpdate = async (

@@ -72,6 +72,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['post', '/members'],
   ['patch', '/members/{userId}'],
   ['delete', '/members/{userId}'],
+  ['get', '/audit-events'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -201,6 +202,30 @@ describe('the document', () => {
         $ref: '#/components/schemas/Incident',
       });
     }
+  });
+
+  it('documents If-Match and 412 on every PATCH and DELETE, and ETag on every answer that is one versioned record', () => {
+    for (const { method, path, op } of operations()) {
+      const where = `${method} ${path}`;
+      const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
+      const conditional = method === 'patch' || method === 'delete';
+      expect([where, paramRefs.includes('#/components/parameters/IfMatch')]).toEqual([where, conditional]);
+      expect([where, op.responses['412']?.$ref]).toEqual([
+        where,
+        conditional ? '#/components/responses/PreconditionFailed' : undefined,
+      ]);
+      const [code, success] = Object.entries(op.responses as Json).find(([c]) => c.startsWith('2'))!;
+      const data = success.content?.['application/json'].schema.properties.data;
+      const hasVersion = (schema: Json | undefined): boolean =>
+        schema?.$ref
+          ? hasVersion(doc.components.schemas[schema.$ref.split('/').pop()])
+          : Boolean(schema?.properties?.version) || (schema?.allOf ?? []).some(hasVersion);
+      const versioned = hasVersion(data);
+      expect([where, code, Boolean(success.headers?.ETag)]).toEqual([where, code, versioned]);
+    }
+    for (const name of ['Monitor', 'Component', 'StatusPage', 'MaintenanceWindow', 'Incident', 'Subscriber'])
+      expect([name, doc.components.schemas[name].required]).toEqual([name, expect.arrayContaining(['version'])]);
+    expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header', required: false });
   });
 
   it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {

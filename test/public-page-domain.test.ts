@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { ServiceContext } from '../apps/api/src/services/context.js';
 import { setCustomDomain as setDomain } from '../apps/api/src/services/status-pages/set-custom-domain.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;
 beforeAll(() => {
@@ -22,15 +22,7 @@ type Scope = { workspaceId: string; statusPageId: string; role?: ServiceContext[
 /** As PATCH /status-pages/{id} will call it: the body parsed with the shared schema, then the service. */
 const setCustomDomain = async (_prisma: unknown, scope: Scope, body: unknown) =>
   setDomain(h.deps, {
-    ctx: {
-      workspace: { id: scope.workspaceId, slug: 'x', name: 'x', plan: 'free' },
-      role: scope.role ?? 'admin',
-      tokenId: 't',
-      tokenKind: 'org',
-      userId: null,
-      principal: 't',
-      now: new Date(),
-    },
+    ctx: serviceCtx({ id: scope.workspaceId }, scope.role ?? 'admin'),
     input: {
       id: scope.statusPageId,
       ...parseOrThrow(z.object({ customDomain: customDomainInputSchema }).strict(), body),

@@ -63,6 +63,7 @@ describe('POST /status-pages', () => {
     const slug = `${label.toLowerCase()}-io`;
     expect(res.body.data).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
       name: 'Acme status',
       slug,
       url: `${h.config.publicBaseUrl}/status/${slug}`,
@@ -374,14 +375,14 @@ describe('status-page set-password / clear-password', () => {
   it('sets a salted scrypt hash, reports passwordProtected and never prints the password or hash', async () => {
     const page = (await post({ vanityUrl: uniq('secret'), name: 'Secret' })).body.data;
     const out = await setStatusPagePassword(h.prisma, { id: page.id, password: 'open sesame' }, opts());
-    expect(out).toEqual({ ...page, passwordProtected: true });
+    expect(out).toEqual({ ...page, passwordProtected: true, version: 2 });
     expect(JSON.stringify(out)).not.toMatch(/sesame|scrypt/);
     const row = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
     expect(row.passwordHash).toMatch(/^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
     expect(await verifyPassword('open sesame', row.passwordHash!)).toBe(true);
 
     const cleared = await clearStatusPagePassword(h.prisma, { id: page.id }, opts());
-    expect(cleared).toEqual({ ...page, passwordProtected: false });
+    expect(cleared).toEqual({ ...page, passwordProtected: false, version: 3 });
     expect((await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } })).passwordHash).toBeNull();
   });
 
@@ -433,6 +434,7 @@ describe('the admin CLI', () => {
       ...page,
       url: `https://status.example.test/status/${page.slug}`,
       passwordProtected: true,
+      version: 3, // arranged, then protected
     });
     expect(set.stdout).not.toMatch(/cli password|scrypt/);
 

@@ -95,6 +95,21 @@ const slug: string | undefined = details(page.error).slug;
 const reason: 'reserved' | 'taken' | 'last_owner' | 'already_member' | undefined = details(page.error).reason;
 seen.slug = { slug, reason };
 
+// version: a PATCH whose If-Match names a version the page no longer has (412); the ETag of its answer is the version
+const made = await api.POST('/status-pages', { body: { vanityUrl: 'etag-' + Date.now(), name: 'E', isPublic: true } });
+if (!made.data) throw new Error('no page');
+const pageId = made.data.data.id;
+const renamed = await api.PATCH('/status-pages/{id}', {
+  params: { path: { id: pageId }, header: { 'If-Match': '"' + made.data.data.version + '"' } },
+  body: { name: 'E2' },
+});
+const stale = await api.PATCH('/status-pages/{id}', {
+  params: { path: { id: pageId }, header: { 'If-Match': '"1"' } },
+  body: { name: 'E3' },
+});
+const version: number | undefined = details(stale.error).version;
+seen.version = { etag: renamed.response.headers.get('etag'), status: stale.response.status, version };
+
 // An http body may omit 'type'; a tcp record nulls what only http has (method, content type).
 const http = await api.POST('/monitors', { body: { name: 'no type', target: 'https://93.184.215.14/' } });
 const tcp = await api.POST('/monitors', { body: { type: 'tcp', name: 'db', target: '93.184.215.14:5432' } });
@@ -117,7 +132,7 @@ const policy = await api.POST('/escalation-policies', {
 if (!policy.data) throw new Error('no policy');
 const display: string = policy.data.data.steps[0]!.targets[0]!.display;
 const policies = await api.GET('/escalation-policies', { params: { query: { perPage: 10 } } });
-const renamed = await api.PATCH('/escalation-policies/{id}', {
+const renamedPolicy = await api.PATCH('/escalation-policies/{id}', {
   params: { path: { id: policy.data.data.id } },
   body: { name: 'Primary', isDefault: true },
 });
@@ -134,14 +149,14 @@ const lastOwner = await api.PATCH('/members/{userId}', { params: { path: { userI
 seen.resources = {
   display,
   policies: policies.data?.data.length,
-  renamed: [renamed.data?.data.name, renamed.data?.data.isDefault],
+  renamed: [renamedPolicy.data?.data.name, renamedPolicy.data?.data.isDefault],
   results: results.data?.pagination.total,
   revoked: revoked.response.status,
   members: members.data?.data.map((m) => m.role),
   lastOwner: details(lastOwner.error).reason,
 };
 
-seen.raw = [bad, ambiguous, refused, edited, page, lastOwner].map((r) => r.error?.error.details);
+seen.raw = [bad, ambiguous, refused, edited, page, stale, lastOwner].map((r) => r.error?.error.details);
 console.log(JSON.stringify(seen));
 `;
 
@@ -164,7 +179,7 @@ const TSCONFIG = {
 it('generates types from the served document, compiles a strict openapi-fetch client and reads every details key', async () => {
   const doc = await request(h.app).get('/api/v1/openapi.json');
   const declared = Object.keys(doc.body.components.schemas.ErrorDetails.properties).sort();
-  expect(declared).toEqual(['action', 'issues', 'reason', 'slug', 'status', 'workspaces']);
+  expect(declared).toEqual(['action', 'issues', 'reason', 'slug', 'status', 'version', 'workspaces']);
   await writeFile(join(dir, 'openapi.json'), JSON.stringify(doc.body));
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(join(dir, 'client.ts'), CLIENT);
@@ -192,6 +207,7 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
     action: { status: 'scheduled', action: 'complete' },
     edit: 'cancelled',
     slug: { slug: 'api', reason: 'reserved' },
+    version: { etag: '"2"', status: 412, version: 2 },
     monitors: { httpType: 'http', tcpMethod: null, tcpContentType: null },
     resources: {
       display: 'oncall@example.com',

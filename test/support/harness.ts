@@ -13,6 +13,7 @@ import {
 } from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
 import type { ApiDeps } from '../../apps/api/src/deps.js';
+import type { ServiceContext } from '../../apps/api/src/services/context.js';
 import {
   addMember,
   createToken,
@@ -81,6 +82,25 @@ export async function makeUser(
   const user = await createUser(prisma, { email: `${uniq('u')}@example.test` });
   for (const m of memberships) await addMember(prisma, { workspace: m.workspace, email: user.email, role: m.role });
   return user;
+}
+
+/** A service's `ctx` as mountRoutes builds it for an org token of `role` in the workspace: tests calling services. */
+export function serviceCtx(
+  ws: { id: string; slug?: string; name?: string },
+  role: ServiceContext['role'],
+  extra: Partial<ServiceContext> = {},
+): ServiceContext {
+  return {
+    workspace: { id: ws.id, slug: ws.slug ?? 'x', name: ws.name ?? 'x', plan: 'free' },
+    role,
+    tokenId: 'test',
+    tokenKind: 'org',
+    userId: null,
+    principal: `test-${role}`,
+    actor: { type: 'token', id: 'test', name: `test ${role} token` },
+    now: new Date(),
+    ...extra,
+  };
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

@@ -25,7 +25,7 @@ import { API_ROUTES } from '../routes/api-routes.js';
 import type { Tag } from '../routes/define-route.js';
 import { registerRoutes } from '../routes/mount-routes.js';
 import { errorEnvelopeSchema } from './envelopes.js';
-import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, ref } from './operation.js';
+import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, IF_MATCH_DESCRIPTION, ref } from './operation.js';
 import { describeSchema, nameSchema } from './zod.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -71,6 +71,13 @@ const TAGS: Array<{ name: Tag; description: string }> = [
     description:
       "The workspace's API tokens and members. Tokens are shown once, when created; only an owner grants or removes the owner " +
       'role, and the last owner stays.',
+  },
+  {
+    name: 'Audit events',
+    description:
+      'Who changed what, when: every successful write through the API or the admin CLI, with the fields it changed ' +
+      '(secrets redacted). Every mutable record also carries a `version`, answered as `ETag`; PATCH and DELETE take it ' +
+      'back in `If-Match` and answer 412 `precondition_failed` when the record changed since.',
   },
 ];
 
@@ -223,6 +230,14 @@ function buildRegistry(): OpenAPIRegistry {
     description: IDEMPOTENCY_DESCRIPTION,
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: '5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f',
+  });
+  registry.registerComponent('parameters', 'IfMatch', {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: IF_MATCH_DESCRIPTION,
+    schema: { type: 'string', minLength: 1, maxLength: 1000 },
+    example: '"3"',
   });
   registry.registerComponent('parameters', 'Id', {
     name: 'id',

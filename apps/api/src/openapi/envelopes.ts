@@ -58,6 +58,9 @@ export const errorDetailsSchema = z
           "For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's " +
           '409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members).',
       }),
+    version: z.number().int().min(1).optional().openapi({
+      description: 'For a 412 (`precondition_failed`): the version the record is at now.',
+    }),
   })
   .openapi('ErrorDetails');
 
@@ -67,7 +70,7 @@ export const errorEnvelopeSchema = z
       code: z.enum(ERROR_CODES).openapi({
         description:
           'invalid_request 400 (413 for a body over 256 KiB, 405 for a method a path does not take), unauthorized 401, forbidden 403, not_found 404, ' +
-          'conflict 409, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).',
+          'conflict 409, precondition_failed 412, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).',
       }),
       message: z.string().openapi({ description: 'A human-readable explanation; do not parse it.' }),
       details: errorDetailsSchema

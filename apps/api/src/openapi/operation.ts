@@ -4,7 +4,7 @@
  * derived from the same declaration that mountRoutes serves.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { successOf, successStatus, type ApiRoute, type Roles } from '../routes/define-route.js';
+import { successOf, successStatus, takesIfMatch, type ApiRoute, type Roles } from '../routes/define-route.js';
 import { paginationSchema } from './envelopes.js';
 import { z } from './zod.js';
 
@@ -20,6 +20,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'escalationPolicies:manage': 'Role: admin or owner (others get 403).',
   'tokens:manage': 'Role: admin or owner (others get 403).',
   'members:manage': 'Role: admin or owner (others get 403).',
+  'audit:read': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -49,6 +50,12 @@ export const HEADERS: Record<string, HeaderComponent> = {
   RateLimitReset: { description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
   WwwAuthenticate: { description: 'Always `Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
+  ETag: {
+    description:
+      'The version of the record answered, as a strong entity tag (`"3"`): send it back in `If-Match` to change or delete ' +
+      'the record only if nobody changed it since.',
+    schema: { type: 'string' },
+  },
   IdempotentReplayed: {
     description:
       'Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`.',
@@ -108,6 +115,17 @@ export const ERROR_RESPONSES = {
     headers: { ...successHeaders, 'Retry-After': ref('headers', 'RetryAfter') },
     example: errorExample('rate_limited', 'Rate limit of 600 requests per minute exceeded'),
   },
+  PreconditionFailed: {
+    description:
+      '`precondition_failed`: `If-Match` names a version the record no longer has (someone changed it since it was read). ' +
+      'Nothing was written; `details.version` is the current version: read the record again and retry.',
+    headers: successHeaders,
+    example: errorExample(
+      'precondition_failed',
+      'The monitor has changed: it is at version 4, not the one If-Match names; read it again and retry',
+      { version: 4 },
+    ),
+  },
   ServiceUnavailable: {
     description:
       '`internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds.',
@@ -133,6 +151,12 @@ export const IDEMPOTENCY_DESCRIPTION =
   'twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). ' +
   'Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.';
 
+export const IF_MATCH_DESCRIPTION =
+  'Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` ' +
+  '(the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write ' +
+  'itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value ' +
+  'that is not a list of entity tags is 400.';
+
 /** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
 const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId', userId: 'UserId' };
 
@@ -150,6 +174,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
   const status = successStatus(route);
   const success = successOf(route);
   const hasId = route.path.includes('{');
+  const conditional = takesIfMatch(route);
   const body = route.request?.body;
   const responses: RouteConfig['responses'] = {};
   const schema = success.data
@@ -157,11 +182,15 @@ export function operationOf(route: ApiRoute): RouteConfig {
     : success.page
       ? z.object({ data: z.array(success.page), pagination: paginationSchema })
       : undefined;
+  // A single record with a version answers its ETag (mountRoutes sets it from the answer).
+  const versioned = success.data instanceof z.ZodObject && 'version' in success.data.shape;
   responses[String(status)] = {
     description: success.description,
-    headers: route.idempotent
-      ? { ...successHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') }
-      : successHeaders,
+    headers: {
+      ...successHeaders,
+      ...(versioned ? { ETag: ref('headers', 'ETag') } : {}),
+      ...(route.idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
+    },
     ...(schema ? { content: { 'application/json': { schema } } } : {}),
   };
   responses['400'] = errors('BadRequest');
@@ -170,6 +199,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
   if (hasId) responses['404'] = errors('NotFound');
   const conflictResponse = route.responses[409];
   if (conflictResponse) responses['409'] = conflict(conflictResponse.description, conflictResponse.example);
+  if (conditional) responses['412'] = errors('PreconditionFailed');
   if (body) responses['413'] = errors('PayloadTooLarge');
   responses['429'] = errors('TooManyRequests');
   responses['503'] = errors('ServiceUnavailable');
@@ -185,6 +215,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
       ...pathParameters(route.path),
       ref('parameters', 'WorkspaceHeader'),
       ...(route.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
+      ...(conditional ? [ref('parameters', 'IfMatch')] : []),
     ],
     request: {
       ...(route.request?.query ? { query: route.request.query as z.ZodObject } : {}),

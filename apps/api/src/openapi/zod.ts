@@ -31,3 +31,14 @@ export function describeSchema<T extends z.ZodType>(schema: T, description: stri
 
 /** A record's time: the records write `Date.toISOString()`, UTC with a `Z`. */
 export const dateTime = z.iso.datetime();
+
+/** Every mutable record's `version`: its GET answers it as `ETag`, and PATCH and DELETE take it in `If-Match`. */
+export const versionSchema = z
+  .number()
+  .int()
+  .min(1)
+  .openapi({
+    description:
+      'Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what ' +
+      'checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version.',
+  });

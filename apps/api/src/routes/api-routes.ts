@@ -1,4 +1,5 @@
 import { accessRoutes } from './access/access.routes.js';
+import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import type { ApiRoute } from './define-route.js';
@@ -20,4 +21,5 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...incidentRoutes,
   ...escalationPolicyRoutes,
   ...accessRoutes,
+  ...auditEventRoutes,
 ];

@@ -6,7 +6,14 @@ import type { ServiceContext } from '../services/context.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 export type Tag =
-  'Monitors' | 'Components' | 'Status pages' | 'Maintenance' | 'Incidents' | 'Escalation policies' | 'Access';
+  | 'Monitors'
+  | 'Components'
+  | 'Status pages'
+  | 'Maintenance'
+  | 'Incidents'
+  | 'Escalation policies'
+  | 'Access'
+  | 'Audit events';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -97,4 +104,12 @@ export function successStatus(route: ApiRoute): 200 | 201 | 204 {
 /** The declared success answer. */
 export function successOf(route: ApiRoute): { description: string; data?: z.ZodType; page?: z.ZodType } {
   return (route.responses as Record<number, { description: string }>)[successStatus(route)]!;
+}
+
+/**
+ * PATCH and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
+ * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
+ */
+export function takesIfMatch(route: ApiRoute): boolean {
+  return route.method === 'patch' || route.method === 'delete';
 }

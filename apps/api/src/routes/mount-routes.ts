@@ -11,12 +11,13 @@ import {
   storeAnswerInTransaction,
   storedAnswer,
 } from '../middleware/idempotency.js';
+import { etagOf, parseIfMatch } from '../middleware/if-match.js';
 import { jsonBodyRule } from '../middleware/json-body.js';
 import { operationOf } from '../openapi/operation.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext } from '../services/context.js';
-import { successOf, successStatus, type ApiRoute } from './define-route.js';
+import { successOf, successStatus, takesIfMatch, type ApiRoute } from './define-route.js';
 
 /** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
 const NOTHING = z.object({}).strict();
@@ -42,6 +43,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
     const success = successOf(route);
     const toBody = (result: unknown) => (success.data ? { data: result } : result);
     const body = route.request?.body;
+    const conditional = takesIfMatch(route);
 
     const handle: RequestHandler = async (req, res) => {
       const auth = ctxOf(res);
@@ -55,6 +57,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         ...auth,
         now: clock(),
         inTransaction: route.idempotent ? storeAnswerInTransaction(res, status, toBody) : undefined,
+        ifMatch: conditional ? parseIfMatch(req.get('if-match')) : undefined,
       };
       const result = await route.handler(deps, {
         ctx,
@@ -68,6 +71,11 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         );
       }
       const stored = storedAnswer(res);
+      // One record with a version answers its ETag (a stored answer: the version it was stored with).
+      const etag = success.data
+        ? etagOf(stored !== undefined ? (JSON.parse(stored) as { data?: unknown }).data : result)
+        : undefined;
+      if (etag) res.setHeader('ETag', etag);
       if (status === 204) res.status(204).end();
       else if (stored !== undefined) res.status(status).type('application/json').send(stored);
       else res.status(status).json(toBody(result));

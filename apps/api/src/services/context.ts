@@ -1,4 +1,5 @@
 import type { Prisma } from '@statusvane/shared';
+import type { IfMatch } from './audit/record-write.js';
 import type { RequestContext } from './auth/context.js';
 
 /**
@@ -11,12 +12,18 @@ export type InTransaction = (tx: Prisma.TransactionClient, result: unknown, repl
 
 /**
  * What every service verb gets as `ctx` (see services/README.md): who calls, in which workspace, with which role; the
- * request's clock reading; and, for an idempotent create called with an Idempotency-Key, the hook that stores the
- * answer in the service's transaction.
+ * request's clock reading; for an idempotent create called with an Idempotency-Key, the hook that stores the
+ * answer in the service's transaction; and for a PATCH or DELETE, its If-Match. It is a WriteContext
+ * (services/audit/record-write.ts): the actor and the clock of the audit events of its writes.
  */
 export interface ServiceContext extends RequestContext {
   /** The one "now" of the operation (tests move it to stand on a boundary). */
   now: Date;
   /** Set only for a route declared `idempotent` that was sent an Idempotency-Key; the service must call it. */
   inTransaction?: InTransaction | undefined;
+  /**
+   * PATCH and DELETE: the condition of the request's `If-Match`, checked by claimVersion (services/audit) in the
+   * write itself. Unset: no condition.
+   */
+  ifMatch?: IfMatch | undefined;
 }

@@ -4,14 +4,15 @@ import { AppError, codeToStatus, ERROR_CODES, NotFoundError, UnavailableError, V
 import { formatPath, parseOrThrow } from './zod-issues.js';
 
 describe('error envelope', () => {
-  it('maps the seven codes to their statuses', () => {
-    expect(ERROR_CODES).toHaveLength(7);
+  it('maps the eight codes to their statuses', () => {
+    expect(ERROR_CODES).toHaveLength(8);
     expect(codeToStatus).toEqual({
       invalid_request: 400,
       unauthorized: 401,
       forbidden: 403,
       not_found: 404,
       conflict: 409,
+      precondition_failed: 412,
       rate_limited: 429,
       internal: 500,
     });

@@ -1,4 +1,4 @@
-/** The seven error codes of the management API. */
+/** The error codes of the management API. */
 export const ERROR_CODES = [
   'unauthorized',
   'forbidden',
@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'invalid_request',
   'rate_limited',
   'conflict',
+  'precondition_failed',
   'internal',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -17,6 +18,7 @@ export const codeToStatus: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  precondition_failed: 412,
   rate_limited: 429,
   internal: 500,
 };
@@ -92,6 +94,17 @@ export class ForbiddenError extends AppError {
 export class ConflictError extends AppError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('conflict', message, details);
+  }
+}
+
+/** `If-Match` named a version the record no longer has (412): nothing was written. */
+export class PreconditionFailedError extends AppError {
+  constructor(resource: string, version: number) {
+    super(
+      'precondition_failed',
+      `The ${resource} has changed: it is at version ${version}, not the one If-Match names; read it again and retry`,
+      { version },
+    );
   }
 }
 

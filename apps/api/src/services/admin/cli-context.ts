@@ -1,3 +1,4 @@
+import { cliWriteContext } from '../audit/record-write.js';
 import type { ServiceContext } from '../context.js';
 
 /**
@@ -15,6 +16,7 @@ export function cliContext(
     tokenKind: 'org',
     userId: null,
     principal: 'cli',
+    actor: cliWriteContext(ws.id, now).actor,
     now,
   };
 }

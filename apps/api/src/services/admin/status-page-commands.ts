@@ -8,6 +8,7 @@ import {
   ValidationError,
   type PrismaClient,
 } from '@statusvane/shared';
+import { changesBetween, claimVersion, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
 import { layoutOf, type StatusPageLayout } from '../status-pages/get-status-page-layout.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { hashPassword } from '../status-pages/password.js';
@@ -41,13 +42,8 @@ export async function setStatusPagePassword(
   opts: StatusPageCommandOptions,
 ): Promise<StatusPageRecord> {
   const input = parseOrThrow(z.object({ id, password }).strict(), raw, 'arguments');
-  await findPage(prisma, input.id);
-  const row = await prisma.statusPage.update({
-    where: { id: input.id },
-    data: { passwordHash: await hashPassword(input.password) },
-    select: statusPageRecordSelect,
-  });
-  return toStatusPageRecord(row, opts.publicBaseUrl);
+  const passwordHash = await hashPassword(input.password);
+  return writePage(prisma, input.id, opts, { passwordHash });
 }
 
 /** status-page clear-password --id: the page is open to everyone again (if it is public). */
@@ -57,13 +53,33 @@ export async function clearStatusPagePassword(
   opts: StatusPageCommandOptions,
 ): Promise<StatusPageRecord> {
   const input = parseOrThrow(z.object({ id }).strict(), raw, 'arguments');
-  await findPage(prisma, input.id);
-  const row = await prisma.statusPage.update({
-    where: { id: input.id },
-    data: { passwordHash: null },
-    select: statusPageRecordSelect,
+  return writePage(prisma, input.id, opts, { passwordHash: null });
+}
+
+/** Sets or clears the password in one transaction with its version and audit event (actor: the CLI). */
+async function writePage(
+  prisma: PrismaClient,
+  pageId: string,
+  opts: StatusPageCommandOptions,
+  data: { passwordHash: string | null },
+): Promise<StatusPageRecord> {
+  const page = await findPage(prisma, pageId);
+  const ctx = cliWriteContext(page.workspaceId);
+  return prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'status_page', page.id);
+    const before = await findPage(tx, page.id);
+    const after = await tx.statusPage.update({ where: { id: page.id }, data, select: statusPageRecordSelect });
+    const record = toStatusPageRecord(after, opts.publicBaseUrl);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'status_page',
+      resourceId: page.id,
+      action: 'updated',
+      changes: changesBetween(toStatusPageRecord(before, opts.publicBaseUrl), record, {
+        password: [before.passwordHash !== null, data.passwordHash !== null],
+      }),
+    });
+    return record;
   });
-  return toStatusPageRecord(row, opts.publicBaseUrl);
 }
 
 /** Parses `--json`; a syntax error is a 400-style argument error, not a crash. */
@@ -91,12 +107,20 @@ export async function arrangeStatusPage(prisma: PrismaClient, raw: unknown): Pro
     'layout',
   );
 
+  const { workspaceId } = await findPage(prisma, input.id);
+  const ctx = cliWriteContext(workspaceId);
   return prisma.$transaction(async (tx) => {
     // Serialises concurrent arranges of one page: the later one replaces the earlier, never interleaves with it.
-    await tx.$queryRaw`SELECT 1 FROM status_pages WHERE id = ${input.id}::uuid FOR UPDATE`;
+    await claimVersion(tx, ctx, 'status_page', input.id);
     const page = await findPage(tx, input.id);
 
-    await replaceLayout(tx, page, sections, 'json');
+    const previous = await replaceLayout(tx, page, sections, 'json');
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'status_page',
+      resourceId: page.id,
+      action: 'updated',
+      changes: changesBetween({ sections: previous }, { sections }),
+    });
     return layoutOf(tx, page);
   });
 }

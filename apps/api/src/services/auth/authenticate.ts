@@ -9,7 +9,7 @@ import {
   type PrismaClient,
   type Role,
 } from '@statusvane/shared';
-import type { RequestContext, TokenKind } from './context.js';
+import type { AuditActor, RequestContext, TokenKind } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -46,6 +46,9 @@ interface TokenRow {
   revokedAt: Date | null;
   primaryWorkspaceId: string | null;
   tokenHash: string;
+  /** For the audit actor of an org token: its name, else the prefix it is recognised by. */
+  name: string | null;
+  displayPrefix: string;
   workspace: WorkspaceRow | null;
 }
 
@@ -55,6 +58,8 @@ const accessSelect = {
   grants: { select: { workspaceId: true } },
   user: {
     select: {
+      email: true,
+      name: true,
       memberships: {
         select: { role: true, workspace: { select: { id: true, slug: true, name: true, plan: true } } },
       },
@@ -83,6 +88,7 @@ const tokenRows = loaderPerClient((prisma: PrismaClient) =>
     >`
       SELECT t.id::text AS id, t.kind::text AS kind, t.role::text AS role, t."userId"::text AS "userId", t."expiresAt",
              t."revokedAt", t."primaryWorkspaceId"::text AS "primaryWorkspaceId", t."tokenHash"::text AS "tokenHash",
+             t.name, t."displayPrefix",
              w.id::text AS "wsId", w.slug AS "wsSlug", w.name AS "wsName", w.plan::text AS "wsPlan"
       FROM api_tokens t LEFT JOIN workspaces w ON w.id = t."workspaceId"
       WHERE t."tokenHash" = ANY(${hashes}::bpchar[])`;
@@ -158,23 +164,25 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
     if (selector && !matches(row.workspace, selector)) {
       throw new ForbiddenError('This token is bound to another workspace');
     }
-    return ctx(row.workspace, row.role, row.id, 'org', null, `token:${row.id}`);
+    const actor: AuditActor = { type: 'token', id: row.id, name: row.name || row.displayPrefix };
+    return ctx(row.workspace, row.role, row.id, 'org', null, `token:${row.id}`, actor);
   }
 
   const userId = row.userId;
   const access = userId ? await tokenAccess(prisma).load(row.id) : undefined;
   if (!userId || !access?.user) throw new UnauthorizedError('The token is invalid, expired or revoked');
   const memberships = access.user.memberships;
+  const actor: AuditActor = { type: 'user', id: userId, name: access.user.name || access.user.email };
 
   if (row.kind === 'personal') {
     if (selector) {
       const mem = memberships.find((x) => matches(x.workspace, selector));
       if (!mem) throw new ForbiddenError('You are not a member of that workspace');
-      return ctx(mem.workspace, mem.role, row.id, 'personal', userId, `user:${userId}`);
+      return ctx(mem.workspace, mem.role, row.id, 'personal', userId, `user:${userId}`, actor);
     }
     if (memberships.length === 1) {
       const only = memberships[0]!;
-      return ctx(only.workspace, only.role, row.id, 'personal', userId, `user:${userId}`);
+      return ctx(only.workspace, only.role, row.id, 'personal', userId, `user:${userId}`, actor);
     }
     if (memberships.length === 0) throw new ForbiddenError('You are not a member of any workspace');
     throw new AppError(
@@ -200,7 +208,7 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
     if (!chosen)
       throw new ForbiddenError('This connection has no usable primary workspace: name one with X-Statusvane-Workspace');
   }
-  return ctx(chosen.workspace, chosen.role, row.id, 'oauth', userId, `user:${userId}`);
+  return ctx(chosen.workspace, chosen.role, row.id, 'oauth', userId, `user:${userId}`, actor);
 }
 
 function ctx(
@@ -210,6 +218,7 @@ function ctx(
   tokenKind: TokenKind,
   userId: string | null,
   principal: string,
+  actor: AuditActor,
 ): RequestContext {
-  return { workspace: ws, role, tokenId, tokenKind, userId, principal };
+  return { workspace: ws, role, tokenId, tokenKind, userId, principal, actor };
 }

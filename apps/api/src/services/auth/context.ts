@@ -2,6 +2,16 @@ import type { PlanName, Role } from '@statusvane/shared';
 
 export type TokenKind = 'org' | 'personal' | 'oauth';
 
+/**
+ * Who made a change, as audit events show it: an org token (its id and name), a user acting through a personal or
+ * OAuth token (the user's id, and name or email), or the admin CLI (the operating-system user that ran it).
+ */
+export interface AuditActor {
+  type: 'token' | 'user' | 'cli';
+  id: string;
+  name: string;
+}
+
 /** Who is calling, in which workspace, with which role. Every service verb takes it and scopes by workspace.id. */
 export interface RequestContext {
   workspace: { id: string; slug: string; name: string; plan: PlanName };
@@ -11,4 +21,6 @@ export interface RequestContext {
   userId: string | null;
   /** Stable id of the caller for per-principal state (safe-retry keys): the user, or the org token. */
   principal: string;
+  /** Who the audit events of this request's writes name. */
+  actor: AuditActor;
 }

@@ -11,6 +11,7 @@ export const PERMISSIONS = {
   'escalationPolicies:manage': ['owner', 'admin'],
   'tokens:manage': ['owner', 'admin'],
   'members:manage': ['owner', 'admin'],
+  'audit:read': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -5,7 +5,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { versionSchema, z } from '../../openapi/zod.js';
 import type { RequestContext } from '../auth/context.js';
 import { componentState } from '../status-pages/public-page.js';
 
@@ -14,6 +14,7 @@ export const COMPONENT_STATES = ['pending', 'up', 'degraded', 'down', 'paused', 
 export const componentRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     name: z.string().openapi({ description: "Follows the monitor's name until changed here." }),
     description: z.string().openapi({ description: 'Shown under the name on status pages; "" when none.' }),
     monitorId: z.uuid().nullable().openapi({ description: 'The monitor that owns the component.' }),
@@ -27,6 +28,7 @@ export type ComponentRecord = z.infer<typeof componentRecordSchema>;
 
 export const componentRecordSelect = {
   id: true,
+  version: true,
   name: true,
   description: true,
   monitor: { select: { id: true, enabled: true, status: true } },
@@ -47,6 +49,7 @@ export async function toComponentRecords(
   );
   return rows.map((r) => ({
     id: r.id,
+    version: r.version,
     name: r.name,
     description: r.description,
     monitorId: r.monitor?.id ?? null,

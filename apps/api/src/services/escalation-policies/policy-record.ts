@@ -7,7 +7,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 import type { RequestContext } from '../auth/context.js';
 
 const targetRecordSchema = z
@@ -36,6 +36,7 @@ const stepRecordSchema = z
 export const escalationPolicyRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     name: z.string(),
     repeatCount: z.number().int().min(0),
     silent: z.boolean(),
@@ -49,6 +50,7 @@ export type EscalationPolicyRecord = z.infer<typeof escalationPolicyRecordSchema
 
 export const escalationPolicySelect = {
   id: true,
+  version: true,
   workspaceId: true,
   name: true,
   repeatCount: true,
@@ -76,6 +78,7 @@ export type EscalationPolicyRow = Prisma.EscalationPolicyGetPayload<{ select: ty
 export function toEscalationPolicyRecord(p: EscalationPolicyRow): EscalationPolicyRecord {
   return {
     id: p.id,
+    version: p.version,
     name: p.name,
     repeatCount: p.repeatCount,
     silent: p.silent,

@@ -1,4 +1,5 @@
 import type { Config, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
@@ -25,8 +26,11 @@ export async function updateEscalationPolicy(
   const current = await findOwnPolicy(deps.prisma, ctx, id);
   const { steps, isDefault, ...plain } = changes;
   if (steps) await assertTargetsAllowed(deps.guard, steps);
-  const row = await deps.prisma.$transaction(async (tx) => {
+  return deps.prisma.$transaction(async (tx) => {
+    // The If-Match check in the UPDATE that bumps `version`, then the archived check and the pinned count.
+    await claimVersion(tx, ctx, 'escalation_policy', current.id);
     const { pinned } = await lockPolicy(tx, ctx, current.id);
+    const before = toEscalationPolicyRecord(await findOwnPolicy(tx, ctx, current.id));
     if (steps) {
       const before = await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id } });
       if (pinned > 0) await archiveLadder(tx, before, before.createdAt, ctx.now);
@@ -43,7 +47,15 @@ export async function updateEscalationPolicy(
         where: { id: ctx.workspace.id, defaultEscalationPolicyId: current.id },
         data: { defaultEscalationPolicyId: null },
       });
-    return tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect });
+    const after = toEscalationPolicyRecord(
+      await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect }),
+    );
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: current.id,
+      action: 'updated',
+      changes: changesBetween(before, after),
+    });
+    return after;
   });
-  return toEscalationPolicyRecord(row);
 }

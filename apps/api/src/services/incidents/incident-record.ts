@@ -1,5 +1,5 @@
 import type { Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
@@ -8,6 +8,7 @@ const INCIDENT_SOURCES = ['monitor', 'manual'] as const;
 export const incidentRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     title: z.string().openapi({ description: 'For a monitor incident: `<monitor name> is down`.' }),
     status: z.enum(INCIDENT_STATUSES),
     impact: z.enum(INCIDENT_IMPACTS).openapi({ description: 'Monitor incidents open as `major`.' }),
@@ -33,6 +34,7 @@ export type ManualIncidentRecord = z.infer<typeof manualIncidentRecordSchema>;
 
 export const incidentRecordSelect = {
   id: true,
+  version: true,
   title: true,
   status: true,
   impact: true,
@@ -50,6 +52,7 @@ export type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentRec
 export function toIncidentRecord(row: IncidentRow): IncidentRecord {
   return {
     id: row.id,
+    version: row.version,
     title: row.title,
     status: row.status,
     impact: row.impact,

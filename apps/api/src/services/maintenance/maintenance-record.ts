@@ -1,11 +1,12 @@
 import { MAINTENANCE_STATUSES, type Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 import { componentRefSchema } from '../components/component-ref.js';
 import { maintenanceStatus } from './maintenance-status.js';
 
 export const maintenanceRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     title: z.string().openapi({ description: 'Headline customers see.' }),
     body: z.string().openapi({ description: 'Public explanation.' }),
     status: z.enum(MAINTENANCE_STATUSES).openapi({
@@ -24,6 +25,7 @@ export type MaintenanceRecord = z.infer<typeof maintenanceRecordSchema>;
 
 export const maintenanceRecordSelect = {
   id: true,
+  version: true,
   title: true,
   body: true,
   startsAt: true,
@@ -41,6 +43,7 @@ export type MaintenanceRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof
 export function toMaintenanceRecord(row: MaintenanceRow, now: Date): MaintenanceRecord {
   return {
     id: row.id,
+    version: row.version,
     title: row.title,
     body: row.body,
     status: maintenanceStatus(row, now),

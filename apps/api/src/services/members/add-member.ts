@@ -1,5 +1,6 @@
 import { ConflictError, ROLES, type PrismaClient } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
@@ -37,6 +38,12 @@ export async function addMember(
         select: memberRecordSelect,
       });
       const record = toMemberRecord(row);
+      await recordAuditEvent(tx, ctx, {
+        resourceType: 'member',
+        resourceId: user.id,
+        action: 'created',
+        changes: changesBetween(null, record),
+      });
       await ctx.inTransaction?.(tx, record);
       return record;
     });

@@ -1,10 +1,11 @@
 import { NotFoundError, ROLES, uuidSchema, type Prisma, type PrismaClient } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 import type { RequestContext } from '../auth/context.js';
 
 export const memberRecordSchema = z
   .object({
     userId: z.uuid(),
+    version: versionSchema,
     email: z.email(),
     name: z.string().nullable(),
     role: z.enum(ROLES),
@@ -17,6 +18,7 @@ export type MemberRecord = z.infer<typeof memberRecordSchema>;
 
 export const memberRecordSelect = {
   id: true,
+  version: true,
   role: true,
   createdAt: true,
   user: { select: { id: true, email: true, name: true } },
@@ -26,6 +28,7 @@ type MemberRow = Prisma.MembershipGetPayload<{ select: typeof memberRecordSelect
 export function toMemberRecord(row: MemberRow): MemberRecord {
   return {
     userId: row.user.id,
+    version: row.version,
     email: row.user.email,
     name: row.user.name,
     role: row.role,

@@ -1,7 +1,8 @@
 import type { PrismaClient } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findMember } from './member-record.js';
+import { findMember, memberRecordSelect, toMemberRecord } from './member-record.js';
 import { lockMemberForChange } from './owner-rules.js';
 
 /**
@@ -16,6 +17,14 @@ export async function removeMember(
   const { id } = await findMember(prisma, ctx, userId);
   await prisma.$transaction(async (tx) => {
     await lockMemberForChange(tx, ctx, userId, null);
+    await claimVersion(tx, ctx, 'member', userId);
+    const before = toMemberRecord(await tx.membership.findUniqueOrThrow({ where: { id }, select: memberRecordSelect }));
     await tx.membership.delete({ where: { id } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'member',
+      resourceId: userId,
+      action: 'deleted',
+      changes: changesBetween(before, null),
+    });
   });
 }

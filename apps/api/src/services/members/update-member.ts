@@ -1,5 +1,6 @@
 import { ROLES, type PrismaClient } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findMember, memberRecordSelect, toMemberRecord, type MemberRecord } from './member-record.js';
@@ -21,10 +22,20 @@ export async function updateMember(
 ): Promise<MemberRecord> {
   assertCan(ctx.role, 'members:manage');
   const { id } = await findMember(prisma, ctx, userId);
-  const row = await prisma.$transaction(async (tx) => {
+  return prisma.$transaction(async (tx) => {
+    // The owner rules first (they lock the owners' rows, then the member's, in that order), then If-Match.
     await lockMemberForChange(tx, ctx, userId, changes.role);
-    await tx.membership.update({ where: { id }, data: { role: changes.role } });
-    return tx.membership.findUniqueOrThrow({ where: { id }, select: memberRecordSelect });
+    await claimVersion(tx, ctx, 'member', userId);
+    const before = toMemberRecord(await tx.membership.findUniqueOrThrow({ where: { id }, select: memberRecordSelect }));
+    const after = toMemberRecord(
+      await tx.membership.update({ where: { id }, data: { role: changes.role }, select: memberRecordSelect }),
+    );
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'member',
+      resourceId: userId,
+      action: 'updated',
+      changes: changesBetween(before, after),
+    });
+    return after;
   });
-  return toMemberRecord(row);
 }

@@ -8,7 +8,7 @@ import {
   type CertificateInfo,
   type Prisma,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 /** The leaf certificate an https check saw (stored with each result; the monitor record shows the latest). */
 export const certificateSchema = z
@@ -34,6 +34,7 @@ export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 
 export const monitorRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     name: z.string(),
     componentId: z.uuid().openapi({ description: "The monitor's public component, created with the monitor." }),
     escalationPolicyId: z.uuid().nullable().openapi({
@@ -140,6 +141,7 @@ export type MonitorRecord = z.infer<typeof monitorRecordSchema>;
 /** The columns a monitor record needs; secrets (headersEnc, bodyEnc, pingSecret) are read only to derive flags. */
 export const monitorRecordSelect = {
   id: true,
+  version: true,
   name: true,
   componentId: true,
   escalationPolicyId: true,
@@ -190,6 +192,7 @@ export function toMonitorRecord(
   const certificate = row.type === 'http' ? (row.certificate as CertificateInfo | null) : null;
   return {
     id: row.id,
+    version: row.version,
     name: row.name,
     componentId: row.componentId,
     escalationPolicyId: row.escalationPolicyId,

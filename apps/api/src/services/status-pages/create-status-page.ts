@@ -6,6 +6,7 @@ import {
   type CreateStatusPageInput,
   type PrismaClient,
 } from '@statusvane/shared';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
@@ -36,6 +37,12 @@ export async function createStatusPage(
         select: statusPageRecordSelect,
       });
       const record = toStatusPageRecord(row, deps.config.publicBaseUrl);
+      await recordAuditEvent(tx, ctx, {
+        resourceType: 'status_page',
+        resourceId: row.id,
+        action: 'created',
+        changes: changesBetween(null, record),
+      });
       await ctx.inTransaction?.(tx, record);
       return record;
     });

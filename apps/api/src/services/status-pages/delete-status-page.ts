@@ -1,15 +1,26 @@
-import { NotFoundError, type PrismaClient } from '@statusvane/shared';
+import type { Config, PrismaClient } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnStatusPage } from './find-status-page.js';
+import { toStatusPageRecord } from './status-page-record.js';
 
 /** DELETE /status-pages/{id} (managers): the page, its sections and its public address go at once; the slug is free. */
 export async function deleteStatusPage(
-  { prisma }: { prisma: PrismaClient },
+  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'statusPages:manage');
   const page = await findOwnStatusPage(prisma, ctx, id);
-  const { count } = await prisma.statusPage.deleteMany({ where: { id: page.id, workspaceId: ctx.workspace.id } });
-  if (count === 0) throw new NotFoundError('status page', id);
+  await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'status_page', page.id);
+    const before = await findOwnStatusPage(tx, ctx, page.id);
+    await tx.statusPage.delete({ where: { id: page.id } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'status_page',
+      resourceId: page.id,
+      action: 'deleted',
+      changes: changesBetween(toStatusPageRecord(before, config.publicBaseUrl), null),
+    });
+  });
 }

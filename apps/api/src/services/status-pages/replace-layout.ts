@@ -4,14 +4,15 @@ import { ValidationError, type Issue, type LayoutInput, type Prisma } from '@sta
  * Replaces a page's whole layout inside the caller's transaction (`[]` clears it: the page shows every component
  * again). The caller holds the page row locked (FOR UPDATE), so concurrent replacements serialise. Components must
  * belong to the page's workspace and appear at most once: one 400 names each offender at `<field>[i].componentIds[j]`.
- * Shared by `PATCH /status-pages/{id}` (`sections`) and the admin CLI's `status-page arrange` (`json`).
+ * Shared by `PATCH /status-pages/{id}` (`sections`) and the admin CLI's `status-page arrange` (`json`). Returns the
+ * layout it replaced, in the same form, for the audit event.
  */
 export async function replaceLayout(
   tx: Prisma.TransactionClient,
   page: { id: string; workspaceId: string },
   sections: LayoutInput,
   field: string,
-): Promise<void> {
+): Promise<LayoutInput> {
   const wanted = [...new Set(sections.flatMap((s) => s.componentIds))];
   const own = new Set(
     (
@@ -33,6 +34,11 @@ export async function replaceLayout(
   );
   if (issues.length) throw new ValidationError(`Invalid layout: ${issues.map((x) => x.path).join(', ')}`, issues);
 
+  const previous = await tx.statusPageSection.findMany({
+    where: { statusPageId: page.id },
+    orderBy: { position: 'asc' },
+    select: { name: true, components: { orderBy: { position: 'asc' }, select: { componentId: true } } },
+  });
   await tx.statusPageSection.deleteMany({ where: { statusPageId: page.id } });
   for (const [position, s] of sections.entries()) {
     await tx.statusPageSection.create({
@@ -44,4 +50,5 @@ export async function replaceLayout(
       },
     });
   }
+  return previous.map((x) => ({ name: x.name, componentIds: x.components.map((c) => c.componentId) }));
 }

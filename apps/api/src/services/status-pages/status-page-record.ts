@@ -1,9 +1,10 @@
 import type { Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 export const statusPageRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     name: z.string(),
     slug: z.string(),
     url: z.url().openapi({
@@ -22,6 +23,7 @@ export type StatusPageRecord = z.infer<typeof statusPageRecordSchema>;
 
 export const statusPageRecordSelect = {
   id: true,
+  version: true,
   workspaceId: true,
   name: true,
   slug: true,
@@ -42,6 +44,7 @@ export function statusPageUrl(publicBaseUrl: string, slug: string): string {
 export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): StatusPageRecord {
   return {
     id: row.id,
+    version: row.version,
     name: row.name,
     slug: row.slug,
     url: statusPageUrl(publicBaseUrl, row.slug),

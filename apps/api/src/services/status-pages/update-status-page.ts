@@ -2,7 +2,6 @@ import {
   ConflictError,
   customDomainInputSchema,
   layoutInputSchema,
-  NotFoundError,
   RESERVED_SLUGS,
   slugInputSchema,
   STATUS_PAGE_LIMITS,
@@ -10,6 +9,7 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { isUniqueViolation } from './create-status-page.js';
@@ -66,14 +66,14 @@ export async function updateStatusPage(
   const passwordHash = password === undefined ? undefined : password === null ? null : await hashPassword(password);
   try {
     const row = await deps.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<unknown[]>`
-        SELECT 1 FROM status_pages WHERE id = ${page.id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
-      if (locked.length === 0) throw new NotFoundError('status page', id);
-      if (sections !== undefined) await replaceLayout(tx, page, sections, 'sections');
+      // The If-Match check, and the row lock that lets a concurrent PATCH or `arrange` apply wholly before or after.
+      await claimVersion(tx, ctx, 'status_page', page.id);
+      const before = await findOwnStatusPage(tx, ctx, page.id);
+      const sectionsBefore = sections !== undefined ? await replaceLayout(tx, page, sections, 'sections') : undefined;
       // Judged here, so that the unique violation caught below can only be the slug's (or a race on the domain).
       if (customDomain && (await tx.statusPage.count({ where: { customDomain, id: { not: page.id } } })) > 0)
         throw domainTaken(customDomain);
-      return tx.statusPage.update({
+      const after = await tx.statusPage.update({
         where: { id: page.id },
         data: {
           ...plain,
@@ -83,6 +83,18 @@ export async function updateStatusPage(
         },
         select: statusPageRecordSelect,
       });
+      const url = deps.config.publicBaseUrl;
+      await recordAuditEvent(tx, ctx, {
+        resourceType: 'status_page',
+        resourceId: page.id,
+        action: 'updated',
+        changes: changesBetween(
+          { ...toStatusPageRecord(before, url), ...(sectionsBefore ? { sections: sectionsBefore } : {}) },
+          { ...toStatusPageRecord(after, url), ...(sections !== undefined ? { sections } : {}) },
+          passwordHash !== undefined ? { password: [before.passwordHash !== null, passwordHash !== null] } : {},
+        ),
+      });
+      return after;
     });
     return toStatusPageRecord(row, deps.config.publicBaseUrl);
   } catch (err) {

@@ -1,4 +1,4 @@
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 /** `j***@example.com`: enough to recognise an address, not to harvest it. */
 export function maskEmail(email: string): string {
@@ -10,6 +10,7 @@ export function maskEmail(email: string): string {
 export const subscriberRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     kind: z.enum(['email', 'webhook']),
     /** Masked: `j***@example.com`, or `https://host/…` for a webhook. */
     address: z.string(),
@@ -23,6 +24,7 @@ export type SubscriberRecord = z.infer<typeof subscriberRecordSchema>;
 
 export const subscriberSelect = {
   id: true,
+  version: true,
   kind: true,
   email: true,
   webhookDisplay: true,
@@ -33,6 +35,7 @@ export const subscriberSelect = {
 
 export function toSubscriberRecord(r: {
   id: string;
+  version: number;
   kind: 'email' | 'webhook';
   email: string | null;
   webhookDisplay: string | null;
@@ -42,6 +45,7 @@ export function toSubscriberRecord(r: {
 }): SubscriberRecord {
   return {
     id: r.id,
+    version: r.version,
     kind: r.kind,
     address: r.kind === 'email' ? maskEmail(r.email ?? '') : (r.webhookDisplay ?? '…'),
     componentIds: r.components.map((c) => c.componentId).sort(),

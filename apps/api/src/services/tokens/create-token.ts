@@ -1,6 +1,7 @@
 import { ForbiddenError, hashToken, ROLES, type PrismaClient } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { displayPrefix, newToken } from '../admin/tokens.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { apiTokenRecordSelect, toApiTokenRecord, type CreatedApiTokenRecord } from './token-record.js';
@@ -53,7 +54,14 @@ export async function createToken(
       },
       select: apiTokenRecordSelect,
     });
-    const record = { ...toApiTokenRecord(row), token };
+    const shown = toApiTokenRecord(row);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'token',
+      resourceId: row.id,
+      action: 'created',
+      changes: changesBetween(null, shown),
+    });
+    const record = { ...shown, token };
     await ctx.inTransaction?.(tx, record, { ...record, token: null });
     return record;
   });

@@ -1,9 +1,10 @@
 import { ROLES, type Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 export const apiTokenRecordSchema = z
   .object({
     id: z.uuid(),
+    version: versionSchema,
     name: z.string().nullable(),
     role: z.enum(ROLES),
     prefix: z.string().openapi({
@@ -35,6 +36,7 @@ export type CreatedApiTokenRecord = z.infer<typeof createdApiTokenSchema>;
 
 export const apiTokenRecordSelect = {
   id: true,
+  version: true,
   name: true,
   role: true,
   displayPrefix: true,
@@ -51,6 +53,7 @@ export const liveOrgTokens = (workspaceId: string) =>
 export function toApiTokenRecord(row: ApiTokenRow): ApiTokenRecord {
   return {
     id: row.id,
+    version: row.version,
     name: row.name,
     // Org tokens always have a role (the admin CLI and POST /tokens set it).
     role: row.role ?? 'viewer',

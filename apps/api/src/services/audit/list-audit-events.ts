@@ -1,0 +1,94 @@
+import {
+  pagination,
+  paginationQuerySchema,
+  singleQueryValue,
+  uuidInputSchema,
+  type Pagination,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
+import { assertCan } from '../auth/permissions.js';
+import type { ServiceContext } from '../context.js';
+import { RESOURCE_TYPES } from './record-write.js';
+
+export const auditEventRecordSchema = z
+  .object({
+    id: z.uuid(),
+    at: dateTime,
+    actor: z
+      .object({
+        type: z.enum(['token', 'user', 'cli']),
+        id: z.string().openapi({
+          description: "The token's id, the user's id, or the operating-system user that ran the admin CLI.",
+        }),
+        name: z.string().openapi({ description: "The token's name, the user's name or email, or `user@host`." }),
+      })
+      .openapi({
+        description: 'Who made the change: an org token, a user (personal or OAuth token), or the admin CLI.',
+      }),
+    action: z.string().openapi({
+      description: '`<resourceType>.<verb>`: `monitor.created`, `status_page.deleted`, `incident.acknowledged` ...',
+      example: 'monitor.updated',
+    }),
+    resourceType: z.enum(RESOURCE_TYPES),
+    resourceId: z.uuid(),
+    changes: z
+      .record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }))
+      .optional()
+      .openapi({
+        description:
+          'The fields that changed, as the record shows them (`from: null` on a create, `to: null` on a delete). ' +
+          'Secret fields show `"<redacted>"`. Absent when no field changed.',
+        example: { intervalSeconds: { from: 60, to: 30 } },
+      }),
+  })
+  .openapi('AuditEvent', { description: 'One successful write through the API or the admin CLI.' });
+export type AuditEventRecord = z.infer<typeof auditEventRecordSchema>;
+
+/** GET /audit-events query: pagination and filters, combined with AND. */
+export const auditEventListQuerySchema = paginationQuerySchema.extend({
+  resourceType: singleQueryValue(z.enum(RESOURCE_TYPES)).optional(),
+  resourceId: singleQueryValue(uuidInputSchema).optional(),
+  action: singleQueryValue(z.string().min(1).max(100))
+    .optional()
+    .meta({ description: 'Exact action, such as `monitor.deleted`.' }),
+  actorId: singleQueryValue(z.string().min(1).max(100)).optional(),
+});
+export type AuditEventListQuery = z.output<typeof auditEventListQuerySchema>;
+
+/** GET /audit-events (managers): the workspace's audit events, newest first. */
+export async function listAuditEvents(
+  { prisma }: { prisma: PrismaClient },
+  { ctx, input: query }: { ctx: ServiceContext; input: AuditEventListQuery },
+): Promise<{ data: AuditEventRecord[]; pagination: Pagination }> {
+  assertCan(ctx.role, 'audit:read');
+  const where: Prisma.AuditEventWhereInput = {
+    workspaceId: ctx.workspace.id,
+    ...(query.resourceType ? { resourceType: query.resourceType } : {}),
+    ...(query.resourceId ? { resourceId: query.resourceId } : {}),
+    ...(query.action ? { action: query.action } : {}),
+    ...(query.actorId ? { actorId: query.actorId } : {}),
+  };
+  const [total, rows] = await prisma.$transaction([
+    prisma.auditEvent.count({ where }),
+    prisma.auditEvent.findMany({
+      where,
+      orderBy: [{ at: 'desc' }, { seq: 'desc' }],
+      skip: (query.page - 1) * query.perPage,
+      take: query.perPage,
+    }),
+  ]);
+  return {
+    data: rows.map((r) => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      actor: { type: r.actorType, id: r.actorId, name: r.actorName },
+      action: r.action,
+      resourceType: r.resourceType as AuditEventRecord['resourceType'],
+      resourceId: r.resourceId,
+      ...(r.changes !== null ? { changes: r.changes as AuditEventRecord['changes'] } : {}),
+    })),
+    pagination: pagination(query, total),
+  };
+}

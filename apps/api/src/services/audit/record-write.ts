@@ -1,0 +1,169 @@
+import { hostname, userInfo } from 'node:os';
+import { NotFoundError, PreconditionFailedError, Prisma, uuidSchema } from '@statusvane/shared';
+import type { AuditActor } from '../auth/context.js';
+
+/**
+ * Concurrency and audit for every write (docs/decisions.md, "Versions and audit events"), one protocol for every
+ * service, the admin CLI and config/apply. Inside the write's own transaction:
+ *
+ *   await claimVersion(tx, ctx, 'status_page', id);  // first: If-Match checked in the UPDATE that bumps `version`
+ *   ... the service's own writes ...
+ *   await recordAuditEvent(tx, ctx, { resourceType: 'status_page', resourceId: id, action: 'updated', changes });
+ *
+ * A create calls only recordAuditEvent (a new row starts at version 1); a delete claims the row, deletes it and
+ * records the event. Whatever throws after the claim rolls the version and the event back with the write.
+ */
+
+/** The kinds of record an audit event names; those with a table carry `version` (and its ETag). */
+export const RESOURCES = {
+  monitor: { table: 'monitors', idColumn: 'id', noun: 'monitor' },
+  component: { table: 'components', idColumn: 'id', noun: 'component' },
+  status_page: { table: 'status_pages', idColumn: 'id', noun: 'status page' },
+  maintenance_window: { table: 'maintenance_windows', idColumn: 'id', noun: 'maintenance window' },
+  incident: { table: 'incidents', idColumn: 'id', noun: 'incident' },
+  escalation_policy: { table: 'escalation_policies', idColumn: 'id', noun: 'escalation policy' },
+  token: { table: 'api_tokens', idColumn: 'id', noun: 'token' },
+  /** Members are addressed by their user id (`/members/{userId}`). */
+  member: { table: 'memberships', idColumn: 'userId', noun: 'member' },
+  subscriber: { table: 'status_page_subscribers', idColumn: 'id', noun: 'subscriber' },
+  /** Only created (admin CLI `workspace create`): no version. */
+  workspace: { table: null, idColumn: 'id', noun: 'workspace' },
+} as const;
+export type ResourceType = keyof typeof RESOURCES;
+export type VersionedResource = {
+  [K in ResourceType]: (typeof RESOURCES)[K]['table'] extends null ? never : K;
+}[ResourceType];
+export const RESOURCE_TYPES = Object.keys(RESOURCES) as ResourceType[];
+
+/**
+ * What `If-Match` asked for: `*` (the record must exist), or the versions of its strong entity tags (`"3"`); an empty
+ * list matches nothing (only weak or non-numeric tags were sent).
+ */
+export type IfMatch = '*' | readonly number[];
+
+/** Who writes, where, when, and on which condition: a ServiceContext is one; the admin CLI builds its own. */
+export interface WriteContext {
+  workspace: { id: string };
+  actor: AuditActor;
+  now: Date;
+  ifMatch?: IfMatch | undefined;
+}
+
+/** The admin CLI's writes in a workspace: the actor is the operating-system user that ran it, on this host. */
+export function cliWriteContext(workspaceId: string, now = new Date()): WriteContext {
+  let user = process.env.USER ?? 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (some containers): keep $USER.
+  }
+  return { workspace: { id: workspaceId }, actor: { type: 'cli', id: user, name: `${user}@${hostname()}` }, now };
+}
+
+/**
+ * Bumps the record's `version` in its write's transaction, on the condition `If-Match` set, and locks the row until
+ * the commit: the check and the write are one UPDATE, so two writers holding the same version cannot both pass.
+ * Returns the new version. 404 when the record is not the workspace's; 412 (`precondition_failed`, nothing written
+ * once the transaction rolls back) when its version is not one If-Match names.
+ */
+export async function claimVersion(
+  tx: Prisma.TransactionClient,
+  ctx: WriteContext,
+  type: VersionedResource,
+  id: string,
+): Promise<number> {
+  const { table, idColumn, noun } = RESOURCES[type];
+  if (!uuidSchema.safeParse(id).success) throw new NotFoundError(noun, id);
+  const where = Prisma.sql`${Prisma.raw(`"${idColumn}"`)} = ${id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid`;
+  const expected = ctx.ifMatch;
+  const condition =
+    expected === undefined || expected === '*' ? Prisma.empty : Prisma.sql`AND version = ANY(${[...expected]}::int[])`;
+  const [claimed] = await tx.$queryRaw<Array<{ version: number }>>`
+    UPDATE ${Prisma.raw(`"${table}"`)} SET version = version + 1 WHERE ${where} ${condition} RETURNING version`;
+  if (claimed) return claimed.version;
+  const [current] = await tx.$queryRaw<Array<{ version: number }>>`
+    SELECT version FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
+  if (!current) throw new NotFoundError(noun, id);
+  throw new PreconditionFailedError(noun, current.version);
+}
+
+export const REDACTED = '<redacted>';
+export type Changes = Record<string, { from: unknown; to: unknown }>;
+
+/** Never compared: the identity, the version itself and the bookkeeping times. */
+const NOT_CHANGES = new Set(['id', 'version', 'createdAt', 'updatedAt']);
+
+/**
+ * The fields that differ between two records (as the API shows them: records never hold a secret), `from: null`
+ * for a create (`before` null) and `to: null` for a delete (`after` null). `secrets` adds the write-only fields the
+ * write touched, by whether a value was set before and after: they show only `"<redacted>"` or null.
+ */
+export function changesBetween(
+  before: object | null,
+  after: object | null,
+  secrets: Record<string, readonly [had: boolean, has: boolean]> = {},
+): Changes {
+  const from = (before ?? {}) as Record<string, unknown>;
+  const to = (after ?? {}) as Record<string, unknown>;
+  const changes: Changes = {};
+  for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
+    if (NOT_CHANGES.has(key)) continue;
+    const a = from[key] ?? null;
+    const b = to[key] ?? null;
+    if (JSON.stringify(a) !== JSON.stringify(b)) changes[key] = { from: a, to: b };
+  }
+  for (const [key, [had, has]] of Object.entries(secrets)) {
+    changes[key] = { from: had ? REDACTED : null, to: has ? REDACTED : null };
+  }
+  return changes;
+}
+
+/**
+ * Field names that hold a secret wherever they appear in `changes`, redacted whatever a service passed: the last
+ * line of defence (services diff records, which hold none).
+ */
+const SECRET_KEY = /password|secret|token|apikey|routingkey|^headers$|^body$|^pingurl$/i;
+
+function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) && v !== null ? redactAll(v) : redact(v)]),
+    );
+  }
+  return value;
+}
+/** A secret field's change keeps its shape (`{ from, to }`) with every value but null redacted. */
+function redactAll(value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'from' in value && 'to' in value) {
+    const { from, to } = value as { from: unknown; to: unknown };
+    return { from: from === null ? null : REDACTED, to: to === null ? null : REDACTED };
+  }
+  return REDACTED;
+}
+
+/**
+ * Records the one audit event of a successful write, in its transaction (a rollback takes the event with it):
+ * `action` is the verb (`created`, `updated`, `deleted`, `acknowledged` ...), stored as `<resourceType>.<verb>`.
+ * Empty `changes` are left out.
+ */
+export async function recordAuditEvent(
+  tx: Prisma.TransactionClient,
+  ctx: WriteContext,
+  event: { resourceType: ResourceType; resourceId: string; action: string; changes?: Changes | undefined },
+): Promise<void> {
+  const changes = event.changes && Object.keys(event.changes).length ? event.changes : undefined;
+  await tx.auditEvent.create({
+    data: {
+      workspaceId: ctx.workspace.id,
+      at: ctx.now,
+      actorType: ctx.actor.type,
+      actorId: ctx.actor.id.slice(0, 100),
+      actorName: ctx.actor.name.slice(0, 320),
+      action: `${event.resourceType}.${event.action}`,
+      resourceType: event.resourceType,
+      resourceId: event.resourceId,
+      changes: changes ? (redact(changes) as Prisma.InputJsonValue) : Prisma.DbNull,
+    },
+  });
+}
