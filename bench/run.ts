@@ -40,6 +40,7 @@ import { runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
 import { runResponseTimes } from './scenarios/response-times.js';
 import { runScheduling } from './scenarios/scheduling.js';
+import { runStatusPage, seedStatusPage } from './scenarios/status-page.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +48,8 @@ const { values: args } = parseArgs({
     monitors: { type: 'string' },
     intervals: { type: 'string' },
     'skip-build': { type: 'boolean', default: false },
+    // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
+    'api-only': { type: 'boolean', default: false },
   },
 });
 const quick = args.quick!;
@@ -72,7 +75,8 @@ const sizes = quick
       monitors: 10_000,
       interval: 60,
       intervals: 3,
-      detectionRuns: 3,
+      // Issue 15 judges detection over at least 5 outages.
+      detectionRuns: 6,
       detectionInterval: 60,
       historyDays: 30,
       historyRequests: 500,
@@ -88,6 +92,10 @@ if (
   console.error('--monitors and --intervals take positive integers');
   process.exit(2);
 }
+
+/** Issue 17: the public page of a status page with 50 components and 90 days of history. */
+const STATUS_PAGE_COMPONENTS = 50;
+const STATUS_PAGE_DAYS = 90;
 
 /** The worker's default concurrency, set explicitly so that the got loop runs with exactly the same. */
 const WORKER_CONCURRENCY = 200;
@@ -173,6 +181,11 @@ try {
     enabled: false,
     name: 'History',
   });
+  const statusPage = await seedStatusPage(prisma, {
+    components: STATUS_PAGE_COMPONENTS,
+    days: STATUS_PAGE_DAYS,
+    targetUrl,
+  });
   api = await startApi(urls, encryptionKey);
   children.push(api.child);
   log('API scenarios...');
@@ -191,6 +204,29 @@ try {
     log,
   );
   await baseline.child.stop();
+  log('status page...');
+  const statusPageResults = await runStatusPage(
+    {
+      apiUrl: api.baseUrl,
+      slug: statusPage.slug,
+      components: STATUS_PAGE_COMPONENTS,
+      days: STATUS_PAGE_DAYS,
+      connections: 50,
+      durationSeconds: sizes.apiSeconds,
+      warmupSeconds: sizes.warmupSeconds,
+    },
+    log,
+  );
+  if (args['api-only']) {
+    process.stdout.write(
+      `${apiResults.scenarios.map((s) => `${s.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99Ms} ms, ${Math.round(s.ratio * 100)}%`).join('\n')}\n` +
+        `status page HTML: ${Math.round(statusPageResults.html.rps)} req/s, p50 ${statusPageResults.html.p50Ms} ms, p99 ${statusPageResults.html.p99Ms} ms\n` +
+        `status page JSON: ${Math.round(statusPageResults.json.rps)} req/s, p50 ${statusPageResults.json.p50Ms} ms, p99 ${statusPageResults.json.p99Ms} ms\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll([api.child, ...children]);
+    process.exit(0);
+  }
   // Before the worker starts: nothing else writes results or runs housekeeping meanwhile.
   log('response-times history...');
   const responseTimes = await runResponseTimes(
@@ -205,7 +241,7 @@ try {
     log,
   );
   // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
-  await prisma.workspace.delete({ where: { id: apiWs.id } });
+  await prisma.workspace.deleteMany({ where: { id: { in: [apiWs.id, statusPage.workspaceId] } } });
   await clearBenchKeys(urls.redisUrl, targets.redisDb);
 
   worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
@@ -247,6 +283,7 @@ try {
 
   const ping = apiResults.scenarios.find((s) => s.name.startsWith('POST /ping'))!;
   const getOne = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors/{id}')!;
+  const list = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors?perPage=100')!;
   const { lateness, ...schedulingFigures } = scheduling;
   const cpus = os.cpus();
   const partial: Omit<BenchResults, 'goals'> = {
@@ -274,6 +311,8 @@ try {
     checks,
     scheduling: schedulingFigures,
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
+    list: { rps: list.rps, p99Ms: list.p99Ms, ratio: list.ratio },
+    statusPage: statusPageResults,
     detection,
     responseTimes,
   };
@@ -298,7 +337,11 @@ try {
   process.stdout.write(`\nwrote ${resultsPath.slice(ROOT.length + 1)} and ${docPath.slice(ROOT.length + 1)}\n`);
 
   // What makes the bench fail (CI): a broken harness or a broken product, not a slow machine.
-  const bad = apiResults.scenarios.filter((s) => s.bad > s.requests * 0.01);
+  const bad = [
+    ...apiResults.scenarios,
+    { name: 'status page (HTML)', ...statusPageResults.html },
+    { name: 'status page (JSON)', ...statusPageResults.json },
+  ].filter((s) => s.bad > s.requests * 0.01);
   if (bad.length) failure = `error answers in ${bad.map((s) => `${s.name} (${s.bad}/${s.requests})`).join(', ')}`;
   else if (checks.failures > 0) failure = `${checks.failures} checks of the healthy target failed`;
   else if (detection.runs.some((r) => r.secondsToIncident === null))

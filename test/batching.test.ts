@@ -205,3 +205,32 @@ describe('tokens read together', () => {
     expect(res[3]!.body.data).toEqual([]);
   });
 });
+
+describe('monitor pages read together', () => {
+  it('gives each concurrent list request its own workspace, filters and page; identical ones the same answer', async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    const create = async (tokens: { owner: string }, name: string) =>
+      (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput({ name }))).body
+        .data.id as string;
+    const aIds: string[] = [];
+    for (const name of ['a1', 'a2', 'a3']) aIds.push(await create(a.tokens, name));
+    const bId = await create(b.tokens, 'b1');
+    const list = (token: string, query: string) => request(h.app).get(`/api/v1/monitors?${query}`).set(bearer(token));
+    const res = await Promise.all([
+      list(a.tokens.viewer, 'perPage=2'),
+      list(a.tokens.viewer, 'perPage=2'),
+      list(a.tokens.viewer, 'perPage=2&page=2'),
+      list(b.tokens.viewer, 'perPage=2'),
+      list(a.tokens.viewer, 'perPage=2&q=a3'),
+    ]);
+    const ids = (r: (typeof res)[number]) => (r.body.data as Array<{ id: string }>).map((m) => m.id);
+    expect(res.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(ids(res[0]!)).toEqual(aIds.slice(0, 2));
+    expect(res[1]!.body).toEqual(res[0]!.body);
+    expect(ids(res[2]!)).toEqual(aIds.slice(2));
+    expect(ids(res[3]!)).toEqual([bId]);
+    expect(ids(res[4]!)).toEqual([aIds[2]]);
+    expect(res.map((r) => r.body.pagination.total)).toEqual([3, 3, 3, 1, 1]);
+  });
+});

@@ -388,6 +388,52 @@ describe('the ladder, end to end', () => {
     expect(state.note).toMatch(/No step applies to a major incident/);
   });
 
+  it('an incident of a monitor whose dependency is down pages nobody: deliveries skipped, dependency_down; once the parent recovers, the next step pages', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/dep/${ws.id}` }] },
+      { delayMinutes: 1, targets: [{ channel: 'webhook', target: `${rx.base}/dep2/${ws.id}` }] },
+    ]);
+    const parent = await monitorIn(ws.id);
+    const child = await monitorIn(ws.id);
+    const linked = await request(h.app)
+      .patch(`/api/v1/monitors/${child.id}`)
+      .set(bearer(tokens.owner))
+      .send({ dependsOn: [parent.id] });
+    expect(linked.status).toBe(200);
+    const parentIncident = await openIncident(ws.id, parent.id);
+    // Opened without suppressedBy (the parent's incident committed a moment later, say): the step finds it.
+    const incident = await openIncident(ws.id, child.id);
+    await scheduleIncidentLadder(deps, incident.id);
+    const done = await jobDone({ incidentId: incident.id, cycle: 0, position: 0 });
+    expect(done.outcome).toMatchObject({ outcome: 'fired', sent: 0, skipped: 1 });
+    expect((await rowsOf(incident.id)).map((d) => [d.cycle, d.status, d.reason, d.sentAt])).toEqual([
+      [0, 'skipped', 'dependency_down', null],
+    ]);
+    expect(rx.hits(`/dep/${ws.id}`)).toHaveLength(0);
+    const shown = await request(h.app).get(`/api/v1/incidents/${incident.id}`).set(bearer(tokens.viewer));
+    expect(shown.body.data.suppressedBy).toBe(parentIncident.id);
+
+    // The parent recovers, this monitor stays down: it is down on its own, and its next step pages.
+    await h.prisma.incident.update({
+      where: { id: parentIncident.id },
+      data: { status: 'resolved', resolvedAt: new Date(), openMonitorId: null },
+    });
+    const next = await runEscalationStep(
+      { ...deps, now: () => new Date(Date.now() + 120_000) },
+      {
+        incidentId: incident.id,
+        cycle: 0,
+        position: 1,
+      },
+    );
+    expect(next).toMatchObject({ outcome: 'fired', sent: 1, skipped: 0 });
+    expect(rx.hits(`/dep2/${ws.id}`)).toHaveLength(1);
+    expect((await h.prisma.incident.findUniqueOrThrow({ where: { id: incident.id } })).suppressedById).toBe(
+      parentIncident.id,
+    );
+  });
+
   it('a silent policy fires its steps and records every delivery as skipped', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     await policyFor(

@@ -66,6 +66,9 @@ describe('GET /incidents', () => {
       acknowledgedAt: null,
       monitorId: null,
       metadata: { team: 'web' },
+      reason: null,
+      evidence: [],
+      suppressedBy: null,
     });
     const page2 = await request(h.app).get('/api/v1/incidents?perPage=2&page=2').set(bearer(tokens.viewer));
     expect(page2.body.data.map((i: { id: string }) => i.id)).toEqual([recent.id]);

@@ -116,7 +116,26 @@ const tcp = await api.POST('/monitors', { body: { type: 'tcp', name: 'db', targe
 if (!http.data || !tcp.data) throw new Error('no monitor');
 const method: 'GET' | 'HEAD' | 'POST' | null = tcp.data.data.method;
 const contentType: string | null = tcp.data.data.contentType;
-seen.monitors = { httpType: http.data.data.type, tcpMethod: method, tcpContentType: contentType };
+// Detection fields (issue 15): the regions checking it, the quorum, fast confirmation and dependencies.
+const regions: string[] = tcp.data.data.regions;
+const quorum: number = tcp.data.data.quorum;
+const confirmAfterSeconds: number = tcp.data.data.confirmAfterSeconds;
+const dependsOn: string[] = tcp.data.data.dependsOn;
+seen.monitors = {
+  httpType: http.data.data.type,
+  tcpMethod: method,
+  tcpContentType: contentType,
+  detection: { regions, quorum, confirmAfterSeconds, dependsOn },
+};
+
+// An incident record carries its reason, evidence and suppressedBy (empty and null for a manual incident).
+const manual = await api.POST('/incidents', { body: { title: 'Manual' } });
+if (!manual.data) throw new Error('no incident');
+const evidence: Array<{ region: string; failing: boolean; lastResult: { totalMs: number | null } | null }> =
+  manual.data.data.evidence;
+const incidentReason: string | null = manual.data.data.reason;
+const suppressedBy: string | null = manual.data.data.suppressedBy;
+seen.incident = { evidence, reason: incidentReason, suppressedBy };
 
 // Escalation policies, tokens, members and check results (issue 14).
 const policy = await api.POST('/escalation-policies', {
@@ -208,7 +227,13 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
     edit: 'cancelled',
     slug: { slug: 'api', reason: 'reserved' },
     version: { etag: '"2"', status: 412, version: 2 },
-    monitors: { httpType: 'http', tcpMethod: null, tcpContentType: null },
+    monitors: {
+      httpType: 'http',
+      tcpMethod: null,
+      tcpContentType: null,
+      detection: { regions: ['local'], quorum: 1, confirmAfterSeconds: 15, dependsOn: [] },
+    },
+    incident: { evidence: [], reason: null, suppressedBy: null },
     resources: {
       display: 'oncall@example.com',
       policies: 1,

@@ -426,7 +426,9 @@ describe('heartbeats', () => {
     expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
     expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
     expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
-    expect(w.completed.find((c) => c.job.id === deadlineJob)?.outcome).toMatchObject({
+    // The job completes after its commit and what follows it (the next deadline, the incident's ladder).
+    const deadlineRun = await waitFor(async () => w.completed.find((c) => c.job.id === deadlineJob), 5000, deadlineJob);
+    expect(deadlineRun.outcome).toMatchObject({
       stored: true,
       result: { reason: 'missed_heartbeat' },
     });

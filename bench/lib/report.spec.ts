@@ -63,13 +63,28 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
       },
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
+    list: { rps: 900, p99Ms: 90, ratio: 0.12 },
+    statusPage: {
+      components: 50,
+      days: 90,
+      connections: 50,
+      durationSeconds: 10,
+      html: { rps: 3000, p50Ms: 12, p99Ms: 30, requests: 30_000, bad: 0, bytes: 18_000 },
+      json: { rps: 3000, p50Ms: 12, p99Ms: 31, requests: 30_000, bad: 0, bytes: 14_000 },
+    },
     detection: {
       intervalSeconds: 60,
       openThreshold: 2,
-      theoreticalMaxSeconds: 120,
-      runs: [{ secondsToIncident: 89.3 }],
-      meanSeconds: 89.3,
-      maxSeconds: 89.3,
+      confirmAfterSeconds: 15,
+      theoreticalMaxSeconds: 75,
+      runs: [20, 35, 41, 50, 62].map((t) => ({
+        secondsToIncident: t,
+        secondsToFirstFailure: t - 15.4,
+        boundSeconds: t + 1.6,
+        withinBound: true,
+      })),
+      meanSeconds: 41.6,
+      maxSeconds: 62,
     },
     responseTimes: {
       rows: 43_200,
@@ -118,9 +133,25 @@ describe('goalsOf', () => {
       ['scheduling p99 lateness (10,000 monitors)', true],
       ['missed / duplicated slots', true],
       ['ping receiver', true],
+      ['ping receiver vs bare Express (1 KB log)', true],
+      ['GET /monitors?perPage=100 vs bare Express', true],
+      ['status page p99, HTML / JSON (50 components x 90 days)', true],
       ['month response-times query p99 (43,200 results)', true],
+      ['detection, 5 outage(s) (2/2 x 60 s, confirm 15 s)', true],
       ['quick run wall-clock (build excluded)', null],
     ]);
+  });
+
+  it('judges detection on at least 5 runs of a 60 s monitor: every run within its bound, mean < 50 s, max < 80 s', () => {
+    const d = makeResults().detection;
+    const runs = (over: Partial<(typeof d.runs)[number]>) => d.runs.map((x, i) => (i === 0 ? { ...x, ...over } : x));
+    expect(goal(makeResults(), 'detection').met).toBe(true);
+    expect(goal(makeResults({ detection: { runs: runs({ withinBound: false }) } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { runs: runs({ secondsToIncident: null }) } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { meanSeconds: 50 } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { maxSeconds: 80 } }), 'detection').met).toBe(false);
+    expect(goal(makeResults({ detection: { runs: d.runs.slice(0, 4) } }), 'detection').met).toBeNull();
+    expect(goal(makeResults({ detection: { intervalSeconds: 10 } }), 'detection').met).toBeNull();
   });
 
   it('applies each threshold at its boundary', () => {
@@ -133,6 +164,14 @@ describe('goalsOf', () => {
     expect(goal(makeResults({ scheduling: { missed: 1 } }), 'missed').met).toBe(false);
     expect(goal(makeResults({ scheduling: { duplicated: 1 } }), 'missed').met).toBe(false);
     expect(goal(makeResults({ pings: { rps: 4999 } }), 'ping').met).toBe(false);
+    expect(goal(makeResults({ pings: { ratio: 0.55 } }), 'ping receiver vs').met).toBe(true);
+    expect(goal(makeResults({ pings: { ratio: 0.549 } }), 'ping receiver vs').met).toBe(false);
+    expect(goal(makeResults({ list: { ratio: 0.1 } }), 'GET /monitors?').met).toBe(true);
+    expect(goal(makeResults({ list: { ratio: 0.099 } }), 'GET /monitors?').met).toBe(false);
+    const page = makeResults().statusPage;
+    expect(goal(makeResults({ statusPage: { json: { ...page.json, p99Ms: 49 } } }), 'status page').met).toBe(true);
+    expect(goal(makeResults({ statusPage: { json: { ...page.json, p99Ms: 50 } } }), 'status page').met).toBe(false);
+    expect(goal(makeResults({ statusPage: { html: { ...page.html, p99Ms: 50 } } }), 'status page').met).toBe(false);
     expect(goal(makeResults({ responseTimes: { monthP99Ms: 49.9 } }), 'month').met).toBe(true);
     expect(goal(makeResults({ responseTimes: { monthP99Ms: 50 } }), 'month').met).toBe(false);
   });

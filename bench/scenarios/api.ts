@@ -32,7 +32,8 @@ export interface ApiScenarioInput {
 
 type Options = Parameters<typeof autocannon>[0];
 
-async function measure(opts: Options, warmupSeconds: number, durationSeconds: number) {
+/** A warm-up run, then the measured one: req/s, p50 and p99 latency, requests, and the bad answers among them. */
+export async function measure(opts: Options, warmupSeconds: number, durationSeconds: number) {
   if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
   const r = await autocannon({ ...opts, duration: durationSeconds });
   return {

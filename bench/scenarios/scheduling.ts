@@ -4,14 +4,18 @@
  * intervals. Every monitor has exactly one slot per interval (t % every === its offset), so the window
  * [start, start + intervals x every) must hold exactly `intervals` results per monitor.
  *
- * Detection runs in the same window, on monitors of its own: each has its own target, which goes down at a random
- * moment; the time until the incident opens is compared with openThreshold x interval.
+ * Detection runs in the same window, on monitors of its own (thresholds 2/2, the default confirmAfterSeconds): each
+ * has its own target, which goes down at a random moment of the first interval. Each run's time to the incident is
+ * compared with its own bound, (time to its first failing check) + confirmAfterSeconds + 2 s: the first failure is
+ * re-checked confirmAfterSeconds after it, and that re-check opens the incident (issue 15). Theory: uniform 0 to 60 s
+ * to the first failing check, plus 15 s.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import {
   CheckScheduler,
+  DEFAULT_CONFIRM_AFTER_SECONDS,
   monitorSource,
   reconcileSchedules,
   spreadOffsetMs,
@@ -56,12 +60,24 @@ export interface SchedulingResult {
 export interface DetectionResult {
   intervalSeconds: number;
   openThreshold: number;
-  /** openThreshold x interval: the longest it may take, plus the check itself. */
+  /** The detection monitors' confirmAfterSeconds (the default): the first failure is re-checked this much later. */
+  confirmAfterSeconds: number;
+  /** interval + confirmAfterSeconds: the longest it may take, plus the checks themselves. */
   theoreticalMaxSeconds: number;
-  runs: Array<{ secondsToIncident: number | null }>;
+  runs: Array<{
+    secondsToIncident: number | null;
+    /** From the target going down to the first failing check's result. */
+    secondsToFirstFailure: number | null;
+    /** secondsToFirstFailure + confirmAfterSeconds + 2 s: what the incident must open within. */
+    boundSeconds: number | null;
+    withinBound: boolean | null;
+  }>;
   meanSeconds: number | null;
   maxSeconds: number | null;
 }
+
+/** Slack over (first failing check) + confirmAfterSeconds for the re-check's own run (issue 15). */
+const DETECTION_SLACK_SECONDS = 2;
 
 async function switchTarget() {
   let up = true;
@@ -159,14 +175,28 @@ export async function runScheduling(
     const detection = Promise.all(
       downs.map(async (d) => {
         const { monitorId, downAt } = await d;
-        const deadline = (openThreshold + 1) * detectEvery + 15_000;
+        const deadline = 2 * detectEvery + DEFAULT_CONFIRM_AFTER_SECONDS * 1000 + 15_000;
         const incident = await until(
           () => prisma.incident.findFirst({ where: { monitorId }, select: { startedAt: true } }),
           deadline,
           'an incident',
           200,
         ).catch(() => null);
-        return { secondsToIncident: incident ? (incident.startedAt.getTime() - downAt) / 1000 : null };
+        const [first] = await prisma.$queryRaw<Array<{ at: Date | null }>>`
+          SELECT min("checkedAt") AS at FROM check_results
+          WHERE "monitorId" = ${monitorId}::uuid AND outcome = 'down' AND "checkedAt" >= ${new Date(downAt)}`;
+        const secondsToIncident = incident ? (incident.startedAt.getTime() - downAt) / 1000 : null;
+        const secondsToFirstFailure = first?.at ? (first.at.getTime() - downAt) / 1000 : null;
+        const boundSeconds =
+          secondsToFirstFailure === null
+            ? null
+            : secondsToFirstFailure + DEFAULT_CONFIRM_AFTER_SECONDS + DETECTION_SLACK_SECONDS;
+        return {
+          secondsToIncident,
+          secondsToFirstFailure,
+          boundSeconds,
+          withinBound: secondsToIncident === null || boundSeconds === null ? null : secondsToIncident <= boundSeconds,
+        };
       }),
     );
 
@@ -255,7 +285,8 @@ export async function runScheduling(
       detection: {
         intervalSeconds: input.detectionIntervalSeconds,
         openThreshold,
-        theoreticalMaxSeconds: openThreshold * input.detectionIntervalSeconds,
+        confirmAfterSeconds: DEFAULT_CONFIRM_AFTER_SECONDS,
+        theoreticalMaxSeconds: input.detectionIntervalSeconds + DEFAULT_CONFIRM_AFTER_SECONDS,
         runs: detectionRuns,
         meanSeconds: found.length ? found.reduce((a, b) => a + b, 0) / found.length : null,
         maxSeconds: found.length ? Math.max(...found) : null,

@@ -9,7 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QueueEvents } from 'bullmq';
 import request from 'supertest';
-import { CHECK_JOB_NAME, checkQueueName, createWorkerRedis, spreadOffsetMs } from '@statusvane/shared';
+import {
+  CHECK_JOB_NAME,
+  checkQueueName,
+  createWorkerRedis,
+  monitorQuorum,
+  monitorRegions,
+  spreadOffsetMs,
+} from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { evaluateFlap, resetFlapState } from '../../apps/worker/src/flap/evaluate.js';
 import { storedState } from './support/invariants.js';
@@ -69,8 +76,10 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
     const { monitor, results, states, incidents } = await h.prisma.$transaction(
       async (tx) => ({
         monitor: await tx.monitor.findUniqueOrThrow({ where: { id: m.id } }),
-        results: await tx.$queryRaw<Array<{ region: string; outcome: 'up' | 'degraded' | 'down'; checkedAt: Date }>>`
-          SELECT region, outcome::text AS outcome, "checkedAt" FROM check_results WHERE "monitorId" = ${m.id}::uuid
+        results: await tx.$queryRaw<
+          Array<{ region: string; slot: Date; outcome: 'up' | 'degraded' | 'down'; checkedAt: Date }>
+        >`
+          SELECT region, slot, outcome::text AS outcome, "checkedAt" FROM check_results WHERE "monitorId" = ${m.id}::uuid
           ORDER BY min(id) OVER (PARTITION BY xmin::text), slot`,
         states: await tx.monitorRegionState.findMany({ where: { monitorId: m.id } }),
         incidents: await tx.incident.count({ where: { monitorId: m.id } }),
@@ -80,7 +89,12 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
     let flap = resetFlapState();
     let opened = 0;
     for (const r of results) {
-      const d = evaluateFlap(flap, { ...r, inMaintenance: false }, { ...monitor, regions: h.config.checkRegions });
+      const regions = monitorRegions(h.config.checkRegions, monitor);
+      const d = evaluateFlap(
+        flap,
+        { ...r, inMaintenance: false },
+        { ...monitor, regions, quorum: monitorQuorum(regions.length, monitor.quorum), recheck: true },
+      );
       opened += d.events.filter((e) => e.type === 'open').length;
       flap = d.state;
     }

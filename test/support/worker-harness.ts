@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
-import { createLogger, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
+import { createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
 import type { CheckOutcome } from '../../apps/worker/src/checks/run-check.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
 import { createWorkerRuntime, type WorkerRuntimeDeps } from '../../apps/worker/src/runtime.js';
@@ -48,6 +48,56 @@ export function startWorker(
   };
 }
 
+/**
+ * A worker per region, each on its own database pool and Redis connection, as workers of different regions run;
+ * `checkIn` queues checks of a monitor in some regions at once (slots of their own) and answers their outcomes.
+ */
+export function startRegionWorkers(h: Harness, regions: readonly string[]) {
+  const pools: PrismaClient[] = [];
+  const workers: Record<string, ReturnType<typeof startWorker>> = {};
+  for (const region of regions) {
+    const prisma = createPrisma(h.config.databaseUrl, { max: 5 });
+    pools.push(prisma);
+    workers[region] = startWorker(h, region, { prisma });
+  }
+  let n = 0;
+  return {
+    workers,
+    /** `count` checks of the monitor in each of `regions`, all queued at once; resolves when every one has run. */
+    async checkIn(monitorId: string, inRegions: string[], count = 1): Promise<Array<CheckOutcome | undefined>> {
+      const base = 1_900_000_000_000 + n++ * 1_000_000;
+      const jobs = inRegions.flatMap((region) =>
+        Array.from({ length: count }, (_, i) => ({
+          region,
+          jobId: `c-${monitorId}-${region}-${base + i}`,
+          slot: base + i,
+        })),
+      );
+      await Promise.all(
+        inRegions.map((region) =>
+          h.deps.scheduler.queues.get(region)!.addBulk(
+            jobs
+              .filter((j) => j.region === region)
+              .map((j) => ({
+                name: 'check',
+                data: { monitorId, region },
+                opts: { jobId: j.jobId, timestamp: j.slot },
+              })),
+          ),
+        ),
+      );
+      const outcome = (j: (typeof jobs)[number]) =>
+        workers[j.region]!.completed.find((c) => c.job.id === j.jobId)?.outcome;
+      await waitFor(async () => jobs.every(outcome), 20_000, `${jobs.length} checks`);
+      return jobs.map(outcome);
+    },
+    async close() {
+      await Promise.all(Object.values(workers).map((w) => w.close()));
+      await Promise.all(pools.map((p) => p.$disconnect()));
+    },
+  };
+}
+
 let tick = Date.now();
 /**
  * One more check of the monitor through the real queue, with a slot of its own; resolves once that very job (runNow's
@@ -71,7 +121,7 @@ export async function checkOnce(
 
 /**
  * Moves the monitor's last counted results an hour back, as if the next result came long after them: it then counts
- * toward the thresholds instead of being too close (less than min(15 s, interval) after) to count.
+ * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count.
  */
 export async function agePastGap(h: Pick<Harness, 'prisma'>, monitorId: string): Promise<void> {
   await h.prisma.$executeRaw`

@@ -89,7 +89,8 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     logger.warn('escalation job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: err.message }),
   );
 
-  // Check schedules (housekeeping reconciles them) and heartbeat deadlines (armed after each heartbeat evaluation).
+  // Check schedules (housekeeping reconciles them), heartbeat deadlines (armed after each heartbeat evaluation) and
+  // re-checks (fast confirmation).
   const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
   const metrics = createWorkerMetrics(config.region);
   const checkDeps: CheckRunnerDeps = {
@@ -101,6 +102,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     dnsProbe: createDnsProbe({ guard }),
     logger,
     heartbeatDeadlines: scheduler,
+    confirmations: scheduler,
     onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalationDeps, incidentId),
   };
   const queueName = checkQueueName(config.region);

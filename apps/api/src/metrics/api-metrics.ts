@@ -13,14 +13,21 @@ export interface ApiMetrics extends HttpMetrics {
   registry: Registry;
 }
 
-/** Enabled monitors and the schedulers each region should hold: http and tcp everywhere, heartbeats in the first region. */
+/**
+ * Enabled monitors and the schedulers each region should hold (monitorRegions): http, tcp and dns in each of their
+ * `regions` (all unless set), heartbeats in the first region. Grouped by type and stored region list: few groups.
+ */
 async function expectedSchedules(prisma: PrismaClient, scheduler: CheckScheduler) {
-  const byType = await prisma.monitor.groupBy({ by: ['type'], where: { enabled: true }, _count: { _all: true } });
+  const groups = await prisma.monitor.groupBy({
+    by: ['type', 'regions'],
+    where: { enabled: true },
+    _count: { _all: true },
+  });
   const schedulersPerRegion = new Map<string, number>([...scheduler.queues.keys()].map((r) => [r, 0]));
   let enabledMonitors = 0;
-  for (const row of byType) {
+  for (const row of groups) {
     enabledMonitors += row._count._all;
-    for (const region of scheduler.regionsFor({ type: row.type }))
+    for (const region of scheduler.regionsFor({ type: row.type, regions: row.regions }))
       schedulersPerRegion.set(region, (schedulersPerRegion.get(region) ?? 0) + row._count._all);
   }
   return { enabledMonitors, schedulersPerRegion };

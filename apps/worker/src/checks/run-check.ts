@@ -26,7 +26,7 @@ export interface CheckRunnerDeps {
   tcpProbe: TcpProbe;
   dnsProbe: DnsProbe;
   logger: Logger;
-  /** The deployment's CHECK_REGIONS: a majority of a monitor's regions (monitorRegions) opens and resolves. */
+  /** The deployment's CHECK_REGIONS, of which a monitor's `regions` are checked (monitorRegions). */
   checkRegions: readonly string[];
   now?: () => Date;
   /**
@@ -34,6 +34,11 @@ export interface CheckRunnerDeps {
    * heartbeats are judged only on their schedule, up to an interval after a deadline passed.
    */
   heartbeatDeadlines?: { armHeartbeatDeadline(monitorId: string, region: string, at: Date): Promise<void> };
+  /**
+   * Fast confirmation: queues the re-check a result asked for (CheckScheduler.armConfirmation). Without it, regions
+   * are checked on their schedule only.
+   */
+  confirmations?: { armConfirmation(monitorId: string, region: string, slot: Date): Promise<void> };
   /**
    * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
    * logged, not thrown: the result is stored, and a retried job would not open the incident again.
@@ -81,6 +86,9 @@ const monitorSelect = {
   metadata: true,
   openThreshold: true,
   resolveThreshold: true,
+  confirmAfterSeconds: true,
+  regions: true,
+  quorum: true,
   enabled: true,
   createdAt: true,
 } as const;
@@ -251,8 +259,9 @@ export async function runCheck(
   const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(
     m.componentId,
   );
+  const regions = monitorRegions(deps.checkRegions, m);
   const stored = await storeCheckResult(deps.prisma, {
-    monitor: { ...m, regions: monitorRegions(deps.checkRegions, m) },
+    monitor: { ...m, regions },
     region: job.region,
     slot,
     checkedAt,
@@ -260,6 +269,18 @@ export async function runCheck(
     inMaintenance,
   });
   if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
+  // After the commit, also when this result was already stored (a job re-run after a crash): queued twice, the
+  // re-check is one job, and its result one row.
+  if (stored.confirmSlot && deps.confirmations) {
+    const at = stored.confirmSlot;
+    await deps.confirmations.armConfirmation(m.id, job.region, at).catch((err: Error) =>
+      deps.logger.warn('re-check not queued; the next scheduled check of the region asks again', {
+        monitorId: m.id,
+        region: job.region,
+        error: err.message,
+      }),
+    );
+  }
   if (stored.opened)
     deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
   if (stored.opened && deps.onIncidentOpened) {

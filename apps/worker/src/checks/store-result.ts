@@ -1,5 +1,5 @@
-import { insertResultsWithRollups, type PrismaClient } from '@statusvane/shared';
-import { evaluateFlap, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
+import { insertResultsWithRollups, monitorQuorum, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { evaluateFlap, regionStateOf, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
 
 export interface StoredCheck {
@@ -7,23 +7,32 @@ export interface StoredCheck {
   stored: boolean;
   /**
    * Whether the result counted toward the thresholds: false when it was not stored, or was taken less than
-   * min(15 s, intervalSeconds) after the previous counted result of its region (stored and shown, moves no counter).
+   * confirmationGapMs after the previous counted result of its region (stored and shown, moves no counter).
    */
   counted: boolean;
   opened: string | null;
   resolved: string | null;
+  /**
+   * The re-check its region waits for (fast confirmation), after this transaction: the caller queues it. Also given
+   * when the result was already stored, so that a job re-run after a crash arms what the first run could not.
+   */
+  confirmSlot: Date | null;
 }
 
 interface MonitorForStore {
   id: string;
   workspaceId: string;
   name: string;
+  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
   metadata: unknown;
   openThreshold: number;
   resolveThreshold: number;
   intervalSeconds: number;
-  /** The regions that check the monitor (monitorRegions): a majority of them opens and resolves its incidents. */
+  confirmAfterSeconds: number;
+  /** The regions that check the monitor (monitorRegions). */
   regions: readonly string[];
+  /** The monitor's `quorum` as stored (null: a majority): monitorQuorum of its regions failing open its incident. */
+  quorum: number | null;
 }
 
 export interface StoreInput {
@@ -136,7 +145,13 @@ function writerFor(prisma: PrismaClient): ResultWriter {
  * if two transactions decided to open one.
  */
 export async function storeCheckResults(prisma: PrismaClient, inputs: readonly StoreInput[]): Promise<StoredCheck[]> {
-  const out: StoredCheck[] = inputs.map(() => ({ stored: false, counted: false, opened: null, resolved: null }));
+  const out: StoredCheck[] = inputs.map(() => ({
+    stored: false,
+    counted: false,
+    opened: null,
+    resolved: null,
+    confirmSlot: null,
+  }));
   return prisma.$transaction(async (tx) => {
     const ids = [...new Set(inputs.map((i) => i.monitor.id))].sort();
     const locked = await tx.$queryRaw<Array<{ id: string }>>`
@@ -175,11 +190,16 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const stored = candidates.filter((i) =>
       createdKeys.has(resultKey(inputs[i]!.monitor.id, inputs[i]!.region, inputs[i]!.slot)),
     );
-    if (stored.length === 0) return out;
 
-    // Read after the locks are held (a statement of its own, so it sees what the previous holder committed).
-    const storedIds = [...new Set(stored.map((i) => inputs[i]!.monitor.id))];
-    const flap = await loadFlapStates(tx, storedIds);
+    // Read after the locks are held (a statement of its own, so it sees what the previous holder committed). The
+    // monitors of results already stored too: their re-check is armed again (a job re-run after a crash).
+    const flap = await loadFlapStates(tx, [...new Set(candidates.map((i) => inputs[i]!.monitor.id))]);
+    const confirmSlotOf = (i: number) =>
+      flap.get(inputs[i]!.monitor.id)!.state.regions.get(inputs[i]!.region)?.confirmSlot ?? null;
+    if (stored.length === 0) {
+      for (const i of candidates) out[i]!.confirmSlot = confirmSlotOf(i);
+      return out;
+    }
     const openIncident = new Map([...flap].flatMap(([id, f]) => (f.openIncidentId ? [[id, f.openIncidentId]] : [])));
     const changed = new Map<string, { monitorId: string; region: string; state: RegionFlapState }>();
     const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
@@ -187,14 +207,20 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const certificates = new Map<string, object>();
     stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
     for (const i of stored) {
-      const { monitor, region, result, checkedAt, inMaintenance } = inputs[i]!;
+      const { monitor, region, slot, result, checkedAt, inMaintenance } = inputs[i]!;
+      const before = flap.get(monitor.id)!.state;
       const decision = evaluateFlap(
-        flap.get(monitor.id)!.state,
-        { region, checkedAt, outcome: result.outcome, inMaintenance },
-        monitor,
+        before,
+        { region, slot, checkedAt, outcome: result.outcome, inMaintenance },
+        {
+          ...monitor,
+          quorum: monitorQuorum(monitor.regions.length, monitor.quorum),
+          recheck: monitor.type !== 'heartbeat',
+        },
       );
       flap.get(monitor.id)!.state = decision.state;
-      if (decision.counted) {
+      // Counted, or the re-check it answers cleared.
+      if (decision.state !== before) {
         changed.set(`${monitor.id}|${region}`, {
           monitorId: monitor.id,
           region,
@@ -203,7 +229,7 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       }
       last.set(monitor.id, { status: result.outcome, checkedAt });
       if (result.certificate) certificates.set(monitor.id, result.certificate);
-      out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null };
+      out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null, confirmSlot: null };
       for (const event of decision.events) {
         const openId = openIncident.get(monitor.id);
         if (event.type === 'open' && !openId) {
@@ -218,6 +244,9 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
               source: 'monitor',
               metadata: (monitor.metadata ?? {}) as object,
               startedAt: checkedAt,
+              reason: incidentReason(result.reason),
+              evidence: (await evidenceOf(tx, monitor, decision.state)) as unknown as Prisma.InputJsonArray,
+              suppressedById: await openParentIncident(tx, monitor.id),
             },
             select: { id: true },
           });
@@ -234,18 +263,22 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       }
     }
 
+    for (const i of candidates) out[i]!.confirmSlot = confirmSlotOf(i);
+
     // The region states that moved and each monitor's latest status, in one statement.
     const regions = [...changed.values()];
     const col = <T>(f: (c: (typeof regions)[number]) => T) => regions.map(f);
     const touched = [...last.keys()];
     await tx.$executeRaw`
       WITH states AS (
-        INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt")
+        INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot")
         SELECT * FROM unnest(${col((c) => c.monitorId)}::uuid[], ${col((c) => c.region)}::text[],
           ${col((c) => c.state.consecutiveFailures)}::int[], ${col((c) => c.state.consecutivePasses)}::int[],
-          ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[])
+          ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[],
+          ${col((c) => c.state.confirmSlot?.toISOString() ?? null)}::timestamptz[])
         ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
-          "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt"
+          "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt",
+          "confirmSlot" = EXCLUDED."confirmSlot"
       )
       UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
         certificate = coalesce(v.cert::jsonb, m.certificate)
@@ -268,12 +301,19 @@ async function loadFlapStates(
     Array<{
       id: string;
       openIncidentId: string | null;
-      regions: Array<Omit<RegionFlapState, 'lastCountedAt'> & { region: string; lastCountedAt: string | null }> | null;
+      regions: Array<
+        Omit<RegionFlapState, 'lastCountedAt' | 'confirmSlot'> & {
+          region: string;
+          lastCountedAt: string | null;
+          confirmSlot: string | null;
+        }
+      > | null;
     }>
   >`
     SELECT m.id, i.id AS "openIncidentId",
       (SELECT json_agg(json_build_object('region', s.region, 'consecutiveFailures', s."consecutiveFailures",
-        'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt"))
+        'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt",
+        'confirmSlot', s."confirmSlot"))
        FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions
     FROM monitors m LEFT JOIN incidents i ON i."openMonitorId" = m.id
     WHERE m.id = ANY(${monitorIds}::uuid[])`;
@@ -285,13 +325,100 @@ async function loadFlapStates(
         state: {
           incidentOpen: r.openIncidentId !== null,
           regions: new Map(
-            (r.regions ?? []).map(({ region, lastCountedAt, ...counters }) => [
+            (r.regions ?? []).map(({ region, lastCountedAt, confirmSlot, ...counters }) => [
               region,
-              { ...counters, lastCountedAt: lastCountedAt === null ? null : new Date(lastCountedAt) },
+              {
+                ...counters,
+                lastCountedAt: lastCountedAt === null ? null : new Date(lastCountedAt),
+                confirmSlot: confirmSlot === null ? null : new Date(confirmSlot),
+              },
             ]),
           ),
         },
       },
     ]),
   );
+}
+
+/**
+ * An incident's `reason`: the stable code of the result that opened it (the part before any `: detail`), in the
+ * contract's words where a result's code differs (`unexpected_status:503` -> `status_code`, `missed_heartbeat` ->
+ * `heartbeat_missed`). The result itself keeps its full reason, shown in the evidence.
+ */
+export function incidentReason(resultReason: string | null): string | null {
+  if (!resultReason) return null;
+  const code = /^[a-z_]+/.exec(resultReason)?.[0] ?? resultReason.slice(0, 100);
+  return INCIDENT_REASON_NAMES[code] ?? code;
+}
+const INCIDENT_REASON_NAMES: Record<string, string> = {
+  unexpected_status: 'status_code',
+  missed_heartbeat: 'heartbeat_missed',
+};
+
+/** One region's part of an incident's evidence (the incident record shows it as stored). */
+export interface EvidenceEntry {
+  region: string;
+  failing: boolean;
+  lastResult: {
+    checkedAt: string;
+    status: ProbeResult['outcome'];
+    reason: string | null;
+    statusCode: number | null;
+    totalMs: number | null;
+    address: string | null;
+  } | null;
+}
+
+/**
+ * Per region of the monitor, as the incident opens: whether it is failing and its latest result (this transaction's
+ * included). One index walk per region, only when an incident opens.
+ */
+async function evidenceOf(
+  tx: Tx,
+  monitor: Pick<MonitorForStore, 'id' | 'regions'>,
+  state: FlapState,
+): Promise<EvidenceEntry[]> {
+  const rows = await tx.$queryRaw<
+    Array<{
+      region: string;
+      checkedAt: Date | null;
+      outcome: ProbeResult['outcome'] | null;
+      reason: string | null;
+      statusCode: number | null;
+      responseMs: number | null;
+    }>
+  >`
+    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs"
+    FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
+    LEFT JOIN LATERAL (
+      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs" FROM check_results
+      WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region ORDER BY "checkedAt" DESC LIMIT 1
+    ) c ON true`;
+  return rows.map((r) => ({
+    region: r.region,
+    failing: regionStateOf(state, r.region).failing,
+    lastResult:
+      r.checkedAt && r.outcome
+        ? {
+            checkedAt: r.checkedAt.toISOString(),
+            status: r.outcome,
+            reason: r.reason,
+            statusCode: r.statusCode,
+            totalMs: r.responseMs,
+            address: null,
+          }
+        : null,
+  }));
+}
+
+/**
+ * The open (or acknowledged) incident of a monitor this one depends on, the first in `dependsOn` order: the new
+ * incident is suppressed by it (pages nobody). Seen as committed when this statement runs.
+ */
+async function openParentIncident(tx: Tx, monitorId: string): Promise<string | null> {
+  const [row] = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT i.id FROM monitors m CROSS JOIN LATERAL unnest(m."dependsOn") WITH ORDINALITY AS d(id, pos)
+    JOIN incidents i ON i."openMonitorId" = d.id
+    WHERE m.id = ${monitorId}::uuid ORDER BY d.pos LIMIT 1`;
+  return row?.id ?? null;
 }

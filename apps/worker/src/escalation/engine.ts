@@ -359,6 +359,28 @@ async function scheduleNextCycle(
   }
 }
 
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+/**
+ * `dependsOn`: whether a monitor the incident's monitor depends on is down, as a step fires: the incident that
+ * suppressed it when it opened (`suppressedById`) is still unresolved, or (none was open then, say both monitors
+ * failed within the same seconds) one of them has an open incident now, which the caller then records as
+ * `suppressedBy` (after this transaction: it holds a share lock on the incident row that another step may share).
+ * Once the parent recovers while this monitor stays down, its later steps page: it is down on its own.
+ */
+async function dependencyDown(tx: Tx, incidentId: string): Promise<{ down: boolean; record: string | null }> {
+  const [row] = await tx.$queryRaw<Array<{ suppressedById: string | null; current: string | null }>>`
+    SELECT i."suppressedById",
+      coalesce(
+        (SELECT s.id FROM incidents s WHERE s.id = i."suppressedById" AND s.status <> 'resolved'),
+        (SELECT p.id FROM monitors m CROSS JOIN LATERAL unnest(m."dependsOn") WITH ORDINALITY AS d(id, pos)
+          JOIN incidents p ON p."openMonitorId" = d.id WHERE m.id = i."monitorId" ORDER BY d.pos LIMIT 1)
+      ) AS current
+    FROM incidents i WHERE i.id = ${incidentId}::uuid`;
+  if (!row?.current) return { down: false, record: null };
+  return { down: true, record: row.suppressedById ? null : row.current };
+}
+
 /** Runs one step job (see the module invariants). Never throws for a business reason; a database error does. */
 export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob): Promise<StepOutcome> {
   const { prisma } = deps;
@@ -402,6 +424,8 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
       SELECT status FROM incidents WHERE id = ${incident.id}::uuid FOR SHARE`;
     if (!locked) return 'incident deleted' as const;
     if (locked.status !== 'open') return locked.status;
+    const suppressed = await dependencyDown(tx, incident.id);
+    const skip = policy.silent ? 'silent policy' : suppressed.down ? 'dependency_down' : null;
     const { count } = await tx.escalationDelivery.createMany({
       data: step.targets.map((t) => ({
         incidentId: incident.id,
@@ -411,17 +435,23 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
         channel: t.channel,
         // The shown form only: the page is sent to the target row's (encrypted) target.
         target: t.display,
-        status: policy.silent ? ('skipped' as const) : ('pending' as const),
-        reason: policy.silent ? 'silent policy' : null,
+        status: skip ? ('skipped' as const) : ('pending' as const),
+        reason: skip,
         // The step's fire time: the ladder's next cycle is anchored on it.
         createdAt: now,
       })),
       skipDuplicates: true,
     });
-    return count;
+    return { count, skipped: skip !== null, record: suppressed.record };
   });
   if (inserted === 'incident deleted') return { outcome: 'stopped', reason: 'incident deleted' };
   if (typeof inserted === 'string') return stopped(inserted);
+  if (inserted.record) {
+    await prisma.incident.updateMany({
+      where: { id: incident.id, suppressedById: null },
+      data: { suppressedById: inserted.record },
+    });
+  }
 
   // Every row of this step and cycle still pending and never claimed: the rows just inserted, or rows an earlier
   // run of this job stored and did not get to send. The next cycle is anchored on stored rows, so it is scheduled
@@ -434,8 +464,8 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
     outcome: 'fired',
     sent: outcomes.filter((s) => s === 'sent').length,
     failed: outcomes.filter((s) => s === 'failed').length,
-    skipped: outcomes.filter((s) => s === 'skipped').length + (policy.silent ? inserted : 0),
-    duplicates: step.targets.length - inserted,
+    skipped: outcomes.filter((s) => s === 'skipped').length + (inserted.skipped ? inserted.count : 0),
+    duplicates: step.targets.length - inserted.count,
     nextCycleScheduled,
   };
 }

@@ -7,10 +7,10 @@ import {
   type FlapState,
   confirmationGapMs,
   evaluateFlap,
-  majorityOf,
   regionStateOf,
   resetFlapState,
 } from './evaluate.js';
+import { majorityOf } from '@statusvane/shared';
 
 type Outcome = FlapInput['outcome'];
 
@@ -20,6 +20,7 @@ const S = 1000;
 /** A result: `at` seconds after T0. */
 const r = (outcome: Outcome, at: number, region = 'eu', inMaintenance = false): FlapInput => ({
   region,
+  slot: new Date(T0 + at * S),
   checkedAt: new Date(T0 + at * S),
   outcome,
   inMaintenance,
@@ -39,11 +40,21 @@ function run(seq: readonly FlapInput[], rules: FlapRules, start: FlapState = res
 
 const eventTypes = (steps: FlapDecision[]) => steps.map((s) => s.events.map((e) => e.type).join('+') || '-');
 const flat = (steps: FlapDecision[]) => steps.flatMap((s) => s.events.map((e) => e.type));
-const rules = (openThreshold: number, resolveThreshold: number, regions = ['eu'], intervalSeconds = 60): FlapRules => ({
+const rules = (
+  openThreshold: number,
+  resolveThreshold: number,
+  regions = ['eu'],
+  intervalSeconds = 60,
+  confirmAfterSeconds = 15,
+  quorum = majorityOf(regions.length),
+): FlapRules => ({
   openThreshold,
   resolveThreshold,
   intervalSeconds,
+  confirmAfterSeconds,
+  recheck: true,
   regions,
+  quorum,
 });
 /** n results of one outcome in one region, one interval (60 s) apart from `from` seconds. */
 const every60 = (outcome: Outcome, n: number, from = 0, region = 'eu') =>
@@ -55,10 +66,12 @@ const every60 = (outcome: Outcome, n: number, from = 0, region = 'eu') =>
  * latest one that set or cleared it: a counted failure ending a run of >= openThreshold failures sets it, a counted
  * pass ending a run of >= resolveThreshold passes clears it; with neither, the region takes the side the incident
  * had when the region's first counted result came (or has now, before any). An incident opens on a counted failure
- * outside maintenance with a majority failing, and resolves on a counted pass with a majority not failing.
+ * outside maintenance with at least `quorum` regions failing, and resolves on a counted pass with fewer failing. A
+ * counted result asks for a re-check `confirmAfterSeconds` after it when its region's failing state, after it, is
+ * not the result's own (a failure of a region not failing yet, a pass of one still failing).
  */
 function reference(seq: readonly FlapInput[], th: FlapRules) {
-  const gap = confirmationGapMs(th.intervalSeconds);
+  const gap = (th.confirmAfterSeconds || th.intervalSeconds) * 1000;
   const lastCounted = new Map<string, number>();
   const counted = seq.map((x) => {
     const last = lastCounted.get(x.region);
@@ -87,14 +100,16 @@ function reference(seq: readonly FlapInput[], th: FlapRules) {
   return seq.map((x, i) => {
     openBefore.push(open);
     let event: 'open' | 'resolve' | null = null;
+    let recheckAt: number | null = null;
     if (counted[i]) {
       const failing = th.regions.filter((reg) => failingAt(reg, i, open)).length;
-      const majority = Math.floor(th.regions.length / 2) + 1;
-      if (isFail(x) && !open && !x.inMaintenance && failing >= majority) event = 'open';
-      else if (!isFail(x) && open && th.regions.length - failing >= majority) event = 'resolve';
+      if (th.confirmAfterSeconds > 0 && failingAt(x.region, i, open) !== isFail(x))
+        recheckAt = x.checkedAt.getTime() + th.confirmAfterSeconds * 1000;
+      if (isFail(x) && !open && !x.inMaintenance && failing >= th.quorum) event = 'open';
+      else if (!isFail(x) && open && failing < th.quorum) event = 'resolve';
       if (event) open = event === 'open';
     }
-    return { counted: counted[i], incidentOpen: open, event };
+    return { counted: counted[i], incidentOpen: open, event, recheckAt };
   });
 }
 
@@ -103,7 +118,10 @@ const REGIONS = ['eu', 'us', 'ap', 'sa'];
 const arbScenario = fc
   .record({
     regionCount: fc.integer({ min: 1, max: 4 }),
-    intervalSeconds: fc.constantFrom(1, 10, 30, 60, 300),
+    /** Picks the quorum among 1..regionCount (0: the default majority). */
+    quorumPick: fc.nat({ max: 4 }),
+    intervalSeconds: fc.constantFrom(60, 120, 300),
+    confirmAfterSeconds: fc.constantFrom(0, 1, 5, 15, 15, 30, 300),
     steps: fc.array(
       fc.record({
         region: fc.nat({ max: 3 }),
@@ -115,14 +133,15 @@ const arbScenario = fc
       { maxLength: 60 },
     ),
   })
-  .map(({ regionCount, intervalSeconds, steps }) => {
+  .map(({ regionCount, quorumPick, intervalSeconds, confirmAfterSeconds, steps }) => {
     const regions = REGIONS.slice(0, regionCount);
     let at = 0;
     const seq = steps.map((s) => {
       at += s.afterSeconds;
       return r(s.outcome, at, regions[s.region % regionCount], s.inMaintenance);
     });
-    return { regions, intervalSeconds, seq };
+    const quorum = quorumPick === 0 ? majorityOf(regionCount) : Math.min(quorumPick, regionCount);
+    return { regions, intervalSeconds, confirmAfterSeconds, quorum, seq };
   });
 
 const PAIRS: Array<[number, number]> = [];
@@ -131,12 +150,13 @@ for (let o = 1; o <= 10; o++) for (let res = 1; res <= 10; res++) PAIRS.push([o,
 describe('evaluateFlap — against a reference model, every threshold pair 1..10 x 1..10', () => {
   it.each(PAIRS)('open %i / resolve %i', (o, res) => {
     fc.assert(
-      fc.property(arbScenario, ({ regions, intervalSeconds, seq }) => {
-        const th = rules(o, res, regions, intervalSeconds);
-        const got = run(seq, th).map((d) => ({
+      fc.property(arbScenario, ({ regions, intervalSeconds, confirmAfterSeconds, quorum, seq }) => {
+        const th = rules(o, res, regions, intervalSeconds, confirmAfterSeconds, quorum);
+        const got = run(seq, th).map((d, i) => ({
           counted: d.counted,
           incidentOpen: d.state.incidentOpen,
           event: d.events[0]?.type ?? null,
+          recheckAt: d.counted ? (d.state.regions.get(seq[i]!.region)!.confirmSlot?.getTime() ?? null) : null,
         }));
         expect(got).toEqual(reference(seq, th));
       }),
@@ -150,9 +170,10 @@ describe('evaluateFlap — invariants (property)', () => {
     openThreshold: fc.integer({ min: 1, max: 10 }),
     resolveThreshold: fc.integer({ min: 1, max: 10 }),
   });
-  const withRules = fc
-    .tuple(arbThresholds, arbScenario)
-    .map(([th, s]) => ({ seq: s.seq, th: rules(th.openThreshold, th.resolveThreshold, s.regions, s.intervalSeconds) }));
+  const withRules = fc.tuple(arbThresholds, arbScenario).map(([th, s]) => ({
+    seq: s.seq,
+    th: rules(th.openThreshold, th.resolveThreshold, s.regions, s.intervalSeconds, s.confirmAfterSeconds, s.quorum),
+  }));
 
   it('never two opens without a resolve in between, and never a resolve without an open', () => {
     fc.assert(
@@ -177,15 +198,15 @@ describe('evaluateFlap — invariants (property)', () => {
     );
   });
 
-  it('a result closer than min(15 s, interval) to its region`s last counted one changes nothing; any other counts', () => {
+  it('a result closer than confirmAfterSeconds (the interval when 0) to its region`s last counted one changes nothing; any other counts', () => {
     fc.assert(
       fc.property(withRules, ({ th, seq }) => {
         let state = resetFlapState();
         for (const x of seq) {
           const last = state.regions.get(x.region)?.lastCountedAt;
           const d = evaluateFlap(state, x, th);
-          const close = last !== undefined && last !== null && x.checkedAt.getTime() - last.getTime() < 15_000;
-          const tooClose = close && x.checkedAt.getTime() - last.getTime() < th.intervalSeconds * 1000;
+          const gapMs = (th.confirmAfterSeconds > 0 ? th.confirmAfterSeconds : th.intervalSeconds) * 1000;
+          const tooClose = last !== undefined && last !== null && x.checkedAt.getTime() - last.getTime() < gapMs;
           expect(d.counted).toBe(!tooClose);
           if (!d.counted) {
             expect(d.state).toBe(state);
@@ -224,7 +245,7 @@ describe('evaluateFlap — invariants (property)', () => {
     );
   });
 
-  it('opens only on a counted failure outside maintenance with a majority of regions failing; resolves only on a counted pass with a majority not failing', () => {
+  it('opens only on a counted failure outside maintenance with at least quorum regions failing; resolves only on a counted pass with fewer failing', () => {
     fc.assert(
       fc.property(withRules, ({ th, seq }) => {
         let state = resetFlapState();
@@ -237,10 +258,10 @@ describe('evaluateFlap — invariants (property)', () => {
             expect(d.counted).toBe(true);
             if (e.type === 'open') {
               expect([x.outcome, x.inMaintenance]).toEqual(['down', false]);
-              expect(failing.length).toBeGreaterThanOrEqual(majorityOf(th.regions.length));
+              expect(failing.length).toBeGreaterThanOrEqual(th.quorum);
             } else {
               expect(x.outcome).not.toBe('down');
-              expect(th.regions.length - failing.length).toBeGreaterThanOrEqual(majorityOf(th.regions.length));
+              expect(failing.length).toBeLessThan(th.quorum);
             }
           }
           state = d.state;
@@ -320,9 +341,44 @@ describe('evaluateFlap — hand-written cases', () => {
     expect(eventTypes(run([r('down', 0), r('down', 10), r('down', 20)], rules(2, 2)))).toEqual(['-', '-', 'open']);
   });
 
-  it('a monitor checked more often than every 15 s needs only its interval between confirmations', () => {
-    expect(eventTypes(run([r('down', 0), r('down', 9.9)], rules(2, 2, ['eu'], 10)))).toEqual(['-', '-']);
-    expect(eventTypes(run([r('down', 0), r('down', 10)], rules(2, 2, ['eu'], 10)))).toEqual(['-', 'open']);
+  it('confirmAfterSeconds sets the gap between counted results; 0 makes it the interval', () => {
+    expect(eventTypes(run([r('down', 0), r('down', 29.9)], rules(2, 2, ['eu'], 60, 30)))).toEqual(['-', '-']);
+    expect(eventTypes(run([r('down', 0), r('down', 30)], rules(2, 2, ['eu'], 60, 30)))).toEqual(['-', 'open']);
+    expect(eventTypes(run([r('down', 0), r('down', 59.9)], rules(2, 2, ['eu'], 60, 0)))).toEqual(['-', '-']);
+    expect(eventTypes(run([r('down', 0), r('down', 60)], rules(2, 2, ['eu'], 60, 0)))).toEqual(['-', 'open']);
+  });
+
+  it('asks for a re-check confirmAfterSeconds after a counted result that moves its region toward a threshold not reached', () => {
+    const slotOf = (d: FlapDecision) => d.state.regions.get('eu')!.confirmSlot?.getTime() ?? null;
+    // Failure 1 of 3 and 2 of 3: re-check 15 s later; failure 3 reaches the threshold: none. Pass 1 of 2 of the failing
+    // region: re-check; pass 2 recovers it: none; a pass of a healthy region: none.
+    const seq = [r('down', 0), r('down', 15), r('down', 30), r('up', 90), r('up', 105), r('up', 165)];
+    expect(run(seq, rules(3, 2)).map(slotOf)).toEqual([15, 30, null, 105, null, null].map((s) => s && T0 + s * S));
+    // Off with confirmAfterSeconds 0, and for a heartbeat (judged from its pings).
+    expect(run(seq, rules(3, 2, ['eu'], 60, 0)).map(slotOf)).toEqual([null, null, null, null, null, null]);
+    expect(run(seq, { ...rules(3, 2), recheck: false }).map(slotOf)).toEqual([null, null, null, null, null, null]);
+  });
+
+  it('the re-check asked for clears it when it runs, even too close to count; another result too close leaves it', () => {
+    const [first] = run([r('down', 0)], rules(3, 2));
+    const asked = first!.state;
+    const early = { ...r('down', 10), slot: new Date(T0 + 15 * S) };
+    const cleared = evaluateFlap(asked, early, rules(3, 2));
+    expect(cleared.counted).toBe(false);
+    expect(cleared.state.regions.get('eu')).toMatchObject({ consecutiveFailures: 1, confirmSlot: null });
+    const other = evaluateFlap(asked, r('down', 10), rules(3, 2));
+    expect(other.state).toBe(asked);
+  });
+
+  it('a quorum of 1 opens on one region failing and resolves only when none is; a quorum of all needs every region', () => {
+    const three = ['eu', 'us', 'ap'];
+    expect(eventTypes(run([r('down', 0, 'eu'), r('up', 60, 'eu')], rules(1, 1, three, 60, 15, 1)))).toEqual([
+      'open',
+      '-',
+    ]);
+    expect(
+      eventTypes(run([r('down', 0, 'eu'), r('down', 0, 'us'), r('down', 0, 'ap')], rules(1, 1, three, 60, 15, 3))),
+    ).toEqual(['-', '-', 'open']);
   });
 
   it('a result earlier than the last counted one (a late retry) does not count', () => {
@@ -356,7 +412,7 @@ describe('evaluateFlap — hand-written cases', () => {
     ).toEqual(['-', '-', 'open']);
   });
 
-  it('resolves when a majority of regions pass; a region that has not reported since the open counts as failing', () => {
+  it('resolves when fewer than the quorum are failing; a region that has not reported since the open counts as failing', () => {
     const three = ['eu', 'us', 'ap'];
     const opened = run([r('down', 0, 'eu'), r('down', 0, 'us')], rules(1, 1, three));
     expect(eventTypes(opened)).toEqual(['-', 'open']);
@@ -386,7 +442,8 @@ describe('evaluateFlap — hand-written cases', () => {
       r('up', 180, 'us'),
       r('up', 180, 'eu'),
     ];
-    expect(eventTypes(run(seq, rules(1, 3, two)))).toEqual(['-', 'open', '-', '-', '-', '-', '-', 'resolve']);
+    // us recovered: one region failing is fewer than the quorum (2 of 2).
+    expect(eventTypes(run(seq, rules(1, 3, two)))).toEqual(['-', 'open', '-', '-', '-', '-', 'resolve', '-']);
   });
 
   it('a region failing alone stays failing through one pass (hysteresis), so another region failing opens', () => {
@@ -475,13 +532,16 @@ describe('evaluateFlap — hand-written cases', () => {
 
   it('majorityOf and confirmationGapMs', () => {
     expect([1, 2, 3, 4, 5].map(majorityOf)).toEqual([1, 2, 2, 3, 3]);
-    expect([1, 10, 15, 30, 3600].map(confirmationGapMs)).toEqual([1000, 10_000, 15_000, 15_000, 15_000]);
+    expect(
+      [0, 1, 15, 300].map((confirmAfterSeconds) => confirmationGapMs({ confirmAfterSeconds, intervalSeconds: 60 })),
+    ).toEqual([60_000, 1000, 15_000, 300_000]);
   });
 
   it('rejects thresholds that are not integers >= 1', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => evaluateFlap(resetFlapState(), r('down', 0), rules(bad, 1))).toThrow(RangeError);
       expect(() => evaluateFlap(resetFlapState(), r('down', 0), rules(1, bad))).toThrow(RangeError);
+      expect(() => evaluateFlap(resetFlapState(), r('down', 0), rules(1, 1, ['eu'], 60, 15, bad))).toThrow(RangeError);
     }
   });
 });

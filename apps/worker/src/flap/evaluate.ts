@@ -6,11 +6,11 @@
  * by the database (partial unique index), not here: this function only guarantees it never emits two opens in one
  * history.
  *
- * Rules (docs/decisions.md, "Thresholds count confirmations"):
- * - Confirmations, not results. A result of a region counts only when it was taken at least
- *   `min(15 s, intervalSeconds)` after the previous counted result of that region (confirmationGapMs). A closer
- *   result (the immediate check of a new or resumed monitor and its first scheduled slot seconds later, a retried
- *   job, two pings a second apart) is stored and shown by the caller, and changes nothing here.
+ * Rules (docs/decisions.md, "Thresholds count confirmations" and "Regions, quorum and fast confirmation"):
+ * - Confirmations, not results. A result of a region counts only when it was taken at least confirmationGapMs
+ *   (`confirmAfterSeconds`, or the interval when that is 0) after the previous counted result of that region. A
+ *   closer result (the immediate check of a new or resumed monitor and its first scheduled slot seconds later, a
+ *   retried job, two pings a second apart) is stored and shown by the caller, and changes nothing here.
  * - Each region keeps its own counters. `up` and `degraded` are passes; `down` is a failure. A counted failure
  *   increments consecutiveFailures and resets consecutivePasses to 0; a counted pass does the opposite. Counters
  *   keep counting past the thresholds.
@@ -18,16 +18,17 @@
  *   consecutivePasses reach resolveThreshold (hysteresis: one pass does not make a failing region healthy).
  *   A region without state yet takes the incident's side: failing while an incident is open (it has not confirmed
  *   a recovery), not failing otherwise.
- * - Open: on a counted failure, no incident open, not in maintenance, and a majority of the monitor's regions
- *   (floor(n/2)+1) failing. Resolve: on a counted pass, an incident open, and a majority of them not failing.
- *   With one region this is "openThreshold consecutive counted failures open, resolveThreshold counted passes
- *   resolve".
+ * - Open: on a counted failure, no incident open, not in maintenance, and at least `quorum` of the monitor's regions
+ *   failing. Resolve: on a counted pass, an incident open, and fewer than `quorum` failing. With one region this is
+ *   "openThreshold consecutive counted failures open, resolveThreshold counted passes resolve".
+ * - Fast confirmation: a counted result that moves its region toward a threshold it has not reached (a failure of a
+ *   region not failing, a pass of a failing region) asks for a re-check of that region `confirmAfterSeconds` after it
+ *   (`confirmSlot`; the caller queues it). The re-check's own result clears it, counted or not.
  * - Maintenance suppresses opening only. Counted failures during maintenance still move the counters, so when
  *   maintenance ends with the target still failing, the first counted failure after it opens at once: the target
  *   has demonstrably been down for that long. Resolving is not suppressed (a resolution pages nobody).
  * - Thresholds must be integers >= 1 (the API allows 1..10); anything else is a programming error.
  */
-
 export interface RegionFlapState {
   consecutiveFailures: number;
   consecutivePasses: number;
@@ -35,6 +36,8 @@ export interface RegionFlapState {
   failing: boolean;
   /** When the last counted result of the region was taken; null when none since the state began or was reset. */
   lastCountedAt: Date | null;
+  /** The slot of the re-check asked for after the last counted result, until a result of that slot is applied. */
+  confirmSlot: Date | null;
 }
 
 export interface FlapState {
@@ -45,6 +48,8 @@ export interface FlapState {
 
 export interface FlapInput {
   region: string;
+  /** The result's slot (part of its unique key): the re-check asked for is recognised by it. */
+  slot: Date;
   /** When the result was taken: what the confirmation gap is measured on. */
   checkedAt: Date;
   outcome: 'up' | 'degraded' | 'down';
@@ -55,8 +60,14 @@ export interface FlapRules {
   openThreshold: number;
   resolveThreshold: number;
   intervalSeconds: number;
-  /** The regions that check the monitor: a majority of these opens and resolves. */
+  /** 0 = off: no re-checks, and counted results of a region are an interval apart. */
+  confirmAfterSeconds: number;
+  /** Whether a re-check is asked for (false for a heartbeat: it is judged from its pings, not probed). */
+  recheck: boolean;
+  /** The regions that check the monitor (monitorRegions). */
   regions: readonly string[];
+  /** How many of them must be failing to open (monitorQuorum); fewer resolve. */
+  quorum: number;
 }
 
 export type FlapEvent = { type: 'open' } | { type: 'resolve' };
@@ -68,15 +79,9 @@ export interface FlapDecision {
   counted: boolean;
 }
 
-/** The shortest time between two counted results of one region: min(15 s, the monitor's interval). */
-export const CONFIRMATION_GAP_MAX_MS = 15_000;
-export function confirmationGapMs(intervalSeconds: number): number {
-  return Math.min(CONFIRMATION_GAP_MAX_MS, intervalSeconds * 1000);
-}
-
-/** How many of `regionCount` regions make a majority. */
-export function majorityOf(regionCount: number): number {
-  return Math.floor(regionCount / 2) + 1;
+/** The shortest time between two counted results of one region: confirmAfterSeconds, or the interval when it is 0. */
+export function confirmationGapMs(rules: Pick<FlapRules, 'confirmAfterSeconds' | 'intervalSeconds'>): number {
+  return (rules.confirmAfterSeconds > 0 ? rules.confirmAfterSeconds : rules.intervalSeconds) * 1000;
 }
 
 /** The state of a monitor with no history, and after its incident is resolved by hand or deleted: a new incident needs openThreshold fresh failures. */
@@ -92,6 +97,7 @@ export function regionStateOf(state: FlapState, region: string): RegionFlapState
       consecutivePasses: 0,
       failing: state.incidentOpen,
       lastCountedAt: null,
+      confirmSlot: null,
     }
   );
 }
@@ -104,13 +110,18 @@ function assertThreshold(name: string, value: number): void {
 export function evaluateFlap(state: FlapState, result: FlapInput, rules: FlapRules): FlapDecision {
   assertThreshold('openThreshold', rules.openThreshold);
   assertThreshold('resolveThreshold', rules.resolveThreshold);
+  assertThreshold('quorum', rules.quorum);
 
   const prev = regionStateOf(state, result.region);
-  if (
-    prev.lastCountedAt &&
-    result.checkedAt.getTime() - prev.lastCountedAt.getTime() < confirmationGapMs(rules.intervalSeconds)
-  ) {
-    return { state, events: [], counted: false };
+  if (prev.lastCountedAt && result.checkedAt.getTime() - prev.lastCountedAt.getTime() < confirmationGapMs(rules)) {
+    // The re-check asked for has run, even if it does not count: it is not asked for again.
+    if (prev.confirmSlot?.getTime() !== result.slot.getTime()) return { state, events: [], counted: false };
+    const region = { ...prev, confirmSlot: null };
+    return {
+      state: { ...state, regions: new Map(state.regions).set(result.region, region) },
+      events: [],
+      counted: false,
+    };
   }
 
   const failed = result.outcome === 'down';
@@ -120,25 +131,29 @@ export function evaluateFlap(state: FlapState, result: FlapInput, rules: FlapRul
         consecutivePasses: 0,
         failing: prev.failing || prev.consecutiveFailures + 1 >= rules.openThreshold,
         lastCountedAt: result.checkedAt,
+        confirmSlot: null,
       }
     : {
         consecutiveFailures: 0,
         consecutivePasses: prev.consecutivePasses + 1,
         failing: prev.failing && prev.consecutivePasses + 1 < rules.resolveThreshold,
         lastCountedAt: result.checkedAt,
+        confirmSlot: null,
       };
+  // Toward a threshold not reached yet: a failure of a region still not failing, a pass of one still failing.
+  if (rules.recheck && rules.confirmAfterSeconds > 0 && region.failing !== failed)
+    region.confirmSlot = new Date(result.checkedAt.getTime() + rules.confirmAfterSeconds * 1000);
   const next: FlapState = {
     regions: new Map(state.regions).set(result.region, region),
     incidentOpen: state.incidentOpen,
   };
 
   const failingRegions = rules.regions.filter((r) => regionStateOf(next, r).failing).length;
-  const majority = majorityOf(rules.regions.length);
   const events: FlapEvent[] = [];
-  if (failed && !next.incidentOpen && !result.inMaintenance && failingRegions >= majority) {
+  if (failed && !next.incidentOpen && !result.inMaintenance && failingRegions >= rules.quorum) {
     next.incidentOpen = true;
     events.push({ type: 'open' });
-  } else if (!failed && next.incidentOpen && rules.regions.length - failingRegions >= majority) {
+  } else if (!failed && next.incidentOpen && failingRegions < rules.quorum) {
     next.incidentOpen = false;
     events.push({ type: 'resolve' });
   }

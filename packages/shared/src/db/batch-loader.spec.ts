@@ -15,6 +15,58 @@ describe('createBatchLoader', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('shareInFlight: a call made while its key is in flight joins that fetch; later ones get a fetch of their own', async () => {
+    const calls: string[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const loader = createBatchLoader<string, number>(
+      async (keys) => {
+        calls.push(keys);
+        await gate;
+        return new Map(keys.map((k) => [k, calls.length]));
+      },
+      { shareInFlight: true },
+    );
+    const first = loader.load('a');
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([['a']]);
+    // In flight: joins it, where a plain loader would send another fetch.
+    const joined = loader.load('a');
+    const other = loader.load('b');
+    release();
+    expect(await Promise.all([first, joined, other])).toEqual([1, 1, 2]);
+    expect(calls).toEqual([['a'], ['b']]);
+    expect(await loader.load('a')).toBe(3);
+  });
+
+  it('maxInFlight: a batch waits while that many fetches run, gathering the calls made meanwhile', async () => {
+    const calls: string[][] = [];
+    const gates: Array<() => void> = [];
+    const loader = createBatchLoader<string, string>(
+      async (keys) => {
+        calls.push(keys);
+        await new Promise<void>((r) => gates.push(r));
+        return new Map(keys.map((k) => [k, k.toUpperCase()]));
+      },
+      { maxInFlight: 1 },
+    );
+    const first = loader.load('a');
+    await new Promise((r) => setImmediate(r));
+    const later = [loader.load('b')];
+    await new Promise((r) => setImmediate(r));
+    later.push(loader.load('c'), loader.load('d'));
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([['a']]);
+    gates.shift()!();
+    expect(await first).toBe('A');
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    // b, c and d, asked in three turns while a ran, went as one batch (padded to a power of two).
+    expect(calls).toEqual([['a'], ['b', 'c', 'd', 'd']]);
+    gates.shift()!();
+    expect(await Promise.all(later)).toEqual(['B', 'C', 'D']);
+  });
+
   it('splits at maxBatch and rejects every caller of a failed fetch', async () => {
     const sizes: number[] = [];
     const loader = createBatchLoader<number, number>(

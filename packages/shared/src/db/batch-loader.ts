@@ -16,18 +16,62 @@ export interface BatchLoader<K, V> {
 
 export function createBatchLoader<K, V>(
   fetch: (keys: K[]) => Promise<Map<string, V>>,
-  opts: { keyOf?: (key: K) => string; maxBatch?: number } = {},
+  opts: {
+    keyOf?: (key: K) => string;
+    maxBatch?: number;
+    /**
+     * A call made while a query for its key is in flight joins that query instead of waiting for the next turn's.
+     * Its answer may then miss a write that committed in the query's flight (milliseconds): only for reads that can
+     * be that much behind (a public page's change check), never for credentials or a caller's own writes.
+     */
+    shareInFlight?: boolean;
+    /**
+     * At most this many fetches at once: a batch whose turn comes while they are all in flight waits for one to end,
+     * gathering the calls made meanwhile (fewer, larger statements: a write's cost is its statement and commit).
+     */
+    maxInFlight?: number;
+  } = {},
 ): BatchLoader<K, V> {
   const keyOf = opts.keyOf ?? ((k: K) => String(k));
+  const maxInFlight = opts.maxInFlight ?? Infinity;
+  let running = 0;
+  const waiting: Array<() => void> = [];
   const loader = new DataLoader<K, V | undefined>(
     async (keys) => {
-      const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
-      const found = await fetch(padToPowerOfTwo(distinct));
-      return keys.map((k) => found.get(keyOf(k)));
+      running++;
+      try {
+        const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
+        const found = await fetch(padToPowerOfTwo(distinct));
+        return keys.map((k) => found.get(keyOf(k)));
+      } finally {
+        running--;
+        waiting.shift()?.();
+      }
     },
-    { cache: false, maxBatchSize: opts.maxBatch ?? 500, batchScheduleFn: (send) => setImmediate(send) },
+    {
+      cache: false,
+      maxBatchSize: opts.maxBatch ?? 500,
+      batchScheduleFn: (send) => {
+        if (running < maxInFlight) setImmediate(send);
+        else waiting.push(() => setImmediate(send));
+      },
+    },
   );
-  return { load: (key) => loader.load(key) };
+  if (!opts.shareInFlight) return { load: (key) => loader.load(key) };
+  const inFlight = new Map<string, Promise<V | undefined>>();
+  return {
+    load: (key) => {
+      const k = keyOf(key);
+      let p = inFlight.get(k);
+      if (!p) {
+        p = loader.load(key).finally(() => {
+          if (inFlight.get(k) === p) inFlight.delete(k);
+        });
+        inFlight.set(k, p);
+      }
+      return p;
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
-import { slotOf } from './job-slot.js';
+import { confirmationJobId, slotOf } from './job-slot.js';
 
 const job = (j: Partial<Job>) => ({ opts: {}, timestamp: 1_000, ...j }) as Job;
 
@@ -13,6 +13,12 @@ describe('slotOf', () => {
       timestamp: slot - 60_000 + 48,
     });
     expect(slotOf(j).getTime()).toBe(slot);
+  });
+
+  it("takes a re-check's slot from its id, whenever it was created", () => {
+    const slot = new Date(1_795_315_325_700);
+    const id = confirmationJobId('6f1c2b9e-8d4a-4c1e-9f0b-2a3c4d5e6f70', 'eu-west', slot);
+    expect(slotOf(job({ id, timestamp: 1_795_315_310_000 }))).toEqual(slot);
   });
 
   it('uses the creation time of a one-off job', () => {

@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { PrismaClient } from '../db/prisma.js';
 import { bullPrefix } from '../db/redis.js';
+import { confirmationJobId } from '../queues/job-slot.js';
 import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
 
 export interface SchedulableMonitor {
   id: string;
   intervalSeconds: number;
   type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  /** The monitor's `regions` as stored: empty (or absent) means every region of the deployment. */
+  regions?: readonly string[];
 }
 
 /**
@@ -50,12 +53,32 @@ function nowJob(monitorId: string, region: string, now: number) {
 }
 
 /**
- * The regions that check a monitor, of the deployment's CHECK_REGIONS: all of them for http, tcp and dns; for a heartbeat,
- * which is evaluated from the pings it receives rather than probed, only the first region, so each deadline is judged
- * once. The worker's flap logic counts a majority of these (apps/worker/src/flap/evaluate.ts).
+ * The regions that check a monitor, of the deployment's CHECK_REGIONS: for http, tcp and dns the monitor's `regions`
+ * (all of them when it names none; those still in CHECK_REGIONS when it does, and all again if none is left, so that
+ * no monitor goes unchecked after an operator removes a region); for a heartbeat, which is evaluated from the pings it
+ * receives rather than probed, only the first region, so each deadline is judged once. The worker's flap logic opens
+ * an incident when `monitorQuorum` of these are failing (apps/worker/src/flap/evaluate.ts).
  */
-export function monitorRegions(checkRegions: readonly string[], monitor: Pick<SchedulableMonitor, 'type'>): string[] {
-  return monitor.type === 'heartbeat' ? checkRegions.slice(0, 1) : [...checkRegions];
+export function monitorRegions(
+  checkRegions: readonly string[],
+  monitor: Pick<SchedulableMonitor, 'type' | 'regions'>,
+): string[] {
+  if (monitor.type === 'heartbeat') return checkRegions.slice(0, 1);
+  const chosen = monitor.regions?.length ? checkRegions.filter((r) => monitor.regions!.includes(r)) : [];
+  return chosen.length ? chosen : [...checkRegions];
+}
+
+/** A majority of `regionCount` regions: the default quorum. */
+export function majorityOf(regionCount: number): number {
+  return Math.floor(regionCount / 2) + 1;
+}
+
+/**
+ * How many of a monitor's `regionCount` regions must be failing to open its incident: its `quorum`, or a majority when
+ * it has none; never more than there are regions (CHECK_REGIONS may have shrunk since the quorum was set).
+ */
+export function monitorQuorum(regionCount: number, quorum: number | null | undefined): number {
+  return Math.max(1, Math.min(quorum ?? majorityOf(regionCount), regionCount));
 }
 
 /**
@@ -80,16 +103,20 @@ export class CheckScheduler {
   }
 
   /** The regions that check a monitor (monitorRegions). */
-  regionsFor(monitor: Pick<SchedulableMonitor, 'type'>): string[] {
+  regionsFor(monitor: Pick<SchedulableMonitor, 'type' | 'regions'>): string[] {
     return monitorRegions([...this.queues.keys()], monitor);
   }
 
-  /** Creates or updates the schedulers of one monitor in its regions. */
+  /** Creates or updates the schedulers of one monitor in its regions, and removes those of the regions it left. */
   async schedule(monitor: SchedulableMonitor): Promise<void> {
     const every = monitor.intervalSeconds * 1000;
     const offset = spreadOffsetMs(monitor.id, every);
-    await Promise.all(
-      this.regionsFor(monitor).map(async (region) => {
+    const regions = this.regionsFor(monitor);
+    await Promise.all([
+      ...[...this.queues]
+        .filter(([region]) => !regions.includes(region))
+        .map(([region, queue]) => queue.removeJobScheduler(schedulerId(monitor.id, region))),
+      ...regions.map(async (region) => {
         const queue = this.queues.get(region)!;
         const data: CheckJob = { monitorId: monitor.id, region };
         await queue.upsertJobScheduler(
@@ -98,14 +125,14 @@ export class CheckScheduler {
           { name: CHECK_JOB_NAME, data, opts: JOB_OPTS },
         );
       }),
-    );
+    ]);
   }
 
   /**
    * One immediate check outside the schedule: the scheduled runs start at the next slot, up to one interval away,
    * and a new or resumed monitor (or a heartbeat's explicit failure ping) should not wait for it.
    */
-  async runNow(monitor: Pick<SchedulableMonitor, 'id' | 'type'>, now = Date.now()): Promise<void> {
+  async runNow(monitor: Pick<SchedulableMonitor, 'id' | 'type' | 'regions'>, now = Date.now()): Promise<void> {
     await Promise.all(this.regionsFor(monitor).map((region) => this.enqueueNow(monitor.id, region, now)));
   }
 
@@ -121,14 +148,25 @@ export class CheckScheduler {
    * the deadline since) only evaluates, finds nothing new, and arms the current deadline.
    */
   async armHeartbeatDeadline(monitorId: string, region: string, at: Date, now = Date.now()): Promise<void> {
+    await this.addCheckAt(monitorId, region, heartbeatDeadlineJobId(monitorId, region, at), at, now);
+  }
+
+  /**
+   * Fast confirmation: one re-check of the monitor in `region` at `slot` (its previous counted result's time plus
+   * confirmAfterSeconds), outside the schedule. The job id names the slot, so arming it again (a retried job, or a
+   * worker that died after storing the result that asked for it) adds nothing while it is queued, and a re-check run
+   * twice stores one result (the slot is part of the result's unique key).
+   */
+  async armConfirmation(monitorId: string, region: string, slot: Date, now = Date.now()): Promise<void> {
+    await this.addCheckAt(monitorId, region, confirmationJobId(monitorId, region, slot), slot, now);
+  }
+
+  /** One check of the monitor in `region` at `at`, under a job id that names it (adding it twice adds one job). */
+  private async addCheckAt(monitorId: string, region: string, jobId: string, at: Date, now: number): Promise<void> {
     const queue = this.queues.get(region);
     if (!queue) return;
     const data: CheckJob = { monitorId, region };
-    await queue.add(CHECK_JOB_NAME, data, {
-      ...JOB_OPTS,
-      jobId: heartbeatDeadlineJobId(monitorId, region, at),
-      delay: Math.max(0, at.getTime() - now),
-    });
+    await queue.add(CHECK_JOB_NAME, data, { ...JOB_OPTS, jobId, delay: Math.max(0, at.getTime() - now) });
   }
 
   /**
@@ -212,8 +250,15 @@ export interface MonitorSource {
   current(ids: string[]): Promise<SchedulableMonitor[]>;
 }
 
+const sameRegions = (a: readonly string[] = [], b: readonly string[] = []) =>
+  a.length === b.length && a.every((r) => b.includes(r));
 const sameSchedule = (a: SchedulableMonitor | null, b: SchedulableMonitor | null) =>
-  a === b || (a !== null && b !== null && a.intervalSeconds === b.intervalSeconds && a.type === b.type);
+  a === b ||
+  (a !== null &&
+    b !== null &&
+    a.intervalSeconds === b.intervalSeconds &&
+    a.type === b.type &&
+    sameRegions(a.regions, b.regions));
 
 /**
  * Makes Redis match PostgreSQL, the source of truth: every enabled monitor gets its schedulers with the right
@@ -311,7 +356,7 @@ export async function followCommittedSchedule(
 ): Promise<void> {
   await prisma.$transaction(async (tx) => {
     const [m] = await tx.$queryRaw<Array<SchedulableMonitor & { enabled: boolean }>>`
-      SELECT id::text AS id, "intervalSeconds", type::text AS type, enabled FROM monitors WHERE id = ${monitorId}::uuid FOR SHARE`;
+      SELECT id::text AS id, "intervalSeconds", type::text AS type, regions, enabled FROM monitors WHERE id = ${monitorId}::uuid FOR SHARE`;
     if (m?.enabled) await scheduler.schedule(m);
     else await scheduler.unschedule(monitorId);
   });

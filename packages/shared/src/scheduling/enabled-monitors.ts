@@ -10,7 +10,7 @@ export async function* enabledMonitorBatches(
   for (;;) {
     const batch = await prisma.monitor.findMany({
       where: { enabled: true, ...(cursor ? { id: { gt: cursor } } : {}) },
-      select: { id: true, intervalSeconds: true, type: true },
+      select: { id: true, intervalSeconds: true, type: true, regions: true },
       orderBy: { id: 'asc' },
       take: batchSize,
     });
@@ -28,7 +28,7 @@ export function monitorSource(prisma: PrismaClient): MonitorSource {
     current: (ids) =>
       prisma.monitor.findMany({
         where: { id: { in: ids }, enabled: true },
-        select: { id: true, intervalSeconds: true, type: true },
+        select: { id: true, intervalSeconds: true, type: true, regions: true },
       }),
   };
 }

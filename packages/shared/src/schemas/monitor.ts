@@ -34,6 +34,10 @@ export const MONITOR_LIMITS = {
   dnsExpectedMax: 20,
   dnsExpectedValueMax: 500,
   dnsResolverMax: 60,
+  regionsMax: 20,
+  confirmAfterMin: 0,
+  confirmAfterMax: 300,
+  dependsOnMax: 10,
 } as const;
 const L = MONITOR_LIMITS;
 /** `timeoutMs` when a create does not give one (decisions: 10000). */
@@ -42,6 +46,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp', 'dns'] as const;
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'CAA', 'SRV'] as const;
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
+/** `confirmAfterSeconds` when a create does not give one. */
+export const DEFAULT_CONFIRM_AFTER_SECONDS = 15;
 /** `certificateExpiryDays` when a create does not give one. */
 export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 7;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;
@@ -225,20 +231,50 @@ const timezone = z
   .max(64)
   .refine(isTimeZone, { message: 'not an IANA time zone name (such as Europe/Berlin or UTC)' });
 
+/**
+ * The regions that check a monitor: names of CHECK_REGIONS (the service checks membership, which the schema cannot
+ * know), each once.
+ */
+const regions = z
+  .array(z.string().min(1).max(40))
+  .min(1)
+  .max(L.regionsMax)
+  .superRefine((list, ctx) => {
+    list.forEach((r, i) => {
+      if (list.indexOf(r) !== i) ctx.addIssue({ code: 'custom', path: [i], message: `region ${r} is listed twice` });
+    });
+  });
+/** How many of the monitor's regions must be failing to open an incident; at most their number (the service checks). */
+const quorum = z.number().int().min(1).max(L.regionsMax);
+const confirmAfterSeconds = z.number().int().min(L.confirmAfterMin).max(L.confirmAfterMax);
+/** Monitors of the same workspace this one depends on, each once (the service checks the workspace and cycles). */
+const dependsOn = z
+  .array(uuidInputSchema)
+  .max(L.dependsOnMax)
+  .superRefine((list, ctx) => {
+    list.forEach((id, i) => {
+      if (list.indexOf(id) !== i) ctx.addIssue({ code: 'custom', path: [i], message: 'listed twice' });
+    });
+  });
+
 /** Fields every monitor type accepts. */
 const commonFields = {
   name,
   intervalSeconds: intervalSeconds.optional(),
   openThreshold: threshold.optional(),
   resolveThreshold: threshold.optional(),
+  confirmAfterSeconds: confirmAfterSeconds.optional(),
+  dependsOn: dependsOn.optional(),
   environment: environment.optional(),
   metadata: metadataSchema.optional(),
 };
-/** Fields of checks that make a connection (http and tcp). */
+/** Fields of checks that make a connection (http, tcp and dns): probed from regions. */
 const probeFields = {
   timeoutMs: timeoutMs.optional(),
   degradedAfterMs: latency.optional(),
   latencyThresholdMs: latency.optional(),
+  regions: regions.optional(),
+  quorum: quorum.optional(),
 };
 const httpOnlyFields = {
   method: z.enum(HTTP_METHODS).optional(),
@@ -328,10 +364,15 @@ export const updateMonitorSchema = z
     intervalSeconds: intervalSeconds.optional(),
     openThreshold: threshold.optional(),
     resolveThreshold: threshold.optional(),
+    confirmAfterSeconds: confirmAfterSeconds.optional(),
+    dependsOn: dependsOn.optional(),
     environment: environment.optional(),
     timeoutMs: timeoutMs.optional(),
     degradedAfterMs: latency.nullable().optional(),
     latencyThresholdMs: latency.nullable().optional(),
+    regions: regions.optional(),
+    // null: back to the default, a majority of the regions.
+    quorum: quorum.nullable().optional(),
     method: z.enum(HTTP_METHODS).optional(),
     expectedStatusCodes: statusCodes.optional(),
     keyword: z.string().max(L.keywordMax).nullable().optional(),
@@ -365,6 +406,8 @@ const EVERY_TYPE_UPDATE_FIELDS = [
   'intervalSeconds',
   'openThreshold',
   'resolveThreshold',
+  'confirmAfterSeconds',
+  'dependsOn',
   'environment',
   'enabled',
 ];

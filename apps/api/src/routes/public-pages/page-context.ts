@@ -3,6 +3,7 @@ import { UnauthorizedError } from '@statusvane/shared';
 import type { ApiDeps } from '../../deps.js';
 import { ACCESS_COOKIE, readCookie, verifyAccessCookie } from '../../services/status-pages/page-access.js';
 import { findPublicPage, type PublicPageRef } from '../../services/status-pages/public-page.js';
+import type { PublicPageCache } from '../../services/status-pages/public-page-cache.js';
 import { renderPasswordForm } from './render-public-page.js';
 import { sendNotFound, setPageHeaders } from './respond.js';
 
@@ -18,6 +19,8 @@ export interface PageRouteOptions {
   deps: ApiDeps;
   cookieKeys: readonly Buffer[];
   clock: () => Date;
+  /** The pages' data, loaded once while current (services/status-pages/public-page-cache.ts). */
+  pages: PublicPageCache;
   /** The links in subscriber mails: the token is the credential, the page's password is not asked. */
   skipPassword?: boolean;
 }

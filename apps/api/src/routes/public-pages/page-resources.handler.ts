@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { loadPublicPage, type PublicPageData } from '../../services/status-pages/public-page.js';
+import type { PublicPageData } from '../../services/status-pages/public-page.js';
 import { openPage, type PageContext, type PageRouteOptions } from './page-context.js';
 import { renderBadge, type BadgeColour } from './render-badge.js';
 import { renderAtom, renderRss } from './render-feeds.js';
@@ -17,10 +17,7 @@ function pageResource(opts: PageRouteOptions, cors: boolean, send: Resource): Re
     if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
     const ctx = await openPage(req, res, opts, 'json');
     if (!ctx) return;
-    const data = await loadPublicPage(
-      { prisma: opts.deps.prisma, publicBaseUrl: opts.deps.config.publicBaseUrl },
-      { page: ctx.page, now: ctx.now },
-    );
+    const { data } = await opts.pages.load(ctx.page, ctx.now);
     send(req, res, ctx, data);
   };
 }

@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import type { ApiDeps } from '../../deps.js';
 import { accessKey } from '../../services/status-pages/page-access.js';
 import { findPageByHost } from '../../services/status-pages/public-page.js';
+import { publicPageCache } from '../../services/status-pages/public-page-cache.js';
 import { loginPublicPageHandler } from './login-public-page.handler.js';
 import { HOST_PAGE, type PageRouteOptions } from './page-context.js';
 import { pageResourceHandlers } from './page-resources.handler.js';
@@ -77,7 +78,8 @@ function customDomainRoutes(opts: PageRouteOptions): Router {
 export function publicPagesRouter(deps: ApiDeps, clock: () => Date = () => new Date()): Router {
   const { current, old } = deps.config.encryption;
   const cookieKeys = [current, ...old].map((k) => accessKey(k.key));
-  const opts: PageRouteOptions = { deps, cookieKeys, clock };
+  const pages = publicPageCache({ prisma: deps.prisma, publicBaseUrl: deps.config.publicBaseUrl });
+  const opts: PageRouteOptions = { deps, cookieKeys, clock, pages };
   const router = Router();
   router.use(customDomainRoutes(opts));
   router.use('/status/:slug', pageRoutes(opts));

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError, isUnavailableError, type Logger } from '@statusvane/shared';
+import type { RenderedAnswer } from '../../services/status-pages/public-page-cache.js';
 import { CONTENT_SECURITY_POLICY, renderMessage } from './render-public-page.js';
 
 /** JSON when the client prefers it over HTML (`Accept: application/json`); browsers and `*\/*` get HTML. */
@@ -14,6 +15,18 @@ export function setPageHeaders(res: Response): void {
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
   res.vary('Accept');
+}
+
+/**
+ * Sends an answer rendered once (public-page-cache.ts): gzipped for a client that accepts it (every browser and most
+ * aggregators), as it is otherwise. Content-Type is set by the caller.
+ */
+export function sendRendered(req: Request, res: Response, answer: RenderedAnswer): void {
+  res.vary('Accept-Encoding');
+  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    res.setHeader('Content-Encoding', 'gzip');
+    res.send(answer.gzipped());
+  } else res.send(answer.body);
 }
 
 export function sendNotFound(res: Response, json: boolean): void {

@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
-import { loadPublicPage } from '../../services/status-pages/public-page.js';
 import { openPage, type PageRouteOptions } from './page-context.js';
 import { renderStatusPage } from './render-public-page.js';
-import { wantsJson } from './respond.js';
+import { sendRendered, wantsJson } from './respond.js';
 
 /**
  * GET /status/:slug (or `/` on the page's custom domain), no token: the page as HTML, or as `{ data }` JSON when
@@ -16,11 +15,19 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
     if (json) res.setHeader('Access-Control-Allow-Origin', '*');
     const ctx = await openPage(req, res, opts, json ? 'json' : 'form');
     if (!ctx) return;
-    const data = await loadPublicPage(
-      { prisma: opts.deps.prisma, publicBaseUrl: opts.deps.config.publicBaseUrl },
-      { page: ctx.page, now: ctx.now },
-    );
-    if (json) res.json({ data });
-    else res.type('html').send(renderStatusPage(data, { basePath: ctx.basePath }));
+    const page = await opts.pages.load(ctx.page, ctx.now);
+    // Rendered (and gzipped) once per load of the page's data and base path, then sent as is.
+    if (json)
+      sendRendered(
+        req,
+        res.type('application/json'),
+        page.rendered('json', (data) => JSON.stringify({ data })),
+      );
+    else
+      sendRendered(
+        req,
+        res.type('html'),
+        page.rendered(`html ${ctx.basePath}`, (data) => renderStatusPage(data, { basePath: ctx.basePath })),
+      );
   };
 }

@@ -30,8 +30,8 @@ export interface PingedMonitor {
 
 /**
  * The pings of one event-loop turn in one statement per round (a round holds at most one ping per secret, so a turn
- * usually takes one): it locks the monitors, stores every ping in heartbeat_pings with its run's duration, and
- * updates each monitor's ping times and run in progress. Each ping is answered only once its rows are written, so
+ * usually takes one): it updates each monitor's ping times and run in progress and stores every ping in
+ * heartbeat_pings with its run's duration. Each ping is answered only once its rows are written, so
  * 200 still means recorded.
  *
  * Runs pair as Healthchecks pairs them: a start sets the run in progress (at, rid); an end ping with the same rid
@@ -39,6 +39,8 @@ export interface PingedMonitor {
  * rid; a success with another rid leaves it running. An end with a rid that is not the run in progress (overlapping
  * runs) takes its duration from the latest start of that rid in the log.
  */
+/** Ping statements at once per API process: a commit is most of a statement's cost, so fewer, larger ones. */
+const PING_WRITES_IN_FLIGHT = 2;
 const pingWriter = loaderPerClient((prisma: PrismaClient) =>
   createBatchLoader<Ping & { seq: number }, PingedMonitor>(
     async (keys) => {
@@ -58,52 +60,50 @@ const pingWriter = loaderPerClient((prisma: PrismaClient) =>
         }
         const col = <F extends keyof Ping>(f: F) => round.map((p) => p[f]);
         // The counted passes live with the region's flap state (a heartbeat is judged in one region).
+        // One statement, no read before the write: the UPDATE works out each ping's run from the monitor's row as it
+        // locks it (the latest version, whatever committed meanwhile), and RETURNING hands the pings' durations to the
+        // log's INSERT (RETURNING sees the new row: an end ping's duration is its new lastRunDurationMs).
         const rows = await prisma.$queryRaw<Array<PingedMonitor & { secret: string }>>`
           WITH p AS (
             SELECT * FROM unnest(${col('secret')}::text[], ${col('kind')}::text[], ${col('exitCode')}::int[],
               ${col('rid')}::uuid[], ${col('body')}::text[], ${col('remoteAddress')}::text[], ${col('userAgent')}::text[])
               AS p(secret, kind, "exitCode", rid, body, "remoteAddress", "userAgent")
-          ), m AS (
-            SELECT m.id, m."pingSecret", m."runStartedAt", m."runStartedRid", m."maxRunSeconds", m.enabled,
-              m.status::text AS status, m."resolveThreshold"
-            FROM monitors m WHERE m."pingSecret" = ANY(${col('secret')}::text[]) AND m.type = 'heartbeat'
-            FOR UPDATE
-          ), j AS (
-            SELECT m.*, p.*, (p.kind <> 'start' AND m."runStartedAt" IS NOT NULL
-              AND m."runStartedRid" IS NOT DISTINCT FROM p.rid) AS matched
-            FROM m JOIN p ON p.secret = m."pingSecret"
-          ), d AS (
-            SELECT j.*, CASE
-              WHEN j.kind = 'start' THEN NULL
-              WHEN j.matched THEN j."runStartedAt"
-              WHEN j.rid IS NOT NULL THEN (SELECT s.at FROM heartbeat_pings s
-                WHERE s."monitorId" = j.id AND s.kind = 'start' AND s.rid = j.rid ORDER BY s.at DESC LIMIT 1)
-            END AS "startedAt" FROM j
-          ), e AS (
-            SELECT d.*, floor(extract(epoch FROM (${at}::timestamptz - d."startedAt")) * 1000)::int AS "durationMs" FROM d
+          ), u AS (
+            UPDATE monitors AS m SET
+              "lastPingAt" = CASE WHEN p.kind = 'success' THEN ${at}::timestamptz ELSE m."lastPingAt" END,
+              "lastPingFailAt" = CASE WHEN p.kind = 'fail' THEN ${at}::timestamptz ELSE m."lastPingFailAt" END,
+              "runStartedAt" = CASE WHEN p.kind = 'start' THEN ${at}::timestamptz
+                WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
+                  OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
+                ELSE m."runStartedAt" END,
+              "runStartedRid" = CASE WHEN p.kind = 'start' THEN p.rid
+                WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
+                  OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
+                ELSE m."runStartedRid" END,
+              "lastRunDurationMs" = CASE WHEN p.kind = 'start' THEN m."lastRunDurationMs"
+                ELSE floor(extract(epoch FROM (${at}::timestamptz - CASE
+                  WHEN m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid THEN m."runStartedAt"
+                  WHEN p.rid IS NOT NULL THEN (SELECT s.at FROM heartbeat_pings s
+                    WHERE s."monitorId" = m.id AND s.kind = 'start' AND s.rid = p.rid ORDER BY s.at DESC LIMIT 1)
+                END)) * 1000)::int END,
+              "updatedAt" = ${at}::timestamptz
+            FROM p
+            WHERE m."pingSecret" = p.secret AND m.type = 'heartbeat'
+            RETURNING m.id, p.secret, p.kind, p."exitCode", p.rid, p.body, p."remoteAddress", p."userAgent", m.enabled,
+              m.status::text AS status, m."resolveThreshold", m."maxRunSeconds",
+              CASE WHEN p.kind = 'start' THEN NULL ELSE m."lastRunDurationMs" END AS "durationMs"
           ), ins AS (
             INSERT INTO heartbeat_pings (id, "monitorId", at, kind, "exitCode", "durationMs", rid, body, "remoteAddress",
               "userAgent")
-            SELECT gen_random_uuid(), e.id, ${at}::timestamptz, e.kind::"HeartbeatPingKind", e."exitCode", e."durationMs",
-              e.rid, e.body, e."remoteAddress", e."userAgent"
-            FROM e
-          ), upd AS (
-            UPDATE monitors AS m SET
-              "lastPingAt" = CASE WHEN e.kind = 'success' THEN ${at}::timestamptz ELSE m."lastPingAt" END,
-              "lastPingFailAt" = CASE WHEN e.kind = 'fail' THEN ${at}::timestamptz ELSE m."lastPingFailAt" END,
-              "runStartedAt" = CASE WHEN e.kind = 'start' THEN ${at}::timestamptz
-                WHEN e.matched OR e.kind = 'fail' OR e.rid IS NULL THEN NULL ELSE m."runStartedAt" END,
-              "runStartedRid" = CASE WHEN e.kind = 'start' THEN e.rid
-                WHEN e.matched OR e.kind = 'fail' OR e.rid IS NULL THEN NULL ELSE m."runStartedRid" END,
-              "lastRunDurationMs" = CASE WHEN e.kind = 'start' THEN m."lastRunDurationMs" ELSE e."durationMs" END,
-              "updatedAt" = ${at}::timestamptz
-            FROM e WHERE m.id = e.id
+            SELECT gen_random_uuid(), u.id, ${at}::timestamptz, u.kind::"HeartbeatPingKind", u."exitCode", u."durationMs",
+              u.rid, u.body, u."remoteAddress", u."userAgent"
+            FROM u
           )
-          SELECT e.id, e.secret, e.enabled, e.status, e."resolveThreshold",
-            coalesce(e."durationMs" > e."maxRunSeconds" * 1000, false) AS "tooLong",
-            coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = e.id), 0)::int
+          SELECT u.id, u.secret, u.enabled, u.status, u."resolveThreshold",
+            coalesce(u."durationMs" > u."maxRunSeconds" * 1000, false) AS "tooLong",
+            coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = u.id), 0)::int
               AS "consecutivePasses"
-          FROM e`;
+          FROM u`;
         const bySecret = new Map(rows.map(({ secret, ...r }) => [secret, r]));
         for (const p of round) {
           const r = bySecret.get(p.secret);
@@ -112,7 +112,8 @@ const pingWriter = loaderPerClient((prisma: PrismaClient) =>
       }
       return found;
     },
-    { keyOf: (k) => String(k.seq) },
+    // While both are in flight, the pings arriving go together in the next one.
+    { keyOf: (k) => String(k.seq), maxInFlight: PING_WRITES_IN_FLIGHT },
   ),
 );
 

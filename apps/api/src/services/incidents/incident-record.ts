@@ -5,6 +5,27 @@ export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
 const INCIDENT_SOURCES = ['monitor', 'manual'] as const;
 
+const evidenceSchema = z
+  .object({
+    region: z.string(),
+    failing: z.boolean().openapi({ description: 'Whether the region had reached openThreshold when it opened.' }),
+    lastResult: z
+      .object({
+        checkedAt: dateTime,
+        status: z.enum(['up', 'degraded', 'down']),
+        reason: z.string().nullable(),
+        statusCode: z.number().int().nullable(),
+        totalMs: z.number().int().nullable(),
+        address: z
+          .string()
+          .nullable()
+          .openapi({ description: 'The address connected to; null when not recorded (currently always).' }),
+      })
+      .nullable()
+      .openapi({ description: "The region's latest result when the incident opened; null if it had none." }),
+  })
+  .openapi('IncidentEvidence');
+
 export const incidentRecordSchema = z
   .object({
     id: z.uuid(),
@@ -20,6 +41,18 @@ export const incidentRecordSchema = z
     metadata: z
       .record(z.string(), z.string())
       .openapi({ description: "The monitor's labels, copied when the incident opened." }),
+    reason: z.string().nullable().openapi({
+      description:
+        'Monitor incidents: the failure reason code of the result that opened it (`status_code`, `timeout`, `dns_nxdomain`, `certificate_expiring`, `heartbeat_missed`, `run_timeout`, ...); null for manual incidents.',
+    }),
+    evidence: z.array(evidenceSchema).openapi({
+      description:
+        "Monitor incidents: each of the monitor's regions when it opened, whether it was failing and its last result; empty for manual incidents.",
+    }),
+    suppressedBy: z.uuid().nullable().openapi({
+      description:
+        'The open incident of a monitor this one depends on (`dependsOn`) when it opened: this incident pages nobody (its deliveries are `skipped`, reason `dependency_down`).',
+    }),
   })
   .openapi('Incident');
 export type IncidentRecord = z.infer<typeof incidentRecordSchema>;
@@ -44,6 +77,9 @@ export const incidentRecordSelect = {
   acknowledgedAt: true,
   monitorId: true,
   metadata: true,
+  reason: true,
+  evidence: true,
+  suppressedById: true,
   /** The escalation policy pinned when it opened (not part of the record). */
   escalationPolicyId: true,
 } satisfies Prisma.IncidentSelect;
@@ -62,5 +98,9 @@ export function toIncidentRecord(row: IncidentRow): IncidentRecord {
     acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
     monitorId: row.monitorId,
     metadata: row.metadata as Record<string, string>,
+    reason: row.reason,
+    // Written only by the worker, as EvidenceEntry[] (apps/worker/src/checks/store-result.ts).
+    evidence: (row.evidence ?? []) as IncidentRecord['evidence'],
+    suppressedBy: row.suppressedById,
   };
 }

@@ -1,5 +1,6 @@
 import {
   DEFAULT_CERTIFICATE_EXPIRY_DAYS,
+  DEFAULT_CONFIRM_AFTER_SECONDS,
   DEFAULT_TIMEOUT_MS,
   followCommittedSchedule,
   maintenanceUntilByComponent,
@@ -12,6 +13,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { sealSecrets } from './monitor-rules.js';
 import { validateCreateInput } from './monitor-validation.js';
 
@@ -35,7 +37,7 @@ export async function createMonitor(
   { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = await validateCreateInput(deps.guard, input);
+  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input);
   const http = m.type === 'http' ? m : null;
   const dns = m.type === 'dns' ? m : null;
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
@@ -45,6 +47,7 @@ export async function createMonitor(
     (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
   const record = await deps.prisma.$transaction(async (tx) => {
+    await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
     const created = await tx.monitor.create({
       data: {
@@ -56,6 +59,8 @@ export async function createMonitor(
         intervalSeconds: m.intervalSeconds ?? 60,
         openThreshold: m.openThreshold ?? 2,
         resolveThreshold: m.resolveThreshold ?? 2,
+        confirmAfterSeconds: m.confirmAfterSeconds ?? DEFAULT_CONFIRM_AFTER_SECONDS,
+        dependsOn: m.dependsOn ?? [],
         environment: m.environment ?? 'production',
         metadata: m.metadata ?? {},
         ...(m.type !== 'heartbeat'
@@ -63,6 +68,8 @@ export async function createMonitor(
               timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
               degradedAfterMs: m.degradedAfterMs ?? null,
               latencyThresholdMs: m.latencyThresholdMs ?? null,
+              regions: m.regions ?? [],
+              quorum: m.quorum ?? null,
             }
           : {
               graceSeconds: m.graceSeconds ?? 60,
@@ -97,6 +104,7 @@ export async function createMonitor(
     });
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
+      checkRegions: deps.config.checkRegions,
       maintenanceUntil,
       now: ctx.now,
     });

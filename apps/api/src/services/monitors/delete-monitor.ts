@@ -8,6 +8,7 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnIncident } from '../incidents/find-incident.js';
+import { forgetDependency } from './monitor-dependencies.js';
 import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
 import { findOwnMonitor } from './get-monitor.js';
 
@@ -40,6 +41,7 @@ export async function deleteMonitor(
         data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
       });
     }
+    await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
     await scheduler.unschedule(monitor.id);
     // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
     // results and rollups; incidents keep their rows with monitorId set to null.

@@ -47,7 +47,7 @@ export async function toRecords(
   prisma: PrismaClient,
   ctx: ServiceContext,
   rows: MonitorRow[],
-  publicBaseUrl: string,
+  config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>,
 ): Promise<MonitorRecord[]> {
   const until = await maintenanceUntilByComponent(
     prisma,
@@ -55,13 +55,18 @@ export async function toRecords(
     rows.map((r) => r.componentId),
   );
   return rows.map((r) =>
-    toMonitorRecord(r, { publicBaseUrl, maintenanceUntil: until.get(r.componentId) ?? null, now: ctx.now }),
+    toMonitorRecord(r, {
+      publicBaseUrl: config.publicBaseUrl,
+      checkRegions: config.checkRegions,
+      maintenanceUntil: until.get(r.componentId) ?? null,
+      now: ctx.now,
+    }),
   );
 }
 
 /** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */
 export async function getMonitor(
-  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl' | 'checkRegions'> },
   { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<MonitorRecord> {
   const { now } = ctx;
@@ -70,5 +75,10 @@ export async function getMonitor(
     maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now),
   ]);
   const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
-  return toMonitorRecord(row, { publicBaseUrl: deps.config.publicBaseUrl, maintenanceUntil: until, now });
+  return toMonitorRecord(row, {
+    publicBaseUrl: deps.config.publicBaseUrl,
+    checkRegions: deps.config.checkRegions,
+    maintenanceUntil: until,
+    now,
+  });
 }

@@ -1,5 +1,9 @@
 import {
   commaListQueryParam,
+  createBatchLoader,
+  loaderPerClient,
+  maintenanceCoverage,
+  maintenanceWindowsNear,
   MONITOR_TYPES,
   pagination,
   paginationQuerySchema,
@@ -12,8 +16,7 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
-import { toRecords } from './get-monitor.js';
-import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
+import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
 
 /** The check states `status` filters on (a paused monitor is found with `enabled=false`). */
 const FILTER_STATUSES = ['pending', 'up', 'degraded', 'down'] as const;
@@ -72,24 +75,73 @@ function whereOf(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWh
   return { workspaceId, ...(and.length ? { AND: and } : {}) };
 }
 
-/** A page of the workspace's monitors matching the filters, oldest first (stable under concurrent inserts). */
+interface PageKey {
+  workspaceId: string;
+  query: MonitorListQuery;
+}
+
+/**
+ * Page reads of one event-loop turn (ADR 0008): identical ones (same workspace, filters and page) share one read, the
+ * count and the page sent side by side; every call is still answered by reads sent after it was made. The total
+ * is counted beside the page, not in one snapshot with it: a monitor created or deleted meanwhile can make the two
+ * disagree by that monitor, as the next page would anyway.
+ */
+const monitorPages = loaderPerClient((prisma: PrismaClient) =>
+  createBatchLoader<PageKey, { total: number; rows: MonitorRow[] }>(
+    async (keys) => {
+      const distinct = new Map(keys.map((k) => [pageKeyOf(k), k]));
+      const out = new Map<string, { total: number; rows: MonitorRow[] }>();
+      await Promise.all(
+        [...distinct].map(async ([key, { workspaceId, query }]) => {
+          const where = whereOf(workspaceId, query);
+          const [total, rows] = await Promise.all([
+            prisma.monitor.count({ where }),
+            prisma.monitor.findMany({
+              where,
+              select: monitorRecordSelect,
+              orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+              skip: (query.page - 1) * query.perPage,
+              take: query.perPage,
+            }),
+          ]);
+          out.set(key, { total, rows });
+        }),
+      );
+      return out;
+    },
+    { keyOf: (k) => pageKeyOf(k) },
+  ),
+);
+const pageKeyOf = (k: PageKey) => JSON.stringify([k.workspaceId, k.query]);
+
+/**
+ * A page of the workspace's monitors matching the filters, oldest first (stable under concurrent inserts). The page,
+ * its count and the workspace's maintenance windows are read at once (one round trip of waiting).
+ */
 export async function listMonitors(
-  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
+  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl' | 'checkRegions'> },
   { ctx, input: query }: { ctx: ServiceContext; input: MonitorListQuery },
 ): Promise<{ data: MonitorRecord[]; pagination: Pagination }> {
-  const where = whereOf(ctx.workspace.id, query);
-  const [total, rows] = await prisma.$transaction([
-    prisma.monitor.count({ where }),
-    prisma.monitor.findMany({
-      where,
-      select: monitorRecordSelect,
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
+  const { now } = ctx;
+  const [page, windows] = await Promise.all([
+    monitorPages(prisma).load({ workspaceId: ctx.workspace.id, query }),
+    maintenanceWindowsNear(prisma, ctx.workspace.id, now),
   ]);
+  const { total, rows } = page!;
+  const until = maintenanceCoverage(
+    windows,
+    rows.map((r) => r.componentId),
+    now,
+  );
   return {
-    data: await toRecords(prisma, ctx, rows, config.publicBaseUrl),
+    data: rows.map((r) =>
+      toMonitorRecord(r, {
+        publicBaseUrl: config.publicBaseUrl,
+        checkRegions: config.checkRegions,
+        maintenanceUntil: until.get(r.componentId) ?? null,
+        now,
+      }),
+    ),
     pagination: pagination(query, total),
   };
 }

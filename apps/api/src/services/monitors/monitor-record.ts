@@ -1,5 +1,7 @@
 import {
   certificateDaysRemaining,
+  monitorQuorum,
+  monitorRegions,
   DNS_RECORD_TYPES,
   expectedAfter,
   HTTP_METHODS,
@@ -54,6 +56,22 @@ export const monitorRecordSchema = z
       .openapi({ description: 'Bound on one check; null for heartbeat (no check runs).' }),
     openThreshold: z.number().int(),
     resolveThreshold: z.number().int(),
+    regions: z.array(z.string()).openapi({
+      description:
+        "The regions (of the deployment's CHECK_REGIONS) that check the monitor; all of them unless set. A heartbeat is judged once, in the first region.",
+    }),
+    quorum: z.number().int().openapi({
+      description:
+        'How many of `regions` must be failing (each by its own consecutive counts against the thresholds) to open an incident; fewer resolve it. Default: a majority, floor(n/2)+1.',
+    }),
+    confirmAfterSeconds: z.number().int().openapi({
+      description:
+        'After a result that moves a region toward a threshold not reached yet, that region checks again this many seconds later, then returns to its schedule; also the shortest time between two counted results of a region (the interval when 0 = off).',
+    }),
+    dependsOn: z.array(z.uuid()).openapi({
+      description:
+        "Monitors of the workspace this one depends on: while one of them has an open incident, this monitor's incidents open but page nobody (`suppressedBy`).",
+    }),
     expectedStatusCodes: z.array(z.number().int()).openapi({ description: 'Empty: any 2xx or 3xx is healthy.' }),
     keyword: z.string().nullable(),
     keywordAbsent: z.string().nullable(),
@@ -152,6 +170,10 @@ export const monitorRecordSelect = {
   timeoutMs: true,
   openThreshold: true,
   resolveThreshold: true,
+  regions: true,
+  quorum: true,
+  confirmAfterSeconds: true,
+  dependsOn: true,
   expectedStatusCodes: true,
   keyword: true,
   keywordAbsent: true,
@@ -186,8 +208,9 @@ export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecord
 /** The public monitor record. Headers and body are write-only: only their names and presence show. */
 export function toMonitorRecord(
   row: MonitorRow,
-  opts: { publicBaseUrl: string; maintenanceUntil: Date | null; now: Date },
+  opts: { publicBaseUrl: string; checkRegions: readonly string[]; maintenanceUntil: Date | null; now: Date },
 ): MonitorRecord {
+  const regions = monitorRegions(opts.checkRegions, row);
   // Written only by the worker, from a CertificateInfo.
   const certificate = row.type === 'http' ? (row.certificate as CertificateInfo | null) : null;
   return {
@@ -204,6 +227,10 @@ export function toMonitorRecord(
     timeoutMs: row.type === 'heartbeat' ? null : row.timeoutMs,
     openThreshold: row.openThreshold,
     resolveThreshold: row.resolveThreshold,
+    regions,
+    quorum: monitorQuorum(regions.length, row.quorum),
+    confirmAfterSeconds: row.confirmAfterSeconds,
+    dependsOn: row.dependsOn,
     expectedStatusCodes: row.expectedStatusCodes,
     keyword: row.keyword,
     keywordAbsent: row.keywordAbsent,

@@ -1,4 +1,5 @@
 import {
+  monitorRegions,
   createMonitorSchema,
   DEFAULT_TIMEOUT_MS,
   dnsHostSchema,
@@ -47,8 +48,43 @@ function fail(issues: Issue[]): never {
   throw new ValidationError(`Invalid monitor: ${fields.join(', ')}`, issues);
 }
 
+/**
+ * `regions` must name regions of CHECK_REGIONS, and `quorum` can be at most the number of regions (those sent, else
+ * the stored ones, else all). `stored` is the monitor before an update (regions as stored, quorum as stored).
+ */
+function regionIssues(
+  checkRegions: readonly string[],
+  input: Raw,
+  issues: Issue[],
+  stored: { regions: string[]; quorum: number | null } = { regions: [], quorum: null },
+): Issue[] {
+  const out: Issue[] = [];
+  const sent = Array.isArray(input.regions) && !hasIssueAt(issues, 'regions') ? (input.regions as string[]) : null;
+  sent?.forEach((r, i) => {
+    if (!checkRegions.includes(r))
+      out.push({
+        path: `regions[${i}]`,
+        message: `is not one of the regions checked from (${checkRegions.join(', ')})`,
+      });
+  });
+  if (out.length || hasIssueAt(issues, 'regions') || hasIssueAt(issues, 'quorum')) return out;
+  const quorum = input.quorum === undefined ? stored.quorum : (input.quorum as number | null);
+  const regions = monitorRegions(checkRegions, { type: 'http', regions: sent ?? stored.regions });
+  if (quorum !== null && quorum > regions.length) {
+    out.push({
+      path: 'quorum',
+      message: `must be at most the number of the monitor's regions (${regions.length}: ${regions.join(', ')})`,
+    });
+  }
+  return out;
+}
+
 /** POST /monitors: the parsed input, or a 400 naming every problem the request has. */
-export async function validateCreateInput(guard: SsrfGuard, input: unknown): Promise<CreateMonitorInput> {
+export async function validateCreateInput(
+  guard: SsrfGuard,
+  checkRegions: readonly string[],
+  input: unknown,
+): Promise<CreateMonitorInput> {
   const parsed = createMonitorSchema.safeParse(input);
   const issues = parsed.success ? [] : issuesFromZod(parsed.error);
   if (isObject(input)) {
@@ -59,6 +95,7 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
     if (type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
       issues.push(...(await resolverIssues(guard, input.dnsResolver)));
     if (type === 'http' || type === 'tcp' || type === 'dns') {
+      issues.push(...regionIssues(checkRegions, input, issues));
       // A DNS monitor connects only to its resolver: its target is a name to ask about, not an address to reach.
       if (type !== 'dns' && typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
         issues.push(...(await targetIssues(guard, type, input.target)));
@@ -83,6 +120,8 @@ export async function validateCreateInput(guard: SsrfGuard, input: unknown): Pro
 /** What an update is judged against: the monitor as read before the write. */
 export interface MonitorBeforeUpdate {
   type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  regions: string[];
+  quorum: number | null;
   method: string;
   bodyEnc: string | null;
   timeoutMs: number;
@@ -98,6 +137,7 @@ const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
  */
 export async function validateUpdateInput(
   guard: SsrfGuard,
+  checkRegions: readonly string[],
   current: MonitorBeforeUpdate,
   input: unknown,
 ): Promise<UpdateMonitorInput> {
@@ -116,6 +156,7 @@ export async function validateUpdateInput(
     if (allowed.has('dnsResolver') && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
       issues.push(...(await resolverIssues(guard, input.dnsResolver)));
     if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+    else issues.push(...regionIssues(checkRegions, input, issues, current));
 
     if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
       const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { findOwnMonitor, toRecords } from './get-monitor.js';
+import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf, sealSecrets } from './monitor-rules.js';
 import { validateUpdateInput } from './monitor-validation.js';
 import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
@@ -18,7 +19,7 @@ export async function updateMonitor(
   assertCan(ctx.role, 'monitors:write');
   const { id } = input;
   const current = await findOwnMonitor(deps.prisma, ctx, id);
-  const u = await validateUpdateInput(deps.guard, current, input.changes);
+  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes);
 
   // `type` and `metadata` never get here: the schema refuses them.
   const {
@@ -48,6 +49,7 @@ export async function updateMonitor(
   if (escalationPolicyId !== undefined)
     data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
 
+  const reschedules = u.enabled !== undefined || u.intervalSeconds !== undefined || u.regions !== undefined;
   const row = await deps.prisma
     .$transaction(async (tx) => {
       if (escalationPolicyId) {
@@ -62,6 +64,8 @@ export async function updateMonitor(
           ]);
         }
       }
+      if (u.dependsOn !== undefined)
+        await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: current.id, dependsOn: u.dependsOn });
       const updated = await tx.monitor.update({
         where: { id: current.id, workspaceId: ctx.workspace.id },
         data,
@@ -82,7 +86,7 @@ export async function updateMonitor(
       // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
       // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
       // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
-      if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+      if (reschedules) {
         if (updated.enabled) await deps.scheduler.schedule(updated);
         else await deps.scheduler.unschedule(updated.id);
       }
@@ -96,10 +100,10 @@ export async function updateMonitor(
     });
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
   // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
-  if (u.enabled !== undefined || u.intervalSeconds !== undefined) {
+  if (reschedules) {
     await followCommittedSchedule(deps.scheduler, deps.prisma, row.id).catch(() => undefined);
   }
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
-  return (await toRecords(deps.prisma, ctx, [row], deps.config.publicBaseUrl))[0]!;
+  return (await toRecords(deps.prisma, ctx, [row], deps.config))[0]!;
 }
