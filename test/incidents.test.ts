@@ -69,6 +69,7 @@ describe('GET /incidents', () => {
       reason: null,
       evidence: [],
       suppressedBy: null,
+      version: 1,
     });
     const page2 = await request(h.app).get('/api/v1/incidents?perPage=2&page=2').set(bearer(tokens.viewer));
     expect(page2.body.data.map((i: { id: string }) => i.id)).toEqual([recent.id]);
