@@ -23,7 +23,7 @@ import {
 import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
 import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
-import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
+import { createDeliverer } from '@statusvane/shared';
 import {
   ensureOpenLadders,
   reconcileStaleDeliveries,

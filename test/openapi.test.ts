@@ -63,6 +63,15 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/escalation-policies/{id}'],
   ['patch', '/escalation-policies/{id}'],
   ['delete', '/escalation-policies/{id}'],
+  ['post', '/escalation-policies/{id}/test'],
+  ['get', '/monitors/{id}/results'],
+  ['get', '/tokens'],
+  ['post', '/tokens'],
+  ['delete', '/tokens/{id}'],
+  ['get', '/members'],
+  ['post', '/members'],
+  ['patch', '/members/{userId}'],
+  ['delete', '/members/{userId}'],
   ['get', '/audit-events'],
   ['get', '/events'],
   ['post', '/webhooks'],
@@ -190,7 +199,7 @@ describe('the document', () => {
   it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      const creates = method === 'post' && !/acknowledge|resolve|replay/.test(path);
+      const creates = method === 'post' && !/acknowledge|resolve|replay|\/test$/.test(path);
       expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();
@@ -234,9 +243,11 @@ describe('the document', () => {
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',
+      '/members',
       '/monitors',
       '/status-pages',
       '/webhooks',
+      '/tokens',
     ]);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);

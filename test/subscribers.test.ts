@@ -17,7 +17,7 @@ import {
   SUBSCRIBE_PER_IP_PER_HOUR,
 } from '../apps/api/src/routes/public-pages/subscriptions.handler.js';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
-import { createEmailSender } from '../apps/worker/src/escalation/deliver/email.js';
+import { createEmailSender } from '@statusvane/shared';
 import { subscriberProcessor } from '../apps/worker/src/processors/subscriber.processor.js';
 import { deliverSubscriberMessage, type SubscriberDeliveryDeps } from '../apps/worker/src/subscribers/deliver.js';
 import { sweepSubscribers } from '../apps/worker/src/subscribers/sweep.js';

@@ -16,3 +16,5 @@ export * from './heartbeat/index.js';
 export * from './subscribers/index.js';
 export * from './events/index.js';
 export * from './webhooks/index.js';
+export * from './net/index.js';
+export * from './alerts/index.js';

@@ -259,6 +259,13 @@ function buildRegistry(): OpenAPIRegistry {
     description: "A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404.",
     schema: { type: 'string', format: 'uuid' },
   });
+  registry.registerComponent('parameters', 'UserId', {
+    name: 'userId',
+    in: 'path',
+    required: true,
+    description: "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
+    schema: { type: 'string', format: 'uuid' },
+  });
 
   // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
   // uses them; the error envelope is used by reference only, so it is registered by name.

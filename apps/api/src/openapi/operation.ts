@@ -159,7 +159,7 @@ export const IF_MATCH_DESCRIPTION =
   'that is not a list of entity tags is 400.';
 
 /** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
-const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId' };
+const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId', userId: 'UserId' };
 
 function pathParameters(path: string) {
   return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => {

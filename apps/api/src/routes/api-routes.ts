@@ -1,3 +1,4 @@
+import { accessRoutes } from './access/access.routes.js';
 import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
@@ -21,6 +22,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...statusPageRoutes,
   ...incidentRoutes,
   ...escalationPolicyRoutes,
+  ...accessRoutes,
   ...auditEventRoutes,
   ...eventRoutes,
   ...webhookRoutes,

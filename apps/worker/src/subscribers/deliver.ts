@@ -6,8 +6,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import type { EmailSender } from '../escalation/deliver/email.js';
-import { postOnce } from '../escalation/deliver/http-post.js';
+import { postOnce, type EmailSender } from '@statusvane/shared';
 import { buildMessage } from './messages.js';
 
 export interface SubscriberDeliveryDeps {

@@ -10,7 +10,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { postOnce } from '../escalation/deliver/http-post.js';
+import { postOnce } from '@statusvane/shared';
 
 export interface WebhookDeliveryDeps {
   prisma: PrismaClient;

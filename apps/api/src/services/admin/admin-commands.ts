@@ -7,6 +7,10 @@ import {
   recordAuditEvent,
   recordUpdate,
 } from '../audit/record-write.js';
+import { addMember as addMemberService } from '../members/add-member.js';
+import { removeMember as removeMemberService } from '../members/remove-member.js';
+import { updateMember } from '../members/update-member.js';
+import { cliContext } from './cli-context.js';
 import { displayPrefix, newToken } from './tokens.js';
 
 /** Workspace slugs: what status page slugs allow, so a slug is safe in any URL. */
@@ -84,54 +88,32 @@ export async function createUser(prisma: PrismaClient, raw: unknown) {
   return { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt.toISOString() };
 }
 
-/** member add --workspace --email --role (changes the role when already a member) */
+/**
+ * member add --workspace --email --role: POST /members through the same service (PATCH /members/{userId} when
+ * already a member, so the owner rules hold here too). The user must exist (`user create`).
+ */
 export async function addMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email, role: z.enum(ROLES) }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const ctx = cliWriteContext(ws.id);
-  const m = await prisma.$transaction(async (tx) => {
-    const where = { workspaceId_userId: { workspaceId: ws.id, userId: user.id } };
-    const existing = await tx.membership.findUnique({ where });
-    if (existing) await claimVersion(tx, ctx, 'member', user.id);
-    const row = await tx.membership.upsert({
-      where,
-      create: { workspaceId: ws.id, userId: user.id, role: input.role },
-      update: { role: input.role },
-    });
-    const shown = (r: { role: string } | null) => r && { userId: user.id, email: user.email, role: r.role };
-    const event = {
-      resourceType: 'member',
-      resourceId: user.id,
-      changes: changesBetween(shown(existing), shown(row)),
-    } as const;
-    if (existing) await recordUpdate(tx, ctx, event);
-    else await recordAuditEvent(tx, ctx, { ...event, action: 'created' });
-    return row;
+  const ctx = cliContext(ws);
+  const existing = await prisma.membership.findUnique({
+    where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
+  });
+  if (existing) await updateMember({ prisma }, { ctx, input: { userId: user.id, changes: { role: input.role } } });
+  else await addMemberService({ prisma }, { ctx, input: { email: user.email, role: input.role } });
+  const m = await prisma.membership.findUniqueOrThrow({
+    where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
   });
   return { id: m.id, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email, role: m.role };
 }
 
-/** member remove --workspace --email */
+/** member remove --workspace --email: DELETE /members/{userId} through the same service (the last owner stays). */
 export async function removeMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const ctx = cliWriteContext(ws.id);
-  await prisma.$transaction(async (tx) => {
-    const row = await tx.membership.findUnique({
-      where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
-    });
-    if (!row) throw new NotFoundError('membership', `${user.email} in ${ws.slug}`);
-    await claimVersion(tx, ctx, 'member', user.id);
-    await tx.membership.delete({ where: { id: row.id } });
-    await recordAuditEvent(tx, ctx, {
-      resourceType: 'member',
-      resourceId: user.id,
-      action: 'deleted',
-      changes: changesBetween({ userId: user.id, email: user.email, role: row.role }, null),
-    });
-  });
+  await removeMemberService({ prisma }, { ctx: cliContext(ws), input: { userId: user.id } });
   return { removed: true, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email };
 }
 

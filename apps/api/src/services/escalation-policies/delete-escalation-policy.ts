@@ -3,7 +3,7 @@ import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { lockPolicy } from './lock-policy.js';
-import { escalationPolicySelect, findOwnPolicy, toEscalationPolicyRecord } from './policy-record.js';
+import { findOwnPolicy, toEscalationPolicyRecord } from './policy-record.js';
 
 /**
  * DELETE /escalation-policies/{id} (managers): monitors that used it fall back to the workspace default (or to none,
@@ -17,29 +17,25 @@ export async function deleteEscalationPolicy(
   assertCan(ctx.role, 'escalationPolicies:manage');
   const policy = await findOwnPolicy(prisma, ctx, id);
   await prisma.$transaction(async (tx) => {
-    await claimVersion(tx, ctx, 'escalation_policy', policy.id); // If-Match
+    await claimVersion(tx, ctx, 'escalation_policy', policy.id);
     const { pinned } = await lockPolicy(tx, ctx, policy.id);
+    const before = toEscalationPolicyRecord(await findOwnPolicy(tx, ctx, policy.id));
+    if (pinned === 0) {
+      // Monitors and the workspace default let go of it by their foreign keys (ON DELETE SET NULL).
+      await tx.escalationPolicy.delete({ where: { id: policy.id } });
+    } else {
+      await tx.monitor.updateMany({ where: { escalationPolicyId: policy.id }, data: { escalationPolicyId: null } });
+      await tx.workspace.updateMany({
+        where: { defaultEscalationPolicyId: policy.id },
+        data: { defaultEscalationPolicyId: null },
+      });
+      await tx.escalationPolicy.update({ where: { id: policy.id }, data: { archivedAt: ctx.now } });
+    }
     await recordAuditEvent(tx, ctx, {
       resourceType: 'escalation_policy',
       resourceId: policy.id,
       action: 'deleted',
-      changes: changesBetween(
-        toEscalationPolicyRecord(
-          await tx.escalationPolicy.findUniqueOrThrow({ where: { id: policy.id }, select: escalationPolicySelect }),
-        ),
-        null,
-      ),
+      changes: changesBetween(before, null),
     });
-    if (pinned === 0) {
-      // Monitors and the workspace default let go of it by their foreign keys (ON DELETE SET NULL).
-      await tx.escalationPolicy.delete({ where: { id: policy.id } });
-      return;
-    }
-    await tx.monitor.updateMany({ where: { escalationPolicyId: policy.id }, data: { escalationPolicyId: null } });
-    await tx.workspace.updateMany({
-      where: { defaultEscalationPolicyId: policy.id },
-      data: { defaultEscalationPolicyId: null },
-    });
-    await tx.escalationPolicy.update({ where: { id: policy.id }, data: { archivedAt: ctx.now } });
   });
 }

@@ -1,14 +1,7 @@
-import {
-  SIGNATURE_HEADER,
-  DEFAULT_ALERT_PROVIDERS,
-  signWebhook,
-  targetFromSecret,
-  webhookSigningSecret,
-  type AlertProviders,
-  type DeliveryChannel,
-  type EscalationTargetInput,
-  type SsrfGuard,
-} from '@statusvane/shared';
+import { DEFAULT_ALERT_PROVIDERS, type AlertProviders } from '../config/config.js';
+import { targetFromSecret, type DeliveryChannel, type EscalationTargetInput } from '../escalation/channels.js';
+import { SIGNATURE_HEADER, signWebhook, webhookSigningSecret } from '../webhooks/signature.js';
+import type { SsrfGuard } from '../ssrf/index.js';
 import { createEmailSender, type EmailSender } from './email.js';
 import { postOnce } from './http-post.js';
 import { emailContent, type Message, type Notice, type Page } from './page.js';
@@ -23,6 +16,8 @@ export interface DeliveryOutcome {
   attempts: number;
   reason: string | null;
   sentAt: Date | null;
+  /** The provider's last HTTP answer, when there was one (HTTP channels). */
+  statusCode?: number;
 }
 
 export interface Deliverer {
@@ -101,9 +96,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     const pending = attempts(target, m);
     if (!pending) return { status: 'skipped', attempts: 0, reason: 'email not configured', sentAt: null };
     const result = await pending;
+    const status = result.statusCode === undefined ? {} : { statusCode: result.statusCode };
     return result.ok
-      ? { status: 'sent', attempts: result.attempts, reason: null, sentAt: now() }
-      : { status: 'failed', attempts: result.attempts, reason: result.reason, sentAt: null };
+      ? { status: 'sent', attempts: result.attempts, reason: null, sentAt: now(), ...status }
+      : { status: 'failed', attempts: result.attempts, reason: result.reason, sentAt: null, ...status };
   }
 
   return {
