@@ -246,8 +246,8 @@ describe('the document', () => {
       '/members',
       '/monitors',
       '/status-pages',
-      '/webhooks',
       '/tokens',
+      '/webhooks',
     ]);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
