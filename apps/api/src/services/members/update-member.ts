@@ -1,6 +1,6 @@
 import { ROLES, type PrismaClient } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
-import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findMember, memberRecordSelect, toMemberRecord, type MemberRecord } from './member-record.js';
@@ -30,12 +30,12 @@ export async function updateMember(
     const after = toMemberRecord(
       await tx.membership.update({ where: { id }, data: { role: changes.role }, select: memberRecordSelect }),
     );
-    await recordAuditEvent(tx, ctx, {
+    // A role set to what it was changes nothing: no version, no event (as every PATCH).
+    const version = await recordUpdate(tx, ctx, {
       resourceType: 'member',
       resourceId: userId,
-      action: 'updated',
       changes: changesBetween(before, after),
     });
-    return after;
+    return { ...after, version: version ?? after.version };
   });
 }
