@@ -50,8 +50,8 @@ describe('components', () => {
     expect(list.status).toBe(200);
     expect(list.body.pagination).toEqual({ page: 1, perPage: 2, total: 3, totalPages: 2 });
     expect(list.body.data).toEqual([
-      { id: web.componentId, name: 'Web', description: '', monitorId: web.id, status: 'maintenance' },
-      { id: api.componentId, name: 'API', description: '', monitorId: api.id, status: 'down' },
+      { id: web.componentId, version: 1, name: 'Web', description: '', monitorId: web.id, status: 'maintenance' },
+      { id: api.componentId, version: 1, name: 'API', description: '', monitorId: api.id, status: 'down' },
     ]);
     expect((await get('/components?page=2')).body.data).toEqual([]);
     expect((await get('/components?perPage=3&page=1')).body.data[2]).toMatchObject({

@@ -12,8 +12,7 @@ import request from 'supertest';
 import { createLogger, createSsrfGuard, escalationNoticeJobId, type EscalationNoticeJob } from '@statusvane/shared';
 import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
-import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
-import type { Page } from '../apps/worker/src/escalation/deliver/page.js';
+import { createDeliverer, type Page } from '@statusvane/shared';
 import {
   reconcileNotices,
   runEscalationStep,

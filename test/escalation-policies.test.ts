@@ -1,18 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { SIGNATURE_HEADER } from '@statusvane/shared';
+import { startAlertProviders } from './support/alert-providers.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 
+let fake: Awaited<ReturnType<typeof startAlertProviders>>;
 let h: Harness;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
 let other: Awaited<ReturnType<typeof makeWorkspace>>;
 beforeAll(async () => {
-  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
+  fake = await startAlertProviders();
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', ...fake.env });
   w = await makeWorkspace(h.prisma);
   other = await makeWorkspace(h.prisma);
 });
 afterAll(async () => {
   await h.close();
+  await fake.close();
 });
 
 const SECRET_URL = 'https://hooks.example.test/services/T000/B000/s3cretPath?token=s3cretQuery';
@@ -264,5 +269,91 @@ describe('escalation policies over HTTP', () => {
     expect((await o.get('/escalation-policies?perPage=250')).body.data.map((x: { id: string }) => x.id)).not.toContain(
       mine.id,
     );
+  });
+
+  it('POST /{id}/test sends one test message to every target and answers per target, in ladder order', async () => {
+    const routingKey = 'k'.repeat(32);
+    const p = await create({
+      name: 'Tested',
+      steps: [
+        {
+          delayMinutes: 0,
+          targets: [
+            { channel: 'pagerduty', routingKey },
+            { channel: 'discord', target: `${fake.base}/discord/api/webhooks/1/discord-secret` },
+            { channel: 'webhook', target: `${fake.base}/hook/secret-path?token=s3cret` },
+          ],
+        },
+        {
+          delayMinutes: 5,
+          targets: [
+            { channel: 'email', target: 'oncall@example.test' },
+            { channel: 'slack', target: 'http://127.0.0.1:9/services/T0/B0/x' },
+          ],
+        },
+      ],
+    });
+    const before = await h.prisma.escalationDelivery.count();
+    for (const token of [w.tokens.member, w.tokens.viewer])
+      expect((await api(token).post(`/escalation-policies/${p.id}/test`, undefined)).status).toBe(403);
+    const res = await api(w.tokens.admin).post(`/escalation-policies/${p.id}/test`, undefined);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([
+      { step: 0, channel: 'pagerduty', display: 'routing key …kkkk', ok: true, status: 202 },
+      { step: 0, channel: 'discord', display: `${fake.base}/…`, ok: true, status: 204 },
+      { step: 0, channel: 'webhook', display: `${fake.base}/…`, ok: false, status: 400, error: 'http_400' },
+      { step: 1, channel: 'email', display: 'oncall@example.test', ok: false, error: 'email not configured' },
+      { step: 1, channel: 'slack', display: 'http://127.0.0.1:9/…', ok: false, error: 'connection_refused' },
+    ]);
+    for (const secret of ['s3cret', 'discord-secret', routingKey]) expect(res.text).not.toContain(secret);
+    // Each provider got its own format, marked as a test; the webhook signed as pages are.
+    const pd = fake.to('/pd/', routingKey);
+    expect(pd).toHaveLength(1);
+    expect(pd[0]!.problems).toEqual([]);
+    expect(pd[0]!.json).toMatchObject({ event_action: 'trigger', payload: { severity: 'info' } });
+    const hook = fake.to('/hook/secret-path');
+    expect(hook).toHaveLength(1);
+    expect(hook[0]!.json).toMatchObject({ type: 'incident.escalation', test: true, policy: { id: p.id } });
+    expect(hook[0]!.headers[SIGNATURE_HEADER.toLowerCase()]).toMatch(/v1=[0-9a-f]{64}/);
+    expect(fake.to('/discord/', 'Tested')).toHaveLength(1);
+    // Nothing is recorded as a page.
+    expect(await h.prisma.escalationDelivery.count()).toBe(before);
+    expect((await api(other.tokens.owner).post(`/escalation-policies/${p.id}/test`, undefined)).status).toBe(404);
+  });
+
+  it('carries version and ETag, honours If-Match, and records one audit event per write, targets never in clear', async () => {
+    const p = await create();
+    expect(p).toMatchObject({ version: 1 });
+    const got = await api(w.tokens.viewer).get(`/escalation-policies/${p.id}`);
+    expect(got.headers.etag).toBe('"1"');
+    const patch = (body: object, ifMatch: string) =>
+      request(h.app)
+        .patch(`/api/v1/escalation-policies/${p.id}`)
+        .set(bearer(w.tokens.admin))
+        .set('If-Match', ifMatch)
+        .send(body);
+    const ok = await patch({ name: 'v2' }, '"1"');
+    expect([ok.status, ok.headers.etag, ok.body.data.version]).toEqual([200, '"2"', 2]);
+    const stale = await patch({ name: 'v3' }, '"1"');
+    expect([stale.status, stale.body.error.code]).toEqual([412, 'precondition_failed']);
+    const staleDelete = await request(h.app)
+      .delete(`/api/v1/escalation-policies/${p.id}`)
+      .set(bearer(w.tokens.admin))
+      .set('If-Match', '"1"');
+    expect(staleDelete.status).toBe(412);
+    await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, {
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'slack', target: SECRET_URL }] }],
+    });
+    expect((await api(w.tokens.admin).delete(`/escalation-policies/${p.id}`)).status).toBe(204);
+    const events = await h.prisma.auditEvent.findMany({ where: { resourceId: p.id }, orderBy: { seq: 'asc' } });
+    expect(events.map((e) => e.action)).toEqual([
+      'escalation_policy.created',
+      'escalation_policy.updated',
+      'escalation_policy.updated',
+      'escalation_policy.deleted',
+    ]);
+    expect(events[1]!.changes).toEqual({ name: { from: 'On call', to: 'v2' }, version: undefined });
+    for (const secret of ['s3cret', ROUTING_KEY])
+      expect(JSON.stringify(events.map((e) => e.changes))).not.toContain(secret);
   });
 });

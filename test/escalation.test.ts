@@ -23,7 +23,7 @@ import {
 import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
 import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
-import { createDeliverer } from '../apps/worker/src/escalation/deliver/deliverer.js';
+import { createDeliverer } from '@statusvane/shared';
 import {
   ensureOpenLadders,
   reconcileStaleDeliveries,
@@ -230,17 +230,19 @@ describe('the ladder, end to end', () => {
       );
       expect(Date.now() - opened).toBeLessThan(5000);
 
-      // Signed as documented: v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>, with the admin-printed secret.
+      // Signed as every Statusvane webhook: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>, with the admin-printed
+      // secret.
       const { secret } = await policySigningSecret(
         h.prisma,
         { workspace: ws.slug },
         { encryptionKey: h.config.encryption.current.key },
       );
-      const timestamp = String(hook!.headers['x-statusvane-timestamp']);
-      const signature = String(hook!.headers['x-statusvane-signature']);
-      expect(verifyWebhookSignature(secret, { timestamp, body: hook!.body, signature })).toBe(true);
-      expect(verifyWebhookSignature(secret, { timestamp, body: `${hook!.body} `, signature })).toBe(false);
-      expect(verifyWebhookSignature('another-secret', { timestamp, body: hook!.body, signature })).toBe(false);
+      const signature = String(hook!.headers['statusvane-signature']);
+      expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      expect(hook!.headers['x-statusvane-signature']).toBeUndefined();
+      expect(verifyWebhookSignature(secret, signature, hook!.body)).toBe(true);
+      expect(verifyWebhookSignature(secret, signature, `${hook!.body} `)).toBe(false);
+      expect(verifyWebhookSignature('another-secret', signature, hook!.body)).toBe(false);
       const page = JSON.parse(hook!.body);
       const [incident] = await h.prisma.incident.findMany({ where: { workspaceId: ws.id } });
       expect(page).toMatchObject({
@@ -250,7 +252,7 @@ describe('the ladder, end to end', () => {
         policy: { id: policy.id, name: 'On call', runbook: 'Restart the API pods.' },
         step: { position: 0, delayMinutes: 0, cycle: 0 },
       });
-      expect(hook!.headers['x-statusvane-delivery']).toBe(page.deliveryId);
+      expect(hook!.headers['statusvane-delivery']).toBe(page.deliveryId);
       expect(hook!.headers['content-type']).toMatch(/^application\/json/);
 
       const rows = await waitFor(
@@ -499,7 +501,7 @@ describe('the ladder, end to end', () => {
       { channel: 'slack', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_404' },
     ]);
     // The same page every time (same delivery id), signed afresh.
-    expect(new Set(attempts.map((a) => a.headers['x-statusvane-delivery'])).size).toBe(1);
+    expect(new Set(attempts.map((a) => a.headers['statusvane-delivery'])).size).toBe(1);
     expect(rx.hits(`/gone/${ws.id}`)).toHaveLength(1);
   });
 
@@ -993,7 +995,7 @@ describe('admin: policy commands', () => {
     expect(secret).toMatchObject({
       workspaceId: ws.id,
       algorithm: 'HMAC-SHA256',
-      signatureHeader: 'X-Statusvane-Signature',
+      signatureHeader: 'Statusvane-Signature',
       secret: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   }, 30_000);

@@ -57,6 +57,7 @@ describe('GET /incidents', () => {
     expect(res.body.data.map((i: { id: string }) => i.id)).toEqual([open.id, acked.id]);
     expect(res.body.data[0]).toEqual({
       id: open.id,
+      version: 1,
       title: 'x is down',
       status: 'open',
       impact: 'major',
@@ -69,7 +70,6 @@ describe('GET /incidents', () => {
       reason: null,
       evidence: [],
       suppressedBy: null,
-      version: 1,
     });
     const page2 = await request(h.app).get('/api/v1/incidents?perPage=2&page=2').set(bearer(tokens.viewer));
     expect(page2.body.data.map((i: { id: string }) => i.id)).toEqual([recent.id]);

@@ -72,6 +72,7 @@ describe('POST /maintenance', () => {
     expect(res.status).toBe(201);
     expect(res.body.data).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
       title: 'Database upgrade',
       body: 'We are upgrading the primary database.',
       status: 'scheduled',
@@ -425,11 +426,16 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
       expect(after).toEqual(w.before);
       return;
     }
+    const moved = ['status', 'startsAt', 'endsAt'].some(
+      (k) => expected[k as keyof typeof expected] !== w.before[k as keyof typeof w.before],
+    );
     expect(res.body.data).toEqual({
       ...w.before,
       status: expected.status,
       startsAt: expected.startsAt,
       endsAt: expected.endsAt,
+      // A no-op action changes nothing, the version included (docs/decisions.md).
+      version: w.before.version + (moved ? 1 : 0),
     });
     expect(after).toEqual(res.body.data);
     expect(after.title).toBe(`In ${state}`);
@@ -477,7 +483,13 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     w.clock.now = new Date(startsAt);
     const res = await patch(w.id, { status: 'complete' }, tokens.owner, w.app);
     expect([res.status, res.body.error]).toEqual([200, undefined]);
-    expect(res.body.data).toEqual({ ...w.before, status: 'completed', startsAt: iso(startsAt), endsAt: iso(startsAt) });
+    expect(res.body.data).toEqual({
+      ...w.before,
+      version: 2,
+      status: 'completed',
+      startsAt: iso(startsAt),
+      endsAt: iso(startsAt),
+    });
     const row = await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: w.id } });
     expect([row.startsAt.getTime(), row.endsAt.getTime(), row.cancelledAt]).toEqual([startsAt, startsAt, null]);
     // Completed at every instant from then on, and final like any completed window.
@@ -501,7 +513,7 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     const done = await patch(w.id, { status: 'complete' }, tokens.owner, w.app);
     expect([done.status, done.body.data]).toEqual([
       200,
-      { ...w.before, status: 'completed', startsAt: iso(t), endsAt: iso(t) },
+      { ...w.before, version: 3, status: 'completed', startsAt: iso(t), endsAt: iso(t) },
     ]);
   });
 
@@ -520,7 +532,7 @@ describe('PATCH /maintenance/{id}: actions, every state and move', () => {
     const later = iso(clockFor.in_progress + 1);
     const res = await patch(w.id, { startsAt: later }, tokens.owner, w.app);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ ...w.before, status: 'scheduled', startsAt: later });
+    expect(res.body.data).toEqual({ ...w.before, version: 2, status: 'scheduled', startsAt: later });
     // `complete` is then a conflict (nothing has run), `start` runs it again from now.
     expect((await patch(w.id, { status: 'complete' }, tokens.owner, w.app)).status).toBe(409);
     expect((await patch(w.id, { status: 'start' }, tokens.owner, w.app)).body.data).toMatchObject({
@@ -559,7 +571,7 @@ describe('PATCH /maintenance/{id}: fields', () => {
     const endsAt = iso(Date.now() + 60 * MIN);
     const res = await patch(created.id, { endsAt });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ ...created, endsAt });
+    expect(res.body.data).toEqual({ ...created, version: 2, endsAt });
   });
 
   it('changes only the given fields; componentIds replaces the set, [] means the whole workspace again', async () => {
@@ -568,6 +580,7 @@ describe('PATCH /maintenance/{id}: fields', () => {
     const res = await patch(created.id, { title: 'New title', componentIds: [m.componentId] });
     expect(res.body.data).toEqual({
       ...created,
+      version: 2,
       title: 'New title',
       components: [{ id: m.componentId, name: 'Search' }],
     });

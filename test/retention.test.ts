@@ -104,6 +104,26 @@ describe('retention', () => {
         { monitorId: m.id, at: pingAt(35, 1), kind: 'start' },
       ],
     });
+    // The event log is kept 30 days, whatever the check retention.
+    const eventAt = (days: number, ms: number) => new Date(NOW.getTime() - days * 86_400_000 + ms);
+    const keptEvent = await h.prisma.event.create({
+      data: {
+        workspaceId: m.workspaceId,
+        type: 'monitor.created',
+        subject: 'monitors/x',
+        data: {},
+        time: eventAt(30, 1),
+      },
+    });
+    await h.prisma.event.create({
+      data: {
+        workspaceId: m.workspaceId,
+        type: 'monitor.created',
+        subject: 'monitors/x',
+        data: {},
+        time: eventAt(30, -1),
+      },
+    });
     // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
     expect(report).toEqual({
@@ -112,7 +132,12 @@ describe('retention', () => {
       hourlyRollups: old.hours.length,
       dailyRollups: old.days.length,
       heartbeatPings: 1,
+      events: 1,
+      webhookDeliveries: 0,
     });
+    expect(await h.prisma.event.findMany({ where: { workspaceId: m.workspaceId }, select: { id: true } })).toEqual([
+      { id: keptEvent.id },
+    ]);
     expect(await h.prisma.heartbeatPing.findMany({ where: { monitorId: m.id }, select: { kind: true } })).toEqual([
       { kind: 'start' },
     ]);
@@ -128,6 +153,8 @@ describe('retention', () => {
       hourlyRollups: 0,
       dailyRollups: 0,
       heartbeatPings: 0,
+      events: 0,
+      webhookDeliveries: 0,
     });
   });
 

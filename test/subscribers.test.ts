@@ -8,7 +8,7 @@ import {
   createSsrfGuard,
   SUBSCRIBER_QUEUE,
   SubscriberQueue,
-  verifyStatusvaneSignature,
+  verifyWebhookSignature,
   type PrismaClient,
 } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
@@ -17,7 +17,7 @@ import {
   SUBSCRIBE_PER_IP_PER_HOUR,
 } from '../apps/api/src/routes/public-pages/subscriptions.handler.js';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
-import { createEmailSender } from '../apps/worker/src/escalation/deliver/email.js';
+import { createEmailSender } from '@statusvane/shared';
 import { subscriberProcessor } from '../apps/worker/src/processors/subscriber.processor.js';
 import { deliverSubscriberMessage, type SubscriberDeliveryDeps } from '../apps/worker/src/subscribers/deliver.js';
 import { sweepSubscribers } from '../apps/worker/src/subscribers/sweep.js';
@@ -350,7 +350,7 @@ describe('notifications', () => {
     expect(got).toHaveLength(6);
     for (const r of got) {
       const sig = String(r.headers['statusvane-signature']);
-      expect(verifyStatusvaneSignature(hook.secret, sig, r.body)).toBe(true);
+      expect(verifyWebhookSignature(hook.secret, sig, r.body)).toBe(true);
       expect(r.headers['statusvane-delivery']).toEqual(expect.any(String));
     }
     const types = got.map((r) => JSON.parse(r.body).type).sort();

@@ -52,7 +52,7 @@ import type { components, paths } from './schema.js';
 type Details = components['schemas']['ErrorDetails'];
 type MaintenanceStatus = 'scheduled' | 'in_progress' | 'completed' | 'cancelled';
 
-const [baseUrl, owner, personal] = process.argv.slice(2) as [string, string, string];
+const [baseUrl, owner, personal, ownerUserId] = process.argv.slice(2) as [string, string, string, string];
 const as = (token: string) => createClient<paths>({ baseUrl, headers: { Authorization: 'Bearer ' + token } });
 const api = as(owner);
 const seen: Record<string, unknown> = {};
@@ -92,7 +92,7 @@ seen.edit = details(edited.error).status;
 // slug and reason: a reserved slug
 const page = await api.POST('/status-pages', { body: { vanityUrl: 'api', name: 'API', isPublic: true } });
 const slug: string | undefined = details(page.error).slug;
-const reason: 'reserved' | 'taken' | undefined = details(page.error).reason;
+const reason: 'reserved' | 'taken' | 'last_owner' | 'already_member' | undefined = details(page.error).reason;
 seen.slug = { slug, reason };
 
 // version: a PATCH whose If-Match names a version the page no longer has (412); the ETag of its answer is the version
@@ -137,7 +137,45 @@ const incidentReason: string | null = manual.data.data.reason;
 const suppressedBy: string | null = manual.data.data.suppressedBy;
 seen.incident = { evidence, reason: incidentReason, suppressedBy };
 
-seen.raw = [bad, ambiguous, refused, edited, page, stale].map((r) => r.error?.error.details);
+// Escalation policies, tokens, members and check results (issue 14).
+const policy = await api.POST('/escalation-policies', {
+  body: {
+    name: 'On call',
+    repeatCount: 0,
+    silent: false,
+    runbook: '',
+    isDefault: false,
+    steps: [{ delayMinutes: 0, minImpact: 'none', targets: [{ channel: 'email', target: 'oncall@example.com' }] }],
+  },
+});
+if (!policy.data) throw new Error('no policy');
+const display: string = policy.data.data.steps[0]!.targets[0]!.display;
+const policies = await api.GET('/escalation-policies', { params: { query: { perPage: 10 } } });
+const renamedPolicy = await api.PATCH('/escalation-policies/{id}', {
+  params: { path: { id: policy.data.data.id } },
+  body: { name: 'Primary', isDefault: true },
+});
+const minted = await api.POST('/tokens', { body: { name: 'CI', role: 'viewer', expiresInDays: 7 } });
+if (!minted.data?.data.token) throw new Error('no token');
+const secret: string = minted.data.data.token;
+const results = await as(secret).GET('/monitors/{id}/results', {
+  params: { path: { id: http.data.data.id }, query: { status: 'down,degraded' } },
+});
+await api.DELETE('/tokens/{id}', { params: { path: { id: minted.data.data.id } } });
+const revoked = await as(secret).GET('/members', {});
+const members = await api.GET('/members', {});
+const lastOwner = await api.PATCH('/members/{userId}', { params: { path: { userId: ownerUserId } }, body: { role: 'admin' } });
+seen.resources = {
+  display,
+  policies: policies.data?.data.length,
+  renamed: [renamedPolicy.data?.data.name, renamedPolicy.data?.data.isDefault],
+  results: results.data?.pagination.total,
+  revoked: revoked.response.status,
+  members: members.data?.data.map((m) => m.role),
+  lastOwner: details(lastOwner.error).reason,
+};
+
+seen.raw = [bad, ambiguous, refused, edited, page, stale, lastOwner].map((r) => r.error?.error.details);
 console.log(JSON.stringify(seen));
 `;
 
@@ -177,7 +215,10 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
   ]);
   const personal = (await createToken(h.prisma, { kind: 'personal', email: user.email })).token;
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-  const seen = JSON.parse(await run(['out/client.js', base, tokens.owner, personal])) as Record<string, unknown>;
+  const seen = JSON.parse(await run(['out/client.js', base, tokens.owner, personal, user.id])) as Record<
+    string,
+    unknown
+  >;
 
   expect(seen).toMatchObject({
     issues: ['title'],
@@ -193,6 +234,15 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
       detection: { regions: ['local'], quorum: 1, confirmAfterSeconds: 15, dependsOn: [] },
     },
     incident: { evidence: [], reason: null, suppressedBy: null },
+    resources: {
+      display: 'oncall@example.com',
+      policies: 1,
+      renamed: ['Primary', true],
+      results: 0,
+      revoked: 401,
+      members: ['owner'],
+      lastOwner: 'last_owner',
+    },
   });
   // Every details object the API sent is one the document declares, with no key beyond it.
   for (const details of seen.raw as unknown[])

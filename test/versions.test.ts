@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { API_ROUTES } from '../apps/api/src/routes/api-routes.js';
+import { takesIfMatch } from '../apps/api/src/routes/define-route.js';
+import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 /** Versions, ETag and If-Match (docs/decisions.md, "Versions and audit events"). */
@@ -104,5 +107,139 @@ describe('If-Match', () => {
     const row = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
     expect([row.name, row.version]).toEqual([winner.body.data.name, 2]);
     expect(await h.prisma.auditEvent.count({ where: { resourceId: page.id, action: 'status_page.updated' } })).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Every PATCH and DELETE: a stale If-Match is 412 with nothing written, the current one writes once
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A record of the workspace: the path to it, its state in the database, and its version (null once gone). */
+interface Target {
+  path: string;
+  resourceId: string;
+  state: () => Promise<unknown>;
+  version: () => Promise<number | null>;
+}
+
+const createIn = async (path: string, body: object) => {
+  const res = await request(h.app).post(`/api/v1${path}`).set(bearer(ws.tokens.owner)).send(body);
+  expect([path, res.status]).toEqual([path, 201]);
+  return res.body.data.id as string;
+};
+
+/** A target from its path and a read of its row (null once deleted). */
+const target = (path: string, resourceId: string, row: () => Promise<{ version: number } | null>): Target => ({
+  path,
+  resourceId,
+  state: row,
+  version: async () => (await row())?.version ?? null,
+});
+
+const targets = {
+  async monitor(): Promise<Target> {
+    const id = await createIn('/monitors', makeMonitorInput({ headers: { 'X-Key': 'k' } }));
+    const row = () => h.prisma.monitor.findUnique({ where: { id } });
+    return target(`/monitors/${id}`, id, row);
+  },
+  async component(): Promise<Target> {
+    const monitor = await createIn('/monitors', makeMonitorInput());
+    const { componentId: id } = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor } });
+    const row = () => h.prisma.component.findUnique({ where: { id } });
+    return target(`/components/${id}`, id, row);
+  },
+  async maintenance(): Promise<Target> {
+    const id = await createIn('/maintenance', {
+      title: 'Window',
+      startsAt: '2031-01-01T00:00:00Z',
+      endsAt: '2031-01-01T02:00:00Z',
+    });
+    const row = () => h.prisma.maintenanceWindow.findUnique({ where: { id }, include: { components: true } });
+    return target(`/maintenance/${id}`, id, row);
+  },
+  async statusPage(): Promise<Target> {
+    const id = await createIn('/status-pages', { vanityUrl: uniq('page'), name: 'Page' });
+    const row = () => h.prisma.statusPage.findUnique({ where: { id }, include: { sections: true } });
+    return target(`/status-pages/${id}`, id, row);
+  },
+  async incident(): Promise<Target> {
+    const id = await createIn('/incidents', { title: 'Manual', message: 'Looking' });
+    const row = () => h.prisma.incident.findUnique({ where: { id }, include: { updates: true } });
+    return target(`/incidents/${id}`, id, row);
+  },
+  async policy(): Promise<Target> {
+    const id = await createIn('/escalation-policies', {
+      name: 'On call',
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.test' }] }],
+    });
+    const row = () => h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: true } });
+    return target(`/escalation-policies/${id}`, id, row);
+  },
+  async subscriber(): Promise<Target> {
+    const page = await targets.statusPage();
+    const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.resourceId } });
+    const sub = await request(h.app)
+      .post(`/status/${slug}/subscribe`)
+      .send({ email: `${uniq('sub')}@example.test` });
+    expect(sub.status).toBe(202);
+    const { id } = await h.prisma.statusPageSubscriber.findFirstOrThrow({ where: { statusPageId: page.resourceId } });
+    const row = () => h.prisma.statusPageSubscriber.findUnique({ where: { id } });
+    return target(`${page.path}/subscribers/${id}`, id, row);
+  },
+};
+
+/** Each PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
+const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }> = {
+  'PATCH /maintenance/{id}': { make: targets.maintenance, body: { title: 'Changed' } },
+  'PATCH /monitors/{id}': { make: targets.monitor, body: { name: 'Changed', headers: { 'X-Key': 'other' } } },
+  'DELETE /monitors/{id}': { make: targets.monitor },
+  'PATCH /components/{id}': { make: targets.component, body: { description: 'Changed' } },
+  'PATCH /status-pages/{id}': { make: targets.statusPage, body: { name: 'Changed', sections: [] } },
+  'DELETE /status-pages/{id}': { make: targets.statusPage },
+  'DELETE /incidents/{id}': { make: targets.incident },
+  'PATCH /escalation-policies/{id}': { make: targets.policy, body: { name: 'Changed', silent: true } },
+  'DELETE /escalation-policies/{id}': { make: targets.policy },
+  'DELETE /status-pages/{id}/subscribers/{subscriberId}': { make: targets.subscriber },
+};
+
+const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);
+
+describe('If-Match on every PATCH and DELETE', () => {
+  it('covers every declared PATCH and DELETE', () => {
+    expect(conditionalRoutes.sort()).toEqual(Object.keys(CONDITIONAL).sort());
+  });
+
+  it.each(conditionalRoutes)('%s: stale -> 412 and nothing written; current -> written once', async (key) => {
+    const { make, body } = CONDITIONAL[key]!;
+    const method = key.split(' ')[0]!.toLowerCase() as 'patch' | 'delete';
+    const target = await make();
+    const send = (ifMatch: string) => {
+      const req = request(h.app)[method](`/api/v1${target.path}`).set(bearer(ws.tokens.owner)).set('If-Match', ifMatch);
+      return body ? req.send(body) : req;
+    };
+    const version = (await target.version())!;
+    const state = await target.state();
+    const events = () => h.prisma.auditEvent.count({ where: { resourceId: target.resourceId } });
+    const eventsBefore = await events();
+
+    const stale = await send(`"${version + 1}"`);
+    expect([key, stale.status, stale.body.error?.code, stale.body.error?.details]).toEqual([
+      key,
+      412,
+      'precondition_failed',
+      { version },
+    ]);
+    expect(await target.state()).toEqual(state);
+    expect(await events()).toBe(eventsBefore);
+
+    const ok = await send(`"${version}"`);
+    expect([key, ok.status]).toEqual([key, method === 'delete' ? 204 : 200]);
+    if (method === 'patch') {
+      expect([ok.headers.etag, ok.body.data.version]).toEqual([`"${version + 1}"`, version + 1]);
+      expect(await target.version()).toBe(version + 1);
+    } else {
+      expect(await target.version()).toBeNull();
+    }
+    expect(await events()).toBe(eventsBefore + 1);
   });
 });

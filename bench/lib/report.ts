@@ -1,4 +1,5 @@
 /** The bench's outputs: the console table, the results file (small, commit-able), docs/benchmarks.md and its chart. */
+import type { EventLogOverhead } from '../scenarios/event-log.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
@@ -39,6 +40,8 @@ export interface BenchResults {
   responseTimes: ResponseTimesResult;
   /** Issue 19 (absent in results written before it). */
   config?: ConfigBenchResult;
+  /** Issue 18: what the event log adds to POST /monitors and to a check's store time (A/B in the run). */
+  eventLog?: EventLogOverhead;
   goals: Goal[];
 }
 

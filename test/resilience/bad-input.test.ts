@@ -921,6 +921,11 @@ function validBase(op: Op): Record<string, unknown> | null {
     return { title: 't', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T01:00:00Z' };
   if (op.method === 'PATCH' && op.path === '/maintenance/{id}') return { title: 't' };
   if (op.method === 'POST' && op.path === '/status-pages') return { vanityUrl: uniq('nasty'), name: 'n' };
+  if (op.method === 'POST' && op.path === '/escalation-policies')
+    return { name: 'n', steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] }] };
+  if (op.method === 'PATCH' && op.path === '/escalation-policies/{id}') return { name: 'n' };
+  if (op.method === 'POST' && op.path === '/tokens') return { name: 'n', role: 'viewer' };
+  if (op.method === 'POST' && op.path === '/members') return { email: `${uniq('m')}@example.test`, role: 'viewer' };
   return null;
 }
 
@@ -952,6 +957,10 @@ function hiddenBadValues(op: Op): Array<[string, Record<string, unknown>]> {
       ['lone surrogate in componentIds', { componentIds: [lone] }],
     );
   }
+  if (op.path.startsWith('/escalation-policies'))
+    cases.push(['lone surrogate in a name', { name: lone }], ['lone surrogate in a runbook', { runbook: lone }]);
+  if (op.path === '/tokens') cases.push(['lone surrogate in a name', { name: lone }]);
+  if (op.path === '/members') cases.push(['lone surrogate in an email', { email: `${lone}@example.test` }]);
   if (op.path.startsWith('/status-pages'))
     cases.push(
       ['lone surrogate in a name', { name: lone }],
@@ -1088,6 +1097,8 @@ describe('bad input at scale', () => {
       ),
     );
     const vBefore = await workspaceSnapshot(other.ws.id);
+    // Counted from here (the tests above may have created or deleted some).
+    Object.assign(created, { monitors: 0, maintenance: 0, statusPages: 0 });
     const [monitorsBefore, maintenanceBefore, pagesBefore] = await Promise.all([
       h.prisma.monitor.count({ where: { workspaceId: ws.ws.id } }),
       h.prisma.maintenanceWindow.count({ where: { workspaceId: ws.ws.id } }),

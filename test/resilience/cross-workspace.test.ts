@@ -115,6 +115,26 @@ const resources = {
         h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: { include: { targets: true } } } }),
     };
   },
+  async webhook(): Promise<Resource> {
+    const id = await createIn('/webhooks', { url: 'https://93.184.215.14/a-hook?token=a-secret' });
+    return { id, state: () => h.prisma.webhook.findUnique({ where: { id }, include: { deliveries: true } }) };
+  },
+  async token(): Promise<Resource> {
+    const id = await createIn('/tokens', { name: 'A deploys', role: 'member' });
+    return { id, state: () => h.prisma.apiToken.findUnique({ where: { id } }) };
+  },
+  async member(): Promise<Resource> {
+    const res = await request(h.app)
+      .post('/api/v1/members')
+      .set(bearer(A.tokens.owner))
+      .send({ email: `${uniq('a-member')}@example.test`, role: 'member' });
+    expect(res.status).toBe(201);
+    const userId = res.body.data.userId as string;
+    return {
+      id: userId,
+      state: () => h.prisma.membership.findUnique({ where: { workspaceId_userId: { workspaceId: A.ws.id, userId } } }),
+    };
+  },
   async subscriber(): Promise<Resource> {
     const page = await resources.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
@@ -187,6 +207,14 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'bad period', query: '?period=century', invalid: true },
     ],
   },
+  'GET /monitors/{id}/results': {
+    make: resources.monitor,
+    variants: [
+      { label: 'default' },
+      { label: 'filtered', query: '?region=local&status=up,down&since=2020-01-01T00:00:00Z' },
+      { label: 'bad status', query: '?status=sideways', invalid: true },
+    ],
+  },
   'GET /status-pages/{id}': { make: resources.statusPage, variants: [{ label: 'plain' }] },
   'PATCH /status-pages/{id}': {
     make: resources.statusPage,
@@ -229,16 +257,49 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'DELETE /escalation-policies/{id}': { make: resources.escalationPolicy, variants: [{ label: 'plain' }] },
+  'POST /escalation-policies/{id}/test': {
+    make: resources.escalationPolicy,
+    variants: [{ label: 'no body' }, { label: 'a body', body: { target: 'x' }, invalid: true }],
+  },
+  'DELETE /tokens/{id}': { make: resources.token, variants: [{ label: 'plain' }] },
+  'PATCH /members/{userId}': {
+    make: resources.member,
+    variants: [
+      { label: 'valid', body: { role: 'admin' } },
+      { label: 'invalid', body: { role: 'boss' }, invalid: true },
+    ],
+  },
+  'DELETE /members/{userId}': { make: resources.member, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,
     variants: [{ label: 'plain' }],
   },
+  'GET /webhooks/{id}': { make: resources.webhook, variants: [{ label: 'plain' }] },
+  'PATCH /webhooks/{id}': {
+    make: resources.webhook,
+    variants: [
+      { label: 'valid', body: { description: 'hijacked', types: [] } },
+      { label: 'invalid', body: { url: '' }, invalid: true },
+    ],
+  },
+  'DELETE /webhooks/{id}': { make: resources.webhook, variants: [{ label: 'plain' }] },
+  'GET /webhooks/{id}/deliveries': { make: resources.webhook, variants: [{ label: 'plain' }] },
+  'POST /webhooks/{id}/replay': {
+    make: resources.webhook,
+    variants: [
+      { label: 'valid', body: { after: '0'.repeat(32) } },
+      { label: 'invalid', body: { after: 'x' }, invalid: true },
+    ],
+  },
 };
 
-/** Every declared operation with an `{id}`: what app.ts serves and the document describes. */
+/** The parameter that names the record: `{id}`, or `{userId}` for members. */
+const RECORD_PARAM = /\{(id|userId)\}/;
+
+/** Every declared operation with an `{id}` (or `{userId}`): what app.ts serves and the document describes. */
 function idOperations(): Array<{ key: string; method: string; path: string; read: boolean }> {
-  return API_ROUTES.filter((r) => r.path.includes('{id}')).map((r) => ({
+  return API_ROUTES.filter((r) => RECORD_PARAM.test(r.path)).map((r) => ({
     key: `${r.method.toUpperCase()} ${r.path}`,
     method: r.method.toUpperCase(),
     path: r.path,
@@ -275,7 +336,7 @@ function observable(res: request.Response, id: string) {
 
 /** The path with `{id}` and the record's other parameters filled in. */
 const pathOf = (path: string, id: string, r: Resource) =>
-  Object.entries(r.params ?? {}).reduce((p, [k, v]) => p.replace(`{${k}}`, v), path.replace('{id}', id));
+  Object.entries(r.params ?? {}).reduce((p, [k, v]) => p.replace(`{${k}}`, v), path.replace(RECORD_PARAM, id));
 
 function call(method: string, path: string, headers: Record<string, string>, v: Variant) {
   let req = request(h.app)
@@ -354,6 +415,10 @@ describe('a token of another workspace', () => {
       (await resources.incident()).id,
       (await resources.maintenance()).id,
       (await resources.statusPage()).id,
+      (await resources.webhook()).id,
+      (await resources.escalationPolicy()).id,
+      (await resources.token()).id,
+      (await resources.member()).id,
     ];
     // Every GET without an id: the paginated lists asked for their largest page, and the others (GET /config) whole.
     const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get').map((r) => ({
@@ -363,10 +428,11 @@ describe('a token of another workspace', () => {
     }));
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const { path, roles, query } of lists) {
-      // A list for managers only answers the viewer 403 (the role tests say so); every other caller reads it.
-      for (const caller of callers.filter((c) => roles === 'read' || c.label !== 'org viewer')) {
+      for (const caller of callers) {
         const res = await request(h.app).get(`/api/v1${path}${query}`).set(caller.headers);
-        expect([path, caller.label, res.status]).toEqual([path, caller.label, 200]);
+        // A list for managers only (GET /tokens, /audit-events, /webhooks) is 403 to a viewer.
+        const expected = caller.label === 'org viewer' && roles !== 'read' ? 403 : 200;
+        expect([path, caller.label, res.status]).toEqual([path, caller.label, expected]);
         for (const id of aIds) expect(res.text).not.toContain(id);
       }
     }

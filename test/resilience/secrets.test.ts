@@ -19,7 +19,7 @@ import { createApp } from '../../apps/api/src/app.js';
 import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
 import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
 import { setStatusPagePassword } from '../../apps/api/src/services/admin/status-page-commands.js';
-import { createDeliverer, type Deliverer } from '../../apps/worker/src/escalation/deliver/deliverer.js';
+import { createDeliverer, type Deliverer } from '@statusvane/shared';
 import { dumpDatabase } from '../support/db-dump.js';
 import { makeHarness, makeWorkspace, uniq, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
@@ -301,7 +301,7 @@ describe('secrets stay secret', () => {
     ]);
     expect(
       target.requests.filter(
-        (r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['x-statusvane-signature'],
+        (r) => r.path === `/hooks/${s.webhookPath}?token=${s.webhookQuery}` && r.headers['statusvane-signature'],
       ),
     ).toHaveLength(1);
     expect(target.requests.filter((r) => r.path === `/services/${s.slackPath}`)).toHaveLength(1);

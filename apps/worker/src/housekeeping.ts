@@ -1,5 +1,7 @@
 import {
   DEFAULT_RETENTION,
+  EVENT_RETENTION_DAYS,
+  recordMaintenanceTransitions,
   monitorSource,
   reconcileSchedules,
   type CheckScheduler,
@@ -36,6 +38,9 @@ export interface PruneReport {
   dailyRollups: number;
   /** Heartbeat pings, kept as long as raw results. */
   heartbeatPings: number;
+  /** The event log and webhook deliveries, kept EVENT_RETENTION_DAYS. */
+  events: number;
+  webhookDeliveries: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -111,7 +116,52 @@ export async function pruneExpired(
         SELECT id FROM heartbeat_pings WHERE at < ${resultsCutoff} ORDER BY at LIMIT ${n}::int)`,
     opts,
   );
-  return { checkResults, resultPartitions, hourlyRollups, dailyRollups, heartbeatPings };
+  const eventsCutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * DAY_MS);
+  const events = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM events WHERE seq IN (
+        SELECT seq FROM events WHERE time < ${eventsCutoff} ORDER BY time LIMIT ${n}::int)`,
+    opts,
+  );
+  const webhookDeliveries = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE "createdAt" < ${eventsCutoff} ORDER BY "createdAt" LIMIT ${n}::int)`,
+    opts,
+  );
+  return { checkResults, resultPartitions, hourlyRollups, dailyRollups, heartbeatPings, events, webhookDeliveries };
+}
+
+/** How far back housekeeping looks for maintenance windows that started or ended (their events are keyed). */
+const MAINTENANCE_LOOKBACK_MS = DAY_MS;
+
+/**
+ * maintenance.started and maintenance.completed when the clock reaches a window's start or end (the API records
+ * them at once for an action or an edit to the past; the keys make both paths record each once).
+ */
+export async function recordDueMaintenanceEvents(prisma: PrismaClient, now: Date): Promise<number> {
+  const since = new Date(now.getTime() - MAINTENANCE_LOOKBACK_MS);
+  const windows = await prisma.maintenanceWindow.findMany({
+    where: {
+      cancelledAt: null,
+      OR: [{ startsAt: { gt: since, lte: now } }, { endsAt: { gt: since, lte: now } }],
+    },
+    select: {
+      id: true,
+      workspaceId: true,
+      title: true,
+      startsAt: true,
+      endsAt: true,
+      cancelledAt: true,
+      components: { select: { componentId: true } },
+    },
+  });
+  for (const w of windows) {
+    await prisma.$transaction((tx) =>
+      recordMaintenanceTransitions(tx, { ...w, componentIds: w.components.map((c) => c.componentId) }, now),
+    );
+  }
+  return windows.length;
 }
 
 export interface HousekeepingDeps {
@@ -149,15 +199,9 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   });
   if (partitions.length) deps.logger.info('result partitions created', { partitions });
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
+  await recordDueMaintenanceEvents(deps.prisma, now);
   const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, deps.prune);
-  if (
-    expired.count ||
-    pruned.checkResults ||
-    pruned.resultPartitions ||
-    pruned.hourlyRollups ||
-    pruned.dailyRollups ||
-    pruned.heartbeatPings
-  ) {
+  if (expired.count || Object.values(pruned).some((n) => n > 0)) {
     deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
   }
   return true;

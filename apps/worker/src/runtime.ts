@@ -13,7 +13,7 @@ import {
   type SsrfGuard,
 } from '@statusvane/shared';
 import type { CheckRunnerDeps } from './checks/run-check.js';
-import { createDeliverer, type Deliverer } from './escalation/deliver/deliverer.js';
+import { createDeliverer, type Deliverer } from '@statusvane/shared';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
 import { startHousekeeping } from './housekeeping.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';

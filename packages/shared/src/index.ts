@@ -14,3 +14,7 @@ export * from './json-assertion/index.js';
 export * from './metrics/index.js';
 export * from './heartbeat/index.js';
 export * from './subscribers/index.js';
+export * from './events/index.js';
+export * from './webhooks/index.js';
+export * from './net/index.js';
+export * from './alerts/index.js';

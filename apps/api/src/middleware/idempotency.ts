@@ -108,13 +108,14 @@ export function storeAnswerInTransaction(
 ): InTransaction | undefined {
   const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
   if (!held) return undefined;
-  return async (tx, result) => {
+  return async (tx, result, replay = result) => {
     // The bytes the client gets, kept as one JSON string (jsonb would reorder an object's keys): a replay repeats
-    // them exactly, and mountRoutes sends these very bytes the first time (storedAnswer).
+    // them exactly, and mountRoutes sends these very bytes the first time (storedAnswer). A service that shows a
+    // secret once stores its answer without it (`replay`), and only the first answer carries it.
     const text = JSON.stringify(toBody(result));
     const { count } = await tx.idempotencyRecord.updateMany({
       where: { id: held.id, createdAt: held.createdAt, responseStatus: null },
-      data: { responseStatus: status, responseBody: text },
+      data: { responseStatus: status, responseBody: replay === result ? text : JSON.stringify(toBody(replay)) },
     });
     if (count !== 1) {
       res.setHeader('Retry-After', '1');

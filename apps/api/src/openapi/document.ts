@@ -86,6 +86,12 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       '(secrets redacted). Every mutable record also carries a `version`, answered as `ETag`; PATCH and DELETE take it ' +
       'back in `If-Match` and answer 412 `precondition_failed` when the record changed since.',
   },
+  {
+    name: 'Events',
+    description:
+      'The event log (CloudEvents 1.0, kept 30 days, read with a cursor) and the webhooks that receive it, signed with ' +
+      '`Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, retried for 24 hours and replayable.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -258,6 +264,13 @@ function buildRegistry(): OpenAPIRegistry {
     in: 'path',
     required: true,
     description: "A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404.",
+    schema: { type: 'string', format: 'uuid' },
+  });
+  registry.registerComponent('parameters', 'UserId', {
+    name: 'userId',
+    in: 'path',
+    required: true,
+    description: "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
     schema: { type: 'string', format: 'uuid' },
   });
 

@@ -22,6 +22,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'members:manage': 'Role: admin or owner (others get 403).',
   'config:apply': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
+  'webhooks:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -159,7 +160,7 @@ export const IF_MATCH_DESCRIPTION =
   'that is not a list of entity tags is 400.';
 
 /** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
-const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId' };
+const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId', userId: 'UserId' };
 
 function pathParameters(path: string) {
   return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => {
@@ -182,7 +183,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
     ? z.object({ data: success.data })
     : success.page
       ? z.object({ data: z.array(success.page), pagination: paginationSchema })
-      : undefined;
+      : success.body;
   // A single record with a version answers its ETag (mountRoutes sets it from the answer).
   const versioned = success.data instanceof z.ZodObject && 'version' in success.data.shape;
   responses[String(status)] = {

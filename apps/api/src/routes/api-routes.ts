@@ -1,11 +1,14 @@
+import { accessRoutes } from './access/access.routes.js';
 import { auditEventRoutes } from './audit-events/audit-events.routes.js';
 import { componentRoutes } from './components/components.routes.js';
 import { escalationPolicyRoutes } from './escalation-policies/escalation-policies.routes.js';
 import { configRoutes } from './config/config.routes.js';
 import type { ApiRoute } from './define-route.js';
+import { eventRoutes } from './events/events.routes.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 
 /**
@@ -21,5 +24,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...incidentRoutes,
   ...escalationPolicyRoutes,
   ...configRoutes,
+  ...accessRoutes,
   ...auditEventRoutes,
+  ...eventRoutes,
+  ...webhookRoutes,
 ];

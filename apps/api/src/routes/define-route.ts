@@ -14,7 +14,8 @@ export type Tag =
   | 'Escalation policies'
   | 'Access'
   | 'Configuration'
-  | 'Audit events';
+  | 'Audit events'
+  | 'Events';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -23,8 +24,14 @@ export type PathParams<P extends string> = P extends `${string}{${infer K}}${inf
   ? K | PathParams<Rest>
   : never;
 
-/** A 2xx with a body: one record as `{ data }`, or a page of them as `{ data: [...], pagination }`. */
-type OkResponse = { description: string; data: z.ZodType } | { description: string; page: z.ZodType };
+/**
+ * A 2xx with a body: one record as `{ data }`, a page of them as `{ data: [...], pagination }`, or (`body`) an answer
+ * of its own shape, returned as the handler gives it (the event log's `{ data, nextCursor }`).
+ */
+type OkResponse =
+  | { description: string; data: z.ZodType }
+  | { description: string; page: z.ZodType }
+  | { description: string; body: z.ZodType };
 /** The success answer (exactly one), plus the operation's own 409 when it has one. */
 export type Responses = ({ 200: OkResponse } | { 201: OkResponse } | { 204: { description: string } }) & {
   409?: { description: string; example: string };
@@ -36,7 +43,9 @@ export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O }
     ? z.infer<S>
     : O extends { page: infer S extends z.ZodType }
       ? { data: Array<z.infer<S>>; pagination: Pagination }
-      : never
+      : O extends { body: infer S extends z.ZodType }
+        ? z.infer<S>
+        : never
   : void;
 
 export interface BodySpec<B extends z.ZodType> {
@@ -105,7 +114,12 @@ export function successStatus(route: ApiRoute): 200 | 201 | 204 {
 }
 
 /** The declared success answer. */
-export function successOf(route: ApiRoute): { description: string; data?: z.ZodType; page?: z.ZodType } {
+export function successOf(route: ApiRoute): {
+  description: string;
+  data?: z.ZodType;
+  page?: z.ZodType;
+  body?: z.ZodType;
+} {
   return (route.responses as Record<number, { description: string }>)[successStatus(route)]!;
 }
 

@@ -5,9 +5,10 @@ import type { RequestContext } from './auth/context.js';
 /**
  * A write that must commit or roll back together with a service's own (the Idempotency-Key's stored answer): a
  * service that receives one calls it inside its transaction, after its own writes, with the result it will return.
- * Throwing rolls the whole transaction back.
+ * Throwing rolls the whole transaction back. `replay`, when given, is what a retry with the same key is answered
+ * instead of `result` (a secret shown once is not stored: POST /tokens).
  */
-export type InTransaction = (tx: Prisma.TransactionClient, result: unknown) => Promise<void>;
+export type InTransaction = (tx: Prisma.TransactionClient, result: unknown, replay?: unknown) => Promise<void>;
 
 /**
  * What every service verb gets as `ctx` (see services/README.md): who calls, in which workspace, with which role; the

@@ -44,8 +44,14 @@ import {
   type PolicyInEffect,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { Channel, DeliveryOutcome, Deliverer } from './deliver/deliverer.js';
-import type { IncidentSnapshot, Notice, Page } from './deliver/page.js';
+import type {
+  DeliveryChannel as Channel,
+  DeliveryOutcome,
+  Deliverer,
+  IncidentSnapshot,
+  Notice,
+  Page,
+} from '@statusvane/shared';
 
 export interface EscalationDeps {
   prisma: PrismaClient;
@@ -536,6 +542,9 @@ async function sendUnclaimed(
   return statuses.filter((s): s is DeliveryOutcome['status'] => s !== null);
 }
 
+/** The columns a delivery or notice row keeps of an outcome (the provider's HTTP status is not one). */
+const stored = ({ status, attempts, reason, sentAt }: DeliveryOutcome) => ({ status, attempts, reason, sentAt });
+
 /**
  * Records a delivery's outcome under a share lock on the incident row. Acknowledging or resolving updates that row,
  * and its trigger adds a notice for every target with a delivery `sent` (migration
@@ -553,7 +562,7 @@ async function recordDelivery(
   return deps.prisma.$transaction(async (tx) => {
     const [locked] = await tx.$queryRaw<Array<{ status: 'open' | 'acknowledged' | 'resolved' }>>`
       SELECT status FROM incidents WHERE id = ${incidentId}::uuid FOR SHARE`;
-    await tx.escalationDelivery.update({ where: { id: d.id }, data: result });
+    await tx.escalationDelivery.update({ where: { id: d.id }, data: stored(result) });
     if (result.status !== 'sent' || !locked || locked.status === 'open') return null;
     await tx.escalationNotice.createMany({
       data: [{ incidentId, targetId: d.targetId, kind: locked.status, channel: d.channel, target: display }],
@@ -612,7 +621,7 @@ export async function sendIncidentNotices(deps: EscalationDeps, job: EscalationN
     if (count === 1) claimed.push(row);
   }
   const record = (ids: string[], result: DeliveryOutcome) =>
-    prisma.escalationNotice.updateMany({ where: { id: { in: ids } }, data: result });
+    prisma.escalationNotice.updateMany({ where: { id: { in: ids } }, data: stored(result) });
 
   if (job.kind === 'acknowledged' && incident.status === 'resolved') {
     await record(

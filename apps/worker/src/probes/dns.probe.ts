@@ -20,8 +20,8 @@
 import { Resolver } from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type DnsRecordType, type SsrfGuard, parseDnsResolver, withTimeout } from '@statusvane/shared';
-import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
+import { type DnsRecordType, type SsrfGuard, parseDnsResolver, withTimeout, reasonForError } from '@statusvane/shared';
+import { applyLatencyRules, downResult, ProbeTimeoutError, truncateReason } from './result.js';
 import type { ProbeResult } from './types.js';
 
 export interface DnsProbeInput {

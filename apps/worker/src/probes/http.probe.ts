@@ -58,9 +58,9 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import got, { type Response, type Request as GotRequest } from 'got';
-import { certificateDaysRemaining, type CertificateInfo, type SsrfGuard } from '@statusvane/shared';
+import { certificateDaysRemaining, type CertificateInfo, type SsrfGuard, reasonForError } from '@statusvane/shared';
 import { type JsonAssertion, evaluateJsonAssertion } from '@statusvane/shared';
-import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
+import { applyLatencyRules, downResult, ProbeTimeoutError, truncateReason } from './result.js';
 import type { ProbePhases, ProbeResult } from './types.js';
 
 export const BODY_CAP_BYTES = 1024 * 1024;

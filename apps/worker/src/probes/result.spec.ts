@@ -1,5 +1,6 @@
+import { reasonForError } from '@statusvane/shared';
 import { describe, expect, it } from '@jest/globals';
-import { applyLatencyRules, downResult, reasonForError, truncateReason } from './result.js';
+import { applyLatencyRules, downResult, truncateReason } from './result.js';
 import { REASON_MAX_LENGTH } from './types.js';
 
 const err = (code?: string, name?: string, cause?: unknown) =>

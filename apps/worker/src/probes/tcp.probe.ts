@@ -20,8 +20,8 @@
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type SsrfGuard, isValidPort, normaliseHost, withTimeout } from '@statusvane/shared';
-import { applyLatencyRules, downResult, ProbeTimeoutError, reasonForError, truncateReason } from './result.js';
+import { type SsrfGuard, isValidPort, normaliseHost, withTimeout, reasonForError } from '@statusvane/shared';
+import { applyLatencyRules, downResult, ProbeTimeoutError, truncateReason } from './result.js';
 import type { ProbeResult } from './types.js';
 
 export interface TcpProbeInput {

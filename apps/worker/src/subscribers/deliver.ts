@@ -1,13 +1,12 @@
 import {
   decryptSecret,
-  statusvaneSignature,
-  STATUSVANE_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  signWebhook,
   type Keyring,
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import type { EmailSender } from '../escalation/deliver/email.js';
-import { postOnce } from '../escalation/deliver/http-post.js';
+import { postOnce, type EmailSender } from '@statusvane/shared';
 import { buildMessage } from './messages.js';
 
 export interface SubscriberDeliveryDeps {
@@ -144,7 +143,7 @@ export async function deliverSubscriberMessage(
     url: decryptSecret(s.webhookUrlEnc, null, deps.keyring),
     body,
     headers: {
-      [STATUSVANE_SIGNATURE_HEADER]: statusvaneSignature(decryptSecret(s.secretEnc, null, deps.keyring), t, body),
+      [SIGNATURE_HEADER]: signWebhook(decryptSecret(s.secretEnc, null, deps.keyring), t, body),
       'Statusvane-Delivery': row.id,
     },
     timeoutMs: deps.timeoutMs ?? 10_000,

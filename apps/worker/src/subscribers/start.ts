@@ -8,7 +8,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { createEmailSender } from '../escalation/deliver/email.js';
+import { createEmailSender } from '@statusvane/shared';
 import { subscriberProcessor } from '../processors/subscriber.processor.js';
 
 /**

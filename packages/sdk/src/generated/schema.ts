@@ -141,6 +141,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/monitors/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a monitor's check results
+         * @description Every stored check result (kept for the retention period), newest first: one per region and scheduled slot, with its status, failure reason, HTTP status and duration; DNS answers and the TLS certificate where the check had them. Filters, combined with AND: `region`, `status` (a comma list of up, degraded, down) and `since`. Any role (viewer and above).
+         */
+        get: operations["listMonitorResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/components": {
         parameters: {
             query?: never;
@@ -481,6 +501,26 @@ export interface paths {
         patch: operations["updateEscalationPolicy"];
         trace?: never;
     };
+    "/escalation-policies/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message to every target
+         * @description One test message to every target of every step, at once, in each channel's own format (a webhook gets the signed page body with `"test": true`; PagerDuty and Opsgenie get their lowest severity), one attempt each. Answers when every target has answered (at most 10 seconds), one entry per target in ladder order: whether it was accepted, the provider's HTTP status, and why not. No incident is involved and nothing is recorded as a page. Role: admin or owner (others get 403).
+         */
+        post: operations["testEscalationPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/config/plan": {
         parameters: {
             query?: never;
@@ -541,6 +581,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List workspace tokens
+         * @description The workspace's tokens (org tokens: each acts with its own role), oldest first. Deleted tokens are not listed; a token itself is never shown again, only its `prefix`. Role: admin or owner (others get 403).
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create a workspace token
+         * @description A bearer token (`sv_…`) that acts in this workspace with `role`, shown once in `token` and stored only as a hash. An admin cannot mint an owner token (403). A replay with the same `Idempotency-Key` answers `token: null`. Role: admin or owner (others get 403).
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a workspace token
+         * @description Revokes the token: its next request, and every one after, answers 401. Only an owner deletes an owner token (403). Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description The workspace's members and their roles, oldest membership first. Any role (viewer and above).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add a member
+         * @description Makes the user with `email` a member with `role`; a user is created for an address not seen before. Only an owner grants `owner` (403). Already a member: 409 (change the role with PATCH). Role: admin or owner (others get 403).
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description The user leaves the workspace: their personal and OAuth tokens lose access to it on their next request. Only an owner removes an owner (403); the last owner stays (409). Role: admin or owner (others get 403).
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Effective on the member's next request. Only an owner grants or removes `owner` (403); the last owner cannot be demoted (409). Role: admin or owner (others get 403).
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -555,6 +687,118 @@ export interface paths {
         get: operations["listAuditEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the event log
+         * @description The workspace's events, oldest first, as CloudEvents 1.0: `incident.opened|acknowledged|resolved|updated`, `monitor.status_changed|created|updated|deleted`, `maintenance.started|completed|cancelled` (the `type` attribute carries the prefix `com.statusvane.`). Kept 30 days. Poll with `after` = the last `nextCursor` forever: the log is ordered and durable (each event is written in the transaction of the change), and a cursor never passes an event that commits later. `types` filters (comma list of the short names); `limit` 1 to 500 (default 100). A `after` that is not a cursor: 400. Any role (viewer and above).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The workspace's webhooks, oldest first (URLs redacted, secrets never shown). Role: admin or owner (others get 403).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Sends the events of the log that commit from now on (of `types`, or every type) to `url`: a POST of the CloudEvents JSON event (`Content-Type: application/cloudevents+json`), signed with `Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with `Statusvane-Delivery: <delivery id>`. At least once: a 2xx answer is a delivery, anything else (or a timeout of 10 s) is retried with exponential backoff for 24 hours; a receiver drops an event id it has already handled. The `secret` is in this answer only. The URL must pass the SSRF guard (400). Role: admin or owner (others get 403).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description The webhook (URL redacted, secret never shown). Role: admin or owner (others get 403).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Nothing more is sent to it; its delivery history goes with it. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook
+         * @description Only the given fields change. A new `url` passes the SSRF guard (400); deliveries not yet sent go to it. New `types` apply to events not yet dispatched. Role: admin or owner (others get 403).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries of a webhook
+         * @description The delivery history (kept 30 days), newest first: each event sent, its status (`pending`, `sent`, `failed`), attempts, the last answer and when it is tried next. Role: admin or owner (others get 403).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay events to a webhook
+         * @description Sends again every event after `after` (a `nextCursor` of GET /events or an event's `sequence`) of the webhook's types, as new deliveries marked `replay`, within seconds; then the live stream goes on. A consumer that was down replays from the last event it handled. `after` that is not a cursor: 400. Role: admin or owner (others get 403).
+         */
+        post: operations["replayWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -597,10 +841,10 @@ export interface components {
             /** @description For a status page's 409: the slug the `vanityUrl` normalised to. */
             slug?: string;
             /**
-             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it).
+             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members).
              * @enum {string}
              */
-            reason?: "reserved" | "taken";
+            reason?: "reserved" | "taken" | "last_owner" | "already_member";
             /** @description For a 412 (`precondition_failed`): the version the record is at now. */
             version?: number;
         };
@@ -997,6 +1241,29 @@ export interface components {
                 waitingMs: number | null;
             };
         };
+        CheckResult: {
+            /** Format: date-time */
+            checkedAt: string;
+            /**
+             * Format: date-time
+             * @description The scheduled time the check ran for (one result per monitor, region and slot).
+             */
+            slot: string;
+            region: string;
+            /** @enum {string} */
+            status: "up" | "degraded" | "down";
+            /** @description Why the check failed or degraded (`status_code`, `timeout`, ...); null when up. */
+            reason: string | null;
+            /** @description http: the response status; null otherwise. */
+            statusCode: number | null;
+            /** @description How long the check took; null when not measured. */
+            totalMs: number | null;
+            /** @description The address connected to; null when not recorded (currently always). */
+            address: string | null;
+            /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
+            dnsAnswers?: string[];
+            certificate?: components["schemas"]["Certificate"] & unknown;
+        };
         Component: {
             /** Format: uuid */
             id: string;
@@ -1237,6 +1504,8 @@ export interface components {
             id: string;
             /** @description The name a workspace document (`POST /config/apply`) manages the policy by; null: not managed. */
             ref: string | null;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             name: string;
             repeatCount: number;
             silent: boolean;
@@ -1395,6 +1664,20 @@ export interface components {
             /** @description The workspace's default policy: the one a monitor without its own policy pages with. Setting it moves the default from any other policy; false on the default policy leaves the workspace without one. */
             isDefault?: boolean;
         };
+        EscalationTestResult: {
+            /** @description The step's position in the ladder, from 0. */
+            step: number;
+            /** @enum {string} */
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            /** @description The target as records show it (never a secret). */
+            display: string;
+            /** @description The provider (or the SMTP server) accepted the message. */
+            ok: boolean;
+            /** @description The provider's HTTP status, when it answered. */
+            status?: number;
+            /** @description Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not configured`, `target_unreadable` (the target's encryption key is gone) ... */
+            error?: string;
+        };
         ConfigPlan: {
             planId: string;
             changes: components["schemas"]["ConfigChange"][];
@@ -1492,6 +1775,82 @@ export interface components {
             /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
             planId?: string;
         };
+        /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
+        ApiToken: {
+            /** Format: uuid */
+            id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description The first characters of the token (`sv_` and four more), to recognise it; the token itself is never shown again. */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last authenticated a request (kept to the minute); null: never.
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Null: it does not expire.
+             */
+            expiresAt: string | null;
+        };
+        /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
+        CreatedApiToken: components["schemas"]["ApiToken"] & {
+            /** @description The bearer token, shown in this answer only (only its hash is stored). A replay of the request (same `Idempotency-Key`) answers null: delete that token and create another if it was lost. */
+            token: string | null;
+        };
+        CreateTokenInput: {
+            /** @description What the token is for (a CI job, an integration). */
+            name: string;
+            /**
+             * @description The role it acts with. Only an owner may mint an owner token.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description It stops working this many days from now; omitted: it does not expire. */
+            expiresInDays?: number;
+        };
+        /** @description A user's membership: their personal and OAuth tokens act in the workspace with this role. */
+        Member: {
+            /** Format: uuid */
+            userId: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** Format: email */
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /**
+             * Format: date-time
+             * @description When the user joined the workspace.
+             */
+            createdAt: string;
+        };
+        AddMemberInput: {
+            /**
+             * Format: email
+             * @description Case-insensitive. A user with this address is created when there is none.
+             */
+            email: string;
+            /**
+             * @description Only an owner may grant `owner`.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+        };
+        UpdateMemberInput: {
+            /**
+             * @description Only an owner grants or removes `owner`.
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+        };
         /** @description One successful write through the API or the admin CLI. */
         AuditEvent: {
             /** Format: uuid */
@@ -1531,6 +1890,86 @@ export interface components {
                     to?: unknown;
                 };
             };
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description Pass as `after` to get what follows; always present (the same cursor again when nothing is newer). */
+            nextCursor: string;
+        };
+        Event: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /** @enum {string} */
+            type: "com.statusvane.incident.opened" | "com.statusvane.incident.acknowledged" | "com.statusvane.incident.resolved" | "com.statusvane.incident.updated" | "com.statusvane.monitor.status_changed" | "com.statusvane.monitor.created" | "com.statusvane.monitor.updated" | "com.statusvane.monitor.deleted" | "com.statusvane.maintenance.started" | "com.statusvane.maintenance.completed" | "com.statusvane.maintenance.cancelled";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example monitors/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        CreatedWebhook: components["schemas"]["Webhook"] & {
+            /** @description The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README). */
+            secret: string;
+        };
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            /** @description The endpoint, shown as `scheme://host/…`: the full URL is stored encrypted and never shown again. */
+            url: string;
+            /** @description Event types sent; empty: every type. */
+            types: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "incident.updated" | "monitor.status_changed" | "monitor.created" | "monitor.updated" | "monitor.deleted" | "maintenance.started" | "maintenance.completed" | "maintenance.cancelled")[];
+            description: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description Also sent as `Statusvane-Delivery`: the same on every attempt.
+             */
+            id: string;
+            /** Format: uuid */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "incident.opened" | "incident.acknowledged" | "incident.resolved" | "incident.updated" | "monitor.status_changed" | "monitor.created" | "monitor.updated" | "monitor.deleted" | "maintenance.started" | "maintenance.completed" | "maintenance.cancelled";
+            /**
+             * @description `pending` (being sent or waiting for a retry), `sent` (a 2xx), `failed` (gave up).
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "failed";
+            attempts: number;
+            /** @description HTTP status of the last attempt. */
+            responseStatus: number | null;
+            /** @description Why the last attempt failed: `http_500`, `timeout` ... */
+            reason: string | null;
+            /** @description Sent again by a replay. */
+            replay: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next.
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
         };
     };
     responses: {
@@ -1728,6 +2167,8 @@ export interface components {
         Id: string;
         /** @description A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404. */
         SubscriberId: string;
+        /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
+        UserId: string;
     };
     requestBodies: never;
     headers: {
@@ -2329,6 +2770,59 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ResponseTimeHistory"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMonitorResults: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description Results of this region only (one of CHECK_REGIONS). */
+                region?: string;
+                /** @description A comma-separated list of: up, degraded, down. */
+                status?: string;
+                /** @description Results checked at or after this instant (ISO 8601 with an offset). */
+                since?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CheckResult"][];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
@@ -3435,6 +3929,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3498,6 +3993,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3591,6 +4087,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3605,6 +4102,47 @@ export interface operations {
             404: components["responses"]["NotFound"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testEscalationPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One result per target. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EscalationTestResult"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3775,6 +4313,413 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiToken"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The created token, with the secret this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedApiToken"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMemberInput"];
+            };
+        };
+        responses: {
+            /** @description The new membership. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: the user is already a member, or a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "dev@example.com is already a member of this workspace"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `conflict`: the member is the last owner. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The last owner of a workspace can be neither demoted nor removed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberInput"];
+            };
+        };
+        responses: {
+            /** @description The membership. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `conflict`: the member is the last owner. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The last owner of a workspace can be neither demoted nor removed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -3819,6 +4764,402 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor`, or an event's `sequence`: only later events count. */
+                after?: string;
+                /** @description A comma-separated list of: incident.opened, incident.acknowledged, incident.resolved, incident.updated, monitor.status_changed, monitor.created, monitor.updated, monitor.deleted, maintenance.started, maintenance.completed, maintenance.cancelled. */
+                types?: string;
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after the cursor and the cursor to continue from. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    types?: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "incident.updated" | "monitor.status_changed" | "monitor.created" | "monitor.updated" | "monitor.deleted" | "maintenance.started" | "maintenance.completed" | "maintenance.cancelled")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook, with its signing secret (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhook"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is still in progress; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    types?: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "incident.updated" | "monitor.status_changed" | "monitor.created" | "monitor.updated" | "monitor.deleted" | "maintenance.started" | "maintenance.completed" | "maintenance.cancelled")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A `nextCursor`, or an event's `sequence`: only later events count.
+                     * @example 000000000000a1b2000000000000003f
+                     */
+                    after: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The webhook; the replay is under way. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

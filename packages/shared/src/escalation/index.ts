@@ -1,5 +1,4 @@
 export * from './ladder.js';
-export * from './signing.js';
 export * from './channels.js';
 export * from './policy-in-effect.js';
 export * from './target-secrets.js';

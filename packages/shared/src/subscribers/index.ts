@@ -1,5 +1,4 @@
 export * from './queue.js';
-export * from './signature.js';
 export * from './tokens.js';
 export * from './page-components.js';
 export * from './public-incidents.js';

@@ -1,6 +1,6 @@
-import { Queue, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
-import { bullPrefix } from '../db/redis.js';
+import { DeliveryQueue } from '../queues/delivery-queue.js';
 
 /**
  * Status page subscribers are told through one queue for every region. Two kinds of job:
@@ -28,37 +28,23 @@ export const SUBSCRIBER_DELIVER_OPTS = {
 /** BullMQ refuses ':' in custom job ids. */
 export const subscriberDeliverJobId = (deliveryId: string) => `sub-${deliveryId}`;
 
-export class SubscriberQueue {
-  readonly queue: Queue;
-
+export class SubscriberQueue extends DeliveryQueue {
   constructor(connection: ConnectionOptions, prefix?: string) {
-    const keyPrefix = bullPrefix(connection, prefix, SUBSCRIBER_QUEUE);
-    this.queue = new Queue(SUBSCRIBER_QUEUE, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
-    this.queue.on('error', () => undefined);
-  }
-
-  /** Enqueues deliveries; a delivery already queued (same job id) is not added twice. */
-  async enqueue(deliveryIds: readonly string[]): Promise<void> {
-    if (!deliveryIds.length) return;
-    await this.queue.addBulk(
-      deliveryIds.map((deliveryId) => ({
-        name: SUBSCRIBER_DELIVER_JOB,
-        data: { deliveryId } satisfies SubscriberDeliverJob,
-        opts: { ...SUBSCRIBER_DELIVER_OPTS, jobId: subscriberDeliverJobId(deliveryId) },
-      })),
+    super(
+      {
+        name: SUBSCRIBER_QUEUE,
+        deliverJob: SUBSCRIBER_DELIVER_JOB,
+        deliverOpts: SUBSCRIBER_DELIVER_OPTS,
+        jobId: subscriberDeliverJobId,
+        scheduler: { id: SUBSCRIBER_SWEEP_SCHEDULER, job: SUBSCRIBER_SWEEP_JOB, everyMs: SUBSCRIBER_SWEEP_MS },
+      },
+      connection,
+      prefix,
     );
   }
 
-  /** The repeating sweep (idempotent: one scheduler id). */
-  async ensureSweep(everyMs = SUBSCRIBER_SWEEP_MS): Promise<void> {
-    await this.queue.upsertJobScheduler(
-      SUBSCRIBER_SWEEP_SCHEDULER,
-      { every: everyMs },
-      { name: SUBSCRIBER_SWEEP_JOB, data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
-    );
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
+  /** The repeating job (idempotent: one scheduler id). */
+  ensureSweep(everyMs?: number): Promise<void> {
+    return this.ensureScheduler(everyMs);
   }
 }

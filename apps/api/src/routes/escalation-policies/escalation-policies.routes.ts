@@ -8,7 +8,12 @@ import {
   updateEscalationPolicySchema,
 } from '../../services/escalation-policies/policy-input.js';
 import { escalationPolicyRecordSchema } from '../../services/escalation-policies/policy-record.js';
+import {
+  policyTestResultSchema,
+  testEscalationPolicy,
+} from '../../services/escalation-policies/test-escalation-policy.js';
 import { updateEscalationPolicy } from '../../services/escalation-policies/update-escalation-policy.js';
+import { z } from '../../openapi/zod.js';
 import { defineRoute } from '../define-route.js';
 
 const example = {
@@ -120,5 +125,22 @@ export const escalationPolicyRoutes = [
       'open keep paging with the ladder they opened with, and their escalation history stays.',
     responses: { 204: { description: 'Deleted; no body.' } },
     handler: (deps, { ctx, params }) => deleteEscalationPolicy(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/escalation-policies/{id}/test',
+    operationId: 'testEscalationPolicy',
+    roles: 'escalationPolicies:manage',
+    tag: 'Escalation policies',
+    summary: 'Send a test message to every target',
+    description:
+      "One test message to every target of every step, at once, in each channel's own format (a webhook gets the signed " +
+      'page body with `"test": true`; PagerDuty and Opsgenie get their lowest severity), one attempt each. Answers when ' +
+      'every target has answered (at most 10 seconds), one entry per target in ladder order: whether it was accepted, ' +
+      "the provider's HTTP status, and why not. No incident is involved and nothing is recorded as a page.",
+    responses: {
+      200: { description: 'One result per target.', data: z.array(policyTestResultSchema) },
+    },
+    handler: (deps, { ctx, params }) => testEscalationPolicy(deps, { ctx, input: params }),
   }),
 ];

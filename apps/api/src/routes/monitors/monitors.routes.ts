@@ -16,6 +16,11 @@ import { listMonitors, monitorListQuerySchema } from '../../services/monitors/li
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
 import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/response-times.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
+import {
+  checkResultQuerySchema,
+  checkResultRecordSchema,
+  listCheckResults,
+} from '../../services/monitors/check-results.js';
 import { defineRoute } from '../define-route.js';
 import { listPings } from '../../services/heartbeats/list-pings.js';
 import { heartbeatPingRecordSchema } from '../../services/heartbeats/ping-record.js';
@@ -232,5 +237,20 @@ export const monitorRoutes = [
     request: { query: responseTimesQuerySchema },
     responses: { 200: { description: 'The history.', data: responseTimeHistorySchema } },
     handler: (deps, { ctx, params, query }) => getResponseTimes(deps, { ctx, input: { id: params.id, query } }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/monitors/{id}/results',
+    operationId: 'listMonitorResults',
+    roles: 'read',
+    tag: 'Monitors',
+    summary: "List a monitor's check results",
+    description:
+      'Every stored check result (kept for the retention period), newest first: one per region and scheduled slot, with ' +
+      'its status, failure reason, HTTP status and duration; DNS answers and the TLS certificate where the check had them. ' +
+      'Filters, combined with AND: `region`, `status` (a comma list of up, degraded, down) and `since`.',
+    request: { query: checkResultQuerySchema },
+    responses: { 200: { description: 'A page of results.', page: checkResultRecordSchema } },
+    handler: (deps, { ctx, params, query }) => listCheckResults(deps, { ctx, input: { id: params.id, query } }),
   }),
 ];

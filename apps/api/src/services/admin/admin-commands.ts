@@ -1,5 +1,16 @@
 import { z } from 'zod';
 import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
+import {
+  changesBetween,
+  claimVersion,
+  cliWriteContext,
+  recordAuditEvent,
+  recordUpdate,
+} from '../audit/record-write.js';
+import { addMember as addMemberService } from '../members/add-member.js';
+import { removeMember as removeMemberService } from '../members/remove-member.js';
+import { updateMember } from '../members/update-member.js';
+import { cliContext } from './cli-context.js';
 import { displayPrefix, newToken } from './tokens.js';
 
 /** Workspace slugs: what status page slugs allow, so a slug is safe in any URL. */
@@ -50,7 +61,17 @@ export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
   );
   const existing = await prisma.workspace.findUnique({ where: { slug: input.slug } });
   if (existing) throw new AppError('conflict', `workspace ${input.slug} already exists`);
-  return workspaceOut(await prisma.workspace.create({ data: input }));
+  return prisma.$transaction(async (tx) => {
+    const ws = await tx.workspace.create({ data: input });
+    const out = workspaceOut(ws);
+    await recordAuditEvent(tx, cliWriteContext(ws.id), {
+      resourceType: 'workspace',
+      resourceId: ws.id,
+      action: 'created',
+      changes: changesBetween(null, out),
+    });
+    return out;
+  });
 }
 
 /** user create --email [--name] */
@@ -67,26 +88,32 @@ export async function createUser(prisma: PrismaClient, raw: unknown) {
   return { id: user.id, email: user.email, name: user.name, createdAt: user.createdAt.toISOString() };
 }
 
-/** member add --workspace --email --role (changes the role when already a member) */
+/**
+ * member add --workspace --email --role: POST /members through the same service (PATCH /members/{userId} when
+ * already a member, so the owner rules hold here too). The user must exist (`user create`).
+ */
 export async function addMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email, role: z.enum(ROLES) }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const m = await prisma.membership.upsert({
+  const ctx = cliContext(ws);
+  const existing = await prisma.membership.findUnique({
     where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
-    create: { workspaceId: ws.id, userId: user.id, role: input.role },
-    update: { role: input.role },
+  });
+  if (existing) await updateMember({ prisma }, { ctx, input: { userId: user.id, changes: { role: input.role } } });
+  else await addMemberService({ prisma }, { ctx, input: { email: user.email, role: input.role } });
+  const m = await prisma.membership.findUniqueOrThrow({
+    where: { workspaceId_userId: { workspaceId: ws.id, userId: user.id } },
   });
   return { id: m.id, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email, role: m.role };
 }
 
-/** member remove --workspace --email */
+/** member remove --workspace --email: DELETE /members/{userId} through the same service (the last owner stays). */
 export async function removeMember(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(z.object({ workspace: selector, email }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, input.workspace);
   const user = await findUser(prisma, input.email);
-  const { count } = await prisma.membership.deleteMany({ where: { workspaceId: ws.id, userId: user.id } });
-  if (count === 0) throw new NotFoundError('membership', `${user.email} in ${ws.slug}`);
+  await removeMemberService({ prisma }, { ctx: cliContext(ws), input: { userId: user.id } });
   return { removed: true, workspaceId: ws.id, workspace: ws.slug, userId: user.id, email: user.email };
 }
 
@@ -135,7 +162,21 @@ export async function createToken(prisma: PrismaClient, raw: unknown, now = new 
 
   if (input.kind === 'org') {
     const ws = await findWorkspace(prisma, input.workspace);
-    const row = await prisma.apiToken.create({ data: { ...base, workspaceId: ws.id, role: input.role } });
+    const row = await prisma.$transaction(async (tx) => {
+      const created = await tx.apiToken.create({ data: { ...base, workspaceId: ws.id, role: input.role } });
+      await recordAuditEvent(tx, cliWriteContext(ws.id, now), {
+        resourceType: 'token',
+        resourceId: created.id,
+        action: 'created',
+        changes: changesBetween(null, {
+          name: created.name,
+          role: created.role,
+          prefix: created.displayPrefix,
+          expiresAt: null,
+        }),
+      });
+      return created;
+    });
     return {
       id: row.id,
       kind: row.kind,
@@ -184,8 +225,24 @@ export async function revokeToken(prisma: PrismaClient, raw: unknown, now = new 
   const input = parseOrThrow(z.object({ id: z.uuid() }).strict(), raw, 'arguments');
   const row = await prisma.apiToken.findUnique({ where: { id: input.id } });
   if (!row) throw new NotFoundError('token', input.id);
+  // Org tokens are workspace records: their revocation is versioned and audited. Personal and OAuth tokens belong
+  // to a user, not to a workspace, and have no audit log to go to.
+  const workspaceId = row.workspaceId;
   const updated = row.revokedAt
     ? row
-    : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
+    : workspaceId
+      ? await prisma.$transaction(async (tx) => {
+          const ctx = cliWriteContext(workspaceId, now);
+          await claimVersion(tx, ctx, 'token', row.id);
+          const revoked = await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
+          await recordUpdate(tx, ctx, {
+            resourceType: 'token',
+            resourceId: row.id,
+            action: 'revoked',
+            changes: { revokedAt: { from: null, to: now.toISOString() } },
+          });
+          return revoked;
+        })
+      : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
   return { id: updated.id, kind: updated.kind, revokedAt: updated.revokedAt!.toISOString() };
 }

@@ -4,7 +4,6 @@ import {
   NotFoundError,
   parseOrThrow,
   SIGNATURE_HEADER,
-  TIMESTAMP_HEADER,
   ValidationError,
   webhookSigningSecret,
   type EncryptionKey,
@@ -12,6 +11,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
+import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../audit/record-write.js';
 import { createEscalationPolicy } from '../escalation-policies/create-escalation-policy.js';
 import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
 import {
@@ -85,7 +85,7 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
   );
   const monitor = await prisma.monitor.findUnique({
     where: { id: args.monitor },
-    select: { id: true, name: true, workspaceId: true },
+    select: { id: true, name: true, workspaceId: true, escalationPolicyId: true },
   });
   if (!monitor) throw new NotFoundError('monitor', args.monitor);
   let policy: EscalationPolicyRow | null = null;
@@ -99,7 +99,20 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
       throw new AppError('conflict', `policy ${policy.id} belongs to another workspace than monitor ${monitor.id}`);
     }
   }
-  await prisma.monitor.update({ where: { id: monitor.id }, data: { escalationPolicyId: policy?.id ?? null } });
+  const ctx = cliWriteContext(monitor.workspaceId);
+  await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'monitor', monitor.id);
+    const after = await tx.monitor.update({
+      where: { id: monitor.id },
+      data: { escalationPolicyId: policy?.id ?? null },
+      select: { escalationPolicyId: true },
+    });
+    await recordUpdate(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: monitor.id,
+      changes: changesBetween({ escalationPolicyId: monitor.escalationPolicyId }, after),
+    });
+  });
   return {
     monitorId: monitor.id,
     monitorName: monitor.name,
@@ -109,7 +122,7 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
 }
 
 /**
- * policy signing-secret --workspace: the secret webhook receivers verify `X-Statusvane-Signature` with. Derived
+ * policy signing-secret --workspace: the secret webhook receivers verify `Statusvane-Signature` with. Derived
  * from the deployment's encryption key (docs/escalation.md), so it changes when ENCRYPTION_KEY rotates.
  */
 export async function policySigningSecret(prisma: PrismaClient, raw: unknown, deps: { encryptionKey: Buffer }) {
@@ -120,8 +133,7 @@ export async function policySigningSecret(prisma: PrismaClient, raw: unknown, de
     workspace: ws.slug,
     algorithm: 'HMAC-SHA256',
     signatureHeader: SIGNATURE_HEADER,
-    timestampHeader: TIMESTAMP_HEADER,
-    signedPayload: '<timestamp>.<raw body>',
+    signedPayload: '<t>.<raw body>',
     secret: webhookSigningSecret(deps.encryptionKey, ws.id),
   };
 }

@@ -8,7 +8,7 @@ import {
   ValidationError,
   type PrismaClient,
 } from '@statusvane/shared';
-import { changesBetween, claimVersion, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
+import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../audit/record-write.js';
 import { layoutOf, type StatusPageLayout } from '../status-pages/get-status-page-layout.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { hashPassword } from '../status-pages/password.js';
@@ -70,15 +70,14 @@ async function writePage(
     const before = await findPage(tx, page.id);
     const after = await tx.statusPage.update({ where: { id: page.id }, data, select: statusPageRecordSelect });
     const record = toStatusPageRecord(after, opts.publicBaseUrl);
-    await recordAuditEvent(tx, ctx, {
+    const version = await recordUpdate(tx, ctx, {
       resourceType: 'status_page',
       resourceId: page.id,
-      action: 'updated',
       changes: changesBetween(toStatusPageRecord(before, opts.publicBaseUrl), record, {
         password: [before.passwordHash !== null, data.passwordHash !== null],
       }),
     });
-    return record;
+    return { ...record, version: version ?? record.version };
   });
 }
 
@@ -115,10 +114,9 @@ export async function arrangeStatusPage(prisma: PrismaClient, raw: unknown): Pro
     const page = await findPage(tx, input.id);
 
     const previous = await replaceLayout(tx, page, sections, 'json');
-    await recordAuditEvent(tx, ctx, {
+    await recordUpdate(tx, ctx, {
       resourceType: 'status_page',
       resourceId: page.id,
-      action: 'updated',
       changes: changesBetween({ sections: previous }, { sections }),
     });
     return layoutOf(tx, page);

@@ -6,9 +6,9 @@ import type { AuditActor } from '../auth/context.js';
  * Concurrency and audit for every write (docs/decisions.md, "Versions and audit events"), one protocol for every
  * service, the admin CLI and config/apply. Inside the write's own transaction:
  *
- *   await claimVersion(tx, ctx, 'status_page', id);  // first: If-Match checked in the UPDATE that bumps `version`
+ *   await claimVersion(tx, ctx, 'status_page', id);  // first: the row locked on If-Match's condition (404 / 412)
  *   ... the service's own writes ...
- *   await recordAuditEvent(tx, ctx, { resourceType: 'status_page', resourceId: id, action: 'updated', changes });
+ *   after.version = (await recordUpdate(tx, ctx, { resourceType: 'status_page', resourceId: id, changes })) ?? after.version;
  *
  * A create calls only recordAuditEvent (a new row starts at version 1); a delete claims the row, deletes it and
  * records the event. Whatever throws after the claim rolls the version and the event back with the write.
@@ -61,10 +61,10 @@ export function cliWriteContext(workspaceId: string, now = new Date()): WriteCon
 }
 
 /**
- * Bumps the record's `version` in its write's transaction, on the condition `If-Match` set, and locks the row until
- * the commit: the check and the write are one UPDATE, so two writers holding the same version cannot both pass.
- * Returns the new version. 404 when the record is not the workspace's; 412 (`precondition_failed`, nothing written
- * once the transaction rolls back) when its version is not one If-Match names.
+ * The If-Match check, first thing in a write's transaction: locks the record's row until the commit, on the condition
+ * `If-Match` set (`SELECT ... FOR UPDATE` re-checks its WHERE on the latest committed row, and every versioned write
+ * takes this lock), so two writers holding the same version cannot both pass. Returns the version it locked. 404 when
+ * the record is not the workspace's; 412 (`precondition_failed`) when its version is not one If-Match names.
  */
 export async function claimVersion(
   tx: Prisma.TransactionClient,
@@ -79,12 +79,26 @@ export async function claimVersion(
   const condition =
     expected === undefined || expected === '*' ? Prisma.empty : Prisma.sql`AND version = ANY(${[...expected]}::int[])`;
   const [claimed] = await tx.$queryRaw<Array<{ version: number }>>`
-    UPDATE ${Prisma.raw(`"${table}"`)} SET version = version + 1 WHERE ${where} ${condition} RETURNING version`;
+    SELECT version FROM ${Prisma.raw(`"${table}"`)} WHERE ${where} ${condition} FOR UPDATE`;
   if (claimed) return claimed.version;
   const [current] = await tx.$queryRaw<Array<{ version: number }>>`
     SELECT version FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
   if (!current) throw new NotFoundError(noun, id);
   throw new PreconditionFailedError(noun, current.version);
+}
+
+/**
+ * The end of an update claimed with claimVersion: when a field changed, the version grows by one and the event
+ * `<resourceType>.updated` (or `action`) is recorded; a write that changed nothing (an empty PATCH, a no-op action) leaves both
+ * alone. Returns the new version, or undefined when nothing changed (the record's version stands).
+ */
+export async function recordUpdate(
+  tx: Prisma.TransactionClient,
+  ctx: WriteContext,
+  event: { resourceType: VersionedResource; resourceId: string; changes: Changes; action?: string },
+): Promise<number | undefined> {
+  if (Object.keys(event.changes).length === 0) return undefined;
+  return recordAuditEvent(tx, ctx, { ...event, action: event.action ?? 'updated' });
 }
 
 export const REDACTED = '<redacted>';
@@ -122,7 +136,7 @@ export function changesBetween(
  * Field names that hold a secret wherever they appear in `changes`, redacted whatever a service passed: the last
  * line of defence (services diff records, which hold none).
  */
-const SECRET_KEY = /password|secret|token|apikey|routingkey|^headers$|^body$|^pingurl$/i;
+const SECRET_KEY = /^(headers|body|pingurl|apikey|routingkey|bottoken)$|(password|secret|token)$/i;
 
 function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
@@ -145,13 +159,15 @@ function redactAll(value: unknown): unknown {
 /**
  * Records the one audit event of a successful write, in its transaction (a rollback takes the event with it):
  * `action` is the verb (`created`, `updated`, `deleted`, `acknowledged` ...), stored as `<resourceType>.<verb>`.
- * Empty `changes` are left out.
+ * Empty `changes` are left out. Any action but `created` (a new row is at 1) and `deleted` is a change of a record
+ * that still exists: its version grows by one here, and the new version is returned (undefined when the record
+ * has no version, or is gone).
  */
 export async function recordAuditEvent(
   tx: Prisma.TransactionClient,
   ctx: WriteContext,
   event: { resourceType: ResourceType; resourceId: string; action: string; changes?: Changes | undefined },
-): Promise<void> {
+): Promise<number | undefined> {
   const changes = event.changes && Object.keys(event.changes).length ? event.changes : undefined;
   await tx.auditEvent.create({
     data: {
@@ -166,4 +182,11 @@ export async function recordAuditEvent(
       changes: changes ? (redact(changes) as Prisma.InputJsonValue) : Prisma.DbNull,
     },
   });
+  const { table, idColumn } = RESOURCES[event.resourceType];
+  if (!table || event.action === 'created' || event.action === 'deleted') return undefined;
+  const [bumped] = await tx.$queryRaw<Array<{ version: number }>>`
+    UPDATE ${Prisma.raw(`"${table}"`)} SET version = version + 1
+     WHERE ${Prisma.raw(`"${idColumn}"`)} = ${event.resourceId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid
+     RETURNING version`;
+  return bumped?.version;
 }

@@ -107,6 +107,30 @@ const tokenAccess = loaderPerClient((prisma: PrismaClient) =>
   }),
 );
 
+/** How stale `lastUsedAt` may get: it is written at most once per this interval per token and API process. */
+const LAST_USED_EVERY_MS = 60_000;
+const lastTouched = new WeakMap<PrismaClient, Map<string, number>>();
+
+/**
+ * Records that a token was used (`lastUsedAt`, shown by GET /tokens), kept to the minute: one conditional UPDATE per
+ * token and minute at most, not awaited, its failure ignored (a lost touch costs nothing; the request goes on).
+ */
+function touchToken(prisma: PrismaClient, tokenId: string, now: Date): void {
+  let seen = lastTouched.get(prisma);
+  if (!seen) lastTouched.set(prisma, (seen = new Map()));
+  const last = seen.get(tokenId);
+  if (last !== undefined && now.getTime() - last < LAST_USED_EVERY_MS) return;
+  if (seen.size > 50_000) seen.clear();
+  seen.set(tokenId, now.getTime());
+  const staleBefore = new Date(now.getTime() - LAST_USED_EVERY_MS);
+  prisma.apiToken
+    .updateMany({
+      where: { id: tokenId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: staleBefore } }] },
+      data: { lastUsedAt: now },
+    })
+    .catch(() => undefined);
+}
+
 function matches(ws: { id: string; slug: string }, selector: string): boolean {
   return ws.slug === selector.toLowerCase() || (UUID_RE.test(selector) && ws.id === selector.toLowerCase());
 }
@@ -131,6 +155,7 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
   if (!row || row.kind !== kind || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) {
     throw new UnauthorizedError('The token is invalid, expired or revoked');
   }
+  touchToken(prisma, row.id, now);
 
   const selector = input.workspaceHeader?.trim() || undefined;
 

@@ -14,6 +14,7 @@ export const PERMISSIONS = {
   /** config/plan too: it compares secrets by value, which would let any reader test guesses of them. */
   'config:apply': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
+  'webhooks:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -33,7 +33,7 @@ export const componentRecordSelect = {
   description: true,
   monitor: { select: { id: true, enabled: true, status: true } },
 } satisfies Prisma.ComponentSelect;
-type ComponentRow = Prisma.ComponentGetPayload<{ select: typeof componentRecordSelect }>;
+export type ComponentRow = Prisma.ComponentGetPayload<{ select: typeof componentRecordSelect }>;
 
 /** Records for rows of the caller's workspace, with their maintenance state read once at `now`. */
 export async function toComponentRecords(
@@ -58,7 +58,11 @@ export async function toComponentRecords(
 }
 
 /** One of the caller's components; a malformed or foreign id is the same 404 as a missing one. */
-export async function findOwnComponent(prisma: PrismaClient, ctx: RequestContext, id: string): Promise<ComponentRow> {
+export async function findOwnComponent(
+  prisma: Pick<PrismaClient, 'component'>,
+  ctx: RequestContext,
+  id: string,
+): Promise<ComponentRow> {
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('component', id);
   const row = await prisma.component.findFirst({
     where: { id, workspaceId: ctx.workspace.id },

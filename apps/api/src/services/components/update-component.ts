@@ -1,5 +1,6 @@
-import { NotFoundError, type PrismaClient } from '@statusvane/shared';
+import type { PrismaClient } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import {
@@ -7,6 +8,7 @@ import {
   findOwnComponent,
   toComponentRecords,
   type ComponentRecord,
+  type ComponentRow,
 } from './component-record.js';
 
 export const updateComponentSchema = z
@@ -25,11 +27,22 @@ export async function updateComponent(
 ): Promise<ComponentRecord> {
   assertCan(ctx.role, 'components:write');
   const current = await findOwnComponent(prisma, ctx, id);
-  const { count } = await prisma.component.updateMany({
-    where: { id: current.id, workspaceId: ctx.workspace.id },
-    data: changes,
+  const row = await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'component', current.id);
+    const before = await findOwnComponent(tx, ctx, current.id);
+    const after = await tx.component.update({
+      where: { id: current.id },
+      data: changes,
+      select: componentRecordSelect,
+    });
+    // What this write can change; `status` is what checks observe.
+    const edited = (r: ComponentRow) => ({ name: r.name, description: r.description });
+    const version = await recordUpdate(tx, ctx, {
+      resourceType: 'component',
+      resourceId: current.id,
+      changes: changesBetween(edited(before), edited(after)),
+    });
+    return { ...after, version: version ?? after.version };
   });
-  if (count === 0) throw new NotFoundError('component', id);
-  const row = await prisma.component.findFirstOrThrow({ where: { id: current.id }, select: componentRecordSelect });
   return (await toComponentRecords(prisma, ctx, [row]))[0]!;
 }

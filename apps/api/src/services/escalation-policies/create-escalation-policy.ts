@@ -1,4 +1,5 @@
 import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from './policy-input.js';
@@ -21,6 +22,12 @@ export async function createEscalationPolicy(
     const record = toEscalationPolicyRecord(
       await tx.escalationPolicy.findUniqueOrThrow({ where: { id }, select: escalationPolicySelect }),
     );
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: id,
+      action: 'created',
+      changes: changesBetween(null, record),
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });

@@ -1,8 +1,9 @@
 import type { Prisma, PrismaClient } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { lockPolicy } from './lock-policy.js';
-import { findOwnPolicy } from './policy-record.js';
+import { findOwnPolicy, toEscalationPolicyRecord } from './policy-record.js';
 
 /**
  * DELETE /escalation-policies/{id} (managers): monitors that used it fall back to the workspace default (or to none,
@@ -15,7 +16,17 @@ export async function deleteEscalationPolicy(
 ): Promise<void> {
   assertCan(ctx.role, 'escalationPolicies:manage');
   const policy = await findOwnPolicy(prisma, ctx, id);
-  await prisma.$transaction((tx) => deletePolicyInTx(tx, ctx, policy.id));
+  await prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'escalation_policy', policy.id); // If-Match, and the row locked
+    const before = toEscalationPolicyRecord(await findOwnPolicy(tx, ctx, policy.id));
+    await deletePolicyInTx(tx, ctx, policy.id);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: policy.id,
+      action: 'deleted',
+      changes: changesBetween(before, null),
+    });
+  });
 }
 
 /** The writes of a delete, in the caller's transaction (the policy row locked first). Shared with config/apply. */

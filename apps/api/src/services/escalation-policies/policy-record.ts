@@ -7,7 +7,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 import type { RequestContext } from '../auth/context.js';
 
 const targetRecordSchema = z
@@ -39,6 +39,7 @@ export const escalationPolicyRecordSchema = z
     ref: z.string().nullable().openapi({
       description: 'The name a workspace document (`POST /config/apply`) manages the policy by; null: not managed.',
     }),
+    version: versionSchema,
     name: z.string(),
     repeatCount: z.number().int().min(0),
     silent: z.boolean(),
@@ -53,6 +54,7 @@ export type EscalationPolicyRecord = z.infer<typeof escalationPolicyRecordSchema
 export const escalationPolicySelect = {
   id: true,
   ref: true,
+  version: true,
   workspaceId: true,
   name: true,
   repeatCount: true,
@@ -81,6 +83,7 @@ export function toEscalationPolicyRecord(p: EscalationPolicyRow): EscalationPoli
   return {
     id: p.id,
     ref: p.ref,
+    version: p.version,
     name: p.name,
     repeatCount: p.repeatCount,
     silent: p.silent,

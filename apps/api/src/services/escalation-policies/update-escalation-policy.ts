@@ -1,4 +1,5 @@
 import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
@@ -25,10 +26,23 @@ export async function updateEscalationPolicy(
   const current = await findOwnPolicy(deps.prisma, ctx, id);
   if (changes.steps) await assertTargetsAllowed(deps.guard, changes.steps);
   const row = await deps.prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'escalation_policy', current.id); // If-Match
+    const recordBefore = toEscalationPolicyRecord(
+      await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect }),
+    );
     await updatePolicyInTx(tx, deps, ctx, current.id, changes);
-    return tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect });
+    const after = toEscalationPolicyRecord(
+      await tx.escalationPolicy.findUniqueOrThrow({ where: { id: current.id }, select: escalationPolicySelect }),
+    );
+    // Records show targets by `display` only: no secret reaches the event.
+    const version = await recordUpdate(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: current.id,
+      changes: changesBetween(recordBefore, after),
+    });
+    return { ...after, version: version ?? after.version };
   });
-  return toEscalationPolicyRecord(row);
+  return row;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ConflictError, type EscalationScheduler, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
@@ -19,9 +20,21 @@ export async function acknowledgeIncident(
   const { now } = ctx;
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status === 'open') {
-    await prisma.incident.updateMany({
-      where: { id: before.id, workspaceId: ctx.workspace.id, status: 'open' },
-      data: { status: 'acknowledged', acknowledgedAt: now },
+    await prisma.$transaction(async (tx) => {
+      const { count } = await tx.incident.updateMany({
+        where: { id: before.id, workspaceId: ctx.workspace.id, status: 'open' },
+        data: { status: 'acknowledged', acknowledgedAt: now },
+      });
+      if (count === 0) return; // resolved (or acknowledged) meanwhile: judged below
+      await recordAuditEvent(tx, ctx, {
+        resourceType: 'incident',
+        resourceId: before.id,
+        action: 'acknowledged',
+        changes: {
+          status: { from: 'open', to: 'acknowledged' },
+          acknowledgedAt: { from: null, to: now.toISOString() },
+        },
+      });
     });
   }
   const row = await findOwnIncident(prisma, ctx, id);

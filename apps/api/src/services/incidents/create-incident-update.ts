@@ -1,5 +1,12 @@
-import type { EscalationScheduler, IncidentUpdateInput, PrismaClient } from '@statusvane/shared';
+import {
+  recordIncidentUpdated,
+  NotFoundError,
+  type EscalationScheduler,
+  type IncidentUpdateInput,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
@@ -26,6 +33,15 @@ export async function createIncidentUpdate(
       select: incidentUpdateSelect,
     });
     const record = toIncidentUpdateRecord(row);
+    await recordIncidentUpdated(tx, incident.id, record);
+    // An update is part of the incident's public record: its version grows, and its event names the update.
+    const version = await recordAuditEvent(tx, ctx, {
+      resourceType: 'incident',
+      resourceId: incident.id,
+      action: 'update_posted',
+      changes: { update: { from: null, to: { id: row.id, status: update.status, message: update.message } } },
+    });
+    if (version === undefined) throw new NotFoundError('incident', id); // deleted meanwhile
     await ctx.inTransaction?.(tx, record);
     return record;
   });

@@ -1,5 +1,6 @@
 import { ValidationError, type ManualIncidentInput, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { incidentRecordSelect, toIncidentRecord, type ManualIncidentRecord } from './incident-record.js';
 
@@ -49,6 +50,12 @@ export async function createManualIncident(
       select: incidentRecordSelect,
     });
     const record = { ...toIncidentRecord(created), componentIds: ids };
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'incident',
+      resourceId: created.id,
+      action: 'created',
+      changes: changesBetween(null, { ...record, ...(input.message ? { message: input.message } : {}) }),
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });

@@ -1,7 +1,9 @@
-import { NotFoundError, type PrismaClient } from '@statusvane/shared';
+import type { PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
+import { toIncidentRecord } from './incident-record.js';
 
 /**
  * DELETE /incidents/{id}: permanent. For a monitor incident the monitor's flap state (its region rows) is reset in the
@@ -18,9 +20,16 @@ export async function deleteIncident(
     // resolve-incident.ts does). The opposite order deadlocks against a check that resolves this incident.
     if (incident.monitorId)
       await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${incident.monitorId}::uuid FOR NO KEY UPDATE`;
-    // deleteMany: a DELETE that raced this one and won leaves nothing to delete, which is a 404, not a 500.
-    const { count } = await tx.incident.deleteMany({ where: { id: incident.id, workspaceId: ctx.workspace.id } });
-    if (count === 0) throw new NotFoundError('incident', id);
+    // The If-Match check and the incident's lock; a DELETE that raced this one and won leaves a 404, not a 500.
+    await claimVersion(tx, ctx, 'incident', incident.id);
+    const before = await findOwnIncident(tx, ctx, incident.id);
+    await tx.incident.delete({ where: { id: incident.id } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'incident',
+      resourceId: incident.id,
+      action: 'deleted',
+      changes: changesBetween(toIncidentRecord(before), null),
+    });
     if (incident.monitorId) {
       await tx.monitorRegionState.deleteMany({
         where: { monitorId: incident.monitorId, monitor: { workspaceId: ctx.workspace.id } },

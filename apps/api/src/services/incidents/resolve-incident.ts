@@ -1,5 +1,6 @@
 import type { EscalationScheduler, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
@@ -29,6 +30,17 @@ export async function resolveIncident(
         where: { id: before.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
         data: { status: 'resolved', resolvedAt: now, openMonitorId: null },
       });
+      if (count > 0) {
+        await recordAuditEvent(tx, ctx, {
+          resourceType: 'incident',
+          resourceId: before.id,
+          action: 'resolved',
+          changes: {
+            status: { from: before.status, to: 'resolved' },
+            resolvedAt: { from: null, to: now.toISOString() },
+          },
+        });
+      }
       if (count > 0 && before.monitorId) {
         await tx.monitorRegionState.deleteMany({
           where: { monitorId: before.monitorId, monitor: { workspaceId: ctx.workspace.id } },

@@ -1,8 +1,14 @@
-import type { CreateMaintenanceInput, PrismaClient } from '@statusvane/shared';
+import { recordMaintenanceTransitions, type CreateMaintenanceInput, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertOwnComponents } from './maintenance-components.js';
-import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
+import {
+  maintenanceEventWindow,
+  maintenanceRecordSelect,
+  toMaintenanceRecord,
+  type MaintenanceRecord,
+} from './maintenance-record.js';
 
 /**
  * POST /maintenance: a window over the given components (none: the whole workspace). A start in the past is
@@ -31,6 +37,14 @@ export async function createMaintenance(
       select: maintenanceRecordSelect,
     });
     const record = toMaintenanceRecord(row, ctx.now);
+    // A window created already running (or over) has started (and completed) now.
+    await recordMaintenanceTransitions(tx, maintenanceEventWindow(row, ctx.workspace.id), ctx.now);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'maintenance_window',
+      resourceId: row.id,
+      action: 'created',
+      changes: changesBetween(null, record),
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });

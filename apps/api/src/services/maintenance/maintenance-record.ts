@@ -52,3 +52,14 @@ export function toMaintenanceRecord(row: MaintenanceRow, now: Date): Maintenance
     components: row.components.map((c) => ({ id: c.component.id, name: c.component.name })),
   };
 }
+
+/** What the maintenance.* events carry, from the same row. */
+export const maintenanceEventWindow = (row: MaintenanceRow, workspaceId: string) => ({
+  id: row.id,
+  workspaceId,
+  title: row.title,
+  startsAt: row.startsAt,
+  endsAt: row.endsAt,
+  cancelledAt: row.cancelledAt,
+  componentIds: row.components.map((c) => c.component.id),
+});

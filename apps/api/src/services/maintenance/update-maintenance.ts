@@ -1,6 +1,8 @@
 import {
   ConflictError,
   NotFoundError,
+  recordMaintenanceCancelled,
+  recordMaintenanceTransitions,
   uuidSchema,
   ValidationError,
   type Issue,
@@ -8,10 +10,16 @@ import {
   type UpdateMaintenanceInput,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
 import { assertOwnComponents } from './maintenance-components.js';
-import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
+import {
+  maintenanceEventWindow,
+  maintenanceRecordSelect,
+  toMaintenanceRecord,
+  type MaintenanceRecord,
+} from './maintenance-record.js';
 import { actionOutcome, isFinal, maintenanceStatus } from './maintenance-status.js';
 
 const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as const;
@@ -50,7 +58,8 @@ export async function updateMaintenance(
     );
 
   return deps.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT 1 FROM maintenance_windows WHERE id = ${id}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid FOR UPDATE`;
+    // The If-Match check, and the row lock for the read-check-write below.
+    await claimVersion(tx, ctx, 'maintenance_window', id);
     const current = await findOwnMaintenance(tx, ctx, id);
     const status = maintenanceStatus(current, now);
 
@@ -108,6 +117,15 @@ export async function updateMaintenance(
       },
       select: maintenanceRecordSelect,
     });
-    return toMaintenanceRecord(row, now);
+    const record = toMaintenanceRecord(row, now);
+    const version = await recordUpdate(tx, ctx, {
+      resourceType: 'maintenance_window',
+      resourceId: row.id,
+      changes: changesBetween(toMaintenanceRecord(current, now), record),
+    });
+    const window = maintenanceEventWindow(row, ctx.workspace.id);
+    if (cancelledAt && !current.cancelledAt) await recordMaintenanceCancelled(tx, window);
+    else await recordMaintenanceTransitions(tx, window, now);
+    return { ...record, version: version ?? record.version };
   });
 }

@@ -1,6 +1,7 @@
 import {
   followCommittedSchedule,
   maintenanceUntilByComponent,
+  recordEvent,
   type CheckScheduler,
   type Config,
   type PrismaClient,
@@ -8,7 +9,8 @@ import {
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { monitorRecordSelect, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
+import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
 import { validateCreateInput } from './monitor-validation.js';
@@ -52,6 +54,18 @@ export async function createMonitor(
       checkRegions: deps.config.checkRegions,
       maintenanceUntil,
       now: ctx.now,
+    });
+    await recordEvent(tx, {
+      workspaceId: ctx.workspace.id,
+      type: 'monitor.created',
+      subject: `monitors/${created.id}`,
+      data: { monitor: record },
+    });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: created.id,
+      action: 'created',
+      changes: changesBetween(null, monitorSettings(created, deps.config)),
     });
     // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
     await ctx.inTransaction?.(tx, record);

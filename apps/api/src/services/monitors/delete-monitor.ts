@@ -2,16 +2,20 @@ import {
   followCommittedSchedule,
   NotFoundError,
   type CheckScheduler,
+  type Config,
   type EscalationScheduler,
   type Prisma,
   type PrismaClient,
+  recordEvent,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnIncident } from '../incidents/find-incident.js';
 import { forgetDependency } from './monitor-dependencies.js';
 import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { findOwnMonitor } from './get-monitor.js';
+import { monitorRecordSelect, monitorSettings } from './monitor-record.js';
 
 /** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
 export interface ResolvedByDelete {
@@ -28,7 +32,7 @@ export interface ResolvedByDelete {
 export async function removeMonitorInTx(
   tx: Prisma.TransactionClient,
   ctx: ServiceContext,
-  monitor: { id: string; componentId: string },
+  monitor: { id: string; componentId: string; name: string },
 ): Promise<ResolvedByDelete[]> {
   // Lock order as resolve-incident.ts and the worker: the monitor row first, then its incidents.
   const locked = await tx.$queryRaw<unknown[]>`
@@ -41,9 +45,15 @@ export async function removeMonitorInTx(
   if (open.length) {
     await tx.incident.updateMany({
       where: { id: { in: open.map((i) => i.id) } },
-      data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
+      data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null, version: { increment: 1 } },
     });
   }
+  await recordEvent(tx, {
+    workspaceId: ctx.workspace.id,
+    type: 'monitor.deleted',
+    subject: `monitors/${monitor.id}`,
+    data: { monitor: { id: monitor.id, name: monitor.name } },
+  });
   await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
   // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
   // results and rollups; incidents keep their rows with monitorId set to null.
@@ -71,15 +81,29 @@ export async function afterMonitorsRemoved(
  * more from the committed state, and afterMonitorsRemoved.
  */
 export async function deleteMonitor(
-  deps: { prisma: PrismaClient; scheduler: CheckScheduler; escalations?: EscalationScheduler | undefined },
+  deps: {
+    prisma: PrismaClient;
+    scheduler: CheckScheduler;
+    config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>;
+    escalations?: EscalationScheduler | undefined;
+  },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'monitors:delete');
   const { prisma, scheduler } = deps;
   const monitor = await findOwnMonitor(prisma, ctx, id);
   const resolved = await prisma.$transaction(async (tx) => {
+    // (claimVersion locks the monitor row first, with the If-Match check: the lock order removeMonitorInTx keeps.)
+    await claimVersion(tx, ctx, 'monitor', monitor.id);
+    const before = await tx.monitor.findUniqueOrThrow({ where: { id: monitor.id }, select: monitorRecordSelect });
     const open = await removeMonitorInTx(tx, ctx, monitor);
     await scheduler.unschedule(monitor.id);
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'monitor',
+      resourceId: monitor.id,
+      action: 'deleted',
+      changes: changesBetween(monitorSettings(before, deps.config), null),
+    });
     return open;
   });
   // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.

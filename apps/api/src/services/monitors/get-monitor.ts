@@ -3,7 +3,6 @@ import {
   loaderPerClient,
   maintenanceCoverage,
   maintenanceWindowsNear,
-  maintenanceUntilByComponent,
   NotFoundError,
   uuidSchema,
   type Config,
@@ -40,28 +39,6 @@ export async function findOwnMonitor(
   const row = await monitorRows(prisma).load({ id, workspaceId: ctx.workspace.id });
   if (!row) throw new NotFoundError('monitor', id);
   return row;
-}
-
-/** Maps rows to records with their current maintenance state. */
-export async function toRecords(
-  prisma: PrismaClient,
-  ctx: ServiceContext,
-  rows: MonitorRow[],
-  config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>,
-): Promise<MonitorRecord[]> {
-  const until = await maintenanceUntilByComponent(
-    prisma,
-    ctx.workspace.id,
-    rows.map((r) => r.componentId),
-  );
-  return rows.map((r) =>
-    toMonitorRecord(r, {
-      publicBaseUrl: config.publicBaseUrl,
-      checkRegions: config.checkRegions,
-      maintenanceUntil: until.get(r.componentId) ?? null,
-      now: ctx.now,
-    }),
-  );
 }
 
 /** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */

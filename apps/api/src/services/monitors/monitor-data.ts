@@ -99,7 +99,9 @@ export function monitorUpdateData(
       ? { schedule: null }
       : {}),
   };
-  if (u.name !== undefined) data.component = { update: { name: u.name } };
+  // The component takes the name too: a change of the component record, so its version grows (the monitor's event
+  // records the rename).
+  if (u.name !== undefined) data.component = { update: { name: u.name, version: { increment: 1 } } };
   if (escalationPolicyId !== undefined)
     data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
   return data;

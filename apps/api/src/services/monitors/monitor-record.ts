@@ -272,6 +272,31 @@ export function toMonitorRecord(
   };
 }
 
+/** What checks observe, left out of a monitor's audited changes (writes through the API never set these). */
+const OBSERVED = [
+  'status',
+  'maintenanceUntil',
+  'openEndedMaintenance',
+  'lastCheckedAt',
+  'certificate',
+  'nextExpectedAt',
+];
+
+/** A monitor as its audit events compare it: the record without what checks observe. */
+export function monitorSettings(
+  row: MonitorRow,
+  config: { publicBaseUrl: string; checkRegions: readonly string[] },
+): Partial<MonitorRecord> {
+  const record: Partial<MonitorRecord> = toMonitorRecord(row, {
+    publicBaseUrl: config.publicBaseUrl,
+    checkRegions: config.checkRegions,
+    maintenanceUntil: null,
+    now: new Date(0),
+  });
+  for (const key of OBSERVED) delete record[key as keyof MonitorRecord];
+  return record;
+}
+
 /** A heartbeat's next expected ping: the first expected time after its last ping of either kind (or its creation). */
 function nextExpectedAt(row: MonitorRow): Date {
   const last = Math.max(row.lastPingAt?.getTime() ?? 0, row.lastPingFailAt?.getTime() ?? 0) || row.createdAt.getTime();

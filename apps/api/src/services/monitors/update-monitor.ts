@@ -1,13 +1,22 @@
-import { followCommittedSchedule, NotFoundError, Prisma, ValidationError } from '@statusvane/shared';
+import {
+  followCommittedSchedule,
+  maintenanceCoverage,
+  maintenanceWindowsNear,
+  NotFoundError,
+  Prisma,
+  recordEvent,
+  ValidationError,
+} from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
-import { findOwnMonitor, toRecords } from './get-monitor.js';
+import { findOwnMonitor } from './get-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
 import { monitorUpdateData } from './monitor-data.js';
 import { validateUpdateInput } from './monitor-validation.js';
-import { monitorRecordSelect, type MonitorRecord } from './monitor-record.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
+import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
@@ -24,12 +33,18 @@ export async function updateMonitor(
 
   // `type` and `metadata` never get here: the schema refuses them.
   const { type: _type, metadata: _metadata, ...changes } = u;
+  const { headers, body } = u;
   const data = monitorUpdateData(deps.config, current, changes);
   const { escalationPolicyId } = u;
 
   const reschedules = u.enabled !== undefined || u.intervalSeconds !== undefined || u.regions !== undefined;
-  const row = await deps.prisma
+  // Read before the transaction (as a create does): the record, built in it for the monitor.updated event, shows it.
+  const windows = await maintenanceWindowsNear(deps.prisma, ctx.workspace.id, ctx.now);
+  const { row, record } = await deps.prisma
     .$transaction(async (tx) => {
+      // The If-Match check, and the row lock under which `before` is read and the write made.
+      await claimVersion(tx, ctx, 'monitor', current.id);
+      const before = await tx.monitor.findUniqueOrThrow({ where: { id: current.id }, select: monitorRecordSelect });
       if (escalationPolicyId) {
         // Read in the transaction that connects it: FOR SHARE keeps a concurrent policy delete from slipping in between.
         const [policy] = await tx.$queryRaw<unknown[]>`
@@ -64,11 +79,34 @@ export async function updateMonitor(
       // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
       // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and
       // racing PATCHes make theirs in commit order, so Redis ends with the last committed state.
+      const version = await recordUpdate(tx, ctx, {
+        resourceType: 'monitor',
+        resourceId: current.id,
+        changes: changesBetween(monitorSettings(before, deps.config), monitorSettings(updated, deps.config), {
+          ...(headers !== undefined
+            ? { headers: [before.headerNames.length > 0, updated.headerNames.length > 0] }
+            : {}),
+          ...(body !== undefined ? { body: [before.bodyEnc !== null, updated.bodyEnc !== null] } : {}),
+        }),
+      });
       if (reschedules) {
         if (updated.enabled) await deps.scheduler.schedule(updated);
         else await deps.scheduler.unschedule(updated.id);
       }
-      return updated;
+      const row = { ...updated, version: version ?? updated.version };
+      const record = toMonitorRecord(row, {
+        publicBaseUrl: deps.config.publicBaseUrl,
+        checkRegions: deps.config.checkRegions,
+        maintenanceUntil: maintenanceCoverage(windows, [row.componentId], ctx.now).get(row.componentId) ?? null,
+        now: ctx.now,
+      });
+      await recordEvent(tx, {
+        workspaceId: ctx.workspace.id,
+        type: 'monitor.updated',
+        subject: `monitors/${row.id}`,
+        data: { monitor: record },
+      });
+      return { row, record };
     })
     .catch((err: unknown) => {
       // The row went away between the read and the write (its workspace was deleted).
@@ -83,5 +121,5 @@ export async function updateMonitor(
   }
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
-  return (await toRecords(deps.prisma, ctx, [row], deps.config))[0]!;
+  return record;
 }

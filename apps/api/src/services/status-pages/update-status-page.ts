@@ -9,7 +9,7 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
-import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { isUniqueViolation } from './create-status-page.js';
@@ -84,17 +84,16 @@ export async function updateStatusPage(
         select: statusPageRecordSelect,
       });
       const url = deps.config.publicBaseUrl;
-      await recordAuditEvent(tx, ctx, {
+      const version = await recordUpdate(tx, ctx, {
         resourceType: 'status_page',
         resourceId: page.id,
-        action: 'updated',
         changes: changesBetween(
           { ...toStatusPageRecord(before, url), ...(sectionsBefore ? { sections: sectionsBefore } : {}) },
           { ...toStatusPageRecord(after, url), ...(sections !== undefined ? { sections } : {}) },
           passwordHash !== undefined ? { password: [before.passwordHash !== null, passwordHash !== null] } : {},
         ),
       });
-      return after;
+      return { ...after, version: version ?? after.version };
     });
     return toStatusPageRecord(row, deps.config.publicBaseUrl);
   } catch (err) {

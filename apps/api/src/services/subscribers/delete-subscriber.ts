@@ -1,7 +1,9 @@
 import { NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnPageId } from './own-page.js';
+import { subscriberSelect, toSubscriberRecord } from './subscriber-record.js';
 
 /** DELETE /status-pages/{id}/subscribers/{subscriberId} (managers) -> 204; unknown or foreign: 404. */
 export async function deleteSubscriber(
@@ -11,8 +13,20 @@ export async function deleteSubscriber(
   assertCan(ctx.role, 'statusPages:manage');
   const statusPageId = await findOwnPageId(deps.prisma, ctx, id);
   if (!uuidSchema.safeParse(subscriberId).success) throw new NotFoundError('subscriber', subscriberId);
-  const { count } = await deps.prisma.statusPageSubscriber.deleteMany({
-    where: { id: subscriberId, statusPageId, workspaceId: ctx.workspace.id },
+  await deps.prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'subscriber', subscriberId);
+    const before = await tx.statusPageSubscriber.findFirst({
+      where: { id: subscriberId, statusPageId },
+      select: subscriberSelect,
+    });
+    // Another page's subscriber (of this workspace) is a 404 too; the claim rolls back with it.
+    if (!before) throw new NotFoundError('subscriber', subscriberId);
+    await tx.statusPageSubscriber.delete({ where: { id: subscriberId } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'subscriber',
+      resourceId: subscriberId,
+      action: 'deleted',
+      changes: changesBetween({ statusPageId, ...toSubscriberRecord(before) }, null),
+    });
   });
-  if (count === 0) throw new NotFoundError('subscriber', subscriberId);
 }

@@ -1,15 +1,7 @@
-import {
-  SIGNATURE_HEADER,
-  TIMESTAMP_HEADER,
-  DEFAULT_ALERT_PROVIDERS,
-  signWebhook,
-  targetFromSecret,
-  webhookSigningSecret,
-  type AlertProviders,
-  type DeliveryChannel,
-  type EscalationTargetInput,
-  type SsrfGuard,
-} from '@statusvane/shared';
+import { DEFAULT_ALERT_PROVIDERS, type AlertProviders } from '../config/config.js';
+import { targetFromSecret, type DeliveryChannel, type EscalationTargetInput } from '../escalation/channels.js';
+import { SIGNATURE_HEADER, signWebhook, webhookSigningSecret } from '../webhooks/signature.js';
+import type { SsrfGuard } from '../ssrf/index.js';
 import { createEmailSender, type EmailSender } from './email.js';
 import { postOnce } from './http-post.js';
 import { emailContent, type Message, type Notice, type Page } from './page.js';
@@ -24,6 +16,8 @@ export interface DeliveryOutcome {
   attempts: number;
   reason: string | null;
   sentAt: Date | null;
+  /** The provider's last HTTP answer, when there was one (HTTP channels). */
+  statusCode?: number;
 }
 
 export interface Deliverer {
@@ -48,9 +42,9 @@ export interface DelivererOptions {
 }
 
 /**
- * Sends pages and notices. Webhook: the JSON page, signed (`X-Statusvane-Signature: v1=<hex HMAC-SHA256 of
- * "<timestamp>.<body>">`, timestamp in `X-Statusvane-Timestamp`, signed afresh on every attempt), with
- * `X-Statusvane-Delivery` as an idempotency key. Slack, Teams, Discord, ntfy, PagerDuty, Opsgenie, Telegram: the
+ * Sends pages and notices. Webhook: the JSON page, signed as every Statusvane webhook (`Statusvane-Signature:
+ * t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, signed afresh on every attempt), with `Statusvane-Delivery` as an
+ * idempotency key. Slack, Teams, Discord, ntfy, PagerDuty, Opsgenie, Telegram: the
  * provider's format (requests.ts). Email: SMTP. Every channel retries transient failures (DEFAULT_RETRY) with a
  * timeout per attempt.
  */
@@ -80,9 +74,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       const headers = { ...request.headers };
       if (target.channel === 'webhook') {
         const timestamp = Math.floor(now().getTime() / 1000);
-        headers[TIMESTAMP_HEADER] = String(timestamp);
         headers[SIGNATURE_HEADER] = signWebhook(secretFor(workspaceId), timestamp, request.body);
-        headers['X-Statusvane-Delivery'] = deliveryId;
+        headers['Statusvane-Delivery'] = deliveryId;
       }
       return postOnce(request.guarded ? options.guard : null, {
         url: request.url,
@@ -103,9 +96,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     const pending = attempts(target, m);
     if (!pending) return { status: 'skipped', attempts: 0, reason: 'email not configured', sentAt: null };
     const result = await pending;
+    const status = result.statusCode === undefined ? {} : { statusCode: result.statusCode };
     return result.ok
-      ? { status: 'sent', attempts: result.attempts, reason: null, sentAt: now() }
-      : { status: 'failed', attempts: result.attempts, reason: result.reason, sentAt: null };
+      ? { status: 'sent', attempts: result.attempts, reason: null, sentAt: now(), ...status }
+      : { status: 'failed', attempts: result.attempts, reason: result.reason, sentAt: null, ...status };
   }
 
   return {

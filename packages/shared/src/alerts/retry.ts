@@ -8,13 +8,17 @@ export interface RetryPolicy {
 /** Every channel: 3 attempts, waiting 1 s then 2 s; each attempt has its own timeout. */
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 1000 };
 
-export type Attempt = { ok: true } | { ok: false; reason: string; retryable: boolean };
+/** `statusCode`: the provider's HTTP answer, when there was one. */
+export type Attempt =
+  { ok: true; statusCode?: number } | { ok: false; reason: string; retryable: boolean; statusCode?: number };
 
 export interface RetryOutcome {
   ok: boolean;
   attempts: number;
   /** The last attempt's failure, or null when it went through. */
   reason: string | null;
+  /** The last attempt's HTTP status, when it got an answer. */
+  statusCode?: number;
 }
 
 /** The wait before attempt `n` (2-based): backoff, 2 x backoff, 4 x backoff ... */
@@ -32,8 +36,10 @@ export async function withRetries(
   for (let n = 1; n <= policy.attempts; n++) {
     if (n > 1) await sleep(backoffDelay(policy, n));
     last = await attempt(n);
-    if (last.ok) return { ok: true, attempts: n, reason: null };
-    if (!last.retryable) return { ok: false, attempts: n, reason: last.reason };
+    const status = last.statusCode === undefined ? {} : { statusCode: last.statusCode };
+    if (last.ok) return { ok: true, attempts: n, reason: null, ...status };
+    if (!last.retryable) return { ok: false, attempts: n, reason: last.reason, ...status };
   }
-  return { ok: false, attempts: policy.attempts, reason: last.ok ? null : last.reason };
+  const status = last.statusCode === undefined ? {} : { statusCode: last.statusCode };
+  return { ok: false, attempts: policy.attempts, reason: last.ok ? null : last.reason, ...status };
 }

@@ -22,6 +22,8 @@ export interface Page {
   policy: { id: string; name: string; runbook: string };
   step: { id: string; position: number; delayMinutes: number; minImpact: string; cycle: number };
   firedAt: string;
+  /** A test message (POST /escalation-policies/{id}/test): no incident is behind it. */
+  test?: boolean;
 }
 
 /** "The incident was acknowledged / resolved", sent to every target that was paged for it. */
@@ -60,6 +62,7 @@ export function webhookBody(m: Message): string {
     policy: page.policy,
     step: page.step,
     firedAt: page.firedAt,
+    ...(page.test ? { test: true } : {}),
   });
 }
 

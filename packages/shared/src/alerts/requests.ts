@@ -4,7 +4,8 @@
  * connection); provider URLs come from the operator's configuration (PAGERDUTY_EVENTS_URL, OPSGENIE_API_URL,
  * TELEGRAM_API_URL) and are not guarded, as the SMTP server is not.
  */
-import type { AlertProviders, EscalationTargetInput } from '@statusvane/shared';
+import type { AlertProviders } from '../config/config.js';
+import type { EscalationTargetInput } from '../escalation/channels.js';
 import { chatMessage, incidentOf, slackBody, webhookBody, type Message } from './page.js';
 
 export interface HttpRequest {

@@ -16,12 +16,13 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import got, { type Request as GotRequest, type Response } from 'got';
-import type { SsrfGuard } from '@statusvane/shared';
-import { reasonForError } from '../../probes/result.js';
+import { reasonForError } from '../net/reason-for-error.js';
+import type { SsrfGuard } from '../ssrf/index.js';
 
 export const USER_AGENT = 'Statusvane-Escalation/0.1';
 
-export type AttemptResult = { ok: true; statusCode: number } | { ok: false; reason: string; retryable: boolean };
+export type AttemptResult =
+  { ok: true; statusCode: number } | { ok: false; reason: string; retryable: boolean; statusCode?: number };
 
 /** 5xx, 429 and 408 may pass; another 4xx or a 3xx will not change on a retry. */
 export function retryableStatus(status: number): boolean {
@@ -71,7 +72,7 @@ export async function postOnce(
     const [response] = (await once(request, 'response')) as [Response];
     const status = response.statusCode;
     if (status >= 200 && status < 300) return { ok: true, statusCode: status };
-    return { ok: false, reason: `http_${status}`, retryable: retryableStatus(status) };
+    return { ok: false, reason: `http_${status}`, retryable: retryableStatus(status), statusCode: status };
   } catch (err) {
     const reason = reasonForError(err);
     return { ok: false, reason, retryable: !NOT_RETRYABLE_ERRORS.has(reason) };

@@ -1,0 +1,52 @@
+import { NotFoundError, ROLES, uuidSchema, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { RequestContext } from '../auth/context.js';
+
+export const memberRecordSchema = z
+  .object({
+    userId: z.uuid(),
+    version: versionSchema,
+    email: z.email(),
+    name: z.string().nullable(),
+    role: z.enum(ROLES),
+    createdAt: dateTime.openapi({ description: 'When the user joined the workspace.' }),
+  })
+  .openapi('Member', {
+    description: "A user's membership: their personal and OAuth tokens act in the workspace with this role.",
+  });
+export type MemberRecord = z.infer<typeof memberRecordSchema>;
+
+export const memberRecordSelect = {
+  id: true,
+  version: true,
+  role: true,
+  createdAt: true,
+  user: { select: { id: true, email: true, name: true } },
+} satisfies Prisma.MembershipSelect;
+type MemberRow = Prisma.MembershipGetPayload<{ select: typeof memberRecordSelect }>;
+
+export function toMemberRecord(row: MemberRow): MemberRecord {
+  return {
+    userId: row.user.id,
+    version: row.version,
+    email: row.user.email,
+    name: row.user.name,
+    role: row.role,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** A member of the caller's workspace by user id; a malformed id or a user of another workspace only is 404. */
+export async function findMember(
+  prisma: Pick<PrismaClient, 'membership'>,
+  ctx: Pick<RequestContext, 'workspace'>,
+  userId: string,
+): Promise<MemberRow> {
+  if (!uuidSchema.safeParse(userId).success) throw new NotFoundError('member', userId);
+  const row = await prisma.membership.findUnique({
+    where: { workspaceId_userId: { workspaceId: ctx.workspace.id, userId } },
+    select: memberRecordSelect,
+  });
+  if (!row) throw new NotFoundError('member', userId);
+  return row;
+}

@@ -1,0 +1,126 @@
+import {
+  certificateDaysRemaining,
+  commaListQueryParam,
+  dateTimeInputSchema,
+  pagination,
+  paginationQuerySchema,
+  singleQueryValue,
+  type CertificateInfo,
+  type Pagination,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
+import { dateTime, z } from '../../openapi/zod.js';
+import type { ServiceContext } from '../context.js';
+import { findOwnMonitor } from './get-monitor.js';
+import { certificateSchema } from './monitor-record.js';
+
+const RESULT_STATUSES = ['up', 'degraded', 'down'] as const;
+
+/** GET /monitors/{id}/results query: pagination and filters, combined with AND. */
+export const checkResultQuerySchema = paginationQuerySchema.extend({
+  region: singleQueryValue(
+    z
+      .string()
+      .min(1)
+      .max(40)
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be a region name (lower-case letters, digits and hyphens)'),
+  )
+    .optional()
+    .meta({ description: 'Results of this region only (one of CHECK_REGIONS).' }),
+  status: commaListQueryParam(RESULT_STATUSES).optional(),
+  since: singleQueryValue(dateTimeInputSchema)
+    .optional()
+    .meta({ description: 'Results checked at or after this instant (ISO 8601 with an offset).' }),
+});
+export type CheckResultQuery = z.output<typeof checkResultQuerySchema>;
+
+export const checkResultRecordSchema = z
+  .object({
+    checkedAt: dateTime,
+    slot: dateTime.openapi({
+      description: 'The scheduled time the check ran for (one result per monitor, region and slot).',
+    }),
+    region: z.string(),
+    status: z.enum(RESULT_STATUSES),
+    reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the check failed or degraded (`status_code`, `timeout`, ...); null when up.' }),
+    statusCode: z.number().int().nullable().openapi({ description: 'http: the response status; null otherwise.' }),
+    totalMs: z.number().int().nullable().openapi({ description: 'How long the check took; null when not measured.' }),
+    address: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The address connected to; null when not recorded (currently always).' }),
+    dnsAnswers: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'dns: the answers, as `dig +short` prints them; absent when none was obtained.' }),
+    certificate: certificateSchema
+      .optional()
+      .openapi({ description: 'https: the leaf certificate seen; absent when no TLS handshake completed.' }),
+  })
+  .openapi('CheckResult');
+export type CheckResultRecord = z.infer<typeof checkResultRecordSchema>;
+
+const select = {
+  checkedAt: true,
+  slot: true,
+  region: true,
+  outcome: true,
+  reason: true,
+  statusCode: true,
+  responseMs: true,
+  dnsAnswers: true,
+  certificate: true,
+} satisfies Prisma.CheckResultSelect;
+type Row = Prisma.CheckResultGetPayload<{ select: typeof select }>;
+
+function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
+  const certificate = row.certificate as CertificateInfo | null;
+  return {
+    checkedAt: row.checkedAt.toISOString(),
+    slot: row.slot.toISOString(),
+    region: row.region,
+    status: row.outcome,
+    reason: row.reason,
+    statusCode: row.statusCode,
+    totalMs: row.responseMs,
+    address: null,
+    ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
+    ...(certificate
+      ? { certificate: { ...certificate, daysRemaining: certificateDaysRemaining(certificate.validTo, now) } }
+      : {}),
+  };
+}
+
+/**
+ * GET /monitors/{id}/results: the monitor's check results as stored (kept for the retention period), newest first,
+ * filtered by region, status and time.
+ */
+export async function listCheckResults(
+  { prisma }: { prisma: PrismaClient },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; query: CheckResultQuery } },
+): Promise<{ data: CheckResultRecord[]; pagination: Pagination }> {
+  const monitor = await findOwnMonitor(prisma, ctx, input.id);
+  const { region, status, since, page, perPage } = input.query;
+  const where: Prisma.CheckResultWhereInput = {
+    monitorId: monitor.id,
+    ...(region ? { region } : {}),
+    ...(status ? { outcome: { in: status } } : {}),
+    ...(since ? { checkedAt: { gte: since } } : {}),
+  };
+  const [total, rows] = await prisma.$transaction([
+    prisma.checkResult.count({ where }),
+    prisma.checkResult.findMany({
+      where,
+      select,
+      // Results have no id (partitioned by slot, ADR 0016): the per-slot key orders them stably.
+      orderBy: [{ checkedAt: 'desc' }, { slot: 'desc' }, { region: 'asc' }],
+      skip: (page - 1) * perPage,
+      take: perPage,
+    }),
+  ]);
+  return { data: rows.map((r) => toCheckResultRecord(r, ctx.now)), pagination: pagination(input.query, total) };
+}

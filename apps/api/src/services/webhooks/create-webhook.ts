@@ -1,0 +1,46 @@
+import {
+  encryptSecret,
+  randomSecret,
+  redactUrl,
+  type Keyring,
+  type PrismaClient,
+  type SsrfGuard,
+} from '@statusvane/shared';
+import { assertCan } from '../auth/permissions.js';
+import type { ServiceContext } from '../context.js';
+import { assertWebhookUrl, type CreateWebhookInput } from './webhook-input.js';
+import { toWebhookRecord, webhookRecordSelect, type CreatedWebhookRecord } from './webhook-record.js';
+
+/**
+ * POST /webhooks (managers) -> 201 with the signing secret, shown once. The URL passes the SSRF guard and is stored
+ * encrypted. The webhook receives the events that commit from now on: its cursor starts at the end of the log as
+ * it stands (the oldest transaction still running), so an event committing while it is created is sent too.
+ */
+export async function createWebhook(
+  deps: { prisma: PrismaClient; guard: SsrfGuard; keyring: Keyring },
+  { ctx, input }: { ctx: ServiceContext; input: CreateWebhookInput },
+): Promise<CreatedWebhookRecord> {
+  assertCan(ctx.role, 'webhooks:manage');
+  await assertWebhookUrl(deps.guard, input.url);
+  const secret = `whsec_${randomSecret(32)}`;
+  return deps.prisma.$transaction(async (tx) => {
+    const [{ fence }] = await tx.$queryRaw<[{ fence: bigint }]>`
+      SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS fence`;
+    const row = await tx.webhook.create({
+      data: {
+        workspaceId: ctx.workspace.id,
+        urlEnc: encryptSecret(input.url, deps.keyring.current).ciphertext,
+        urlDisplay: redactUrl(input.url),
+        secretEnc: encryptSecret(secret, deps.keyring.current).ciphertext,
+        types: input.types ?? [],
+        description: input.description ?? '',
+        cursorTxid: fence,
+        cursorSeq: 0n,
+      },
+      select: webhookRecordSelect,
+    });
+    const record = { ...toWebhookRecord(row), secret };
+    await ctx.inTransaction?.(tx, record);
+    return record;
+  });
+}

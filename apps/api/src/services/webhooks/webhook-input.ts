@@ -1,0 +1,40 @@
+import { EVENT_TYPES, ValidationError, type SsrfGuard } from '@statusvane/shared';
+import { z } from 'zod';
+
+const types = z
+  .array(z.enum(EVENT_TYPES))
+  .max(EVENT_TYPES.length)
+  .refine((t) => new Set(t).size === t.length, 'Repeated event type');
+
+export const createWebhookSchema = z
+  .object({
+    url: z.string().trim().min(1).max(2048),
+    types: types.optional(),
+    description: z.string().trim().max(500).optional(),
+  })
+  .strict();
+export type CreateWebhookInput = z.output<typeof createWebhookSchema>;
+
+export const updateWebhookSchema = createWebhookSchema.partial().strict();
+export type UpdateWebhookInput = z.output<typeof updateWebhookSchema>;
+
+/**
+ * A webhook URL must be http(s) without credentials and pass the SSRF guard (a public address, or one of
+ * ALLOWED_TARGET_CIDRS); it is checked again on every connection.
+ */
+export async function assertWebhookUrl(guard: SsrfGuard, url: string): Promise<void> {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  const bad =
+    !parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      ? 'Must be an http or https URL'
+      : parsed.username || parsed.password
+        ? 'Must not carry credentials'
+        : null;
+  const check = bad ? { ok: false as const, reason: bad } : await guard.checkUrl(url);
+  if (!check.ok) throw new ValidationError('Invalid webhook: url', [{ path: 'url', message: check.reason }]);
+}

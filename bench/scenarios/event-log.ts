@@ -1,0 +1,239 @@
+/**
+ * What the event log costs (issue 18: "the event log write adds no more than 10% to POST /monitors and to a check's
+ * store time"), measured as A/B within one run, in alternating rounds (on, off, off, on, ...) so that drift on a
+ * shared machine falls on both sides alike:
+ *
+ * - POST /monitors: its service, createMonitor, in this process (see below). "off": a BEFORE INSERT trigger on
+ *   `events` drops the row, so the row and its indexes are not written. What "off" cannot remove is recordEvent's
+ *   own statement round trip in the transaction: it is measured apart (one more statement in an interactive
+ *   transaction) and added to the difference.
+ * - A check's store time: storeCheckResults (the worker's group commit, the code the worker runs) of batches of
+ *   results for `monitors` monitors, in-process. "flapping": every result changes its monitor's status, so every
+ *   stored check writes a monitor.status_changed event (the worst case); "steady": no status changes (the usual
+ *   case: only the trigger's WHEN is evaluated). "off": the trigger disabled, so nothing of the event log runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { CheckScheduler, createApiRedis, createSsrfGuard, parseConfig, type PrismaClient } from '@statusvane/shared';
+import { authenticate } from '../../apps/api/src/services/auth/authenticate.js';
+import { createMonitor } from '../../apps/api/src/services/monitors/create-monitor.js';
+import { storeCheckResults, type StoreInput } from '../../apps/worker/src/checks/store-result.js';
+import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
+
+export interface EventLogOverhead {
+  postMonitors: {
+    onMedianMs: number;
+    offMedianMs: number;
+    /** The extra statement of recordEvent in a transaction, measured apart. */
+    statementMs: number;
+    /** (on - off + statement) / off, as a fraction. */
+    overhead: number;
+    creates: number;
+  };
+  store: {
+    monitors: number;
+    batches: number;
+    flappingOnMsPerCheck: number;
+    flappingOffMsPerCheck: number;
+    flappingOverhead: number;
+    steadyOnMsPerCheck: number;
+    steadyOffMsPerCheck: number;
+    steadyOverhead: number;
+  };
+}
+
+export interface EventLogInput {
+  prisma: PrismaClient;
+  databaseUrl: string;
+  redisUrl: string;
+  encryptionKey: string;
+  targetUrl: string;
+  /** Rounds per side (each side runs this many times, alternating). */
+  rounds: number;
+  /** createMonitor calls per side and round. */
+  createsPerRound: number;
+  monitors: number;
+  batchesPerRound: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** on, off, off, on, on, off, ...: each side is as often first as second. */
+const schedule = (rounds: number) =>
+  Array.from({ length: rounds * 2 }, (_, i) => ((i + 1) >> 1) % 2 === 0) as boolean[];
+
+async function setEventRows(prisma: PrismaClient, on: boolean): Promise<void> {
+  await prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS bench_events_off ON events');
+  if (!on)
+    await prisma.$executeRawUnsafe(
+      'CREATE TRIGGER bench_events_off BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION bench_skip_row()',
+    );
+}
+
+async function setStatusTrigger(prisma: PrismaClient, on: boolean): Promise<void> {
+  await prisma.$executeRawUnsafe(
+    `ALTER TABLE monitors ${on ? 'ENABLE' : 'DISABLE'} TRIGGER monitors_record_status_changed`,
+  );
+}
+
+export async function runEventLogOverhead(input: EventLogInput, log: (msg: string) => void): Promise<EventLogOverhead> {
+  const { prisma } = input;
+  await prisma.$executeRawUnsafe(
+    'CREATE OR REPLACE FUNCTION bench_skip_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$',
+  );
+
+  // --- POST /monitors ---------------------------------------------------------------------------------------
+  // The service POST /monitors runs (createMonitor: validation, the transaction with its component, the schedulers
+  // in Redis, the first check queued), called in this process one at a time, on and off interleaved request by
+  // request: on a machine shared with other work, HTTP latencies under load vary far more than the difference
+  // looked for. Its time is the request's minus HTTP, authentication and the rate limit, so the overhead relative
+  // to it is an upper bound of the overhead relative to the whole request.
+  const ws = await seedWorkspace(prisma, `bench-events-${randomUUID().slice(0, 6)}`);
+  const config = parseConfig({
+    ...process.env,
+    DATABASE_URL: input.databaseUrl,
+    REDIS_URL: input.redisUrl,
+    ENCRYPTION_KEY: input.encryptionKey,
+    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
+  });
+  const redis = createApiRedis(config.redis);
+  redis.on('error', () => undefined);
+  const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
+  const deps = { prisma, config, scheduler, guard: createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs }) };
+  const auth = await authenticate(prisma, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
+  const create = async () => {
+    const t = performance.now();
+    await createMonitor(deps, {
+      ctx: { ...auth, now: new Date() },
+      input: { name: 'Bench', target: input.targetUrl, intervalSeconds: 86400 },
+    });
+    return performance.now() - t;
+  };
+  for (let i = 0; i < 20; i++) await create(); // warm-up
+  const api = { on: [] as number[], off: [] as number[] };
+  for (const on of schedule(input.rounds * input.createsPerRound)) {
+    await setEventRows(prisma, on);
+    (on ? api.on : api.off).push(await create());
+  }
+  await setEventRows(prisma, true);
+  await scheduler.close();
+  redis.disconnect();
+  // recordEvent's own round trip: a transaction with one more statement, minus one without.
+  const tx = async (statements: number) => {
+    const t = performance.now();
+    await prisma.$transaction(async (t2) => {
+      for (let i = 0; i < statements; i++) await t2.$executeRaw`SELECT 1`;
+    });
+    return performance.now() - t;
+  };
+  const one: number[] = [];
+  const two: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    one.push(await tx(1));
+    two.push(await tx(2));
+  }
+  const statementMs = Math.max(0, median(two) - median(one));
+  const onMs = median(api.on);
+  const offMs = median(api.off);
+  const postMonitors = {
+    onMedianMs: onMs,
+    offMedianMs: offMs,
+    statementMs,
+    overhead: (onMs - offMs + statementMs) / offMs,
+    creates: api.on.length + api.off.length,
+  };
+  log(
+    `event log, POST /monitors (createMonitor): median ${onMs.toFixed(2)} ms with the event row, ${offMs.toFixed(2)} ms ` +
+      `without, +${statementMs.toFixed(3)} ms for the statement: ${(postMonitors.overhead * 100).toFixed(1)}%`,
+  );
+
+  // --- a check's store time -----------------------------------------------------------------------------------
+  const storeWs = await seedWorkspace(prisma, `bench-store-${randomUUID().slice(0, 6)}`);
+  const rows = await createMonitorsBulk(prisma, {
+    workspaceId: storeWs.id,
+    count: input.monitors,
+    type: 'http',
+    target: input.targetUrl,
+    intervalSeconds: 60,
+    enabled: false,
+    // Status changes only: no incident opens, so the flapping rounds measure monitor.status_changed alone.
+    openThreshold: 1_000_000,
+    name: 'Store',
+  });
+  const monitors = await prisma.monitor.findMany({
+    where: { id: { in: rows.map((r) => r.id) } },
+    select: {
+      id: true,
+      workspaceId: true,
+      name: true,
+      metadata: true,
+      openThreshold: true,
+      resolveThreshold: true,
+      intervalSeconds: true,
+      type: true,
+      confirmAfterSeconds: true,
+      quorum: true,
+    },
+  });
+  let slot = Date.parse('2026-01-01T00:00:00Z');
+  const batch = (outcome: 'up' | 'down'): StoreInput[] => {
+    slot += 60_000;
+    return monitors.map((m) => ({
+      monitor: { ...m, regions: ['local'] },
+      region: 'local',
+      slot: new Date(slot),
+      checkedAt: new Date(slot),
+      inMaintenance: false,
+      result: {
+        outcome,
+        reason: outcome === 'up' ? null : 'http_500',
+        responseMs: 20,
+        statusCode: outcome === 'up' ? 200 : 500,
+        phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 10 },
+      },
+    }));
+  };
+  await storeCheckResults(prisma, batch('up')); // every monitor 'up' first
+  const timed = async (inputs: StoreInput[]) => {
+    const t = performance.now();
+    await storeCheckResults(prisma, inputs);
+    return (performance.now() - t) / inputs.length;
+  };
+  // Batch by batch, the trigger on and off interleaved: a steady batch (all still up), a flapping one (all down:
+  // every check changes its monitor's status), and an unmeasured one back up.
+  const store = {
+    flapOn: [] as number[],
+    flapOff: [] as number[],
+    steadyOn: [] as number[],
+    steadyOff: [] as number[],
+  };
+  const before = await prisma.event.count({ where: { workspaceId: storeWs.id } });
+  for (const on of schedule(input.rounds * input.batchesPerRound)) {
+    await setStatusTrigger(prisma, on);
+    (on ? store.steadyOn : store.steadyOff).push(await timed(batch('up')));
+    (on ? store.flapOn : store.flapOff).push(await timed(batch('down')));
+    await storeCheckResults(prisma, batch('up'));
+  }
+  await setStatusTrigger(prisma, true);
+  const written = (await prisma.event.count({ where: { workspaceId: storeWs.id } })) - before;
+  // Not vacuous: the flapping rounds with the trigger on wrote one event per stored check.
+  if (written < input.rounds * input.batchesPerRound * monitors.length * 2)
+    throw new Error(`the flapping rounds wrote only ${written} events`);
+  const result = {
+    monitors: monitors.length,
+    batches: input.rounds * input.batchesPerRound * 2 * 3,
+    flappingOnMsPerCheck: median(store.flapOn),
+    flappingOffMsPerCheck: median(store.flapOff),
+    flappingOverhead: median(store.flapOn) / median(store.flapOff) - 1,
+    steadyOnMsPerCheck: median(store.steadyOn),
+    steadyOffMsPerCheck: median(store.steadyOff),
+    steadyOverhead: median(store.steadyOn) / median(store.steadyOff) - 1,
+  };
+  log(
+    `event log, store: ${result.flappingOnMsPerCheck.toFixed(3)} vs ${result.flappingOffMsPerCheck.toFixed(3)} ms per ` +
+      `check when every check changes status (${(result.flappingOverhead * 100).toFixed(1)}%), ` +
+      `${result.steadyOnMsPerCheck.toFixed(3)} vs ${result.steadyOffMsPerCheck.toFixed(3)} ms steady ` +
+      `(${(result.steadyOverhead * 100).toFixed(1)}%)`,
+  );
+  await prisma.workspace.deleteMany({ where: { id: { in: [ws.id, storeWs.id] } } });
+  return { postMonitors, store: result };
+}

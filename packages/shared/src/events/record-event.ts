@@ -1,0 +1,43 @@
+import type { Prisma } from '../generated/prisma/client.js';
+import type { EventType } from './types.js';
+
+type Tx = Prisma.TransactionClient;
+
+export interface NewEvent {
+  workspaceId: string;
+  type: EventType;
+  /** `monitors/<id>`, `incidents/<id>`, `maintenance/<id>`. */
+  subject: string;
+  data: object;
+  /** Events derived from time passing are recorded once per key (a second insert with the key does nothing). */
+  key?: string;
+}
+
+/**
+ * Records an event in the caller's transaction: it commits with the change it describes, or not at all (an
+ * outbox). The one way code writes the log; status transitions are written by triggers into the same table
+ * (migration 20261125234900_events_and_webhooks), and both are ordered by the writing transaction's id.
+ */
+export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO events (id, "workspaceId", type, subject, data, key)
+    VALUES (gen_random_uuid(), ${event.workspaceId}::uuid, ${event.type}, ${event.subject},
+      ${JSON.stringify(event.data)}::jsonb, ${event.key ?? null})
+    ON CONFLICT ("workspaceId", key) WHERE key IS NOT NULL DO NOTHING`;
+}
+
+/**
+ * incident.updated: an update posted on an incident. The `incident` object is the one every incident event
+ * carries (built by the SQL function the triggers use), plus the `update`.
+ */
+export async function recordIncidentUpdated(
+  tx: Tx,
+  incidentId: string,
+  update: { id: string; status: string; message: string; createdAt: string },
+): Promise<void> {
+  await tx.$executeRaw`
+    INSERT INTO events (id, "workspaceId", type, subject, data)
+    SELECT gen_random_uuid(), i."workspaceId", 'incident.updated', 'incidents/' || i.id,
+      incident_event_data(i) || jsonb_build_object('update', ${JSON.stringify(update)}::jsonb)
+    FROM incidents i WHERE i.id = ${incidentId}::uuid`;
+}

@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import {
+  createSsrfGuard,
+  createWorkerRedis,
+  decryptSecret,
+  verifyWebhookSignature,
+  type RedisClient,
+} from '@statusvane/shared';
+import { deliverWebhookEvent } from '../apps/worker/src/webhooks/deliver.js';
+import { dispatchWebhooks } from '../apps/worker/src/webhooks/dispatch.js';
+import { startWebhooks } from '../apps/worker/src/webhooks/start.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+
+/** A webhook receiver on loopback: records every POST; answers `status(path, n)` (n counts that path's posts). */
+async function startReceiver(status: (path: string, n: number) => number = () => 200) {
+  const got: Array<{ path: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+  const counts = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const n = (counts.get(path) ?? 0) + 1;
+      counts.set(path, n);
+      got.push({ path, headers: req.headers, body });
+      res.writeHead(status(path, n)).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { got, base, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const until = async <T>(fn: () => Promise<T | null | undefined | false>, ms: number, what: string): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** The README's snippet, run as a user would run it: an ES module in a plain `node`. */
+function readmeVerify(secret: string, header: string, body: string): boolean {
+  const readme = readFileSync('README.md', 'utf8');
+  const block = /<!-- verify-signature:start -->\s*```js\n([\s\S]*?)```\s*<!-- verify-signature:end -->/.exec(readme);
+  if (!block) throw new Error('the README has no verify-signature snippet');
+  const harness = `\nconst [secret, header, body] = JSON.parse(process.argv[1]);\nconsole.log(JSON.stringify(verifyStatusvaneSignature(secret, header, body)));\n`;
+  const run = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', block[1]! + harness, JSON.stringify([secret, header, body])],
+    { encoding: 'utf8' },
+  );
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as boolean;
+}
+
+let h: Harness;
+let strict: Harness;
+let rx: Awaited<ReturnType<typeof startReceiver>>;
+let connection: RedisClient;
+let worker: ReturnType<typeof startWebhooks>;
+
+beforeAll(async () => {
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
+  strict = makeHarness({ ALLOWED_TARGET_CIDRS: '' });
+  // /flaky/<n> fails n times with 503 before a 200; /gone answers 410.
+  rx = await startReceiver((path, n) => {
+    const flaky = /^\/flaky\/(\d+)/.exec(path);
+    if (flaky) return n <= Number(flaky[1]) ? 503 : 200;
+    return path.startsWith('/gone') ? 410 : 200;
+  });
+  connection = createWorkerRedis(h.config.redis);
+  worker = startWebhooks({
+    config: { ...h.config, queuePrefix: h.queuePrefix, jobLockMs: 5000 },
+    prisma: h.prisma,
+    connection,
+    guard: createSsrfGuard({ allowedCidrs: h.config.allowedTargetCidrs }),
+    logger: h.deps.logger,
+    retryBaseMs: 100,
+    dispatchEveryMs: 200,
+  });
+});
+afterAll(async () => {
+  await worker?.close();
+  connection?.disconnect();
+  await rx?.close();
+  await strict?.close();
+  await h?.close();
+});
+
+const createHook = async (token: string, body: Record<string, unknown>, harness = h) =>
+  request(harness.app).post('/api/v1/webhooks').set(bearer(token)).send(body);
+
+describe('/webhooks', () => {
+  it('creates (secret shown once), lists, reads, updates and deletes, for managers only', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    expect((await createHook(tokens.member, { url: `${rx.base}/a` })).status).toBe(403);
+    const created = await createHook(tokens.admin, {
+      url: `${rx.base}/a?token=s3cret`,
+      types: ['incident.opened'],
+      description: 'bot',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({
+      id: expect.any(String),
+      url: `${rx.base}/…`,
+      types: ['incident.opened'],
+      description: 'bot',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const id = created.body.data.id as string;
+    // Stored encrypted: neither the URL's token nor the secret is in the row in clear.
+    const row = await h.prisma.webhook.findUniqueOrThrow({ where: { id } });
+    const stored = [row.urlEnc, row.urlDisplay, row.secretEnc, row.description].join(' ');
+    expect(stored).not.toContain('s3cret');
+    expect(stored).not.toContain(created.body.data.secret);
+    expect(decryptSecret(row.secretEnc, null, h.config.encryption)).toBe(created.body.data.secret);
+
+    const got = await request(h.app).get(`/api/v1/webhooks/${id}`).set(bearer(tokens.owner));
+    expect(got.status).toBe(200);
+    expect(got.body.data).not.toHaveProperty('secret');
+    expect((await request(h.app).get(`/api/v1/webhooks/${id}`).set(bearer(tokens.viewer))).status).toBe(403);
+    const list = await request(h.app).get('/api/v1/webhooks').set(bearer(tokens.admin));
+    expect(list.body).toMatchObject({ data: [{ id }], pagination: { total: 1 } });
+
+    const patched = await request(h.app)
+      .patch(`/api/v1/webhooks/${id}`)
+      .set(bearer(tokens.admin))
+      .send({ types: [], description: 'all' });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ types: [], description: 'all', url: `${rx.base}/…` });
+
+    for (const bad of [
+      { url: `${rx.base}/a`, extra: 1 },
+      { url: 'ftp://example.com/x' },
+      { url: `${rx.base}/a`, types: ['incident.exploded'] },
+      { url: `${rx.base}/a`, types: ['incident.opened', 'incident.opened'] },
+    ]) {
+      expect([bad, (await createHook(tokens.admin, bad)).status]).toEqual([bad, 400]);
+    }
+    expect((await request(h.app).delete(`/api/v1/webhooks/${id}`).set(bearer(tokens.admin))).status).toBe(204);
+    expect((await request(h.app).get(`/api/v1/webhooks/${id}`).set(bearer(tokens.admin))).status).toBe(404);
+  });
+
+  it('refuses a private URL at write time, and a URL that turned private at send time', async () => {
+    const { tokens } = await makeWorkspace(strict.prisma);
+    const refused = await createHook(tokens.admin, { url: `${rx.base}/private` }, strict);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.issues[0].path).toBe('url');
+    expect((await createHook(tokens.admin, { url: 'http://169.254.169.254/latest' }, h)).status).toBe(400);
+
+    // Written while loopback was allowed; sent by a worker whose guard refuses it.
+    const { tokens: t2 } = await makeWorkspace(h.prisma);
+    const hook = (await createHook(t2.admin, { url: `${rx.base}/later-private` })).body.data;
+    await worker.worker.pause();
+    try {
+      await request(h.app).post('/api/v1/monitors').set(bearer(t2.member)).send(makeMonitorInput());
+      const delivery = await until(
+        async () => {
+          await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+          return (await h.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } }))[0];
+        },
+        10_000,
+        'the delivery',
+      );
+      const result = await deliverWebhookEvent(
+        { prisma: h.prisma, keyring: h.config.encryption, guard: createSsrfGuard({ allowedCidrs: [] }) },
+        delivery.id,
+      );
+      expect(result).toEqual({ outcome: 'failed', reason: 'ssrf_blocked' });
+    } finally {
+      await worker.worker.resume();
+    }
+    expect(rx.got.filter((r) => r.path === '/later-private')).toEqual([]);
+  });
+
+  it('delivers signed CloudEvents through BullMQ, retries with backoff, keeps the history, and replays', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const start = (await request(h.app).get('/api/v1/events').set(bearer(tokens.viewer))).body.nextCursor;
+    const hook = (await createHook(tokens.admin, { url: `${rx.base}/flaky/2`, types: ['monitor.created'] })).body.data;
+    const monitors: string[] = [];
+    for (const name of ['one', 'two']) {
+      const res = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(tokens.member))
+        .send(makeMonitorInput({ name }));
+      monitors.push(res.body.data.id);
+    }
+    const mine = () => rx.got.filter((r) => r.path === '/flaky/2');
+    // Two 503s, then a 200: both events arrive (the first retried twice with backoff).
+    await until(async () => mine().filter((_, i) => i >= 2).length >= 2, 20_000, 'both events');
+    const ok = mine().slice(2);
+    const events = ok.map((r) => JSON.parse(r.body));
+    expect(events.map((e) => e.subject).sort()).toEqual(monitors.map((m) => `monitors/${m}`).sort());
+    expect(events[0]).toMatchObject({ specversion: '1.0', type: 'com.statusvane.monitor.created' });
+    for (const r of mine()) {
+      expect(r.headers['content-type']).toBe('application/cloudevents+json; charset=utf-8');
+      const sig = String(r.headers['statusvane-signature']);
+      expect(verifyWebhookSignature(hook.secret, sig, r.body)).toBe(true);
+      expect(verifyWebhookSignature(hook.secret, sig, `${r.body} `)).toBe(false);
+    }
+    // The README's snippet accepts a real delivery and refuses a forged one.
+    const sample = ok[0]!;
+    expect(readmeVerify(hook.secret, String(sample.headers['statusvane-signature']), sample.body)).toBe(true);
+    expect(readmeVerify(hook.secret, String(sample.headers['statusvane-signature']), `${sample.body}x`)).toBe(false);
+    expect(readmeVerify('whsec_other', String(sample.headers['statusvane-signature']), sample.body)).toBe(false);
+
+    const history = await until(
+      async () => {
+        const res = await request(h.app).get(`/api/v1/webhooks/${hook.id}/deliveries`).set(bearer(tokens.admin));
+        return res.body.data.every((d: { status: string }) => d.status === 'sent') ? res.body : null;
+      },
+      5000,
+      'the history to say sent',
+    );
+    expect(history.pagination.total).toBe(2);
+    // The same delivery id on every attempt of one event.
+    const byDelivery = new Map<string, Set<string>>();
+    for (const r of mine()) {
+      const id = String(r.headers['statusvane-delivery']);
+      byDelivery.set(id, (byDelivery.get(id) ?? new Set()).add(JSON.parse(r.body).id));
+    }
+    expect([...byDelivery.values()].every((ids) => ids.size === 1)).toBe(true);
+    const attempts = history.data.map((d: { attempts: number }) => d.attempts).sort();
+    expect(attempts.reduce((a: number, b: number) => a + b, 0)).toBe(4);
+    expect(history.data[0]).toMatchObject({
+      status: 'sent',
+      responseStatus: 200,
+      replay: false,
+      nextAttemptAt: null,
+      eventType: 'monitor.created',
+    });
+
+    // Replay from before both: they come again, with the same event ids, as deliveries marked `replay`.
+    const before = mine().length;
+    const bad = await request(h.app)
+      .post(`/api/v1/webhooks/${hook.id}/replay`)
+      .set(bearer(tokens.admin))
+      .send({ after: 'x' });
+    expect(bad.status).toBe(400);
+    const replay = await request(h.app)
+      .post(`/api/v1/webhooks/${hook.id}/replay`)
+      .set(bearer(tokens.admin))
+      .send({ after: start });
+    expect(replay.status).toBe(200);
+    await until(async () => mine().length >= before + 2, 10_000, 'the replayed events');
+    const again = mine()
+      .slice(before)
+      .map((r) => JSON.parse(r.body).id)
+      .sort();
+    expect(again).toEqual(events.map((e) => e.id).sort());
+    const after = await request(h.app)
+      .get(`/api/v1/webhooks/${hook.id}/deliveries?perPage=10`)
+      .set(bearer(tokens.admin));
+    expect(after.body.data.filter((d: { replay: boolean }) => d.replay)).toHaveLength(2);
+  });
+
+  it('gives up on a 4xx at once, and on a retryable failure 24 hours after the event', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const hook = (await createHook(tokens.admin, { url: `${rx.base}/gone`, types: ['monitor.created'] })).body.data;
+    await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+    const history = await until(
+      async () => {
+        const res = await request(h.app).get(`/api/v1/webhooks/${hook.id}/deliveries`).set(bearer(tokens.admin));
+        return res.body.data[0]?.status === 'failed' ? res.body.data : null;
+      },
+      10_000,
+      'the delivery to fail',
+    );
+    expect(history[0]).toMatchObject({ attempts: 1, responseStatus: 410, reason: 'http_410', nextAttemptAt: null });
+
+    // A 503 to a delivery 24 hours old is not retried again.
+    const flaky = (await createHook(tokens.admin, { url: `${rx.base}/flaky/1000`, types: ['monitor.deleted'] })).body
+      .data;
+    await worker.worker.pause();
+    try {
+      const m = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+      await request(h.app).delete(`/api/v1/monitors/${m.body.data.id}`).set(bearer(tokens.admin));
+      const d = await until(
+        async () => {
+          await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+          return (await h.prisma.webhookDelivery.findMany({ where: { webhookId: flaky.id } }))[0];
+        },
+        10_000,
+        'the delivery',
+      );
+      const deps = {
+        prisma: h.prisma,
+        keyring: h.config.encryption,
+        guard: createSsrfGuard({ allowedCidrs: h.config.allowedTargetCidrs }),
+      };
+      expect(await deliverWebhookEvent(deps, d.id)).toMatchObject({ outcome: 'retry', reason: 'http_503' });
+      const dayLater = new Date(d.createdAt.getTime() + 24 * 3600_000 - 5000);
+      expect(await deliverWebhookEvent({ ...deps, now: () => dayLater }, d.id)).toEqual({
+        outcome: 'failed',
+        reason: 'http_503',
+      });
+      expect(await h.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: d.id } })).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        responseStatus: 503,
+      });
+    } finally {
+      await worker.worker.resume();
+    }
+  });
+});
