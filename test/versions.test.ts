@@ -175,6 +175,22 @@ const targets = {
     const row = () => h.prisma.escalationPolicy.findUnique({ where: { id }, include: { steps: true } });
     return target(`/escalation-policies/${id}`, id, row);
   },
+  async member(): Promise<Target> {
+    const res = await request(h.app)
+      .post('/api/v1/members')
+      .set(bearer(ws.tokens.owner))
+      .send({ email: `${uniq('member')}@example.test`, role: 'member' });
+    expect(res.status).toBe(201);
+    const userId = res.body.data.userId as string;
+    const row = () =>
+      h.prisma.membership.findUnique({ where: { workspaceId_userId: { workspaceId: ws.ws.id, userId } } });
+    return target(`/members/${userId}`, userId, row);
+  },
+  async token(): Promise<Target> {
+    const id = await createIn('/tokens', { name: 'Deploys', role: 'member' });
+    const row = () => h.prisma.apiToken.findFirst({ where: { id, revokedAt: null } });
+    return target(`/tokens/${id}`, id, row);
+  },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.resourceId } });
@@ -200,6 +216,9 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
   'PATCH /escalation-policies/{id}': { make: targets.policy, body: { name: 'Changed', silent: true } },
   'DELETE /escalation-policies/{id}': { make: targets.policy },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': { make: targets.subscriber },
+  'PATCH /members/{userId}': { make: targets.member, body: { role: 'admin' } },
+  'DELETE /members/{userId}': { make: targets.member },
+  'DELETE /tokens/{id}': { make: targets.token },
 };
 
 const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);

@@ -4975,11 +4975,6 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
-                /**
-                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
-                 * @example "3"
-                 */
-                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -5004,7 +4999,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5018,11 +5012,6 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
-                /**
-                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
-                 * @example "3"
-                 */
-                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -5059,7 +5048,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];

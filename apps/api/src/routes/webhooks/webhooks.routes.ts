@@ -81,6 +81,7 @@ export const webhookRoutes = [
   }),
   defineRoute({
     method: 'patch',
+    conditional: false, // webhooks have no version yet (docs/decisions.md)
     path: '/webhooks/{id}',
     operationId: 'updateWebhook',
     roles: 'webhooks:manage',
@@ -101,6 +102,7 @@ export const webhookRoutes = [
   }),
   defineRoute({
     method: 'delete',
+    conditional: false,
     path: '/webhooks/{id}',
     operationId: 'deleteWebhook',
     roles: 'webhooks:manage',
