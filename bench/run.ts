@@ -19,7 +19,6 @@ import {
   consoleReport,
   goalsOf,
   latenessSvg,
-  QUICK_LIMIT_SECONDS,
   resultsFileName,
   resultsMarkdown,
   writeDocs,
