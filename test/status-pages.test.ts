@@ -70,6 +70,7 @@ describe('POST /status-pages', () => {
       isPublic: true,
       passwordProtected: false,
       customDomain: null,
+      ref: null,
       createdAt: expect.any(String),
     });
     expect(Math.abs(Date.parse(res.body.data.createdAt) - Date.now())).toBeLessThan(10_000);
