@@ -407,7 +407,7 @@ describe('the admin CLI', () => {
       'status_page.updated',
       'escalation_policy.created',
       'monitor.updated',
-      'token.revoked',
+      'token.deleted',
     ]);
     expect(events[0]).toMatchObject({ actorId: expect.any(String), actorName: expect.stringContaining('@') });
     expect(events[2]!.changes).toEqual({ role: { from: 'member', to: 'admin' } });
