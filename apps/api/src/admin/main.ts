@@ -152,7 +152,10 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(run((p, o) => policySigningSecret(p, o, { encryptionKey: parseKeyring(process.env).current.key })));
 
-  const secrets = program.command('secrets').description("monitors' encrypted headers and bodies").exitOverride();
+  const secrets = program
+    .command('secrets')
+    .description('encrypted secrets (monitors, targets, webhooks, subscribers)')
+    .exitOverride();
   secrets
     .command('rotate')
     .description(
