@@ -32,7 +32,7 @@ export async function updateWebhook(
       where: { id: current.id },
       select: { ...webhookRecordSelect, urlEnc: true },
     });
-    const newUrl = changes.url !== undefined && decryptSecret(urlEnc, null, deps.keyring) !== changes.url;
+    const newUrl = changes.url !== undefined && storedUrl(urlEnc, deps.keyring) !== changes.url;
     const after = await tx.webhook.update({
       where: { id: current.id },
       data: {
@@ -51,4 +51,13 @@ export async function updateWebhook(
     });
     return toWebhookRecord({ ...after, version: version ?? after.version });
   });
+}
+
+/** The stored URL, or null when no configured key opens it (a key retired too early): then any URL sent is new. */
+function storedUrl(urlEnc: string, keyring: Keyring): string | null {
+  try {
+    return decryptSecret(urlEnc, null, keyring);
+  } catch {
+    return null;
+  }
 }
