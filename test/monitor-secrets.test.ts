@@ -288,7 +288,7 @@ describe('secrets across a key rotation', () => {
       slug: string;
     };
     const subscribe = (body: object) => request(before.app).post(`/status/${page.slug}/subscribe`).send(body);
-    expect((await subscribe({ email: 'rotate@example.test' })).status).toBe(202);
+    expect((await subscribe({ email: `${uniq('rotate')}@example.test` })).status).toBe(202);
     expect((await subscribe({ webhookUrl: target.url('/subscriber') })).status).toBe(202);
 
     const webhookRow = () => before.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
