@@ -52,10 +52,10 @@ export async function checkDependencies(
   if (issues.length) throw new ValidationError('Invalid monitor: dependsOn', issues);
 }
 
-/** Deleting a monitor: its id leaves every list that names it (under the same lock as the writes). */
+/** Deleting a monitor: its id leaves every list that names it (under the same lock as the writes); each changed monitor's version grows by one. */
 export async function forgetDependency(tx: Tx, { workspaceId, monitorId }: { workspaceId: string; monitorId: string }) {
   await lockDependencies(tx, workspaceId);
   await tx.$executeRaw`
-    UPDATE monitors SET "dependsOn" = array_remove("dependsOn", ${monitorId}::uuid)
+    UPDATE monitors SET "dependsOn" = array_remove("dependsOn", ${monitorId}::uuid), version = version + 1
     WHERE "workspaceId" = ${workspaceId}::uuid AND ${monitorId}::uuid = ANY("dependsOn")`;
 }
