@@ -229,6 +229,14 @@ describe('escalation policies over HTTP', () => {
       escalationPolicyId: copy.id,
     });
     expect([assign.status, pathsOf(assign)]).toEqual([400, ['escalationPolicyId']]);
+    // With a schema error beside it, one 400 names both (the policy is judged before the write, not only in it), and
+    // a dependsOn naming no monitor of the workspace with them.
+    const both = await api(w.tokens.admin).patch(`/monitors/${monitor.body.data.id}`, {
+      escalationPolicyId: copy.id,
+      timeoutMs: -1,
+      dependsOn: [copy.id],
+    });
+    expect([both.status, pathsOf(both)]).toEqual([400, ['timeoutMs', 'escalationPolicyId', 'dependsOn[0]']]);
 
     // A refused PATCH writes nothing.
     const bad = await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, { name: 'x', steps: [] });

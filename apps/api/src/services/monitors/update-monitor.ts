@@ -29,7 +29,10 @@ export async function updateMonitor(
   assertCan(ctx.role, 'monitors:write');
   const { id } = input;
   const current = await findOwnMonitor(deps.prisma, ctx, id);
-  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes);
+  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes, {
+    prisma: deps.prisma,
+    workspaceId: ctx.workspace.id,
+  });
 
   // `type` and `metadata` never get here: the schema refuses them.
   const { type: _type, metadata: _metadata, ...changes } = u;
