@@ -2446,6 +2446,10 @@ export interface operations {
                 componentId?: string;
                 /** @description A case-insensitive substring of the name. */
                 q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once. */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /**
