@@ -90,6 +90,25 @@ describe('one event per successful write through the API', () => {
     expect(Date.parse(c!.at)).toBeLessThanOrEqual(Date.parse(d!.at));
   });
 
+  it('a monitor PATCH that changes nothing (the same name, headers and body) records nothing', async () => {
+    const created = await api().post(
+      '/monitors',
+      makeMonitorInput({ name: 'Same', method: 'POST', headers: { 'X-Key': 'k1' }, body: '{"a":1}' }),
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const webhookEvents = () => h.prisma.event.count({ where: { subject: `monitors/${id}`, type: 'monitor.updated' } });
+    const same = await api().patch(`/monitors/${id}`, { name: 'Same', headers: { 'X-Key': 'k1' }, body: '{"a":1}' });
+    expect([same.status, same.body.data.version]).toEqual([200, 1]);
+    expect(await actions(id)).toEqual(['monitor.created']);
+    expect(await webhookEvents()).toBe(0);
+    // A new header value is a change, shown redacted.
+    const changed = await api().patch(`/monitors/${id}`, { headers: { 'X-Key': 'k2' }, body: '{"a":1}' });
+    expect(changed.body.data.version).toBe(2);
+    expect((await eventsOf(id)).at(-1)?.changes).toEqual({ headers: { from: '<redacted>', to: '<redacted>' } });
+    expect(await webhookEvents()).toBe(1);
+  });
+
   it('components, maintenance windows and status pages', async () => {
     const monitor = (await api().post('/monitors', makeMonitorInput())).body.data;
     await api().patch(`/components/${monitor.componentId}`, { description: 'The public API' });
