@@ -175,6 +175,20 @@ describe('one event per successful write through the API', () => {
       status: { from: 'acknowledged', to: 'resolved' },
       resolvedAt: { from: null, to: expect.any(String) },
     });
+
+    // A `resolved` update is one write: the resolve and the message in one transaction, one event, one version.
+    const other = (await api().post('/incidents', { title: 'Slow DB' })).body.data as { id: string; version: number };
+    const posted = await api().post(`/incidents/${other.id}/updates`, { status: 'resolved', message: 'Fixed' });
+    expect(posted.status).toBe(201);
+    const after = (await api().get(`/incidents/${other.id}`)).body.data;
+    expect([after.status, after.version]).toEqual(['resolved', other.version + 1]);
+    const resolvedEvents = await eventsOf(other.id);
+    expect(resolvedEvents.map((e) => e.action)).toEqual(['incident.created', 'incident.update_posted']);
+    expect(resolvedEvents[1]!.changes).toEqual({
+      status: { from: 'open', to: 'resolved' },
+      resolvedAt: { from: null, to: expect.any(String) },
+      update: { from: null, to: { id: expect.any(String), status: 'resolved', message: 'Fixed' } },
+    });
   });
 
   it('names the user behind a personal token', async () => {
