@@ -259,7 +259,14 @@ describe('dns probe', () => {
     ['SRV', '_sip._tcp.example.test', ['0 5 5060 sip.example.test']],
   ] as const)('%s answers are written as dig +short prints them', async (recordType, name, answers) => {
     const r = await probe.probe(dnsInput({ name, recordType }));
-    expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: null, dnsAnswers: answers });
+    // address: the resolver asked.
+    expect(r).toMatchObject({
+      outcome: 'up',
+      reason: null,
+      statusCode: null,
+      dnsAnswers: answers,
+      address: '127.0.0.1',
+    });
     expect(r.responseMs).toEqual(r.phases.dnsMs);
     expect(dnsServer.questions).toContain(`${name} ${recordType}`);
   });
@@ -285,6 +292,7 @@ describe('dns probe', () => {
     expect(await probe.probe(dnsInput({ name: 'nowhere.example.test' }))).toMatchObject({
       outcome: 'down',
       reason: 'dns_nxdomain',
+      address: '127.0.0.1',
     });
     expect(await probe.probe(dnsInput({ name: 'empty.example.test' }))).toMatchObject({
       outcome: 'down',
@@ -422,6 +430,7 @@ describe('monitors: certificates and DNS through the API and the worker', () => 
     expect(await check(id)).toMatchObject({ type: 'dns', result: { outcome: 'up' }, stored: true });
     const [result] = await h.prisma.checkResult.findMany({ where: { monitorId: id } });
     expect(result!.dnsAnswers).toEqual(['10 mx1.example.test', '20 mx2.example.test']);
+    expect(result!.address).toBe('127.0.0.1'); // the monitor's resolver
 
     const patched = await patch(id, { dnsExpected: ['30 mx3.example.test'] });
     expect(patched.status).toBe(200);

@@ -124,6 +124,7 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
           ...result.phases,
           certificate: result.certificate ?? null,
           dnsAnswers: result.dnsAnswers ?? null,
+          address: result.address ?? null,
         };
       }),
     );
@@ -327,12 +328,13 @@ async function evidenceOf(
       reason: string | null;
       statusCode: number | null;
       responseMs: number | null;
+      address: string | null;
     }>
   >`
-    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs"
+    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address
     FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
     LEFT JOIN LATERAL (
-      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs" FROM check_results
+      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results
       WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region ORDER BY "checkedAt" DESC LIMIT 1
     ) c ON true`;
   return rows.map((r) => ({
@@ -346,7 +348,7 @@ async function evidenceOf(
             reason: r.reason,
             statusCode: r.statusCode,
             totalMs: r.responseMs,
-            address: null,
+            address: r.address,
           }
         : null,
   }));

@@ -1258,7 +1258,7 @@ export interface components {
             statusCode: number | null;
             /** @description How long the check took; null when not measured. */
             totalMs: number | null;
-            /** @description The address connected to; null when not recorded (currently always). */
+            /** @description The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not resolve, refused targets). */
             address: string | null;
             /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
             dnsAnswers?: string[];
@@ -1379,7 +1379,7 @@ export interface components {
                 reason: string | null;
                 statusCode: number | null;
                 totalMs: number | null;
-                /** @description The address connected to; null when not recorded (currently always). */
+                /** @description The IP address the check talked to (http and tcp: the one dialled last; dns: the resolver); null when none. */
                 address: string | null;
             } | null;
         };

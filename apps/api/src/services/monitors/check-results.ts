@@ -52,7 +52,12 @@ export const checkResultRecordSchema = z
     address: z
       .string()
       .nullable()
-      .openapi({ description: 'The address connected to; null when not recorded (currently always).' }),
+      .openapi({
+        description:
+          'The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, ' +
+          'refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not ' +
+          'resolve, refused targets).',
+      }),
     dnsAnswers: z
       .array(z.string())
       .optional()
@@ -74,6 +79,7 @@ const select = {
   responseMs: true,
   dnsAnswers: true,
   certificate: true,
+  address: true,
 } satisfies Prisma.CheckResultSelect;
 type Row = Prisma.CheckResultGetPayload<{ select: typeof select }>;
 
@@ -87,7 +93,7 @@ function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
     reason: row.reason,
     statusCode: row.statusCode,
     totalMs: row.responseMs,
-    address: null,
+    address: row.address,
     ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
     ...(certificate
       ? { certificate: { ...certificate, daysRemaining: certificateDaysRemaining(certificate.validTo, now) } }
