@@ -53,6 +53,9 @@ const { values: args } = parseArgs({
     'event-log': { type: 'boolean', default: false },
     // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
     'api-only': { type: 'boolean', default: false },
+    // Only the scheduling scenario (with its cost per check), printed and not recorded: for trying a change to the
+    // check path quickly.
+    'cost-only': { type: 'boolean', default: false },
   },
 });
 const quick = args.quick!;
@@ -161,6 +164,40 @@ try {
   const targetUrl = `http://127.0.0.1:${target.port}/health`;
   const baseline = await startHelper('express-baseline', 'express-baseline.ts');
   children.push(baseline.child);
+  if (args['cost-only']) {
+    await baseline.child.stop();
+    worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
+    children.push(worker.child);
+    log('scheduling at scale (cost per check only)...');
+    const { scheduling: s } = await runScheduling(
+      {
+        prisma,
+        redisUrl: urls.redisUrl,
+        workerMetricsUrl: worker.metricsUrl,
+        workerPids: [worker.child.pid],
+        targetUrl,
+        monitors: sizes.monitors,
+        intervalSeconds: sizes.interval,
+        intervals: sizes.intervals,
+        detectionRuns: sizes.detectionRuns,
+        detectionIntervalSeconds: sizes.detectionInterval,
+      },
+      log,
+    );
+    const c = s.cost.cpuMsPerCheck;
+    process.stdout.write(
+      `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
+        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows)\n` +
+        `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
+        `load average: ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll([worker.child, ...children]);
+    process.exit(0);
+  }
 
   // API: a workspace with enough monitors for a full page, paused so that no check disturbs the API's numbers.
   const apiWs = await seedWorkspace(prisma, 'bench-api');

@@ -1,7 +1,6 @@
 import {
   decryptSecret,
   secretKeyId,
-  maintenanceUntilByComponent,
   monitorRegions,
   parseHostPort,
   type DnsRecordType,
@@ -54,7 +53,6 @@ export type CheckOutcome =
 const monitorSelect = {
   id: true,
   workspaceId: true,
-  componentId: true,
   name: true,
   type: true,
   target: true,
@@ -256,9 +254,7 @@ export async function runCheck(
   }
 
   checkedAt ??= deps.now?.() ?? new Date();
-  const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(
-    m.componentId,
-  );
+  // Whether it was taken in maintenance is decided where it is stored (store-result.ts), in the same statements.
   const regions = monitorRegions(deps.checkRegions, m);
   const stored = await storeCheckResult(deps.prisma, {
     monitor: { ...m, regions },
@@ -266,7 +262,6 @@ export async function runCheck(
     slot,
     checkedAt,
     result,
-    inMaintenance,
   });
   if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
   // After the commit, also when this result was already stored (a job re-run after a crash): queued twice, the
