@@ -164,26 +164,25 @@ try {
   const targetUrl = `http://127.0.0.1:${target.port}/health`;
   const baseline = await startHelper('express-baseline', 'express-baseline.ts');
   children.push(baseline.child);
+  /** The scheduling scenario's input, for the worker it watches (the full run's and --cost-only's). */
+  const schedulingInput = (w: AppProcess) => ({
+    prisma,
+    redisUrl: urls.redisUrl,
+    workerMetricsUrl: w.metricsUrl,
+    workerPids: [w.child.pid],
+    targetUrl,
+    monitors: sizes.monitors,
+    intervalSeconds: sizes.interval,
+    intervals: sizes.intervals,
+    detectionRuns: sizes.detectionRuns,
+    detectionIntervalSeconds: sizes.detectionInterval,
+  });
   if (args['cost-only']) {
     await baseline.child.stop();
     worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
     children.push(worker.child);
     log('scheduling at scale (cost per check only)...');
-    const { scheduling: s } = await runScheduling(
-      {
-        prisma,
-        redisUrl: urls.redisUrl,
-        workerMetricsUrl: worker.metricsUrl,
-        workerPids: [worker.child.pid],
-        targetUrl,
-        monitors: sizes.monitors,
-        intervalSeconds: sizes.interval,
-        intervals: sizes.intervals,
-        detectionRuns: sizes.detectionRuns,
-        detectionIntervalSeconds: sizes.detectionInterval,
-      },
-      log,
-    );
+    const { scheduling: s } = await runScheduling(schedulingInput(worker), log);
     const c = s.cost.cpuMsPerCheck;
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
@@ -337,21 +336,7 @@ try {
   );
 
   log('scheduling at scale and detection...');
-  const { scheduling, detection } = await runScheduling(
-    {
-      prisma,
-      redisUrl: urls.redisUrl,
-      workerMetricsUrl: worker.metricsUrl,
-      workerPids: [worker.child.pid],
-      targetUrl,
-      monitors: sizes.monitors,
-      intervalSeconds: sizes.interval,
-      intervals: sizes.intervals,
-      detectionRuns: sizes.detectionRuns,
-      detectionIntervalSeconds: sizes.detectionInterval,
-    },
-    log,
-  );
+  const { scheduling, detection } = await runScheduling(schedulingInput(worker), log);
   await prisma.$disconnect();
   // The run is over once its processes are: the duration covers starting and stopping them, and nothing measured.
   await stopAll([worker?.child, api?.child, ...children]);

@@ -14,14 +14,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import dns2 from 'dns2';
 import request from 'supertest';
-import { createLogger, createSsrfGuard, type SsrfGuard } from '@statusvane/shared';
+import { createSsrfGuard, type SsrfGuard } from '@statusvane/shared';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { createDnsProbe, type DnsProbeInput } from '../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent, STATUSVANE_VERSION } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { makeHttpInput } from './support/probe-inputs.js';
 import { startTarget, type Target } from './support/targets.js';
+import { checkRunnerDeps } from './support/worker-harness.js';
 
 const { Packet } = dns2;
 
@@ -342,18 +342,11 @@ describe('monitors: certificates and DNS through the API and the worker', () => 
   const get = (id: string) => request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(token));
   async function check(monitorId: string) {
     slot += 60_000;
-    return runCheck(
-      {
-        prisma: h.prisma,
-        keyring: h.config.encryption,
-        checkRegions: h.config.checkRegions,
-        httpProbe: createHttpProbe({ guard: h.deps.guard, extraCa: [soon.cert, later.cert] }),
-        tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-        dnsProbe: createDnsProbe({ guard: h.deps.guard }),
-        logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
-      },
-      { monitorId, region: h.config.checkRegions[0]!, slot: new Date(slot) },
-    );
+    return runCheck(checkRunnerDeps(h, { extraCa: [soon.cert, later.cert] }), {
+      monitorId,
+      region: h.config.checkRegions[0]!,
+      slot: new Date(slot),
+    });
   }
 
   it('an https monitor shows its latest certificate; each result keeps its own', async () => {

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createLogger } from '@statusvane/shared';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
-import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
-import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { findClosedPort, startTarget, startTcpTarget } from './support/targets.js';
+import { checkRunnerDeps } from './support/worker-harness.js';
 
 let h: Harness;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -137,18 +134,7 @@ describe('address: the IP address each check talked to', () => {
   /** One real check of the monitor by the worker's code (probe, store), with a slot of its own. */
   const check = (id: string) => {
     slot += 60_000;
-    return runCheck(
-      {
-        prisma: h.prisma,
-        keyring: h.config.encryption,
-        checkRegions: h.config.checkRegions,
-        httpProbe: createHttpProbe({ guard: h.deps.guard }),
-        tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-        dnsProbe: createDnsProbe({ guard: h.deps.guard }),
-        logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
-      },
-      { monitorId: id, region: h.config.checkRegions[0]!, slot: new Date(slot) },
-    );
+    return runCheck(checkRunnerDeps(h), { monitorId: id, region: h.config.checkRegions[0]!, slot: new Date(slot) });
   };
   const create = async (over: Record<string, unknown>) => {
     const res = await request(h.app)
