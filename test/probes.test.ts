@@ -214,6 +214,7 @@ describe('http probe', () => {
       const r = await probe(makeHttpInput({ url: tls.url('/') }));
       expectDown(r, 'tls_error');
       expect(tls.requests).toHaveLength(0);
+      expect(r.address).toBe('127.0.0.1'); // connected; the handshake failed
     });
 
     it('invalid target URLs', async () => {
