@@ -85,10 +85,10 @@ const sizes = quick
       historyRequests: 500,
     };
 if (args.monitors) sizes.monitors = Number(args.monitors);
-/** The event log's A/B (scenarios/event-log.ts): alternating rounds of each side. */
+/** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
-  ? { rounds: 2, createsPerRound: 25, monitors: 100, batchesPerRound: 5 }
-  : { rounds: 8, createsPerRound: 50, monitors: 200, batchesPerRound: 10 };
+  ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
+  : { rounds: 9, createsPerRound: 45, monitors: 200, batchesPerRound: 9 };
 if (args.intervals) sizes.intervals = Number(args.intervals);
 if (
   !Number.isInteger(sizes.monitors) ||
