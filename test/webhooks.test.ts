@@ -293,6 +293,11 @@ describe('/webhooks', () => {
     const logged = await request(h.app).get('/api/v1/events?types=monitor.status_changed').set(bearer(tokens.viewer));
     expect(logged.body.data).toEqual([delivered]);
     expect(verifyWebhookSignature(hook.secret, String(got.headers['statusvane-signature']), got.body)).toBe(true);
+    // Its id (derived from its position: the trigger stores none) is a UUID, the same in the delivery history.
+    expect(delivered.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const history = await request(h.app).get(`/api/v1/webhooks/${hook.id}/deliveries`).set(bearer(tokens.admin));
+    expect(history.status).toBe(200);
+    expect(history.body.data.map((d: { eventId: string }) => d.eventId)).toEqual([delivered.id]);
   });
 
   it('gives up on a 4xx at once, and on a retryable failure 24 hours after the event', async () => {
