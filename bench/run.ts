@@ -88,7 +88,7 @@ if (args.monitors) sizes.monitors = Number(args.monitors);
 /** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
   ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
-  : { rounds: 9, createsPerRound: 45, monitors: 200, batchesPerRound: 9 };
+  : { rounds: 15, createsPerRound: 31, monitors: 200, batchesPerRound: 7 };
 if (args.intervals) sizes.intervals = Number(args.intervals);
 if (
   !Number.isInteger(sizes.monitors) ||
