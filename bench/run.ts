@@ -25,7 +25,7 @@ import {
   writeResults,
   type BenchResults,
 } from './lib/report.js';
-import { createMonitorsBulk, seedWorkspace } from './lib/seed.js';
+import { createMonitorsBulk, seedFilterableMonitors, seedWorkspace } from './lib/seed.js';
 import {
   benchTargets,
   build,
@@ -36,7 +36,7 @@ import {
   startWorker,
   type AppProcess,
 } from './lib/stack.js';
-import { runApiScenarios } from './scenarios/api.js';
+import { FILTERED_LIST_SCENARIO, LIST_SCENARIO, runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
 import { runConfigScenario } from './scenarios/config.js';
 import { runEventLogOverhead, type EventLogInput } from './scenarios/event-log.js';
@@ -88,10 +88,10 @@ const sizes = quick
       historyRequests: 500,
     };
 if (args.monitors) sizes.monitors = Number(args.monitors);
-/** The event log's A/B (scenarios/event-log.ts): alternating rounds of each side. */
+/** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
-  ? { rounds: 2, createsPerRound: 25, monitors: 100, batchesPerRound: 5 }
-  : { rounds: 8, createsPerRound: 50, monitors: 200, batchesPerRound: 10 };
+  ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
+  : { rounds: 15, createsPerRound: 31, monitors: 200, batchesPerRound: 7 };
 if (args.intervals) sizes.intervals = Number(args.intervals);
 if (
   !Number.isInteger(sizes.monitors) ||
@@ -108,6 +108,8 @@ const CONFIG_MONITORS = 1000;
 /** Issue 17: the public page of a status page with 50 components and 90 days of history. */
 const STATUS_PAGE_COMPONENTS = 50;
 const STATUS_PAGE_DAYS = 90;
+/** Issue 14: monitors added to the API's workspace for the filtered list (5 in 24 match its filters: 125). */
+const FILTERABLE_MONITORS = 600;
 
 /** The worker's default concurrency, set explicitly so that the got loop runs with exactly the same. */
 const WORKER_CONCURRENCY = 200;
@@ -226,6 +228,13 @@ try {
     enabled: false,
     name: 'History',
   });
+  // Issue 14: the same workspace's list with filters, matching a full page and more (not the first monitors listed).
+  const filteredList = await seedFilterableMonitors(prisma, {
+    workspaceId: apiWs.id,
+    count: FILTERABLE_MONITORS,
+    target: targetUrl,
+  });
+  const apiWorkspaceMonitors = await prisma.monitor.count({ where: { workspaceId: apiWs.id } });
   const statusPage = await seedStatusPage(prisma, {
     components: STATUS_PAGE_COMPONENTS,
     days: STATUS_PAGE_DAYS,
@@ -264,6 +273,7 @@ try {
       token: apiWs.token,
       monitorId: monitor!.id,
       pingSecrets: beats.map((b) => b.pingSecret!),
+      filteredList,
       targetUrl,
       durationSeconds: sizes.apiSeconds,
       warmupSeconds: sizes.warmupSeconds,
@@ -344,7 +354,8 @@ try {
 
   const ping = apiResults.scenarios.find((s) => s.name.startsWith('POST /ping'))!;
   const getOne = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors/{id}')!;
-  const list = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors?perPage=100')!;
+  const list = apiResults.scenarios.find((s) => s.name === LIST_SCENARIO)!;
+  const filtered = apiResults.scenarios.find((s) => s.name === FILTERED_LIST_SCENARIO)!;
   const { lateness, ...schedulingFigures } = scheduling;
   const cpus = os.cpus();
   const partial: Omit<BenchResults, 'goals'> = {
@@ -373,6 +384,13 @@ try {
     scheduling: schedulingFigures,
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
     list: { rps: list.rps, p99Ms: list.p99Ms, ratio: list.ratio },
+    filteredList: {
+      ...filteredList,
+      monitors: apiWorkspaceMonitors,
+      rps: filtered.rps,
+      p99Ms: filtered.p99Ms,
+      vsUnfiltered: filtered.rps / list.rps,
+    },
     statusPage: statusPageResults,
     detection,
     responseTimes,

@@ -188,6 +188,19 @@ describe('goalsOf', () => {
     });
   });
 
+  it('holds the filtered list to the unfiltered one of the same run, when the run measured it (issue 14)', () => {
+    const filteredList = { query: 'status=down', matching: 125, monitors: 951, rps: 900, p99Ms: 90 };
+    const prefix = 'GET /monitors?perPage=100 with filters';
+    expect(goal(makeResults({ filteredList: { ...filteredList, vsUnfiltered: 1 } } as never), prefix)).toMatchObject({
+      met: true,
+      actual: '100%',
+    });
+    expect(goal(makeResults({ filteredList: { ...filteredList, vsUnfiltered: 0.99 } } as never), prefix).met).toBe(
+      false,
+    );
+    expect(goalsOf(makeResults()).some((g) => g.goal.startsWith(prefix))).toBe(false);
+  });
+
   it('holds a quick run to 120 seconds, the build excluded', () => {
     expect(goal(makeResults({ mode: 'quick', durationSeconds: 119.9 } as never), 'quick run')).toMatchObject({
       met: true,

@@ -34,6 +34,18 @@ export interface BenchResults {
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
   /** GET /api/v1/monitors?perPage=100 (issue 20: at least 10% of bare Express). */
   list: { rps: number; p99Ms: number; ratio: number };
+  /**
+   * Issue 14: the same page with filters (`query`, matching `matching` of the workspace's `monitors`), its req/s over
+   * the unfiltered list's in the same run (absent in results written before it).
+   */
+  filteredList?: {
+    query: string;
+    matching: number;
+    monitors: number;
+    rps: number;
+    p99Ms: number;
+    vsUnfiltered: number;
+  };
   /** The public page of a status page with 50 components and 90 days of history (issue 17). */
   statusPage: StatusPageResult;
   detection: DetectionResult;
@@ -109,6 +121,16 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
       actual: pct(r.list.ratio),
       met: r.list.ratio >= 0.1,
     },
+    ...(r.filteredList
+      ? [
+          {
+            goal: 'GET /monitors?perPage=100 with filters vs without',
+            target: '>= 100%',
+            actual: pct(r.filteredList.vsUnfiltered),
+            met: r.filteredList.vsUnfiltered >= 1,
+          },
+        ]
+      : []),
     {
       goal: `status page p99, HTML / JSON (${r.statusPage.components} components x ${r.statusPage.days} days)`,
       target: `< ${STATUS_PAGE_GOAL_MS} ms`,
