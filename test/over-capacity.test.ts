@@ -117,7 +117,7 @@ describe('a worker at twice its capacity', () => {
         /^checks are \d+ s behind; about \d+ workers would catch up$/.test(String(l.message)),
       );
       expect(behind.length).toBeGreaterThanOrEqual(1);
-      expect(behind.length).toBeLessThanOrEqual(Math.ceil(RUN_MS / 3000));
+      expect(behind.length).toBeLessThanOrEqual(Math.ceil(RUN_MS / 3000) + 1);
       const last = behind.at(-1)!;
       // Due 9 a second; the worker checks about 4: two workers or more (the shared test database may hold more).
       expect(last.workersNeeded).toBeGreaterThanOrEqual(2);

@@ -24,7 +24,7 @@ describe('workersToCatchUp', () => {
 });
 
 describe('LagWatch', () => {
-  it('warns at most once a minute while behind, with the lag and the workers that would catch up', async () => {
+  it('warns within seconds of falling behind, then at most once a minute, with the lag and the workers that would catch up', async () => {
     const { w, warnings, lags, advance, now } = watch();
     // A minute at 900 checks a second, 12.4 s behind (the window closes with the minute's last check).
     for (let s = 0; s < 60; s++) {
@@ -42,10 +42,13 @@ describe('LagWatch', () => {
       duePerSecond: 1667,
       checkedPerSecond: 900,
     });
-    // Within the minute: no second warning.
-    advance(30_000);
+    // The first came within a step (10 s) of falling behind; the next no sooner than a minute after it.
+    advance(5_000);
     await w.evaluate(now());
     expect(warnings).toHaveLength(1);
+    advance(10_000);
+    await w.evaluate(now());
+    expect(warnings).toHaveLength(2);
   });
 
   it('says nothing when keeping up, and warns on missed slots even below the lag threshold', async () => {

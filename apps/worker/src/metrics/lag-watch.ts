@@ -1,8 +1,9 @@
 import { monitorRegions, type PrismaClient } from '@statusvane/shared';
 
 /**
- * Says when this worker's checks fall behind, and what would catch up: at most once a minute, while the scheduled
- * checks it starts are at least BEHIND_SECONDS late or it recorded missed slots in the last minute, a warning
+ * Says when this worker's checks fall behind, and what would catch up: within seconds of falling behind, then at most
+ * once a minute while the scheduled checks it starts are at least BEHIND_SECONDS late or it recorded missed slots in
+ * the last minute, a warning
  * `checks are N s behind; about K workers would catch up`, with the figures it came from. K is the smallest number
  * of workers, each checking as many a second as this one did over the last minute (while behind, that is its
  * capacity), that check more than are due a second in its region (from PostgreSQL: the enabled monitors' intervals).
@@ -68,12 +69,18 @@ export function workersToCatchUp(duePerSecond: number, checkedPerSecond: number)
   return Math.max(1, Math.floor(duePerSecond / checkedPerSecond) + 1);
 }
 
+/**
+ * The window is kept as six steps (of everyMs / 6): checked every step, so that a worker that falls behind says so
+ * within a step, and at most once per window after that, with the rates of the last window.
+ */
+const STEPS = 6;
+
 export class LagWatch {
   private readonly now: () => number;
   private readonly everyMs: number;
-  private windowStart: number;
-  private checked = 0;
-  private missed = 0;
+  /** Closed steps of the last window, oldest first. */
+  private steps: Array<{ start: number; checked: number; missed: number }> = [];
+  private step: { start: number; checked: number; missed: number };
   private lagMs = 0;
   private lastWarnAt = -Infinity;
   private evaluating = false;
@@ -81,7 +88,7 @@ export class LagWatch {
   constructor(private readonly deps: LagWatchDeps) {
     this.now = deps.now ?? Date.now;
     this.everyMs = deps.everyMs ?? WARN_EVERY_MS;
-    this.windowStart = this.now();
+    this.step = { start: this.now(), checked: 0, missed: 0 };
   }
 
   /** A scheduled check started `lagMs` after its slot. */
@@ -89,25 +96,27 @@ export class LagWatch {
     this.lagMs = lagMs;
     this.deps.setLag(lagMs / 1000);
     const now = this.now();
-    if (now - this.windowStart >= this.everyMs && !this.evaluating) void this.evaluate(now);
+    if (now - this.step.start >= this.everyMs / STEPS && !this.evaluating) void this.evaluate(now);
   }
 
-  /** A check ran (its result stored), or `missedSlots` slots were recorded as missed. */
-  finished(outcome: { checked: boolean; missedSlots?: number }): void {
-    if (outcome.checked) this.checked++;
-    this.missed += outcome.missedSlots ?? 0;
+  /** A check ran (its result stored), and `missedSlots` slots were recorded as missed. */
+  finished(outcome: { checked: boolean; missedSlots?: number | undefined }): void {
+    if (outcome.checked) this.step.checked++;
+    this.step.missed += outcome.missedSlots ?? 0;
   }
 
-  /** Closes the window; warns when behind (and not warned within the minute). Never throws. */
+  /** Closes the current step; warns when behind (and not warned within the window). Never throws. */
   async evaluate(now = this.now()): Promise<LagWarning | null> {
     this.evaluating = true;
     try {
-      const seconds = (now - this.windowStart) / 1000;
-      const checkedPerSecond = seconds > 0 ? this.checked / seconds : 0;
-      const missedSlots = this.missed;
-      this.windowStart = now;
-      this.checked = 0;
-      this.missed = 0;
+      this.steps.push(this.step);
+      this.step = { start: now, checked: 0, missed: 0 };
+      this.steps = this.steps.filter((s) => s.start >= now - this.everyMs);
+      const since = this.steps[0]?.start ?? now;
+      const seconds = (now - since) / 1000;
+      const checked = this.steps.reduce((a, s) => a + s.checked, 0);
+      const missedSlots = this.steps.reduce((a, s) => a + s.missed, 0);
+      const checkedPerSecond = seconds > 0 ? checked / seconds : 0;
       const lagSeconds = this.lagMs / 1000;
       // Behind: the last check started late, or slots were missed (short intervals miss before BEHIND_SECONDS).
       if ((lagSeconds < BEHIND_SECONDS && missedSlots === 0) || now - this.lastWarnAt < this.everyMs) return null;
