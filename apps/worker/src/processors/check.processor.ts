@@ -30,7 +30,15 @@ export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, l
     const run = async (d: CheckRunnerDeps): Promise<CheckOutcome> => {
       const [outcome, missedSlots] = await Promise.all([
         runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore }),
-        everyMs === null ? 0 : recordSkippedSlots(d, { ...payload, slot, everyMs, startedAt }),
+        // First attempts only: BullMQ moves the scheduler on as a job first starts, so then its next slot is still
+        // ahead; by a retry's time that next job may be running, and its slot must not be recorded missed under it.
+        // A failure loses only those rows (no data either way), never the check: logged, not thrown.
+        everyMs === null || job.attemptsMade > 0
+          ? 0
+          : recordSkippedSlots(d, { ...payload, slot, everyMs, startedAt }).catch((err: Error) => {
+              d.logger.warn('missed slots not recorded', { monitorId: payload.monitorId, error: err.message });
+              return 0;
+            }),
       ]);
       return missedSlots > 0 && 'result' in outcome ? { ...outcome, missedSlots } : outcome;
     };
