@@ -45,6 +45,7 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
       missed: 0,
       recordedMissed: 0,
       checksPerMonitor: { min: 3, max: 3 },
+      meanLatenessPerMonitorMs: { min: 5, max: 40 },
       lagWarnings: [],
       cpuPercent: { workers: [90], postgres: 60, redis: 10 },
       duplicated: 0,

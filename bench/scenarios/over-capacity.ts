@@ -81,7 +81,7 @@ export async function runOverCapacity(
     `lateness of the checks that ran: p50 ${figures.latenessP50Ms} ms, p99 ${figures.latenessP99Ms} ms, max ${figures.latenessMaxMs} ms (${lateness.length} checks)`,
   );
   log(
-    `checks per monitor over ${s.intervals} intervals: ${figures.checksPerMonitor.min} to ${figures.checksPerMonitor.max}; slots missed ${figures.missed} of ${figures.expected}, ${figures.recordedMissed} recorded as missed; duplicated ${figures.duplicated}`,
+    `checks per monitor over ${s.intervals} intervals: ${figures.checksPerMonitor.min} to ${figures.checksPerMonitor.max}, each monitor's mean lateness ${figures.meanLatenessPerMonitorMs.min} to ${figures.meanLatenessPerMonitorMs.max} ms; slots missed ${figures.missed} of ${figures.expected}, ${figures.recordedMissed} recorded as missed; duplicated ${figures.duplicated}`,
   );
   for (const w of figures.lagWarnings) log(`worker warned: ${w}`);
   return {

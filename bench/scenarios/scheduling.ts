@@ -52,6 +52,8 @@ export interface SchedulingResult {
   recordedMissed: number;
   /** Checks that ran per monitor over the window: how evenly a shortage was shared. */
   checksPerMonitor: { min: number; max: number };
+  /** Each monitor's mean lateness (ms), lowest and highest: how evenly the lateness was shared. */
+  meanLatenessPerMonitorMs: { min: number; max: number };
   /** The workers' lag warnings during the window (`checks are N s behind; about K workers would catch up`). */
   lagWarnings: string[];
   /** Each process's CPU over the window, percent of one core: which resource ran out. */
@@ -261,6 +263,7 @@ export async function runScheduling(
     const lateness: number[] = [];
     let recordedMissed = 0;
     const checksOf = new Map(ids.map((id) => [id, 0]));
+    const latenessOf = new Map(ids.map((id) => [id, 0]));
     for (const r of rows) {
       if (r.slot.getTime() % every !== offsets.get(r.monitorId)) {
         offSlot++;
@@ -277,7 +280,9 @@ export async function runScheduling(
       checksOf.set(r.monitorId, checksOf.get(r.monitorId)! + 1);
       // checkedAt is taken after the probe: minus the probe's own time, it is when the check started (plus the
       // monitor read, a millisecond or two).
-      lateness.push(Math.max(0, r.checkedAt.getTime() - r.slot.getTime() - (r.responseMs ?? 0)));
+      const late = Math.max(0, r.checkedAt.getTime() - r.slot.getTime() - (r.responseMs ?? 0));
+      lateness.push(late);
+      latenessOf.set(r.monitorId, latenessOf.get(r.monitorId)! + late);
     }
     lateness.sort((a, b) => a - b);
     const expected = input.monitors * input.intervals;
@@ -297,6 +302,7 @@ export async function runScheduling(
       .filter((v): v is number => v !== null);
     const loop = loops.length ? Math.max(...loops) : null;
     const perMonitor = [...checksOf.values()];
+    const meanLateness = ids.filter((id) => checksOf.get(id)! > 0).map((id) => latenessOf.get(id)! / checksOf.get(id)!);
     const detectionRuns = runs;
     const found = detectionRuns.map((r) => r.secondsToIncident).filter((s): s is number => s !== null);
     return {
@@ -311,6 +317,10 @@ export async function runScheduling(
         missed: Math.max(0, expected - stored),
         recordedMissed,
         checksPerMonitor: { min: Math.min(...perMonitor), max: Math.max(...perMonitor) },
+        meanLatenessPerMonitorMs: {
+          min: Math.round(Math.min(...meanLateness)),
+          max: Math.round(Math.max(...meanLateness)),
+        },
         lagWarnings,
         cpuPercent,
         duplicated,
