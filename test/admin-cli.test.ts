@@ -176,6 +176,71 @@ describe('admin CLI', () => {
     expect((await written([slug], [email])).tokens).toBe(0);
   }, 60_000);
 
+  it("org tokens are created and revoked by the API's token services: the same rules and audit events", async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const created = await admin(
+      'token',
+      'create',
+      '--kind',
+      'org',
+      '--workspace',
+      ws.slug,
+      '--role',
+      'admin',
+      '--expires-in-days',
+      '30',
+    );
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    const org = JSON.parse(created.stdout);
+    expect(org).toMatchObject({ kind: 'org', role: 'admin', name: 'admin CLI', workspace: ws.slug });
+    expect(Math.abs(Date.parse(org.expiresAt) - Date.now() - 30 * 86_400_000)).toBeLessThan(600_000);
+    // The API shows it as one of its own (POST /tokens).
+    const listed = await request(h.app).get('/api/v1/tokens').set(bearer(tokens.owner));
+    expect(listed.body.data).toContainEqual(
+      expect.objectContaining({ id: org.id, name: 'admin CLI', role: 'admin', version: 1, expiresAt: org.expiresAt }),
+    );
+    // The API's rules: expiresInDays 1..3650, a name of 1..200 characters.
+    for (const [flag, value] of [
+      ['--expires-in-days', '0'],
+      ['--expires-in-days', 'abc'],
+      ['--name', ' '],
+    ] as const) {
+      const args = ['token', 'create', '--kind', 'org', '--workspace', ws.slug, '--role', 'viewer', flag, value];
+      const r = await admin(...args);
+      expectReadableFailure(args, r);
+      expect(r.stderr).toContain(`${flag}: `);
+    }
+    expect(await h.prisma.apiToken.count({ where: { workspaceId: ws.id } })).toBe(5);
+
+    const revoked = await admin('token', 'revoke', '--id', org.id);
+    expect([revoked.code, revoked.stderr]).toEqual([0, '']);
+    expect((await request(h.app).get('/api/v1/monitors').set(bearer(org.token))).status).toBe(401);
+    // Again: nothing changes, and it says when it was revoked.
+    const again = await admin('token', 'revoke', '--id', org.id);
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(revoked.stdout));
+
+    const eventsOf = (resourceId: string) =>
+      h.prisma.auditEvent.findMany({ where: { resourceId }, orderBy: { seq: 'asc' } });
+    const cli = await eventsOf(org.id);
+    expect(cli.map((e) => [e.action, e.actorType])).toEqual([
+      ['token.created', 'cli'],
+      ['token.deleted', 'cli'],
+    ]);
+    // The same events as the API's create and delete of such a token.
+    const viaApi = await request(h.app)
+      .post('/api/v1/tokens')
+      .set(bearer(tokens.owner))
+      .send({ name: 'admin CLI', role: 'admin', expiresInDays: 30 });
+    expect(viaApi.status).toBe(201);
+    expect(
+      (await request(h.app).delete(`/api/v1/tokens/${viaApi.body.data.id}`).set(bearer(tokens.owner))).status,
+    ).toBe(204);
+    const api = await eventsOf(viaApi.body.data.id);
+    const shape = (events: typeof cli) =>
+      events.map((e) => [e.action, Object.keys(e.changes as object).sort()] as const);
+    expect(shape(cli)).toEqual(shape(api));
+  }, 90_000);
+
   it('a failure of the database write itself (a duplicate grant) is one readable line, exits non-zero and writes nothing', async () => {
     const slug = uniq('dup');
     const email = `${uniq('dup')}@example.test`;

@@ -209,6 +209,53 @@ describe('secrets', () => {
   });
 });
 
+describe('webhooks', () => {
+  it('created, updated, replayed, deleted: the URL and the secret show only "<redacted>"; the same URL is no change', async () => {
+    const created = await api().post('/webhooks', {
+      url: 'https://93.184.215.14/hook?token=sekrit-url-1',
+      types: ['incident.opened'],
+      description: 'Bot',
+    });
+    expect(created.status).toBe(201);
+    const hook = created.body.data as { id: string; secret: string; version: number };
+    expect(hook.version).toBe(1);
+    const patch = (body: object) => api(ws.tokens.admin).patch(`/webhooks/${hook.id}`, body);
+    // The same URL (another path, same display) and another description.
+    expect(
+      (await patch({ url: 'https://93.184.215.14/other?token=sekrit-url-2', description: 'Pager' })).body.data,
+    ).toMatchObject({ version: 2, url: 'https://93.184.215.14/…' });
+    // Sent again unchanged: nothing changes, no event, the version stands.
+    const same = await patch({ url: 'https://93.184.215.14/other?token=sekrit-url-2', description: 'Pager' });
+    expect([same.status, same.headers.etag]).toEqual([200, '"2"']);
+    const replayed = await api().post(`/webhooks/${hook.id}/replay`, { after: '7fffffffffffffff7fffffffffffffff' });
+    expect([replayed.status, replayed.body.data.version]).toEqual([200, 3]);
+    expect((await api().del(`/webhooks/${hook.id}`)).status).toBe(204);
+
+    const [c, u, r, d, ...rest] = await eventsOf(hook.id);
+    expect(rest).toEqual([]);
+    expect(c).toMatchObject({
+      action: 'webhook.created',
+      resourceType: 'webhook',
+      actor: { type: 'token', id: ownerTokenId },
+      changes: {
+        url: { from: null, to: '<redacted>' },
+        secret: { from: null, to: '<redacted>' },
+        types: { from: null, to: ['incident.opened'] },
+        description: { from: null, to: 'Bot' },
+      },
+    });
+    expect(u).toMatchObject({ action: 'webhook.updated', actor: { type: 'token' } });
+    expect(u!.changes).toEqual({
+      url: { from: '<redacted>', to: '<redacted>' },
+      description: { from: 'Bot', to: 'Pager' },
+    });
+    expect(r).toMatchObject({ action: 'webhook.replayed' });
+    expect(d).toMatchObject({ action: 'webhook.deleted', changes: { description: { from: 'Pager', to: null } } });
+    const raw = await rawEvents();
+    for (const secret of ['sekrit', hook.secret]) expect(raw).not.toContain(secret);
+  });
+});
+
 describe('a write that fails records nothing', () => {
   it('a refused PATCH (409, 400 judged in the transaction) leaves no event and the version as it was', async () => {
     const taken = (await api().post('/status-pages', { vanityUrl: uniq('taken'), name: 'T' })).body.data;
@@ -360,7 +407,7 @@ describe('the admin CLI', () => {
       'status_page.updated',
       'escalation_policy.created',
       'monitor.updated',
-      'token.revoked',
+      'token.deleted',
     ]);
     expect(events[0]).toMatchObject({ actorId: expect.any(String), actorName: expect.stringContaining('@') });
     expect(events[2]!.changes).toEqual({ role: { from: 'member', to: 'admin' } });

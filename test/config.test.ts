@@ -327,6 +327,50 @@ describe('config plan and apply', () => {
     });
   });
 
+  it('what checks and pings write between plan and apply is no conflict: the planId stays, apply goes through', async () => {
+    const doc = { ...documentOf(uniq('acme')), prune: true };
+    await apply(doc).expect(200);
+    const changed = {
+      ...doc,
+      monitors: doc.monitors.map((m) => (m.ref === 'db' ? { ...m, intervalSeconds: 600 } : m)),
+    };
+    const { planId } = (await plan(changed)).body.data as { planId: string };
+    const byRef = new Map((await monitors()).map((m) => [m.ref as string, m]));
+    const versions = () =>
+      h.prisma.monitor.findMany({ where: { workspaceId: ws.ws.id }, select: { ref: true, version: true } });
+    const versionsBefore = await versions();
+
+    // A check of each probe, as the worker stores it: status, lastCheckedAt and (https) the certificate.
+    await h.prisma.$executeRaw`
+      UPDATE monitors SET status = 'down', "lastCheckedAt" = now(), "updatedAt" = now(),
+        certificate = '{"subject":"CN=api","issuer":"CN=ca","validFrom":"2026-01-01T00:00:00.000Z","validTo":"2027-01-01T00:00:00.000Z","daysRemaining":30}'::jsonb
+       WHERE "workspaceId" = ${ws.ws.id}::uuid AND type <> 'heartbeat'`;
+    // A heartbeat's ping and its failure, through the ping receiver.
+    const pingPath = new URL(byRef.get('backup')!.pingUrl as string).pathname;
+    expect((await request(h.app).post(pingPath)).status).toBe(200);
+    expect((await request(h.app).post(`${pingPath}/fail`)).status).toBe(200);
+    const observed = await h.prisma.monitor.findMany({
+      where: { workspaceId: ws.ws.id },
+      select: { ref: true, status: true, lastCheckedAt: true, lastPingAt: true, lastPingFailAt: true },
+    });
+    expect(observed.find((m) => m.ref === 'db')).toMatchObject({ status: 'down', lastCheckedAt: expect.any(Date) });
+    expect(observed.find((m) => m.ref === 'backup')).toMatchObject({
+      lastPingAt: expect.any(Date),
+      lastPingFailAt: expect.any(Date),
+    });
+    expect(await versions()).toEqual(versionsBefore);
+
+    expect((await plan(changed)).body.data.planId).toBe(planId);
+    const applied = await apply({ ...changed, planId });
+    expect(applied.status).toBe(200);
+    expect(actions(applied)).toEqual([
+      'noop monitor api',
+      'update monitor db',
+      'noop monitor backup',
+      'noop status_page public',
+    ]);
+  });
+
   it('prune deletes the managed resources the document no longer names, never unmanaged ones', async () => {
     const slug = uniq('acme');
     await apply(documentOf(slug)).expect(200);

@@ -5,18 +5,19 @@
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, decryptSecret, keyId, openTarget, type Keyring } from '@statusvane/shared';
 import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
-import { rotateSecrets } from '../apps/api/src/services/admin/secret-commands.js';
+import { rotateSecrets, SEALED } from '../apps/api/src/services/admin/secret-commands.js';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
 import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
 
 const keyA = randomBytes(32);
@@ -274,6 +275,97 @@ describe('secrets across a key rotation', () => {
     const again = await rotateSecrets(during.prisma, {}, { keyring: during.config.encryption });
     expect(await targets()).toEqual(after);
     expect(again.escalationTargets.upToDate).toBeGreaterThanOrEqual(2);
+  });
+
+  it('`secrets rotate` also moves event webhooks and status page subscribers under the current key', async () => {
+    const { tokens } = await makeWorkspace(before.prisma);
+    const owner = (path: string, body: object) =>
+      request(before.app).post(`/api/v1${path}`).set(bearer(tokens.owner)).send(body);
+    const hookUrl = 'https://93.184.215.14/hook?token=rotate-me';
+    const hook = (await owner('/webhooks', { url: hookUrl })).body.data as { id: string; secret: string };
+    const page = (await owner('/status-pages', { vanityUrl: uniq('rotate'), name: 'Rotate' })).body.data as {
+      id: string;
+      slug: string;
+    };
+    const subscribe = (body: object) => request(before.app).post(`/status/${page.slug}/subscribe`).send(body);
+    expect((await subscribe({ email: `${uniq('rotate')}@example.test` })).status).toBe(202);
+    expect((await subscribe({ webhookUrl: target.url('/subscriber') })).status).toBe(202);
+
+    const webhookRow = () => before.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    const subscriberRows = () =>
+      before.prisma.statusPageSubscriber.findMany({ where: { statusPageId: page.id }, orderBy: { kind: 'asc' } });
+    const sealedValues = (rows: object[]) =>
+      rows.flatMap((r) => Object.entries(r).filter(([k, v]) => k.endsWith('Enc') && v !== null)) as Array<
+        [string, string]
+      >;
+    const beforeRotation = { webhook: await webhookRow(), subscribers: await subscriberRows() };
+    // Both subscribers: the email one has a confirm and an unsubscribe token, the webhook one a URL, a secret and an
+    // unsubscribe token; each value sealed under key A, as the webhook's URL and secret.
+    const sealedBefore = sealedValues([beforeRotation.webhook, ...beforeRotation.subscribers]);
+    expect(sealedBefore.map(([k]) => k).sort()).toEqual(
+      [
+        'confirmTokenEnc',
+        'secretEnc',
+        'secretEnc',
+        'unsubscribeTokenEnc',
+        'unsubscribeTokenEnc',
+        'urlEnc',
+        'webhookUrlEnc',
+      ].sort(),
+    );
+    for (const [, v] of sealedBefore) expect(v).toMatch(new RegExp(`^v1:${idA}:`));
+    const plain = (rows: object[]) =>
+      sealedValues(rows).map(([k, v]) => [k, decryptSecret(v, null, during.config.encryption)]);
+    const plaintexts = plain([beforeRotation.webhook, ...beforeRotation.subscribers]);
+
+    const summary = await rotateSecrets(during.prisma, {}, { keyring: during.config.encryption, batchSize: 2 });
+    expect(summary.webhooks.reencrypted).toBeGreaterThanOrEqual(1);
+    expect(summary.subscribers.reencrypted).toBeGreaterThanOrEqual(2);
+    for (const part of [summary.webhooks, summary.subscribers]) {
+      expect(part.total).toBe(
+        part.reencrypted + part.upToDate + new Set(part.unreadable.map((u) => u.id)).size + part.retryLater.length,
+      );
+      expect(part.unreadable.filter((u) => u.keyId === idA)).toEqual([]);
+    }
+    expect(summary.keysInUse[idA]).toBeUndefined();
+
+    const after = { webhook: await webhookRow(), subscribers: await subscriberRows() };
+    for (const [, v] of sealedValues([after.webhook, ...after.subscribers]))
+      expect(v).toMatch(new RegExp(`^v1:${idB}:`));
+    // Key A retired: every value opens with B alone and is what it was.
+    expect(
+      sealedValues([after.webhook, ...after.subscribers]).map(([k, v]) => [k, decryptSecret(v, null, ringAfter())]),
+    ).toEqual(plaintexts);
+    expect(plaintexts).toContainEqual(['urlEnc', hookUrl]);
+    expect(plaintexts).toContainEqual(['secretEnc', hook.secret]);
+    // Only the sealed columns changed: not the version, not updatedAt.
+    const unsealed = (r: object) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.endsWith('Enc')));
+    expect([after.webhook, ...after.subscribers].map(unsealed)).toEqual(
+      [beforeRotation.webhook, ...beforeRotation.subscribers].map(unsealed),
+    );
+    // Again: nothing to do for these rows.
+    const again = await rotateSecrets(during.prisma, {}, { keyring: during.config.encryption });
+    expect(again.keysInUse[idA]).toBeUndefined();
+    expect({ webhook: await webhookRow(), subscribers: await subscriberRows() }).toEqual(after);
+  });
+
+  it('`secrets rotate` knows every sealed column of the schema', async () => {
+    // Every column the schema stores sealed (`...Enc`), per table: a new one must be added to SEALED.
+    const schema = await readFile(join(import.meta.dirname, '../prisma/schema.prisma'), 'utf8');
+    const inSchema: Record<string, string[]> = {};
+    for (const [, body] of schema.matchAll(/^model \w+ \{\n([\s\S]*?)^\}/gm)) {
+      const table = /@@map\("([^"]+)"\)/.exec(body!)?.[1];
+      const sealed = [...body!.matchAll(/^\s+(\w+Enc)\s/gm)].map((m) => m[1]!);
+      if (sealed.length) inSchema[table!] = sealed.sort();
+    }
+    const covered = Object.fromEntries(Object.values(SEALED).map((t) => [t.table, [...t.columns].sort()]));
+    expect(covered).toEqual(inSchema);
+    expect(Object.keys(inSchema).sort()).toEqual([
+      'escalation_targets',
+      'monitors',
+      'status_page_subscribers',
+      'webhooks',
+    ]);
   });
 
   it('reports values no configured key opens, leaves them untouched, and runs from the admin CLI', async () => {

@@ -219,8 +219,7 @@ describe('the document', () => {
     for (const { method, path, op } of operations()) {
       const where = `${method} ${path}`;
       const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      // Webhook endpoints have no version yet: their PATCH and DELETE declare no If-Match (docs/decisions.md).
-      const conditional = (method === 'patch' || method === 'delete') && !path.startsWith('/webhooks/');
+      const conditional = method === 'patch' || method === 'delete';
       expect([where, paramRefs.includes('#/components/parameters/IfMatch')]).toEqual([where, conditional]);
       expect([where, op.responses['412']?.$ref]).toEqual([
         where,
@@ -235,7 +234,7 @@ describe('the document', () => {
       const versioned = hasVersion(data);
       expect([where, code, Boolean(success.headers?.ETag)]).toEqual([where, code, versioned]);
     }
-    for (const name of ['Monitor', 'Component', 'StatusPage', 'MaintenanceWindow', 'Incident', 'Subscriber'])
+    for (const name of ['Monitor', 'Component', 'StatusPage', 'MaintenanceWindow', 'Incident', 'Subscriber', 'Webhook'])
       expect([name, doc.components.schemas[name].required]).toEqual([name, expect.arrayContaining(['version'])]);
     expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header', required: false });
   });

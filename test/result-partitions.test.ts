@@ -144,7 +144,7 @@ describe(`migration ${MIGRATION}`, () => {
   it('retention drops whole partitions past it, legacy included, and deletes expired rows of the default one', async () => {
     const farDay = new Date(bound.getTime() + 30 * DAY);
     expect(await insertResultsWithRollups(prisma, [row(monitor, farDay)])).toHaveLength(1);
-    const retention = { checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 };
+    const retention = { checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400, auditEventsDays: 400 };
 
     // Cutoff at bound + 2 days: legacy and the first two days go; the third day and later stay.
     const report = await pruneExpired(prisma, retention, new Date(bound.getTime() + 37 * DAY));

@@ -7,7 +7,7 @@
  * own (result-partitions.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CheckScheduler, type PrismaClient } from '@statusvane/shared';
+import { CheckScheduler, DEFAULT_RETENTION, parseConfig, type PrismaClient } from '@statusvane/shared';
 import type { RetentionDays } from '@statusvane/shared';
 import { housekeepingRound, pruneExpired } from '../apps/worker/src/housekeeping.js';
 import { makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
@@ -23,7 +23,12 @@ afterAll(async () => {
 const NOW = new Date('2001-01-01T00:00:00.000Z');
 const DAY = 86_400_000;
 const daysBefore = (days: number, plusMs = 0) => new Date(NOW.getTime() - days * DAY + plusMs);
-const RETENTION: RetentionDays = { checkResultsDays: 35, hourlyRollupsDays: 31, dailyRollupsDays: 91 };
+const RETENTION: RetentionDays = {
+  checkResultsDays: 35,
+  hourlyRollupsDays: 31,
+  dailyRollupsDays: 91,
+  auditEventsDays: 400,
+};
 
 async function monitorRow(prisma: PrismaClient) {
   const { ws } = await makeWorkspace(prisma);
@@ -134,6 +139,7 @@ describe('retention', () => {
       heartbeatPings: 1,
       events: 1,
       webhookDeliveries: 0,
+      auditEvents: 0,
     });
     expect(await h.prisma.event.findMany({ where: { workspaceId: m.workspaceId }, select: { id: true } })).toEqual([
       { id: keptEvent.id },
@@ -155,7 +161,55 @@ describe('retention', () => {
       heartbeatPings: 0,
       events: 0,
       webhookDeliveries: 0,
+      auditEvents: 0,
     });
+  });
+
+  it('deletes audit events older than their retention (400 days by default, AUDIT_EVENTS_RETENTION_DAYS), oldest first', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const { ws: other } = await makeWorkspace(h.prisma);
+    const auditAt = (days: number, ms = 0) => new Date(NOW.getTime() - days * DAY + ms);
+    const event = (workspaceId: string, at: Date, action: string) => ({
+      workspaceId,
+      at,
+      actorType: 'cli' as const,
+      actorId: 'ops',
+      actorName: 'ops@host',
+      action,
+      resourceType: 'monitor',
+      resourceId: '00000000-0000-4000-8000-000000000001',
+    });
+    await h.prisma.auditEvent.createMany({
+      data: [
+        event(ws.id, auditAt(500), 'monitor.created'),
+        event(other.id, auditAt(401), 'monitor.created'),
+        event(ws.id, auditAt(400, -1), 'monitor.updated'),
+        // Exactly at the cutoff is not older than it: kept, as everything after it.
+        event(ws.id, auditAt(400), 'monitor.updated'),
+        event(other.id, auditAt(399), 'monitor.updated'),
+        event(ws.id, auditAt(31), 'monitor.deleted'),
+        event(ws.id, auditAt(29), 'monitor.deleted'),
+      ],
+    });
+    const left = async () =>
+      (
+        await h.prisma.auditEvent.findMany({
+          where: { workspaceId: { in: [ws.id, other.id] }, resourceType: 'monitor' },
+          orderBy: { at: 'asc' },
+          select: { at: true },
+        })
+      ).map((e) => (NOW.getTime() - e.at.getTime()) / DAY);
+
+    // The default (what the worker runs with when nothing is configured), in batches of 2.
+    const report = await pruneExpired(h.prisma, DEFAULT_RETENTION, NOW, { batchSize: 2 });
+    expect(DEFAULT_RETENTION.auditEventsDays).toBe(400);
+    expect(report.auditEvents).toBe(3);
+    expect(await left()).toEqual([400, 399, 31, 29]);
+    // AUDIT_EVENTS_RETENTION_DAYS=30, read by the configuration as the worker reads it.
+    const configured = parseConfig({ ...process.env, AUDIT_EVENTS_RETENTION_DAYS: '30' }).retention;
+    expect(configured.auditEventsDays).toBe(30);
+    expect((await pruneExpired(h.prisma, configured, NOW)).auditEvents).toBe(3);
+    expect(await left()).toEqual([29]);
   });
 
   it('a housekeeping round prunes with the configured retention, at most maxBatches per table per round', async () => {
@@ -225,11 +279,13 @@ describe('retention', () => {
         daily: await explain(
           `SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < current_date ORDER BY day LIMIT 5000`,
         ),
+        audit: await explain(`SELECT id FROM audit_events WHERE at < now() ORDER BY at LIMIT 5000`),
       };
     });
     expect(plans.default).toMatch(/Index (Only )?Scan (using|on) "?check_results_default_checkedAt_idx"?/);
     expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
     expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);
+    expect(plans.audit).toMatch(/Index (Only )?Scan (using|on) "?audit_events_at_idx"?/);
     for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);
   });
 });

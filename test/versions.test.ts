@@ -191,6 +191,11 @@ const targets = {
     const row = () => h.prisma.apiToken.findFirst({ where: { id, revokedAt: null } });
     return target(`/tokens/${id}`, id, row);
   },
+  async webhook(): Promise<Target> {
+    const id = await createIn('/webhooks', { url: 'https://93.184.215.14/hook?token=a-secret' });
+    const row = () => h.prisma.webhook.findUnique({ where: { id } });
+    return target(`/webhooks/${id}`, id, row);
+  },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.resourceId } });
@@ -219,6 +224,11 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
   'PATCH /members/{userId}': { make: targets.member, body: { role: 'admin' } },
   'DELETE /members/{userId}': { make: targets.member },
   'DELETE /tokens/{id}': { make: targets.token },
+  'PATCH /webhooks/{id}': {
+    make: targets.webhook,
+    body: { url: 'https://93.184.215.14/other?token=b-secret', types: ['incident.opened'] },
+  },
+  'DELETE /webhooks/{id}': { make: targets.webhook },
 };
 
 const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);

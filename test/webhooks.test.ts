@@ -114,6 +114,7 @@ describe('/webhooks', () => {
       url: `${rx.base}/…`,
       types: ['incident.opened'],
       description: 'bot',
+      version: 1,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       secret: expect.stringMatching(/^whsec_/),
@@ -127,7 +128,7 @@ describe('/webhooks', () => {
     expect(decryptSecret(row.secretEnc, null, h.config.encryption)).toBe(created.body.data.secret);
 
     const got = await request(h.app).get(`/api/v1/webhooks/${id}`).set(bearer(tokens.owner));
-    expect(got.status).toBe(200);
+    expect([got.status, got.headers.etag]).toEqual([200, '"1"']);
     expect(got.body.data).not.toHaveProperty('secret');
     expect((await request(h.app).get(`/api/v1/webhooks/${id}`).set(bearer(tokens.viewer))).status).toBe(403);
     const list = await request(h.app).get('/api/v1/webhooks').set(bearer(tokens.admin));
@@ -138,7 +139,8 @@ describe('/webhooks', () => {
       .set(bearer(tokens.admin))
       .send({ types: [], description: 'all' });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ types: [], description: 'all', url: `${rx.base}/…` });
+    expect(patched.body.data).toMatchObject({ types: [], description: 'all', url: `${rx.base}/…`, version: 2 });
+    expect(patched.headers.etag).toBe('"2"');
 
     for (const bad of [
       { url: `${rx.base}/a`, extra: 1 },

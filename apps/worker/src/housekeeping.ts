@@ -41,6 +41,8 @@ export interface PruneReport {
   /** The event log and webhook deliveries, kept EVENT_RETENTION_DAYS. */
   events: number;
   webhookDeliveries: number;
+  /** Audit events, kept `auditEventsDays`. */
+  auditEvents: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -60,12 +62,13 @@ async function inBatches(
 }
 
 /**
- * Deletes check data past retention: raw results by dropping each partition whose slots are all older than now minus
+ * Deletes what is past retention: raw results by dropping each partition whose slots are all older than now minus
  * their retention, and row by row from the partitions that are not days (legacy, default) by `checkedAt`; hourly
- * rollups by `hour`, daily rollups by `day`, each strictly older than now minus its retention. Each DELETE takes at
- * most `batchSize` rows, found oldest first through the index on that column (migration
- * 20261123121705_retention_indexes; the legacy and default partitions keep one on "checkedAt"), so no statement scans
- * a table or holds many row locks; the loop stops at the first short batch.
+ * rollups by `hour`, daily rollups by `day`, heartbeat pings, the event log and webhook deliveries, and audit events by
+ * `at`, each strictly older than now minus its retention. Each DELETE takes at most `batchSize` rows, found oldest
+ * first through the index on that column (migrations 20261123121705_retention_indexes and
+ * 20261126011105_audit_events_retention; the legacy and default partitions keep one on "checkedAt"), so no statement
+ * scans a table or holds many row locks; the loop stops at the first short batch.
  */
 export async function pruneExpired(
   prisma: PrismaClient,
@@ -129,7 +132,23 @@ export async function pruneExpired(
         SELECT id FROM webhook_deliveries WHERE "createdAt" < ${eventsCutoff} ORDER BY "createdAt" LIMIT ${n}::int)`,
     opts,
   );
-  return { checkResults, resultPartitions, hourlyRollups, dailyRollups, heartbeatPings, events, webhookDeliveries };
+  const auditCutoff = new Date(now.getTime() - retention.auditEventsDays * DAY_MS);
+  const auditEvents = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM audit_events WHERE id IN (
+        SELECT id FROM audit_events WHERE at < ${auditCutoff} ORDER BY at LIMIT ${n}::int)`,
+    opts,
+  );
+  return {
+    checkResults,
+    resultPartitions,
+    hourlyRollups,
+    dailyRollups,
+    heartbeatPings,
+    events,
+    webhookDeliveries,
+    auditEvents,
+  };
 }
 
 /** How far back housekeeping looks for maintenance windows that started or ended (their events are keyed). */

@@ -86,7 +86,8 @@ export function buildProgram(): Command {
     .option('--workspaces <slugs>', 'oauth: comma-separated grants')
     .option('--primary <slug>', 'oauth: primary workspace')
     .option('--expires-in <seconds>', 'oauth: lifetime, default 3600')
-    .option('--name <label>')
+    .option('--expires-in-days <days>', 'org tokens: it stops working this many days from now (1..3650)')
+    .option('--name <label>', 'org tokens: default "admin CLI"')
     .exitOverride()
     .action(run((p, o) => createToken(p, o)));
   token
@@ -151,7 +152,10 @@ export function buildProgram(): Command {
     .exitOverride()
     .action(run((p, o) => policySigningSecret(p, o, { encryptionKey: parseKeyring(process.env).current.key })));
 
-  const secrets = program.command('secrets').description("monitors' encrypted headers and bodies").exitOverride();
+  const secrets = program
+    .command('secrets')
+    .description('encrypted secrets (monitors, targets, webhooks, subscribers)')
+    .exitOverride();
   secrets
     .command('rotate')
     .description(

@@ -80,11 +80,6 @@ export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z
   responses: R;
   /** Takes `Idempotency-Key`; the service must call `ctx.inTransaction` in its transaction (services/README.md). */
   idempotent?: boolean;
-  /**
-   * `false`: a PATCH or DELETE of a record that has no `version` yet (webhook endpoints), which neither takes
-   * `If-Match` nor answers `ETag`. Every other PATCH and DELETE does.
-   */
-  conditional?: false;
   handler: (
     deps: ApiDeps,
     input: {
@@ -133,5 +128,5 @@ export function successOf(route: ApiRoute): {
  * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
  */
 export function takesIfMatch(route: ApiRoute): boolean {
-  return (route.method === 'patch' || route.method === 'delete') && route.conditional !== false;
+  return route.method === 'patch' || route.method === 'delete';
 }

@@ -1875,7 +1875,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "workspace";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -1935,6 +1935,8 @@ export interface components {
             /** @description Event types sent; empty: every type. */
             types: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "incident.updated" | "monitor.status_changed" | "monitor.created" | "monitor.updated" | "monitor.deleted" | "maintenance.started" | "maintenance.completed" | "maintenance.cancelled")[];
             description: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4730,7 +4732,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "workspace";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -4890,6 +4892,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4953,6 +4956,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4978,6 +4982,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -5002,6 +5011,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5015,6 +5025,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -5039,6 +5054,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5051,6 +5067,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5138,6 +5155,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {

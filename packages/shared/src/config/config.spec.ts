@@ -58,24 +58,37 @@ describe('parseConfig', () => {
     expect(c.port).toBe(8080);
   });
 
-  it('keeps raw results and hourly rollups 35 days and daily rollups 400 by default, and refuses less than the histories need', () => {
-    expect(parseConfig(base).retention).toEqual({ checkResultsDays: 35, hourlyRollupsDays: 35, dailyRollupsDays: 400 });
+  it('keeps raw results and hourly rollups 35 days, daily rollups and audit events 400 by default, and refuses less than the histories need', () => {
+    expect(parseConfig(base).retention).toEqual({
+      checkResultsDays: 35,
+      hourlyRollupsDays: 35,
+      dailyRollupsDays: 400,
+      auditEventsDays: 400,
+    });
     const c = parseConfig({
       ...base,
       CHECK_RESULTS_RETENTION_DAYS: '2',
       HOURLY_ROLLUPS_RETENTION_DAYS: '31',
       DAILY_ROLLUPS_RETENTION_DAYS: '91',
+      AUDIT_EVENTS_RETENTION_DAYS: '30',
     });
-    expect(c.retention).toEqual({ checkResultsDays: 2, hourlyRollupsDays: 31, dailyRollupsDays: 91 });
+    expect(c.retention).toEqual({
+      checkResultsDays: 2,
+      hourlyRollupsDays: 31,
+      dailyRollupsDays: 91,
+      auditEventsDays: 30,
+    });
     const text = problems({
       ...base,
       CHECK_RESULTS_RETENTION_DAYS: '0',
       HOURLY_ROLLUPS_RETENTION_DAYS: '30',
       DAILY_ROLLUPS_RETENTION_DAYS: '90',
+      AUDIT_EVENTS_RETENTION_DAYS: '29',
     }).join('\n');
     expect(text).toMatch(/CHECK_RESULTS_RETENTION_DAYS/);
     expect(text).toMatch(/HOURLY_ROLLUPS_RETENTION_DAYS/);
     expect(text).toMatch(/DAILY_ROLLUPS_RETENTION_DAYS/);
+    expect(text).toMatch(/AUDIT_EVENTS_RETENTION_DAYS/);
   });
 
   it('refuses `all` as a region name: it means every region in the response-time history', () => {

@@ -158,12 +158,15 @@ export interface RetentionDays {
   hourlyRollupsDays: number;
   /** Daily counts: the status pages' 90-day uptime bars, with room for a yearly view. */
   dailyRollupsDays: number;
+  /** Audit events (GET /audit-events): a yearly review's period with margin (docs/decisions.md). */
+  auditEventsDays: number;
 }
-/** The longest history (a month) plus margin, and 400 days of daily counts. */
+/** The longest history (a month) plus margin, and 400 days of daily counts and of audit events. */
 export const DEFAULT_RETENTION: Readonly<RetentionDays> = {
   checkResultsDays: 35,
   hourlyRollupsDays: 35,
   dailyRollupsDays: 400,
+  auditEventsDays: 400,
 };
 
 const required = (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : undefined);
@@ -245,6 +248,8 @@ const envFields = z.object({
   CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(DEFAULT_RETENTION.checkResultsDays),
   HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(DEFAULT_RETENTION.hourlyRollupsDays),
   DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(DEFAULT_RETENTION.dailyRollupsDays),
+  /** Audit events: at least 30 days, so a month's changes can always be reviewed (docs/decisions.md). */
+  AUDIT_EVENTS_RETENTION_DAYS: int(30, 3650).default(DEFAULT_RETENTION.auditEventsDays),
   CHECK_REGIONS: z
     .string()
     .default('local')
@@ -532,6 +537,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkResultsDays: e.CHECK_RESULTS_RETENTION_DAYS,
       hourlyRollupsDays: e.HOURLY_ROLLUPS_RETENTION_DAYS,
       dailyRollupsDays: e.DAILY_ROLLUPS_RETENTION_DAYS,
+      auditEventsDays: e.AUDIT_EVENTS_RETENTION_DAYS,
     },
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -81,7 +81,6 @@ export const webhookRoutes = [
   }),
   defineRoute({
     method: 'patch',
-    conditional: false, // webhooks have no version yet (docs/decisions.md)
     path: '/webhooks/{id}',
     operationId: 'updateWebhook',
     roles: 'webhooks:manage',
@@ -102,7 +101,6 @@ export const webhookRoutes = [
   }),
   defineRoute({
     method: 'delete',
-    conditional: false,
     path: '/webhooks/{id}',
     operationId: 'deleteWebhook',
     roles: 'webhooks:manage',

@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
-import {
-  changesBetween,
-  claimVersion,
-  cliWriteContext,
-  recordAuditEvent,
-  recordUpdate,
-} from '../audit/record-write.js';
+import { changesBetween, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
 import { addMember as addMemberService } from '../members/add-member.js';
+import { createToken as createOrgToken, createTokenSchema } from '../tokens/create-token.js';
+import { deleteToken as deleteOrgToken } from '../tokens/delete-token.js';
 import { removeMember as removeMemberService } from '../members/remove-member.js';
 import { updateMember } from '../members/update-member.js';
 import { cliContext } from './cli-context.js';
@@ -119,7 +115,13 @@ export async function removeMember(prisma: PrismaClient, raw: unknown) {
 
 const tokenInput = z.discriminatedUnion('kind', [
   z
-    .object({ kind: z.literal('org'), workspace: selector, role: z.enum(ROLES), name: z.string().max(200).optional() })
+    .object({
+      kind: z.literal('org'),
+      workspace: selector,
+      role: z.enum(ROLES),
+      name: z.string().max(200).optional(),
+      expiresInDays: z.coerce.number().optional(),
+    })
     .strict(),
   z.object({ kind: z.literal('personal'), email, name: z.string().max(200).optional() }).strict(),
   z
@@ -161,30 +163,28 @@ export async function createToken(prisma: PrismaClient, raw: unknown, now = new 
   };
 
   if (input.kind === 'org') {
+    // A workspace token: the API's service (POST /tokens), with the rules and the audit event it records.
     const ws = await findWorkspace(prisma, input.workspace);
-    const row = await prisma.$transaction(async (tx) => {
-      const created = await tx.apiToken.create({ data: { ...base, workspaceId: ws.id, role: input.role } });
-      await recordAuditEvent(tx, cliWriteContext(ws.id, now), {
-        resourceType: 'token',
-        resourceId: created.id,
-        action: 'created',
-        changes: changesBetween(null, {
-          name: created.name,
-          role: created.role,
-          prefix: created.displayPrefix,
-          expiresAt: null,
-        }),
-      });
-      return created;
-    });
+    const created = await createOrgToken(
+      { prisma },
+      {
+        ctx: cliContext(ws, now),
+        input: parseOrThrow(
+          createTokenSchema,
+          { name: input.name ?? 'admin CLI', role: input.role, expiresInDays: input.expiresInDays },
+          'arguments',
+        ),
+      },
+    );
     return {
-      id: row.id,
-      kind: row.kind,
-      token,
-      name: row.name,
+      id: created.id,
+      kind: 'org' as const,
+      token: created.token!,
+      name: created.name,
       workspaceId: ws.id,
       workspace: ws.slug,
-      role: input.role,
+      role: created.role,
+      expiresAt: created.expiresAt,
     };
   }
   const user = await findUser(prisma, input.email);
@@ -220,29 +220,23 @@ export async function createToken(prisma: PrismaClient, raw: unknown, now = new 
   };
 }
 
-/** token revoke --id: takes effect on the next request. */
+/**
+ * token revoke --id: takes effect on the next request. An org token is revoked by the API's service (DELETE
+ * /tokens/{id}), which records `token.deleted`; personal and OAuth tokens belong to a user, not to a workspace, and
+ * have no audit log to go to. Revoking a revoked token changes nothing and says when it was revoked.
+ */
 export async function revokeToken(prisma: PrismaClient, raw: unknown, now = new Date()) {
   const input = parseOrThrow(z.object({ id: z.uuid() }).strict(), raw, 'arguments');
   const row = await prisma.apiToken.findUnique({ where: { id: input.id } });
   if (!row) throw new NotFoundError('token', input.id);
-  // Org tokens are workspace records: their revocation is versioned and audited. Personal and OAuth tokens belong
-  // to a user, not to a workspace, and have no audit log to go to.
-  const workspaceId = row.workspaceId;
-  const updated = row.revokedAt
-    ? row
-    : workspaceId
-      ? await prisma.$transaction(async (tx) => {
-          const ctx = cliWriteContext(workspaceId, now);
-          await claimVersion(tx, ctx, 'token', row.id);
-          const revoked = await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
-          await recordUpdate(tx, ctx, {
-            resourceType: 'token',
-            resourceId: row.id,
-            action: 'revoked',
-            changes: { revokedAt: { from: null, to: now.toISOString() } },
-          });
-          return revoked;
-        })
-      : await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
-  return { id: updated.id, kind: updated.kind, revokedAt: updated.revokedAt!.toISOString() };
+  if (!row.revokedAt) {
+    if (row.kind === 'org' && row.workspaceId) {
+      const ws = await findWorkspace(prisma, row.workspaceId);
+      await deleteOrgToken({ prisma }, { ctx: cliContext(ws, now), input: { id: row.id } });
+    } else {
+      await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: now } });
+    }
+  }
+  const revoked = await prisma.apiToken.findUniqueOrThrow({ where: { id: row.id } });
+  return { id: revoked.id, kind: revoked.kind, revokedAt: revoked.revokedAt!.toISOString() };
 }

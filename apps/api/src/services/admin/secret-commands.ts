@@ -2,8 +2,8 @@ import { z } from 'zod';
 import {
   decryptSecret,
   encryptSecret,
-  openTarget,
   parseOrThrow,
+  Prisma,
   secretKeyId,
   type Keyring,
   type PrismaClient,
@@ -38,8 +38,12 @@ export interface RotateSummary {
   retryLater: string[];
   /** Escalation targets (webhook and Slack URLs, email addresses), sealed with the same keys. */
   escalationTargets: TargetRotateSummary;
-  /** After the run: how many stored values (monitor secrets and escalation targets) each key id seals. An old key
-   * absent here can be retired. */
+  /** Event webhooks (`/webhooks`): their URL and signing secret. */
+  webhooks: SealedRotateSummary;
+  /** Status page subscribers: webhook URL and signing secret, confirm and unsubscribe tokens. */
+  subscribers: SealedRotateSummary;
+  /** After the run: how many stored values (of every kind above) each key id seals. An old key absent here can be
+   * retired. */
   keysInUse: Record<string, number>;
 }
 
@@ -53,12 +57,51 @@ export interface TargetRotateSummary {
   retryLater: string[];
 }
 
-type SecretRow = { id: string; headersEnc: string | null; bodyEnc: string | null; encKeyId: string | null };
-const select = { id: true, headersEnc: true, bodyEnc: true, encKeyId: true } as const;
-const FIELDS = [
-  ['headersEnc', 'headers'],
-  ['bodyEnc', 'body'],
-] as const;
+/** One kind of row holding sealed values: how many, what this run did, and what it could not. */
+export interface SealedRotateSummary {
+  /** Rows holding at least one sealed value. */
+  total: number;
+  reencrypted: number;
+  upToDate: number;
+  /** Values no configured key opens (`column`: the stored column); the row is left as it is. */
+  unreadable: Array<{ id: string; column: string; keyId: string | null; reason: string }>;
+  /** Rows rewritten by someone else on every attempt: left for the next run. */
+  retryLater: string[];
+}
+
+/**
+ * A table whose columns hold values sealed by encryptSecret (`v1:<keyId>:...`). Every such column must be listed in
+ * SEALED (test/monitor-secrets.test.ts checks the schema against it), so `secrets rotate` leaves no value behind.
+ */
+interface SealedTable {
+  table: string;
+  columns: readonly string[];
+  /**
+   * A column beside the values naming the key of legacy values (bare base64, written before values named their key):
+   * `clear` (monitors) empties it once every value names its own key; `current` (escalation targets, whose rows must
+   * keep one) sets the current key's id.
+   */
+  keyColumn?: { name: string; onWrite: 'clear' | 'current' };
+}
+
+export const SEALED = {
+  monitors: {
+    table: 'monitors',
+    columns: ['headersEnc', 'bodyEnc'],
+    keyColumn: { name: 'encKeyId', onWrite: 'clear' },
+  },
+  escalationTargets: {
+    table: 'escalation_targets',
+    columns: ['targetEnc'],
+    keyColumn: { name: 'encKeyId', onWrite: 'current' },
+  },
+  webhooks: { table: 'webhooks', columns: ['urlEnc', 'secretEnc'] },
+  subscribers: {
+    table: 'status_page_subscribers',
+    columns: ['webhookUrlEnc', 'secretEnc', 'confirmTokenEnc', 'unsubscribeTokenEnc'],
+  },
+} as const satisfies Record<string, SealedTable>;
+
 // A row rewritten by the API between our read and our write is read again; more than this many times in a row means
 // it is being written continuously, and it is reported rather than fought over.
 const MAX_ATTEMPTS = 5;
@@ -66,25 +109,17 @@ const MAX_ATTEMPTS = 5;
 /** A value sealed in the current self-describing format under `keyId` (a legacy value never is). */
 const sealedUnder = (value: string, keyId: string) => value.startsWith('v1:') && secretKeyId(value) === keyId;
 
-/** Every row `fetch` finds, a page at a time in id order (keyset pagination: rows rewritten meanwhile stay put). */
-async function* inPages<T extends { id: string }>(
-  fetch: (after: string | undefined) => Promise<T[]>,
-): AsyncGenerator<T[]> {
-  let cursor: string | undefined;
-  for (;;) {
-    const rows = await fetch(cursor);
-    if (rows.length === 0) return;
-    cursor = rows.at(-1)!.id;
-    yield rows;
-  }
-}
+const ident = (name: string) => Prisma.raw(`"${name}"`);
+type SealedRow = { id: string } & Record<string, string | null>;
 
 /**
- * secrets rotate: re-encrypts every monitor's headers and body, and every escalation target, under the current key (ENCRYPTION_KEY), in the
- * current self-describing format, so the keys in ENCRYPTION_OLD_KEYS can then be retired. Safe while the API and
- * workers run: each row is written with a compare-and-set on the values it read, so a PATCH that lands meanwhile
- * is never overwritten with the older secret (the row is read again instead). Safe to repeat: a second run finds
- * everything up to date.
+ * secrets rotate: re-encrypts every sealed value (monitor headers and bodies, escalation targets, event webhook URLs
+ * and secrets, status page subscribers' webhook URLs, secrets and link tokens) under the current key
+ * (ENCRYPTION_KEY), in the current self-describing format, so the keys in ENCRYPTION_OLD_KEYS can then be retired.
+ * Safe while the API and workers run: each row is written with a compare-and-set on the values it read, so a write
+ * that lands meanwhile is never overwritten with the older secret (the row is read again instead). Safe to repeat: a
+ * second run finds everything up to date. Only the sealed columns change (not `updatedAt`, not `version`: the values
+ * are the same).
  */
 export async function rotateSecrets(
   prisma: PrismaClient,
@@ -92,158 +127,127 @@ export async function rotateSecrets(
   opts: SecretCommandOptions,
 ): Promise<RotateSummary> {
   parseOrThrow(z.object({}).strict(), raw, 'arguments');
-  const { keyring } = opts;
-  const current = keyring.current;
-  const summary: RotateSummary = {
-    currentKeyId: current.id,
-    monitors: 0,
-    reencrypted: 0,
-    upToDate: 0,
-    unreadable: [],
-    retryLater: [],
-    escalationTargets: { total: 0, reencrypted: 0, upToDate: 0, unreadable: [], retryLater: [] },
-    keysInUse: {},
-  };
+  const keysInUse: Record<string, number> = {};
   const count = (keyId: string | null) => {
     const k = keyId ?? '(unknown)';
-    summary.keysInUse[k] = (summary.keysInUse[k] ?? 0) + 1;
+    keysInUse[k] = (keysInUse[k] ?? 0) + 1;
   };
-  const isCurrent = (value: string | null) => value === null || sealedUnder(value, current.id);
+  const rotate = (spec: SealedTable) => rotateTable(prisma, opts, spec, count);
+  const monitors = await rotate(SEALED.monitors);
+  const targets = await rotate(SEALED.escalationTargets);
+  const webhooks = await rotate(SEALED.webhooks);
+  const subscribers = await rotate(SEALED.subscribers);
+  return {
+    currentKeyId: opts.keyring.current.id,
+    monitors: monitors.total,
+    reencrypted: monitors.reencrypted,
+    upToDate: monitors.upToDate,
+    unreadable: monitors.unreadable.map((u) => ({
+      monitorId: u.id,
+      field: u.column === 'headersEnc' ? 'headers' : 'body',
+      keyId: u.keyId,
+      reason: u.reason,
+    })),
+    retryLater: monitors.retryLater,
+    escalationTargets: {
+      ...targets,
+      unreadable: targets.unreadable.map((u) => ({ targetId: u.id, keyId: u.keyId, reason: u.reason })),
+    },
+    webhooks,
+    subscribers,
+    keysInUse,
+  };
+}
 
-  /** One row: up to date, rewritten, or unreadable; re-read when a concurrent write beat ours. */
-  async function rotateRow(first: SecretRow): Promise<void> {
-    let row: SecretRow = first;
+/** Every row of `spec.table` holding a sealed value, a page at a time in id order, each brought under the current key. */
+async function rotateTable(
+  prisma: PrismaClient,
+  { keyring, batchSize }: SecretCommandOptions,
+  spec: SealedTable,
+  count: (keyId: string | null) => void,
+): Promise<SealedRotateSummary> {
+  const out: SealedRotateSummary = { total: 0, reencrypted: 0, upToDate: 0, unreadable: [], retryLater: [] };
+  const current = keyring.current;
+  const keyCol = spec.keyColumn?.name;
+  const read = [...spec.columns, ...(keyCol ? [keyCol] : [])];
+  const anySealed = Prisma.join(
+    spec.columns.map((c) => Prisma.sql`${ident(c)} IS NOT NULL`),
+    ' OR ',
+  );
+  const fetch = (where: Prisma.Sql, limit: number) =>
+    prisma.$queryRaw<SealedRow[]>`
+      SELECT id::text AS id, ${Prisma.join(read.map(ident))} FROM ${ident(spec.table)}
+       WHERE (${anySealed}) AND ${where} ORDER BY id LIMIT ${limit}::int`;
+  const legacyKeyOf = (row: SealedRow) => (keyCol ? row[keyCol] : null) ?? null;
+  const keyAfterWrite = spec.keyColumn?.onWrite === 'current' ? current.id : null;
+  const sealed = (row: SealedRow) => spec.columns.filter((c) => row[c] !== null);
+
+  /** One row: up to date, rewritten, or unreadable; read again when a concurrent write beat ours. */
+  async function rotateRow(first: SealedRow): Promise<void> {
+    let row = first;
     for (let attempt = 1; ; attempt++) {
-      if (row.encKeyId === null && isCurrent(row.headersEnc) && isCurrent(row.bodyEnc)) {
-        summary.upToDate++;
-        for (const [col] of FIELDS) if (row[col] !== null) count(current.id);
+      const columns = sealed(row);
+      const legacyKey = legacyKeyOf(row);
+      if (columns.every((c) => sealedUnder(row[c]!, current.id)) && (!keyCol || legacyKey === keyAfterWrite)) {
+        out.upToDate++;
+        for (const _ of columns) count(current.id);
         return;
       }
-      const next: Record<'headersEnc' | 'bodyEnc', string | null> = {
-        headersEnc: row.headersEnc,
-        bodyEnc: row.bodyEnc,
-      };
-      const unreadable: UnreadableSecret[] = [];
-      for (const [col, field] of FIELDS) {
-        const value = row[col];
-        if (value === null || isCurrent(value)) continue;
+      const next: Record<string, string> = {};
+      const unreadable: SealedRotateSummary['unreadable'] = [];
+      for (const c of columns) {
+        const value = row[c]!;
+        if (sealedUnder(value, current.id)) continue;
         try {
-          next[col] = encryptSecret(decryptSecret(value, row.encKeyId, keyring), current).ciphertext;
+          next[c] = encryptSecret(decryptSecret(value, legacyKey, keyring), current).ciphertext;
         } catch (err) {
           unreadable.push({
-            monitorId: row.id,
-            field,
-            keyId: secretKeyId(value, row.encKeyId),
+            id: row.id,
+            column: c,
+            keyId: secretKeyId(value, legacyKey),
             reason: (err as Error).message,
           });
         }
       }
       if (unreadable.length) {
-        summary.unreadable.push(...unreadable);
-        for (const [col] of FIELDS) if (row[col] !== null) count(secretKeyId(row[col]!, row.encKeyId));
+        out.unreadable.push(...unreadable);
+        for (const c of columns) count(secretKeyId(row[c]!, legacyKey));
         return;
       }
-      const { count: written } = await prisma.monitor.updateMany({
-        where: { id: row.id, headersEnc: row.headersEnc, bodyEnc: row.bodyEnc, encKeyId: row.encKeyId },
-        data: { ...next, encKeyId: null },
-      });
+      const sets = [
+        ...Object.entries(next).map(([c, v]) => Prisma.sql`${ident(c)} = ${v}`),
+        ...(keyCol ? [Prisma.sql`${ident(keyCol)} = ${keyAfterWrite}`] : []),
+      ];
+      const unchanged = read.map((c) => Prisma.sql`${ident(c)} IS NOT DISTINCT FROM ${row[c]}`);
+      const written = await prisma.$executeRaw`
+        UPDATE ${ident(spec.table)} SET ${Prisma.join(sets)}
+         WHERE id = ${row.id}::uuid AND ${Prisma.join(unchanged, ' AND ')}`;
       if (written === 1) {
-        summary.reencrypted++;
-        for (const [col] of FIELDS) if (next[col] !== null) count(current.id);
+        out.reencrypted++;
+        for (const _ of columns) count(current.id);
         return;
       }
       if (attempt >= MAX_ATTEMPTS) {
-        summary.retryLater.push(row.id);
+        out.retryLater.push(row.id);
         return;
       }
-      const fresh = await prisma.monitor.findUnique({ where: { id: row.id }, select });
+      const [fresh] = await fetch(Prisma.sql`id = ${row.id}::uuid`, 1);
       // Deleted, or its secrets removed, meanwhile: nothing left to rotate.
-      if (!fresh || (fresh.headersEnc === null && fresh.bodyEnc === null)) {
-        summary.upToDate++;
+      if (!fresh) {
+        out.upToDate++;
         return;
       }
       row = fresh;
     }
   }
 
-  const take = opts.batchSize ?? 500;
-  const monitorPages = inPages((after) =>
-    prisma.monitor.findMany({
-      where: {
-        OR: [{ headersEnc: { not: null } }, { bodyEnc: { not: null } }],
-        ...(after ? { id: { gt: after } } : {}),
-      },
-      orderBy: { id: 'asc' },
-      take,
-      select,
-    }),
-  );
-  for await (const rows of monitorPages) {
-    summary.monitors += rows.length;
-    for (const row of rows) await rotateRow(row);
-  }
-  await rotateTargets(prisma, keyring, summary, count, take);
-  return summary;
-}
-
-/**
- * The escalation targets' half of `secrets rotate`: each ciphertext names its key, so a target is up to date when
- * it names the current one; otherwise it is opened and sealed again, with the same compare-and-set as monitors (a
- * policy edited meanwhile is never overwritten).
- */
-async function rotateTargets(
-  prisma: PrismaClient,
-  keyring: Keyring,
-  summary: RotateSummary,
-  count: (keyId: string | null) => void,
-  take: number,
-): Promise<void> {
-  const out = summary.escalationTargets;
-  const select = { id: true, targetEnc: true, encKeyId: true, legacyTarget: true } as const;
-  const targetPages = inPages((after) =>
-    prisma.escalationTarget.findMany({
-      where: { targetEnc: { not: null }, ...(after ? { id: { gt: after } } : {}) },
-      orderBy: { id: 'asc' },
-      take,
-      select,
-    }),
-  );
-  for await (const rows of targetPages) {
+  // Keyset pagination in id order: rows rewritten meanwhile stay put.
+  for (let after: string | null = null; ;) {
+    const rows = await fetch(after ? Prisma.sql`id > ${after}::uuid` : Prisma.sql`TRUE`, batchSize ?? 500);
+    if (rows.length === 0) break;
     out.total += rows.length;
-    for (let row of rows) {
-      for (let attempt = 1; ; attempt++) {
-        const keyId = secretKeyId(row.targetEnc!, row.encKeyId);
-        if (sealedUnder(row.targetEnc!, keyring.current.id)) {
-          out.upToDate++;
-          count(keyId);
-          break;
-        }
-        let sealed: { ciphertext: string; keyId: string };
-        try {
-          sealed = encryptSecret(openTarget(row, keyring), keyring.current);
-        } catch (err) {
-          out.unreadable.push({ targetId: row.id, keyId, reason: (err as Error).message });
-          count(keyId);
-          break;
-        }
-        const { count: written } = await prisma.escalationTarget.updateMany({
-          where: { id: row.id, targetEnc: row.targetEnc },
-          data: { targetEnc: sealed.ciphertext, encKeyId: sealed.keyId },
-        });
-        if (written === 1) {
-          out.reencrypted++;
-          count(sealed.keyId);
-          break;
-        }
-        if (attempt >= MAX_ATTEMPTS) {
-          out.retryLater.push(row.id);
-          break;
-        }
-        const fresh = await prisma.escalationTarget.findUnique({ where: { id: row.id }, select });
-        // Deleted (its policy removed) meanwhile: nothing left to rotate.
-        if (!fresh || fresh.targetEnc === null) break;
-        row = fresh;
-      }
-    }
+    for (const row of rows) await rotateRow(row);
+    after = rows.at(-1)!.id;
   }
+  return out;
 }

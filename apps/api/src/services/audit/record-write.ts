@@ -26,6 +26,7 @@ export const RESOURCES = {
   /** Members are addressed by their user id (`/members/{userId}`). */
   member: { table: 'memberships', idColumn: 'userId', noun: 'member' },
   subscriber: { table: 'status_page_subscribers', idColumn: 'id', noun: 'subscriber' },
+  webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
 } as const;

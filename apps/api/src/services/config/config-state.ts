@@ -13,6 +13,7 @@ import { fail, type ConfigDocument, type DesiredStatusPage } from './config-docu
 import {
   configMonitorSelect,
   desiredMonitorView,
+  monitorFingerprint,
   sameValue,
   shownValue,
   stableJson,
@@ -334,8 +335,9 @@ async function assertSlugsFree(db: Db, plans: PlannedChange<StoredPage>[]): Prom
 
 /**
  * A plan's id: the document it read and the state of every resource it compared (the managed resources the document
- * names, and with `prune` every managed one). Secrets enter as their stored ciphertext, never in clear. Apply with
- * this id recomputes both: another document, or any compared resource changed since, is 409.
+ * names, and with `prune` every managed one), monitors without what checks and pings write (monitorFingerprint).
+ * Secrets enter as their stored ciphertext, never in clear. Apply with this id recomputes both: another document, or
+ * any compared resource changed since, is 409.
  */
 function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): string {
   const compared = <T>(stored: Map<string, T>, named: string[]) =>
@@ -344,7 +346,7 @@ function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): str
     .update(
       stableJson({
         monitors: compared(
-          state.monitors,
+          new Map([...state.monitors].map(([ref, row]) => [ref, monitorFingerprint(row)])),
           doc.monitors.map((m) => m.ref),
         ),
         statusPages: compared(

@@ -1,4 +1,5 @@
 import { decryptSecret, DEFAULT_CONFIRM_AFTER_SECONDS, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED, type DesiredMonitor } from './config-document.js';
 
 /** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
@@ -78,46 +79,24 @@ function fieldsOf(view: View): string[] {
   return view.type === 'heartbeat' && view.schedule !== null ? fields.filter((f) => f !== 'intervalSeconds') : fields;
 }
 
-/** The columns the document's view of a monitor is read from (and the plan's fingerprint). */
+/** A monitor's record columns, and its sealed secrets: the document's view of it is read from these. */
 export const configMonitorSelect = {
-  id: true,
-  ref: true,
-  componentId: true,
-  escalationPolicyId: true,
-  name: true,
-  type: true,
-  target: true,
-  method: true,
-  intervalSeconds: true,
-  timeoutMs: true,
-  openThreshold: true,
-  resolveThreshold: true,
-  confirmAfterSeconds: true,
-  dependsOn: true,
-  regions: true,
-  quorum: true,
-  expectedStatusCodes: true,
-  keyword: true,
-  keywordAbsent: true,
-  degradedAfterMs: true,
-  latencyThresholdMs: true,
+  ...monitorRecordSelect,
   headersEnc: true,
-  bodyEnc: true,
   encKeyId: true,
-  contentType: true,
-  environment: true,
-  metadata: true,
-  jsonAssertion: true,
-  graceSeconds: true,
-  certificateExpiryDays: true,
-  dnsRecordType: true,
-  dnsResolver: true,
-  dnsExpected: true,
-  maxRunSeconds: true,
-  schedule: true,
-  timezone: true,
 } satisfies Prisma.MonitorSelect;
 export type ConfigMonitorRow = Prisma.MonitorGetPayload<{ select: typeof configMonitorSelect }>;
+
+/**
+ * What a plan's id holds of a stored monitor: every column read but what checks and pings write (OBSERVED_COLUMNS),
+ * so a check between plan and apply is no conflict, and the ping secret (its clear value stays out of the id; a new
+ * one moves `version`). Header and body secrets enter as their ciphertext.
+ */
+export function monitorFingerprint(row: ConfigMonitorRow): Partial<ConfigMonitorRow> {
+  const kept: Partial<ConfigMonitorRow> = { ...row };
+  for (const column of [...OBSERVED_COLUMNS, 'pingSecret'] as const) delete kept[column];
+  return kept;
+}
 
 /** The stored monitor as the document sees it, secrets decrypted (in memory only, for comparison). */
 export function storedMonitorView(

@@ -209,6 +209,19 @@ export const monitorRecordSelect = {
 
 export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecordSelect }>;
 
+/**
+ * The columns of monitorRecordSelect that checks and pings write: what the monitor observes, never a change made
+ * through the API, the admin CLI or config/apply. They move no version, record no audit event, and leave a config
+ * plan's id as it was (a check between plan and apply is no conflict).
+ */
+export const OBSERVED_COLUMNS = [
+  'status',
+  'lastCheckedAt',
+  'certificate',
+  'lastPingAt',
+  'lastPingFailAt',
+] as const satisfies ReadonlyArray<keyof MonitorRow>;
+
 /** The public monitor record. Headers and body are write-only: only their names and presence show. */
 export function toMonitorRecord(
   row: MonitorRow,

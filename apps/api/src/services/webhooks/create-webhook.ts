@@ -6,6 +6,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { assertWebhookUrl, type CreateWebhookInput } from './webhook-input.js';
@@ -38,6 +39,13 @@ export async function createWebhook(
         cursorSeq: 0n,
       },
       select: webhookRecordSelect,
+    });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'webhook',
+      resourceId: row.id,
+      action: 'created',
+      // The URL may carry a token, and the secret is shown once: both by presence only.
+      changes: changesBetween(null, toWebhookRecord(row), { url: [false, true], secret: [false, true] }),
     });
     const record = { ...toWebhookRecord(row), secret };
     await ctx.inTransaction?.(tx, record);

@@ -1,7 +1,9 @@
-import { NotFoundError, type PrismaClient } from '@statusvane/shared';
+import type { PrismaClient } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnWebhook } from './find-webhook.js';
+import { toWebhookRecord } from './webhook-record.js';
 
 /** DELETE /webhooks/{id} (managers) -> 204: the webhook and its delivery history go; nothing more is sent. */
 export async function deleteWebhook(
@@ -9,7 +11,16 @@ export async function deleteWebhook(
   { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'webhooks:manage');
-  const row = await findOwnWebhook(deps.prisma, ctx, input.id);
-  const { count } = await deps.prisma.webhook.deleteMany({ where: { id: row.id, workspaceId: ctx.workspace.id } });
-  if (count === 0) throw new NotFoundError('webhook', input.id);
+  const hook = await findOwnWebhook(deps.prisma, ctx, input.id);
+  await deps.prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'webhook', hook.id); // If-Match, and the row locked
+    const before = toWebhookRecord(await findOwnWebhook(tx, ctx, hook.id));
+    await tx.webhook.delete({ where: { id: hook.id } });
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'webhook',
+      resourceId: hook.id,
+      action: 'deleted',
+      changes: changesBetween(before, null),
+    });
+  });
 }

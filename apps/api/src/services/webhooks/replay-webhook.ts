@@ -1,5 +1,6 @@
-import { cursorSchema, NotFoundError, type PrismaClient } from '@statusvane/shared';
+import { cursorSchema, type PrismaClient } from '@statusvane/shared';
 import { z } from 'zod';
+import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnWebhook } from './find-webhook.js';
@@ -13,6 +14,7 @@ export type ReplayWebhookInput = z.output<typeof replayWebhookSchema>;
  * `sequence`) of the webhook's types is sent again, as new deliveries marked `replay`, then the live stream goes
  * on from there. The webhook's cursor moves back to `after` and its generation goes up, so deliveries already made
  * stay in the history and the replayed ones are told apart; a replay during a replay starts over from its `after`.
+ * Recorded as `webhook.replayed` (the version grows by one).
  */
 export async function replayWebhook(
   deps: { prisma: PrismaClient },
@@ -20,12 +22,18 @@ export async function replayWebhook(
 ): Promise<WebhookRecord> {
   assertCan(ctx.role, 'webhooks:manage');
   const hook = await findOwnWebhook(deps.prisma, ctx, input.id);
-  const { count } = await deps.prisma.webhook.updateMany({
-    where: { id: hook.id, workspaceId: ctx.workspace.id },
-    data: { cursorTxid: input.after.txid, cursorSeq: input.after.seq, generation: { increment: 1 } },
+  return deps.prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'webhook', hook.id); // the row locked (404 if deleted meanwhile)
+    const row = await tx.webhook.update({
+      where: { id: hook.id },
+      data: { cursorTxid: input.after.txid, cursorSeq: input.after.seq, generation: { increment: 1 } },
+      select: webhookRecordSelect,
+    });
+    const version = await recordAuditEvent(tx, ctx, {
+      resourceType: 'webhook',
+      resourceId: hook.id,
+      action: 'replayed',
+    });
+    return toWebhookRecord({ ...row, version: version ?? row.version });
   });
-  if (count === 0) throw new NotFoundError('webhook', input.id);
-  return toWebhookRecord(
-    await deps.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id }, select: webhookRecordSelect }),
-  );
 }

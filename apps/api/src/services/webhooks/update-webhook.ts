@@ -1,4 +1,12 @@
-import { encryptSecret, redactUrl, type Keyring, type PrismaClient, type SsrfGuard } from '@statusvane/shared';
+import {
+  decryptSecret,
+  encryptSecret,
+  redactUrl,
+  type Keyring,
+  type PrismaClient,
+  type SsrfGuard,
+} from '@statusvane/shared';
+import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnWebhook } from './find-webhook.js';
@@ -7,7 +15,8 @@ import { toWebhookRecord, webhookRecordSelect, type WebhookRecord } from './webh
 
 /**
  * PATCH /webhooks/{id} (managers): only the given fields change. A new URL passes the SSRF guard; deliveries not
- * yet sent go to it. New `types` apply to the events not yet dispatched.
+ * yet sent go to it. New `types` apply to the events not yet dispatched. The URL is a secret (it may carry a token):
+ * its audit change shows only `"<redacted>"`, and the same URL sent again changes nothing.
  */
 export async function updateWebhook(
   deps: { prisma: PrismaClient; guard: SsrfGuard; keyring: Keyring },
@@ -17,16 +26,38 @@ export async function updateWebhook(
   const { id, changes } = input;
   const current = await findOwnWebhook(deps.prisma, ctx, id);
   if (changes.url !== undefined) await assertWebhookUrl(deps.guard, changes.url);
-  const row = await deps.prisma.webhook.update({
-    where: { id: current.id, workspaceId: ctx.workspace.id },
-    data: {
-      ...(changes.url !== undefined
-        ? { urlEnc: encryptSecret(changes.url, deps.keyring.current).ciphertext, urlDisplay: redactUrl(changes.url) }
-        : {}),
-      ...(changes.types !== undefined ? { types: changes.types } : {}),
-      ...(changes.description !== undefined ? { description: changes.description } : {}),
-    },
-    select: webhookRecordSelect,
+  return deps.prisma.$transaction(async (tx) => {
+    await claimVersion(tx, ctx, 'webhook', current.id); // If-Match, and the row locked
+    const { urlEnc, ...before } = await tx.webhook.findUniqueOrThrow({
+      where: { id: current.id },
+      select: { ...webhookRecordSelect, urlEnc: true },
+    });
+    const newUrl = changes.url !== undefined && storedUrl(urlEnc, deps.keyring) !== changes.url;
+    const after = await tx.webhook.update({
+      where: { id: current.id },
+      data: {
+        ...(newUrl && changes.url !== undefined
+          ? { urlEnc: encryptSecret(changes.url, deps.keyring.current).ciphertext, urlDisplay: redactUrl(changes.url) }
+          : {}),
+        ...(changes.types !== undefined ? { types: changes.types } : {}),
+        ...(changes.description !== undefined ? { description: changes.description } : {}),
+      },
+      select: webhookRecordSelect,
+    });
+    const version = await recordUpdate(tx, ctx, {
+      resourceType: 'webhook',
+      resourceId: current.id,
+      changes: changesBetween(toWebhookRecord(before), toWebhookRecord(after), newUrl ? { url: [true, true] } : {}),
+    });
+    return toWebhookRecord({ ...after, version: version ?? after.version });
   });
-  return toWebhookRecord(row);
+}
+
+/** The stored URL, or null when no configured key opens it (a key retired too early): then any URL sent is new. */
+function storedUrl(urlEnc: string, keyring: Keyring): string | null {
+  try {
+    return decryptSecret(urlEnc, null, keyring);
+  } catch {
+    return null;
+  }
 }

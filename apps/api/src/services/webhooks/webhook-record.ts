@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../openapi/zod.js';
 
 export const webhookRecordSchema = z
   .object({
@@ -9,6 +9,7 @@ export const webhookRecordSchema = z
     }),
     types: z.array(z.enum(EVENT_TYPES)).meta({ description: 'Event types sent; empty: every type.' }),
     description: z.string(),
+    version: versionSchema,
     createdAt: dateTime,
     updatedAt: dateTime,
   })
@@ -30,6 +31,7 @@ export const webhookRecordSelect = {
   urlDisplay: true,
   types: true,
   description: true,
+  version: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.WebhookSelect;
@@ -41,6 +43,7 @@ export function toWebhookRecord(row: WebhookRow): WebhookRecord {
     url: row.urlDisplay,
     types: row.types as WebhookRecord['types'],
     description: row.description,
+    version: row.version,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "audit_events_at_idx" ON "audit_events"("at");
