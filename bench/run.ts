@@ -1,10 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --monitors 100000] [-- --event-log]`: builds, starts PostgreSQL and Redis (scripts/services.mjs), a
+ * `npm run bench [-- --quick] [-- --monitors 100000 [--workers 2]] [-- --event-log] [-- --over-capacity]`: builds, starts PostgreSQL and Redis (scripts/services.mjs), a
  * fresh `statusvane_bench` database, the API and a worker as child processes, local targets and baselines, runs the
  * scenarios of docs/benchmarks.md, prints a table and writes bench/results/<ISO date-time>[-quick].json (and, for a
  * full run, docs/benchmarks.md with its chart). Only 127.0.0.1 is ever contacted; every wait is bounded. A quick run
  * over QUICK_LIMIT_SECONDS (build excluded) misses that goal, but does not fail: a slow machine is no defect. `--event-log` runs only the event log's A/B
- * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json.
+ * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json. `--over-capacity` runs only
+ * one worker at twice its capacity (scenarios/over-capacity.ts) and writes `-over-capacity.json`. `--workers N` runs
+ * the scheduling scenario on N worker processes.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,7 @@ import { runCheckThroughput } from './scenarios/checks.js';
 import { runConfigScenario } from './scenarios/config.js';
 import { runEventLogOverhead, type EventLogInput } from './scenarios/event-log.js';
 import { runResponseTimes } from './scenarios/response-times.js';
+import { runOverCapacity } from './scenarios/over-capacity.js';
 import { runScheduling } from './scenarios/scheduling.js';
 import { runStatusPage, seedStatusPage } from './scenarios/status-page.js';
 
@@ -49,6 +52,10 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     monitors: { type: 'string' },
     intervals: { type: 'string' },
+    // Worker processes sharing the check queue in the scheduling scenario (issue 20: 100,000 monitors on two).
+    workers: { type: 'string' },
+    // Only the over-capacity scenario (scenarios/over-capacity.ts): one worker at twice its capacity.
+    'over-capacity': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
     'event-log': { type: 'boolean', default: false },
     // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
@@ -93,13 +100,17 @@ const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' |
   ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
   : { rounds: 15, createsPerRound: 31, monitors: 200, batchesPerRound: 7 };
 if (args.intervals) sizes.intervals = Number(args.intervals);
+const workerCount = Number(args.workers ?? 1);
 if (
   !Number.isInteger(sizes.monitors) ||
   sizes.monitors < 1 ||
   !Number.isInteger(sizes.intervals) ||
-  sizes.intervals < 1
+  sizes.intervals < 1 ||
+  !Number.isInteger(workerCount) ||
+  workerCount < 1 ||
+  workerCount > 16
 ) {
-  console.error('--monitors and --intervals take positive integers');
+  console.error('--monitors and --intervals take positive integers, --workers 1 to 16');
   process.exit(2);
 }
 
@@ -151,6 +162,8 @@ watchdog.unref();
 const children: Array<Child | undefined> = [];
 let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
+/** The scheduling scenario's other workers (--workers). */
+const moreWorkers: AppProcess[] = [];
 let failure: string | null = null;
 try {
   log(
@@ -160,6 +173,21 @@ try {
   const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
+  if (args['over-capacity']) {
+    const overCapacity = await runOverCapacity({ prisma, urls, encryptionKey, children }, log);
+    const path = join(RESULTS_DIR, resultsFileName(startedAt, false).replace(/\.json$/, '-over-capacity.json'));
+    const load = os.loadavg().map((l) => l.toFixed(2));
+    writeFileSync(
+      path,
+      `${JSON.stringify({ date: startedAt.toISOString(), commit: source.commit, dirty: source.dirty, cpus: os.cpus().length, loadAverage: load, ...overCapacity }, null, 2)}\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify(overCapacity, null, 2)}\nload average ${load.join(' ')}\nwrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll(children);
+    process.exit(0);
+  }
 
   const target = await startHelper('target', 'target.ts');
   children.push(target.child);
@@ -167,11 +195,12 @@ try {
   const baseline = await startHelper('express-baseline', 'express-baseline.ts');
   children.push(baseline.child);
   /** The scheduling scenario's input, for the worker it watches (the full run's and --cost-only's). */
-  const schedulingInput = (w: AppProcess) => ({
+  const schedulingInput = (ws: AppProcess[]) => ({
     prisma,
     redisUrl: urls.redisUrl,
-    workerMetricsUrl: w.metricsUrl,
-    workerPids: [w.child.pid],
+    workerMetricsUrls: ws.map((w) => w.metricsUrl),
+    workerPids: ws.map((w) => w.child.pid),
+    workerOutput: () => ws.map((w) => w.child.output()).join('\n'),
     targetUrl,
     monitors: sizes.monitors,
     intervalSeconds: sizes.interval,
@@ -184,7 +213,7 @@ try {
     worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
     children.push(worker.child);
     log('scheduling at scale (cost per check only)...');
-    const { scheduling: s } = await runScheduling(schedulingInput(worker), log);
+    const { scheduling: s } = await runScheduling(schedulingInput([worker]), log);
     const c = s.cost.cpuMsPerCheck;
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
@@ -345,8 +374,13 @@ try {
     log,
   );
 
-  log('scheduling at scale and detection...');
-  const { scheduling, detection } = await runScheduling(schedulingInput(worker), log);
+  for (let i = 1; i < workerCount; i++) {
+    const more = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
+    children.push(more.child);
+    moreWorkers.push(more);
+  }
+  log(`scheduling at scale and detection (${workerCount} worker process${workerCount > 1 ? 'es' : ''})...`);
+  const { scheduling, detection } = await runScheduling(schedulingInput([worker, ...moreWorkers]), log);
   await prisma.$disconnect();
   // The run is over once its processes are: the duration covers starting and stopping them, and nothing measured.
   await stopAll([worker?.child, api?.child, ...children]);

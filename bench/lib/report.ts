@@ -208,6 +208,11 @@ function table(rows: string[][]): string {
 const r2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
 /** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
+/** Each process's CPU over the scheduling window (percent of one core): which one ran out. */
+function cpuLine(s: Pick<SchedulingResult, 'cpuPercent'>): string {
+  return `${s.cpuPercent.workers.map((w) => `${r0(w)}%`).join(' + ')} / ${r0(s.cpuPercent.postgres)}% / ${r0(s.cpuPercent.redis)}%`;
+}
+
 function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
   const c = s.cost.cpuMsPerCheck;
   return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
@@ -242,13 +247,17 @@ export function consoleReport(r: BenchResults): string {
     ['plain got loop req/s (ceiling)', r0(r.checks.baselinePerSecond)],
     ['worker / ceiling', pct(r.checks.ratio)],
     ['worker event-loop delay p99', `${r1(r.checks.eventLoopDelayP99Ms)} ms`],
-    [`scheduling: monitors x interval x intervals`, `${r0(s.monitors)} x ${s.intervalSeconds} s x ${s.intervals}`],
+    [
+      `scheduling: monitors x interval x intervals (workers)`,
+      `${r0(s.monitors)} x ${s.intervalSeconds} s x ${s.intervals} (${s.workers})`,
+    ],
     ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
     [
       'slots expected / stored / missed / duplicated',
       `${r0(s.expected)} / ${r0(s.stored)} / ${s.missed} / ${s.duplicated}`,
     ],
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
+    ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
     ['bytes per stored result (check_results)', r0(s.cost.bytesPerResult)],
     [
@@ -394,7 +403,7 @@ ${rows(
   ],
 )}
 
-**Scheduling at scale** (${r0(s.monitors)} monitors every ${s.intervalSeconds} s, watched for ${s.intervals} interval(s))
+**Scheduling at scale** (${r0(s.monitors)} monitors every ${s.intervalSeconds} s, watched for ${s.intervals} interval(s), ${s.workers} worker process(es))
 
 ${rows(
   ['measure', 'value'],
@@ -403,6 +412,11 @@ ${rows(
     ["worker's lateness histogram, p99 bucket", `<= ${r0(s.workerLatenessP99BucketMs ?? NaN)} ms`],
     ['slots expected / stored', `${r0(s.expected)} / ${r0(s.stored)}`],
     ['missed / duplicated / off-slot / lost', `${s.missed} / ${s.duplicated} / ${s.offSlot} / ${s.resultsLost}`],
+    [
+      'missed slots recorded as missed (no data) / checks per monitor',
+      `${s.recordedMissed} / ${s.checksPerMonitor.min} to ${s.checksPerMonitor.max}`,
+    ],
+    ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],

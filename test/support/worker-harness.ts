@@ -35,12 +35,20 @@ export function checkRunnerDeps(h: Harness, { extraCa }: { extraCa?: string[] } 
 export function startWorker(
   h: Harness,
   region = 'local',
-  opts: { prisma?: PrismaClient } & Partial<Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping'>> = {},
+  opts: { prisma?: PrismaClient; concurrency?: number } & Partial<
+    Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping' | 'lagWarnEveryMs'>
+  > = {},
 ) {
   const connection = createWorkerRedis(h.config.redis);
   connection.on('error', () => undefined);
   const runtime = createWorkerRuntime({
-    config: { ...h.config, region, queuePrefix: h.queuePrefix },
+    config: {
+      ...h.config,
+      region,
+      queuePrefix: h.queuePrefix,
+      ...(opts.concurrency ? { workerConcurrency: opts.concurrency } : {}),
+    },
+    ...(opts.lagWarnEveryMs ? { lagWarnEveryMs: opts.lagWarnEveryMs } : {}),
     prisma: opts.prisma ?? h.prisma,
     connection,
     logger:

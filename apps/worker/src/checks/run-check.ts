@@ -39,6 +39,11 @@ export interface CheckRunnerDeps {
    */
   confirmations?: { armConfirmation(monitorId: string, region: string, slot: Date): Promise<void> };
   /**
+   * Over capacity: where a check that starts more than an interval late learns which slots BullMQ skipped after it
+   * (CheckScheduler.nextScheduledSlot), to record them as missed. Without it none is recorded.
+   */
+  schedules?: { nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> };
+  /**
    * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
    * logged, not thrown: the result is stored, and a retried job would not open the incident again.
    */
@@ -48,7 +53,12 @@ export interface CheckRunnerDeps {
 export type CheckOutcome =
   /** `heartbeat unchanged`: evaluated again with nothing new (the same ping or missed period is already stored). */
   | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
-  | ({ result: ProbeResult; type: 'http' | 'tcp' | 'heartbeat' | 'dns' } & StoredCheck);
+  | ({
+      result: ProbeResult;
+      type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+      /** Slots BullMQ skipped because this check started more than an interval late, recorded as missed. */
+      missedSlots?: number;
+    } & StoredCheck);
 
 const monitorSelect = {
   id: true,

@@ -365,7 +365,8 @@ async function evidenceOf(
     FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
     LEFT JOIN LATERAL (
       SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results
-      WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region ORDER BY "checkedAt" DESC LIMIT 1
+      WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region AND outcome <> 'missed'
+      ORDER BY "checkedAt" DESC LIMIT 1
     ) c ON true`;
   return rows.map((r) => ({
     region: r.region,

@@ -15,7 +15,8 @@ import type { ServiceContext } from '../context.js';
 import { findOwnMonitor } from './get-monitor.js';
 import { certificateSchema } from './monitor-record.js';
 
-const RESULT_STATUSES = ['up', 'degraded', 'down'] as const;
+/** `missed`: a scheduled slot the workers were too far behind to check within its interval (no data). */
+const RESULT_STATUSES = ['up', 'degraded', 'down', 'missed'] as const;
 
 /** GET /monitors/{id}/results query: pagination and filters, combined with AND. */
 export const checkResultQuerySchema = paginationQuerySchema.extend({
@@ -42,11 +43,14 @@ export const checkResultRecordSchema = z
       description: 'The scheduled time the check ran for (one result per monitor, region and slot).',
     }),
     region: z.string(),
-    status: z.enum(RESULT_STATUSES),
-    reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why the check failed or degraded (`status_code`, `timeout`, ...); null when up.' }),
+    status: z.enum(RESULT_STATUSES).openapi({
+      description:
+        '`missed`: no data for this slot, neither up nor down: the workers were too far behind to check it within its interval (reason `checks_behind`). Missed slots count nowhere in uptime or response times.',
+    }),
+    reason: z.string().nullable().openapi({
+      description:
+        'Why the check failed, degraded or was missed (`status_code`, `timeout`, `checks_behind`, ...); null when up.',
+    }),
     statusCode: z.number().int().nullable().openapi({ description: 'http: the response status; null otherwise.' }),
     totalMs: z.number().int().nullable().openapi({ description: 'How long the check took; null when not measured.' }),
     address: z
