@@ -423,6 +423,7 @@ try {
       monitors: apiWorkspaceMonitors,
       rps: filtered.rps,
       p99Ms: filtered.p99Ms,
+      ratio: filtered.ratio,
       vsUnfiltered: filtered.rps / list.rps,
     },
     statusPage: statusPageResults,

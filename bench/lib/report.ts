@@ -35,8 +35,9 @@ export interface BenchResults {
   /** GET /api/v1/monitors?perPage=100 (issue 20: at least 10% of bare Express). */
   list: { rps: number; p99Ms: number; ratio: number };
   /**
-   * Issue 14: the same page with filters (`query`, matching `matching` of the workspace's `monitors`), its req/s over
-   * the unfiltered list's in the same run (absent in results written before it).
+   * Issue 14: the same page with filters (`query`, matching `matching` of the workspace's `monitors`): its req/s over
+   * bare Express's (`ratio`) and over the unfiltered list's (`vsUnfiltered`) in the same run (absent in results
+   * written before it).
    */
   filteredList?: {
     query: string;
@@ -44,6 +45,7 @@ export interface BenchResults {
     monitors: number;
     rps: number;
     p99Ms: number;
+    ratio: number;
     vsUnfiltered: number;
   };
   /** The public page of a status page with 50 components and 90 days of history (issue 17). */
@@ -65,6 +67,11 @@ export const QUICK_LIMIT_SECONDS = 120;
 /** Issue 4: a month of one-minute results for one monitor, the month query under 50 ms. */
 export const MONTH_QUERY_GOAL_MS = 50;
 /** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
+/**
+ * Issue 14: filters may not make the list slower than it was before they came. The best full-run ratio of
+ * `GET /monitors?perPage=100` to bare Express then (bench/results/2026-11-23T221319Z.json).
+ */
+const LIST_WHEN_FILTERS_CAME = 0.047;
 export const STATUS_PAGE_GOAL_MS = 50;
 const MONTH_ROWS = 30 * 1440;
 
@@ -89,6 +96,7 @@ const secs = (n: number) => `${n.toFixed(1)} s`;
 const r1 = (n: number | null | undefined) =>
   n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1);
 const pct = (n: number) => `${Math.round(n * 100)}%`;
+const pct1 = (n: number) => `${(n * 100).toFixed(1)}%`;
 const mib = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(1)} MiB`);
 
 export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
@@ -124,10 +132,10 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
     ...(r.filteredList
       ? [
           {
-            goal: 'GET /monitors?perPage=100 with filters vs without',
-            target: '>= 100%',
-            actual: pct(r.filteredList.vsUnfiltered),
-            met: r.filteredList.vsUnfiltered >= 1,
+            goal: 'GET /monitors?perPage=100 with filters vs bare Express',
+            target: `>= ${pct1(LIST_WHEN_FILTERS_CAME)} (the list without filters before them)`,
+            actual: `${pct1(r.filteredList.ratio)} (${pct(r.filteredList.vsUnfiltered)} of the list without filters)`,
+            met: r.filteredList.ratio >= LIST_WHEN_FILTERS_CAME,
           },
         ]
       : []),
