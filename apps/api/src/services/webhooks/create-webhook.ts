@@ -13,7 +13,8 @@ import { assertWebhookUrl, type CreateWebhookInput } from './webhook-input.js';
 import { toWebhookRecord, webhookRecordSelect, type CreatedWebhookRecord } from './webhook-record.js';
 
 /**
- * POST /webhooks (managers) -> 201 with the signing secret, shown once. The URL passes the SSRF guard and is stored
+ * POST /webhooks (managers) -> 201 with the signing secret, shown once (a replay of the same Idempotency-Key answers
+ * `secret: null`). The URL passes the SSRF guard and is stored
  * encrypted. The webhook receives the events that commit from now on: its cursor starts at the end of the log as
  * it stands (the oldest transaction still running), so an event committing while it is created is sent too.
  */
@@ -48,7 +49,8 @@ export async function createWebhook(
       changes: changesBetween(null, toWebhookRecord(row), { url: [false, true], secret: [false, true] }),
     });
     const record = { ...toWebhookRecord(row), secret };
-    await ctx.inTransaction?.(tx, record);
+    // The stored answer of an Idempotency-Key never holds the secret: a replay answers `secret: null`, as tokens do.
+    await ctx.inTransaction?.(tx, record, { ...record, secret: null });
     return record;
   });
 }
