@@ -1921,8 +1921,8 @@ export interface components {
             };
         };
         CreatedWebhook: components["schemas"]["Webhook"] & {
-            /** @description The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README). */
-            secret: string;
+            /** @description The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README). A replay of the request (same `Idempotency-Key`) answers null: delete the webhook and create another if it was lost. */
+            secret: string | null;
         };
         Webhook: {
             /** Format: uuid */
