@@ -390,7 +390,7 @@ describe('the admin CLI', () => {
       },
       { guard: h.deps.guard, encryption: h.config.encryption.current },
     );
-    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id });
+    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id }, h.config);
     await revokeToken(h.prisma, { id: token.id });
 
     const events = (
