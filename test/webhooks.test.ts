@@ -8,6 +8,8 @@ import {
   createSsrfGuard,
   createWorkerRedis,
   decryptSecret,
+  encodeCursor,
+  endOfLog,
   verifyWebhookSignature,
   type RedisClient,
 } from '@statusvane/shared';
@@ -252,6 +254,21 @@ describe('/webhooks', () => {
       .set(bearer(tokens.admin))
       .send({ after: 'x' });
     expect(bad.status).toBe(400);
+    // A well-formed cursor beyond the end of the log would silence the webhook: 400 naming `after`, nothing moved.
+    const beyond = encodeCursor({ txid: (await endOfLog(h.prisma)).txid + 1_000_000_000n, seq: 0n });
+    for (const after of [beyond, 'f'.repeat(8) + '0'.repeat(24)]) {
+      const past = await request(h.app)
+        .post(`/api/v1/webhooks/${hook.id}/replay`)
+        .set(bearer(tokens.admin))
+        .send({ after });
+      expect([past.status, past.body.error?.details?.issues?.map((i: { path: string }) => i.path)]).toEqual([
+        400,
+        ['after'],
+      ]);
+    }
+    expect((await request(h.app).get(`/api/v1/webhooks/${hook.id}`).set(bearer(tokens.admin))).body.data.version).toBe(
+      hook.version,
+    );
     const replay = await request(h.app)
       .post(`/api/v1/webhooks/${hook.id}/replay`)
       .set(bearer(tokens.admin))

@@ -4773,7 +4773,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description A `nextCursor`, or an event's `sequence`: only later events count. */
+                /** @description A `nextCursor`, or an event's `sequence`: only later events count. A cursor beyond the end of the log is 400. */
                 after?: string;
                 /** @description A comma-separated list of: incident.opened, incident.acknowledged, incident.resolved, incident.updated, monitor.status_changed, monitor.created, monitor.updated, monitor.deleted, maintenance.started, maintenance.completed, maintenance.cancelled. */
                 types?: string;
@@ -5137,7 +5137,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description A `nextCursor`, or an event's `sequence`: only later events count.
+                     * @description A `nextCursor`, or an event's `sequence`: only later events count. A cursor beyond the end of the log is 400.
                      * @example 000000000000a1b2000000000000003f
                      */
                     after: string;

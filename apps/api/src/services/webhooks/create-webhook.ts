@@ -1,5 +1,6 @@
 import {
   encryptSecret,
+  endOfLog,
   randomSecret,
   redactUrl,
   type Keyring,
@@ -26,8 +27,7 @@ export async function createWebhook(
   await assertWebhookUrl(deps.guard, input.url);
   const secret = `whsec_${randomSecret(32)}`;
   return deps.prisma.$transaction(async (tx) => {
-    const [{ fence }] = await tx.$queryRaw<[{ fence: bigint }]>`
-      SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS fence`;
+    const end = await endOfLog(tx);
     const row = await tx.webhook.create({
       data: {
         workspaceId: ctx.workspace.id,
@@ -36,8 +36,8 @@ export async function createWebhook(
         secretEnc: encryptSecret(secret, deps.keyring.current).ciphertext,
         types: input.types ?? [],
         description: input.description ?? '',
-        cursorTxid: fence,
-        cursorSeq: 0n,
+        cursorTxid: end.txid,
+        cursorSeq: end.seq,
       },
       select: webhookRecordSelect,
     });
