@@ -1,10 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --monitors 100000] [-- --event-log]`: builds, starts PostgreSQL and Redis (scripts/services.mjs), a
+ * `npm run bench [-- --quick] [-- --monitors 100000 [--workers 2]] [-- --event-log] [-- --over-capacity]`: builds, starts PostgreSQL and Redis (scripts/services.mjs), a
  * fresh `statusvane_bench` database, the API and a worker as child processes, local targets and baselines, runs the
  * scenarios of docs/benchmarks.md, prints a table and writes bench/results/<ISO date-time>[-quick].json (and, for a
  * full run, docs/benchmarks.md with its chart). Only 127.0.0.1 is ever contacted; every wait is bounded. A quick run
  * over QUICK_LIMIT_SECONDS (build excluded) misses that goal, but does not fail: a slow machine is no defect. `--event-log` runs only the event log's A/B
- * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json.
+ * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json. `--over-capacity` runs only
+ * one worker at twice its capacity (scenarios/over-capacity.ts) and writes `-over-capacity.json`. `--workers N` runs
+ * the scheduling scenario on N worker processes.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -25,7 +27,7 @@ import {
   writeResults,
   type BenchResults,
 } from './lib/report.js';
-import { createMonitorsBulk, seedWorkspace } from './lib/seed.js';
+import { createMonitorsBulk, seedFilterableMonitors, seedWorkspace } from './lib/seed.js';
 import {
   benchTargets,
   build,
@@ -36,11 +38,12 @@ import {
   startWorker,
   type AppProcess,
 } from './lib/stack.js';
-import { runApiScenarios } from './scenarios/api.js';
+import { FILTERED_LIST_SCENARIO, LIST_SCENARIO, runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
 import { runConfigScenario } from './scenarios/config.js';
 import { runEventLogOverhead, type EventLogInput } from './scenarios/event-log.js';
 import { runResponseTimes } from './scenarios/response-times.js';
+import { runOverCapacity } from './scenarios/over-capacity.js';
 import { runScheduling } from './scenarios/scheduling.js';
 import { runStatusPage, seedStatusPage } from './scenarios/status-page.js';
 
@@ -49,10 +52,17 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     monitors: { type: 'string' },
     intervals: { type: 'string' },
+    // Worker processes sharing the check queue in the scheduling scenario (issue 20: 100,000 monitors on two).
+    workers: { type: 'string' },
+    // Only the over-capacity scenario (scenarios/over-capacity.ts): one worker at twice its capacity.
+    'over-capacity': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
     'event-log': { type: 'boolean', default: false },
     // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
     'api-only': { type: 'boolean', default: false },
+    // Only the scheduling scenario (with its cost per check), printed and not recorded: for trying a change to the
+    // check path quickly.
+    'cost-only': { type: 'boolean', default: false },
   },
 });
 const quick = args.quick!;
@@ -85,18 +95,22 @@ const sizes = quick
       historyRequests: 500,
     };
 if (args.monitors) sizes.monitors = Number(args.monitors);
-/** The event log's A/B (scenarios/event-log.ts): alternating rounds of each side. */
+/** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
-  ? { rounds: 2, createsPerRound: 25, monitors: 100, batchesPerRound: 5 }
-  : { rounds: 8, createsPerRound: 50, monitors: 200, batchesPerRound: 10 };
+  ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
+  : { rounds: 15, createsPerRound: 31, monitors: 200, batchesPerRound: 7 };
 if (args.intervals) sizes.intervals = Number(args.intervals);
+const workerCount = Number(args.workers ?? 1);
 if (
   !Number.isInteger(sizes.monitors) ||
   sizes.monitors < 1 ||
   !Number.isInteger(sizes.intervals) ||
-  sizes.intervals < 1
+  sizes.intervals < 1 ||
+  !Number.isInteger(workerCount) ||
+  workerCount < 1 ||
+  workerCount > 16
 ) {
-  console.error('--monitors and --intervals take positive integers');
+  console.error('--monitors and --intervals take positive integers, --workers 1 to 16');
   process.exit(2);
 }
 
@@ -105,6 +119,8 @@ const CONFIG_MONITORS = 1000;
 /** Issue 17: the public page of a status page with 50 components and 90 days of history. */
 const STATUS_PAGE_COMPONENTS = 50;
 const STATUS_PAGE_DAYS = 90;
+/** Issue 14: monitors added to the API's workspace for the filtered list (5 in 24 match its filters: 125). */
+const FILTERABLE_MONITORS = 600;
 
 /** The worker's default concurrency, set explicitly so that the got loop runs with exactly the same. */
 const WORKER_CONCURRENCY = 200;
@@ -146,6 +162,8 @@ watchdog.unref();
 const children: Array<Child | undefined> = [];
 let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
+/** The scheduling scenario's other workers (--workers). */
+const moreWorkers: AppProcess[] = [];
 let failure: string | null = null;
 try {
   log(
@@ -155,12 +173,61 @@ try {
   const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
+  if (args['over-capacity']) {
+    const overCapacity = await runOverCapacity({ prisma, urls, encryptionKey, children }, log);
+    const path = join(RESULTS_DIR, resultsFileName(startedAt, false).replace(/\.json$/, '-over-capacity.json'));
+    const load = os.loadavg().map((l) => l.toFixed(2));
+    writeFileSync(
+      path,
+      `${JSON.stringify({ date: startedAt.toISOString(), commit: source.commit, dirty: source.dirty, cpus: os.cpus().length, loadAverage: load, ...overCapacity }, null, 2)}\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify(overCapacity, null, 2)}\nload average ${load.join(' ')}\nwrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll(children);
+    process.exit(0);
+  }
 
   const target = await startHelper('target', 'target.ts');
   children.push(target.child);
   const targetUrl = `http://127.0.0.1:${target.port}/health`;
   const baseline = await startHelper('express-baseline', 'express-baseline.ts');
   children.push(baseline.child);
+  /** The scheduling scenario's input, for the worker it watches (the full run's and --cost-only's). */
+  const schedulingInput = (ws: AppProcess[]) => ({
+    prisma,
+    redisUrl: urls.redisUrl,
+    workerMetricsUrls: ws.map((w) => w.metricsUrl),
+    workerPids: ws.map((w) => w.child.pid),
+    workerOutput: () => ws.map((w) => w.child.output()).join('\n'),
+    targetUrl,
+    monitors: sizes.monitors,
+    intervalSeconds: sizes.interval,
+    intervals: sizes.intervals,
+    detectionRuns: sizes.detectionRuns,
+    detectionIntervalSeconds: sizes.detectionInterval,
+  });
+  if (args['cost-only']) {
+    await baseline.child.stop();
+    worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
+    children.push(worker.child);
+    log('scheduling at scale (cost per check only)...');
+    const { scheduling: s } = await runScheduling(schedulingInput([worker]), log);
+    const c = s.cost.cpuMsPerCheck;
+    process.stdout.write(
+      `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
+        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows)\n` +
+        `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
+        `load average: ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll([worker.child, ...children]);
+    process.exit(0);
+  }
 
   // API: a workspace with enough monitors for a full page, paused so that no check disturbs the API's numbers.
   const apiWs = await seedWorkspace(prisma, 'bench-api');
@@ -190,6 +257,13 @@ try {
     enabled: false,
     name: 'History',
   });
+  // Issue 14: the same workspace's list with filters, matching a full page and more (not the first monitors listed).
+  const filteredList = await seedFilterableMonitors(prisma, {
+    workspaceId: apiWs.id,
+    count: FILTERABLE_MONITORS,
+    target: targetUrl,
+  });
+  const apiWorkspaceMonitors = await prisma.monitor.count({ where: { workspaceId: apiWs.id } });
   const statusPage = await seedStatusPage(prisma, {
     components: STATUS_PAGE_COMPONENTS,
     days: STATUS_PAGE_DAYS,
@@ -228,6 +302,7 @@ try {
       token: apiWs.token,
       monitorId: monitor!.id,
       pingSecrets: beats.map((b) => b.pingSecret!),
+      filteredList,
       targetUrl,
       durationSeconds: sizes.apiSeconds,
       warmupSeconds: sizes.warmupSeconds,
@@ -299,22 +374,13 @@ try {
     log,
   );
 
-  log('scheduling at scale and detection...');
-  const { scheduling, detection } = await runScheduling(
-    {
-      prisma,
-      redisUrl: urls.redisUrl,
-      workerMetricsUrl: worker.metricsUrl,
-      workerPids: [worker.child.pid],
-      targetUrl,
-      monitors: sizes.monitors,
-      intervalSeconds: sizes.interval,
-      intervals: sizes.intervals,
-      detectionRuns: sizes.detectionRuns,
-      detectionIntervalSeconds: sizes.detectionInterval,
-    },
-    log,
-  );
+  for (let i = 1; i < workerCount; i++) {
+    const more = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
+    children.push(more.child);
+    moreWorkers.push(more);
+  }
+  log(`scheduling at scale and detection (${workerCount} worker process${workerCount > 1 ? 'es' : ''})...`);
+  const { scheduling, detection } = await runScheduling(schedulingInput([worker, ...moreWorkers]), log);
   await prisma.$disconnect();
   // The run is over once its processes are: the duration covers starting and stopping them, and nothing measured.
   await stopAll([worker?.child, api?.child, ...children]);
@@ -322,7 +388,8 @@ try {
 
   const ping = apiResults.scenarios.find((s) => s.name.startsWith('POST /ping'))!;
   const getOne = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors/{id}')!;
-  const list = apiResults.scenarios.find((s) => s.name === 'GET /api/v1/monitors?perPage=100')!;
+  const list = apiResults.scenarios.find((s) => s.name === LIST_SCENARIO)!;
+  const filtered = apiResults.scenarios.find((s) => s.name === FILTERED_LIST_SCENARIO)!;
   const { lateness, ...schedulingFigures } = scheduling;
   const cpus = os.cpus();
   const partial: Omit<BenchResults, 'goals'> = {
@@ -351,6 +418,14 @@ try {
     scheduling: schedulingFigures,
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
     list: { rps: list.rps, p99Ms: list.p99Ms, ratio: list.ratio },
+    filteredList: {
+      ...filteredList,
+      monitors: apiWorkspaceMonitors,
+      rps: filtered.rps,
+      p99Ms: filtered.p99Ms,
+      ratio: filtered.ratio,
+      vsUnfiltered: filtered.rps / list.rps,
+    },
     statusPage: statusPageResults,
     detection,
     responseTimes,

@@ -59,7 +59,6 @@ describe('results stored in groups', () => {
       slot: at(i),
       checkedAt: new Date(at(i).getTime() + 50),
       result: result(outcome),
-      inMaintenance: false,
     });
     // Already stored before the group: its slot must not count again.
     await storeCheckResults(h.prisma, [input(0, 'up')]);
@@ -137,7 +136,6 @@ describe('results stored in groups', () => {
         slot: new Date(base + i * 1000 + mi),
         checkedAt: new Date(base + i * 1000 + 100),
         result: result(i % 2 ? 'down' : 'up'),
-        inMaintenance: false,
       })),
     );
     // Every result twice (a job that ran twice), all at once: the writer groups them.

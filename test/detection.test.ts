@@ -14,14 +14,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import dns2 from 'dns2';
 import request from 'supertest';
-import { createLogger, createSsrfGuard, type SsrfGuard } from '@statusvane/shared';
+import { createSsrfGuard, type SsrfGuard } from '@statusvane/shared';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { createDnsProbe, type DnsProbeInput } from '../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent, STATUSVANE_VERSION } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { makeHttpInput } from './support/probe-inputs.js';
 import { startTarget, type Target } from './support/targets.js';
+import { checkRunnerDeps } from './support/worker-harness.js';
 
 const { Packet } = dns2;
 
@@ -259,7 +259,14 @@ describe('dns probe', () => {
     ['SRV', '_sip._tcp.example.test', ['0 5 5060 sip.example.test']],
   ] as const)('%s answers are written as dig +short prints them', async (recordType, name, answers) => {
     const r = await probe.probe(dnsInput({ name, recordType }));
-    expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: null, dnsAnswers: answers });
+    // address: the resolver asked.
+    expect(r).toMatchObject({
+      outcome: 'up',
+      reason: null,
+      statusCode: null,
+      dnsAnswers: answers,
+      address: '127.0.0.1',
+    });
     expect(r.responseMs).toEqual(r.phases.dnsMs);
     expect(dnsServer.questions).toContain(`${name} ${recordType}`);
   });
@@ -285,6 +292,7 @@ describe('dns probe', () => {
     expect(await probe.probe(dnsInput({ name: 'nowhere.example.test' }))).toMatchObject({
       outcome: 'down',
       reason: 'dns_nxdomain',
+      address: '127.0.0.1',
     });
     expect(await probe.probe(dnsInput({ name: 'empty.example.test' }))).toMatchObject({
       outcome: 'down',
@@ -334,18 +342,11 @@ describe('monitors: certificates and DNS through the API and the worker', () => 
   const get = (id: string) => request(h.app).get(`/api/v1/monitors/${id}`).set(bearer(token));
   async function check(monitorId: string) {
     slot += 60_000;
-    return runCheck(
-      {
-        prisma: h.prisma,
-        keyring: h.config.encryption,
-        checkRegions: h.config.checkRegions,
-        httpProbe: createHttpProbe({ guard: h.deps.guard, extraCa: [soon.cert, later.cert] }),
-        tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-        dnsProbe: createDnsProbe({ guard: h.deps.guard }),
-        logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
-      },
-      { monitorId, region: h.config.checkRegions[0]!, slot: new Date(slot) },
-    );
+    return runCheck(checkRunnerDeps(h, { extraCa: [soon.cert, later.cert] }), {
+      monitorId,
+      region: h.config.checkRegions[0]!,
+      slot: new Date(slot),
+    });
   }
 
   it('an https monitor shows its latest certificate; each result keeps its own', async () => {
@@ -422,6 +423,7 @@ describe('monitors: certificates and DNS through the API and the worker', () => 
     expect(await check(id)).toMatchObject({ type: 'dns', result: { outcome: 'up' }, stored: true });
     const [result] = await h.prisma.checkResult.findMany({ where: { monitorId: id } });
     expect(result!.dnsAnswers).toEqual(['10 mx1.example.test', '20 mx2.example.test']);
+    expect(result!.address).toBe('127.0.0.1'); // the monitor's resolver
 
     const patched = await patch(id, { dnsExpected: ['30 mx3.example.test'] });
     expect(patched.status).toBe(200);

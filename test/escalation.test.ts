@@ -35,13 +35,10 @@ import {
 } from '../apps/worker/src/escalation/engine.js';
 import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { escalationProcessor } from '../apps/worker/src/processors/escalation.processor.js';
-import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
-import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startSmtp } from './support/smtp.js';
 import { startEscalationWorker } from './support/escalation-worker.js';
-import { waitFor } from './support/worker-harness.js';
+import { checkRunnerDeps, waitFor } from './support/worker-harness.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Local receivers: a webhook/Slack receiver (paths decide the answer) and an SMTP server
@@ -202,12 +199,7 @@ describe('the ladder, end to end', () => {
     const checks = new Worker(
       checkQueueName('local'),
       checkProcessor({
-        prisma: h.prisma,
-        keyring: h.config.encryption,
-        checkRegions: h.config.checkRegions,
-        httpProbe: createHttpProbe({ guard: h.deps.guard }),
-        tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-        dnsProbe: createDnsProbe({ guard: h.deps.guard }),
+        ...checkRunnerDeps(h),
         logger,
         onIncidentOpened: (id) => scheduleIncidentLadder(deps, id),
       }),

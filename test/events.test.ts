@@ -142,7 +142,6 @@ describe('GET /events', () => {
         slot: new Date(base + i * 60_000),
         checkedAt: new Date(base + i * 60_000),
         result: probe(outcome),
-        inMaintenance: false,
       });
     await store(0, 'up');
     await store(1, 'down');

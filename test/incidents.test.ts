@@ -227,7 +227,6 @@ describe('DELETE /incidents/{id} racing a check that resolves the incident', () 
           slot: at,
           checkedAt: at,
           result: pass,
-          inMaintenance: false,
         }),
       ]);
       if (deleted.status === 'rejected') errors.push(`delete #${i}: ${(deleted.reason as Error).message}`);

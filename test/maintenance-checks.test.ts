@@ -84,3 +84,33 @@ describe('a component-scoped maintenance window and the checks', () => {
     expect(await incidents(covered.id)).toHaveLength(1);
   });
 });
+
+describe('a workspace-wide maintenance window and the checks', () => {
+  it('a window without components covers every monitor of its workspace, and no other workspace', async () => {
+    target.setStatus(200);
+    const [mine, theirs] = await Promise.all([makeWorkspace(h.prisma), makeWorkspace(h.prisma)]);
+    const create = async (token: string) => {
+      const res = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(token))
+        .send(makeMonitorInput({ target: target.url, openThreshold: 1 }));
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const inside = await create(mine.tokens.owner);
+    const outside = await create(theirs.tokens.owner);
+    await waitFor(async () => (await results(inside)).length >= 1 && (await results(outside)).length >= 1);
+    const win = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(mine.tokens.owner))
+      .send({ title: 'Everything', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 60 * MIN) });
+    expect(win.status).toBe(201);
+
+    target.setStatus(503);
+    await checkOnce(inside);
+    await checkOnce(outside);
+    expect((await results(inside)).at(-1)!.outcome).toBe('down');
+    expect(await incidents(inside)).toHaveLength(0);
+    expect(await incidents(outside)).toHaveLength(1);
+  });
+});

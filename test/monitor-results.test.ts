@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { findClosedPort, startTarget, startTcpTarget } from './support/targets.js';
+import { checkRunnerDeps } from './support/worker-harness.js';
 
 let h: Harness;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -19,7 +22,7 @@ const CERT = {
 };
 
 beforeAll(async () => {
-  h = makeHarness();
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
   w = await makeWorkspace(h.prisma);
   other = await makeWorkspace(h.prisma);
   const res = await request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.owner)).send(makeMonitorInput());
@@ -123,5 +126,53 @@ describe('GET /monitors/{id}/results', () => {
     );
     expect((await results('', other.tokens.owner)).status).toBe(404);
     expect((await results('', w.tokens.owner, randomUUID())).status).toBe(404);
+  });
+});
+
+describe('address: the IP address each check talked to', () => {
+  let slot = Date.UTC(2031, 0, 1);
+  /** One real check of the monitor by the worker's code (probe, store), with a slot of its own. */
+  const check = (id: string) => {
+    slot += 60_000;
+    return runCheck(checkRunnerDeps(h), { monitorId: id, region: h.config.checkRegions[0]!, slot: new Date(slot) });
+  };
+  const create = async (over: Record<string, unknown>) => {
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(w.tokens.owner))
+      .send(makeMonitorInput({ confirmAfterSeconds: 0, ...over }));
+    expect(res.status).toBe(201);
+    await h.deps.scheduler.unschedule(res.body.data.id);
+    return res.body.data.id as string;
+  };
+
+  it('http and tcp against real targets on 127.0.0.1, up and refused', async () => {
+    const [web, tcp] = await Promise.all([startTarget(), startTcpTarget()]);
+    const closed = await findClosedPort();
+    try {
+      const http = await create({ target: web.url('/status/200') });
+      const tcpUp = await create({ type: 'tcp', target: `127.0.0.1:${tcp.port}` });
+      const refused = await create({ type: 'tcp', target: `127.0.0.1:${closed}` });
+      for (const id of [http, tcpUp, refused]) expect(await check(id)).toMatchObject({ stored: true });
+
+      const [httpResult] = (await results('', w.tokens.viewer, http)).body.data;
+      expect(httpResult).toMatchObject({ status: 'up', statusCode: 200, address: '127.0.0.1' });
+      expect((await results('', w.tokens.viewer, tcpUp)).body.data[0]).toMatchObject({
+        status: 'up',
+        address: '127.0.0.1',
+      });
+      // Refused: the address that refused, so that a wrong DNS answer shows.
+      expect((await results('', w.tokens.viewer, refused)).body.data[0]).toMatchObject({
+        status: 'down',
+        reason: 'connection_refused',
+        address: '127.0.0.1',
+      });
+      // Stored as INET (7 bytes for IPv4), read back as the bare address.
+      const [row] = await h.prisma.$queryRaw<Array<{ type: string }>>`
+        SELECT pg_typeof(address)::text AS type FROM check_results WHERE "monitorId" = ${http}::uuid LIMIT 1`;
+      expect(row!.type).toBe('inet');
+    } finally {
+      await Promise.all([web.close(), tcp.close()]);
+    }
   });
 });

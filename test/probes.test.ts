@@ -85,7 +85,7 @@ describe('http probe', () => {
   describe('healthy responses and timings', () => {
     it('is up on 200, with status, total time and phase timings', async () => {
       const r = await probe(makeHttpInput({ url: a.url('/') }));
-      expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: 200 });
+      expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: 200, address: '127.0.0.1' });
       expect(typeof r.responseMs).toBe('number');
       expect(r.phases.dnsMs).toBeNull(); // IP literal: no lookup
       expect(r.phases.tlsMs).toBeNull(); // plain http
@@ -98,7 +98,11 @@ describe('http probe', () => {
       const r = await probe(makeHttpInput({ url: `http://app.test:${a.port}/` }));
       expect(r.outcome).toBe('up');
       expect(typeof r.phases.dnsMs).toBe('number');
+      expect(r.address).toBe('127.0.0.1');
       expect(lastPath(a)).toBe('/');
+      // The address of the final hop: a redirect to 127.0.0.2 reports that one.
+      const moved = await probe(makeHttpInput({ url: a.url(`/redirect?to=${encodeURIComponent(outside.url('/'))}`) }));
+      expect([moved.outcome, moved.address]).toEqual(['up', '127.0.0.2']);
     });
 
     it('measures waiting time (time to first byte) of a slow response', async () => {
@@ -158,6 +162,7 @@ describe('http probe', () => {
       expectDown(r, 'timeout');
       expect(r.responseMs).toBeNull();
       expect(r.statusCode).toBeNull();
+      expect(r.address).toBe('127.0.0.1'); // connected, then no answer in time
       expect(Date.now() - started).toBeLessThan(1500);
     });
 
@@ -194,16 +199,22 @@ describe('http probe', () => {
       const r = await probe(makeHttpInput({ url: `http://127.0.0.1:${port}/` }));
       expectDown(r, 'connection_refused');
       expect(r.responseMs).toBeNull();
+      expect(r.address).toBe('127.0.0.1'); // the address that refused
+      const named = await probe(makeHttpInput({ url: `http://app.test:${port}/` }));
+      expect([named.reason, named.address]).toEqual(['connection_refused', '127.0.0.1']);
     });
 
     it('dns error', async () => {
-      expectDown(await probe(makeHttpInput({ url: `http://no-such-host.test:${a.port}/` })), 'dns_error');
+      const r = await probe(makeHttpInput({ url: `http://no-such-host.test:${a.port}/` }));
+      expectDown(r, 'dns_error');
+      expect(r.address).toBeUndefined(); // nothing dialled
     });
 
     it('tls error on an untrusted certificate, before any request is sent', async () => {
       const r = await probe(makeHttpInput({ url: tls.url('/') }));
       expectDown(r, 'tls_error');
       expect(tls.requests).toHaveLength(0);
+      expect(r.address).toBe('127.0.0.1'); // connected; the handshake failed
     });
 
     it('invalid target URLs', async () => {
@@ -635,7 +646,7 @@ describe('tcp probe', () => {
   it('is up when the port accepts, with connect time and no DNS for a literal', async () => {
     const before = server.connections();
     const r = await probe(makeTcpInput({ host: '127.0.0.1', port: server.port }));
-    expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: null });
+    expect(r).toMatchObject({ outcome: 'up', reason: null, statusCode: null, address: '127.0.0.1' });
     expect(r.phases).toMatchObject({ dnsMs: null, tlsMs: null, waitingMs: null });
     expect(Number.isInteger(r.phases.connectMs)).toBe(true);
     expect(Number.isInteger(r.responseMs)).toBe(true);
@@ -647,6 +658,7 @@ describe('tcp probe', () => {
     const r = await probe(makeTcpInput({ host: 'db.test', port: server.port }));
     expect(r.outcome).toBe('up');
     expect(typeof r.phases.dnsMs).toBe('number');
+    expect(r.address).toBe('127.0.0.1');
   });
 
   it('connection refused', async () => {
@@ -654,10 +666,13 @@ describe('tcp probe', () => {
     const r = await probe(makeTcpInput({ host: '127.0.0.1', port }));
     expectDown(r, 'connection_refused');
     expect(r.responseMs).toBeNull();
+    expect(r.address).toBe('127.0.0.1'); // the address that refused
   });
 
   it('dns error', async () => {
-    expectDown(await probe(makeTcpInput({ host: 'missing.test', port: server.port })), 'dns_error');
+    const r = await probe(makeTcpInput({ host: 'missing.test', port: server.port }));
+    expectDown(r, 'dns_error');
+    expect(r.address).toBeUndefined();
   });
 
   it('timeout (slow name resolution counts against the timeout)', async () => {

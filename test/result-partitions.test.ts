@@ -61,6 +61,7 @@ const row = (monitorId: string, slot: Date, outcome: ResultRow['outcome'] = 'up'
   waitingMs: 8,
   certificate: null,
   dnsAnswers: null,
+  address: '127.0.0.1',
 });
 
 describe(`migration ${MIGRATION}`, () => {

@@ -286,6 +286,41 @@ describe('/webhooks', () => {
     expect(after.body.data.filter((d: { replay: boolean }) => d.replay)).toHaveLength(2);
   });
 
+  it('delivers a status change recorded by the trigger with the data GET /events shows', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const hook = (await createHook(tokens.admin, { url: `${rx.base}/status`, types: ['monitor.status_changed'] })).body
+      .data;
+    const m = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.member))
+      .send(makeMonitorInput({ name: 'status' }));
+    // Any write of the status records it (the worker's group commit does the same in one UPDATE for many monitors).
+    await h.prisma.monitor.update({
+      where: { id: m.body.data.id },
+      data: { status: 'down', lastCheckedAt: new Date('2026-01-02T03:04:05.006Z') },
+    });
+    const got = await until(
+      async () => rx.got.find((r) => r.path === '/status' && JSON.parse(r.body).source === `/workspaces/${ws.id}`),
+      10_000,
+      'the status change',
+    );
+    const delivered = JSON.parse(got.body);
+    expect(delivered.data).toEqual({
+      monitor: { id: m.body.data.id, name: 'status', type: 'http' },
+      previousStatus: 'pending',
+      status: 'down',
+      checkedAt: '2026-01-02T03:04:05.006Z',
+    });
+    const logged = await request(h.app).get('/api/v1/events?types=monitor.status_changed').set(bearer(tokens.viewer));
+    expect(logged.body.data).toEqual([delivered]);
+    expect(verifyWebhookSignature(hook.secret, String(got.headers['statusvane-signature']), got.body)).toBe(true);
+    // Its id (derived from its position: the trigger stores none) is a UUID, the same in the delivery history.
+    expect(delivered.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const history = await request(h.app).get(`/api/v1/webhooks/${hook.id}/deliveries`).set(bearer(tokens.admin));
+    expect(history.status).toBe(200);
+    expect(history.body.data.map((d: { eventId: string }) => d.eventId)).toEqual([delivered.id]);
+  });
+
   it('retries every non-2xx, a 404 too, and gives up 24 hours after the event', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     // A receiver half-deployed answers 404 twice, then takes the event.

@@ -53,8 +53,12 @@ export interface CostSources {
 
 export interface CpuSample {
   workerMs: number;
+  /** Each worker process's own, in the order of CostSources.workerPids. */
+  workerMsByPid: number[];
   postgresMs: number;
   redisMs: number;
+  /** When it was taken (ms). */
+  at: number;
 }
 
 /** Finds the server processes behind the bench's connections (both on this machine, as the bench requires). */
@@ -74,10 +78,33 @@ export function sampleCpu(sources: CostSources): CpuSample {
     postgresMs = (master?.ownMs ?? 0) + (master?.reapedMs ?? 0);
     for (const child of childrenOf(sources.postmasterPid)) postgresMs += own(child);
   }
+  const workerMsByPid = sources.workerPids.map(own);
   return {
-    workerMs: sources.workerPids.reduce((sum, pid) => sum + own(pid), 0),
+    workerMs: workerMsByPid.reduce((sum, ms) => sum + ms, 0),
+    workerMsByPid,
     postgresMs,
     redisMs: own(sources.redisPid),
+    at: Date.now(),
+  };
+}
+
+/**
+ * CPU use of each process over the window, in percent of one core (100 = one core busy all along): which resource ran
+ * out when checks fall behind. The machine has os.cpus().length cores to share among them.
+ */
+export interface CpuUse {
+  workers: number[];
+  postgres: number;
+  redis: number;
+}
+
+export function cpuUse(before: CpuSample, after: CpuSample): CpuUse {
+  const wall = Math.max(1, after.at - before.at);
+  const pct = (a: number, b: number) => Math.round(((b - a) / wall) * 1000) / 10;
+  return {
+    workers: after.workerMsByPid.map((ms, i) => pct(before.workerMsByPid[i] ?? 0, ms)),
+    postgres: pct(before.postgresMs, after.postgresMs),
+    redis: pct(before.redisMs, after.redisMs),
   };
 }
 

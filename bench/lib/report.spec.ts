@@ -36,12 +36,18 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
     },
     scheduling: {
       monitors: 10_000,
+      workers: 1,
       intervalSeconds: 60,
       intervals: 3,
       windowStart: '2026-11-22T04:15:09.400Z',
       expected: 30_000,
       stored: 30_000,
       missed: 0,
+      recordedMissed: 0,
+      checksPerMonitor: { min: 3, max: 3 },
+      meanLatenessPerMonitorMs: { min: 5, max: 40 },
+      lagWarnings: [],
+      cpuPercent: { workers: [90], postgres: 60, redis: 10 },
       duplicated: 0,
       offSlot: 0,
       latenessP50Ms: 12,
@@ -186,6 +192,17 @@ describe('goalsOf', () => {
       met: null,
       actual: '80 ms',
     });
+  });
+
+  it('holds the filtered list to the list before filters came, when the run measured it (issue 14)', () => {
+    const filteredList = { query: 'status=down', matching: 125, monitors: 951, rps: 900, p99Ms: 90, vsUnfiltered: 0.7 };
+    const prefix = 'GET /monitors?perPage=100 with filters';
+    expect(goal(makeResults({ filteredList: { ...filteredList, ratio: 0.047 } } as never), prefix)).toMatchObject({
+      met: true,
+      actual: '4.7% (70% of the list without filters)',
+    });
+    expect(goal(makeResults({ filteredList: { ...filteredList, ratio: 0.046 } } as never), prefix).met).toBe(false);
+    expect(goalsOf(makeResults()).some((g) => g.goal.startsWith(prefix))).toBe(false);
   });
 
   it('holds a quick run to 120 seconds, the build excluded', () => {

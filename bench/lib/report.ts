@@ -34,6 +34,20 @@ export interface BenchResults {
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
   /** GET /api/v1/monitors?perPage=100 (issue 20: at least 10% of bare Express). */
   list: { rps: number; p99Ms: number; ratio: number };
+  /**
+   * Issue 14: the same page with filters (`query`, matching `matching` of the workspace's `monitors`): its req/s over
+   * bare Express's (`ratio`) and over the unfiltered list's (`vsUnfiltered`) in the same run (absent in results
+   * written before it).
+   */
+  filteredList?: {
+    query: string;
+    matching: number;
+    monitors: number;
+    rps: number;
+    p99Ms: number;
+    ratio: number;
+    vsUnfiltered: number;
+  };
   /** The public page of a status page with 50 components and 90 days of history (issue 17). */
   statusPage: StatusPageResult;
   detection: DetectionResult;
@@ -53,6 +67,11 @@ export const QUICK_LIMIT_SECONDS = 120;
 /** Issue 4: a month of one-minute results for one monitor, the month query under 50 ms. */
 export const MONTH_QUERY_GOAL_MS = 50;
 /** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
+/**
+ * Issue 14: filters may not make the list slower than it was before they came. The best full-run ratio of
+ * `GET /monitors?perPage=100` to bare Express then (bench/results/2026-11-23T221319Z.json).
+ */
+const LIST_WHEN_FILTERS_CAME = 0.047;
 export const STATUS_PAGE_GOAL_MS = 50;
 const MONTH_ROWS = 30 * 1440;
 
@@ -77,6 +96,7 @@ const secs = (n: number) => `${n.toFixed(1)} s`;
 const r1 = (n: number | null | undefined) =>
   n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(1);
 const pct = (n: number) => `${Math.round(n * 100)}%`;
+const pct1 = (n: number) => `${(n * 100).toFixed(1)}%`;
 const mib = (b: number | null) => (b === null ? '-' : `${(b / 1048576).toFixed(1)} MiB`);
 
 export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
@@ -109,6 +129,16 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
       actual: pct(r.list.ratio),
       met: r.list.ratio >= 0.1,
     },
+    ...(r.filteredList
+      ? [
+          {
+            goal: 'GET /monitors?perPage=100 with filters vs bare Express',
+            target: `>= ${pct1(LIST_WHEN_FILTERS_CAME)} (the list without filters before them)`,
+            actual: `${pct1(r.filteredList.ratio)} (${pct(r.filteredList.vsUnfiltered)} of the list without filters)`,
+            met: r.filteredList.ratio >= LIST_WHEN_FILTERS_CAME,
+          },
+        ]
+      : []),
     {
       goal: `status page p99, HTML / JSON (${r.statusPage.components} components x ${r.statusPage.days} days)`,
       target: `< ${STATUS_PAGE_GOAL_MS} ms`,
@@ -186,6 +216,11 @@ function table(rows: string[][]): string {
 const r2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
 /** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
+/** Each process's CPU over the scheduling window (percent of one core): which one ran out. */
+function cpuLine(s: Pick<SchedulingResult, 'cpuPercent'>): string {
+  return `${s.cpuPercent.workers.map((w) => `${r0(w)}%`).join(' + ')} / ${r0(s.cpuPercent.postgres)}% / ${r0(s.cpuPercent.redis)}%`;
+}
+
 function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
   const c = s.cost.cpuMsPerCheck;
   return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
@@ -220,13 +255,17 @@ export function consoleReport(r: BenchResults): string {
     ['plain got loop req/s (ceiling)', r0(r.checks.baselinePerSecond)],
     ['worker / ceiling', pct(r.checks.ratio)],
     ['worker event-loop delay p99', `${r1(r.checks.eventLoopDelayP99Ms)} ms`],
-    [`scheduling: monitors x interval x intervals`, `${r0(s.monitors)} x ${s.intervalSeconds} s x ${s.intervals}`],
+    [
+      `scheduling: monitors x interval x intervals (workers)`,
+      `${r0(s.monitors)} x ${s.intervalSeconds} s x ${s.intervals} (${s.workers})`,
+    ],
     ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
     [
       'slots expected / stored / missed / duplicated',
       `${r0(s.expected)} / ${r0(s.stored)} / ${s.missed} / ${s.duplicated}`,
     ],
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
+    ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
     ['bytes per stored result (check_results)', r0(s.cost.bytesPerResult)],
     [
@@ -372,7 +411,7 @@ ${rows(
   ],
 )}
 
-**Scheduling at scale** (${r0(s.monitors)} monitors every ${s.intervalSeconds} s, watched for ${s.intervals} interval(s))
+**Scheduling at scale** (${r0(s.monitors)} monitors every ${s.intervalSeconds} s, watched for ${s.intervals} interval(s), ${s.workers} worker process(es))
 
 ${rows(
   ['measure', 'value'],
@@ -381,6 +420,11 @@ ${rows(
     ["worker's lateness histogram, p99 bucket", `<= ${r0(s.workerLatenessP99BucketMs ?? NaN)} ms`],
     ['slots expected / stored', `${r0(s.expected)} / ${r0(s.stored)}`],
     ['missed / duplicated / off-slot / lost', `${s.missed} / ${s.duplicated} / ${s.offSlot} / ${s.resultsLost}`],
+    [
+      'missed slots recorded as missed (no data) / checks per monitor',
+      `${s.recordedMissed} / ${s.checksPerMonitor.min} to ${s.checksPerMonitor.max}`,
+    ],
+    ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],

@@ -57,3 +57,45 @@ export async function createMonitorsBulk(
   }
   return rows.map((r) => ({ id: r.id, pingSecret: r.pingSecret }));
 }
+
+/**
+ * Monitors for the filtered list (issue 14): `count` http monitors, enabled, with the spread a team's filter meets in
+ * life. Over every 24 monitors: statuses up 4, down 1, pending 1 (per 6), teams payments and search (per 12: 6
+ * each), names `checkout-api …` / `checkout-web …` (per 24: 12 each), so `status=up,down&type=http&q=API&
+ * metadata.team=payments` matches 5 in 24 of them. Seeded enabled with no schedule: the bench deletes the workspace
+ * before its worker starts. Returns the query and how many monitors it matches.
+ */
+export async function seedFilterableMonitors(
+  prisma: PrismaClient,
+  spec: { workspaceId: string; count: number; target: string },
+): Promise<{ query: string; matching: number }> {
+  const rows = await createMonitorsBulk(prisma, {
+    workspaceId: spec.workspaceId,
+    count: spec.count,
+    type: 'http',
+    target: spec.target,
+    intervalSeconds: 60,
+    enabled: true,
+    name: 'Filterable',
+  });
+  const ids = rows.map((r) => r.id);
+  await prisma.$executeRaw`
+    UPDATE monitors m SET
+      status = (ARRAY['up', 'up', 'down', 'up', 'pending', 'up'])[1 + v.n % 6]::"MonitorStatus",
+      metadata = jsonb_build_object('team', (ARRAY['payments', 'search'])[1 + v.n / 6 % 2], 'tier', (v.n % 3 + 1)::text),
+      name = (ARRAY['checkout-api ', 'checkout-web '])[1 + v.n / 12 % 2] || (v.n + 1)
+    FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS v0(id, o), LATERAL (SELECT (v0.o - 1)::int AS n) v
+    WHERE m.id = v0.id`;
+  const query = 'status=up,down&type=http&q=API&metadata.team=payments';
+  const matching = await prisma.monitor.count({
+    where: {
+      workspaceId: spec.workspaceId,
+      enabled: true,
+      status: { in: ['up', 'down'] },
+      type: 'http',
+      name: { contains: 'api', mode: 'insensitive' },
+      metadata: { path: ['team'], equals: 'payments' },
+    },
+  });
+  return { query, matching };
+}

@@ -1,7 +1,8 @@
 /**
  * API scenarios with autocannon (50 connections; a warm-up run, then the measured run): bare Express 5 (the baseline,
- * measured before and after the others and averaged), GET /monitors/{id}, GET /monitors?perPage=100, POST /monitors
- * with a fresh Idempotency-Key per request, and the heartbeat ping receiver.
+ * measured before and after the others and averaged), GET /monitors/{id}, GET /monitors?perPage=100, the same page
+ * with filters (issue 14: no slower than without), POST /monitors with a fresh Idempotency-Key per request, and the
+ * heartbeat ping receiver.
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -24,6 +25,8 @@ export interface ApiScenarioInput {
   token: string;
   monitorId: string;
   pingSecrets: string[];
+  /** The filtered list's query (after `perPage=100&`) and how many monitors it matches (a full page at least). */
+  filteredList: { query: string; matching: number };
   targetUrl: string;
   durationSeconds: number;
   warmupSeconds: number;
@@ -48,6 +51,19 @@ export async function measure(opts: Options, warmupSeconds: number, durationSeco
 /** A 1 KB run log, as a cron job's output would be. */
 const PING_LOG = 'backup: 1,204 files, 3.1 GB copied in 412 s, 0 errors\n'.repeat(20).slice(0, 1024);
 
+export const LIST_SCENARIO = 'GET /api/v1/monitors?perPage=100';
+export const FILTERED_LIST_SCENARIO = 'GET /api/v1/monitors?perPage=100 with 4 filters';
+
+/** The filtered list answers a full page of the monitors the seed says match, or the bench would measure nothing. */
+async function checkFilteredList(url: string, auth: Record<string, string>, matching: number): Promise<void> {
+  const res = await fetch(url, { headers: auth });
+  const body = (await res.json()) as { data?: unknown[]; pagination?: { total?: number } };
+  if (res.status !== 200 || body.data?.length !== Math.min(100, matching) || body.pagination?.total !== matching)
+    throw new Error(
+      `the filtered list answered ${res.status} with ${body.data?.length} of ${body.pagination?.total}, not ${matching}`,
+    );
+}
+
 export async function runApiScenarios(
   input: ApiScenarioInput,
   log: (msg: string) => void,
@@ -56,15 +72,16 @@ export async function runApiScenarios(
   const auth = { authorization: `Bearer ${input.token}` };
   const body = JSON.stringify({ name: 'Bench', target: input.targetUrl, intervalSeconds: 86400 });
   let ping = 0;
+  if (input.filteredList.matching < 100) throw new Error('the filtered list needs a full page of matching monitors');
+  const filteredUrl = `${input.apiUrl}/api/v1/monitors?perPage=100&${input.filteredList.query}`;
+  await checkFilteredList(filteredUrl, auth, input.filteredList.matching);
   const scenarios: Array<[string, Options]> = [
     [
       'GET /api/v1/monitors/{id}',
       { ...common, url: `${input.apiUrl}/api/v1/monitors/${input.monitorId}`, headers: auth },
     ],
-    [
-      'GET /api/v1/monitors?perPage=100',
-      { ...common, url: `${input.apiUrl}/api/v1/monitors?perPage=100`, headers: auth },
-    ],
+    [LIST_SCENARIO, { ...common, url: `${input.apiUrl}/api/v1/monitors?perPage=100`, headers: auth }],
+    [FILTERED_LIST_SCENARIO, { ...common, url: filteredUrl, headers: auth }],
     [
       'POST /api/v1/monitors',
       {
@@ -106,7 +123,10 @@ export async function runApiScenarios(
   log(`baseline (bare Express 5): ${Math.round(before.rps)} req/s`);
   const measured: Array<Omit<ApiScenarioResult, 'ratio'>> = [];
   for (const [name, opts] of scenarios) {
-    const r = await measure(opts, input.warmupSeconds, input.durationSeconds);
+    // Right after the unfiltered list, the filtered one runs the same code warm: a second of warm-up is plenty (and
+    // keeps a quick run within its time).
+    const warmup = name === FILTERED_LIST_SCENARIO ? Math.min(1, input.warmupSeconds) : input.warmupSeconds;
+    const r = await measure(opts, warmup, input.durationSeconds);
     log(`${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.bad ? `, ${r.bad} errors` : ''}`);
     measured.push({ name, ...r });
   }

@@ -1,7 +1,9 @@
 /**
  * What the event log costs (issue 18: "the event log write adds no more than 10% to POST /monitors and to a check's
- * store time"), measured as A/B within one run, in alternating rounds (on, off, off, on, ...) so that drift on a
- * shared machine falls on both sides alike:
+ * store time"), measured as A/B within one run. Each round interleaves both sides sample by sample (on, off, off,
+ * on, ...) so that drift on a shared machine falls on both alike, and gives its own ratio (the medians of its on
+ * samples over its off samples); the overhead reported is the median of the rounds' ratios, so one round disturbed by
+ * other work on the machine cannot decide it (each round's ratio is kept in the results, to show the spread):
  *
  * - POST /monitors: its service, createMonitor, in this process (see below). "off": a BEFORE INSERT trigger on
  *   `events` drops the row, so the row and its indexes are not written. What "off" cannot remove is recordEvent's
@@ -22,12 +24,15 @@ import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 
 export interface EventLogOverhead {
   postMonitors: {
+    /** Medians of all the samples of each side (the overhead is not computed from these: see roundOverheads). */
     onMedianMs: number;
     offMedianMs: number;
     /** The extra statement of recordEvent in a transaction, measured apart. */
     statementMs: number;
-    /** (on - off + statement) / off, as a fraction. */
+    /** The median of roundOverheads, as a fraction. */
     overhead: number;
+    /** Each round's (on - off + statement) / off, from the medians of that round's samples. */
+    roundOverheads: number[];
     creates: number;
   };
   store: {
@@ -35,10 +40,14 @@ export interface EventLogOverhead {
     batches: number;
     flappingOnMsPerCheck: number;
     flappingOffMsPerCheck: number;
+    /** The median of flappingRoundOverheads. */
     flappingOverhead: number;
+    /** Each round's on / off - 1, from the medians of that round's batches. */
+    flappingRoundOverheads: number[];
     steadyOnMsPerCheck: number;
     steadyOffMsPerCheck: number;
     steadyOverhead: number;
+    steadyRoundOverheads: number[];
   };
 }
 
@@ -48,18 +57,41 @@ export interface EventLogInput {
   redisUrl: string;
   encryptionKey: string;
   targetUrl: string;
-  /** Rounds per side (each side runs this many times, alternating). */
+  /** Rounds: each gives one ratio of on to off; the overhead is their median (an odd number avoids a tie). */
   rounds: number;
   /** createMonitor calls per side and round. */
   createsPerRound: number;
   monitors: number;
+  /** Stored batches per side and round (each flapping and steady). */
   batchesPerRound: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** on, off, off, on, on, off, ...: each side is as often first as second. */
-const schedule = (rounds: number) =>
-  Array.from({ length: rounds * 2 }, (_, i) => ((i + 1) >> 1) % 2 === 0) as boolean[];
+const schedule = (samples: number) =>
+  Array.from({ length: samples * 2 }, (_, i) => ((i + 1) >> 1) % 2 === 0) as boolean[];
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const spread = (xs: number[]) => `rounds ${pct(Math.min(...xs))} to ${pct(Math.max(...xs))}`;
+
+/** Samples of both sides, kept by round. */
+class Rounds {
+  readonly on: number[][] = [];
+  readonly off: number[][] = [];
+  next() {
+    this.on.push([]);
+    this.off.push([]);
+  }
+  add(on: boolean, ms: number) {
+    (on ? this.on : this.off).at(-1)!.push(ms);
+  }
+  /** Each round's overhead from the medians of its samples. */
+  overheads(of: (on: number, off: number) => number): number[] {
+    return this.on.map((xs, i) => of(median(xs), median(this.off[i]!)));
+  }
+  pooled(on: boolean): number {
+    return median((on ? this.on : this.off).flat());
+  }
+}
 
 async function setEventRows(prisma: PrismaClient, on: boolean): Promise<void> {
   await prisma.$executeRawUnsafe('DROP TRIGGER IF EXISTS bench_events_off ON events');
@@ -109,10 +141,13 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
     return performance.now() - t;
   };
   for (let i = 0; i < 20; i++) await create(); // warm-up
-  const api = { on: [] as number[], off: [] as number[] };
-  for (const on of schedule(input.rounds * input.createsPerRound)) {
-    await setEventRows(prisma, on);
-    (on ? api.on : api.off).push(await create());
+  const api = new Rounds();
+  for (let round = 0; round < input.rounds; round++) {
+    api.next();
+    for (const on of schedule(input.createsPerRound)) {
+      await setEventRows(prisma, on);
+      api.add(on, await create());
+    }
   }
   await setEventRows(prisma, true);
   await scheduler.close();
@@ -132,18 +167,19 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
     two.push(await tx(2));
   }
   const statementMs = Math.max(0, median(two) - median(one));
-  const onMs = median(api.on);
-  const offMs = median(api.off);
+  const apiRounds = api.overheads((on, off) => (on - off + statementMs) / off);
   const postMonitors = {
-    onMedianMs: onMs,
-    offMedianMs: offMs,
+    onMedianMs: api.pooled(true),
+    offMedianMs: api.pooled(false),
     statementMs,
-    overhead: (onMs - offMs + statementMs) / offMs,
-    creates: api.on.length + api.off.length,
+    overhead: median(apiRounds),
+    roundOverheads: apiRounds,
+    creates: input.rounds * input.createsPerRound * 2,
   };
   log(
-    `event log, POST /monitors (createMonitor): median ${onMs.toFixed(2)} ms with the event row, ${offMs.toFixed(2)} ms ` +
-      `without, +${statementMs.toFixed(3)} ms for the statement: ${(postMonitors.overhead * 100).toFixed(1)}%`,
+    `event log, POST /monitors (createMonitor): median ${postMonitors.onMedianMs.toFixed(2)} ms with the event row, ` +
+      `${postMonitors.offMedianMs.toFixed(2)} ms without, +${statementMs.toFixed(3)} ms for the statement: ` +
+      `${pct(postMonitors.overhead)} (median of ${input.rounds} rounds; ${spread(apiRounds)})`,
   );
 
   // --- a check's store time -----------------------------------------------------------------------------------
@@ -200,39 +236,44 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
   };
   // Batch by batch, the trigger on and off interleaved: a steady batch (all still up), a flapping one (all down:
   // every check changes its monitor's status), and an unmeasured one back up.
-  const store = {
-    flapOn: [] as number[],
-    flapOff: [] as number[],
-    steadyOn: [] as number[],
-    steadyOff: [] as number[],
-  };
+  const flapping = new Rounds();
+  const steady = new Rounds();
   const before = await prisma.event.count({ where: { workspaceId: storeWs.id } });
-  for (const on of schedule(input.rounds * input.batchesPerRound)) {
-    await setStatusTrigger(prisma, on);
-    (on ? store.steadyOn : store.steadyOff).push(await timed(batch('up')));
-    (on ? store.flapOn : store.flapOff).push(await timed(batch('down')));
-    await storeCheckResults(prisma, batch('up'));
+  for (let round = 0; round < input.rounds; round++) {
+    flapping.next();
+    steady.next();
+    for (const on of schedule(input.batchesPerRound)) {
+      await setStatusTrigger(prisma, on);
+      steady.add(on, await timed(batch('up')));
+      flapping.add(on, await timed(batch('down')));
+      await storeCheckResults(prisma, batch('up'));
+    }
   }
   await setStatusTrigger(prisma, true);
   const written = (await prisma.event.count({ where: { workspaceId: storeWs.id } })) - before;
   // Not vacuous: the flapping rounds with the trigger on wrote one event per stored check.
   if (written < input.rounds * input.batchesPerRound * monitors.length * 2)
     throw new Error(`the flapping rounds wrote only ${written} events`);
+  const ratio = (on: number, off: number) => on / off - 1;
+  const flappingRounds = flapping.overheads(ratio);
+  const steadyRounds = steady.overheads(ratio);
   const result = {
     monitors: monitors.length,
     batches: input.rounds * input.batchesPerRound * 2 * 3,
-    flappingOnMsPerCheck: median(store.flapOn),
-    flappingOffMsPerCheck: median(store.flapOff),
-    flappingOverhead: median(store.flapOn) / median(store.flapOff) - 1,
-    steadyOnMsPerCheck: median(store.steadyOn),
-    steadyOffMsPerCheck: median(store.steadyOff),
-    steadyOverhead: median(store.steadyOn) / median(store.steadyOff) - 1,
+    flappingOnMsPerCheck: flapping.pooled(true),
+    flappingOffMsPerCheck: flapping.pooled(false),
+    flappingOverhead: median(flappingRounds),
+    flappingRoundOverheads: flappingRounds,
+    steadyOnMsPerCheck: steady.pooled(true),
+    steadyOffMsPerCheck: steady.pooled(false),
+    steadyOverhead: median(steadyRounds),
+    steadyRoundOverheads: steadyRounds,
   };
   log(
     `event log, store: ${result.flappingOnMsPerCheck.toFixed(3)} vs ${result.flappingOffMsPerCheck.toFixed(3)} ms per ` +
-      `check when every check changes status (${(result.flappingOverhead * 100).toFixed(1)}%), ` +
+      `check when every check changes status (${pct(result.flappingOverhead)}; ${spread(flappingRounds)}), ` +
       `${result.steadyOnMsPerCheck.toFixed(3)} vs ${result.steadyOffMsPerCheck.toFixed(3)} ms steady ` +
-      `(${(result.steadyOverhead * 100).toFixed(1)}%)`,
+      `(${pct(result.steadyOverhead)}; ${spread(steadyRounds)})`,
   );
   await prisma.workspace.deleteMany({ where: { id: { in: [ws.id, storeWs.id] } } });
   return { postMonitors, store: result };

@@ -12,6 +12,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { Redis } from 'ioredis';
 import {
   CheckScheduler,
@@ -24,17 +25,39 @@ import {
 import { sleep, until } from '../lib/processes.js';
 import { bucketDelta, bucketQuantile, buckets, scrape, valueOf, percentile } from '../lib/prom.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
-import { bytesPerResult, costSources, cpuPerCheck, sampleCpu, type CheckCost } from '../lib/cost.js';
+import {
+  bytesPerResult,
+  costSources,
+  cpuPerCheck,
+  cpuUse,
+  sampleCpu,
+  type CheckCost,
+  type CpuUse,
+} from '../lib/cost.js';
 import { redisMemory } from '../lib/stack.js';
 
 export interface SchedulingResult {
   monitors: number;
+  /** Worker processes sharing the queue. */
+  workers: number;
   intervalSeconds: number;
   intervals: number;
   windowStart: string;
   expected: number;
+  /** Slots whose check ran and was stored. */
   stored: number;
+  /** Slots without a check: expected - stored. */
   missed: number;
+  /** Of those, the ones the workers recorded as `missed` (no data) rather than left without a row. */
+  recordedMissed: number;
+  /** Checks that ran per monitor over the window: how evenly a shortage was shared. */
+  checksPerMonitor: { min: number; max: number };
+  /** Each monitor's mean lateness (ms), lowest and highest: how evenly the lateness was shared. */
+  meanLatenessPerMonitorMs: { min: number; max: number };
+  /** The workers' lag warnings during the window (`checks are N s behind; about K workers would catch up`). */
+  lagWarnings: string[];
+  /** Each process's CPU over the window, percent of one core: which resource ran out. */
+  cpuPercent: CpuUse;
   duplicated: number;
   /** Results whose slot is not one of the monitor's slots (0 unless the schedule drifted). */
   offSlot: number;
@@ -97,9 +120,12 @@ export async function runScheduling(
   input: {
     prisma: PrismaClient;
     redisUrl: string;
-    workerMetricsUrl: string;
+    /** One per worker process; their figures are summed. */
+    workerMetricsUrls: string[];
     /** The worker processes, whose CPU time counts toward the cost per check. */
     workerPids: number[];
+    /** What the workers printed (for their lag warnings; checks only fall behind in this scenario). */
+    workerOutput: () => string;
     targetUrl: string;
     monitors: number;
     intervalSeconds: number;
@@ -159,7 +185,8 @@ export async function runScheduling(
     const windowEnd = windowStart + input.intervals * every;
     const sources = await costSources(prisma, connection, input.workerPids);
     await sleep(windowStart - Date.now());
-    const before = await scrape(input.workerMetricsUrl);
+    const scrapeAll = async () => (await Promise.all(input.workerMetricsUrls.map(scrape))).flat();
+    const before = await scrapeAll();
     const cpuBefore = sampleCpu(sources);
     const cpuFrom = new Date();
 
@@ -207,7 +234,13 @@ export async function runScheduling(
     await sleep(grace);
     const cpuAfter = sampleCpu(sources);
     const cpuTo = new Date();
-    const after = await scrape(input.workerMetricsUrl);
+    const perWorker = await Promise.all(input.workerMetricsUrls.map(scrape));
+    const after = perWorker.flat();
+    const lagWarnings = [...input.workerOutput().matchAll(/checks are \d+ s behind;[^"\n]*/g)].map((m) => m[0]);
+    const cpuPercent = cpuUse(cpuBefore, cpuAfter);
+    log(
+      `CPU over the window (% of one core, ${os.cpus().length} cores): workers ${cpuPercent.workers.join(' + ')}, PostgreSQL ${cpuPercent.postgres}, Redis ${cpuPercent.redis}`,
+    );
     const runs = await detection;
     // Every check stored while the CPU was counted, the detection monitors' included: they cost the same.
     const [counted] = await prisma.$queryRaw<Array<{ checks: bigint }>>`
@@ -219,15 +252,18 @@ export async function runScheduling(
 
     const ids = monitors.map((m) => m.id);
     const rows = await prisma.$queryRaw<
-      Array<{ monitorId: string; slot: Date; checkedAt: Date; responseMs: number | null }>
+      Array<{ monitorId: string; slot: Date; checkedAt: Date; responseMs: number | null; missed: boolean }>
     >`
-      SELECT "monitorId", slot, "checkedAt", "responseMs" FROM check_results
+      SELECT "monitorId", slot, "checkedAt", "responseMs", outcome = 'missed' AS missed FROM check_results
       WHERE "monitorId" = ANY(${ids}::uuid[]) AND slot >= ${new Date(windowStart)} AND slot < ${new Date(windowEnd)}`;
     const offsets = new Map(ids.map((id) => [id, spreadOffsetMs(id, every)]));
     let offSlot = 0;
     const seen = new Set<string>();
     let duplicatesInDb = 0;
     const lateness: number[] = [];
+    let recordedMissed = 0;
+    const checksOf = new Map(ids.map((id) => [id, 0]));
+    const latenessOf = new Map(ids.map((id) => [id, 0]));
     for (const r of rows) {
       if (r.slot.getTime() % every !== offsets.get(r.monitorId)) {
         offSlot++;
@@ -236,10 +272,17 @@ export async function runScheduling(
       // The unique key (monitor, region, slot) makes this impossible; counted anyway, as the proof.
       const key = `${r.monitorId}@${r.slot.getTime()}`;
       if (seen.has(key)) duplicatesInDb++;
+      if (r.missed) {
+        recordedMissed++;
+        continue;
+      }
       seen.add(key);
+      checksOf.set(r.monitorId, checksOf.get(r.monitorId)! + 1);
       // checkedAt is taken after the probe: minus the probe's own time, it is when the check started (plus the
       // monitor read, a millisecond or two).
-      lateness.push(Math.max(0, r.checkedAt.getTime() - r.slot.getTime() - (r.responseMs ?? 0)));
+      const late = Math.max(0, r.checkedAt.getTime() - r.slot.getTime() - (r.responseMs ?? 0));
+      lateness.push(late);
+      latenessOf.set(r.monitorId, latenessOf.get(r.monitorId)! + late);
     }
     lateness.sort((a, b) => a - b);
     const expected = input.monitors * input.intervals;
@@ -253,18 +296,33 @@ export async function runScheduling(
     );
     const p99Bucket = bucketQuantile(workerLateness, 0.99);
     const mem = await redisMemory(input.redisUrl);
-    const loop = valueOf(after, 'statusvane_event_loop_delay_seconds', { quantile: '0.99' });
+    // The worst worker's (a sum over workers means nothing).
+    const loops = perWorker
+      .map((w) => valueOf(w, 'statusvane_event_loop_delay_seconds', { quantile: '0.99' }))
+      .filter((v): v is number => v !== null);
+    const loop = loops.length ? Math.max(...loops) : null;
+    const perMonitor = [...checksOf.values()];
+    const meanLateness = ids.filter((id) => checksOf.get(id)! > 0).map((id) => latenessOf.get(id)! / checksOf.get(id)!);
     const detectionRuns = runs;
     const found = detectionRuns.map((r) => r.secondsToIncident).filter((s): s is number => s !== null);
     return {
       scheduling: {
         monitors: input.monitors,
+        workers: input.workerPids.length,
         intervalSeconds: input.intervalSeconds,
         intervals: input.intervals,
         windowStart: new Date(windowStart).toISOString(),
         expected,
         stored,
         missed: Math.max(0, expected - stored),
+        recordedMissed,
+        checksPerMonitor: { min: Math.min(...perMonitor), max: Math.max(...perMonitor) },
+        meanLatenessPerMonitorMs: {
+          min: Math.round(Math.min(...meanLateness)),
+          max: Math.round(Math.max(...meanLateness)),
+        },
+        lagWarnings,
+        cpuPercent,
         duplicated,
         offSlot,
         latenessP50Ms: percentile(lateness, 50),

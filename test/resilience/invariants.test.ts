@@ -55,7 +55,6 @@ async function setup() {
         slot: new Date(slot),
         checkedAt: new Date(slot + 5),
         result: result(o),
-        inMaintenance: false,
       };
     });
     return storeCheckResults(h.prisma, inputs.reverse());

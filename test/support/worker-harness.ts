@@ -2,10 +2,29 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import { createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
-import type { CheckOutcome } from '../../apps/worker/src/checks/run-check.js';
+import type { CheckOutcome, CheckRunnerDeps } from '../../apps/worker/src/checks/run-check.js';
+import { createDnsProbe } from '../../apps/worker/src/probes/dns.probe.js';
+import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
+import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
 import { createWorkerRuntime, type WorkerRuntimeDeps } from '../../apps/worker/src/runtime.js';
 import type { Harness } from './harness.js';
+
+/**
+ * What runCheck needs, for a test that runs checks itself: the harness's database, keys, regions and SSRF guard,
+ * and a silent logger. `extraCa`: certificates the http probe trusts besides Node's (self-signed test targets).
+ */
+export function checkRunnerDeps(h: Harness, { extraCa }: { extraCa?: string[] } = {}): CheckRunnerDeps {
+  return {
+    prisma: h.prisma,
+    keyring: h.config.encryption,
+    checkRegions: h.config.checkRegions,
+    httpProbe: createHttpProbe({ guard: h.deps.guard, ...(extraCa ? { extraCa } : {}) }),
+    tcpProbe: createTcpProbe({ guard: h.deps.guard }),
+    dnsProbe: createDnsProbe({ guard: h.deps.guard }),
+    logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
+  };
+}
 
 /**
  * A worker as apps/worker/src/main.ts runs it (createWorkerRuntime: check and escalation workers, metrics, lock
@@ -16,12 +35,20 @@ import type { Harness } from './harness.js';
 export function startWorker(
   h: Harness,
   region = 'local',
-  opts: { prisma?: PrismaClient } & Partial<Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping'>> = {},
+  opts: { prisma?: PrismaClient; concurrency?: number } & Partial<
+    Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping' | 'lagWarnEveryMs'>
+  > = {},
 ) {
   const connection = createWorkerRedis(h.config.redis);
   connection.on('error', () => undefined);
   const runtime = createWorkerRuntime({
-    config: { ...h.config, region, queuePrefix: h.queuePrefix },
+    config: {
+      ...h.config,
+      region,
+      queuePrefix: h.queuePrefix,
+      ...(opts.concurrency ? { workerConcurrency: opts.concurrency } : {}),
+    },
+    ...(opts.lagWarnEveryMs ? { lagWarnEveryMs: opts.lagWarnEveryMs } : {}),
     prisma: opts.prisma ?? h.prisma,
     connection,
     logger:

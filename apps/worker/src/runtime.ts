@@ -16,6 +16,7 @@ import type { CheckRunnerDeps } from './checks/run-check.js';
 import { createDeliverer, type Deliverer } from '@statusvane/shared';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
 import { startHousekeeping } from './housekeeping.js';
+import { duePerSecond, LagWatch } from './metrics/lag-watch.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
 import { checkProcessor } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
@@ -38,6 +39,8 @@ export interface WorkerRuntimeDeps {
   deliverer?: Deliverer;
   /** The SSRF guard of probes and pages; default: one from ALLOWED_TARGET_CIDRS with the system resolver. */
   guard?: SsrfGuard;
+  /** The lag warning's window and least time between warnings (default a minute; tests shorten it). */
+  lagWarnEveryMs?: number;
 }
 
 export interface WorkerRuntime {
@@ -46,6 +49,8 @@ export interface WorkerRuntime {
   /** Escalation steps: one queue for all regions, so any worker pages (docs/escalation.md). */
   escalationWorker: Worker;
   metrics: WorkerMetrics;
+  /** Warns, at most once a window, when this worker's checks are behind (metrics/lag-watch.ts). */
+  lagWatch: LagWatch;
   /** What the check processor runs with. */
   checkDeps: CheckRunnerDeps;
   /** The housekeeping timer (null when turned off); close() stops it too. */
@@ -103,11 +108,18 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     logger,
     heartbeatDeadlines: scheduler,
     confirmations: scheduler,
+    schedules: scheduler,
     onIncidentOpened: (incidentId) => scheduleIncidentLadder(escalationDeps, incidentId),
   };
+  const lagWatch = new LagWatch({
+    duePerSecond: () => duePerSecond(prisma, config.checkRegions, config.region),
+    warn: (message, meta) => logger.warn(message, { region: config.region, ...meta }),
+    setLag: (seconds) => metrics.lag.set({ region: config.region }, seconds),
+    ...(deps.lagWarnEveryMs ? { everyMs: deps.lagWarnEveryMs } : {}),
+  });
   const queueName = checkQueueName(config.region);
   // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
-  const checkWorker = new Worker(queueName, checkProcessor(checkDeps, metrics), {
+  const checkWorker = new Worker(queueName, checkProcessor(checkDeps, metrics, lagWatch), {
     connection,
     prefix: bullPrefix(connection, config.queuePrefix, queueName),
     concurrency: config.workerConcurrency,
@@ -144,6 +156,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     checkWorker,
     escalationWorker,
     metrics,
+    lagWatch,
     checkDeps,
     housekeeping,
     async close() {

@@ -1,7 +1,6 @@
 import {
   decryptSecret,
   secretKeyId,
-  maintenanceUntilByComponent,
   monitorRegions,
   parseHostPort,
   type DnsRecordType,
@@ -40,6 +39,11 @@ export interface CheckRunnerDeps {
    */
   confirmations?: { armConfirmation(monitorId: string, region: string, slot: Date): Promise<void> };
   /**
+   * Over capacity: where a check that starts more than an interval late learns which slots BullMQ skipped after it
+   * (CheckScheduler.nextScheduledSlot), to record them as missed. Without it none is recorded.
+   */
+  schedules?: { nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> };
+  /**
    * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
    * logged, not thrown: the result is stored, and a retried job would not open the incident again.
    */
@@ -49,12 +53,16 @@ export interface CheckRunnerDeps {
 export type CheckOutcome =
   /** `heartbeat unchanged`: evaluated again with nothing new (the same ping or missed period is already stored). */
   | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
-  | ({ result: ProbeResult; type: 'http' | 'tcp' | 'heartbeat' | 'dns' } & StoredCheck);
+  | ({
+      result: ProbeResult;
+      type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+      /** Slots BullMQ skipped because this check started more than an interval late, recorded as missed. */
+      missedSlots?: number;
+    } & StoredCheck);
 
 const monitorSelect = {
   id: true,
   workspaceId: true,
-  componentId: true,
   name: true,
   type: true,
   target: true,
@@ -256,9 +264,7 @@ export async function runCheck(
   }
 
   checkedAt ??= deps.now?.() ?? new Date();
-  const inMaintenance = (await maintenanceUntilByComponent(deps.prisma, m.workspaceId, [m.componentId], checkedAt)).has(
-    m.componentId,
-  );
+  // Whether it was taken in maintenance is decided where it is stored (store-result.ts), in the same statements.
   const regions = monitorRegions(deps.checkRegions, m);
   const stored = await storeCheckResult(deps.prisma, {
     monitor: { ...m, regions },
@@ -266,7 +272,6 @@ export async function runCheck(
     slot,
     checkedAt,
     result,
-    inMaintenance,
   });
   if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
   // After the commit, also when this result was already stored (a job re-run after a crash): queued twice, the

@@ -1,4 +1,10 @@
-import { insertResultsWithRollups, monitorQuorum, type Prisma, type PrismaClient } from '@statusvane/shared';
+import {
+  insertResultsWithRollups,
+  monitorQuorum,
+  windowInProgress,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { evaluateFlap, regionStateOf, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
 import { GroupWriter } from './result-writer.js';
@@ -42,7 +48,6 @@ export interface StoreInput {
   slot: Date;
   checkedAt: Date;
   result: ProbeResult;
-  inMaintenance: boolean;
 }
 
 /**
@@ -124,6 +129,7 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
           ...result.phases,
           certificate: result.certificate ?? null,
           dnsAnswers: result.dnsAnswers ?? null,
+          address: result.address ?? null,
         };
       }),
     );
@@ -134,7 +140,13 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
 
     // Read after the locks are held (a statement of its own, so it sees what the previous holder committed). The
     // monitors of results already stored too: their re-check is armed again (a job re-run after a crash).
-    const flap = await loadFlapStates(tx, [...new Set(candidates.map((i) => inputs[i]!.monitor.id))]);
+    const times = candidates.map((i) => inputs[i]!.checkedAt.getTime());
+    const flap = await loadFlapStates(
+      tx,
+      [...new Set(candidates.map((i) => inputs[i]!.monitor.id))],
+      new Date(Math.min(...times)),
+      new Date(Math.max(...times)),
+    );
     const confirmSlotOf = (i: number) =>
       flap.get(inputs[i]!.monitor.id)!.state.regions.get(inputs[i]!.region)?.confirmSlot ?? null;
     if (stored.length === 0) {
@@ -148,8 +160,9 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const certificates = new Map<string, object>();
     stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
     for (const i of stored) {
-      const { monitor, region, slot, result, checkedAt, inMaintenance } = inputs[i]!;
-      const before = flap.get(monitor.id)!.state;
+      const { monitor, region, slot, result, checkedAt } = inputs[i]!;
+      const { state: before, maintenance } = flap.get(monitor.id)!;
+      const inMaintenance = maintenance.some((w) => windowInProgress(w, checkedAt));
       const decision = evaluateFlap(
         before,
         { region, slot, checkedAt, outcome: result.outcome, inMaintenance },
@@ -233,11 +246,20 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
-/** Each monitor's flap state (its region rows and open incident), read in one statement. */
+/**
+ * Each monitor's flap state (its region rows and open incident), and the maintenance windows (not cancelled) covering
+ * its component at some moment between `from` and `to` (the group's check times; a window without components covers
+ * the whole workspace), read in one statement: whether a result was taken in maintenance is decided here, at
+ * `checkedAt`, with no query of its own per check.
+ */
 async function loadFlapStates(
   tx: Tx,
   monitorIds: string[],
-): Promise<Map<string, { state: FlapState; openIncidentId: string | null }>> {
+  from: Date,
+  to: Date,
+): Promise<
+  Map<string, { state: FlapState; openIncidentId: string | null; maintenance: Array<{ startsAt: Date; endsAt: Date }> }>
+> {
   const rows = await tx.$queryRaw<
     Array<{
       id: string;
@@ -249,13 +271,21 @@ async function loadFlapStates(
           confirmSlot: string | null;
         }
       > | null;
+      maintenance: Array<{ startsAt: string; endsAt: string }> | null;
     }>
   >`
     SELECT m.id, i.id AS "openIncidentId",
       (SELECT json_agg(json_build_object('region', s.region, 'consecutiveFailures', s."consecutiveFailures",
         'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt",
         'confirmSlot', s."confirmSlot"))
-       FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions
+       FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions,
+      (SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
+       FROM maintenance_windows w
+       WHERE w."workspaceId" = m."workspaceId" AND w."cancelledAt" IS NULL
+         AND w."startsAt" <= ${to}::timestamptz AND w."endsAt" > ${from}::timestamptz
+         AND (NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
+           OR EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id AND c."componentId" = m."componentId"))
+      ) AS maintenance
     FROM monitors m LEFT JOIN incidents i ON i."openMonitorId" = m.id
     WHERE m.id = ANY(${monitorIds}::uuid[])`;
   return new Map(
@@ -263,6 +293,7 @@ async function loadFlapStates(
       r.id,
       {
         openIncidentId: r.openIncidentId,
+        maintenance: (r.maintenance ?? []).map((w) => ({ startsAt: new Date(w.startsAt), endsAt: new Date(w.endsAt) })),
         state: {
           incidentOpen: r.openIncidentId !== null,
           regions: new Map(
@@ -327,13 +358,15 @@ async function evidenceOf(
       reason: string | null;
       statusCode: number | null;
       responseMs: number | null;
+      address: string | null;
     }>
   >`
-    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs"
+    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address
     FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
     LEFT JOIN LATERAL (
-      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs" FROM check_results
-      WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region ORDER BY "checkedAt" DESC LIMIT 1
+      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results
+      WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region AND outcome <> 'missed'
+      ORDER BY "checkedAt" DESC LIMIT 1
     ) c ON true`;
   return rows.map((r) => ({
     region: r.region,
@@ -346,7 +379,7 @@ async function evidenceOf(
             reason: r.reason,
             statusCode: r.statusCode,
             totalMs: r.responseMs,
-            address: null,
+            address: r.address,
           }
         : null,
   }));

@@ -5,7 +5,7 @@ type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'dns' | 'unknown';
 
 /**
  * Runs one check with its metrics: lateness (start minus slot, first attempts only: a retry is late by its backoff
- * on purpose), duration, result by monitor type, incidents opened and duplicate slots. A check that throws has no
+ * on purpose), duration, result by monitor type, incidents opened, duplicate slots and slots recorded as missed. A check that throws has no
  * outcome: its type is learnt from the probe it called (wrapped for this job only), so the check code itself stays
  * unaware of metrics.
  */
@@ -45,5 +45,6 @@ export async function measureCheck(
   done(outcome.result.outcome, outcome.type);
   if (!outcome.stored) metrics.duplicateResults.inc({ region: job.region });
   if (outcome.opened) metrics.incidentsOpened.inc({ region: job.region });
+  if (outcome.missedSlots) metrics.slotsMissed.inc({ region: job.region }, outcome.missedSlots);
   return outcome;
 }

@@ -14,6 +14,8 @@
  *   unreachable resolver) -> `dns_error: <code>`.
  * - SSRF: the resolver address is asserted with the guard before every query (the API checked it at write time
  *   too), so a resolver added to a refused range later is not asked. The name asked is not an address we connect to.
+ * - `address`: the resolver asked (its IP, no port): the monitor's, or the first of the worker's system resolvers (the
+ *   one c-ares asks first). Recorded on failures too, once a query was sent.
  * - One try, no retries, `timeoutMs` bounding the whole query. `responseMs` and `dnsMs` are the query's time; the
  *   latency rules apply as for the other probes.
  */
@@ -65,6 +67,17 @@ async function query(resolver: Resolver, name: string, type: DnsRecordType): Pro
   }
 }
 
+/** The IP address of the server a resolver asks first (`getServers()` gives `ip`, `ip:port` or `[ipv6]:port`). */
+function resolverAddress(resolver: Resolver): string | null {
+  const [first] = resolver.getServers();
+  if (first === undefined) return null;
+  try {
+    return parseDnsResolver(first).host;
+  } catch {
+    return null;
+  }
+}
+
 /** Case-insensitive, without one trailing dot: how answers and expectations are compared. */
 const comparable = (s: string) => s.trim().toLowerCase().replace(/\.$/, '');
 
@@ -83,6 +96,7 @@ export function createDnsProbe(options: { guard: SsrfGuard }): DnsProbe {
         return downResult(reason === 'ssrf_blocked' ? reason : `invalid_target: resolver ${(err as Error).message}`);
       }
     }
+    const address = resolverAddress(resolver);
     const started = performance.now();
     let answers: string[];
     try {
@@ -95,11 +109,11 @@ export function createDnsProbe(options: { guard: SsrfGuard }): DnsProbe {
       if (code !== 'ENODATA') {
         const elapsed = Math.round(performance.now() - started);
         const phases = { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null };
-        if (code === 'ENOTFOUND') return downResult('dns_nxdomain', { phases: { ...phases, dnsMs: elapsed } });
+        if (code === 'ENOTFOUND') return downResult('dns_nxdomain', { phases: { ...phases, dnsMs: elapsed }, address });
         // ETIMEOUT: the resolver's own limit; ECANCELLED: cancelled by our deadline (ProbeTimeoutError, ETIMEDOUT).
         if (code === 'ETIMEOUT' || code === 'ECANCELLED' || err instanceof ProbeTimeoutError)
-          return downResult('timeout', { phases });
-        return downResult(`dns_error: ${typeof code === 'string' ? code : 'query failed'}`, { phases });
+          return downResult('timeout', { phases, address });
+        return downResult(`dns_error: ${typeof code === 'string' ? code : 'query failed'}`, { phases, address });
       }
       answers = [];
     }
@@ -109,6 +123,7 @@ export function createDnsProbe(options: { guard: SsrfGuard }): DnsProbe {
       statusCode: null,
       phases: { dnsMs: responseMs, connectMs: null, tlsMs: null, waitingMs: null },
       dnsAnswers: answers,
+      address,
     };
     const have = new Set(answers.map(comparable));
     const missing = input.expected.filter((e) => !have.has(comparable(e)));

@@ -46,6 +46,9 @@
  *   (redirects included) and `beforeRedirect` checks the redirect target again, so either alone
  *   covers redirects and a change in got's hook order cannot silently open a hole. Names are not
  *   pre-resolved in the hooks (that would be a second, racy DNS query). Refusal: `ssrf_blocked`.
+ * - `address`: the IP address of the final hop's connection (no port): the one its socket reached, or, when it
+ *   never connected (refused, timed out), the one it dialled (the looked-up address, or the IP-literal host). Null
+ *   when no hop dialled anything (a name that did not resolve, an SSRF refusal, an invalid target).
  * - Connections are never shared between checks (and so never between tenants): each check gets its
  *   own http/https agents with keep-alive off, destroyed when the check ends. No cookie jar, no
  *   cache, no retries, no HTTP/2, no proxy.
@@ -174,10 +177,17 @@ function evaluateResponse(
     responseMs: number;
     phases: ProbePhases;
     certificate: CertificateInfo | null;
+    address: string | null;
     now: Date;
   },
 ): ProbeResult {
-  const base = { responseMs: r.responseMs, statusCode: r.statusCode, phases: r.phases, certificate: r.certificate };
+  const base = {
+    responseMs: r.responseMs,
+    statusCode: r.statusCode,
+    phases: r.phases,
+    certificate: r.certificate,
+    address: r.address,
+  };
   if (!statusAccepted(r.statusCode, input.expectedStatusCodes))
     return downResult(`unexpected_status:${r.statusCode}`, base);
   if (input.keyword && !r.text.includes(input.keyword)) return downResult('keyword_missing', base);
@@ -259,6 +269,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     }, input.timeoutMs);
 
     let certificate: CertificateInfo | null = null;
+    let address: string | null = null;
     const lastUrl = (): URL => (request?.redirectUrls.at(-1) as URL | undefined) ?? original;
 
     try {
@@ -295,6 +306,17 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       // Errors are consumed by `once` / the iterator below; this keeps a late one (after we stopped
       // listening) from becoming an uncaught 'error' event.
       request.on('error', () => undefined);
+      // Each hop's socket: the address it dials (an IP literal, or what the guard's lookup gave), then the one reached.
+      request.on('socket', (socket: net.Socket) => {
+        const host = bareHost(lastUrl().hostname);
+        address = net.isIP(host) !== 0 ? host : null;
+        socket.once('lookup', (err: Error | null, looked: unknown) => {
+          if (!err && typeof looked === 'string') address = looked;
+        });
+        socket.once('connect', () => {
+          address = socket.remoteAddress ?? address;
+        });
+      });
       // The first https hop's certificate: a redirect response is read here, before its socket goes away.
       request.on('redirect', (_options: unknown, redirectResponse: { socket?: unknown }) => {
         certificate ??= certificateOf(redirectResponse, new Date());
@@ -326,6 +348,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
         responseMs,
         phases: phasesOf(request, lastUrl()),
         certificate,
+        address,
         now: new Date(),
       });
     } catch (err) {
@@ -335,6 +358,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
         statusCode: reason === 'too_many_redirects' && typeof statusCode === 'number' ? statusCode : null,
         phases: request ? phasesOf(request, lastUrl()) : undefined,
         certificate,
+        address: reason === 'ssrf_blocked' ? null : address,
       });
     } finally {
       clearTimeout(deadline);

@@ -22,6 +22,7 @@ export function downResult(
     phases?: ProbePhases;
     certificate?: ProbeResult['certificate'];
     dnsAnswers?: ProbeResult['dnsAnswers'];
+    address?: ProbeResult['address'];
   } = {},
 ): ProbeResult {
   return {
@@ -32,6 +33,7 @@ export function downResult(
     phases: extra.phases ?? { ...NO_PHASES },
     ...(extra.certificate !== undefined ? { certificate: extra.certificate } : {}),
     ...(extra.dnsAnswers !== undefined ? { dnsAnswers: extra.dnsAnswers } : {}),
+    ...(extra.address ? { address: extra.address } : {}),
   };
 }
 

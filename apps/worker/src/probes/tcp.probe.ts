@@ -16,6 +16,8 @@
  * - `timeoutMs` bounds the whole check, DNS included. Reason `timeout`.
  * - Once connected the socket is closed immediately; no bytes are sent or read.
  * - Latency rules as for http: total > latencyThresholdMs -> down, else > degradedAfterMs -> degraded.
+ * - `address`: the IP address that accepted the connection, or, when none did, the last one dialled (refused or
+ *   timed out); null when none was dialled (the name did not resolve, or every address was refused by the guard).
  * - Host given as `[v6]` or bare; port must be 1..65535, otherwise `invalid_target`.
  */
 import net from 'node:net';
@@ -94,6 +96,7 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
     const connectStarted = performance.now();
     let lastError: unknown = new ProbeTimeoutError(input.timeoutMs, 'TCP check');
     let connected = false;
+    let dialled: string | null = null;
     for (const address of addresses) {
       const left = remaining();
       if (left <= 0) {
@@ -102,6 +105,7 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
       }
       try {
         guard.assertConnectAddress(address);
+        dialled = address;
         await connectOnce(address, input.port, left);
         connected = true;
         break;
@@ -114,6 +118,7 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
     if (!connected) {
       return downResult(reasonForError(lastError), {
         phases: { dnsMs, connectMs: null, tlsMs: null, waitingMs: null },
+        address: dialled,
       });
     }
 
@@ -125,6 +130,7 @@ export function createTcpProbe(options: TcpProbeOptions): TcpProbe {
       responseMs,
       statusCode: null,
       phases: { dnsMs, connectMs: Math.round(now - connectStarted), tlsMs: null, waitingMs: null },
+      address: dialled,
     };
   }
 

@@ -41,6 +41,12 @@ export interface ProbeResult {
   certificate?: CertificateInfo | null;
   /** dns: the answers, as `dig +short` prints them; absent (or null) when none was obtained. */
   dnsAnswers?: string[] | null;
+  /**
+   * The IP address the check talked to (no port): http and tcp the address dialled last (the one that answered, or
+   * the one that refused or did not answer in time), dns the resolver asked. Absent (or null) when none was dialled:
+   * a name that did not resolve, a refused target, heartbeats.
+   */
+  address?: string | null;
 }
 
 /** Latency rules shared by the http and tcp probes (null = not configured). */

@@ -1,18 +1,51 @@
 import type { Job } from 'bullmq';
 import { checkJobSchema, heartbeatDeadlineOf, slotOf } from '@statusvane/shared';
+import { recordSkippedSlots } from '../checks/missed-slots.js';
 import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../checks/run-check.js';
+import type { LagWatch } from '../metrics/lag-watch.js';
 import { measureCheck } from '../metrics/measure-check.js';
 import type { WorkerMetrics } from '../metrics/worker-metrics.js';
 
-/** Thin processor: validates the payload at the boundary, then runs the check (measured when given metrics). */
-export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics) {
+/** A scheduler's job: its interval (ms). Null for one-off jobs (first check, re-check, heartbeat deadline). */
+export function scheduledEveryMs(job: Pick<Job, 'repeatJobKey' | 'opts'>): number | null {
+  // A scheduler's jobs carry its repeat options (BullMQ types them internal only).
+  const every = job.repeatJobKey ? (job.opts as { repeat?: { every?: unknown } }).repeat?.every : undefined;
+  return typeof every === 'number' && every > 0 ? every : null;
+}
+
+/**
+ * Thin processor: validates the payload at the boundary, then runs the check (measured when given metrics). A
+ * scheduled check that starts more than an interval late still runs (BullMQ's FIFO queue then checks every monitor
+ * once per round, so the lateness is shared evenly), and the slots BullMQ skipped meanwhile are recorded as missed
+ * (missed-slots.ts): no slot is run late to catch up. `lag` hears how late each scheduled check started.
+ */
+export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, lag?: LagWatch) {
   return async (job: Job): Promise<CheckOutcome> => {
     const payload = checkJobSchema.parse(job.data);
     const slot = slotOf(job);
+    const startedAt = deps.now?.() ?? new Date();
+    const everyMs = scheduledEveryMs(job);
+    if (everyMs !== null) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
     const notBefore = heartbeatDeadlineOf(job.id);
-    const run = (d: CheckRunnerDeps) =>
-      runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore });
-    if (!metrics) return run(deps);
-    return measureCheck(metrics, deps, { region: payload.region, slot, firstAttempt: job.attemptsMade === 0 }, run);
+    const run = async (d: CheckRunnerDeps): Promise<CheckOutcome> => {
+      const [outcome, missedSlots] = await Promise.all([
+        runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore }),
+        // First attempts only: BullMQ moves the scheduler on as a job first starts, so then its next slot is still
+        // ahead; by a retry's time that next job may be running, and its slot must not be recorded missed under it.
+        // A failure loses only those rows (no data either way), never the check: logged, not thrown.
+        everyMs === null || job.attemptsMade > 0
+          ? 0
+          : recordSkippedSlots(d, { ...payload, slot, everyMs, startedAt }).catch((err: Error) => {
+              d.logger.warn('missed slots not recorded', { monitorId: payload.monitorId, error: err.message });
+              return 0;
+            }),
+      ]);
+      return missedSlots > 0 && 'result' in outcome ? { ...outcome, missedSlots } : outcome;
+    };
+    const outcome = metrics
+      ? await measureCheck(metrics, deps, { region: payload.region, slot, firstAttempt: job.attemptsMade === 0 }, run)
+      : await run(deps);
+    lag?.finished({ checked: 'result' in outcome, missedSlots: 'result' in outcome ? outcome.missedSlots : 0 });
+    return outcome;
   };
 }

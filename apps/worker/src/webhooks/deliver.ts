@@ -57,8 +57,8 @@ export async function deliverWebhookEvent(
     }>
   >`
     SELECT d.status::text AS status, d.attempts, d."createdAt", w."urlEnc", w."secretEnc",
-      (SELECT json_build_object('seq', e.seq::text, 'txid', e.txid::text, 'id', e.id, 'type', e.type,
-        'subject', e.subject, 'time', e.time, 'data', e.data, 'workspaceId', e."workspaceId")
+      (SELECT json_build_object('seq', e.seq::text, 'txid', e.txid::text, 'id', event_id(e), 'type', e.type,
+        'subject', e.subject, 'time', e.time, 'data', event_data(e), 'workspaceId', e."workspaceId")
        FROM events e WHERE e.seq = d."eventSeq") AS event
     FROM webhook_deliveries d JOIN webhooks w ON w.id = d."webhookId"
     WHERE d.id = ${deliveryId}::uuid`;

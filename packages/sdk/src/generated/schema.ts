@@ -1250,15 +1250,18 @@ export interface components {
              */
             slot: string;
             region: string;
-            /** @enum {string} */
-            status: "up" | "degraded" | "down";
-            /** @description Why the check failed or degraded (`status_code`, `timeout`, ...); null when up. */
+            /**
+             * @description `missed`: no data for this slot, neither up nor down: the workers were too far behind to check it within its interval (reason `checks_behind`). Missed slots count nowhere in uptime or response times.
+             * @enum {string}
+             */
+            status: "up" | "degraded" | "down" | "missed";
+            /** @description Why the check failed, degraded or was missed (`status_code`, `timeout`, `checks_behind`, ...); null when up. */
             reason: string | null;
             /** @description http: the response status; null otherwise. */
             statusCode: number | null;
             /** @description How long the check took; null when not measured. */
             totalMs: number | null;
-            /** @description The address connected to; null when not recorded (currently always). */
+            /** @description The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not resolve, refused targets). */
             address: string | null;
             /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
             dnsAnswers?: string[];
@@ -1379,7 +1382,7 @@ export interface components {
                 reason: string | null;
                 statusCode: number | null;
                 totalMs: number | null;
-                /** @description The address connected to; null when not recorded (currently always). */
+                /** @description The IP address the check talked to (http and tcp: the one dialled last; dns: the resolver); null when none. */
                 address: string | null;
             } | null;
         };
@@ -2792,7 +2795,7 @@ export interface operations {
                 perPage?: number;
                 /** @description Results of this region only (one of CHECK_REGIONS). */
                 region?: string;
-                /** @description A comma-separated list of: up, degraded, down. */
+                /** @description A comma-separated list of: up, degraded, down, missed. */
                 status?: string;
                 /** @description Results checked at or after this instant (ISO 8601 with an offset). */
                 since?: string;

@@ -65,7 +65,8 @@ export async function readEvents(
     WITH f AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS fence)
     SELECT e.seq, e.txid, e.id, e.type, e.subject, e.time, e.data, e."workspaceId", f.fence
     FROM f LEFT JOIN LATERAL (
-      SELECT * FROM events
+      SELECT seq, txid, event_id(events) AS id, type, subject, time, event_data(events) AS data, "workspaceId"
+      FROM events
       WHERE "workspaceId" = ${q.workspaceId}::uuid AND (txid, seq) > (${after.txid}::bigint, ${after.seq}::bigint)
         AND txid < f.fence AND (${types}::text[] IS NULL OR type = ANY(${types}::text[]))
       ORDER BY txid, seq LIMIT ${q.limit}::int

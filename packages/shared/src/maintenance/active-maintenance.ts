@@ -34,6 +34,12 @@ export async function maintenanceWindowsNear(
  * (half-open: startsAt <= now < endsAt, so a window covers nothing at the instant it ends, nor a zero-length one
  * ever), and for each asked-for component the latest end among those covering it.
  */
+/** Whether a window is in progress at `now`: half-open, startsAt <= now < endsAt. */
+export function windowInProgress(w: { startsAt: Date; endsAt: Date }, now: Date): boolean {
+  const t = now.getTime();
+  return w.startsAt.getTime() <= t && t < w.endsAt.getTime();
+}
+
 export function maintenanceCoverage(
   windows: readonly CoverageWindow[],
   componentIds: readonly string[],
@@ -41,9 +47,8 @@ export function maintenanceCoverage(
 ): Map<string, Date> {
   const out = new Map<string, Date>();
   const wanted = new Set(componentIds);
-  const t = now.getTime();
   for (const w of windows) {
-    if (!(w.startsAt.getTime() <= t && t < w.endsAt.getTime())) continue;
+    if (!windowInProgress(w, now)) continue;
     const covered = w.componentIds.length === 0 ? componentIds : w.componentIds.filter((id) => wanted.has(id));
     for (const id of covered) {
       const current = out.get(id);

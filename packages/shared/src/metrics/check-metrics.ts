@@ -1,7 +1,7 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface CheckMetrics {
-  /** Labels: type (http, tcp, heartbeat), region, result (up, degraded, down, skipped, error). */
+  /** Labels: type (http, tcp, heartbeat, dns), region, result (up, degraded, down, skipped, error). */
   checks: Counter<'type' | 'region' | 'result'>;
   /** The whole check job: read the monitor, probe, store. */
   checkDuration: Histogram<'type' | 'region'>;
@@ -12,6 +12,10 @@ export interface CheckMetrics {
   duplicateResults: Counter<'region'>;
   /** A check job that exhausted its retries: its slot has no result. */
   resultsLost: Counter<'region'>;
+  /** Scheduled slots recorded as missed (no data): skipped because the checks were more than an interval behind. */
+  slotsMissed: Counter<'region'>;
+  /** How late the scheduled check this worker started last was: how far behind its queue is. */
+  lag: Gauge<'region'>;
 }
 
 export const CHECK_RESULTS = ['up', 'degraded', 'down', 'skipped', 'error'] as const;
@@ -55,6 +59,18 @@ export function createCheckMetrics(registry: Registry): CheckMetrics {
     resultsLost: new Counter({
       name: 'statusvane_check_results_lost_total',
       help: 'Check jobs that failed after their last attempt: the slot has no result',
+      labelNames: ['region'],
+      registers,
+    }),
+    slotsMissed: new Counter({
+      name: 'statusvane_check_slots_missed_total',
+      help: 'Scheduled slots recorded as missed (no data): BullMQ skipped them because the checks were an interval behind',
+      labelNames: ['region'],
+      registers,
+    }),
+    lag: new Gauge({
+      name: 'statusvane_check_lag_seconds',
+      help: 'Start minus slot of the last scheduled check this worker started: how far behind the queue is',
       labelNames: ['region'],
       registers,
     }),

@@ -212,6 +212,16 @@ export class CheckScheduler {
     await this.queues.get(region)!.addBulk(monitorIds.map((monitorId) => nowJob(monitorId, region, now)));
   }
 
+  /**
+   * The slot the monitor's scheduler in `region` runs next (BullMQ's `next`), or null when it has none. A worker
+   * that starts a check too late to run reads it: BullMQ skipped every slot between the late one and this one.
+   */
+  async nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> {
+    const queue = this.queues.get(region);
+    const s = queue ? await queue.getJobScheduler(schedulerId(monitorId, region)) : undefined;
+    return typeof s?.next === 'number' ? new Date(s.next) : null;
+  }
+
   /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
   async unschedule(monitorId: string): Promise<void> {
     await Promise.all(

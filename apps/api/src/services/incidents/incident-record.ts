@@ -16,10 +16,10 @@ const evidenceSchema = z
         reason: z.string().nullable(),
         statusCode: z.number().int().nullable(),
         totalMs: z.number().int().nullable(),
-        address: z
-          .string()
-          .nullable()
-          .openapi({ description: 'The address connected to; null when not recorded (currently always).' }),
+        address: z.string().nullable().openapi({
+          description:
+            'The IP address the check talked to (http and tcp: the one dialled last; dns: the resolver); null when none.',
+        }),
       })
       .nullable()
       .openapi({ description: "The region's latest result when the incident opened; null if it had none." }),

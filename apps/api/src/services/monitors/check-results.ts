@@ -15,7 +15,8 @@ import type { ServiceContext } from '../context.js';
 import { findOwnMonitor } from './get-monitor.js';
 import { certificateSchema } from './monitor-record.js';
 
-const RESULT_STATUSES = ['up', 'degraded', 'down'] as const;
+/** `missed`: a scheduled slot the workers were too far behind to check within its interval (no data). */
+const RESULT_STATUSES = ['up', 'degraded', 'down', 'missed'] as const;
 
 /** GET /monitors/{id}/results query: pagination and filters, combined with AND. */
 export const checkResultQuerySchema = paginationQuerySchema.extend({
@@ -42,17 +43,25 @@ export const checkResultRecordSchema = z
       description: 'The scheduled time the check ran for (one result per monitor, region and slot).',
     }),
     region: z.string(),
-    status: z.enum(RESULT_STATUSES),
-    reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why the check failed or degraded (`status_code`, `timeout`, ...); null when up.' }),
+    status: z.enum(RESULT_STATUSES).openapi({
+      description:
+        '`missed`: no data for this slot, neither up nor down: the workers were too far behind to check it within its interval (reason `checks_behind`). Missed slots count nowhere in uptime or response times.',
+    }),
+    reason: z.string().nullable().openapi({
+      description:
+        'Why the check failed, degraded or was missed (`status_code`, `timeout`, `checks_behind`, ...); null when up.',
+    }),
     statusCode: z.number().int().nullable().openapi({ description: 'http: the response status; null otherwise.' }),
     totalMs: z.number().int().nullable().openapi({ description: 'How long the check took; null when not measured.' }),
     address: z
       .string()
       .nullable()
-      .openapi({ description: 'The address connected to; null when not recorded (currently always).' }),
+      .openapi({
+        description:
+          'The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, ' +
+          'refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not ' +
+          'resolve, refused targets).',
+      }),
     dnsAnswers: z
       .array(z.string())
       .optional()
@@ -74,6 +83,7 @@ const select = {
   responseMs: true,
   dnsAnswers: true,
   certificate: true,
+  address: true,
 } satisfies Prisma.CheckResultSelect;
 type Row = Prisma.CheckResultGetPayload<{ select: typeof select }>;
 
@@ -87,7 +97,7 @@ function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
     reason: row.reason,
     statusCode: row.statusCode,
     totalMs: row.responseMs,
-    address: null,
+    address: row.address,
     ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
     ...(certificate
       ? { certificate: { ...certificate, daysRemaining: certificateDaysRemaining(certificate.validTo, now) } }

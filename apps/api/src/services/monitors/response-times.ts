@@ -95,7 +95,8 @@ export async function getResponseTimes(
   // named `all`: config refuses it).
   const region = q.region === undefined || q.region === ALL_REGIONS ? null : q.region;
   // `hour` reads the raw results (60 one-minute buckets); longer periods read the hourly rollups, at most
-  // 720 rows per region for a month, so the query stays fast however often the monitor is checked.
+  // 720 rows per region for a month, so the query stays fast however often the monitor is checked. Missed slots (no
+  // data) are in neither: a bucket of only missed slots is empty.
   const rows =
     q.period === 'hour'
       ? await prisma.$queryRaw<BucketRow[]>`
@@ -108,7 +109,7 @@ export async function getResponseTimes(
            avg("tlsMs")::float8 AS tls,
            avg("waitingMs")::float8 AS waiting
       FROM check_results
-     WHERE "monitorId" = ${monitor.id}::uuid
+     WHERE "monitorId" = ${monitor.id}::uuid AND outcome <> 'missed'
        AND "checkedAt" >= ${from} AND "checkedAt" < ${to}
        AND slot >= ${new Date(from.getTime() - MAX_RESULT_LAG_MS)} AND slot < ${to}
        AND (${region}::text IS NULL OR region = ${region}::text)

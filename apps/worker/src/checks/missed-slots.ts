@@ -1,0 +1,133 @@
+import type { PrismaClient } from '@statusvane/shared';
+import { GroupWriter } from './result-writer.js';
+
+/**
+ * Over capacity (docs/decisions.md, "Over capacity: missed slots"): BullMQ keeps one job per scheduler, and a job that
+ * starts more than an interval late makes it skip the slots that passed meanwhile (its next job is at the first slot
+ * still ahead). The late job itself runs, so that each monitor is checked once per round of the queue and the lateness
+ * is shared evenly; the slots skipped are stored as `missed` results (no data). A missed row is cheap on purpose,
+ * since it is written when the store is already the bottleneck: one multi-row INSERT shared by every miss of the
+ * moment, no monitor lock, no flap state, no rollup (uptime and response times count checks that ran; a missed slot
+ * is neither up nor down).
+ */
+
+export interface MissedSlot {
+  monitorId: string;
+  region: string;
+  slot: Date;
+  /** When the miss was recorded: the result's `checkedAt`. */
+  recordedAt: Date;
+  reason: string;
+}
+
+/** Whether the slot was stored (false: it already had a result), or why nothing was written. */
+export type MissedOutcome = 'recorded' | 'exists' | 'heartbeat' | 'gone';
+
+/** Stores many missed slots in one statement; answers each, in order. Monitors deleted meanwhile are skipped. */
+export async function storeMissedSlots(
+  prisma: Pick<PrismaClient, '$queryRaw'>,
+  slots: readonly MissedSlot[],
+): Promise<MissedOutcome[]> {
+  if (slots.length === 0) return [];
+  const col = <T>(f: (s: MissedSlot) => T) => slots.map(f);
+  const rows = await prisma.$queryRaw<Array<{ i: bigint; type: string | null; enabled: boolean | null; ins: boolean }>>`
+    WITH v AS (
+      SELECT * FROM unnest(${col((s) => s.monitorId)}::uuid[], ${col((s) => s.region)}::text[],
+        ${col((s) => s.slot.toISOString())}::timestamptz[], ${col((s) => s.recordedAt.toISOString())}::timestamptz[],
+        ${col((s) => s.reason)}::text[]) WITH ORDINALITY AS v(m, r, s, c, reason, i)
+    ), ins AS (
+      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, reason)
+      SELECT v.m, v.r, v.s, v.c, 'missed', v.reason FROM v
+      JOIN monitors mo ON mo.id = v.m AND mo.enabled AND mo.type <> 'heartbeat'
+      ON CONFLICT ("monitorId", region, slot) DO NOTHING
+      RETURNING "monitorId", region, slot
+    )
+    SELECT v.i, mo.type::text AS type, mo.enabled, (ins.slot IS NOT NULL) AS ins
+    FROM v LEFT JOIN monitors mo ON mo.id = v.m
+    LEFT JOIN ins ON ins."monitorId" = v.m AND ins.region = v.r AND ins.slot = v.s`;
+  const out: MissedOutcome[] = slots.map(() => 'gone');
+  for (const r of rows) {
+    // A heartbeat is judged from its pings and deadlines, never by schedule slots: none is recorded missed.
+    out[Number(r.i) - 1] =
+      r.type === null || !r.enabled ? 'gone' : r.type === 'heartbeat' ? 'heartbeat' : r.ins ? 'recorded' : 'exists';
+  }
+  return out;
+}
+
+/** One group writer per client instance (each test's PrismaClient, each worker's): groups never mix databases. */
+const writers = new WeakMap<PrismaClient, GroupWriter<MissedSlot, MissedOutcome>>();
+
+/** Stores one missed slot, in one statement with the other misses of the moment (group commit, result-writer.ts). */
+export function recordMissedSlot(prisma: PrismaClient, slot: MissedSlot): Promise<MissedOutcome> {
+  let w = writers.get(prisma);
+  if (!w) {
+    w = new GroupWriter({
+      group: (inputs) => storeMissedSlots(prisma, inputs),
+      one: async (input) => (await storeMissedSlots(prisma, [input]))[0]!,
+    });
+    writers.set(prisma, w);
+  }
+  return w.write(slot);
+}
+
+/**
+ * At most this many slots are recorded after one late job: a fleet that was down for days would otherwise write a row
+ * per monitor and slot of the whole outage when it comes back. Slots beyond it have no row, which uptime and response
+ * times read the same way (no data).
+ */
+export const MAX_MISSED_SLOTS_PER_JOB = 100;
+
+/**
+ * The slots BullMQ skipped after a scheduled check that starts at `startedAt`: none when it starts within its interval
+ * (before slot + every); else every later slot of its schedule before the scheduler's next one (`nextSlot`, read
+ * after BullMQ moved on) and before `startedAt`, the most recent MAX_MISSED_SLOTS_PER_JOB of them. Without `nextSlot`
+ * (the scheduler is gone: the monitor was paused or deleted) none.
+ */
+export function skippedSlotsOf(input: { slot: Date; everyMs: number; startedAt: Date; nextSlot: Date | null }): Date[] {
+  const { slot, everyMs, startedAt, nextSlot } = input;
+  if (!(everyMs > 0) || nextSlot === null || startedAt.getTime() < slot.getTime() + everyMs) return [];
+  const until = Math.min(nextSlot.getTime(), startedAt.getTime());
+  // Slots slot + k * every for k >= 1, before `until`.
+  const count = Math.max(0, Math.ceil((until - slot.getTime()) / everyMs) - 1);
+  const first = Math.max(1, count - MAX_MISSED_SLOTS_PER_JOB + 1);
+  return Array.from({ length: count - first + 1 }, (_, k) => new Date(slot.getTime() + (first + k) * everyMs));
+}
+
+export interface LateJob {
+  monitorId: string;
+  region: string;
+  slot: Date;
+  /** The scheduler's interval. */
+  everyMs: number;
+  startedAt: Date;
+}
+
+/**
+ * A scheduled check that starts at or after its slot plus its interval: records the slots BullMQ skipped after it as
+ * missed (it runs itself, as usual). Answers how many were written: 0 for a heartbeat, a deleted or paused monitor,
+ * or slots already recorded (a job run twice).
+ */
+export async function recordSkippedSlots(
+  deps: {
+    prisma: PrismaClient;
+    schedules?: { nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> } | undefined;
+  },
+  job: LateJob,
+): Promise<number> {
+  if (!deps.schedules || job.startedAt.getTime() < job.slot.getTime() + job.everyMs) return 0;
+  const nextSlot = await deps.schedules.nextScheduledSlot(job.monitorId, job.region);
+  const slots = skippedSlotsOf({ ...job, nextSlot });
+  const late = Math.round((job.startedAt.getTime() - job.slot.getTime()) / 1000);
+  const outcomes = await Promise.all(
+    slots.map((slot) =>
+      recordMissedSlot(deps.prisma, {
+        monitorId: job.monitorId,
+        region: job.region,
+        slot,
+        recordedAt: job.startedAt,
+        reason: `checks_behind: not run, the checks were ${late} s behind`,
+      }),
+    ),
+  );
+  return outcomes.filter((o) => o === 'recorded').length;
+}

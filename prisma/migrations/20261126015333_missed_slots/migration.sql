@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "CheckOutcome" ADD VALUE 'missed';
