@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { hashToken } from '@statusvane/shared';
+import { encodeCursor, endOfLog, hashToken } from '@statusvane/shared';
 import request from 'supertest';
 import {
   addMember,
@@ -260,7 +260,8 @@ describe('webhooks', () => {
     // Sent again unchanged: nothing changes, no event, the version stands.
     const same = await patch({ url: 'https://93.184.215.14/other?token=sekrit-url-2', description: 'Pager' });
     expect([same.status, same.headers.etag]).toEqual([200, '"2"']);
-    const replayed = await api().post(`/webhooks/${hook.id}/replay`, { after: '7fffffffffffffff7fffffffffffffff' });
+    const end = encodeCursor(await endOfLog(h.prisma));
+    const replayed = await api().post(`/webhooks/${hook.id}/replay`, { after: end });
     expect([replayed.status, replayed.body.data.version]).toEqual([200, 3]);
     expect((await api().del(`/webhooks/${hook.id}`)).status).toBe(204);
 
@@ -423,7 +424,7 @@ describe('the admin CLI', () => {
       },
       { guard: h.deps.guard, encryption: h.config.encryption.current },
     );
-    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id });
+    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id }, h.config);
     await revokeToken(h.prisma, { id: token.id });
 
     const events = (
