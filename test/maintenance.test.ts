@@ -169,6 +169,17 @@ describe('POST /maintenance', () => {
     const messages = res.body.error.details.issues.map((i: { message: string }) => i.message);
     expect(messages[0]).toBe(messages[1]);
     expect(issuePaths(await post(windowInput({ title, componentIds: ['not-a-uuid'] })))).toEqual(['componentIds[0]']);
+    // A bad field of the schema does not hide a foreign component: one 400 names both, on create and on PATCH.
+    expect(issuePaths(await post(windowInput({ title, body: 7, componentIds: [theirs.componentId] })))).toEqual([
+      'body',
+      'componentIds[0]',
+    ]);
+    const created = (await post(windowInput({ title: uniq('judged together') }))).body.data;
+    expect(issuePaths(await patch(created.id, { title: '', componentIds: [theirs.componentId] })).sort()).toEqual([
+      'componentIds[0]',
+      'title',
+    ]);
+    expect((await get(created.id)).body.data).toEqual(created);
     // The requests above carried this title: none of them stored a window.
     expect(await h.prisma.maintenanceWindow.count({ where: { title } })).toBe(0);
     expect((await post(windowInput({ title, componentIds: [mine.componentId] }))).status).toBe(201);

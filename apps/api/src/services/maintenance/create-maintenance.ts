@@ -1,8 +1,9 @@
-import { recordMaintenanceTransitions, type CreateMaintenanceInput, type PrismaClient } from '@statusvane/shared';
+import { createMaintenanceSchema, recordMaintenanceTransitions, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { assertOwnComponents } from '../components/own-components.js';
+import { atComponentIds, componentIdIssues } from '../components/own-components.js';
+import { judgeBody } from '../validation.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,
@@ -17,11 +18,14 @@ import {
  */
 export async function createMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, input: m }: { ctx: ServiceContext; input: CreateMaintenanceInput },
+  { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
+  // The schema and the components judged together: one 400 names every bad field (services/validation.ts).
+  const m = await judgeBody('maintenance window', createMaintenanceSchema, input, async (known) =>
+    componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? [])),
+  );
   const componentIds = m.componentIds ?? [];
-  await assertOwnComponents(deps.prisma, ctx.workspace.id, componentIds);
 
   // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
   return deps.prisma.$transaction(async (tx) => {

@@ -7,13 +7,14 @@ import {
   ValidationError,
   type Issue,
   type PrismaClient,
-  type UpdateMaintenanceInput,
+  updateMaintenanceSchema,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
-import { assertOwnComponents } from '../components/own-components.js';
+import { assertOwnComponents, atComponentIds, componentIdIssues } from '../components/own-components.js';
+import { judgeBody } from '../validation.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,
@@ -39,10 +40,15 @@ const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as co
  */
 export async function updateMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: UpdateMaintenanceInput } },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const { id, changes: u } = input;
+  const { id } = input;
+  // The schema and the components judged together: one 400 names every bad field (services/validation.ts). The
+  // components are judged again in the transaction, against a concurrent delete.
+  const u = await judgeBody('maintenance window', updateMaintenanceSchema, input.changes, async (known) =>
+    componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? [])),
+  );
   const { now } = ctx;
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('maintenance window', id);
 
