@@ -262,6 +262,9 @@ describe('dependsOn', () => {
     expect([across.status, issuePaths(across)]).toEqual([400, ['dependsOn[1]']]);
     const twice = await patch(tokens.owner, b, { dependsOn: [c, c] });
     expect([twice.status, issuePaths(twice)]).toEqual([400, ['dependsOn[1]']]);
+    // On create, a foreign id and a bad field of the schema are named in one 400.
+    const both = await create(tokens.owner, { dependsOn: [c, foreign], timeoutMs: -1 });
+    expect([both.status, issuePaths(both).sort()]).toEqual([400, ['dependsOn[1]', 'timeoutMs']]);
     const eleven = await create(tokens.owner, { dependsOn: Array.from({ length: 11 }, () => a) });
     expect(eleven.status).toBe(400);
     expect(issuePaths(eleven)).toContain('dependsOn');

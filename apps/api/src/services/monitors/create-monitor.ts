@@ -35,7 +35,10 @@ export async function createMonitor(
   { ctx, input }: { ctx: ServiceContext; input: unknown },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input);
+  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input, {
+    prisma: deps.prisma,
+    workspaceId: ctx.workspace.id,
+  });
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).

@@ -74,12 +74,14 @@ function regionIssues(
 /**
  * POST /monitors: the parsed input, or a 400 naming every problem the request has. Without a guard (`null`) the
  * network checks (SSRF guard on target and resolver) are left to the caller: config/apply runs them only for the
- * monitors whose target it changes.
+ * monitors whose target it changes. With `database`, `dependsOn` is judged too (createMonitor judges it again in
+ * its write); config/apply judges its documents' dependencies itself.
  */
 export async function validateCreateInput(
   guard: SsrfGuard | null,
   checkRegions: readonly string[],
   input: unknown,
+  database?: { prisma: PrismaClient; workspaceId: string },
 ): Promise<CreateMonitorInput> {
   const parsed = createMonitorSchema.safeParse(input);
   const issues = parsed.success ? [] : issuesFromZod(parsed.error);
@@ -108,6 +110,16 @@ export async function validateCreateInput(
         }),
       );
     }
+    // The schema judged each id (a union of the types: no field schema to parse alone); no issue there means valid.
+    const dependsOn = hasIssueAt(issues, 'dependsOn') ? undefined : input.dependsOn;
+    if (database && Array.isArray(dependsOn))
+      issues.push(
+        ...(await dependencyIssues(database.prisma, {
+          workspaceId: database.workspaceId,
+          monitorId: null,
+          dependsOn: dependsOn as string[],
+        })),
+      );
   }
   if (issues.length || !parsed.success) fail(issues.length ? issues : [{ path: '', message: 'Invalid monitor' }]);
   return parsed.data;
