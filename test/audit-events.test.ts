@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { hashToken } from '@statusvane/shared';
+import { encodeCursor, endOfLog, hashToken } from '@statusvane/shared';
 import request from 'supertest';
 import {
   addMember,
@@ -90,6 +90,25 @@ describe('one event per successful write through the API', () => {
     expect(Date.parse(c!.at)).toBeLessThanOrEqual(Date.parse(d!.at));
   });
 
+  it('a monitor PATCH that changes nothing (the same name, headers and body) records nothing', async () => {
+    const created = await api().post(
+      '/monitors',
+      makeMonitorInput({ name: 'Same', method: 'POST', headers: { 'X-Key': 'k1' }, body: '{"a":1}' }),
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const webhookEvents = () => h.prisma.event.count({ where: { subject: `monitors/${id}`, type: 'monitor.updated' } });
+    const same = await api().patch(`/monitors/${id}`, { name: 'Same', headers: { 'X-Key': 'k1' }, body: '{"a":1}' });
+    expect([same.status, same.body.data.version]).toEqual([200, 1]);
+    expect(await actions(id)).toEqual(['monitor.created']);
+    expect(await webhookEvents()).toBe(0);
+    // A new header value is a change, shown redacted.
+    const changed = await api().patch(`/monitors/${id}`, { headers: { 'X-Key': 'k2' }, body: '{"a":1}' });
+    expect(changed.body.data.version).toBe(2);
+    expect((await eventsOf(id)).at(-1)?.changes).toEqual({ headers: { from: '<redacted>', to: '<redacted>' } });
+    expect(await webhookEvents()).toBe(1);
+  });
+
   it('components, maintenance windows and status pages', async () => {
     const monitor = (await api().post('/monitors', makeMonitorInput())).body.data;
     await api().patch(`/components/${monitor.componentId}`, { description: 'The public API' });
@@ -155,6 +174,20 @@ describe('one event per successful write through the API', () => {
     expect(events[3]!.changes).toEqual({
       status: { from: 'acknowledged', to: 'resolved' },
       resolvedAt: { from: null, to: expect.any(String) },
+    });
+
+    // A `resolved` update is one write: the resolve and the message in one transaction, one event, one version.
+    const other = (await api().post('/incidents', { title: 'Slow DB' })).body.data as { id: string; version: number };
+    const posted = await api().post(`/incidents/${other.id}/updates`, { status: 'resolved', message: 'Fixed' });
+    expect(posted.status).toBe(201);
+    const after = (await api().get(`/incidents/${other.id}`)).body.data;
+    expect([after.status, after.version]).toEqual(['resolved', other.version + 1]);
+    const resolvedEvents = await eventsOf(other.id);
+    expect(resolvedEvents.map((e) => e.action)).toEqual(['incident.created', 'incident.update_posted']);
+    expect(resolvedEvents[1]!.changes).toEqual({
+      status: { from: 'open', to: 'resolved' },
+      resolvedAt: { from: null, to: expect.any(String) },
+      update: { from: null, to: { id: expect.any(String), status: 'resolved', message: 'Fixed' } },
     });
   });
 
@@ -227,7 +260,8 @@ describe('webhooks', () => {
     // Sent again unchanged: nothing changes, no event, the version stands.
     const same = await patch({ url: 'https://93.184.215.14/other?token=sekrit-url-2', description: 'Pager' });
     expect([same.status, same.headers.etag]).toEqual([200, '"2"']);
-    const replayed = await api().post(`/webhooks/${hook.id}/replay`, { after: '7fffffffffffffff7fffffffffffffff' });
+    const end = encodeCursor(await endOfLog(h.prisma));
+    const replayed = await api().post(`/webhooks/${hook.id}/replay`, { after: end });
     expect([replayed.status, replayed.body.data.version]).toEqual([200, 3]);
     expect((await api().del(`/webhooks/${hook.id}`)).status).toBe(204);
 
@@ -390,7 +424,7 @@ describe('the admin CLI', () => {
       },
       { guard: h.deps.guard, encryption: h.config.encryption.current },
     );
-    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id });
+    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id }, h.config);
     await revokeToken(h.prisma, { id: token.id });
 
     const events = (

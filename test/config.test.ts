@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { schedulerId } from '@statusvane/shared';
 import request from 'supertest';
+import { assignPolicy } from '../apps/api/src/services/admin/policy-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -369,6 +370,54 @@ describe('config plan and apply', () => {
       'noop monitor backup',
       'noop status_page public',
     ]);
+  });
+
+  it('records monitor.created, monitor.updated and monitor.deleted in the event log (GET /events), as the API does', async () => {
+    const events = async (after: string) => {
+      const res = await request(h.app).get(`/api/v1/events?after=${after}`).set(bearer(ws.tokens.viewer)).expect(200);
+      return res.body as {
+        data: Array<{ type: string; subject: string; data: { monitor: Record<string, unknown> } }>;
+        nextCursor: string;
+      };
+    };
+    const start = (await events('0'.repeat(32))).nextCursor;
+    const doc = documentOf(uniq('acme'));
+    const created = await apply(doc).expect(200);
+    const ids = Object.fromEntries((created.body.data.changes as Change[]).map((c) => [c.ref, c.id]));
+    const first = await events(start);
+    expect(first.data.map((e) => `${e.type} ${e.subject}`).sort()).toEqual(
+      ['api', 'backup', 'db'].map((ref) => `com.statusvane.monitor.created monitors/${ids[ref]}`).sort(),
+    );
+    // The record as the API shows it.
+    const api = first.data.find((e) => e.subject === `monitors/${ids.api}`)!;
+    const shown = (await request(h.app).get(`/api/v1/monitors/${ids.api}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(api.data.monitor).toEqual(shown);
+
+    const changed = {
+      ...doc,
+      prune: true,
+      monitors: doc.monitors.filter((m) => m.ref !== 'backup').map((m) => (m.ref === 'db' ? { ...m, name: 'DB' } : m)),
+    };
+    await apply(changed).expect(200);
+    const second = await events(first.nextCursor);
+    expect(second.data.map((e) => `${e.type} ${e.subject}`).sort()).toEqual([
+      `com.statusvane.monitor.deleted monitors/${ids.backup}`,
+      `com.statusvane.monitor.updated monitors/${ids.db}`,
+    ]);
+    expect(second.data.find((e) => e.type.endsWith('updated'))!.data.monitor).toMatchObject({ name: 'DB', version: 2 });
+
+    // The admin CLI's `policy assign` is a monitor change too.
+    const policy = await request(h.app)
+      .post('/api/v1/escalation-policies')
+      .set(bearer(ws.tokens.admin))
+      .send({ name: 'Ops', steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'ops@example.com' }] }] })
+      .expect(201);
+    await assignPolicy(h.prisma, { monitor: ids.api, policy: policy.body.data.id }, h.config);
+    const third = await events(second.nextCursor);
+    expect(third.data.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `com.statusvane.monitor.updated monitors/${ids.api}`,
+    ]);
+    expect(third.data[0]!.data.monitor).toMatchObject({ escalationPolicyId: policy.body.data.id, version: 2 });
   });
 
   it('prune deletes the managed resources the document no longer names, never unmanaged ones', async () => {

@@ -56,6 +56,7 @@ const create = async (over: Record<string, unknown> = {}, token = w.tokens.admin
   expect([res.status, res.body.error]).toEqual([201, undefined]);
   return res.body.data as {
     id: string;
+    version: number;
     isDefault: boolean;
     steps: Array<{ id: string; targets: Array<{ channel: string; display: string }> }>;
   };
@@ -151,10 +152,14 @@ describe('escalation policies over HTTP', () => {
     const a = await create({ isDefault: true });
     expect(a.isDefault).toBe(true);
     const b = await create({ isDefault: true });
-    expect((await api(w.tokens.viewer).get(`/escalation-policies/${a.id}`)).body.data.isDefault).toBe(false);
+    // The old default shows isDefault: false now, a change of its record: one version more (spec §1).
+    const lost = (await api(w.tokens.viewer).get(`/escalation-policies/${a.id}`)).body.data;
+    expect([lost.isDefault, lost.version]).toEqual([false, a.version + 1]);
     expect(b.isDefault).toBe(true);
     const moved = await api(w.tokens.admin).patch(`/escalation-policies/${a.id}`, { isDefault: true });
     expect(moved.body.data.isDefault).toBe(true);
+    const left = (await api(w.tokens.viewer).get(`/escalation-policies/${b.id}`)).body.data;
+    expect([left.isDefault, left.version]).toEqual([false, b.version + 1]);
     const cleared = await api(w.tokens.admin).patch(`/escalation-policies/${a.id}`, { isDefault: false });
     expect(cleared.body.data.isDefault).toBe(false);
     expect((await h.prisma.workspace.findUniqueOrThrow({ where: { id: w.ws.id } })).defaultEscalationPolicyId).toBe(
@@ -224,6 +229,14 @@ describe('escalation policies over HTTP', () => {
       escalationPolicyId: copy.id,
     });
     expect([assign.status, pathsOf(assign)]).toEqual([400, ['escalationPolicyId']]);
+    // With a schema error beside it, one 400 names both (the policy is judged before the write, not only in it), and
+    // a dependsOn naming no monitor of the workspace with them.
+    const both = await api(w.tokens.admin).patch(`/monitors/${monitor.body.data.id}`, {
+      escalationPolicyId: copy.id,
+      timeoutMs: -1,
+      dependsOn: [copy.id],
+    });
+    expect([both.status, pathsOf(both)]).toEqual([400, ['timeoutMs', 'escalationPolicyId', 'dependsOn[0]']]);
 
     // A refused PATCH writes nothing.
     const bad = await api(w.tokens.admin).patch(`/escalation-policies/${p.id}`, { name: 'x', steps: [] });
@@ -236,7 +249,7 @@ describe('escalation policies over HTTP', () => {
     const p = await create({ isDefault: true });
     const monitor = await api(w.tokens.admin).post('/monitors', makeMonitorInput());
     const monitorId = monitor.body.data.id as string;
-    await api(w.tokens.admin).patch(`/monitors/${monitorId}`, { escalationPolicyId: p.id });
+    const assigned = await api(w.tokens.admin).patch(`/monitors/${monitorId}`, { escalationPolicyId: p.id });
     const incident = await h.prisma.incident.create({
       data: { workspaceId: w.ws.id, monitorId, openMonitorId: monitorId, title: 'down' },
     });
@@ -244,7 +257,9 @@ describe('escalation policies over HTTP', () => {
     expect(res.status).toBe(204);
     expect((await api(w.tokens.viewer).get(`/escalation-policies/${p.id}`)).status).toBe(404);
     expect((await api(w.tokens.admin).delete(`/escalation-policies/${p.id}`)).status).toBe(404);
-    expect((await api(w.tokens.viewer).get(`/monitors/${monitorId}`)).body.data.escalationPolicyId).toBeNull();
+    // The monitor's escalationPolicyId changed with the delete: a new version.
+    const fellBack = (await api(w.tokens.viewer).get(`/monitors/${monitorId}`)).body.data;
+    expect([fellBack.escalationPolicyId, fellBack.version]).toEqual([null, assigned.body.data.version + 1]);
     expect((await h.prisma.workspace.findUniqueOrThrow({ where: { id: w.ws.id } })).defaultEscalationPolicyId).toBe(
       null,
     );
@@ -252,11 +267,14 @@ describe('escalation policies over HTTP', () => {
     const escalation = await api(w.tokens.viewer).get(`/incidents/${incident.id}/escalation`);
     expect(escalation.body.data.policy).toMatchObject({ id: p.id });
 
-    // Unpinned: removed outright, with its steps and targets.
+    // Unpinned: removed outright, with its steps and targets (its monitors versioned as well).
     const free = await create();
+    const user = await api(w.tokens.admin).patch(`/monitors/${monitorId}`, { escalationPolicyId: free.id });
     expect((await api(w.tokens.owner).delete(`/escalation-policies/${free.id}`)).status).toBe(204);
     expect(await h.prisma.escalationPolicy.findUnique({ where: { id: free.id } })).toBeNull();
     expect(await h.prisma.escalationStep.count({ where: { policyId: free.id } })).toBe(0);
+    const freed = (await api(w.tokens.viewer).get(`/monitors/${monitorId}`)).body.data;
+    expect([freed.escalationPolicyId, freed.version]).toEqual([null, user.body.data.version + 1]);
     expect((await api(w.tokens.viewer).get(`/escalation-policies/${fallback.id}`)).status).toBe(200);
   });
 

@@ -694,7 +694,7 @@ describe('GET /incidents/{id}/escalation', () => {
       false,
     );
     const monitor = await monitorIn(ws.id);
-    const assigned = await assignPolicy(h.prisma, { monitor: monitor.id, policy: own.id });
+    const assigned = await assignPolicy(h.prisma, { monitor: monitor.id, policy: own.id }, h.config);
     expect(assigned).toMatchObject({ monitorId: monitor.id, policy: { id: own.id, isDefault: false } });
     const incident = await openIncident(ws.id, monitor.id);
     const state = await escalation(tokens.viewer, incident.id);
@@ -932,13 +932,15 @@ describe('admin: policy commands', () => {
       { delayMinutes: 0, targets: [{ channel: 'email', target: 'a@example.test' }] },
     ]);
     const monitor = await monitorIn(b.ws.id);
-    await expect(assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id })).rejects.toMatchObject({
+    await expect(assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id }, h.config)).rejects.toMatchObject({
       code: 'conflict',
     });
     await expect(
-      assignPolicy(h.prisma, { monitor: monitor.id, policy: '00000000-0000-4000-8000-000000000000' }),
+      assignPolicy(h.prisma, { monitor: monitor.id, policy: '00000000-0000-4000-8000-000000000000' }, h.config),
     ).rejects.toMatchObject({ code: 'not_found' });
-    expect(await assignPolicy(h.prisma, { monitor: monitor.id, policy: 'none' })).toMatchObject({ policy: null });
+    expect(await assignPolicy(h.prisma, { monitor: monitor.id, policy: 'none' }, h.config)).toMatchObject({
+      policy: null,
+    });
   });
 
   it('runs from the CLI: policy create --default prints the record, assign and signing-secret print JSON', async () => {
@@ -1317,7 +1319,7 @@ describe('time through an injected clock', () => {
       ],
       { name: 'Second' },
     );
-    await assignPolicy(h.prisma, { monitor: monitor.id, policy: second.id });
+    await assignPolicy(h.prisma, { monitor: monitor.id, policy: second.id }, h.config);
 
     setClock(1);
     let r = await recordAt(tokens.viewer, incident.id);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import request from 'supertest';
-import { encodeCursor, recordEvent } from '@statusvane/shared';
+import { encodeCursor, endOfLog, recordEvent } from '@statusvane/shared';
 import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { recordDueMaintenanceEvents } from '../apps/worker/src/housekeeping.js';
 import { makeMonitorInput } from './support/factories.js';
@@ -109,6 +109,16 @@ describe('GET /events', () => {
       expect([query, res.status]).toEqual([query, 400]);
       if (field) expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toContain(field);
     }
+    // A well-formed cursor beyond the end of the log (no answer ever gave it) would answer nothing, and itself, until
+    // the log caught up with it: 400 too. The end itself (a `nextCursor`) is fine.
+    const end = encodeCursor(await endOfLog(h.prisma));
+    const beyond = encodeCursor({ txid: BigInt(`0x${end.slice(0, 16)}`) + 1_000_000_000n, seq: 0n });
+    const past = await request(h.app).get(`/api/v1/events?after=${beyond}`).set(bearer(tokens.viewer));
+    expect([past.status, past.body.error?.details?.issues?.map((i: { path: string }) => i.path)]).toEqual([
+      400,
+      ['after'],
+    ]);
+    expect((await request(h.app).get(`/api/v1/events?after=${end}`).set(bearer(tokens.viewer))).status).toBe(200);
   });
 
   it('logs what the worker changes: status changes and incidents opened and resolved, in the same transaction', async () => {

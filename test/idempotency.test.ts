@@ -554,3 +554,36 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
     expect(await h.prisma.statusPage.count({ where: { workspaceId: ws.id } })).toBe(0);
   });
 });
+
+describe('Idempotency-Key on creates that answer a secret once: the stored answer never holds it', () => {
+  const replayOf = async (path: string, token: string, body: object) => {
+    const key = randomUUID();
+    const send = () => request(h.app).post(`/api/v1${path}`).set(bearer(token)).set('Idempotency-Key', key).send(body);
+    const first = await send();
+    const again = await send();
+    return { key, first, again };
+  };
+
+  it('POST /webhooks: a replay answers `secret: null`, and idempotency_records holds no whsec_', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    // An address literal: the SSRF guard passes it without a DNS lookup.
+    const { key, first, again } = await replayOf('/webhooks', tokens.owner, { url: 'https://93.184.216.34/hook' });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(first.body.data.secret).toMatch(/^whsec_/);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.data).toEqual({ ...first.body.data, secret: null });
+    const stored = await records(ws.id, key);
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored)).not.toContain('whsec_');
+    expect(await h.prisma.webhook.count({ where: { workspaceId: ws.id } })).toBe(1);
+  });
+
+  it('POST /tokens: a replay answers `token: null`, and idempotency_records holds no token', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const { key, first, again } = await replayOf('/tokens', tokens.owner, { name: 'ci', role: 'viewer' });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(first.body.data.token).toMatch(/^sv_/);
+    expect(again.body.data).toEqual({ ...first.body.data, token: null });
+    expect(JSON.stringify(await records(ws.id, key))).not.toContain(first.body.data.token);
+  });
+});

@@ -120,8 +120,19 @@ describe('POST /incidents', () => {
       ['investigating', 'Mail is slow'],
     ]);
     expect((await api('post', '/incidents', w.tokens.viewer).send({ title: 'x' })).status).toBe(403);
-    const bad = await api('post', '/incidents', w.tokens.owner).send({ title: '', componentIds: [randomUUID()] });
-    expect(bad.status).toBe(400);
+    // One 400 names every offending field, the schema's and the database's alike, and writes nothing.
+    const count = () => h.prisma.incident.count({ where: { workspaceId: w.ws.id } });
+    const before = await count();
+    const bad = await api('post', '/incidents', w.tokens.owner).send({
+      title: '',
+      impact: 'huge',
+      componentIds: [randomUUID(), componentId, componentId],
+    });
+    expect([bad.status, bad.body.error.details.issues.map((i: { path: string }) => i.path)]).toEqual([
+      400,
+      ['title', 'impact', 'componentIds[0]', 'componentIds[2]'],
+    ]);
+    expect(await count()).toBe(before);
     const defaults = await api('post', '/incidents', w.tokens.owner).send({ title: uniq('whole') });
     expect([defaults.status, defaults.body.data.impact, defaults.body.data.componentIds]).toEqual([201, 'major', []]);
   });

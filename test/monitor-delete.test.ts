@@ -52,6 +52,15 @@ describe('DELETE /monitors/{id}', () => {
     const old = await h.prisma.incident.create({
       data: { workspaceId: ws.ws.id, monitorId: beat.id, title: 'old', status: 'resolved', resolvedAt: new Date() },
     });
+    // A monitor that depends on it: the delete takes it out of that list.
+    const child = await create(makeMonitorInput({ name: 'Child', dependsOn: [beat.id] }));
+    const versions = async () => ({
+      page: (await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.body.data.id } })).version,
+      window: (await h.prisma.maintenanceWindow.findUniqueOrThrow({ where: { id: window.body.data.id } })).version,
+      child: (await h.prisma.monitor.findUniqueOrThrow({ where: { id: child.id } })).version,
+      other: (await h.prisma.monitor.findUniqueOrThrow({ where: { id: other.id } })).version,
+    });
+    const versionsBefore = await versions();
     const secret = beat.pingUrl!.split('/').pop()!;
     expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(200);
     expect((await schedulers()).has(schedulerId(beat.id, 'local'))).toBe(true);
@@ -80,6 +89,17 @@ describe('DELETE /monitors/{id}', () => {
     const win = await request(h.app).get(`/api/v1/maintenance/${window.body.data.id}`).set(bearer(ws.tokens.viewer));
     expect(win.status).toBe(200);
     expect(JSON.stringify(win.body.data)).not.toContain(beat.componentId);
+    // Each record the delete changed (the page's sections, the window's components, the child's dependsOn) is one
+    // version further; a monitor it did not touch is not.
+    expect(
+      (await request(h.app).get(`/api/v1/monitors/${child.id}`).set(bearer(ws.tokens.viewer))).body.data.dependsOn,
+    ).toEqual([]);
+    expect(await versions()).toEqual({
+      page: versionsBefore.page + 1,
+      window: versionsBefore.window + 1,
+      child: versionsBefore.child + 1,
+      other: versionsBefore.other,
+    });
 
     const kept = await h.prisma.incident.findMany({
       where: { id: { in: [open.id, old.id] } },

@@ -59,6 +59,9 @@ describe('GET /monitors filters', () => {
     expect(await names('?metadata.team=payments')).toEqual(['Checkout API', 'Checkout Web']);
     expect(await names('?metadata.team=payments&metadata.tier=1')).toEqual(['Checkout Web']);
     expect(await names('?metadata.team=pay')).toEqual([]);
+    // The deepObject form the OpenAPI document declares (what generated clients send) is the same filter.
+    expect(await names('?metadata%5Bteam%5D=payments&metadata.tier=1')).toEqual(['Checkout Web']);
+    expect(await names('?metadata[team]=data')).toEqual(['Primary DB']);
     expect(await names('?metadata.team=payments&status=down&q=api&type=http&enabled=true')).toEqual(['Checkout API']);
     expect(await names('?status=down&enabled=false')).toEqual([]);
     // Pagination counts the filtered set.
@@ -85,6 +88,9 @@ describe('GET /monitors filters', () => {
       'type[0]',
     ]);
     expect((await list('?status=')).status).toBe(400);
+    // `metadata` itself is only the name of the deepObject: sent as a plain value it is refused.
+    expect((await list('?metadata=x')).status).toBe(400);
+    expect((await list('?metadata[]=x')).status).toBe(400);
     expect((await list('?status=up&status=down')).status).toBe(400);
   });
 });

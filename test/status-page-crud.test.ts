@@ -79,7 +79,11 @@ describe('status pages', () => {
       password: 'short',
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['password']);
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      'password',
+      'sections[0].componentIds[0]',
+      'sections[0].componentIds[2]',
+    ]);
     const bad2 = await patch(page.id, {
       name: 'Not this',
       sections: [{ name: 'X', componentIds: [foreignComponent, c1, c1] }],

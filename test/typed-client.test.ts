@@ -3,7 +3,9 @@
  * openapi-fetch, compile it with strict TypeScript, and run it. The client reads every `details` key the Error
  * schema declares, each from a real answer of the API, with the type the document gives it: a details shape the
  * API sends but the document does not declare fails here (at compile time in the client, at run time in the
- * strict parse below).
+ * strict parse below). It also calls every operation of beyond-the-seed section 1 (monitors with every list filter,
+ * `metadata` included, incidents, maintenance, status pages, components, escalation policies, tokens, members, audit
+ * events, ETag and If-Match) and checks the answers it reads with their documented types.
  */
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
@@ -175,7 +177,191 @@ seen.resources = {
   lastOwner: details(lastOwner.error).reason,
 };
 
-seen.raw = [bad, ambiguous, refused, edited, page, stale, lastOwner].map((r) => r.error?.error.details);
+// Every other operation of section 1 (issue 14), each answer read with the type the document gives it.
+const tag = Date.now().toString(36);
+// Monitors: the list filters (metadata as the deepObject the document declares), escalationPolicyId on a PATCH under
+// If-Match, DELETE.
+const tagged = await api.POST('/monitors', {
+  body: { name: 'Tagged ' + tag, target: 'https://93.184.215.14/', environment: 'prod', metadata: { team: 'web' } },
+});
+if (!tagged.data) throw new Error('no tagged monitor');
+const monitor = tagged.data.data;
+const componentId: string = monitor.componentId;
+const filtered = await api.GET('/monitors', {
+  params: {
+    query: {
+      status: 'pending',
+      type: 'http',
+      enabled: 'true',
+      environment: 'prod',
+      componentId,
+      q: 'TAGGED',
+      metadata: { team: 'web' },
+    },
+  },
+});
+const unmatched = await api.GET('/monitors', { params: { query: { metadata: { team: 'data' }, q: tag } } });
+const gotMonitor = await api.GET('/monitors/{id}', { params: { path: { id: monitor.id } } });
+const monitorTag = gotMonitor.response.headers.get('etag') ?? '';
+const assigned = await api.PATCH('/monitors/{id}', {
+  params: { path: { id: monitor.id }, header: { 'If-Match': monitorTag } },
+  body: { escalationPolicyId: policy.data.data.id },
+});
+const assignedPolicy: string | null = assigned.data?.data.escalationPolicyId ?? null;
+
+// Incidents: one by id, and the list filters.
+const incidentId = manual.data.data.id;
+const gotIncident = await api.GET('/incidents/{id}', { params: { path: { id: incidentId } } });
+const incidents = await api.GET('/incidents', {
+  params: {
+    query: { status: 'open,acknowledged', startedAfter: '2000-01-01T00:00:00Z', startedBefore: '2100-01-01T00:00:00Z' },
+  },
+});
+const byMonitor = await api.GET('/incidents', { params: { query: { monitorId: monitor.id } } });
+
+// Maintenance: the list filters.
+const window = await api.POST('/maintenance', {
+  body: {
+    title: 'Window ' + tag,
+    startsAt: '2030-02-01T00:00:00Z',
+    endsAt: '2030-02-01T01:00:00Z',
+    componentIds: [componentId],
+  },
+});
+const scheduled = await api.GET('/maintenance', { params: { query: { state: 'scheduled', componentId } } });
+const activeThen = await api.GET('/maintenance', { params: { query: { activeAt: '2030-02-01T00:30:00Z' } } });
+const doneThen = await api.GET('/maintenance', { params: { query: { state: 'completed,cancelled', componentId } } });
+
+// Components: list, get, PATCH.
+const componentList = await api.GET('/components', { params: { query: { perPage: 100 } } });
+const gotComponent = await api.GET('/components/{id}', { params: { path: { id: componentId } } });
+const patchedComponent = await api.PATCH('/components/{id}', {
+  params: { path: { id: componentId } },
+  body: { name: 'Storefront', description: 'The shop' },
+});
+
+// Status pages: list, get, PATCH (sections, password, customDomain), DELETE.
+const pageList = await api.GET('/status-pages', { params: { query: { perPage: 100 } } });
+const gotPage = await api.GET('/status-pages/{id}', { params: { path: { id: pageId } } });
+const arranged = await api.PATCH('/status-pages/{id}', {
+  params: { path: { id: pageId } },
+  body: {
+    sections: [{ name: 'Shop', componentIds: [componentId] }],
+    password: 'correct horse',
+    customDomain: 'status-' + tag + '.example.test',
+  },
+});
+const passwordProtected: boolean | undefined = arranged.data?.data.passwordProtected;
+const customDomain: string | null | undefined = arranged.data?.data.customDomain;
+const pageGone = await api.DELETE('/status-pages/{id}', { params: { path: { id: pageId } } });
+const pageAfter = await api.GET('/status-pages/{id}', { params: { path: { id: pageId } } });
+
+// Escalation policies: get, test send, PATCH, DELETE.
+const gotPolicy = await api.GET('/escalation-policies/{id}', { params: { path: { id: policy.data.data.id } } });
+const tested = await api.POST('/escalation-policies/{id}/test', { params: { path: { id: policy.data.data.id } } });
+const spare = await api.POST('/escalation-policies', {
+  body: {
+    name: 'Spare',
+    repeatCount: 1,
+    silent: true,
+    runbook: '',
+    isDefault: false,
+    steps: [{ delayMinutes: 5, minImpact: 'major', targets: [{ channel: 'email', target: 'spare@example.com' }] }],
+  },
+});
+if (!spare.data) throw new Error('no spare policy');
+const spareId = spare.data.data.id;
+const sparePatched = await api.PATCH('/escalation-policies/{id}', {
+  params: { path: { id: spareId } },
+  body: {
+    silent: false,
+    steps: [{ delayMinutes: 1, minImpact: 'none', targets: [{ channel: 'email', target: 'two@example.com' }] }],
+  },
+});
+const spareGone = await api.DELETE('/escalation-policies/{id}', { params: { path: { id: spareId } } });
+const spareAfter = await api.GET('/escalation-policies/{id}', { params: { path: { id: spareId } } });
+
+// Tokens: the list (no secret in it).
+const tokenList = await api.GET('/tokens', { params: { query: { perPage: 100 } } });
+
+// Members: add (a new user), change the role, remove.
+const email = 'new-' + tag + '@example.com';
+const added = await api.POST('/members', { body: { email, role: 'member' } });
+if (!added.data) throw new Error('no member');
+const memberId = added.data.data.userId;
+const demoted = await api.PATCH('/members/{userId}', { params: { path: { userId: memberId } }, body: { role: 'viewer' } });
+const removed = await api.DELETE('/members/{userId}', { params: { path: { userId: memberId } } });
+const membersAfter = await api.GET('/members', { params: { query: { perPage: 100 } } });
+
+// Monitors: DELETE under If-Match (a stale version: 412, nothing deleted), then gone.
+const staleDelete = await api.DELETE('/monitors/{id}', {
+  params: { path: { id: monitor.id }, header: { 'If-Match': monitorTag } },
+});
+const deleted = await api.DELETE('/monitors/{id}', { params: { path: { id: monitor.id } } });
+const monitorAfter = await api.GET('/monitors/{id}', { params: { path: { id: monitor.id } } });
+
+// Audit events: the filters, newest first.
+const trail = await api.GET('/audit-events', {
+  params: { query: { resourceType: 'monitor', resourceId: monitor.id, perPage: 100 } },
+});
+const actorId = trail.data?.data[0]?.actor.id ?? '';
+const byAction = await api.GET('/audit-events', {
+  params: { query: { action: 'status_page.deleted', actorId, resourceId: pageId } },
+});
+
+seen.operations = {
+  monitors: {
+    filtered: filtered.data?.data.map((x) => x.name),
+    unmatched: unmatched.data?.pagination.total,
+    etag: monitorTag,
+    assigned: [assigned.response.status, assignedPolicy === policy.data.data.id, assigned.data?.data.version],
+    staleDelete: [staleDelete.response.status, details(staleDelete.error).version],
+    deleted: [deleted.response.status, monitorAfter.response.status],
+  },
+  incidents: {
+    get: [gotIncident.data?.data.id === incidentId, gotIncident.data?.data.source, gotIncident.data?.data.title],
+    listed: incidents.data?.data.some((i) => i.id === incidentId),
+    byMonitor: byMonitor.data?.pagination.total,
+  },
+  maintenance: {
+    scheduled: scheduled.data?.data.map((w) => w.title),
+    activeThen: activeThen.data?.data.some((w) => w.id === window.data?.data.id),
+    // The cancelled window of all components (none named) covers this one too.
+    doneThen: doneThen.data?.data.map((w) => [w.title, w.status]),
+  },
+  components: {
+    listed: componentList.data?.data.some((c) => c.id === componentId),
+    get: [gotComponent.data?.data.monitorId === monitor.id, gotComponent.data?.data.status],
+    patched: [patchedComponent.data?.data.name, patchedComponent.data?.data.description],
+  },
+  statusPages: {
+    listed: pageList.data?.data.some((p) => p.id === pageId),
+    get: gotPage.data?.data.name,
+    patched: [passwordProtected, customDomain === 'status-' + tag + '.example.test'],
+    deleted: [pageGone.response.status, pageAfter.response.status],
+  },
+  policies: {
+    get: gotPolicy.data?.data.name,
+    tested: tested.data?.data.map((r) => [r.step, r.channel, r.display, typeof r.ok]),
+    patched: [sparePatched.data?.data.silent, sparePatched.data?.data.steps.map((x) => x.targets[0]?.display)],
+    deleted: [spareGone.response.status, spareAfter.response.status],
+  },
+  tokens: {
+    listed: (tokenList.data?.data.length ?? 0) > 0,
+    shapes: tokenList.data?.data.every((t) => typeof t.prefix === 'string' && !('token' in t)),
+  },
+  members: {
+    added: [added.response.status, added.data.data.email, added.data.data.role],
+    demoted: demoted.data?.data.role,
+    removed: [removed.response.status, membersAfter.data?.data.some((x) => x.userId === memberId)],
+  },
+  audit: {
+    actions: trail.data?.data.map((e) => e.action),
+    byAction: byAction.data?.data.map((e) => [e.action, e.actor.id === actorId, e.resourceType]),
+  },
+};
+
+seen.raw = [bad, ambiguous, refused, edited, page, stale, lastOwner, staleDelete].map((r) => r.error?.error.details);
 console.log(JSON.stringify(seen));
 `;
 
@@ -242,6 +428,36 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
       revoked: 401,
       members: ['owner'],
       lastOwner: 'last_owner',
+    },
+    operations: {
+      monitors: {
+        filtered: [expect.stringMatching(/^Tagged /)],
+        unmatched: 0,
+        etag: '"1"',
+        assigned: [200, true, 2],
+        staleDelete: [412, 2],
+        deleted: [204, 404],
+      },
+      incidents: { get: [true, 'manual', 'Manual'], listed: true, byMonitor: 0 },
+      maintenance: {
+        scheduled: [expect.stringMatching(/^Window /)],
+        activeThen: true,
+        doneThen: [['Later', 'cancelled']],
+      },
+      components: { listed: true, get: [true, 'pending'], patched: ['Storefront', 'The shop'] },
+      statusPages: { listed: true, get: 'E2', patched: [true, true], deleted: [204, 404] },
+      policies: {
+        get: 'Primary',
+        tested: [[0, 'email', 'oncall@example.com', 'boolean']],
+        patched: [false, ['two@example.com']],
+        deleted: [204, 404],
+      },
+      tokens: { listed: true, shapes: true },
+      members: { added: [201, expect.stringMatching(/^new-/), 'member'], demoted: 'viewer', removed: [204, false] },
+      audit: {
+        actions: ['monitor.deleted', 'monitor.updated', 'monitor.created'],
+        byAction: [['status_page.deleted', true, 'status_page']],
+      },
     },
   });
   // Every details object the API sent is one the document declares, with no key beyond it.

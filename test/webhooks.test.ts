@@ -8,6 +8,8 @@ import {
   createSsrfGuard,
   createWorkerRedis,
   decryptSecret,
+  encodeCursor,
+  endOfLog,
   verifyWebhookSignature,
   type RedisClient,
 } from '@statusvane/shared';
@@ -71,11 +73,13 @@ let worker: ReturnType<typeof startWebhooks>;
 beforeAll(async () => {
   h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
   strict = makeHarness({ ALLOWED_TARGET_CIDRS: '' });
-  // /flaky/<n> fails n times with 503 before a 200; /gone answers 410.
+  // /flaky/<n> fails n times with 503 before a 200, /missing/<n> with 404.
   rx = await startReceiver((path, n) => {
     const flaky = /^\/flaky\/(\d+)/.exec(path);
     if (flaky) return n <= Number(flaky[1]) ? 503 : 200;
-    return path.startsWith('/gone') ? 410 : 200;
+    const missing = /^\/missing\/(\d+)/.exec(path);
+    if (missing) return n <= Number(missing[1]) ? 404 : 200;
+    return 200;
   });
   connection = createWorkerRedis(h.config.redis);
   worker = startWebhooks({
@@ -250,6 +254,21 @@ describe('/webhooks', () => {
       .set(bearer(tokens.admin))
       .send({ after: 'x' });
     expect(bad.status).toBe(400);
+    // A well-formed cursor beyond the end of the log would silence the webhook: 400 naming `after`, nothing moved.
+    const beyond = encodeCursor({ txid: (await endOfLog(h.prisma)).txid + 1_000_000_000n, seq: 0n });
+    for (const after of [beyond, 'f'.repeat(8) + '0'.repeat(24)]) {
+      const past = await request(h.app)
+        .post(`/api/v1/webhooks/${hook.id}/replay`)
+        .set(bearer(tokens.admin))
+        .send({ after });
+      expect([past.status, past.body.error?.details?.issues?.map((i: { path: string }) => i.path)]).toEqual([
+        400,
+        ['after'],
+      ]);
+    }
+    expect((await request(h.app).get(`/api/v1/webhooks/${hook.id}`).set(bearer(tokens.admin))).body.data.version).toBe(
+      hook.version,
+    );
     const replay = await request(h.app)
       .post(`/api/v1/webhooks/${hook.id}/replay`)
       .set(bearer(tokens.admin))
@@ -302,19 +321,24 @@ describe('/webhooks', () => {
     expect(history.body.data.map((d: { eventId: string }) => d.eventId)).toEqual([delivered.id]);
   });
 
-  it('gives up on a 4xx at once, and on a retryable failure 24 hours after the event', async () => {
+  it('retries every non-2xx, a 404 too, and gives up 24 hours after the event', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
-    const hook = (await createHook(tokens.admin, { url: `${rx.base}/gone`, types: ['monitor.created'] })).body.data;
-    await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+    // A receiver half-deployed answers 404 twice, then takes the event.
+    const hook = (await createHook(tokens.admin, { url: `${rx.base}/missing/2`, types: ['monitor.created'] })).body
+      .data;
+    const m = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
     const history = await until(
       async () => {
         const res = await request(h.app).get(`/api/v1/webhooks/${hook.id}/deliveries`).set(bearer(tokens.admin));
-        return res.body.data[0]?.status === 'failed' ? res.body.data : null;
+        return ['sent', 'failed'].includes(res.body.data[0]?.status) ? res.body.data : null;
       },
-      10_000,
-      'the delivery to fail',
+      20_000,
+      'the delivery to end',
     );
-    expect(history[0]).toMatchObject({ attempts: 1, responseStatus: 410, reason: 'http_410', nextAttemptAt: null });
+    expect(history[0]).toMatchObject({ status: 'sent', attempts: 3, responseStatus: 200, reason: null });
+    const got = rx.got.filter((r) => r.path === '/missing/2');
+    expect(got).toHaveLength(3);
+    expect(JSON.parse(got[2]!.body)).toMatchObject({ subject: `monitors/${m.body.data.id}` });
 
     // A 503 to a delivery 24 hours old is not retried again.
     const flaky = (await createHook(tokens.admin, { url: `${rx.base}/flaky/1000`, types: ['monitor.deleted'] })).body

@@ -145,7 +145,14 @@ export function buildProgram(): Command {
     .requiredOption('--monitor <monitorId>')
     .requiredOption('--policy <policyId>', 'a policy of the same workspace, or "none" to remove it')
     .exitOverride()
-    .action(run((p, o) => assignPolicy(p, o)));
+    .action(
+      run((p, o) =>
+        assignPolicy(p, o, {
+          publicBaseUrl: parsePublicBaseUrl(process.env),
+          checkRegions: parseEnvSubset(process.env, ['CHECK_REGIONS']).CHECK_REGIONS,
+        }),
+      ),
+    );
   policy
     .command('signing-secret')
     .requiredOption('--workspace <slugOrId>')

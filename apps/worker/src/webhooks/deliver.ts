@@ -37,8 +37,8 @@ export class RetryWebhookError extends Error {}
  * `Statusvane-Delivery` = the delivery id, through the SSRF guard (the address dialled is checked, whatever the URL
  * resolved to when it was written). At least once: nothing is claimed before the POST, so a worker killed after
  * the receiver answered but before the row says `sent` sends it again (same body, same event id). A 2xx is `sent`;
- * a failure that may pass (5xx, 429, 408, timeouts, connection errors) stays `pending` for a retry while the
- * delivery is younger than WEBHOOK_RETRY_WINDOW_MS; anything else is `failed`.
+ * any other answer (4xx, 3xx and 5xx alike), a timeout or a connection error stays `pending` for a retry while the
+ * delivery is younger than WEBHOOK_RETRY_WINDOW_MS; a refusal to send (SSRF guard, invalid URL) is `failed` at once.
  */
 export async function deliverWebhookEvent(
   deps: WebhookDeliveryDeps,
@@ -103,7 +103,10 @@ export async function deliverWebhookEvent(
   const failure = { ...base, reason: result.reason, responseStatus: responseStatus ? Number(responseStatus) : null };
   const delayMs = webhookRetryDelayMs(attempts, deps.retryBaseMs);
   const nextAttemptAt = new Date(attempt.getTime() + delayMs);
-  if (result.retryable && nextAttemptAt.getTime() < row.createdAt.getTime() + WEBHOOK_RETRY_WINDOW_MS) {
+  // Every answer that is not a 2xx is retried, a 4xx too (a receiver half-deployed answers 404 for a while), as
+  // Stripe does; only a refusal to send at all (the SSRF guard, an invalid URL) gives up at once.
+  const retryable = result.retryable || responseStatus !== undefined;
+  if (retryable && nextAttemptAt.getTime() < row.createdAt.getTime() + WEBHOOK_RETRY_WINDOW_MS) {
     await prisma.webhookDelivery.updateMany({
       where: { id: deliveryId, status: 'pending' },
       data: { ...failure, nextAttemptAt },

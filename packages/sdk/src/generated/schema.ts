@@ -728,7 +728,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Sends the events of the log that commit from now on (of `types`, or every type) to `url`: a POST of the CloudEvents JSON event (`Content-Type: application/cloudevents+json`), signed with `Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with `Statusvane-Delivery: <delivery id>`. At least once: a 2xx answer is a delivery, anything else (or a timeout of 10 s) is retried with exponential backoff for 24 hours; a receiver drops an event id it has already handled. The `secret` is in this answer only. The URL must pass the SSRF guard (400). Role: admin or owner (others get 403).
+         * @description Sends the events of the log that commit from now on (of `types`, or every type) to `url`: a POST of the CloudEvents JSON event (`Content-Type: application/cloudevents+json`), signed with `Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with `Statusvane-Delivery: <delivery id>`. At least once: a 2xx answer is a delivery, any other answer (4xx included) or a timeout of 10 s is retried with exponential backoff for 24 hours; a receiver drops an event id it has already handled. The `secret` is in this answer only (a replay of the same `Idempotency-Key` answers `secret: null`). The URL must pass the SSRF guard (400). Role: admin or owner (others get 403).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1924,8 +1924,8 @@ export interface components {
             };
         };
         CreatedWebhook: components["schemas"]["Webhook"] & {
-            /** @description The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README). */
-            secret: string;
+            /** @description The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README). A replay of the request (same `Idempotency-Key`) answers null: delete the webhook and create another if it was lost. */
+            secret: string | null;
         };
         Webhook: {
             /** Format: uuid */
@@ -2449,6 +2449,10 @@ export interface operations {
                 componentId?: string;
                 /** @description A case-insensitive substring of the name. */
                 q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once. */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /**
@@ -4776,7 +4780,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description A `nextCursor`, or an event's `sequence`: only later events count. */
+                /** @description A `nextCursor`, or an event's `sequence`: only later events count. A cursor beyond the end of the log is 400. */
                 after?: string;
                 /** @description A comma-separated list of: incident.opened, incident.acknowledged, incident.resolved, incident.updated, monitor.status_changed, monitor.created, monitor.updated, monitor.deleted, maintenance.started, maintenance.completed, maintenance.cancelled. */
                 types?: string;
@@ -5140,7 +5144,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description A `nextCursor`, or an event's `sequence`: only later events count.
+                     * @description A `nextCursor`, or an event's `sequence`: only later events count. A cursor beyond the end of the log is 400.
                      * @example 000000000000a1b2000000000000003f
                      */
                     after: string;

@@ -42,7 +42,8 @@ export const cursorSchema = z
     return p;
   })
   .meta({
-    description: "A `nextCursor`, or an event's `sequence`: only later events count.",
+    description:
+      "A `nextCursor`, or an event's `sequence`: only later events count. A cursor beyond the end of the log is 400.",
     example: '000000000000a1b2000000000000003f',
   });
 

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/prisma.js';
+import { ValidationError } from '../errors/app-error.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { encodeCursor, type EventPosition } from './cursor.js';
 import { EVENT_TYPE_PREFIX, type EventType } from './types.js';
@@ -74,4 +75,24 @@ export async function readEvents(
   const fence = rows[0]!.fence;
   const events = rows.filter((r) => r.seq !== null).map(({ fence: _, ...e }) => e);
   return { events, caughtUp: { txid: fence, seq: 0n } };
+}
+
+/** The current end of the log: readEvents' `caughtUp`, the fence. No cursor handed out is ever beyond it. */
+export async function endOfLog(db: Db): Promise<EventPosition> {
+  const [{ fence }] = await db.$queryRaw<[{ fence: bigint }]>`
+    SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS fence`;
+  return { txid: fence, seq: 0n };
+}
+
+/**
+ * 400 naming `field` for a cursor beyond the end of the log (`end`, from endOfLog or readEvents): no answer ever
+ * gave it, and a reader (or a webhook replayed) from there would wait in silence, missing every event, until the
+ * log caught up with it.
+ */
+export function assertCursorWithinLog(after: EventPosition | null, end: EventPosition, field = 'after'): void {
+  if (after && (after.txid > end.txid || (after.txid === end.txid && after.seq > end.seq))) {
+    throw new ValidationError(`Invalid ${field}: beyond the end of the event log`, [
+      { path: field, message: 'Beyond the end of the event log: use a nextCursor or an event sequence' },
+    ]);
+  }
 }

@@ -29,8 +29,9 @@ export const webhookRoutes = [
       'Sends the events of the log that commit from now on (of `types`, or every type) to `url`: a POST of the CloudEvents ' +
       'JSON event (`Content-Type: application/cloudevents+json`), signed with `Statusvane-Signature: t=<unix>,v1=<hex ' +
       'HMAC-SHA256(secret, "<t>.<body>")>`, with `Statusvane-Delivery: <delivery id>`. At least once: a 2xx answer is a ' +
-      'delivery, anything else (or a timeout of 10 s) is retried with exponential backoff for 24 hours; a receiver drops ' +
-      'an event id it has already handled. The `secret` is in this answer only. The URL must pass the SSRF guard (400).',
+      'delivery, any other answer (4xx included) or a timeout of 10 s is retried with exponential backoff for 24 hours; a ' +
+      'receiver drops an event id it has already handled. The `secret` is in this answer only (a replay of the same ' +
+      '`Idempotency-Key` answers `secret: null`). The URL must pass the SSRF guard (400).',
     request: {
       body: {
         schema: createWebhookSchema,

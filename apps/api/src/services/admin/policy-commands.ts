@@ -19,6 +19,7 @@ import {
   toEscalationPolicyRecord,
   type EscalationPolicyRow,
 } from '../escalation-policies/policy-record.js';
+import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { findWorkspace } from './admin-commands.js';
 import { cliContext } from './cli-context.js';
 
@@ -77,7 +78,11 @@ export async function createPolicy(
  * policy assign --monitor --policy: the monitor's own policy (it wins over the workspace default). `--policy none`
  * removes it. Policy and monitor must be in the same workspace.
  */
-export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
+export async function assignPolicy(
+  prisma: PrismaClient,
+  raw: unknown,
+  config: { publicBaseUrl: string; checkRegions: readonly string[] },
+) {
   const args = parseOrThrow(
     z.object({ monitor: id, policy: z.union([id, z.literal('none')]) }).strict(),
     raw,
@@ -112,6 +117,7 @@ export async function assignPolicy(prisma: PrismaClient, raw: unknown) {
       resourceId: monitor.id,
       changes: changesBetween({ escalationPolicyId: monitor.escalationPolicyId }, after),
     });
+    await recordMonitorEvents(tx, { prisma, config }, ctx, 'monitor.updated', [monitor.id]);
   });
   return {
     monitorId: monitor.id,

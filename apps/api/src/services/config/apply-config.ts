@@ -16,6 +16,7 @@ import { deletePolicyInTx } from '../escalation-policies/delete-escalation-polic
 import type { CreateEscalationPolicyInput, UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
 import { checkDependencies } from '../monitors/monitor-dependencies.js';
+import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
@@ -216,6 +217,10 @@ async function write(
   // Last: monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
   for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
   await recordWrites(tx, ctx, [...plan.policies, ...plan.monitors, ...plan.statusPages]);
+  // The event log (GET /events, webhooks) after the versions went up: monitor.deleted came with each removal.
+  await recordMonitorEvents(tx, deps, ctx, 'monitor.created', [...createdIds.values()]);
+  const updatedIds = plan.monitors.filter((p) => p.change.action === 'update').map((p) => p.stored!.id);
+  await recordMonitorEvents(tx, deps, ctx, 'monitor.updated', updatedIds);
   return { plan, createdIds, rescheduleIds, resolved };
 }
 

@@ -56,7 +56,22 @@ export async function createPolicyInTx(
     },
     select: { id: true },
   });
-  if (input.isDefault)
-    await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+  if (input.isDefault) await makeDefault(tx, ctx, id);
   return id;
+}
+
+/**
+ * Moves the workspace's default to policy `id`, in the caller's transaction. The policy that was the default shows
+ * `isDefault: false` from now on: a change of that record, so its version grows by one (the caller versions `id`).
+ */
+export async function makeDefault(
+  tx: Prisma.TransactionClient,
+  ctx: Pick<ServiceContext, 'workspace'>,
+  id: string,
+): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE escalation_policies SET version = version + 1
+     WHERE "workspaceId" = ${ctx.workspace.id}::uuid AND id <> ${id}::uuid
+       AND id = (SELECT "defaultEscalationPolicyId" FROM workspaces WHERE id = ${ctx.workspace.id}::uuid)`;
+  await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
 }

@@ -36,12 +36,16 @@ export async function deletePolicyInTx(
   id: string,
 ): Promise<void> {
   const { pinned } = await lockPolicy(tx, ctx, id);
+  // The monitors that used it show `escalationPolicyId: null` from now on: a change of theirs, so a new version.
+  await tx.monitor.updateMany({
+    where: { escalationPolicyId: id, workspaceId: ctx.workspace.id },
+    data: { escalationPolicyId: null, version: { increment: 1 } },
+  });
   if (pinned === 0) {
-    // Monitors and the workspace default let go of it by their foreign keys (ON DELETE SET NULL).
+    // The workspace default lets go of it by its foreign key (ON DELETE SET NULL).
     await tx.escalationPolicy.delete({ where: { id } });
     return;
   }
-  await tx.monitor.updateMany({ where: { escalationPolicyId: id }, data: { escalationPolicyId: null } });
   await tx.workspace.updateMany({
     where: { defaultEscalationPolicyId: id },
     data: { defaultEscalationPolicyId: null },

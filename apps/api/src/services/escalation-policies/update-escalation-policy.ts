@@ -2,6 +2,7 @@ import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
+import { makeDefault } from './create-escalation-policy.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
 import { assertTargetsAllowed, type UpdateEscalationPolicyInput } from './policy-input.js';
 import {
@@ -67,8 +68,7 @@ export async function updatePolicyInTx(
     where: { id },
     data: { ...plain, ...(steps ? { steps: stepsCreate(steps, deps.config.encryption.current) } : {}) },
   });
-  if (isDefault === true)
-    await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+  if (isDefault === true) await makeDefault(tx, ctx, id);
   if (isDefault === false)
     await tx.workspace.updateMany({
       where: { id: ctx.workspace.id, defaultEscalationPolicyId: id },

@@ -1,4 +1,5 @@
 import {
+  assertCursorWithinLog,
   commaListQueryParam,
   cursorQueryParam,
   encodeCursor,
@@ -21,7 +22,10 @@ export const listEventsQuerySchema = z
   .strict();
 export type ListEventsQuery = z.output<typeof listEventsQuerySchema>;
 
-/** GET /events: the workspace's event log after `after` (or from the oldest kept), oldest first. */
+/**
+ * GET /events: the workspace's event log after `after` (or from the oldest kept), oldest first. An `after` beyond the
+ * end of the log (no answer gave it) is 400.
+ */
 export async function listEvents(
   deps: { prisma: PrismaClient },
   { ctx, input }: { ctx: ServiceContext; input: ListEventsQuery },
@@ -33,6 +37,8 @@ export async function listEvents(
     types: input.types ?? null,
     limit: input.limit,
   });
+  // A cursor beyond the end would answer nothing, and then itself, until the log caught up with it: refused.
+  assertCursorWithinLog(after, caughtUp);
   // The last event's cursor; nothing newer: `after` again (the spec's rule), or, with no `after`, the end of the log
   // as it stands (everything before it has been seen).
   const next = events.at(-1) ?? after ?? caughtUp;

@@ -10,12 +10,12 @@ import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
-import { resolveIncident } from './resolve-incident.js';
+import { afterResolve, resolveInTx } from './resolve-incident.js';
 
 /**
- * POST /incidents/{id}/updates (writers) -> 201. A `resolved` update resolves the incident first (resolveIncident:
- * ladder stopped, flap state reset), then records the message; resolving is idempotent, so a retry after a failure
- * between the two completes the pair. Updates may follow a resolved incident (a post-incident note); a non-resolved
+ * POST /incidents/{id}/updates (writers) -> 201. A `resolved` update resolves the incident (as resolveIncident:
+ * flap state reset; after the commit, ladder stopped) and records the message in the same transaction, with one
+ * audit event (`incident.update_posted`, its changes showing the resolve). Updates may follow a resolved incident (a post-incident note); a non-resolved
  * status does not reopen it. Subscribers hear of it from the worker's sweep.
  */
 export async function createIncidentUpdate(
@@ -24,25 +24,32 @@ export async function createIncidentUpdate(
 ): Promise<IncidentUpdateRecord> {
   assertCan(ctx.role, 'incidents:respond');
   const incident = await findOwnIncident(deps.prisma, ctx, id);
-  if (update.status === 'resolved' && incident.status !== 'resolved')
-    await resolveIncident(deps, { ctx, input: { id: incident.id } });
-  // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
-  return deps.prisma.$transaction(async (tx) => {
+  const resolves = update.status === 'resolved' && incident.status !== 'resolved';
+  // One transaction, one audit event: the resolve (when the update resolves) and the update, with
+  // `ctx.inTransaction` (the Idempotency-Key's stored answer): all commit or none does.
+  const record = await deps.prisma.$transaction(async (tx) => {
+    const resolved = resolves ? await resolveInTx(tx, ctx, incident) : null;
     const row = await tx.incidentUpdate.create({
       data: { incidentId: incident.id, status: update.status, message: update.message, createdAt: ctx.now },
       select: incidentUpdateSelect,
     });
     const record = toIncidentUpdateRecord(row);
     await recordIncidentUpdated(tx, incident.id, record);
-    // An update is part of the incident's public record: its version grows, and its event names the update.
+    // An update is part of the incident's public record: its version grows, and its event names the update (and
+    // the resolve it made).
     const version = await recordAuditEvent(tx, ctx, {
       resourceType: 'incident',
       resourceId: incident.id,
       action: 'update_posted',
-      changes: { update: { from: null, to: { id: row.id, status: update.status, message: update.message } } },
+      changes: {
+        ...resolved,
+        update: { from: null, to: { id: row.id, status: update.status, message: update.message } },
+      },
     });
     if (version === undefined) throw new NotFoundError('incident', id); // deleted meanwhile
     await ctx.inTransaction?.(tx, record);
     return record;
   });
+  if (resolves) await afterResolve(deps, ctx, incident);
+  return record;
 }

@@ -1,4 +1,6 @@
-import { ValidationError, type ManualIncidentInput, type PrismaClient } from '@statusvane/shared';
+import { manualIncidentInputSchema, type PrismaClient } from '@statusvane/shared';
+import { atComponentIds, componentIdIssues } from '../components/own-components.js';
+import { judgeBody } from '../validation.js';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
@@ -12,27 +14,15 @@ import { incidentRecordSelect, toIncidentRecord, type ManualIncidentRecord } fro
  */
 export async function createManualIncident(
   deps: { prisma: PrismaClient },
-  { ctx, input }: { ctx: ServiceContext; input: ManualIncidentInput },
+  { ctx, input: body }: { ctx: ServiceContext; input: unknown },
 ): Promise<ManualIncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
   const { prisma } = deps;
+  // The schema and the components judged together: one 400 names every offending field.
+  const input = await judgeBody('incident', manualIncidentInputSchema, body, async (known) =>
+    componentIdIssues(prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? [])),
+  );
   const ids = input.componentIds ?? [];
-  const own = new Set(
-    (
-      await prisma.component.findMany({
-        where: { workspaceId: ctx.workspace.id, id: { in: ids } },
-        select: { id: true },
-      })
-    ).map((c) => c.id),
-  );
-  const issues = ids.flatMap((cid, i) =>
-    ids.indexOf(cid) !== i
-      ? [{ path: `componentIds[${i}]`, message: 'Repeated component id' }]
-      : own.has(cid)
-        ? []
-        : [{ path: `componentIds[${i}]`, message: 'No such component in this workspace' }],
-  );
-  if (issues.length) throw new ValidationError('Invalid incident: componentIds', issues);
   // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
   return prisma.$transaction(async (tx) => {
     const created = await tx.incident.create({

@@ -1,6 +1,6 @@
-import type { EscalationScheduler, PrismaClient } from '@statusvane/shared';
+import type { EscalationScheduler, Prisma, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
-import { recordAuditEvent } from '../audit/record-write.js';
+import { recordAuditEvent, type Changes } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnIncident } from './find-incident.js';
 import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
@@ -18,38 +18,58 @@ export async function resolveIncident(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
-  const { now } = ctx;
   const before = await findOwnIncident(prisma, ctx, id);
   if (before.status !== 'resolved') {
     await prisma.$transaction(async (tx) => {
-      // The worker stores results with the monitor row locked, then reads and updates the open incident; taking
-      // the same lock first keeps the counters and the incident consistent with a check that races this.
-      if (before.monitorId)
-        await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${before.monitorId}::uuid FOR NO KEY UPDATE`;
-      const { count } = await tx.incident.updateMany({
-        where: { id: before.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
-        data: { status: 'resolved', resolvedAt: now, openMonitorId: null },
-      });
-      if (count > 0) {
+      const changes = await resolveInTx(tx, ctx, before);
+      if (changes)
         await recordAuditEvent(tx, ctx, {
           resourceType: 'incident',
           resourceId: before.id,
           action: 'resolved',
-          changes: {
-            status: { from: before.status, to: 'resolved' },
-            resolvedAt: { from: null, to: now.toISOString() },
-          },
+          changes,
         });
-      }
-      if (count > 0 && before.monitorId) {
-        await tx.monitorRegionState.deleteMany({
-          where: { monitorId: before.monitorId, monitor: { workspaceId: ctx.workspace.id } },
-        });
-      }
     });
   }
-  const row = await findOwnIncident(prisma, ctx, id);
-  if (before.status === 'open') await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
+  return toIncidentRecord(await afterResolve({ prisma, escalations }, ctx, before));
+}
+
+/**
+ * The writes of a resolve, in the caller's transaction (no audit event: the caller records its one): open or
+ * acknowledged -> resolved, `openMonitorId` cleared, the monitor's flap state reset. Returns the changes for the
+ * caller's event, or null when the incident was resolved already (by a concurrent write).
+ */
+export async function resolveInTx(
+  tx: Prisma.TransactionClient,
+  ctx: ServiceContext,
+  before: { id: string; status: string; monitorId: string | null },
+): Promise<Changes | null> {
+  // The worker stores results with the monitor row locked, then reads and updates the open incident; taking
+  // the same lock first keeps the counters and the incident consistent with a check that races this.
+  if (before.monitorId)
+    await tx.$queryRaw`SELECT 1 FROM monitors WHERE id = ${before.monitorId}::uuid FOR NO KEY UPDATE`;
+  const { count } = await tx.incident.updateMany({
+    where: { id: before.id, workspaceId: ctx.workspace.id, status: { in: ['open', 'acknowledged'] } },
+    data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null },
+  });
+  if (count === 0) return null;
+  if (before.monitorId) {
+    await tx.monitorRegionState.deleteMany({
+      where: { monitorId: before.monitorId, monitor: { workspaceId: ctx.workspace.id } },
+    });
+  }
+  return { status: { from: before.status, to: 'resolved' }, resolvedAt: { from: null, to: ctx.now.toISOString() } };
+}
+
+/** After the commit of a resolve: the ladder stopped (it was open) and the resolved notices requested. The row as it now stands. */
+export async function afterResolve(
+  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  ctx: ServiceContext,
+  before: { id: string; status: string },
+) {
+  const row = await findOwnIncident(prisma, ctx, before.id);
+  if (before.status === 'open')
+    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
   if (before.status !== 'resolved') await requestNotices(prisma, escalations, row.id, 'resolved');
-  return toIncidentRecord(row);
+  return row;
 }

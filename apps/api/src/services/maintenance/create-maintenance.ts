@@ -2,7 +2,7 @@ import { recordMaintenanceTransitions, type CreateMaintenanceInput, type PrismaC
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { assertOwnComponents } from './maintenance-components.js';
+import { assertOwnComponents } from '../components/own-components.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,

@@ -13,7 +13,7 @@ import type { ServiceContext } from '../context.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
-import { assertOwnComponents } from './maintenance-components.js';
+import { assertOwnComponents } from '../components/own-components.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,

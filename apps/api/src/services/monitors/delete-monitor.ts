@@ -55,6 +55,16 @@ export async function removeMonitorInTx(
     data: { monitor: { id: monitor.id, name: monitor.name } },
   });
   await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
+  // The status pages whose sections and the maintenance windows whose components held the component change with it.
+  await tx.$executeRaw`
+    UPDATE status_pages SET version = version + 1
+     WHERE "workspaceId" = ${ctx.workspace.id}::uuid AND id IN (
+       SELECT s."statusPageId" FROM status_page_sections s JOIN section_components c ON c."sectionId" = s.id
+        WHERE c."componentId" = ${monitor.componentId}::uuid)`;
+  await tx.$executeRaw`
+    UPDATE maintenance_windows SET version = version + 1
+     WHERE "workspaceId" = ${ctx.workspace.id}::uuid AND id IN (
+       SELECT "maintenanceId" FROM maintenance_components WHERE "componentId" = ${monitor.componentId}::uuid)`;
   // The component owns the monitor (ON DELETE CASCADE): one delete takes both, their section and maintenance rows,
   // results and rollups; incidents keep their rows with monitorId set to null.
   await tx.component.deleteMany({ where: { id: monitor.componentId, workspaceId: ctx.workspace.id } });

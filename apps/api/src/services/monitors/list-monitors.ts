@@ -20,7 +20,12 @@ import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorR
 
 /** The check states `status` filters on (a paused monitor is found with `enabled=false`). */
 const FILTER_STATUSES = ['pending', 'up', 'degraded', 'down'] as const;
-const METADATA_PREFIX = 'metadata.';
+/** `metadata.<key>` (the spec's form) or `metadata[<key>]` (OpenAPI's deepObject, what generated clients send). */
+const METADATA_KEY = /^metadata(?:\.(.*)|\[(.*)\])$/s;
+const metadataKeyOf = (param: string): string | null => {
+  const m = METADATA_KEY.exec(param);
+  return m ? (m[1] ?? m[2] ?? '') : null;
+};
 const METADATA_KEY_MAX = 64;
 const METADATA_VALUE_MAX = 500;
 
@@ -37,13 +42,23 @@ const filters = paginationQuerySchema.extend({
   q: singleQueryValue(z.string().min(1).max(120))
     .optional()
     .openapi({ description: 'A case-insensitive substring of the name.' }),
+  // Documented only: the parameters arrive as `metadata[<key>]` or `metadata.<key>` (judged below), never as `metadata`.
+  metadata: z
+    .record(z.string().min(1).max(METADATA_KEY_MAX), z.string().max(METADATA_VALUE_MAX))
+    .optional()
+    .openapi({
+      param: { style: 'deepObject', explode: true },
+      description:
+        'Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form ' +
+        '`metadata.env=prod` is the same filter. Each key at most once.',
+    }),
 });
 const KNOWN = new Set(Object.keys(filters.shape));
 export const monitorListQuerySchema = filters.loose().superRefine(
   (query, ctx) => {
     for (const [key, value] of Object.entries(query)) {
       if (KNOWN.has(key)) continue;
-      const metaKey = key.startsWith(METADATA_PREFIX) ? key.slice(METADATA_PREFIX.length) : null;
+      const metaKey = metadataKeyOf(key);
       if (metaKey === null || metaKey.length === 0 || metaKey.length > METADATA_KEY_MAX)
         ctx.addIssue({ code: 'custom', path: [key], message: 'Unknown field' });
       else if (typeof value !== 'string')
@@ -68,9 +83,9 @@ function whereOf(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWh
   if (query.componentId) and.push({ componentId: query.componentId });
   // Prisma hands `contains` to ILIKE as is: `%`, `_` and backslash are escaped to match themselves.
   if (query.q !== undefined) and.push({ name: { contains: query.q.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } });
-  for (const [key, value] of Object.entries(query)) {
-    if (key.startsWith(METADATA_PREFIX))
-      and.push({ metadata: { path: [key.slice(METADATA_PREFIX.length)], equals: value as string } });
+  for (const [param, value] of Object.entries(query)) {
+    const key = param === 'metadata' ? null : metadataKeyOf(param);
+    if (key) and.push({ metadata: { path: [key], equals: value as string } });
   }
   return { workspaceId, ...(and.length ? { AND: and } : {}) };
 }

@@ -1,4 +1,4 @@
-import { ValidationError, type PrismaClient } from '@statusvane/shared';
+import { ValidationError, type Issue, type PrismaClient } from '@statusvane/shared';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
@@ -12,20 +12,33 @@ async function lockDependencies(tx: Tx, workspaceId: string): Promise<void> {
 }
 
 /**
- * Judges a monitor's new `dependsOn`, inside the transaction that writes it (the caller then stores the list). Every
- * id must be another monitor of the same workspace, and the graph must stay free of cycles; otherwise a 400 naming
- * `dependsOn[i]` or, for a cycle, `dependsOn` with the path. `monitorId` is null for a monitor being created (nothing
- * depends on it yet, so it cannot close a cycle).
+ * Judges a monitor's new `dependsOn`, inside the transaction that writes it (the caller then stores the list): the
+ * issues of dependencyIssues, read under the workspace's dependency lock, as a 400. `monitorId` is null for a monitor
+ * being created (nothing depends on it yet, so it cannot close a cycle).
  */
 export async function checkDependencies(
   tx: Tx,
-  { workspaceId, monitorId, dependsOn }: { workspaceId: string; monitorId: string | null; dependsOn: string[] },
+  args: { workspaceId: string; monitorId: string | null; dependsOn: string[] },
 ): Promise<void> {
-  if (dependsOn.length === 0) return;
-  await lockDependencies(tx, workspaceId);
-  const issues: Array<{ path: string; message: string }> = [];
+  if (args.dependsOn.length === 0) return;
+  await lockDependencies(tx, args.workspaceId);
+  const issues = await dependencyIssues(tx, args);
+  if (issues.length) throw new ValidationError('Invalid monitor: dependsOn', issues);
+}
+
+/**
+ * Every id must be another monitor of the same workspace, and the graph must stay free of cycles; otherwise an issue
+ * naming `dependsOn[i]` or, for a cycle, `dependsOn` with the path. Read as it stands (no lock): checkDependencies
+ * reads it again under the lock, in the write.
+ */
+export async function dependencyIssues(
+  db: Pick<Tx, 'monitor' | '$queryRaw'>,
+  { workspaceId, monitorId, dependsOn }: { workspaceId: string; monitorId: string | null; dependsOn: string[] },
+): Promise<Issue[]> {
+  if (dependsOn.length === 0) return [];
+  const issues: Issue[] = [];
   const found = new Set(
-    (await tx.monitor.findMany({ where: { id: { in: dependsOn }, workspaceId }, select: { id: true } })).map(
+    (await db.monitor.findMany({ where: { id: { in: dependsOn }, workspaceId }, select: { id: true } })).map(
       (m) => m.id,
     ),
   );
@@ -35,7 +48,7 @@ export async function checkDependencies(
   });
   if (!issues.length && monitorId) {
     // A cycle exists when this monitor is reachable from one of its new parents through the stored lists.
-    const [cycle] = await tx.$queryRaw<Array<{ path: string[] }>>`
+    const [cycle] = await db.$queryRaw<Array<{ path: string[] }>>`
       WITH RECURSIVE reach(id, path) AS (
         SELECT p, ARRAY[p] FROM unnest(${dependsOn}::uuid[]) AS p
         UNION ALL
@@ -49,13 +62,13 @@ export async function checkDependencies(
       issues.push({ path: 'dependsOn', message: `would make a cycle: ${[monitorId, ...cycle.path].join(' -> ')}` });
     }
   }
-  if (issues.length) throw new ValidationError('Invalid monitor: dependsOn', issues);
+  return issues;
 }
 
-/** Deleting a monitor: its id leaves every list that names it (under the same lock as the writes). */
+/** Deleting a monitor: its id leaves every list that names it (under the same lock as the writes); each changed monitor's version grows by one. */
 export async function forgetDependency(tx: Tx, { workspaceId, monitorId }: { workspaceId: string; monitorId: string }) {
   await lockDependencies(tx, workspaceId);
   await tx.$executeRaw`
-    UPDATE monitors SET "dependsOn" = array_remove("dependsOn", ${monitorId}::uuid)
+    UPDATE monitors SET "dependsOn" = array_remove("dependsOn", ${monitorId}::uuid), version = version + 1
     WHERE "workspaceId" = ${workspaceId}::uuid AND ${monitorId}::uuid = ANY("dependsOn")`;
 }

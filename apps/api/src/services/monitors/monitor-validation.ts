@@ -9,12 +9,14 @@ import {
   tcpTargetSchema,
   UPDATE_FIELDS_BY_TYPE,
   updateMonitorSchema,
-  ValidationError,
   type CreateMonitorInput,
+  type PrismaClient,
   type Issue,
   type SsrfGuard,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
+import { failWith, hasIssueAt, isAt, isObject, knownValue, type Raw } from '../validation.js';
+import { dependencyIssues } from './monitor-dependencies.js';
 import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssues } from './monitor-rules.js';
 
 /*
@@ -23,15 +25,6 @@ import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssue
  * 400 names every offending field. A stage skips only a field that already failed its own checks (a rule between
  * `method` and `body` says nothing useful about a `body` that is not a string), never the whole request.
  */
-
-type Raw = Record<string, unknown>;
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** True when an issue is on `field` or inside it (`headers.X`, `expectedStatusCodes[3]`). */
-function isAt(path: string, field: string): boolean {
-  return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
-}
-const hasIssueAt = (issues: Issue[], field: string) => issues.some((i) => isAt(i.path, field));
 
 /**
  * `__proto__` as a header or metadata name: JSON.parse makes it an own key, but every object copy (Zod's included)
@@ -44,8 +37,7 @@ function reservedKeyIssues(raw: Raw, fields: readonly string[]): Issue[] {
 }
 
 function fail(issues: Issue[]): never {
-  const fields = [...new Set(issues.map((i) => i.path || '(body)'))];
-  throw new ValidationError(`Invalid monitor: ${fields.join(', ')}`, issues);
+  return failWith('monitor', issues);
 }
 
 /**
@@ -123,6 +115,7 @@ export async function validateCreateInput(
 
 /** What an update is judged against: the monitor as read before the write. */
 export interface MonitorBeforeUpdate {
+  id: string;
   type: 'http' | 'tcp' | 'heartbeat' | 'dns';
   regions: string[];
   quorum: number | null;
@@ -144,6 +137,7 @@ export async function validateUpdateInput(
   checkRegions: readonly string[],
   current: MonitorBeforeUpdate,
   input: unknown,
+  database: { prisma: PrismaClient; workspaceId: string },
 ): Promise<UpdateMonitorInput> {
   const parsed = updateMonitorSchema.safeParse(input);
   let issues = parsed.success ? [] : issuesFromZod(parsed.error);
@@ -186,7 +180,34 @@ export async function validateUpdateInput(
         latencyThresholdMs: after('latencyThresholdMs', current.latencyThresholdMs),
       }),
     );
+    // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its
+    // write (a policy deleted, a monitor deleted or a cycle closed meanwhile).
+    const policy = allowed.has('escalationPolicyId')
+      ? knownValue(updateMonitorSchema, input, issues, 'escalationPolicyId')
+      : undefined;
+    if (typeof policy === 'string') issues.push(...(await policyIssues(database.prisma, database.workspaceId, policy)));
+    const dependsOn = allowed.has('dependsOn')
+      ? knownValue(updateMonitorSchema, input, issues, 'dependsOn')
+      : undefined;
+    if (Array.isArray(dependsOn))
+      issues.push(
+        ...(await dependencyIssues(database.prisma, {
+          workspaceId: database.workspaceId,
+          monitorId: current.id,
+          dependsOn: dependsOn as string[],
+        })),
+      );
   }
   if (issues.length || !parsed.success) fail(issues.length ? issues : [{ path: '', message: 'Invalid monitor' }]);
   return parsed.data;
+}
+
+/** `escalationPolicyId` must name a policy of the workspace that is not archived. */
+async function policyIssues(
+  db: Pick<PrismaClient, 'escalationPolicy'>,
+  workspaceId: string,
+  id: string,
+): Promise<Issue[]> {
+  const found = await db.escalationPolicy.count({ where: { id, workspaceId, archivedAt: null } });
+  return found ? [] : [{ path: 'escalationPolicyId', message: 'is not an escalation policy of this workspace' }];
 }

@@ -1,5 +1,7 @@
 import {
+  decryptSecret,
   followCommittedSchedule,
+  type Config,
   maintenanceCoverage,
   maintenanceWindowsNear,
   NotFoundError,
@@ -29,7 +31,10 @@ export async function updateMonitor(
   assertCan(ctx.role, 'monitors:write');
   const { id } = input;
   const current = await findOwnMonitor(deps.prisma, ctx, id);
-  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes);
+  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes, {
+    prisma: deps.prisma,
+    workspaceId: ctx.workspace.id,
+  });
 
   // `type` and `metadata` never get here: the schema refuses them.
   const { type: _type, metadata: _metadata, ...changes } = u;
@@ -44,7 +49,10 @@ export async function updateMonitor(
     .$transaction(async (tx) => {
       // The If-Match check, and the row lock under which `before` is read and the write made.
       await claimVersion(tx, ctx, 'monitor', current.id);
-      const before = await tx.monitor.findUniqueOrThrow({ where: { id: current.id }, select: monitorRecordSelect });
+      const before = await tx.monitor.findUniqueOrThrow({
+        where: { id: current.id },
+        select: { ...monitorRecordSelect, headersEnc: true, encKeyId: true },
+      });
       if (escalationPolicyId) {
         // Read in the transaction that connects it: FOR SHARE keeps a concurrent policy delete from slipping in between.
         const [policy] = await tx.$queryRaw<unknown[]>`
@@ -83,10 +91,19 @@ export async function updateMonitor(
         resourceType: 'monitor',
         resourceId: current.id,
         changes: changesBetween(monitorSettings(before, deps.config), monitorSettings(updated, deps.config), {
-          ...(headers !== undefined
+          // Write-only secrets count as changed only when the value sent differs from the stored one.
+          ...(headers !== undefined &&
+          !sameSecret(
+            deps.config,
+            before.headersEnc,
+            before.encKeyId,
+            Object.keys(headers).length ? JSON.stringify(headers) : null,
+          )
             ? { headers: [before.headerNames.length > 0, updated.headerNames.length > 0] }
             : {}),
-          ...(body !== undefined ? { body: [before.bodyEnc !== null, updated.bodyEnc !== null] } : {}),
+          ...(body !== undefined && !sameSecret(deps.config, before.bodyEnc, before.encKeyId, body)
+            ? { body: [before.bodyEnc !== null, updated.bodyEnc !== null] }
+            : {}),
         }),
       });
       if (reschedules) {
@@ -100,12 +117,14 @@ export async function updateMonitor(
         maintenanceUntil: maintenanceCoverage(windows, [row.componentId], ctx.now).get(row.componentId) ?? null,
         now: ctx.now,
       });
-      await recordEvent(tx, {
-        workspaceId: ctx.workspace.id,
-        type: 'monitor.updated',
-        subject: `monitors/${row.id}`,
-        data: { monitor: record },
-      });
+      // A PATCH that changed nothing records nothing: no version, no audit event, no `monitor.updated` (as webhooks).
+      if (version !== undefined)
+        await recordEvent(tx, {
+          workspaceId: ctx.workspace.id,
+          type: 'monitor.updated',
+          subject: `monitors/${row.id}`,
+          data: { monitor: record },
+        });
       return { row, record };
     })
     .catch((err: unknown) => {
@@ -122,4 +141,14 @@ export async function updateMonitor(
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
   return record;
+}
+
+/** True when `stored` (encrypted, or null) holds exactly `sent`; a value no configured key opens counts as different. */
+function sameSecret(config: Config, stored: string | null, keyId: string | null, sent: string | null): boolean {
+  if (stored === null || sent === null) return stored === sent;
+  try {
+    return decryptSecret(stored, keyId, config.encryption) === sent;
+  } catch {
+    return false;
+  }
 }

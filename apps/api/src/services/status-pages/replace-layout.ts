@@ -1,11 +1,27 @@
-import { ValidationError, type Issue, type LayoutInput, type Prisma } from '@statusvane/shared';
+import type { LayoutInput, Prisma, PrismaClient } from '@statusvane/shared';
+import { componentIdIssues } from '../components/own-components.js';
+import { failWith } from '../validation.js';
+
+/** The issues of a layout's components (foreign, unknown, placed twice), each at `<field>[i].componentIds[j]`. */
+export function layoutIssues(
+  prisma: Pick<PrismaClient, 'component'>,
+  workspaceId: string,
+  sections: LayoutInput,
+  field: string,
+) {
+  const ids = sections.flatMap((s, i) =>
+    s.componentIds.map((id, j) => ({ id, path: `${field}[${i}].componentIds[${j}]` })),
+  );
+  return componentIdIssues(prisma, workspaceId, ids);
+}
 
 /**
  * Replaces a page's whole layout inside the caller's transaction (`[]` clears it: the page shows every component
  * again). The caller holds the page row locked (FOR UPDATE), so concurrent replacements serialise. Components must
- * belong to the page's workspace and appear at most once: one 400 names each offender at `<field>[i].componentIds[j]`.
- * Shared by `PATCH /status-pages/{id}` (`sections`) and the admin CLI's `status-page arrange` (`json`). Returns the
- * layout it replaced, in the same form, for the audit event.
+ * belong to the page's workspace and appear at most once: one 400 names each offender (layoutIssues; judged again
+ * here, in the write, even when the caller judged them before). Shared by `PATCH /status-pages/{id}` (`sections`)
+ * and the admin CLI's `status-page arrange` (`json`). Returns the layout it replaced, in the same form, for the
+ * audit event.
  */
 export async function replaceLayout(
   tx: Prisma.TransactionClient,
@@ -13,26 +29,8 @@ export async function replaceLayout(
   sections: LayoutInput,
   field: string,
 ): Promise<LayoutInput> {
-  const wanted = [...new Set(sections.flatMap((s) => s.componentIds))];
-  const own = new Set(
-    (
-      await tx.component.findMany({
-        where: { workspaceId: page.workspaceId, id: { in: wanted } },
-        select: { id: true },
-      })
-    ).map((c) => c.id),
-  );
-  const issues: Issue[] = [];
-  const seen = new Set<string>();
-  sections.forEach((s, i) =>
-    s.componentIds.forEach((cid, j) => {
-      const path = `${field}[${i}].componentIds[${j}]`;
-      if (seen.has(cid)) issues.push({ path, message: 'is already placed: a component appears at most once' });
-      else if (!own.has(cid)) issues.push({ path, message: "is not a component of this page's workspace" });
-      seen.add(cid);
-    }),
-  );
-  if (issues.length) throw new ValidationError(`Invalid layout: ${issues.map((x) => x.path).join(', ')}`, issues);
+  const issues = await layoutIssues(tx, page.workspaceId, sections, field);
+  if (issues.length) failWith('layout', issues);
 
   const previous = await tx.statusPageSection.findMany({
     where: { statusPageId: page.id },

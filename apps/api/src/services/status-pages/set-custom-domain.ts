@@ -1,15 +1,15 @@
-import { ConflictError, ValidationError, type Config, type PrismaClient } from '@statusvane/shared';
+import { ConflictError, type Config, type Issue, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import { findOwnPageId } from '../subscribers/own-page.js';
 import { isUniqueViolation } from './create-status-page.js';
+import { failWith } from '../validation.js';
 
 /** 400 for the deployment's own host name: it would shadow every page. */
-export function assertNotOwnHost(config: Pick<Config, 'publicBaseUrl'>, customDomain: string | null): void {
-  if (customDomain !== null && customDomain === new URL(config.publicBaseUrl).hostname.toLowerCase())
-    throw new ValidationError('Invalid request: customDomain', [
-      { path: 'customDomain', message: "Must not be the service's own host name" },
-    ]);
+export function ownHostIssues(config: Pick<Config, 'publicBaseUrl'>, customDomain: string | null): Issue[] {
+  return customDomain !== null && customDomain === new URL(config.publicBaseUrl).hostname.toLowerCase()
+    ? [{ path: 'customDomain', message: "Must not be the service's own host name" }]
+    : [];
 }
 
 /** The 409 for a domain another page has. */
@@ -29,7 +29,8 @@ export async function setCustomDomain(
 ): Promise<{ id: string; customDomain: string | null }> {
   assertCan(ctx.role, 'statusPages:manage');
   const statusPageId = await findOwnPageId(deps.prisma, ctx, id);
-  assertNotOwnHost(deps.config, customDomain);
+  const issues = ownHostIssues(deps.config, customDomain);
+  if (issues.length) failWith('request', issues);
   try {
     await deps.prisma.statusPage.update({ where: { id: statusPageId }, data: { customDomain } });
   } catch (err) {

@@ -15,8 +15,9 @@ import type { ServiceContext } from '../context.js';
 import { isUniqueViolation } from './create-status-page.js';
 import { findOwnStatusPage } from './find-status-page.js';
 import { hashPassword } from './password.js';
-import { replaceLayout } from './replace-layout.js';
-import { assertNotOwnHost, domainTaken } from './set-custom-domain.js';
+import { layoutIssues, replaceLayout } from './replace-layout.js';
+import { judgeBody } from '../validation.js';
+import { domainTaken, ownHostIssues } from './set-custom-domain.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
 
 export const updateStatusPageSchema = z
@@ -46,7 +47,6 @@ export const updateStatusPageSchema = z
   })
   .strict()
   .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });
-export type UpdateStatusPageInput = z.output<typeof updateStatusPageSchema>;
 
 /**
  * PATCH /status-pages/{id} (managers): every given field in one transaction, with the page row locked so that a
@@ -54,12 +54,20 @@ export type UpdateStatusPageInput = z.output<typeof updateStatusPageSchema>;
  */
 export async function updateStatusPage(
   deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
-  { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateStatusPageInput } },
+  { ctx, input: { id, changes: body } }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const page = await findOwnStatusPage(deps.prisma, ctx, id);
+  // The schema, the layout's components and the domain judged together: one 400 names every offending field.
+  const changes = await judgeBody('status page', updateStatusPageSchema, body, async (known) => {
+    const layout = known('sections');
+    const domain = known('customDomain');
+    return [
+      ...(layout ? await layoutIssues(deps.prisma, ctx.workspace.id, layout, 'sections') : []),
+      ...(domain !== undefined ? ownHostIssues(deps.config, domain) : []),
+    ];
+  });
   const { sections, password, slug, customDomain, ...plain } = changes;
-  if (customDomain !== undefined) assertNotOwnHost(deps.config, customDomain);
   if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
     throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });
   // Hashed before the transaction: scrypt takes tens of milliseconds, not to be spent holding a row lock.

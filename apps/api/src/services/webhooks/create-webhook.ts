@@ -1,5 +1,6 @@
 import {
   encryptSecret,
+  endOfLog,
   randomSecret,
   redactUrl,
   type Keyring,
@@ -13,7 +14,8 @@ import { assertWebhookUrl, type CreateWebhookInput } from './webhook-input.js';
 import { toWebhookRecord, webhookRecordSelect, type CreatedWebhookRecord } from './webhook-record.js';
 
 /**
- * POST /webhooks (managers) -> 201 with the signing secret, shown once. The URL passes the SSRF guard and is stored
+ * POST /webhooks (managers) -> 201 with the signing secret, shown once (a replay of the same Idempotency-Key answers
+ * `secret: null`). The URL passes the SSRF guard and is stored
  * encrypted. The webhook receives the events that commit from now on: its cursor starts at the end of the log as
  * it stands (the oldest transaction still running), so an event committing while it is created is sent too.
  */
@@ -25,8 +27,7 @@ export async function createWebhook(
   await assertWebhookUrl(deps.guard, input.url);
   const secret = `whsec_${randomSecret(32)}`;
   return deps.prisma.$transaction(async (tx) => {
-    const [{ fence }] = await tx.$queryRaw<[{ fence: bigint }]>`
-      SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS fence`;
+    const end = await endOfLog(tx);
     const row = await tx.webhook.create({
       data: {
         workspaceId: ctx.workspace.id,
@@ -35,8 +36,8 @@ export async function createWebhook(
         secretEnc: encryptSecret(secret, deps.keyring.current).ciphertext,
         types: input.types ?? [],
         description: input.description ?? '',
-        cursorTxid: fence,
-        cursorSeq: 0n,
+        cursorTxid: end.txid,
+        cursorSeq: end.seq,
       },
       select: webhookRecordSelect,
     });
@@ -48,7 +49,8 @@ export async function createWebhook(
       changes: changesBetween(null, toWebhookRecord(row), { url: [false, true], secret: [false, true] }),
     });
     const record = { ...toWebhookRecord(row), secret };
-    await ctx.inTransaction?.(tx, record);
+    // The stored answer of an Idempotency-Key never holds the secret: a replay answers `secret: null`, as tokens do.
+    await ctx.inTransaction?.(tx, record, { ...record, secret: null });
     return record;
   });
 }

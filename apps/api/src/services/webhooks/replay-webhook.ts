@@ -1,4 +1,4 @@
-import { cursorSchema, type PrismaClient } from '@statusvane/shared';
+import { assertCursorWithinLog, cursorSchema, endOfLog, type PrismaClient } from '@statusvane/shared';
 import { z } from 'zod';
 import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
@@ -14,7 +14,7 @@ export type ReplayWebhookInput = z.output<typeof replayWebhookSchema>;
  * `sequence`) of the webhook's types is sent again, as new deliveries marked `replay`, then the live stream goes
  * on from there. The webhook's cursor moves back to `after` and its generation goes up, so deliveries already made
  * stay in the history and the replayed ones are told apart; a replay during a replay starts over from its `after`.
- * Recorded as `webhook.replayed` (the version grows by one).
+ * Recorded as `webhook.replayed` (the version grows by one). An `after` beyond the end of the log is 400.
  */
 export async function replayWebhook(
   deps: { prisma: PrismaClient },
@@ -23,6 +23,8 @@ export async function replayWebhook(
   assertCan(ctx.role, 'webhooks:manage');
   const hook = await findOwnWebhook(deps.prisma, ctx, input.id);
   return deps.prisma.$transaction(async (tx) => {
+    // A cursor beyond the end of the log would silence the webhook until the log caught up with it: 400.
+    assertCursorWithinLog(input.after, await endOfLog(tx));
     await claimVersion(tx, ctx, 'webhook', hook.id); // the row locked (404 if deleted meanwhile)
     const row = await tx.webhook.update({
       where: { id: hook.id },

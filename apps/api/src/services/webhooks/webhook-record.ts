@@ -18,10 +18,15 @@ export type WebhookRecord = z.infer<typeof webhookRecordSchema>;
 
 export const createdWebhookRecordSchema = webhookRecordSchema
   .extend({
-    secret: z.string().meta({
-      description:
-        'The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README).',
-    }),
+    secret: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it ' +
+          '(README). A replay of the request (same `Idempotency-Key`) answers null: delete the webhook and create ' +
+          'another if it was lost.',
+      }),
   })
   .openapi('CreatedWebhook');
 export type CreatedWebhookRecord = z.infer<typeof createdWebhookRecordSchema>;
