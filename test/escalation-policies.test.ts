@@ -298,6 +298,7 @@ describe('escalation policies over HTTP', () => {
           delayMinutes: 0,
           targets: [
             { channel: 'pagerduty', routingKey },
+            { channel: 'opsgenie', apiKey: 'og-test-key-1234' },
             { channel: 'discord', target: `${fake.base}/discord/api/webhooks/1/discord-secret` },
             { channel: 'webhook', target: `${fake.base}/hook/secret-path?token=s3cret` },
           ],
@@ -318,17 +319,29 @@ describe('escalation policies over HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([
       { step: 0, channel: 'pagerduty', display: 'routing key …kkkk', ok: true, status: 202 },
+      { step: 0, channel: 'opsgenie', display: expect.stringContaining('1234'), ok: true, status: 202 },
       { step: 0, channel: 'discord', display: `${fake.base}/…`, ok: true, status: 204 },
       { step: 0, channel: 'webhook', display: `${fake.base}/…`, ok: false, status: 400, error: 'http_400' },
       { step: 1, channel: 'email', display: 'oncall@example.test', ok: false, error: 'email not configured' },
       { step: 1, channel: 'slack', display: 'http://127.0.0.1:9/…', ok: false, error: 'connection_refused' },
     ]);
-    for (const secret of ['s3cret', 'discord-secret', routingKey]) expect(res.text).not.toContain(secret);
+    for (const secret of ['s3cret', 'discord-secret', routingKey, 'og-test-key-1234'])
+      expect(res.text).not.toContain(secret);
     // Each provider got its own format, marked as a test; the webhook signed as pages are.
+    // PagerDuty's test alert is resolved right after it is triggered (same dedup_key), so nobody is left paged.
     const pd = fake.to('/pd/', routingKey);
-    expect(pd).toHaveLength(1);
-    expect(pd[0]!.problems).toEqual([]);
+    expect(pd).toHaveLength(2);
+    expect(pd.map((r) => r.problems)).toEqual([[], []]);
     expect(pd[0]!.json).toMatchObject({ event_action: 'trigger', payload: { severity: 'info' } });
+    expect(pd[1]!.json).toMatchObject({
+      event_action: 'resolve',
+      dedup_key: (pd[0]!.json as { dedup_key: string }).dedup_key,
+    });
+    // Opsgenie's: created, then closed by the same alias.
+    const og = fake.to('/og/');
+    expect(og.map((r) => r.problems)).toEqual([[], []]);
+    const alias = (og[0]!.json as { alias: string }).alias;
+    expect(og[1]!.path).toContain(`/og/v2/alerts/${encodeURIComponent(alias)}/close`);
     const hook = fake.to('/hook/secret-path');
     expect(hook).toHaveLength(1);
     expect(hook[0]!.json).toMatchObject({ type: 'incident.escalation', test: true, policy: { id: p.id } });

@@ -39,11 +39,14 @@ export type PolicyTestResult = z.infer<typeof policyTestResultSchema>;
 /** One attempt per target (no retries): the answer says at once what each provider made of it. */
 const TEST_RETRY = { attempts: 1, backoffMs: 0 };
 const TEST_TIMEOUT_MS = 10_000;
+/** Channels whose alerts stay open until resolved: a test send resolves its own alert right after. */
+const CLOSES_ALERTS: ReadonlySet<string> = new Set(['pagerduty', 'opsgenie']);
 
 /**
  * POST /escalation-policies/{id}/test (managers): one test message to every target of every step, at once, in each
  * channel's own format (webhooks signed as pages are, with `"test": true`; PagerDuty and Opsgenie at the lowest
- * severity), and one answer per target. Nothing is recorded as a page and no incident is involved.
+ * severity, their alert resolved right after), and one answer per target. Nothing is recorded as a page and no
+ * incident is involved.
  */
 export async function testEscalationPolicy(
   deps: {
@@ -107,7 +110,18 @@ export async function testEscalationPolicy(
         };
         let outcome: DeliveryOutcome;
         try {
-          outcome = await deliverer.deliver(t.channel, openTarget(byId.get(t.id)!, deps.config.encryption), page);
+          const target = openTarget(byId.get(t.id)!, deps.config.encryption);
+          outcome = await deliverer.deliver(t.channel, target, page);
+          // PagerDuty and Opsgenie keep an alert open until told otherwise: close the test's at once (same incident
+          // id, so the same dedup_key / alias). The answer reports the test message; the close is best effort.
+          if (outcome.status === 'sent' && CLOSES_ALERTS.has(t.channel))
+            await deliverer.notify(t.channel, target, {
+              noticeId: randomUUID(),
+              workspaceId: ctx.workspace.id,
+              kind: 'resolved',
+              incident: { ...page.incident, status: 'resolved', acknowledgedAt: null, resolvedAt: now },
+              at: now,
+            });
         } catch {
           outcome = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
         }
