@@ -213,12 +213,18 @@ try {
     worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
     children.push(worker.child);
     log('scheduling at scale (cost per check only)...');
-    const { scheduling: s } = await runScheduling(schedulingInput([worker]), log);
+    const { scheduling: s, detection: d } = await runScheduling(schedulingInput([worker]), log);
     const c = s.cost.cpuMsPerCheck;
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
         `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows)\n` +
         `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
+        `detection (${d.intervalSeconds} s monitors, confirm ${d.confirmAfterSeconds} s): ${d.runs
+          .map(
+            (r) =>
+              `${r.secondsToIncident?.toFixed(1) ?? 'none'} s (first failure ${r.secondsToFirstFailure?.toFixed(1) ?? '-'} s, bound ${r.boundSeconds?.toFixed(1) ?? '-'} s)`,
+          )
+          .join(', ')}\n` +
         `load average: ${os
           .loadavg()
           .map((l) => l.toFixed(2))

@@ -4,6 +4,7 @@
 // 127.0.0.1.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { confirmationJobId } from '@statusvane/shared';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -118,6 +119,42 @@ describe('one region', () => {
     expect(await regionStates(h, monitor.id)).toMatchObject([{ consecutiveFailures: 1, consecutivePasses: 0 }]);
     await checkOnceVia(h, w.completed, monitor.id);
     expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('confirmAfterSeconds above the interval: a failure seconds after a counted pass counts and its re-check, confirmAfterSeconds later, opens', async () => {
+    // The quick bench's case (a 10 s monitor, confirmAfterSeconds 15): the last counted pass is less than
+    // confirmAfterSeconds before the first failing check. That failure starts the confirmation at once; it used to
+    // wait for the next check far enough from the pass, opening an interval late.
+    target.setStatus(200);
+    const confirmAfterSeconds = 300;
+    const { monitor } = await createMonitor(h, { confirmAfterSeconds });
+    await waitFor(async () => (await results(monitor.id)).length === 1, 10_000, 'the first check');
+    target.setStatus(503);
+    const slotJob = await runNextSlotNow(monitor.id);
+    const [pass, failure] = await results(monitor.id);
+    expect([pass!.outcome, failure!.outcome]).toEqual(['up', 'down']);
+    expect(failure!.checkedAt.getTime() - pass!.checkedAt.getTime()).toBeLessThan(confirmAfterSeconds * 1000);
+    expect(counted(outcomeOf(slotJob))).toBe(true);
+    expect(await regionStates(h, monitor.id)).toMatchObject([{ consecutiveFailures: 1, consecutivePasses: 0 }]);
+
+    // The re-check is queued for the failure's time plus confirmAfterSeconds, under its own id.
+    const queue = h.deps.scheduler.queues.get('local')!;
+    const slot = new Date(failure!.checkedAt.getTime() + confirmAfterSeconds * 1000);
+    const recheck = await waitFor(() => queue.getJob(confirmationJobId(monitor.id, 'local', slot)), 5000, 're-check');
+    expect(await recheck.isDelayed()).toBe(true);
+    // Run it now, as if its delay had passed (its result is taken confirmAfterSeconds after the failure).
+    await agePastGap(h, monitor.id);
+    await recheck.promote();
+    await waitFor(async () => outcomeOf(recheck.id!), 10_000, 're-check job');
+    expect(counted(outcomeOf(recheck.id!))).toBe(true);
+    const opened = await incidents(monitor.id);
+    expect(opened).toHaveLength(1);
+    // Opened by the re-check's result, whose slot is the first failure's time plus confirmAfterSeconds.
+    expect((await results(monitor.id)).map((r) => [r.outcome, r.slot.getTime()])).toEqual([
+      ['up', pass!.slot.getTime()],
+      ['down', failure!.slot.getTime()],
+      ['down', slot.getTime()],
+    ]);
   });
 
   it('a result too close to count moves no counter either way: a quick pass does not reset the failures', async () => {

@@ -62,7 +62,8 @@ const every60 = (outcome: Outcome, n: number, from = 0, region = 'eu') =>
 
 /**
  * Reference model, written from the definition instead of incremental state. Which results count is decided per
- * region by the gap alone. A region's `failing` at step i is found by scanning its counted results backwards for the
+ * region by the gap, but for a result that starts a confirmation (against its region at rest: the region's last
+ * counted result on the side the region is on), which counts at once. A region's `failing` at step i is found by scanning its counted results backwards for the
  * latest one that set or cleared it: a counted failure ending a run of >= openThreshold failures sets it, a counted
  * pass ending a run of >= resolveThreshold passes clears it; with neither, the region takes the side the incident
  * had when the region's first counted result came (or has now, before any). An incident opens on a counted failure
@@ -72,13 +73,9 @@ const every60 = (outcome: Outcome, n: number, from = 0, region = 'eu') =>
  */
 function reference(seq: readonly FlapInput[], th: FlapRules) {
   const gap = (th.confirmAfterSeconds || th.intervalSeconds) * 1000;
-  const lastCounted = new Map<string, number>();
-  const counted = seq.map((x) => {
-    const last = lastCounted.get(x.region);
-    if (last !== undefined && x.checkedAt.getTime() - last < gap) return false;
-    lastCounted.set(x.region, x.checkedAt.getTime());
-    return true;
-  });
+  const lastCounted = new Map<string, FlapInput>();
+  // Filled step by step: whether a result starts a confirmation depends on its region's failing state before it.
+  const counted: boolean[] = [];
   const isFail = (x: FlapInput) => x.outcome === 'down';
   // The incident's state before each step (filled as we go), to know a region's starting side.
   const openBefore: boolean[] = [];
@@ -97,8 +94,21 @@ function reference(seq: readonly FlapInput[], th: FlapRules) {
     return idx.length ? openBefore[idx[0]!]! : openNow;
   };
   let open = false;
+  const lastCountedIndex = new Map<string, number>();
   return seq.map((x, i) => {
     openBefore.push(open);
+    const last = lastCounted.get(x.region);
+    // A result against a region at rest (its last counted result on the side the region is on) starts a
+    // confirmation and counts at once; any other needs the gap.
+    const startsConfirmation =
+      last !== undefined &&
+      isFail(x) !== isFail(last) &&
+      isFail(last) === failingAt(x.region, lastCountedIndex.get(x.region)!, open);
+    counted.push(last === undefined || startsConfirmation || x.checkedAt.getTime() - last.checkedAt.getTime() >= gap);
+    if (counted[i]) {
+      lastCounted.set(x.region, x);
+      lastCountedIndex.set(x.region, i);
+    }
     let event: 'open' | 'resolve' | null = null;
     let recheckAt: number | null = null;
     if (counted[i]) {
@@ -198,7 +208,7 @@ describe('evaluateFlap — invariants (property)', () => {
     );
   });
 
-  it('a result closer than confirmAfterSeconds (the interval when 0) to its region`s last counted one changes nothing; any other counts', () => {
+  it('a result closer than confirmAfterSeconds (the interval when 0) to its region`s last counted one changes nothing, unless it starts a confirmation; any other counts', () => {
     fc.assert(
       fc.property(withRules, ({ th, seq }) => {
         let state = resetFlapState();
@@ -206,7 +216,13 @@ describe('evaluateFlap — invariants (property)', () => {
           const last = state.regions.get(x.region)?.lastCountedAt;
           const d = evaluateFlap(state, x, th);
           const gapMs = (th.confirmAfterSeconds > 0 ? th.confirmAfterSeconds : th.intervalSeconds) * 1000;
-          const tooClose = last !== undefined && last !== null && x.checkedAt.getTime() - last.getTime() < gapMs;
+          const before = regionStateOf(state, x.region);
+          const starts =
+            x.outcome === 'down'
+              ? !before.failing && before.consecutiveFailures === 0
+              : before.failing && before.consecutivePasses === 0;
+          const tooClose =
+            !starts && last !== undefined && last !== null && x.checkedAt.getTime() - last.getTime() < gapMs;
           expect(d.counted).toBe(!tooClose);
           if (!d.counted) {
             expect(d.state).toBe(state);
@@ -357,6 +373,23 @@ describe('evaluateFlap — hand-written cases', () => {
     // Off with confirmAfterSeconds 0, and for a heartbeat (judged from its pings).
     expect(run(seq, rules(3, 2, ['eu'], 60, 0)).map(slotOf)).toEqual([null, null, null, null, null, null]);
     expect(run(seq, { ...rules(3, 2), recheck: false }).map(slotOf)).toEqual([null, null, null, null, null, null]);
+  });
+
+  it('a confirmation starts at once: the first failure (or recovery) seconds after a counted result counts, so its re-check opens (resolves) confirmAfterSeconds after it, whatever the interval', () => {
+    // A 10 s monitor with confirmAfterSeconds 15 (bench/scenarios/scheduling.ts): passes at 0 (counted) and 10 (too
+    // close), the target fails: the failure at 20 is 20 s after the last counted pass anyway; at 30 it is not.
+    const th = rules(2, 2, ['eu'], 10, 15);
+    const slotOf = (d: FlapDecision) => d.state.regions.get('eu')!.confirmSlot?.getTime() ?? null;
+    const recheck = (at: number) => ({ ...r('down', at), slot: new Date(T0 + at * S) });
+    const steps = run([r('up', 0), r('up', 10), r('up', 20), r('down', 30), r('down', 40), recheck(45)], th);
+    expect(steps.map((d) => d.counted)).toEqual([true, false, true, true, false, true]);
+    expect(slotOf(steps[3]!)).toBe(T0 + 45 * S);
+    expect(eventTypes(steps)).toEqual(['-', '-', '-', '-', '-', 'open']);
+    // And back: the first pass of the failing region seconds after its last counted failure starts the recovery.
+    const back = run([r('up', 50), r('up', 60), { ...r('up', 65), slot: new Date(T0 + 65 * S) }], th, steps[5]!.state);
+    expect(back.map((d) => d.counted)).toEqual([true, false, true]);
+    expect(eventTypes(back)).toEqual(['-', '-', 'resolve']);
+    // Within a run the gap holds: a quick pass between two failures still moves nothing (see above).
   });
 
   it('the re-check asked for clears it when it runs, even too close to count; another result too close leaves it', () => {

@@ -8,9 +8,11 @@
  *
  * Rules (docs/decisions.md, "Thresholds count confirmations" and "Regions, quorum and fast confirmation"):
  * - Confirmations, not results. A result of a region counts only when it was taken at least confirmationGapMs
- *   (`confirmAfterSeconds`, or the interval when that is 0) after the previous counted result of that region. A
- *   closer result (the immediate check of a new or resumed monitor and its first scheduled slot seconds later, a
- *   retried job, two pings a second apart) is stored and shown by the caller, and changes nothing here.
+ *   (`confirmAfterSeconds`, or the interval when that is 0) after the previous counted result of that region, or
+ *   when it starts a confirmation (startsConfirmation: the first failure after counted passes of a region not
+ *   failing, the first pass after counted failures of a failing one). A closer result (the immediate check of a new
+ *   or resumed monitor and its first scheduled slot seconds later, a retried job, two pings a second apart, a quick
+ *   pass between two failures) is stored and shown by the caller, and changes nothing here.
  * - Each region keeps its own counters. `up` and `degraded` are passes; `down` is a failure. A counted failure
  *   increments consecutiveFailures and resets consecutivePasses to 0; a counted pass does the opposite. Counters
  *   keep counting past the thresholds.
@@ -106,6 +108,16 @@ function assertThreshold(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be an integer >= 1, got ${value}`);
 }
 
+/**
+ * Whether a result starts a confirmation: it goes against a region at rest (a failure of a region not failing with no
+ * counted failure since its last counted pass, a pass of a failing one with no counted pass since its last counted
+ * failure). Such a result counts however soon it comes after the region's last counted result: the gap spaces the
+ * confirmations of one run, and the previous counted result (of the other outcome) confirms nothing it continues.
+ */
+function startsConfirmation(prev: RegionFlapState, failed: boolean): boolean {
+  return failed ? !prev.failing && prev.consecutiveFailures === 0 : prev.failing && prev.consecutivePasses === 0;
+}
+
 /** Apply one check result to the flap state; never mutates `state`. */
 export function evaluateFlap(state: FlapState, result: FlapInput, rules: FlapRules): FlapDecision {
   assertThreshold('openThreshold', rules.openThreshold);
@@ -113,7 +125,12 @@ export function evaluateFlap(state: FlapState, result: FlapInput, rules: FlapRul
   assertThreshold('quorum', rules.quorum);
 
   const prev = regionStateOf(state, result.region);
-  if (prev.lastCountedAt && result.checkedAt.getTime() - prev.lastCountedAt.getTime() < confirmationGapMs(rules)) {
+  const failed = result.outcome === 'down';
+  if (
+    prev.lastCountedAt &&
+    !startsConfirmation(prev, failed) &&
+    result.checkedAt.getTime() - prev.lastCountedAt.getTime() < confirmationGapMs(rules)
+  ) {
     // The re-check asked for has run, even if it does not count: it is not asked for again.
     if (prev.confirmSlot?.getTime() !== result.slot.getTime()) return { state, events: [], counted: false };
     const region = { ...prev, confirmSlot: null };
@@ -124,7 +141,6 @@ export function evaluateFlap(state: FlapState, result: FlapInput, rules: FlapRul
     };
   }
 
-  const failed = result.outcome === 'down';
   const region: RegionFlapState = failed
     ? {
         consecutiveFailures: prev.consecutiveFailures + 1,
