@@ -163,7 +163,6 @@ const children: Array<Child | undefined> = [];
 let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
 /** The scheduling scenario's other workers (--workers). */
-const moreWorkers: AppProcess[] = [];
 let failure: string | null = null;
 try {
   log(
@@ -208,17 +207,28 @@ try {
     detectionRuns: sizes.detectionRuns,
     detectionIntervalSeconds: sizes.detectionInterval,
   });
+  /** Starts `n` worker processes (each stopped with the other children at the end). */
+  const startWorkers = async (n: number) => {
+    const started: AppProcess[] = [];
+    for (let i = 0; i < n; i++) {
+      const w = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
+      children.push(w.child);
+      started.push(w);
+    }
+    return started;
+  };
+  const workersLabel = `${workerCount} worker process${workerCount > 1 ? 'es' : ''}`;
   if (args['cost-only']) {
     await baseline.child.stop();
-    worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
-    children.push(worker.child);
-    log('scheduling at scale (cost per check only)...');
-    const { scheduling: s, detection: d } = await runScheduling(schedulingInput([worker]), log);
+    const workers = await startWorkers(workerCount);
+    log(`scheduling at scale (cost per check only, ${workersLabel})...`);
+    const { scheduling: s, detection: d } = await runScheduling(schedulingInput(workers), log);
     const c = s.cost.cpuMsPerCheck;
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
         `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows)\n` +
         `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
+        `CPU over the window (% of one core): workers ${s.cpuPercent.workers.join(' + ')}, PostgreSQL ${s.cpuPercent.postgres}, Redis ${s.cpuPercent.redis}\n` +
         `detection (${d.intervalSeconds} s monitors, confirm ${d.confirmAfterSeconds} s): ${d.runs
           .map(
             (r) =>
@@ -231,7 +241,7 @@ try {
           .join(' ')}\n`,
     );
     await prisma.$disconnect();
-    await stopAll([worker.child, ...children]);
+    await stopAll(children);
     process.exit(0);
   }
 
@@ -364,8 +374,7 @@ try {
   await prisma.$executeRawUnsafe('VACUUM FULL check_results');
   await clearBenchKeys(urls.redisUrl, targets.redisDb);
 
-  worker = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
-  children.push(worker.child);
+  worker = (await startWorkers(1))[0]!;
   log('check throughput...');
   const checks = await runCheckThroughput(
     {
@@ -380,12 +389,8 @@ try {
     log,
   );
 
-  for (let i = 1; i < workerCount; i++) {
-    const more = await startWorker(urls, encryptionKey, { WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
-    children.push(more.child);
-    moreWorkers.push(more);
-  }
-  log(`scheduling at scale and detection (${workerCount} worker process${workerCount > 1 ? 'es' : ''})...`);
+  const moreWorkers = await startWorkers(workerCount - 1);
+  log(`scheduling at scale and detection (${workersLabel})...`);
   const { scheduling, detection } = await runScheduling(schedulingInput([worker, ...moreWorkers]), log);
   await prisma.$disconnect();
   // The run is over once its processes are: the duration covers starting and stopping them, and nothing measured.
