@@ -29,17 +29,17 @@ export async function maintenanceWindowsNear(
   return (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
 }
 
-/**
- * The pure part of maintenanceUntilByComponent: of the given (not cancelled) windows, those in progress at `now`
- * (half-open: startsAt <= now < endsAt, so a window covers nothing at the instant it ends, nor a zero-length one
- * ever), and for each asked-for component the latest end among those covering it.
- */
 /** Whether a window is in progress at `now`: half-open, startsAt <= now < endsAt. */
 export function windowInProgress(w: { startsAt: Date; endsAt: Date }, now: Date): boolean {
   const t = now.getTime();
   return w.startsAt.getTime() <= t && t < w.endsAt.getTime();
 }
 
+/**
+ * The pure part of maintenanceUntilByComponent: of the given (not cancelled) windows, those in progress at `now`
+ * (half-open: startsAt <= now < endsAt, so a window covers nothing at the instant it ends, nor a zero-length one
+ * ever), and for each asked-for component the latest end among those covering it.
+ */
 export function maintenanceCoverage(
   windows: readonly CoverageWindow[],
   componentIds: readonly string[],
