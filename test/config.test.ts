@@ -150,10 +150,26 @@ describe('config plan and apply', () => {
     expect(events.map((e) => e.action)).toEqual(['monitor.created', 'monitor.updated']);
     expect(events[1]!.changes).toEqual({ confirmAfterSeconds: { from: 30, to: 60 } });
 
-    // An id that is no monitor of the workspace is refused as POST /monitors refuses it, and nothing is written.
-    const bad = await apply({ version: 1, monitors: [entry, { ...dependent, dependsOn: [ws.ws.id] }] });
-    expect(bad.status).toBe(400);
-    expect(JSON.stringify(bad.body)).toContain('dependsOn[0]');
+    // An id that is no monitor of the workspace is refused as POST /monitors refuses it, at its path in the
+    // document, by plan as by apply, and nothing is written.
+    const badDoc = { version: 1, monitors: [entry, { ...dependent, dependsOn: [ws.ws.id] }] };
+    for (const res of [await plan(badDoc), await apply(badDoc)]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.issues).toEqual([
+        { path: 'monitors[1].dependsOn[0]', message: 'is not a monitor of this workspace' },
+      ]);
+    }
+    // A monitor the same document prunes cannot be depended on (apply deletes first).
+    const pruning = await plan({
+      version: 1,
+      prune: true,
+      monitors: [{ ...dependent, ref: 'dep2', target: '93.184.215.14:24', dependsOn: [baseId] }, dependent],
+    });
+    expect(pruning.status).toBe(400);
+    expect(pruning.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      'monitors[0].dependsOn[0]',
+    ]);
+    expect((await monitors()).find((m) => m.ref === 'dep')).toMatchObject({ confirmAfterSeconds: 60, version: 2 });
   });
 
   it('exports the managed resources, secrets redacted, and planning the export back is only noop', async () => {
