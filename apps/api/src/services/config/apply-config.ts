@@ -20,6 +20,7 @@ import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
+import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
 import { parseConfigDocument } from './config-document.js';
 import { computePlan, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
@@ -29,8 +30,6 @@ import type { ConfigPlanRecord } from './plan-config.js';
 const TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
 /** First checks queued after the commit, this many at once. */
 const RUN_NOW_BATCH = 200;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * POST /config/apply (managers): the plan, computed again under a per-workspace lock, applied in one transaction (all

@@ -1,6 +1,7 @@
 import { decryptSecret, DEFAULT_CONFIRM_AFTER_SECONDS, type Config, type Issue, type Prisma } from '@statusvane/shared';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
-import { REDACTED, type DesiredMonitor } from './config-document.js';
+import { REDACTED } from '../audit/record-write.js';
+import type { DesiredMonitor } from './config-document.js';
 
 /** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
 export type View = Record<string, unknown>;
