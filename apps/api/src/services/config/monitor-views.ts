@@ -1,4 +1,5 @@
-import { decryptSecret, DEFAULT_CONFIRM_AFTER_SECONDS, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { decryptSecret, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED } from '../audit/record-write.js';
 import type { DesiredMonitor } from './config-document.js';
@@ -38,38 +39,8 @@ const FIELDS: Record<string, string[]> = {
   heartbeat: [...COMMON, ...HEARTBEAT],
 };
 
-/** What a create stores for a field the document leaves out (create-monitor.ts / monitor-data.ts). */
-const DEFAULTS: View = {
-  intervalSeconds: 60,
-  openThreshold: 2,
-  resolveThreshold: 2,
-  confirmAfterSeconds: DEFAULT_CONFIRM_AFTER_SECONDS,
-  // Monitor ids as given (refs of the document's own monitors are not resolved here).
-  dependsOn: [],
-  environment: 'production',
-  metadata: {},
-  timeoutMs: 10_000,
-  degradedAfterMs: null,
-  latencyThresholdMs: null,
-  regions: [],
-  quorum: null,
-  method: 'GET',
-  expectedStatusCodes: [],
-  keyword: null,
-  keywordAbsent: null,
-  headers: {},
-  body: null,
-  contentType: 'application/json',
-  jsonAssertion: null,
-  certificateExpiryDays: 7,
-  dnsRecordType: 'A',
-  dnsResolver: null,
-  dnsExpected: [],
-  graceSeconds: 60,
-  maxRunSeconds: null,
-  schedule: null,
-  timezone: 'UTC',
-};
+/** What a create stores for a field the document leaves out (monitor-data.ts), and the write-only secrets' "none". */
+const DEFAULTS: View = { ...MONITOR_DEFAULTS, headers: {}, body: null, jsonAssertion: null };
 
 /** Fields whose values are secrets: compared by value, shown as "<redacted>". */
 export const MONITOR_SECRET_FIELDS: ReadonlySet<string> = new Set(['headers', 'body']);
