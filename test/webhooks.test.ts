@@ -149,6 +149,8 @@ describe('/webhooks', () => {
     for (const bad of [
       { url: `${rx.base}/a`, extra: 1 },
       { url: 'ftp://example.com/x' },
+      { url: 'not a url' },
+      { url: rx.base.replace('http://', 'http://user:pass@') },
       { url: `${rx.base}/a`, types: ['incident.exploded'] },
       { url: `${rx.base}/a`, types: ['incident.opened', 'incident.opened'] },
     ]) {
