@@ -434,6 +434,25 @@ describe('config plan and apply', () => {
       `com.statusvane.monitor.updated monitors/${ids.api}`,
     ]);
     expect(third.data[0]!.data.monitor).toMatchObject({ escalationPolicyId: policy.body.data.id, version: 2 });
+
+    // That policy is not the document's: the export leaves it out and plans back to no change, a document without
+    // `escalationPolicy` leaves it alone, and `escalationPolicy: null` takes the monitor off it.
+    const exported = (await request(h.app).get('/api/v1/config').set(bearer(ws.tokens.viewer))).body.data;
+    expect(exported.monitors.find((m: { ref: string }) => m.ref === 'api')).not.toHaveProperty('escalationPolicy');
+    expect((await plan(exported)).body.data.summary).toMatchObject({ create: 0, update: 0, delete: 0 });
+    expect((await plan(changed)).body.data.summary).toMatchObject({ create: 0, update: 0, delete: 0 });
+    const detach = {
+      ...changed,
+      monitors: changed.monitors.map((m) => (m.ref === 'api' ? { ...m, escalationPolicy: null } : m)),
+    };
+    const detaching = await plan(detach);
+    expect((detaching.body.data.changes as Change[]).find((c) => c.ref === 'api')).toMatchObject({
+      action: 'update',
+      fields: { escalationPolicy: { from: `(unmanaged policy ${policy.body.data.id})`, to: null } },
+    });
+    await apply(detach).expect(200);
+    const api2 = (await request(h.app).get(`/api/v1/monitors/${ids.api}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(api2).toMatchObject({ escalationPolicyId: null, version: 3 });
   });
 
   it('prune deletes the managed resources the document no longer names, never unmanaged ones', async () => {

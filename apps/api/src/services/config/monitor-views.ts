@@ -110,11 +110,18 @@ export function storedMonitorView(
     timezone: row.timezone,
   };
   const view = pick(all, fieldsOf(all));
-  // A policy the document does not manage has no ref to show: the field is left out, as a document leaves it out.
-  if (row.escalationPolicyId === null) view.escalationPolicy = null;
-  else if (policyRefs.has(row.escalationPolicyId)) view.escalationPolicy = policyRefs.get(row.escalationPolicyId);
+  // A policy the document does not manage has no ref: it shows as unmanagedPolicy(id), which no ref equals, so that
+  // `escalationPolicy: null` (or a ref) in a document is a change; the export leaves it out.
+  view.escalationPolicy =
+    row.escalationPolicyId === null
+      ? null
+      : (policyRefs.get(row.escalationPolicyId) ?? unmanagedPolicy(row.escalationPolicyId));
   return view;
 }
+
+/** A monitor's policy that no ref names, as plans show it (a ref has no space or parenthesis). */
+const unmanagedPolicy = (id: string) => `(unmanaged policy ${id})`;
+const isRef = (v: unknown): v is string => typeof v === 'string' && !v.startsWith('(');
 
 function pick(from: View, fields: string[]): View {
   return Object.fromEntries(fields.map((f) => [f, from[f] === undefined ? (DEFAULTS[f] ?? null) : from[f]]));
@@ -172,7 +179,7 @@ export function exportedMonitor(ref: string, view: View): View {
   for (const [field, value] of Object.entries(view)) {
     const always = field === 'name' || field === 'type' || field === 'target';
     if (!always && field !== 'escalationPolicy' && sameValue(value, DEFAULTS[field] ?? null)) continue;
-    if (field === 'escalationPolicy' && value === null) continue;
+    if (field === 'escalationPolicy' && !isRef(value)) continue;
     entry[field] = shownValue(field, value);
   }
   return entry;
