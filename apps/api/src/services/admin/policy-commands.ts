@@ -21,6 +21,7 @@ import {
 } from '../escalation-policies/policy-record.js';
 import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { findWorkspace } from './admin-commands.js';
+import { failWith } from '../validation.js';
 import { cliContext } from './cli-context.js';
 
 const id = z.uuid();
@@ -40,7 +41,7 @@ function parseJsonOption(text: string): unknown {
 function underJsonOption(err: unknown): never {
   if (err instanceof ValidationError) {
     const issues = ((err.details?.issues ?? []) as Issue[]).map((i) => ({ ...i, path: `json.${i.path}` }));
-    throw new ValidationError(`Invalid policy: ${issues.map((i) => i.path).join(', ')}`, issues);
+    failWith('policy', issues);
   }
   throw err;
 }
