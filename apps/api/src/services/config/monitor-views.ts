@@ -1,4 +1,4 @@
-import { decryptSecret, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { decryptSecret, UPDATE_FIELDS_BY_TYPE, type Config, type Issue, type Prisma } from '@statusvane/shared';
 import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED } from '../audit/record-write.js';
@@ -7,37 +7,19 @@ import type { DesiredMonitor } from './config-document.js';
 /** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
 export type View = Record<string, unknown>;
 
-const COMMON = [
-  'name',
-  'type',
-  'intervalSeconds',
-  'openThreshold',
-  'resolveThreshold',
-  'confirmAfterSeconds',
-  'dependsOn',
-  'environment',
-  'metadata',
-];
-const PROBE = ['target', 'timeoutMs', 'degradedAfterMs', 'latencyThresholdMs', 'regions', 'quorum'];
-const HTTP = [
-  'method',
-  'expectedStatusCodes',
-  'keyword',
-  'keywordAbsent',
-  'headers',
-  'body',
-  'contentType',
-  'jsonAssertion',
-  'certificateExpiryDays',
-];
-const DNS = ['dnsRecordType', 'dnsResolver', 'dnsExpected'];
-const HEARTBEAT = ['graceSeconds', 'maxRunSeconds', 'schedule', 'timezone'];
-const FIELDS: Record<string, string[]> = {
-  http: [...COMMON, ...PROBE, ...HTTP],
-  tcp: [...COMMON, ...PROBE],
-  dns: [...COMMON, ...PROBE, ...DNS],
-  heartbeat: [...COMMON, ...HEARTBEAT],
-};
+/** Not document fields: pausing is operational, and the policy is named by its ref (`escalationPolicy`). */
+const NOT_IN_DOCUMENTS = new Set(['enabled', 'escalationPolicyId']);
+/**
+ * The fields a document states per type: those a PATCH of that type takes (UPDATE_FIELDS_BY_TYPE, the schema's own
+ * list), but `enabled` and `escalationPolicyId`, plus `type` and `metadata` (which only a document changes).
+ */
+const FIELDS: Record<string, string[]> = Object.fromEntries(
+  Object.entries(UPDATE_FIELDS_BY_TYPE).map(([type, fields]) => [
+    type,
+    // `name` and `type` first: the order fields are shown in plans and exports.
+    ['name', 'type', ...[...fields].filter((f) => f !== 'name' && !NOT_IN_DOCUMENTS.has(f)), 'metadata'],
+  ]),
+);
 
 /** What a create stores for a field the document leaves out (monitor-data.ts), and the write-only secrets' "none". */
 const DEFAULTS: View = { ...MONITOR_DEFAULTS, headers: {}, body: null, jsonAssertion: null };
