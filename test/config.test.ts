@@ -268,6 +268,15 @@ describe('config plan and apply', () => {
     expect(guarded.body.error.details.issues[0].path).toBe('monitors[0].target');
     expect(await monitors()).toEqual([]);
 
+    // A planId that is no plan's id is a 400 on it, named with the document's own problems.
+    const notAPlanId = await apply({ version: 1, planId: 42 });
+    expect([notAPlanId.status, notAPlanId.body.error.details.issues.map((i: { path: string }) => i.path)]).toEqual([
+      400,
+      ['planId'],
+    ]);
+    const both = await apply({ version: 2, planId: { id: 'x' } });
+    expect(both.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['planId', 'version']);
+
     const top = await plan({ monitors: {}, extra: 1 });
     expect(top.status).toBe(400);
     expect(top.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual([
