@@ -1,8 +1,8 @@
-import { EVENT_TYPES, ValidationError, type SsrfGuard } from '@statusvane/shared';
+import { EVENT_TYPES, eventTypeSchema, ValidationError, type SsrfGuard } from '@statusvane/shared';
 import { z } from 'zod';
 
 const types = z
-  .array(z.enum(EVENT_TYPES))
+  .array(eventTypeSchema)
   .max(EVENT_TYPES.length)
   .refine((t) => new Set(t).size === t.length, 'Repeated event type');
 
