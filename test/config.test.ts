@@ -290,13 +290,18 @@ describe('config plan and apply', () => {
       .set('Content-Type', 'application/yaml')
       .send('version: 1\nmonitors: [\n');
     expect(badYaml.status).toBe(400);
-    // YAML only where the operation takes it.
-    const elsewhere = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(ws.tokens.admin))
-      .set('Content-Type', 'application/yaml')
-      .send('name: x\ntarget: https://93.184.215.14/\n');
-    expect(elsewhere.status).toBe(400);
+    // YAML only where the operation takes it: elsewhere it is refused unread (malformed or not).
+    for (const yamlText of ['name: x\ntarget: https://93.184.215.14/\n', 'name: [\n']) {
+      const elsewhere = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(ws.tokens.admin))
+        .set('Content-Type', 'application/yaml')
+        .send(yamlText);
+      expect([elsewhere.status, elsewhere.body.error.message]).toEqual([
+        400,
+        'Send a JSON body with Content-Type: application/json',
+      ]);
+    }
   });
 
   it('refuses to change a monitor type, and a "<redacted>" secret with nothing stored', async () => {
