@@ -129,6 +129,21 @@ describe('retention', () => {
         time: eventAt(30, -1),
       },
     });
+    // Webhook deliveries are kept as long as the events (30 days, by createdAt), whatever their status.
+    const hook = await h.prisma.webhook.create({
+      data: { workspaceId: m.workspaceId, urlEnc: 'x', urlDisplay: 'x', secretEnc: 'x', cursorTxid: 0n },
+    });
+    const delivery = (seq: number, days: number, ms: number, status: 'sent' | 'failed' | 'pending') => ({
+      webhookId: hook.id,
+      eventSeq: BigInt(seq),
+      eventId: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+      eventType: 'monitor.created',
+      status,
+      createdAt: eventAt(days, ms),
+    });
+    await h.prisma.webhookDelivery.createMany({
+      data: [delivery(1, 30, -1, 'sent'), delivery(2, 31, 0, 'failed'), delivery(3, 30, 1, 'pending')],
+    });
     // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
     expect(report).toEqual({
@@ -138,9 +153,12 @@ describe('retention', () => {
       dailyRollups: old.days.length,
       heartbeatPings: 1,
       events: 1,
-      webhookDeliveries: 0,
+      webhookDeliveries: 2,
       auditEvents: 0,
     });
+    expect((await h.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } })).map((d) => d.eventSeq)).toEqual(
+      [3n],
+    );
     expect(await h.prisma.event.findMany({ where: { workspaceId: m.workspaceId }, select: { id: true } })).toEqual([
       { id: keptEvent.id },
     ]);
@@ -280,12 +298,18 @@ describe('retention', () => {
           `SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < current_date ORDER BY day LIMIT 5000`,
         ),
         audit: await explain(`SELECT id FROM audit_events WHERE at < now() ORDER BY at LIMIT 5000`),
+        events: await explain(`SELECT seq FROM events WHERE time < now() ORDER BY time LIMIT 5000`),
+        deliveries: await explain(
+          `SELECT id FROM webhook_deliveries WHERE "createdAt" < now() ORDER BY "createdAt" LIMIT 5000`,
+        ),
       };
     });
     expect(plans.default).toMatch(/Index (Only )?Scan (using|on) "?check_results_default_checkedAt_idx"?/);
     expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
     expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);
     expect(plans.audit).toMatch(/Index (Only )?Scan (using|on) "?audit_events_at_idx"?/);
+    expect(plans.events).toMatch(/Index (Only )?Scan (using|on) "?events_time_idx"?/);
+    expect(plans.deliveries).toMatch(/Index (Only )?Scan (using|on) "?webhook_deliveries_createdAt_idx"?/);
     for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);
   });
 });

@@ -1,10 +1,10 @@
 /** The bench's outputs: the console table, the results file (small, commit-able), docs/benchmarks.md and its chart. */
-import type { EventLogOverhead } from '../scenarios/event-log.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
 import type { ChecksResult } from '../scenarios/checks.js';
 import type { ConfigBenchResult } from '../scenarios/config.js';
+import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
@@ -66,12 +66,12 @@ export const CONFIG_GOAL_SECONDS = 10;
 export const QUICK_LIMIT_SECONDS = 120;
 /** Issue 4: a month of one-minute results for one monitor, the month query under 50 ms. */
 export const MONTH_QUERY_GOAL_MS = 50;
-/** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
 /**
  * Issue 14: filters may not make the list slower than it was before they came. The best full-run ratio of
  * `GET /monitors?perPage=100` to bare Express then (bench/results/2026-11-23T221319Z.json).
  */
 const LIST_WHEN_FILTERS_CAME = 0.047;
+/** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
 export const STATUS_PAGE_GOAL_MS = 50;
 const MONTH_ROWS = 30 * 1440;
 
@@ -215,12 +215,12 @@ function table(rows: string[][]): string {
 
 const r2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
-/** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
 /** Each process's CPU over the scheduling window (percent of one core): which one ran out. */
 function cpuLine(s: Pick<SchedulingResult, 'cpuPercent'>): string {
   return `${s.cpuPercent.workers.map((w) => `${r0(w)}%`).join(' + ')} / ${r0(s.cpuPercent.postgres)}% / ${r0(s.cpuPercent.redis)}%`;
 }
 
+/** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
 function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
   const c = s.cost.cpuMsPerCheck;
   return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
