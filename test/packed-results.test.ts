@@ -1,0 +1,253 @@
+/**
+ * Packed results (docs/adr/0017-packed-results.md), on a scratch database of its own (packing drops partitions of
+ * check_results, which the other suites' results live in): every read of results answers the same before and after
+ * packing, packing again changes nothing (also from two workers at once), a result that arrives for a packed day is
+ * stored once, and retention deletes packed hours.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { insertResultsWithRollups, rebuildRollups, type PrismaClient, type ResultRow } from '@statusvane/shared';
+import { pruneExpired } from '../apps/worker/src/housekeeping.js';
+import { listResultPartitions, packClosedResults, partitionName } from '../apps/worker/src/result-partitions.js';
+import { makeMonitorInput } from './support/factories.js';
+import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { scratchDatabaseBefore } from './support/scratch-db.js';
+
+// Every migration applied: the name sorts after all of them.
+const scratch = scratchDatabaseBefore('packed', '99999999999999_after_all');
+const q = scratch.query;
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const now = new Date();
+const today = new Date(Math.floor(now.getTime() / DAY) * DAY);
+const yesterday = new Date(today.getTime() - DAY);
+/** A horizon that makes today and yesterday closed days. */
+const packAll = new Date(today.getTime() + DAY);
+
+let h: Harness;
+let prisma: PrismaClient;
+let w: Awaited<ReturnType<typeof makeWorkspace>>;
+let monitorId: string;
+let other: string;
+
+const CERT = {
+  subject: 'CN=example.test',
+  issuer: 'CN=Test CA',
+  validFrom: '2026-01-01T00:00:00.000Z',
+  validTo: '2031-01-01T00:00:00.000Z',
+  fingerprint256: 'AA:BB',
+};
+
+/** Results every 10 minutes from 00:00 yesterday to now, in two regions, with every kind of column filled somewhere. */
+function results(id: string): ResultRow[] {
+  const rows: ResultRow[] = [];
+  for (let t = yesterday.getTime(), i = 0; t <= now.getTime() - 60_000; t += 10 * 60_000, i++) {
+    for (const region of ['eu', 'us']) {
+      const slot = new Date(t);
+      const down = i % 7 === 3 && region === 'us';
+      const degraded = i % 5 === 1;
+      rows.push({
+        monitorId: id,
+        region,
+        slot,
+        // Taken a little after the slot; every 11th much later (a late check: its checkedAt in the next hour).
+        checkedAt: new Date(t + (i % 11 === 0 ? 75 * 60_000 : (i * 37) % 900)),
+        outcome: down ? 'down' : degraded ? 'degraded' : 'up',
+        responseMs: down ? null : 20 + ((i * 13) % 400),
+        statusCode: down ? (i % 2 ? 503 : null) : 200,
+        reason: down ? 'status_code: 503' : degraded ? 'slow' : null,
+        dnsMs: i % 3 ? 1 + (i % 4) : null,
+        connectMs: down ? null : 2,
+        tlsMs: region === 'eu' ? 5 + (i % 3) : null,
+        waitingMs: down ? null : 10 + (i % 50),
+        certificate: region === 'eu' && i % 4 === 0 ? CERT : null,
+        dnsAnswers: i % 9 === 0 ? ['192.0.2.1', `192.0.2.${i % 200}`] : null,
+        address: i % 6 === 0 ? null : region === 'eu' ? '2001:db8::1' : '127.0.0.1',
+      });
+    }
+  }
+  return rows;
+}
+
+beforeAll(async () => {
+  h = makeHarness({ DATABASE_URL: scratch.url, CHECK_REGIONS: 'eu,us' });
+  prisma = h.prisma;
+  w = await makeWorkspace(prisma, { plan: 'solo' });
+  const create = async (name: string) => {
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(w.tokens.owner))
+      .send(makeMonitorInput({ name }));
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  monitorId = await create('packed');
+  other = await create('other');
+  await insertResultsWithRollups(prisma, results(monitorId));
+  await insertResultsWithRollups(prisma, results(other).slice(0, 40));
+  // Missed slots (no data), as the over-capacity path writes them: late, no rollup.
+  await q(
+    `INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, reason)
+     VALUES ($1, 'eu', $2, $3, 'missed', 'checks_behind: not run'), ($1, 'us', $2, $3, 'missed', 'checks_behind: not run')`,
+    [monitorId, new Date(yesterday.getTime() + 5 * 60_000), new Date(yesterday.getTime() + 25 * 60_000)],
+  );
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+const get = (path: string) => request(h.app).get(`/api/v1/monitors/${monitorId}${path}`).set(bearer(w.tokens.viewer));
+
+/** Every read of results: the list with its filters and pages, response times in every period and region. */
+async function readEverything() {
+  const out: Record<string, unknown> = {};
+  const paths = [
+    '/results?perPage=100',
+    '/results?perPage=7&page=1',
+    '/results?perPage=7&page=2',
+    '/results?perPage=7&page=40',
+    '/results?perPage=100&page=3',
+    '/results?region=eu&perPage=50&page=2',
+    '/results?status=down,missed&perPage=100',
+    '/results?status=degraded&region=us&perPage=100',
+    `/results?since=${encodeURIComponent(new Date(today.getTime() - 3 * HOUR).toISOString())}&perPage=100`,
+    `/results?since=${encodeURIComponent(new Date(now.getTime() - 2 * HOUR).toISOString())}&status=up&perPage=5&page=2`,
+  ];
+  for (const period of ['hour', 'day', 'week', 'month']) {
+    for (const region of ['', '&region=eu', '&region=us', '&region=all'])
+      paths.push(`/response-times?period=${period}${region}`);
+  }
+  for (const path of paths) {
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    out[path] = res.body;
+  }
+  return out;
+}
+
+/** What the view shows, in key order: every column of every result. */
+const viewRows = async () =>
+  (
+    await q(`SELECT "monitorId", region, slot, "checkedAt", outcome::text, "responseMs", "dnsMs", "connectMs", "tlsMs",
+      "waitingMs", "statusCode", reason, certificate, "dnsAnswers", host(address) AS address
+      FROM check_results_all ORDER BY "monitorId", region, slot`)
+  ).rows;
+
+const rollups = async () => ({
+  hourly: (await q(`SELECT * FROM check_rollups_hourly ORDER BY "monitorId", region, hour`)).rows,
+  daily: (await q(`SELECT * FROM check_rollups_daily ORDER BY "monitorId", region, day`)).rows,
+});
+
+describe('packing closed days of results', () => {
+  let before: Record<string, unknown>;
+  let rowsBefore: unknown[];
+
+  it('answers every read the same before and after packing', async () => {
+    const raw = (await q(`SELECT count(*)::int AS n FROM check_results`)).rows[0].n as number;
+    expect(raw).toBeGreaterThan(300);
+    before = await readEverything();
+    rowsBefore = await viewRows();
+    expect(rowsBefore).toHaveLength(raw);
+    // The answers hold results of both days (not only what is left raw after packing).
+    const all = before['/results?perPage=100&page=3'] as { pagination: { total: number } };
+    expect(all.pagination.total).toBe(raw - 40);
+    const rollupsBefore = await rollups();
+
+    const report = await packClosedResults(prisma, packAll);
+    // Today's partition (the migration made it); yesterday's results were in the default partition (it had none).
+    expect(report.partitions).toEqual([partitionName(today)]);
+    expect(report.results).toBe(raw);
+    expect((await q(`SELECT count(*)::int AS n FROM check_results`)).rows[0].n).toBe(0);
+    const packed = (await q(`SELECT count(*)::int AS rows, sum(count)::int AS results FROM check_results_packed`))
+      .rows[0];
+    expect(packed.results).toBe(raw);
+    expect(packed.rows).toBeLessThan(raw / 4);
+
+    expect(await viewRows()).toEqual(rowsBefore);
+    expect(await readEverything()).toEqual(before);
+    // Rollups are not touched, and rebuilding them from packed results gives the same.
+    expect(await rollups()).toEqual(rollupsBefore);
+    await rebuildRollups(prisma, monitorId);
+    await rebuildRollups(prisma, other);
+    expect(await rollups()).toEqual(rollupsBefore);
+  });
+
+  it('is idempotent: packing again, from two workers at once, changes nothing', async () => {
+    const packedBefore = (await q(`SELECT * FROM check_results_packed ORDER BY "monitorId", region, hour`)).rows;
+    const reports = await Promise.all([packClosedResults(prisma, packAll), packClosedResults(prisma, packAll)]);
+    expect(reports).toEqual([
+      { partitions: [], results: 0 },
+      { partitions: [], results: 0 },
+    ]);
+    expect((await q(`SELECT * FROM check_results_packed ORDER BY "monitorId", region, hour`)).rows).toEqual(
+      packedBefore,
+    );
+    expect(await readEverything()).toEqual(before);
+  });
+
+  it('stores a result that arrives for a packed day once: a new slot is added, a stored one skipped', async () => {
+    const rollupsBefore = await rollups();
+    const [first] = results(monitorId);
+    // Already packed: not stored, counted nowhere (as a job that ran twice).
+    expect(await insertResultsWithRollups(prisma, [{ ...first!, outcome: 'down' }])).toEqual([]);
+    expect(await rollups()).toEqual(rollupsBefore);
+    expect(await viewRows()).toEqual(rowsBefore);
+
+    // A slot the day has no result for: stored (in the default partition: the day's is gone), then packed into its
+    // hour's row by the next round.
+    const late: ResultRow = {
+      ...first!,
+      slot: new Date(yesterday.getTime() + 5 * 60_000 + 1),
+      checkedAt: new Date(now.getTime() - 1000),
+      outcome: 'down',
+      certificate: CERT,
+      dnsAnswers: null,
+      address: null,
+      tlsMs: null,
+    };
+    expect(await insertResultsWithRollups(prisma, [late])).toHaveLength(1);
+    expect(await insertResultsWithRollups(prisma, [late])).toEqual([]);
+    const withLate = await viewRows();
+    expect(withLate).toHaveLength(rowsBefore.length + 1);
+    const listed = await readEverything();
+
+    expect(await packClosedResults(prisma, packAll)).toEqual({ partitions: [], results: 1 });
+    expect((await q(`SELECT count(*)::int AS n FROM check_results`)).rows[0].n).toBe(0);
+    expect(await viewRows()).toEqual(withLate);
+    expect(await readEverything()).toEqual(listed);
+    // Still stored once after packing, and counted once: the rollups as the write path kept them are what
+    // rebuilding them from the packed results gives.
+    expect(await insertResultsWithRollups(prisma, [late])).toEqual([]);
+    const kept = await rollups();
+    expect(kept).not.toEqual(rollupsBefore);
+    await rebuildRollups(prisma, monitorId);
+    expect(await rollups()).toEqual(kept);
+  });
+
+  it('deletes a monitor’s packed results with it', async () => {
+    const count = async () =>
+      (await q(`SELECT count(*)::int AS n FROM check_results_packed WHERE "monitorId" = $1`, [other])).rows[0].n;
+    expect(await count()).toBeGreaterThan(0);
+    await prisma.monitor.delete({ where: { id: other } });
+    expect(await count()).toBe(0);
+  });
+
+  it('retention deletes packed hours once all of the hour is past it', async () => {
+    const hours = async () =>
+      (await q(`SELECT DISTINCT hour FROM check_results_packed ORDER BY hour`)).rows.map((r) =>
+        (r.hour as Date).getTime(),
+      );
+    const before = await hours();
+    expect(before[0]).toBe(yesterday.getTime());
+    const retention = { checkResultsDays: 1, hourlyRollupsDays: 400, dailyRollupsDays: 400, auditEventsDays: 400 };
+    // The cutoff 30 minutes into yesterday's third hour: its first two hours go, the third stays.
+    const at = new Date(yesterday.getTime() + 2.5 * HOUR + DAY);
+    const report = await pruneExpired(prisma, retention, at, { batchSize: 3 });
+    expect(report.packedResultHours).toBe(2 * 2);
+    expect(await hours()).toEqual(before.filter((t) => t >= yesterday.getTime() + 2 * HOUR));
+    // Nothing raw was left to drop.
+    expect(report.resultPartitions).toBe(0);
+    expect((await listResultPartitions(prisma)).map((p) => p.name)).toContain('check_results_default');
+  });
+});
