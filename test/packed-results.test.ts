@@ -2,7 +2,7 @@
  * Packed results (docs/adr/0017-packed-results.md), on a scratch database of its own (packing drops partitions of
  * check_results, which the other suites' results live in): every read of results answers the same before and after
  * packing, packing again changes nothing (also from two workers at once), a result that arrives for a packed day is
- * stored once, and retention deletes packed hours.
+ * stored once, and retention deletes packed days.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
@@ -174,13 +174,13 @@ describe('packing closed days of results', () => {
   });
 
   it('is idempotent: packing again, from two workers at once, changes nothing', async () => {
-    const packedBefore = (await q(`SELECT * FROM check_results_packed ORDER BY "monitorId", region, hour`)).rows;
+    const packedBefore = (await q(`SELECT * FROM check_results_packed ORDER BY "monitorId", region, day`)).rows;
     const reports = await Promise.all([packClosedResults(prisma, packAll), packClosedResults(prisma, packAll)]);
     expect(reports).toEqual([
       { partitions: [], results: 0 },
       { partitions: [], results: 0 },
     ]);
-    expect((await q(`SELECT * FROM check_results_packed ORDER BY "monitorId", region, hour`)).rows).toEqual(
+    expect((await q(`SELECT * FROM check_results_packed ORDER BY "monitorId", region, day`)).rows).toEqual(
       packedBefore,
     );
     expect(await readEverything()).toEqual(before);
@@ -195,7 +195,7 @@ describe('packing closed days of results', () => {
     expect(await viewRows()).toEqual(rowsBefore);
 
     // A slot the day has no result for: stored (in the default partition: the day's is gone), then packed into its
-    // hour's row by the next round.
+    // day's row by the next round.
     const late: ResultRow = {
       ...first!,
       slot: new Date(yesterday.getTime() + 5 * 60_000 + 1),
@@ -233,19 +233,25 @@ describe('packing closed days of results', () => {
     expect(await count()).toBe(0);
   });
 
-  it('retention deletes packed hours once all of the hour is past it', async () => {
-    const hours = async () =>
-      (await q(`SELECT DISTINCT hour FROM check_results_packed ORDER BY hour`)).rows.map((r) =>
-        (r.hour as Date).getTime(),
+  it('retention deletes packed days once all of the day is past it', async () => {
+    const days = async () =>
+      (await q(`SELECT day, region FROM check_results_packed ORDER BY day, region`)).rows.map(
+        (r) => `${(r.day as Date).toISOString().slice(0, 10)} ${r.region as string}`,
       );
-    const before = await hours();
-    expect(before[0]).toBe(yesterday.getTime());
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    expect(await days()).toEqual([
+      `${day(yesterday)} eu`,
+      `${day(yesterday)} us`,
+      `${day(today)} eu`,
+      `${day(today)} us`,
+    ]);
     const retention = { checkResultsDays: 1, hourlyRollupsDays: 400, dailyRollupsDays: 400, auditEventsDays: 400 };
-    // The cutoff 30 minutes into yesterday's third hour: its first two hours go, the third stays.
-    const at = new Date(yesterday.getTime() + 2.5 * HOUR + DAY);
-    const report = await pruneExpired(prisma, retention, at, { batchSize: 3 });
-    expect(report.packedResultHours).toBe(2 * 2);
-    expect(await hours()).toEqual(before.filter((t) => t >= yesterday.getTime() + 2 * HOUR));
+    // A millisecond before all of yesterday is past the retention of 1 day: kept.
+    const at = new Date(today.getTime() + DAY);
+    expect((await pruneExpired(prisma, retention, new Date(at.getTime() - 1))).packedResultDays).toBe(0);
+    const report = await pruneExpired(prisma, retention, at, { batchSize: 1 });
+    expect(report.packedResultDays).toBe(2);
+    expect(await days()).toEqual([`${day(today)} eu`, `${day(today)} us`]);
     // Nothing raw was left to drop.
     expect(report.resultPartitions).toBe(0);
     expect((await listResultPartitions(prisma)).map((p) => p.name)).toContain('check_results_default');

@@ -135,7 +135,7 @@ describe('retention', () => {
     expect(report).toEqual({
       checkResults: old.results.length,
       resultPartitions: 0,
-      packedResultHours: 0,
+      packedResultDays: 0,
       hourlyRollups: old.hours.length,
       dailyRollups: old.days.length,
       heartbeatPings: 1,
@@ -158,7 +158,7 @@ describe('retention', () => {
     expect(await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 })).toEqual({
       checkResults: 0,
       resultPartitions: 0,
-      packedResultHours: 0,
+      packedResultDays: 0,
       hourlyRollups: 0,
       dailyRollups: 0,
       heartbeatPings: 0,
@@ -251,7 +251,7 @@ describe('retention', () => {
       ]);
       // What was left of the old results, and the kept ones at least two days old, are packed now.
       expect(logged).toContainEqual(['results packed', { partitions: [], results: expect.any(Number) }]);
-      // The lock lets one worker per period run it; the next period finishes the backlog (the packed hours now).
+      // The lock lets one worker per period run it; the next period finishes the backlog (the packed days now).
       expect(await housekeepingRound(deps, 1000, NOW)).toBe(false);
       await h.redis.del(`${prefix}:housekeeping:lock`);
       expect(await housekeepingRound(deps, 1000, NOW)).toBe(true);
@@ -286,7 +286,7 @@ describe('retention', () => {
         ),
         audit: await explain(`SELECT id FROM audit_events WHERE at < now() ORDER BY at LIMIT 5000`),
         packed: await explain(
-          `SELECT "monitorId", region, hour FROM check_results_packed WHERE hour <= now() ORDER BY hour LIMIT 5000`,
+          `SELECT "monitorId", region, day FROM check_results_packed WHERE day <= now() ORDER BY day LIMIT 5000`,
         ),
       };
     });
@@ -294,7 +294,7 @@ describe('retention', () => {
     expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
     expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);
     expect(plans.audit).toMatch(/Index (Only )?Scan (using|on) "?audit_events_at_idx"?/);
-    expect(plans.packed).toMatch(/Index (Only )?Scan (using|on) "?check_results_packed_hour_idx"?/);
+    expect(plans.packed).toMatch(/Index (Only )?Scan (using|on) "?check_results_packed_day_idx"?/);
     for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);
   });
 });

@@ -36,8 +36,8 @@ export interface PruneReport {
   checkResults: number;
   /** Daily partitions of raw results dropped whole (docs/adr/0016-check-results-partitions.md). */
   resultPartitions: number;
-  /** Packed hours of results deleted (docs/adr/0017-packed-results.md). */
-  packedResultHours: number;
+  /** Packed days of results deleted, one row per monitor and region (docs/adr/0017-packed-results.md). */
+  packedResultDays: number;
   hourlyRollups: number;
   dailyRollups: number;
   /** Heartbeat pings, kept as long as raw results. */
@@ -68,7 +68,7 @@ async function inBatches(
 /**
  * Deletes what is past retention: raw results by dropping each partition whose slots are all older than now minus
  * their retention, and row by row from the partitions that are not days (legacy, default) by `checkedAt`; packed
- * hours of results once all of their hour is past it (docs/adr/0017-packed-results.md); hourly rollups by `hour`,
+ * days of results once all of their day is past it (docs/adr/0017-packed-results.md); hourly rollups by `hour`,
  * daily rollups by `day`, heartbeat pings, the event log and webhook deliveries, and audit events by `at`, each
  * strictly older than now minus its retention. Each DELETE takes at most `batchSize` rows, found oldest
  * first through the index on that column (migrations 20261123121705_retention_indexes and
@@ -106,12 +106,12 @@ export async function pruneExpired(
       opts,
     );
   }
-  // A packed hour goes once all of its slots are past retention, as a day partition does.
-  const packedCutoff = new Date(resultsCutoff.getTime() - 3_600_000);
-  const packedResultHours = await inBatches(
+  // A packed day goes once all of its slots are past retention, as a day partition does.
+  const packedCutoff = new Date(resultsCutoff.getTime() - DAY_MS);
+  const packedResultDays = await inBatches(
     () => prisma.$executeRaw`
-      DELETE FROM check_results_packed WHERE ("monitorId", region, hour) IN (
-        SELECT "monitorId", region, hour FROM check_results_packed WHERE hour <= ${packedCutoff} ORDER BY hour LIMIT ${n}::int)`,
+      DELETE FROM check_results_packed WHERE ("monitorId", region, day) IN (
+        SELECT "monitorId", region, day FROM check_results_packed WHERE day <= ${packedCutoff} ORDER BY day LIMIT ${n}::int)`,
     opts,
   );
   const hourlyRollups = await inBatches(
@@ -155,7 +155,7 @@ export async function pruneExpired(
   return {
     checkResults,
     resultPartitions,
-    packedResultHours,
+    packedResultDays,
     hourlyRollups,
     dailyRollups,
     heartbeatPings,

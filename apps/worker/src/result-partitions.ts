@@ -5,7 +5,8 @@
  * partitioning, every slot before the day after that migration ran) and `check_results_default` (rows of a day that
  * has no partition yet: tests, imports, or a worker that ran days without housekeeping). Both are pruned by batched
  * DELETEs through their own index on "checkedAt", as the whole table was before; legacy is dropped once all of its
- * range is past retention.
+ * range is past retention. Closed days are packed (docs/adr/0017-packed-results.md): each partition whose day ended
+ * PACK_AFTER_MS ago becomes one row per monitor, region and day in check_results_packed, and is dropped.
  */
 import { MAX_RESULT_LAG_MS, type Prisma, type PrismaClient } from '@statusvane/shared';
 
@@ -146,14 +147,14 @@ const PACK_CHUNK_ROWS = 250_000;
 /** A packing transaction may take this long (a whole day of a large fleet). */
 const PACK_TX_TIMEOUT_MS = 60 * 60_000;
 
-const HOUR = `date_bin('1 hour', slot, TIMESTAMPTZ 'epoch')`;
+const DAY = `date_bin('1 day', slot, TIMESTAMPTZ 'epoch')`;
 
 /**
  * The arrays of a packed row and the check_results expression each element comes from. `nullable`: the array is null
  * when every element would be (no certificates on an http check, no reason while up), which saves its header.
  */
 const PACKED_ARRAYS: ReadonlyArray<{ column: string; expr: string; type: string; nullable: boolean }> = [
-  { column: 'slotOffsetMs', expr: `(extract(epoch FROM slot - ${HOUR}) * 1000)::int`, type: 'int', nullable: false },
+  { column: 'slotOffsetMs', expr: `(extract(epoch FROM slot - ${DAY}) * 1000)::int`, type: 'int', nullable: false },
   {
     column: 'checkedAfterMs',
     expr: `(extract(epoch FROM "checkedAt" - slot) * 1000)::bigint`,
@@ -174,7 +175,7 @@ const PACKED_ARRAYS: ReadonlyArray<{ column: string; expr: string; type: string;
 ];
 
 /**
- * INSERT ... SELECT of the rows of `table` matching `where` into their packed hours. An hour that has a packed row
+ * INSERT ... SELECT of the rows of `table` matching `where` into their packed days. A day that has a packed row
  * already (a late result added to a packed day) gets the new results appended to each array; an array that was null
  * (all nulls) is filled out with nulls first, so that element i stays result i in every array.
  */
@@ -191,12 +192,12 @@ function packStatement(table: string, where: string): string {
     return `${c} = CASE WHEN p.${c} IS NULL AND EXCLUDED.${c} IS NULL THEN NULL ELSE ${filled('p')} || ${filled('EXCLUDED')} END`;
   }).join(',\n      ');
   return `
-    INSERT INTO check_results_packed AS p (hour, "monitorId", count, "lastCheckedAt", region, ${cols})
-    SELECT ${HOUR}, "monitorId", count(*)::int, max("checkedAt"), region,
+    INSERT INTO check_results_packed AS p (day, "monitorId", count, "lastCheckedAt", region, ${cols})
+    SELECT ${DAY}, "monitorId", count(*)::int, max("checkedAt"), region,
       ${aggs}
     FROM "${table}" WHERE ${where}
     GROUP BY 1, 2, 5
-    ON CONFLICT ("monitorId", region, hour) DO UPDATE SET
+    ON CONFLICT ("monitorId", region, day) DO UPDATE SET
       count = p.count + EXCLUDED.count, "lastCheckedAt" = greatest(p."lastCheckedAt", EXCLUDED."lastCheckedAt"),
       ${merges}`;
 }

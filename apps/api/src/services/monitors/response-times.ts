@@ -89,10 +89,10 @@ export async function getResponseTimes(
   const region = q.region === undefined || q.region === ALL_REGIONS ? null : q.region;
   // The `hour` view reads results whose slot is at most MAX_RESULT_LAG_MS before the window (check_results is
   // partitioned by slot: only the days that can hold the window's results are read; a result stored later than that
-  // does not show here, rollups count it as always). The bound on the slot's hour lets it skip packed hours
+  // does not show here, rollups count it as always). The bound on the slot's day lets it skip packed days
   // (docs/adr/0017-packed-results.md) without unpacking them.
   const slotFrom = new Date(from.getTime() - MAX_RESULT_LAG_MS);
-  const slotHourFrom = new Date(Math.floor(slotFrom.getTime() / 3_600_000) * 3_600_000);
+  const slotDayFrom = new Date(Math.floor(slotFrom.getTime() / 86_400_000) * 86_400_000);
   // `hour` reads the raw results (60 one-minute buckets); longer periods read the hourly rollups, at most
   // 720 rows per region for a month, so the query stays fast however often the monitor is checked. Missed slots (no
   // data) are in neither: a bucket of only missed slots is empty.
@@ -111,7 +111,7 @@ export async function getResponseTimes(
      WHERE "monitorId" = ${monitor.id}::uuid AND outcome <> 'missed'
        AND "checkedAt" >= ${from} AND "checkedAt" < ${to}
        AND slot >= ${slotFrom} AND slot < ${to}
-       AND "slotHour" >= ${slotHourFrom} AND "slotHour" < ${to}
+       AND "slotDay" >= ${slotDayFrom} AND "slotDay" < ${to}
        AND (${region}::text IS NULL OR region = ${region}::text)
      GROUP BY 1`
       : await prisma.$queryRaw<BucketRow[]>`
