@@ -142,8 +142,8 @@ function pgCode(err: unknown): string | undefined {
 export const PACK_AFTER_MS = MAX_RESULT_LAG_MS;
 /** Serialises packing across workers (a round may outlive the housekeeping lock); `pg_try_advisory_xact_lock`. */
 const PACK_LOCK_KEY = 5_387_223_017;
-/** Rows of a partition packed per statement, about: each stays well within the statement timeout. */
-const PACK_CHUNK_ROWS = 250_000;
+/** Rows of a partition packed per statement, about: each stays well within the statement timeout (10 s). */
+const PACK_CHUNK_ROWS = 100_000;
 /** A packing transaction may take this long (a whole day of a large fleet). */
 const PACK_TX_TIMEOUT_MS = 60 * 60_000;
 
@@ -175,9 +175,10 @@ const PACKED_ARRAYS: ReadonlyArray<{ column: string; expr: string; type: string;
 ];
 
 /**
- * INSERT ... SELECT of the rows of `table` matching `where` into their packed days. A day that has a packed row
- * already (a late result added to a packed day) gets the new results appended to each array; an array that was null
- * (all nulls) is filled out with nulls first, so that element i stays result i in every array.
+ * INSERT ... SELECT of the rows of `table` matching `where` into their packed days; answers `n`, the results packed. A
+ * day that has a packed row already (a late result added to a packed day) gets the new results appended to each
+ * array; an array that was null (all nulls) is filled out with nulls first, so that element i stays result i in every
+ * array.
  */
 function packStatement(table: string, where: string): string {
   const cols = PACKED_ARRAYS.map((a) => `"${a.column}"`).join(', ');
@@ -192,14 +193,16 @@ function packStatement(table: string, where: string): string {
     return `${c} = CASE WHEN p.${c} IS NULL AND EXCLUDED.${c} IS NULL THEN NULL ELSE ${filled('p')} || ${filled('EXCLUDED')} END`;
   }).join(',\n      ');
   return `
+    WITH src AS MATERIALIZED (SELECT * FROM "${table}" WHERE ${where}), ins AS (
     INSERT INTO check_results_packed AS p (day, "monitorId", count, "lastCheckedAt", region, ${cols})
     SELECT ${DAY}, "monitorId", count(*)::int, max("checkedAt"), region,
       ${aggs}
-    FROM "${table}" WHERE ${where}
+    FROM src
     GROUP BY 1, 2, 5
     ON CONFLICT ("monitorId", region, day) DO UPDATE SET
       count = p.count + EXCLUDED.count, "lastCheckedAt" = greatest(p."lastCheckedAt", EXCLUDED."lastCheckedAt"),
-      ${merges}`;
+      ${merges})
+    SELECT count(*)::int AS n FROM src`;
 }
 
 /** `n` ranges of monitor ids covering them all (by the first 32 bits), as SQL conditions. */
@@ -217,6 +220,12 @@ function monitorRanges(n: number): string[] {
   );
 }
 
+/** Runs packStatement; answers the results packed. */
+async function pack(tx: Prisma.TransactionClient, table: string, where: string): Promise<number> {
+  const [row] = await tx.$queryRawUnsafe<Array<{ n: number }>>(packStatement(table, where));
+  return row?.n ?? 0;
+}
+
 /** Takes the packing lock for the transaction; false when another worker holds it (it is packing). */
 async function tryPackLock(tx: Prisma.TransactionClient): Promise<boolean> {
   const [row] = await tx.$queryRaw<
@@ -232,18 +241,24 @@ async function tryPackLock(tx: Prisma.TransactionClient): Promise<boolean> {
  * chunks of monitor ids so that no statement runs long. Answers the rows packed; null when another worker is packing
  * or the partition is gone (packed or dropped meanwhile).
  */
-export async function packPartition(tx: Prisma.TransactionClient, name: string): Promise<number | null> {
+export async function packPartition(
+  tx: Prisma.TransactionClient,
+  name: string,
+  chunkRows = PACK_CHUNK_ROWS,
+): Promise<number | null> {
   if (!(await tryPackLock(tx))) return null;
+  // Its rows, about: the planner's estimate, or its size at about 120 bytes a row when never analysed.
   const [part] = await tx.$queryRaw<Array<{ rows: number }>>`
-    SELECT greatest(c.reltuples, 0)::float8 AS rows FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    SELECT greatest(c.reltuples, pg_relation_size(c.oid) / 120)::float8 AS rows
+    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
     WHERE i.inhparent = 'check_results'::regclass AND c.relname = ${name}`;
   if (!part) return null;
   await tx.$executeRawUnsafe(`LOCK TABLE "${name}" IN SHARE MODE`);
-  const chunks = Math.min(256, Math.max(1, Math.ceil(part.rows / PACK_CHUNK_ROWS)));
-  for (const range of monitorRanges(chunks)) await tx.$executeRawUnsafe(packStatement(name, range));
-  const [count] = await tx.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM "${name}"`);
+  const chunks = Math.min(256, Math.max(1, Math.ceil(part.rows / chunkRows)));
+  let packed = 0;
+  for (const range of monitorRanges(chunks)) packed += await pack(tx, name, range);
   await dropPartition(tx, name);
-  return count?.n ?? 0;
+  return packed;
 }
 
 /**
@@ -255,8 +270,9 @@ export async function packDefaultPartition(tx: Prisma.TransactionClient, before:
   if (!(await tryPackLock(tx))) return null;
   await tx.$executeRawUnsafe(`LOCK TABLE "${DEFAULT_PARTITION}" IN SHARE MODE`);
   const where = `slot < '${before.toISOString()}'`;
-  await tx.$executeRawUnsafe(packStatement(DEFAULT_PARTITION, where));
-  return tx.$executeRawUnsafe(`DELETE FROM "${DEFAULT_PARTITION}" WHERE ${where}`);
+  const packed = await pack(tx, DEFAULT_PARTITION, where);
+  await tx.$executeRawUnsafe(`DELETE FROM "${DEFAULT_PARTITION}" WHERE ${where}`);
+  return packed;
 }
 
 export interface PackReport {
@@ -272,7 +288,11 @@ export interface PackReport {
  * packs, the others skip; and again and again: what is packed is gone from check_results. A partition whose lock is
  * not had in time (a long query on check_results) is left for the next round.
  */
-export async function packClosedResults(prisma: PrismaClient, before: Date): Promise<PackReport> {
+export async function packClosedResults(
+  prisma: PrismaClient,
+  before: Date,
+  { chunkRows = PACK_CHUNK_ROWS }: { chunkRows?: number } = {},
+): Promise<PackReport> {
   const report: PackReport = { partitions: [], results: 0 };
   const closed = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= before);
   const inTx = <T>(fn: (tx: Prisma.TransactionClient) => Promise<T>) =>
@@ -285,7 +305,7 @@ export async function packClosedResults(prisma: PrismaClient, before: Date): Pro
     );
   for (const p of closed) {
     try {
-      const n = await inTx((tx) => packPartition(tx, p.name));
+      const n = await inTx((tx) => packPartition(tx, p.name, chunkRows));
       if (n === null) continue;
       report.partitions.push(p.name);
       report.results += n;
