@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { insertResultsWithRollups, rebuildRollups, type PrismaClient, type ResultRow } from '@statusvane/shared';
+import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { pruneExpired } from '../apps/worker/src/housekeeping.js';
 import { listResultPartitions, packClosedResults, partitionName } from '../apps/worker/src/result-partitions.js';
 import { makeMonitorInput } from './support/factories.js';
@@ -226,6 +227,73 @@ describe('packing closed days of results', () => {
     expect(await rollups()).toEqual(kept);
   });
 
+  it('gives an incident the last result of each region as evidence, packed or not', async () => {
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(w.tokens.owner))
+      .send(
+        makeMonitorInput({
+          name: 'evidence',
+          regions: ['eu', 'us'],
+          quorum: 1,
+          openThreshold: 1,
+          resolveThreshold: 1,
+          confirmAfterSeconds: 0,
+        }),
+      );
+    expect(res.status).toBe(201);
+    const id = res.body.data.id as string;
+    const yesterdays = results(id).filter((r) => r.slot < today);
+    await insertResultsWithRollups(prisma, yesterdays);
+    expect((await packClosedResults(prisma, today)).results).toBe(yesterdays.length);
+    // The us region's latest by checkedAt (not by slot: some were checked late).
+    const last = yesterdays.filter((r) => r.region === 'us').sort((a, b) => +b.checkedAt - +a.checkedAt)[0]!;
+
+    const monitor = { ...(await prisma.monitor.findUniqueOrThrow({ where: { id } })), regions: ['eu', 'us'] };
+    const stored = await storeCheckResultAlone(prisma, {
+      monitor,
+      region: 'eu',
+      slot: new Date(now.getTime() - 1000),
+      checkedAt: now,
+      result: {
+        outcome: 'down',
+        reason: 'status_code',
+        responseMs: 12,
+        statusCode: 503,
+        phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 10 },
+        address: '127.0.0.1',
+      },
+    });
+    expect(stored.opened).not.toBeNull();
+    const incident = await prisma.incident.findUniqueOrThrow({ where: { id: stored.opened! } });
+    expect(incident.evidence).toEqual([
+      {
+        region: 'eu',
+        failing: true,
+        lastResult: {
+          checkedAt: now.toISOString(),
+          status: 'down',
+          reason: 'status_code',
+          statusCode: 503,
+          totalMs: 12,
+          address: '127.0.0.1',
+        },
+      },
+      {
+        region: 'us',
+        failing: expect.any(Boolean),
+        lastResult: {
+          checkedAt: last.checkedAt.toISOString(),
+          status: last.outcome,
+          reason: last.reason,
+          statusCode: last.statusCode,
+          totalMs: last.responseMs,
+          address: last.address,
+        },
+      },
+    ]);
+  });
+
   it('deletes a monitor’s packed results with it', async () => {
     const count = async () =>
       (await q(`SELECT count(*)::int AS n FROM check_results_packed WHERE "monitorId" = $1`, [other])).rows[0].n;
@@ -236,9 +304,9 @@ describe('packing closed days of results', () => {
 
   it('retention deletes packed days once all of the day is past it', async () => {
     const days = async () =>
-      (await q(`SELECT day, region FROM check_results_packed ORDER BY day, region`)).rows.map(
-        (r) => `${(r.day as Date).toISOString().slice(0, 10)} ${r.region as string}`,
-      );
+      (
+        await q(`SELECT day, region FROM check_results_packed WHERE "monitorId" = $1 ORDER BY day, region`, [monitorId])
+      ).rows.map((r) => `${(r.day as Date).toISOString().slice(0, 10)} ${r.region as string}`);
     const day = (d: Date) => d.toISOString().slice(0, 10);
     expect(await days()).toEqual([
       `${day(yesterday)} eu`,
@@ -251,7 +319,8 @@ describe('packing closed days of results', () => {
     const at = new Date(today.getTime() + DAY);
     expect((await pruneExpired(prisma, retention, new Date(at.getTime() - 1))).packedResultDays).toBe(0);
     const report = await pruneExpired(prisma, retention, at, { batchSize: 1 });
-    expect(report.packedResultDays).toBe(2);
+    // Yesterday's of the two monitors left (the evidence monitor's too), in batches of 1.
+    expect(report.packedResultDays).toBe(4);
     expect(await days()).toEqual([`${day(today)} eu`, `${day(today)} us`]);
     // Nothing raw was left to drop.
     expect(report.resultPartitions).toBe(0);
