@@ -194,13 +194,13 @@ function packStatement(table: string, where: string): string {
   }).join(',\n      ');
   return `
     WITH src AS MATERIALIZED (SELECT * FROM "${table}" WHERE ${where}), ins AS (
-    INSERT INTO check_results_packed AS p (day, "monitorId", count, "lastCheckedAt", region, ${cols})
-    SELECT ${DAY}, "monitorId", count(*)::int, max("checkedAt"), region,
+    INSERT INTO check_results_packed AS p (day, "monitorId", count, region, ${cols})
+    SELECT ${DAY}, "monitorId", count(*)::int, region,
       ${aggs}
     FROM src
-    GROUP BY 1, 2, 5
+    GROUP BY 1, 2, 4
     ON CONFLICT ("monitorId", region, day) DO UPDATE SET
-      count = p.count + EXCLUDED.count, "lastCheckedAt" = greatest(p."lastCheckedAt", EXCLUDED."lastCheckedAt"),
+      count = p.count + EXCLUDED.count,
       ${merges})
     SELECT count(*)::int AS n FROM src`;
 }

@@ -10,7 +10,6 @@ CREATE TABLE "check_results_packed" (
     "day" TIMESTAMPTZ(3) NOT NULL,
     "monitorId" UUID NOT NULL,
     "count" INTEGER NOT NULL,
-    "lastCheckedAt" TIMESTAMPTZ(3) NOT NULL,
     "region" VARCHAR(40) NOT NULL,
     "slotOffsetMs" INTEGER[],
     "checkedAfterMs" BIGINT[],
