@@ -226,7 +226,7 @@ try {
     const c = s.cost.cpuMsPerCheck;
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
-        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows)\n` +
+        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows); once packed ${Math.round(s.cost.bytesPerResultPacked)} (${s.cost.packedRows} packed rows)\n` +
         `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
         `CPU over the window (% of one core): workers ${s.cpuPercent.workers.join(' + ')}, PostgreSQL ${s.cpuPercent.postgres}, Redis ${s.cpuPercent.redis}\n` +
         `detection (${d.intervalSeconds} s monitors, confirm ${d.confirmAfterSeconds} s): ${d.runs

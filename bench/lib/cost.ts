@@ -11,6 +11,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '@statusvane/shared';
+import { listResultPartitions, packDefaultPartition, packPartition } from '../../apps/worker/src/result-partitions.js';
 
 const TICK_MS = 10; // USER_HZ is 100 on every Linux this runs on (getconf CLK_TCK)
 
@@ -114,6 +115,13 @@ export interface CheckCost {
   /** check_results heap + indexes + TOAST, divided by its rows. */
   bytesPerResult: number;
   resultRows: number;
+  /**
+   * The same once packed (docs/adr/0017-packed-results.md): check_results + check_results_packed, divided by the
+   * results, after packing every day of the run as housekeeping packs a closed one (then rolled back).
+   */
+  bytesPerResultPacked: number;
+  /** Packed rows (one per monitor, region and hour) holding them. */
+  packedRows: number;
 }
 
 export function cpuPerCheck(before: CpuSample, after: CpuSample, checks: number): CheckCost['cpuMsPerCheck'] {
@@ -134,4 +142,46 @@ export async function bytesPerResult(prisma: PrismaClient): Promise<{ bytesPerRe
            (SELECT COUNT(*) FROM check_results)::bigint AS rows`;
   const rows = Number(row?.rows ?? 0);
   return { bytesPerResult: rows > 0 ? Number(row!.bytes) / rows : NaN, resultRows: rows };
+}
+
+class RolledBack extends Error {}
+
+/**
+ * Bytes per result once the run's days are packed, as housekeeping packs each closed day (packPartition, the default
+ * partition's rows with packDefaultPartition), in one transaction that is rolled back: nothing changes for what runs
+ * next. Call it after bytesPerResult (its VACUUM); writes meanwhile wait for the transaction (a few seconds).
+ */
+export async function packedBytesPerResult(
+  prisma: PrismaClient,
+): Promise<{ bytesPerResultPacked: number; packedRows: number }> {
+  let out = { bytesPerResultPacked: NaN, packedRows: 0 };
+  await prisma
+    .$transaction(
+      async (tx) => {
+        // Every day so far counts as closed: the one after the latest slot stored is the horizon.
+        const [latest] = await tx.$queryRaw<Array<{ at: Date | null }>>`SELECT max(slot) AS at FROM check_results`;
+        const horizon = new Date(Math.floor((latest?.at?.getTime() ?? Date.now()) / 86_400_000 + 1) * 86_400_000);
+        for (const p of await listResultPartitions(tx)) {
+          if (p.to !== null && p.to <= horizon) await packPartition(tx, p.name);
+        }
+        await packDefaultPartition(tx, horizon);
+        const [row] = await tx.$queryRaw<Array<{ bytes: bigint; rows: bigint; packed: bigint }>>`
+          SELECT (SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c
+                   WHERE c.oid IN ('check_results'::regclass, 'check_results_packed'::regclass)
+                      OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'check_results'::regclass))::bigint AS bytes,
+                 (SELECT COUNT(*) FROM check_results_all)::bigint AS rows,
+                 (SELECT COUNT(*) FROM check_results_packed)::bigint AS packed`;
+        const rows = Number(row?.rows ?? 0);
+        out = {
+          bytesPerResultPacked: rows > 0 ? Number(row!.bytes) / rows : NaN,
+          packedRows: Number(row?.packed ?? 0),
+        };
+        throw new RolledBack();
+      },
+      { timeout: 600_000 },
+    )
+    .catch((err: unknown) => {
+      if (!(err instanceof RolledBack)) throw err;
+    });
+  return out;
 }

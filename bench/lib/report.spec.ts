@@ -66,6 +66,8 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
         cpuMsPerCheck: { worker: 0.6, postgres: 0.3, redis: 0.1, total: 1 },
         bytesPerResult: 160,
         resultRows: 40_000,
+        bytesPerResultPacked: 30,
+        packedRows: 700,
       },
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
@@ -126,7 +128,7 @@ describe('consoleReport', () => {
     expect(text).toMatch(
       /CPU ms per stored check: worker \/ PostgreSQL \/ Redis = total\s+0\.60 \/ 0\.30 \/ 0\.10 = 1\.00/,
     );
-    expect(text).toMatch(/bytes per stored result \(check_results\)\s+160/);
+    expect(text).toMatch(/bytes per stored result \(check_results\) \/ once packed\s+160 \/ 30 \(700 packed rows\)/);
   });
 });
 

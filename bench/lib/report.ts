@@ -226,6 +226,11 @@ function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
   return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
 }
 
+/** Bytes per result as written, and once the run's days are packed. */
+function packedLine(s: Omit<SchedulingResult, 'lateness'>): string {
+  return `${r0(s.cost.bytesPerResult)} / ${r0(s.cost.bytesPerResultPacked)} (${r0(s.cost.packedRows)} packed rows)`;
+}
+
 export function consoleReport(r: BenchResults): string {
   const api = table([
     ['API scenario (50 connections)', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline'],
@@ -267,7 +272,7 @@ export function consoleReport(r: BenchResults): string {
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
     ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
-    ['bytes per stored result (check_results)', r0(s.cost.bytesPerResult)],
+    ['bytes per stored result (check_results) / once packed', packedLine(s)],
     [
       `detection (${r.detection.intervalSeconds} s + confirm ${r.detection.confirmAfterSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
       r.detection.runs
@@ -429,7 +434,7 @@ ${rows(
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
-    ['bytes per stored result (check_results, after VACUUM)', r0(s.cost.bytesPerResult)],
+    ['bytes per stored result (check_results, after VACUUM) / once packed', packedLine(s)],
   ],
 )}
 

@@ -27,6 +27,7 @@ import { bucketDelta, bucketQuantile, buckets, scrape, valueOf, percentile } fro
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 import {
   bytesPerResult,
+  packedBytesPerResult,
   costSources,
   cpuPerCheck,
   cpuUse,
@@ -262,6 +263,7 @@ export async function runScheduling(
     const cost: CheckCost = {
       cpuMsPerCheck: cpuPerCheck(cpuBefore, cpuAfter, Number(counted?.checks ?? 0)),
       ...(await bytesPerResult(prisma)),
+      ...(await packedBytesPerResult(prisma)),
     };
 
     const ids = monitors.map((m) => m.id);
