@@ -254,7 +254,7 @@ export async function runScheduling(
     const lagWarnings = [...input.workerOutput().matchAll(/checks are \d+ s behind;[^"\n]*/g)].map((m) => m[0]);
     const cpuPercent = cpuUse(cpuBefore, cpuAfter);
     log(
-      `CPU over the window (% of one core, ${os.cpus().length} cores): workers ${cpuPercent.workers.join(' + ')}, PostgreSQL ${cpuPercent.postgres}, Redis ${cpuPercent.redis}`,
+      `CPU over the window (% of one core, ${os.availableParallelism()} cores): workers ${cpuPercent.workers.join(' + ')}, PostgreSQL ${cpuPercent.postgres}, Redis ${cpuPercent.redis}; the machine ${cpuPercent.machine ? `${cpuPercent.machine.busyPercent}% busy` : 'n/a'}`,
     );
     const runs = await detection;
     // Every check stored while the CPU was counted, the detection monitors' included: they cost the same.
