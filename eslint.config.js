@@ -22,10 +22,10 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: {
-        projectService: { allowDefaultProject: ['jest.config.ts', 'prisma.config.ts'] },
-        tsconfigRootDir: import.meta.dirname,
-      },
+      // One program for every file: the root tsconfig holds apps, packages, tests, bench and scripts. The project
+      // service opened each workspace's own tsconfig besides (apps/api, apps/worker, packages/shared), so their files
+      // were parsed and type-checked in two or more programs: about a fifth of ESLint's CPU time.
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -43,6 +43,11 @@ export default tseslint.config(
       // The SSRF guard and the header checks match control characters on purpose.
       'no-control-regex': 'off',
     },
+  },
+  {
+    // Tool configs outside the root tsconfig: no program, so no type-aware rules.
+    files: ['*.ts'],
+    ...tseslint.configs.disableTypeChecked,
   },
   {
     files: ['**/*.mjs', '**/*.js'],

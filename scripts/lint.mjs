@@ -1,15 +1,17 @@
 /**
  * `npm run lint`: Prettier, ESLint (type-aware, the slow one), knip and the SDK staleness check. ESLint runs beside
- * the other three, which run one after another: on 2 cores the whole takes about as long as ESLint alone. ESLint
- * keeps a cache in .data/ (content-based, so a fresh clone and an edited file are linted in full). Each lane's output
- * is printed when it ends; the exit code is non-zero when any check failed.
+ * the other three, which run one after another: on 2 cores the whole takes about as long as ESLint alone. ESLint and
+ * Prettier keep caches in .data/. Each lane's output is printed when it ends; the exit code is non-zero when any
+ * check failed.
  */
 import { spawn } from 'node:child_process';
 
 const bin = (name) => `node_modules/.bin/${name}`;
+/** Content-based caches in .data/: a fresh clone (CI) and an edited file are checked in full. */
+const cache = (file) => ['--cache', '--cache-strategy', 'content', '--cache-location', `.data/${file}`];
 const lanes = [
-  [[bin('eslint'), '--cache', '--cache-strategy', 'content', '--cache-location', '.data/eslintcache', '.']],
-  [[bin('prettier'), '--check', '.'], [bin('knip')], ['npm', 'run', '-s', 'sdk:check']],
+  [[bin('eslint'), ...cache('eslintcache'), '.']],
+  [[bin('prettier'), '--check', ...cache('prettiercache'), '.'], [bin('knip')], ['npm', 'run', '-s', 'sdk:check']],
 ];
 
 /** Runs one command, its output kept; resolves to its exit code and output. */
