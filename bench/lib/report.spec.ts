@@ -148,6 +148,8 @@ describe('capacityVerdict', () => {
         cpuMsPerCheck: { worker: total / 2, postgres: total / 4, redis: total / 4, total },
         bytesPerResult: 160,
         resultRows: 1,
+        bytesPerResultPacked: 40,
+        packedRows: 1,
       },
     });
 
