@@ -343,7 +343,8 @@ export interface EvidenceEntry {
 
 /**
  * Per region of the monitor, as the incident opens: whether it is failing and its latest result (this transaction's
- * included). One index walk per region, only when an incident opens.
+ * included). One index walk per region, only when an incident opens: ordered by slot first, so the raw results are read
+ * backwards along the unique (monitorId, region, slot) index instead of sorting every row of the region by checkedAt.
  */
 async function evidenceOf(
   tx: Tx,
@@ -366,7 +367,7 @@ async function evidenceOf(
     LEFT JOIN LATERAL (
       SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results_all
       WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region AND outcome <> 'missed'
-      ORDER BY "checkedAt" DESC LIMIT 1
+      ORDER BY slot DESC, "checkedAt" DESC LIMIT 1
     ) c ON true`;
   return rows.map((r) => ({
     region: r.region,
