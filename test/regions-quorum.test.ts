@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { confirmationJobId } from '@statusvane/shared';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
+import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { agePastGap, regionStates, startRegionWorkers, startSwitchTarget, waitFor } from './support/worker-harness.js';
@@ -166,6 +167,59 @@ describe('quorum across two workers of two regions', () => {
       expect.objectContaining({ region: 'eu', failing: true }),
       expect.objectContaining({ region: 'us', failing: false }),
     ]);
+  });
+});
+
+describe("a multi-region monitor's status", () => {
+  it('follows the regions: one of three failing keeps it degraded without flapping; the quorum failing makes it down', async () => {
+    target.setStatus(200);
+    const { tokens } = await makeWorkspace(h.prisma);
+    const res = await create(tokens.owner, { regions: ['eu', 'us', 'ap'], quorum: 2, confirmAfterSeconds: 0 });
+    const id = res.body.data.id as string;
+    await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: id } })) === 2);
+    await h.deps.scheduler.unschedule(id);
+    const monitor = { ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id } })), regions: ['eu', 'us', 'ap'] };
+    const base = Date.now() + 3_600_000;
+    const store = (i: number, region: string, outcome: 'up' | 'down') =>
+      storeCheckResultAlone(h.prisma, {
+        monitor,
+        region,
+        slot: new Date(base + i * 60_000),
+        checkedAt: new Date(base + i * 60_000),
+        result: {
+          outcome,
+          reason: outcome === 'up' ? null : 'unexpected_status:503',
+          responseMs: 5,
+          statusCode: outcome === 'up' ? 200 : 503,
+          phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 2 },
+        },
+      });
+    const status = async () => (await h.prisma.monitor.findUniqueOrThrow({ where: { id } })).status;
+    const changes = () =>
+      h.prisma.event.findMany({
+        where: { subject: `monitors/${id}`, type: 'monitor.status_changed' },
+        orderBy: { seq: 'asc' },
+        select: { status: true },
+      });
+    expect(await status()).toBe('up');
+    const before = (await changes()).length;
+
+    // ap fails below the quorum, three rounds, each region storing in turn (ap last, then first).
+    for (let i = 0; i < 3; i++) {
+      for (const region of i % 2 ? ['ap', 'eu', 'us'] : ['eu', 'us', 'ap']) {
+        await store(i, region, region === 'ap' ? 'down' : 'up');
+        if (i > 0 || region === 'ap') expect(await status()).toBe('degraded');
+      }
+    }
+    expect((await changes()).slice(before)).toEqual([{ status: 'degraded' }]);
+    expect(await h.prisma.incident.count({ where: { monitorId: id } })).toBe(0);
+
+    // us fails too: the quorum of 2 is down.
+    await store(3, 'us', 'down');
+    expect(await status()).toBe('down');
+    await store(3, 'eu', 'up');
+    expect(await status()).toBe('down');
+    expect((await changes()).slice(before)).toEqual([{ status: 'degraded' }, { status: 'down' }]);
   });
 });
 

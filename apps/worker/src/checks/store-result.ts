@@ -154,7 +154,10 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       return out;
     }
     const openIncident = new Map([...flap].flatMap(([id, f]) => (f.openIncidentId ? [[id, f.openIncidentId]] : [])));
-    const changed = new Map<string, { monitorId: string; region: string; state: RegionFlapState }>();
+    const changed = new Map<
+      string,
+      { monitorId: string; region: string; state: RegionFlapState; outcome: ProbeResult['outcome'] }
+    >();
     const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
     // The latest certificate seen per monitor (a result without one leaves the stored one in place).
     const certificates = new Map<string, object>();
@@ -172,16 +175,20 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
           recheck: monitor.type !== 'heartbeat',
         },
       );
-      flap.get(monitor.id)!.state = decision.state;
-      // Counted, or the re-check it answers cleared.
-      if (decision.state !== before) {
-        changed.set(`${monitor.id}|${region}`, {
-          monitorId: monitor.id,
-          region,
-          state: decision.state.regions.get(region)!,
-        });
-      }
-      last.set(monitor.id, { status: result.outcome, checkedAt });
+      const f = flap.get(monitor.id)!;
+      f.state = decision.state;
+      f.outcomes.set(region, result.outcome);
+      // Every stored result's region: its latest outcome, and its counters when counted or the re-check cleared.
+      changed.set(`${monitor.id}|${region}`, {
+        monitorId: monitor.id,
+        region,
+        state: regionStateOf(decision.state, region),
+        outcome: result.outcome,
+      });
+      last.set(monitor.id, {
+        status: monitorStatusOf(f.outcomes, monitor.regions, monitorQuorum(monitor.regions.length, monitor.quorum)),
+        checkedAt,
+      });
       if (result.certificate) certificates.set(monitor.id, result.certificate);
       out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null, confirmSlot: null };
       for (const event of decision.events) {
@@ -225,14 +232,14 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const touched = [...last.keys()];
     await tx.$executeRaw`
       WITH states AS (
-        INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot")
+        INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot", "lastOutcome")
         SELECT * FROM unnest(${col((c) => c.monitorId)}::uuid[], ${col((c) => c.region)}::text[],
           ${col((c) => c.state.consecutiveFailures)}::int[], ${col((c) => c.state.consecutivePasses)}::int[],
           ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[],
-          ${col((c) => c.state.confirmSlot?.toISOString() ?? null)}::timestamptz[])
+          ${col((c) => c.state.confirmSlot?.toISOString() ?? null)}::timestamptz[], ${col((c) => c.outcome)}::"CheckOutcome"[])
         ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
           "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt",
-          "confirmSlot" = EXCLUDED."confirmSlot"
+          "confirmSlot" = EXCLUDED."confirmSlot", "lastOutcome" = EXCLUDED."lastOutcome"
       )
       UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
         certificate = coalesce(v.cert::jsonb, m.certificate)
@@ -258,7 +265,16 @@ async function loadFlapStates(
   from: Date,
   to: Date,
 ): Promise<
-  Map<string, { state: FlapState; openIncidentId: string | null; maintenance: Array<{ startsAt: Date; endsAt: Date }> }>
+  Map<
+    string,
+    {
+      state: FlapState;
+      /** Each region's latest stored outcome (monitor_region_states.lastOutcome). */
+      outcomes: Map<string, ProbeResult['outcome']>;
+      openIncidentId: string | null;
+      maintenance: Array<{ startsAt: Date; endsAt: Date }>;
+    }
+  >
 > {
   const rows = await tx.$queryRaw<
     Array<{
@@ -269,6 +285,7 @@ async function loadFlapStates(
           region: string;
           lastCountedAt: string | null;
           confirmSlot: string | null;
+          lastOutcome: ProbeResult['outcome'] | 'missed' | null;
         }
       > | null;
       maintenance: Array<{ startsAt: string; endsAt: string }> | null;
@@ -277,7 +294,7 @@ async function loadFlapStates(
     SELECT m.id, i.id AS "openIncidentId",
       (SELECT json_agg(json_build_object('region', s.region, 'consecutiveFailures', s."consecutiveFailures",
         'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt",
-        'confirmSlot', s."confirmSlot"))
+        'confirmSlot', s."confirmSlot", 'lastOutcome', s."lastOutcome"))
        FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions,
       (SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
        FROM maintenance_windows w
@@ -293,11 +310,16 @@ async function loadFlapStates(
       r.id,
       {
         openIncidentId: r.openIncidentId,
+        outcomes: new Map(
+          (r.regions ?? []).flatMap(({ region, lastOutcome }) =>
+            lastOutcome && lastOutcome !== 'missed' ? [[region, lastOutcome] as const] : [],
+          ),
+        ),
         maintenance: (r.maintenance ?? []).map((w) => ({ startsAt: new Date(w.startsAt), endsAt: new Date(w.endsAt) })),
         state: {
           incidentOpen: r.openIncidentId !== null,
           regions: new Map(
-            (r.regions ?? []).map(({ region, lastCountedAt, confirmSlot, ...counters }) => [
+            (r.regions ?? []).map(({ region, lastCountedAt, confirmSlot, lastOutcome: _, ...counters }) => [
               region,
               {
                 ...counters,
@@ -310,6 +332,21 @@ async function loadFlapStates(
       },
     ]),
   );
+}
+
+/**
+ * A monitor's status from its regions' latest results (docs/decisions.md, "A multi-region monitor's status"): `down`
+ * when at least `quorum` of its regions' latest results are down, otherwise `degraded` when any is down or degraded,
+ * otherwise `up`. With one region: that region's latest result. Regions no longer checking it are left out.
+ */
+export function monitorStatusOf(
+  outcomes: ReadonlyMap<string, ProbeResult['outcome']>,
+  regions: readonly string[],
+  quorum: number,
+): ProbeResult['outcome'] {
+  const latest = regions.flatMap((r) => outcomes.get(r) ?? []);
+  if (latest.filter((o) => o === 'down').length >= quorum) return 'down';
+  return latest.some((o) => o !== 'up') ? 'degraded' : 'up';
 }
 
 /**
