@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { confirmationJobId } from '@statusvane/shared';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
+import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import {
@@ -170,6 +171,39 @@ describe('one region', () => {
     target.setStatus(503);
     await checkOnceVia(h, w.completed, monitor.id);
     expect(await incidents(monitor.id)).toHaveLength(1);
+  });
+
+  it('gives back the re-check slot only to the result that asked for it, and to a duplicate of it', async () => {
+    target.setStatus(200);
+    const { monitor: created } = await createMonitor(h, { confirmAfterSeconds: 15 });
+    await waitFor(async () => (await results(created.id)).length === 1);
+    await h.deps.scheduler.unschedule(created.id);
+    const monitor = {
+      ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } })),
+      regions: ['local'],
+    };
+    const base = Date.now() + 3_600_000;
+    const store = (offsetSeconds: number, outcome: 'up' | 'down') =>
+      storeCheckResultAlone(h.prisma, {
+        monitor,
+        region: 'local',
+        slot: new Date(base + offsetSeconds * 1000),
+        checkedAt: new Date(base + offsetSeconds * 1000),
+        result: {
+          outcome,
+          reason: outcome === 'up' ? null : 'unexpected_status:503',
+          responseMs: 5,
+          statusCode: outcome === 'up' ? 200 : 503,
+          phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 2 },
+        },
+      });
+    const recheck = new Date(base + 15_000);
+    // A first failure asks for a re-check 15 s later.
+    expect(await store(0, 'down')).toMatchObject({ stored: true, counted: true, confirmSlot: recheck });
+    // Another result of the region before it (too close to count) asked for nothing: the re-check is queued already.
+    expect(await store(5, 'down')).toMatchObject({ stored: true, counted: false, confirmSlot: null });
+    // The first result again (a job re-run after a crash): the pending re-check, to arm what the first run could not.
+    expect(await store(0, 'down')).toMatchObject({ stored: false, confirmSlot: recheck });
   });
 });
 

@@ -20,8 +20,10 @@ export interface StoredCheck {
   opened: string | null;
   resolved: string | null;
   /**
-   * The re-check its region waits for (fast confirmation), after this transaction: the caller queues it. Also given
-   * when the result was already stored, so that a job re-run after a crash arms what the first run could not.
+   * The re-check this result asked for (fast confirmation), when its region still waits for it after this
+   * transaction: the caller queues it. Also given when the result was already stored (the region's pending re-check),
+   * so that a job re-run after a crash arms what the first run could not. Null for a stored result that asked for
+   * none: a re-check another result asked for is queued already.
    */
   confirmSlot: Date | null;
 }
@@ -161,6 +163,8 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
     // The latest certificate seen per monitor (a result without one leaves the stored one in place).
     const certificates = new Map<string, object>();
+    // The re-check each stored result asked for (the time of its slot).
+    const askedFor = new Map<number, number>();
     stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
     for (const i of stored) {
       const { monitor, region, slot, result, checkedAt } = inputs[i]!;
@@ -177,6 +181,8 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       );
       const f = flap.get(monitor.id)!;
       f.state = decision.state;
+      const asked = decision.state.regions.get(region)?.confirmSlot;
+      if (asked && asked !== before.regions.get(region)?.confirmSlot) askedFor.set(i, asked.getTime());
       f.outcomes.set(region, result.outcome);
       // Every stored result's region: its latest outcome, and its counters when counted or the re-check cleared.
       changed.set(`${monitor.id}|${region}`, {
@@ -224,7 +230,11 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       }
     }
 
-    for (const i of candidates) out[i]!.confirmSlot = confirmSlotOf(i);
+    // A stored result gets back only the re-check it asked for (still pending); a duplicate, its region's pending one.
+    for (const i of candidates) {
+      const slot = confirmSlotOf(i);
+      if (!out[i]!.stored || slot?.getTime() === askedFor.get(i)) out[i]!.confirmSlot = slot;
+    }
 
     // The region states that moved and each monitor's latest status, in one statement.
     const regions = [...changed.values()];
