@@ -64,6 +64,7 @@ export function recordMissedSlot(prisma: PrismaClient, slot: MissedSlot): Promis
     w = new GroupWriter({
       group: (inputs) => storeMissedSlots(prisma, inputs),
       one: async (input) => (await storeMissedSlots(prisma, [input]))[0]!,
+      order: (a, b) => a.slot.getTime() - b.slot.getTime(),
     });
     writers.set(prisma, w);
   }

@@ -2,7 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { GroupWriter, MAX_BATCH, type GroupStore } from './result-writer.js';
 
 /** A store that records what it was asked to write, and commits when told to. */
-function recordingStore(opts: { failGroups?: boolean; failInput?: number } = {}) {
+function recordingStore(
+  opts: { failGroups?: boolean; failInput?: number; order?: (a: number, b: number) => number } = {},
+) {
   const calls: Array<{ kind: 'group' | 'one'; inputs: number[] }> = [];
   const pending: Array<() => void> = [];
   const wait = () => new Promise<void>((resolve) => pending.push(resolve));
@@ -19,6 +21,7 @@ function recordingStore(opts: { failGroups?: boolean; failInput?: number } = {})
       if (input === opts.failInput) throw new Error(`bad ${input}`);
       return `stored ${input}`;
     },
+    order: opts.order,
   };
   const commitAll = () => pending.splice(0).forEach((resolve) => resolve());
   return { store, calls, commitAll };
@@ -71,10 +74,26 @@ describe('GroupWriter', () => {
     const writer = new GroupWriter(store, 5);
     const answers = [1, 2, 3].map((i) => writer.write(i).catch((err: Error) => err.message));
     await sleep(20);
-    commitAll();
-    await sleep(0);
-    commitAll();
+    for (let i = 0; i < 4; i++) {
+      commitAll();
+      await sleep(0);
+    }
     expect(await Promise.all(answers)).toEqual(['stored 1', 'bad 2', 'stored 3']);
     expect(calls.map((c) => c.kind)).toEqual(['group', 'one', 'one', 'one']);
+  });
+
+  it("stores a failed group's results alone one after another, in the store's order", async () => {
+    const { store, calls, commitAll } = recordingStore({ failGroups: true, order: (a, b) => a - b });
+    const writer = new GroupWriter(store, 5);
+    const answers = [3, 1, 2].map((i) => writer.write(i));
+    await sleep(20);
+    commitAll();
+    // One at a time: the next starts only when the one before committed.
+    for (const expected of [[1], [1, 2], [1, 2, 3]]) {
+      await sleep(0);
+      expect(calls.filter((c) => c.kind === 'one').map((c) => c.inputs[0])).toEqual(expected);
+      commitAll();
+    }
+    expect(await Promise.all(answers)).toEqual(['stored 3', 'stored 1', 'stored 2']);
   });
 });

@@ -10,8 +10,9 @@
  * of a transaction (round trips, Prisma's work per statement, PostgreSQL's per statement and per commit) is shared by
  * more results (docs/benchmarks.md, "Cost per check"). The price is the linger: a result is committed (and an
  * incident opened) up to LINGER_MS later; `checkedAt`, and so the lateness, is taken before. Each caller is answered
- * when its group committed. If a group fails, each of its results is stored alone, so one bad result (or a deadlock)
- * costs only itself a retry.
+ * when its group committed. If a group fails, each of its results is stored alone, one after another in the store's
+ * `order` (slot order: a later slot of a monitor never applies before an earlier one, and the fallback holds one
+ * connection of the pool, not MAX_BATCH), so one bad result (or a deadlock) costs only itself a retry.
  */
 
 /** Results per transaction at most. */
@@ -35,6 +36,8 @@ export interface GroupStore<I, O> {
   group(inputs: I[]): Promise<O[]>;
   /** Writes one input in a transaction of its own. */
   one(input: I): Promise<O>;
+  /** The order a failed group's inputs are written alone in (e.g. by slot); as they came when absent. */
+  order?: (a: I, b: I) => number;
 }
 
 export class GroupWriter<I, O> {
@@ -80,7 +83,9 @@ export class GroupWriter<I, O> {
           : await this.store.group(batch.map((b) => b.input));
     } catch (err) {
       if (batch.length === 1) return batch[0]!.reject(err);
-      await Promise.all(batch.map((b) => this.store.one(b.input).then(b.resolve, b.reject)));
+      const order = this.store.order;
+      const alone = order ? [...batch].sort((a, b) => order(a.input, b.input)) : batch;
+      for (const b of alone) await this.store.one(b.input).then(b.resolve, b.reject);
       return;
     }
     batch.forEach((b, i) => b.resolve(out[i]!));

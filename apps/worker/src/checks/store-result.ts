@@ -77,6 +77,7 @@ function writerFor(prisma: PrismaClient): GroupWriter<StoreInput, StoredCheck> {
     w = new GroupWriter({
       group: (inputs) => storeCheckResults(prisma, inputs),
       one: (input) => storeCheckResultAlone(prisma, input),
+      order: (a, b) => a.slot.getTime() - b.slot.getTime(),
     });
     writers.set(prisma, w);
   }
