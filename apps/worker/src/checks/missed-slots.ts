@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@statusvane/shared';
-import { GroupWriter } from './result-writer.js';
+import { bySlot, writerPerClient } from './result-writer.js';
 
 /**
  * Over capacity (docs/decisions.md, "Over capacity: missed slots"): BullMQ keeps one job per scheduler, and a job that
@@ -54,21 +54,15 @@ export async function storeMissedSlots(
   return out;
 }
 
-/** One group writer per client instance (each test's PrismaClient, each worker's): groups never mix databases. */
-const writers = new WeakMap<PrismaClient, GroupWriter<MissedSlot, MissedOutcome>>();
+const writerFor = writerPerClient((prisma: PrismaClient) => ({
+  group: (inputs: MissedSlot[]) => storeMissedSlots(prisma, inputs),
+  one: async (input: MissedSlot) => (await storeMissedSlots(prisma, [input]))[0]!,
+  order: bySlot,
+}));
 
 /** Stores one missed slot, in one statement with the other misses of the moment (group commit, result-writer.ts). */
 export function recordMissedSlot(prisma: PrismaClient, slot: MissedSlot): Promise<MissedOutcome> {
-  let w = writers.get(prisma);
-  if (!w) {
-    w = new GroupWriter({
-      group: (inputs) => storeMissedSlots(prisma, inputs),
-      one: async (input) => (await storeMissedSlots(prisma, [input]))[0]!,
-      order: (a, b) => a.slot.getTime() - b.slot.getTime(),
-    });
-    writers.set(prisma, w);
-  }
-  return w.write(slot);
+  return writerFor(prisma).write(slot);
 }
 
 /**

@@ -91,3 +91,24 @@ export class GroupWriter<I, O> {
     batch.forEach((b, i) => b.resolve(out[i]!));
   }
 }
+
+/** A GroupStore order: by slot. */
+export const bySlot = (a: { slot: Date }, b: { slot: Date }): number => a.slot.getTime() - b.slot.getTime();
+
+/**
+ * One group writer per client instance (each test's PrismaClient, each worker's), made on first use from the store
+ * `storeOf` gives for that client: groups never mix databases.
+ */
+export function writerPerClient<C extends object, I, O>(
+  storeOf: (client: C) => GroupStore<I, O>,
+): (client: C) => GroupWriter<I, O> {
+  const writers = new WeakMap<C, GroupWriter<I, O>>();
+  return (client) => {
+    let w = writers.get(client);
+    if (!w) {
+      w = new GroupWriter(storeOf(client));
+      writers.set(client, w);
+    }
+    return w;
+  };
+}

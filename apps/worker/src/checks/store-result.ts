@@ -2,12 +2,13 @@ import {
   insertResultsWithRollups,
   monitorQuorum,
   windowInProgress,
-  type Prisma,
+  Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import { evaluateFlap, regionStateOf, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
-import { GroupWriter } from './result-writer.js';
+import { openParentIncidentOf } from '../open-parent-incident.js';
+import { bySlot, writerPerClient } from './result-writer.js';
 
 export interface StoredCheck {
   /** False when this (monitor, region, slot) was already stored: a job that ran twice changes nothing. */
@@ -69,20 +70,11 @@ export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreIn
 
 const resultKey = (monitorId: string, region: string, slot: Date) => `${monitorId}|${region}|${slot.getTime()}`;
 
-/** One group writer per client instance (each test's PrismaClient, each worker's): groups never mix databases. */
-const writers = new WeakMap<PrismaClient, GroupWriter<StoreInput, StoredCheck>>();
-function writerFor(prisma: PrismaClient): GroupWriter<StoreInput, StoredCheck> {
-  let w = writers.get(prisma);
-  if (!w) {
-    w = new GroupWriter({
-      group: (inputs) => storeCheckResults(prisma, inputs),
-      one: (input) => storeCheckResultAlone(prisma, input),
-      order: (a, b) => a.slot.getTime() - b.slot.getTime(),
-    });
-    writers.set(prisma, w);
-  }
-  return w;
-}
+const writerFor = writerPerClient((prisma: PrismaClient) => ({
+  group: (inputs: StoreInput[]) => storeCheckResults(prisma, inputs),
+  one: (input: StoreInput) => storeCheckResultAlone(prisma, input),
+  order: bySlot,
+}));
 
 /**
  * Stores many results in one transaction and applies the flap logic to them. The result row is unique per
@@ -262,8 +254,6 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
   });
 }
 
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
-
 /**
  * Each monitor's flap state (its region rows and open incident), and the maintenance windows (not cancelled) covering
  * its component at some moment between `from` and `to` (the group's check times; a window without components covers
@@ -271,7 +261,7 @@ type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
  * `checkedAt`, with no query of its own per check.
  */
 async function loadFlapStates(
-  tx: Tx,
+  tx: Prisma.TransactionClient,
   monitorIds: string[],
   from: Date,
   to: Date,
@@ -395,7 +385,7 @@ export interface EvidenceEntry {
  * backwards along the unique (monitorId, region, slot) index instead of sorting every row of the region by checkedAt.
  */
 async function evidenceOf(
-  tx: Tx,
+  tx: Prisma.TransactionClient,
   monitor: Pick<MonitorForStore, 'id' | 'regions'>,
   state: FlapState,
 ): Promise<EvidenceEntry[]> {
@@ -438,10 +428,8 @@ async function evidenceOf(
  * The open (or acknowledged) incident of a monitor this one depends on, the first in `dependsOn` order: the new
  * incident is suppressed by it (pages nobody). Seen as committed when this statement runs.
  */
-async function openParentIncident(tx: Tx, monitorId: string): Promise<string | null> {
-  const [row] = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT i.id FROM monitors m CROSS JOIN LATERAL unnest(m."dependsOn") WITH ORDINALITY AS d(id, pos)
-    JOIN incidents i ON i."openMonitorId" = d.id
-    WHERE m.id = ${monitorId}::uuid ORDER BY d.pos LIMIT 1`;
+async function openParentIncident(tx: Prisma.TransactionClient, monitorId: string): Promise<string | null> {
+  const [row] = await tx.$queryRaw<Array<{ id: string | null }>>`
+    SELECT ${openParentIncidentOf(Prisma.sql`${monitorId}::uuid`)} AS id`;
   return row?.id ?? null;
 }

@@ -42,9 +42,10 @@ import {
   type LadderIncident,
   type Logger,
   type PolicyInEffect,
-  type Prisma,
+  Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
+import { openParentIncidentOf } from '../open-parent-incident.js';
 import type {
   DeliveryChannel as Channel,
   DeliveryOutcome,
@@ -375,8 +376,7 @@ async function dependencyDown(
     SELECT i."suppressedById",
       coalesce(
         (SELECT s.id FROM incidents s WHERE s.id = i."suppressedById" AND s.status <> 'resolved'),
-        (SELECT p.id FROM monitors m CROSS JOIN LATERAL unnest(m."dependsOn") WITH ORDINALITY AS d(id, pos)
-          JOIN incidents p ON p."openMonitorId" = d.id WHERE m.id = i."monitorId" ORDER BY d.pos LIMIT 1)
+        ${openParentIncidentOf(Prisma.raw('i."monitorId"'))}
       ) AS current
     FROM incidents i WHERE i.id = ${incidentId}::uuid`;
   if (!row?.current) return { down: false, record: null };
