@@ -170,15 +170,22 @@ const MAINTENANCE_LOOKBACK_MS = DAY_MS;
 
 /**
  * maintenance.started and maintenance.completed when the clock reaches a window's start or end (the API records
- * them at once for an action or an edit to the past; the keys make both paths record each once).
+ * them at once for an action or an edit to the past; the keys make both paths record each once). Only the windows
+ * whose event is still missing are read (the unique index on the events' workspace and key answers that), so a
+ * round opens a transaction only for a window that has something to record. Returns how many.
  */
 export async function recordDueMaintenanceEvents(prisma: PrismaClient, now: Date): Promise<number> {
   const since = new Date(now.getTime() - MAINTENANCE_LOOKBACK_MS);
+  const due = await prisma.$queryRaw<Array<{ id: string }>>`
+    SELECT w.id FROM maintenance_windows w
+    WHERE w."cancelledAt" IS NULL AND (
+      (w."startsAt" > ${since} AND w."startsAt" <= ${now} AND w."startsAt" < w."endsAt" AND NOT EXISTS (
+        SELECT 1 FROM events e WHERE e."workspaceId" = w."workspaceId" AND e.key = 'maintenance:' || w.id || ':started'))
+      OR (w."endsAt" > ${since} AND w."endsAt" <= ${now} AND NOT EXISTS (
+        SELECT 1 FROM events e WHERE e."workspaceId" = w."workspaceId" AND e.key = 'maintenance:' || w.id || ':completed')))`;
+  if (due.length === 0) return 0;
   const windows = await prisma.maintenanceWindow.findMany({
-    where: {
-      cancelledAt: null,
-      OR: [{ startsAt: { gt: since, lte: now } }, { endsAt: { gt: since, lte: now } }],
-    },
+    where: { id: { in: due.map((w) => w.id) } },
     select: {
       id: true,
       workspaceId: true,
