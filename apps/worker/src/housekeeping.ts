@@ -253,14 +253,30 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   return true;
 }
 
-/** Runs housekeeping now and then every `periodMs`; failures are logged and retried next period. */
-export function startHousekeeping(deps: HousekeepingDeps, periodMs = 30_000): () => void {
-  const tick = () =>
-    housekeepingRound(deps, periodMs).catch((err: Error) =>
-      deps.logger.warn('housekeeping failed; retrying next period', { error: err.message }),
+/**
+ * Runs housekeeping now and then every `periodMs`; failures are logged and retried next period. Returns `stop`: no
+ * round starts after it, and it resolves once the round in flight (if any) is over, so that the caller may then close
+ * the connections that round uses.
+ */
+export function startHousekeeping(deps: HousekeepingDeps, periodMs = 30_000): () => Promise<void> {
+  let inFlight: Promise<void> | null = null;
+  const tick = () => {
+    const round = housekeepingRound(deps, periodMs).then(
+      () => undefined,
+      (err: Error) => {
+        deps.logger.warn('housekeeping failed; retrying next period', { error: err.message });
+      },
     );
-  void tick();
+    inFlight = round;
+    void round.finally(() => {
+      if (inFlight === round) inFlight = null;
+    });
+  };
+  tick();
   const timer = setInterval(tick, periodMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    clearInterval(timer);
+    await inFlight;
+  };
 }

@@ -53,8 +53,8 @@ export interface WorkerRuntime {
   lagWatch: LagWatch;
   /** What the check processor runs with. */
   checkDeps: CheckRunnerDeps;
-  /** The housekeeping timer (null when turned off); close() stops it too. */
-  housekeeping: { stop(): void } | null;
+  /** The housekeeping timer (null when turned off); close() stops it too. `stop` waits for the round in flight. */
+  housekeeping: { stop(): Promise<void> } | null;
   /** Stops housekeeping and the workers (running jobs finish first), then closes what the runtime opened. */
   close(): Promise<void>;
 }
@@ -160,7 +160,8 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     checkDeps,
     housekeeping,
     async close() {
-      housekeeping?.stop();
+      // The round in flight finishes before anything it uses is closed.
+      await housekeeping?.stop();
       await Promise.allSettled([checkWorker.close(), escalationWorker.close()]);
       if (!deps.deliverer) deliverer.close();
       await Promise.allSettled([scheduler.close(), escalations.close()]);
