@@ -26,6 +26,8 @@ export interface PruneOptions {
   batchSize?: number;
   /** DELETEs per table per round: a large backlog (retention just shortened) is worked off over several rounds. */
   maxBatches?: number;
+  /** Told of an expired partition not dropped this round (its lock was busy): retried next round. */
+  logger?: Pick<Logger, 'info'>;
 }
 
 export const PRUNE_BATCH_SIZE = 5000;
@@ -54,7 +56,7 @@ const DAY_MS = 86_400_000;
 /** Runs `deleteBatch` until it deletes fewer rows than a batch (nothing left) or the round's budget is spent. */
 async function inBatches(
   deleteBatch: () => Promise<number>,
-  { batchSize, maxBatches }: Required<PruneOptions>,
+  { batchSize, maxBatches }: Required<Pick<PruneOptions, 'batchSize' | 'maxBatches'>>,
 ): Promise<number> {
   let total = 0;
   for (let i = 0; i < maxBatches; i++) {
@@ -91,7 +93,11 @@ export async function pruneExpired(
   // `day` is a UTC date: a day is deleted once all of it is older than the cutoff.
   const dailyCutoff = new Date(now.getTime() - retention.dailyRollupsDays * DAY_MS).toISOString().slice(0, 10);
 
-  const resultPartitions = (await dropExpiredResultPartitions(prisma, resultsCutoff)).length;
+  const resultPartitions = (
+    await dropExpiredResultPartitions(prisma, resultsCutoff, (partition) =>
+      options.logger?.info('expired result partition busy; dropping it next round', { partition }),
+    )
+  ).length;
   const present = new Set((await listResultPartitions(prisma)).map((p) => p.name));
   let checkResults = 0;
   for (const table of CATCH_ALL_PARTITIONS.filter((t) => present.has(t))) {
@@ -240,7 +246,10 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   if (partitions.length) deps.logger.info('result partitions created', { partitions });
   const expired = await deps.prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: now } } });
   await recordDueMaintenanceEvents(deps.prisma, now);
-  const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, deps.prune);
+  const pruned = await pruneExpired(deps.prisma, deps.retention ?? DEFAULT_RETENTION, now, {
+    ...deps.prune,
+    logger: deps.logger,
+  });
   if (expired.count || Object.values(pruned).some((n) => n > 0)) {
     deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
   }

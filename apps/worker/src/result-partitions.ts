@@ -18,6 +18,11 @@ export const CATCH_ALL_PARTITIONS = ['check_results_legacy', DEFAULT_PARTITION] 
 export const PARTITION_DAYS_AHEAD = 3;
 /** DDL on check_results waits at most this long for its lock, then gives up until the next round. */
 const LOCK_TIMEOUT = '3s';
+/**
+ * Dropping an expired partition waits at most this long for check_results' ACCESS EXCLUSIVE lock: while it waits,
+ * every result insert queues behind it, so it gives up soon and the next round (30 s later) tries again.
+ */
+const DROP_LOCK_TIMEOUT = '200ms';
 
 export interface ResultPartition {
   name: string;
@@ -95,22 +100,28 @@ async function createDayPartition(prisma: PrismaClient, day: Date): Promise<bool
 
 /**
  * Drops every partition whose whole range is older than `cutoff` (its exclusive upper bound at or before it): the
- * daily ones, and legacy once all of it has expired. Returns the names dropped. Each DROP waits at most LOCK_TIMEOUT
- * for its lock (it takes the parent's ACCESS EXCLUSIVE lock for an instant); one that times out is retried next round.
+ * daily ones, and legacy once all of it has expired. Returns the names dropped. Each DROP waits at most
+ * DROP_LOCK_TIMEOUT for its lock (it takes the parent's ACCESS EXCLUSIVE lock for an instant, and result inserts queue
+ * behind it while it waits); one that times out is told to `onBusy` and retried next round.
  */
-export async function dropExpiredResultPartitions(prisma: PrismaClient, cutoff: Date): Promise<string[]> {
+export async function dropExpiredResultPartitions(
+  prisma: PrismaClient,
+  cutoff: Date,
+  onBusy: (partition: string) => void = () => undefined,
+): Promise<string[]> {
   const expired = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= cutoff);
   const dropped: string[] = [];
   for (const p of expired) {
     try {
       await prisma.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
         await dropPartition(tx, p.name);
       });
       dropped.push(p.name);
     } catch (err) {
       // 55P03: the lock was not had in time (a long query on the table); the next round tries again.
       if (pgCode(err) !== '55P03' && !/lock timeout/.test(String(err))) throw err;
+      onBusy(p.name);
     }
   }
   return dropped;
