@@ -167,7 +167,6 @@ watchdog.unref();
 const children: Array<Child | undefined> = [];
 let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
-/** The scheduling scenario's other workers (--workers). */
 let failure: string | null = null;
 try {
   log(

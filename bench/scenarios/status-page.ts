@@ -136,7 +136,9 @@ type Options = Parameters<typeof autocannon>[0];
 /** The answer's size as sent (fetch decodes gzip: Content-Length is the size on the wire), then the load. */
 async function measurePage(opts: Options, warmupSeconds: number, durationSeconds: number): Promise<StatusPageVariant> {
   const first = await fetch(opts.url, { headers: opts.headers as Record<string, string> });
-  const bytes = Number(first.headers.get('content-length') ?? (await first.arrayBuffer()).byteLength);
+  // Read in full either way (an unread body holds its connection): the bytes on the wire when the length is given.
+  const body = await first.arrayBuffer();
+  const bytes = Number(first.headers.get('content-length') ?? body.byteLength);
   if (!first.ok) throw new Error(`GET ${opts.url} answered ${first.status}`);
   return { ...(await measure(opts, warmupSeconds, durationSeconds)), bytes };
 }

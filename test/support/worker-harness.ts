@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
-import { createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
+import { CHECK_JOB_NAME, createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
 import type { CheckOutcome, CheckRunnerDeps } from '../../apps/worker/src/checks/run-check.js';
 import { createDnsProbe } from '../../apps/worker/src/probes/dns.probe.js';
 import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
@@ -106,7 +106,7 @@ export function startRegionWorkers(h: Harness, regions: readonly string[]) {
             jobs
               .filter((j) => j.region === region)
               .map((j) => ({
-                name: 'check',
+                name: CHECK_JOB_NAME,
                 data: { monitorId, region },
                 opts: { jobId: j.jobId, timestamp: j.slot },
               })),

@@ -5,15 +5,16 @@ import {
   EscalationScheduler,
   bullPrefix,
   checkQueueName,
+  createDeliverer,
   createSsrfGuard,
   type Config,
+  type Deliverer,
   type Logger,
   type PrismaClient,
   type RedisClient,
   type SsrfGuard,
 } from '@statusvane/shared';
 import type { CheckRunnerDeps } from './checks/run-check.js';
-import { createDeliverer, type Deliverer } from '@statusvane/shared';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
 import { startHousekeeping } from './housekeeping.js';
 import { duePerSecond, LagWatch } from './metrics/lag-watch.js';
