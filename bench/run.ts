@@ -18,6 +18,8 @@ import { createPrisma } from '@statusvane/shared';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
 import {
+  capacityLines,
+  capacityVerdict,
   consoleReport,
   goalsOf,
   latenessSvg,
@@ -60,8 +62,9 @@ const { values: args } = parseArgs({
     'event-log': { type: 'boolean', default: false },
     // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
     'api-only': { type: 'boolean', default: false },
-    // Only the scheduling scenario (with its cost per check), printed and not recorded: for trying a change to the
-    // check path quickly.
+    // Only the scheduling scenario (with its cost per check and what ran out), printed and recorded in
+    // bench/results/<start>[-quick]-cost.json: for trying a change to the check path quickly, and for the
+    // 100,000-monitor run (`--monitors 100000 --workers 2 --cost-only`).
     'cost-only': { type: 'boolean', default: false },
   },
 });
@@ -128,6 +131,8 @@ const WORKER_CONCURRENCY = 200;
 // The run's clock starts with the process (tsx's own start-up included): what someone waiting for it sees.
 const started = performance.timeOrigin;
 const startedAt = new Date(started);
+/** The machine's load when the run started (the figures of a busy machine are not the final word). */
+const loadAverageAtStart = os.loadavg().map((l) => Number(l.toFixed(2)));
 const log = (msg: string) =>
   process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${msg}\n`);
 const targets = (() => {
@@ -224,21 +229,43 @@ try {
     log(`scheduling at scale (cost per check only, ${workersLabel})...`);
     const { scheduling: s, detection: d } = await runScheduling(schedulingInput(workers), log);
     const c = s.cost.cpuMsPerCheck;
+    const capacity = capacityVerdict(s);
+    const loadAverage = os.loadavg().map((l) => Number(l.toFixed(2)));
+    // Recorded like the other runs (the 100,000-monitor run is one of these): bench/results/<start>[-quick]-cost.json.
+    const { lateness: _lateness, ...schedulingFigures } = s;
+    const path = join(RESULTS_DIR, resultsFileName(startedAt, quick).replace(/\.json$/, '-cost.json'));
+    writeFileSync(
+      path,
+      `${JSON.stringify(
+        {
+          date: startedAt.toISOString(),
+          mode: quick ? 'quick' : 'full',
+          commit: source.commit,
+          dirty: source.dirty,
+          cpus: os.availableParallelism(),
+          loadAverageAtStart,
+          loadAverage,
+          scheduling: { ...schedulingFigures, capacity },
+          detection: d,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
-        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows)\n` +
+        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows); once packed ${Math.round(s.cost.bytesPerResultPacked)} (${s.cost.packedRows} packed rows)\n` +
         `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
         `CPU over the window (% of one core): workers ${s.cpuPercent.workers.join(' + ')}, PostgreSQL ${s.cpuPercent.postgres}, Redis ${s.cpuPercent.redis}\n` +
+        capacityLines(capacity) +
         `detection (${d.intervalSeconds} s monitors, confirm ${d.confirmAfterSeconds} s): ${d.runs
           .map(
             (r) =>
               `${r.secondsToIncident?.toFixed(1) ?? 'none'} s (first failure ${r.secondsToFirstFailure?.toFixed(1) ?? '-'} s, bound ${r.boundSeconds?.toFixed(1) ?? '-'} s)`,
           )
           .join(', ')}\n` +
-        `load average: ${os
-          .loadavg()
-          .map((l) => l.toFixed(2))
-          .join(' ')}\n`,
+        `load average at start: ${loadAverageAtStart.join(' ')}; at the end: ${loadAverage.join(' ')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
     );
     await prisma.$disconnect();
     await stopAll(children);
@@ -432,7 +459,7 @@ try {
       scenarios: apiResults.scenarios,
     },
     checks,
-    scheduling: schedulingFigures,
+    scheduling: { ...schedulingFigures, capacity: capacityVerdict(schedulingFigures) },
     pings: { rps: ping.rps, p50Ms: ping.p50Ms, p99Ms: ping.p99Ms, ratio: ping.ratio },
     list: { rps: list.rps, p99Ms: list.p99Ms, ratio: list.ratio },
     filteredList: {

@@ -425,6 +425,12 @@ describe('the admin CLI', () => {
       { guard: h.deps.guard, encryption: h.config.encryption.current },
     );
     await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id }, h.config);
+    // Assigned again: nothing changes, so no audit event, no version and no `monitor.updated` (as a no-op PATCH).
+    const updatedEvents = () => h.prisma.event.count({ where: { workspaceId: made.id, type: 'monitor.updated' } });
+    const logged = await updatedEvents();
+    expect(logged).toBe(1);
+    await assignPolicy(h.prisma, { monitor: monitor.id, policy: policy.id }, h.config);
+    expect(await updatedEvents()).toBe(logged);
     await revokeToken(h.prisma, { id: token.id });
 
     const events = (

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,34 @@ afterAll(async () => {
   await h.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/**
+ * A TCP proxy to `target` that passes the first connection's request on and then cuts that connection as the answer
+ * starts to come back (the answer is lost, the work was done); later connections pass both ways.
+ */
+async function answerLosingProxy(target: string) {
+  const { port } = new URL(target);
+  let dropped = 0;
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(port), '127.0.0.1');
+    client.pipe(upstream);
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+    if (dropped === 0) {
+      dropped++;
+      upstream.once('data', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    } else upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    dropped: () => dropped,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
 
 interface Run {
   code: number;
@@ -187,6 +215,20 @@ describe('statusvane CLI', () => {
     expect(done).toMatchObject({ code: 0, stdout: `completed ${id}\n` });
     const after = (await request(h.app).get(`/api/v1/maintenance/${id}`).set(bearer(ws.tokens.viewer))).body.data;
     expect(after.status).toBe('completed');
+
+    // The answer of the first attempt lost on the way back: the retry, with the same Idempotency-Key, replays that
+    // window instead of opening a second.
+    const lossy = await answerLosingProxy(url);
+    try {
+      const title = uniq('lost-answer');
+      const retried = await cli(['maintenance', 'start', '--title', title], { STATUSVANE_URL: lossy.url });
+      expect(retried.code).toBe(0);
+      expect(lossy.dropped()).toBe(1);
+      const opened = await h.prisma.maintenanceWindow.findMany({ where: { workspaceId: ws.ws.id, title } });
+      expect(opened.map((w) => w.id)).toEqual([retried.stdout.trim()]);
+    } finally {
+      await lossy.close();
+    }
 
     const unknown = await cli(['maintenance', 'start', '--component', 'nothing', '--title', 'x']);
     expect(unknown.code).toBe(1);

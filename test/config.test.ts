@@ -150,10 +150,26 @@ describe('config plan and apply', () => {
     expect(events.map((e) => e.action)).toEqual(['monitor.created', 'monitor.updated']);
     expect(events[1]!.changes).toEqual({ confirmAfterSeconds: { from: 30, to: 60 } });
 
-    // An id that is no monitor of the workspace is refused as POST /monitors refuses it, and nothing is written.
-    const bad = await apply({ version: 1, monitors: [entry, { ...dependent, dependsOn: [ws.ws.id] }] });
-    expect(bad.status).toBe(400);
-    expect(JSON.stringify(bad.body)).toContain('dependsOn[0]');
+    // An id that is no monitor of the workspace is refused as POST /monitors refuses it, at its path in the
+    // document, by plan as by apply, and nothing is written.
+    const badDoc = { version: 1, monitors: [entry, { ...dependent, dependsOn: [ws.ws.id] }] };
+    for (const res of [await plan(badDoc), await apply(badDoc)]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.issues).toEqual([
+        { path: 'monitors[1].dependsOn[0]', message: 'is not a monitor of this workspace' },
+      ]);
+    }
+    // A monitor the same document prunes cannot be depended on (apply deletes first).
+    const pruning = await plan({
+      version: 1,
+      prune: true,
+      monitors: [{ ...dependent, ref: 'dep2', target: '93.184.215.14:24', dependsOn: [baseId] }, dependent],
+    });
+    expect(pruning.status).toBe(400);
+    expect(pruning.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
+      'monitors[0].dependsOn[0]',
+    ]);
+    expect((await monitors()).find((m) => m.ref === 'dep')).toMatchObject({ confirmAfterSeconds: 60, version: 2 });
   });
 
   it('exports the managed resources, secrets redacted, and planning the export back is only noop', async () => {
@@ -252,6 +268,15 @@ describe('config plan and apply', () => {
     expect(guarded.body.error.details.issues[0].path).toBe('monitors[0].target');
     expect(await monitors()).toEqual([]);
 
+    // A planId that is no plan's id is a 400 on it, named with the document's own problems.
+    const notAPlanId = await apply({ version: 1, planId: 42 });
+    expect([notAPlanId.status, notAPlanId.body.error.details.issues.map((i: { path: string }) => i.path)]).toEqual([
+      400,
+      ['planId'],
+    ]);
+    const both = await apply({ version: 2, planId: { id: 'x' } });
+    expect(both.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['planId', 'version']);
+
     const top = await plan({ monitors: {}, extra: 1 });
     expect(top.status).toBe(400);
     expect(top.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual([
@@ -265,13 +290,18 @@ describe('config plan and apply', () => {
       .set('Content-Type', 'application/yaml')
       .send('version: 1\nmonitors: [\n');
     expect(badYaml.status).toBe(400);
-    // YAML only where the operation takes it.
-    const elsewhere = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(ws.tokens.admin))
-      .set('Content-Type', 'application/yaml')
-      .send('name: x\ntarget: https://93.184.215.14/\n');
-    expect(elsewhere.status).toBe(400);
+    // YAML only where the operation takes it: elsewhere it is refused unread (malformed or not).
+    for (const yamlText of ['name: x\ntarget: https://93.184.215.14/\n', 'name: [\n']) {
+      const elsewhere = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(ws.tokens.admin))
+        .set('Content-Type', 'application/yaml')
+        .send(yamlText);
+      expect([elsewhere.status, elsewhere.body.error.message]).toEqual([
+        400,
+        'Send a JSON body with Content-Type: application/json',
+      ]);
+    }
   });
 
   it('refuses to change a monitor type, and a "<redacted>" secret with nothing stored', async () => {
@@ -418,6 +448,25 @@ describe('config plan and apply', () => {
       `com.statusvane.monitor.updated monitors/${ids.api}`,
     ]);
     expect(third.data[0]!.data.monitor).toMatchObject({ escalationPolicyId: policy.body.data.id, version: 2 });
+
+    // That policy is not the document's: the export leaves it out and plans back to no change, a document without
+    // `escalationPolicy` leaves it alone, and `escalationPolicy: null` takes the monitor off it.
+    const exported = (await request(h.app).get('/api/v1/config').set(bearer(ws.tokens.viewer))).body.data;
+    expect(exported.monitors.find((m: { ref: string }) => m.ref === 'api')).not.toHaveProperty('escalationPolicy');
+    expect((await plan(exported)).body.data.summary).toMatchObject({ create: 0, update: 0, delete: 0 });
+    expect((await plan(changed)).body.data.summary).toMatchObject({ create: 0, update: 0, delete: 0 });
+    const detach = {
+      ...changed,
+      monitors: changed.monitors.map((m) => (m.ref === 'api' ? { ...m, escalationPolicy: null } : m)),
+    };
+    const detaching = await plan(detach);
+    expect((detaching.body.data.changes as Change[]).find((c) => c.ref === 'api')).toMatchObject({
+      action: 'update',
+      fields: { escalationPolicy: { from: `(unmanaged policy ${policy.body.data.id})`, to: null } },
+    });
+    await apply(detach).expect(200);
+    const api2 = (await request(h.app).get(`/api/v1/monitors/${ids.api}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(api2).toMatchObject({ escalationPolicyId: null, version: 3 });
   });
 
   it('prune deletes the managed resources the document no longer names, never unmanaged ones', async () => {

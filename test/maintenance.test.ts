@@ -624,6 +624,13 @@ describe('PATCH /maintenance/{id}: fields', () => {
     expect(issuePaths(await patch(created.id, { componentIds: ['8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'] }))).toEqual([
       'componentIds[0]',
     ]);
+    // Both at once: one 400 names both, the contradiction and the component.
+    const both = {
+      status: 'start',
+      startsAt: created.startsAt,
+      componentIds: ['8b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'],
+    };
+    expect(issuePaths(await patch(created.id, both))).toEqual(['componentIds[0]', 'startsAt']);
   });
 
   it('start with a new endsAt in the same PATCH: runs from now to that end; an end already past is 400', async () => {

@@ -58,11 +58,10 @@ async function seed(prisma: PrismaClient, monitorId: string) {
     // now - 91 days = 2000-10-02: that day and later are kept.
     days: ['2000-10-02', '2000-12-31', '2001-01-01'],
   };
-  let slot = 0;
   const result = (at: Date) => ({
     monitorId,
     region: 'local',
-    slot: new Date(Date.UTC(1999, 0, 1) + slot++ * 60_000),
+    slot: at,
     checkedAt: at,
     outcome: 'up' as const,
     responseMs: 10,
@@ -84,7 +83,9 @@ async function seed(prisma: PrismaClient, monitorId: string) {
 
 async function remaining(prisma: PrismaClient, monitorId: string) {
   const [results, hours, days] = await Promise.all([
-    prisma.checkResult.findMany({ where: { monitorId }, select: { checkedAt: true }, orderBy: { checkedAt: 'asc' } }),
+    // Raw or packed (a housekeeping round packs what is older than two days: docs/adr/0017-packed-results.md).
+    prisma.$queryRaw<Array<{ checkedAt: Date }>>`
+      SELECT "checkedAt" FROM check_results_all WHERE "monitorId" = ${monitorId}::uuid ORDER BY "checkedAt"`,
     prisma.checkRollupHourly.findMany({ where: { monitorId }, select: { hour: true }, orderBy: { hour: 'asc' } }),
     prisma.checkRollupDaily.findMany({ where: { monitorId }, select: { day: true }, orderBy: { day: 'asc' } }),
   ]);
@@ -129,18 +130,37 @@ describe('retention', () => {
         time: eventAt(30, -1),
       },
     });
+    // Webhook deliveries are kept as long as the events (30 days, by createdAt), whatever their status.
+    const hook = await h.prisma.webhook.create({
+      data: { workspaceId: m.workspaceId, urlEnc: 'x', urlDisplay: 'x', secretEnc: 'x', cursorTxid: 0n },
+    });
+    const delivery = (seq: number, days: number, ms: number, status: 'sent' | 'failed' | 'pending') => ({
+      webhookId: hook.id,
+      eventSeq: BigInt(seq),
+      eventId: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+      eventType: 'monitor.created',
+      status,
+      createdAt: eventAt(days, ms),
+    });
+    await h.prisma.webhookDelivery.createMany({
+      data: [delivery(1, 30, -1, 'sent'), delivery(2, 31, 0, 'failed'), delivery(3, 30, 1, 'pending')],
+    });
     // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
     expect(report).toEqual({
       checkResults: old.results.length,
       resultPartitions: 0,
+      packedResultDays: 0,
       hourlyRollups: old.hours.length,
       dailyRollups: old.days.length,
       heartbeatPings: 1,
       events: 1,
-      webhookDeliveries: 0,
+      webhookDeliveries: 2,
       auditEvents: 0,
     });
+    expect((await h.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } })).map((d) => d.eventSeq)).toEqual(
+      [3n],
+    );
     expect(await h.prisma.event.findMany({ where: { workspaceId: m.workspaceId }, select: { id: true } })).toEqual([
       { id: keptEvent.id },
     ]);
@@ -156,6 +176,7 @@ describe('retention', () => {
     expect(await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 })).toEqual({
       checkResults: 0,
       resultPartitions: 0,
+      packedResultDays: 0,
       hourlyRollups: 0,
       dailyRollups: 0,
       heartbeatPings: 0,
@@ -246,7 +267,9 @@ describe('retention', () => {
         'housekeeping',
         expect.objectContaining({ checkResults: 4, hourlyRollups: old.hours.length, dailyRollups: old.days.length }),
       ]);
-      // The lock lets one worker per period run it; the next period finishes the backlog.
+      // What was left of the old results, and the kept ones at least two days old, are packed now.
+      expect(logged).toContainEqual(['results packed', { partitions: [], results: expect.any(Number) }]);
+      // The lock lets one worker per period run it; the next period finishes the backlog (the packed days now).
       expect(await housekeepingRound(deps, 1000, NOW)).toBe(false);
       await h.redis.del(`${prefix}:housekeeping:lock`);
       expect(await housekeepingRound(deps, 1000, NOW)).toBe(true);
@@ -280,12 +303,22 @@ describe('retention', () => {
           `SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < current_date ORDER BY day LIMIT 5000`,
         ),
         audit: await explain(`SELECT id FROM audit_events WHERE at < now() ORDER BY at LIMIT 5000`),
+        events: await explain(`SELECT seq FROM events WHERE time < now() ORDER BY time LIMIT 5000`),
+        deliveries: await explain(
+          `SELECT id FROM webhook_deliveries WHERE "createdAt" < now() ORDER BY "createdAt" LIMIT 5000`,
+        ),
+        packed: await explain(
+          `SELECT "monitorId", region, day FROM check_results_packed WHERE day <= now() ORDER BY day LIMIT 5000`,
+        ),
       };
     });
     expect(plans.default).toMatch(/Index (Only )?Scan (using|on) "?check_results_default_checkedAt_idx"?/);
     expect(plans.hourly).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_hourly_hour_idx"?/);
     expect(plans.daily).toMatch(/Index (Only )?Scan (using|on) "?check_rollups_daily_day_idx"?/);
     expect(plans.audit).toMatch(/Index (Only )?Scan (using|on) "?audit_events_at_idx"?/);
+    expect(plans.events).toMatch(/Index (Only )?Scan (using|on) "?events_time_idx"?/);
+    expect(plans.deliveries).toMatch(/Index (Only )?Scan (using|on) "?webhook_deliveries_createdAt_idx"?/);
+    expect(plans.packed).toMatch(/Index (Only )?Scan (using|on) "?check_results_packed_day_idx"?/);
     for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);
   });
 });

@@ -149,6 +149,8 @@ describe('/webhooks', () => {
     for (const bad of [
       { url: `${rx.base}/a`, extra: 1 },
       { url: 'ftp://example.com/x' },
+      { url: 'not a url' },
+      { url: rx.base.replace('http://', 'http://user:pass@') },
       { url: `${rx.base}/a`, types: ['incident.exploded'] },
       { url: `${rx.base}/a`, types: ['incident.opened', 'incident.opened'] },
     ]) {
@@ -374,5 +376,38 @@ describe('/webhooks', () => {
     } finally {
       await worker.worker.resume();
     }
+  });
+
+  it('leaves a webhook with nothing new alone: no transaction, no rewrite of its row, until an event comes', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const hook = (await createHook(tokens.admin, { url: `${rx.base}/quiet`, types: ['monitor.created'] })).body.data;
+    const row = async () =>
+      (
+        await h.prisma.$queryRaw<Array<{ xmin: string; cursorTxid: bigint; cursorSeq: bigint }>>`
+          SELECT xmin::text, "cursorTxid", "cursorSeq" FROM webhooks WHERE id = ${hook.id}::uuid`
+      )[0]!;
+    const before = await row();
+    // Other workspaces' writes move the log's fence; dispatch runs (here and in the worker) find nothing of its own.
+    for (let i = 0; i < 3; i++) {
+      await makeWorkspace(h.prisma);
+      await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await row()).toEqual(before);
+
+    // An event of its workspace: dispatched, the cursor moved past it.
+    await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+    const moved = await until(
+      async () => {
+        await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+        const r = await row();
+        return r.cursorTxid > before.cursorTxid ? r : null;
+      },
+      10_000,
+      'the cursor to move',
+    );
+    expect(moved.xmin).not.toBe(before.xmin);
+    await until(async () => rx.got.find((r) => r.path === '/quiet'), 10_000, 'the monitor.created delivery');
+    expect(await h.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
   });
 });

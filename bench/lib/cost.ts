@@ -9,8 +9,10 @@
  * query after the window) are outside the window.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '@statusvane/shared';
+import { listResultPartitions, packDefaultPartition, packPartition } from '../../apps/worker/src/result-partitions.js';
 
 const TICK_MS = 10; // USER_HZ is 100 on every Linux this runs on (getconf CLK_TCK)
 
@@ -51,12 +53,35 @@ export interface CostSources {
   redisPid: number | null;
 }
 
+/** The machine's CPU time from /proc/stat's first line (every core), in ticks: busy and in all. */
+interface MachineTicks {
+  busy: number;
+  total: number;
+}
+
+/** Null where /proc/stat cannot be read (not Linux). */
+function machineTicks(): MachineTicks | null {
+  let line: string | undefined;
+  try {
+    line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  } catch {
+    return null;
+  }
+  // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is already in user and nice).
+  const f = line?.startsWith('cpu ') ? line.slice(4).trim().split(/\s+/).map(Number).slice(0, 8) : [];
+  if (f.length < 5 || f.some((n) => !Number.isFinite(n))) return null;
+  const total = f.reduce((sum, n) => sum + n, 0);
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
 export interface CpuSample {
   workerMs: number;
   /** Each worker process's own, in the order of CostSources.workerPids. */
   workerMsByPid: number[];
   postgresMs: number;
   redisMs: number;
+  /** The whole machine (/proc/stat), whatever runs on it; null off Linux. */
+  machine: MachineTicks | null;
   /** When it was taken (ms). */
   at: number;
 }
@@ -84,27 +109,40 @@ export function sampleCpu(sources: CostSources): CpuSample {
     workerMsByPid,
     postgresMs,
     redisMs: own(sources.redisPid),
+    machine: machineTicks(),
     at: Date.now(),
   };
 }
 
 /**
- * CPU use of each process over the window, in percent of one core (100 = one core busy all along): which resource ran
- * out when checks fall behind. The machine has os.cpus().length cores to share among them.
+ * CPU use of each process over the window, in percent of one core (100 = one core busy all along), and of the whole
+ * machine: which resource ran out when checks fall behind (report.ts, capacityVerdict).
  */
 export interface CpuUse {
   workers: number[];
   postgres: number;
   redis: number;
+  /**
+   * The machine's cores (os.availableParallelism()) and how busy they were, in percent of all of them (100 = every
+   * core busy all along), counting every process on the machine, the bench's own and anyone else's. Absent in results
+   * written before it, null off Linux.
+   */
+  machine?: { cores: number; busyPercent: number } | null;
 }
 
-export function cpuUse(before: CpuSample, after: CpuSample): CpuUse {
+export function cpuUse(before: CpuSample, after: CpuSample, cores = os.availableParallelism()): CpuUse {
   const wall = Math.max(1, after.at - before.at);
   const pct = (a: number, b: number) => Math.round(((b - a) / wall) * 1000) / 10;
+  const m0 = before.machine;
+  const m1 = after.machine;
   return {
     workers: after.workerMsByPid.map((ms, i) => pct(before.workerMsByPid[i] ?? 0, ms)),
     postgres: pct(before.postgresMs, after.postgresMs),
     redis: pct(before.redisMs, after.redisMs),
+    machine:
+      m0 && m1 && m1.total > m0.total
+        ? { cores, busyPercent: Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * 1000) / 10 }
+        : null,
   };
 }
 
@@ -114,6 +152,13 @@ export interface CheckCost {
   /** check_results heap + indexes + TOAST, divided by its rows. */
   bytesPerResult: number;
   resultRows: number;
+  /**
+   * The same once packed (docs/adr/0017-packed-results.md): check_results + check_results_packed, divided by the
+   * results, after packing every day of the run as housekeeping packs a closed one (then rolled back).
+   */
+  bytesPerResultPacked: number;
+  /** Packed rows (one per monitor, region and hour) holding them. */
+  packedRows: number;
 }
 
 export function cpuPerCheck(before: CpuSample, after: CpuSample, checks: number): CheckCost['cpuMsPerCheck'] {
@@ -134,4 +179,46 @@ export async function bytesPerResult(prisma: PrismaClient): Promise<{ bytesPerRe
            (SELECT COUNT(*) FROM check_results)::bigint AS rows`;
   const rows = Number(row?.rows ?? 0);
   return { bytesPerResult: rows > 0 ? Number(row!.bytes) / rows : NaN, resultRows: rows };
+}
+
+class RolledBack extends Error {}
+
+/**
+ * Bytes per result once the run's days are packed, as housekeeping packs each closed day (packPartition, the default
+ * partition's rows with packDefaultPartition), in one transaction that is rolled back: nothing changes for what runs
+ * next. Call it after bytesPerResult (its VACUUM); writes meanwhile wait for the transaction (a few seconds).
+ */
+export async function packedBytesPerResult(
+  prisma: PrismaClient,
+): Promise<{ bytesPerResultPacked: number; packedRows: number }> {
+  let out = { bytesPerResultPacked: NaN, packedRows: 0 };
+  await prisma
+    .$transaction(
+      async (tx) => {
+        // Every day so far counts as closed: the one after the latest slot stored is the horizon.
+        const [latest] = await tx.$queryRaw<Array<{ at: Date | null }>>`SELECT max(slot) AS at FROM check_results`;
+        const horizon = new Date(Math.floor((latest?.at?.getTime() ?? Date.now()) / 86_400_000 + 1) * 86_400_000);
+        for (const p of await listResultPartitions(tx)) {
+          if (p.to !== null && p.to <= horizon) await packPartition(tx, p.name);
+        }
+        await packDefaultPartition(tx, horizon);
+        const [row] = await tx.$queryRaw<Array<{ bytes: bigint; rows: bigint; packed: bigint }>>`
+          SELECT (SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c
+                   WHERE c.oid IN ('check_results'::regclass, 'check_results_packed'::regclass)
+                      OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'check_results'::regclass))::bigint AS bytes,
+                 (SELECT COUNT(*) FROM check_results_all)::bigint AS rows,
+                 (SELECT COUNT(*) FROM check_results_packed)::bigint AS packed`;
+        const rows = Number(row?.rows ?? 0);
+        out = {
+          bytesPerResultPacked: rows > 0 ? Number(row!.bytes) / rows : NaN,
+          packedRows: Number(row?.packed ?? 0),
+        };
+        throw new RolledBack();
+      },
+      { timeout: 600_000 },
+    )
+    .catch((err: unknown) => {
+      if (!(err instanceof RolledBack)) throw err;
+    });
+  return out;
 }

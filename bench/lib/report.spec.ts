@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  capacityLines,
+  capacityVerdict,
   consoleReport,
   goalsOf,
   replaceResultsBlock,
@@ -66,6 +68,8 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
         cpuMsPerCheck: { worker: 0.6, postgres: 0.3, redis: 0.1, total: 1 },
         bytesPerResult: 160,
         resultRows: 40_000,
+        bytesPerResultPacked: 30,
+        packedRows: 700,
       },
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
@@ -126,7 +130,96 @@ describe('consoleReport', () => {
     expect(text).toMatch(
       /CPU ms per stored check: worker \/ PostgreSQL \/ Redis = total\s+0\.60 \/ 0\.30 \/ 0\.10 = 1\.00/,
     );
-    expect(text).toMatch(/bytes per stored result \(check_results\)\s+160/);
+    expect(text).toMatch(/bytes per stored result \(check_results\) \/ once packed\s+160 \/ 30 \(700 packed rows\)/);
+  });
+});
+
+describe('capacityVerdict', () => {
+  /** The scheduling figures of a run that fell behind (100,000 monitors every 60 s on two workers). */
+  const behind = (cpuPercent: Results['scheduling']['cpuPercent'], total = 2) =>
+    capacityVerdict({
+      ...makeResults().scheduling,
+      monitors: 100_000,
+      intervalSeconds: 60,
+      latenessP99Ms: 4600,
+      missed: 0,
+      cpuPercent,
+      cost: {
+        cpuMsPerCheck: { worker: total / 2, postgres: total / 4, redis: total / 4, total },
+        bytesPerResult: 160,
+        resultRows: 1,
+        bytesPerResultPacked: 30,
+        packedRows: 1,
+      },
+    });
+
+  it('says nothing ran out when the goal was met, and still shows the machine', () => {
+    const v = capacityVerdict({
+      ...makeResults().scheduling,
+      cpuPercent: { workers: [40], postgres: 20, redis: 10, machine: { cores: 2, busyPercent: 40 } },
+    });
+    expect(v).toMatchObject({ goalMet: true, ranOut: null });
+    expect(v.machine).toBe('0.80 of 2 cores busy (40%), the workers, PostgreSQL and Redis 0.70 of them');
+    expect(capacityLines(v)).toBe(
+      'machine CPU over the window: used of available: 0.80 of 2 cores busy (40%), the workers, PostgreSQL and Redis 0.70 of them\n',
+    );
+  });
+
+  it('names the CPU when the machine was busy, and says whether a single process reached a full core', () => {
+    const v = behind({ workers: [80, 78], postgres: 30, redis: 6, machine: { cores: 2, busyPercent: 97 } });
+    expect(v.goalMet).toBe(false);
+    expect(v.ranOut).toBe('CPU — the 2 cores were 97% busy; no single process reached a full core');
+    const hot = behind({ workers: [60, 50], postgres: 20, redis: 96, machine: { cores: 2, busyPercent: 90 } });
+    expect(hot.ranOut).toBe('CPU — the 2 cores were 90% busy; Redis (96% of one core) also reached a full core');
+  });
+
+  it('names a single-threaded process at a full core when the machine had CPU left', () => {
+    const v = behind({ workers: [99, 40], postgres: 30, redis: 20, machine: { cores: 4, busyPercent: 55 } });
+    expect(v.ranOut).toBe(
+      "one core — worker 1 (99% of one core) reached a full core (one thread each) while the machine's 4 cores were 55% busy",
+    );
+    // PostgreSQL runs a process per connection: above one core it is not a single thread's limit.
+    const pg = behind({ workers: [50], postgres: 150, redis: 20, machine: { cores: 4, busyPercent: 60 } });
+    expect(pg.ranOut).toMatch(/^not CPU — the 4 cores were 60% busy and no single process reached a full core/);
+  });
+
+  it('counts a missed or duplicated slot as the goal not met, whatever the lateness', () => {
+    const base = { ...makeResults().scheduling, cpuPercent: { workers: [40], postgres: 20, redis: 10, machine: null } };
+    expect(capacityVerdict({ ...base, missed: 1 }).goalMet).toBe(false);
+    expect(capacityVerdict({ ...base, duplicated: 1 }).goalMet).toBe(false);
+    expect(capacityVerdict({ ...base, latenessP99Ms: 1000 }).goalMet).toBe(false);
+    expect(capacityVerdict({ ...base, missed: 1 }).ranOut).toMatch(/^unknown — /);
+  });
+
+  it('says what one more core buys at the measured CPU per check, and how many cores the due checks need', () => {
+    const v = behind({ workers: [80, 78], postgres: 30, redis: 6, machine: { cores: 2, busyPercent: 97 } }, 2.5);
+    expect(v.oneMoreCoreChecksPerSecond).toBe(400);
+    expect(v.oneMoreCore).toBe(
+      'about 400 checks/s at 2.50 ms of CPU per check (worker + PostgreSQL + Redis); the 1,667 checks/s due need about 4.2 cores at that cost',
+    );
+    expect(capacityLines(v)).toContain('ran out: CPU — the 2 cores were 97% busy');
+    expect(capacityLines(v)).toContain('one more core buys: about 400 checks/s');
+    // No check stored: no cost per check, nothing to divide.
+    const none = behind({ workers: [0], postgres: 0, redis: 0, machine: { cores: 2, busyPercent: 5 } }, NaN);
+    expect([none.oneMoreCoreChecksPerSecond, none.oneMoreCore]).toEqual([null, null]);
+  });
+
+  it('is in the console table and the document when the goal was not met', () => {
+    const results = makeResults({
+      scheduling: {
+        latenessP99Ms: 4600,
+        cpuPercent: { workers: [80, 78], postgres: 30, redis: 6, machine: { cores: 2, busyPercent: 97 } },
+      },
+    });
+    const full = { ...results, goals: goalsOf(results) };
+    for (const text of [
+      consoleReport(full),
+      resultsMarkdown(full, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json'),
+    ]) {
+      expect(text).toContain('CPU — the 2 cores were 97% busy; no single process reached a full core');
+      expect(text).toContain('about 1,000 checks/s at 1.00 ms of CPU per check');
+      expect(text).toContain('1.94 of 2 cores busy (97%)');
+    }
   });
 });
 

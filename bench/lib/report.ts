@@ -1,10 +1,10 @@
 /** The bench's outputs: the console table, the results file (small, commit-able), docs/benchmarks.md and its chart. */
-import type { EventLogOverhead } from '../scenarios/event-log.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
 import type { ChecksResult } from '../scenarios/checks.js';
 import type { ConfigBenchResult } from '../scenarios/config.js';
+import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
@@ -30,7 +30,8 @@ export interface BenchResults {
     scenarios: ApiScenarioResult[];
   };
   checks: Omit<ChecksResult, never>;
-  scheduling: Omit<SchedulingResult, 'lateness'>;
+  /** `capacity`: absent in results written before it. */
+  scheduling: Omit<SchedulingResult, 'lateness'> & { capacity?: CapacityVerdict };
   pings: { rps: number; p50Ms: number; p99Ms: number; ratio: number };
   /** GET /api/v1/monitors?perPage=100 (issue 20: at least 10% of bare Express). */
   list: { rps: number; p99Ms: number; ratio: number };
@@ -66,12 +67,12 @@ export const CONFIG_GOAL_SECONDS = 10;
 export const QUICK_LIMIT_SECONDS = 120;
 /** Issue 4: a month of one-minute results for one monitor, the month query under 50 ms. */
 export const MONTH_QUERY_GOAL_MS = 50;
-/** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
 /**
  * Issue 14: filters may not make the list slower than it was before they came. The best full-run ratio of
  * `GET /monitors?perPage=100` to bare Express then (bench/results/2026-11-23T221319Z.json).
  */
 const LIST_WHEN_FILTERS_CAME = 0.047;
+/** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
 export const STATUS_PAGE_GOAL_MS = 50;
 const MONTH_ROWS = 30 * 1440;
 
@@ -215,15 +216,108 @@ function table(rows: string[][]): string {
 
 const r2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
-/** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
 /** Each process's CPU over the scheduling window (percent of one core): which one ran out. */
 function cpuLine(s: Pick<SchedulingResult, 'cpuPercent'>): string {
   return `${s.cpuPercent.workers.map((w) => `${r0(w)}%`).join(' + ')} / ${r0(s.cpuPercent.postgres)}% / ${r0(s.cpuPercent.redis)}%`;
 }
 
+/** A process on one thread (a worker's event loop, Redis) at this share of one core has no more CPU to give. */
+export const FULL_CORE_PERCENT = 95;
+/** A machine whose cores are this busy (share of all of them) has no more CPU to give. */
+export const BUSY_MACHINE_PERCENT = 90;
+
+/**
+ * What the scheduling scenario's CPU figures say about capacity (issue 20: "if 2 cores cannot hold it, the report says
+ * which resource ran out, and the per-check cost figures show what one more core buys").
+ */
+export interface CapacityVerdict {
+  /** The scheduling goal: p99 lateness under 1 s, nothing missed, nothing duplicated. */
+  goalMet: boolean;
+  /** The machine's CPU used vs available over the window, and the share of it the bench's processes used. */
+  machine: string | null;
+  /** Which resource ran out; null when the goal was met. */
+  ranOut: string | null;
+  /** Checks a second one more core holds at the measured CPU per stored check (worker + PostgreSQL + Redis). */
+  oneMoreCoreChecksPerSecond: number | null;
+  oneMoreCore: string | null;
+}
+
+const cores = (n: number) => `${n} core${n === 1 ? '' : 's'}`;
+
+export function capacityVerdict(
+  s: Pick<
+    SchedulingResult,
+    'cpuPercent' | 'cost' | 'latenessP99Ms' | 'missed' | 'duplicated' | 'monitors' | 'intervalSeconds'
+  >,
+): CapacityVerdict {
+  const goalMet = s.latenessP99Ms < 1000 && s.missed === 0 && s.duplicated === 0;
+  const { workers, postgres, redis, machine } = s.cpuPercent;
+  const processes = workers.reduce((sum, w) => sum + w, 0) + postgres + redis;
+  const machineLine = machine
+    ? `${((machine.busyPercent / 100) * machine.cores).toFixed(2)} of ${cores(machine.cores)} busy (${r0(machine.busyPercent)}%), the workers, PostgreSQL and Redis ${(processes / 100).toFixed(2)} of them`
+    : null;
+  // PostgreSQL runs a process per connection: it can use every core. A worker's event loop and Redis each use one.
+  const single = [
+    ...workers.map((percent, i) => ({ name: workers.length > 1 ? `worker ${i + 1}` : 'the worker', percent })),
+    { name: 'Redis', percent: redis },
+  ]
+    .filter((p) => p.percent >= FULL_CORE_PERCENT)
+    .sort((a, b) => b.percent - a.percent);
+  const atFullCore = single.map((p) => `${p.name} (${r0(p.percent)}% of one core)`).join(' and ');
+  let ranOut: string | null = null;
+  if (!goalMet) {
+    if (machine && machine.busyPercent >= BUSY_MACHINE_PERCENT)
+      ranOut = `CPU — the ${cores(machine.cores)} were ${r0(machine.busyPercent)}% busy; ${single.length ? `${atFullCore} also reached a full core` : 'no single process reached a full core'}`;
+    else if (single.length)
+      ranOut = `one core — ${atFullCore} reached a full core (one thread each) while the machine${machine ? `'s ${cores(machine.cores)} were ${r0(machine.busyPercent)}% busy` : ' had CPU left'}`;
+    else if (machine)
+      ranOut = `not CPU — the ${cores(machine.cores)} were ${r0(machine.busyPercent)}% busy and no single process reached a full core: the limit lies elsewhere (round trips to PostgreSQL or Redis, locks, the workers' concurrency)`;
+    else ranOut = `unknown — no process reached a full core, and the machine's CPU (/proc/stat) could not be read`;
+  }
+  const perCheck = s.cost.cpuMsPerCheck.total;
+  const perCore = Number.isFinite(perCheck) && perCheck > 0 ? 1000 / perCheck : null;
+  const due = s.monitors / s.intervalSeconds;
+  return {
+    goalMet,
+    machine: machineLine,
+    ranOut,
+    oneMoreCoreChecksPerSecond: perCore === null ? null : Math.round(perCore),
+    oneMoreCore:
+      perCore === null
+        ? null
+        : `about ${r0(perCore)} checks/s at ${r2(perCheck)} ms of CPU per check (worker + PostgreSQL + Redis); the ${r0(due)} checks/s due need about ${((due * perCheck) / 1000).toFixed(1)} cores at that cost`,
+  };
+}
+
+/** The table rows of a verdict: the machine always, what ran out and what a core buys when the goal was not met. */
+function capacityRows(v: CapacityVerdict): string[][] {
+  return [
+    ['machine CPU over the window: used of available', v.machine ?? 'n/a (no /proc/stat)'],
+    ...(v.goalMet
+      ? []
+      : [
+          ['ran out', v.ranOut ?? '-'],
+          ['one more core buys', v.oneMoreCore ?? 'n/a (no checks stored)'],
+        ]),
+  ];
+}
+
+/** The lines the bench prints under the scheduling scenario (--cost-only), from the same verdict. */
+export function capacityLines(v: CapacityVerdict): string {
+  return capacityRows(v)
+    .map(([k, val]) => `${k}: ${val}\n`)
+    .join('');
+}
+
+/** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
 function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
   const c = s.cost.cpuMsPerCheck;
   return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
+}
+
+/** Bytes per result as written, and once the run's days are packed. */
+function packedLine(s: Omit<SchedulingResult, 'lateness'>): string {
+  return `${r0(s.cost.bytesPerResult)} / ${r0(s.cost.bytesPerResultPacked)} (${r0(s.cost.packedRows)} packed rows)`;
 }
 
 export function consoleReport(r: BenchResults): string {
@@ -266,8 +360,9 @@ export function consoleReport(r: BenchResults): string {
     ],
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
     ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
+    ...capacityRows(capacityVerdict(s)),
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
-    ['bytes per stored result (check_results)', r0(s.cost.bytesPerResult)],
+    ['bytes per stored result (check_results) / once packed', packedLine(s)],
     [
       `detection (${r.detection.intervalSeconds} s + confirm ${r.detection.confirmAfterSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
       r.detection.runs
@@ -425,11 +520,12 @@ ${rows(
       `${s.recordedMissed} / ${s.checksPerMonitor.min} to ${s.checksPerMonitor.max}`,
     ],
     ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
+    ...capacityRows(capacityVerdict(s)),
     ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
-    ['bytes per stored result (check_results, after VACUUM)', r0(s.cost.bytesPerResult)],
+    ['bytes per stored result (check_results, after VACUUM) / once packed', packedLine(s)],
   ],
 )}
 

@@ -218,7 +218,6 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
       region: 'local',
       slot: new Date(slot),
       checkedAt: new Date(slot),
-      inMaintenance: false,
       result: {
         outcome,
         reason: outcome === 'up' ? null : 'http_500',

@@ -27,6 +27,7 @@ import { bucketDelta, bucketQuantile, buckets, scrape, valueOf, percentile } fro
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 import {
   bytesPerResult,
+  packedBytesPerResult,
   costSources,
   cpuPerCheck,
   cpuUse,
@@ -97,6 +98,20 @@ export interface DetectionResult {
   }>;
   meanSeconds: number | null;
   maxSeconds: number | null;
+}
+
+/**
+ * The lowest and highest of one figure per monitor. Not Math.min(...xs): spreading an array into arguments overflows
+ * the stack from about 125,000 elements, which `--monitors 150000` would reach after the whole run.
+ */
+function rangeOf(xs: readonly number[]): { min: number; max: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const x of xs) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  return { min, max };
 }
 
 /** Slack over (first failing check) + confirmAfterSeconds for the re-check's own run (issue 15). */
@@ -239,7 +254,7 @@ export async function runScheduling(
     const lagWarnings = [...input.workerOutput().matchAll(/checks are \d+ s behind;[^"\n]*/g)].map((m) => m[0]);
     const cpuPercent = cpuUse(cpuBefore, cpuAfter);
     log(
-      `CPU over the window (% of one core, ${os.cpus().length} cores): workers ${cpuPercent.workers.join(' + ')}, PostgreSQL ${cpuPercent.postgres}, Redis ${cpuPercent.redis}`,
+      `CPU over the window (% of one core, ${os.availableParallelism()} cores): workers ${cpuPercent.workers.join(' + ')}, PostgreSQL ${cpuPercent.postgres}, Redis ${cpuPercent.redis}; the machine ${cpuPercent.machine ? `${cpuPercent.machine.busyPercent}% busy` : 'n/a'}`,
     );
     const runs = await detection;
     // Every check stored while the CPU was counted, the detection monitors' included: they cost the same.
@@ -248,6 +263,7 @@ export async function runScheduling(
     const cost: CheckCost = {
       cpuMsPerCheck: cpuPerCheck(cpuBefore, cpuAfter, Number(counted?.checks ?? 0)),
       ...(await bytesPerResult(prisma)),
+      ...(await packedBytesPerResult(prisma)),
     };
 
     const ids = monitors.map((m) => m.id);
@@ -316,11 +332,8 @@ export async function runScheduling(
         stored,
         missed: Math.max(0, expected - stored),
         recordedMissed,
-        checksPerMonitor: { min: Math.min(...perMonitor), max: Math.max(...perMonitor) },
-        meanLatenessPerMonitorMs: {
-          min: Math.round(Math.min(...meanLateness)),
-          max: Math.round(Math.max(...meanLateness)),
-        },
+        checksPerMonitor: rangeOf(perMonitor),
+        meanLatenessPerMonitorMs: rangeOf(meanLateness.map(Math.round)),
         lagWarnings,
         cpuPercent,
         duplicated,

@@ -4,7 +4,7 @@
  * dropped after them. The suite writes rows the way the old code wrote them (`query`), migrates to the end
  * (`applyMigrations(url)`), and looks.
  */
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
@@ -46,7 +46,11 @@ export function scratchDatabaseBefore(suffix: string, migration: string): Scratc
       if (entry < migration || !/^\d/.test(entry))
         cpSync(join(DEFAULT_MIGRATIONS_DIR, entry), join(before, entry), { recursive: true });
     }
-    await applyMigrations(url.toString(), { migrationsDir: before });
+    try {
+      await applyMigrations(url.toString(), { migrationsDir: before });
+    } finally {
+      rmSync(before, { recursive: true, force: true });
+    }
     client = new pg.Client({ connectionString: url.toString() });
     await client.connect();
   }, 60_000);

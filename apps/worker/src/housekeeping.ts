@@ -15,6 +15,8 @@ import {
   dropExpiredResultPartitions,
   ensureResultPartitions,
   listResultPartitions,
+  PACK_AFTER_MS,
+  packClosedResults,
 } from './result-partitions.js';
 
 const LOCK_KEY = 'sv:housekeeping:lock';
@@ -34,6 +36,8 @@ export interface PruneReport {
   checkResults: number;
   /** Daily partitions of raw results dropped whole (docs/adr/0016-check-results-partitions.md). */
   resultPartitions: number;
+  /** Packed days of results deleted, one row per monitor and region (docs/adr/0017-packed-results.md). */
+  packedResultDays: number;
   hourlyRollups: number;
   dailyRollups: number;
   /** Heartbeat pings, kept as long as raw results. */
@@ -63,9 +67,10 @@ async function inBatches(
 
 /**
  * Deletes what is past retention: raw results by dropping each partition whose slots are all older than now minus
- * their retention, and row by row from the partitions that are not days (legacy, default) by `checkedAt`; hourly
- * rollups by `hour`, daily rollups by `day`, heartbeat pings, the event log and webhook deliveries, and audit events by
- * `at`, each strictly older than now minus its retention. Each DELETE takes at most `batchSize` rows, found oldest
+ * their retention, and row by row from the partitions that are not days (legacy, default) by `checkedAt`; packed
+ * days of results once all of their day is past it (docs/adr/0017-packed-results.md); hourly rollups by `hour`,
+ * daily rollups by `day`, heartbeat pings, the event log and webhook deliveries, and audit events by `at`, each
+ * strictly older than now minus its retention. Each DELETE takes at most `batchSize` rows, found oldest
  * first through the index on that column (migrations 20261123121705_retention_indexes and
  * 20261126011105_audit_events_retention; the legacy and default partitions keep one on "checkedAt"), so no statement
  * scans a table or holds many row locks; the loop stops at the first short batch.
@@ -101,6 +106,14 @@ export async function pruneExpired(
       opts,
     );
   }
+  // A packed day goes once all of its slots are past retention, as a day partition does.
+  const packedCutoff = new Date(resultsCutoff.getTime() - DAY_MS);
+  const packedResultDays = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM check_results_packed WHERE ("monitorId", region, day) IN (
+        SELECT "monitorId", region, day FROM check_results_packed WHERE day <= ${packedCutoff} ORDER BY day LIMIT ${n}::int)`,
+    opts,
+  );
   const hourlyRollups = await inBatches(
     () => prisma.$executeRaw`
       DELETE FROM check_rollups_hourly WHERE ("monitorId", region, hour) IN (
@@ -142,6 +155,7 @@ export async function pruneExpired(
   return {
     checkResults,
     resultPartitions,
+    packedResultDays,
     hourlyRollups,
     dailyRollups,
     heartbeatPings,
@@ -223,6 +237,12 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   if (expired.count || Object.values(pruned).some((n) => n > 0)) {
     deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
   }
+  // Closed days of results into packed rows (docs/adr/0017-packed-results.md); a failure is retried next round.
+  const packed = await packClosedResults(deps.prisma, new Date(now.getTime() - PACK_AFTER_MS)).catch((err: Error) => {
+    deps.logger.warn('results not packed; retrying next round', { error: err.message });
+    return null;
+  });
+  if (packed && (packed.partitions.length || packed.results)) deps.logger.info('results packed', { ...packed });
   return true;
 }
 

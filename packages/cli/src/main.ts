@@ -43,8 +43,29 @@ function clientOf(io: Io): StatusvaneClient {
   } catch {
     throw new CliError(`STATUSVANE_URL is not a URL: ${url}`);
   }
-  return createStatusvaneClient({ url, token, workspace: io.env.STATUSVANE_WORKSPACE || undefined });
+  return createStatusvaneClient({ url, token, workspace: io.env.STATUSVANE_WORKSPACE || undefined, fetch: retrying });
 }
+
+/** Attempts of a request that carries an Idempotency-Key, when the connection fails before an answer. */
+const IDEMPOTENT_ATTEMPTS = 3;
+
+/**
+ * fetch, with a request that carries an Idempotency-Key sent again (up to IDEMPOTENT_ATTEMPTS in all) when it fails
+ * without an answer (a connection reset, an answer lost on the way back): the key makes the API replay the first
+ * answer instead of acting twice. Anything else is sent once.
+ */
+const retrying: typeof fetch = async (input, init) => {
+  const req = new Request(input, init);
+  if (!req.headers.has('Idempotency-Key')) return fetch(req);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(req.clone());
+    } catch (err) {
+      if (attempt >= IDEMPOTENT_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+};
 
 /**
  * `${NAME}` in any string of the document is the environment variable NAME (how a pipeline puts secrets in without
@@ -109,10 +130,11 @@ function renderPlan(plan: Plan, verb: 'plan' | 'apply'): string {
       lines.push(`  ~ ${c.resourceType} ${c.ref}.${field}: ${cell(from)} -> ${cell(to)}`);
   }
   const { create, update, delete: del, noop } = plan.summary;
-  const done = verb === 'apply' ? 'Applied' : 'Plan';
-  lines.push(`${done}: ${create} to create, ${update} to update, ${del} to delete, ${noop} unchanged.`);
-  if (verb === 'apply')
-    lines[lines.length - 1] = `Applied: ${create} created, ${update} updated, ${del} deleted, ${noop} unchanged.`;
+  lines.push(
+    verb === 'apply'
+      ? `Applied: ${create} created, ${update} updated, ${del} deleted, ${noop} unchanged.`
+      : `Plan: ${create} to create, ${update} to update, ${del} to delete, ${noop} unchanged.`,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -249,7 +271,7 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
             endsAt: new Date(now + ms).toISOString(),
             ...(componentIds.length ? { componentIds } : {}),
           },
-          // One key for this start: a retry of a lost answer replays the window instead of opening a second.
+          // One key for this start: a retry of a lost answer (`retrying`) replays the window instead of opening a second.
           params: { header: { 'Idempotency-Key': randomUUID() } },
         }),
         'maintenance start',

@@ -24,7 +24,7 @@ export async function storedState(prisma: PrismaClient): Promise<StoredState> {
     Array<{ monitorId: string; results: number; hourly: number; daily: number }>
   >`
     SELECT m.id AS "monitorId",
-      (SELECT count(*) FROM check_results r WHERE r."monitorId" = m.id)::int AS results,
+      (SELECT count(*) FROM check_results r WHERE r."monitorId" = m.id AND r.outcome <> 'missed')::int AS results,
       (SELECT coalesce(sum(total), 0) FROM check_rollups_hourly h WHERE h."monitorId" = m.id)::int AS hourly,
       (SELECT coalesce(sum(total), 0) FROM check_rollups_daily d WHERE d."monitorId" = m.id)::int AS daily
     FROM monitors m`;
@@ -53,7 +53,8 @@ export interface InvariantScope {
  *   flap state with its results: a state row exists only after a counted result (an API resolve or delete removes
  *   them), exactly one counter is non-zero, it counts no more results of its kind than are stored, and the last
  *   counted result is a stored result of that kind. A monitor without results is `pending` without flap state.
- *   (Results older than the retention period are pruned: the suites never prune.)
+ *   (Results older than the retention period are pruned: the suites never prune.) Here and in the rollups, a slot
+ *   recorded as `missed` (checks behind: no data) is no result: it moves no rollup, counter, status or lastCheckedAt.
  * - `incidentStateMismatches`: `resolvedAt` is set exactly when resolved; acknowledged has a time. (That
  *   `openMonitorId` is the monitor exactly while open or acknowledged, and so at most one open incident per monitor,
  *   is enforced by a CHECK constraint and a unique index: test/incidents.test.ts shows the database refusing it.)
@@ -89,7 +90,8 @@ export async function brokenInvariants(
     SELECT m.id AS "monitorId", r.results, r.down, r.degraded, h.total AS hourly, h.down AS "hourlyDown", d.total AS daily, d.down AS "dailyDown", d.degraded AS "dailyDegraded"
     FROM monitors m
     CROSS JOIN LATERAL (SELECT count(*)::int AS results, (count(*) FILTER (WHERE outcome = 'down'))::int AS down,
-      (count(*) FILTER (WHERE outcome = 'degraded'))::int AS degraded FROM check_results WHERE "monitorId" = m.id) r
+      (count(*) FILTER (WHERE outcome = 'degraded'))::int AS degraded FROM check_results
+      WHERE "monitorId" = m.id AND outcome <> 'missed') r
     CROSS JOIN LATERAL (SELECT coalesce(sum(total), 0)::int AS total, coalesce(sum("downCount"), 0)::int AS down FROM check_rollups_hourly WHERE "monitorId" = m.id) h
     CROSS JOIN LATERAL (SELECT coalesce(sum(total), 0)::int AS total, coalesce(sum("downCount"), 0)::int AS down, coalesce(sum("degradedCount"), 0)::int AS degraded
       FROM check_rollups_daily WHERE "monitorId" = m.id) d
@@ -131,7 +133,7 @@ export async function brokenInvariants(
     WITH r AS (
       SELECT cr."monitorId", cr.outcome::text AS outcome, cr."checkedAt", cr.slot, cr.xmin::text::bigint AS tx
       FROM check_results cr JOIN monitors m ON m.id = cr."monitorId"
-      WHERE (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))
+      WHERE cr.outcome <> 'missed' AND (${ws}::uuid[] IS NULL OR m."workspaceId" = ANY(${ws}::uuid[]))
     ), o AS (
       SELECT *, row_number() OVER (PARTITION BY "monitorId" ORDER BY tx DESC, slot DESC) AS rn FROM r
     ), last AS (
@@ -144,7 +146,7 @@ export async function brokenInvariants(
       (SELECT json_agg(json_build_object('region', s.region, 'failures', s."consecutiveFailures", 'passes', s."consecutivePasses",
           'lastCountedAt', s."lastCountedAt",
           'failingResults', (SELECT count(*) FROM check_results x WHERE x."monitorId" = m.id AND x.region = s.region AND x.outcome = 'down'),
-          'passingResults', (SELECT count(*) FROM check_results x WHERE x."monitorId" = m.id AND x.region = s.region AND x.outcome <> 'down'),
+          'passingResults', (SELECT count(*) FROM check_results x WHERE x."monitorId" = m.id AND x.region = s.region AND x.outcome IN ('up', 'degraded')),
           'lastCountedOutcome', (SELECT min(x.outcome::text) FROM check_results x
             WHERE x."monitorId" = m.id AND x.region = s.region AND x."checkedAt" = s."lastCountedAt")))
         FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions

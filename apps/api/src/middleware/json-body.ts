@@ -49,7 +49,7 @@ const readYamlText = express.text({ limit: BODY_LIMIT, type: YAML_TYPES, verify:
 /**
  * A YAML body, read as the JSON it stands for: YAML 1.2's core schema (no dates, no custom types), duplicate keys
  * refused, and at most 100 aliases (a "billion laughs" document cannot expand). Only routes that declare `yaml`
- * accept it (jsonBodyRule); the others answer the usual "send JSON".
+ * read it (jsonBodyRule); the others answer the usual "send JSON" without reading it.
  */
 function parseYamlBody(req: Request): unknown {
   if (typeof req.body !== 'string' || req.body.trim() === '') return undefined;
@@ -109,37 +109,47 @@ export function notAnObject(body: unknown): Issue | null {
   return { path: '(body)', message: `must be a JSON object, not ${kindOf(body)}` };
 }
 
+/** The body read: an object (or none), and storable. */
+function checkParsed(req: Request, next: (err?: unknown) => void): void {
+  const shape = notAnObject(req.body);
+  if (shape) return next(new ValidationError('The request body must be a JSON object', [shape]));
+  const issue = unstorableJson(req.body);
+  next(issue ? new ValidationError(`Invalid request body: ${issue.path}`, [issue]) : undefined);
+}
+
+const isYaml = (req: Request) => typeof req.is(YAML_TYPES) === 'string';
+
 /**
- * JSON bodies only, 256 KiB at most, and an object. Malformed, non-object or unstorable JSON reaches the error
- * handler as invalid_request.
+ * JSON bodies, 256 KiB at most, and an object. Malformed, non-object or unstorable JSON reaches the error handler as
+ * invalid_request. A YAML body is left unread here: only an operation that takes YAML reads it (jsonBodyRule), the
+ * others refuse it unread.
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
-  const yaml = req.is(YAML_TYPES) !== false && req.is(YAML_TYPES) !== null;
-  (yaml ? readYamlText : parseJson)(req, res, (err?: unknown) => {
+  if (isYaml(req)) return next();
+  parseJson(req, res, (err?: unknown) => (err ? next(err) : checkParsed(req, next)));
+};
+
+/** A YAML body (an operation that takes one), read as the JSON it stands for and judged as a JSON body is. */
+const yamlBody: RequestHandler = (req, res, next) => {
+  readYamlText(req, res, (err?: unknown) => {
     if (err) return next(err);
-    if (yaml) {
-      try {
-        req.body = parseYamlBody(req);
-      } catch (e) {
-        return next(e);
-      }
-      if (req.body === undefined) return next();
+    try {
+      req.body = parseYamlBody(req);
+    } catch (e) {
+      return next(e);
     }
-    const shape = notAnObject(req.body);
-    if (shape) return next(new ValidationError('The request body must be a JSON object', [shape]));
-    const issue = unstorableJson(req.body);
-    next(issue ? new ValidationError(`Invalid request body: ${issue.path}`, [issue]) : undefined);
+    checkParsed(req, next);
   });
 };
 
 /**
- * One rule for bodies on every operation: a body that is sent is JSON, and an operation that takes one requires
- * it. A body of another type (text/plain, a form) is refused rather than ignored or read as `{}`; an empty body
- * (Content-Length: 0) counts as none.
+ * One rule for bodies on every operation: a body that is sent is JSON (or, where the operation takes it, YAML), and
+ * an operation that takes one requires it. A body of another type (text/plain, a form) is refused rather than ignored
+ * or read as `{}`; an empty body (Content-Length: 0) counts as none.
  */
 export function jsonBodyRule(takesBody: boolean, acceptsYaml = false): RequestHandler {
   const types = acceptsYaml ? [...JSON_TYPES, ...YAML_TYPES] : JSON_TYPES;
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const length = req.headers['content-length'];
     const sent = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
     if ((takesBody || sent) && !req.is(types)) {
@@ -150,6 +160,7 @@ export function jsonBodyRule(takesBody: boolean, acceptsYaml = false): RequestHa
           : 'Send a JSON body with Content-Type: application/json',
       );
     }
+    if (acceptsYaml && isYaml(req)) return yamlBody(req, res, next);
     next();
   };
 }

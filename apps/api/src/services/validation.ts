@@ -17,10 +17,11 @@ export function isAt(path: string, field: string): boolean {
 }
 export const hasIssueAt = (issues: Issue[], field: string) => issues.some((i) => isAt(i.path, field));
 
-/** The one 400: `Invalid <noun>: <every field named>`. */
+/** The one 400: `Invalid <noun>: <the fields named>` (the first ten in the message; `details.issues` has them all). */
 export function failWith(noun: string, issues: Issue[]): never {
   const fields = [...new Set(issues.map((i) => i.path || '(body)'))];
-  throw new ValidationError(`Invalid ${noun}: ${fields.join(', ')}`, issues);
+  const shown = fields.length > 10 ? [...fields.slice(0, 10), `and ${fields.length - 10} more`] : fields;
+  throw new ValidationError(`Invalid ${noun}: ${shown.join(', ')}`, issues);
 }
 
 /** A field's parsed value when it passed its own checks (undefined when absent or bad): what a later stage judges. */

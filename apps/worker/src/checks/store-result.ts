@@ -364,7 +364,7 @@ async function evidenceOf(
     SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address
     FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
     LEFT JOIN LATERAL (
-      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results
+      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results_all
       WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region AND outcome <> 'missed'
       ORDER BY "checkedAt" DESC LIMIT 1
     ) c ON true`;

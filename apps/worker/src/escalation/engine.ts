@@ -42,6 +42,7 @@ import {
   type LadderIncident,
   type Logger,
   type PolicyInEffect,
+  type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import type {
@@ -359,8 +360,6 @@ async function scheduleNextCycle(
   }
 }
 
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
-
 /**
  * `dependsOn`: whether a monitor the incident's monitor depends on is down, as a step fires: the incident that
  * suppressed it when it opened (`suppressedById`) is still unresolved, or (none was open then, say both monitors
@@ -368,7 +367,10 @@ type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
  * `suppressedBy` (after this transaction: it holds a share lock on the incident row that another step may share).
  * Once the parent recovers while this monitor stays down, its later steps page: it is down on its own.
  */
-async function dependencyDown(tx: Tx, incidentId: string): Promise<{ down: boolean; record: string | null }> {
+async function dependencyDown(
+  tx: Prisma.TransactionClient,
+  incidentId: string,
+): Promise<{ down: boolean; record: string | null }> {
   const [row] = await tx.$queryRaw<Array<{ suppressedById: string | null; current: string | null }>>`
     SELECT i."suppressedById",
       coalesce(

@@ -49,9 +49,11 @@
  * - `address`: the IP address of the final hop's connection (no port): the one its socket reached, or, when it
  *   never connected (refused, timed out), the one it dialled (the looked-up address, or the IP-literal host). Null
  *   when no hop dialled anything (a name that did not resolve, an SSRF refusal, an invalid target).
- * - Connections are never shared between checks (and so never between tenants): each check gets its
- *   own http/https agents with keep-alive off, destroyed when the check ends. No cookie jar, no
- *   cache, no retries, no HTTP/2, no proxy.
+ * - Connections are never shared between checks (and so never between tenants): every request opens its own
+ *   connection (the probe's agents have keep-alive off and no socket limit, so a socket is closed when its
+ *   response ends and never handed to a waiting request), closed when the check ends. No cookie jar, no
+ *   cache, no retries, no HTTP/2, no proxy. The options that are the same for every check are merged once
+ *   (`got.extend`); a check passes only its method, headers, body, timeout and redirect context.
  */
 import { Buffer } from 'node:buffer';
 import { once } from 'node:events';
@@ -219,11 +221,20 @@ function evaluateResponse(
   return { outcome: latency.outcome, reason: latency.reason === null ? null : truncateReason(latency.reason), ...base };
 }
 
+/** What a request's hooks need to know about its check (got's per-request `context`). */
+interface ProbeContext {
+  [key: string]: unknown;
+  originalOrigin: string;
+  /** The monitor's custom header names (lower case): dropped when a redirect leaves the original origin. */
+  customNames: readonly string[];
+}
+
 export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
   const { guard } = options;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const capBytes = options.bodyCapBytes ?? BODY_CAP_BYTES;
   const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
+  const defaults: Record<string, string> = { 'user-agent': userAgent, accept: '*/*' };
 
   /** IP literals bypass every lookup function, so they are checked here (names: by guard.lookup). */
   async function checkLiteralHost(url: URL | undefined): Promise<void> {
@@ -231,6 +242,42 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     const host = bareHost(url.hostname);
     if (net.isIP(host) !== 0) await guard.resolveAndCheck(host);
   }
+
+  // One pair of agents for every check, with keep-alive off: a connection is closed when its response ends and never
+  // handed to another request (a request waits for a free socket only above maxSockets, which is unlimited), so no
+  // check ever shares a connection. The guard's lookup on the agents too, so a connection can never be made with the
+  // default resolver.
+  const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
+  const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup, ...(ca ? { ca } : {}) });
+  // Everything that is the same for every check, merged once (got normalises a request's options on every call: the
+  // fewer given per request, the less each check costs).
+  const client = got.extend({
+    followRedirect: true,
+    maxRedirects: MAX_REDIRECTS,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    dnsLookup: guard.lookup,
+    decompress: true,
+    http2: false,
+    agent: { http: httpAgent, https: httpsAgent },
+    hooks: {
+      beforeRequest: [(opts) => checkLiteralHost(opts.url as URL | undefined)],
+      beforeRedirect: [
+        async (opts) => {
+          const next = opts.url as URL | undefined;
+          const { originalOrigin, customNames } = opts.context as ProbeContext;
+          if (next && next.origin !== originalOrigin) {
+            for (const name of customNames) {
+              delete opts.headers[name];
+              const fallback = defaults[name];
+              if (fallback !== undefined) opts.headers[name] = fallback;
+            }
+          }
+          await checkLiteralHost(next);
+        },
+      ],
+    },
+  });
 
   async function probe(input: HttpProbeInput): Promise<ProbeResult> {
     let original: URL;
@@ -244,21 +291,17 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     if (original.username !== '' || original.password !== '') return downResult('invalid_target: credentials in URL');
 
     const sendsBody = input.method === 'POST';
-    const defaults: Record<string, string> = { 'user-agent': userAgent, accept: '*/*' };
     const headers: Record<string, string> = { ...defaults };
     const customNames: string[] = [];
-    for (const [name, value] of Object.entries(input.headers)) {
+    for (const name in input.headers) {
       const lower = name.toLowerCase();
       if (sendsBody && lower === 'content-type') continue; // the contentType field wins
-      headers[lower] = value;
+      headers[lower] = input.headers[name]!;
       customNames.push(lower);
     }
     if (sendsBody) headers['content-type'] = input.contentType;
-
-    // Fresh agents per check: no connection reuse across monitors; the guard's lookup on the agents
-    // too, so a connection can never be made with the default resolver.
-    const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
-    const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup, ...(ca ? { ca } : {}) });
+    /** Only keyword and JSON checks read the body's text; otherwise it is read to its end and only counted. */
+    const keepsBody = Boolean(input.keyword || input.keywordAbsent || input.jsonAssertion);
 
     const started = performance.now();
     let timedOut = false;
@@ -273,35 +316,13 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     const lastUrl = (): URL => (request?.redirectUrls.at(-1) as URL | undefined) ?? original;
 
     try {
-      request = got.stream(original, {
+      const context: ProbeContext = { originalOrigin: original.origin, customNames };
+      request = client.stream(original, {
         method: input.method,
         headers,
         ...(sendsBody ? { body: input.body ?? '' } : {}),
-        followRedirect: true,
-        maxRedirects: MAX_REDIRECTS,
-        throwHttpErrors: false,
-        retry: { limit: 0 },
         timeout: { request: input.timeoutMs },
-        dnsLookup: guard.lookup,
-        decompress: true,
-        http2: false,
-        agent: { http: httpAgent, https: httpsAgent },
-        hooks: {
-          beforeRequest: [(opts) => checkLiteralHost(opts.url)],
-          beforeRedirect: [
-            async (opts) => {
-              const next = opts.url;
-              if (next && next.origin !== original.origin) {
-                for (const name of customNames) {
-                  delete opts.headers[name];
-                  const fallback = defaults[name];
-                  if (fallback !== undefined) opts.headers[name] = fallback;
-                }
-              }
-              await checkLiteralHost(next);
-            },
-          ],
-        },
+        context,
       });
       // Errors are consumed by `once` / the iterator below; this keeps a late one (after we stopped
       // listening) from becoming an uncaught 'error' event.
@@ -330,19 +351,19 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       for await (const chunk of request as AsyncIterable<Buffer>) {
         const room = capBytes - size;
         if (chunk.length > room) {
-          if (room > 0) chunks.push(chunk.subarray(0, room));
+          if (room > 0 && keepsBody) chunks.push(chunk.subarray(0, room));
           size += room;
           truncated = true;
           break; // leaving the loop destroys the stream and its socket
         }
-        chunks.push(chunk);
+        if (keepsBody) chunks.push(chunk);
         size += chunk.length;
       }
       if (timedOut) throw new ProbeTimeoutError(input.timeoutMs);
       const responseMs = Math.round(performance.now() - started);
       return evaluateResponse(input, {
         statusCode: response.statusCode,
-        text: Buffer.concat(chunks, size).toString('utf8'),
+        text: keepsBody ? Buffer.concat(chunks, size).toString('utf8') : '',
         truncated,
         capBytes,
         responseMs,
@@ -363,8 +384,6 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     } finally {
       clearTimeout(deadline);
       if (request && !request.destroyed) request.destroy();
-      httpAgent.destroy();
-      httpsAgent.destroy();
     }
   }
 

@@ -1,5 +1,6 @@
 import {
   decryptSecret,
+  postOnce,
   SIGNATURE_HEADER,
   signWebhook,
   toCloudEvent,
@@ -10,7 +11,6 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { postOnce } from '@statusvane/shared';
 
 export interface WebhookDeliveryDeps {
   prisma: PrismaClient;
@@ -99,13 +99,12 @@ export async function deliverWebhookEvent(
     });
     return { outcome: 'sent', statusCode: result.statusCode };
   }
-  const responseStatus = /^http_(\d{3})$/.exec(result.reason)?.[1];
-  const failure = { ...base, reason: result.reason, responseStatus: responseStatus ? Number(responseStatus) : null };
+  const failure = { ...base, reason: result.reason, responseStatus: result.statusCode ?? null };
   const delayMs = webhookRetryDelayMs(attempts, deps.retryBaseMs);
   const nextAttemptAt = new Date(attempt.getTime() + delayMs);
   // Every answer that is not a 2xx is retried, a 4xx too (a receiver half-deployed answers 404 for a while), as
   // Stripe does; only a refusal to send at all (the SSRF guard, an invalid URL) gives up at once.
-  const retryable = result.retryable || responseStatus !== undefined;
+  const retryable = result.retryable || result.statusCode !== undefined;
   if (retryable && nextAttemptAt.getTime() < row.createdAt.getTime() + WEBHOOK_RETRY_WINDOW_MS) {
     await prisma.webhookDelivery.updateMany({
       where: { id: deliveryId, status: 'pending' },

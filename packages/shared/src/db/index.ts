@@ -4,3 +4,4 @@ export * from './unavailable.js';
 export * from './rollups.js';
 export * from './batch-loader.js';
 export * from './rollups-batch.js';
+export * from './results.js';

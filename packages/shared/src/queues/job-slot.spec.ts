@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
-import { confirmationJobId, slotOf } from './job-slot.js';
+import { confirmationJobId, heartbeatDeadlineJobId, heartbeatDeadlineOf, slotOf } from './job-slot.js';
 
 const job = (j: Partial<Job>) => ({ opts: {}, timestamp: 1_000, ...j }) as Job;
 
@@ -19,6 +19,17 @@ describe('slotOf', () => {
     const slot = new Date(1_795_315_325_700);
     const id = confirmationJobId('6f1c2b9e-8d4a-4c1e-9f0b-2a3c4d5e6f70', 'eu-west', slot);
     expect(slotOf(job({ id, timestamp: 1_795_315_310_000 }))).toEqual(slot);
+  });
+
+  it('tells a re-check from a heartbeat deadline job: each reads back only its own moment', () => {
+    const monitorId = '6f1c2b9e-8d4a-4c1e-9f0b-2a3c4d5e6f70';
+    const at = new Date(1_795_315_325_700);
+    const hb = heartbeatDeadlineJobId(monitorId, 'eu-west', at);
+    expect(heartbeatDeadlineOf(hb)).toEqual(at);
+    expect(heartbeatDeadlineOf(confirmationJobId(monitorId, 'eu-west', at))).toBeNull();
+    expect(heartbeatDeadlineOf(undefined)).toBeNull();
+    // slotOf gives a deadline job its creation time; the check itself judges the deadline (its `notBefore`).
+    expect(slotOf(job({ id: hb, timestamp: 1_795_315_310_000 })).getTime()).toBe(1_795_315_310_000);
   });
 
   it('uses the creation time of a one-off job', () => {

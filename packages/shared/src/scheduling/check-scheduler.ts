@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { PrismaClient } from '../db/prisma.js';
 import { bullPrefix } from '../db/redis.js';
-import { confirmationJobId } from '../queues/job-slot.js';
+import { confirmationJobId, heartbeatDeadlineJobId } from '../queues/job-slot.js';
 import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
 
 export interface SchedulableMonitor {
@@ -21,17 +21,6 @@ export interface SchedulableMonitor {
 export function spreadOffsetMs(monitorId: string, everyMs: number): number {
   const h = createHash('sha1').update(monitorId).digest().readUInt32BE(0);
   return 1 + (h % (everyMs - 1));
-}
-
-/** The job that evaluates a heartbeat at one deadline (BullMQ refuses ':' in custom ids). */
-export function heartbeatDeadlineJobId(monitorId: string, region: string, at: Date): string {
-  return `hb-${monitorId}-${region}-${at.getTime()}`;
-}
-
-/** The deadline a heartbeat deadline job was armed for, from its id; null for any other job. */
-export function heartbeatDeadlineOf(jobId: string | undefined): Date | null {
-  const m = /^hb-[0-9a-f-]{36}-[a-z0-9-]+-(\d+)$/.exec(jobId ?? '');
-  return m ? new Date(Number(m[1])) : null;
 }
 
 const JOB_OPTS = {

@@ -21,6 +21,7 @@ import {
 } from '../escalation-policies/policy-record.js';
 import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { findWorkspace } from './admin-commands.js';
+import { failWith } from '../validation.js';
 import { cliContext } from './cli-context.js';
 
 const id = z.uuid();
@@ -40,7 +41,7 @@ function parseJsonOption(text: string): unknown {
 function underJsonOption(err: unknown): never {
   if (err instanceof ValidationError) {
     const issues = ((err.details?.issues ?? []) as Issue[]).map((i) => ({ ...i, path: `json.${i.path}` }));
-    throw new ValidationError(`Invalid policy: ${issues.map((i) => i.path).join(', ')}`, issues);
+    failWith('policy', issues);
   }
   throw err;
 }
@@ -90,7 +91,7 @@ export async function assignPolicy(
   );
   const monitor = await prisma.monitor.findUnique({
     where: { id: args.monitor },
-    select: { id: true, name: true, workspaceId: true, escalationPolicyId: true },
+    select: { id: true, name: true, workspaceId: true },
   });
   if (!monitor) throw new NotFoundError('monitor', args.monitor);
   let policy: EscalationPolicyRow | null = null;
@@ -107,17 +108,23 @@ export async function assignPolicy(
   const ctx = cliWriteContext(monitor.workspaceId);
   await prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'monitor', monitor.id);
+    // Read under the lock claimVersion took: a concurrent change is in it, or waits.
+    const before = await tx.monitor.findUniqueOrThrow({
+      where: { id: monitor.id },
+      select: { escalationPolicyId: true },
+    });
     const after = await tx.monitor.update({
       where: { id: monitor.id },
       data: { escalationPolicyId: policy?.id ?? null },
       select: { escalationPolicyId: true },
     });
-    await recordUpdate(tx, ctx, {
+    const version = await recordUpdate(tx, ctx, {
       resourceType: 'monitor',
       resourceId: monitor.id,
-      changes: changesBetween({ escalationPolicyId: monitor.escalationPolicyId }, after),
+      changes: changesBetween(before, after),
     });
-    await recordMonitorEvents(tx, { prisma, config }, ctx, 'monitor.updated', [monitor.id]);
+    // The policy it already had changes nothing: no `monitor.updated`, as a PATCH that changes nothing.
+    if (version !== undefined) await recordMonitorEvents(tx, { prisma, config }, ctx, 'monitor.updated', [monitor.id]);
   });
   return {
     monitorId: monitor.id,

@@ -102,6 +102,10 @@ export async function recordUpdate(
   return recordAuditEvent(tx, ctx, { ...event, action: event.action ?? 'updated' });
 }
 
+/**
+ * What a secret shows as wherever it would appear (audit changes, config plans, GET /config); sent back in a workspace
+ * document it means "unchanged".
+ */
 export const REDACTED = '<redacted>';
 export type Changes = Record<string, { from: unknown; to: unknown }>;
 

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   ConflictError,
   followCommittedSchedules,
+  ValidationError,
+  type Issue,
   type CreateMonitorInput,
   type LayoutInput,
   type Prisma,
@@ -20,8 +22,9 @@ import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
+import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
-import { parseConfigDocument } from './config-document.js';
+import { fail, parseConfigDocument } from './config-document.js';
 import { computePlan, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
@@ -29,8 +32,6 @@ import type { ConfigPlanRecord } from './plan-config.js';
 const TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
 /** First checks queued after the commit, this many at once. */
 const RUN_NOW_BATCH = 200;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * POST /config/apply (managers): the plan, computed again under a per-workspace lock, applied in one transaction (all
@@ -45,7 +46,17 @@ export async function applyConfig(
   assertCan(ctx.role, 'config:apply');
   const { planId, ...document } = isObject(input) ? input : { planId: undefined };
   const raw = isObject(input) ? document : input;
-  const doc = await parseConfigDocument(raw, deps.config.checkRegions);
+  // `planId` is judged with the document: one 400 names both.
+  const planIdIssues: Issue[] =
+    planId === undefined || (typeof planId === 'string' && planId.length <= 100)
+      ? []
+      : [{ path: 'planId', message: 'must be the planId of a plan (a string)' }];
+  const doc = await parseConfigDocument(raw, deps.config.checkRegions).catch((err: unknown) => {
+    if (planIdIssues.length && err instanceof ValidationError)
+      fail([...planIdIssues, ...(err.details as { issues: Issue[] }).issues]);
+    throw err;
+  });
+  if (planIdIssues.length) fail(planIdIssues);
   const hash = documentHash(raw);
   const ws = ctx.workspace.id;
 

@@ -11,10 +11,8 @@ import {
 import { z } from '../../openapi/zod.js';
 import { createEscalationPolicySchema, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { validateCreateInput } from '../monitors/monitor-validation.js';
+import { failWith, isObject } from '../validation.js';
 import { withPlaceholders, type RedactedTargets } from './policy-views.js';
-
-/** What a secret shows as in `GET /config` and in plans; sent back in a document it means "unchanged". */
-export const REDACTED = '<redacted>';
 
 export const CONFIG_LIMITS = { refMax: 100, monitorsMax: 5000, statusPagesMax: 200, policiesMax: 200 } as const;
 
@@ -90,7 +88,6 @@ export interface ConfigDocument {
   statusPages: DesiredStatusPage[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const prefixed = (prefix: string, issues: Issue[]) =>
   issues.map((i) => ({ ...i, path: i.path ? `${prefix}.${i.path}` : prefix }));
 
@@ -214,8 +211,7 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
   return { prune: doc.prune ?? false, monitors, escalationPolicies, statusPages };
 }
 
+/** The document's one 400 (`Invalid document: <paths>`). */
 export function fail(issues: Issue[]): never {
-  const fields = [...new Set(issues.map((i) => i.path || '(body)'))];
-  const shown = fields.length > 10 ? [...fields.slice(0, 10), `and ${fields.length - 10} more`] : fields;
-  throw new ValidationError(`Invalid document: ${shown.join(', ')}`, issues);
+  return failWith('document', issues);
 }

@@ -8,6 +8,7 @@ import {
   type SsrfGuard,
 } from '@statusvane/shared';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import { dependencyIssues } from '../monitors/monitor-dependencies.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
 import { fail, type ConfigDocument, type DesiredStatusPage } from './config-document.js';
 import {
@@ -254,6 +255,7 @@ export async function computePlan(
   issues.push(
     ...(await networkIssues(deps.guard, doc, monitors)),
     ...(await policyTargetIssues(deps.guard, doc, policies)),
+    ...(await dependsOnIssues(db, workspaceId, doc, monitors)),
   );
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
@@ -296,6 +298,32 @@ async function networkIssues(
     const batch = checks.slice(i, i + 50);
     const results = await Promise.all(batch.map((c) => c.run()));
     results.forEach((found, j) => issues.push(...found.map((x) => ({ ...x, path: `${batch[j]!.path}.${x.path}` }))));
+  }
+  return issues;
+}
+
+/**
+ * `dependsOn` of every monitor the plan creates or gives a new list, judged as POST and PATCH /monitors judge it (each
+ * id a monitor of the workspace, no cycle through the stored lists), at its path in the document; an id of a monitor
+ * this document prunes is refused too (apply deletes first). Apply judges each list again under the lock it writes with.
+ */
+async function dependsOnIssues(
+  db: Db,
+  workspaceId: string,
+  doc: ConfigDocument,
+  plans: PlannedChange<ConfigMonitorRow>[],
+): Promise<Issue[]> {
+  const index = new Map(doc.monitors.map((m) => [m.ref, m.index]));
+  const pruned = new Set(plans.flatMap((p) => (p.change.action === 'delete' ? [p.stored!.id] : [])));
+  const issues: Issue[] = [];
+  for (const p of plans) {
+    if (p.change.action !== 'create' && !p.changed.includes('dependsOn')) continue;
+    const dependsOn = (p.desired!.dependsOn ?? []) as string[];
+    const own = await dependencyIssues(db, { workspaceId, monitorId: p.stored?.id ?? null, dependsOn });
+    dependsOn.forEach((id, i) => {
+      if (pruned.has(id)) own.push({ path: `dependsOn[${i}]`, message: 'is a monitor this document deletes (prune)' });
+    });
+    issues.push(...own.map((x) => ({ ...x, path: `monitors[${index.get(p.change.ref)}].${x.path}` })));
   }
   return issues;
 }

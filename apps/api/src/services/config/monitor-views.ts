@@ -1,74 +1,28 @@
-import { decryptSecret, DEFAULT_CONFIRM_AFTER_SECONDS, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { decryptSecret, UPDATE_FIELDS_BY_TYPE, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
-import { REDACTED, type DesiredMonitor } from './config-document.js';
+import { REDACTED } from '../audit/record-write.js';
+import type { DesiredMonitor } from './config-document.js';
 
 /** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
 export type View = Record<string, unknown>;
 
-const COMMON = [
-  'name',
-  'type',
-  'intervalSeconds',
-  'openThreshold',
-  'resolveThreshold',
-  'confirmAfterSeconds',
-  'dependsOn',
-  'environment',
-  'metadata',
-];
-const PROBE = ['target', 'timeoutMs', 'degradedAfterMs', 'latencyThresholdMs', 'regions', 'quorum'];
-const HTTP = [
-  'method',
-  'expectedStatusCodes',
-  'keyword',
-  'keywordAbsent',
-  'headers',
-  'body',
-  'contentType',
-  'jsonAssertion',
-  'certificateExpiryDays',
-];
-const DNS = ['dnsRecordType', 'dnsResolver', 'dnsExpected'];
-const HEARTBEAT = ['graceSeconds', 'maxRunSeconds', 'schedule', 'timezone'];
-const FIELDS: Record<string, string[]> = {
-  http: [...COMMON, ...PROBE, ...HTTP],
-  tcp: [...COMMON, ...PROBE],
-  dns: [...COMMON, ...PROBE, ...DNS],
-  heartbeat: [...COMMON, ...HEARTBEAT],
-};
+/** Not document fields: pausing is operational, and the policy is named by its ref (`escalationPolicy`). */
+const NOT_IN_DOCUMENTS = new Set(['enabled', 'escalationPolicyId']);
+/**
+ * The fields a document states per type: those a PATCH of that type takes (UPDATE_FIELDS_BY_TYPE, the schema's own
+ * list), but `enabled` and `escalationPolicyId`, plus `type` and `metadata` (which only a document changes).
+ */
+const FIELDS: Record<string, string[]> = Object.fromEntries(
+  Object.entries(UPDATE_FIELDS_BY_TYPE).map(([type, fields]) => [
+    type,
+    // `name` and `type` first: the order fields are shown in plans and exports.
+    ['name', 'type', ...[...fields].filter((f) => f !== 'name' && !NOT_IN_DOCUMENTS.has(f)), 'metadata'],
+  ]),
+);
 
-/** What a create stores for a field the document leaves out (create-monitor.ts / monitor-data.ts). */
-const DEFAULTS: View = {
-  intervalSeconds: 60,
-  openThreshold: 2,
-  resolveThreshold: 2,
-  confirmAfterSeconds: DEFAULT_CONFIRM_AFTER_SECONDS,
-  // Monitor ids as given (refs of the document's own monitors are not resolved here).
-  dependsOn: [],
-  environment: 'production',
-  metadata: {},
-  timeoutMs: 10_000,
-  degradedAfterMs: null,
-  latencyThresholdMs: null,
-  regions: [],
-  quorum: null,
-  method: 'GET',
-  expectedStatusCodes: [],
-  keyword: null,
-  keywordAbsent: null,
-  headers: {},
-  body: null,
-  contentType: 'application/json',
-  jsonAssertion: null,
-  certificateExpiryDays: 7,
-  dnsRecordType: 'A',
-  dnsResolver: null,
-  dnsExpected: [],
-  graceSeconds: 60,
-  maxRunSeconds: null,
-  schedule: null,
-  timezone: 'UTC',
-};
+/** What a create stores for a field the document leaves out (monitor-data.ts), and the write-only secrets' "none". */
+const DEFAULTS: View = { ...MONITOR_DEFAULTS, headers: {}, body: null, jsonAssertion: null };
 
 /** Fields whose values are secrets: compared by value, shown as "<redacted>". */
 export const MONITOR_SECRET_FIELDS: ReadonlySet<string> = new Set(['headers', 'body']);
@@ -138,11 +92,18 @@ export function storedMonitorView(
     timezone: row.timezone,
   };
   const view = pick(all, fieldsOf(all));
-  // A policy the document does not manage has no ref to show: the field is left out, as a document leaves it out.
-  if (row.escalationPolicyId === null) view.escalationPolicy = null;
-  else if (policyRefs.has(row.escalationPolicyId)) view.escalationPolicy = policyRefs.get(row.escalationPolicyId);
+  // A policy the document does not manage has no ref: it shows as unmanagedPolicy(id), which no ref equals, so that
+  // `escalationPolicy: null` (or a ref) in a document is a change; the export leaves it out.
+  view.escalationPolicy =
+    row.escalationPolicyId === null
+      ? null
+      : (policyRefs.get(row.escalationPolicyId) ?? unmanagedPolicy(row.escalationPolicyId));
   return view;
 }
+
+/** A monitor's policy that no ref names, as plans show it (a ref has no space or parenthesis). */
+const unmanagedPolicy = (id: string) => `(unmanaged policy ${id})`;
+const isRef = (v: unknown): v is string => typeof v === 'string' && !v.startsWith('(');
 
 function pick(from: View, fields: string[]): View {
   return Object.fromEntries(fields.map((f) => [f, from[f] === undefined ? (DEFAULTS[f] ?? null) : from[f]]));
@@ -200,7 +161,7 @@ export function exportedMonitor(ref: string, view: View): View {
   for (const [field, value] of Object.entries(view)) {
     const always = field === 'name' || field === 'type' || field === 'target';
     if (!always && field !== 'escalationPolicy' && sameValue(value, DEFAULTS[field] ?? null)) continue;
-    if (field === 'escalationPolicy' && value === null) continue;
+    if (field === 'escalationPolicy' && !isRef(value)) continue;
     entry[field] = shownValue(field, value);
   }
   return entry;

@@ -7,7 +7,7 @@ import {
   type Prisma,
 } from '@statusvane/shared';
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
-import { REDACTED } from './config-document.js';
+import { REDACTED } from '../audit/record-write.js';
 import type { View } from './monitor-views.js';
 
 /** The fields of a target that hold its secret (an email address is shown in full, a Telegram chat id too). */

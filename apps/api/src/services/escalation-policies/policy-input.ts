@@ -1,13 +1,13 @@
 import {
   ESCALATION_LIMITS as L,
   IMPACTS,
-  ValidationError,
   escalationTargetSchema,
   isUrlChannel,
   type Issue,
   type SsrfGuard,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
+import { failWith } from '../validation.js';
 
 const stepSchema = z
   .object({
@@ -109,6 +109,5 @@ export async function assertTargetsAllowed(guard: SsrfGuard, steps: StepsInput):
     }),
   );
   const issues = (await Promise.all(checks)).filter((i): i is Issue => i !== null);
-  if (issues.length)
-    throw new ValidationError(`Invalid escalation policy: ${issues.map((i) => i.path).join(', ')}`, issues);
+  if (issues.length) failWith('escalation policy', issues);
 }

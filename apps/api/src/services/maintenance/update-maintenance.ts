@@ -4,7 +4,6 @@ import {
   recordMaintenanceCancelled,
   recordMaintenanceTransitions,
   uuidSchema,
-  ValidationError,
   type Issue,
   type PrismaClient,
   updateMaintenanceSchema,
@@ -14,7 +13,7 @@ import { changesBetween, claimVersion, recordUpdate } from '../audit/record-writ
 import { assertCan } from '../auth/permissions.js';
 import { findOwnMaintenance } from './get-maintenance.js';
 import { assertOwnComponents, atComponentIds, componentIdIssues } from '../components/own-components.js';
-import { judgeBody } from '../validation.js';
+import { failWith, judgeBody } from '../validation.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,
@@ -44,24 +43,22 @@ export async function updateMaintenance(
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const { id } = input;
-  // The schema and the components judged together: one 400 names every bad field (services/validation.ts). The
-  // components are judged again in the transaction, against a concurrent delete.
-  const u = await judgeBody('maintenance window', updateMaintenanceSchema, input.changes, async (known) =>
-    componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? [])),
-  );
+  // The schema, an action that contradicts a time, and the components judged together: one 400 names every bad
+  // field (services/validation.ts). The components are judged again in the transaction, against a concurrent delete.
+  const u = await judgeBody('maintenance window', updateMaintenanceSchema, input.changes, async (known) => {
+    const status = known('status');
+    const contradictions: Issue[] = [];
+    if (status === 'start' && known('startsAt'))
+      contradictions.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
+    if (status === 'complete' && known('endsAt'))
+      contradictions.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
+    return [
+      ...contradictions,
+      ...(await componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? []))),
+    ];
+  });
   const { now } = ctx;
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('maintenance window', id);
-
-  const contradictions: Issue[] = [];
-  if (u.status === 'start' && u.startsAt)
-    contradictions.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
-  if (u.status === 'complete' && u.endsAt)
-    contradictions.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
-  if (contradictions.length)
-    throw new ValidationError(
-      `Invalid maintenance window: ${contradictions.map((i) => i.path).join(', ')}`,
-      contradictions,
-    );
 
   return deps.prisma.$transaction(async (tx) => {
     // The If-Match check, and the row lock for the read-check-write below.
@@ -95,7 +92,7 @@ export async function updateMaintenance(
     const outOfOrder = completedNow ? endsAt.getTime() < startsAt.getTime() : endsAt.getTime() <= startsAt.getTime();
     if ((u.startsAt || u.endsAt) && outOfOrder) {
       const path = u.endsAt ? 'endsAt' : 'startsAt';
-      throw new ValidationError(`Invalid maintenance window: ${path}`, [
+      failWith('maintenance window', [
         {
           path,
           message: `the window must end after it starts (startsAt ${startsAt.toISOString()}, endsAt ${endsAt.toISOString()})`,

@@ -7,7 +7,7 @@ import {
   singleQueryValue,
   type CertificateInfo,
   type Pagination,
-  type Prisma,
+  Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import { dateTime, z } from '../../openapi/zod.js';
@@ -73,19 +73,19 @@ export const checkResultRecordSchema = z
   .openapi('CheckResult');
 export type CheckResultRecord = z.infer<typeof checkResultRecordSchema>;
 
-const select = {
-  checkedAt: true,
-  slot: true,
-  region: true,
-  outcome: true,
-  reason: true,
-  statusCode: true,
-  responseMs: true,
-  dnsAnswers: true,
-  certificate: true,
-  address: true,
-} satisfies Prisma.CheckResultSelect;
-type Row = Prisma.CheckResultGetPayload<{ select: typeof select }>;
+/** A result as read from check_results_all (raw and packed results alike, docs/adr/0017-packed-results.md). */
+interface Row {
+  checkedAt: Date;
+  slot: Date;
+  region: string;
+  outcome: CheckResultRecord['status'];
+  reason: string | null;
+  statusCode: number | null;
+  responseMs: number | null;
+  dnsAnswers: unknown;
+  certificate: unknown;
+  address: string | null;
+}
 
 function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
   const certificate = row.certificate as CertificateInfo | null;
@@ -115,22 +115,21 @@ export async function listCheckResults(
 ): Promise<{ data: CheckResultRecord[]; pagination: Pagination }> {
   const monitor = await findOwnMonitor(prisma, ctx, input.id);
   const { region, status, since, page, perPage } = input.query;
-  const where: Prisma.CheckResultWhereInput = {
-    monitorId: monitor.id,
-    ...(region ? { region } : {}),
-    ...(status ? { outcome: { in: status } } : {}),
-    ...(since ? { checkedAt: { gte: since } } : {}),
-  };
-  const [total, rows] = await prisma.$transaction([
-    prisma.checkResult.count({ where }),
-    prisma.checkResult.findMany({
-      where,
-      select,
-      // Results have no id (partitioned by slot, ADR 0016): the per-slot key orders them stably.
-      orderBy: [{ checkedAt: 'desc' }, { slot: 'desc' }, { region: 'asc' }],
-      skip: (page - 1) * perPage,
-      take: perPage,
-    }),
+  // check_results_all: raw results and packed (closed) days alike, the same rows either way.
+  const where = Prisma.sql`"monitorId" = ${monitor.id}::uuid
+    AND (${region ?? null}::text IS NULL OR region = ${region ?? null}::text)
+    AND (${status ?? null}::text[] IS NULL OR outcome::text = ANY(${status ?? null}::text[]))
+    AND (${since ?? null}::timestamptz IS NULL OR "checkedAt" >= ${since ?? null}::timestamptz)`;
+  const [[count], rows] = await prisma.$transaction([
+    prisma.$queryRaw<Array<{ total: number }>>`SELECT count(*)::int AS total FROM check_results_all WHERE ${where}`,
+    prisma.$queryRaw<Row[]>`
+      SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsAnswers",
+        certificate, host(address) AS address
+      FROM check_results_all WHERE ${where}
+      -- Results have no id (partitioned by slot, ADR 0016): the per-slot key orders them stably.
+      ORDER BY "checkedAt" DESC, slot DESC, region ASC
+      OFFSET ${(page - 1) * perPage}::int LIMIT ${perPage}::int`,
   ]);
+  const total = count?.total ?? 0;
   return { data: rows.map((r) => toCheckResultRecord(r, ctx.now)), pagination: pagination(input.query, total) };
 }

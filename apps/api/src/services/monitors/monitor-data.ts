@@ -11,8 +11,41 @@ import {
 import { sealSecrets } from './monitor-rules.js';
 
 /**
- * The row a create stores for a parsed monitor (`POST /monitors`, `config/apply`): every default the spec gives
- * filled in, secrets sealed, a heartbeat's ping secret drawn.
+ * What a create stores for a field the body leaves out (docs/decisions.md, "Monitors"): the one table that
+ * monitorCreateData fills in from and that config plans compare a document's omitted fields with.
+ */
+export const MONITOR_DEFAULTS = {
+  intervalSeconds: 60,
+  openThreshold: 2,
+  resolveThreshold: 2,
+  confirmAfterSeconds: DEFAULT_CONFIRM_AFTER_SECONDS,
+  dependsOn: [] as string[],
+  environment: 'production',
+  metadata: {} as Record<string, string>,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  degradedAfterMs: null,
+  latencyThresholdMs: null,
+  regions: [] as string[],
+  quorum: null,
+  graceSeconds: 60,
+  maxRunSeconds: null,
+  schedule: null,
+  timezone: 'UTC',
+  method: 'GET',
+  expectedStatusCodes: [] as number[],
+  keyword: null,
+  keywordAbsent: null,
+  contentType: 'application/json',
+  certificateExpiryDays: DEFAULT_CERTIFICATE_EXPIRY_DAYS,
+  dnsRecordType: 'A',
+  dnsResolver: null,
+  dnsExpected: [] as string[],
+} as const;
+const D = MONITOR_DEFAULTS;
+
+/**
+ * The row a create stores for a parsed monitor (`POST /monitors`, `config/apply`): every default filled in
+ * (MONITOR_DEFAULTS), secrets sealed, a heartbeat's ping secret drawn.
  */
 export function monitorCreateData(
   config: Config,
@@ -28,46 +61,46 @@ export function monitorCreateData(
     name: m.name,
     type: m.type,
     target: m.type === 'heartbeat' ? null : m.target,
-    intervalSeconds: m.intervalSeconds ?? 60,
-    openThreshold: m.openThreshold ?? 2,
-    resolveThreshold: m.resolveThreshold ?? 2,
-    confirmAfterSeconds: m.confirmAfterSeconds ?? DEFAULT_CONFIRM_AFTER_SECONDS,
+    intervalSeconds: m.intervalSeconds ?? D.intervalSeconds,
+    openThreshold: m.openThreshold ?? D.openThreshold,
+    resolveThreshold: m.resolveThreshold ?? D.resolveThreshold,
+    confirmAfterSeconds: m.confirmAfterSeconds ?? D.confirmAfterSeconds,
     dependsOn: m.dependsOn ?? [],
-    environment: m.environment ?? 'production',
+    environment: m.environment ?? D.environment,
     metadata: m.metadata ?? {},
     ...(m.type !== 'heartbeat'
       ? {
-          timeoutMs: m.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          degradedAfterMs: m.degradedAfterMs ?? null,
-          latencyThresholdMs: m.latencyThresholdMs ?? null,
+          timeoutMs: m.timeoutMs ?? D.timeoutMs,
+          degradedAfterMs: m.degradedAfterMs ?? D.degradedAfterMs,
+          latencyThresholdMs: m.latencyThresholdMs ?? D.latencyThresholdMs,
           regions: m.regions ?? [],
-          quorum: m.quorum ?? null,
+          quorum: m.quorum ?? D.quorum,
         }
       : {
-          graceSeconds: m.graceSeconds ?? 60,
-          maxRunSeconds: m.maxRunSeconds ?? null,
-          schedule: m.schedule ?? null,
-          timezone: m.timezone ?? 'UTC',
+          graceSeconds: m.graceSeconds ?? D.graceSeconds,
+          maxRunSeconds: m.maxRunSeconds ?? D.maxRunSeconds,
+          schedule: m.schedule ?? D.schedule,
+          timezone: m.timezone ?? D.timezone,
           pingSecret: randomSecret(24),
         }),
     ...(http
       ? {
-          method: http.method ?? 'GET',
+          method: http.method ?? D.method,
           expectedStatusCodes: http.expectedStatusCodes ?? [],
           // "" is no keyword (docs/decisions.md).
-          keyword: http.keyword || null,
-          keywordAbsent: http.keywordAbsent || null,
-          contentType: http.contentType ?? 'application/json',
+          keyword: http.keyword || D.keyword,
+          keywordAbsent: http.keywordAbsent || D.keywordAbsent,
+          contentType: http.contentType ?? D.contentType,
           ...(http.jsonAssertion ? { jsonAssertion: http.jsonAssertion } : {}),
           ...sealSecrets(config, http.headers, http.body),
           certificateExpiryDays:
-            http.certificateExpiryDays === undefined ? DEFAULT_CERTIFICATE_EXPIRY_DAYS : http.certificateExpiryDays,
+            http.certificateExpiryDays === undefined ? D.certificateExpiryDays : http.certificateExpiryDays,
         }
       : { certificateExpiryDays: null }),
     ...(dns
       ? {
-          dnsRecordType: dns.dnsRecordType ?? 'A',
-          dnsResolver: dns.dnsResolver ?? null,
+          dnsRecordType: dns.dnsRecordType ?? D.dnsRecordType,
+          dnsResolver: dns.dnsResolver ?? D.dnsResolver,
           dnsExpected: dns.dnsExpected ?? [],
         }
       : {}),

@@ -1,6 +1,6 @@
-import { ValidationError, type Issue, type PrismaClient } from '@statusvane/shared';
+import { ValidationError, type Issue, type Prisma } from '@statusvane/shared';
 
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+type Tx = Prisma.TransactionClient;
 
 /**
  * Every write of a workspace's `dependsOn` lists, and every monitor delete, takes this transaction-scoped lock first:

@@ -1,5 +1,6 @@
 import {
   bucketStarts,
+  MAX_RESULT_LAG_MS,
   PERIODS,
   type responseTimesQuerySchema,
   ValidationError,
@@ -58,14 +59,6 @@ interface BucketRow {
 
 const ALL_REGIONS = 'all';
 
-/**
- * How long after its slot a result may be stored and still show in the `hour` view: check_results is partitioned and
- * indexed by slot (docs/adr/0016-check-results-partitions.md), so the query bounds the slot to read only the days that
- * can hold the hour's results. A result is stored at most one interval plus the grace after its slot (a heartbeat's
- * ping evaluated by the backstop run: 1 day + 1 day at most), the scheduled checks within seconds.
- */
-const MAX_RESULT_LAG_MS = 2 * 86_400_000;
-
 const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
 
 /**
@@ -94,6 +87,12 @@ export async function getResponseTimes(
   // `all` is what the record says when there is no filter, so `region=all` means every region too (no region may be
   // named `all`: config refuses it).
   const region = q.region === undefined || q.region === ALL_REGIONS ? null : q.region;
+  // The `hour` view reads results whose slot is at most MAX_RESULT_LAG_MS before the window (check_results is
+  // partitioned by slot: only the days that can hold the window's results are read; a result stored later than that
+  // does not show here, rollups count it as always). The bound on the slot's day lets it skip packed days
+  // (docs/adr/0017-packed-results.md) without unpacking them.
+  const slotFrom = new Date(from.getTime() - MAX_RESULT_LAG_MS);
+  const slotDayFrom = new Date(Math.floor(slotFrom.getTime() / 86_400_000) * 86_400_000);
   // `hour` reads the raw results (60 one-minute buckets); longer periods read the hourly rollups, at most
   // 720 rows per region for a month, so the query stays fast however often the monitor is checked. Missed slots (no
   // data) are in neither: a bucket of only missed slots is empty.
@@ -108,10 +107,11 @@ export async function getResponseTimes(
            avg("connectMs")::float8 AS connect,
            avg("tlsMs")::float8 AS tls,
            avg("waitingMs")::float8 AS waiting
-      FROM check_results
+      FROM check_results_all
      WHERE "monitorId" = ${monitor.id}::uuid AND outcome <> 'missed'
        AND "checkedAt" >= ${from} AND "checkedAt" < ${to}
-       AND slot >= ${new Date(from.getTime() - MAX_RESULT_LAG_MS)} AND slot < ${to}
+       AND slot >= ${slotFrom} AND slot < ${to}
+       AND "slotDay" >= ${slotDayFrom} AND "slotDay" < ${to}
        AND (${region}::text IS NULL OR region = ${region}::text)
      GROUP BY 1`
       : await prisma.$queryRaw<BucketRow[]>`

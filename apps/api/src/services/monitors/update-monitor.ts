@@ -17,12 +17,13 @@ import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
 import { monitorUpdateData } from './monitor-data.js';
 import { validateUpdateInput } from './monitor-validation.js';
+import { failWith } from '../validation.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
- * them, resuming restores them (with an immediate check), a new interval reschedules.
+ * them, resuming restores them (with an immediate check), a new interval or new regions reschedule.
  */
 export async function updateMonitor(
   deps: MonitorServiceDeps,
@@ -77,12 +78,11 @@ export async function updateMonitor(
       // fine alone (one sets method GET, the other a body) must not together store a GET with a body. Judged again on
       // the merged row, the later one is refused and rolled back.
       const raced = crossFieldIssues(crossFieldStateOf(updated));
-      if (raced.length) {
-        throw new ValidationError(
-          `Invalid monitor: ${raced.map((i) => i.path).join(', ')}`,
+      if (raced.length)
+        failWith(
+          'monitor',
           raced.map((i) => ({ ...i, message: `${i.message}; changed by another update meanwhile` })),
         );
-      }
       // Redis follows the row as updated here, under its lock, never `current` (read before the lock): compared with
       // that stale copy, a pause and a resume racing each other left a resumed monitor unscheduled, or a paused one
       // checked, until the next reconciliation (test/resilience/api-replicas.test.ts). Both calls are idempotent, and

@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { cpuPerCheck, cpuUse, type CpuSample } from './cost.js';
+
+const sample = (over: Partial<CpuSample>): CpuSample => ({
+  workerMs: 0,
+  workerMsByPid: [0],
+  postgresMs: 0,
+  redisMs: 0,
+  machine: { busy: 0, total: 0 },
+  at: 0,
+  ...over,
+});
+
+describe('cpuUse', () => {
+  it("gives each process's CPU in percent of one core, and the machine's in percent of all its cores", () => {
+    const before = sample({
+      workerMsByPid: [1000, 500],
+      postgresMs: 200,
+      redisMs: 100,
+      machine: { busy: 100, total: 400 },
+      at: 0,
+    });
+    const after = sample({
+      workerMsByPid: [1800, 1400],
+      postgresMs: 500,
+      redisMs: 150,
+      // /proc/stat ticks of every core: 2 cores x 1 s = 200 ticks, 190 of them busy.
+      machine: { busy: 290, total: 600 },
+      at: 1000,
+    });
+    expect(cpuUse(before, after, 2)).toEqual({
+      workers: [80, 90],
+      postgres: 30,
+      redis: 5,
+      machine: { cores: 2, busyPercent: 95 },
+    });
+  });
+
+  it('has no machine figure where /proc/stat could not be read', () => {
+    expect(cpuUse(sample({ machine: null }), sample({ at: 1000, machine: null }), 2).machine).toBeNull();
+  });
+});
+
+describe('cpuPerCheck', () => {
+  it('divides each process CPU over the window by the checks stored in it', () => {
+    const c = cpuPerCheck(sample({}), sample({ workerMs: 300, postgresMs: 100, redisMs: 50 }), 200);
+    expect(c).toEqual({ worker: 1.5, postgres: 0.5, redis: 0.25, total: 2.25 });
+    expect(cpuPerCheck(sample({}), sample({ workerMs: 300 }), 0).total).toBeNaN();
+  });
+});
