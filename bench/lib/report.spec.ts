@@ -145,9 +145,8 @@ describe('capacityVerdict', () => {
       missed: 0,
       cpuPercent,
       cost: {
+        ...makeResults().scheduling.cost,
         cpuMsPerCheck: { worker: total / 2, postgres: total / 4, redis: total / 4, total },
-        bytesPerResult: 160,
-        resultRows: 1,
       },
     });
 
