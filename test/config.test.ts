@@ -403,18 +403,25 @@ describe('config plan and apply', () => {
   });
 
   it('records monitor.created, monitor.updated and monitor.deleted in the event log (GET /events), as the API does', async () => {
-    const events = async (after: string) => {
-      const res = await request(h.app).get(`/api/v1/events?after=${after}`).set(bearer(ws.tokens.viewer)).expect(200);
-      return res.body as {
-        data: Array<{ type: string; subject: string; data: { monitor: Record<string, unknown> } }>;
-        nextCursor: string;
-      };
+    // The log shows an event once every transaction older than its own has ended, anywhere on the server (other
+    // suites run alongside): a read right after a write may come early, so poll until `count` events are there.
+    const events = async (after: string, count = 0) => {
+      const end = Date.now() + 10_000;
+      for (;;) {
+        const res = await request(h.app).get(`/api/v1/events?after=${after}`).set(bearer(ws.tokens.viewer)).expect(200);
+        const page = res.body as {
+          data: Array<{ type: string; subject: string; data: { monitor: Record<string, unknown> } }>;
+          nextCursor: string;
+        };
+        if (page.data.length >= count || Date.now() > end) return page;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     };
     const start = (await events('0'.repeat(32))).nextCursor;
     const doc = documentOf(uniq('acme'));
     const created = await apply(doc).expect(200);
     const ids = Object.fromEntries((created.body.data.changes as Change[]).map((c) => [c.ref, c.id]));
-    const first = await events(start);
+    const first = await events(start, 3);
     expect(first.data.map((e) => `${e.type} ${e.subject}`).sort()).toEqual(
       ['api', 'backup', 'db'].map((ref) => `com.statusvane.monitor.created monitors/${ids[ref]}`).sort(),
     );
@@ -429,7 +436,7 @@ describe('config plan and apply', () => {
       monitors: doc.monitors.filter((m) => m.ref !== 'backup').map((m) => (m.ref === 'db' ? { ...m, name: 'DB' } : m)),
     };
     await apply(changed).expect(200);
-    const second = await events(first.nextCursor);
+    const second = await events(first.nextCursor, 2);
     expect(second.data.map((e) => `${e.type} ${e.subject}`).sort()).toEqual([
       `com.statusvane.monitor.deleted monitors/${ids.backup}`,
       `com.statusvane.monitor.updated monitors/${ids.db}`,
@@ -443,7 +450,7 @@ describe('config plan and apply', () => {
       .send({ name: 'Ops', steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'ops@example.com' }] }] })
       .expect(201);
     await assignPolicy(h.prisma, { monitor: ids.api, policy: policy.body.data.id }, h.config);
-    const third = await events(second.nextCursor);
+    const third = await events(second.nextCursor, 1);
     expect(third.data.map((e) => `${e.type} ${e.subject}`)).toEqual([
       `com.statusvane.monitor.updated monitors/${ids.api}`,
     ]);

@@ -147,7 +147,7 @@ export function appEnv(urls: StackUrls, encryptionKey: string, extra: Record<str
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NODE_ENV: 'production',
-    // info: start-up lines and incidents; request lines are at `http`, below it.
+    // info, the default: start-up lines, incidents and one line per request (as a deployment runs it).
     LOG_LEVEL: 'info',
     DATABASE_URL: urls.databaseUrl,
     REDIS_URL: urls.redisUrl,

@@ -25,8 +25,11 @@ export interface ApiScenarioInput {
   token: string;
   monitorId: string;
   pingSecrets: string[];
-  /** The filtered list's query (after `perPage=100&`) and how many monitors it matches (a full page at least). */
-  filteredList: { query: string; matching: number };
+  /**
+   * The filtered list's query (after `perPage=100&`), how many monitors it matches (a full page at least), and the
+   * token of the workspace they are in (its own: the other scenarios' workspace keeps the size it had).
+   */
+  filteredList: { query: string; matching: number; token: string };
   targetUrl: string;
   durationSeconds: number;
   warmupSeconds: number;
@@ -74,14 +77,15 @@ export async function runApiScenarios(
   let ping = 0;
   if (input.filteredList.matching < 100) throw new Error('the filtered list needs a full page of matching monitors');
   const filteredUrl = `${input.apiUrl}/api/v1/monitors?perPage=100&${input.filteredList.query}`;
-  await checkFilteredList(filteredUrl, auth, input.filteredList.matching);
+  const filteredAuth = { authorization: `Bearer ${input.filteredList.token}` };
+  await checkFilteredList(filteredUrl, filteredAuth, input.filteredList.matching);
   const scenarios: Array<[string, Options]> = [
     [
       'GET /api/v1/monitors/{id}',
       { ...common, url: `${input.apiUrl}/api/v1/monitors/${input.monitorId}`, headers: auth },
     ],
     [LIST_SCENARIO, { ...common, url: `${input.apiUrl}/api/v1/monitors?perPage=100`, headers: auth }],
-    [FILTERED_LIST_SCENARIO, { ...common, url: filteredUrl, headers: auth }],
+    [FILTERED_LIST_SCENARIO, { ...common, url: filteredUrl, headers: filteredAuth }],
     [
       'POST /api/v1/monitors',
       {

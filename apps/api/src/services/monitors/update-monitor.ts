@@ -7,7 +7,6 @@ import {
   NotFoundError,
   Prisma,
   recordEvent,
-  ValidationError,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
@@ -60,11 +59,10 @@ export async function updateMonitor(
           SELECT 1 FROM escalation_policies
            WHERE id = ${escalationPolicyId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid
              AND "archivedAt" IS NULL FOR SHARE`;
-        if (!policy) {
-          throw new ValidationError('Invalid monitor: escalationPolicyId', [
+        if (!policy)
+          failWith('monitor', [
             { path: 'escalationPolicyId', message: 'is not an escalation policy of this workspace' },
           ]);
-        }
       }
       if (u.dependsOn !== undefined)
         await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: current.id, dependsOn: u.dependsOn });
