@@ -6,6 +6,8 @@
  * DATABASE_URL's (created, migrated, dropped), and measures both figures as the bench does.
  *
  *   npm run bench:packed -- --monitors 200 --interval 60 --days 1
+ *
+ * Writes bench/results/<start>-packed.json (the figures, commit and load average, as the bench's side runs).
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -13,6 +15,8 @@ import { createPrisma } from '@statusvane/shared';
 import { applyMigrations } from '../scripts/migrate.js';
 import { ensureResultPartitions } from '../apps/worker/src/result-partitions.js';
 import { bytesPerResult, packedBytesPerResult } from './lib/cost.js';
+import { RESULTS_DIR, ROOT } from './lib/paths.js';
+import { gitState, writeSideResults } from './lib/report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -24,6 +28,8 @@ const { values: args } = parseArgs({
 const monitors = Number(args.monitors);
 const interval = Number(args.interval);
 const days = Number(args.days);
+const startedAt = new Date();
+const source = gitState();
 
 const base = new URL(process.env.DATABASE_URL ?? '');
 if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set');
@@ -71,6 +77,13 @@ try {
       `${raw.bytesPerResult.toFixed(1)} as written, ${packed.bytesPerResultPacked.toFixed(1)} once packed ` +
       `(${packed.packedRows} packed rows)\n`,
   );
+  const { path } = writeSideResults(
+    RESULTS_DIR,
+    'packed',
+    { startedAt, source },
+    { monitors, intervalSeconds: interval, days, ...raw, ...packed },
+  );
+  process.stdout.write(`wrote ${path.slice(ROOT.length + 1)}\n`);
 } finally {
   await prisma.$disconnect();
   await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

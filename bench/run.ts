@@ -8,7 +8,6 @@
  * one worker at twice its capacity (scenarios/over-capacity.ts) and writes `-over-capacity.json`. `--workers N` runs
  * the scheduling scenario on N worker processes.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -21,12 +20,14 @@ import {
   capacityLines,
   capacityVerdict,
   consoleReport,
+  gitState,
   goalsOf,
   latenessSvg,
   resultsFileName,
   resultsMarkdown,
   writeDocs,
   writeResults,
+  writeSideResults,
   type BenchResults,
 } from './lib/report.js';
 import { createMonitorsBulk, seedFilterableMonitors, seedWorkspace } from './lib/seed.js';
@@ -144,16 +145,6 @@ const targets = (() => {
   }
 })();
 
-/** The commit and whether the checkout differs from it, read before the run writes anything. */
-function gitState(): { commit: string | null; dirty: boolean | null } {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-  try {
-    return { commit: git('rev-parse', 'HEAD').trim(), dirty: git('status', '--porcelain').trim() !== '' };
-  } catch {
-    return { commit: null, dirty: null };
-  }
-}
 const source = gitState();
 
 // Bounded: whatever hangs, the bench ends (and its children with it).
@@ -178,14 +169,9 @@ try {
   const encryptionKey = newEncryptionKey();
   if (args['over-capacity']) {
     const overCapacity = await runOverCapacity({ prisma, urls, encryptionKey, children }, log);
-    const path = join(RESULTS_DIR, resultsFileName(startedAt, false).replace(/\.json$/, '-over-capacity.json'));
-    const load = os.loadavg().map((l) => l.toFixed(2));
-    writeFileSync(
-      path,
-      `${JSON.stringify({ date: startedAt.toISOString(), commit: source.commit, dirty: source.dirty, cpus: os.cpus().length, loadAverage: load, ...overCapacity }, null, 2)}\n`,
-    );
+    const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'over-capacity', { startedAt, source }, overCapacity);
     process.stdout.write(
-      `${JSON.stringify(overCapacity, null, 2)}\nload average ${load.join(' ')}\nwrote ${path.slice(ROOT.length + 1)}\n`,
+      `${JSON.stringify(overCapacity, null, 2)}\nload average ${loadAverage.join(' ')}\nwrote ${path.slice(ROOT.length + 1)}\n`,
     );
     await prisma.$disconnect();
     await stopAll(children);
@@ -229,27 +215,13 @@ try {
     const { scheduling: s, detection: d } = await runScheduling(schedulingInput(workers), log);
     const c = s.cost.cpuMsPerCheck;
     const capacity = capacityVerdict(s);
-    const loadAverage = os.loadavg().map((l) => Number(l.toFixed(2)));
     // Recorded like the other runs (the 100,000-monitor run is one of these): bench/results/<start>[-quick]-cost.json.
     const { lateness: _lateness, ...schedulingFigures } = s;
-    const path = join(RESULTS_DIR, resultsFileName(startedAt, quick).replace(/\.json$/, '-cost.json'));
-    writeFileSync(
-      path,
-      `${JSON.stringify(
-        {
-          date: startedAt.toISOString(),
-          mode: quick ? 'quick' : 'full',
-          commit: source.commit,
-          dirty: source.dirty,
-          cpus: os.availableParallelism(),
-          loadAverageAtStart,
-          loadAverage,
-          scheduling: { ...schedulingFigures, capacity },
-          detection: d,
-        },
-        null,
-        2,
-      )}\n`,
+    const { path, loadAverage } = writeSideResults(
+      RESULTS_DIR,
+      'cost',
+      { startedAt, quick, source },
+      { loadAverageAtStart, scheduling: { ...schedulingFigures, capacity }, detection: d },
     );
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
@@ -322,21 +294,11 @@ try {
   if (args['event-log']) {
     log('event log overhead...');
     const eventLog = await runEventLogOverhead({ prisma, ...urls, encryptionKey, targetUrl, ...eventLogSizes }, log);
-    const path = join(RESULTS_DIR, resultsFileName(startedAt, false).replace(/\.json$/, '-event-log.json'));
-    writeFileSync(
-      path,
-      `${JSON.stringify(
-        {
-          date: startedAt.toISOString(),
-          commit: source.commit,
-          dirty: source.dirty,
-          cpus: os.cpus().length,
-          sizes: eventLogSizes,
-          eventLog,
-        },
-        null,
-        2,
-      )}\n`,
+    const { path } = writeSideResults(
+      RESULTS_DIR,
+      'event-log',
+      { startedAt, source },
+      { sizes: eventLogSizes, eventLog },
     );
     process.stdout.write(`${JSON.stringify(eventLog, null, 2)}\nwrote ${path.slice(ROOT.length + 1)}\n`);
     await stopAll([api.child, ...children]);

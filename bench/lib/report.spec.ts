@@ -7,6 +7,8 @@ import {
   replaceResultsBlock,
   resultsFileName,
   resultsMarkdown,
+  sideResults,
+  sideResultsPath,
   type BenchResults,
 } from './report.js';
 
@@ -390,5 +392,29 @@ describe('traceability in the outputs', () => {
     expect(resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json')).toContain(
       'p50 6.1 ms, p95 8.2 ms, p99 12.5 ms, max 30 ms',
     );
+  });
+});
+
+describe('side results files', () => {
+  const startedAt = new Date('2026-11-26T05:30:00.000Z');
+  it('are named <start>[-quick]-<kind>.json next to the full runs', () => {
+    expect(sideResultsPath('/r', 'packed', { startedAt })).toBe(
+      `/r/${resultsFileName(startedAt, false).replace(/\.json$/, '-packed.json')}`,
+    );
+    expect(sideResultsPath('/r', 'cost', { startedAt, quick: true })).toBe(
+      `/r/${resultsFileName(startedAt, true).replace(/\.json$/, '-cost.json')}`,
+    );
+  });
+  it('start with the run, commit and load, then the figures', () => {
+    const run = { startedAt, source: { commit: 'abc', dirty: false } };
+    expect(sideResults(run, [0.5, 0.4, 0.3], { rows: 10 })).toEqual({
+      date: '2026-11-26T05:30:00.000Z',
+      mode: 'full',
+      commit: 'abc',
+      dirty: false,
+      cpus: expect.any(Number),
+      loadAverage: [0.5, 0.4, 0.3],
+      rows: 10,
+    });
   });
 });

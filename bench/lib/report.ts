@@ -1,6 +1,8 @@
 /** The bench's outputs: the console table, the results file (small, commit-able), docs/benchmarks.md and its chart. */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import os from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import type { ApiScenarioResult } from '../scenarios/api.js';
 import type { ChecksResult } from '../scenarios/checks.js';
 import type { ConfigBenchResult } from '../scenarios/config.js';
@@ -8,6 +10,7 @@ import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
+import { ROOT } from './paths.js';
 import { percentile } from './prom.js';
 
 export interface BenchResults {
@@ -554,4 +557,54 @@ export function replaceResultsBlock(current: string | null, block: string): stri
 export function writeDocs(docPath: string, block: string): void {
   mkdirSync(dirname(docPath), { recursive: true });
   writeFileSync(docPath, replaceResultsBlock(existsSync(docPath) ? readFileSync(docPath, 'utf8') : null, block));
+}
+
+/** The commit and whether the checkout differs from it, read before the run writes anything. */
+export function gitState(): { commit: string | null; dirty: boolean | null } {
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  try {
+    return { commit: git('rev-parse', 'HEAD').trim(), dirty: git('status', '--porcelain').trim() !== '' };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}
+
+/** A side run (over-capacity, cost, event-log, packed): when it started, whether quick, and what it ran. */
+export interface SideRun {
+  startedAt: Date;
+  quick?: boolean;
+  source: { commit: string | null; dirty: boolean | null };
+}
+
+/** Where a side run's results go: `<dir>/<start>[-quick]-<kind>.json`. */
+export function sideResultsPath(dir: string, kind: string, run: Pick<SideRun, 'startedAt' | 'quick'>): string {
+  return join(dir, resultsFileName(run.startedAt, run.quick ?? false).replace(/\.json$/, `-${kind}.json`));
+}
+
+/** The header every side results file starts with, then its figures. */
+export function sideResults(run: SideRun, loadAverage: number[], figures: object): object {
+  return {
+    date: run.startedAt.toISOString(),
+    mode: run.quick ? 'quick' : 'full',
+    commit: run.source.commit,
+    dirty: run.source.dirty,
+    cpus: os.availableParallelism(),
+    loadAverage,
+    ...figures,
+  };
+}
+
+/** Writes a side run's results file (sideResultsPath, sideResults with the load average now); its path and load. */
+export function writeSideResults(
+  dir: string,
+  kind: string,
+  run: SideRun,
+  figures: object,
+): { path: string; loadAverage: number[] } {
+  const path = sideResultsPath(dir, kind, run);
+  const loadAverage = os.loadavg().map((l) => Number(l.toFixed(2)));
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(sideResults(run, loadAverage, figures), null, 2)}\n`);
+  return { path, loadAverage };
 }
