@@ -12,6 +12,7 @@ import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harn
 import {
   agePastGap,
   checkOnce as checkOnceVia,
+  probeResult,
   regionStates,
   startRegionWorkers,
   startSwitchTarget,
@@ -189,13 +190,7 @@ describe('one region', () => {
         region: 'local',
         slot: new Date(base + offsetSeconds * 1000),
         checkedAt: new Date(base + offsetSeconds * 1000),
-        result: {
-          outcome,
-          reason: outcome === 'up' ? null : 'unexpected_status:503',
-          responseMs: 5,
-          statusCode: outcome === 'up' ? 200 : 503,
-          phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 2 },
-        },
+        result: probeResult(outcome),
       });
     const recheck = new Date(base + 15_000);
     // A first failure asks for a re-check 15 s later.

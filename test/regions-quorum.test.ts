@@ -7,7 +7,14 @@ import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { agePastGap, regionStates, startRegionWorkers, startSwitchTarget, waitFor } from './support/worker-harness.js';
+import {
+  agePastGap,
+  probeResult,
+  regionStates,
+  startRegionWorkers,
+  startSwitchTarget,
+  waitFor,
+} from './support/worker-harness.js';
 
 let target: Awaited<ReturnType<typeof startSwitchTarget>>;
 let h: Harness;
@@ -186,13 +193,7 @@ describe("a multi-region monitor's status", () => {
         region,
         slot: new Date(base + i * 60_000),
         checkedAt: new Date(base + i * 60_000),
-        result: {
-          outcome,
-          reason: outcome === 'up' ? null : 'unexpected_status:503',
-          responseMs: 5,
-          statusCode: outcome === 'up' ? 200 : 503,
-          phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 2 },
-        },
+        result: probeResult(outcome),
       });
     const status = async () => (await h.prisma.monitor.findUniqueOrThrow({ where: { id } })).status;
     const changes = () =>

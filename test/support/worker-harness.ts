@@ -201,3 +201,14 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** A probe's result as an http check against the switch target gives it (200 up, 503 down), to store directly. */
+export function probeResult(outcome: 'up' | 'down') {
+  return {
+    outcome,
+    reason: outcome === 'up' ? null : 'unexpected_status:503',
+    responseMs: 5,
+    statusCode: outcome === 'up' ? 200 : 503,
+    phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 2 },
+  };
+}
