@@ -89,7 +89,10 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
     );
     let flap = resetFlapState();
     let opened = 0;
+    // Each region's state also keeps the outcome of the last result applied to it (a multi-region monitor's status).
+    const lastOutcome = new Map<string, string>();
     for (const r of results) {
+      lastOutcome.set(r.region, r.outcome);
       const regions = monitorRegions(h.config.checkRegions, monitor);
       const d = evaluateFlap(
         flap,
@@ -101,7 +104,7 @@ async function expectCountedOnce(monitors: Array<{ id: string; failing: boolean 
     }
     expect({ id: m.id, regions: states.map(({ monitorId: _, ...s }) => s), incidents }).toEqual({
       id: m.id,
-      regions: [...flap.regions].map(([region, s]) => ({ region, ...s })),
+      regions: [...flap.regions].map(([region, s]) => ({ region, ...s, lastOutcome: lastOutcome.get(region) ?? null })),
       incidents: opened,
     });
     if (!m.failing) expect([m.id, incidents]).toEqual([m.id, 0]);
