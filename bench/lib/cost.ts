@@ -186,7 +186,8 @@ class RolledBack extends Error {}
 /**
  * Bytes per result once the run's days are packed, as housekeeping packs each closed day (packPartition, the default
  * partition's rows with packDefaultPartition), in one transaction that is rolled back: nothing changes for what runs
- * next. Call it after bytesPerResult (its VACUUM); writes meanwhile wait for the transaction (a few seconds).
+ * next. Call it after bytesPerResult (its VACUUM); writes meanwhile wait for the transaction (a few seconds): it locks
+ * check_results before anything else.
  */
 export async function packedBytesPerResult(
   prisma: PrismaClient,
@@ -195,6 +196,9 @@ export async function packedBytesPerResult(
   await prisma
     .$transaction(
       async (tx) => {
+        // Workers may still be storing (a run that fell behind): hold every write off first, so that packing a day
+        // still being written cannot deadlock with them (it locks that partition, then the parent to drop it).
+        await tx.$executeRawUnsafe('LOCK TABLE check_results IN ACCESS EXCLUSIVE MODE');
         // Every day so far counts as closed: the one after the latest slot stored is the horizon.
         const [latest] = await tx.$queryRaw<Array<{ at: Date | null }>>`SELECT max(slot) AS at FROM check_results`;
         const horizon = new Date(Math.floor((latest?.at?.getTime() ?? Date.now()) / 86_400_000 + 1) * 86_400_000);
