@@ -1,3 +1,5 @@
+import { perClient } from '@statusvane/shared';
+
 /**
  * Group commit for check results: the results of concurrent checks are stored together, one transaction (one
  * multi-row INSERT, one flap read, one state update) for the group instead of one each. The store
@@ -95,20 +97,9 @@ export class GroupWriter<I, O> {
 /** A GroupStore order: by slot. */
 export const bySlot = (a: { slot: Date }, b: { slot: Date }): number => a.slot.getTime() - b.slot.getTime();
 
-/**
- * One group writer per client instance (each test's PrismaClient, each worker's), made on first use from the store
- * `storeOf` gives for that client: groups never mix databases.
- */
+/** One group writer per client instance, from the store `storeOf` gives for that client: groups never mix databases. */
 export function writerPerClient<C extends object, I, O>(
   storeOf: (client: C) => GroupStore<I, O>,
 ): (client: C) => GroupWriter<I, O> {
-  const writers = new WeakMap<C, GroupWriter<I, O>>();
-  return (client) => {
-    let w = writers.get(client);
-    if (!w) {
-      w = new GroupWriter(storeOf(client));
-      writers.set(client, w);
-    }
-    return w;
-  };
+  return perClient((client: C) => new GroupWriter(storeOf(client)));
 }

@@ -89,14 +89,15 @@ export function padToPowerOfTwo<T>(items: readonly T[]): T[] {
   return out;
 }
 
-/** One loader per client instance (each test's PrismaClient, each app's): loaders never mix databases. */
-export function loaderPerClient<C extends object, K, V>(
-  make: (client: C) => BatchLoader<K, V>,
-): (client: C) => BatchLoader<K, V> {
-  const loaders = new WeakMap<C, BatchLoader<K, V>>();
+/**
+ * One value per client instance (each test's PrismaClient, each app's), made on first use: batch loaders and group
+ * writers never mix databases.
+ */
+export function perClient<C extends object, T>(make: (client: C) => T): (client: C) => T {
+  const made = new WeakMap<C, T>();
   return (client) => {
-    let l = loaders.get(client);
-    if (!l) loaders.set(client, (l = make(client)));
-    return l;
+    let v = made.get(client);
+    if (v === undefined) made.set(client, (v = make(client)));
+    return v;
   };
 }

@@ -1,4 +1,4 @@
-import { createBatchLoader, loaderPerClient, padToPowerOfTwo } from '../db/batch-loader.js';
+import { createBatchLoader, perClient, padToPowerOfTwo } from '../db/batch-loader.js';
 import type { PrismaClient } from '../db/prisma.js';
 
 /**
@@ -69,7 +69,7 @@ export interface CoverageWindow {
  * Every monitor read and every check asks this: the lookups of one event-loop turn go in one query (two with the
  * components), for the windows not cancelled that overlap the caller's minute; the exact clock test is the caller's.
  */
-const windowsLoader = loaderPerClient((prisma: PrismaClient) =>
+const windowsLoader = perClient((prisma: PrismaClient) =>
   createBatchLoader<{ workspaceId: string; minute: number }, CoverageWindow[]>(
     async (keys) => {
       const minutes = keys.map((k) => k.minute);

@@ -3,7 +3,7 @@ import {
   createBatchLoader,
   ForbiddenError,
   hashToken,
-  loaderPerClient,
+  perClient,
   UnauthorizedError,
   type Prisma,
   type PrismaClient,
@@ -74,7 +74,7 @@ type AccessRow = Prisma.ApiTokenGetPayload<{ select: typeof accessSelect }>;
  * cached, so revocations still apply on the next request (docs/adr/0003). Org tokens, the common case for API
  * clients, need nothing more; memberships and grants are a second batched read for the other kinds.
  */
-const tokenRows = loaderPerClient((prisma: PrismaClient) =>
+const tokenRows = perClient((prisma: PrismaClient) =>
   createBatchLoader<string, TokenRow>(async (hashes) => {
     const rows = await prisma.$queryRaw<
       Array<
@@ -100,7 +100,7 @@ const tokenRows = loaderPerClient((prisma: PrismaClient) =>
     );
   }),
 );
-const tokenAccess = loaderPerClient((prisma: PrismaClient) =>
+const tokenAccess = perClient((prisma: PrismaClient) =>
   createBatchLoader<string, AccessRow>(async (ids) => {
     const rows = await prisma.apiToken.findMany({ where: { id: { in: ids } }, select: accessSelect });
     return new Map(rows.map((r) => [r.id, r]));

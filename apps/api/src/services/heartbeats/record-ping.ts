@@ -1,4 +1,4 @@
-import { createBatchLoader, loaderPerClient, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
 
 export type PingKind = 'start' | 'success' | 'fail';
 
@@ -41,7 +41,7 @@ export interface PingedMonitor {
  */
 /** Ping statements at once per API process: a commit is most of a statement's cost, so fewer, larger ones. */
 const PING_WRITES_IN_FLIGHT = 2;
-const pingWriter = loaderPerClient((prisma: PrismaClient) =>
+const pingWriter = perClient((prisma: PrismaClient) =>
   createBatchLoader<Ping & { seq: number }, PingedMonitor>(
     async (keys) => {
       const at = new Date().toISOString();

@@ -1,6 +1,6 @@
 import {
   createBatchLoader,
-  loaderPerClient,
+  perClient,
   maintenanceCoverage,
   maintenanceWindowsNear,
   NotFoundError,
@@ -16,7 +16,7 @@ import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorR
  * Monitor reads of one event-loop turn in one query, each still scoped by its own workspace: a row answers only the
  * (id, workspaceId) pair that asked for it.
  */
-const monitorRows = loaderPerClient((prisma: PrismaClient) =>
+const monitorRows = perClient((prisma: PrismaClient) =>
   createBatchLoader<{ id: string; workspaceId: string }, MonitorRow>(
     async (keys) => {
       const rows = await prisma.monitor.findMany({

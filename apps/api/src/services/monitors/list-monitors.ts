@@ -1,7 +1,7 @@
 import {
   commaListQueryParam,
   createBatchLoader,
-  loaderPerClient,
+  perClient,
   maintenanceCoverage,
   maintenanceWindowsNear,
   MONITOR_TYPES,
@@ -101,7 +101,7 @@ interface PageKey {
  * is counted beside the page, not in one snapshot with it: a monitor created or deleted meanwhile can make the two
  * disagree by that monitor, as the next page would anyway.
  */
-const monitorPages = loaderPerClient((prisma: PrismaClient) =>
+const monitorPages = perClient((prisma: PrismaClient) =>
   createBatchLoader<PageKey, { total: number; rows: MonitorRow[] }>(
     async (keys) => {
       const distinct = new Map(keys.map((k) => [pageKeyOf(k), k]));

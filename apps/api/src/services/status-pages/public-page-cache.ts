@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createBatchLoader, loaderPerClient, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
 import {
   loadPublicPage,
   MAINTENANCE_HORIZON_DAYS,
@@ -50,7 +50,7 @@ interface Entry {
  * again. The queries mirror loadPublicPage's (a superset: every workspace incident and component, not only the shown
  * ones): a field the page starts showing belongs here too.
  */
-const fingerprints = loaderPerClient((prisma: PrismaClient) =>
+const fingerprints = perClient((prisma: PrismaClient) =>
   createBatchLoader<{ page: PublicPageRef; now: Date }, string>(
     async (keys) => {
       // The requests of one event-loop turn for one page share one query (read at the latest of their clocks).

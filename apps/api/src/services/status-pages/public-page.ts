@@ -1,7 +1,7 @@
 import {
   createBatchLoader,
   CUSTOM_DOMAIN_RE,
-  loaderPerClient,
+  perClient,
   publicIncidentFilter,
   type MaintenanceStatus,
   type Prisma,
@@ -93,7 +93,7 @@ const DAY_MS = 86_400_000;
  * Page lookups of one event-loop turn in one query (a crowd on one page asks once), by slug or by custom domain.
  * Not public is the same as none.
  */
-const publicPages = loaderPerClient((prisma: PrismaClient) =>
+const publicPages = perClient((prisma: PrismaClient) =>
   createBatchLoader<{ slug: string } | { customDomain: string }, PublicPageRef>(
     async (keys) => {
       const slugs = keys.flatMap((k) => ('slug' in k ? [k.slug] : []));
