@@ -112,19 +112,36 @@ export async function dropExpiredResultPartitions(
   const expired = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= cutoff);
   const dropped: string[] = [];
   for (const p of expired) {
-    try {
-      await prisma.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
-        await dropPartition(tx, p.name);
-      });
-      dropped.push(p.name);
-    } catch (err) {
-      // 55P03: the lock was not had in time (a long query on the table); the next round tries again.
-      if (pgCode(err) !== '55P03' && !/lock timeout/.test(String(err))) throw err;
-      onBusy(p.name);
-    }
+    if ((await withLockTimeout(prisma, DROP_LOCK_TIMEOUT, (tx) => dropPartition(tx, p.name))) === BUSY) onBusy(p.name);
+    else dropped.push(p.name);
   }
   return dropped;
+}
+
+const BUSY = Symbol('busy');
+
+/**
+ * Runs `fn` in a transaction whose locks wait at most `lockTimeout`; BUSY when one was not had in time (55P03: a long
+ * query on the table): the next round tries again.
+ */
+async function withLockTimeout<T>(
+  prisma: PrismaClient,
+  lockTimeout: string,
+  fn: (tx: Prisma.TransactionClient) => Promise<T>,
+  txTimeoutMs?: number,
+): Promise<T | typeof BUSY> {
+  try {
+    return await prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+        return fn(tx);
+      },
+      txTimeoutMs === undefined ? undefined : { timeout: txTimeoutMs },
+    );
+  } catch (err) {
+    if (pgCode(err) !== '55P03' && !/lock timeout/.test(String(err))) throw err;
+    return BUSY;
+  }
 }
 
 /**
@@ -307,27 +324,14 @@ export async function packClosedResults(
   const report: PackReport = { partitions: [], results: 0 };
   const closed = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= before);
   const inTx = <T>(fn: (tx: Prisma.TransactionClient) => Promise<T>) =>
-    prisma.$transaction(
-      async (tx) => {
-        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-        return fn(tx);
-      },
-      { timeout: PACK_TX_TIMEOUT_MS },
-    );
+    withLockTimeout(prisma, LOCK_TIMEOUT, fn, PACK_TX_TIMEOUT_MS);
   for (const p of closed) {
-    try {
-      const n = await inTx((tx) => packPartition(tx, p.name, chunkRows));
-      if (n === null) continue;
-      report.partitions.push(p.name);
-      report.results += n;
-    } catch (err) {
-      if (pgCode(err) !== '55P03' && !/lock timeout/.test(String(err))) throw err;
-    }
+    const n = await inTx((tx) => packPartition(tx, p.name, chunkRows));
+    if (n === null || n === BUSY) continue;
+    report.partitions.push(p.name);
+    report.results += n;
   }
-  try {
-    report.results += (await inTx((tx) => packDefaultPartition(tx, before))) ?? 0;
-  } catch (err) {
-    if (pgCode(err) !== '55P03' && !/lock timeout/.test(String(err))) throw err;
-  }
+  const n = await inTx((tx) => packDefaultPartition(tx, before));
+  if (n !== null && n !== BUSY) report.results += n;
   return report;
 }
