@@ -6,7 +6,7 @@
  * raw and packed must be the same (the run fails otherwise). In a database of its own next to DATABASE_URL's (created,
  * migrated, dropped).
  *
- *   npm run bench:results-list -- --days 35 --calls 20
+ *   npm run bench:results-list -- --days 35 --calls 20 [--keep]
  *
  * Writes bench/results/<start>-results-list.json (the figures, commit and load average, as the bench's side runs).
  */
@@ -26,6 +26,8 @@ const { values: args } = parseArgs({
   options: {
     days: { type: 'string', default: '35' },
     calls: { type: 'string', default: '20' },
+    /** Keep the database afterwards (to EXPLAIN the queries); dropped at the next run. */
+    keep: { type: 'boolean', default: false },
   },
 });
 const days = Number(args.days);
@@ -191,5 +193,5 @@ try {
   process.stdout.write(`wrote ${path.slice(ROOT.length + 1)}\n`);
 } finally {
   await prisma.$disconnect();
-  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  if (!args.keep) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
 }

@@ -72,12 +72,13 @@ const results = (query = '', token = w.tokens.viewer, id = monitorId) =>
   request(h.app).get(`/api/v1/monitors/${id}/results${query}`).set(bearer(token));
 
 describe('GET /monitors/{id}/results', () => {
-  it('answers every result newest first, with the spec fields', async () => {
+  it('answers every result newest slot first (then by region), with the spec fields', async () => {
     const res = await results();
     expect(res.status).toBe(200);
     expect(res.body.pagination).toEqual({ page: 1, perPage: 25, total: 5, totalPages: 1 });
+    // By slot, not checkedAt: us checked slot 1 after eu did, and is listed after it.
     expect(res.body.data.map((r: { checkedAt: string }) => r.checkedAt)).toEqual(
-      [at(2), at(1.1), at(1), at(0.1), at(0)].map((d) => d.toISOString()),
+      [at(2), at(1), at(1.1), at(0), at(0.1)].map((d) => d.toISOString()),
     );
     expect(res.body.data[0]).toEqual({
       checkedAt: at(2).toISOString(),
@@ -90,7 +91,7 @@ describe('GET /monitors/{id}/results', () => {
       address: null,
       dnsAnswers: ['1.2.3.4'],
     });
-    expect(res.body.data[1]).toEqual({
+    expect(res.body.data[2]).toEqual({
       checkedAt: at(1.1).toISOString(),
       slot: at(1).toISOString(),
       region: 'us',
@@ -100,20 +101,20 @@ describe('GET /monitors/{id}/results', () => {
       totalMs: null,
       address: null,
     });
-    expect(res.body.data[2].certificate).toMatchObject({ ...CERT, daysRemaining: expect.any(Number) });
+    expect(res.body.data[1].certificate).toMatchObject({ ...CERT, daysRemaining: expect.any(Number) });
   });
 
   it('filters by region, status and since, combined, and pages', async () => {
     const eu = await results('?region=eu');
     expect(eu.body.data.map((r: { region: string }) => r.region)).toEqual(['eu', 'eu', 'eu']);
     const failing = await results('?status=down,degraded');
-    expect(failing.body.data.map((r: { status: string }) => r.status)).toEqual(['down', 'degraded', 'down']);
+    expect(failing.body.data.map((r: { status: string }) => r.status)).toEqual(['degraded', 'down', 'down']);
     const recent = await results(`?since=${encodeURIComponent('2030-01-01T01:01:00+01:00')}&region=us&status=down`);
     expect(recent.body.data.map((r: { checkedAt: string }) => r.checkedAt)).toEqual([at(1.1).toISOString()]);
     const page2 = await results('?perPage=2&page=2');
     expect(page2.body.pagination).toEqual({ page: 2, perPage: 2, total: 5, totalPages: 3 });
     expect(page2.body.data.map((r: { checkedAt: string }) => r.checkedAt)).toEqual(
-      [at(1), at(0.1)].map((d) => d.toISOString()),
+      [at(1.1), at(0)].map((d) => d.toISOString()),
     );
     expect((await results('?region=nowhere')).body.data).toEqual([]);
   });

@@ -1246,7 +1246,7 @@ export interface components {
             checkedAt: string;
             /**
              * Format: date-time
-             * @description The scheduled time the check ran for (one result per monitor, region and slot).
+             * @description The scheduled time the check ran for (one result per monitor, region and slot). The list is ordered by it, newest first, then by region: a result checked late (or a missed slot, recorded late) is listed at its slot.
              */
             slot: string;
             region: string;
