@@ -56,6 +56,7 @@ const CASES: Record<string, Record<string, string>> = {
   'status=down': { status: 'down' },
   'status=down,missed, page 3': { status: 'down,missed', page: '3' },
   'since=1 h ago': { since: since.toISOString() },
+  'since=7 d ago, page 2': { since: new Date(since.getTime() + 3_600_000 - 7 * DAY).toISOString(), page: '2' },
 };
 
 interface CaseResult {
