@@ -6,7 +6,9 @@
 -- arrays only (timestamptz plus a whole number of milliseconds: no time zone involved), so the function is immutable.
 CREATE FUNCTION "check_results_packed_last_checked_at"("day" TIMESTAMPTZ, "slotOffsetMs" INTEGER[], "checkedAfterMs" BIGINT[])
     RETURNS TIMESTAMPTZ LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN "day" + (SELECT max(u.s + u.c) FROM unnest("slotOffsetMs", "checkedAfterMs") AS u(s, c)) * INTERVAL '1 millisecond';
+    -- unnest in the select list (lockstep, no tuplestore): about twice as fast as unnest(a, b) in FROM.
+    RETURN "day" + (SELECT max(u.s + u.c) FROM (SELECT unnest("slotOffsetMs"), unnest("checkedAfterMs")) AS u(s, c))
+        * INTERVAL '1 millisecond';
 
 CREATE INDEX "check_results_packed_monitorId_lastCheckedAt_idx" ON "check_results_packed"
     ("monitorId", "check_results_packed_last_checked_at"("day", "slotOffsetMs", "checkedAfterMs"));

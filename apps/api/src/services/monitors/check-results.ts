@@ -133,7 +133,7 @@ export async function listCheckResults(
   // A packed day's matching results: all of them, those of the asked statuses (counted without unpacking the
   // others' columns), or with `since`, those checked at or after it (only days checked last at or after it get here).
   const packedCount = since
-    ? Prisma.sql`(SELECT count(*) FROM unnest(p."slotOffsetMs", p."checkedAfterMs", p.outcome) AS u(s, c, o)
+    ? Prisma.sql`(SELECT count(*) FROM (SELECT unnest(p."slotOffsetMs"), unnest(p."checkedAfterMs"), unnest(p.outcome)) AS u(s, c, o)
         WHERE ${checkedSince}${and(statuses !== null, Prisma.sql`u.o = ANY(${statuses})`)})`
     : statuses
       ? Prisma.sql`(SELECT sum(cardinality(array_positions(p.outcome, st))) FROM unnest(${statuses}) AS st)`
@@ -178,8 +178,10 @@ export async function listCheckResults(
           u.o::text, u.reason, u.code::int, u.resp, u.answers, u.cert, host(u.addr)
         FROM packed k
         JOIN check_results_packed p ON p."monitorId" = ${monitor.id}::uuid AND p.region = k.region AND p.day = k.day
-        CROSS JOIN LATERAL unnest(p."slotOffsetMs", p."checkedAfterMs", p.outcome, p."responseMs", p."statusCode",
-          p.reason, p.certificate, p."dnsAnswers", p.address) AS u(s, c, o, resp, code, reason, cert, answers, addr)
+        -- unnest in the select list: in lockstep (a null array gives nulls), without unnest(a, b, ...)'s tuplestore.
+        CROSS JOIN LATERAL (SELECT unnest(p."slotOffsetMs"), unnest(p."checkedAfterMs"), unnest(p.outcome),
+          unnest(p."responseMs"), unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"),
+          unnest(p.address)) AS u(s, c, o, resp, code, reason, cert, answers, addr)
         WHERE k.n > 0 AND k.day >= (SELECT oldest FROM span) AND k.day <= (SELECT newest FROM span)${and(
           statuses !== null,
           Prisma.sql`u.o = ANY(${statuses})`,
