@@ -10,12 +10,10 @@
  * Writes bench/results/<start>-packed.json (the figures, commit and load average, as the bench's side runs).
  */
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { createPrisma } from '@statusvane/shared';
-import { applyMigrations } from '../scripts/migrate.js';
 import { ensureResultPartitions } from '../apps/worker/src/result-partitions.js';
 import { bytesPerResult, packedBytesPerResult } from './lib/cost.js';
 import { RESULTS_DIR, ROOT } from './lib/paths.js';
+import { sideDatabase } from './lib/side-database.js';
 import { gitState, writeSideResults } from './lib/report.js';
 
 const { values: args } = parseArgs({
@@ -31,22 +29,10 @@ const days = Number(args.days);
 const startedAt = new Date();
 const source = gitState();
 
-const base = new URL(process.env.DATABASE_URL ?? '');
-if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-const url = new URL(base);
-url.pathname = `${base.pathname}_packed_bytes`;
-const name = url.pathname.slice(1);
-const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: base.toString() });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-};
+const db = sideDatabase('packed_bytes');
 
-await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-await admin(`CREATE DATABASE "${name}"`);
-const prisma = createPrisma(url.toString(), { max: 2, statementTimeoutMs: 600_000 });
+const prisma = await db.create();
 try {
-  await applyMigrations(url.toString());
   // A component each: a monitor is its component's.
   await prisma.$executeRawUnsafe(`
     WITH ws AS (INSERT INTO workspaces (id, slug, name) VALUES (gen_random_uuid(), 'packed', 'Packed') RETURNING id),
@@ -86,5 +72,5 @@ try {
   process.stdout.write(`wrote ${path.slice(ROOT.length + 1)}\n`);
 } finally {
   await prisma.$disconnect();
-  await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await db.drop();
 }

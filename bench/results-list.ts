@@ -10,15 +10,14 @@
  *
  * Writes bench/results/<start>-results-list.json (the figures, commit and load average, as the bench's side runs).
  */
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { createPrisma } from '@statusvane/shared';
-import { applyMigrations } from '../scripts/migrate.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { checkResultQuerySchema, listCheckResults } from '../apps/api/src/services/monitors/check-results.js';
 import { ensureResultPartitions, packClosedResults, PACK_AFTER_MS } from '../apps/worker/src/result-partitions.js';
 import { RESULTS_DIR, ROOT } from './lib/paths.js';
+import { sideDatabase } from './lib/side-database.js';
 import { gitState, writeSideResults } from './lib/report.js';
 import { createMonitorsBulk, seedWorkspace } from './lib/seed.js';
 
@@ -36,16 +35,7 @@ const startedAt = new Date();
 const source = gitState();
 const DAY = 86_400_000;
 
-const base = new URL(process.env.DATABASE_URL ?? '');
-if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-const url = new URL(base);
-url.pathname = `${base.pathname}_results_list`;
-const name = url.pathname.slice(1);
-const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: base.toString() });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-};
+const db = sideDatabase('results_list');
 
 /** The cases timed, as the query string a user sends. */
 const since = new Date(Math.floor(startedAt.getTime() / 60_000) * 60_000 - 3_600_000);
@@ -67,11 +57,8 @@ interface CaseResult {
   rows: number;
 }
 
-await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-await admin(`CREATE DATABASE "${name}"`);
-const prisma = createPrisma(url.toString(), { max: 2, statementTimeoutMs: 600_000 });
+const prisma = await db.create();
 try {
-  await applyMigrations(url.toString());
   const ws = await seedWorkspace(prisma, 'results-list');
   const [monitor] = await createMonitorsBulk(prisma, {
     workspaceId: ws.id,
@@ -164,7 +151,7 @@ try {
     throw new Error('the answers differ once the closed days are packed');
 
   const width = Math.max(...Object.keys(CASES).map((k) => k.length));
-  const loadAverage = (await import('node:os')).loadavg().map((l) => l.toFixed(2));
+  const loadAverage = os.loadavg().map((l) => l.toFixed(2));
   process.stdout.write(
     `\nmedian of ${calls} calls (ms), load average ${loadAverage.join(' ')}\n` +
       `${'case'.padEnd(width)}  ${'all raw'.padStart(8)}  ${`${packedDays} d packed`.padStart(12)}  total\n`,
@@ -194,5 +181,5 @@ try {
   process.stdout.write(`wrote ${path.slice(ROOT.length + 1)}\n`);
 } finally {
   await prisma.$disconnect();
-  if (!args.keep) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  if (!args.keep) await db.drop();
 }

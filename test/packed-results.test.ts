@@ -11,7 +11,7 @@ import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js
 import { pruneExpired } from '../apps/worker/src/housekeeping.js';
 import { listResultPartitions, packClosedResults, partitionName } from '../apps/worker/src/result-partitions.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, createMonitorNamed, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { scratchDatabaseBefore } from './support/scratch-db.js';
 
 // Every migration applied: the name sorts after all of them.
@@ -75,14 +75,7 @@ beforeAll(async () => {
   h = makeHarness({ DATABASE_URL: scratch.url, CHECK_REGIONS: 'eu,us' });
   prisma = h.prisma;
   w = await makeWorkspace(prisma, { plan: 'solo' });
-  const create = async (name: string) => {
-    const res = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(w.tokens.owner))
-      .send(makeMonitorInput({ name }));
-    expect(res.status).toBe(201);
-    return res.body.data.id as string;
-  };
+  const create = async (name: string) => (await createMonitorNamed(h, w, name)).id;
   monitorId = await create('packed');
   other = await create('other');
   await insertResultsWithRollups(prisma, results(monitorId));

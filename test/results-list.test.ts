@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { packClosedResults, ensureResultPartitions } from '../apps/worker/src/result-partitions.js';
-import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, createMonitorNamed, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { scratchDatabaseBefore } from './support/scratch-db.js';
 
 // Every migration applied: the name sorts after all of them.
@@ -70,14 +69,7 @@ async function write(id: string, rows: Result[]): Promise<void> {
 beforeAll(async () => {
   h = makeHarness({ DATABASE_URL: scratch.url, CHECK_REGIONS: 'eu,us' });
   w = await makeWorkspace(h.prisma, { plan: 'solo' });
-  const create = async (name: string) => {
-    const res = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(w.tokens.owner))
-      .send(makeMonitorInput({ name }));
-    expect(res.status).toBe(201);
-    return res.body.data.id as string;
-  };
+  const create = async (name: string) => (await createMonitorNamed(h, w, name)).id;
   monitorId = await create('listed');
   // The closed days in partitions of their own, as housekeeping makes them (packing drops them).
   await ensureResultPartitions(h.prisma, first, 5);

@@ -105,6 +105,16 @@ export function serviceCtx(
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+/** An http monitor named `name` created through the API by the workspace's owner: its id and component's. */
+export async function createMonitorNamed(h: Harness, w: Awaited<ReturnType<typeof makeWorkspace>>, name: string) {
+  const res = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(w.tokens.owner))
+    .send(makeMonitorInput({ name }));
+  if (res.status !== 201) throw new Error(`creating monitor ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
+}
+
 /** An http monitor created through the API, then shown as `status` (as if checks had said so): status page tests. */
 export async function monitorShowing(
   h: Harness,
@@ -112,11 +122,7 @@ export async function monitorShowing(
   name: string,
   status: 'up' | 'degraded' | 'down',
 ) {
-  const res = await request(h.app)
-    .post('/api/v1/monitors')
-    .set(bearer(w.tokens.owner))
-    .send(makeMonitorInput({ name }));
-  if (res.status !== 201) throw new Error(`creating monitor ${name}: ${res.status} ${JSON.stringify(res.body)}`);
-  await h.prisma.monitor.update({ where: { id: res.body.data.id }, data: { status } });
-  return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
+  const monitor = await createMonitorNamed(h, w, name);
+  await h.prisma.monitor.update({ where: { id: monitor.id }, data: { status } });
+  return monitor;
 }
