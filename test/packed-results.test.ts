@@ -107,6 +107,10 @@ async function readEverything() {
     '/results?status=degraded&region=us&perPage=100',
     `/results?since=${encodeURIComponent(new Date(today.getTime() - 3 * HOUR).toISOString())}&perPage=100`,
     `/results?since=${encodeURIComponent(new Date(now.getTime() - 2 * HOUR).toISOString())}&status=up&perPage=5&page=2`,
+    // Pages across the midnight between the two days, per region and checked since yesterday's midday.
+    `/results?region=us&perPage=30&page=${Math.max(1, Math.ceil((now.getTime() - today.getTime()) / (10 * 60_000) / 30))}`,
+    `/results?since=${encodeURIComponent(new Date(yesterday.getTime() + 12 * HOUR).toISOString())}&region=eu&perPage=40&page=2`,
+    '/results?page=1000',
   ];
   for (const period of ['hour', 'day', 'week', 'month']) {
     for (const region of ['', '&region=eu', '&region=us', '&region=all'])
