@@ -2450,7 +2450,7 @@ export interface operations {
                 componentId?: string;
                 /** @description A case-insensitive substring of the name. */
                 q?: string;
-                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once. */
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
                 metadata?: {
                     [key: string]: string;
                 };

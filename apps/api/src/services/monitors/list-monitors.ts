@@ -50,7 +50,7 @@ const filters = paginationQuerySchema.extend({
       param: { style: 'deepObject', explode: true },
       description:
         'Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form ' +
-        '`metadata.env=prod` is the same filter. Each key at most once.',
+        '`metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400).',
     }),
 });
 const KNOWN = new Set(Object.keys(filters.shape));
