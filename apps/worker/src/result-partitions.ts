@@ -170,10 +170,20 @@ function pgCode(err: unknown): string | undefined {
 export const PACK_AFTER_MS = MAX_RESULT_LAG_MS;
 /** Serialises packing across workers (a round may outlive the housekeeping lock); `pg_try_advisory_xact_lock`. */
 const PACK_LOCK_KEY = 5_387_223_017;
-/** Rows of a partition packed per statement, about: each stays well within the statement timeout (10 s). */
+/**
+ * Rows of a partition packed per statement, about: each stays well within the statement timeout (10 s). There is no
+ * cap on the number of statements: capped, a large fleet's day made statements of half a million rows and more, which
+ * ran past the timeout under load, so the day was never packed (bench:packed measures 40,000 to 100,000 results a
+ * second).
+ */
 const PACK_CHUNK_ROWS = 100_000;
-/** A packing transaction may take this long (a whole day of a large fleet). */
-const PACK_TX_TIMEOUT_MS = 60 * 60_000;
+/** Chunks are ranges of the first 32 bits of monitor ids: this many leaves a few monitors in each at most. */
+const PACK_MAX_CHUNKS = 1 << 20;
+/**
+ * A packing transaction may take this long: a day of 100,000 monitors checked every minute from one region is 144
+ * million results, about 25 to 60 minutes at the measured rates (docs/adr/0017-packed-results.md).
+ */
+const PACK_TX_TIMEOUT_MS = 4 * 60 * 60_000;
 
 const DAY = `date_bin('1 day', slot, TIMESTAMPTZ 'epoch')`;
 
@@ -233,6 +243,11 @@ function packStatement(table: string, where: string): string {
     SELECT count(*)::int AS n FROM src`;
 }
 
+/** How many statements pack a partition of about `rows` rows, `chunkRows` each at most (as far as ids spread evenly). */
+export function packChunkCount(rows: number, chunkRows = PACK_CHUNK_ROWS): number {
+  return Math.min(PACK_MAX_CHUNKS, Math.max(1, Math.ceil(rows / chunkRows)));
+}
+
 /** `n` ranges of monitor ids covering them all (by the first 32 bits), as SQL conditions. */
 function monitorRanges(n: number): string[] {
   const bound = (i: number) =>
@@ -282,9 +297,8 @@ export async function packPartition(
     WHERE i.inhparent = 'check_results'::regclass AND c.relname = ${name}`;
   if (!part) return null;
   await tx.$executeRawUnsafe(`LOCK TABLE "${name}" IN SHARE MODE`);
-  const chunks = Math.min(256, Math.max(1, Math.ceil(part.rows / chunkRows)));
   let packed = 0;
-  for (const range of monitorRanges(chunks)) packed += await pack(tx, name, range);
+  for (const range of monitorRanges(packChunkCount(part.rows, chunkRows))) packed += await pack(tx, name, range);
   await dropPartition(tx, name);
   return packed;
 }
