@@ -143,6 +143,53 @@ describe('config with secrets no configured key opens', () => {
     ]);
     expect(res.body.error.details.issues[0].message).toContain('is "<redacted>" but the stored pagerduty target');
     expect(await versions()).toEqual(was);
+    // A document without them asks for none: the plan shows what would go.
+    const without = await call(after, token, 'plan', {
+      version: 1,
+      monitors: [{ ref: 'api', name: 'API', type: 'http', target: 'https://93.184.215.14/health' }],
+    });
+    expect(without.status).toBe(200);
+    expect(without.body.data.changes[0].fields).toEqual({
+      method: { from: 'POST', to: 'GET' },
+      headers: { from: '<unreadable>', to: {} },
+      body: { from: '<unreadable>', to: null },
+    });
+  });
+
+  it('as the other endpoints do: reads never decrypt, a PATCH takes a sent secret as new, a policy test says why', async () => {
+    const monitor = await request(before.app)
+      .post('/api/v1/monitors')
+      .set(bearer(token))
+      .send({ name: 'Unmanaged', target: 'https://93.184.215.14/', headers: { 'X-Key': 'k1' } });
+    const webhook = await request(before.app)
+      .post('/api/v1/webhooks')
+      .set(bearer(token))
+      .send({ url: 'https://93.184.215.14/hook?token=t1' });
+    expect([monitor.status, webhook.status]).toEqual([201, 201]);
+    const policy = await after.prisma.escalationPolicy.findFirstOrThrow({ where: { workspaceId, ref: 'on-call' } });
+
+    expect((await request(after.app).get('/api/v1/monitors').set(bearer(viewer))).status).toBe(200);
+    expect((await request(after.app).get(`/api/v1/escalation-policies/${policy.id}`).set(bearer(viewer))).status).toBe(
+      200,
+    );
+    expect((await request(after.app).get(`/api/v1/webhooks/${webhook.body.data.id}`).set(bearer(token))).status).toBe(
+      200,
+    );
+    const tested = await request(after.app).post(`/api/v1/escalation-policies/${policy.id}/test`).set(bearer(token));
+    expect(tested.status).toBe(200);
+    expect(tested.body.data.map((r: { ok: boolean; error: string }) => [r.ok, r.error])).toEqual(
+      Array(4).fill([false, 'target_unreadable']),
+    );
+    const patched = await request(after.app)
+      .patch(`/api/v1/monitors/${monitor.body.data.id}`)
+      .set(bearer(token))
+      .send({ headers: { 'X-Key': 'k1' } });
+    expect([patched.status, patched.body.data.version]).toEqual([200, 2]);
+    const hook = await request(after.app)
+      .patch(`/api/v1/webhooks/${webhook.body.data.id}`)
+      .set(bearer(token))
+      .send({ url: 'https://93.184.215.14/hook?token=t1' });
+    expect([hook.status, hook.body.data.version]).toEqual([200, 2]);
   });
 
   it('a value the document gives replaces the unreadable one: plan shows it, apply seals it under the current key', async () => {
