@@ -106,12 +106,12 @@ function storedTarget(t: ConfigPolicyRow['steps'][number]['targets'][number], ke
     return targetFromSecret(t.channel, openTarget(t, keyring));
   } catch {
     const unreadable = new UnreadableSecret(t.targetEnc === null ? null : secretKeyId(t.targetEnc, t.encKeyId));
-    return { channel: t.channel, ...mapValues(PLACEHOLDERS[t.channel], () => unreadable) };
+    return {
+      channel: t.channel,
+      ...Object.fromEntries(Object.keys(PLACEHOLDERS[t.channel]).map((f) => [f, unreadable])),
+    };
   }
 }
-
-const mapValues = <T>(o: Record<string, unknown>, f: () => T) =>
-  Object.fromEntries(Object.keys(o).map((k) => [k, f()]));
 
 /** A stored policy as the document sees it, targets decrypted (in memory only, for comparison). */
 export function storedPolicyView(row: ConfigPolicyRow, keyring: Config['encryption']): View {

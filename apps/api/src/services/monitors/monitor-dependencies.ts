@@ -1,4 +1,4 @@
-import { ValidationError, type Issue, type Prisma } from '@statusvane/shared';
+import { Prisma, ValidationError, type Issue } from '@statusvane/shared';
 
 type Tx = Prisma.TransactionClient;
 type Db = Pick<Tx, 'monitor' | '$queryRaw'>;
@@ -75,31 +75,51 @@ export async function dependencyListIssues(
     ...lists.flatMap((l) => (l.monitorId ? [{ id: l.monitorId, dependsOn: l.dependsOn }] : [])),
     ...[...deleted.ids].map((id) => ({ id, dependsOn: [] })),
   ];
-  for (const [i, { monitorId, dependsOn }] of lists.entries()) {
-    // A created monitor has no id anything could name yet: it cannot close a cycle.
-    if (!monitorId || dependsOn.length === 0 || all[i]!.length) continue;
-    const cycle = await cycleThrough(db, workspaceId, monitorId, pending);
-    if (cycle)
-      all[i]!.push({ path: 'dependsOn', message: `would make a cycle: ${[monitorId, ...cycle].join(' -> ')}` });
+  // A created monitor has no id anything could name yet: it cannot close a cycle.
+  const origins = lists.flatMap((l, i) => (l.monitorId && l.dependsOn.length && !all[i]!.length ? [l.monitorId] : []));
+  if (origins.length === 0) return all;
+  const graph = JSON.stringify(pending);
+  for (const monitorId of await cyclic(db, workspaceId, origins, graph)) {
+    const path = await cycleThrough(db, workspaceId, monitorId, graph);
+    const i = lists.findIndex((l) => l.monitorId === monitorId);
+    const through = path ? `: ${[monitorId, ...path].join(' -> ')}` : '';
+    all[i]!.push({ path: 'dependsOn', message: `would make a cycle${through}` });
   }
   return all;
 }
 
 /**
- * A path back to `monitorId` from one of its parents, through the lists as they will stand (`pending` in place of
- * the stored ones), or null when there is none.
+ * `pending` as rows (id, deps): the lists as they will stand, read in place of the stored ones. Its statement starts
+ * each query below.
  */
-async function cycleThrough(
-  db: Db,
-  workspaceId: string,
-  monitorId: string,
-  pending: ReadonlyArray<{ id: string; dependsOn: readonly string[] }>,
-): Promise<string[] | null> {
+const pendingRows = (graph: string) => Prisma.sql`pending(id, deps) AS (
+  SELECT (e->>'id')::uuid, ARRAY(SELECT jsonb_array_elements_text(e->'dependsOn'))::uuid[]
+    FROM jsonb_array_elements(${graph}::jsonb) AS e)`;
+
+/**
+ * The origins from which a path through the lists as they will stand leads back to themselves: one query for all,
+ * each monitor reached once per origin (reachability, not paths: no blow-up on a dense graph).
+ */
+async function cyclic(db: Db, workspaceId: string, origins: string[], graph: string): Promise<string[]> {
+  const rows = await db.$queryRaw<Array<{ origin: string }>>`
+    WITH RECURSIVE ${pendingRows(graph)}, reach(origin, id) AS (
+      SELECT pending.id, p FROM pending CROSS JOIN LATERAL unnest(pending.deps) AS p
+       WHERE pending.id = ANY(${origins}::uuid[])
+      UNION
+      SELECT r.origin, d FROM reach r
+      JOIN monitors m ON m.id = r.id AND m."workspaceId" = ${workspaceId}::uuid
+      LEFT JOIN pending o ON o.id = r.id
+      CROSS JOIN LATERAL unnest(COALESCE(o.deps, m."dependsOn")) AS d
+      WHERE r.id <> r.origin
+    )
+    SELECT DISTINCT origin::text AS origin FROM reach WHERE id = origin`;
+  return rows.map((r) => r.origin);
+}
+
+/** A path back to `monitorId` from one of its parents, through the lists as they will stand (for the 400). */
+async function cycleThrough(db: Db, workspaceId: string, monitorId: string, graph: string): Promise<string[] | null> {
   const [cycle] = await db.$queryRaw<Array<{ path: string[] }>>`
-    WITH RECURSIVE pending(id, deps) AS (
-      SELECT (e->>'id')::uuid, ARRAY(SELECT jsonb_array_elements_text(e->'dependsOn'))::uuid[]
-        FROM jsonb_array_elements(${JSON.stringify(pending)}::jsonb) AS e
-    ), reach(id, path) AS (
+    WITH RECURSIVE ${pendingRows(graph)}, reach(id, path) AS (
       SELECT p, ARRAY[p] FROM pending CROSS JOIN LATERAL unnest(pending.deps) AS p
        WHERE pending.id = ${monitorId}::uuid
       UNION ALL
