@@ -75,7 +75,8 @@ try {
   process.stdout.write(
     `${monitors} monitors every ${interval} s for ${days} day(s): ${raw.resultRows} results; bytes per result ` +
       `${raw.bytesPerResult.toFixed(1)} as written, ${packed.bytesPerResultPacked.toFixed(1)} once packed ` +
-      `(${packed.packedRows} packed rows)\n`,
+      `(${packed.packedRows} packed rows); packed in ${(packed.packMs / 1000).toFixed(1)} s, ` +
+      `${Math.round(raw.resultRows / (packed.packMs / 1000)).toLocaleString('en')} results/s\n`,
   );
   const { path } = writeSideResults(
     RESULTS_DIR,

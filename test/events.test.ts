@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import request from 'supertest';
 import { encodeCursor, endOfLog, recordEvent } from '@statusvane/shared';
@@ -293,5 +294,81 @@ describe('GET /events', () => {
     await h.prisma.workspace.delete({ where: { id: a.ws.id } });
     expect(await h.prisma.event.count({ where: { workspaceId: a.ws.id } })).toBe(0);
     expect(await h.prisma.event.count({ where: { workspaceId: b.ws.id } })).toBe(1);
+  });
+});
+
+describe('secrets in the event log', () => {
+  /** The ping secret is the last segment of a heartbeat's pingUrl. */
+  const secretOf = (pingUrl: string) => new URL(pingUrl).pathname.split('/').pop()!;
+
+  it("never carries a heartbeat's ping secret: created, updated, paused, applied, pruned, deleted", async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.member))
+      .send({ type: 'heartbeat', name: 'backup', intervalSeconds: 300 });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const secrets = [secretOf(created.body.data.pingUrl)];
+    const renamed = await request(h.app)
+      .patch(`/api/v1/monitors/${id}`)
+      .set(bearer(tokens.member))
+      .send({ name: 'backup 2' });
+    expect(renamed.status).toBe(200);
+    const paused = await request(h.app)
+      .patch(`/api/v1/monitors/${id}`)
+      .set(bearer(tokens.member))
+      .send({ enabled: false });
+    expect(paused.status).toBe(200);
+    // config/apply records its own monitor.created and monitor.updated (and a prune deletes).
+    const apply = (monitors: unknown[], prune = false) =>
+      request(h.app).post('/api/v1/config/apply').set(bearer(tokens.admin)).send({ version: 1, prune, monitors });
+    expect((await apply([{ ref: 'nightly', name: 'nightly', type: 'heartbeat', graceSeconds: 60 }])).status).toBe(200);
+    const managed = (await request(h.app).get('/api/v1/monitors?q=nightly').set(bearer(tokens.viewer))).body.data[0];
+    secrets.push(secretOf(managed.pingUrl));
+    expect((await apply([{ ref: 'nightly', name: 'nightly', type: 'heartbeat', graceSeconds: 120 }])).status).toBe(200);
+    expect((await apply([], true)).status).toBe(200);
+    expect((await request(h.app).delete(`/api/v1/monitors/${id}`).set(bearer(tokens.admin))).status).toBe(204);
+
+    const writes = await readUntil(tokens.viewer, '?types=monitor.created,monitor.updated,monitor.deleted', 7);
+    expect(types(writes.data)).toEqual([
+      'monitor.created',
+      'monitor.updated',
+      'monitor.updated',
+      'monitor.created',
+      'monitor.updated',
+      'monitor.deleted',
+      'monitor.deleted',
+    ]);
+    // The record as the API shows it, but the ping URL: `"<redacted>"` (the monitor's own read still has it).
+    expect(writes.data[0]!.data).toEqual({ monitor: { ...created.body.data, pingUrl: '<redacted>' } });
+    expect(writes.data[2]!.data).toEqual({ monitor: { ...paused.body.data, pingUrl: '<redacted>' } });
+    for (const e of writes.data.filter((x) => x.data.monitor.pingUrl !== undefined))
+      expect(e.data.monitor.pingUrl).toBe('<redacted>');
+    // Nowhere in the log (every type), nor in the audit trail.
+    const everything = JSON.stringify((await readAll(tokens.viewer, '?limit=500')).data);
+    const audit = await request(h.app).get('/api/v1/audit-events?perPage=250').set(bearer(tokens.admin));
+    expect(audit.status).toBe(200);
+    for (const secret of secrets) {
+      expect(everything).not.toContain(secret);
+      expect(JSON.stringify(audit.body)).not.toContain(secret);
+    }
+  });
+
+  it('redacts ping URLs that events recorded before the fix still held (migration)', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const pingUrl = 'http://localhost:3000/ping/0123456789abcdef0123456789abcdef';
+    const legacy = (type: string, url: string | null) =>
+      h.prisma.$executeRaw`
+        INSERT INTO events (id, "workspaceId", type, subject, data)
+        VALUES (gen_random_uuid(), ${ws.id}::uuid, ${type}, 'monitors/x',
+          ${JSON.stringify({ monitor: { id: 'x', type: url ? 'heartbeat' : 'http', pingUrl: url } })}::jsonb)`;
+    await legacy('monitor.created', pingUrl);
+    await legacy('monitor.updated', pingUrl);
+    await legacy('monitor.updated', null);
+    const sql = readFileSync('prisma/migrations/20261126070744_redact_ping_urls_in_events/migration.sql', 'utf8');
+    await h.prisma.$executeRawUnsafe(sql);
+    const page = await readUntil(tokens.viewer, '', 3);
+    expect(page.data.map((e) => e.data.monitor.pingUrl)).toEqual(['<redacted>', '<redacted>', null]);
   });
 });

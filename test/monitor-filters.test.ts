@@ -93,6 +93,50 @@ describe('GET /monitors filters', () => {
     expect((await list('?metadata[]=x')).status).toBe(400);
     expect((await list('?status=up&status=down')).status).toBe(400);
   });
+
+  it('answers 400 naming the parameter for a filter given twice, in one spelling or two', async () => {
+    const issuesOf = async (query: string) => {
+      const res = await list(query);
+      return [res.status, (res.body.error?.details?.issues ?? []) as Array<{ path: string; message: string }>] as const;
+    };
+    // The same metadata key in both spellings: one filter, given twice (it used to answer an empty list).
+    for (const [query, path, first] of [
+      ['?metadata.team=payments&metadata[team]=data', 'metadata[team]', 'metadata.team'],
+      ['?metadata[team]=payments&metadata.team=payments', 'metadata.team', 'metadata[team]'],
+      ['?metadata%5Bteam%5D=a&metadata.tier=1&metadata.team=b', 'metadata.team', 'metadata[team]'],
+    ] as const) {
+      const [status, issues] = await issuesOf(query);
+      expect([status, issues]).toEqual([
+        400,
+        [{ path, message: `filters the same metadata key as ${first}: give it once` }],
+      ]);
+    }
+    // One spelling twice, and every scalar or comma-list filter given twice: 400 naming it, never a silent pick.
+    for (const [query, path] of [
+      ['?metadata.team=payments&metadata.team=payments', 'metadata.team'],
+      ['?metadata[team]=a&metadata[team]=b', 'metadata[team]'],
+      ['?status=up&status=down', 'status'],
+      ['?type=http&type=tcp', 'type'],
+      ['?enabled=true&enabled=true', 'enabled'],
+      ['?environment=a&environment=b', 'environment'],
+      [`?componentId=${ids.web!.componentId}&componentId=${ids.api!.componentId}`, 'componentId'],
+      ['?q=a&q=b', 'q'],
+      ['?page=1&page=2', 'page'],
+      ['?perPage=1&perPage=1', 'perPage'],
+    ] as const) {
+      const [status, issues] = await issuesOf(query);
+      expect([query, status, issues.map((i) => [i.path, i.message])]).toEqual([
+        query,
+        400,
+        [[path, 'was given more than once']],
+      ]);
+    }
+    // Bracketed scalars are no parameters of this operation.
+    for (const query of ['?status[]=up', '?q[x]=a', '?page[0]=1']) {
+      const [status, issues] = await issuesOf(query);
+      expect([status, issues.map((i) => i.message)]).toEqual([400, ['Unknown field']]);
+    }
+  });
 });
 
 describe('PATCH /monitors/{id} escalationPolicyId', () => {

@@ -288,6 +288,38 @@ describe('/webhooks', () => {
     expect(after.body.data.filter((d: { replay: boolean }) => d.replay)).toHaveLength(2);
   });
 
+  it("delivers monitor.created and monitor.updated without a heartbeat's ping secret", async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const hook = (
+      await createHook(tokens.admin, { url: `${rx.base}/heartbeats`, types: ['monitor.created', 'monitor.updated'] })
+    ).body.data;
+    const created = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.member))
+      .send({ type: 'heartbeat', name: 'nightly', intervalSeconds: 3600 });
+    expect(created.status).toBe(201);
+    const pingSecret = new URL(created.body.data.pingUrl).pathname.split('/').pop()!;
+    const updated = await request(h.app)
+      .patch(`/api/v1/monitors/${created.body.data.id}`)
+      .set(bearer(tokens.member))
+      .send({ graceSeconds: 120 });
+    expect(updated.status).toBe(200);
+    const mine = () => rx.got.filter((r) => r.path === '/heartbeats');
+    await until(async () => mine().length >= 2, 10_000, 'both deliveries');
+    const delivered = mine().map((r) => JSON.parse(r.body));
+    expect(delivered.map((e) => e.type).sort()).toEqual([
+      'com.statusvane.monitor.created',
+      'com.statusvane.monitor.updated',
+    ]);
+    for (const r of mine()) {
+      expect(r.body).not.toContain(pingSecret);
+      expect(verifyWebhookSignature(hook.secret, String(r.headers['statusvane-signature']), r.body)).toBe(true);
+    }
+    const byType = new Map(delivered.map((e) => [e.type as string, e.data.monitor]));
+    expect(byType.get('com.statusvane.monitor.created')).toEqual({ ...created.body.data, pingUrl: '<redacted>' });
+    expect(byType.get('com.statusvane.monitor.updated')).toEqual({ ...updated.body.data, pingUrl: '<redacted>' });
+  });
+
   it('delivers a status change recorded by the trigger with the data GET /events shows', async () => {
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const hook = (await createHook(tokens.admin, { url: `${rx.base}/status`, types: ['monitor.status_changed'] })).body

@@ -191,8 +191,8 @@ class RolledBack extends Error {}
  */
 export async function packedBytesPerResult(
   prisma: PrismaClient,
-): Promise<{ bytesPerResultPacked: number; packedRows: number }> {
-  let out = { bytesPerResultPacked: NaN, packedRows: 0 };
+): Promise<{ bytesPerResultPacked: number; packedRows: number; packMs: number }> {
+  let out = { bytesPerResultPacked: NaN, packedRows: 0, packMs: NaN };
   await prisma
     .$transaction(
       async (tx) => {
@@ -202,10 +202,12 @@ export async function packedBytesPerResult(
         // Every day so far counts as closed: the one after the latest slot stored is the horizon.
         const [latest] = await tx.$queryRaw<Array<{ at: Date | null }>>`SELECT max(slot) AS at FROM check_results`;
         const horizon = new Date(Math.floor((latest?.at?.getTime() ?? Date.now()) / 86_400_000 + 1) * 86_400_000);
+        const packStart = performance.now();
         for (const p of await listResultPartitions(tx)) {
           if (p.to !== null && p.to <= horizon) await packPartition(tx, p.name);
         }
         await packDefaultPartition(tx, horizon);
+        const packMs = performance.now() - packStart;
         const [row] = await tx.$queryRaw<Array<{ bytes: bigint; rows: bigint; packed: bigint }>>`
           SELECT (SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c
                    WHERE c.oid IN ('check_results'::regclass, 'check_results_packed'::regclass)
@@ -216,6 +218,7 @@ export async function packedBytesPerResult(
         out = {
           bytesPerResultPacked: rows > 0 ? Number(row!.bytes) / rows : NaN,
           packedRows: Number(row?.packed ?? 0),
+          packMs,
         };
         throw new RolledBack();
       },

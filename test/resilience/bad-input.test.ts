@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import querystring from 'node:querystring';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { createSsrfGuard, schedulerId } from '@statusvane/shared';
@@ -51,6 +52,8 @@ interface Op {
   path: string;
   success: number;
   hasBody: boolean;
+  /** The query parameters the operation declares (`metadata` stands for `metadata.<key>` / `metadata[<key>]`). */
+  queryParams: string[];
 }
 
 /** Every declared operation (served by app.ts, described by the document): a new route is fuzzed as it is added. */
@@ -60,6 +63,7 @@ function operations(): Op[] {
     path: r.path,
     success: successStatus(r),
     hasBody: r.request?.body !== undefined,
+    queryParams: Object.keys((r.request?.query as { shape?: object } | undefined)?.shape ?? {}),
   }));
 }
 
@@ -649,6 +653,12 @@ function queryFor(): fc.Arbitrary<string> {
     'perPage=1e3',
     'period=%FF%FE',
     'region=%ED%A0%80',
+    // One parameter twice, or one metadata key in both spellings: a 400 (the judge refuses a 2xx), never a pick.
+    'status=up&status=down',
+    'perPage=10&perPage=10',
+    'metadata.env=a&metadata[env]=b',
+    'metadata[env]=a&metadata%5Benv%5D=a',
+    'q[]=a',
   );
   return fc
     .oneof(
@@ -818,6 +828,24 @@ function oversizedHead(req: Req, res: Res): string | null | undefined {
 }
 
 /** Why an answer is wrong, or null. Also counts the creations a 201 reports. */
+/**
+ * Whether the query gives one parameter twice, or one metadata key in both spellings (`metadata.env`,
+ * `metadata[env]`), as Express's simple query parser reads it: no operation takes that, so it is never a 2xx.
+ */
+function repeatsAParameter(path: string): boolean {
+  const at = path.indexOf('?');
+  if (at < 0) return false;
+  const seen = new Set<string>();
+  for (const [key, value] of Object.entries(querystring.parse(path.slice(at + 1)))) {
+    if (Array.isArray(value)) return true;
+    const meta = /^metadata(?:\.(.*)|\[(.*)\])$/s.exec(key);
+    const name = meta ? `metadata:${meta[1] ?? meta[2]}` : key;
+    if (seen.has(name)) return true;
+    seen.add(name);
+  }
+  return false;
+}
+
 function judge(req: Req, res: Res, ops: Op[]): string | null {
   const head = oversizedHead(req, res);
   if (head !== undefined) return head;
@@ -840,6 +868,7 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
   }
   if (req.method === 'OPTIONS')
     return res.status === 200 || res.status === 204 ? null : `OPTIONS answered ${res.status}`;
+  if (repeatsAParameter(req.path)) return `${res.status} to a query parameter given twice`;
   // Express routing is not strict: `/monitors/` is `/monitors`.
   const path = req.path
     .split('?')[0]!
@@ -1078,6 +1107,43 @@ describe('bad input at scale', () => {
     expect(failures).toEqual([]);
     expect(await brokenInvariants(h.prisma, { workspaceIds: [ws.ws.id, other.ws.id] })).toEqual({});
   }, 120_000);
+
+  it('answers a query parameter given twice, bracketed, or a metadata key in both spellings with a 400 naming it', async () => {
+    const ops = operations().filter((op) => op.queryParams.length > 0);
+    // Every list operation declares some (pagination at least): a new one is covered as it is added.
+    expect(ops.length).toBeGreaterThanOrEqual(10);
+    const cases: Array<{ req: Req; param: string }> = [];
+    for (const op of ops) {
+      const path = `/api/v1${op.path.replace('{id}', ids.own[0]!)}`;
+      const ask = (query: string, param: string) =>
+        cases.push({ param, req: { method: op.method, path: `${path}?${query}`, headers: auth(ws.tokens.owner) } });
+      for (const p of op.queryParams) {
+        if (p === 'metadata') {
+          ask('metadata.env=a&metadata[env]=b', 'metadata[env]');
+          ask('metadata[env]=a&metadata.env=a', 'metadata.env');
+          ask('metadata.env=a&metadata.env=b', 'metadata.env');
+          ask('metadata[env]=a&metadata%5Benv%5D=a', 'metadata[env]');
+        } else {
+          // The same value twice too: a repeated parameter is refused, not collapsed.
+          ask(`${p}=1&${p}=2`, p);
+          ask(`${p}=1&${p}=1`, p);
+          ask(`${p}[]=1`, `${p}[]`);
+          ask(`${p}[a]=1`, `${p}[a]`);
+        }
+      }
+    }
+    const byReq = new Map(cases.map((c) => [c.req, c.param]));
+    const failures = await runAll(
+      cases.map((c) => c.req),
+      (req, res) => {
+        const param = byReq.get(req)!;
+        if (res.status !== 400) return `${res.status} instead of 400: ${res.text.slice(0, 200)}`;
+        const paths = ((res.body?.error?.details?.issues ?? []) as Array<{ path: string }>).map((i) => i.path);
+        return paths.includes(param) ? null : `400 not naming ${param}: ${JSON.stringify(paths)}`;
+      },
+    );
+    expect(failures).toEqual([]);
+  });
 
   it(`answers ${RUNS} random requests with 4xx envelopes or valid 2xx, never a 5xx, and leaves no partial write`, async () => {
     const ops = operations();

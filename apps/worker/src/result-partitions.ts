@@ -170,10 +170,20 @@ function pgCode(err: unknown): string | undefined {
 export const PACK_AFTER_MS = MAX_RESULT_LAG_MS;
 /** Serialises packing across workers (a round may outlive the housekeeping lock); `pg_try_advisory_xact_lock`. */
 const PACK_LOCK_KEY = 5_387_223_017;
-/** Rows of a partition packed per statement, about: each stays well within the statement timeout (10 s). */
+/**
+ * Rows of a partition packed per statement, about: each stays well within the statement timeout (10 s). There is no
+ * cap on the number of statements: capped, a large fleet's day made statements of half a million rows and more, which
+ * ran past the timeout under load, so the day was never packed (bench:packed measures 40,000 to 100,000 results a
+ * second).
+ */
 const PACK_CHUNK_ROWS = 100_000;
-/** A packing transaction may take this long (a whole day of a large fleet). */
-const PACK_TX_TIMEOUT_MS = 60 * 60_000;
+/** Chunks are ranges of the first 32 bits of monitor ids: this many leaves a few monitors in each at most. */
+const PACK_MAX_CHUNKS = 1 << 20;
+/**
+ * A packing transaction may take this long: one range of monitor ids or of heap blocks, a few statements of about
+ * PACK_CHUNK_ROWS rows (the bench packs whole days in one, then rolls it back: packPartition).
+ */
+const PACK_TX_TIMEOUT_MS = 5 * 60_000;
 
 const DAY = `date_bin('1 day', slot, TIMESTAMPTZ 'epoch')`;
 
@@ -203,12 +213,14 @@ const PACKED_ARRAYS: ReadonlyArray<{ column: string; expr: string; type: string;
 ];
 
 /**
- * INSERT ... SELECT of the rows of `table` matching `where` into their packed days; answers `n`, the results packed. A
- * day that has a packed row already (a late result added to a packed day) gets the new results appended to each
- * array; an array that was null (all nulls) is filled out with nulls first, so that element i stays result i in every
- * array.
+ * Moves the rows of `table` matching `where` into their packed days in one statement (DELETE ... RETURNING feeds the
+ * INSERT: one pass over them); answers `n`, the results packed. A day that has a packed row already (a late result
+ * added to a packed day) gets the new results appended to each array; an array that was null (all nulls) is filled
+ * out with nulls first, so that element i stays result i in every array. `skipPacked`: rows whose slot the packed row
+ * holds already are deleted without being added (a result stored twice, each copy where it could land: see
+ * sweepDetached).
  */
-function packStatement(table: string, where: string): string {
+function packStatement(table: string, where: string, skipPacked: boolean): string {
   const cols = PACKED_ARRAYS.map((a) => `"${a.column}"`).join(', ');
   const aggs = PACKED_ARRAYS.map((a) => {
     const agg = `array_agg(${a.expr} ORDER BY slot)`;
@@ -220,17 +232,27 @@ function packStatement(table: string, where: string): string {
     const filled = (row: string) => `coalesce(${row}.${c}, array_fill(NULL::${type}, ARRAY[${row}.count]))`;
     return `${c} = CASE WHEN p.${c} IS NULL AND EXCLUDED.${c} IS NULL THEN NULL ELSE ${filled('p')} || ${filled('EXCLUDED')} END`;
   }).join(',\n      ');
+  const fresh = skipPacked
+    ? `WHERE NOT EXISTS (SELECT 1 FROM check_results_packed k
+         WHERE k."monitorId" = src."monitorId" AND k.region = src.region AND k.day = ${DAY}
+           AND (extract(epoch FROM src.slot - k.day) * 1000)::int = ANY (k."slotOffsetMs"))`
+    : '';
   return `
-    WITH src AS MATERIALIZED (SELECT * FROM "${table}" WHERE ${where}), ins AS (
+    WITH src AS MATERIALIZED (DELETE FROM "${table}" WHERE ${where} RETURNING *), ins AS (
     INSERT INTO check_results_packed AS p (day, "monitorId", count, region, ${cols})
     SELECT ${DAY}, "monitorId", count(*)::int, region,
       ${aggs}
-    FROM src
+    FROM src ${fresh}
     GROUP BY 1, 2, 4
     ON CONFLICT ("monitorId", region, day) DO UPDATE SET
       count = p.count + EXCLUDED.count,
       ${merges})
     SELECT count(*)::int AS n FROM src`;
+}
+
+/** How many statements pack a partition of about `rows` rows, `chunkRows` each at most (as far as ids spread evenly). */
+export function packChunkCount(rows: number, chunkRows = PACK_CHUNK_ROWS): number {
+  return Math.min(PACK_MAX_CHUNKS, Math.max(1, Math.ceil(rows / chunkRows)));
 }
 
 /** `n` ranges of monitor ids covering them all (by the first 32 bits), as SQL conditions. */
@@ -248,12 +270,6 @@ function monitorRanges(n: number): string[] {
   );
 }
 
-/** Runs packStatement; answers the results packed. */
-async function pack(tx: Prisma.TransactionClient, table: string, where: string): Promise<number> {
-  const [row] = await tx.$queryRawUnsafe<Array<{ n: number }>>(packStatement(table, where));
-  return row?.n ?? 0;
-}
-
 /** Takes the packing lock for the transaction; false when another worker holds it (it is packing). */
 async function tryPackLock(tx: Prisma.TransactionClient): Promise<boolean> {
   const [row] = await tx.$queryRaw<
@@ -263,44 +279,123 @@ async function tryPackLock(tx: Prisma.TransactionClient): Promise<boolean> {
 }
 
 /**
- * Packs a whole partition (a closed day, or legacy) into check_results_packed and drops it, in the caller's
- * transaction: readers see either its rows or their packed form, never both. Its rows are read under a SHARE lock (a
- * write to the day meanwhile waits, then lands in the default partition and is checked against the packed row), in
- * chunks of monitor ids so that no statement runs long. Answers the rows packed; null when another worker is packing
- * or the partition is gone (packed or dropped meanwhile).
+ * Packs the rows of `table` matching `where` (packStatement) under the packing lock, in the caller's transaction;
+ * null when another worker holds the lock.
+ */
+async function packRows(
+  tx: Prisma.TransactionClient,
+  table: string,
+  where: string,
+  skipPacked = false,
+): Promise<number | null> {
+  if (!(await tryPackLock(tx))) return null;
+  const [row] = await tx.$queryRawUnsafe<Array<{ n: number }>>(packStatement(table, where, skipPacked));
+  return row?.n ?? 0;
+}
+
+/** A partition's rows, about: the planner's estimate, or its size at about 120 bytes a row when never analysed. */
+async function estimatedRows(prisma: Db, name: string): Promise<number> {
+  const [part] = await prisma.$queryRaw<Array<{ rows: number }>>`
+    SELECT greatest(c.reltuples, pg_relation_size(c.oid) / 120)::float8 AS rows
+    FROM pg_class c WHERE c.relname = ${name} AND c.relkind = 'r'`;
+  return part?.rows ?? 0;
+}
+
+/** The ranges of monitor ids that pack a partition of `name`'s size in statements of about `chunkRows` rows. */
+async function packRanges(prisma: Db, name: string, chunkRows: number): Promise<string[]> {
+  return monitorRanges(packChunkCount(await estimatedRows(prisma, name), chunkRows));
+}
+
+/**
+ * Packs a whole partition and drops it, all in the caller's transaction (the bench measures bytes so, then rolls
+ * back). Housekeeping commits each range instead (packClosedResults). Null when another worker is packing.
  */
 export async function packPartition(
   tx: Prisma.TransactionClient,
   name: string,
   chunkRows = PACK_CHUNK_ROWS,
 ): Promise<number | null> {
-  if (!(await tryPackLock(tx))) return null;
-  // Its rows, about: the planner's estimate, or its size at about 120 bytes a row when never analysed.
-  const [part] = await tx.$queryRaw<Array<{ rows: number }>>`
-    SELECT greatest(c.reltuples, pg_relation_size(c.oid) / 120)::float8 AS rows
-    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = 'check_results'::regclass AND c.relname = ${name}`;
-  if (!part) return null;
-  await tx.$executeRawUnsafe(`LOCK TABLE "${name}" IN SHARE MODE`);
-  const chunks = Math.min(256, Math.max(1, Math.ceil(part.rows / chunkRows)));
   let packed = 0;
-  for (const range of monitorRanges(chunks)) packed += await pack(tx, name, range);
+  for (const range of await packRanges(tx, name, chunkRows)) {
+    const n = await packRows(tx, name, range);
+    if (n === null) return null;
+    packed += n;
+  }
   await dropPartition(tx, name);
   return packed;
 }
 
 /**
  * Packs the rows of the default partition whose slot is before `before` (results of days without a partition: late
- * ones for a packed day, imports, tests) and deletes them, in the caller's transaction. Null when another worker is
- * packing.
+ * ones for a packed day, imports, tests), in the caller's transaction. Null when another worker is packing.
  */
 export async function packDefaultPartition(tx: Prisma.TransactionClient, before: Date): Promise<number | null> {
-  if (!(await tryPackLock(tx))) return null;
-  await tx.$executeRawUnsafe(`LOCK TABLE "${DEFAULT_PARTITION}" IN SHARE MODE`);
-  const where = `slot < '${before.toISOString()}'`;
-  const packed = await pack(tx, DEFAULT_PARTITION, where);
-  await tx.$executeRawUnsafe(`DELETE FROM "${DEFAULT_PARTITION}" WHERE ${where}`);
+  return packRows(tx, DEFAULT_PARTITION, `slot < '${before.toISOString()}'`, true);
+}
+
+/** Blocks of a detached partition swept per statement: 64 MB of heap, most of it the dead rows packing left. */
+const SWEEP_BLOCKS = 8192;
+
+/**
+ * Packs what is left in a detached partition (results written to it while its ranges were packed: none in normal
+ * operation) by ranges of heap blocks, each range in a transaction of its own, then drops it. Answers the results
+ * packed; null when another worker held the packing lock (the next round goes on where this one stopped).
+ */
+async function sweepDetached(prisma: PrismaClient, name: string): Promise<number | null> {
+  const [size] = await prisma.$queryRaw<Array<{ blocks: number }>>`
+    SELECT (pg_relation_size(c.oid) / current_setting('block_size')::int)::int AS blocks
+    FROM pg_class c WHERE c.relname = ${name} AND c.relkind = 'r'`;
+  if (!size) return null;
+  let packed = 0;
+  for (let from = 0; from < size.blocks; from += SWEEP_BLOCKS) {
+    const tids = `ctid >= '(${from},0)'::tid AND ctid < '(${from + SWEEP_BLOCKS},0)'::tid`;
+    const n = await packInTx(prisma, (tx) => packRows(tx, name, tids, true));
+    if (n === null || n === BUSY) return null;
+    packed += n;
+  }
+  // Detached: dropping it locks nothing else.
+  await prisma.$executeRawUnsafe(`DROP TABLE IF EXISTS "${name}"`);
   return packed;
+}
+
+/**
+ * Arms a partition for packing: the trigger the default partition has (check_results_skip_packed) skips a result
+ * written to it for a slot that is packed already, as a duplicate. Rows are deleted from the partition as their range
+ * is packed, so its unique key no longer stops a second copy of such a result (none arrive in normal operation).
+ */
+async function armPartition(tx: Prisma.TransactionClient, name: string): Promise<boolean> {
+  if (!(await tryPackLock(tx))) return false;
+  await tx.$executeRawUnsafe(
+    `CREATE OR REPLACE TRIGGER "${name}_skip_packed" BEFORE INSERT ON "${name}"
+     FOR EACH ROW EXECUTE FUNCTION check_results_skip_packed()`,
+  );
+  return true;
+}
+
+/**
+ * Detaches a packed partition from check_results (the lock order of dropPartition: the parent first), so that no
+ * result can land in it any more: a late one goes to the default partition, and the next round adds it.
+ */
+async function detachPartition(tx: Prisma.TransactionClient, name: string): Promise<boolean> {
+  if (!(await tryPackLock(tx))) return false;
+  await tx.$executeRawUnsafe('LOCK TABLE ONLY check_results IN ACCESS EXCLUSIVE MODE');
+  await tx.$executeRawUnsafe(`ALTER TABLE check_results DETACH PARTITION "${name}"`);
+  return true;
+}
+
+/** Day partitions detached by packing and not dropped yet (a worker that stopped between the two). */
+async function listDetachedPartitions(prisma: PrismaClient): Promise<string[]> {
+  const rows = await prisma.$queryRaw<Array<{ name: string }>>`
+    SELECT c.relname AS name FROM pg_class c
+    WHERE c.relkind = 'r' AND c.relname ~ '^check_results_p[0-9]{8}$' AND c.relnamespace = current_schema()::regnamespace
+      AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)
+    ORDER BY 1`;
+  return rows.map((r) => r.name);
+}
+
+/** A packing transaction: its locks wait at most LOCK_TIMEOUT, and it may run PACK_TX_TIMEOUT_MS. */
+function packInTx<T>(prisma: PrismaClient, fn: (tx: Prisma.TransactionClient) => Promise<T>) {
+  return withLockTimeout(prisma, LOCK_TIMEOUT, fn, PACK_TX_TIMEOUT_MS);
 }
 
 export interface PackReport {
@@ -311,27 +406,46 @@ export interface PackReport {
 }
 
 /**
- * Packs every partition whose whole range is before `before` (each in a transaction of its own), then the default
- * partition's rows before it. Housekeeping passes now - PACK_AFTER_MS. Safe to run from several workers at once: one
- * packs, the others skip; and again and again: what is packed is gone from check_results. A partition whose lock is
- * not had in time (a long query on check_results) is left for the next round.
+ * Packs every partition whose whole range is before `before`, then the default partition's rows before it. A partition
+ * is packed by ranges of monitor ids, each range moved (packed and deleted) in a transaction of its own: readers see
+ * each result raw or packed, never both and never neither, and no transaction runs long. A long one would hold back
+ * the event log, which shows only what committed before the oldest transaction still running, and vacuum. Then it is
+ * detached (no result lands in it any more), what was written to it meanwhile is swept into the packed rows, and it
+ * is dropped. Safe to run from several workers at once (one packs, the others skip) and to stop anywhere: the next
+ * round goes on where it stopped, a detached partition included. A lock not had in time leaves the rest for the next
+ * round.
  */
 export async function packClosedResults(
   prisma: PrismaClient,
   before: Date,
-  { chunkRows = PACK_CHUNK_ROWS }: { chunkRows?: number } = {},
+  {
+    chunkRows = PACK_CHUNK_ROWS,
+    afterRange = async () => undefined,
+  }: {
+    chunkRows?: number;
+    /** Called after each range of a partition is committed (tests look at the database between two). */
+    afterRange?: (partition: string) => Promise<void>;
+  } = {},
 ): Promise<PackReport> {
   const report: PackReport = { partitions: [], results: 0 };
-  const closed = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= before);
-  const inTx = <T>(fn: (tx: Prisma.TransactionClient) => Promise<T>) =>
-    withLockTimeout(prisma, LOCK_TIMEOUT, fn, PACK_TX_TIMEOUT_MS);
-  for (const p of closed) {
-    const n = await inTx((tx) => packPartition(tx, p.name, chunkRows));
-    if (n === null || n === BUSY) continue;
-    report.partitions.push(p.name);
+  const add = (n: number | null | typeof BUSY): boolean => {
+    if (n === null || n === BUSY) return false;
     report.results += n;
+    return true;
+  };
+  for (const name of await listDetachedPartitions(prisma)) {
+    if (add(await sweepDetached(prisma, name))) report.partitions.push(name);
   }
-  const n = await inTx((tx) => packDefaultPartition(tx, before));
-  if (n !== null && n !== BUSY) report.results += n;
+  const closed = (await listResultPartitions(prisma)).filter((p) => p.to !== null && p.to <= before);
+  next: for (const p of closed) {
+    if ((await withLockTimeout(prisma, DROP_LOCK_TIMEOUT, (tx) => armPartition(tx, p.name))) !== true) continue;
+    for (const range of await packRanges(prisma, p.name, chunkRows)) {
+      if (!add(await packInTx(prisma, (tx) => packRows(tx, p.name, range)))) continue next;
+      await afterRange(p.name);
+    }
+    if ((await withLockTimeout(prisma, DROP_LOCK_TIMEOUT, (tx) => detachPartition(tx, p.name))) !== true) continue;
+    if (add(await sweepDetached(prisma, p.name))) report.partitions.push(p.name);
+  }
+  add(await packInTx(prisma, (tx) => packDefaultPartition(tx, before)));
   return report;
 }

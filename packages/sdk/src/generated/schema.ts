@@ -570,7 +570,7 @@ export interface paths {
         };
         /**
          * Export the workspace document
-         * @description The managed resources (those with a `ref`) as a document: defaults left out, secrets `"<redacted>"` (read back as "unchanged"). Planning it gives only `noop`. Any role (viewer and above).
+         * @description The managed resources (those with a `ref`) as a document: defaults left out, secrets `"<redacted>"` (read back as "unchanged"). Planning it gives only `noop`. A secret no configured encryption key opens shows `"<unreadable>"` (a monitor's whole `headers`, its `body`, an escalation target's fields): give its value again to mend it. Any role (viewer and above).
          */
         get: operations["getConfig"];
         put?: never;
@@ -702,7 +702,7 @@ export interface paths {
         };
         /**
          * Read the event log
-         * @description The workspace's events, oldest first, as CloudEvents 1.0: `incident.opened|acknowledged|resolved|updated`, `monitor.status_changed|created|updated|deleted`, `maintenance.started|completed|cancelled` (the `type` attribute carries the prefix `com.statusvane.`). Kept 30 days. Poll with `after` = the last `nextCursor` forever: the log is ordered and durable (each event is written in the transaction of the change), and a cursor never passes an event that commits later. `types` filters (comma list of the short names); `limit` 1 to 500 (default 100). A `after` that is not a cursor: 400. Any role (viewer and above).
+         * @description The workspace's events, oldest first, as CloudEvents 1.0: `incident.opened|acknowledged|resolved|updated`, `monitor.status_changed|created|updated|deleted`, `maintenance.started|completed|cancelled` (the `type` attribute carries the prefix `com.statusvane.`). Kept 30 days. Poll with `after` = the last `nextCursor` forever: the log is ordered and durable (each event is written in the transaction of the change), and a cursor never passes an event that commits later. `types` filters (comma list of the short names); `limit` 1 to 500 (default 100). A `after` that is not a cursor: 400. Events never carry a secret: a monitor's `pingUrl` (its path is the ping secret) and any other secret field show `"<redacted>"`; read the monitor for its ping URL. Any role (viewer and above).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1710,7 +1710,7 @@ export interface components {
                 };
             };
         };
-        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value. */
+        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). */
         ConfigDocument: {
             /** @enum {number} */
             version: 1;
@@ -1919,6 +1919,7 @@ export interface components {
             datacontenttype: "application/json";
             /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
             sequence: string;
+            /** @description What happened: a `monitor` (monitor.created and monitor.updated: the record as the API shows it, with `pingUrl` `"<redacted>"`), an `incident` or a `maintenance` window. Secret fields always show `"<redacted>"`. */
             data: {
                 [key: string]: unknown;
             };
@@ -2449,7 +2450,7 @@ export interface operations {
                 componentId?: string;
                 /** @description A case-insensitive substring of the name. */
                 q?: string;
-                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once. */
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
                 metadata?: {
                     [key: string]: string;
                 };

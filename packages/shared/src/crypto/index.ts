@@ -1,1 +1,2 @@
 export * from './secrets.js';
+export * from './redact.js';

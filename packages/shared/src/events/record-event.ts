@@ -1,3 +1,4 @@
+import { redactSecrets } from '../crypto/redact.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { EventType } from './types.js';
 
@@ -8,6 +9,7 @@ export interface NewEvent {
   type: EventType;
   /** `monitors/<id>`, `incidents/<id>`, `maintenance/<id>`. */
   subject: string;
+  /** Stored with every secret field redacted (redactSecrets): a monitor's `pingUrl` shows `"<redacted>"`. */
   data: object;
   /** Events derived from time passing are recorded once per key (a second insert with the key does nothing). */
   key?: string;
@@ -17,12 +19,15 @@ export interface NewEvent {
  * Records an event in the caller's transaction: it commits with the change it describes, or not at all (an
  * outbox). The one way code writes the log; status transitions are written by triggers into the same table
  * (migration 20261125234900_events_and_webhooks), and both are ordered by the writing transaction's id.
+ *
+ * The log is durable (30 days) and every webhook receives it, so `data` is stored with its secrets redacted, as
+ * audit changes are (docs/decisions.md, "Secrets in the event log"); the triggers' events carry none.
  */
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
   await tx.$executeRaw`
     INSERT INTO events (id, "workspaceId", type, subject, data, key)
     VALUES (gen_random_uuid(), ${event.workspaceId}::uuid, ${event.type}, ${event.subject},
-      ${JSON.stringify(event.data)}::jsonb, ${event.key ?? null})
+      ${JSON.stringify(redactSecrets(event.data))}::jsonb, ${event.key ?? null})
     ON CONFLICT ("workspaceId", key) WHERE key IS NOT NULL DO NOTHING`;
 }
 
@@ -33,7 +38,7 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   if (events.length === 1) return recordEvent(tx, events[0]!);
-  const rows = events.map((e) => ({ ...e, key: e.key ?? null }));
+  const rows = events.map((e) => ({ ...e, data: redactSecrets(e.data), key: e.key ?? null }));
   await tx.$executeRaw`
     INSERT INTO events (id, "workspaceId", type, subject, data, key)
     SELECT gen_random_uuid(), (e->>'workspaceId')::uuid, e->>'type', e->>'subject', e->'data', e->>'key'

@@ -1,5 +1,12 @@
 import { hostname, userInfo } from 'node:os';
-import { NotFoundError, PreconditionFailedError, Prisma, uuidSchema } from '@statusvane/shared';
+import {
+  NotFoundError,
+  PreconditionFailedError,
+  Prisma,
+  REDACTED,
+  redactSecrets,
+  uuidSchema,
+} from '@statusvane/shared';
 import type { AuditActor } from '../auth/context.js';
 
 /**
@@ -102,11 +109,7 @@ export async function recordUpdate(
   return recordAuditEvent(tx, ctx, { ...event, action: event.action ?? 'updated' });
 }
 
-/**
- * What a secret shows as wherever it would appear (audit changes, config plans, GET /config); sent back in a workspace
- * document it means "unchanged".
- */
-export const REDACTED = '<redacted>';
+export { REDACTED };
 export type Changes = Record<string, { from: unknown; to: unknown }>;
 
 /** Never compared: the identity, the version itself and the bookkeeping times. */
@@ -138,30 +141,6 @@ export function changesBetween(
 }
 
 /**
- * Field names that hold a secret wherever they appear in `changes`, redacted whatever a service passed: the last
- * line of defence (services diff records, which hold none).
- */
-const SECRET_KEY = /^(headers|body|pingurl|apikey|routingkey|bottoken)$|(password|secret|token)$/i;
-
-function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) && v !== null ? redactAll(v) : redact(v)]),
-    );
-  }
-  return value;
-}
-/** A secret field's change keeps its shape (`{ from, to }`) with every value but null redacted. */
-function redactAll(value: unknown): unknown {
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'from' in value && 'to' in value) {
-    const { from, to } = value as { from: unknown; to: unknown };
-    return { from: from === null ? null : REDACTED, to: to === null ? null : REDACTED };
-  }
-  return REDACTED;
-}
-
-/**
  * Records the one audit event of a successful write, in its transaction (a rollback takes the event with it):
  * `action` is the verb (`created`, `updated`, `deleted`, `acknowledged` ...), stored as `<resourceType>.<verb>`.
  * Empty `changes` are left out. Any action but `created` (a new row is at 1) and `deleted` is a change of a record
@@ -184,7 +163,7 @@ export async function recordAuditEvent(
       action: `${event.resourceType}.${event.action}`,
       resourceType: event.resourceType,
       resourceId: event.resourceId,
-      changes: changes ? (redact(changes) as Prisma.InputJsonValue) : Prisma.DbNull,
+      changes: changes ? (redactSecrets(changes) as Prisma.InputJsonValue) : Prisma.DbNull,
     },
   });
   const { table, idColumn } = RESOURCES[event.resourceType];

@@ -14,7 +14,11 @@ export const eventRecordSchema = z
     sequence: z.string().meta({
       description: "The event's position in the log (extension attribute): a cursor; later events compare greater.",
     }),
-    data: z.record(z.string(), z.unknown()),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        'What happened: a `monitor` (monitor.created and monitor.updated: the record as the API shows it, with `pingUrl` ' +
+        '`"<redacted>"`), an `incident` or a `maintenance` window. Secret fields always show `"<redacted>"`.',
+    }),
   })
   .openapi('Event');
 export type EventRecord = z.infer<typeof eventRecordSchema>;

@@ -50,19 +50,31 @@ const filters = paginationQuerySchema.extend({
       param: { style: 'deepObject', explode: true },
       description:
         'Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form ' +
-        '`metadata.env=prod` is the same filter. Each key at most once.',
+        '`metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400).',
     }),
 });
 const KNOWN = new Set(Object.keys(filters.shape));
 export const monitorListQuerySchema = filters.loose().superRefine(
   (query, ctx) => {
+    // Metadata key -> the parameter that gave it first: `metadata.env` and `metadata[env]` are one filter, so both
+    // given (like one parameter given twice) is 400, not an AND of two values that matches nothing.
+    const given = new Map<string, string>();
     for (const [key, value] of Object.entries(query)) {
       if (KNOWN.has(key)) continue;
       const metaKey = metadataKeyOf(key);
-      if (metaKey === null || metaKey.length === 0 || metaKey.length > METADATA_KEY_MAX)
+      if (metaKey === null || metaKey.length === 0 || metaKey.length > METADATA_KEY_MAX) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'Unknown field' });
-      else if (typeof value !== 'string')
-        ctx.addIssue({ code: 'custom', path: [key], message: 'was given more than once' });
+        continue;
+      }
+      const first = given.get(metaKey);
+      if (first !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `filters the same metadata key as ${first}: give it once`,
+        });
+      given.set(metaKey, first ?? key);
+      if (typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'was given more than once' });
       else if (value.length > METADATA_VALUE_MAX)
         ctx.addIssue({ code: 'custom', path: [key], message: `must be at most ${METADATA_VALUE_MAX} characters` });
     }
