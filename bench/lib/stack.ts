@@ -165,12 +165,17 @@ export function appEnv(urls: StackUrls, encryptionKey: string, extra: Record<str
 
 export const newEncryptionKey = () => randomBytes(32).toString('base64');
 
+/** Node options given in an environment variable, split on spaces (NODE_OPTIONS refuses --cpu-prof). */
+const nodeArgs = (value: string | undefined) => value?.split(' ').filter(Boolean) ?? [];
+
 export async function startApi(urls: StackUrls, encryptionKey: string): Promise<AppProcess> {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawnChild(
     'api',
-    ['apps/api/dist/main.js'],
+    // Node options for the API, as BENCH_WORKER_NODE_ARGS for the worker: BENCH_API_NODE_ARGS='--cpu-prof
+    // --cpu-prof-dir=/tmp/prof' profiles it under the bench's load (docs/benchmarks.md, "API ratios").
+    [...nodeArgs(process.env.BENCH_API_NODE_ARGS), 'apps/api/dist/main.js'],
     appEnv(urls, encryptionKey, { PORT: String(port), PUBLIC_BASE_URL: baseUrl, METRICS_PORT: String(metricsPort) }),
   );
   await until(
@@ -195,7 +200,7 @@ export async function startWorker(
     'worker',
     // Node options for the worker, e.g. BENCH_WORKER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (profiles under
     // the bench's load; NODE_OPTIONS refuses --cpu-prof).
-    [...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'apps/worker/dist/main.js'],
+    [...nodeArgs(process.env.BENCH_WORKER_NODE_ARGS), 'apps/worker/dist/main.js'],
     appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }),
   );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;

@@ -15,7 +15,7 @@ import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
-import { pingRouter } from './routes/ping/ping.router.js';
+import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
 
 export const API_BASE = '/api/v1';
@@ -53,7 +53,7 @@ export function createApp(deps: ApiDeps): Express {
   );
   mountRoutes(api, API_ROUTES, deps);
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
-  app.use(pingRouter(deps));
+  app.use(PING_PREFIX, pingRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.

@@ -570,7 +570,7 @@ export interface paths {
         };
         /**
          * Export the workspace document
-         * @description The managed resources (those with a `ref`) as a document: defaults left out, secrets `"<redacted>"` (read back as "unchanged"). Planning it gives only `noop`. Any role (viewer and above).
+         * @description The managed resources (those with a `ref`) as a document: defaults left out, secrets `"<redacted>"` (read back as "unchanged"). Planning it gives only `noop`. A secret no configured encryption key opens shows `"<unreadable>"` (a monitor's whole `headers`, its `body`, an escalation target's fields): give its value again to mend it. Any role (viewer and above).
          */
         get: operations["getConfig"];
         put?: never;
@@ -1710,7 +1710,7 @@ export interface components {
                 };
             };
         };
-        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value. */
+        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). */
         ConfigDocument: {
             /** @enum {number} */
             version: 1;

@@ -55,6 +55,18 @@ export function decryptSecret(stored: string, legacyKeyId: string | null | undef
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
+/**
+ * decryptSecret, or null when the value cannot be opened: its key is not in the keyring (retired before `secrets
+ * rotate` moved the value under the current key) or the value is damaged. For readers that must answer anyway.
+ */
+export function tryDecryptSecret(stored: string, legacyKeyId: string | null | undefined, ring: Keyring): string | null {
+  try {
+    return decryptSecret(stored, legacyKeyId, ring);
+  } catch {
+    return null;
+  }
+}
+
 /** Tokens are high-entropy, so a plain SHA-256 is a sufficient at-rest hash (no slow KDF needed). */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');

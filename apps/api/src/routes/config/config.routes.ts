@@ -36,7 +36,8 @@ const configDocumentSchema = z
   .openapi('ConfigDocument', {
     description:
       'A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a ' +
-      'header value, a body) keeps the stored value.',
+      'header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no ' +
+      'configured key decrypts: it cannot be kept, so both are a 400 at their path there).',
   });
 const applyInputSchema = z
   .object({
@@ -149,7 +150,8 @@ export const configRoutes = [
     summary: 'Export the workspace document',
     description:
       'The managed resources (those with a `ref`) as a document: defaults left out, secrets `"<redacted>"` (read back as ' +
-      '"unchanged"). Planning it gives only `noop`.',
+      '"unchanged"). Planning it gives only `noop`. A secret no configured encryption key opens shows `"<unreadable>"` ' +
+      "(a monitor's whole `headers`, its `body`, an escalation target's fields): give its value again to mend it.",
     responses: { 200: { description: 'The document.', data: configDocumentSchema } },
     // The entries are built field by field from stored rows (monitor-views.ts) in the shape the create schemas take;
     // planning the answer back (test/config.test.ts) is what proves it matches.

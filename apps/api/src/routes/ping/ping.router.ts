@@ -4,6 +4,8 @@ import { recordPing, type Ping } from '../../services/heartbeats/record-ping.js'
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Where app.ts mounts the receiver: `<PUBLIC_BASE_URL>/ping/...`. */
+export const PING_PREFIX = '/ping';
 /** Bytes of a POST body kept as the run's log; the rest is read and dropped. */
 export const PING_BODY_LIMIT = 10_000;
 
@@ -97,10 +99,9 @@ export function pingRouter({
     }
     res.status(200).type('text/plain').send('OK');
   };
-  // Mounted under /ping, so that every other request skips the receiver with one prefix test.
+  // app.ts mounts this at PING_PREFIX itself: every other request skips the receiver with one prefix test, and a
+  // ping walks one router, not a router inside a router.
   const pings = Router();
   for (const path of ['/:secret', '/:secret/:kind']) pings.route(path).get(receive).head(receive).post(receive);
-  const router = Router();
-  router.use('/ping', pings);
-  return router;
+  return pings;
 }

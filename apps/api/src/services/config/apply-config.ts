@@ -15,17 +15,16 @@ import type { ServiceContext } from '../context.js';
 import { monitorCreateData, monitorUpdateData } from '../monitors/monitor-data.js';
 import { createPolicyInTx } from '../escalation-policies/create-escalation-policy.js';
 import { deletePolicyInTx } from '../escalation-policies/delete-escalation-policy.js';
-import type { CreateEscalationPolicyInput, UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import type { UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
-import { checkDependencies } from '../monitors/monitor-dependencies.js';
 import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
-import { fail, parseConfigDocument } from './config-document.js';
-import { computePlan, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
+import { fail, parseConfigDocument, type ConfigDocument } from './config-document.js';
+import { computePlan, dependsOnIssues, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
 /** A large document is written in one transaction: PostgreSQL holds it, Prisma's 5 s default would not. */
@@ -73,14 +72,7 @@ export async function applyConfig(
             : `The document is not the one plan ${String(planId)} was made for: plan again`,
         );
       }
-      return write(
-        tx,
-        deps,
-        ctx,
-        doc.monitors.map((m) => [m.ref, m] as const),
-        doc.escalationPolicies.map((p) => [p.ref, p.input] as const),
-        plan,
-      );
+      return write(tx, deps, ctx, doc, plan);
     }, TRANSACTION);
   } catch (err) {
     // Two applies (or an apply and a PATCH) racing for one slug: the unique index decides.
@@ -111,13 +103,12 @@ async function write(
   tx: Prisma.TransactionClient,
   deps: ConfigDeps,
   ctx: ServiceContext,
-  inputs: ReadonlyArray<readonly [string, { input: CreateMonitorInput; escalationPolicy?: string | null | undefined }]>,
-  policyInputs: ReadonlyArray<readonly [string, CreateEscalationPolicyInput]>,
+  doc: ConfigDocument,
   plan: ConfigPlan,
 ) {
   const ws = ctx.workspace.id;
-  const inputByRef = new Map(inputs);
-  const desiredPolicies = new Map(policyInputs);
+  const inputByRef = new Map(doc.monitors.map((m) => [m.ref, m]));
+  const desiredPolicies = new Map(doc.escalationPolicies.map((p) => [p.ref, p.input]));
 
   // Policies first: monitors name them.
   const policyByRef = new Map<string, string>();
@@ -148,11 +139,10 @@ async function write(
 
   const createdIds = new Map<string, string>();
   const creates = plan.monitors.filter((p) => p.change.action === 'create');
-  // dependsOn names monitor ids as given (not refs of this document): judged as POST/PATCH /monitors judge them.
-  for (const p of creates) {
-    const dependsOn = inputByRef.get(p.change.ref)!.input.dependsOn ?? [];
-    await checkDependencies(tx, { workspaceId: ws, monitorId: null, dependsOn });
-  }
+  // dependsOn names monitor ids as given (not refs of this document): every new list judged together, as plan judged
+  // them, now under the dependency lock that monitor writes and deletes take.
+  const dependencyIssues = await dependsOnIssues(tx, ws, doc, plan.monitors, { lock: true });
+  if (dependencyIssues.length) fail(dependencyIssues);
   if (creates.length) {
     const rows = creates.map((p) => {
       const id = randomUUID();
@@ -187,8 +177,6 @@ async function write(
     const desired = p.desired!;
     const changes: Record<string, unknown> = {};
     for (const f of p.changed) if (f !== 'metadata' && f !== 'escalationPolicy') changes[f] = desired[f];
-    if (p.changed.includes('dependsOn'))
-      await checkDependencies(tx, { workspaceId: ws, monitorId: stored.id, dependsOn: desired.dependsOn as string[] });
     const data = monitorUpdateData(deps.config, stored, changes as Omit<UpdateMonitorInput, 'type' | 'metadata'>);
     if (p.changed.includes('metadata')) data.metadata = desired.metadata as Prisma.InputJsonValue;
     if (p.changed.includes('escalationPolicy')) {

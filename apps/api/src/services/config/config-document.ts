@@ -13,6 +13,7 @@ import { createEscalationPolicySchema, type CreateEscalationPolicyInput } from '
 import { validateCreateInput } from '../monitors/monitor-validation.js';
 import { failWith, isObject } from '../validation.js';
 import { withPlaceholders, type RedactedTargets } from './policy-views.js';
+import { UNREADABLE } from './unreadable.js';
 
 export const CONFIG_LIMITS = { refMax: 100, monitorsMax: 5000, statusPagesMax: 200, policiesMax: 200 } as const;
 
@@ -134,7 +135,12 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
       issues.push({ path, message: 'must be an object' });
       continue;
     }
-    const { ref, escalationPolicy, ...body } = entry;
+    const { ref, escalationPolicy, ...fields } = entry;
+    // `headers: "<unreadable>"` (an export's headers that could not be decrypted) stands for the stored headers: judged
+    // by desiredMonitorView, not by the create schema (which wants an object).
+    const { headers, ...rest } = fields;
+    const keepsHeaders = headers === UNREADABLE && fields.type === 'http';
+    const body = keepsHeaders ? rest : fields;
     const managed = managedMonitorFields.safeParse({ ref, escalationPolicy });
     if (!managed.success)
       issues.push(...prefixed(path, issuesFromZod(managed.error)).filter((i) => !i.path.startsWith(`${path}.ref`)));
@@ -145,6 +151,7 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
       });
     try {
       const input = await validateCreateInput(null, checkRegions, body);
+      if (keepsHeaders) Object.assign(input, { headers: UNREADABLE });
       if (managed.success)
         monitors.push({ index, ref: managed.data.ref, input, escalationPolicy: managed.data.escalationPolicy });
     } catch (err) {

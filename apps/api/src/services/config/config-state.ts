@@ -8,7 +8,7 @@ import {
   type SsrfGuard,
 } from '@statusvane/shared';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
-import { dependencyIssues } from '../monitors/monitor-dependencies.js';
+import { dependencyListIssues, lockDependencies } from '../monitors/monitor-dependencies.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
 import { fail, type ConfigDocument, type DesiredStatusPage } from './config-document.js';
 import {
@@ -303,29 +303,36 @@ async function networkIssues(
 }
 
 /**
- * `dependsOn` of every monitor the plan creates or gives a new list, judged as POST and PATCH /monitors judge it (each
- * id a monitor of the workspace, no cycle through the stored lists), at its path in the document; an id of a monitor
- * this document prunes is refused too (apply deletes first). Apply judges each list again under the lock it writes with.
+ * `dependsOn` of every monitor the plan creates or gives a new list, judged as POST and PATCH /monitors judge it
+ * (dependencyListIssues: each id a monitor of the workspace, no cycle), at its path in the document. The lists are
+ * judged together, as apply writes them: two monitors of the document that would depend on each other, or close a
+ * cycle through stored monitors the document does not name, are refused at each one's `dependsOn`; an id of a
+ * monitor this document prunes is refused too (apply deletes first). Apply judges them again in its write, with
+ * `lock`: under the dependency lock that monitor writes and deletes take.
  */
-async function dependsOnIssues(
+export async function dependsOnIssues(
   db: Db,
   workspaceId: string,
   doc: ConfigDocument,
   plans: PlannedChange<ConfigMonitorRow>[],
+  { lock = false } = {},
 ): Promise<Issue[]> {
   const index = new Map(doc.monitors.map((m) => [m.ref, m.index]));
   const pruned = new Set(plans.flatMap((p) => (p.change.action === 'delete' ? [p.stored!.id] : [])));
-  const issues: Issue[] = [];
-  for (const p of plans) {
-    if (p.change.action !== 'create' && !p.changed.includes('dependsOn')) continue;
-    const dependsOn = (p.desired!.dependsOn ?? []) as string[];
-    const own = await dependencyIssues(db, { workspaceId, monitorId: p.stored?.id ?? null, dependsOn });
-    dependsOn.forEach((id, i) => {
-      if (pruned.has(id)) own.push({ path: `dependsOn[${i}]`, message: 'is a monitor this document deletes (prune)' });
-    });
-    issues.push(...own.map((x) => ({ ...x, path: `monitors[${index.get(p.change.ref)}].${x.path}` })));
-  }
-  return issues;
+  const judged = plans.filter((p) => p.change.action === 'create' || p.changed.includes('dependsOn'));
+  const lists = judged.map((p) => ({
+    monitorId: p.stored?.id ?? null,
+    dependsOn: (p.desired!.dependsOn ?? []) as string[],
+  }));
+  if (lists.every((l) => l.dependsOn.length === 0)) return [];
+  if (lock) await lockDependencies(db, workspaceId);
+  const found = await dependencyListIssues(db, workspaceId, lists, {
+    ids: pruned,
+    message: 'is a monitor this document deletes (prune)',
+  });
+  return judged.flatMap((p, i) =>
+    found[i]!.map((x) => ({ ...x, path: `monitors[${index.get(p.change.ref)}].${x.path}` })),
+  );
 }
 
 /** The SSRF guard on the URL targets of every policy the plan would create or give new steps, as the policy API judges them. */

@@ -1,8 +1,16 @@
-import { decryptSecret, UPDATE_FIELDS_BY_TYPE, type Config, type Issue, type Prisma } from '@statusvane/shared';
+import {
+  secretKeyId,
+  tryDecryptSecret,
+  UPDATE_FIELDS_BY_TYPE,
+  type Config,
+  type Issue,
+  type Prisma,
+} from '@statusvane/shared';
 import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED } from '../audit/record-write.js';
 import type { DesiredMonitor } from './config-document.js';
+import { isUnreadable, UNREADABLE, UnreadableSecret, unreadableIssue } from './unreadable.js';
 
 /** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
 export type View = Record<string, unknown>;
@@ -52,7 +60,21 @@ export function monitorFingerprint(row: ConfigMonitorRow): Partial<ConfigMonitor
   return kept;
 }
 
-/** The stored monitor as the document sees it, secrets decrypted (in memory only, for comparison). */
+/** A stored secret decrypted (and parsed), or UnreadableSecret when no configured key opens it. */
+function openStored<T>(
+  stored: string,
+  legacyKeyId: string | null,
+  keyring: Config['encryption'],
+  parse: (clear: string) => T,
+): T | UnreadableSecret {
+  const clear = tryDecryptSecret(stored, legacyKeyId, keyring);
+  return clear === null ? new UnreadableSecret(secretKeyId(stored, legacyKeyId)) : parse(clear);
+}
+
+/**
+ * The stored monitor as the document sees it, secrets decrypted (in memory only, for comparison); a secret no
+ * configured key opens is an UnreadableSecret (shown `"<unreadable>"`), so that reading never fails.
+ */
 export function storedMonitorView(
   row: ConfigMonitorRow,
   keyring: Config['encryption'],
@@ -78,8 +100,8 @@ export function storedMonitorView(
     expectedStatusCodes: row.expectedStatusCodes,
     keyword: row.keyword,
     keywordAbsent: row.keywordAbsent,
-    headers: row.headersEnc ? (JSON.parse(decryptSecret(row.headersEnc, row.encKeyId, keyring)) as unknown) : {},
-    body: row.bodyEnc ? decryptSecret(row.bodyEnc, row.encKeyId, keyring) : null,
+    headers: row.headersEnc ? openStored(row.headersEnc, row.encKeyId, keyring, (c) => JSON.parse(c) as unknown) : {},
+    body: row.bodyEnc ? openStored(row.bodyEnc, row.encKeyId, keyring, (c) => c) : null,
     contentType: row.contentType,
     jsonAssertion: row.jsonAssertion ?? null,
     certificateExpiryDays: row.certificateExpiryDays,
@@ -111,8 +133,9 @@ function pick(from: View, fields: string[]): View {
 
 /**
  * The monitor the document asks for, defaults filled in as a create fills them. `"<redacted>"` (what GET /config
- * shows for a secret) stands for the stored value: a header value, or the body. `escalationPolicy` is compared only
- * when the document gives it.
+ * shows for a secret) stands for the stored value: a header value, or the body; so does `"<unreadable>"` (what it
+ * shows for a secret it cannot decrypt) for the whole headers or the body. A stored value that cannot be decrypted
+ * cannot be kept: a 400 at its path. `escalationPolicy` is compared only when the document gives it.
  */
 export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { view: View; issues: Issue[] } {
   const m = d.input as Record<string, unknown>;
@@ -122,14 +145,25 @@ export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { vi
   if (given.keyword === '') given.keyword = null;
   if (given.keywordAbsent === '') given.keywordAbsent = null;
   const at = (field: string) => `monitors[${d.index}].${field}`;
-  if (given.headers && typeof given.headers === 'object') {
-    const storedHeaders = (stored?.headers ?? {}) as Record<string, string>;
-    const byLower = new Map(Object.entries(storedHeaders).map(([k, v]) => [k.toLowerCase(), v]));
+  const storedHeaders = stored?.headers ?? {};
+  if (given.headers === UNREADABLE) {
+    if (isUnreadable(storedHeaders)) issues.push(unreadableIssue(at('headers'), UNREADABLE, 'headers', storedHeaders));
+    else if (Object.keys(storedHeaders).length === 0)
+      issues.push({ path: at('headers'), message: `is "${UNREADABLE}" but the monitor has no stored headers` });
+    given.headers = storedHeaders;
+  } else if (given.headers && typeof given.headers === 'object') {
+    const byLower = new Map(
+      isUnreadable(storedHeaders)
+        ? []
+        : Object.entries(storedHeaders as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     given.headers = Object.fromEntries(
       Object.entries(given.headers as Record<string, string>).map(([name, value]) => {
         if (value !== REDACTED) return [name, value];
         const kept = byLower.get(name.toLowerCase());
-        if (kept === undefined)
+        if (isUnreadable(storedHeaders))
+          issues.push(unreadableIssue(at(`headers.${name}`), REDACTED, 'headers', storedHeaders));
+        else if (kept === undefined)
           issues.push({
             path: at(`headers.${name}`),
             message: `is "${REDACTED}" but the monitor has no stored ${name} header`,
@@ -138,17 +172,20 @@ export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { vi
       }),
     );
   }
-  if (given.body === REDACTED) {
-    if (typeof stored?.body === 'string') given.body = stored.body;
-    else issues.push({ path: at('body'), message: `is "${REDACTED}" but the monitor has no stored body` });
+  if (given.body === REDACTED || given.body === UNREADABLE) {
+    const said = given.body;
+    if (isUnreadable(stored?.body)) issues.push(unreadableIssue(at('body'), said, 'body', stored.body));
+    else if (typeof stored?.body === 'string') given.body = stored.body;
+    else issues.push({ path: at('body'), message: `is "${said}" but the monitor has no stored body` });
   }
   const view = pick(given, fieldsOf({ ...DEFAULTS, ...given }));
   if (d.escalationPolicy !== undefined) view.escalationPolicy = d.escalationPolicy;
   return { view, issues };
 }
 
-/** A value as plans and GET /config show it: secrets redacted (header names stay). */
+/** A value as plans and GET /config show it: secrets redacted (header names stay), unreadable ones `"<unreadable>"`. */
 export function shownValue(field: string, value: unknown): unknown {
+  if (isUnreadable(value)) return UNREADABLE;
   if (!MONITOR_SECRET_FIELDS.has(field) || value === null || value === undefined) return value ?? null;
   if (field === 'headers')
     return Object.fromEntries(Object.keys(value as Record<string, string>).map((name) => [name, REDACTED]));

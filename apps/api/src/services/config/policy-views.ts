@@ -1,7 +1,9 @@
 import {
   openTarget,
+  secretKeyId,
   targetFromSecret,
   type Config,
+  type DeliveryChannel,
   type EscalationTargetInput,
   type Issue,
   type Prisma,
@@ -9,6 +11,7 @@ import {
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { REDACTED } from '../audit/record-write.js';
 import type { View } from './monitor-views.js';
+import { isUnreadable, UNREADABLE, UnreadableSecret, unreadableIssue } from './unreadable.js';
 
 /** The fields of a target that hold its secret (an email address is shown in full, a Telegram chat id too). */
 const SECRET_FIELDS: Record<string, string | undefined> = {
@@ -24,34 +27,48 @@ const SECRET_FIELDS: Record<string, string | undefined> = {
 
 /**
  * What stands in for `"<redacted>"` while the document is judged by the policy schema (each passes its field's
- * format); the stored value replaces it before anything is compared or written.
+ * format); the stored value replaces it before anything is compared or written. `"<unreadable>"` (what GET /config
+ * shows for a target it cannot decrypt) may stand in any field the target's ciphertext holds.
  */
-const PLACEHOLDERS: Record<string, string> = {
-  target: 'https://redacted.invalid/',
-  routingKey: 'REDACTEDREDACTEDREDACTEDREDACTED',
-  apiKey: 'REDACTED',
-  botToken: '0:REDACTEDREDACTEDREDACTED',
+const URL_PLACEHOLDER = { target: 'https://redacted.invalid/' };
+const PLACEHOLDERS: Record<DeliveryChannel, Record<string, string>> = {
+  webhook: URL_PLACEHOLDER,
+  slack: URL_PLACEHOLDER,
+  teams: URL_PLACEHOLDER,
+  discord: URL_PLACEHOLDER,
+  ntfy: URL_PLACEHOLDER,
+  email: { target: 'redacted@redacted.invalid' },
+  pagerduty: { routingKey: 'REDACTEDREDACTEDREDACTEDREDACTED' },
+  opsgenie: { apiKey: 'REDACTED' },
+  telegram: { botToken: '0:REDACTEDREDACTEDREDACTED', chatId: '0' },
 };
 
-/** Where a policy entry said `"<redacted>"`: `steps[i].targets[j]`. */
-export type RedactedTargets = Set<string>;
+/** Where a policy entry said `"<redacted>"` or `"<unreadable>"` (`steps[i].targets[j]`), and which. */
+export type RedactedTargets = Map<string, string>;
 
-/** Swaps each `"<redacted>"` secret of a raw policy body for a placeholder of the right format, noting where. */
+/** Swaps each `"<redacted>"` or `"<unreadable>"` secret of a raw policy body for a placeholder of the right format, noting where. */
 export function withPlaceholders(body: Record<string, unknown>): {
   body: Record<string, unknown>;
   redacted: RedactedTargets;
 } {
-  const redacted: RedactedTargets = new Set();
+  const redacted: RedactedTargets = new Map();
   if (!Array.isArray(body.steps)) return { body, redacted };
   const steps = body.steps.map((step: unknown, i) => {
     if (!step || typeof step !== 'object' || !Array.isArray((step as { targets?: unknown }).targets)) return step;
     const targets = (step as { targets: unknown[] }).targets.map((t, j) => {
       if (!t || typeof t !== 'object') return t;
-      const target = t as Record<string, unknown>;
-      const field = SECRET_FIELDS[String(target.channel)];
-      if (!field || target[field] !== REDACTED) return t;
-      redacted.add(`steps[${i}].targets[${j}]`);
-      return { ...target, [field]: PLACEHOLDERS[field] };
+      const target = { ...(t as Record<string, unknown>) };
+      const placeholders = PLACEHOLDERS[target.channel as DeliveryChannel] as Record<string, string> | undefined;
+      if (!placeholders) return t;
+      const secret = SECRET_FIELDS[String(target.channel)];
+      const swapped = Object.keys(placeholders).filter(
+        (f) => target[f] === UNREADABLE || (f === secret && target[f] === REDACTED),
+      );
+      if (swapped.length === 0) return t;
+      const said = swapped.some((f) => target[f] === UNREADABLE) ? UNREADABLE : REDACTED;
+      for (const f of swapped) target[f] = placeholders[f];
+      redacted.set(`steps[${i}].targets[${j}]`, said);
+      return target;
     });
     return { ...(step as object), targets };
   });
@@ -80,6 +97,22 @@ export const configPolicySelect = {
 } satisfies Prisma.EscalationPolicySelect;
 export type ConfigPolicyRow = Prisma.EscalationPolicyGetPayload<{ select: typeof configPolicySelect }>;
 
+/**
+ * A stored target as the document sees it, decrypted (in memory only); one no configured key opens has an
+ * UnreadableSecret in each field its ciphertext holds (shown `"<unreadable>"`), so that reading never fails.
+ */
+function storedTarget(t: ConfigPolicyRow['steps'][number]['targets'][number], keyring: Config['encryption']): View {
+  try {
+    return targetFromSecret(t.channel, openTarget(t, keyring));
+  } catch {
+    const unreadable = new UnreadableSecret(t.targetEnc === null ? null : secretKeyId(t.targetEnc, t.encKeyId));
+    return {
+      channel: t.channel,
+      ...Object.fromEntries(Object.keys(PLACEHOLDERS[t.channel]).map((f) => [f, unreadable])),
+    };
+  }
+}
+
 /** A stored policy as the document sees it, targets decrypted (in memory only, for comparison). */
 export function storedPolicyView(row: ConfigPolicyRow, keyring: Config['encryption']): View {
   return {
@@ -90,7 +123,7 @@ export function storedPolicyView(row: ConfigPolicyRow, keyring: Config['encrypti
     steps: row.steps.map((s) => ({
       delayMinutes: s.delayMinutes,
       minImpact: s.minImpact,
-      targets: s.targets.map((t) => targetFromSecret(t.channel, openTarget(t, keyring))),
+      targets: s.targets.map((t) => storedTarget(t, keyring)),
     })),
     isDefault: row.workspace.defaultEscalationPolicyId === row.id,
   };
@@ -109,12 +142,19 @@ export function desiredPolicyView(
     delayMinutes: s.delayMinutes,
     minImpact: s.minImpact,
     targets: s.targets.map((t, j) => {
-      if (!redacted.has(`steps[${i}].targets[${j}]`)) return t;
+      const said = redacted.get(`steps[${i}].targets[${j}]`);
+      if (said === undefined) return t;
       const kept = storedSteps[i]?.targets[j];
+      const unreadable = (Object.values(kept ?? {}) as unknown[]).find(isUnreadable);
+      const path = `escalationPolicies[${index}].steps[${i}].targets[${j}]`;
+      if (kept?.channel === t.channel && unreadable) {
+        issues.push(unreadableIssue(path, said, `${t.channel} target`, unreadable));
+        return t;
+      }
       if (kept?.channel === t.channel) return kept;
       issues.push({
-        path: `escalationPolicies[${index}].steps[${i}].targets[${j}]`,
-        message: `is "${REDACTED}" but the policy has no stored ${t.channel} target at this place`,
+        path,
+        message: `is "${said}" but the policy has no stored ${t.channel} target at this place`,
       });
       return t;
     }),
@@ -137,7 +177,9 @@ export function shownSteps(steps: unknown): unknown {
     ...s,
     targets: s.targets.map((t) => {
       const field = SECRET_FIELDS[t.channel];
-      return field ? { ...t, [field]: REDACTED } : t;
+      const shown: Record<string, unknown> = field ? { ...t, [field]: REDACTED } : { ...t };
+      for (const [f, value] of Object.entries(t)) if (isUnreadable(value)) shown[f] = UNREADABLE;
+      return shown;
     }),
   }));
 }

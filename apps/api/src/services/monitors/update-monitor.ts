@@ -1,5 +1,4 @@
 import {
-  decryptSecret,
   followCommittedSchedule,
   type Config,
   maintenanceCoverage,
@@ -7,6 +6,7 @@ import {
   NotFoundError,
   Prisma,
   recordEvent,
+  tryDecryptSecret,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
@@ -144,9 +144,5 @@ export async function updateMonitor(
 /** True when `stored` (encrypted, or null) holds exactly `sent`; a value no configured key opens counts as different. */
 function sameSecret(config: Config, stored: string | null, keyId: string | null, sent: string | null): boolean {
   if (stored === null || sent === null) return stored === sent;
-  try {
-    return decryptSecret(stored, keyId, config.encryption) === sent;
-  } catch {
-    return false;
-  }
+  return tryDecryptSecret(stored, keyId, config.encryption) === sent;
 }

@@ -1,7 +1,7 @@
 import {
-  decryptSecret,
   encryptSecret,
   redactUrl,
+  tryDecryptSecret,
   type Keyring,
   type PrismaClient,
   type SsrfGuard,
@@ -32,7 +32,8 @@ export async function updateWebhook(
       where: { id: current.id },
       select: { ...webhookRecordSelect, urlEnc: true },
     });
-    const newUrl = changes.url !== undefined && storedUrl(urlEnc, deps.keyring) !== changes.url;
+    // A stored URL no configured key opens (a key retired too early) reads as null: any URL sent is new.
+    const newUrl = changes.url !== undefined && tryDecryptSecret(urlEnc, null, deps.keyring) !== changes.url;
     const after = await tx.webhook.update({
       where: { id: current.id },
       data: {
@@ -51,13 +52,4 @@ export async function updateWebhook(
     });
     return toWebhookRecord({ ...after, version: version ?? after.version });
   });
-}
-
-/** The stored URL, or null when no configured key opens it (a key retired too early): then any URL sent is new. */
-function storedUrl(urlEnc: string, keyring: Keyring): string | null {
-  try {
-    return decryptSecret(urlEnc, null, keyring);
-  } catch {
-    return null;
-  }
 }
