@@ -67,11 +67,12 @@ const rollups = async () => ({
   daily: (await q(`SELECT * FROM check_rollups_daily ORDER BY "monitorId", region, day`)).rows,
 });
 
-/** Other sessions of this database in a transaction that holds a transaction id (one that writes). */
+/** Other clients of this database in a transaction that holds a transaction id (one that writes; not autovacuum). */
 const openWriters = async () =>
   (
     await q(`SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL`)
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL
+        AND backend_type = 'client backend'`)
   ).rows[0].n as number;
 
 const tableExists = async (name: string) =>
