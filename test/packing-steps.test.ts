@@ -145,6 +145,32 @@ describe('packing a day range by range', () => {
     expect(after.filter((r) => !(r.slot.getTime() === late!.slot.getTime()))).toEqual(before);
   });
 
+  it('packs a day once when two workers pack it at once, and neither fails', async () => {
+    const day = new Date(today.getTime() - 3 * DAY);
+    const name = partitionName(day);
+    await ensureResultPartitions(prisma, day, 0);
+    await insertResultsWithRollups(prisma, dayOfResults(day));
+    const before = await viewRows();
+    // Each skips what the other holds the packing lock for (the next round goes on): rounds until it is done.
+    let packed = 0;
+    for (let round = 0; round < 10 && (await tableExists(name)); round++) {
+      const reports = await Promise.all([
+        packClosedResults(prisma, twoDaysAgo, { chunkRows: 300 }),
+        packClosedResults(prisma, twoDaysAgo, { chunkRows: 300 }),
+      ]);
+      packed += reports[0]!.results + reports[1]!.results;
+    }
+    expect(packed).toBe(12 * 144 * 2);
+    expect(await tableExists(name)).toBe(false);
+    expect(await viewRows()).toEqual(before);
+    const { rows } = await q(
+      `SELECT sum(count)::int AS n, count(*)::int AS packed FROM check_results_packed
+      WHERE day = $1`,
+      [day],
+    );
+    expect(rows[0]).toEqual({ n: 12 * 144 * 2, packed: 12 * 2 });
+  });
+
   it('sweeps and drops a partition a stopped worker left detached', async () => {
     const name = partitionName(twoDaysAgo);
     await ensureResultPartitions(prisma, twoDaysAgo, 0);

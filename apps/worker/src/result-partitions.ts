@@ -289,6 +289,9 @@ async function packRows(
   skipPacked = false,
 ): Promise<number | null> {
   if (!(await tryPackLock(tx))) return null;
+  // Gone: packed and dropped by another worker since this one listed it.
+  const [found] = await tx.$queryRaw<Array<{ ok: boolean }>>`SELECT to_regclass(${`"${table}"`}) IS NOT NULL AS ok`;
+  if (found?.ok !== true) return null;
   const [row] = await tx.$queryRawUnsafe<Array<{ n: number }>>(packStatement(table, where, skipPacked));
   return row?.n ?? 0;
 }
@@ -364,7 +367,7 @@ async function sweepDetached(prisma: PrismaClient, name: string): Promise<number
  * is packed, so its unique key no longer stops a second copy of such a result (none arrive in normal operation).
  */
 async function armPartition(tx: Prisma.TransactionClient, name: string): Promise<boolean> {
-  if (!(await tryPackLock(tx))) return false;
+  if (!(await tryPackLock(tx)) || !(await isAttached(tx, name))) return false;
   await tx.$executeRawUnsafe(
     `CREATE OR REPLACE TRIGGER "${name}_skip_packed" BEFORE INSERT ON "${name}"
      FOR EACH ROW EXECUTE FUNCTION check_results_skip_packed()`,
@@ -377,10 +380,18 @@ async function armPartition(tx: Prisma.TransactionClient, name: string): Promise
  * result can land in it any more: a late one goes to the default partition, and the next round adds it.
  */
 async function detachPartition(tx: Prisma.TransactionClient, name: string): Promise<boolean> {
-  if (!(await tryPackLock(tx))) return false;
+  if (!(await tryPackLock(tx)) || !(await isAttached(tx, name))) return false;
   await tx.$executeRawUnsafe('LOCK TABLE ONLY check_results IN ACCESS EXCLUSIVE MODE');
   await tx.$executeRawUnsafe(`ALTER TABLE check_results DETACH PARTITION "${name}"`);
   return true;
+}
+
+/** Whether `name` is still a partition of check_results (another worker may have detached or dropped it meanwhile). */
+async function isAttached(tx: Prisma.TransactionClient, name: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<Array<{ ok: boolean }>>`
+    SELECT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'check_results'::regclass AND c.relname = ${name}) AS ok`;
+  return row?.ok === true;
 }
 
 /** Day partitions detached by packing and not dropped yet (a worker that stopped between the two). */
