@@ -189,4 +189,25 @@ describe('packing a day range by range', () => {
     expect(await tableExists(name)).toBe(false);
     expect(await viewRows()).toEqual(before);
   });
+
+  it('sweeps the legacy partition too when a stopped worker left it detached', async () => {
+    const day = new Date(today.getTime() - 5 * DAY);
+    const rows = dayOfResults(day).filter((r) => r.slot.getTime() < day.getTime() + 3_600_000);
+    const before = await viewRows();
+    await q(`CREATE TABLE check_results_legacy (LIKE check_results INCLUDING DEFAULTS)`);
+    await q(
+      `INSERT INTO check_results_legacy ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode",
+         reason, "connectMs", "waitingMs", address)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r("monitorId" uuid, region text, slot timestamptz,
+         "checkedAt" timestamptz, outcome "CheckOutcome", "responseMs" int, "statusCode" int, reason text,
+         "connectMs" int, "waitingMs" int, address inet)`,
+      [JSON.stringify(rows)],
+    );
+    expect(await packClosedResults(prisma, twoDaysAgo)).toEqual({
+      partitions: ['check_results_legacy'],
+      results: rows.length,
+    });
+    expect(await tableExists('check_results_legacy')).toBe(false);
+    expect(await viewRows()).toHaveLength(before.length + rows.length);
+  });
 });

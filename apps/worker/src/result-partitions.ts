@@ -394,11 +394,11 @@ async function isAttached(tx: Prisma.TransactionClient, name: string): Promise<b
   return row?.ok === true;
 }
 
-/** Day partitions detached by packing and not dropped yet (a worker that stopped between the two). */
+/** Partitions (days, or legacy) detached by packing and not dropped yet (a worker that stopped between the two). */
 async function listDetachedPartitions(prisma: PrismaClient): Promise<string[]> {
   const rows = await prisma.$queryRaw<Array<{ name: string }>>`
     SELECT c.relname AS name FROM pg_class c
-    WHERE c.relkind = 'r' AND c.relname ~ '^check_results_p[0-9]{8}$' AND c.relnamespace = current_schema()::regnamespace
+    WHERE c.relkind = 'r' AND c.relname ~ '^check_results_(p[0-9]{8}|legacy)$' AND c.relnamespace = current_schema()::regnamespace
       AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)
     ORDER BY 1`;
   return rows.map((r) => r.name);
