@@ -2,7 +2,7 @@
 // (default 15 s) after its previous counted one, each region keeps its own counters, and a quorum of the monitor's
 // regions (default a majority) opens; fewer failing resolve (issue 15). Real queue, real workers, a real target on
 // 127.0.0.1.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { confirmationJobId } from '@statusvane/shared';
 import type { CheckOutcome } from '../apps/worker/src/checks/run-check.js';
@@ -19,6 +19,9 @@ import {
   startWorker,
   waitFor,
 } from './support/worker-harness.js';
+
+// Under a full suite on two cores a first check can take longer than Jest's default 20 s allows the waits below.
+jest.setTimeout(60_000);
 
 let target: Awaited<ReturnType<typeof startSwitchTarget>>;
 beforeAll(async () => {
@@ -105,7 +108,7 @@ describe('one region', () => {
   it('a resume just before a slot: the resume check and the slot are one confirmation', async () => {
     target.setStatus(200);
     const { monitor, tokens } = await createMonitor(h);
-    await waitFor(async () => (await results(monitor.id)).length === 1);
+    await waitFor(async () => (await results(monitor.id)).length === 1, 30_000, 'the first check');
     const patch = (enabled: boolean) =>
       request(h.app).patch(`/api/v1/monitors/${monitor.id}`).set(bearer(tokens.owner)).send({ enabled });
     expect((await patch(false)).status).toBe(200);
@@ -113,7 +116,7 @@ describe('one region', () => {
     target.setStatus(503);
     await agePastGap(h, monitor.id);
     expect((await patch(true)).status).toBe(200);
-    await waitFor(async () => (await results(monitor.id)).length === 2, 10_000, 'the resume check');
+    await waitFor(async () => (await results(monitor.id)).length === 2, 30_000, 'the resume check');
     await runNextSlotNow(monitor.id);
 
     expect((await results(monitor.id)).map((r) => r.outcome)).toEqual(['up', 'down', 'down']);
@@ -130,7 +133,7 @@ describe('one region', () => {
     target.setStatus(200);
     const confirmAfterSeconds = 300;
     const { monitor } = await createMonitor(h, { confirmAfterSeconds });
-    await waitFor(async () => (await results(monitor.id)).length === 1, 10_000, 'the first check');
+    await waitFor(async () => (await results(monitor.id)).length === 1, 30_000, 'the first check');
     target.setStatus(503);
     const slotJob = await runNextSlotNow(monitor.id);
     const [pass, failure] = await results(monitor.id);
@@ -162,7 +165,7 @@ describe('one region', () => {
   it('a result too close to count moves no counter either way: a quick pass does not reset the failures', async () => {
     target.setStatus(503);
     const { monitor } = await createMonitor(h, { openThreshold: 3 });
-    await waitFor(async () => (await results(monitor.id)).length === 1);
+    await waitFor(async () => (await results(monitor.id)).length === 1, 30_000, 'the first check');
     await h.deps.scheduler.unschedule(monitor.id);
     await checkOnceVia(h, w.completed, monitor.id);
     target.setStatus(200);
@@ -177,7 +180,7 @@ describe('one region', () => {
   it('gives back the re-check slot only to the result that asked for it, and to a duplicate of it', async () => {
     target.setStatus(200);
     const { monitor: created } = await createMonitor(h, { confirmAfterSeconds: 15 });
-    await waitFor(async () => (await results(created.id)).length === 1);
+    await waitFor(async () => (await results(created.id)).length === 1, 30_000, 'the first check');
     await h.deps.scheduler.unschedule(created.id);
     const monitor = {
       ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } })),

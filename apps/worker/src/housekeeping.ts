@@ -192,6 +192,8 @@ export async function recordDueMaintenanceEvents(prisma: PrismaClient, now: Date
   if (due.length === 0) return 0;
   const windows = await prisma.maintenanceWindow.findMany({
     where: { id: { in: due.map((w) => w.id) } },
+    // One order every time (the log's order follows it): the windows in the order they were created.
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     select: {
       id: true,
       workspaceId: true,
