@@ -112,13 +112,14 @@ describe('packing a day range by range', () => {
         steps++;
         // Nothing of packing's is open between two ranges: the event log's horizon moves on.
         expect(await openWriters()).toBe(0);
-        if (steps > 1) return;
+        // Once, after the first range that moved anything (ranges of ids: the first may hold no monitor).
+        if (late !== null) return;
+        const { rows } = await q(`SELECT "monitorId", region, day + "slotOffsetMs"[1] * interval '1 ms' AS slot
+          FROM check_results_packed ORDER BY "monitorId", region LIMIT 1`);
+        if (rows.length === 0) return;
         expect(await viewRows()).toEqual(before);
         // A result of a range already moved: its raw row is gone from the partition, so its unique key cannot stop
         // a second copy; the trigger packing armed does, as a duplicate (no rollup counts it).
-        const { rows } = await q(`SELECT "monitorId", region, day + "slotOffsetMs"[1] * interval '1 ms' AS slot
-          FROM check_results_packed ORDER BY "monitorId", region LIMIT 1`);
-        expect(rows).toHaveLength(1);
         const moved = before.find((r) => r.monitorId === rows[0].monitorId && r.region === rows[0].region)!;
         const copy: ResultRow = {
           ...dayOfResults(yesterday).find((r) => r.monitorId === moved.monitorId && r.region === moved.region)!,
@@ -134,6 +135,7 @@ describe('packing a day range by range', () => {
     });
 
     expect(steps).toBeGreaterThan(3);
+    expect(late).not.toBeNull();
     expect(report).toEqual({ partitions: [name], results: before.length + 1 });
     expect(await tableExists(name)).toBe(false);
     expect((await listResultPartitions(prisma)).map((p) => p.name)).not.toContain(name);
