@@ -11,7 +11,6 @@ import { createApp } from '../apps/api/src/app.js';
 import {
   ESCALATION_QUEUE,
   EscalationScheduler,
-  checkQueueName,
   createLogger,
   createSsrfGuard,
   createWorkerRedis,
@@ -33,12 +32,10 @@ import {
   type EscalationDeps,
   type StepOutcome,
 } from '../apps/worker/src/escalation/engine.js';
-import { checkProcessor } from '../apps/worker/src/processors/check.processor.js';
 import { escalationProcessor } from '../apps/worker/src/processors/escalation.processor.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startSmtp } from './support/smtp.js';
-import { startEscalationWorker } from './support/escalation-worker.js';
-import { checkRunnerDeps, waitFor } from './support/worker-harness.js';
+import { startRuntime, waitFor } from './support/worker-harness.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Local receivers: a webhook/Slack receiver (paths decide the answer) and an SMTP server
@@ -87,7 +84,7 @@ let h: Harness;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let deps: EscalationDeps;
-let worker: ReturnType<typeof startEscalationWorker>;
+let worker: ReturnType<typeof startRuntime>;
 const logger = createLogger({ level: 'error', json: true, service: 'test-escalation', silent: !process.env.TEST_LOG });
 const FAST_RETRY = { attempts: 3, backoffMs: 50 };
 
@@ -102,16 +99,10 @@ beforeAll(async () => {
     timeoutMs: 2000,
     retry: FAST_RETRY,
   });
+  // The runtime's escalation worker, its checks off (a test that needs them starts a check worker of its own);
   // maintenanceRecheckMs: a step deferred by maintenance looks at the window again after 1 s (60 s in production).
-  deps = {
-    prisma: h.prisma,
-    scheduler: h.deps.escalations!,
-    deliverer,
-    logger,
-    keyring: h.config.encryption,
-    maintenanceRecheckMs: 1000,
-  };
-  worker = startEscalationWorker(h, deps);
+  worker = startRuntime(h, { logger, deliverer, parts: { checks: false }, timing: { maintenanceRecheckMs: 1000 } });
+  deps = worker.runtime.escalationDeps;
 });
 
 afterAll(async () => {
@@ -159,7 +150,7 @@ const rowsOf = (incidentId: string) =>
 
 const jobDone = (job: EscalationJob) =>
   waitFor(
-    async () => worker.completed.find((c) => c.id === escalationJobId(job)) as { outcome: StepOutcome } | undefined,
+    async () => worker.escalations.find((c) => c.id === escalationJobId(job)) as { outcome: StepOutcome } | undefined,
     10_000,
     `job ${escalationJobId(job)}`,
   );
@@ -193,18 +184,9 @@ describe('the ladder, end to end', () => {
     );
     expect(policy).toMatchObject({ isDefault: true, steps: [{ position: 0 }, { position: 1 }] });
 
-    // A check worker wired as apps/worker/src/main.ts wires it: an opened incident starts its ladder.
-    const connection = createWorkerRedis(h.config.redis);
-    connection.on('error', () => undefined);
-    const checks = new Worker(
-      checkQueueName('local'),
-      checkProcessor({
-        ...checkRunnerDeps(h),
-        logger,
-        onIncidentOpened: (id) => scheduleIncidentLadder(deps, id),
-      }),
-      { connection, prefix: h.queuePrefix },
-    );
+    // A check worker as apps/worker/src/main.ts runs it: an opened incident starts its ladder, which the suite's
+    // escalation worker runs.
+    const checks = startRuntime(h, { logger, parts: { escalations: false } });
     try {
       const created = await request(h.app)
         .post('/api/v1/monitors')
@@ -325,7 +307,6 @@ describe('the ladder, end to end', () => {
       expect(after.note).toMatch(/^Acknowledged at .*: the ladder has stopped\.$/);
     } finally {
       await checks.close();
-      connection.disconnect();
     }
   });
 
@@ -1583,7 +1564,8 @@ describe('the sweeper and failed or numerous jobs', () => {
     const connection = createWorkerRedis(h.config.redis);
     connection.on('error', () => undefined);
     const id = escalationJobId({ incidentId: incident.id, cycle: 0, position: 0 });
-    // A worker whose every run throws as during a long database outage, until BullMQ gives up on the job.
+    // Two stand-ins on a queue of their own, not the runtime's worker: a worker whose every run throws as during a
+    // long database outage, until BullMQ gives up on the job; then one that runs only this incident's jobs.
     const broken = new Worker(
       ESCALATION_QUEUE,
       async () => {

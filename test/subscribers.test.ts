@@ -1,16 +1,8 @@
 // Status page subscribers: subscribe (email double opt-in, webhooks), confirm and unsubscribe links, the sweep
 // that turns public events into deliveries, and delivery through BullMQ to a real SMTP server and HTTP receiver.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Worker } from 'bullmq';
 import request from 'supertest';
-import {
-  createWorkerRedis,
-  createSsrfGuard,
-  SUBSCRIBER_QUEUE,
-  SubscriberQueue,
-  verifyWebhookSignature,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { createSsrfGuard, SubscriberQueue, verifyWebhookSignature, type PrismaClient } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import {
   SUBSCRIBE_PER_EMAIL_PER_HOUR,
@@ -18,13 +10,13 @@ import {
 } from '../apps/api/src/routes/public-pages/subscriptions.handler.js';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
 import { createEmailSender } from '@statusvane/shared';
-import { subscriberProcessor } from '../apps/worker/src/processors/subscriber.processor.js';
 import { deliverSubscriberMessage, type SubscriberDeliveryDeps } from '../apps/worker/src/subscribers/deliver.js';
 import { sweepSubscribers } from '../apps/worker/src/subscribers/sweep.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startSmtp } from './support/smtp.js';
 import { startTarget, type Target } from './support/targets.js';
+import { startRuntime } from './support/worker-harness.js';
 
 const MIN = 60_000;
 
@@ -38,16 +30,22 @@ let deliveryDeps: SubscriberDeliveryDeps;
 beforeAll(async () => {
   // Loopback targets allowed (the webhook receiver); X-Forwarded-For believed from loopback, so each test is its own
   // client address for the per-IP limit.
-  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', TRUST_PROXY: 'loopback' });
+  // Mail through the configured SMTP server, as in production.
+  smtp = await startSmtp();
+  h = makeHarness({
+    ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+    TRUST_PROXY: 'loopback',
+    SMTP_URL: smtp.url,
+    SMTP_FROM: 'Status <status@statusvane.test>',
+  });
   queue = new SubscriberQueue(h.redis, h.queuePrefix);
   app = createApp({ ...h.deps, subscribers: queue });
-  smtp = await startSmtp();
   rx = await startTarget();
   deliveryDeps = {
     prisma: h.prisma,
     keyring: h.config.encryption,
     guard: h.deps.guard,
-    email: createEmailSender({ url: smtp.url, from: 'Status <status@statusvane.test>' }),
+    email: createEmailSender(h.config.smtp!),
     publicBaseUrl: h.config.publicBaseUrl,
     timeoutMs: 3000,
   };
@@ -118,15 +116,11 @@ async function waitFor<T>(fn: () => T | Promise<T>, ms = 10_000): Promise<T> {
 describe('email subscriptions: double opt-in through BullMQ', () => {
   it('202, a confirmation mail sent by the queue worker, a one-time confirm link, then subscribed', async () => {
     const { page } = await setup();
-    const connection = createWorkerRedis(h.config.redis);
-    const worker = new Worker(
-      SUBSCRIBER_QUEUE,
-      subscriberProcessor({ ...deliveryDeps, queue, logger: h.deps.logger }),
-      {
-        connection,
-        prefix: h.queuePrefix,
-      },
-    );
+    // The runtime's subscriber worker alone; no sweep (the other tests sweep themselves).
+    const worker = startRuntime(h, {
+      parts: { checks: false, escalations: false, subscribers: true },
+      timing: { subscriberSweepMs: false },
+    });
     try {
       const addr = email();
       const res = await post(page.slug, { email: addr });
@@ -161,7 +155,6 @@ describe('email subscriptions: double opt-in through BullMQ', () => {
       expect([d.status, d.attempts]).toEqual(['sent', 1]);
     } finally {
       await worker.close();
-      connection.disconnect();
     }
   }, 30_000);
 

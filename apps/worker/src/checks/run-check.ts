@@ -16,7 +16,8 @@ import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
 import type { ProbeResult } from '../probes/types.js';
 import { loadMonitor } from './monitor-loader.js';
-import { storeCheckResult, type StoredCheck } from './store-result.js';
+import type { MissedSlotWriter } from './missed-slots.js';
+import type { ResultWriter, StoredCheck } from './store-result.js';
 
 export interface CheckRunnerDeps {
   prisma: PrismaClient;
@@ -27,6 +28,10 @@ export interface CheckRunnerDeps {
   logger: Logger;
   /** The deployment's CHECK_REGIONS, of which a monitor's `regions` are checked (monitorRegions). */
   checkRegions: readonly string[];
+  /** Stores results with the flap logic, grouped with other checks' (createResultWriter). */
+  results: ResultWriter;
+  /** Stores the slots a late scheduled check skipped as missed, grouped likewise (createMissedSlotWriter). */
+  missedSlots: MissedSlotWriter;
   now?: () => Date;
   /**
    * Heartbeats: arms the evaluation at the monitor's next deadline (CheckScheduler.armHeartbeatDeadline). Without it
@@ -266,7 +271,7 @@ export async function runCheck(
   checkedAt ??= deps.now?.() ?? new Date();
   // Whether it was taken in maintenance is decided where it is stored (store-result.ts), in the same statements.
   const regions = monitorRegions(deps.checkRegions, m);
-  const stored = await storeCheckResult(deps.prisma, {
+  const stored = await deps.results.write({
     monitor: { ...m, regions },
     region: job.region,
     slot,

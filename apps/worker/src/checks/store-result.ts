@@ -8,7 +8,7 @@ import {
 import { evaluateFlap, regionStateOf, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
 import { openParentIncidentOf } from '../open-parent-incident.js';
-import { bySlot, writerPerClient } from './result-writer.js';
+import { bySlot, GroupWriter } from './result-writer.js';
 
 export interface StoredCheck {
   /** False when this (monitor, region, slot) was already stored: a job that ran twice changes nothing. */
@@ -54,12 +54,19 @@ export interface StoreInput {
 }
 
 /**
- * Stores one result and applies the flap logic, in one transaction shared with the other results that are ready at
- * about the same moment (group commit, result-writer.ts): resolves once that transaction committed. Same guarantees
- * as storing it alone.
+ * The group writer of check results (group commit, result-writer.ts): `write` stores one result and applies the flap
+ * logic, in one transaction shared with the other results that are ready at about the same moment, and resolves once
+ * that transaction committed; same guarantees as storing it alone. One per database client (groups never mix
+ * databases): the worker runtime makes it and hands it to runCheck.
  */
-export function storeCheckResult(prisma: PrismaClient, input: StoreInput): Promise<StoredCheck> {
-  return writerFor(prisma).write(input);
+export type ResultWriter = Pick<GroupWriter<StoreInput, StoredCheck>, 'write'>;
+
+export function createResultWriter(prisma: PrismaClient): ResultWriter {
+  return new GroupWriter({
+    group: (inputs: StoreInput[]) => storeCheckResults(prisma, inputs),
+    one: (input: StoreInput) => storeCheckResultAlone(prisma, input),
+    order: bySlot,
+  });
 }
 
 /** Stores one result and applies the flap logic in a transaction of its own (storeCheckResults of one). */
@@ -69,12 +76,6 @@ export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreIn
 }
 
 const resultKey = (monitorId: string, region: string, slot: Date) => `${monitorId}|${region}|${slot.getTime()}`;
-
-const writerFor = writerPerClient((prisma: PrismaClient) => ({
-  group: (inputs: StoreInput[]) => storeCheckResults(prisma, inputs),
-  one: (input: StoreInput) => storeCheckResultAlone(prisma, input),
-  order: bySlot,
-}));
 
 /**
  * Stores many results in one transaction and applies the flap logic to them. The result row is unique per
