@@ -170,11 +170,16 @@ export async function checkOnce(
 
 /**
  * Moves the monitor's last counted results an hour back, as if the next result came long after them: it then counts
- * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count.
+ * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count. Under the monitor's
+ * lock, as the worker stores results: a group storing a result of it meanwhile (a scheduled check) would otherwise
+ * write back the state it read before, undoing this.
  */
 export async function agePastGap(h: Pick<Harness, 'prisma'>, monitorId: string): Promise<void> {
-  await h.prisma.$executeRaw`
-    UPDATE monitor_region_states SET "lastCountedAt" = "lastCountedAt" - interval '1 hour' WHERE "monitorId" = ${monitorId}::uuid`;
+  await h.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM monitors WHERE id = ${monitorId}::uuid FOR NO KEY UPDATE`;
+    await tx.$executeRaw`
+      UPDATE monitor_region_states SET "lastCountedAt" = "lastCountedAt" - interval '1 hour' WHERE "monitorId" = ${monitorId}::uuid`;
+  });
 }
 
 /** The monitor's flap state per region, as the worker stored it. */
