@@ -374,6 +374,73 @@ describe('notifications', () => {
     expect((await request(app).post(`/status/${page.slug}/subscriptions/${token}/unsubscribe`)).status).toBe(404);
   }, 30_000);
 
+  it('an update is told however soon after the opening it is posted; only a manual incident`s opening message is not', async () => {
+    const { w, page, api, web } = await setup();
+    await arrangeStatusPage(h.prisma, {
+      id: page.id,
+      json: JSON.stringify([{ name: 'All', componentIds: [api.componentId, web.componentId] }]),
+    });
+    const t0 = Date.now();
+    const hook = (await post(page.slug, { webhookUrl: rx.url(`/status/200?early=${page.id}`) })).body.data as {
+      id: string;
+    };
+    await h.prisma.statusPageSubscriber.update({ where: { id: hook.id }, data: { confirmedAt: new Date(t0 - MIN) } });
+    const as = bearer(w.tokens.owner);
+    const postUpdate = async (incidentId: string) => {
+      const res = await request(app)
+        .post(`/api/v1/incidents/${incidentId}/updates`)
+        .set(as)
+        .send({ status: 'identified', message: 'Bad deploy, rolling back' });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+
+    // A monitor's incident, opened 5 s ago, and its first update now.
+    const down = await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: web.id,
+        openMonitorId: web.id,
+        title: 'Web is down',
+        startedAt: new Date(Date.now() - 5000),
+      },
+    });
+    const early = await postUpdate(down.id);
+    // A manual incident with its opening message (POST /incidents with `message`), and one without whose first
+    // update follows at once.
+    const manual = async (body: Record<string, unknown>) => {
+      const res = await request(app)
+        .post('/api/v1/incidents')
+        .set(as)
+        .send({ title: 'Slow checkout', componentIds: [api.componentId], ...body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const withMessage = await manual({ message: 'We are looking into it' });
+    const opening = await h.prisma.incidentUpdate.findFirstOrThrow({ where: { incidentId: withMessage } });
+    const withoutMessage = await manual({});
+    const followUp = await postUpdate(withoutMessage);
+
+    await sweepSubscribers(
+      { prisma: h.prisma, queue, logger: h.deps.logger },
+      new Date(t0 - MIN),
+      new Date(Date.now() + MIN),
+    );
+    const keys = (
+      await h.prisma.subscriberDelivery.findMany({ where: { subscriberId: hook.id }, select: { eventKey: true } })
+    ).map((d) => d.eventKey);
+    expect(keys.sort()).toEqual(
+      [
+        `incident:${down.id}:opened`,
+        `update:${early}`,
+        `incident:${withMessage}:opened`,
+        `incident:${withoutMessage}:opened`,
+        `update:${followUp}`,
+      ].sort(),
+    );
+    expect(keys).not.toContain(`update:${opening.id}`);
+  });
+
   it('no second mail after a crash between claim and send; a failure that may pass goes back to pending, the last one fails', async () => {
     const { page } = await setup();
     const addr = email();
