@@ -409,7 +409,7 @@ describe('heartbeats', () => {
       data: { lastPingAt: new Date(Date.now() - 200_000), lastPingFailAt: null },
     });
     await checkOnce(hb.id);
-    expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'missed_heartbeat' });
+    expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'heartbeat_missed' });
   });
 
   it('a missed deadline is reported by its deadline job when it passes, not at the next scheduled run; pings after it are judged at once', async () => {
@@ -446,7 +446,7 @@ describe('heartbeats', () => {
       'the missed deadline',
     );
     // One failing result for the missed period, keyed by its deadline, stored within moments of it.
-    expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
+    expect(down).toMatchObject({ reason: 'heartbeat_missed', slot: new Date(deadline) });
     expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
     expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
     // The job completes after its result committed (it arms the next deadline and opens the incident's escalation
@@ -456,12 +456,14 @@ describe('heartbeats', () => {
       10_000,
       'the deadline job',
     );
-    expect(completed).toMatchObject({ stored: true, result: { reason: 'missed_heartbeat' } });
+    expect(completed).toMatchObject({ stored: true, result: { reason: 'heartbeat_missed' } });
     const [incident] = await waitFor(async () => {
       const i = await incidents(hb.id);
       return i.length ? i : null;
     });
-    expect(incident).toMatchObject({ status: 'open', startedAt: down.checkedAt });
+    // One name for a missed period, on the result, the incident and its evidence.
+    expect(incident).toMatchObject({ status: 'open', startedAt: down.checkedAt, reason: 'heartbeat_missed' });
+    expect(incident!.evidence).toMatchObject([{ region: 'local', lastResult: { reason: 'heartbeat_missed' } }]);
     // The next missed period is armed: one more failure a whole interval later, not before.
     expect(await (await queue.getJob(`hb-${hb.id}-local-${deadline + 60_000 + 1}`))?.getState()).toBe('delayed');
 

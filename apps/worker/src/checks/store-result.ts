@@ -402,8 +402,8 @@ export function monitorStatusOf(
 
 /**
  * An incident's `reason`: the stable code of the result that opened it (the part before any `: detail`), in the
- * contract's words where a result's code differs (`unexpected_status:503` -> `status_code`, `missed_heartbeat` ->
- * `heartbeat_missed`). The result itself keeps its full reason, shown in the evidence.
+ * contract's words where a result's code differs (`unexpected_status:503` -> `status_code`). The result itself keeps
+ * its full reason, shown in the evidence.
  */
 export function incidentReason(resultReason: string | null): string | null {
   if (!resultReason) return null;
@@ -412,7 +412,6 @@ export function incidentReason(resultReason: string | null): string | null {
 }
 const INCIDENT_REASON_NAMES: Record<string, string> = {
   unexpected_status: 'status_code',
-  missed_heartbeat: 'heartbeat_missed',
 };
 
 /** One region's part of an incident's evidence (the incident record shows it as stored). */
