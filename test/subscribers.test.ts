@@ -81,6 +81,16 @@ async function setup() {
   return { w, api, web, page: created.body.data as { id: string; slug: string; url: string } };
 }
 
+/** setup(), the page showing both monitors' components in one group. */
+async function setupShowingBoth() {
+  const s = await setup();
+  await arrangeStatusPage(h.prisma, {
+    id: s.page.id,
+    json: JSON.stringify([{ name: 'All', componentIds: [s.api.componentId, s.web.componentId] }]),
+  });
+  return s;
+}
+
 const post = (slug: string, body: Record<string, unknown>, ip = clientIp()) =>
   request(app).post(`/status/${slug}/subscribe`).set('X-Forwarded-For', ip).send(body);
 
@@ -261,11 +271,7 @@ describe('webhook subscriptions', () => {
 
 describe('notifications', () => {
   it('public incident opened, updated and resolved, and maintenance scheduled, started and completed: told once each', async () => {
-    const { w, page, api, web } = await setup();
-    await arrangeStatusPage(h.prisma, {
-      id: page.id,
-      json: JSON.stringify([{ name: 'All', componentIds: [api.componentId, web.componentId] }]),
-    });
+    const { w, page, api, web } = await setupShowingBoth();
     const t0 = Date.now();
     const url = rx.url(`/status/200?notify=${page.id}`);
     const hook = (await post(page.slug, { webhookUrl: url })).body.data as { id: string; secret: string };
@@ -375,11 +381,7 @@ describe('notifications', () => {
   }, 30_000);
 
   it('an update is told however soon after the opening it is posted; only a manual incident`s opening message is not', async () => {
-    const { w, page, api, web } = await setup();
-    await arrangeStatusPage(h.prisma, {
-      id: page.id,
-      json: JSON.stringify([{ name: 'All', componentIds: [api.componentId, web.componentId] }]),
-    });
+    const { w, page, api, web } = await setupShowingBoth();
     const t0 = Date.now();
     const hook = (await post(page.slug, { webhookUrl: rx.url(`/status/200?early=${page.id}`) })).body.data as {
       id: string;
