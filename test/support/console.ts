@@ -45,3 +45,18 @@ export function consoleBrowser(h: Harness, opts: { address?: string } = {}) {
     },
   };
 }
+
+/** The console link (`/app/invite/...`, `/app/forgot/...`) in a raw mail, its quoted-printable soft breaks undone. */
+export function linkInMail(raw: string, path: '/app/invite/' | '/app/forgot/'): string {
+  const text = raw.replace(/=\r?\n/g, '').replace(/=3D/gi, '=');
+  const m = new RegExp(`https?://[^\\s/]+(${path.replace(/\//g, '\\/')}[A-Za-z0-9_-]+)`).exec(text);
+  if (!m) throw new Error(`no ${path} link in the mail:\n${text}`);
+  return m[1]!;
+}
+
+/** The value of a cookie in a response's Set-Cookie headers. */
+export function setCookie(res: { headers: Record<string, unknown> }, name: string): string | undefined {
+  const all = (res.headers['set-cookie'] as string[] | undefined) ?? [];
+  const line = all.find((c) => c.startsWith(`${name}=`));
+  return line ? line.slice(name.length + 1).split(';')[0] : undefined;
+}
