@@ -1,6 +1,6 @@
 // The console's browser assets (apps/api/client: the enhancement script and the stylesheet), bundled and minified
 // by esbuild into apps/api/dist/assets/ with content-hashed names, and a manifest (apps/api/dist/assets-manifest.json)
-// mapping each logical name (`console.js`, `console.css`) to its file. Run by `npm run build`, by the integration
+// mapping each logical name (`console.js`, `console.css`, `favicon.svg`) to its file. Run by `npm run build`, by the integration
 // tests' global setup, and by the API itself when a checkout never built them (apps/api/src/views/assets.ts).
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
@@ -19,7 +19,9 @@ export async function buildAssets() {
     entryPoints: [
       { in: 'apps/api/client/console.ts', out: 'console' },
       { in: 'apps/api/client/console.css', out: 'console' },
+      { in: 'apps/api/client/favicon.svg', out: 'favicon' },
     ],
+    loader: { '.svg': 'copy' },
     outdir,
     entryNames: '[name]-[hash]',
     bundle: true,
@@ -34,7 +36,7 @@ export async function buildAssets() {
   const manifest = {};
   for (const [file, meta] of Object.entries(result.metafile.outputs)) {
     if (!meta.entryPoint) continue;
-    manifest[`console${extname(file)}`] = basename(file);
+    manifest[`${basename(meta.entryPoint, extname(meta.entryPoint))}${extname(file)}`] = basename(file);
   }
   // Written whole, then moved into place: a server starting meanwhile reads the old manifest or the new one.
   const target = join(root, 'apps/api/dist/assets-manifest.json');

@@ -12,10 +12,11 @@ const ASSETS_DIR = join(API_ROOT, 'dist', 'assets');
 const MANIFEST = join(API_ROOT, 'dist', 'assets-manifest.json');
 const BUILD_SCRIPT = join(API_ROOT, '..', '..', 'scripts', 'build-assets.mjs');
 
-/** The URLs a page links: the stylesheet and the enhancement script. */
+/** The URLs a page links: the stylesheet, the enhancement script and the icon. */
 export interface AssetUrls {
   css: string;
   js: string;
+  icon: string;
 }
 
 export interface AssetFile {
@@ -33,6 +34,7 @@ export interface Assets {
 const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 async function readManifest(): Promise<Record<string, string> | null> {
@@ -73,7 +75,7 @@ export function loadAssets(): Promise<Assets> {
       if (!name) throw new Error(`the assets manifest has no ${key}: run npm run build`);
       return `${ASSETS_PATH}/${name}`;
     };
-    return { urls: { css: url('console.css'), js: url('console.js') }, files };
+    return { urls: { css: url('console.css'), js: url('console.js'), icon: url('favicon.svg') }, files };
   })().catch((err: unknown) => {
     loading = undefined;
     throw err;

@@ -23,6 +23,7 @@ export function Document({ title, assets, children, bodyClass }: DocumentProps) 
         <meta name="color-scheme" content="light dark" />
         <meta name="robots" content="noindex, nofollow" />
         <title>{`${title} · Statusvane`}</title>
+        {assets.icon && <link rel="icon" type="image/svg+xml" href={assets.icon} />}
         {assets.css && <link rel="stylesheet" href={assets.css} />}
         {assets.js && <script src={assets.js} defer />}
       </head>

@@ -135,7 +135,15 @@ export function MonitorTable(props: {
       cell: (m) => <a href={`${props.base}/monitors/${m.id}`}>{m.name}</a>,
     },
     { header: 'Type', class: 'type', cell: (m) => m.type.toUpperCase() },
-    { header: 'Target', class: 'target', cell: (m) => <span class="mono">{m.target ?? '—'}</span> },
+    {
+      header: 'Target',
+      class: 'target',
+      cell: (m) => (
+        <span class="mono" title={m.target ?? undefined}>
+          {m.target ?? '—'}
+        </span>
+      ),
+    },
     {
       header: 'Last check',
       class: 'when',
