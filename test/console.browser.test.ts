@@ -2,13 +2,12 @@
 // Policy: sign in through the form, see the monitors page, no serious or critical axe-core violation at 1280 and
 // 390 px in light and dark, no sideways scroll at 390 px, and sign out. Screenshots go to test-artifacts/console/.
 // This suite never skips: without Chromium it fails and says how to install it.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import {
   bearer,
@@ -19,19 +18,9 @@ import {
   monitorShowing,
   type Harness,
 } from './support/harness.js';
+import { axeViolations, launchChromium, type AxeViolation } from './support/browser.js';
 import { setUserPassword } from './support/console.js';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-];
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 const PASSWORD = 'correct horse battery staple';
 
@@ -44,19 +33,13 @@ let owner: { email: string };
 let viewer: { email: string };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium was not found at ${CHROMIUM_PATH}. The console browser test needs it: install it with ` +
-        '`apt-get install -y chromium` (Debian) or point CHROMIUM_PATH at a Chrome/Chromium binary.',
-    );
-  }
   // The console checks Origin against PUBLIC_BASE_URL: listen first, then build the app for that address.
   server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   h = makeHarness({ PUBLIC_BASE_URL: origin });
   server.on('request', h.app);
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+  browser = await launchChromium('console');
   mkdirSync(ARTIFACTS, { recursive: true });
 
   w = await makeWorkspace(h.prisma);
@@ -108,16 +91,9 @@ async function signIn(page: Page, email: string) {
   await Promise.all([page.waitForURL(`${origin}/app/${w.ws.slug}/monitors`), page.click('button[type=submit]')]);
 }
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-type AxeViolation = { id: string; impact: string; help: string; nodes: Array<{ target: unknown[] }> };
-
-/** axe-core's serious and critical violations (WCAG 2.x A and AA, best practices), injected through DevTools. */
+/** axe-core's serious and critical violations. */
 async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  const all = await page.evaluate<AxeViolation[]>(
-    `(async () => { ${AXE_SOURCE}; const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }); return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })); })()`,
-  );
-  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 async function sidewaysScroll(page: Page): Promise<number> {
