@@ -88,19 +88,21 @@ export function consoleRouter(deps: ApiDeps): Router {
   );
   router.use(pages);
 
-  // A workspace's pages, at /app/<slug>/... and /app/w/<slug>/... (the long form also reaches reserved slugs).
-  const workspace = Router({ mergeParams: true });
-  mountPages(workspace, monitorPages(), opts);
   const notFound: RequestHandler = async (_req, res) => {
     const answer = notFoundPage(await assets());
     if ('view' in answer) res.status(404).type('html').send(renderPage(answer.view));
   };
-  router.use('/w/:ws', workspace);
-  router.use('/:ws', (req, res, next) => {
-    // Reserved first segments are the console's own (or reached by /app/w/<slug>): never a workspace here.
-    if (isReservedWorkspaceSlug(String(req.params.ws))) notFound(req, res, next);
-    else workspace(req, res, next);
-  });
+  // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
+  // the reserved first segments are its own pages, or nothing).
+  const longForm = Router({ mergeParams: true });
+  mountPages(longForm, monitorPages(), opts);
+  const shortForm = Router({ mergeParams: true });
+  shortForm.use((req, res, next) =>
+    isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
+  );
+  mountPages(shortForm, monitorPages(), opts);
+  router.use('/w/:ws', longForm);
+  router.use('/:ws', shortForm);
   router.use(notFound);
   router.use(consoleErrors(deps.logger, () => assets()));
   return router;
