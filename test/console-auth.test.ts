@@ -1,9 +1,10 @@
 // Console sign-in on the real app, PostgreSQL and Redis: sessions, lockout, CSRF and Origin, invitation and reset
 // links by mail (a local SMTP server), the TOTP second factor with recovery codes, and sign-out.
 import { randomInt } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { hashToken } from '@statusvane/shared';
+import { createLogger, hashToken } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { createWorkspace } from '../apps/api/src/services/admin/admin-commands.js';
 import { createSignInGuard } from '../apps/api/src/services/users/sign-in-guard.js';
@@ -536,6 +537,48 @@ describe('two-factor sign-in (TOTP)', () => {
     expect(off.status).toBe(303);
     expect(await h.prisma.recoveryCode.count({ where: { userId: user.id } })).toBe(0);
     expect((await browser().signIn(user.email, PASSWORD)).headers.location).toBe('/app');
+  });
+});
+
+describe('logs', () => {
+  it('label console requests by route template and never hold a password, a session id or a link token', async () => {
+    const lines: string[] = [];
+    const stream = new PassThrough();
+    stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+    const logger = createLogger({ level: 'debug', json: true, service: 'api', stream });
+    const app = createApp({ ...h.deps, logger });
+    const { w, user } = await member();
+    const agent = request.agent(app);
+    const origin = new URL(h.config.publicBaseUrl).origin;
+    const post = async (path: string, fields: Record<string, string>, from = path) => {
+      const page = await agent.get(from);
+      return agent
+        .post(path)
+        .set('Origin', origin)
+        .type('form')
+        .send({ _csrf: csrfOf(page.text), ...fields });
+    };
+    await post('/app/login', { email: user.email, password: 'a wrong password here' });
+    const signed = await post('/app/login', { email: user.email, password: PASSWORD });
+    const session = setCookie(signed, 'sv_session')!;
+    await agent.get(`/app/w/${w.ws.slug}/monitors`);
+    await agent.get(`/app/${w.ws.slug}/monitors?q=x`);
+    await post('/app/forgot', { email: user.email }, '/app/forgot');
+    const link = linkInMail(
+      (await waitFor(async () => mailsTo(user.email)[0], 10_000, 'the reset mail')).raw,
+      '/app/forgot/',
+    );
+    await agent.get(link);
+    await new Promise((r) => setTimeout(r, 50));
+    const routes = lines
+      .map((l) => JSON.parse(l) as { message: string; route?: string })
+      .filter((l) => l.message === 'request');
+    expect(new Set(routes.map((l) => l.route))).toEqual(
+      new Set(['/app/login', '/app/w/{ws}/monitors', '/app/{ws}/monitors', '/app/forgot', '/app/forgot/{token}']),
+    );
+    const all = lines.join('\n');
+    for (const secret of [PASSWORD, 'a wrong password here', session, link.split('/').pop()!, w.ws.slug])
+      expect([secret, all.includes(secret)]).toEqual([secret, false]);
   });
 });
 

@@ -42,7 +42,7 @@ export function consoleRouter(deps: ApiDeps): Router {
   const cookies = consoleCookies(deps.config.publicBaseUrl);
   const ownOrigin = new URL(deps.config.publicBaseUrl).origin;
   const assets = async () => (await loadAssets()).urls;
-  const opts: PageMountOptions = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
+  const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
   const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
 
   router.use(consoleHeaders);
@@ -84,7 +84,7 @@ export function consoleRouter(deps: ApiDeps): Router {
       ...passwordPages({ forgotLimits: createForgotLimits(deps.redis) }),
       ...accountPages(),
     ],
-    opts,
+    { ...opts, mount: '/app' },
   );
   router.use(pages);
 
@@ -95,12 +95,12 @@ export function consoleRouter(deps: ApiDeps): Router {
   // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
   // the reserved first segments are its own pages, or nothing).
   const longForm = Router({ mergeParams: true });
-  mountPages(longForm, monitorPages(), opts);
+  mountPages(longForm, monitorPages(), { ...opts, mount: '/app/w/{ws}' });
   const shortForm = Router({ mergeParams: true });
   shortForm.use((req, res, next) =>
     isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
   );
-  mountPages(shortForm, monitorPages(), opts);
+  mountPages(shortForm, monitorPages(), { ...opts, mount: '/app/{ws}' });
   router.use('/w/:ws', longForm);
   router.use('/:ws', shortForm);
   router.use(notFound);

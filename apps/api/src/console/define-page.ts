@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { VNode } from 'preact';
 import { randomSecret } from '@statusvane/shared';
 import type { ApiDeps } from '../deps.js';
+import { ROUTE_LABEL } from '../middleware/request-log.js';
 import { can, type Permission } from '../services/auth/permissions.js';
 import { sessionWorkspaceContext, userWorkspaces } from '../services/auth/session-context.js';
 import type { ServiceContext } from '../services/context.js';
@@ -97,6 +98,11 @@ export function definePage<A extends PageAccess>(def: PageDef<A>): PageDef<A> {
 
 /** What mountPages needs besides the pages. */
 export interface PageMountOptions {
+  /**
+   * The template of where the router is mounted (`/app`, `/app/{ws}`, `/app/w/{ws}`): request logs and metrics label
+   * a page by it and the page's path, never by the path asked (which names a workspace, or carries a link's token).
+   */
+  mount: string;
   deps: ApiDeps;
   cookies: ConsoleCookies;
   assets: () => Promise<AssetUrls>;
@@ -133,7 +139,9 @@ function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer): void 
 export function mountPages(router: Router, pages: readonly PageDef[], opts: PageMountOptions): void {
   const { deps, cookies } = opts;
   for (const page of pages) {
+    const label = `${opts.mount}${page.path === '/' ? '' : page.path.replace(/:([A-Za-z]+)/g, '{$1}')}` || '/';
     const handler: RequestHandler = async (req, res) => {
+      res.locals[ROUTE_LABEL] = label;
       const now = opts.clock();
       const assets = await opts.assets();
       const sessionToken = readSessionCookie(req, cookies);
