@@ -512,6 +512,14 @@ describe('two-factor sign-in (TOTP)', () => {
     expect(fifth.headers.location).toBe('/app/login?done=code-ended');
     expect(await h.prisma.consoleSession.count({ where: { userId: user.id, awaitingSecondFactor: true } })).toBe(0);
     expect((await b.get('/app/login/code')).headers.location).toBe('/app/login');
+
+    // Starting over from the same address: five more wrong codes lock the pair, the password is refused too.
+    const again = browser(b.address);
+    expect((await again.signIn(user.email, PASSWORD)).headers.location).toBe('/app/login/code');
+    const form2 = await again.get('/app/login/code');
+    for (let i = 0; i < 5; i++) await again.post('/app/login/code', { _csrf: csrfOf(form2.text), code: '654321' });
+    const locked = await browser(b.address).submit('/app/login', { email: user.email, password: PASSWORD });
+    expect([locked.status, flashOf(locked.text)]).toEqual([401, 'The email or password is not right.']);
   });
 
   it('lets a recovery code stand in for the app once; turning the factor off asks for the password', async () => {

@@ -26,6 +26,7 @@ export function consoleBrowser(h: Harness, opts: { address?: string } = {}) {
   return {
     agent,
     origin,
+    address: opts.address,
     get: (path: string) => withAddress(agent.get(path)),
     /** Opens `formPage`, then posts `fields` with its CSRF token to `action` (default: the same path). */
     async submit(formPage: string, fields: Record<string, string>, action = formPage) {

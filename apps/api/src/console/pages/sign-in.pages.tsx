@@ -144,6 +144,10 @@ export function signInPages(tools: { guard: SignInGuard }): PageDef[] {
           now: req.now,
           userAgent: req.userAgent,
         });
+        // A wrong code counts as a failed sign-in too: whoever has the password cannot try codes forever by
+        // starting over (ten wrong codes from an address lock its pair, as ten wrong passwords would).
+        if (result.kind === 'signed-in') await tools.guard.succeeded(req.session.user.email, req.address);
+        else await tools.guard.failed(req.session.user.email, req.address);
         if (result.kind === 'ended') return { redirect: '/app/login?done=code-ended', session: 'clear' };
         if (result.kind === 'wrong')
           return {

@@ -49,9 +49,11 @@ export async function signIn(
     if (!locked) await deps.guard.failed(email, input.address);
     return { kind: 'refused' };
   }
-  await deps.guard.succeeded(email, input.address);
-  await dropExpiredSessions(deps.prisma, user.id, input.now);
   const second = user.totpSecretEnc !== null;
+  // Only a completed sign-in clears the pair's failures: with a second factor, that is after the code (wrong codes
+  // count as failures too, so knowing the password does not buy endless guesses at codes).
+  if (!second) await deps.guard.succeeded(email, input.address);
+  await dropExpiredSessions(deps.prisma, user.id, input.now);
   const { token, expiresAt } = await startSession(deps.prisma, {
     userId: user.id,
     now: input.now,
