@@ -237,6 +237,7 @@ const targets = {
 /** Each PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
 const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }> = {
   'PATCH /maintenance/{id}': { make: targets.maintenance, body: { title: 'Changed' } },
+  'DELETE /maintenance/{id}': { make: targets.maintenance },
   'PATCH /monitors/{id}': { make: targets.monitor, body: { name: 'Changed', headers: { 'X-Key': 'other' } } },
   'DELETE /monitors/{id}': { make: targets.monitor },
   'PATCH /components/{id}': { make: targets.component, body: { description: 'Changed' } },
