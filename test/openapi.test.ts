@@ -31,6 +31,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/maintenance'],
   ['get', '/maintenance/{id}'],
   ['patch', '/maintenance/{id}'],
+  ['delete', '/maintenance/{id}'],
   ['post', '/monitors'],
   ['get', '/monitors'],
   ['get', '/monitors/{id}'],

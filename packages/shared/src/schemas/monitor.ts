@@ -4,6 +4,7 @@ import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '..
 import { isValidPort, parseHostPort } from '../ssrf/index.js';
 import { cronProblem, isTimeZone } from '../heartbeat/expected.js';
 import { uuidInputSchema } from './input-fields.js';
+import { shownText } from './shown-text.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -52,7 +53,7 @@ export const DEFAULT_CONFIRM_AFTER_SECONDS = 15;
 export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 7;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;
 
-const name = z.string().trim().min(1).max(L.nameMax);
+const name = z.string().trim().min(1).max(L.nameMax).superRefine(shownText);
 const intervalSeconds = z.number().int().min(L.intervalMin).max(L.intervalMax);
 const timeoutMs = z.number().int().min(L.timeoutMin).max(L.timeoutMax);
 const threshold = z.number().int().min(L.thresholdMin).max(L.thresholdMax);
