@@ -6,6 +6,7 @@ import {
   bullPrefix,
   checkQueueName,
   createDeliverer,
+  workspaceSigningSecrets,
   createSsrfGuard,
   type Config,
   type Deliverer,
@@ -74,7 +75,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     deps.deliverer ??
     createDeliverer({
       guard,
-      encryptionKey: config.encryption.current.key,
+      signingSecret: workspaceSigningSecrets(prisma, config.encryption.current.key),
       smtp: config.smtp,
       providers: config.alertProviders,
     });
