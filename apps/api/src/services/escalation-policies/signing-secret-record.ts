@@ -11,13 +11,9 @@ export const signingSecretRecordSchema = z
           'The secret receivers verify `Statusvane-Signature` with (hex), shown in this answer only. A replay of a rotation ' +
           '(same `Idempotency-Key`) answers null: rotate again if it was lost.',
       }),
-    generation: z
-      .number()
-      .int()
-      .min(0)
-      .openapi({
-        description: 'How many times it was rotated; 0: never (the secret the admin CLI printed until then).',
-      }),
+    generation: z.number().int().min(0).openapi({
+      description: 'How many times it was rotated; 0: never (the secret the admin CLI printed until then).',
+    }),
     rotatedAt: dateTime.nullable().openapi({ description: 'When it was last rotated; null: never.' }),
     algorithm: z.literal('HMAC-SHA256'),
     signatureHeader: z.literal(SIGNATURE_HEADER),
