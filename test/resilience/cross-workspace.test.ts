@@ -165,6 +165,7 @@ interface Variant {
  */
 const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Variant[] }> = {
   'GET /maintenance/{id}': { make: resources.maintenance, variants: [{ label: 'plain' }] },
+  'DELETE /maintenance/{id}': { make: resources.maintenance, variants: [{ label: 'plain' }] },
   'PATCH /maintenance/{id}': {
     make: resources.maintenance,
     variants: [

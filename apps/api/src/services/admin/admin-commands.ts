@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
+import {
+  AppError,
+  hashToken,
+  NotFoundError,
+  parseOrThrow,
+  PLANS,
+  ROLES,
+  type PrismaClient,
+  shownText,
+} from '@statusvane/shared';
 import { isReservedWorkspaceSlug } from '../../console/reserved-slugs.js';
 import { changesBetween, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
 import { addMember as addMemberService } from '../members/add-member.js';
@@ -52,7 +61,11 @@ const workspaceOut = (w: { id: string; slug: string; name: string; plan: string;
 export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(
     z
-      .object({ slug: workspaceSlugSchema, name: z.string().min(1).max(200), plan: z.enum(PLANS).default('free') })
+      .object({
+        slug: workspaceSlugSchema,
+        name: z.string().min(1).max(200).superRefine(shownText),
+        plan: z.enum(PLANS).default('free'),
+      })
       .strict(),
     raw,
     'arguments',
@@ -75,7 +88,7 @@ export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
 /** user create --email [--name] */
 export async function createUser(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(
-    z.object({ email, name: z.string().min(1).max(200).optional() }).strict(),
+    z.object({ email, name: z.string().min(1).max(200).superRefine(shownText).optional() }).strict(),
     raw,
     'arguments',
   );
@@ -121,11 +134,13 @@ const tokenInput = z.discriminatedUnion('kind', [
       kind: z.literal('org'),
       workspace: selector,
       role: z.enum(ROLES),
-      name: z.string().max(200).optional(),
+      name: z.string().max(200).superRefine(shownText).optional(),
       expiresInDays: z.coerce.number().optional(),
     })
     .strict(),
-  z.object({ kind: z.literal('personal'), email, name: z.string().max(200).optional() }).strict(),
+  z
+    .object({ kind: z.literal('personal'), email, name: z.string().max(200).superRefine(shownText).optional() })
+    .strict(),
   z
     .object({
       kind: z.literal('oauth'),
@@ -148,7 +163,7 @@ const tokenInput = z.discriminatedUnion('kind', [
         .min(60)
         .max(365 * 86400)
         .default(3600),
-      name: z.string().max(200).optional(),
+      name: z.string().max(200).superRefine(shownText).optional(),
     })
     .strict(),
 ]);

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@statusvane/shared';
+import { shownText } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
@@ -13,8 +14,8 @@ import {
 
 export const updateComponentSchema = z
   .object({
-    name: z.string().trim().min(1).max(120).optional(),
-    description: z.string().max(500).optional(),
+    name: z.string().trim().min(1).max(120).superRefine(shownText).optional(),
+    description: z.string().max(500).superRefine(shownText).optional(),
   })
   .strict()
   .openapi('UpdateComponentInput', { description: 'Only the provided fields change.' });

@@ -115,12 +115,16 @@ async function write(
   for (const p of plan.policies) if (p.stored) policyByRef.set(p.change.ref, p.stored.id);
   for (const p of plan.policies) {
     if (p.change.action === 'create') {
-      const id = await createPolicyInTx(tx, deps, ctx, desiredPolicies.get(p.change.ref)!, p.change.ref);
+      // The previous default's change is in the plan (an update of its own), recorded by recordWrites.
+      const id = await createPolicyInTx(tx, deps, ctx, desiredPolicies.get(p.change.ref)!, {
+        ref: p.change.ref,
+        previousDefault: 'planned',
+      });
       policyByRef.set(p.change.ref, id);
       p.change.id = id;
     } else if (p.change.action === 'update') {
       const changes = Object.fromEntries(p.changed.map((f) => [f, p.desired![f]]));
-      await updatePolicyInTx(tx, deps, ctx, p.stored!.id, changes as UpdateEscalationPolicyInput);
+      await updatePolicyInTx(tx, deps, ctx, p.stored!.id, changes as UpdateEscalationPolicyInput, 'planned');
     }
   }
   const policyId = (ref: string | null | undefined) => (ref ? policyByRef.get(ref)! : null);

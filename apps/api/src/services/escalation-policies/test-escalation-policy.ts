@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   createDeliverer,
+  workspaceSigningSecrets,
   DELIVERY_CHANNELS,
   IMPACTS,
   openTarget,
@@ -74,7 +75,7 @@ export async function testEscalationPolicy(
   const byId = new Map(targets.map((t) => [t.id, t]));
   const deliverer = createDeliverer({
     guard: deps.guard,
-    encryptionKey: deps.config.encryption.current.key,
+    signingSecret: workspaceSigningSecrets(deps.prisma, deps.config.encryption.current.key),
     smtp: deps.config.smtp,
     providers: deps.config.alertProviders,
     retry: TEST_RETRY,

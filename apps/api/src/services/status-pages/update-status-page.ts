@@ -7,6 +7,7 @@ import {
   STATUS_PAGE_LIMITS,
   type Config,
   type PrismaClient,
+  statusPageNameSchema,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
@@ -22,7 +23,7 @@ import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } fro
 
 export const updateStatusPageSchema = z
   .object({
-    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax).optional(),
+    name: statusPageNameSchema.optional(),
     slug: slugInputSchema
       .optional()
       .openapi({ description: 'Normalised as `vanityUrl` is on create; reserved or taken: 409.' }),
