@@ -19,7 +19,7 @@ import type { UpdateEscalationPolicyInput } from '../escalation-policies/policy-
 import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
 import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
-import { isUniqueViolation } from '../status-pages/create-status-page.js';
+import { isUniqueViolation } from '../records.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';

@@ -15,7 +15,8 @@ import {
 import { z } from '../../openapi/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnPolicy } from './policy-record.js';
+import { policyLookup } from './policy-record.js';
+import { findOwn } from '../records.js';
 
 export const policyTestResultSchema = z
   .object({
@@ -58,7 +59,7 @@ export async function testEscalationPolicy(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<PolicyTestResult[]> {
   assertCan(ctx.role, 'escalationPolicies:manage');
-  const policy = await findOwnPolicy(deps.prisma, ctx, id);
+  const policy = await findOwn(deps.prisma, ctx, policyLookup, id);
   const targets = await deps.prisma.escalationTarget.findMany({
     where: { step: { policyId: policy.id } },
     select: {

@@ -2,9 +2,9 @@ import { ConflictError, type EscalationScheduler, type PrismaClient } from '@sta
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
-import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
+import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
 import { requestNotices, stopLadder } from './stop-ladder.js';
+import { findOwn } from '../records.js';
 
 /**
  * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder and
@@ -18,7 +18,7 @@ export async function acknowledgeIncident(
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
   const { now } = ctx;
-  const before = await findOwnIncident(prisma, ctx, id);
+  const before = await findOwn(prisma, ctx, incidentLookup, id);
   if (before.status === 'open') {
     await prisma.$transaction(async (tx) => {
       const { count } = await tx.incident.updateMany({
@@ -37,7 +37,7 @@ export async function acknowledgeIncident(
       });
     });
   }
-  const row = await findOwnIncident(prisma, ctx, id);
+  const row = await findOwn(prisma, ctx, incidentLookup, id);
   if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');
   if (before.status === 'open') {
     await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);

@@ -8,9 +8,10 @@ import {
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
 import { afterResolve, resolveInTx } from './resolve-incident.js';
+import { incidentLookup } from './incident-record.js';
+import { findOwn } from '../records.js';
 
 /**
  * POST /incidents/{id}/updates (writers) -> 201. A `resolved` update resolves the incident (as resolveIncident:
@@ -23,7 +24,7 @@ export async function createIncidentUpdate(
   { ctx, input: { id, update } }: { ctx: ServiceContext; input: { id: string; update: IncidentUpdateInput } },
 ): Promise<IncidentUpdateRecord> {
   assertCan(ctx.role, 'incidents:respond');
-  const incident = await findOwnIncident(deps.prisma, ctx, id);
+  const incident = await findOwn(deps.prisma, ctx, incidentLookup, id);
   const resolves = update.status === 'resolved' && incident.status !== 'resolved';
   // One transaction, one audit event: the resolve (when the update resolves) and the update, with
   // `ctx.inTransaction` (the Idempotency-Key's stored answer): all commit or none does.

@@ -2,9 +2,9 @@ import type { EscalationScheduler, Prisma, PrismaClient } from '@statusvane/shar
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent, type Changes } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
-import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
+import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
 import { requestNotices, stopLadder } from './stop-ladder.js';
+import { findOwn } from '../records.js';
 
 /**
  * POST /incidents/{id}/resolve (member and above): open or acknowledged -> resolved, which stops the escalation
@@ -18,7 +18,7 @@ export async function resolveIncident(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
-  const before = await findOwnIncident(prisma, ctx, id);
+  const before = await findOwn(prisma, ctx, incidentLookup, id);
   if (before.status !== 'resolved') {
     await prisma.$transaction(async (tx) => {
       const changes = await resolveInTx(tx, ctx, before);
@@ -67,7 +67,7 @@ export async function afterResolve(
   ctx: ServiceContext,
   before: { id: string; status: string },
 ) {
-  const row = await findOwnIncident(prisma, ctx, before.id);
+  const row = await findOwn(prisma, ctx, incidentLookup, before.id);
   if (before.status === 'open')
     await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
   if (before.status !== 'resolved') await requestNotices(prisma, escalations, row.id, 'resolved');

@@ -10,12 +10,12 @@ import {
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnIncident } from '../incidents/find-incident.js';
 import { forgetDependency } from './monitor-dependencies.js';
 import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
-import { findOwnMonitor } from './get-monitor.js';
-import { monitorRecordSelect, monitorSettings } from './monitor-record.js';
+import { monitorRecordSelect, monitorSettings, monitorLookup } from './monitor-record.js';
+import { incidentLookup } from '../incidents/incident-record.js';
+import { findOwn } from '../records.js';
 
 /** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
 export interface ResolvedByDelete {
@@ -78,7 +78,7 @@ export async function afterMonitorsRemoved(
   resolved: ResolvedByDelete[],
 ): Promise<void> {
   for (const incident of resolved) {
-    const row = await findOwnIncident(deps.prisma, ctx, incident.id);
+    const row = await findOwn(deps.prisma, ctx, incidentLookup, incident.id);
     if (incident.status === 'open')
       await stopLadder(deps.prisma, deps.escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
     await requestNotices(deps.prisma, deps.escalations, row.id, 'resolved');
@@ -101,7 +101,7 @@ export async function deleteMonitor(
 ): Promise<void> {
   assertCan(ctx.role, 'monitors:delete');
   const { prisma, scheduler } = deps;
-  const monitor = await findOwnMonitor(prisma, ctx, id);
+  const monitor = await findOwn(prisma, ctx, monitorLookup, id);
   const resolved = await prisma.$transaction(async (tx) => {
     // (claimVersion locks the monitor row first, with the If-Match check: the lock order removeMonitorInTx keeps.)
     await claimVersion(tx, ctx, 'monitor', monitor.id);

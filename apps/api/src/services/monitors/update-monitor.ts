@@ -11,14 +11,20 @@ import {
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
-import { findOwnMonitor } from './get-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
 import { monitorUpdateData } from './monitor-data.js';
 import { validateUpdateInput } from './monitor-validation.js';
 import { failWith } from '../validation.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
-import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import {
+  monitorRecordSelect,
+  monitorSettings,
+  toMonitorRecord,
+  type MonitorRecord,
+  monitorLookup,
+} from './monitor-record.js';
+import { findOwn } from '../records.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
@@ -30,7 +36,7 @@ export async function updateMonitor(
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
   const { id } = input;
-  const current = await findOwnMonitor(deps.prisma, ctx, id);
+  const current = await findOwn(deps.prisma, ctx, monitorLookup, id);
   const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes, {
     prisma: deps.prisma,
     workspaceId: ctx.workspace.id,

@@ -3,7 +3,8 @@ import type { ServiceContext } from '../context.js';
 
 import { z } from '../../openapi/zod.js';
 import { componentRefSchema } from '../components/component-ref.js';
-import { findOwnStatusPage } from './find-status-page.js';
+import { statusPageLookup } from './status-page-record.js';
+import { findOwn } from '../records.js';
 
 const layoutSectionSchema = z
   .object({
@@ -60,6 +61,6 @@ export async function getStatusPageLayout(
   deps: { prisma: PrismaClient },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<StatusPageLayout> {
-  const page = await findOwnStatusPage(deps.prisma, ctx, id);
+  const page = await findOwn(deps.prisma, ctx, statusPageLookup, id);
   return layoutOf(deps.prisma, page);
 }

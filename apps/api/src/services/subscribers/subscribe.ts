@@ -14,7 +14,7 @@ import {
 } from '@statusvane/shared';
 import { redactUrl } from '@statusvane/shared';
 import { z } from 'zod';
-import { isUniqueViolation } from '../status-pages/create-status-page.js';
+import { isUniqueViolation } from '../records.js';
 
 /** How long a confirmation link stays valid. */
 export const CONFIRM_TTL_MS = 48 * 3600_000;

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnWebhook } from './find-webhook.js';
-import { toWebhookRecord, webhookRecordSelect, type WebhookRecord } from './webhook-record.js';
+import { toWebhookRecord, webhookRecordSelect, type WebhookRecord, webhookLookup } from './webhook-record.js';
+import { findOwn } from '../records.js';
 
 export const replayWebhookSchema = z.object({ after: cursorSchema }).strict();
 export type ReplayWebhookInput = z.output<typeof replayWebhookSchema>;
@@ -21,7 +21,7 @@ export async function replayWebhook(
   { ctx, input }: { ctx: ServiceContext; input: { id: string } & ReplayWebhookInput },
 ): Promise<WebhookRecord> {
   assertCan(ctx.role, 'webhooks:manage');
-  const hook = await findOwnWebhook(deps.prisma, ctx, input.id);
+  const hook = await findOwn(deps.prisma, ctx, webhookLookup, input.id);
   return deps.prisma.$transaction(async (tx) => {
     // A cursor beyond the end of the log would silence the webhook until the log caught up with it: 400.
     assertCursorWithinLog(input.after, await endOfLog(tx));
