@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createToken, removeMember, revokeToken, addMember } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken, removeMember, revokeToken, addMember } from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 
 let h: Harness;
