@@ -14,7 +14,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
-import { checkResultQuerySchema, listCheckResults } from '../apps/api/src/services/monitors/check-results.js';
+import { checkResultQuerySchema, listCheckResults } from '../apps/api/src/services/monitors/list-check-results.js';
 import { ensureResultPartitions, packClosedResults, PACK_AFTER_MS } from '../apps/worker/src/result-partitions.js';
 import { RESULTS_DIR, ROOT } from './lib/paths.js';
 import { sideDatabase } from './lib/side-database.js';

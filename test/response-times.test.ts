@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { rebuildRollups, responseTimesQuerySchema } from '@statusvane/shared';
-import { getResponseTimes } from '../apps/api/src/services/monitors/response-times.js';
+import { getResponseTimes } from '../apps/api/src/services/monitors/get-response-times.js';
 import type { RequestContext } from '../apps/api/src/services/auth/context.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { makeMonitorInput } from './support/factories.js';

@@ -9,7 +9,7 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../services/audit/record-write.js';
-import { layoutOf, type StatusPageLayout } from '../services/status-pages/get-status-page-layout.js';
+import { layoutOf, type StatusPageLayout } from '../services/status-pages/status-page-layout-record.js';
 import { replaceLayout } from '../services/status-pages/replace-layout.js';
 import { hashPassword } from '../services/status-pages/password.js';
 import {

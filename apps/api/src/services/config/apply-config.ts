@@ -18,7 +18,8 @@ import { deletePolicyInTx } from '../escalation-policies/delete-escalation-polic
 import type { UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
 import { recordMonitorEvents } from '../monitors/monitor-events.js';
-import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
+import { removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
+import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { isUniqueViolation } from '../records.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { isObject } from '../validation.js';

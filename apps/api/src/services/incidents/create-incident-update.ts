@@ -9,7 +9,8 @@ import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
-import { afterResolve, resolveInTx } from './resolve-incident.js';
+import { resolveInTx } from './resolve-incident.js';
+import { afterResolve } from './stop-ladder.js';
 import { incidentLookup } from './incident-record.js';
 import { findOwn } from '../records.js';
 

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.js';
 import { recordAuditEvent, type Changes } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
-import { requestNotices, stopLadder } from './stop-ladder.js';
+import { afterResolve } from './stop-ladder.js';
 import { findOwn } from '../records.js';
 
 /**
@@ -59,17 +59,4 @@ export async function resolveInTx(
     });
   }
   return { status: { from: before.status, to: 'resolved' }, resolvedAt: { from: null, to: ctx.now.toISOString() } };
-}
-
-/** After the commit of a resolve: the ladder stopped (it was open) and the resolved notices requested. The row as it now stands. */
-export async function afterResolve(
-  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
-  ctx: ServiceContext,
-  before: { id: string; status: string },
-) {
-  const row = await findOwn(prisma, ctx, incidentLookup, before.id);
-  if (before.status === 'open')
-    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
-  if (before.status !== 'resolved') await requestNotices(prisma, escalations, row.id, 'resolved');
-  return row;
 }

@@ -5,6 +5,9 @@ import {
   type Impact,
   type PrismaClient,
 } from '@statusvane/shared';
+import type { ServiceContext } from '../context.js';
+import { findOwn } from '../records.js';
+import { incidentLookup } from './incident-record.js';
 
 /**
  * Best effort, after an incident was acknowledged or resolved: removes the delayed step jobs of its current and
@@ -72,4 +75,29 @@ export async function requestNotices(
   } catch {
     // Ignored: see above.
   }
+}
+
+/**
+ * After the commit of a resolve (POST /incidents/{id}/resolve, an update that resolves, a monitor delete): the ladder
+ * stopped (it was open) and the resolved notices requested. The row as it now stands.
+ */
+export async function afterResolve(
+  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  ctx: ServiceContext,
+  before: { id: string; status: string },
+) {
+  const row = await findOwn(prisma, ctx, incidentLookup, before.id);
+  if (before.status === 'open')
+    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
+  if (before.status !== 'resolved') await requestNotices(prisma, escalations, row.id, 'resolved');
+  return row;
+}
+
+/** After the commit of monitor deletes: each incident they resolved goes through afterResolve, as a manual resolve. */
+export async function afterMonitorsRemoved(
+  deps: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  ctx: ServiceContext,
+  resolved: ReadonlyArray<{ id: string; status: string }>,
+): Promise<void> {
+  for (const incident of resolved) await afterResolve(deps, ctx, incident);
 }

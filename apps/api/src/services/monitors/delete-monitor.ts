@@ -11,10 +11,9 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { forgetDependency } from './monitor-dependencies.js';
-import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
+import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, monitorLookup } from './monitor-record.js';
-import { incidentLookup } from '../incidents/incident-record.js';
 import { findOwn } from '../records.js';
 
 /** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
@@ -69,20 +68,6 @@ export async function removeMonitorInTx(
   // results and rollups; incidents keep their rows with monitorId set to null.
   await tx.component.deleteMany({ where: { id: monitor.componentId, workspaceId: ctx.workspace.id } });
   return open;
-}
-
-/** After the commit of monitor deletes: the resolved incidents' ladders stopped and notices requested, as a manual resolve does. */
-export async function afterMonitorsRemoved(
-  deps: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
-  ctx: ServiceContext,
-  resolved: ResolvedByDelete[],
-): Promise<void> {
-  for (const incident of resolved) {
-    const row = await findOwn(deps.prisma, ctx, incidentLookup, incident.id);
-    if (incident.status === 'open')
-      await stopLadder(deps.prisma, deps.escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
-    await requestNotices(deps.prisma, deps.escalations, row.id, 'resolved');
-  }
 }
 
 /**
