@@ -58,7 +58,7 @@ const thing = (path: string, opts: { storesAnswer?: boolean } = {}) =>
 
 function buildApp(h: Harness): Express {
   const api = express.Router();
-  api.use(requireAuth(h.prisma), jsonBody);
+  api.use(requireAuth(h.deps), jsonBody);
   // A route that forgets the hook: its action would not be remembered, so the request fails loudly.
   mountRoutes(api, [thing('/things'), thing('/others'), thing('/forgetful', { storesAnswer: false })], h.deps);
   const app = express();

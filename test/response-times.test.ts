@@ -24,7 +24,7 @@ async function setup(plan: 'free' | 'solo') {
   const { tokens } = await makeWorkspace(h.prisma, { plan });
   const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body
     .data;
-  const ctx = await authenticate(h.prisma, { authorization: `Bearer ${tokens.viewer}`, workspaceHeader: undefined });
+  const ctx = await authenticate(h.deps, { authorization: `Bearer ${tokens.viewer}`, workspaceHeader: undefined });
   return { tokens, m, ctx };
 }
 

@@ -21,6 +21,7 @@ import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { isUniqueViolation } from '../records.js';
+import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
@@ -84,14 +85,30 @@ export async function applyConfig(
 
   const { plan, createdIds, rescheduleIds, resolved } = written;
   // Should Redis fail here, the reconciler brings the schedules in line within a round.
-  await followCommittedSchedules(deps.scheduler, deps.prisma, rescheduleIds).catch(() => undefined);
+  await followCommittedSchedules(deps.scheduler, deps.prisma, rescheduleIds).catch(
+    logFailure(
+      deps.logger,
+      'config applied; schedules not confirmed',
+      { monitors: rescheduleIds.length },
+      SCHEDULES_RECONCILED,
+    ),
+  );
   // The first checks, queued after the commit so that workers find the monitors.
   const firsts = plan.monitors.filter((p) => p.change.action === 'create');
   for (let i = 0; i < firsts.length; i += RUN_NOW_BATCH) {
     await Promise.all(
       firsts.slice(i, i + RUN_NOW_BATCH).map((p) => {
         const monitor = { id: createdIds.get(p.change.ref)!, type: p.desired!.type as CreateMonitorInput['type'] };
-        return deps.scheduler.runNow(monitor).catch(() => undefined);
+        return deps.scheduler
+          .runNow(monitor)
+          .catch(
+            logFailure(
+              deps.logger,
+              'config applied; a first check not queued',
+              { monitorId: monitor.id },
+              'it runs at its first scheduled slot',
+            ),
+          );
       }),
     );
   }

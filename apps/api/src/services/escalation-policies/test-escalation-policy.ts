@@ -14,6 +14,7 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { assertCan } from '../auth/permissions.js';
+import { logFailure } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
 import { policyLookup } from './policy-record.js';
 import { findOwn } from '../records.js';
@@ -124,7 +125,14 @@ export async function testEscalationPolicy(
                 incident: { ...page.incident, status: 'resolved', acknowledgedAt: null, resolvedAt: now },
                 at: now,
               })
-              .catch(() => undefined);
+              .catch(
+                logFailure(
+                  deps.logger,
+                  'escalation test: the test alert not closed',
+                  { policyId: policy.id, channel: t.channel },
+                  'close the test alert in the provider',
+                ),
+              );
         } catch {
           outcome = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
         }

@@ -1,9 +1,9 @@
-import { ConflictError, type EscalationScheduler, type PrismaClient } from '@statusvane/shared';
+import { ConflictError } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
-import { requestNotices, stopLadder } from './stop-ladder.js';
+import { requestNotices, stopLadder, type LadderDeps } from './stop-ladder.js';
 import { findOwn } from '../records.js';
 
 /**
@@ -13,10 +13,11 @@ import { findOwn } from '../records.js';
  * resolution that raced it.
  */
 export async function acknowledgeIncident(
-  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  deps: LadderDeps,
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
+  const { prisma } = deps;
   const { now } = ctx;
   const before = await findOwn(prisma, ctx, incidentLookup, id);
   if (before.status === 'open') {
@@ -40,8 +41,8 @@ export async function acknowledgeIncident(
   const row = await findOwn(prisma, ctx, incidentLookup, id);
   if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');
   if (before.status === 'open') {
-    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
-    await requestNotices(prisma, escalations, row.id, 'acknowledged');
+    await stopLadder(deps, { ...row, workspaceId: ctx.workspace.id }, now);
+    await requestNotices(deps, row.id, 'acknowledged');
   }
   return toIncidentRecord(row);
 }

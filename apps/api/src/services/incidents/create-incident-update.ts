@@ -1,16 +1,10 @@
-import {
-  recordIncidentUpdated,
-  NotFoundError,
-  type EscalationScheduler,
-  type IncidentUpdateInput,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { recordIncidentUpdated, NotFoundError, type IncidentUpdateInput } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
 import { resolveInTx } from './resolve-incident.js';
-import { afterResolve } from './stop-ladder.js';
+import { afterResolve, type LadderDeps } from './stop-ladder.js';
 import { incidentLookup } from './incident-record.js';
 import { findOwn } from '../records.js';
 
@@ -21,7 +15,7 @@ import { findOwn } from '../records.js';
  * status does not reopen it. Subscribers hear of it from the worker's sweep.
  */
 export async function createIncidentUpdate(
-  deps: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  deps: LadderDeps,
   { ctx, input: { id, update } }: { ctx: ServiceContext; input: { id: string; update: IncidentUpdateInput } },
 ): Promise<IncidentUpdateRecord> {
   assertCan(ctx.role, 'incidents:respond');

@@ -1,9 +1,9 @@
-import type { EscalationScheduler, Prisma, PrismaClient } from '@statusvane/shared';
+import type { Prisma } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent, type Changes } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
-import { afterResolve } from './stop-ladder.js';
+import { afterResolve, type LadderDeps } from './stop-ladder.js';
 import { findOwn } from '../records.js';
 
 /**
@@ -14,10 +14,11 @@ import { findOwn } from '../records.js';
  * incident needs `openThreshold` fresh failures, instead of reopening on the very next failed check.
  */
 export async function resolveIncident(
-  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  deps: LadderDeps,
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
+  const { prisma } = deps;
   const before = await findOwn(prisma, ctx, incidentLookup, id);
   if (before.status !== 'resolved') {
     await prisma.$transaction(async (tx) => {
@@ -31,7 +32,7 @@ export async function resolveIncident(
         });
     });
   }
-  return toIncidentRecord(await afterResolve({ prisma, escalations }, ctx, before));
+  return toIncidentRecord(await afterResolve(deps, ctx, before));
 }
 
 /**

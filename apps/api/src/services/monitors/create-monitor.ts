@@ -4,10 +4,12 @@ import {
   recordEvent,
   type CheckScheduler,
   type Config,
+  type Logger,
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
+import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
@@ -20,6 +22,7 @@ export interface MonitorServiceDeps {
   config: Config;
   scheduler: CheckScheduler;
   guard: SsrfGuard;
+  logger: Logger;
 }
 
 // No maintenance window names this id: the lookup under it finds exactly the whole-workspace windows.
@@ -76,9 +79,25 @@ export async function createMonitor(
     return record;
   });
   // Should Redis fail right here, the monitor is scheduled (in the transaction) and the reconciler has it in a round.
-  await followCommittedSchedule(deps.scheduler, deps.prisma, record.id).catch(() => undefined);
+  await followCommittedSchedule(deps.scheduler, deps.prisma, record.id).catch(
+    logFailure(
+      deps.logger,
+      'monitor created; its schedule not confirmed',
+      { monitorId: record.id },
+      SCHEDULES_RECONCILED,
+    ),
+  );
   // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
   // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
-  await deps.scheduler.runNow(record).catch(() => undefined);
+  await deps.scheduler
+    .runNow(record)
+    .catch(
+      logFailure(
+        deps.logger,
+        'monitor created; its first check not queued',
+        { monitorId: record.id },
+        'the first check runs at its first scheduled slot',
+      ),
+    );
   return record;
 }

@@ -4,11 +4,13 @@ import {
   type CheckScheduler,
   type Config,
   type EscalationScheduler,
+  type Logger,
   type Prisma,
   type PrismaClient,
   recordEvent,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
+import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
 import { forgetDependency } from './monitor-dependencies.js';
 import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
@@ -81,6 +83,7 @@ export async function deleteMonitor(
     scheduler: CheckScheduler;
     config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>;
     escalations?: EscalationScheduler | undefined;
+    logger: Logger;
   },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
@@ -102,6 +105,13 @@ export async function deleteMonitor(
     return open;
   });
   // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.
-  await followCommittedSchedule(scheduler, prisma, monitor.id).catch(() => undefined);
+  await followCommittedSchedule(scheduler, prisma, monitor.id).catch(
+    logFailure(
+      deps.logger,
+      'monitor deleted; its schedules not confirmed removed',
+      { monitorId: monitor.id },
+      SCHEDULES_RECONCILED,
+    ),
+  );
   await afterMonitorsRemoved(deps, ctx, resolved);
 }
