@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, type CheckScheduler } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
-import { SCHEDULES_RECONCILED } from '../apps/api/src/services/best-effort.js';
+import { SCHEDULES_RECONCILED } from '../apps/api/src/services/monitors/monitor-schedule.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -62,16 +62,16 @@ describe('a Redis failure after the commit', () => {
     expect(warnings).toEqual([
       expect.objectContaining({
         level: 'warn',
-        message: 'monitor created; its schedule not confirmed',
+        message: 'monitor created; schedules not confirmed',
         monitorId,
         error: 'Connection is closed.',
         recovery: SCHEDULES_RECONCILED,
       }),
       expect.objectContaining({
-        message: 'monitor created; its first check not queued',
+        message: 'monitor created; immediate check not queued',
         monitorId,
         error: 'Connection is closed.',
-        recovery: 'the first check runs at its first scheduled slot',
+        recovery: 'the monitor is checked at its next scheduled slot',
       }),
     ]);
   });
@@ -88,7 +88,7 @@ describe('a Redis failure after the commit', () => {
     expect(await h.prisma.monitor.count({ where: { id: monitorId } })).toBe(0);
     expect(warnings).toEqual([
       expect.objectContaining({
-        message: 'monitor deleted; its schedules not confirmed removed',
+        message: 'monitor deleted; schedules not confirmed',
         monitorId,
         error: 'Connection is closed.',
         recovery: SCHEDULES_RECONCILED,

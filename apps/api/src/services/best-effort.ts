@@ -16,6 +16,3 @@ export const logFailure =
       ...(recovery === undefined ? {} : { recovery }),
     });
   };
-
-/** What repairs a schedule that Redis missed after a committed write. */
-export const SCHEDULES_RECONCILED = 'housekeeping reconciles the schedules with the database within a round';

@@ -21,7 +21,8 @@ import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { isUniqueViolation } from '../records.js';
-import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
+import { logFailure } from '../best-effort.js';
+import { checkNow, SCHEDULES_RECONCILED } from '../monitors/monitor-schedule.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
@@ -99,16 +100,7 @@ export async function applyConfig(
     await Promise.all(
       firsts.slice(i, i + RUN_NOW_BATCH).map((p) => {
         const monitor = { id: createdIds.get(p.change.ref)!, type: p.desired!.type as CreateMonitorInput['type'] };
-        return deps.scheduler
-          .runNow(monitor)
-          .catch(
-            logFailure(
-              deps.logger,
-              'config applied; a first check not queued',
-              { monitorId: monitor.id },
-              'it runs at its first scheduled slot',
-            ),
-          );
+        return checkNow(deps, monitor, 'config applied');
       }),
     );
   }

@@ -1,5 +1,4 @@
 import {
-  followCommittedSchedule,
   maintenanceUntilByComponent,
   recordEvent,
   type CheckScheduler,
@@ -9,13 +8,13 @@ import {
   type SsrfGuard,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
-import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
 import { validateCreateInput } from './monitor-validation.js';
+import { checkNow, followSchedule } from './monitor-schedule.js';
 
 export interface MonitorServiceDeps {
   prisma: PrismaClient;
@@ -79,25 +78,9 @@ export async function createMonitor(
     return record;
   });
   // Should Redis fail right here, the monitor is scheduled (in the transaction) and the reconciler has it in a round.
-  await followCommittedSchedule(deps.scheduler, deps.prisma, record.id).catch(
-    logFailure(
-      deps.logger,
-      'monitor created; its schedule not confirmed',
-      { monitorId: record.id },
-      SCHEDULES_RECONCILED,
-    ),
-  );
+  await followSchedule(deps, record.id, 'monitor created');
   // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
   // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
-  await deps.scheduler
-    .runNow(record)
-    .catch(
-      logFailure(
-        deps.logger,
-        'monitor created; its first check not queued',
-        { monitorId: record.id },
-        'the first check runs at its first scheduled slot',
-      ),
-    );
+  await checkNow(deps, record, 'monitor created');
   return record;
 }

@@ -1,5 +1,4 @@
 import {
-  followCommittedSchedule,
   NotFoundError,
   type CheckScheduler,
   type Config,
@@ -10,12 +9,12 @@ import {
   recordEvent,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
-import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
 import { forgetDependency } from './monitor-dependencies.js';
 import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, monitorLookup } from './monitor-record.js';
+import { followSchedule } from './monitor-schedule.js';
 import { findOwn } from '../records.js';
 
 /** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
@@ -105,13 +104,6 @@ export async function deleteMonitor(
     return open;
   });
   // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.
-  await followCommittedSchedule(scheduler, prisma, monitor.id).catch(
-    logFailure(
-      deps.logger,
-      'monitor deleted; its schedules not confirmed removed',
-      { monitorId: monitor.id },
-      SCHEDULES_RECONCILED,
-    ),
-  );
+  await followSchedule(deps, monitor.id, 'monitor deleted');
   await afterMonitorsRemoved(deps, ctx, resolved);
 }

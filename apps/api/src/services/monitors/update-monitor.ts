@@ -1,5 +1,4 @@
 import {
-  followCommittedSchedule,
   type Config,
   maintenanceCoverage,
   maintenanceWindowsNear,
@@ -10,7 +9,6 @@ import {
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
-import { logFailure, SCHEDULES_RECONCILED } from '../best-effort.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
@@ -25,6 +23,7 @@ import {
   type MonitorRecord,
   monitorLookup,
 } from './monitor-record.js';
+import { checkNow, followSchedule } from './monitor-schedule.js';
 import { findOwn } from '../records.js';
 
 /**
@@ -140,28 +139,9 @@ export async function updateMonitor(
     });
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
   // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
-  if (reschedules) {
-    await followCommittedSchedule(deps.scheduler, deps.prisma, row.id).catch(
-      logFailure(
-        deps.logger,
-        'monitor updated; its schedule not confirmed',
-        { monitorId: row.id },
-        SCHEDULES_RECONCILED,
-      ),
-    );
-  }
+  if (reschedules) await followSchedule(deps, row.id, 'monitor updated');
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
-  if (u.enabled === true && !current.enabled)
-    await deps.scheduler
-      .runNow(row)
-      .catch(
-        logFailure(
-          deps.logger,
-          'monitor resumed; its immediate check not queued',
-          { monitorId: row.id },
-          'checks resume at the next scheduled slot',
-        ),
-      );
+  if (u.enabled === true && !current.enabled) await checkNow(deps, row, 'monitor resumed');
   return record;
 }
 
