@@ -10,13 +10,13 @@ import {
   createWorkspace,
   removeMember,
   revokeToken,
-} from '../apps/api/src/services/admin/admin-commands.js';
-import { assignPolicy, createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+} from '../apps/api/src/admin/admin-commands.js';
+import { assignPolicy, createPolicy } from '../apps/api/src/admin/policy-commands.js';
 import {
   arrangeStatusPage,
   clearStatusPagePassword,
   setStatusPagePassword,
-} from '../apps/api/src/services/admin/status-page-commands.js';
+} from '../apps/api/src/admin/status-page-commands.js';
 import { createStatusPage } from '../apps/api/src/services/status-pages/create-status-page.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';

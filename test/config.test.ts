@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { schedulerId } from '@statusvane/shared';
 import request from 'supertest';
-import { assignPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { assignPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 

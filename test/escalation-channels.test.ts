@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, createSsrfGuard, escalationNoticeJobId, type EscalationNoticeJob } from '@statusvane/shared';
-import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
 import { createDeliverer, workspaceSigningSecrets, type Page } from '@statusvane/shared';
 import {

@@ -19,7 +19,7 @@ import {
   verifyWebhookSignature,
   type EscalationJob,
 } from '@statusvane/shared';
-import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
 import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
 import { createDeliverer, workspaceSigningSecrets } from '@statusvane/shared';

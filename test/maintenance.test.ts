@@ -9,7 +9,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../apps/api/src/app.js';
 import { maintenanceUntilByComponent } from '@statusvane/shared';
-import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 

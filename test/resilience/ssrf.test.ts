@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createSsrfGuard, type SsrfResolver } from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
-import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { createDeliverer, workspaceSigningSecrets, type Page } from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';

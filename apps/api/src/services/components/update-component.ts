@@ -6,11 +6,12 @@ import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import {
   componentRecordSelect,
-  findOwnComponent,
   toComponentRecords,
   type ComponentRecord,
   type ComponentRow,
+  componentLookup,
 } from './component-record.js';
+import { findOwn } from '../records.js';
 
 export const updateComponentSchema = z
   .object({
@@ -27,10 +28,10 @@ export async function updateComponent(
   { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateComponentInput } },
 ): Promise<ComponentRecord> {
   assertCan(ctx.role, 'components:write');
-  const current = await findOwnComponent(prisma, ctx, id);
+  const current = await findOwn(prisma, ctx, componentLookup, id);
   const row = await prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'component', current.id);
-    const before = await findOwnComponent(tx, ctx, current.id);
+    const before = await findOwn(tx, ctx, componentLookup, current.id);
     const after = await tx.component.update({
       where: { id: current.id },
       data: changes,

@@ -7,11 +7,12 @@ import { archiveLadder, lockPolicy } from './lock-policy.js';
 import { assertTargetsAllowed, type UpdateEscalationPolicyInput } from './policy-input.js';
 import {
   escalationPolicySelect,
-  findOwnPolicy,
   toEscalationPolicyRecord,
   type EscalationPolicyRecord,
+  policyLookup,
 } from './policy-record.js';
 import { stepsCreate } from './policy-steps.js';
+import { findOwn } from '../records.js';
 
 /**
  * PATCH /escalation-policies/{id} (managers): the given fields in one transaction, the policy row locked. `steps`
@@ -24,7 +25,7 @@ export async function updateEscalationPolicy(
   { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateEscalationPolicyInput } },
 ): Promise<EscalationPolicyRecord> {
   assertCan(ctx.role, 'escalationPolicies:manage');
-  const current = await findOwnPolicy(deps.prisma, ctx, id);
+  const current = await findOwn(deps.prisma, ctx, policyLookup, id);
   if (changes.steps) await assertTargetsAllowed(deps.guard, changes.steps);
   const row = await deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'escalation_policy', current.id); // If-Match

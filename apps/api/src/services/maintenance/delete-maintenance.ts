@@ -2,8 +2,8 @@ import { recordMaintenanceCancelled, type PrismaClient } from '@statusvane/share
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnMaintenance } from './get-maintenance.js';
-import { maintenanceEventWindow, toMaintenanceRecord } from './maintenance-record.js';
+import { findOwn } from '../records.js';
+import { maintenanceEventWindow, maintenanceLookup, toMaintenanceRecord } from './maintenance-record.js';
 import { isFinal, maintenanceStatus } from './maintenance-status.js';
 
 /**
@@ -19,10 +19,10 @@ export async function deleteMaintenance(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'statusPages:manage');
-  const window = await findOwnMaintenance(deps.prisma, ctx, id);
+  const window = await findOwn(deps.prisma, ctx, maintenanceLookup, id);
   await deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'maintenance_window', window.id); // If-Match, and the row locked
-    const row = await findOwnMaintenance(tx, ctx, window.id);
+    const row = await findOwn(tx, ctx, maintenanceLookup, window.id);
     if (!isFinal(maintenanceStatus(row, ctx.now)))
       await recordMaintenanceCancelled(tx, { ...maintenanceEventWindow(row, ctx.workspace.id), cancelledAt: ctx.now });
     await tx.maintenanceWindow.delete({ where: { id: row.id } });

@@ -1,6 +1,6 @@
 import { ForbiddenError, hashToken, ROLES, type PrismaClient, shownText } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
-import { displayPrefix, newToken } from '../admin/tokens.js';
+import { displayPrefix, newToken } from './token-value.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnWebhook } from './find-webhook.js';
-import { toWebhookRecord, type WebhookRecord } from './webhook-record.js';
+import { toWebhookRecord, type WebhookRecord, webhookLookup } from './webhook-record.js';
+import { findOwn } from '../records.js';
 
 export const replayWebhookSchema = z.object({ after: cursorSchema }).strict();
 export type ReplayWebhookInput = z.output<typeof replayWebhookSchema>;
@@ -22,7 +22,7 @@ export async function replayWebhook(
   { ctx, input }: { ctx: ServiceContext; input: { id: string } & ReplayWebhookInput },
 ): Promise<WebhookRecord> {
   assertCan(ctx.role, 'webhooks:manage');
-  const hook = await findOwnWebhook(deps.prisma, ctx, input.id);
+  const hook = await findOwn(deps.prisma, ctx, webhookLookup, input.id);
   return deps.prisma.$transaction(async (tx) => {
     // A cursor beyond the end of the log would silence the webhook until the log caught up with it: 400.
     assertCursorWithinLog(input.after, await endOfLog(tx));
@@ -32,6 +32,6 @@ export async function replayWebhook(
       UPDATE webhooks SET "cursorTxid" = ${input.after.txid}, "cursorSeq" = ${input.after.seq}, generation = generation + 1
        WHERE id = ${hook.id}::uuid`;
     await recordAuditEvent(tx, ctx, { resourceType: 'webhook', resourceId: hook.id, action: 'replayed', edit: false });
-    return toWebhookRecord(await findOwnWebhook(tx, ctx, hook.id));
+    return toWebhookRecord(await findOwn(tx, ctx, webhookLookup, hook.id));
   });
 }

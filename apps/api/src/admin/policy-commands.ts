@@ -9,18 +9,18 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../audit/record-write.js';
-import { createEscalationPolicy } from '../escalation-policies/create-escalation-policy.js';
-import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
+import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../services/audit/record-write.js';
+import { createEscalationPolicy } from '../services/escalation-policies/create-escalation-policy.js';
+import { createEscalationPolicySchema } from '../services/escalation-policies/policy-input.js';
 import {
   escalationPolicySelect,
   toEscalationPolicyRecord,
   type EscalationPolicyRow,
-} from '../escalation-policies/policy-record.js';
-import { toSigningSecretRecord } from '../escalation-policies/signing-secret-record.js';
-import { recordMonitorEvents } from '../monitors/monitor-events.js';
+} from '../services/escalation-policies/policy-record.js';
+import { toSigningSecretRecord } from '../services/escalation-policies/signing-secret-record.js';
+import { recordMonitorEvents } from '../services/monitors/monitor-events.js';
 import { findWorkspace } from './admin-commands.js';
-import { failWith } from '../validation.js';
+import { failWith } from '../services/validation.js';
 import { cliContext } from './cli-context.js';
 
 const id = z.uuid();

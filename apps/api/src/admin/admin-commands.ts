@@ -9,15 +9,15 @@ import {
   type PrismaClient,
   shownText,
 } from '@statusvane/shared';
-import { isReservedWorkspaceSlug } from '../../console/reserved-slugs.js';
-import { changesBetween, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
-import { addMember as addMemberService } from '../members/add-member.js';
-import { createToken as createOrgToken, createTokenSchema } from '../tokens/create-token.js';
-import { deleteToken as deleteOrgToken } from '../tokens/delete-token.js';
-import { removeMember as removeMemberService } from '../members/remove-member.js';
-import { updateMember } from '../members/update-member.js';
+import { isReservedWorkspaceSlug } from '../console/reserved-slugs.js';
+import { changesBetween, cliWriteContext, recordAuditEvent } from '../services/audit/record-write.js';
+import { addMember as addMemberService } from '../services/members/add-member.js';
+import { createToken as createOrgToken, createTokenSchema } from '../services/tokens/create-token.js';
+import { deleteToken as deleteOrgToken } from '../services/tokens/delete-token.js';
+import { removeMember as removeMemberService } from '../services/members/remove-member.js';
+import { updateMember } from '../services/members/update-member.js';
 import { cliContext } from './cli-context.js';
-import { displayPrefix, newToken } from './tokens.js';
+import { displayPrefix, newToken } from '../services/tokens/token-value.js';
 
 /** Workspace slugs: what status page slugs allow, so a slug is safe in any URL. */
 export const workspaceSlugSchema = z
