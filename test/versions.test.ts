@@ -3,7 +3,7 @@ import request from 'supertest';
 import { API_ROUTES } from '../apps/api/src/routes/api-routes.js';
 import { takesIfMatch } from '../apps/api/src/routes/define-route.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 /** Versions, ETag and If-Match (docs/decisions.md, "Versions and audit events"). */
 let h: Harness;
@@ -221,6 +221,51 @@ const targets = {
     const row = () => h.prisma.webhook.findUnique({ where: { id } });
     return target(`/webhooks/${id}`, id, row);
   },
+  async schedule(): Promise<Target> {
+    const { id: userId } = await makeUser(h.prisma, [{ workspace: ws.ws.slug, role: 'member' }]);
+    const id = await createIn('/schedules', {
+      name: 'On call',
+      timezone: 'Europe/Berlin',
+      layers: [
+        {
+          name: 'Weekly',
+          startsAt: '2026-01-05T09:00:00+01:00',
+          rotation: { every: 1, unit: 'weeks' },
+          handoffTime: '09:00',
+          members: [userId],
+        },
+      ],
+    });
+    const row = () => h.prisma.schedule.findUnique({ where: { id } });
+    return target(`/schedules/${id}`, id, row);
+  },
+  /** A schedule's override: audited and versioned on the schedule; its state is gone once removed. */
+  async override(): Promise<Target> {
+    const schedule = await targets.schedule();
+    const { userId } = await h.prisma.membership.findFirstOrThrow({ where: { workspaceId: ws.ws.id } });
+    const res = await request(h.app)
+      .post(`/api/v1${schedule.path}/overrides`)
+      .set(bearer(ws.tokens.owner))
+      .send({ userId, startsAt: '2026-12-01T00:00:00Z', endsAt: '2026-12-02T00:00:00Z' });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id as string;
+    const row = async () =>
+      (await h.prisma.scheduleOverride.count({ where: { id } }))
+        ? h.prisma.schedule.findUnique({ where: { id: schedule.resourceId } })
+        : null;
+    return target(`${schedule.path}/overrides/${id}`, schedule.resourceId, row);
+  },
+  /** A schedule's calendar feed: audited and versioned on the schedule; gone once revoked. */
+  async calendarFeed(): Promise<Target> {
+    const schedule = await targets.schedule();
+    const res = await request(h.app).post(`/api/v1${schedule.path}/calendar-token`).set(bearer(ws.tokens.owner));
+    expect(res.status).toBe(201);
+    const row = async () =>
+      (await h.prisma.calendarToken.count({ where: { scheduleId: schedule.resourceId } }))
+        ? h.prisma.schedule.findUnique({ where: { id: schedule.resourceId } })
+        : null;
+    return target(`${schedule.path}/calendar-token`, schedule.resourceId, row);
+  },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.resourceId } });
@@ -255,6 +300,10 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
     body: { url: 'https://93.184.215.14/other?token=b-secret', types: ['incident.opened'] },
   },
   'DELETE /webhooks/{id}': { make: targets.webhook },
+  'PATCH /schedules/{id}': { make: targets.schedule, body: { name: 'Changed', timezone: 'America/New_York' } },
+  'DELETE /schedules/{id}': { make: targets.schedule },
+  'DELETE /schedules/{id}/overrides/{overrideId}': { make: targets.override },
+  'DELETE /schedules/{id}/calendar-token': { make: targets.calendarFeed },
 };
 
 const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);

@@ -135,6 +135,37 @@ const resources = {
       state: () => h.prisma.membership.findUnique({ where: { workspaceId_userId: { workspaceId: A.ws.id, userId } } }),
     };
   },
+  async schedule(): Promise<Resource> {
+    const { userId } = await h.prisma.membership.findFirstOrThrow({ where: { workspaceId: A.ws.id } });
+    const id = await createIn('/schedules', {
+      name: 'A on call',
+      timezone: 'UTC',
+      layers: [
+        {
+          name: 'Daily',
+          startsAt: '2026-01-01T09:00:00Z',
+          rotation: { every: 1, unit: 'days' },
+          handoffTime: '09:00',
+          members: [userId],
+        },
+      ],
+    });
+    const res = await request(h.app)
+      .post(`/api/v1/schedules/${id}/overrides`)
+      .set(bearer(A.tokens.owner))
+      .send({ userId, startsAt: '2030-01-01T00:00:00Z', endsAt: '2030-01-02T00:00:00Z' });
+    expect(res.status).toBe(201);
+    await request(h.app).post(`/api/v1/schedules/${id}/calendar-token`).set(bearer(A.tokens.owner)).expect(201);
+    return {
+      id,
+      params: { overrideId: res.body.data.id as string },
+      state: () =>
+        h.prisma.schedule.findUnique({
+          where: { id },
+          include: { layers: true, overrides: true, calendarToken: true },
+        }),
+    };
+  },
   async subscriber(): Promise<Resource> {
     const page = await resources.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.id } });
@@ -276,6 +307,40 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     make: resources.subscriber,
     variants: [{ label: 'plain' }],
   },
+  'GET /schedules/{id}': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'PATCH /schedules/{id}': {
+    make: resources.schedule,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked' } },
+      { label: 'invalid', body: { timezone: 'Nowhere/Else' }, invalid: true },
+    ],
+  },
+  'DELETE /schedules/{id}': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'GET /schedules/{id}/overrides': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'POST /schedules/{id}/overrides': {
+    make: resources.schedule,
+    variants: [
+      {
+        label: 'valid',
+        body: { userId: randomUUID(), startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-02T00:00:00Z' },
+      },
+      { label: 'invalid', body: { userId: 'x' }, invalid: true },
+    ],
+  },
+  'DELETE /schedules/{id}/overrides/{overrideId}': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'GET /schedules/{id}/oncall': {
+    make: resources.schedule,
+    variants: [{ label: 'plain' }, { label: 'at', query: '?at=2026-06-01T00:00:00Z' }],
+  },
+  'GET /schedules/{id}/shifts': {
+    make: resources.schedule,
+    variants: [
+      { label: 'plain' },
+      { label: 'too long', query: '?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z', invalid: true },
+    ],
+  },
+  'POST /schedules/{id}/calendar-token': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'DELETE /schedules/{id}/calendar-token': { make: resources.schedule, variants: [{ label: 'plain' }] },
   'GET /webhooks/{id}': { make: resources.webhook, variants: [{ label: 'plain' }] },
   'PATCH /webhooks/{id}': {
     make: resources.webhook,

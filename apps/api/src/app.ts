@@ -18,6 +18,8 @@ import { healthRouter } from './routes/health/health.router.js';
 import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
 import { consoleRouter } from './console/console.router.js';
+import { actionLinksRouter } from './routes/action-links/action-links.router.js';
+import { calendarFeedsRouter } from './routes/calendar-feeds/calendar-feeds.router.js';
 
 export const API_BASE = '/api/v1';
 
@@ -65,6 +67,10 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRouter(deps));
   // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
   app.use(publicPagesRouter(deps));
+  // On-call (beyond-the-seed section 10): the acknowledge / resolve links of pages and the calendar feeds, whose
+  // address is their credential.
+  app.use(actionLinksRouter(deps));
+  app.use(calendarFeedsRouter(deps));
   // The console (browser sessions, never a bearer token): /app/...
   app.use('/app', consoleRouter(deps));
 

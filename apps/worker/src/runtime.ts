@@ -179,6 +179,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     deliverer,
     logger,
     keyring: config.encryption,
+    publicBaseUrl: config.publicBaseUrl,
     ...(timing.maintenanceRecheckMs !== undefined ? { maintenanceRecheckMs: timing.maintenanceRecheckMs } : {}),
   };
   const escalationWorker = parts.escalations

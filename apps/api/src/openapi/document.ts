@@ -67,6 +67,13 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       "Telegram). A monitor pages with its own policy, else the workspace's default; an incident keeps the ladder it opened with.",
   },
   {
+    name: 'On-call',
+    description:
+      'Schedules of layered rotations in an IANA timezone, overrides and a fallback user; who is on call at an instant, the ' +
+      'resolved shifts, iCalendar feeds, and your own contact methods (`/me/...`), through which `schedule` and `user` ' +
+      'escalation targets page.',
+  },
+  {
     name: 'Access',
     description:
       "The workspace's API tokens and members. Tokens are shown once, when created; only an owner grants or removes the owner " +
@@ -271,6 +278,13 @@ function buildRegistry(): OpenAPIRegistry {
     in: 'path',
     required: true,
     description: "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
+    schema: { type: 'string', format: 'uuid' },
+  });
+  registry.registerComponent('parameters', 'OverrideId', {
+    name: 'overrideId',
+    in: 'path',
+    required: true,
+    description: "An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404.",
     schema: { type: 'string', format: 'uuid' },
   });
 

@@ -9,6 +9,7 @@ import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
+import { scheduleRoutes } from './schedules/schedules.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 
 /**
@@ -23,6 +24,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...statusPageRoutes,
   ...incidentRoutes,
   ...escalationPolicyRoutes,
+  ...scheduleRoutes,
   ...configRoutes,
   ...accessRoutes,
   ...auditEventRoutes,

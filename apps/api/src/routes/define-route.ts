@@ -12,6 +12,7 @@ export type Tag =
   | 'Maintenance'
   | 'Incidents'
   | 'Escalation policies'
+  | 'On-call'
   | 'Access'
   | 'Configuration'
   | 'Audit events'

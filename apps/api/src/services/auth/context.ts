@@ -7,7 +7,7 @@ export type TokenKind = 'org' | 'personal' | 'oauth';
  * OAuth token (the user's id, and name or email), or the admin CLI (the operating-system user that ran it).
  */
 export interface AuditActor {
-  type: 'token' | 'user' | 'cli';
+  type: 'token' | 'user' | 'cli' | 'link';
   id: string;
   name: string;
 }
@@ -18,7 +18,7 @@ export interface RequestContext {
   role: Role;
   /** The token's id; for the console (`session`), the console session's id. */
   tokenId: string;
-  tokenKind: TokenKind | 'session';
+  tokenKind: TokenKind | 'session' | 'link';
   userId: string | null;
   /** Stable id of the caller for per-principal state (safe-retry keys): the user, or the org token. */
   principal: string;

@@ -15,6 +15,9 @@ export const PERMISSIONS = {
   'config:apply': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
   'webhooks:manage': ['owner', 'admin'],
+  'schedules:manage': ['owner', 'admin'],
+  /** Writers may add (and remove) overrides for themselves; managers for anyone (services/schedules). */
+  'schedules:override': ['owner', 'admin', 'member'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

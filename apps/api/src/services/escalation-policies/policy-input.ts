@@ -4,6 +4,7 @@ import {
   escalationTargetSchema,
   isUrlChannel,
   type Issue,
+  type PrismaClient,
   type SsrfGuard,
   shownText,
 } from '@statusvane/shared';
@@ -110,5 +111,40 @@ export async function assertTargetsAllowed(guard: SsrfGuard, steps: StepsInput):
     }),
   );
   const issues = (await Promise.all(checks)).filter((i): i is Issue => i !== null);
+  if (issues.length) failWith('escalation policy', issues);
+}
+
+/**
+ * Schedule and user targets name the workspace's own: a schedule of the workspace, a user who is a member of it. One
+ * 400 naming every target that is neither (`steps[0].targets[1].target`).
+ */
+export async function assertPeopleExist(
+  prisma: Pick<PrismaClient, 'schedule' | 'membership'>,
+  workspaceId: string,
+  steps: StepsInput,
+): Promise<void> {
+  const named = steps.flatMap((s, i) =>
+    s.targets.flatMap((t, j) =>
+      t.channel === 'schedule' || t.channel === 'user' ? [{ channel: t.channel, id: t.target, i, j }] : [],
+    ),
+  );
+  if (named.length === 0) return;
+  const [schedules, members] = await Promise.all([
+    prisma.schedule.findMany({
+      where: { workspaceId, id: { in: named.filter((n) => n.channel === 'schedule').map((n) => n.id) } },
+      select: { id: true },
+    }),
+    prisma.membership.findMany({
+      where: { workspaceId, userId: { in: named.filter((n) => n.channel === 'user').map((n) => n.id) } },
+      select: { userId: true },
+    }),
+  ]);
+  const known = new Set([...schedules.map((s) => s.id), ...members.map((m) => m.userId)]);
+  const issues = named
+    .filter((n) => !known.has(n.id))
+    .map((n) => ({
+      path: `steps[${n.i}].targets[${n.j}].target`,
+      message: n.channel === 'schedule' ? 'is not a schedule of this workspace' : 'is not a member of this workspace',
+    }));
   if (issues.length) failWith('escalation policy', issues);
 }
