@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { errorDetailsSchema } from '../apps/api/src/openapi/envelopes.js';
+import { errorDetailsSchema } from '../apps/api/src/schemas/envelopes.js';
 import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
 import { makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 

@@ -1,4 +1,3 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { RequestHandler, Router } from 'express';
 import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
@@ -13,7 +12,6 @@ import {
 } from '../middleware/idempotency.js';
 import { etagOf, parseIfMatch } from '../middleware/if-match.js';
 import { jsonBodyRule } from '../middleware/json-body.js';
-import { operationOf } from '../openapi/operation.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext } from '../services/context.js';
@@ -134,9 +132,4 @@ export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestH
     if (match) res.locals[ROUTE_LABEL] = match.label;
     next();
   };
-}
-
-/** Describes each declared operation in the OpenAPI registry (the document's paths). */
-export function registerRoutes(registry: OpenAPIRegistry, routes: readonly ApiRoute[]): void {
-  for (const route of routes) registry.registerPath(operationOf(route));
 }

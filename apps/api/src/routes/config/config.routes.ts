@@ -1,4 +1,4 @@
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { applyConfig } from '../../services/config/apply-config.js';
 import { managedMonitorFields, refSchema, statusPageEntrySchema } from '../../services/config/config-document.js';
 import { getConfig } from '../../services/config/get-config.js';

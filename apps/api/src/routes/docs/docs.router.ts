@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Router, type Response } from 'express';
-import { buildOpenApiDocument, OPENAPI_PATH } from '../../openapi/document.js';
+import { buildOpenApiDocument, OPENAPI_PATH } from './openapi-document.js';
 import { DOCS_STYLE_HASH, renderDocsHtml } from './render-docs.js';
 
 export const DOCS_PATH = '/docs';

@@ -13,7 +13,7 @@ import {
   testEscalationPolicy,
 } from '../../services/escalation-policies/test-escalation-policy.js';
 import { updateEscalationPolicy } from '../../services/escalation-policies/update-escalation-policy.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { defineRoute } from '../define-route.js';
 
 const example = {

@@ -10,7 +10,7 @@ import { incidentUpdateRecordSchema } from '../../services/incidents/incident-up
 import { listIncidentUpdates } from '../../services/incidents/list-incident-updates.js';
 import { incidentListQuerySchema, listIncidents } from '../../services/incidents/list-incidents.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { defineRoute } from '../define-route.js';
 
 export const incidentRoutes = [

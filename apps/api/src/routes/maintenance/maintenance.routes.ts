@@ -4,7 +4,7 @@ import { getMaintenance } from '../../services/maintenance/get-maintenance.js';
 import { listMaintenance, maintenanceListQuerySchema } from '../../services/maintenance/list-maintenance.js';
 import { maintenanceRecordSchema } from '../../services/maintenance/maintenance-record.js';
 import { updateMaintenance } from '../../services/maintenance/update-maintenance.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { defineRoute } from '../define-route.js';
 
 export const maintenanceRoutes = [

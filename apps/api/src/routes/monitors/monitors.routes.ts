@@ -8,7 +8,7 @@ import {
   responseTimesQuerySchema,
   updateMonitorSchema,
 } from '@statusvane/shared';
-import { nameSchema, z } from '../../openapi/zod.js';
+import { nameSchema, z } from '../../schemas/zod.js';
 import { createMonitor } from '../../services/monitors/create-monitor.js';
 import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';

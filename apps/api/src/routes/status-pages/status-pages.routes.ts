@@ -9,7 +9,7 @@ import { statusPageRecordSchema } from '../../services/status-pages/status-page-
 import { deleteSubscriber } from '../../services/subscribers/delete-subscriber.js';
 import { listSubscribers } from '../../services/subscribers/list-subscribers.js';
 import { subscriberRecordSchema } from '../../services/subscribers/subscriber-record.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { defineRoute } from '../define-route.js';
 
 export const statusPageRoutes = [

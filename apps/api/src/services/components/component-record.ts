@@ -5,7 +5,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { versionSchema, z } from '../../openapi/zod.js';
+import { versionSchema, z } from '../../schemas/zod.js';
 import type { RequestContext } from '../auth/context.js';
 import { componentState } from '../status-pages/public-page.js';
 

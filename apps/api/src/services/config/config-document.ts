@@ -8,7 +8,7 @@ import {
   type CreateMonitorInput,
   type Issue,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { createEscalationPolicySchema, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { validateCreateInput } from '../monitors/monitor-validation.js';
 import { failWith, isObject } from '../validation.js';

@@ -6,7 +6,7 @@ import {
   type Issue,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { failWith } from '../validation.js';
 
 const stepSchema = z

@@ -7,7 +7,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { RequestContext } from '../auth/context.js';
 
 const targetRecordSchema = z

@@ -12,7 +12,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwnPolicy } from './policy-record.js';

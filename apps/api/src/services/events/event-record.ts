@@ -1,5 +1,5 @@
 import { EVENT_TYPE_PREFIX, EVENT_TYPES } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 
 /** A CloudEvents 1.0 event (structured JSON), as GET /events lists it and webhooks deliver it. */
 export const eventRecordSchema = z

@@ -13,7 +13,7 @@ import {
 import type { ServiceContext } from '../context.js';
 import { findOwnIncident } from './find-incident.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentRow } from './incident-record.js';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 
 const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 

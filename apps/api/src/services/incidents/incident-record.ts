@@ -1,5 +1,5 @@
 import type { Prisma } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;

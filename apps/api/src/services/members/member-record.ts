@@ -1,5 +1,5 @@
 import { NotFoundError, ROLES, uuidSchema, type Prisma, type PrismaClient } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { RequestContext } from '../auth/context.js';
 
 export const memberRecordSchema = z

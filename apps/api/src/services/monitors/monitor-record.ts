@@ -10,7 +10,7 @@ import {
   type CertificateInfo,
   type Prisma,
 } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 
 /** The leaf certificate an https check saw (stored with each result; the monitor record shows the latest). */
 export const certificateSchema = z

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { componentRefSchema } from '../components/component-ref.js';
 import { findOwnStatusPage } from './find-status-page.js';
 

@@ -1,5 +1,5 @@
 import type { Prisma } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 
 export const statusPageRecordSchema = z
   .object({

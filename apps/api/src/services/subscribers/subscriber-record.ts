@@ -1,4 +1,4 @@
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 
 /** `j***@example.com`: enough to recognise an address, not to harvest it. */
 export function maskEmail(email: string): string {

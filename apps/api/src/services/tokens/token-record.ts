@@ -1,5 +1,5 @@
 import { ROLES, type Prisma } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 
 export const apiTokenRecordSchema = z
   .object({

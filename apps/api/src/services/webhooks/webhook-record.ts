@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type Prisma } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 
 export const webhookRecordSchema = z
   .object({

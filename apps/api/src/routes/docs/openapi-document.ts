@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 description of the management API, generated from the route declarations (routes/api-routes.ts:
  * each operation's request schemas, record schemas and roles, declared once) and the shared components of
- * ./operation.ts. Served at GET /api/v1/openapi.json and rendered at GET /docs.
+ * ./openapi-operation.ts. Served at GET /api/v1/openapi.json and rendered at GET /docs (./docs.router.ts). It stands
+ * above everything it describes: nothing below routes/ imports it.
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
@@ -21,12 +22,18 @@ import {
   STATUS_PAGE_LIMITS,
   updateMaintenanceSchema,
 } from '@statusvane/shared';
-import { API_ROUTES } from '../routes/api-routes.js';
-import type { Tag } from '../routes/define-route.js';
-import { registerRoutes } from '../routes/mount-routes.js';
-import { errorEnvelopeSchema } from './envelopes.js';
-import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, IF_MATCH_DESCRIPTION, ref } from './operation.js';
-import { describeSchema, nameSchema } from './zod.js';
+import { errorEnvelopeSchema } from '../../schemas/envelopes.js';
+import { describeSchema, nameSchema } from '../../schemas/zod.js';
+import { API_ROUTES } from '../api-routes.js';
+import type { Tag } from '../define-route.js';
+import {
+  ERROR_RESPONSES,
+  HEADERS,
+  IDEMPOTENCY_DESCRIPTION,
+  IF_MATCH_DESCRIPTION,
+  operationOf,
+  ref,
+} from './openapi-operation.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const WORKSPACE_HEADER = 'X-Statusvane-Workspace';
@@ -277,7 +284,7 @@ function buildRegistry(): OpenAPIRegistry {
   // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
   // uses them; the error envelope is used by reference only, so it is registered by name.
   registry.register('Error', errorEnvelopeSchema);
-  registerRoutes(registry, API_ROUTES);
+  for (const route of API_ROUTES) registry.registerPath(operationOf(route));
   return registry;
 }
 

@@ -4,9 +4,9 @@
  * derived from the same declaration that mountRoutes serves.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { successOf, successStatus, takesIfMatch, type ApiRoute, type Roles } from '../routes/define-route.js';
-import { paginationSchema } from './envelopes.js';
-import { z } from './zod.js';
+import { paginationSchema } from '../../schemas/envelopes.js';
+import { z } from '../../schemas/zod.js';
+import { successOf, successStatus, takesIfMatch, type ApiRoute, type Roles } from '../define-route.js';
 
 /** The sentence each description ends with, from the entry's `roles`. */
 const ROLE_NOTE: Record<Roles, string> = {
