@@ -29,9 +29,16 @@ export function nameSchema<T extends z.ZodType>(schema: T, refId: string, descri
   return schema;
 }
 
-/** Describes an existing schema instance in place (see nameSchema), e.g. a field of a shared query schema. */
-export function describeSchema<T extends z.ZodType>(schema: T, description: string): T {
-  zodToOpenAPIRegistry.add(schema, { ...zodToOpenAPIRegistry.get(schema), description });
+/**
+ * Describes an existing schema instance in place (see nameSchema), e.g. a field of a shared query schema. `refused`:
+ * a field the schema holds only to answer it with a precise 400 is documented as taking no value (`not: {}`).
+ */
+export function describeSchema<T extends z.ZodType>(schema: T, description: string, refused = false): T {
+  zodToOpenAPIRegistry.add(schema, {
+    ...zodToOpenAPIRegistry.get(schema),
+    description,
+    ...(refused ? { not: {} } : {}),
+  });
   return schema;
 }
 

@@ -1174,6 +1174,7 @@ export interface components {
             headers?: components["schemas"]["MonitorRequestHeaders"];
             body?: string | null;
             contentType?: string;
+            jsonAssertion?: components["schemas"]["JsonAssertion"] | null;
             certificateExpiryDays?: number | null;
             /** @enum {string} */
             dnsRecordType?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "CAA" | "SRV";
@@ -1184,8 +1185,10 @@ export interface components {
             schedule?: string | null;
             timezone?: string;
             enabled?: boolean;
-            /** @description Replaces the assertion; null removes it. */
-            jsonAssertion?: components["schemas"]["JsonAssertion"] | null;
+            /** @description Cannot be changed after creation: sent at all, 400. */
+            type?: unknown;
+            /** @description Set on create only: sent at all, 400. */
+            metadata?: unknown;
         };
         HeartbeatPing: {
             /** Format: uuid */
@@ -1749,6 +1752,8 @@ export interface components {
             [key: string]: unknown;
         };
         ConfigApplyInput: {
+            /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
+            planId?: string;
             /** @enum {number} */
             version: 1;
             /** @description true: managed resources the document no longer names are deleted. Default false. */
@@ -1775,8 +1780,6 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
-            /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
-            planId?: string;
         };
         /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
         ApiToken: {

@@ -7,6 +7,8 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   createHeartbeatMonitorSchema,
+  createHttpMonitorSchema,
+  createMonitorSchema,
   createMaintenanceSchema,
   createStatusPageSchema,
   escalationTargetSchema,
@@ -21,6 +23,7 @@ import {
   responseTimesQuerySchema,
   STATUS_PAGE_LIMITS,
   updateMaintenanceSchema,
+  updateMonitorSchema,
 } from '@statusvane/shared';
 import { errorEnvelopeSchema } from '../../schemas/envelopes.js';
 import { describeSchema, nameSchema } from '../../schemas/zod.js';
@@ -112,6 +115,29 @@ const TAGS: Array<{ name: Tag; description: string }> = [
 function nameSharedSchemas(): void {
   const name = nameSchema;
   const L = MONITOR_LIMITS;
+  name(
+    createMonitorSchema,
+    'CreateMonitorInput',
+    'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
+      'fields, and fields of another type, are 400.',
+  );
+  name(
+    createHttpMonitorSchema,
+    'CreateHttpMonitorInput',
+    'An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, ' +
+      '`openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, ' +
+      '`expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected ' +
+      'status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a ' +
+      'response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded.',
+  );
+  describeSchema(createHttpMonitorSchema.shape.type, '`http`; omitted, the body is read as http.');
+  name(
+    updateMonitorSchema,
+    'UpdateMonitorInput',
+    "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
+  );
+  describeSchema(updateMonitorSchema.shape.type, 'Cannot be changed after creation: sent at all, 400.', true);
+  describeSchema(updateMonitorSchema.shape.metadata, 'Set on create only: sent at all, 400.', true);
   name(
     createTcpMonitorSchema,
     'CreateTcpMonitorInput',
@@ -288,26 +314,71 @@ function buildRegistry(): OpenAPIRegistry {
   return registry;
 }
 
+type SchemaObject = { oneOf?: unknown[]; anyOf?: unknown[]; discriminator?: { mapping?: Record<string, unknown> } };
+
+/**
+ * A discriminated union one of whose options may leave the discriminator out (POST /monitors: an http body without
+ * `type`) has no discriminator in OpenAPI's terms, where the property must be present (and openapi-typescript would
+ * make it required in that option): it is documented as the anyOf of its options, as the body is parsed.
+ */
+function withOptionalDiscriminators<D extends { components?: { schemas?: Record<string, unknown> } }>(doc: D): D {
+  for (const schema of Object.values(doc.components?.schemas ?? {}) as SchemaObject[]) {
+    const options = schema.oneOf;
+    if (!options || !schema.discriminator) continue;
+    if (Object.keys(schema.discriminator.mapping ?? {}).length >= options.length) continue;
+    delete schema.oneOf;
+    delete schema.discriminator;
+    schema.anyOf = options;
+  }
+  withNullableRefs(doc);
+  return doc;
+}
+
+/**
+ * The generator writes a named schema made nullable (`jsonAssertionSchema.nullable()`) as `allOf: [ref, { type:
+ * [..., 'null'] }]`, which admits no null (allOf needs the ref too): written as what it parses, `anyOf: [ref, null]`.
+ */
+function withNullableRefs(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withNullableRefs);
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as { allOf?: unknown[]; anyOf?: unknown[] };
+  const [ref, nullable, ...rest] = schema.allOf ?? [];
+  const type = (nullable as { type?: unknown } | undefined)?.type;
+  if (
+    rest.length === 0 &&
+    typeof (ref as { $ref?: unknown } | undefined)?.$ref === 'string' &&
+    Object.keys(nullable ?? {}).length === 1 &&
+    Array.isArray(type) &&
+    type.includes('null')
+  ) {
+    delete schema.allOf;
+    schema.anyOf = [ref, { type: 'null' }];
+  }
+  Object.values(node).forEach(withNullableRefs);
+}
+
 let memo: object | undefined;
 
 /** The OpenAPI 3.1 document, built once per process (it is a pure function of the schemas). */
 export function buildOpenApiDocument(): object {
-  memo ??= new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Statusvane Management API',
-      version: '1.0.0',
-      description: INFO_DESCRIPTION,
-    },
-    servers: [
-      {
-        url: '/api/v1',
-        description: 'This deployment: paths are relative to the `/api/v1` base, beside this document.',
+  memo ??= withOptionalDiscriminators(
+    new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Statusvane Management API',
+        version: '1.0.0',
+        description: INFO_DESCRIPTION,
       },
-    ],
-    security: [{ bearerAuth: [] }],
-    tags: TAGS,
-  });
+      servers: [
+        {
+          url: '/api/v1',
+          description: 'This deployment: paths are relative to the `/api/v1` base, beside this document.',
+        },
+      ],
+      security: [{ bearerAuth: [] }],
+      tags: TAGS,
+    }),
+  );
   return memo;
 }
 

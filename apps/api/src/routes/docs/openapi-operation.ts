@@ -227,10 +227,10 @@ export function operationOf(route: ApiRoute): RouteConfig {
               required: true,
               content: {
                 'application/json': {
-                  schema: body.documented ?? body.schema,
+                  schema: body.schema,
                   ...(body.examples ? { examples: body.examples } : {}),
                 },
-                ...(body.yaml ? { 'application/yaml': { schema: body.documented ?? body.schema } } : {}),
+                ...(body.yaml ? { 'application/yaml': { schema: body.schema } } : {}),
               },
             },
           }

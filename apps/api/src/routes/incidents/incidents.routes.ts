@@ -1,7 +1,7 @@
 import { incidentUpdateInputSchema, manualIncidentInputSchema } from '@statusvane/shared';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
 import { createIncidentUpdate } from '../../services/incidents/create-incident-update.js';
-import { createManualIncident } from '../../services/incidents/create-manual-incident.js';
+import { createManualIncident, manualIncidentChecks } from '../../services/incidents/create-manual-incident.js';
 import { deleteIncident } from '../../services/incidents/delete-incident.js';
 import { escalationStateSchema, getIncidentEscalation } from '../../services/incidents/get-escalation.js';
 import { getIncident } from '../../services/incidents/get-incident.js';
@@ -26,9 +26,8 @@ export const incidentRoutes = [
       'given, is its first update (`investigating`). An unknown, foreign or repeated component id is a 400 at `componentIds[i]`.',
     request: {
       body: {
-        // Judged by the service: the schema and the components in one 400 (services/validation.ts).
-        schema: z.unknown(),
-        documented: manualIncidentInputSchema,
+        schema: manualIncidentInputSchema,
+        checks: manualIncidentChecks,
         examples: {
           outage: {
             summary: 'An outage of one component',

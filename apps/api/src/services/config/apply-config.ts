@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   ConflictError,
   followCommittedSchedules,
-  ValidationError,
-  type Issue,
   type CreateMonitorInput,
   type LayoutInput,
   type Prisma,
@@ -21,9 +19,9 @@ import { recordMonitorEvents } from '../monitors/monitor-events.js';
 import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
 import { isUniqueViolation } from '../status-pages/create-status-page.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
-import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
-import { fail, parseConfigDocument, type ConfigDocument } from './config-document.js';
+import { fail, readConfigDocument } from './config-document.js';
+import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
 import { computePlan, dependsOnIssues, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
@@ -40,23 +38,12 @@ const RUN_NOW_BATCH = 200;
  */
 export async function applyConfig(
   deps: ConfigDeps,
-  { ctx, input }: { ctx: ServiceContext; input: unknown },
+  { ctx, input }: { ctx: ServiceContext; input: ConfigApplyInput },
 ): Promise<ConfigPlanRecord> {
   assertCan(ctx.role, 'config:apply');
-  const { planId, ...document } = isObject(input) ? input : { planId: undefined };
-  const raw = isObject(input) ? document : input;
-  // `planId` is judged with the document: one 400 names both.
-  const planIdIssues: Issue[] =
-    planId === undefined || (typeof planId === 'string' && planId.length <= 100)
-      ? []
-      : [{ path: 'planId', message: 'must be the planId of a plan (a string)' }];
-  const doc = await parseConfigDocument(raw, deps.config.checkRegions).catch((err: unknown) => {
-    if (planIdIssues.length && err instanceof ValidationError)
-      fail([...planIdIssues, ...(err.details as { issues: Issue[] }).issues]);
-    throw err;
-  });
-  if (planIdIssues.length) fail(planIdIssues);
-  const hash = documentHash(raw);
+  const doc = await readConfigDocument(input, deps.config.checkRegions);
+  const { planId, ...document } = input;
+  const hash = documentHash(document);
   const ws = ctx.workspace.id;
 
   let written: Awaited<ReturnType<typeof write>>;

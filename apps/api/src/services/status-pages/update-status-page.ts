@@ -16,7 +16,7 @@ import { isUniqueViolation } from './create-status-page.js';
 import { findOwnStatusPage } from './find-status-page.js';
 import { hashPassword } from './password.js';
 import { layoutIssues, replaceLayout } from './replace-layout.js';
-import { judgeBody } from '../validation.js';
+import type { BodyChecks } from '../validation.js';
 import { domainTaken, ownHostIssues } from './set-custom-domain.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
 
@@ -48,25 +48,39 @@ export const updateStatusPageSchema = z
   .strict()
   .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });
 
+export type UpdateStatusPageInput = z.output<typeof updateStatusPageSchema>;
+
+/**
+ * PATCH /status-pages/{id}: the layout's components and the domain, judged with the schema (one 400 names every
+ * offending field), once the page is found (404 first).
+ */
+export const updateStatusPageChecks: BodyChecks<
+  typeof updateStatusPageSchema,
+  { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> }
+> = {
+  noun: 'status page',
+  judge: async (deps, { ctx, params, issues, known }) => {
+    await findOwnStatusPage(deps.prisma, ctx, params.id!);
+    const layout = known('sections');
+    const domain = known('customDomain');
+    return [
+      ...issues,
+      ...(layout ? await layoutIssues(deps.prisma, ctx.workspace.id, layout, 'sections') : []),
+      ...(domain !== undefined ? ownHostIssues(deps.config, domain) : []),
+    ];
+  },
+};
+
 /**
  * PATCH /status-pages/{id} (managers): every given field in one transaction, with the page row locked so that a
  * concurrent PATCH or `arrange` applies wholly before or after. A new slug frees the old one at once.
  */
 export async function updateStatusPage(
   deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
-  { ctx, input: { id, changes: body } }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
+  { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateStatusPageInput } },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const page = await findOwnStatusPage(deps.prisma, ctx, id);
-  // The schema, the layout's components and the domain judged together: one 400 names every offending field.
-  const changes = await judgeBody('status page', updateStatusPageSchema, body, async (known) => {
-    const layout = known('sections');
-    const domain = known('customDomain');
-    return [
-      ...(layout ? await layoutIssues(deps.prisma, ctx.workspace.id, layout, 'sections') : []),
-      ...(domain !== undefined ? ownHostIssues(deps.config, domain) : []),
-    ];
-  });
   const { sections, password, slug, customDomain, ...plain } = changes;
   if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
     throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });
