@@ -32,11 +32,16 @@ import type { Tag } from '../define-route.js';
 import {
   ERROR_RESPONSES,
   HEADERS,
+  headOperationOf,
+  headResponseName,
   IDEMPOTENCY_DESCRIPTION,
   IF_MATCH_DESCRIPTION,
+  IF_NONE_MATCH_DESCRIPTION,
+  NOT_MODIFIED,
   operationOf,
   ref,
 } from './openapi-operation.js';
+import { registerWebhooks } from './openapi-webhooks.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const WORKSPACE_HEADER = 'X-Statusvane-Workspace';
@@ -231,6 +236,8 @@ function nameSharedSchemas(): void {
   describeSchema(paginationQuerySchema.shape.perPage, 'Items per page, 1 to 250.');
 }
 
+const refName = (r: unknown) => (r as { $ref?: string }).$ref?.split('/').pop();
+
 function buildRegistry(): OpenAPIRegistry {
   nameSharedSchemas();
   const registry = new OpenAPIRegistry();
@@ -269,22 +276,25 @@ function buildRegistry(): OpenAPIRegistry {
     schema: { type: 'string', minLength: 1, maxLength: 100 },
     example: 'acme',
   });
-  registry.registerComponent('parameters', 'IdempotencyKey', {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
-    description: IDEMPOTENCY_DESCRIPTION,
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
-    example: '5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f',
-  });
-  registry.registerComponent('parameters', 'IfMatch', {
-    name: 'If-Match',
-    in: 'header',
-    required: false,
-    description: IF_MATCH_DESCRIPTION,
-    schema: { type: 'string', minLength: 1, maxLength: 1000 },
-    example: '"3"',
-  });
+  // The optional request headers, each a parameter component.
+  const optionalHeaders: Array<
+    [component: string, name: string, description: string, maxLength: number, example: string]
+  > = [
+    ['IdempotencyKey', 'Idempotency-Key', IDEMPOTENCY_DESCRIPTION, 255, '5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f'],
+    ['IfMatch', 'If-Match', IF_MATCH_DESCRIPTION, 1000, '"3"'],
+    ['IfNoneMatch', 'If-None-Match', IF_NONE_MATCH_DESCRIPTION, 1000, '"3"'],
+  ];
+  for (const [component, name, description, maxLength, example] of optionalHeaders) {
+    registry.registerComponent('parameters', component, {
+      name,
+      in: 'header',
+      required: false,
+      description,
+      schema: { type: 'string', minLength: 1, maxLength },
+      example,
+    });
+  }
+  registry.registerComponent('responses', 'NotModified', NOT_MODIFIED);
   registry.registerComponent('parameters', 'Id', {
     name: 'id',
     in: 'path',
@@ -311,6 +321,18 @@ function buildRegistry(): OpenAPIRegistry {
   // uses them; the error envelope is used by reference only, so it is registered by name.
   registry.register('Error', errorEnvelopeSchema);
   for (const route of API_ROUTES) registry.registerPath(operationOf(route));
+  // Every GET path answers HEAD (Express), each error without its body: a component per error a HEAD can get.
+  const heads = API_ROUTES.filter((route) => route.method === 'get').map(headOperationOf);
+  for (const head of heads) registry.registerPath(head);
+  const headErrors = new Set(heads.flatMap((head) => Object.values(head.responses).map(refName)));
+  for (const [name, r] of Object.entries(ERROR_RESPONSES)) {
+    if (headErrors.has(headResponseName(name)))
+      registry.registerComponent('responses', headResponseName(name), {
+        description: r.description,
+        headers: r.headers,
+      });
+  }
+  registerWebhooks(registry);
   return registry;
 }
 
@@ -412,8 +434,9 @@ const INFO_DESCRIPTION = [
   '**Tracing.** Every response carries `X-Request-Id` (a safe one sent by the client is echoed).',
   '',
   '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
-    'one JSON object `{ page, summary, generatedAt, sections, components, incidents, maintenance, uptime }` (`summary`: ' +
-    '`operational`, `degraded`, `outage` or `maintenance`; each component with its `state`). A password-protected page ' +
+    'the page wrapped as every answer is, `{ "data": { page, summary, generatedAt, sections, components, incidents, ' +
+    'pastIncidents, maintenance, uptime } }` (`summary`: `operational`, `degraded`, `outage` or `maintenance`; each ' +
+    'component with its `state`). A password-protected page ' +
     'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
     "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",
 ].join('\n');
