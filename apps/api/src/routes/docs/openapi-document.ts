@@ -295,27 +295,29 @@ function buildRegistry(): OpenAPIRegistry {
     });
   }
   registry.registerComponent('responses', 'NotModified', NOT_MODIFIED);
-  registry.registerComponent('parameters', 'Id', {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404.',
-    schema: { type: 'string', format: 'uuid' },
-  });
-  registry.registerComponent('parameters', 'SubscriberId', {
-    name: 'subscriberId',
-    in: 'path',
-    required: true,
-    description: "A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404.",
-    schema: { type: 'string', format: 'uuid' },
-  });
-  registry.registerComponent('parameters', 'UserId', {
-    name: 'userId',
-    in: 'path',
-    required: true,
-    description: "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
-    schema: { type: 'string', format: 'uuid' },
-  });
+  // The path parameters (PATH_PARAMETERS of openapi-operation.ts), each a record's uuid.
+  const pathIds: Array<[component: string, name: string, description: string]> = [
+    ['Id', 'id', 'The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404.'],
+    [
+      'SubscriberId',
+      'subscriberId',
+      "A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404.",
+    ],
+    [
+      'UserId',
+      'userId',
+      "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
+    ],
+  ];
+  for (const [component, name, description] of pathIds) {
+    registry.registerComponent('parameters', component, {
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: { type: 'string', format: 'uuid' },
+    });
+  }
 
   // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
   // uses them; the error envelope is used by reference only, so it is registered by name.
