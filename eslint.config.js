@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import serviceShape from './eslint-service-shape.js';
 
 export default tseslint.config(
   {
@@ -20,12 +21,16 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       // One program for every file: the root tsconfig holds apps, packages, tests, bench and scripts. The project
       // service opened each workspace's own tsconfig besides (apps/api, apps/worker, packages/shared), so their files
       // were parsed and type-checked in two or more programs: about a fifth of ESLint's CPU time.
-      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
+      // The console's browser code (apps/api/client) has its own program: the DOM's types, not Node's.
+      parserOptions: {
+        project: ['./tsconfig.json', './apps/api/client/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -43,6 +48,13 @@ export default tseslint.config(
       // The SSRF guard and the header checks match control characters on purpose.
       'no-control-regex': 'off',
     },
+  },
+  {
+    // One shape for every request service, told apart from records and helpers by file name (services/README.md).
+    files: ['apps/api/src/services/*/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    plugins: { statusvane: { rules: { 'service-shape': serviceShape } } },
+    rules: { 'statusvane/service-shape': 'error' },
   },
   {
     // Tool configs outside the root tsconfig: no program, so no type-aware rules.

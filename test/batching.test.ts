@@ -2,9 +2,9 @@
 // answer each caller exactly as if it had gone alone: results, flap state, incidents and rollups; pings; tokens.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { storeCheckResult, storeCheckResults, type StoreInput } from '../apps/worker/src/checks/store-result.js';
+import { createResultWriter, storeCheckResults, type StoreInput } from '../apps/worker/src/checks/store-result.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
-import { createToken, revokeToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';
@@ -139,7 +139,8 @@ describe('results stored in groups', () => {
       })),
     );
     // Every result twice (a job that ran twice), all at once: the writer groups them.
-    const out = await Promise.all([...inputs, ...inputs].map((i) => storeCheckResult(h.prisma, i)));
+    const writer = createResultWriter(h.prisma);
+    const out = await Promise.all([...inputs, ...inputs].map((i) => writer.write(i)));
     expect(out.filter((o) => o.stored)).toHaveLength(inputs.length);
     for (const m of monitors) {
       const n = await h.prisma.checkResult.count({ where: { monitorId: m.id, slot: { gte: new Date(base) } } });

@@ -210,6 +210,19 @@ describe('https probe: certificates', () => {
     expect(r.certificate!.daysRemaining).toBe(2);
   });
 
+  it('reads the certificate on every check of one probe, as a worker runs them (no TLS session resumed)', async () => {
+    // A resumed TLS session carries no certificate: Node's getPeerCertificate() is then empty. One probe, as in a
+    // worker: one after another, then many at once, of a target it has checked before.
+    const p = probe();
+    const check = () => p.probe(makeHttpInput({ url: soon.url, certificateExpiryDays: 7 }));
+    const results = [];
+    for (let i = 0; i < 10; i++) results.push(await check());
+    results.push(...(await Promise.all(Array.from({ length: 20 }, check))));
+    expect(results.map((r) => [r.reason?.split(':')[0], r.certificate?.daysRemaining])).toEqual(
+      Array(30).fill(['certificate_expiring', 2]),
+    );
+  });
+
   it('an http target redirected to https records the https hop', async () => {
     const r = await probe().probe(makeHttpInput({ url: plain.url(`/redirect?to=${encodeURIComponent(later.url)}`) }));
     expect(r).toMatchObject({ outcome: 'up', certificate: { subject: 'O=Statusvane Tests, CN=statusvane-test' } });
@@ -385,6 +398,27 @@ describe('monitors: certificates and DNS through the API and the worker', () => 
     // Off: the same certificate no longer fails the check.
     expect((await patch(id, { certificateExpiryDays: null })).body.data.certificateExpiryDays).toBeNull();
     expect(await check(id)).toMatchObject({ result: { outcome: 'up' } });
+  });
+
+  it('every monitor of an expiring target opens its incident on its first check, the target checked before or not', async () => {
+    // As in a worker: one set of probes for every check. Another monitor of the same target was checked first.
+    const deps = checkRunnerDeps(h, { extraCa: [soon.cert, later.cert] });
+    const first = async (id: string) => runCheck(deps, { monitorId: id, region: 'local', slot: new Date((slot += 1)) });
+    const other = await post({ name: 'tls, no expiry rule', target: soon.url, certificateExpiryDays: null });
+    expect(await first(other.body.data.id)).toMatchObject({
+      result: { outcome: 'up', certificate: { daysRemaining: 2 } },
+    });
+    const ids = [];
+    for (let i = 0; i < 12; i++) {
+      const created = await post({ name: `tls ${i}`, target: soon.url, certificateExpiryDays: 7, openThreshold: 1 });
+      expect(created.status).toBe(201);
+      ids.push(created.body.data.id as string);
+    }
+    const outcomes = [await first(ids[0]!), ...(await Promise.all(ids.slice(1).map(first)))];
+    expect(outcomes.map((o) => ('result' in o ? o.result.reason?.split(':')[0] : o.skipped))).toEqual(
+      Array(12).fill('certificate_expiring'),
+    );
+    expect(outcomes.filter((o) => 'opened' in o && o.opened !== null)).toHaveLength(12);
   });
 
   it('certificateExpiryDays: 1..365 or null, http monitors only', async () => {

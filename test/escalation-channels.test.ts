@@ -10,9 +10,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, createSsrfGuard, escalationNoticeJobId, type EscalationNoticeJob } from '@statusvane/shared';
-import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
-import { createDeliverer, type Page } from '@statusvane/shared';
+import { createDeliverer, workspaceSigningSecrets, type Page } from '@statusvane/shared';
 import {
   reconcileNotices,
   runEscalationStep,
@@ -22,13 +22,12 @@ import {
 } from '../apps/worker/src/escalation/engine.js';
 import { decodeHeaderWord, startAlertProviders, type ProviderRequest } from './support/alert-providers.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
-import { startEscalationWorker } from './support/escalation-worker.js';
-import { waitFor } from './support/worker-harness.js';
+import { startRuntime, waitFor } from './support/worker-harness.js';
 
 let h: Harness;
 let fake: Awaited<ReturnType<typeof startAlertProviders>>;
 let deps: EscalationDeps;
-let worker: ReturnType<typeof startEscalationWorker>;
+let worker: ReturnType<typeof startRuntime>;
 /** Every line the engine logged (JSON), to prove no key or URL ends up in a log. */
 const logLines: string[] = [];
 
@@ -47,21 +46,17 @@ beforeAll(async () => {
       },
     }),
   });
-  deps = {
-    prisma: h.prisma,
-    scheduler: h.deps.escalations!,
-    deliverer: createDeliverer({
-      guard: h.deps.guard,
-      encryptionKey: h.config.encryption.current.key,
-      smtp: null,
-      providers: h.config.alertProviders,
-      timeoutMs: 2000,
-      retry: { attempts: 3, backoffMs: 50 },
-    }),
-    logger,
-    keyring: h.config.encryption,
-  };
-  worker = startEscalationWorker(h, deps);
+  const deliverer = createDeliverer({
+    guard: h.deps.guard,
+    signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
+    smtp: null,
+    providers: h.config.alertProviders,
+    timeoutMs: 2000,
+    retry: { attempts: 3, backoffMs: 50 },
+  });
+  // The runtime's escalation worker (no checks: nothing here is probed); the tests run its deps' verbs too.
+  worker = startRuntime(h, { logger, deliverer, parts: { checks: false } });
+  deps = worker.runtime.escalationDeps;
 });
 
 afterAll(async () => {
@@ -141,7 +136,7 @@ const noticesOf = (incidentId: string) =>
 
 const noticeJobDone = (job: EscalationNoticeJob, after = 0) =>
   waitFor(
-    async () => worker.completed.slice(after).find((c) => c.id === escalationNoticeJobId(job)),
+    async () => worker.escalations.slice(after).find((c) => c.id === escalationNoticeJobId(job)),
     10_000,
     `notice job ${escalationNoticeJobId(job)}`,
   );
@@ -303,7 +298,7 @@ describe('paging the new channels', () => {
     // A URL channel still goes through the SSRF guard at send time.
     const strict = createDeliverer({
       guard: createSsrfGuard(),
-      encryptionKey: h.config.encryption.current.key,
+      signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
       smtp: null,
       providers: h.config.alertProviders,
     });
@@ -334,7 +329,7 @@ describe('acknowledged and resolved notices', () => {
       failed: 1,
     });
 
-    const before = worker.completed.length;
+    const before = worker.escalations.length;
     const ack = await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member));
     expect(ack.status).toBe(200);
     expect(await noticeJobDone({ incidentId: incident.id, kind: 'acknowledged' }, before)).toMatchObject({
@@ -357,7 +352,7 @@ describe('acknowledged and resolved notices', () => {
     }
     expect([got.ntfy[1]!.headers.priority, got.ntfy[1]!.headers.tags]).toEqual(['3', 'eyes']);
 
-    const resolved = worker.completed.length;
+    const resolved = worker.escalations.length;
     const res = await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member));
     expect(res.status).toBe(200);
     await noticeJobDone({ incidentId: incident.id, kind: 'resolved' }, resolved);
@@ -443,7 +438,7 @@ describe('acknowledged and resolved notices', () => {
     await reconcileNotices(deps);
     await new Promise((r) => setTimeout(r, 300));
     expect((await noticesOf(incident.id)).every((n) => n.status === 'pending' && n.claimedAt === null)).toBe(true);
-    const before = worker.completed.length;
+    const before = worker.escalations.length;
     expect(
       (await reconcileNotices({ ...deps, now: () => new Date(Date.now() + 11_000) })).noticeJobs,
     ).toBeGreaterThanOrEqual(2);
@@ -473,7 +468,7 @@ describe('acknowledged and resolved notices', () => {
     fake.hold(slow);
     const firing = runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 });
     await waitFor(async () => fake.to(slow).length === 1, 5000, 'the page to reach the receiver');
-    const before = worker.completed.length;
+    const before = worker.escalations.length;
     expect(
       (await request(h.app).post(`/api/v1/incidents/${incident.id}/acknowledge`).set(bearer(tokens.member))).status,
     ).toBe(200);

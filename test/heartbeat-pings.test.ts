@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -231,5 +232,60 @@ describe('cron schedules', () => {
     expect((await monitorRow(hb.id)).schedule).toBeNull();
     await patch({ schedule: '* * * * *' });
     expect((await patch({ schedule: null })).body.data.schedule).toBeNull();
+  });
+});
+
+describe('a missed period is `heartbeat_missed`, on results as on incidents', () => {
+  it('renames what was stored as `missed_heartbeat`: raw and packed results, incident evidence (migration)', async () => {
+    const hb = await heartbeat();
+    const other = await heartbeat();
+    const slot = new Date(Date.UTC(2026, 10, 20, 12));
+    await h.prisma.$executeRaw`
+      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, reason)
+      VALUES (${hb.id}::uuid, 'local', ${slot}, ${slot}, 'down', 'missed_heartbeat')`;
+    // A packed day (ADR 0017): one reason per result, a null where a result had none.
+    await h.prisma.$executeRaw`
+      INSERT INTO check_results_packed (day, "monitorId", count, region, "slotOffsetMs", "checkedAfterMs", outcome, reason)
+      VALUES ('2026-11-05T00:00:00Z', ${hb.id}::uuid, 3, 'local', '{0,60000,120000}', '{5,5,5}',
+        '{down,up,down}', ARRAY['missed_heartbeat', NULL, 'fail_ping'])`;
+    const lastResult = {
+      checkedAt: slot.toISOString(),
+      status: 'down',
+      statusCode: null,
+      totalMs: null,
+      address: null,
+    };
+    const incident = await h.prisma.incident.create({
+      data: {
+        workspaceId: (await monitorRow(hb.id)).workspaceId,
+        monitorId: hb.id,
+        title: 'nightly backup is down',
+        status: 'resolved',
+        reason: 'heartbeat_missed',
+        evidence: [{ region: 'local', failing: true, lastResult: { ...lastResult, reason: 'missed_heartbeat' } }],
+      },
+    });
+    // Another heartbeat's result that already has the name is left as it is.
+    await h.prisma.$executeRaw`
+      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, reason)
+      VALUES (${other.id}::uuid, 'local', ${slot}, ${slot}, 'down', 'heartbeat_missed')`;
+
+    const sql = readFileSync('prisma/migrations/20261128183124_heartbeat_missed_reason/migration.sql', 'utf8');
+    for (const statement of sql
+      .replace(/^--.*$/gm, '')
+      .split(/;\s*$/m)
+      .filter((x) => x.trim()))
+      await h.prisma.$executeRawUnsafe(statement);
+
+    const reasons = async (id: string) =>
+      (
+        await h.prisma.$queryRaw<Array<{ reason: string | null }>>`
+          SELECT reason FROM check_results_all WHERE "monitorId" = ${id}::uuid ORDER BY slot`
+      ).map((r) => r.reason);
+    expect(await reasons(hb.id)).toEqual(['heartbeat_missed', null, 'fail_ping', 'heartbeat_missed']);
+    expect(await reasons(other.id)).toEqual(['heartbeat_missed']);
+    expect((await h.prisma.incident.findUniqueOrThrow({ where: { id: incident.id } })).evidence).toEqual([
+      { region: 'local', failing: true, lastResult: { ...lastResult, reason: 'heartbeat_missed' } },
+    ]);
   });
 });

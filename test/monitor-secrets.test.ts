@@ -10,15 +10,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createLogger, decryptSecret, keyId, openTarget, type Keyring } from '@statusvane/shared';
-import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
-import { rotateSecrets, SEALED } from '../apps/api/src/services/admin/secret-commands.js';
+import { decryptSecret, keyId, openTarget, type Keyring } from '@statusvane/shared';
+import { createPolicy } from '../apps/api/src/admin/policy-commands.js';
+import { rotateSecrets, SEALED } from '../apps/api/src/admin/secret-commands.js';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
-import { createDnsProbe } from '../apps/worker/src/probes/dns.probe.js';
-import { createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
+import { checkRunnerDeps } from './support/worker-harness.js';
 
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
@@ -52,19 +50,10 @@ const ringAfter = (): Keyring => ({ current: { id: idB, key: keyB }, old: [] });
 let slot = Date.UTC(2030, 0, 1);
 /** One real check by the worker's code with `keyring`: what the target received. */
 async function check(h: Harness, monitorId: string, keyring: Keyring) {
-  const guard = h.deps.guard;
   const seen = target.requests.length;
   slot += 60_000;
   const outcome = await runCheck(
-    {
-      prisma: h.prisma,
-      keyring,
-      checkRegions: h.config.checkRegions,
-      httpProbe: createHttpProbe({ guard }),
-      tcpProbe: createTcpProbe({ guard }),
-      dnsProbe: createDnsProbe({ guard }),
-      logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
-    },
+    { ...checkRunnerDeps(h), keyring },
     { monitorId, region: 'local', slot: new Date(slot) },
   );
   expect(outcome).toMatchObject({ result: { outcome: 'up' } });
@@ -171,15 +160,7 @@ describe('secrets across a key rotation', () => {
 
     // Without key A a check of a monitor sealed under it fails (config_error): that is what retiring A too early would do.
     const early = await runCheck(
-      {
-        prisma: during.prisma,
-        keyring: ringAfter(),
-        checkRegions: during.config.checkRegions,
-        httpProbe: createHttpProbe({ guard: during.deps.guard }),
-        tcpProbe: createTcpProbe({ guard: during.deps.guard }),
-        dnsProbe: createDnsProbe({ guard: during.deps.guard }),
-        logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
-      },
+      { ...checkRunnerDeps(during), keyring: ringAfter() },
       { monitorId: underA, region: 'local', slot: new Date((slot += 60_000)) },
     );
     expect(early).toMatchObject({
@@ -364,6 +345,7 @@ describe('secrets across a key rotation', () => {
       'escalation_targets',
       'monitors',
       'status_page_subscribers',
+      'users',
       'webhooks',
     ]);
   });

@@ -41,6 +41,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/maintenance'],
   ['get', '/maintenance/{id}'],
   ['patch', '/maintenance/{id}'],
+  ['delete', '/maintenance/{id}'],
   ['post', '/monitors'],
   ['get', '/monitors'],
   ['get', '/monitors/{id}'],
@@ -77,6 +78,8 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['post', '/config/apply'],
   ['get', '/config'],
   ['post', '/escalation-policies/{id}/test'],
+  ['post', '/escalation-policies/signing-secret/reveal'],
+  ['post', '/escalation-policies/signing-secret/rotate'],
   ['get', '/monitors/{id}/results'],
   ['get', '/tokens'],
   ['post', '/tokens'],
@@ -217,7 +220,7 @@ describe('the document', () => {
   it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      const creates = method === 'post' && !/acknowledge|resolve|replay|\/test$|^\/config\//.test(path);
+      const creates = method === 'post' && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
       expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();
@@ -258,6 +261,7 @@ describe('the document', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
     expect(creates.map(({ path }) => path).sort()).toEqual([
       '/escalation-policies',
+      '/escalation-policies/signing-secret/rotate',
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',

@@ -64,7 +64,7 @@ describe('a worker at twice its capacity', () => {
       stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
       const w = startWorker(h, 'local', {
         concurrency: 2,
-        lagWarnEveryMs: 3000,
+        timing: { lagWarnEveryMs: 3000 },
         logger: createLogger({ level: 'warn', json: true, service: 'test-worker', stream }),
       });
       const started = Date.now();

@@ -1,30 +1,22 @@
 // Status page subscribers: subscribe (email double opt-in, webhooks), confirm and unsubscribe links, the sweep
 // that turns public events into deliveries, and delivery through BullMQ to a real SMTP server and HTTP receiver.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Worker } from 'bullmq';
 import request from 'supertest';
-import {
-  createWorkerRedis,
-  createSsrfGuard,
-  SUBSCRIBER_QUEUE,
-  SubscriberQueue,
-  verifyWebhookSignature,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { createSsrfGuard, SubscriberQueue, verifyWebhookSignature, type PrismaClient } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import {
   SUBSCRIBE_PER_EMAIL_PER_HOUR,
   SUBSCRIBE_PER_IP_PER_HOUR,
 } from '../apps/api/src/routes/public-pages/subscriptions.handler.js';
-import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
+import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/admin/status-page-commands.js';
 import { createEmailSender } from '@statusvane/shared';
-import { subscriberProcessor } from '../apps/worker/src/processors/subscriber.processor.js';
 import { deliverSubscriberMessage, type SubscriberDeliveryDeps } from '../apps/worker/src/subscribers/deliver.js';
 import { sweepSubscribers } from '../apps/worker/src/subscribers/sweep.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startSmtp } from './support/smtp.js';
 import { startTarget, type Target } from './support/targets.js';
+import { startRuntime } from './support/worker-harness.js';
 
 const MIN = 60_000;
 
@@ -38,16 +30,22 @@ let deliveryDeps: SubscriberDeliveryDeps;
 beforeAll(async () => {
   // Loopback targets allowed (the webhook receiver); X-Forwarded-For believed from loopback, so each test is its own
   // client address for the per-IP limit.
-  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8', TRUST_PROXY: 'loopback' });
+  // Mail through the configured SMTP server, as in production.
+  smtp = await startSmtp();
+  h = makeHarness({
+    ALLOWED_TARGET_CIDRS: '127.0.0.0/8',
+    TRUST_PROXY: 'loopback',
+    SMTP_URL: smtp.url,
+    SMTP_FROM: 'Status <status@statusvane.test>',
+  });
   queue = new SubscriberQueue(h.redis, h.queuePrefix);
   app = createApp({ ...h.deps, subscribers: queue });
-  smtp = await startSmtp();
   rx = await startTarget();
   deliveryDeps = {
     prisma: h.prisma,
     keyring: h.config.encryption,
     guard: h.deps.guard,
-    email: createEmailSender({ url: smtp.url, from: 'Status <status@statusvane.test>' }),
+    email: createEmailSender(h.config.smtp!),
     publicBaseUrl: h.config.publicBaseUrl,
     timeoutMs: 3000,
   };
@@ -81,6 +79,16 @@ async function setup() {
     .send({ vanityUrl: uniq('subs'), name: 'Acme' });
   expect(created.status).toBe(201);
   return { w, api, web, page: created.body.data as { id: string; slug: string; url: string } };
+}
+
+/** setup(), the page showing both monitors' components in one group. */
+async function setupShowingBoth() {
+  const s = await setup();
+  await arrangeStatusPage(h.prisma, {
+    id: s.page.id,
+    json: JSON.stringify([{ name: 'All', componentIds: [s.api.componentId, s.web.componentId] }]),
+  });
+  return s;
 }
 
 const post = (slug: string, body: Record<string, unknown>, ip = clientIp()) =>
@@ -118,15 +126,11 @@ async function waitFor<T>(fn: () => T | Promise<T>, ms = 10_000): Promise<T> {
 describe('email subscriptions: double opt-in through BullMQ', () => {
   it('202, a confirmation mail sent by the queue worker, a one-time confirm link, then subscribed', async () => {
     const { page } = await setup();
-    const connection = createWorkerRedis(h.config.redis);
-    const worker = new Worker(
-      SUBSCRIBER_QUEUE,
-      subscriberProcessor({ ...deliveryDeps, queue, logger: h.deps.logger }),
-      {
-        connection,
-        prefix: h.queuePrefix,
-      },
-    );
+    // The runtime's subscriber worker alone; no sweep (the other tests sweep themselves).
+    const worker = startRuntime(h, {
+      parts: { checks: false, escalations: false, subscribers: true },
+      timing: { subscriberSweepMs: false },
+    });
     try {
       const addr = email();
       const res = await post(page.slug, { email: addr });
@@ -161,7 +165,6 @@ describe('email subscriptions: double opt-in through BullMQ', () => {
       expect([d.status, d.attempts]).toEqual(['sent', 1]);
     } finally {
       await worker.close();
-      connection.disconnect();
     }
   }, 30_000);
 
@@ -268,11 +271,7 @@ describe('webhook subscriptions', () => {
 
 describe('notifications', () => {
   it('public incident opened, updated and resolved, and maintenance scheduled, started and completed: told once each', async () => {
-    const { w, page, api, web } = await setup();
-    await arrangeStatusPage(h.prisma, {
-      id: page.id,
-      json: JSON.stringify([{ name: 'All', componentIds: [api.componentId, web.componentId] }]),
-    });
+    const { w, page, api, web } = await setupShowingBoth();
     const t0 = Date.now();
     const url = rx.url(`/status/200?notify=${page.id}`);
     const hook = (await post(page.slug, { webhookUrl: url })).body.data as { id: string; secret: string };
@@ -380,6 +379,69 @@ describe('notifications', () => {
     expect(await h.prisma.statusPageSubscriber.count({ where: { id: reader.id } })).toBe(0);
     expect((await request(app).post(`/status/${page.slug}/subscriptions/${token}/unsubscribe`)).status).toBe(404);
   }, 30_000);
+
+  it('an update is told however soon after the opening it is posted; only a manual incident`s opening message is not', async () => {
+    const { w, page, api, web } = await setupShowingBoth();
+    const t0 = Date.now();
+    const hook = (await post(page.slug, { webhookUrl: rx.url(`/status/200?early=${page.id}`) })).body.data as {
+      id: string;
+    };
+    await h.prisma.statusPageSubscriber.update({ where: { id: hook.id }, data: { confirmedAt: new Date(t0 - MIN) } });
+    const as = bearer(w.tokens.owner);
+    const postUpdate = async (incidentId: string) => {
+      const res = await request(app)
+        .post(`/api/v1/incidents/${incidentId}/updates`)
+        .set(as)
+        .send({ status: 'identified', message: 'Bad deploy, rolling back' });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+
+    // A monitor's incident, opened 5 s ago, and its first update now.
+    const down = await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: web.id,
+        openMonitorId: web.id,
+        title: 'Web is down',
+        startedAt: new Date(Date.now() - 5000),
+      },
+    });
+    const early = await postUpdate(down.id);
+    // A manual incident with its opening message (POST /incidents with `message`), and one without whose first
+    // update follows at once.
+    const manual = async (body: Record<string, unknown>) => {
+      const res = await request(app)
+        .post('/api/v1/incidents')
+        .set(as)
+        .send({ title: 'Slow checkout', componentIds: [api.componentId], ...body });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const withMessage = await manual({ message: 'We are looking into it' });
+    const opening = await h.prisma.incidentUpdate.findFirstOrThrow({ where: { incidentId: withMessage } });
+    const withoutMessage = await manual({});
+    const followUp = await postUpdate(withoutMessage);
+
+    await sweepSubscribers(
+      { prisma: h.prisma, queue, logger: h.deps.logger },
+      new Date(t0 - MIN),
+      new Date(Date.now() + MIN),
+    );
+    const keys = (
+      await h.prisma.subscriberDelivery.findMany({ where: { subscriberId: hook.id }, select: { eventKey: true } })
+    ).map((d) => d.eventKey);
+    expect(keys.sort()).toEqual(
+      [
+        `incident:${down.id}:opened`,
+        `update:${early}`,
+        `incident:${withMessage}:opened`,
+        `incident:${withoutMessage}:opened`,
+        `update:${followUp}`,
+      ].sort(),
+    );
+    expect(keys).not.toContain(`update:${opening.id}`);
+  });
 
   it('no second mail after a crash between claim and send; a failure that may pass goes back to pending, the last one fails', async () => {
     const { page } = await setup();

@@ -18,7 +18,7 @@ import request from 'supertest';
 import { EVENT_TYPE_PREFIX, EVENT_TYPES } from '@statusvane/shared';
 import { errorDetailsSchema } from '../apps/api/src/schemas/envelopes.js';
 import { EVENT_SCHEMAS } from '../apps/api/src/services/events/event-record.js';
-import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

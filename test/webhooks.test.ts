@@ -4,20 +4,12 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import {
-  createSsrfGuard,
-  createWorkerRedis,
-  decryptSecret,
-  encodeCursor,
-  endOfLog,
-  verifyWebhookSignature,
-  type RedisClient,
-} from '@statusvane/shared';
+import { createSsrfGuard, decryptSecret, encodeCursor, endOfLog, verifyWebhookSignature } from '@statusvane/shared';
 import { deliverWebhookEvent } from '../apps/worker/src/webhooks/deliver.js';
 import { dispatchWebhooks } from '../apps/worker/src/webhooks/dispatch.js';
-import { startWebhooks } from '../apps/worker/src/webhooks/start.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { startRuntime } from './support/worker-harness.js';
 
 /** A webhook receiver on loopback: records every POST; answers `status(path, n)` (n counts that path's posts). */
 async function startReceiver(status: (path: string, n: number) => number = () => 200) {
@@ -67,11 +59,10 @@ function readmeVerify(secret: string, header: string, body: string): boolean {
 let h: Harness;
 let strict: Harness;
 let rx: Awaited<ReturnType<typeof startReceiver>>;
-let connection: RedisClient;
-let worker: ReturnType<typeof startWebhooks>;
+let worker: ReturnType<typeof startRuntime>;
 
 beforeAll(async () => {
-  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32' });
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.1/32', JOB_LOCK_MS: '5000' });
   strict = makeHarness({ ALLOWED_TARGET_CIDRS: '' });
   // /flaky/<n> fails n times with 503 before a 200, /missing/<n> with 404.
   rx = await startReceiver((path, n) => {
@@ -81,20 +72,14 @@ beforeAll(async () => {
     if (missing) return n <= Number(missing[1]) ? 404 : 200;
     return 200;
   });
-  connection = createWorkerRedis(h.config.redis);
-  worker = startWebhooks({
-    config: { ...h.config, queuePrefix: h.queuePrefix, jobLockMs: 5000 },
-    prisma: h.prisma,
-    connection,
-    guard: createSsrfGuard({ allowedCidrs: h.config.allowedTargetCidrs }),
-    logger: h.deps.logger,
-    retryBaseMs: 100,
-    dispatchEveryMs: 200,
+  // Webhooks alone: no check may change a monitor's status (an event) behind the tests' backs.
+  worker = startRuntime(h, {
+    parts: { checks: false, escalations: false, webhooks: true },
+    timing: { webhookRetryBaseMs: 100, webhookDispatchMs: 200 },
   });
 });
 afterAll(async () => {
   await worker?.close();
-  connection?.disconnect();
   await rx?.close();
   await strict?.close();
   await h?.close();
@@ -170,12 +155,12 @@ describe('/webhooks', () => {
     // Written while loopback was allowed; sent by a worker whose guard refuses it.
     const { tokens: t2 } = await makeWorkspace(h.prisma);
     const hook = (await createHook(t2.admin, { url: `${rx.base}/later-private` })).body.data;
-    await worker.worker.pause();
+    await worker.runtime.webhookWorker!.pause();
     try {
       await request(h.app).post('/api/v1/monitors').set(bearer(t2.member)).send(makeMonitorInput());
       const delivery = await until(
         async () => {
-          await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+          await dispatchWebhooks({ prisma: h.prisma, queue: worker.runtime.webhookQueue!, logger: h.deps.logger });
           return (await h.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } }))[0];
         },
         10_000,
@@ -187,7 +172,7 @@ describe('/webhooks', () => {
       );
       expect(result).toEqual({ outcome: 'failed', reason: 'ssrf_blocked' });
     } finally {
-      await worker.worker.resume();
+      await worker.runtime.webhookWorker!.resume();
     }
     expect(rx.got.filter((r) => r.path === '/later-private')).toEqual([]);
   });
@@ -377,13 +362,13 @@ describe('/webhooks', () => {
     // A 503 to a delivery 24 hours old is not retried again.
     const flaky = (await createHook(tokens.admin, { url: `${rx.base}/flaky/1000`, types: ['monitor.deleted'] })).body
       .data;
-    await worker.worker.pause();
+    await worker.runtime.webhookWorker!.pause();
     try {
       const m = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
       await request(h.app).delete(`/api/v1/monitors/${m.body.data.id}`).set(bearer(tokens.admin));
       const d = await until(
         async () => {
-          await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+          await dispatchWebhooks({ prisma: h.prisma, queue: worker.runtime.webhookQueue!, logger: h.deps.logger });
           return (await h.prisma.webhookDelivery.findMany({ where: { webhookId: flaky.id } }))[0];
         },
         10_000,
@@ -406,7 +391,7 @@ describe('/webhooks', () => {
         responseStatus: 503,
       });
     } finally {
-      await worker.worker.resume();
+      await worker.runtime.webhookWorker!.resume();
     }
   });
 
@@ -422,7 +407,7 @@ describe('/webhooks', () => {
     // Other workspaces' writes move the log's fence; dispatch runs (here and in the worker) find nothing of its own.
     for (let i = 0; i < 3; i++) {
       await makeWorkspace(h.prisma);
-      await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+      await dispatchWebhooks({ prisma: h.prisma, queue: worker.runtime.webhookQueue!, logger: h.deps.logger });
     }
     await new Promise((r) => setTimeout(r, 500));
     expect(await row()).toEqual(before);
@@ -431,7 +416,7 @@ describe('/webhooks', () => {
     await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
     const moved = await until(
       async () => {
-        await dispatchWebhooks({ prisma: h.prisma, queue: worker.queue, logger: h.deps.logger });
+        await dispatchWebhooks({ prisma: h.prisma, queue: worker.runtime.webhookQueue!, logger: h.deps.logger });
         const r = await row();
         return r.cursorTxid > before.cursorTxid ? r : null;
       },

@@ -2,10 +2,10 @@
 // metrics and escalation worker, so an incident opened by a check pages through the runtime's own escalation worker.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { makeHarness, makeWorkspace, bearer, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
-import { startWorker, waitFor } from './support/worker-harness.js';
+import { startRuntime, startWorker, waitFor } from './support/worker-harness.js';
 
 let h: Harness;
 let target: Target;
@@ -58,5 +58,26 @@ describe('createWorkerRuntime in the test harness', () => {
     expect(checks.values).toContainEqual(
       expect.objectContaining({ labels: expect.objectContaining({ region: 'local', result: 'down' }) }),
     );
+  });
+
+  it('runs every part of a worker process by default, each on its queue under the deployment prefix', async () => {
+    const all = startRuntime(h, {
+      region: 'elsewhere',
+      parts: { subscribers: true, webhooks: true },
+      // No sweep or dispatch: they would read every workspace of the shared test database.
+      timing: { subscriberSweepMs: false, webhookDispatchMs: false },
+    });
+    const { checkWorker, escalationWorker, subscriberWorker, webhookWorker } = all.runtime;
+    const workers = [checkWorker!, escalationWorker!, subscriberWorker!, webhookWorker!];
+    try {
+      expect(workers.map((x) => x.name)).toEqual(['checks-elsewhere', 'escalations', 'status-subscribers', 'webhooks']);
+      expect(workers.map((x) => x.opts.prefix)).toEqual(Array(4).fill(h.queuePrefix));
+      await Promise.all(workers.map((x) => x.waitUntilReady()));
+      expect(workers.map((x) => x.isRunning())).toEqual([true, true, true, true]);
+    } finally {
+      await all.close();
+    }
+    // close() stops every one of them.
+    expect(workers.map((x) => x.isRunning())).toEqual([false, false, false, false]);
   });
 });

@@ -293,67 +293,89 @@ describe('checks through the real queue', () => {
 
 describe('a monitor whose secrets cannot be decrypted', () => {
   it('stores a down config_error result (no retries, no lost slot) and logs it once, without the secret', async () => {
-    target.setStatus(200);
-    const { monitor } = await newMonitor({
-      headers: { Authorization: 'Bearer sekrit-header-123' },
-      method: 'POST',
-      body: 'sekrit-body-456',
-    });
-    await waitFor(async () => (await results(monitor.id)).length === 1);
-    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
-    // Names the configured key, but is not a value that key ever produced.
-    const keyId = w.deps.keyring.current.id;
-    const garbage = `v1:${keyId}:${Buffer.from('this is not a ciphertext of anything at all').toString('base64')}`;
-    await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
+    // A target of its own: the suite's other monitors check the shared one on their schedules meanwhile.
+    const own = await startSwitchTarget();
+    try {
+      const { monitor } = await newMonitor({
+        target: own.url,
+        headers: { Authorization: 'Bearer sekrit-header-123' },
+        method: 'POST',
+        body: 'sekrit-body-456',
+      });
+      await waitFor(async () => (await results(monitor.id)).length === 1);
+      const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
+      // Names the configured key, but is not a value that key ever produced.
+      const keyId = w.deps.keyring.current.id;
+      const garbage = `v1:${keyId}:${Buffer.from('this is not a ciphertext of anything at all').toString('base64')}`;
+      await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
+      // Only the checks below: none on its schedule (it would log the problem first, to the worker's logger), and
+      // none still sending with the headers it read before the update.
+      await h.deps.scheduler.unschedule(monitor.id);
+      const queue = h.deps.scheduler.queues.get('local')!;
+      const pending = ['active', 'waiting', 'delayed', 'prioritized'] as const;
+      await waitFor(async () => !(await queue.getJobs([...pending])).some((j) => j.data.monitorId === monitor.id));
 
-    const logged: Array<{ level: string; args: unknown[] }> = [];
-    const logger = Object.fromEntries(
-      ['error', 'warn', 'info', 'debug'].map((level) => [level, (...args: unknown[]) => logged.push({ level, args })]),
-    );
-    const deps = { ...w.deps, logger: logger as unknown as typeof w.deps.logger };
-    const hitsBefore = target.hits();
-    for (const slot of [1_900_000_000_000, 1_900_000_060_000]) {
-      const outcome = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(slot) });
-      expect(outcome).toMatchObject({ stored: true, result: { outcome: 'down', statusCode: null, responseMs: null } });
+      const logged: Array<{ level: string; args: unknown[] }> = [];
+      const logger = Object.fromEntries(
+        ['error', 'warn', 'info', 'debug'].map((level) => [
+          level,
+          (...args: unknown[]) => logged.push({ level, args }),
+        ]),
+      );
+      const deps = { ...w.deps, logger: logger as unknown as typeof w.deps.logger };
+      const hitsBefore = own.hits();
+      for (const slot of [1_900_000_000_000, 1_900_000_060_000]) {
+        const outcome = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(slot) });
+        expect(outcome).toMatchObject({
+          stored: true,
+          result: { outcome: 'down', statusCode: null, responseMs: null },
+        });
+      }
+      const stored = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_900_000_000_000);
+      expect(stored.map((r) => r.reason)).toEqual([
+        `config_error: the stored headers or body cannot be decrypted with key ${keyId} (damaged value)`,
+        `config_error: the stored headers or body cannot be decrypted with key ${keyId} (damaged value)`,
+      ]);
+      expect(own.hits()).toBe(hitsBefore); // nothing was sent without its headers
+      // Logged once for the two checks, naming the monitor and key id, never the values.
+      expect(logged).toHaveLength(1);
+      expect(logged[0]!.level).toBe('error');
+      expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyIds: [keyId] });
+      const text = JSON.stringify(logged);
+      for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456'])
+        expect(text).not.toContain(secret);
+
+      // Through the real queue: the job completes with the failing result rather than failing through its retries.
+      const failedBefore = await h.deps.scheduler.queues.get('local')!.getFailedCount();
+      await checkOnce(monitor.id);
+      const last = (await results(monitor.id)).at(-1)!;
+      expect(last).toMatchObject({ outcome: 'down' });
+      expect(last.reason).toMatch(/^config_error: /);
+      expect(await h.deps.scheduler.queues.get('local')!.getFailedCount()).toBe(failedBefore);
+      expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).status).toBe('down');
+
+      // A key that is not configured at all (a rotation that dropped the old key too early).
+      // Values name their key (v1:<keyId>:...): this one names a key that no configured key has.
+      expect(row.headersEnc).toMatch(new RegExp(`^v1:${keyId}:`));
+      await h.prisma.monitor.update({
+        where: { id: monitor.id },
+        data: { headersEnc: row.headersEnc!.replace(`v1:${keyId}:`, 'v1:ffffffffffff:') },
+      });
+      const unknown = await runCheck(deps, {
+        monitorId: monitor.id,
+        region: 'local',
+        slot: new Date(1_900_000_120_000),
+      });
+      expect(unknown).toMatchObject({
+        stored: true,
+        result: {
+          outcome: 'down',
+          reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)',
+        },
+      });
+    } finally {
+      await own.close();
     }
-    const stored = (await results(monitor.id)).filter((r) => r.slot.getTime() >= 1_900_000_000_000);
-    expect(stored.map((r) => r.reason)).toEqual([
-      `config_error: the stored headers or body cannot be decrypted with key ${keyId} (damaged value)`,
-      `config_error: the stored headers or body cannot be decrypted with key ${keyId} (damaged value)`,
-    ]);
-    expect(target.hits()).toBe(hitsBefore); // nothing was sent without its headers
-    // Logged once for the two checks, naming the monitor and key id, never the values.
-    expect(logged).toHaveLength(1);
-    expect(logged[0]!.level).toBe('error');
-    expect(logged[0]!.args[1]).toMatchObject({ monitorId: monitor.id, encKeyIds: [keyId] });
-    const text = JSON.stringify(logged);
-    for (const secret of [garbage, row.bodyEnc!, 'sekrit-header-123', 'sekrit-body-456'])
-      expect(text).not.toContain(secret);
-
-    // Through the real queue: the job completes with the failing result rather than failing through its retries.
-    const failedBefore = await h.deps.scheduler.queues.get('local')!.getFailedCount();
-    await checkOnce(monitor.id);
-    const last = (await results(monitor.id)).at(-1)!;
-    expect(last).toMatchObject({ outcome: 'down' });
-    expect(last.reason).toMatch(/^config_error: /);
-    expect(await h.deps.scheduler.queues.get('local')!.getFailedCount()).toBe(failedBefore);
-    expect((await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } })).status).toBe('down');
-
-    // A key that is not configured at all (a rotation that dropped the old key too early).
-    // Values name their key (v1:<keyId>:...): this one names a key that no configured key has.
-    expect(row.headersEnc).toMatch(new RegExp(`^v1:${keyId}:`));
-    await h.prisma.monitor.update({
-      where: { id: monitor.id },
-      data: { headersEnc: row.headersEnc!.replace(`v1:${keyId}:`, 'v1:ffffffffffff:') },
-    });
-    const unknown = await runCheck(deps, { monitorId: monitor.id, region: 'local', slot: new Date(1_900_000_120_000) });
-    expect(unknown).toMatchObject({
-      stored: true,
-      result: {
-        outcome: 'down',
-        reason: 'config_error: encryption key ffffffffffff is not configured (ENCRYPTION_KEY / ENCRYPTION_OLD_KEYS)',
-      },
-    });
   });
 });
 
@@ -387,7 +409,7 @@ describe('heartbeats', () => {
       data: { lastPingAt: new Date(Date.now() - 200_000), lastPingFailAt: null },
     });
     await checkOnce(hb.id);
-    expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'missed_heartbeat' });
+    expect((await results(hb.id)).at(-1)).toMatchObject({ outcome: 'down', reason: 'heartbeat_missed' });
   });
 
   it('a missed deadline is reported by its deadline job when it passes, not at the next scheduled run; pings after it are judged at once', async () => {
@@ -424,7 +446,7 @@ describe('heartbeats', () => {
       'the missed deadline',
     );
     // One failing result for the missed period, keyed by its deadline, stored within moments of it.
-    expect(down).toMatchObject({ reason: 'missed_heartbeat', slot: new Date(deadline) });
+    expect(down).toMatchObject({ reason: 'heartbeat_missed', slot: new Date(deadline) });
     expect(down.checkedAt.getTime()).toBeGreaterThan(deadline);
     expect(down.checkedAt.getTime() - deadline).toBeLessThan(3000);
     // The job completes after its result committed (it arms the next deadline and opens the incident's escalation
@@ -434,12 +456,14 @@ describe('heartbeats', () => {
       10_000,
       'the deadline job',
     );
-    expect(completed).toMatchObject({ stored: true, result: { reason: 'missed_heartbeat' } });
+    expect(completed).toMatchObject({ stored: true, result: { reason: 'heartbeat_missed' } });
     const [incident] = await waitFor(async () => {
       const i = await incidents(hb.id);
       return i.length ? i : null;
     });
-    expect(incident).toMatchObject({ status: 'open', startedAt: down.checkedAt });
+    // One name for a missed period, on the result, the incident and its evidence.
+    expect(incident).toMatchObject({ status: 'open', startedAt: down.checkedAt, reason: 'heartbeat_missed' });
+    expect(incident!.evidence).toMatchObject([{ region: 'local', lastResult: { reason: 'heartbeat_missed' } }]);
     // The next missed period is armed: one more failure a whole interval later, not before.
     expect(await (await queue.getJob(`hb-${hb.id}-local-${deadline + 60_000 + 1}`))?.getState()).toBe('delayed');
 

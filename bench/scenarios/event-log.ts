@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import {
   CheckScheduler,
   createApiRedis,
+  createLogger,
   createMonitorSchema,
   createSsrfGuard,
   parseConfig,
@@ -139,8 +140,10 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
   const redis = createApiRedis(config.redis);
   redis.on('error', () => undefined);
   const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
-  const deps = { prisma, config, scheduler, guard: createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs }) };
-  const auth = await authenticate(prisma, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
+  const logger = createLogger({ level: 'warn', json: true, service: 'bench' });
+  const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
+  const deps = { prisma, config, scheduler, guard, logger };
+  const auth = await authenticate(deps, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
   const create = async () => {
     const t = performance.now();
     const ctx = { ...auth, now: new Date() };

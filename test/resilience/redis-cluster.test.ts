@@ -16,7 +16,7 @@ import {
   checkQueueName,
   schedulerId,
 } from '@statusvane/shared';
-import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
 import { startWorker, waitFor } from '../support/worker-harness.js';
@@ -63,8 +63,8 @@ const resultsOf = (monitorId: string) => h.prisma.checkResult.findMany({ where: 
 describe('on a Redis Cluster', () => {
   it('connects through the cluster client, and every queue key carries its queue hash tag', async () => {
     expect(h.redis).toBeInstanceOf(Cluster);
-    expect(worker.runtime.checkWorker.opts.prefix).toBe(`{${h.queuePrefix}:${checkQueueName('local')}}`);
-    expect(worker.runtime.escalationWorker.opts.prefix).toBe(`{${h.queuePrefix}:${ESCALATION_QUEUE}}`);
+    expect(worker.worker.opts.prefix).toBe(`{${h.queuePrefix}:${checkQueueName('local')}}`);
+    expect(worker.runtime.escalationWorker!.opts.prefix).toBe(`{${h.queuePrefix}:${ESCALATION_QUEUE}}`);
     // The status page subscribers' queue (a worker process's third queue): its sweep scheduler goes in.
     const subscribers = new SubscriberQueue(h.redis, h.queuePrefix);
     await subscribers.ensureSweep();

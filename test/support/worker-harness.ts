@@ -3,75 +3,97 @@ import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import { CHECK_JOB_NAME, createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
 import type { CheckOutcome, CheckRunnerDeps } from '../../apps/worker/src/checks/run-check.js';
-import { createDnsProbe } from '../../apps/worker/src/probes/dns.probe.js';
-import { createHttpProbe } from '../../apps/worker/src/probes/http.probe.js';
-import { createTcpProbe } from '../../apps/worker/src/probes/tcp.probe.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
-import { createWorkerRuntime, type WorkerRuntimeDeps } from '../../apps/worker/src/runtime.js';
+import {
+  createCheckRunnerDeps,
+  createWorkerRuntime,
+  type WorkerParts,
+  type WorkerRuntimeDeps,
+} from '../../apps/worker/src/runtime.js';
 import type { Harness } from './harness.js';
 
 /**
- * What runCheck needs, for a test that runs checks itself: the harness's database, keys, regions and SSRF guard,
- * and a silent logger. `extraCa`: certificates the http probe trusts besides Node's (self-signed test targets).
+ * What runCheck needs, for a test that runs checks itself (the runtime's createCheckRunnerDeps): the harness's
+ * database, keys, regions and SSRF guard, and a silent logger. `extraCa`: certificates the http probe trusts besides
+ * Node's (self-signed test targets).
  */
 export function checkRunnerDeps(h: Harness, { extraCa }: { extraCa?: string[] } = {}): CheckRunnerDeps {
-  return {
+  return createCheckRunnerDeps({
+    config: h.config,
     prisma: h.prisma,
-    keyring: h.config.encryption,
-    checkRegions: h.config.checkRegions,
-    httpProbe: createHttpProbe({ guard: h.deps.guard, ...(extraCa ? { extraCa } : {}) }),
-    tcpProbe: createTcpProbe({ guard: h.deps.guard }),
-    dnsProbe: createDnsProbe({ guard: h.deps.guard }),
+    guard: h.deps.guard,
     logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
-  };
+    ...(extraCa ? { extraCa } : {}),
+  });
+}
+
+export interface RuntimeOptions extends Partial<
+  Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping' | 'parts' | 'timing'>
+> {
+  region?: string;
+  prisma?: PrismaClient;
+  concurrency?: number;
 }
 
 /**
- * A worker as apps/worker/src/main.ts runs it (createWorkerRuntime: check and escalation workers, metrics, lock
- * settings) for `region`, on the harness's queues, with its own Redis connection, and its own database pool when given
- * one. Housekeeping is off unless asked for: it would reconcile the schedules of every suite's monitors into this
- * suite's queues (a suite on a scratch database of its own can turn it on).
+ * The worker runtime as apps/worker/src/main.ts runs it (createWorkerRuntime: its workers, metrics, lock settings),
+ * on the harness's queues and SSRF guard, with its own Redis connection, and its own database pool when given one.
+ * Housekeeping, subscribers and webhooks are off unless asked for: each reads every workspace of the database (it
+ * would reconcile every suite's monitors into this suite's queues, or sweep and deliver their events); a suite on a
+ * scratch database of its own, or one that exercises them, turns them on. `completed` and `escalations` list the
+ * finished check and escalation jobs with what they returned, in order.
  */
-export function startWorker(
-  h: Harness,
-  region = 'local',
-  opts: { prisma?: PrismaClient; concurrency?: number } & Partial<
-    Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping' | 'lagWarnEveryMs'>
-  > = {},
-) {
+export function startRuntime(h: Harness, opts: RuntimeOptions = {}) {
   const connection = createWorkerRedis(h.config.redis);
   connection.on('error', () => undefined);
   const runtime = createWorkerRuntime({
     config: {
       ...h.config,
-      region,
+      region: opts.region ?? 'local',
       queuePrefix: h.queuePrefix,
       ...(opts.concurrency ? { workerConcurrency: opts.concurrency } : {}),
     },
-    ...(opts.lagWarnEveryMs ? { lagWarnEveryMs: opts.lagWarnEveryMs } : {}),
     prisma: opts.prisma ?? h.prisma,
     connection,
     logger:
       opts.logger ??
       createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
     housekeeping: opts.housekeeping ?? false,
+    parts: { subscribers: false, webhooks: false, ...opts.parts },
     // The API's guard: a suite that injects a resolver into it (resilience/ssrf) gets it in the worker too.
     guard: h.deps.guard,
     ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),
+    ...(opts.timing ? { timing: opts.timing } : {}),
   });
   const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
-  runtime.checkWorker.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+  runtime.checkWorker?.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+  const escalations: Array<{ id: string; outcome: unknown }> = [];
+  runtime.escalationWorker?.on('completed', (job, outcome: unknown) => escalations.push({ id: job.id!, outcome }));
   return {
     runtime,
-    worker: runtime.checkWorker,
-    /** The check processor as the runtime's worker runs it, to run a job by hand. */
-    processor: checkProcessor(runtime.checkDeps, runtime.metrics),
-    deps: runtime.checkDeps,
     completed,
+    escalations,
     async close() {
       await runtime.close();
       connection.disconnect();
     },
+  };
+}
+
+/** startRuntime for `region` with its check worker (and escalations: an opened incident pages). */
+export function startWorker(
+  h: Harness,
+  region = 'local',
+  opts: Omit<RuntimeOptions, 'region' | 'parts'> & { parts?: Omit<Partial<WorkerParts>, 'checks'> } = {},
+) {
+  const started = startRuntime(h, { ...opts, region, parts: { ...opts.parts, checks: true } });
+  const { runtime } = started;
+  return {
+    ...started,
+    worker: runtime.checkWorker!,
+    /** The check processor as the runtime's worker runs it, to run a job by hand. */
+    processor: checkProcessor(runtime.checkDeps, runtime.metrics),
+    deps: runtime.checkDeps,
   };
 }
 
@@ -148,11 +170,16 @@ export async function checkOnce(
 
 /**
  * Moves the monitor's last counted results an hour back, as if the next result came long after them: it then counts
- * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count.
+ * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count. Under the monitor's
+ * lock, as the worker stores results: a group storing a result of it meanwhile (a scheduled check) would otherwise
+ * write back the state it read before, undoing this.
  */
 export async function agePastGap(h: Pick<Harness, 'prisma'>, monitorId: string): Promise<void> {
-  await h.prisma.$executeRaw`
-    UPDATE monitor_region_states SET "lastCountedAt" = "lastCountedAt" - interval '1 hour' WHERE "monitorId" = ${monitorId}::uuid`;
+  await h.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM monitors WHERE id = ${monitorId}::uuid FOR NO KEY UPDATE`;
+    await tx.$executeRaw`
+      UPDATE monitor_region_states SET "lastCountedAt" = "lastCountedAt" - interval '1 hour' WHERE "monitorId" = ${monitorId}::uuid`;
+  });
 }
 
 /** The monitor's flap state per region, as the worker stored it. */

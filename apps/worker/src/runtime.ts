@@ -1,12 +1,18 @@
-import { Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import {
   CheckScheduler,
   ESCALATION_QUEUE,
   EscalationScheduler,
-  bullPrefix,
+  SUBSCRIBER_QUEUE,
+  SubscriberQueue,
+  WEBHOOK_QUEUE,
+  WebhookQueue,
   checkQueueName,
   createDeliverer,
+  createEmailSender,
+  workspaceSigningSecrets,
   createSsrfGuard,
+  webhookRetryDelayMs,
   type Config,
   type Deliverer,
   type Logger,
@@ -14,16 +20,34 @@ import {
   type RedisClient,
   type SsrfGuard,
 } from '@statusvane/shared';
+import { createMissedSlotWriter } from './checks/missed-slots.js';
 import type { CheckRunnerDeps } from './checks/run-check.js';
+import { createResultWriter } from './checks/store-result.js';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
 import { startHousekeeping } from './housekeeping.js';
 import { duePerSecond, LagWatch } from './metrics/lag-watch.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
 import { checkProcessor } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
+import { subscriberProcessor } from './processors/subscriber.processor.js';
+import { webhookProcessor } from './processors/webhook.processor.js';
 import { createDnsProbe } from './probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
+import { startQueueWorker } from './queue-worker.js';
+import { RetryWebhookError } from './webhooks/deliver.js';
+
+/** The queues a worker process consumes. */
+export interface WorkerParts {
+  /** Checks of this worker's region (config.region). */
+  checks: boolean;
+  /** Escalation steps and notices: one queue for all regions, so any worker pages (docs/escalation.md). */
+  escalations: boolean;
+  /** Status page subscribers: the sweep and the deliveries (docs/maintenance-and-status-pages.md). */
+  subscribers: boolean;
+  /** Event webhooks: the dispatch from the event log and the signed deliveries (docs/events.md). */
+  webhooks: boolean;
+}
 
 export interface WorkerRuntimeDeps {
   config: Config;
@@ -36,24 +60,45 @@ export interface WorkerRuntimeDeps {
    * true. Tests that share one database with other suites turn it off: it reconciles every monitor it can see.
    */
   housekeeping?: boolean;
+  /**
+   * The parts that run (default: all). A test switches off what its suite does not exercise: on a database shared
+   * with other suites, a subscriber sweep or a webhook dispatch reads every workspace, as housekeeping does.
+   */
+  parts?: Partial<WorkerParts>;
   /** Pages through this deliverer (the caller closes it) instead of one built from the config. */
   deliverer?: Deliverer;
-  /** The SSRF guard of probes and pages; default: one from ALLOWED_TARGET_CIDRS with the system resolver. */
+  /** The SSRF guard of probes, pages, subscriber and event webhooks; default: one from ALLOWED_TARGET_CIDRS. */
   guard?: SsrfGuard;
-  /** The lag warning's window and least time between warnings (default a minute; tests shorten it). */
-  lagWarnEveryMs?: number;
+  /** Production's periods and waits, shortened by tests. */
+  timing?: {
+    /** The lag warning's window and least time between warnings (default a minute). */
+    lagWarnEveryMs?: number;
+    /** EscalationDeps.maintenanceRecheckMs (default a minute). */
+    maintenanceRecheckMs?: number;
+    /** The subscriber sweep's period (SUBSCRIBER_SWEEP_MS); `false`: not scheduled (a test that sweeps itself). */
+    subscriberSweepMs?: number | false;
+    /** The webhook dispatch's period (WEBHOOK_DISPATCH_MS); `false`: not scheduled (a test that dispatches itself). */
+    webhookDispatchMs?: number | false;
+    /** The first webhook retry's wait (webhookRetryDelayMs). */
+    webhookRetryBaseMs?: number;
+  };
 }
 
 export interface WorkerRuntime {
-  /** Checks of this worker's region (config.region). */
-  checkWorker: Worker;
-  /** Escalation steps: one queue for all regions, so any worker pages (docs/escalation.md). */
-  escalationWorker: Worker;
+  /** The BullMQ worker of each part; null when the part is switched off. */
+  checkWorker: Worker | null;
+  escalationWorker: Worker | null;
+  subscriberWorker: Worker | null;
+  webhookWorker: Worker | null;
+  /** The webhook deliveries' queue (null with webhooks off). */
+  webhookQueue: WebhookQueue | null;
   metrics: WorkerMetrics;
   /** Warns, at most once a window, when this worker's checks are behind (metrics/lag-watch.ts). */
   lagWatch: LagWatch;
   /** What the check processor runs with. */
   checkDeps: CheckRunnerDeps;
+  /** What the escalation processor runs with. */
+  escalationDeps: EscalationDeps;
   /** The housekeeping timer (null when turned off); close() stops it too. `stop` waits for the round in flight. */
   housekeeping: { stop(): Promise<void> } | null;
   /** Stops housekeeping and the workers (running jobs finish first), then closes what the runtime opened. */
@@ -61,20 +106,70 @@ export interface WorkerRuntime {
 }
 
 /**
+ * What runCheck runs with, short of the queues (heartbeat deadlines, re-checks, skipped slots, ladders: the runtime
+ * adds them): the probes behind `guard`, the keyring, the regions and the group writers of results and missed slots,
+ * one of each per database client. Tests that run checks by hand build theirs here too; `extraCa`: certificates the
+ * http probe trusts besides Node's (their self-signed targets; a deployment sets NODE_EXTRA_CA_CERTS).
+ */
+export function createCheckRunnerDeps(deps: {
+  config: Pick<Config, 'encryption' | 'checkRegions' | 'region'>;
+  prisma: PrismaClient;
+  logger: Logger;
+  guard: SsrfGuard;
+  extraCa?: readonly string[];
+}): CheckRunnerDeps {
+  const { config, prisma, guard } = deps;
+  return {
+    prisma,
+    keyring: config.encryption,
+    checkRegions: config.checkRegions,
+    httpProbe: createHttpProbe({
+      guard,
+      userAgent: probeUserAgent(config.region),
+      ...(deps.extraCa ? { extraCa: deps.extraCa } : {}),
+    }),
+    tcpProbe: createTcpProbe({ guard }),
+    dnsProbe: createDnsProbe({ guard }),
+    logger: deps.logger,
+    results: createResultWriter(prisma),
+    missedSlots: createMissedSlotWriter(prisma),
+  };
+}
+
+/**
+ * Schedules a delivery queue's repeating job (idempotent: one scheduler id, so every worker may) unless a test turned
+ * it off; a failure is logged, and the next worker start schedules it.
+ */
+function ensureRepeating(
+  logger: Logger,
+  what: string,
+  everyMs: number | false | undefined,
+  ensure: (everyMs?: number) => Promise<void>,
+): void {
+  if (everyMs === false) return;
+  void ensure(everyMs).catch((err: Error) => logger.warn(`${what} not scheduled`, { error: err.message }));
+}
+
+/**
  * The worker's composition root: everything a worker process runs, built from its config, database client, Redis
- * connection and logger. apps/worker/src/main.ts adds the process around it (config, signals, metrics listener, exit);
- * the tests build their workers with it too, so they run what production runs.
+ * connection and logger, with one SSRF guard for every outgoing request. apps/worker/src/main.ts adds the process
+ * around it (config, signals, metrics listener, exit); the tests build their workers with it too, so they run what
+ * production runs.
  */
 export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   const { config, prisma, connection, logger } = deps;
+  const parts: WorkerParts = { checks: true, escalations: true, subscribers: true, webhooks: true, ...deps.parts };
+  const timing = deps.timing ?? {};
   const guard = deps.guard ?? createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
+  const queues = { connection, queuePrefix: config.queuePrefix, logger };
 
+  // Escalations. The deps are built whatever runs here: a check that opens an incident schedules its ladder.
   const escalations = new EscalationScheduler(connection, config.queuePrefix);
   const deliverer =
     deps.deliverer ??
     createDeliverer({
       guard,
-      encryptionKey: config.encryption.current.key,
+      signingSecret: workspaceSigningSecrets(prisma, config.encryption.current.key),
       smtp: config.smtp,
       providers: config.alertProviders,
     });
@@ -84,29 +179,21 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     deliverer,
     logger,
     keyring: config.encryption,
+    ...(timing.maintenanceRecheckMs !== undefined ? { maintenanceRecheckMs: timing.maintenanceRecheckMs } : {}),
   };
-  const escalationWorker = new Worker(ESCALATION_QUEUE, escalationProcessor(escalationDeps), {
-    connection,
-    prefix: bullPrefix(connection, config.queuePrefix, ESCALATION_QUEUE),
-    concurrency: 20,
-  });
-  escalationWorker.on('error', (err) => logger.error('escalation worker error', { error: err.message }));
-  escalationWorker.on('failed', (job, err) =>
-    logger.warn('escalation job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: err.message }),
-  );
+  const escalationWorker = parts.escalations
+    ? startQueueWorker(queues, ESCALATION_QUEUE, escalationProcessor(escalationDeps), {
+        label: 'escalation',
+        concurrency: 20,
+      })
+    : null;
 
-  // Check schedules (housekeeping reconciles them), heartbeat deadlines (armed after each heartbeat evaluation) and
-  // re-checks (fast confirmation).
+  // Checks. Check schedules (housekeeping reconciles them), heartbeat deadlines (armed after each heartbeat
+  // evaluation) and re-checks (fast confirmation).
   const scheduler = new CheckScheduler(config.checkRegions, connection, config.queuePrefix);
   const metrics = createWorkerMetrics(config.region);
   const checkDeps: CheckRunnerDeps = {
-    prisma,
-    keyring: config.encryption,
-    checkRegions: config.checkRegions,
-    httpProbe: createHttpProbe({ guard, userAgent: probeUserAgent(config.region) }),
-    tcpProbe: createTcpProbe({ guard }),
-    dnsProbe: createDnsProbe({ guard }),
-    logger,
+    ...createCheckRunnerDeps({ config, prisma, logger, guard }),
     heartbeatDeadlines: scheduler,
     confirmations: scheduler,
     schedules: scheduler,
@@ -116,23 +203,75 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     duePerSecond: () => duePerSecond(prisma, config.checkRegions, config.region),
     warn: (message, meta) => logger.warn(message, { region: config.region, ...meta }),
     setLag: (seconds) => metrics.lag.set({ region: config.region }, seconds),
-    ...(deps.lagWarnEveryMs ? { everyMs: deps.lagWarnEveryMs } : {}),
+    ...(timing.lagWarnEveryMs ? { everyMs: timing.lagWarnEveryMs } : {}),
   });
-  const queueName = checkQueueName(config.region);
-  // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
-  const checkWorker = new Worker(queueName, checkProcessor(checkDeps, metrics, lagWatch), {
-    connection,
-    prefix: bullPrefix(connection, config.queuePrefix, queueName),
-    concurrency: config.workerConcurrency,
-    lockDuration: config.jobLockMs,
-    stalledInterval: config.jobLockMs,
-  });
-  checkWorker.on('error', (err) => logger.error('worker error', { error: err.message }));
-  checkWorker.on('failed', (job, err) =>
-    logger.warn('check job failed', { jobId: job?.id, attempts: job?.attemptsMade, error: err.message }),
-  );
-  checkWorker.on('ready', () => logger.info(`worker ready on queue ${queueName}`));
-  countLostResults(checkWorker, metrics);
+  let checkWorker: Worker | null = null;
+  if (parts.checks) {
+    const queueName = checkQueueName(config.region);
+    // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
+    checkWorker = startQueueWorker(queues, queueName, checkProcessor(checkDeps, metrics, lagWatch), {
+      label: 'check',
+      concurrency: config.workerConcurrency,
+      lockDuration: config.jobLockMs,
+      stalledInterval: config.jobLockMs,
+    });
+    checkWorker.on('ready', () => logger.info(`worker ready on queue ${queueName}`));
+    countLostResults(checkWorker, metrics);
+  }
+
+  // Status page subscribers: the sweep and the deliveries.
+  const subscriberQueue = parts.subscribers ? new SubscriberQueue(connection, config.queuePrefix) : null;
+  const email = subscriberQueue && config.smtp ? createEmailSender(config.smtp) : null;
+  let subscriberWorker: Worker | null = null;
+  if (subscriberQueue) {
+    ensureRepeating(logger, 'subscriber sweep', timing.subscriberSweepMs, (ms) => subscriberQueue.ensureSweep(ms));
+    subscriberWorker = startQueueWorker(
+      queues,
+      SUBSCRIBER_QUEUE,
+      subscriberProcessor({
+        prisma,
+        keyring: config.encryption,
+        guard,
+        email,
+        publicBaseUrl: config.publicBaseUrl,
+        queue: subscriberQueue,
+        logger,
+      }),
+      { label: 'subscriber', concurrency: 10 },
+    );
+  }
+
+  // Event webhooks: the dispatch and the deliveries. Running jobs of a killed worker go to another once their lock
+  // (JOB_LOCK_MS) expires, as checks do.
+  const webhookQueue = parts.webhooks ? new WebhookQueue(connection, config.queuePrefix) : null;
+  let webhookWorker: Worker | null = null;
+  if (webhookQueue) {
+    ensureRepeating(logger, 'webhook dispatch', timing.webhookDispatchMs, (ms) => webhookQueue.ensureDispatch(ms));
+    const retryBaseMs = timing.webhookRetryBaseMs;
+    webhookWorker = startQueueWorker(
+      queues,
+      WEBHOOK_QUEUE,
+      webhookProcessor({
+        prisma,
+        keyring: config.encryption,
+        guard,
+        queue: webhookQueue,
+        logger,
+        ...(retryBaseMs !== undefined ? { retryBaseMs } : {}),
+      }),
+      {
+        label: 'webhook',
+        expectedFailure: (err) => err instanceof RetryWebhookError,
+        concurrency: 20,
+        lockDuration: config.jobLockMs,
+        stalledInterval: config.jobLockMs,
+        // A delivery whose worker died is run again (at least once); a job stalled more often than this fails and is
+        // removed, and the dispatch's overdue sweep enqueues its still-pending delivery again.
+        maxStalledCount: 5,
+        settings: { backoffStrategy: (attemptsMade: number) => webhookRetryDelayMs(attemptsMade, retryBaseMs) },
+      },
+    );
+  }
 
   // Any worker may run housekeeping; a Redis lock lets one per period do it.
   const housekeeping =
@@ -156,16 +295,22 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   return {
     checkWorker,
     escalationWorker,
+    subscriberWorker,
+    webhookWorker,
+    webhookQueue,
     metrics,
     lagWatch,
     checkDeps,
+    escalationDeps,
     housekeeping,
     async close() {
       // The round in flight finishes before anything it uses is closed.
       await housekeeping?.stop();
-      await Promise.allSettled([checkWorker.close(), escalationWorker.close()]);
+      const workers = [checkWorker, escalationWorker, subscriberWorker, webhookWorker];
+      await Promise.allSettled(workers.map((w) => w?.close()));
       if (!deps.deliverer) deliverer.close();
-      await Promise.allSettled([scheduler.close(), escalations.close()]);
+      email?.close();
+      await Promise.allSettled([scheduler, escalations, subscriberQueue, webhookQueue].map((q) => q?.close()));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@statusvane/shared';
-import { bySlot, writerPerClient } from './result-writer.js';
+import { bySlot, GroupWriter } from './result-writer.js';
 
 /**
  * Over capacity (docs/decisions.md, "Over capacity: missed slots"): BullMQ keeps one job per scheduler, and a job that
@@ -54,15 +54,18 @@ export async function storeMissedSlots(
   return out;
 }
 
-const writerFor = writerPerClient((prisma: PrismaClient) => ({
-  group: (inputs: MissedSlot[]) => storeMissedSlots(prisma, inputs),
-  one: async (input: MissedSlot) => (await storeMissedSlots(prisma, [input]))[0]!,
-  order: bySlot,
-}));
+/**
+ * The group writer of missed slots (group commit, result-writer.ts): `write` stores one, in one statement with the
+ * other misses of the moment. One per database client: the worker runtime makes it and hands it to the check processor.
+ */
+export type MissedSlotWriter = Pick<GroupWriter<MissedSlot, MissedOutcome>, 'write'>;
 
-/** Stores one missed slot, in one statement with the other misses of the moment (group commit, result-writer.ts). */
-export function recordMissedSlot(prisma: PrismaClient, slot: MissedSlot): Promise<MissedOutcome> {
-  return writerFor(prisma).write(slot);
+export function createMissedSlotWriter(prisma: PrismaClient): MissedSlotWriter {
+  return new GroupWriter({
+    group: (inputs: MissedSlot[]) => storeMissedSlots(prisma, inputs),
+    one: async (input: MissedSlot) => (await storeMissedSlots(prisma, [input]))[0]!,
+    order: bySlot,
+  });
 }
 
 /**
@@ -104,7 +107,7 @@ export interface LateJob {
  */
 export async function recordSkippedSlots(
   deps: {
-    prisma: PrismaClient;
+    missedSlots: MissedSlotWriter;
     schedules?: { nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> } | undefined;
   },
   job: LateJob,
@@ -115,7 +118,7 @@ export async function recordSkippedSlots(
   const late = Math.round((job.startedAt.getTime() - job.slot.getTime()) / 1000);
   const outcomes = await Promise.all(
     slots.map((slot) =>
-      recordMissedSlot(deps.prisma, {
+      deps.missedSlots.write({
         monitorId: job.monitorId,
         region: job.region,
         slot,

@@ -1,5 +1,3 @@
-import { perClient } from '@statusvane/shared';
-
 /**
  * Group commit for check results: the results of concurrent checks are stored together, one transaction (one
  * multi-row INSERT, one flap read, one state update) for the group instead of one each. The store
@@ -96,10 +94,3 @@ export class GroupWriter<I, O> {
 
 /** A GroupStore order: by slot. */
 export const bySlot = (a: { slot: Date }, b: { slot: Date }): number => a.slot.getTime() - b.slot.getTime();
-
-/** One group writer per client instance, from the store `storeOf` gives for that client: groups never mix databases. */
-export function writerPerClient<C extends object, I, O>(
-  storeOf: (client: C) => GroupStore<I, O>,
-): (client: C) => GroupWriter<I, O> {
-  return perClient((client: C) => new GroupWriter(storeOf(client)));
-}

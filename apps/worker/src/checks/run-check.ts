@@ -16,7 +16,8 @@ import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
 import type { ProbeResult } from '../probes/types.js';
 import { loadMonitor } from './monitor-loader.js';
-import { storeCheckResult, type StoredCheck } from './store-result.js';
+import type { MissedSlotWriter } from './missed-slots.js';
+import type { ResultWriter, StoredCheck } from './store-result.js';
 
 export interface CheckRunnerDeps {
   prisma: PrismaClient;
@@ -27,6 +28,10 @@ export interface CheckRunnerDeps {
   logger: Logger;
   /** The deployment's CHECK_REGIONS, of which a monitor's `regions` are checked (monitorRegions). */
   checkRegions: readonly string[];
+  /** Stores results with the flap logic, grouped with other checks' (createResultWriter). */
+  results: ResultWriter;
+  /** Stores the slots a late scheduled check skipped as missed, grouped likewise (createMissedSlotWriter). */
+  missedSlots: MissedSlotWriter;
   now?: () => Date;
   /**
    * Heartbeats: arms the evaluation at the monitor's next deadline (CheckScheduler.armHeartbeatDeadline). Without it
@@ -175,6 +180,11 @@ function openSecrets(
   return { problem };
 }
 
+type CheckedMonitor = NonNullable<Awaited<ReturnType<typeof loadMonitor<typeof monitorSelect>>>>;
+
+/** A heartbeat's verdict: a result to store (keyed by its ping or missed deadline), or none yet; its next deadline. */
+type HeartbeatVerdict = { result: ProbeResult; slot: Date; checkedAt: Date; nextDeadline: Date } | { pending: Date };
+
 /**
  * One check of one monitor for one scheduled slot: read the monitor (so a change made after scheduling applies),
  * run the probe for its type with secrets decrypted only in memory, then store the result and apply the flap
@@ -190,47 +200,77 @@ export async function runCheck(
   if (!m) return { skipped: 'monitor deleted' };
   if (!m.enabled) return { skipped: 'monitor paused' };
 
-  let result: ProbeResult;
-  let slot = job.slot;
-  let checkedAt: Date | null = null;
-  let nextDeadline: Date | null = null;
+  // The result: the heartbeat's verdict from its pings, or a probe of the target.
+  let taken: { result: ProbeResult; slot: Date; checkedAt: Date; nextDeadline: Date | null };
   if (m.type === 'heartbeat') {
-    // A deadline job is the evaluation at its deadline, even if a clock ahead of ours let it run a moment early.
-    const clock = deps.now?.() ?? new Date();
-    const now = job.notBefore && job.notBefore > clock ? job.notBefore : clock;
-    const verdict = evaluateHeartbeat({
-      now,
-      createdAt: m.createdAt,
-      intervalSeconds: m.intervalSeconds,
-      graceSeconds: m.graceSeconds,
-      lastPingAt: m.lastPingAt,
-      lastPingFailAt: m.lastPingFailAt,
-      runStartedAt: m.runStartedAt,
-      lastRunDurationMs: m.lastRunDurationMs,
-      maxRunSeconds: m.maxRunSeconds,
-      schedule: m.schedule,
-      timezone: m.timezone,
-    });
-    nextDeadline = verdict.nextEvaluationAt;
-    if (!verdict.result || !verdict.slot) {
-      await armDeadline(deps, m.id, job.region, nextDeadline);
+    const verdict = judgeHeartbeat(deps, m, job.notBefore);
+    if ('pending' in verdict) {
+      await armDeadline(deps, m.id, job.region, verdict.pending);
       return { skipped: 'heartbeat pending' };
     }
-    // One result per ping and per missed period, whichever evaluation stores it first (heartbeat.probe.ts).
-    result = verdict.result;
-    slot = verdict.slot;
-    checkedAt = now;
-  } else if (m.type === 'tcp') {
+    taken = verdict;
+  } else {
+    const result = await probeTarget(deps, m);
+    taken = { result, slot: job.slot, checkedAt: deps.now?.() ?? new Date(), nextDeadline: null };
+  }
+
+  // Stored with the flap logic; whether it was taken in maintenance is decided there, in the same statements.
+  const stored = await deps.results.write({
+    monitor: { ...m, regions: monitorRegions(deps.checkRegions, m) },
+    region: job.region,
+    slot: taken.slot,
+    checkedAt: taken.checkedAt,
+    result: taken.result,
+  });
+  // After the commit: the heartbeat's next deadline, the re-check asked for, the new incident's ladder.
+  await afterStored(deps, { monitorId: m.id, region: job.region }, taken, stored);
+  if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
+  return { result: taken.result, type: m.type, ...stored };
+}
+
+/**
+ * A heartbeat judged from its pings at this moment: one result per ping and per missed period, whichever evaluation
+ * stores it first (heartbeat.probe.ts). A deadline job is the evaluation at its deadline (`notBefore`), even if a
+ * clock ahead of ours let it run a moment early.
+ */
+function judgeHeartbeat(
+  deps: CheckRunnerDeps,
+  m: CheckedMonitor,
+  notBefore: Date | null | undefined,
+): HeartbeatVerdict {
+  const clock = deps.now?.() ?? new Date();
+  const now = notBefore && notBefore > clock ? notBefore : clock;
+  const verdict = evaluateHeartbeat({
+    now,
+    createdAt: m.createdAt,
+    intervalSeconds: m.intervalSeconds,
+    graceSeconds: m.graceSeconds,
+    lastPingAt: m.lastPingAt,
+    lastPingFailAt: m.lastPingFailAt,
+    runStartedAt: m.runStartedAt,
+    lastRunDurationMs: m.lastRunDurationMs,
+    maxRunSeconds: m.maxRunSeconds,
+    schedule: m.schedule,
+    timezone: m.timezone,
+  });
+  if (!verdict.result || !verdict.slot) return { pending: verdict.nextEvaluationAt };
+  return { result: verdict.result, slot: verdict.slot, checkedAt: now, nextDeadline: verdict.nextEvaluationAt };
+}
+
+/** The probe of a tcp, dns or http monitor's target (an http monitor's secrets opened in memory only). */
+async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<ProbeResult> {
+  if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
-    result = await deps.tcpProbe.probe({
+    return deps.tcpProbe.probe({
       host,
       port,
       timeoutMs: m.timeoutMs,
       degradedAfterMs: m.degradedAfterMs,
       latencyThresholdMs: m.latencyThresholdMs,
     });
-  } else if (m.type === 'dns') {
-    result = await deps.dnsProbe.probe({
+  }
+  if (m.type === 'dns')
+    return deps.dnsProbe.probe({
       name: m.target!,
       // Written only from a parsed DnsRecordType.
       recordType: (m.dnsRecordType ?? 'A') as DnsRecordType,
@@ -240,61 +280,55 @@ export async function runCheck(
       degradedAfterMs: m.degradedAfterMs,
       latencyThresholdMs: m.latencyThresholdMs,
     });
-  } else {
-    const secrets = openSecrets(m, deps);
-    if ('problem' in secrets) {
-      result = downResult(`config_error: ${secrets.problem}`);
-    } else {
-      result = await deps.httpProbe.probe({
-        url: m.target!,
-        method: m.method,
-        headers: secrets.headers,
-        body: secrets.body,
-        contentType: m.contentType,
-        expectedStatusCodes: m.expectedStatusCodes,
-        keyword: m.keyword,
-        keywordAbsent: m.keywordAbsent,
-        jsonAssertion: (m.jsonAssertion as JsonAssertion | null) ?? null,
-        timeoutMs: m.timeoutMs,
-        degradedAfterMs: m.degradedAfterMs,
-        latencyThresholdMs: m.latencyThresholdMs,
-        certificateExpiryDays: m.certificateExpiryDays,
-      });
-    }
-  }
-
-  checkedAt ??= deps.now?.() ?? new Date();
-  // Whether it was taken in maintenance is decided where it is stored (store-result.ts), in the same statements.
-  const regions = monitorRegions(deps.checkRegions, m);
-  const stored = await storeCheckResult(deps.prisma, {
-    monitor: { ...m, regions },
-    region: job.region,
-    slot,
-    checkedAt,
-    result,
+  const secrets = openSecrets(m, deps);
+  if ('problem' in secrets) return downResult(`config_error: ${secrets.problem}`);
+  return deps.httpProbe.probe({
+    url: m.target!,
+    method: m.method,
+    headers: secrets.headers,
+    body: secrets.body,
+    contentType: m.contentType,
+    expectedStatusCodes: m.expectedStatusCodes,
+    keyword: m.keyword,
+    keywordAbsent: m.keywordAbsent,
+    jsonAssertion: (m.jsonAssertion as JsonAssertion | null) ?? null,
+    timeoutMs: m.timeoutMs,
+    degradedAfterMs: m.degradedAfterMs,
+    latencyThresholdMs: m.latencyThresholdMs,
+    certificateExpiryDays: m.certificateExpiryDays,
   });
-  if (nextDeadline) await armDeadline(deps, m.id, job.region, nextDeadline);
-  // After the commit, also when this result was already stored (a job re-run after a crash): queued twice, the
-  // re-check is one job, and its result one row.
+}
+
+/**
+ * What follows a stored result, after its commit: the heartbeat's next deadline armed, the re-check it asked for
+ * queued, the incident it opened logged and its ladder started, the one it resolved logged. Failures are logged, not
+ * thrown: the result is stored, and a retried job would not open the incident again.
+ */
+async function afterStored(
+  deps: CheckRunnerDeps,
+  at: { monitorId: string; region: string },
+  taken: { result: ProbeResult; nextDeadline: Date | null },
+  stored: StoredCheck,
+): Promise<void> {
+  const { monitorId, region } = at;
+  if (taken.nextDeadline) await armDeadline(deps, monitorId, region, taken.nextDeadline);
+  // Also when this result was already stored (a job re-run after a crash): queued twice, the re-check is one job, and
+  // its result one row.
   if (stored.confirmSlot && deps.confirmations) {
-    const at = stored.confirmSlot;
-    await deps.confirmations.armConfirmation(m.id, job.region, at).catch((err: Error) =>
+    await deps.confirmations.armConfirmation(monitorId, region, stored.confirmSlot).catch((err: Error) =>
       deps.logger.warn('re-check not queued; the next scheduled check of the region asks again', {
-        monitorId: m.id,
-        region: job.region,
+        monitorId,
+        region,
         error: err.message,
       }),
     );
   }
-  if (stored.opened)
-    deps.logger.info('incident opened', { monitorId: m.id, incidentId: stored.opened, reason: result.reason });
-  if (stored.opened && deps.onIncidentOpened) {
+  if (stored.opened) {
     const incidentId = stored.opened;
+    deps.logger.info('incident opened', { monitorId, incidentId, reason: taken.result.reason });
     await deps
-      .onIncidentOpened(incidentId)
+      .onIncidentOpened?.(incidentId)
       .catch((err: Error) => deps.logger.error('escalation not scheduled', { incidentId, error: err.message }));
   }
-  if (stored.resolved) deps.logger.info('incident resolved', { monitorId: m.id, incidentId: stored.resolved });
-  if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
-  return { result, type: m.type, ...stored };
+  if (stored.resolved) deps.logger.info('incident resolved', { monitorId, incidentId: stored.resolved });
 }

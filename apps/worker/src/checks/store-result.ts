@@ -8,7 +8,7 @@ import {
 import { evaluateFlap, regionStateOf, type FlapState, type RegionFlapState } from '../flap/evaluate.js';
 import type { ProbeResult } from '../probes/types.js';
 import { openParentIncidentOf } from '../open-parent-incident.js';
-import { bySlot, writerPerClient } from './result-writer.js';
+import { bySlot, GroupWriter } from './result-writer.js';
 
 export interface StoredCheck {
   /** False when this (monitor, region, slot) was already stored: a job that ran twice changes nothing. */
@@ -54,12 +54,19 @@ export interface StoreInput {
 }
 
 /**
- * Stores one result and applies the flap logic, in one transaction shared with the other results that are ready at
- * about the same moment (group commit, result-writer.ts): resolves once that transaction committed. Same guarantees
- * as storing it alone.
+ * The group writer of check results (group commit, result-writer.ts): `write` stores one result and applies the flap
+ * logic, in one transaction shared with the other results that are ready at about the same moment, and resolves once
+ * that transaction committed; same guarantees as storing it alone. One per database client (groups never mix
+ * databases): the worker runtime makes it and hands it to runCheck.
  */
-export function storeCheckResult(prisma: PrismaClient, input: StoreInput): Promise<StoredCheck> {
-  return writerFor(prisma).write(input);
+export type ResultWriter = Pick<GroupWriter<StoreInput, StoredCheck>, 'write'>;
+
+export function createResultWriter(prisma: PrismaClient): ResultWriter {
+  return new GroupWriter({
+    group: (inputs: StoreInput[]) => storeCheckResults(prisma, inputs),
+    one: (input: StoreInput) => storeCheckResultAlone(prisma, input),
+    order: bySlot,
+  });
 }
 
 /** Stores one result and applies the flap logic in a transaction of its own (storeCheckResults of one). */
@@ -70,12 +77,6 @@ export async function storeCheckResultAlone(prisma: PrismaClient, input: StoreIn
 
 const resultKey = (monitorId: string, region: string, slot: Date) => `${monitorId}|${region}|${slot.getTime()}`;
 
-const writerFor = writerPerClient((prisma: PrismaClient) => ({
-  group: (inputs: StoreInput[]) => storeCheckResults(prisma, inputs),
-  one: (input: StoreInput) => storeCheckResultAlone(prisma, input),
-  order: bySlot,
-}));
-
 /**
  * Stores many results in one transaction and applies the flap logic to them. The result row is unique per
  * (monitor, region, slot), so a job processed twice (or a result twice in the group) stores once. The monitor rows
@@ -83,7 +84,8 @@ const writerFor = writerPerClient((prisma: PrismaClient) => ({
  * monitor, from any worker and any region, then apply one at a time (inserting a result takes a KEY SHARE lock on its
  * monitor through the foreign key, which NO KEY UPDATE does not conflict with, so API writes are not blocked). Each
  * monitor's results apply in slot order. The unique `openMonitorId` means at most one open incident per monitor even
- * if two transactions decided to open one.
+ * if two transactions decided to open one. Statements: the lock, the insert, the flap read, one per incident opened
+ * (three) or resolved (one), and the state write.
  */
 export async function storeCheckResults(prisma: PrismaClient, inputs: readonly StoreInput[]): Promise<StoredCheck[]> {
   const out: StoredCheck[] = inputs.map(() => ({
@@ -94,45 +96,11 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     confirmSlot: null,
   }));
   return prisma.$transaction(async (tx) => {
-    const ids = [...new Set(inputs.map((i) => i.monitor.id))].sort();
-    const locked = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM monitors WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
-    const present = new Set(locked.map((r) => r.id));
-
-    const seen = new Set<string>();
-    const candidates = inputs.flatMap((input, i) => {
-      const key = resultKey(input.monitor.id, input.region, input.slot);
-      if (!present.has(input.monitor.id) || seen.has(key)) return [];
-      seen.add(key);
-      return [i];
-    });
+    // The results of monitors still there, each (monitor, region, slot) once.
+    const candidates = await lockMonitors(tx, inputs);
     if (candidates.length === 0) return out;
-    // One statement for the rows and their rollups (Prisma's createManyAndReturn costs milliseconds of CPU a call).
-    const created = await insertResultsWithRollups(
-      tx,
-      candidates.map((i) => {
-        const { monitor, region, slot, checkedAt, result } = inputs[i]!;
-        return {
-          monitorId: monitor.id,
-          region,
-          slot,
-          checkedAt,
-          outcome: result.outcome,
-          responseMs: result.responseMs,
-          statusCode: result.statusCode,
-          reason: result.reason,
-          ...result.phases,
-          certificate: result.certificate ?? null,
-          dnsAnswers: result.dnsAnswers ?? null,
-          address: result.address ?? null,
-        };
-      }),
-    );
-    const createdKeys = new Set(created.map((c) => resultKey(c.monitorId, c.region, c.slot)));
-    const stored = candidates.filter((i) =>
-      createdKeys.has(resultKey(inputs[i]!.monitor.id, inputs[i]!.region, inputs[i]!.slot)),
-    );
-
+    // The ones whose row is new: the others were stored before (a job that ran twice).
+    const stored = await insertResults(tx, inputs, candidates);
     // Read after the locks are held (a statement of its own, so it sees what the previous holder committed). The
     // monitors of results already stored too: their re-check is armed again (a job re-run after a crash).
     const times = candidates.map((i) => inputs[i]!.checkedAt.getTime());
@@ -142,116 +110,198 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
       new Date(Math.min(...times)),
       new Date(Math.max(...times)),
     );
-    const confirmSlotOf = (i: number) =>
-      flap.get(inputs[i]!.monitor.id)!.state.regions.get(inputs[i]!.region)?.confirmSlot ?? null;
-    if (stored.length === 0) {
-      for (const i of candidates) out[i]!.confirmSlot = confirmSlotOf(i);
-      return out;
-    }
-    const openIncident = new Map([...flap].flatMap(([id, f]) => (f.openIncidentId ? [[id, f.openIncidentId]] : [])));
-    const changed = new Map<
-      string,
-      { monitorId: string; region: string; state: RegionFlapState; outcome: ProbeResult['outcome'] }
-    >();
-    const last = new Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>();
-    // The latest certificate seen per monitor (a result without one leaves the stored one in place).
-    const certificates = new Map<string, object>();
-    // The re-check each stored result asked for (the time of its slot).
-    const askedFor = new Map<number, number>();
-    stored.sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
-    for (const i of stored) {
-      const { monitor, region, slot, result, checkedAt } = inputs[i]!;
-      const { state: before, maintenance } = flap.get(monitor.id)!;
-      const inMaintenance = maintenance.some((w) => windowInProgress(w, checkedAt));
-      const decision = evaluateFlap(
-        before,
-        { region, slot, checkedAt, outcome: result.outcome, inMaintenance },
-        {
-          ...monitor,
-          quorum: monitorQuorum(monitor.regions.length, monitor.quorum),
-          recheck: monitor.type !== 'heartbeat',
-        },
-      );
-      const f = flap.get(monitor.id)!;
-      f.state = decision.state;
-      const asked = decision.state.regions.get(region)?.confirmSlot;
-      if (asked && asked !== before.regions.get(region)?.confirmSlot) askedFor.set(i, asked.getTime());
-      f.outcomes.set(region, result.outcome);
-      // Every stored result's region: its latest outcome, and its counters when counted or the re-check cleared.
-      changed.set(`${monitor.id}|${region}`, {
-        monitorId: monitor.id,
-        region,
-        state: regionStateOf(decision.state, region),
-        outcome: result.outcome,
-      });
-      last.set(monitor.id, {
-        status: monitorStatusOf(f.outcomes, monitor.regions, monitorQuorum(monitor.regions.length, monitor.quorum)),
-        checkedAt,
-      });
-      if (result.certificate) certificates.set(monitor.id, result.certificate);
-      out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null, confirmSlot: null };
-      for (const event of decision.events) {
-        const openId = openIncident.get(monitor.id);
-        if (event.type === 'open' && !openId) {
-          const incident = await tx.incident.create({
-            data: {
-              workspaceId: monitor.workspaceId,
-              monitorId: monitor.id,
-              openMonitorId: monitor.id,
-              title: `${monitor.name} is down`,
-              status: 'open',
-              impact: 'major',
-              source: 'monitor',
-              metadata: (monitor.metadata ?? {}) as object,
-              startedAt: checkedAt,
-              reason: incidentReason(result.reason),
-              evidence: (await evidenceOf(tx, monitor, decision.state)) as unknown as Prisma.InputJsonArray,
-              suppressedById: await openParentIncident(tx, monitor.id),
-            },
-            select: { id: true },
-          });
-          openIncident.set(monitor.id, incident.id);
-          out[i]!.opened = incident.id;
-        } else if (event.type === 'resolve' && openId) {
-          await tx.incident.update({
-            where: { id: openId },
-            data: { status: 'resolved', resolvedAt: checkedAt, openMonitorId: null },
-          });
-          openIncident.delete(monitor.id);
-          out[i]!.resolved = openId;
-        }
-      }
-    }
-
+    // The flap logic, result by result in slot order: counters, incidents opened and resolved.
+    const changes = stored.length === 0 ? null : await applyResults(tx, inputs, stored, flap, out);
     // A stored result gets back only the re-check it asked for (still pending); a duplicate, its region's pending one.
     for (const i of candidates) {
-      const slot = confirmSlotOf(i);
-      if (!out[i]!.stored || slot?.getTime() === askedFor.get(i)) out[i]!.confirmSlot = slot;
+      const slot = flap.get(inputs[i]!.monitor.id)!.state.regions.get(inputs[i]!.region)?.confirmSlot ?? null;
+      if (!out[i]!.stored || slot?.getTime() === changes?.askedFor.get(i)) out[i]!.confirmSlot = slot;
     }
-
-    // The region states that moved and each monitor's latest status, in one statement.
-    const regions = [...changed.values()];
-    const col = <T>(f: (c: (typeof regions)[number]) => T) => regions.map(f);
-    const touched = [...last.keys()];
-    await tx.$executeRaw`
-      WITH states AS (
-        INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot", "lastOutcome")
-        SELECT * FROM unnest(${col((c) => c.monitorId)}::uuid[], ${col((c) => c.region)}::text[],
-          ${col((c) => c.state.consecutiveFailures)}::int[], ${col((c) => c.state.consecutivePasses)}::int[],
-          ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[],
-          ${col((c) => c.state.confirmSlot?.toISOString() ?? null)}::timestamptz[], ${col((c) => c.outcome)}::"CheckOutcome"[])
-        ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
-          "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt",
-          "confirmSlot" = EXCLUDED."confirmSlot", "lastOutcome" = EXCLUDED."lastOutcome"
-      )
-      UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
-        certificate = coalesce(v.cert::jsonb, m.certificate)
-      FROM unnest(${touched}::uuid[], ${touched.map((id) => last.get(id)!.status)}::text[],
-        ${touched.map((id) => last.get(id)!.checkedAt.toISOString())}::timestamptz[],
-        ${touched.map((id) => (certificates.has(id) ? JSON.stringify(certificates.get(id)) : null))}::text[]) AS v(id, s, at, cert)
-      WHERE m.id = v.id`;
+    // The region states that moved and each monitor's latest status.
+    if (changes) await saveStates(tx, changes);
     return out;
   });
+}
+
+/**
+ * Locks the group's monitors (FOR NO KEY UPDATE, in id order) and answers the indexes of the results to store: those
+ * of monitors that still exist, each (monitor, region, slot) once.
+ */
+async function lockMonitors(tx: Prisma.TransactionClient, inputs: readonly StoreInput[]): Promise<number[]> {
+  const ids = [...new Set(inputs.map((i) => i.monitor.id))].sort();
+  const locked = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM monitors WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+  const present = new Set(locked.map((r) => r.id));
+  const seen = new Set<string>();
+  return inputs.flatMap((input, i) => {
+    const key = resultKey(input.monitor.id, input.region, input.slot);
+    if (!present.has(input.monitor.id) || seen.has(key)) return [];
+    seen.add(key);
+    return [i];
+  });
+}
+
+/**
+ * Inserts the candidates' rows and their rollups in one statement (Prisma's createManyAndReturn costs milliseconds of
+ * CPU a call); answers the indexes of those actually inserted, in slot order (the order the flap logic applies them).
+ */
+async function insertResults(
+  tx: Prisma.TransactionClient,
+  inputs: readonly StoreInput[],
+  candidates: readonly number[],
+): Promise<number[]> {
+  const created = await insertResultsWithRollups(
+    tx,
+    candidates.map((i) => {
+      const { monitor, region, slot, checkedAt, result } = inputs[i]!;
+      return {
+        monitorId: monitor.id,
+        region,
+        slot,
+        checkedAt,
+        outcome: result.outcome,
+        responseMs: result.responseMs,
+        statusCode: result.statusCode,
+        reason: result.reason,
+        ...result.phases,
+        certificate: result.certificate ?? null,
+        dnsAnswers: result.dnsAnswers ?? null,
+        address: result.address ?? null,
+      };
+    }),
+  );
+  const createdKeys = new Set(created.map((c) => resultKey(c.monitorId, c.region, c.slot)));
+  return candidates
+    .filter((i) => createdKeys.has(resultKey(inputs[i]!.monitor.id, inputs[i]!.region, inputs[i]!.slot)))
+    .sort((a, b) => inputs[a]!.slot.getTime() - inputs[b]!.slot.getTime());
+}
+
+type FlapStates = Awaited<ReturnType<typeof loadFlapStates>>;
+
+/** What a group's stored results changed, written at its end in one statement (saveStates). */
+interface GroupChanges {
+  /** Every stored result's region: its latest outcome, and its counters when counted or the re-check cleared. */
+  regions: Map<string, { monitorId: string; region: string; state: RegionFlapState; outcome: ProbeResult['outcome'] }>;
+  /** Each monitor's status after the group and when it was last checked. */
+  monitors: Map<string, { status: ProbeResult['outcome']; checkedAt: Date }>;
+  /** The latest certificate seen per monitor (a result without one leaves the stored one in place). */
+  certificates: Map<string, object>;
+  /** The re-check each stored result asked for (the time of its slot), by the result's index. */
+  askedFor: Map<number, number>;
+}
+
+/**
+ * Applies the flap logic to the stored results, in slot order, on `flap` (updated in place), opening and resolving
+ * incidents as it decides; fills in `out` for each.
+ */
+async function applyResults(
+  tx: Prisma.TransactionClient,
+  inputs: readonly StoreInput[],
+  stored: readonly number[],
+  flap: FlapStates,
+  out: StoredCheck[],
+): Promise<GroupChanges> {
+  const openIncident = new Map([...flap].flatMap(([id, f]) => (f.openIncidentId ? [[id, f.openIncidentId]] : [])));
+  const changes: GroupChanges = {
+    regions: new Map(),
+    monitors: new Map(),
+    certificates: new Map(),
+    askedFor: new Map(),
+  };
+  for (const i of stored) {
+    const { monitor, region, slot, result, checkedAt } = inputs[i]!;
+    const f = flap.get(monitor.id)!;
+    const before = f.state;
+    const quorum = monitorQuorum(monitor.regions.length, monitor.quorum);
+    const decision = evaluateFlap(
+      before,
+      {
+        region,
+        slot,
+        checkedAt,
+        outcome: result.outcome,
+        inMaintenance: f.maintenance.some((w) => windowInProgress(w, checkedAt)),
+      },
+      { ...monitor, quorum, recheck: monitor.type !== 'heartbeat' },
+    );
+    f.state = decision.state;
+    const asked = decision.state.regions.get(region)?.confirmSlot;
+    if (asked && asked !== before.regions.get(region)?.confirmSlot) changes.askedFor.set(i, asked.getTime());
+    f.outcomes.set(region, result.outcome);
+    changes.regions.set(`${monitor.id}|${region}`, {
+      monitorId: monitor.id,
+      region,
+      state: regionStateOf(decision.state, region),
+      outcome: result.outcome,
+    });
+    changes.monitors.set(monitor.id, { status: monitorStatusOf(f.outcomes, monitor.regions, quorum), checkedAt });
+    if (result.certificate) changes.certificates.set(monitor.id, result.certificate);
+    out[i] = { stored: true, counted: decision.counted, opened: null, resolved: null, confirmSlot: null };
+    for (const event of decision.events) {
+      const openId = openIncident.get(monitor.id);
+      if (event.type === 'open' && !openId) {
+        const incidentId = await openMonitorIncident(tx, inputs[i]!, decision.state);
+        openIncident.set(monitor.id, incidentId);
+        out[i]!.opened = incidentId;
+      } else if (event.type === 'resolve' && openId) {
+        await tx.incident.update({
+          where: { id: openId },
+          data: { status: 'resolved', resolvedAt: checkedAt, openMonitorId: null },
+        });
+        openIncident.delete(monitor.id);
+        out[i]!.resolved = openId;
+      }
+    }
+  }
+  return changes;
+}
+
+/** Opens the monitor's incident for the result that decided it: its reason, evidence and suppressing parent. */
+async function openMonitorIncident(tx: Prisma.TransactionClient, input: StoreInput, state: FlapState): Promise<string> {
+  const { monitor, checkedAt, result } = input;
+  const incident = await tx.incident.create({
+    data: {
+      workspaceId: monitor.workspaceId,
+      monitorId: monitor.id,
+      openMonitorId: monitor.id,
+      title: `${monitor.name} is down`,
+      status: 'open',
+      impact: 'major',
+      source: 'monitor',
+      metadata: (monitor.metadata ?? {}) as object,
+      startedAt: checkedAt,
+      reason: incidentReason(result.reason),
+      evidence: (await evidenceOf(tx, monitor, state)) as unknown as Prisma.InputJsonArray,
+      suppressedById: await openParentIncident(tx, monitor.id),
+    },
+    select: { id: true },
+  });
+  return incident.id;
+}
+
+/** Writes the region states that moved and each monitor's latest status (and certificate), in one statement. */
+async function saveStates(tx: Prisma.TransactionClient, changes: GroupChanges): Promise<void> {
+  const regions = [...changes.regions.values()];
+  const col = <T>(f: (c: (typeof regions)[number]) => T) => regions.map(f);
+  const touched = [...changes.monitors.keys()];
+  const { monitors, certificates } = changes;
+  await tx.$executeRaw`
+    WITH states AS (
+      INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot", "lastOutcome")
+      SELECT * FROM unnest(${col((c) => c.monitorId)}::uuid[], ${col((c) => c.region)}::text[],
+        ${col((c) => c.state.consecutiveFailures)}::int[], ${col((c) => c.state.consecutivePasses)}::int[],
+        ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[],
+        ${col((c) => c.state.confirmSlot?.toISOString() ?? null)}::timestamptz[], ${col((c) => c.outcome)}::"CheckOutcome"[])
+      ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
+        "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt",
+        "confirmSlot" = EXCLUDED."confirmSlot", "lastOutcome" = EXCLUDED."lastOutcome"
+    )
+    UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
+      certificate = coalesce(v.cert::jsonb, m.certificate)
+    FROM unnest(${touched}::uuid[], ${touched.map((id) => monitors.get(id)!.status)}::text[],
+      ${touched.map((id) => monitors.get(id)!.checkedAt.toISOString())}::timestamptz[],
+      ${touched.map((id) => (certificates.has(id) ? JSON.stringify(certificates.get(id)) : null))}::text[]) AS v(id, s, at, cert)
+    WHERE m.id = v.id`;
 }
 
 /**
@@ -352,8 +402,8 @@ export function monitorStatusOf(
 
 /**
  * An incident's `reason`: the stable code of the result that opened it (the part before any `: detail`), in the
- * contract's words where a result's code differs (`unexpected_status:503` -> `status_code`, `missed_heartbeat` ->
- * `heartbeat_missed`). The result itself keeps its full reason, shown in the evidence.
+ * contract's words where a result's code differs (`unexpected_status:503` -> `status_code`). The result itself keeps
+ * its full reason, shown in the evidence.
  */
 export function incidentReason(resultReason: string | null): string | null {
   if (!resultReason) return null;
@@ -362,7 +412,6 @@ export function incidentReason(resultReason: string | null): string | null {
 }
 const INCIDENT_REASON_NAMES: Record<string, string> = {
   unexpected_status: 'status_code',
-  missed_heartbeat: 'heartbeat_missed',
 };
 
 /** One region's part of an incident's evidence (the incident record shows it as stored). */

@@ -38,14 +38,14 @@ describe('evaluateHeartbeat', () => {
       expect(timing(input({ nowMs: 10 * S }))).toEqual({ slot: null, next: 90 * S + 1 });
     });
     it('is missed 1 ms after interval + grace, one missed period per interval after that', () => {
-      expect(outcome(input({ nowMs: 90 * S + 1 }))).toBe('down:missed_heartbeat');
+      expect(outcome(input({ nowMs: 90 * S + 1 }))).toBe('down:heartbeat_missed');
       expect(timing(input({ nowMs: 90 * S + 1 }))).toEqual({ slot: 90 * S, next: 150 * S + 1 });
       expect(timing(input({ nowMs: 150 * S }))).toEqual({ slot: 90 * S, next: 150 * S + 1 });
       expect(timing(input({ nowMs: 150 * S + 1 }))).toEqual({ slot: 150 * S, next: 210 * S + 1 });
-      expect(outcome(input({ nowMs: 10 * 86400 * S }))).toBe('down:missed_heartbeat');
+      expect(outcome(input({ nowMs: 10 * 86400 * S }))).toBe('down:heartbeat_missed');
     });
     it('uses the grace period', () => {
-      expect(outcome(input({ nowMs: 61 * S, graceSeconds: 0 }))).toBe('down:missed_heartbeat');
+      expect(outcome(input({ nowMs: 61 * S, graceSeconds: 0 }))).toBe('down:heartbeat_missed');
       expect(outcome(input({ nowMs: 60 * S, graceSeconds: 0 }))).toBeNull();
       expect(outcome(input({ nowMs: 86400 * S + 60 * S, graceSeconds: 86400 }))).toBeNull();
     });
@@ -57,7 +57,7 @@ describe('evaluateHeartbeat', () => {
       expect(outcome(input({ nowMs: 100 * S, lastPingAt: ping }))).toBe('up');
       expect(outcome(input({ nowMs: 190 * S, lastPingAt: ping }))).toBe('up');
       expect(timing(input({ nowMs: 150 * S, lastPingAt: ping }))).toEqual({ slot: 100 * S, next: 190 * S + 1 });
-      expect(outcome(input({ nowMs: 190 * S + 1, lastPingAt: ping }))).toBe('down:missed_heartbeat');
+      expect(outcome(input({ nowMs: 190 * S + 1, lastPingAt: ping }))).toBe('down:heartbeat_missed');
     });
     it('a daily job: the first missed run is one failure at ping + interval + grace, the second one a day later', () => {
       const day = 86400;
@@ -84,7 +84,7 @@ describe('evaluateHeartbeat', () => {
       });
       expect(evaluateHeartbeat(input({ nowMs: 1000 * S })).result).toEqual({
         outcome: 'down',
-        reason: 'missed_heartbeat',
+        reason: 'heartbeat_missed',
         responseMs: null,
         statusCode: null,
         phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
@@ -110,13 +110,13 @@ describe('evaluateHeartbeat', () => {
     });
     it('an old fail followed by an old success is missed, not fail_ping', () => {
       expect(outcome(input({ nowMs: 1000 * S, lastPingAt: at(20 * S), lastPingFailAt: at(10 * S) }))).toBe(
-        'down:missed_heartbeat',
+        'down:heartbeat_missed',
       );
     });
     it('silence after a fail ping is missed periods, counted from the fail ping (the job did run then)', () => {
       const i = (nowMs: number) => input({ nowMs, lastPingAt: at(10 * S), lastPingFailAt: at(20 * S) });
       expect(outcome(i(110 * S))).toBe('down:fail_ping');
-      expect(outcome(i(110 * S + 1))).toBe('down:missed_heartbeat');
+      expect(outcome(i(110 * S + 1))).toBe('down:heartbeat_missed');
       expect(timing(i(110 * S + 1))).toEqual({ slot: 110 * S, next: 170 * S + 1 });
     });
   });
@@ -152,7 +152,7 @@ describe('evaluateHeartbeat', () => {
             slot = last;
             expect(v.nextEvaluationAt.getTime() - T0).toBe(anchor + G + I + 1);
           } else {
-            expected = 'down:missed_heartbeat';
+            expected = 'down:heartbeat_missed';
             // The latest deadline passed: anchor + G + k*I < now <= anchor + G + (k+1)*I.
             slot = v.slot!.getTime() - T0;
             const k = (slot - anchor - G) / I;
@@ -172,7 +172,7 @@ describe('evaluateHeartbeat', () => {
           expect(later.slot?.getTime() ?? null).toBe(v.slot?.getTime() ?? null);
           // And the next evaluation moves on.
           const next = evaluateHeartbeat({ ...i, now: v.nextEvaluationAt });
-          expect(next.result?.reason).toBe('missed_heartbeat');
+          expect(next.result?.reason).toBe('heartbeat_missed');
           expect(next.slot!.getTime()).toBeGreaterThan(v.slot?.getTime() ?? -Infinity);
         },
       ),

@@ -5,7 +5,7 @@
  * What one result is, so that openThreshold and resolveThreshold keep their meaning:
  * - Each success ping is at most one passing result, keyed by the ping's time.
  * - Each fail ping (`/ping/<secret>/fail`) is at most one failing result (`fail_ping`), keyed by the ping's time.
- * - Each missed period is exactly one failing result (`missed_heartbeat`), keyed by its deadline. With A the last
+ * - Each missed period is exactly one failing result (`heartbeat_missed`), keyed by its deadline. With A the last
  *   ping of either kind (or the monitor's creation when it was never pinged), I = intervalSeconds and
  *   G = graceSeconds, the deadlines are D_k = A + G + k * I (k = 1, 2, ...): the first is interval + grace after
  *   the last sign of life, and every further interval without a ping is one more missed period. So a daily job
@@ -23,7 +23,7 @@
  * - The last ping is a fail ping when it is strictly more recent than the last success ping (a tie goes to the
  *   success). A ping time in the future (clock skew between API and worker) counts as fresh.
  * - now - A <= I + G (inclusive): the last ping's result (up, or down `fail_ping`); never pinged: pending (null).
- * - Otherwise: down `missed_heartbeat` for the latest deadline passed, D_k with the largest k such that D_k < now.
+ * - Otherwise: down `heartbeat_missed` for the latest deadline passed, D_k with the largest k such that D_k < now.
  * - `nextEvaluationAt`: the first moment the verdict changes with time alone, D_(k+1) + 1 ms (D_1 + 1 ms while fresh
  *   or pending). The worker arms a delayed job for it, so a missed deadline is reported when it passes, not at the
  *   next scheduled run (up to an interval later).
@@ -90,7 +90,7 @@ export function evaluateHeartbeat(input: HeartbeatInput): HeartbeatVerdict {
     events.push({ at: lastPing, result });
   }
   const missed = latestExpectedBefore(expectation, anchor, new Date(now - graceMs));
-  if (missed) events.push({ at: missed.getTime() + graceMs, result: downResult('missed_heartbeat') });
+  if (missed) events.push({ at: missed.getTime() + graceMs, result: downResult('heartbeat_missed') });
   const timeout = input.runStartedAt ? input.runStartedAt.getTime() + graceMs : null;
   if (timeout !== null && timeout < now) events.push({ at: timeout, result: downResult('run_timeout') });
 

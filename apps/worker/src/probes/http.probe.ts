@@ -51,7 +51,8 @@
  *   when no hop dialled anything (a name that did not resolve, an SSRF refusal, an invalid target).
  * - Connections are never shared between checks (and so never between tenants): every request opens its own
  *   connection (the probe's agents have keep-alive off and no socket limit, so a socket is closed when its
- *   response ends and never handed to a waiting request), closed when the check ends. No cookie jar, no
+ *   response ends and never handed to a waiting request), closed when the check ends, with a full TLS handshake
+ *   (no session resumed: a resumed session shows no certificate). No cookie jar, no
  *   cache, no retries, no HTTP/2, no proxy. The options that are the same for every check are merged once
  *   (`got.extend`); a check passes only its method, headers, body, timeout and redirect context.
  */
@@ -245,10 +246,18 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
 
   // One pair of agents for every check, with keep-alive off: a connection is closed when its response ends and never
   // handed to another request (a request waits for a free socket only above maxSockets, which is unlimited), so no
-  // check ever shares a connection. The guard's lookup on the agents too, so a connection can never be made with the
-  // default resolver.
+  // check ever shares a connection. No TLS session is cached either (maxCachedSessions 0): a check that resumed the
+  // session of an earlier one (of any monitor of the same host and port) would get no certificate from the server
+  // (getPeerCertificate() is empty on a resumed session), so `certificateExpiryDays` could never fail; and every
+  // check's tlsMs is a full handshake, as a new visitor's. The guard's lookup on the agents too, so a connection can
+  // never be made with the default resolver.
   const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
-  const httpsAgent = new https.Agent({ keepAlive: false, lookup: guard.lookup, ...(ca ? { ca } : {}) });
+  const httpsAgent = new https.Agent({
+    keepAlive: false,
+    maxCachedSessions: 0,
+    lookup: guard.lookup,
+    ...(ca ? { ca } : {}),
+  });
   // Everything that is the same for every check, merged once (got normalises a request's options on every call: the
   // fewer given per request, the less each check costs).
   const client = got.extend({

@@ -9,7 +9,7 @@
  *   invalid_json (or `invalid_json: body truncated at <n> bytes`), json_assertion_failed: <detail>,
  *   latency_threshold_exceeded: <n>ms > <m>ms, certificate_expiring: <detail>,
  *   dns_nxdomain, dns_mismatch: <detail>,
- *   fail_ping, missed_heartbeat,
+ *   fail_ping, heartbeat_missed,
  *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted)
  * and for `degraded`: `slow: <n>ms > <m>ms`.
  * Reasons are capped at REASON_MAX_LENGTH characters (the column is VARCHAR(500)).

@@ -13,8 +13,6 @@ export interface PublicEvent {
   componentIds: string[];
 }
 
-/** A manual incident's first update, written with it, is its opening message: told with the opening, not again. */
-const OPENING_MESSAGE_MS = 60_000;
 /** Pending deliveries older than this are not enqueued again by the sweep (they failed for good or were lost). */
 const REENQUEUE_WINDOW_MS = 24 * 3600_000;
 const REENQUEUE_MAX = 5000;
@@ -67,6 +65,7 @@ export async function pageEvents(
         createdAt: true,
         incident: {
           select: {
+            source: true,
             startedAt: true,
             monitorId: true,
             components: { select: { componentId: true } },
@@ -104,8 +103,7 @@ export async function pageEvents(
       events.push({ key: `incident:${i.id}:resolved`, occurredAt: i.resolvedAt!, componentIds });
   }
   for (const u of updates) {
-    const first = u.incident.updates[0]?.id === u.id;
-    if (first && Math.abs(u.createdAt.getTime() - u.incident.startedAt.getTime()) < OPENING_MESSAGE_MS) continue;
+    if (isOpeningMessage(u)) continue;
     events.push({ key: `update:${u.id}`, occurredAt: u.createdAt, componentIds: incidentComponents(u.incident) });
   }
   for (const w of windows) {
@@ -120,6 +118,24 @@ export async function pageEvents(
       events.push({ key: `maintenance:${w.id}:completed`, occurredAt: w.endsAt, componentIds });
   }
   return events;
+}
+
+/**
+ * A manual incident's opening message: the `message` of POST /incidents, written with the incident in one insert, at
+ * its start to the millisecond (both are the request's time), and so its first update. Told with the opening, not
+ * again. Any other update is told: a monitor incident's first one too, however soon after the opening it is posted,
+ * and a manual incident's first one posted by a later request.
+ */
+function isOpeningMessage(u: {
+  id: string;
+  createdAt: Date;
+  incident: { source: 'monitor' | 'manual'; startedAt: Date; updates: Array<{ id: string }> };
+}): boolean {
+  return (
+    u.incident.source === 'manual' &&
+    u.createdAt.getTime() === u.incident.startedAt.getTime() &&
+    u.incident.updates[0]?.id === u.id
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   layoutSectionInputSchema,
   slugInputSchema,
   STATUS_PAGE_LIMITS,
+  statusPageNameSchema,
   type CreateMonitorInput,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
@@ -66,7 +67,7 @@ const statusPageSectionSchema = layoutSectionInputSchema
 export const statusPageEntrySchema = z
   .object({
     ref: refSchema,
-    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax),
+    name: statusPageNameSchema,
     slug: slugInputSchema, // normalised as `vanityUrl` is on create; reserved: 400; taken: 409
     isPublic: z.boolean().default(true),
     sections: z.array(statusPageSectionSchema).max(STATUS_PAGE_LIMITS.sectionsMax).default([]),

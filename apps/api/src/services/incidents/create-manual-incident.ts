@@ -38,6 +38,7 @@ export async function createManualIncident(
         source: 'manual',
         startedAt: ctx.now,
         components: { create: ids.map((componentId) => ({ componentId })) },
+        // At `startedAt` to the millisecond: how the subscriber sweep tells this opening message from later updates.
         ...(input.message
           ? { updates: { create: { status: 'investigating', message: input.message, createdAt: ctx.now } } }
           : {}),

@@ -1,6 +1,6 @@
-import { NotFoundError, ROLES, uuidSchema, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { ROLES, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../schemas/zod.js';
-import type { RequestContext } from '../auth/context.js';
+import type { OwnLookup } from '../records.js';
 
 export const memberRecordSchema = z
   .object({
@@ -9,6 +9,10 @@ export const memberRecordSchema = z
     email: z.email(),
     name: z.string().nullable(),
     role: z.enum(ROLES),
+    passwordSet: z.boolean().openapi({
+      description:
+        'Whether the user has a console password. Until then, `POST /members` mails them a link to choose one (48 hours).',
+    }),
     createdAt: dateTime.openapi({ description: 'When the user joined the workspace.' }),
   })
   .openapi('Member', {
@@ -21,7 +25,7 @@ export const memberRecordSelect = {
   version: true,
   role: true,
   createdAt: true,
-  user: { select: { id: true, email: true, name: true } },
+  user: { select: { id: true, email: true, name: true, passwordHash: true } },
 } satisfies Prisma.MembershipSelect;
 type MemberRow = Prisma.MembershipGetPayload<{ select: typeof memberRecordSelect }>;
 
@@ -32,21 +36,17 @@ export function toMemberRecord(row: MemberRow): MemberRecord {
     email: row.user.email,
     name: row.user.name,
     role: row.role,
+    passwordSet: row.user.passwordHash !== null,
     createdAt: row.createdAt.toISOString(),
   };
 }
 
-/** A member of the caller's workspace by user id; a malformed id or a user of another workspace only is 404. */
-export async function findMember(
-  prisma: Pick<PrismaClient, 'membership'>,
-  ctx: Pick<RequestContext, 'workspace'>,
-  userId: string,
-): Promise<MemberRow> {
-  if (!uuidSchema.safeParse(userId).success) throw new NotFoundError('member', userId);
-  const row = await prisma.membership.findUnique({
-    where: { workspaceId_userId: { workspaceId: ctx.workspace.id, userId } },
-    select: memberRecordSelect,
-  });
-  if (!row) throw new NotFoundError('member', userId);
-  return row;
-}
+/** findOwn's lookup of a member of the caller's workspace by user id (a user of another workspace only: 404). */
+export const memberLookup: OwnLookup<Pick<PrismaClient, 'membership'>, MemberRow> = {
+  noun: 'member',
+  find: (db, { id, workspaceId }) =>
+    db.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId: id } },
+      select: memberRecordSelect,
+    }),
+};

@@ -1,7 +1,6 @@
 import {
   monitorRegions,
   createMonitorSchema,
-  DEFAULT_TIMEOUT_MS,
   dnsHostSchema,
   formatPath,
   httpTargetSchema,
@@ -24,8 +23,9 @@ import {
   type Judging,
   type Raw,
 } from '../validation.js';
-import { findOwnMonitor } from './get-monitor.js';
+import { findOwn } from '../records.js';
 import { dependencyIssues } from './monitor-dependencies.js';
+import { monitorLookup } from './monitor-record.js';
 import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssues } from './monitor-rules.js';
 
 /*
@@ -106,9 +106,6 @@ async function createIssues(
       ...crossFieldIssues({
         method: type === 'http' ? known<string>('method', 'GET') : undefined,
         hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
-        timeoutMs: known<number>('timeoutMs', DEFAULT_TIMEOUT_MS),
-        degradedAfterMs: known<number | null>('degradedAfterMs', null),
-        latencyThresholdMs: known<number | null>('latencyThresholdMs', null),
       }),
     );
   }
@@ -152,9 +149,6 @@ export interface MonitorBeforeUpdate {
   quorum: number | null;
   method: string;
   bodyEnc: string | null;
-  timeoutMs: number;
-  degradedAfterMs: number | null;
-  latencyThresholdMs: number | null;
 }
 
 const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
@@ -203,9 +197,6 @@ async function updateIssues(
     ...crossFieldIssues({
       method: after('method', current.method),
       hasBody: body === undefined ? undefined : body !== null,
-      timeoutMs: after('timeoutMs', current.timeoutMs),
-      degradedAfterMs: after('degradedAfterMs', current.degradedAfterMs),
-      latencyThresholdMs: after('latencyThresholdMs', current.latencyThresholdMs),
     }),
   );
   // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its
@@ -233,7 +224,7 @@ async function updateIssues(
 export const updateMonitorChecks: BodyChecks<typeof updateMonitorSchema, ChecksDeps> = {
   noun: 'monitor',
   judge: async (deps, at) => {
-    const current = await findOwnMonitor(deps.prisma, at.ctx, at.params.id!);
+    const current = await findOwn(deps.prisma, at.ctx, monitorLookup, at.params.id!);
     return updateIssues(deps.guard, deps.config.checkRegions, current, at, {
       prisma: deps.prisma,
       workspaceId: at.ctx.workspace.id,

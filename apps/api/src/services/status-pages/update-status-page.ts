@@ -7,22 +7,27 @@ import {
   STATUS_PAGE_LIMITS,
   type Config,
   type PrismaClient,
+  statusPageNameSchema,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { isUniqueViolation } from './create-status-page.js';
-import { findOwnStatusPage } from './find-status-page.js';
+import { findOwn, isUniqueViolation } from '../records.js';
 import { hashPassword } from './password.js';
 import { layoutIssues, replaceLayout } from './replace-layout.js';
 import type { BodyChecks } from '../validation.js';
 import { domainTaken, ownHostIssues } from './set-custom-domain.js';
-import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
+import {
+  statusPageRecordSelect,
+  toStatusPageRecord,
+  type StatusPageRecord,
+  statusPageLookup,
+} from './status-page-record.js';
 
 export const updateStatusPageSchema = z
   .object({
-    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax).optional(),
+    name: statusPageNameSchema.optional(),
     slug: slugInputSchema
       .optional()
       .openapi({ description: 'Normalised as `vanityUrl` is on create; reserved or taken: 409.' }),
@@ -60,7 +65,7 @@ export const updateStatusPageChecks: BodyChecks<
 > = {
   noun: 'status page',
   judge: async (deps, { ctx, params, issues, known }) => {
-    await findOwnStatusPage(deps.prisma, ctx, params.id!);
+    await findOwn(deps.prisma, ctx, statusPageLookup, params.id!);
     const layout = known('sections');
     const domain = known('customDomain');
     return [
@@ -80,7 +85,7 @@ export async function updateStatusPage(
   { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateStatusPageInput } },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const page = await findOwnStatusPage(deps.prisma, ctx, id);
+  const page = await findOwn(deps.prisma, ctx, statusPageLookup, id);
   const { sections, password, slug, customDomain, ...plain } = changes;
   if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
     throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });
@@ -90,7 +95,7 @@ export async function updateStatusPage(
     const row = await deps.prisma.$transaction(async (tx) => {
       // The If-Match check, and the row lock that lets a concurrent PATCH or `arrange` apply wholly before or after.
       await claimVersion(tx, ctx, 'status_page', page.id);
-      const before = await findOwnStatusPage(tx, ctx, page.id);
+      const before = await findOwn(tx, ctx, statusPageLookup, page.id);
       const sectionsBefore = sections !== undefined ? await replaceLayout(tx, page, sections, 'sections') : undefined;
       // Judged here, so that the unique violation caught below can only be the slug's (or a race on the domain).
       if (customDomain && (await tx.statusPage.count({ where: { customDomain, id: { not: page.id } } })) > 0)

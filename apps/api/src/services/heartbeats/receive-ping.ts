@@ -1,0 +1,131 @@
+import { createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
+
+export type PingKind = 'start' | 'success' | 'fail';
+
+/** One ping as the receiver read it (ping.router.ts). */
+export interface Ping {
+  secret: string;
+  kind: PingKind;
+  /** `/ping/<secret>/<exitCode>`: 0 (a success) to 255; null for `/`, `/start` and `/fail`. */
+  exitCode: number | null;
+  /** `?rid=<uuid>`: pairs a start with its end when runs overlap. */
+  rid: string | null;
+  /** The POST body's first bytes (the run's log), null when empty. */
+  body: string | null;
+  remoteAddress: string | null;
+  userAgent: string | null;
+}
+
+export interface PingedMonitor {
+  id: string;
+  enabled: boolean;
+  /** With the flap state: whether the worker should judge this ping at once (ping.router.ts). */
+  status: string;
+  /** Counted consecutive passes of the monitor's region (0 before its first counted result). */
+  consecutivePasses: number;
+  resolveThreshold: number;
+  /** The run this end ping closed took longer than the monitor's maxRunSeconds (`run_too_long`). */
+  tooLong: boolean;
+}
+
+/**
+ * The pings of one event-loop turn in one statement per round (a round holds at most one ping per secret, so a turn
+ * usually takes one): it updates each monitor's ping times and run in progress and stores every ping in
+ * heartbeat_pings with its run's duration. Each ping is answered only once its rows are written, so
+ * 200 still means recorded.
+ *
+ * Runs pair as Healthchecks pairs them: a start sets the run in progress (at, rid); an end ping with the same rid
+ * (both absent included) ends it and takes its duration; a `fail`, or a success without rid, ends it whatever its
+ * rid; a success with another rid leaves it running. An end with a rid that is not the run in progress (overlapping
+ * runs) takes its duration from the latest start of that rid in the log.
+ */
+/** Ping statements at once per API process: a commit is most of a statement's cost, so fewer, larger ones. */
+const PING_WRITES_IN_FLIGHT = 2;
+const pingWriter = perClient((prisma: PrismaClient) =>
+  createBatchLoader<Ping & { seq: number }, PingedMonitor>(
+    async (keys) => {
+      const at = new Date().toISOString();
+      const found = new Map<string, PingedMonitor>();
+      const pending = [...new Map(keys.map((k) => [k.seq, k])).values()];
+      while (pending.length) {
+        const round: typeof pending = [];
+        const secrets = new Set<string>();
+        for (let i = 0; i < pending.length;) {
+          if (secrets.has(pending[i]!.secret)) {
+            i++;
+            continue;
+          }
+          secrets.add(pending[i]!.secret);
+          round.push(...pending.splice(i, 1));
+        }
+        const col = <F extends keyof Ping>(f: F) => round.map((p) => p[f]);
+        // The counted passes live with the region's flap state (a heartbeat is judged in one region).
+        // One statement, no read before the write: the UPDATE works out each ping's run from the monitor's row as it
+        // locks it (the latest version, whatever committed meanwhile), and RETURNING hands the pings' durations to the
+        // log's INSERT (RETURNING sees the new row: an end ping's duration is its new lastRunDurationMs).
+        const rows = await prisma.$queryRaw<Array<PingedMonitor & { secret: string }>>`
+          WITH p AS (
+            SELECT * FROM unnest(${col('secret')}::text[], ${col('kind')}::text[], ${col('exitCode')}::int[],
+              ${col('rid')}::uuid[], ${col('body')}::text[], ${col('remoteAddress')}::text[], ${col('userAgent')}::text[])
+              AS p(secret, kind, "exitCode", rid, body, "remoteAddress", "userAgent")
+          ), u AS (
+            UPDATE monitors AS m SET
+              "lastPingAt" = CASE WHEN p.kind = 'success' THEN ${at}::timestamptz ELSE m."lastPingAt" END,
+              "lastPingFailAt" = CASE WHEN p.kind = 'fail' THEN ${at}::timestamptz ELSE m."lastPingFailAt" END,
+              "runStartedAt" = CASE WHEN p.kind = 'start' THEN ${at}::timestamptz
+                WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
+                  OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
+                ELSE m."runStartedAt" END,
+              "runStartedRid" = CASE WHEN p.kind = 'start' THEN p.rid
+                WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
+                  OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
+                ELSE m."runStartedRid" END,
+              "lastRunDurationMs" = CASE WHEN p.kind = 'start' THEN m."lastRunDurationMs"
+                ELSE floor(extract(epoch FROM (${at}::timestamptz - CASE
+                  WHEN m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid THEN m."runStartedAt"
+                  WHEN p.rid IS NOT NULL THEN (SELECT s.at FROM heartbeat_pings s
+                    WHERE s."monitorId" = m.id AND s.kind = 'start' AND s.rid = p.rid ORDER BY s.at DESC LIMIT 1)
+                END)) * 1000)::int END,
+              "updatedAt" = ${at}::timestamptz
+            FROM p
+            WHERE m."pingSecret" = p.secret AND m.type = 'heartbeat'
+            RETURNING m.id, p.secret, p.kind, p."exitCode", p.rid, p.body, p."remoteAddress", p."userAgent", m.enabled,
+              m.status::text AS status, m."resolveThreshold", m."maxRunSeconds",
+              CASE WHEN p.kind = 'start' THEN NULL ELSE m."lastRunDurationMs" END AS "durationMs"
+          ), ins AS (
+            INSERT INTO heartbeat_pings (id, "monitorId", at, kind, "exitCode", "durationMs", rid, body, "remoteAddress",
+              "userAgent")
+            SELECT gen_random_uuid(), u.id, ${at}::timestamptz, u.kind::"HeartbeatPingKind", u."exitCode", u."durationMs",
+              u.rid, u.body, u."remoteAddress", u."userAgent"
+            FROM u
+          )
+          SELECT u.id, u.secret, u.enabled, u.status, u."resolveThreshold",
+            coalesce(u."durationMs" > u."maxRunSeconds" * 1000, false) AS "tooLong",
+            coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = u.id), 0)::int
+              AS "consecutivePasses"
+          FROM u`;
+        const bySecret = new Map(rows.map(({ secret, ...r }) => [secret, r]));
+        for (const p of round) {
+          const r = bySecret.get(p.secret);
+          if (r) found.set(String(p.seq), r);
+        }
+      }
+      return found;
+    },
+    // While both are in flight, the pings arriving go together in the next one.
+    { keyOf: (k) => String(k.seq), maxInFlight: PING_WRITES_IN_FLIGHT },
+  ),
+);
+
+let seq = 0;
+
+/**
+ * `<PUBLIC_BASE_URL>/ping/<secret>...`: records a heartbeat ping (start, success or failure); null when no heartbeat
+ * monitor has that secret. No `ctx`: the secret is the credential, and it names the monitor.
+ */
+export async function receivePing(
+  { prisma }: { prisma: PrismaClient },
+  { input: ping }: { input: Ping },
+): Promise<PingedMonitor | null> {
+  return (await pingWriter(prisma).load({ ...ping, seq: seq++ })) ?? null;
+}
