@@ -50,7 +50,7 @@ export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O }
   : void;
 
 export interface BodySpec<B extends z.ZodType> {
-  /** Parsed by mountRoutes (strict: unknown keys are 400) and documented: the body's one schema. */
+  /** Parsed by mountRoutes (strict: unknown keys are 400) and shown in the document: the body's one schema. */
   schema: B;
   /**
    * What the schema cannot judge (the database, the configuration, the SSRF guard, rules between fields), written
