@@ -46,7 +46,7 @@ const weeklyBody = (t: Awaited<ReturnType<typeof team>>) => ({
   ],
 });
 
-async function created(t: Awaited<ReturnType<typeof team>>, body: unknown = weeklyBody(t)) {
+async function created(t: Awaited<ReturnType<typeof team>>, body: object = weeklyBody(t)) {
   const res = await api().post('/api/v1/schedules').set(bearer(t.tokens.admin)).send(body);
   expect(res.status).toBe(201);
   return res.body.data as { id: string; version: number; layers: Array<{ id: string }> };
@@ -112,7 +112,7 @@ describe('schedules', () => {
     const t = await team();
     const other = await team();
     const stranger = await makeUser(h.prisma, []);
-    const post = (body: unknown, token = t.tokens.admin) =>
+    const post = (body: object, token = t.tokens.admin) =>
       api().post('/api/v1/schedules').set(bearer(token)).send(body);
     const body = weeklyBody(t);
     expect((await post(body, t.tokens.member)).status).toBe(403);

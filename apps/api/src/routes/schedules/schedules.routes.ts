@@ -1,5 +1,5 @@
 import { paginationQuerySchema } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { addOverride } from '../../services/schedules/add-override.js';
 import { createCalendarToken, calendarTokenRecordSchema } from '../../services/schedules/create-calendar-token.js';
 import { createSchedule } from '../../services/schedules/create-schedule.js';

@@ -3,7 +3,7 @@ import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwn } from '../records.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { replaceCalendarToken } from './calendar-feed-url.js';
 import { scheduleLookup } from './schedule-record.js';
 

@@ -9,7 +9,7 @@ import {
   type Issue,
   type PrismaClient,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { failWith } from '../validation.js';
 
 /** The limits of a schedule (docs/decisions.md, "On-call schedules"). */

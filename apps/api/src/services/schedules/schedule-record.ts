@@ -7,7 +7,7 @@ import {
   type Restriction,
   type Shift,
 } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
 
 const layerRecordSchema = z
