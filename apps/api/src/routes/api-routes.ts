@@ -9,6 +9,7 @@ import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
+import { meRoutes } from './me/me.routes.js';
 import { scheduleRoutes } from './schedules/schedules.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 
@@ -25,6 +26,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...incidentRoutes,
   ...escalationPolicyRoutes,
   ...scheduleRoutes,
+  ...meRoutes,
   ...configRoutes,
   ...accessRoutes,
   ...auditEventRoutes,

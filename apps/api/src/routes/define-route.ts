@@ -2,10 +2,10 @@ import type { Pagination } from '@statusvane/shared';
 import type { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
 import type { Permission } from '../services/auth/permissions.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext, UserServiceContext } from '../services/context.js';
 import type { BodyChecks } from '../services/validation.js';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Tag =
   | 'Monitors'
   | 'Components'
@@ -18,8 +18,11 @@ export type Tag =
   | 'Configuration'
   | 'Audit events'
   | 'Events';
-/** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
-export type Roles = 'read' | Permission;
+/**
+ * Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts; `self` is a person
+ * acting on what is theirs (`/me/...`: declared with defineUserRoute, no workspace involved).
+ */
+export type Roles = 'read' | Permission | 'self';
 
 /** `{id}` and `{userId}` out of `/members/{userId}/x/{id}`: the path declares its parameters. */
 export type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest}`
@@ -72,7 +75,7 @@ export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z
   summary: string;
   /** Without the role sentence: the document appends it from `roles`. */
   description: string;
-  roles: Roles;
+  roles: Exclude<Roles, 'self'>;
   request?: {
     /** Strict: an unknown query parameter is 400. Omitted: the operation takes none. */
     query?: Q;
@@ -94,7 +97,7 @@ export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z
 }
 
 /** A declared operation with its types erased, as mountRoutes and the document read it. */
-export type ApiRoute = RouteSpec<string, z.ZodType, z.ZodType, Responses>;
+export type ApiRoute = Omit<RouteSpec<string, z.ZodType, z.ZodType, Responses>, 'roles'> & { roles: Roles };
 
 /**
  * Declares one operation of the management API: its path, roles, request and answer schemas, idempotency and
@@ -130,5 +133,33 @@ export function successOf(route: ApiRoute): {
  * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
  */
 export function takesIfMatch(route: ApiRoute): boolean {
-  return route.method === 'patch' || route.method === 'delete';
+  // A person's own settings (`/me/...`) carry no version.
+  return (route.method === 'patch' || route.method === 'delete') && route.roles !== 'self';
+}
+
+/** A `/me/...` operation: as RouteSpec, but its caller is a person (UserServiceContext), never a workspace. */
+export interface UserRouteSpec<
+  Path extends string,
+  Q extends z.ZodType,
+  B extends z.ZodType,
+  R extends Responses,
+> extends Omit<RouteSpec<Path, Q, B, R>, 'roles' | 'idempotent' | 'handler' | 'request'> {
+  request?: { query?: Q; body?: Omit<BodySpec<B>, 'checks'> };
+  handler: (
+    deps: ApiDeps,
+    input: { ctx: UserServiceContext; query: z.output<Q>; body: z.output<B> },
+  ) => Promise<ResultOf<R>>;
+}
+
+/**
+ * Declares one `/me/...` operation (services/auth/context.ts UserContext): served and documented as every other,
+ * with `roles: 'self'`; mountRoutes hands its handler the person's context instead of a workspace's.
+ */
+export function defineUserRoute<
+  const Path extends `/me/${string}`,
+  R extends Responses,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+>(spec: UserRouteSpec<Path, Q, B, R>): ApiRoute {
+  return { ...spec, roles: 'self' } as unknown as ApiRoute;
 }

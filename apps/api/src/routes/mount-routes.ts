@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
-import { ctxOf } from '../middleware/auth.js';
+import { ctxOf, userCtxOf } from '../middleware/auth.js';
 import {
   answerNotStored,
   idempotency,
@@ -14,7 +14,7 @@ import { etagOf, ifNoneMatchNames, parseIfMatch } from '../middleware/if-match.j
 import { jsonBodyRule } from '../middleware/json-body.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext, UserServiceContext } from '../services/context.js';
 import { judgeInput } from '../services/validation.js';
 import { successOf, successStatus, takesIfMatch, type ApiRoute } from './define-route.js';
 
@@ -45,6 +45,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
     const conditional = takesIfMatch(route);
 
     const handle: RequestHandler = async (req, res) => {
+      if (route.roles === 'self') return void (await handleOwn(req, res, () => undefined));
       const auth = ctxOf(res);
       // The role first: a caller without it is told 403 whatever it sent.
       if (route.roles !== 'read') assertCan(auth.role, route.roles);
@@ -81,6 +82,22 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         return void res.status(304).end();
       if (status === 204) res.status(204).end();
       else if (stored !== undefined) res.status(status).type('application/json').send(stored);
+      else res.status(status).json(toBody(result));
+    };
+
+    // A `/me/...` operation (defineUserRoute): the person's own, no workspace, no role, no If-Match or safe retry.
+    const handleOwn: RequestHandler = async (req, res) => {
+      const query = parseOrThrow(route.request?.query ?? NOTHING, req.query, 'query');
+      const parsedBody = parseOrThrow(body?.schema ?? NOTHING, body ? req.body : (req.body ?? {}), 'body');
+      const ctx = { ...userCtxOf(res), now: clock() } satisfies UserServiceContext;
+      // defineUserRoute's handler takes the person's context where a workspace route's takes ServiceContext.
+      const result = await route.handler(deps, {
+        ctx: ctx as unknown as ServiceContext,
+        params: {},
+        query,
+        body: parsedBody,
+      });
+      if (status === 204) res.status(204).end();
       else res.status(status).json(toBody(result));
     };
 

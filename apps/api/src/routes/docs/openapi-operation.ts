@@ -25,6 +25,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'webhooks:manage': 'Role: admin or owner (others get 403).',
   'schedules:manage': 'Role: admin or owner (others get 403).',
   'schedules:override': 'Role: member, admin or owner (a viewer gets 403); a member only for themselves.',
+  self: 'Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -249,7 +250,8 @@ export function operationOf(route: ApiRoute): RouteConfig {
     tags: [route.tag],
     parameters: [
       ...pathParameters(route.path),
-      ref('parameters', 'WorkspaceHeader'),
+      // A person's own operations (`/me/...`) do not read the workspace header.
+      ...(route.roles === 'self' ? [] : [ref('parameters', 'WorkspaceHeader')]),
       ...(route.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
       ...(conditional ? [ref('parameters', 'IfMatch')] : []),
       ...(revalidates ? [ref('parameters', 'IfNoneMatch')] : []),

@@ -25,3 +25,16 @@ export interface RequestContext {
   /** Who the audit events of this request's writes name. */
   actor: AuditActor;
 }
+
+/**
+ * Who calls a `/me/...` operation: a person, in no particular workspace (their contact methods and calendar feed are
+ * theirs everywhere). `readOnly`: an OAuth (`mcp_at_`) token, which may read them but not change them.
+ */
+export interface UserContext {
+  userId: string;
+  tokenId: string;
+  tokenKind: 'personal' | 'oauth' | 'session';
+  principal: string;
+  actor: AuditActor;
+  readOnly: boolean;
+}

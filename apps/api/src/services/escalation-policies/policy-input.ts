@@ -4,6 +4,7 @@ import {
   escalationTargetSchema,
   isUrlChannel,
   type Issue,
+  type EscalationTargetInput,
   type PrismaClient,
   type SsrfGuard,
   shownText,
@@ -101,17 +102,29 @@ type StepsInput = CreateEscalationPolicyInput['steps'];
  * target (`steps[0].targets[1].target`).
  */
 export async function assertTargetsAllowed(guard: SsrfGuard, steps: StepsInput): Promise<void> {
-  const checks = steps.flatMap((s, i) =>
-    s.targets.map(async (t, j): Promise<Issue | null> => {
-      if (!('target' in t) || !isUrlChannel(t.channel)) return null;
-      const result = await guard.checkUrl(t.target);
-      if (result.ok || result.code === 'dns') return null;
-      const message = result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason;
-      return { path: `steps[${i}].targets[${j}].target`, message };
-    }),
+  const targets = steps.flatMap((s, i) =>
+    s.targets.map((target, j) => ({ path: `steps[${i}].targets[${j}]`, target })),
   );
-  const issues = (await Promise.all(checks)).filter((i): i is Issue => i !== null);
+  const issues = await urlTargetIssues(guard, targets);
   if (issues.length) failWith('escalation policy', issues);
+}
+
+/**
+ * The SSRF issues of the URL targets among `targets` (`<path>.target`): the one write-time rule of policy targets
+ * and contact methods alike.
+ */
+export async function urlTargetIssues(
+  guard: SsrfGuard,
+  targets: ReadonlyArray<{ path: string; target: EscalationTargetInput }>,
+): Promise<Issue[]> {
+  const checks = targets.map(async ({ path, target: t }): Promise<Issue | null> => {
+    if (!('target' in t) || !isUrlChannel(t.channel)) return null;
+    const result = await guard.checkUrl(t.target);
+    if (result.ok || result.code === 'dns') return null;
+    const message = result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason;
+    return { path: `${path}.target`, message };
+  });
+  return (await Promise.all(checks)).filter((i): i is Issue => i !== null);
 }
 
 /**
