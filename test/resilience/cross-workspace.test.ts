@@ -487,11 +487,14 @@ describe('a token of another workspace', () => {
       (await resources.member()).id,
     ];
     // Every GET without an id: the paginated lists asked for their largest page, and the others (GET /config) whole.
-    const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get').map((r) => ({
-      path: r.path,
-      roles: r.roles,
-      query: successOf(r).page ? '?perPage=250' : '',
-    }));
+    // A person's own (`/me/...`) are no workspace's: their own suite (contact-methods) covers them.
+    const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get' && r.roles !== 'self').map(
+      (r) => ({
+        path: r.path,
+        roles: r.roles,
+        query: successOf(r).page ? '?perPage=250' : '',
+      }),
+    );
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const { path, roles, query } of lists) {
       for (const caller of callers) {

@@ -42,6 +42,12 @@ export type Responses = ({ 200: OkResponse } | { 201: OkResponse } | { 204: { de
   409?: { description: string; example: string };
 };
 
+/** The 409 of an idempotent route: a retry while the first request with its key is still running. */
+export const KEY_IN_FLIGHT = {
+  description: 'a request with the same `Idempotency-Key` is still in flight.',
+  example: 'A request with this Idempotency-Key is in progress',
+};
+
 /** What the handler returns for the success declared: the record, the page, or nothing (204). */
 export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O }
   ? O extends { data: infer S extends z.ZodType }

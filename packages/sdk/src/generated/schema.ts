@@ -641,6 +641,262 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List schedules
+         * @description The workspace's schedules, oldest first. Any role (viewer and above).
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create an on-call schedule
+         * @description Layers of rotations in one IANA timezone. `startsAt` is the first handoff; `hours` rotations move by elapsed time, `days` and `weeks` at `handoffTime` on the schedule's wall clock, across daylight-saving changes (a time the clock skips is the end of the jump; a repeated one, its first occurrence). Restrictions limit a layer to weekly windows (one may cross midnight). A later layer wins wherever it has someone; overrides win over layers. Members and the fallback must be members of the workspace (400). Role: admin or owner (others get 403).
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        /**
+         * List schedules (headers only)
+         * @description As `GET /schedules` (listSchedules), answered with its status and headers and no body.
+         */
+        head: operations["listSchedulesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a schedule
+         * @description The schedule with its layers. Any role (viewer and above).
+         */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule
+         * @description Its layers, overrides and calendar feed go with it. A policy step that still names it records `schedule_not_found` when it fires. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        /**
+         * Get a schedule (headers only)
+         * @description As `GET /schedules/{id}` (getSchedule), answered with its status and headers and no body.
+         */
+        head: operations["getScheduleHead"];
+        /**
+         * Update a schedule
+         * @description Only the given fields change; `layers` replaces every layer. Overrides stay. Role: admin or owner (others get 403).
+         */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/schedules/{id}/overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List overrides
+         * @description The overrides that have not ended yet, soonest first. Any role (viewer and above).
+         */
+        get: operations["listScheduleOverrides"];
+        put?: never;
+        /**
+         * Add an override
+         * @description `userId` is on call from `startsAt` to `endsAt` (at most 90 days) whatever the layers say; where overrides overlap, the newest wins. Managers add them for anyone; another writer only for themselves (403). The user must be a member (400). Counts as a change of the schedule (its version grows; audited as `schedule.override_added`). Role: member, admin or owner (a viewer gets 403); a member only for themselves.
+         */
+        post: operations["addScheduleOverride"];
+        delete?: never;
+        options?: never;
+        /**
+         * List overrides (headers only)
+         * @description As `GET /schedules/{id}/overrides` (listScheduleOverrides), answered with its status and headers and no body.
+         */
+        head: operations["listScheduleOverridesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/overrides/{overrideId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an override
+         * @description Managers remove any override; another writer only their own (403). `If-Match` names the schedule's version. Role: member, admin or owner (a viewer gets 403); a member only for themselves.
+         */
+        delete: operations["removeScheduleOverride"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/oncall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is on call
+         * @description Who is on call at `at` (default now), through which layer or override, and the shift it is part of (`from`, `to`; null beyond 90 days). `user: null`: nobody (a page goes to the fallback). Any role (viewer and above).
+         */
+        get: operations["getScheduleOnCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Who is on call (headers only)
+         * @description As `GET /schedules/{id}/oncall` (getScheduleOnCall), answered with its status and headers and no body.
+         */
+        head: operations["getScheduleOnCallHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolved shifts
+         * @description The shifts of [`from`, `to`) in order (default the next 14 days; at most 90 days, else 400), each one person's stretch with its layer or override, cut to the range; times when nobody is on call are left out. Any role (viewer and above).
+         */
+        get: operations["listScheduleShifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Resolved shifts (headers only)
+         * @description As `GET /schedules/{id}/shifts` (listScheduleShifts), answered with its status and headers and no body.
+         */
+        head: operations["listScheduleShiftsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/oncall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is on call now, everywhere
+         * @description Who is on call now in every schedule of the workspace. Any role (viewer and above).
+         */
+        get: operations["listOnCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Who is on call now, everywhere (headers only)
+         * @description As `GET /oncall` (listOnCall), answered with its status and headers and no body.
+         */
+        head: operations["listOnCallHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/calendar-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the calendar feed URL of a schedule
+         * @description An iCalendar feed of the next 90 days of shifts at `<PUBLIC_BASE_URL>/ical/<token>.ics`, for any calendar app. The URL is its secret and is shown in this answer only (a replay of the `Idempotency-Key` answers `url: null`); a new one replaces the previous URL, which stops working. Role: admin or owner (others get 403).
+         */
+        post: operations["createScheduleCalendarToken"];
+        /**
+         * Revoke the calendar feed URL of a schedule
+         * @description The feed answers 404 from now on. No feed: 404. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteScheduleCalendarToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/contact-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my contact methods
+         * @description How `schedule` and `user` escalation targets reach you, in the order pages go out. Secrets are never shown: each method is its `id` and `display`. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        get: operations["listMyContactMethods"];
+        /**
+         * Replace my contact methods
+         * @description Replaces the list. Each method is a target of section 5's shapes (webhook, slack, email, teams, discord, ntfy: `target`; pagerduty: `routingKey`; opsgenie: `apiKey`; telegram: `botToken` and `chatId`); URLs must pass the SSRF guard (400); secrets are stored encrypted and never shown again. At most 10; `[]` removes them all (pages then record `no_contact_method` and go to the fallback). Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        put: operations["putMyContactMethods"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List my contact methods (headers only)
+         * @description As `GET /me/contact-methods` (listMyContactMethods), answered with its status and headers and no body.
+         */
+        head: operations["listMyContactMethodsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/me/calendar-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create my calendar feed URL
+         * @description An iCalendar feed of your own shifts in every schedule of every workspace you belong to, the next 90 days, at `<PUBLIC_BASE_URL>/ical/<token>.ics`. Shown in this answer only; a new one replaces the previous URL. Not taken with `Idempotency-Key`: a retry makes another URL, and the last one answered is the one that works. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        post: operations["createMyCalendarToken"];
+        /**
+         * Revoke my calendar feed URL
+         * @description The feed answers 404 from now on. None: 404. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        delete: operations["deleteMyCalendarToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/config/plan": {
         parameters: {
             query?: never;
@@ -2487,17 +2743,27 @@ export interface components {
         };
         EscalationDelivery: {
             /** @enum {string} */
-            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram" | "schedule" | "user";
             /** @description Never a secret. Email: the address. URL channels (webhook, slack, teams, discord, ntfy): only `scheme://host[:port]/…`, since the full URL is a credential. pagerduty and opsgenie: `routing key …abcd` / `API key …abcd` (the last four characters). telegram: `chat <chatId>`. */
             target: string;
             /**
-             * @description `skipped`: silent policy, or a channel that is not configured.
+             * Format: uuid
+             * @description A `schedule` target: the schedule whose on-call user (or fallback) this delivery paged.
+             */
+            scheduleId: string | null;
+            /**
+             * Format: uuid
+             * @description A `schedule` or `user` target: the user paged; `channel` and `target` are then the contact method used.
+             */
+            userId: string | null;
+            /**
+             * @description `skipped`: silent policy, a channel that is not configured, a user with no contact method (`no_contact_method`), or nobody on call (`nobody_on_call`, the fallback paged next).
              * @enum {string}
              */
             status: "pending" | "sent" | "failed" | "skipped";
             /** Format: date-time */
             sentAt: string | null;
-            /** @description Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is `failed` or `skipped`. */
+            /** @description Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, `no_contact_method`, `nobody_on_call`, `not_a_member`, ...). Null unless `status` is `failed` or `skipped`. */
             reason: string | null;
         };
         EscalationPolicy: {
@@ -2531,7 +2797,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram" | "schedule" | "user";
             /** @description How the target is shown, never a secret (targets are stored encrypted and never shown in clear). Email: the address. URL channels (webhook, slack, teams, discord, ntfy): `scheme://host[:port]/…`. pagerduty and opsgenie: `routing key …abcd` / `API key …abcd`. telegram: `chat <chatId>`. */
             display: string;
         };
@@ -2570,8 +2836,8 @@ export interface components {
             minImpact?: "none" | "minor" | "major" | "critical";
             targets: components["schemas"]["EscalationTargetInput"][];
         };
-        /** @description Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); opsgenie: `apiKey`; telegram: `botToken` and `chatId`. Stored encrypted; records show only `display`. */
-        EscalationTargetInput: components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"];
+        /** @description Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); opsgenie: `apiKey`; telegram: `botToken` and `chatId`; schedule: `target`, a schedule of the workspace (whoever is on call when the step fires); user: `target`, a member. Schedule and user targets page through the contact methods of the person they reach (`PUT /me/contact-methods`). Stored encrypted; records show only `display`. */
+        EscalationTargetInput: components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"] | components["schemas"]["ScheduleTargetInput"] | components["schemas"]["UserTargetInput"];
         WebhookTargetInput: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2651,6 +2917,24 @@ export interface components {
             botToken: string;
             chatId: string;
         };
+        ScheduleTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "schedule";
+            /** Format: uuid */
+            target: string;
+        };
+        UserTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "user";
+            /** Format: uuid */
+            target: string;
+        };
         /** @description Only the provided fields change. */
         UpdateEscalationPolicyInput: {
             name?: string;
@@ -2669,14 +2953,14 @@ export interface components {
             /** @description The step's position in the ladder, from 0. */
             step: number;
             /** @enum {string} */
-            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram" | "schedule" | "user";
             /** @description The target as records show it (never a secret). */
             display: string;
             /** @description The provider (or the SMTP server) accepted the message. */
             ok: boolean;
             /** @description The provider's HTTP status, when it answered. */
             status?: number;
-            /** @description Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not configured`, `target_unreadable` (the target's encryption key is gone) ... */
+            /** @description Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not configured`, `target_unreadable` (the target's encryption key is gone), `person_not_tested` (a schedule or user target: a test wakes nobody) ... */
             error?: string;
         };
         /** @description The workspace's escalation webhook signing secret: every webhook page and notice carries `Statusvane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. */
@@ -2699,6 +2983,206 @@ export interface components {
              * @enum {string}
              */
             signedPayload: "<t>.<raw body>";
+        };
+        Schedule: {
+            /** Format: uuid */
+            id: string;
+            /** @description The name a workspace document (`POST /config/apply`) manages the schedule by; null: not managed. */
+            ref: string | null;
+            name: string;
+            timezone: string;
+            /** Format: uuid */
+            fallbackUserId: string | null;
+            layers: components["schemas"]["ScheduleLayer"][];
+            /** @description A calendar feed URL is live (`POST .../calendar-token`). */
+            calendarFeed: boolean;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ScheduleLayer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            startsAt: string;
+            rotation: {
+                every: number;
+                /** @enum {string} */
+                unit: "hours" | "days" | "weeks";
+            };
+            /** @example 09:00 */
+            handoffTime: string;
+            members: string[];
+            restrictions: components["schemas"]["ScheduleRestrictionRecord"][];
+        };
+        ScheduleRestrictionRecord: {
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            from: string;
+            to: string;
+        };
+        CreateScheduleInput: {
+            name: string;
+            /**
+             * @description IANA timezone of the wall clock (handoffs, restrictions).
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            /**
+             * Format: uuid
+             * @description Paged when nobody is on call, or when the one on call has no contact method.
+             */
+            fallbackUserId?: string | null;
+            /** @description In order: a later layer wins wherever it has someone. */
+            layers: components["schemas"]["ScheduleLayerInput"][];
+        };
+        ScheduleLayerInput: {
+            name: string;
+            /**
+             * Format: date-time
+             * @description The first handoff: the first member is on call from here. Before it the layer has nobody.
+             */
+            startsAt: string;
+            /** @description `hours`: hands off every `every` hours of elapsed time from `startsAt`. `days` and `weeks`: at `handoffTime` on the schedule's wall clock, every `every` days or weeks after the date of `startsAt`, across daylight-saving changes. */
+            rotation: {
+                every: number;
+                /** @enum {string} */
+                unit: "hours" | "days" | "weeks";
+            };
+            /**
+             * @description `HH:MM` on the schedule's wall clock.
+             * @example 09:00
+             */
+            handoffTime: string;
+            /** @description Users of the workspace in rotation order (one may appear more than once). */
+            members: string[];
+            /** @description When the layer has someone; omitted or empty: always. Outside them a lower layer (or nobody) answers. */
+            restrictions?: components["schemas"]["ScheduleRestriction"][];
+        };
+        ScheduleRestriction: {
+            /** @description The weekdays the window starts on. */
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description `HH:MM` on the schedule's wall clock.
+             * @example 09:00
+             */
+            from: string;
+            /**
+             * @description The window ends at `to` that day, or the next day when `to` is not after `from` (crossing midnight).
+             * @example 09:00
+             */
+            to: string;
+        };
+        /** @description Only the provided fields change; `layers` replaces them all. */
+        UpdateScheduleInput: {
+            name?: string;
+            /**
+             * @description IANA timezone of the wall clock (handoffs, restrictions).
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * Format: uuid
+             * @description Paged when nobody is on call, or when the one on call has no contact method.
+             */
+            fallbackUserId?: string | null;
+            /** @description Replaces every layer. */
+            layers?: components["schemas"]["ScheduleLayerInput"][];
+        };
+        ScheduleOverride: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            scheduleId: string;
+            /** Format: uuid */
+            userId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AddScheduleOverrideInput: {
+            /** Format: uuid */
+            userId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+        };
+        OnCall: {
+            user: components["schemas"]["OnCallUser"];
+            layer: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /**
+             * Format: uuid
+             * @description The override in force, if one decides.
+             */
+            override: string | null;
+            /**
+             * Format: date-time
+             * @description When this shift (or gap) began; null: more than 90 days ago.
+             */
+            from: string | null;
+            /**
+             * Format: date-time
+             * @description When it ends; null: not within 90 days.
+             */
+            to: string | null;
+        };
+        /** @description Who is on call; null: nobody (the fallback is paged). */
+        OnCallUser: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            email: string;
+        } | null;
+        Shift: {
+            user: components["schemas"]["OnCallUser"];
+            layer: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /** Format: uuid */
+            override: string | null;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        ScheduleOnCall: components["schemas"]["OnCall"] & {
+            schedule: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                timezone: string;
+            };
+        };
+        CalendarFeed: {
+            /** @description The feed, `<PUBLIC_BASE_URL>/ical/<token>.ics`: shown in this answer only. A replay of the request (same `Idempotency-Key`) answers null: create another if it was lost. */
+            url: string | null;
+        };
+        ContactMethod: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            /** @description How the method is shown, never a secret (stored encrypted, as escalation targets): an email address in full, a URL as `scheme://host[:port]/…`, a key by its last four characters, a Telegram chat by its id. */
+            display: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PutContactMethodsInput: {
+            /** @description Every method, in the order pages go out; replaces the list. A method sent again as it is stored (same channel, same secret) keeps its id. */
+            methods: (components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"])[];
         };
         ConfigPlan: {
             planId: string;
@@ -2881,11 +3365,11 @@ export interface components {
             id: string;
             /** Format: date-time */
             at: string;
-            /** @description Who made the change: an org token, a user (personal or OAuth token), or the admin CLI. */
+            /** @description Who made the change: an org token, a user (personal or OAuth token), the admin CLI, or a link in a page. */
             actor: {
                 /** @enum {string} */
-                type: "token" | "user" | "cli";
-                /** @description The token's id, the user's id, or the operating-system user that ran the admin CLI. */
+                type: "token" | "user" | "cli" | "link";
+                /** @description The token's id, the user's id, the operating-system user that ran the admin CLI, or for an acknowledge or resolve link of a page (`link`): the paged user, else the delivery. */
                 id: string;
                 /** @description The token's name, the user's name or email, or `user@host`. */
                 name: string;
@@ -2896,7 +3380,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "workspace" | "user";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -3283,6 +3767,8 @@ export interface components {
         SubscriberId: string;
         /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
         UserId: string;
+        /** @description An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404. */
+        OverrideId: string;
     };
     requestBodies: never;
     headers: {
@@ -6361,6 +6847,1094 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description The schedule. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSchedulesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduleHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description The updated schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScheduleOverrides: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of overrides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduleOverride"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addScheduleOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddScheduleOverrideInput"];
+            };
+        };
+        responses: {
+            /** @description The override. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduleOverride"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScheduleOverridesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of overrides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    removeScheduleOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+                /** @description An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404. */
+                overrideId: components["parameters"]["OverrideId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduleOnCall: {
+        parameters: {
+            query?: {
+                /** @description The instant (ISO 8601 with an offset); default now. */
+                at?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is on call. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnCall"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduleOnCallHead: {
+        parameters: {
+            query?: {
+                /** @description The instant (ISO 8601 with an offset); default now. */
+                at?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is on call. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    listScheduleShifts: {
+        parameters: {
+            query?: {
+                /** @description Default now. */
+                from?: string;
+                /** @description Default `from` plus 14 days; at most 90 days after `from`. */
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shifts, in order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Shift"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScheduleShiftsHead: {
+        parameters: {
+            query?: {
+                /** @description Default now. */
+                from?: string;
+                /** @description Default `from` plus 14 days; at most 90 days after `from`. */
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shifts, in order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    listOnCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduleOnCall"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOnCallHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    createScheduleCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed URL, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarFeed"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteScheduleCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyContactMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your contact methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactMethod"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putMyContactMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutContactMethodsInput"];
+            };
+        };
+        responses: {
+            /** @description Your contact methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactMethod"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyContactMethodsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your contact methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    createMyCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed URL, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarFeed"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMyCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     planConfig: {
         parameters: {
             query?: never;
@@ -7081,7 +8655,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -7131,7 +8705,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;

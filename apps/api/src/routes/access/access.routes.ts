@@ -8,12 +8,7 @@ import { createToken, createTokenSchema } from '../../services/tokens/create-tok
 import { deleteToken } from '../../services/tokens/delete-token.js';
 import { listTokens } from '../../services/tokens/list-tokens.js';
 import { apiTokenRecordSchema, createdApiTokenSchema } from '../../services/tokens/token-record.js';
-import { defineRoute } from '../define-route.js';
-
-const inFlight = {
-  description: 'a request with the same `Idempotency-Key` is still in flight.',
-  example: 'A request with this Idempotency-Key is in progress',
-};
+import { defineRoute, KEY_IN_FLIGHT as inFlight } from '../define-route.js';
 
 export const accessRoutes = [
   defineRoute({

@@ -27,7 +27,7 @@ import {
   shiftRecordSchema,
 } from '../../services/schedules/schedule-record.js';
 import { updateSchedule } from '../../services/schedules/update-schedule.js';
-import { defineRoute } from '../define-route.js';
+import { defineRoute, KEY_IN_FLIGHT } from '../define-route.js';
 
 const EXAMPLE = {
   name: 'Platform primary',
@@ -73,7 +73,7 @@ export const scheduleRoutes = [
       },
     },
     idempotent: true,
-    responses: { 201: { description: 'The schedule.', data: scheduleRecordSchema } },
+    responses: { 201: { description: 'The schedule.', data: scheduleRecordSchema }, 409: KEY_IN_FLIGHT },
     handler: (deps, { ctx, body }) => createSchedule(deps, { ctx, input: body }),
   }),
   defineRoute({
@@ -165,7 +165,7 @@ export const scheduleRoutes = [
       },
     },
     idempotent: true,
-    responses: { 201: { description: 'The override.', data: overrideRecordSchema } },
+    responses: { 201: { description: 'The override.', data: overrideRecordSchema }, 409: KEY_IN_FLIGHT },
     handler: (deps, { ctx, params, body }) => addOverride(deps, { ctx, input: { id: params.id, override: body } }),
   }),
   defineRoute({
@@ -231,7 +231,10 @@ export const scheduleRoutes = [
       'URL is its secret and is shown in this answer only (a replay of the `Idempotency-Key` answers `url: null`); a new one ' +
       'replaces the previous URL, which stops working.',
     idempotent: true,
-    responses: { 201: { description: 'The feed URL, shown once.', data: calendarTokenRecordSchema } },
+    responses: {
+      201: { description: 'The feed URL, shown once.', data: calendarTokenRecordSchema },
+      409: KEY_IN_FLIGHT,
+    },
     handler: (deps, { ctx, params }) => createCalendarToken(deps, { ctx, input: params }),
   }),
   defineRoute({
