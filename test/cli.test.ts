@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
 import request from 'supertest';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'packages/cli/bin/statusvane.mjs');
@@ -197,6 +197,32 @@ describe('statusvane CLI', () => {
     expect(some.stdout).toMatch(
       /^STATUS\s+IMPACT\s+STARTED\s+TITLE\s+ID\nopen\s+major\s+\S+\s+Payments slow\s+[0-9a-f-]{36}\n$/,
     );
+  });
+
+  it('shows who is on call now in every schedule', async () => {
+    expect(await cli(['oncall'])).toMatchObject({ code: 0, stdout: 'No schedules.\n', stderr: '' });
+    const ann = await makeUser(h.prisma, [{ workspace: ws.ws.slug, role: 'member' }]);
+    const layer = { rotation: { every: 1, unit: 'weeks' }, handoffTime: '09:00', members: [ann.id] };
+    for (const [name, startsAt] of [
+      ['Primary', '2026-01-05T09:00:00+01:00'],
+      ['Later', '2099-01-05T09:00:00+01:00'],
+    ]) {
+      await request(h.app)
+        .post('/api/v1/schedules')
+        .set(bearer(ws.tokens.admin))
+        .send({ name, timezone: 'Europe/Berlin', layers: [{ name: 'Weekly', startsAt, ...layer }] })
+        .expect(201);
+    }
+    const now = await cli(['oncall']);
+    expect(now.code).toBe(0);
+    const [header, ...rows] = now.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^SCHEDULE\s+ON CALL\s+BY\s+UNTIL\s+SCHEDULE ID$/);
+    expect(rows.map((r) => r.split(/\s{2,}/).slice(0, 3))).toEqual([
+      ['Primary', ann.email, 'Weekly'],
+      ['Later', 'nobody (fallback is paged)', '-'],
+    ]);
+    const json = JSON.parse((await cli(['oncall', '--json'])).stdout) as Array<{ user: { id: string } | null }>;
+    expect(json.map((o) => o.user?.id ?? null)).toEqual([ann.id, null]);
   });
 
   it('opens a maintenance window on a component by name for a duration, and completes it', async () => {

@@ -340,6 +340,30 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
       );
     });
 
+  cli
+    .command('oncall')
+    .description('who is on call now, in every schedule of the workspace')
+    .action(async () => {
+      const api = clientOf(io);
+      const now = unwrap(await api.GET('/oncall'), 'oncall').data;
+      if (asJson()) {
+        json(now);
+        return;
+      }
+      out(
+        table(
+          ['SCHEDULE', 'ON CALL', 'BY', 'UNTIL', 'SCHEDULE ID'],
+          now.map((o) => [
+            cell(o.schedule.name),
+            o.user ? cell(o.user.name ?? o.user.email) : 'nobody (fallback is paged)',
+            o.override ? 'override' : cell(o.layer?.name),
+            o.to ?? '-',
+            o.schedule.id,
+          ]),
+        ) || 'No schedules.\n',
+      );
+    });
+
   return { cli, exitCode: () => exitCode };
 }
 
