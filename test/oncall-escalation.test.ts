@@ -295,6 +295,29 @@ describe('schedule and user targets', () => {
   });
 });
 
+describe('a schedule that is paged', () => {
+  it('cannot be deleted while a policy pages it (409); it can once the policy no longer does', async () => {
+    const t = await team(({ schedule }) => [{ delayMinutes: 0, targets: [{ channel: 'schedule', target: schedule }] }]);
+    const refused = await request(h.app).delete(`/api/v1/schedules/${t.scheduleId}`).set(bearer(t.tokens.admin));
+    expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([
+      409,
+      'conflict',
+      expect.stringContaining('"On call"'),
+    ]);
+    const policy = await h.prisma.escalationPolicy.findFirstOrThrow({
+      where: { workspaceId: t.ws.id, archivedAt: null },
+    });
+    const patched = await request(h.app)
+      .patch(`/api/v1/escalation-policies/${policy.id}`)
+      .set(bearer(t.tokens.admin))
+      .send({ steps: [{ delayMinutes: 0, targets: [{ channel: 'user', target: t.bob.id }] }] });
+    expect(patched.status).toBe(200);
+    expect((await request(h.app).delete(`/api/v1/schedules/${t.scheduleId}`).set(bearer(t.tokens.admin))).status).toBe(
+      204,
+    );
+  });
+});
+
 describe('acknowledge and resolve links', () => {
   it('acknowledges once from the link in a delivered mail; a scanner’s GET changes nothing; then it answers it was used', async () => {
     const t = await team(({ schedule }) => [{ delayMinutes: 0, targets: [{ channel: 'schedule', target: schedule }] }]);

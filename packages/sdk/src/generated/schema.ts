@@ -685,7 +685,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a schedule
-         * @description Its layers, overrides and calendar feed go with it. A policy step that still names it records `schedule_not_found` when it fires. Role: admin or owner (others get 403).
+         * @description Its layers, overrides and calendar feed go with it. A schedule an escalation policy pages is refused (409): remove it from the policy first. Role: admin or owner (others get 403).
          */
         delete: operations["deleteSchedule"];
         options?: never;
@@ -7091,6 +7091,27 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: an escalation policy pages the schedule. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The schedule is paged by escalation policies: \"On call\" (…); remove it from their steps first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];

@@ -121,9 +121,15 @@ export const scheduleRoutes = [
     tag: 'On-call',
     summary: 'Delete a schedule',
     description:
-      'Its layers, overrides and calendar feed go with it. A policy step that still names it records `schedule_not_found` ' +
-      'when it fires.',
-    responses: { 204: { description: 'Deleted.' } },
+      'Its layers, overrides and calendar feed go with it. A schedule an escalation policy pages is refused (409): ' +
+      'remove it from the policy first.',
+    responses: {
+      204: { description: 'Deleted.' },
+      409: {
+        description: 'an escalation policy pages the schedule.',
+        example: 'The schedule is paged by escalation policies: "On call" (…); remove it from their steps first',
+      },
+    },
     handler: (deps, { ctx, params }) => deleteSchedule(deps, { ctx, input: params }),
   }),
   defineRoute({

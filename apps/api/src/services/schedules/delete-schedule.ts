@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@statusvane/shared';
+import { ConflictError, type PrismaClient } from '@statusvane/shared';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
@@ -6,8 +6,9 @@ import { findOwn } from '../records.js';
 import { scheduleLookup, toScheduleRecord } from './schedule-record.js';
 
 /**
- * DELETE /schedules/{id} (managers) -> 204: its layers, overrides and calendar feed go with it. A policy step that
- * names it records `schedule_not_found` when it fires (and pages its other targets).
+ * DELETE /schedules/{id} (managers) -> 204: its layers, overrides and calendar feed go with it. A schedule that a live
+ * escalation policy pages is refused (409, naming the policies): paging would silently lose it. (A ladder pinned to
+ * an archived policy that names it records `schedule_not_found` when the step fires.)
  */
 export async function deleteSchedule(
   deps: { prisma: PrismaClient },
@@ -17,6 +18,21 @@ export async function deleteSchedule(
   const schedule = await findOwn(deps.prisma, ctx, scheduleLookup, input.id);
   await deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'schedule', schedule.id); // If-Match, and the row locked
+    // A schedule target is shown (and stored beside its ciphertext) as the schedule's id.
+    const pagedBy = await tx.escalationPolicy.findMany({
+      where: {
+        workspaceId: ctx.workspace.id,
+        archivedAt: null,
+        steps: { some: { targets: { some: { channel: 'schedule', display: schedule.id } } } },
+      },
+      select: { id: true, name: true },
+      orderBy: { name: 'asc' },
+    });
+    if (pagedBy.length)
+      throw new ConflictError(
+        `The schedule is paged by escalation policies: ${pagedBy.map((p) => `"${p.name}" (${p.id})`).join(', ')}; ` +
+          'remove it from their steps first',
+      );
     const before = toScheduleRecord(await findOwn(tx, ctx, scheduleLookup, schedule.id));
     await tx.schedule.delete({ where: { id: schedule.id } });
     await recordAuditEvent(tx, ctx, {
