@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '@statusvane/shared';
-import { changesBetween, recordAuditEvent, type WriteContext } from '../audit/record-write.js';
+import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { assertScheduleUsers, type CreateScheduleInput } from './schedule-input.js';
@@ -17,22 +17,28 @@ export async function createSchedule(
   assertCan(ctx.role, 'schedules:manage');
   await assertScheduleUsers(deps.prisma, ctx.workspace.id, input);
   return deps.prisma.$transaction(async (tx) => {
-    const record = await createScheduleInTx(tx, ctx, input);
+    const record = toScheduleRecord(await createScheduleInTx(tx, ctx.workspace.id, input));
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'schedule',
+      resourceId: record.id,
+      action: 'created',
+      changes: changesBetween(null, record),
+    });
     await ctx.inTransaction?.(tx, record);
     return record;
   });
 }
 
-/** The writes of a create in the caller's transaction (users already judged), audited; config/apply gives `ref`. */
-export async function createScheduleInTx(
+/** The writes of a create in the caller's transaction (users already judged; no audit): config/apply gives `ref`. */
+export function createScheduleInTx(
   tx: Prisma.TransactionClient,
-  ctx: WriteContext,
+  workspaceId: string,
   input: CreateScheduleInput,
   ref: string | null = null,
-): Promise<ScheduleRecord> {
-  const row = await tx.schedule.create({
+) {
+  return tx.schedule.create({
     data: {
-      workspaceId: ctx.workspace.id,
+      workspaceId,
       ref,
       name: input.name,
       timezone: input.timezone,
@@ -41,12 +47,4 @@ export async function createScheduleInTx(
     },
     select: scheduleRecordSelect,
   });
-  const record = toScheduleRecord(row);
-  await recordAuditEvent(tx, ctx, {
-    resourceType: 'schedule',
-    resourceId: row.id,
-    action: 'created',
-    changes: changesBetween(null, record),
-  });
-  return record;
 }

@@ -1,5 +1,5 @@
-import { ConflictError, type PrismaClient } from '@statusvane/shared';
-import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
+import { ConflictError, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { changesBetween, claimVersion, recordAuditEvent, type WriteContext } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { findOwn } from '../records.js';
@@ -18,23 +18,8 @@ export async function deleteSchedule(
   const schedule = await findOwn(deps.prisma, ctx, scheduleLookup, input.id);
   await deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'schedule', schedule.id); // If-Match, and the row locked
-    // A schedule target is shown (and stored beside its ciphertext) as the schedule's id.
-    const pagedBy = await tx.escalationPolicy.findMany({
-      where: {
-        workspaceId: ctx.workspace.id,
-        archivedAt: null,
-        steps: { some: { targets: { some: { channel: 'schedule', display: schedule.id } } } },
-      },
-      select: { id: true, name: true },
-      orderBy: { name: 'asc' },
-    });
-    if (pagedBy.length)
-      throw new ConflictError(
-        `The schedule is paged by escalation policies: ${pagedBy.map((p) => `"${p.name}" (${p.id})`).join(', ')}; ` +
-          'remove it from their steps first',
-      );
     const before = toScheduleRecord(await findOwn(tx, ctx, scheduleLookup, schedule.id));
-    await tx.schedule.delete({ where: { id: schedule.id } });
+    await deleteScheduleInTx(tx, ctx, schedule.id);
     await recordAuditEvent(tx, ctx, {
       resourceType: 'schedule',
       resourceId: schedule.id,
@@ -42,4 +27,24 @@ export async function deleteSchedule(
       changes: changesBetween(before, null),
     });
   });
+}
+
+/** The delete in the caller's transaction (no audit): 409 while a live policy of the workspace pages the schedule. */
+export async function deleteScheduleInTx(tx: Prisma.TransactionClient, ctx: WriteContext, id: string): Promise<void> {
+  // A schedule target is shown (and stored beside its ciphertext) as the schedule's id.
+  const pagedBy = await tx.escalationPolicy.findMany({
+    where: {
+      workspaceId: ctx.workspace.id,
+      archivedAt: null,
+      steps: { some: { targets: { some: { channel: 'schedule', display: id } } } },
+    },
+    select: { id: true, name: true },
+    orderBy: { name: 'asc' },
+  });
+  if (pagedBy.length)
+    throw new ConflictError(
+      `The schedule is paged by escalation policies: ${pagedBy.map((p) => `"${p.name}" (${p.id})`).join(', ')}; ` +
+        'remove it from their steps first',
+    );
+  await tx.schedule.delete({ where: { id } });
 }
