@@ -9,6 +9,7 @@ import { mountPages, type PageMountOptions } from './define-page.js';
 import { accountPages } from './pages/account.pages.js';
 import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
 import { monitorPages } from './pages/monitors.pages.js';
+import { contactMethodPages, oncallPages } from './pages/oncall.pages.js';
 import { passwordPages } from './pages/password.pages.js';
 import { signInPages } from './pages/sign-in.pages.js';
 import { isReservedWorkspaceSlug } from './reserved-slugs.js';
@@ -83,6 +84,7 @@ export function consoleRouter(deps: ApiDeps): Router {
       ...signInPages({ guard: createSignInGuard(deps.redis) }),
       ...passwordPages({ forgotLimits: createForgotLimits(deps.redis) }),
       ...accountPages(),
+      ...contactMethodPages(),
     ],
     { ...opts, mount: '/app' },
   );
@@ -95,12 +97,12 @@ export function consoleRouter(deps: ApiDeps): Router {
   // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
   // the reserved first segments are its own pages, or nothing).
   const longForm = Router({ mergeParams: true });
-  mountPages(longForm, monitorPages(), { ...opts, mount: '/app/w/{ws}' });
+  mountPages(longForm, [...monitorPages(), ...oncallPages()], { ...opts, mount: '/app/w/{ws}' });
   const shortForm = Router({ mergeParams: true });
   shortForm.use((req, res, next) =>
     isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
   );
-  mountPages(shortForm, monitorPages(), { ...opts, mount: '/app/{ws}' });
+  mountPages(shortForm, [...monitorPages(), ...oncallPages()], { ...opts, mount: '/app/{ws}' });
   router.use('/w/:ws', longForm);
   router.use('/:ws', shortForm);
   router.use(notFound);

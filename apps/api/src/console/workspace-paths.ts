@@ -11,5 +11,8 @@ export function workspaceBase(slug: string): string {
 
 /** The sections of a workspace, in the order the navigation shows them (later stages add incidents, settings ...). */
 export function workspaceNav(base: string): NavItem[] {
-  return [{ id: 'monitors', label: 'Monitors', href: `${base}/monitors` }];
+  return [
+    { id: 'monitors', label: 'Monitors', href: `${base}/monitors` },
+    { id: 'oncall', label: 'On call', href: `${base}/oncall` },
+  ];
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
+  instantOfWallClock,
   minutesOf,
   onCallAt,
   resolveShifts,
@@ -292,5 +293,25 @@ describe('resolveShifts, worked examples', () => {
   it('has nobody before the first handoff', () => {
     const spec: ScheduleSpec = { timezone: 'UTC', layers: [weekly()], overrides: [] };
     expect(onCallAt(spec, at('2026-03-20T00:00:00Z'))).toMatchObject({ userId: null, from: null });
+  });
+});
+
+describe("instantOfWallClock (the console's datetime-local fields)", () => {
+  it('reads a wall-clock time in the zone, a skipped one as the end of the jump, a repeated one at its first', () => {
+    expect(instantOfWallClock('Europe/Berlin', '2026-07-01T09:00')?.toISOString()).toBe('2026-07-01T07:00:00.000Z');
+    // 02:30 does not exist on 2026-03-29 in Berlin: the clock jumps from 02:00 to 03:00.
+    expect(instantOfWallClock('Europe/Berlin', '2026-03-29T02:30')?.toISOString()).toBe('2026-03-29T01:00:00.000Z');
+    // 02:30 happens twice on 2026-10-25: the first is still summer time.
+    expect(instantOfWallClock('Europe/Berlin', '2026-10-25T02:30')?.toISOString()).toBe('2026-10-25T00:30:00.000Z');
+    // Lord Howe moves by 30 minutes: 02:15 is skipped on 2026-10-04.
+    expect(instantOfWallClock('Australia/Lord_Howe', '2026-10-04T02:15')?.toISOString()).toBe(
+      '2026-10-03T15:30:00.000Z',
+    );
+  });
+
+  it('refuses what is not a date and time, or not a zone', () => {
+    for (const bad of ['2026-02-30T09:00', '2026-07-01 09:00', '2026-07-01T24:00', '', '2026-07-01T09:00:00'])
+      expect([bad, instantOfWallClock('Europe/Berlin', bad)]).toEqual([bad, null]);
+    expect(instantOfWallClock('Mars/Olympus', '2026-07-01T09:00')).toBeNull();
   });
 });

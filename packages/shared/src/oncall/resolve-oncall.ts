@@ -279,3 +279,17 @@ export function wallClockOf(timezone: string, at: Date): string {
     suppressSeconds: true,
   })!;
 }
+
+/**
+ * A wall-clock reading `YYYY-MM-DDTHH:MM` (an HTML datetime-local value) in `timezone` as an instant, by the rule
+ * handoffs follow (a skipped time is the end of the jump, a repeated one its first occurrence); null: not a real
+ * date and time, or not a zone.
+ */
+export function instantOfWallClock(timezone: string, reading: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d)$/.exec(reading);
+  if (!m || !isValidTimezone(timezone)) return null;
+  const midnight = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const date = new Date(midnight);
+  if (date.getUTCMonth() !== Number(m[2]) - 1 || date.getUTCDate() !== Number(m[3])) return null; // 2026-02-30
+  return new Date(wallInstant(IANAZone.create(timezone), midnight / DAY, Number(m[4]) * 60 + Number(m[5])));
+}

@@ -17,7 +17,7 @@ export async function addOverride(
 ): Promise<OverrideRecord> {
   assertMayOverride(ctx, input.override.userId);
   const schedule = await findOwn(deps.prisma, ctx, scheduleLookup, input.id);
-  await assertScheduleUsers(deps.prisma, ctx.workspace.id, { fallbackUserId: input.override.userId });
+  await assertScheduleUsers(deps.prisma, ctx.workspace.id, { userId: input.override.userId });
   return deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, { ...ctx, ifMatch: undefined }, 'schedule', schedule.id);
     const row = await tx.scheduleOverride.create({

@@ -159,8 +159,8 @@ export function shiftsRange(query: ShiftsQuery, now: Date): { from: Date; to: Da
 }
 
 /**
- * Every user a schedule names (layer members, the fallback) must be a member of the workspace: one 400 naming each
- * that is not (`layers[0].members[2]`, `fallbackUserId`).
+ * Every user a schedule names (layer members, the fallback, an override's user) must be a member of the workspace: one 400 naming each
+ * that is not (`layers[0].members[2]`, `fallbackUserId`, `userId`).
  */
 export async function assertScheduleUsers(
   prisma: Pick<PrismaClient, 'membership'>,
@@ -168,9 +168,12 @@ export async function assertScheduleUsers(
   input: {
     fallbackUserId?: string | null | undefined;
     layers?: ReadonlyArray<{ members: readonly string[] }> | undefined;
+    /** An override's user. */
+    userId?: string | undefined;
   },
 ): Promise<void> {
   const named: Array<{ path: string; userId: string }> = [];
+  if (input.userId) named.push({ path: 'userId', userId: input.userId });
   if (input.fallbackUserId) named.push({ path: 'fallbackUserId', userId: input.fallbackUserId });
   input.layers?.forEach((l, i) =>
     l.members.forEach((m, j) => named.push({ path: `layers[${i}].members[${j}]`, userId: m })),

@@ -24,7 +24,7 @@ export function PostForm(props: {
 export interface FieldProps {
   name: string;
   label: string;
-  type?: 'text' | 'email' | 'password' | 'search';
+  type?: 'text' | 'email' | 'password' | 'search' | 'datetime-local';
   value?: string | undefined;
   /** The 400 issue of this field, shown beside it and announced with it. */
   error?: string | undefined;
