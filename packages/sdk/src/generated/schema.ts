@@ -3198,7 +3198,7 @@ export interface components {
             /** @enum {string} */
             action: "create" | "update" | "delete" | "noop";
             /** @enum {string} */
-            resourceType: "monitor" | "escalation_policy" | "status_page";
+            resourceType: "monitor" | "escalation_policy" | "status_page" | "schedule";
             ref: string;
             /**
              * Format: uuid
@@ -3241,6 +3241,13 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
+            schedules?: ({
+                /** @description The name the document manages the resource by: unique per type in the workspace. */
+                ref: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         /** @description A monitor body as POST /monitors takes it (`CreateMonitorInput`: the same fields, defaults and rules), with its `ref` and optionally `escalationPolicy`. */
         ConfigMonitor: {
@@ -3280,6 +3287,13 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
+            schedules?: ({
+                /** @description The name the document manages the resource by: unique per type in the workspace. */
+                ref: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
         ApiToken: {

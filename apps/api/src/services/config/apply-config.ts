@@ -22,6 +22,10 @@ import { isUniqueViolation } from '../records.js';
 import { logFailure } from '../best-effort.js';
 import { checkNow, SCHEDULES_RECONCILED } from '../monitors/monitor-schedule.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
+import { createScheduleInTx } from '../schedules/create-schedule.js';
+import { deleteScheduleInTx } from '../schedules/delete-schedule.js';
+import type { UpdateScheduleInput } from '../schedules/schedule-input.js';
+import { updateScheduleInTx } from '../schedules/update-schedule.js';
 import type { ConfigDeps } from './config-deps.js';
 import { fail, readConfigDocument } from './config-document.js';
 import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
@@ -108,9 +112,10 @@ interface Writing {
 type PolicyIdOf = (ref: string | null | undefined) => string | null;
 
 /**
- * Every change of the plan, in the caller's transaction, in an order that each step relies on: policies first
- * (monitors name them), deletes next (they free slugs and refs), then monitors, then pages (they place the monitors'
- * components), the policies the plan deletes last (monitors let go of them first), then the audit trail and events.
+ * Every change of the plan, in the caller's transaction, in an order that each step relies on: schedules, then
+ * policies (monitors name them), deletes next (they free slugs and refs), then monitors, then pages (they place the
+ * monitors' components), the policies the plan deletes last (monitors let go of them first) and after them the
+ * schedules it deletes (409 while a live policy still pages one), then the audit trail and events.
  */
 async function write(
   tx: Prisma.TransactionClient,
@@ -120,6 +125,7 @@ async function write(
   plan: ConfigPlan,
 ) {
   const w: Writing = { tx, deps, ctx, ws: ctx.workspace.id };
+  await writeSchedules(w, doc, plan);
   const policyId = await writePolicies(w, doc, plan);
   await deleteStatusPages(w, plan);
   const { resolved, rescheduleIds } = await deleteMonitors(w, plan);
@@ -133,13 +139,28 @@ async function write(
   await writeStatusPages(w, plan, componentsByRef(plan, created));
   // Monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
   for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
-  await recordWrites(tx, ctx, [...plan.policies, ...plan.monitors, ...plan.statusPages]);
+  for (const p of plan.schedules) if (p.change.action === 'delete') await deleteScheduleInTx(tx, ctx, p.stored!.id);
+  await recordWrites(tx, ctx, [...plan.schedules, ...plan.policies, ...plan.monitors, ...plan.statusPages]);
   // The event log (GET /events, webhooks) after the versions went up: monitor.deleted came with each removal.
   const createdIds = new Map([...created].map(([ref, c]) => [ref, c.id]));
   await recordMonitorEvents(tx, deps, ctx, 'monitor.created', [...createdIds.values()]);
   const updatedIds = plan.monitors.filter((p) => p.change.action === 'update').map((p) => p.stored!.id);
   await recordMonitorEvents(tx, deps, ctx, 'monitor.updated', updatedIds);
   return { plan, createdIds, rescheduleIds, resolved };
+}
+
+/** The schedules the plan creates or updates, with the fields the document gives (a new `layers` replaces them all). */
+async function writeSchedules({ tx, ws }: Writing, doc: ConfigDocument, plan: ConfigPlan): Promise<void> {
+  const desired = new Map(doc.schedules.map((s) => [s.ref, s.input]));
+  for (const p of plan.schedules) {
+    const input = desired.get(p.change.ref);
+    if (!input) continue;
+    if (p.change.action === 'create') p.change.id = (await createScheduleInTx(tx, ws, input, p.change.ref)).id;
+    else if (p.change.action === 'update') {
+      const changes = Object.fromEntries(p.changed.map((f) => [f, input[f as keyof typeof input] ?? null]));
+      await updateScheduleInTx(tx, p.stored!.id, changes as UpdateScheduleInput);
+    }
+  }
 }
 
 /** The policies the plan creates or updates; answers each policy's id by its ref, for the monitors that name one. */

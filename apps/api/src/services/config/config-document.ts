@@ -1,5 +1,6 @@
 import { issuesFromZod, RESERVED_SLUGS, ValidationError, type Config, type Issue } from '@statusvane/shared';
 import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
+import { createScheduleSchema } from '../schedules/schedule-input.js';
 import { validateCreateInput } from '../monitors/monitor-validation.js';
 import { failWith, isAt, isObject, type BodyChecks } from '../validation.js';
 import { withPlaceholders } from './policy-views.js';
@@ -14,6 +15,7 @@ import {
   type configDocumentSchema,
   type DesiredMonitor,
   type DesiredPolicy,
+  type DesiredSchedule,
   type DesiredStatusPage,
 } from './config-schema.js';
 import { UNREADABLE } from './unreadable.js';
@@ -67,6 +69,7 @@ interface DocumentEntries {
   monitors?: readonly unknown[] | undefined;
   escalationPolicies?: readonly unknown[] | undefined;
   statusPages?: readonly unknown[] | undefined;
+  schedules?: readonly unknown[] | undefined;
 }
 
 /**
@@ -84,9 +87,11 @@ async function readEntries(
   const rawMonitors = document.monitors ?? [];
   const rawPolicies = document.escalationPolicies ?? [];
   const rawPages = document.statusPages ?? [];
+  const rawSchedules = document.schedules ?? [];
   const monitorRefs = refsOf('monitors', rawMonitors, found, issues);
   const policyRefs = refsOf('escalationPolicies', rawPolicies, found, issues);
   refsOf('statusPages', rawPages, found, issues);
+  refsOf('schedules', rawSchedules, found, issues);
 
   const monitors: DesiredMonitor[] = [];
   for (const [index, entry] of rawMonitors.entries()) {
@@ -125,6 +130,16 @@ async function readEntries(
     const parsed = createEscalationPolicySchema.safeParse(body);
     if (!parsed.success) issues.push(...prefixed(`escalationPolicies[${index}]`, issuesFromZod(parsed.error)));
     else if (typeof ref === 'string') escalationPolicies.push({ index, ref, input: parsed.data, redacted });
+  }
+
+  const schedules: DesiredSchedule[] = [];
+  for (const [index, entry] of rawSchedules.entries()) {
+    issues.push(...found.inside(`schedules[${index}]`));
+    if (!isObject(entry)) continue;
+    const { ref, ...body } = entry;
+    const parsed = createScheduleSchema.safeParse(body);
+    if (!parsed.success) issues.push(...prefixed(`schedules[${index}]`, issuesFromZod(parsed.error)));
+    else if (typeof ref === 'string') schedules.push({ index, ref, input: parsed.data });
   }
 
   const defaults = escalationPolicies.filter((p) => p.input.isDefault);
@@ -167,7 +182,7 @@ async function readEntries(
   }
 
   issues.push(...found.rest());
-  return { issues, doc: { prune: document.prune ?? false, monitors, escalationPolicies, statusPages } };
+  return { issues, doc: { prune: document.prune ?? false, monitors, escalationPolicies, statusPages, schedules } };
 }
 
 /**

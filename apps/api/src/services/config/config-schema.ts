@@ -12,8 +12,15 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import type { CreateScheduleInput } from '../schedules/schedule-input.js';
 
-export const CONFIG_LIMITS = { refMax: 100, monitorsMax: 5000, statusPagesMax: 200, policiesMax: 200 } as const;
+export const CONFIG_LIMITS = {
+  refMax: 100,
+  monitorsMax: 5000,
+  statusPagesMax: 200,
+  policiesMax: 200,
+  schedulesMax: 200,
+} as const;
 
 /** `ref`: 1..100 characters, `[a-z0-9][a-z0-9_.-]*`. */
 export const refSchema = z
@@ -58,6 +65,9 @@ const configMonitorSchema = z
 /** An escalation policy of a document: the body of POST /escalation-policies (judged by its schema) and its `ref`. */
 const configPolicySchema = z.object({ ref: refSchema }, entryError).catchall(z.unknown());
 
+/** An on-call schedule of a document: the body of POST /schedules (judged by its schema) and its `ref`. */
+const configScheduleSchema = z.object({ ref: refSchema }, entryError).catchall(z.unknown());
+
 const statusPageSectionSchema = layoutSectionInputSchema
   .omit({ componentIds: true })
   .extend({ monitors: z.array(refSchema).max(500).openapi({ description: "Refs of the document's monitors." }) })
@@ -87,6 +97,15 @@ const documentFields = {
     .optional()
     .openapi({ description: 'Escalation policies as POST /escalation-policies takes them, each with its `ref`.' }),
   statusPages: z.array(statusPageEntrySchema).max(CONFIG_LIMITS.statusPagesMax).optional(),
+  schedules: z
+    .array(configScheduleSchema)
+    .max(CONFIG_LIMITS.schedulesMax)
+    .optional()
+    .openapi({
+      description:
+        'On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A ' +
+        "policy step pages one by the schedule's id; overrides are not part of the document.",
+    }),
 };
 
 const DOCUMENT_DESCRIPTION =
@@ -138,10 +157,18 @@ export interface DesiredPolicy {
   redacted: RedactedTargets;
 }
 
+export interface DesiredSchedule {
+  index: number;
+  ref: string;
+  /** The body of POST /schedules, parsed by its schema. */
+  input: CreateScheduleInput;
+}
+
 /** A document read: every entry judged by its kind's rules, every ref resolved within the document. */
 export interface ConfigDocument {
   prune: boolean;
   monitors: DesiredMonitor[];
   escalationPolicies: DesiredPolicy[];
   statusPages: DesiredStatusPage[];
+  schedules: DesiredSchedule[];
 }

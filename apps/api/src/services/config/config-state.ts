@@ -9,6 +9,8 @@ import {
 } from '@statusvane/shared';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { dependencyListIssues, lockDependencies } from '../monitors/monitor-dependencies.js';
+import { assertScheduleUsers } from '../schedules/schedule-input.js';
+import { scheduleRecordSelect, type ScheduleRow } from '../schedules/schedule-record.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
 import { fail } from './config-document.js';
 import type { ConfigDocument, DesiredStatusPage, View } from './config-schema.js';
@@ -29,8 +31,9 @@ import {
   storedPolicyView,
   type ConfigPolicyRow,
 } from './policy-views.js';
+import { desiredScheduleView, storedScheduleView } from './schedule-views.js';
 
-export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page';
+export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page' | 'schedule';
 export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
 
 /** One line of a plan, as the API shows it. */
@@ -56,6 +59,7 @@ export interface ConfigPlan {
   policies: PlannedChange<ConfigPolicyRow>[];
   monitors: PlannedChange<ConfigMonitorRow>[];
   statusPages: PlannedChange<StoredPage>[];
+  schedules: PlannedChange<ScheduleRow>[];
   changes: ConfigChange[];
   summary: Record<ChangeAction, number>;
 }
@@ -80,6 +84,7 @@ export interface StoredState {
   policies: Map<string, ConfigPolicyRow>;
   monitors: Map<string, ConfigMonitorRow>;
   statusPages: Map<string, StoredPage>;
+  schedules: Map<string, ScheduleRow>;
   /** Managed policies: id -> ref. */
   policyRefs: Map<string, string>;
   /** The workspace's default policy, managed or not (read to judge a move of the default, never written). */
@@ -88,7 +93,7 @@ export interface StoredState {
 
 /** The workspace's managed resources (those with a ref). Unmanaged ones are never read, compared or touched. */
 export async function loadState(db: Db, workspaceId: string): Promise<StoredState> {
-  const [monitors, pages, policies, workspace] = await Promise.all([
+  const [monitors, pages, policies, workspace, schedules] = await Promise.all([
     db.monitor.findMany({
       where: { workspaceId, ref: { not: null } },
       select: configMonitorSelect,
@@ -108,11 +113,17 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
       where: { id: workspaceId },
       select: { defaultEscalationPolicy: { select: { id: true, ref: true, name: true } } },
     }),
+    db.schedule.findMany({
+      where: { workspaceId, ref: { not: null } },
+      select: scheduleRecordSelect,
+      orderBy: { ref: 'asc' },
+    }),
   ]);
   return {
     policies: new Map(policies.map((p) => [p.ref!, p])),
     monitors: new Map(monitors.map((m) => [m.ref!, m])),
     statusPages: new Map(pages.map((p) => [p.ref!, p])),
+    schedules: new Map(schedules.map((s) => [s.ref!, s])),
     policyRefs: new Map(policies.map((p) => [p.id, p.ref!])),
     defaultPolicy: workspace.defaultEscalationPolicy,
   };
@@ -153,6 +164,7 @@ const SHOW: Record<ResourceType, Show> = {
   monitor: shownValue,
   escalation_policy: (field, value) => (field === 'steps' ? shownSteps(value) : value),
   status_page: (_field, value) => value,
+  schedule: (_field, value) => value,
 };
 
 /** Every field of a created resource, from null. */
@@ -260,7 +272,20 @@ export async function computePlan(
     for (const [ref, stored] of state.statusPages)
       if (!namedPages.has(ref)) statusPages.push(deletion('status_page', ref, stored));
 
+  const schedules: PlannedChange<ScheduleRow>[] = [];
+  for (const d of doc.schedules) {
+    const stored = state.schedules.get(d.ref);
+    schedules.push(
+      planOf('schedule', d.ref, stored, stored ? storedScheduleView(stored) : null, desiredScheduleView(d.input)),
+    );
+  }
+  const namedSchedules = new Set(doc.schedules.map((s) => s.ref));
+  if (doc.prune)
+    for (const [ref, stored] of state.schedules)
+      if (!namedSchedules.has(ref)) schedules.push(deletion('schedule', ref, stored));
+
   issues.push(
+    ...(await scheduleUserIssues(db, workspaceId, doc, schedules)),
     ...(await networkIssues(deps.guard, doc, monitors)),
     ...(await policyTargetIssues(deps.guard, doc, policies)),
     ...(await dependsOnIssues(db, workspaceId, doc, monitors)),
@@ -268,10 +293,10 @@ export async function computePlan(
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
 
-  const changes = [...policies, ...monitors, ...statusPages].map((p) => p.change);
+  const changes = [...schedules, ...policies, ...monitors, ...statusPages].map((p) => p.change);
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
-  return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, changes, summary };
+  return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, schedules, changes, summary };
 }
 
 /**
@@ -310,6 +335,31 @@ function previousDefaultChange(
       changed: ['isDefault'],
     },
   ];
+}
+
+/**
+ * The users of every schedule the plan creates or changes are members of the workspace, as POST and PATCH
+ * /schedules judge them (assertScheduleUsers), each issue at its path in the document.
+ */
+async function scheduleUserIssues(
+  db: Db,
+  workspaceId: string,
+  doc: ConfigDocument,
+  plans: PlannedChange<ScheduleRow>[],
+): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  for (const d of doc.schedules) {
+    const p = plans.find((x) => x.change.ref === d.ref)!;
+    if (p.change.action === 'noop') continue;
+    try {
+      await assertScheduleUsers(db, workspaceId, d.input);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      const found = (err.details as { issues: Issue[] }).issues;
+      issues.push(...found.map((i) => ({ ...i, path: `schedules[${d.index}].${i.path}` })));
+    }
+  }
+  return issues;
 }
 
 /**
@@ -437,6 +487,10 @@ function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): str
         policies: compared(
           state.policies,
           doc.escalationPolicies.map((p) => p.ref),
+        ),
+        schedules: compared(
+          state.schedules,
+          doc.schedules.map((s) => s.ref),
         ),
         policyRefs: [...state.policyRefs.entries()].sort(),
         // Whose default the document may take: a move of it since the plan changes what apply would change.

@@ -4,6 +4,7 @@ import { loadState, storedPageView } from './config-state.js';
 import { exportedPolicy, storedPolicyView } from './policy-views.js';
 import type { View } from './config-schema.js';
 import { exportedMonitor, storedMonitorView } from './monitor-views.js';
+import { exportedSchedule, storedScheduleView } from './schedule-views.js';
 
 /**
  * GET /config: the managed resources as a document (defaults left out, secrets `"<redacted>"`, which plan and apply
@@ -13,7 +14,7 @@ import { exportedMonitor, storedMonitorView } from './monitor-views.js';
 export async function getConfig(
   deps: Pick<ConfigDeps, 'prisma' | 'config'>,
   { ctx }: { ctx: ServiceContext },
-): Promise<{ version: 1; monitors: View[]; escalationPolicies: View[]; statusPages: View[] }> {
+): Promise<{ version: 1; monitors: View[]; escalationPolicies: View[]; statusPages: View[]; schedules: View[] }> {
   const state = await loadState(deps.prisma, ctx.workspace.id);
   const componentRefs = new Map([...state.monitors.values()].map((m) => [m.componentId, m.ref!]));
   return {
@@ -32,5 +33,6 @@ export async function getConfig(
       }));
       return { ref, name: view.name, slug: view.slug, isPublic: view.isPublic, sections };
     }),
+    schedules: [...state.schedules].map(([ref, row]) => exportedSchedule(ref, storedScheduleView(row))),
   };
 }
