@@ -2,19 +2,17 @@
 // Content-Security-Policy: the schedules, a schedule's two weeks with its overrides, and your contact methods pass
 // axe-core (no serious or critical violation) at 1280 and 390 px in light and dark, with no sideways scroll at 390
 // px; an override is added through the form with the keyboard. Screenshots go to test-artifacts/console/.
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
-import { axeViolations, launchChromium } from './support/browser.js';
+import { launchChromium } from './support/browser.js';
+import { consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
@@ -32,7 +30,6 @@ beforeAll(async () => {
   h = makeHarness({ PUBLIC_BASE_URL: origin });
   server.on('request', h.app);
   browser = await launchChromium('console on-call');
-  mkdirSync(ARTIFACTS, { recursive: true });
 
   w = await makeWorkspace(h.prisma);
   await h.prisma.workspace.update({ where: { id: w.ws.id }, data: { name: 'Acme Production' } });
@@ -110,39 +107,15 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Scheme = 'light' | 'dark';
-
-async function visitor(width: number, colorScheme: Scheme = 'light') {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // The refused override answers 400 on purpose; anything else (a CSP violation above all) is a defect.
-    if (m.type() === 'error' && !/status of 400/.test(m.text())) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return { context, page, errors };
-}
+/** A context with JavaScript on; the refused override answers 400 on purpose. */
+const visitor = (width: number, scheme: Scheme = 'light') => consoleVisitor(browser, width, scheme, /status of 400/);
+const inspect = inspectConsolePage;
 
 async function signIn(page: Page) {
   await page.goto(`${origin}/app/login`);
   await page.fill('#f-email', admin.email);
   await page.fill('#f-password', PASSWORD);
   await Promise.all([page.waitForURL(`${origin}/app/${w.ws.slug}/monitors`), page.click('button[type=submit]')]);
-}
-
-async function inspect(page: Page, errors: string[], name: string, width: number, scheme: Scheme) {
-  const label = `${name} ${width} ${scheme}`;
-  const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect([label, serious]).toEqual([label, []]);
-  const sideways = await page.evaluate(() => {
-    const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
-      .document.documentElement;
-    return d.scrollWidth - d.clientWidth;
-  });
-  expect([label, sideways]).toEqual([label, 0]);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
-  expect([label, errors]).toEqual([label, []]);
 }
 
 describe('the on-call pages in Chromium', () => {

@@ -8,10 +8,9 @@ import type {
 } from '../../services/schedules/schedule-record.js';
 import { Button, LinkButton } from '../../views/components/button.js';
 import { EmptyState } from '../../views/components/empty-state.js';
-import { Field, PostForm } from '../../views/components/form.js';
+import { Field, PostForm, SelectField } from '../../views/components/form.js';
 import { DataTable, type Column } from '../../views/components/table.js';
 import { relativeTime } from '../../views/format.js';
-import { SelectField } from './select-field.js';
 import { zonedFormat, type ZonedFormat } from './oncall-format.js';
 
 type Person = { id: string; name: string | null; email: string };
@@ -36,42 +35,36 @@ function Until({ to, now, f }: { to: string | null; now: Date; f: ZonedFormat })
 }
 
 /** Who is on call now in one schedule: a person with an avatar initial, or nobody (the fallback is paged). */
-function OnCallNow(props: { onCall: OnCallRecord; now: Date; timezone: string; fallback?: Person | null }) {
-  const f = zonedFormat(props.timezone);
-  const { user } = props.onCall;
-  if (!user)
-    return (
-      <div class="oncall-now is-nobody">
-        <span class="avatar" aria-hidden="true">
-          –
-        </span>
-        <div>
-          <strong>Nobody</strong>{' '}
-          <span class="muted">
-            {props.fallback ? `(pages go to the fallback, ${nameOf(props.fallback)})` : '(no fallback: pages are lost)'}
-          </span>
-          <div>
-            <Until to={props.onCall.to} now={props.now} f={f} />
-          </div>
-        </div>
-      </div>
-    );
+function OnCallNow(props: { onCall: OnCallRecord; now: Date; timezone: string; fallback: Person | null }) {
+  const { user, override, layer } = props.onCall;
+  const { fallback } = props;
+  const why = user
+    ? override
+      ? '(override)'
+      : layer
+        ? `(${layer.name})`
+        : ''
+    : fallback
+      ? `(pages go to the fallback, ${nameOf(fallback)})`
+      : '(no fallback: pages reach nobody)';
   return (
-    <div class="oncall-now">
+    <div class={user ? 'oncall-now' : 'oncall-now is-nobody'}>
       <span class="avatar" aria-hidden="true">
-        {nameOf(user).slice(0, 1).toUpperCase()}
+        {user ? nameOf(user).slice(0, 1).toUpperCase() : '–'}
       </span>
       <div>
-        <strong>{nameOf(user)}</strong>{' '}
-        <span class="muted">
-          {props.onCall.override ? '(override)' : props.onCall.layer ? `(${props.onCall.layer.name})` : ''}
-        </span>
+        <strong>{user ? nameOf(user) : 'Nobody'}</strong> <span class="muted">{why}</span>
         <div>
-          <Until to={props.onCall.to} now={props.now} f={f} />
+          <Until to={props.onCall.to} now={props.now} f={zonedFormat(props.timezone)} />
         </div>
       </div>
     </div>
   );
+}
+
+/** The workspace's members by user id, as the on-call pages name them. */
+function peopleOf(members: readonly MemberRecord[]): Map<string, Person> {
+  return new Map(members.map((m) => [m.userId, { id: m.userId, name: m.name, email: m.email }]));
 }
 
 /** The schedules of the workspace, each with who is on call now. */
@@ -79,6 +72,7 @@ export function ScheduleList(props: {
   base: string;
   schedules: readonly ScheduleRecord[];
   onCall: readonly ScheduleOnCallRecord[];
+  members: readonly MemberRecord[];
   now: Date;
 }) {
   if (props.schedules.length === 0)
@@ -89,11 +83,12 @@ export function ScheduleList(props: {
       </EmptyState>
     );
   const byId = new Map(props.onCall.map((o) => [o.schedule.id, o]));
+  const people = peopleOf(props.members);
   return (
     <ul class="schedule-cards">
       {props.schedules.map((s) => {
         const onCall = byId.get(s.id);
-        const people = new Set(s.layers.flatMap((l) => l.members)).size;
+        const rotating = new Set(s.layers.flatMap((l) => l.members)).size;
         return (
           <li class="card schedule-card">
             <div class="schedule-card-head">
@@ -103,10 +98,17 @@ export function ScheduleList(props: {
               <span class="chip">{s.timezone}</span>
             </div>
             <p class="label">On call now</p>
-            {onCall && <OnCallNow onCall={onCall} now={props.now} timezone={s.timezone} />}
+            {onCall && (
+              <OnCallNow
+                onCall={onCall}
+                now={props.now}
+                timezone={s.timezone}
+                fallback={s.fallbackUserId ? (people.get(s.fallbackUserId) ?? null) : null}
+              />
+            )}
             <p class="muted schedule-card-foot">
-              {s.layers.length} layer{s.layers.length === 1 ? '' : 's'} · {people} {people === 1 ? 'person' : 'people'}{' '}
-              in rotation
+              {s.layers.length} layer{s.layers.length === 1 ? '' : 's'} · {rotating}{' '}
+              {rotating === 1 ? 'person' : 'people'} in rotation
             </p>
           </li>
         );
@@ -234,9 +236,7 @@ export interface ScheduleViewProps {
 export function ScheduleView(props: ScheduleViewProps) {
   const { schedule, now } = props;
   const f = zonedFormat(schedule.timezone);
-  const people = new Map<string, Person>(
-    props.members.map((m) => [m.userId, { id: m.userId, name: m.name, email: m.email }]),
-  );
+  const people = peopleOf(props.members);
   const fallback = schedule.fallbackUserId ? (people.get(schedule.fallbackUserId) ?? null) : null;
   const who = (id: string) => {
     const p = people.get(id);

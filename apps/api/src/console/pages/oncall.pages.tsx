@@ -73,9 +73,10 @@ const issuesOf = (err: unknown): Issue[] | null =>
 
 async function scheduleListPage(req: WorkspaceRequest): Promise<PageAnswer> {
   pageQuery({}, req.query);
-  const [schedules, onCall, methods] = await Promise.all([
+  const [schedules, onCall, members, methods] = await Promise.all([
     listSchedules(req.deps, { ctx: req.ctx, input: ALL }),
     listOnCall(req.deps, { ctx: req.ctx, input: {} }),
+    listMembers(req.deps, { ctx: req.ctx, input: ALL }),
     listContactMethods(req.deps, { ctx: sessionUserContext(req.session, req.now), input: {} }),
   ]);
   return {
@@ -93,7 +94,7 @@ async function scheduleListPage(req: WorkspaceRequest): Promise<PageAnswer> {
             You have no contact method: a page meant for you is skipped. <a href={CONTACT_METHODS_PATH}>Add one</a>.
           </p>
         )}
-        <ScheduleList base={req.base} schedules={schedules.data} onCall={onCall} now={req.now} />
+        <ScheduleList base={req.base} schedules={schedules.data} onCall={onCall} members={members.data} now={req.now} />
       </ConsoleLayout>
     ),
   };

@@ -351,15 +351,20 @@ async function scheduleUserIssues(
   for (const d of doc.schedules) {
     const p = plans.find((x) => x.change.ref === d.ref)!;
     if (p.change.action === 'noop') continue;
-    try {
-      await assertScheduleUsers(db, workspaceId, d.input);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      const found = (err.details as { issues: Issue[] }).issues;
-      issues.push(...found.map((i) => ({ ...i, path: `schedules[${d.index}].${i.path}` })));
-    }
+    issues.push(...(await issuesAt(`schedules[${d.index}]`, () => assertScheduleUsers(db, workspaceId, d.input))));
   }
   return issues;
+}
+
+/** The 400 issues of an API rule (`check`), each at its path under `path` in the document; none when it passes. */
+async function issuesAt(path: string, check: () => Promise<void>): Promise<Issue[]> {
+  try {
+    await check();
+    return [];
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    return (err.details as { issues: Issue[] }).issues.map((i) => ({ ...i, path: `${path}.${i.path}` }));
+  }
 }
 
 /**
@@ -441,13 +446,11 @@ async function policyTargetIssues(
   for (const d of doc.escalationPolicies) {
     const p = plans.find((x) => x.change.ref === d.ref)!;
     if (p.change.action !== 'create' && !p.changed.includes('steps')) continue;
-    try {
-      await assertTargetsAllowed(guard, p.desired!.steps as CreateEscalationPolicyInput['steps']);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      const found = (err.details as { issues: Issue[] }).issues;
-      issues.push(...found.map((i) => ({ ...i, path: `escalationPolicies[${d.index}].${i.path}` })));
-    }
+    issues.push(
+      ...(await issuesAt(`escalationPolicies[${d.index}]`, () =>
+        assertTargetsAllowed(guard, p.desired!.steps as CreateEscalationPolicyInput['steps']),
+      )),
+    );
   }
   return issues;
 }

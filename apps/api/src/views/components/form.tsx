@@ -61,10 +61,17 @@ function inputAttributes(props: FieldProps, id: string, describedBy: string | un
 }
 
 /**
- * A labelled input with its hint and its error beside it: the error is tied to the input (aria-describedby,
- * aria-invalid), so a screen reader reads it when the field takes focus.
+ * A labelled control with its hint and its error beside it: the error is tied to the control (aria-describedby,
+ * aria-invalid), so a screen reader reads it when the field takes focus. `control` draws the control with the id and
+ * description it must carry.
  */
-export function Field(props: FieldProps) {
+function FieldFrame(props: {
+  name: string;
+  label: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+  control: (id: string, describedBy: string | undefined) => ComponentChildren;
+}) {
   const id = `f-${props.name}`;
   const hintId = props.hint ? `${id}-hint` : undefined;
   const errorId = props.error ? `${id}-error` : undefined;
@@ -77,12 +84,49 @@ export function Field(props: FieldProps) {
           {props.hint}
         </p>
       )}
-      <input {...inputAttributes(props, id, describedBy)} />
+      {props.control(id, describedBy)}
       {props.error && (
         <p id={errorId} class="field-error">
           {props.error}
         </p>
       )}
     </div>
+  );
+}
+
+/** A labelled input with its hint and its error beside it (FieldFrame). */
+export function Field(props: FieldProps) {
+  return (
+    <FieldFrame {...props} control={(id, describedBy) => <input {...inputAttributes(props, id, describedBy)} />} />
+  );
+}
+
+/** A labelled select with its hint and its error beside it (FieldFrame); `value` is the option selected. */
+export function SelectField(props: {
+  name: string;
+  label: string;
+  value?: string | undefined;
+  options: ReadonlyArray<{ value: string; label: string }>;
+  error?: string | undefined;
+  hint?: string | undefined;
+}) {
+  return (
+    <FieldFrame
+      {...props}
+      control={(id, describedBy) => (
+        <select
+          id={id}
+          name={props.name}
+          aria-invalid={props.error ? 'true' : undefined}
+          aria-describedby={describedBy}
+        >
+          {props.options.map((o) => (
+            <option value={o.value} selected={o.value === props.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }

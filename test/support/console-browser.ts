@@ -1,0 +1,49 @@
+// What the console's browser suites share: a visitor that records console errors, and one check of a page at one
+// width and colour scheme (axe, no sideways scroll, a screenshot under test-artifacts/console/, no console error).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, type AxeViolation } from './browser.js';
+
+const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
+export type Scheme = 'light' | 'dark';
+
+/**
+ * A context with JavaScript on (the enhancement script runs; axe needs timers), recording console errors but those
+ * matching `expected` (a status the test causes on purpose, such as a refused form); any other (a CSP violation above
+ * all) is a defect.
+ */
+export async function consoleVisitor(browser: Browser, width: number, colorScheme: Scheme, expected: RegExp) {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !expected.test(m.text())) errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+/** axe-core's serious and critical violations. */
+async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+async function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
+      .document.documentElement;
+    return d.scrollWidth - d.clientWidth;
+  });
+}
+
+/** Checks one page at one width and scheme: axe, no sideways scroll at 390, a screenshot, no console error. */
+export async function inspectConsolePage(page: Page, errors: string[], name: string, width: number, scheme: Scheme) {
+  const label = `${name} ${width} ${scheme}`;
+  expect([label, await seriousViolations(page)]).toEqual([label, []]);
+  expect([label, await sidewaysScroll(page)]).toEqual([label, 0]);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
+  expect([label, errors]).toEqual([label, []]);
+}
