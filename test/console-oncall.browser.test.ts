@@ -2,34 +2,27 @@
 // Content-Security-Policy: the schedules, a schedule's two weeks with its overrides, and your contact methods pass
 // axe-core (no serious or critical violation) at 1280 and 390 px in light and dark, with no sideways scroll at 390
 // px; an override is added through the form with the keyboard. Screenshots go to test-artifacts/console/.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createToken } from '../apps/api/src/admin/admin-commands.js';
-import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
-import { launchChromium } from './support/browser.js';
-import { consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
+import { bearer, makeUser, makeWorkspace, type Harness } from './support/harness.js';
+import { consoleInBrowser, consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
 let browser: Browser;
-let server: Server;
+let served: Awaited<ReturnType<typeof consoleInBrowser>>;
 let origin: string;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
 let admin: { id: string; email: string };
 let scheduleId: string;
 
 beforeAll(async () => {
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  h = makeHarness({ PUBLIC_BASE_URL: origin });
-  server.on('request', h.app);
-  browser = await launchChromium('console on-call');
+  served = await consoleInBrowser('console on-call');
+  ({ h, origin, browser } = served);
 
   w = await makeWorkspace(h.prisma);
   await h.prisma.workspace.update({ where: { id: w.ws.id }, data: { name: 'Acme Production' } });
@@ -102,9 +95,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  await h?.close();
+  await served?.close();
 });
 
 /** A context with JavaScript on; the refused override answers 400 on purpose. */

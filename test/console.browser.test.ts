@@ -2,42 +2,33 @@
 // Policy: sign in through the form, see the monitors page, no serious or critical axe-core violation at 1280 and
 // 390 px in light and dark, no sideways scroll at 390 px, and sign out. Screenshots go to test-artifacts/console/.
 // This suite never skips: without Chromium it fails and says how to install it.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import {
   bearer,
   createMonitorNamed,
-  makeHarness,
   makeUser,
   makeWorkspace,
   monitorShowing,
   type Harness,
 } from './support/harness.js';
-import { launchChromium } from './support/browser.js';
-import { consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
+import { consoleInBrowser, consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
 let browser: Browser;
-let server: Server;
+let served: Awaited<ReturnType<typeof consoleInBrowser>>;
 let origin: string;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
 let owner: { email: string };
 let viewer: { email: string };
 
 beforeAll(async () => {
-  // The console checks Origin against PUBLIC_BASE_URL: listen first, then build the app for that address.
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  h = makeHarness({ PUBLIC_BASE_URL: origin });
-  server.on('request', h.app);
-  browser = await launchChromium('console');
+  served = await consoleInBrowser('console');
+  ({ h, origin, browser } = served);
 
   w = await makeWorkspace(h.prisma);
   await h.prisma.workspace.update({ where: { id: w.ws.id }, data: { name: 'Acme Production' } });
@@ -61,9 +52,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  await h?.close();
+  await served?.close();
 });
 
 /** A context with JavaScript on; a refused sign-in answers 401 on purpose. */

@@ -1,10 +1,13 @@
-// What the console's browser suites share: a visitor that records console errors, and one check of a page at one
+// What the console's browser suites share: the console on a real port with Chromium, a visitor that records console errors, and one check of a page at one
 // width and colour scheme (axe, no sideways scroll, a screenshot under test-artifacts/console/, no console error).
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, type AxeViolation } from './browser.js';
+import { axeViolations, launchChromium, type AxeViolation } from './browser.js';
+import { makeHarness } from './harness.js';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 export type Scheme = 'light' | 'dark';
@@ -46,4 +49,36 @@ export async function inspectConsolePage(page: Page, errors: string[], name: str
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
   expect([label, errors]).toEqual([label, []]);
+}
+
+/**
+ * The console on 127.0.0.1 and Chromium for `suite`. The console checks Origin against PUBLIC_BASE_URL: the server
+ * listens first, then the app is built for that address. `close` stops all three.
+ */
+export async function consoleInBrowser(suite: string) {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const h = makeHarness({ PUBLIC_BASE_URL: origin });
+  server.on('request', h.app);
+  const stop = async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await h.close();
+  };
+  let browser: Browser;
+  try {
+    browser = await launchChromium(suite);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    h,
+    origin,
+    browser,
+    close: async () => {
+      await browser.close();
+      await stop();
+    },
+  };
 }
