@@ -1,0 +1,2 @@
+export * from './accounting.js';
+export * from './periods.js';
