@@ -3,11 +3,23 @@ import type { Config } from 'jest';
 
 // Jest runs in ESM mode (node --experimental-vm-modules): got and the generated Prisma client are ESM-only.
 const common = {
-  extensionsToTreatAsEsm: ['.ts'],
+  extensionsToTreatAsEsm: ['.ts', '.tsx'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } },
+    ],
+    // Views (apps/api/src/views, apps/api/src/console): JSX rendered on the server by preact, as tsconfig says.
+    '^.+\\.tsx$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', tsx: true },
+          target: 'es2023',
+          transform: { react: { runtime: 'automatic', importSource: 'preact' } },
+        },
+        module: { type: 'es6' },
+      },
     ],
   },
   moduleNameMapper: {
@@ -25,7 +37,7 @@ const config: Config = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.spec.{ts,tsx}', '<rootDir>/bench/**/*.spec.ts'],
     },
     {
       ...common,

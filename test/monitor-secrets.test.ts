@@ -345,6 +345,7 @@ describe('secrets across a key rotation', () => {
       'escalation_targets',
       'monitors',
       'status_page_subscribers',
+      'users',
       'webhooks',
     ]);
   });

@@ -1,28 +1,17 @@
 // The public status page in a real browser (Debian's Chromium driven by playwright-core): what a visitor sees,
 // with JavaScript off, under the page's own Content-Security-Policy. This suite never skips: without Chromium
 // it fails and says how to install it.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
+import { axeViolations, launchChromium } from './support/browser.js';
 import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-];
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -33,14 +22,8 @@ let server: Server;
 let origin: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium was not found at ${CHROMIUM_PATH}. The status page browser test needs it: install it with ` +
-        '`apt-get install -y chromium` (Debian) or point CHROMIUM_PATH at a Chrome/Chromium binary.',
-    );
-  }
   h = makeHarness();
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS });
+  browser = await launchChromium('status page');
   server = h.app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -180,21 +163,6 @@ async function seedPage(name: string) {
     ]),
   });
   return page;
-}
-
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-type AxeViolation = { id: string; impact: string; help: string; nodes: Array<{ target: unknown[] }> };
-
-/**
- * Runs axe-core in the page (WCAG 2.x A and AA rules, best practices) and returns its violations. It needs a
- * context with JavaScript on (its scheduler uses timers); the page has no script of its own either way, and its
- * CSP stays on (evaluate() runs through the DevTools protocol).
- */
-async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  return page.evaluate(
-    `(async () => { ${AXE_SOURCE}; const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }); return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })); })()`,
-  );
 }
 
 describe('the public status page in Chromium', () => {

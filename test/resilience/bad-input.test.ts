@@ -1239,6 +1239,8 @@ interface PublicAim {
   page?: 'public' | 'protected' | 'private' | 'unknown';
   /** Login: the right password of the protected page was sent, readable as a form. */
   rightPassword?: boolean;
+  /** The console (/app): a page open to anyone, or one that needs a session (none of these requests has one). */
+  console?: 'open' | 'signed-in';
 }
 
 const PUBLIC_RUNS = Math.max(200, Math.ceil(RUNS / 4));
@@ -1572,6 +1574,39 @@ const PAGE_TAIL_GENERATORS = Object.fromEntries(
   ]),
 );
 
+/**
+ * The console's routes (/app/...): any of them, its path parameters filled with real workspace slugs, reserved words
+ * and noise. No request carries a session or a valid CSRF token, so a page that needs a session must not be shown,
+ * and no write may succeed.
+ */
+const CONSOLE_OPEN = /^\/app\/(login|forgot|invite|assets)(\/|$)/;
+function consoleRequest(route: string): fc.Arbitrary<Req> {
+  const [method, template] = route.split(' ') as [string, string];
+  const names = [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const segment = (name: string) =>
+    name === 'ws'
+      ? fc.oneof(
+          fc.constantFrom(ws.ws.slug, other.ws.slug, ws.ws.slug.toUpperCase(), 'login', 'w', 'assets', 'wall'),
+          tokenSegment,
+        )
+      : tokenSegment;
+  const target = fc.tuple(...names.map(segment)).map((values) => {
+    let i = 0;
+    return {
+      path: template.replace(/\{\w+\}/g, () => values[i++]!),
+      aim: { console: CONSOLE_OPEN.test(template) ? ('open' as const) : ('signed-in' as const) },
+    };
+  });
+  // Half of them from the deployment's own origin: they get past the Origin check to the CSRF token's.
+  return fc
+    .tuple(publicRequest(route, target, method), fc.boolean())
+    .map(([req, own]) =>
+      own ? { ...req, headers: { ...req.headers, origin: new URL(h.config.publicBaseUrl).origin } } : req,
+    );
+}
+const generatorFor = (route: string) =>
+  PUBLIC_GENERATORS[route] ?? (/^[A-Z]+ \/app(\/|$)/.test(route) ? consoleRequest : undefined);
+
 const PUBLIC_GENERATORS: Record<string, (route: string) => fc.Arbitrary<Req>> = {
   ...PAGE_TAIL_GENERATORS,
   'GET /': (route) => publicRequest(route, fc.constant({ path: '/', aim: {} }), 'GET'),
@@ -1617,6 +1652,11 @@ function judgePublic(req: Req, res: Res): string | null {
   const ok =
     res.status === 200 ||
     (res.status === 304 && (method === 'GET' || method === 'HEAD') && headerOf(req, 'if-none-match') !== undefined);
+  if (aim.console) {
+    if (method === 'POST' && res.status < 400) return `a console write without a CSRF token answered ${res.status}`;
+    if (aim.console === 'signed-in' && res.status === 200) return 'a console page shown without a session';
+    return null;
+  }
   if (aim.secret) {
     // 200 means "recorded": exactly for a known secret, with a method the receiver takes.
     const pingable = PINGABLE.includes(method);
@@ -1688,7 +1728,7 @@ describe('bad input to the public routes (no token)', () => {
         'GET /readyz',
       ]),
     );
-    expect(routes.filter((r) => !PUBLIC_GENERATORS[r])).toEqual([]);
+    expect(routes.filter((r) => !generatorFor(r))).toEqual([]);
   });
 
   it(`answers ${PUBLIC_RUNS} random requests below 500 and in time, and changes nothing but the pings it accepted`, async () => {
@@ -1698,8 +1738,8 @@ describe('bad input to the public routes (no token)', () => {
       select: { pingSecret: true },
     });
     pub.secrets.splice(0, pub.secrets.length, ...live.map((m) => m.pingSecret!));
-    const routes = publicRoutes().filter((r) => PUBLIC_GENERATORS[r]);
-    const reqs = fc.sample(fc.oneof(...routes.map((r) => PUBLIC_GENERATORS[r]!(r))), {
+    const routes = publicRoutes().filter((r) => generatorFor(r));
+    const reqs = fc.sample(fc.oneof(...routes.map((r) => generatorFor(r)!(r))), {
       numRuns: PUBLIC_RUNS,
       seed: SEED,
     });

@@ -17,6 +17,7 @@ import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
+import { consoleRouter } from './console/console.router.js';
 
 export const API_BASE = '/api/v1';
 
@@ -64,6 +65,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRouter(deps));
   // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
   app.use(publicPagesRouter(deps));
+  // The console (browser sessions, never a bearer token): /app/...
+  app.use('/app', consoleRouter(deps));
 
   app.use(notFoundRoute);
   app.use(errorHandler(deps.logger));

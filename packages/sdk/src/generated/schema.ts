@@ -1829,6 +1829,8 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             role: "owner" | "admin" | "member" | "viewer";
+            /** @description Whether the user has a console password. Until then, `POST /members` mails them a link to choose one (48 hours). */
+            passwordSet: boolean;
             /**
              * Format: date-time
              * @description When the user joined the workspace.
@@ -1875,7 +1877,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -4737,7 +4739,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
+import { isReservedWorkspaceSlug } from '../../console/reserved-slugs.js';
 import { changesBetween, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
 import { addMember as addMemberService } from '../members/add-member.js';
 import { createToken as createOrgToken, createTokenSchema } from '../tokens/create-token.js';
@@ -14,7 +15,8 @@ export const workspaceSlugSchema = z
   .string()
   .min(2)
   .max(63)
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lower-case letters, digits and inner hyphens only');
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'lower-case letters, digits and inner hyphens only')
+  .refine((slug) => !isReservedWorkspaceSlug(slug), 'is reserved for the console (/app/<slug>)');
 const email = z
   .email()
   .max(320)

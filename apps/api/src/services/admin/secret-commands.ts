@@ -42,6 +42,8 @@ export interface RotateSummary {
   webhooks: SealedRotateSummary;
   /** Status page subscribers: webhook URL and signing secret, confirm and unsubscribe tokens. */
   subscribers: SealedRotateSummary;
+  /** Console users' second-factor (TOTP) secrets. */
+  users: SealedRotateSummary;
   /** After the run: how many stored values (of every kind above) each key id seals. An old key absent here can be
    * retired. */
   keysInUse: Record<string, number>;
@@ -100,6 +102,8 @@ export const SEALED = {
     table: 'status_page_subscribers',
     columns: ['webhookUrlEnc', 'secretEnc', 'confirmTokenEnc', 'unsubscribeTokenEnc'],
   },
+  /** Console users' TOTP secrets (second factor), enrolled and pending. */
+  users: { table: 'users', columns: ['totpSecretEnc', 'totpPendingSecretEnc'] },
 } as const satisfies Record<string, SealedTable>;
 
 // A row rewritten by the API between our read and our write is read again; more than this many times in a row means
@@ -137,6 +141,7 @@ export async function rotateSecrets(
   const targets = await rotate(SEALED.escalationTargets);
   const webhooks = await rotate(SEALED.webhooks);
   const subscribers = await rotate(SEALED.subscribers);
+  const users = await rotate(SEALED.users);
   return {
     currentKeyId: opts.keyring.current.id,
     monitors: monitors.total,
@@ -155,6 +160,7 @@ export async function rotateSecrets(
     },
     webhooks,
     subscribers,
+    users,
     keysInUse,
   };
 }

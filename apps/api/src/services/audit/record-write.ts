@@ -36,6 +36,8 @@ export const RESOURCES = {
   webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
+  /** A member's own account (console password, second factor), recorded in each of their workspaces: no version. */
+  user: { table: null, idColumn: 'id', noun: 'user' },
 } as const;
 export type ResourceType = keyof typeof RESOURCES;
 export type VersionedResource = {

@@ -16,8 +16,9 @@ export interface AuditActor {
 export interface RequestContext {
   workspace: { id: string; slug: string; name: string; plan: PlanName };
   role: Role;
+  /** The token's id; for the console (`session`), the console session's id. */
   tokenId: string;
-  tokenKind: TokenKind;
+  tokenKind: TokenKind | 'session';
   userId: string | null;
   /** Stable id of the caller for per-principal state (safe-retry keys): the user, or the org token. */
   principal: string;

@@ -9,6 +9,10 @@ export const memberRecordSchema = z
     email: z.email(),
     name: z.string().nullable(),
     role: z.enum(ROLES),
+    passwordSet: z.boolean().openapi({
+      description:
+        'Whether the user has a console password. Until then, `POST /members` mails them a link to choose one (48 hours).',
+    }),
     createdAt: dateTime.openapi({ description: 'When the user joined the workspace.' }),
   })
   .openapi('Member', {
@@ -21,7 +25,7 @@ export const memberRecordSelect = {
   version: true,
   role: true,
   createdAt: true,
-  user: { select: { id: true, email: true, name: true } },
+  user: { select: { id: true, email: true, name: true, passwordHash: true } },
 } satisfies Prisma.MembershipSelect;
 type MemberRow = Prisma.MembershipGetPayload<{ select: typeof memberRecordSelect }>;
 
@@ -32,6 +36,7 @@ export function toMemberRecord(row: MemberRow): MemberRecord {
     email: row.user.email,
     name: row.user.name,
     role: row.role,
+    passwordSet: row.user.passwordHash !== null,
     createdAt: row.createdAt.toISOString(),
   };
 }

@@ -1,0 +1,109 @@
+import express, { Router, type RequestHandler } from 'express';
+import type { ApiDeps } from '../deps.js';
+import { createForgotLimits } from '../services/users/forgot-password.js';
+import { createSignInGuard } from '../services/users/sign-in-guard.js';
+import { loadAssets } from '../views/assets.js';
+import { consoleCookies, readPresessionCookie, readSessionCookie } from './console-cookies.js';
+import { csrfTokenMatches, fromOwnOrigin } from './csrf.js';
+import { mountPages, type PageMountOptions } from './define-page.js';
+import { accountPages } from './pages/account.pages.js';
+import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
+import { monitorPages } from './pages/monitors.pages.js';
+import { passwordPages } from './pages/password.pages.js';
+import { signInPages } from './pages/sign-in.pages.js';
+import { isReservedWorkspaceSlug } from './reserved-slugs.js';
+import { consoleHeaders } from './security-headers.js';
+import { CSRF_FIELD } from '../views/components/form.js';
+import { renderPage } from '../views/render.js';
+
+/** The built files, by hashed name, cached for a year; gzipped for clients that take it. */
+const assetFiles: RequestHandler = async (req, res, next) => {
+  const file = (await loadAssets()).files.get(String(req.params.file));
+  if (!file) {
+    next();
+    return;
+  }
+  res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+  res.setHeader('Content-Type', file.type);
+  res.vary('Accept-Encoding');
+  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    res.setHeader('Content-Encoding', 'gzip');
+    res.send(file.gzipped);
+  } else res.send(file.body);
+};
+
+/**
+ * The console, mounted at /app (beyond-the-seed §7): server-rendered pages over the same services as the API. Every
+ * request that is not a GET must come from this deployment's origin (Origin, else Referer) and carry the CSRF
+ * token of the browser's session or pre-session cookie: otherwise 403 before anything is read or written.
+ */
+export function consoleRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const cookies = consoleCookies(deps.config.publicBaseUrl);
+  const ownOrigin = new URL(deps.config.publicBaseUrl).origin;
+  const assets = async () => (await loadAssets()).urls;
+  const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
+  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
+
+  router.use(consoleHeaders);
+  router.get('/assets/:file', assetFiles);
+  router.use(async (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      next();
+      return;
+    }
+    const refuse = async () => {
+      res
+        .status(403)
+        .type('html')
+        .send(refusedWritePage(await assets()));
+    };
+    if (!fromOwnOrigin(req, ownOrigin)) {
+      await refuse();
+      return;
+    }
+    form(req, res, (err?: unknown) => {
+      if (err) {
+        next(err);
+        return;
+      }
+      const token = (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
+      if (!csrfTokenMatches(token, [readSessionCookie(req, cookies), readPresessionCookie(req, cookies)])) {
+        refuse().catch(next);
+        return;
+      }
+      next();
+    });
+  });
+
+  const pages = Router();
+  mountPages(
+    pages,
+    [
+      ...signInPages({ guard: createSignInGuard(deps.redis) }),
+      ...passwordPages({ forgotLimits: createForgotLimits(deps.redis) }),
+      ...accountPages(),
+    ],
+    { ...opts, mount: '/app' },
+  );
+  router.use(pages);
+
+  const notFound: RequestHandler = async (_req, res) => {
+    const answer = notFoundPage(await assets());
+    if ('view' in answer) res.status(404).type('html').send(renderPage(answer.view));
+  };
+  // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
+  // the reserved first segments are its own pages, or nothing).
+  const longForm = Router({ mergeParams: true });
+  mountPages(longForm, monitorPages(), { ...opts, mount: '/app/w/{ws}' });
+  const shortForm = Router({ mergeParams: true });
+  shortForm.use((req, res, next) =>
+    isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
+  );
+  mountPages(shortForm, monitorPages(), { ...opts, mount: '/app/{ws}' });
+  router.use('/w/:ws', longForm);
+  router.use('/:ws', shortForm);
+  router.use(notFound);
+  router.use(consoleErrors(deps.logger, () => assets()));
+  return router;
+}

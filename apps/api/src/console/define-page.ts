@@ -1,0 +1,215 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { VNode } from 'preact';
+import { randomSecret } from '@statusvane/shared';
+import type { ApiDeps } from '../deps.js';
+import { ROUTE_LABEL } from '../middleware/request-log.js';
+import { can, type Permission } from '../services/auth/permissions.js';
+import { sessionWorkspaceContext, userWorkspaces } from '../services/auth/session-context.js';
+import type { ServiceContext } from '../services/context.js';
+import { readSession, type ConsoleSession } from '../services/users/sessions.js';
+import type { AssetUrls } from '../views/assets.js';
+import type { Chrome } from '../views/layout.js';
+import { renderPage } from '../views/render.js';
+import {
+  clearSessionCookie,
+  readPresessionCookie,
+  readSessionCookie,
+  setPresessionCookie,
+  setSessionCookie,
+  type ConsoleCookies,
+} from './console-cookies.js';
+import { csrfTokenFor } from './csrf.js';
+import { workspaceBase, workspaceNav } from './workspace-paths.js';
+import { forbiddenPage, notFoundPage } from './pages/error-pages.js';
+
+/**
+ * Who may open a page: anyone (`public`: sign-in, forgot, links from mails), a sign-in waiting for its second factor
+ * (`pending`), a signed-in user (`user`: account, workspace chooser), or a member of the workspace in the path
+ * (`workspace`: `/app/<slug>/...` and `/app/w/<slug>/...`, with the member's live role).
+ */
+export type PageAccess = 'public' | 'pending' | 'user' | 'workspace';
+
+interface BaseRequest {
+  deps: ApiDeps;
+  assets: AssetUrls;
+  /** The CSRF token the page's forms carry (PostForm). */
+  csrf: string;
+  params: Record<string, string>;
+  /** The query as Express's simple parser gives it (strings, or arrays for repeated names). */
+  query: Record<string, unknown>;
+  /** A POST's urlencoded fields; a name given twice is left out (no form of ours sends one twice). */
+  form: Record<string, string>;
+  /** The client address (TRUST_PROXY decides whose X-Forwarded-For is believed). */
+  address: string;
+  userAgent: string | undefined;
+  /** The request's one clock reading. */
+  now: Date;
+  /** The path and query asked for: where to come back to after signing in. */
+  url: string;
+}
+
+export interface PublicRequest extends BaseRequest {
+  session: ConsoleSession | null;
+}
+export interface PendingRequest extends BaseRequest {
+  session: ConsoleSession;
+}
+export interface UserRequest extends BaseRequest {
+  session: ConsoleSession;
+  chrome: Chrome;
+}
+export interface WorkspaceRequest extends UserRequest {
+  /** The signed-in member's ServiceContext: every service verb the page calls gets it. */
+  ctx: ServiceContext;
+  /** The workspace's console root, `/app/<slug>` (or `/app/w/<slug>`). */
+  base: string;
+}
+
+type RequestOf<A extends PageAccess> = A extends 'public'
+  ? PublicRequest
+  : A extends 'pending'
+    ? PendingRequest
+    : A extends 'user'
+      ? UserRequest
+      : WorkspaceRequest;
+
+/** A new session cookie to set, or 'clear' to drop the one the browser has. */
+export type SessionChange = { token: string; expires: Date } | 'clear';
+
+/** What a page answers: a rendered page (status 200 unless said), or a 303 redirect (after every successful POST). */
+export type PageAnswer =
+  | { view: VNode; status?: number; session?: SessionChange; noReferrer?: boolean }
+  | { redirect: string; session?: SessionChange };
+
+export interface PageDef<A extends PageAccess = PageAccess> {
+  method: 'get' | 'post';
+  /** Relative to /app, or for `workspace` pages to the workspace's root (`/monitors`). */
+  path: string;
+  access: A;
+  /** `workspace` POSTs: the permission the write needs, checked before the handler (a forged write is 403). */
+  permission?: A extends 'workspace' ? Permission : never;
+  handler: (req: RequestOf<A>) => Promise<PageAnswer>;
+}
+
+/** One console page: typed by its access, so a handler gets exactly the request its access guarantees. */
+export function definePage<A extends PageAccess>(def: PageDef<A>): PageDef<A> {
+  return def;
+}
+
+/** What mountPages needs besides the pages. */
+export interface PageMountOptions {
+  /**
+   * The template of where the router is mounted (`/app`, `/app/{ws}`, `/app/w/{ws}`): request logs and metrics label
+   * a page by it and the page's path, never by the path asked (which names a workspace, or carries a link's token).
+   */
+  mount: string;
+  deps: ApiDeps;
+  cookies: ConsoleCookies;
+  assets: () => Promise<AssetUrls>;
+  clock: () => Date;
+}
+
+function formOf(req: Request): Record<string, string> {
+  const body: unknown = req.body;
+  if (!body || typeof body !== 'object') return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer): void {
+  if (answer.session === 'clear') clearSessionCookie(res, cookies);
+  else if (answer.session) setSessionCookie(res, cookies, answer.session.token, answer.session.expires);
+  if ('redirect' in answer) {
+    res.redirect(303, answer.redirect);
+    return;
+  }
+  if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
+  res
+    .status(answer.status ?? 200)
+    .type('html')
+    .send(renderPage(answer.view));
+}
+
+/**
+ * Mounts page entries on a router: loads the session (only here: the console is the one reader of the cookie),
+ * enforces each page's access, builds the workspace member's ServiceContext with their live role, and renders or
+ * redirects what the handler answers. Errors go to the console's error pages (console.router.ts).
+ */
+export function mountPages(router: Router, pages: readonly PageDef[], opts: PageMountOptions): void {
+  const { deps, cookies } = opts;
+  for (const page of pages) {
+    const label = `${opts.mount}${page.path === '/' ? '' : page.path.replace(/:([A-Za-z]+)/g, '{$1}')}` || '/';
+    const handler: RequestHandler = async (req, res) => {
+      res.locals[ROUTE_LABEL] = label;
+      const now = opts.clock();
+      const assets = await opts.assets();
+      const sessionToken = readSessionCookie(req, cookies);
+      const session = await readSession(deps.prisma, sessionToken, now);
+      // Forms of a session carry its token; before sign-in, the pre-session cookie's (created on first need).
+      let csrfSecret = session ? sessionToken : readPresessionCookie(req, cookies);
+      if (!csrfSecret || !/^[A-Za-z0-9_-]{43}$/.test(csrfSecret)) {
+        csrfSecret = randomSecret(32);
+        setPresessionCookie(res, cookies, csrfSecret);
+      }
+      const base: BaseRequest = {
+        deps,
+        assets,
+        csrf: csrfTokenFor(csrfSecret),
+        params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)])),
+        query: req.query as Record<string, unknown>,
+        form: formOf(req),
+        address: req.ip ?? 'unknown',
+        userAgent: req.get('user-agent'),
+        now,
+        url: req.originalUrl,
+      };
+      const toSignIn = (): PageAnswer => ({
+        redirect: req.method === 'GET' ? `/app/login?next=${encodeURIComponent(req.originalUrl)}` : '/app/login',
+        // A cookie that names no live session is dropped.
+        ...(sessionToken && !session ? { session: 'clear' as const } : {}),
+      });
+      let answer: PageAnswer;
+      if (page.access === 'public') {
+        answer = await (page as PageDef<'public'>).handler({ ...base, session });
+      } else if (page.access === 'pending') {
+        answer = session?.awaitingSecondFactor
+          ? await (page as PageDef<'pending'>).handler({ ...base, session })
+          : { redirect: '/app/login', ...(sessionToken && !session ? { session: 'clear' as const } : {}) };
+      } else if (!session || session.awaitingSecondFactor) {
+        answer = toSignIn();
+      } else {
+        const workspaces = await userWorkspaces(deps.prisma, session.user.id);
+        const chrome: Chrome = {
+          assets,
+          csrf: base.csrf,
+          user: session.user,
+          nav: [],
+          manyWorkspaces: workspaces.length > 1,
+        };
+        if (page.access === 'user') {
+          answer = await (page as PageDef<'user'>).handler({ ...base, session, chrome });
+        } else {
+          const slug = base.params.ws ?? '';
+          const ctx = await sessionWorkspaceContext(deps.prisma, { session, slug, now });
+          if (!ctx) {
+            answer = notFoundPage(assets, 'You are not a member of a workspace at this address.');
+          } else if (page.permission && !can(ctx.role, page.permission)) {
+            answer = forbiddenPage(assets, `Your role (${ctx.role}) in ${ctx.workspace.name} may not do this.`);
+          } else {
+            const wsBase = workspaceBase(ctx.workspace.slug);
+            answer = await (page as PageDef<'workspace'>).handler({
+              ...base,
+              session,
+              ctx,
+              base: wsBase,
+              chrome: { ...chrome, workspace: { name: ctx.workspace.name, base: wsBase }, nav: workspaceNav(wsBase) },
+            });
+          }
+        }
+      }
+      send(res, cookies, answer);
+    };
+    router[page.method](page.path, handler);
+  }
+}

@@ -1,0 +1,33 @@
+import type { ComponentChildren } from 'preact';
+import type { AssetUrls } from './assets.js';
+
+export interface DocumentProps {
+  /** The page's own title; " · Statusvane" is appended. */
+  title: string;
+  assets: AssetUrls;
+  children: ComponentChildren;
+  /** A class on <body> for page-wide layout variants ("auth" for the sign-in pages). */
+  bodyClass?: string;
+}
+
+/**
+ * The shell of every console page: no inline script or style (the Content-Security-Policy allows only the hashed
+ * files under /app/assets/), light and dark colour schemes, never indexed.
+ */
+export function Document({ title, assets, children, bodyClass }: DocumentProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="robots" content="noindex, nofollow" />
+        <title>{`${title} · Statusvane`}</title>
+        {assets.icon && <link rel="icon" type="image/svg+xml" href={assets.icon} />}
+        {assets.css && <link rel="stylesheet" href={assets.css} />}
+        {assets.js && <script src={assets.js} defer />}
+      </head>
+      <body class={bodyClass}>{children}</body>
+    </html>
+  );
+}
