@@ -60,3 +60,23 @@ export function startOfLocal(ms: number, timezone: string, unit: Granularity, of
     .startOf(unit)
     .toMillis();
 }
+
+/** A month (`YYYY-MM`) in a timezone, as [from, to) in ms: its first local midnight to the next month's. */
+export function monthRange(month: string, timezone: string): { from: number; to: number } {
+  const from = DateTime.fromISO(`${month}-01`, { zone: timezone }).startOf('month');
+  return { from: from.toMillis(), to: from.plus({ months: 1 }).startOf('month').toMillis() };
+}
+
+/** The local hour the monthly report goes out on the 1st, and how long after it a late worker still sends it. */
+export const REPORT_SEND_HOUR = 6;
+const REPORT_SEND_WINDOW_MS = 48 * 3_600_000;
+
+/**
+ * The month whose report is due at `now` in a timezone: the previous month, from 06:00 on the 1st (local) for 48
+ * hours (workers down over the 1st still send it when they come back, not weeks later); else null.
+ */
+export function dueReportMonth(now: Date, timezone: string): string | null {
+  const sendAt = DateTime.fromJSDate(now, { zone: timezone }).startOf('month').set({ hour: REPORT_SEND_HOUR });
+  const t = now.getTime() - sendAt.toMillis();
+  return t >= 0 && t < REPORT_SEND_WINDOW_MS ? sendAt.minus({ months: 1 }).toFormat('yyyy-MM') : null;
+}

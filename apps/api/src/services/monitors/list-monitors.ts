@@ -53,39 +53,48 @@ const filters = paginationQuerySchema.extend({
         '`metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400).',
     }),
 });
-const KNOWN = new Set(Object.keys(filters.shape));
-export const monitorListQuerySchema = filters.loose().superRefine(
-  (query, ctx) => {
-    // Metadata key -> the parameter that gave it first: `metadata.env` and `metadata[env]` are one filter, so both
-    // given (like one parameter given twice) is 400, not an AND of two values that matches nothing.
-    const given = new Map<string, string>();
-    for (const [key, value] of Object.entries(query)) {
-      if (KNOWN.has(key)) continue;
-      const metaKey = metadataKeyOf(key);
-      if (metaKey === null || metaKey.length === 0 || metaKey.length > METADATA_KEY_MAX) {
-        ctx.addIssue({ code: 'custom', path: [key], message: 'Unknown field' });
-        continue;
+/**
+ * The filters of GET /monitors with more query parameters (`extra`): strict but for the `metadata.<key>` parameters
+ * (judged here). GET /reports/uptime takes the same filters beside its own.
+ */
+export function withMonitorFilters<S extends z.core.$ZodLooseShape>(extra: S) {
+  const shape = filters.extend(extra);
+  const known = new Set(Object.keys(shape.shape));
+  return shape.loose().superRefine(
+    (query, ctx) => {
+      // Metadata key -> the parameter that gave it first: `metadata.env` and `metadata[env]` are one filter, so both
+      // given (like one parameter given twice) is 400, not an AND of two values that matches nothing.
+      const given = new Map<string, string>();
+      for (const [key, value] of Object.entries(query)) {
+        if (known.has(key)) continue;
+        const metaKey = metadataKeyOf(key);
+        if (metaKey === null || metaKey.length === 0 || metaKey.length > METADATA_KEY_MAX) {
+          ctx.addIssue({ code: 'custom', path: [key], message: 'Unknown field' });
+          continue;
+        }
+        const first = given.get(metaKey);
+        if (first !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `filters the same metadata key as ${first}: give it once`,
+          });
+        given.set(metaKey, first ?? key);
+        if (typeof value !== 'string')
+          ctx.addIssue({ code: 'custom', path: [key], message: 'was given more than once' });
+        else if (value.length > METADATA_VALUE_MAX)
+          ctx.addIssue({ code: 'custom', path: [key], message: `must be at most ${METADATA_VALUE_MAX} characters` });
       }
-      const first = given.get(metaKey);
-      if (first !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `filters the same metadata key as ${first}: give it once`,
-        });
-      given.set(metaKey, first ?? key);
-      if (typeof value !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'was given more than once' });
-      else if (value.length > METADATA_VALUE_MAX)
-        ctx.addIssue({ code: 'custom', path: [key], message: `must be at most ${METADATA_VALUE_MAX} characters` });
-    }
-    // Also when a filter failed: one 400 names every offending parameter.
-  },
-  { when: () => true },
-);
+      // Also when a filter failed: one 400 names every offending parameter.
+    },
+    { when: () => true },
+  );
+}
+export const monitorListQuerySchema = withMonitorFilters({});
 export type MonitorListQuery = z.output<typeof monitorListQuerySchema>;
 
 /** The filters as a Prisma condition, always within the caller's workspace. */
-function whereOf(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWhereInput {
+export function monitorFilterWhere(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWhereInput {
   const and: Prisma.MonitorWhereInput[] = [];
   // A paused monitor shows `paused`, whatever its last check state: `status` finds enabled monitors only.
   if (query.status) and.push({ status: { in: query.status }, enabled: true });
@@ -120,7 +129,7 @@ const monitorPages = perClient((prisma: PrismaClient) =>
       const out = new Map<string, { total: number; rows: MonitorRow[] }>();
       await Promise.all(
         [...distinct].map(async ([key, { workspaceId, query }]) => {
-          const where = whereOf(workspaceId, query);
+          const where = monitorFilterWhere(workspaceId, query);
           const [total, rows] = await Promise.all([
             prisma.monitor.count({ where }),
             prisma.monitor.findMany({
