@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import serviceShape from './eslint-service-shape.js';
 
 export default tseslint.config(
   {
@@ -47,6 +48,13 @@ export default tseslint.config(
       // The SSRF guard and the header checks match control characters on purpose.
       'no-control-regex': 'off',
     },
+  },
+  {
+    // One shape for every request service, told apart from records and helpers by file name (services/README.md).
+    files: ['apps/api/src/services/*/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    plugins: { statusvane: { rules: { 'service-shape': serviceShape } } },
+    rules: { 'statusvane/service-shape': 'error' },
   },
   {
     // Tool configs outside the root tsconfig: no program, so no type-aware rules.

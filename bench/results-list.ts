@@ -13,8 +13,9 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { createLogger } from '@statusvane/shared';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
-import { checkResultQuerySchema, listCheckResults } from '../apps/api/src/services/monitors/check-results.js';
+import { checkResultQuerySchema, listCheckResults } from '../apps/api/src/services/monitors/list-check-results.js';
 import { ensureResultPartitions, packClosedResults, PACK_AFTER_MS } from '../apps/worker/src/result-partitions.js';
 import { RESULTS_DIR, ROOT } from './lib/paths.js';
 import { sideDatabase } from './lib/side-database.js';
@@ -70,7 +71,11 @@ try {
     name: 'Results list',
   });
   const monitorId = monitor!.id;
-  const auth = await authenticate(prisma, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
+  const logger = createLogger({ level: 'warn', json: true, service: 'bench' });
+  const auth = await authenticate(
+    { prisma, logger },
+    { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined },
+  );
 
   // Whole UTC days ending now, each day in its partition as housekeeping makes them.
   const now = new Date(Math.floor(startedAt.getTime() / 60_000) * 60_000);

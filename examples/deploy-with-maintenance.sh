@@ -5,8 +5,9 @@
 #
 #   examples/deploy-with-maintenance.sh "Deploying v2.3" ./deploy.sh [args...]
 #
-# COMPONENTS (optional, comma-separated names or ids) limits the window to those components; without it the window
-# covers the whole workspace. WINDOW (default 30m) bounds it should the deploy hang. (examples/deploy-maintenance.sh
+# COMPONENTS (comma-separated names or ids) are the components the window covers; ALL_COMPONENTS=1 instead covers the
+# whole workspace (every monitor stops paging). One of them is required: the CLI refuses a window with neither.
+# WINDOW (default 30m) bounds it should the deploy hang. (examples/deploy-maintenance.sh
 # is the same flow in curl and bash, for machines without Node.)
 set -euo pipefail
 
@@ -19,6 +20,7 @@ IFS=',' read -r -a components <<<"${COMPONENTS:-}"
 for c in "${components[@]}"; do
   [ -n "$c" ] && args+=(--component "$c")
 done
+[ "${ALL_COMPONENTS:-}" = 1 ] && args+=(--all)
 
 id=$(npx statusvane "${args[@]}")
 echo "maintenance window $id open" >&2

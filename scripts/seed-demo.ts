@@ -1,7 +1,7 @@
 // Creates (once) the demo workspace and its owner, then mints a fresh owner token and prints it as JSON.
 // Used by `npm start`; the token secret is shown only here.
 import { createPrisma } from '@statusvane/shared';
-import { addMember, createToken, createUser, createWorkspace } from '../apps/api/src/services/admin/admin-commands.js';
+import { addMember, createToken, createUser, createWorkspace } from '../apps/api/src/admin/admin-commands.js';
 
 const DEMO = { slug: 'demo', name: 'Demo workspace', email: 'demo@statusvane.local' };
 

@@ -1,7 +1,9 @@
 // `npm start`: the whole product on one machine. Starts PostgreSQL and Redis under .data/ unless DATABASE_URL /
 // REDIS_URL are given, builds, applies migrations, checks the configuration (creating the development encryption
 // key once, before the API and the worker both look for it), creates the demo workspace, starts the API and one
-// worker, waits until the API is ready, then prints the demo token and a first curl. Runs until Ctrl-C.
+// worker, waits until the API is ready, then prints the demo token and a first curl. Runs until Ctrl-C. Unless
+// ALLOWED_TARGET_CIDRS is given (or NODE_ENV is production), the API and worker it starts may watch loopback and
+// private addresses: a trial on one's own machine and network (LOCAL_TRIAL_CIDRS).
 //
 //   npm start                  everything above
 //   npm start -- --skip-build  use the existing build (apps/*/dist) as it is, e.g. right after `npm run build`
@@ -15,6 +17,13 @@ const tsx = join(root, 'node_modules/tsx/dist/cli.mjs');
 const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
 /** How long the API may take from spawn to a 200 on /readyz. */
 const READY_TIMEOUT_MS = 60_000;
+/**
+ * What the local trial may watch besides the internet: this machine and the private networks around it. The SSRF guard
+ * refuses them by default (decisions: a hosted service must not be turned on its own network); a newcomer trying
+ * Statusvane on a laptop wants exactly those. Only for the API and worker this script starts, only when
+ * ALLOWED_TARGET_CIDRS is not given and NODE_ENV is not production: a deployment configures its own.
+ */
+const LOCAL_TRIAL_CIDRS = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 
 const args = process.argv.slice(2);
 const unknown = args.filter((a) => a !== '--skip-build');
@@ -86,7 +95,14 @@ async function waitUntilReady(url) {
 
 async function main() {
   const { databaseUrl, redisUrl } = await ensureServices();
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
+  // An empty variable counts as unset, as everywhere in the configuration.
+  const localTargets = !process.env.ALLOWED_TARGET_CIDRS && process.env.NODE_ENV !== 'production';
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    ...(localTargets ? { ALLOWED_TARGET_CIDRS: LOCAL_TRIAL_CIDRS } : {}),
+  };
 
   if (skipBuild) say('using the existing build (--skip-build)');
   else step('building (prisma client + tsc)', 'npm', ['run', '-s', 'build'], env);
@@ -121,8 +137,13 @@ async function main() {
   await waitUntilReady(`http://127.0.0.1:${config.port}/readyz`);
 
   const base = config.publicBaseUrl;
+  const targets = localTargets
+    ? `Local trial: monitors may watch this machine and private networks (ALLOWED_TARGET_CIDRS=${LOCAL_TRIAL_CIDRS}).
+A deployment refuses those targets unless its own ALLOWED_TARGET_CIDRS lets them through.`
+    : `Targets: the internet${config.allowedTargetCidrs ? ` and ALLOWED_TARGET_CIDRS=${config.allowedTargetCidrs}` : ''} (loopback and private addresses refused otherwise).`;
   process.stdout.write(`
 Statusvane is running: API on ${base}/api/v1, one worker.
+${targets}
 Demo workspace "${demo.workspace}", owner token (shown once):
 
   ${demo.token}
@@ -130,7 +151,16 @@ Demo workspace "${demo.workspace}", owner token (shown once):
 Send your first request:
 
   curl -s -H "Authorization: Bearer ${demo.token}" ${base}/api/v1/monitors
+${
+  localTargets
+    ? `
+Watch something on this machine (a service on port 8080, say):
 
+  curl -s -X POST -H "Authorization: Bearer ${demo.token}" -H 'Content-Type: application/json' \\
+    -d '{"name":"My app","target":"http://127.0.0.1:8080/"}' ${base}/api/v1/monitors
+`
+    : ''
+}
 Press Ctrl-C to stop (PostgreSQL and Redis keep running: npm run services -- stop).
 `);
 }

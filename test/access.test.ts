@@ -4,7 +4,7 @@ import {
   addMember as adminAddMember,
   createToken as adminCreateToken,
   removeMember as adminRemoveMember,
-} from '../apps/api/src/services/admin/admin-commands.js';
+} from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 let h: Harness;

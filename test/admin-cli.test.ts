@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { addMember, createUser, createWorkspace } from '../apps/api/src/services/admin/admin-commands.js';
+import { addMember, createUser, createWorkspace } from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createToken, removeMember, revokeToken, addMember } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken, removeMember, revokeToken, addMember } from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -142,10 +142,10 @@ describe('personal tokens', () => {
     const user = await makeUser(h.prisma, [{ workspace: ws.slug, role: 'viewer' }]);
     const t = await createToken(h.prisma, { kind: 'personal', email: user.email });
     const { authenticate } = await import('../apps/api/src/services/auth/authenticate.js');
-    const ctx1 = await authenticate(h.prisma, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
+    const ctx1 = await authenticate(h.deps, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
     expect(ctx1.role).toBe('viewer');
     await addMember(h.prisma, { workspace: ws.slug, email: user.email, role: 'admin' });
-    const ctx2 = await authenticate(h.prisma, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
+    const ctx2 = await authenticate(h.deps, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
     expect(ctx2.role).toBe('admin');
     expect(ctx2.principal).toBe(`user:${user.id}`);
   });
@@ -174,7 +174,7 @@ describe('OAuth tokens', () => {
     });
     expect(t.token.startsWith('mcp_at_')).toBe(true);
     const { authenticate } = await import('../apps/api/src/services/auth/authenticate.js');
-    const ctx = await authenticate(h.prisma, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
+    const ctx = await authenticate(h.deps, { authorization: `Bearer ${t.token}`, workspaceHeader: undefined });
     expect(ctx.workspace.slug).toBe(b.ws.slug);
     expect(ctx.role).toBe('viewer');
     expect((await list(bearer(t.token))).status).toBe(200);
@@ -202,7 +202,7 @@ describe('OAuth tokens', () => {
     expect((await h.prisma.apiToken.findUniqueOrThrow({ where: { id: t.id } })).expiresAt).toEqual(expiresAt);
     const { authenticate } = await import('../apps/api/src/services/auth/authenticate.js');
     const at = (ms: number) =>
-      authenticate(h.prisma, {
+      authenticate(h.deps, {
         authorization: `Bearer ${t.token}`,
         workspaceHeader: undefined,
         now: new Date(expiresAt.getTime() + ms),

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createResultWriter, storeCheckResults, type StoreInput } from '../apps/worker/src/checks/store-result.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
-import { createToken, revokeToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';

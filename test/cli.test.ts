@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -138,6 +138,11 @@ describe('statusvane CLI', () => {
     expect(applied).toMatchObject({ code: 0, stderr: '' });
     expect(applied.stdout).toContain('Applied: 3 created, 0 updated, 0 deleted, 0 unchanged.');
     expect(await h.prisma.monitor.count({ where: { workspaceId: ws.ws.id } })).toBe(2);
+    // Each created resource with its new id in the CHANGES column.
+    const web = await h.prisma.monitor.findFirstOrThrow({ where: { workspaceId: ws.ws.id, ref: 'web' } });
+    const page = await h.prisma.statusPage.findFirstOrThrow({ where: { workspaceId: ws.ws.id, ref: 'public' } });
+    expect(applied.stdout).toMatch(new RegExp(`^\\+\\s+monitor\\s+web\\s+${web.id}$`, 'm'));
+    expect(applied.stdout).toMatch(new RegExp(`^\\+\\s+status_page\\s+public\\s+${page.id}$`, 'm'));
 
     const again = await cli(['plan', '-f', file, '--detailed-exitcode'], env);
     expect(again.code).toBe(0);
@@ -221,7 +226,7 @@ describe('statusvane CLI', () => {
     const lossy = await answerLosingProxy(url);
     try {
       const title = uniq('lost-answer');
-      const retried = await cli(['maintenance', 'start', '--title', title], { STATUSVANE_URL: lossy.url });
+      const retried = await cli(['maintenance', 'start', '--all', '--title', title], { STATUSVANE_URL: lossy.url });
       expect(retried.code).toBe(0);
       expect(lossy.dropped()).toBe(1);
       const opened = await h.prisma.maintenanceWindow.findMany({ where: { workspaceId: ws.ws.id, title } });
@@ -230,15 +235,32 @@ describe('statusvane CLI', () => {
       await lossy.close();
     }
 
+    // Neither --component nor --all: refused before anything is sent (a CI step that lost its --component must not
+    // put the whole workspace into maintenance); both: refused too.
+    const before = await h.prisma.maintenanceWindow.count({ where: { workspaceId: ws.ws.id } });
+    const bare = await cli(['maintenance', 'start', '--title', 'Deploy']);
+    expect(bare).toMatchObject({ code: 1, stdout: '' });
+    expect(bare.stderr).toContain('--component');
+    expect(bare.stderr).toContain('--all');
+    const both = await cli(['maintenance', 'start', '--all', '--component', 'database', '--title', 'Deploy']);
+    expect([both.code, both.stderr]).toEqual([1, 'statusvane: give --component or --all, not both\n']);
+    expect(await h.prisma.maintenanceWindow.count({ where: { workspaceId: ws.ws.id } })).toBe(before);
+    const all = await cli(['maintenance', 'start', '--all', '--for', '5m', '--title', 'Everything']);
+    expect(all.code).toBe(0);
+    const everything = (
+      await request(h.app).get(`/api/v1/maintenance/${all.stdout.trim()}`).set(bearer(ws.tokens.viewer))
+    ).body.data;
+    expect(everything).toMatchObject({ title: 'Everything', components: [] });
+
     const unknown = await cli(['maintenance', 'start', '--component', 'nothing', '--title', 'x']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no component is named "nothing"');
-    expect((await cli(['maintenance', 'start', '--for', 'soon', '--title', 'x'])).code).toBe(1);
+    expect((await cli(['maintenance', 'start', '--all', '--for', 'soon', '--title', 'x'])).code).toBe(1);
   });
 
   it('examples/deploy-with-maintenance.sh wraps a deploy in a window and completes it, even when the deploy fails', async () => {
     const script = join(root, 'examples/deploy-with-maintenance.sh');
-    const run = (deploy: string[]) =>
+    const run = (deploy: string[], scope: Record<string, string> = { COMPONENTS: 'Web' }) =>
       new Promise<number>((resolve) =>
         execFile(
           script,
@@ -250,7 +272,7 @@ describe('statusvane CLI', () => {
               HOME: process.env.HOME,
               STATUSVANE_URL: url,
               STATUSVANE_TOKEN: ws.tokens.admin,
-              COMPONENTS: 'Web',
+              ...scope,
             },
             timeout: 60_000,
           },
@@ -259,6 +281,10 @@ describe('statusvane CLI', () => {
       );
     expect(await run(['true'])).toBe(0);
     expect(await run(['false'])).toBe(1);
+    // Neither COMPONENTS nor ALL_COMPONENTS=1: no window, and the deploy does not run.
+    const marker = join(dir, 'deployed');
+    expect(await run(['touch', marker], {})).toBe(1);
+    await expect(readFile(marker)).rejects.toThrow();
     const windows = await h.prisma.maintenanceWindow.findMany({
       where: { workspaceId: ws.ws.id, title: 'Deploying v3' },
     });

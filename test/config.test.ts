@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { schedulerId } from '@statusvane/shared';
 import request from 'supertest';
-import { assignPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { assignPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -609,6 +609,76 @@ describe('config plan and apply', () => {
     expect(unknown.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual([
       'escalationPolicies[0].steps[0].targets[0]',
     ]);
+  });
+
+  it('taking the default from another policy shows and records its change, and never touches an unmanaged one', async () => {
+    const policy = (ref: string, isDefault?: boolean) => ({
+      ref,
+      name: ref,
+      ...(isDefault === undefined ? {} : { isDefault }),
+      steps: [{ delayMinutes: 0, targets: [{ channel: 'email', target: 'ops@example.com' }] }],
+    });
+    const getPolicy = async (id: string) =>
+      (await request(h.app).get(`/api/v1/escalation-policies/${id}`).set(bearer(ws.tokens.admin))).body.data;
+
+    // An unmanaged default (created over the API): plan and apply refuse to take the default from it.
+    const unmanaged = await request(h.app)
+      .post('/api/v1/escalation-policies')
+      .set(bearer(ws.tokens.admin))
+      .send({ ...policy('by-hand', true), ref: undefined });
+    expect(unmanaged.status).toBe(201);
+    const takeover = { version: 1, escalationPolicies: [policy('primary', true)] };
+    for (const res of [await plan(takeover), await apply(takeover)]) {
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toContain(unmanaged.body.data.id);
+    }
+    const untouched = await getPolicy(unmanaged.body.data.id);
+    expect([untouched.isDefault, untouched.version]).toEqual([true, 1]);
+    expect(await h.prisma.escalationPolicy.count({ where: { workspaceId: ws.ws.id, ref: 'primary' } })).toBe(0);
+    // Without isDefault the document leaves the default where it is.
+    expect((await apply({ version: 1, escalationPolicies: [policy('primary')] })).status).toBe(200);
+    expect((await getPolicy(unmanaged.body.data.id)).version).toBe(1);
+
+    // A managed default the document does not name: plan shows its update, apply records it.
+    await request(h.app)
+      .patch(`/api/v1/escalation-policies/${unmanaged.body.data.id}`)
+      .set(bearer(ws.tokens.admin))
+      .send({ isDefault: false });
+    expect((await apply({ version: 1, escalationPolicies: [policy('primary', true)] })).status).toBe(200);
+    const primary = (await plan({ version: 1, escalationPolicies: [policy('primary', true)] })).body.data.changes[0];
+    const before = await getPolicy(primary.id);
+    const next = { version: 1, escalationPolicies: [policy('secondary', true)] };
+    const planned = await plan(next);
+    expect(planned.body.data.changes).toEqual([
+      expect.objectContaining({ action: 'create', resourceType: 'escalation_policy', ref: 'secondary' }),
+      {
+        action: 'update',
+        resourceType: 'escalation_policy',
+        ref: 'primary',
+        id: primary.id,
+        fields: { isDefault: { from: true, to: false } },
+      },
+    ]);
+    const applied = await apply(next);
+    expect(applied.body.data.changes).toEqual(
+      planned.body.data.changes.map((c: Change) => ({ ...c, id: expect.any(String) })),
+    );
+    const after = await getPolicy(primary.id);
+    expect([after.isDefault, after.version]).toEqual([false, before.version + 1]);
+    const events = (
+      await request(h.app).get(`/api/v1/audit-events?resourceId=${primary.id}`).set(bearer(ws.tokens.admin))
+    ).body.data;
+    expect(events[0]).toMatchObject({
+      action: 'escalation_policy.updated',
+      changes: { isDefault: { from: true, to: false } },
+    });
+    // One event for the lost default (the document's own update of primary, earlier, made it the default).
+    expect(events.map((e: { action: string }) => e.action)).toEqual([
+      'escalation_policy.updated',
+      'escalation_policy.updated',
+      'escalation_policy.created',
+    ]);
+    expect((await apply(next)).body.data.summary).toEqual({ create: 0, update: 0, delete: 0, noop: 1 });
   });
 
   it('lets only owners and admins plan and apply; any role exports', async () => {

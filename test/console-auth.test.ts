@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, hashToken } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
-import { createWorkspace } from '../apps/api/src/services/admin/admin-commands.js';
+import { createWorkspace } from '../apps/api/src/admin/admin-commands.js';
 import { createSignInGuard } from '../apps/api/src/services/users/sign-in-guard.js';
 import { base32Decode, hotp, totpStep } from '../apps/api/src/services/users/totp.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';

@@ -10,9 +10,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, createSsrfGuard, escalationNoticeJobId, type EscalationNoticeJob } from '@statusvane/shared';
-import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
-import { createDeliverer, type Page } from '@statusvane/shared';
+import { createDeliverer, workspaceSigningSecrets, type Page } from '@statusvane/shared';
 import {
   reconcileNotices,
   runEscalationStep,
@@ -48,7 +48,7 @@ beforeAll(async () => {
   });
   const deliverer = createDeliverer({
     guard: h.deps.guard,
-    encryptionKey: h.config.encryption.current.key,
+    signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
     smtp: null,
     providers: h.config.alertProviders,
     timeoutMs: 2000,
@@ -298,7 +298,7 @@ describe('paging the new channels', () => {
     // A URL channel still goes through the SSRF guard at send time.
     const strict = createDeliverer({
       guard: createSsrfGuard(),
-      encryptionKey: h.config.encryption.current.key,
+      signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
       smtp: null,
       providers: h.config.alertProviders,
     });

@@ -173,6 +173,34 @@ describe('escalation policies over HTTP', () => {
     );
   });
 
+  it('moving the default records the change of the policy that loses it (audit event, version + 1)', async () => {
+    const audit = async (id: string) =>
+      (await api(w.tokens.admin).get(`/audit-events?resourceId=${id}`)).body.data as Array<{
+        action: string;
+        changes?: Record<string, unknown>;
+      }>;
+    const a = await create({ isDefault: true });
+    const b = await create({ isDefault: true }); // POST takes the default from a
+    expect((await audit(a.id))[0]).toMatchObject({
+      action: 'escalation_policy.updated',
+      changes: { isDefault: { from: true, to: false } },
+    });
+    const patched = await api(w.tokens.admin).patch(`/escalation-policies/${a.id}`, { isDefault: true });
+    expect(patched.status).toBe(200);
+    const lost = (await api(w.tokens.viewer).get(`/escalation-policies/${b.id}`)).body.data;
+    expect([lost.isDefault, lost.version]).toEqual([false, b.version + 1]);
+    const events = await audit(b.id);
+    expect(events.map((e) => e.action)).toEqual(['escalation_policy.updated', 'escalation_policy.created']);
+    expect(events[0]!.changes).toEqual({ isDefault: { from: true, to: false } });
+    // A stale If-Match on the policy that lost the default now fails, as for any other change of it.
+    const stale = await request(h.app)
+      .patch(`/api/v1/escalation-policies/${b.id}`)
+      .set(bearer(w.tokens.admin))
+      .set('If-Match', `"${b.version}"`)
+      .send({ name: 'Renamed' });
+    expect(stale.status).toBe(412);
+  });
+
   it('PATCH changes only the given fields; steps replace all, and an open incident keeps the ladder it pinned', async () => {
     const p = await create();
     const monitor = await api(w.tokens.admin).post('/monitors', makeMonitorInput());

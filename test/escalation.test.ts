@@ -19,10 +19,10 @@ import {
   verifyWebhookSignature,
   type EscalationJob,
 } from '@statusvane/shared';
-import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy, assignPolicy, policySigningSecret } from '../apps/api/src/admin/policy-commands.js';
 import { escalationStateSchema } from '../apps/api/src/services/incidents/get-escalation.js';
 import { incidentRecordSchema } from '../apps/api/src/services/incidents/incident-record.js';
-import { createDeliverer } from '@statusvane/shared';
+import { createDeliverer, workspaceSigningSecrets } from '@statusvane/shared';
 import {
   ensureOpenLadders,
   reconcileStaleDeliveries,
@@ -94,7 +94,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   const deliverer = createDeliverer({
     guard: h.deps.guard,
-    encryptionKey: h.config.encryption.current.key,
+    signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
     smtp: { url: smtp.url, from: 'Statusvane <pager@statusvane.test>' },
     timeoutMs: 2000,
     retry: FAST_RETRY,
@@ -575,6 +575,72 @@ describe('the ladder, end to end', () => {
   });
 });
 
+describe('the signing secret over the API', () => {
+  it('managers read it once and rotate it; a page delivered after the rotation verifies with the new secret only', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const post = (path: string, token = tokens.admin) =>
+      request(h.app).post(`/api/v1/escalation-policies/signing-secret/${path}`).set(bearer(token));
+    for (const token of [tokens.member, tokens.viewer]) {
+      expect((await post('reveal', token)).status).toBe(403);
+      expect((await post('rotate', token)).status).toBe(403);
+    }
+    // Read once: the secret the admin CLI prints (generation 0), then 409.
+    const cli = () =>
+      policySigningSecret(h.prisma, { workspace: ws.slug }, { encryptionKey: h.config.encryption.current.key });
+    const revealed = await post('reveal');
+    expect(revealed.status).toBe(200);
+    expect(revealed.body.data).toEqual({
+      secret: (await cli()).secret,
+      generation: 0,
+      rotatedAt: null,
+      algorithm: 'HMAC-SHA256',
+      signatureHeader: 'Statusvane-Signature',
+      signedPayload: '<t>.<raw body>',
+    });
+    const again = await post('reveal', tokens.owner);
+    expect([again.status, again.body.error.code]).toEqual([409, 'conflict']);
+
+    await policyFor(ws.slug, [
+      { delayMinutes: 0, targets: [{ channel: 'webhook', target: `${rx.base}/rotated/${ws.id}` }] },
+    ]);
+    const page = async () => {
+      const incident = await openIncident(ws.id, (await monitorIn(ws.id)).id);
+      await runEscalationStep(deps, { incidentId: incident.id, cycle: 0, position: 0 });
+      return rx.hits(`/rotated/${ws.id}`).at(-1)!;
+    };
+    const old = revealed.body.data.secret as string;
+    const before = await page();
+    expect(verifyWebhookSignature(old, String(before.headers['statusvane-signature']), before.body)).toBe(true);
+
+    const rotated = await post('rotate');
+    expect(rotated.status).toBe(201);
+    const secret = rotated.body.data.secret as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(secret).not.toBe(old);
+    expect(rotated.body.data).toMatchObject({ generation: 1, rotatedAt: expect.any(String) });
+    // The deliverer of this suite was built before the rotation: it signs the next page with the new secret.
+    const after = await page();
+    const signature = String(after.headers['statusvane-signature']);
+    expect(verifyWebhookSignature(secret, signature, after.body)).toBe(true);
+    expect(verifyWebhookSignature(old, signature, after.body)).toBe(false);
+    // The admin CLI prints the secret in effect; the rotated one was shown in its answer, so no reveal.
+    expect(await cli()).toMatchObject({ secret, generation: 1 });
+    expect((await post('reveal')).status).toBe(409);
+
+    const audit = await h.prisma.auditEvent.findMany({
+      where: { workspaceId: ws.id, action: { startsWith: 'workspace.signing_secret' } },
+      orderBy: { seq: 'asc' },
+    });
+    expect(audit.map((e) => e.action).sort()).toEqual([
+      'workspace.signing_secret_revealed',
+      'workspace.signing_secret_rotated',
+    ]);
+    const stored = JSON.stringify(audit.map((e) => e.changes));
+    expect(audit[1]!.changes).toEqual({ generation: { from: 0, to: 1 } });
+    for (const s of [secret, old]) expect(stored).not.toContain(s);
+  });
+});
+
 describe('deliveries', () => {
   it('email is skipped with a reason when SMTP_URL is not set', async () => {
     const { ws } = await makeWorkspace(h.prisma);
@@ -582,7 +648,11 @@ describe('deliveries', () => {
     const incident = await openIncident(ws.id, null, { source: 'manual' });
     const noSmtp = {
       ...deps,
-      deliverer: createDeliverer({ guard: h.deps.guard, encryptionKey: h.config.encryption.current.key, smtp: null }),
+      deliverer: createDeliverer({
+        guard: h.deps.guard,
+        signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
+        smtp: null,
+      }),
     };
     expect(await runEscalationStep(noSmtp, { incidentId: incident.id, cycle: 0, position: 0 })).toMatchObject({
       outcome: 'fired',
@@ -613,7 +683,7 @@ describe('deliveries', () => {
     };
     const quick = createDeliverer({
       guard: h.deps.guard,
-      encryptionKey: Buffer.alloc(32),
+      signingSecret: workspaceSigningSecrets(h.prisma, Buffer.alloc(32)),
       smtp: null,
       timeoutMs: 200,
       retry: { attempts: 2, backoffMs: 10 },
@@ -626,7 +696,7 @@ describe('deliveries', () => {
     // Without ALLOWED_TARGET_CIDRS, loopback is refused when connecting (a name that resolves there too), not retried.
     const strict = createDeliverer({
       guard: createSsrfGuard(),
-      encryptionKey: Buffer.alloc(32),
+      signingSecret: workspaceSigningSecrets(h.prisma, Buffer.alloc(32)),
       smtp: null,
       retry: FAST_RETRY,
     });
@@ -1030,7 +1100,7 @@ describe('time through an injected clock', () => {
     idle = new EscalationScheduler(h.redis, `${h.queuePrefix}-idle`);
     const deliverer = createDeliverer({
       guard: h.deps.guard,
-      encryptionKey: h.config.encryption.current.key,
+      signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
       smtp: null,
       timeoutMs: 2000,
       retry: FAST_RETRY,

@@ -16,7 +16,7 @@ import { jsonBody } from '../apps/api/src/middleware/json-body.js';
 import { requestId } from '../apps/api/src/middleware/request-id.js';
 import { defineRoute } from '../apps/api/src/routes/define-route.js';
 import { mountRoutes } from '../apps/api/src/routes/mount-routes.js';
-import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { createStatusPage } from '../apps/api/src/services/status-pages/create-status-page.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';
@@ -58,7 +58,7 @@ const thing = (path: string, opts: { storesAnswer?: boolean } = {}) =>
 
 function buildApp(h: Harness): Express {
   const api = express.Router();
-  api.use(requireAuth(h.prisma), jsonBody);
+  api.use(requireAuth(h.deps), jsonBody);
   // A route that forgets the hook: its action would not be remembered, so the request fails loudly.
   mountRoutes(api, [thing('/things'), thing('/others'), thing('/forgetful', { storesAnswer: false })], h.deps);
   const app = express();

@@ -196,7 +196,7 @@ describe('DELETE /incidents/{id} racing a check that resolves the incident', () 
       ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } })),
       regions: ['local'],
     };
-    const ctx = await authenticate(h.prisma, { authorization: `Bearer ${tokens.admin}`, workspaceHeader: undefined });
+    const ctx = await authenticate(h.deps, { authorization: `Bearer ${tokens.admin}`, workspaceHeader: undefined });
     const pass = {
       outcome: 'up' as const,
       reason: null,

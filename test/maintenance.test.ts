@@ -9,7 +9,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../apps/api/src/app.js';
 import { maintenanceUntilByComponent } from '@statusvane/shared';
-import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -721,6 +721,48 @@ describe('PATCH /maintenance/{id}: fields', () => {
     }
     expect((await get(created.id)).body.data).toEqual(created);
     expect((await patch(created.id, { title: 'by admin' }, tokens.admin)).status).toBe(200);
+  });
+});
+
+describe('DELETE /maintenance/{id}', () => {
+  const del = (id: string, token = tokens.owner) =>
+    request(h.app).delete(`/api/v1/maintenance/${id}`).set(bearer(token));
+  const eventTypes = (id: string) =>
+    h.prisma.event
+      .findMany({ where: { subject: `maintenance/${id}` }, orderBy: { seq: 'asc' } })
+      .then((events) => events.map((e) => e.type));
+
+  it('managers only; the window is gone from reads and lists at once', async () => {
+    const w = (await post(windowInput())).body.data;
+    for (const token of [tokens.member, tokens.viewer]) expect((await del(w.id, token)).status).toBe(403);
+    expect((await del(w.id, other.owner)).status).toBe(404);
+    const res = await del(w.id, tokens.admin);
+    expect([res.status, res.text]).toEqual([204, '']);
+    expect((await get(w.id)).status).toBe(404);
+    const list = await request(h.app).get('/api/v1/maintenance?perPage=250').set(bearer(tokens.viewer));
+    expect(list.body.data.map((x: { id: string }) => x.id)).not.toContain(w.id);
+    expect((await del(w.id)).status).toBe(404);
+  });
+
+  it('a window deleted in progress is called off as a cancel: monitors leave maintenance, maintenance.cancelled recorded', async () => {
+    const { tokens: t } = await makeWorkspace(h.prisma);
+    const m = await createMonitor(t.owner, 'Covered');
+    const w = (
+      await post({ title: 'Now', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 30 * MIN) }, t.owner)
+    ).body.data;
+    const monitor = async () => (await request(h.app).get(`/api/v1/monitors/${m.id}`).set(bearer(t.viewer))).body.data;
+    expect(await monitor()).toMatchObject({ status: 'maintenance' });
+    expect((await del(w.id, t.owner)).status).toBe(204);
+    expect(await monitor()).toMatchObject({ status: 'pending', maintenanceUntil: null });
+    expect(await eventTypes(w.id)).toEqual(['maintenance.started', 'maintenance.cancelled']);
+
+    // Completed (or already cancelled) windows go without another event: their story is told.
+    const done = (
+      await post({ title: 'Done', startsAt: iso(Date.now() - 2 * MIN), endsAt: iso(Date.now() + MIN) }, t.owner)
+    ).body.data;
+    await patch(done.id, { status: 'complete' }, t.owner);
+    expect((await del(done.id, t.owner)).status).toBe(204);
+    expect(await eventTypes(done.id)).toEqual(['maintenance.started', 'maintenance.completed']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { schedulerId } from '@statusvane/shared';
-import { arrangeStatusPage } from '../apps/api/src/services/admin/status-page-commands.js';
+import { arrangeStatusPage } from '../apps/api/src/admin/status-page-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 

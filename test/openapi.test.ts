@@ -31,6 +31,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/maintenance'],
   ['get', '/maintenance/{id}'],
   ['patch', '/maintenance/{id}'],
+  ['delete', '/maintenance/{id}'],
   ['post', '/monitors'],
   ['get', '/monitors'],
   ['get', '/monitors/{id}'],
@@ -67,6 +68,8 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['post', '/config/apply'],
   ['get', '/config'],
   ['post', '/escalation-policies/{id}/test'],
+  ['post', '/escalation-policies/signing-secret/reveal'],
+  ['post', '/escalation-policies/signing-secret/rotate'],
   ['get', '/monitors/{id}/results'],
   ['get', '/tokens'],
   ['post', '/tokens'],
@@ -208,7 +211,8 @@ describe('the document', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
       const sends = method === 'post' && /\/send$/.test(path);
-      const creates = method === 'post' && !sends && !/acknowledge|resolve|replay|\/test$|^\/config\//.test(path);
+      const creates =
+        method === 'post' && !sends && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
       expect([method, path, success]).toEqual([
         method,
         path,
@@ -253,6 +257,7 @@ describe('the document', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
     expect(creates.map(({ path }) => path).sort()).toEqual([
       '/escalation-policies',
+      '/escalation-policies/signing-secret/rotate',
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',

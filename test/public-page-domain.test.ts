@@ -2,7 +2,7 @@
 // JSON, subscriptions and login beside it; the rules of PATCH /status-pages/{id} that sets the domain.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
+import { setStatusPagePassword } from '../apps/api/src/admin/status-page-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { rebuildRollups, responseTimesQuerySchema } from '@statusvane/shared';
-import { getResponseTimes } from '../apps/api/src/services/monitors/response-times.js';
+import { getResponseTimes } from '../apps/api/src/services/monitors/get-response-times.js';
 import type { RequestContext } from '../apps/api/src/services/auth/context.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { makeMonitorInput } from './support/factories.js';
@@ -24,7 +24,7 @@ async function setup(plan: 'free' | 'solo') {
   const { tokens } = await makeWorkspace(h.prisma, { plan });
   const m = (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body
     .data;
-  const ctx = await authenticate(h.prisma, { authorization: `Bearer ${tokens.viewer}`, workspaceHeader: undefined });
+  const ctx = await authenticate(h.deps, { authorization: `Bearer ${tokens.viewer}`, workspaceHeader: undefined });
   return { tokens, m, ctx };
 }
 

@@ -47,7 +47,13 @@ afterAll(async () => {
 describe('npm start', () => {
   it('prints the token and a first curl once the API is ready; the curl answers 200; Ctrl-C stops everything', async () => {
     const port = await freePort();
-    const { PUBLIC_BASE_URL: _drop, LOG_LEVEL: _level, ENCRYPTION_KEY: _key, ...inherited } = process.env;
+    const {
+      PUBLIC_BASE_URL: _drop,
+      LOG_LEVEL: _level,
+      ENCRYPTION_KEY: _key,
+      ALLOWED_TARGET_CIDRS: _cidrs,
+      ...inherited
+    } = process.env;
     const start = spawnProcess('npm start', process.execPath, ['scripts/start.mjs', '--skip-build'], {
       ...inherited,
       NODE_ENV: 'development',
@@ -69,6 +75,23 @@ describe('npm start', () => {
     const res = await fetch(url!, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: [], pagination: { page: 1, perPage: 25, total: 0, totalPages: 0 } });
+
+    // The local trial watches this machine and private networks, and says so; a deployment would refuse them.
+    expect(out).toContain('Local trial: monitors may watch this machine and private networks');
+    for (const target of [`http://127.0.0.1:${port}/readyz`, 'http://192.168.1.10/', 'http://[::1]:8080/']) {
+      const created = await fetch(url!, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Local', target }),
+      });
+      expect([target, created.status]).toEqual([target, 201]);
+    }
+    const outside = await fetch(url!, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Metadata', target: 'http://169.254.169.254/' }),
+    });
+    expect(outside.status).toBe(400);
 
     // Printed once the API answered start.mjs's /readyz poll with 200. The API logs that request when the answer has
     // left, so on a busy machine its log line can reach the shared output just after the banner: wait for it rather

@@ -8,7 +8,7 @@ import {
   arrangeStatusPage,
   clearStatusPagePassword,
   setStatusPagePassword,
-} from '../apps/api/src/services/admin/status-page-commands.js';
+} from '../apps/api/src/admin/status-page-commands.js';
 import { verifyPassword } from '../apps/api/src/services/status-pages/password.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';

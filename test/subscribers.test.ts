@@ -8,7 +8,7 @@ import {
   SUBSCRIBE_PER_EMAIL_PER_HOUR,
   SUBSCRIBE_PER_IP_PER_HOUR,
 } from '../apps/api/src/routes/public-pages/subscriptions.handler.js';
-import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/services/admin/status-page-commands.js';
+import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/admin/status-page-commands.js';
 import { createEmailSender } from '@statusvane/shared';
 import { deliverSubscriberMessage, type SubscriberDeliveryDeps } from '../apps/worker/src/subscribers/deliver.js';
 import { sweepSubscribers } from '../apps/worker/src/subscribers/sweep.js';

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { errorDetailsSchema } from '../apps/api/src/openapi/envelopes.js';
-import { createToken } from '../apps/api/src/services/admin/admin-commands.js';
+import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

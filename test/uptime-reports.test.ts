@@ -283,7 +283,8 @@ describe('GET /reports/uptime', () => {
     const byIds = await request(app)
       .get(`/api/v1/reports/uptime?${query}&monitorIds=${m.id}&format=csv`)
       .set(bearer(w.tokens.viewer));
-    expect(new Set(parse(byIds.text, { columns: true }).map((r: { monitor_id: string }) => r.monitor_id))).toEqual(
+    const byIdsRows = parse(byIds.text, { columns: true }) as Array<{ monitor_id: string }>;
+    expect(new Set(byIdsRows.map((r) => r.monitor_id))).toEqual(
       new Set([m.id]),
     );
     const bad = await request(app)

@@ -55,6 +55,31 @@ describe('version and ETag', () => {
       .set('If-None-Match', '"1"');
     expect(res.status).toBe(304);
   });
+
+  it('validates If-None-Match whatever Cache-Control says (fetch sends no-cache), weak tags and lists included', async () => {
+    const page = await createPage();
+    const get = (ifNoneMatch: string, cacheControl = 'no-cache') =>
+      request(h.app)
+        .get(`/api/v1/status-pages/${page.id}`)
+        .set(bearer(ws.tokens.viewer))
+        .set('If-None-Match', ifNoneMatch)
+        .set('Cache-Control', cacheControl)
+        .set('Pragma', 'no-cache');
+    for (const tag of ['"1"', 'W/"1"', '"7", "1"', '*']) {
+      const res = await get(tag);
+      expect([tag, res.status, res.headers.etag, res.text]).toEqual([tag, 304, '"1"', '']);
+    }
+    expect((await get('"1"', 'max-age=0')).status).toBe(304);
+    const stale = await get('"2"');
+    expect([stale.status, stale.body.data.id]).toEqual([200, page.id]);
+    // The OpenAPI document revalidates the same way.
+    const doc = await request(h.app).get('/api/v1/openapi.json');
+    const again = await request(h.app)
+      .get('/api/v1/openapi.json')
+      .set('If-None-Match', doc.headers.etag!)
+      .set('Cache-Control', 'no-cache');
+    expect(again.status).toBe(304);
+  });
 });
 
 describe('If-Match', () => {
@@ -222,6 +247,7 @@ const targets = {
 /** Each PUT, PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
 const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }> = {
   'PATCH /maintenance/{id}': { make: targets.maintenance, body: { title: 'Changed' } },
+  'DELETE /maintenance/{id}': { make: targets.maintenance },
   'PATCH /monitors/{id}': { make: targets.monitor, body: { name: 'Changed', headers: { 'X-Key': 'other' } } },
   'DELETE /monitors/{id}': { make: targets.monitor },
   'PATCH /components/{id}': { make: targets.component, body: { description: 'Changed' } },

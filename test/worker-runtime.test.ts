@@ -2,7 +2,7 @@
 // metrics and escalation worker, so an incident opened by a check pages through the runtime's own escalation worker.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createPolicy } from '../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { makeHarness, makeWorkspace, bearer, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
 import { startRuntime, startWorker, waitFor } from './support/worker-harness.js';

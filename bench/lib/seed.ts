@@ -1,7 +1,7 @@
 /** Bulk data for the bench, written straight to PostgreSQL (what 10,000 POSTs would leave, in seconds). */
 import { randomUUID } from 'node:crypto';
 import { randomSecret, type PrismaClient } from '@statusvane/shared';
-import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+import { createToken, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 
 export async function seedWorkspace(prisma: PrismaClient, slug: string): Promise<{ id: string; token: string }> {
   const ws = await createWorkspace(prisma, { slug, name: `Bench ${slug}`, plan: 'business' });

@@ -16,7 +16,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CheckScheduler, createApiRedis, createSsrfGuard, parseConfig, type PrismaClient } from '@statusvane/shared';
+import {
+  CheckScheduler,
+  createApiRedis,
+  createLogger,
+  createSsrfGuard,
+  parseConfig,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { authenticate } from '../../apps/api/src/services/auth/authenticate.js';
 import { createMonitor } from '../../apps/api/src/services/monitors/create-monitor.js';
 import { storeCheckResults, type StoreInput } from '../../apps/worker/src/checks/store-result.js';
@@ -130,8 +137,10 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
   const redis = createApiRedis(config.redis);
   redis.on('error', () => undefined);
   const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
-  const deps = { prisma, config, scheduler, guard: createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs }) };
-  const auth = await authenticate(prisma, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
+  const logger = createLogger({ level: 'warn', json: true, service: 'bench' });
+  const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
+  const deps = { prisma, config, scheduler, guard, logger };
+  const auth = await authenticate(deps, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
   const create = async () => {
     const t = performance.now();
     await createMonitor(deps, {

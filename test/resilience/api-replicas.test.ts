@@ -6,12 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CheckScheduler, createPrisma, createWorkerRedis, schedulerId, type PrismaClient } from '@statusvane/shared';
-import {
-  addMember,
-  createToken,
-  createUser,
-  createWorkspace,
-} from '../../apps/api/src/services/admin/admin-commands.js';
+import { addMember, createToken, createUser, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
 import {
   createScratchDatabase,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { API_ROUTES } from '../../apps/api/src/routes/api-routes.js';
 import { successOf } from '../../apps/api/src/routes/define-route.js';
-import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
+import { addMember, createToken, createUser } from '../../apps/api/src/admin/admin-commands.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from '../support/harness.js';
 import { brokenInvariants } from './support/invariants.js';
 import { deleteKeys } from './support/processes.js';
@@ -165,6 +165,7 @@ interface Variant {
  */
 const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Variant[] }> = {
   'GET /maintenance/{id}': { make: resources.maintenance, variants: [{ label: 'plain' }] },
+  'DELETE /maintenance/{id}': { make: resources.maintenance, variants: [{ label: 'plain' }] },
   'PATCH /maintenance/{id}': {
     make: resources.maintenance,
     variants: [

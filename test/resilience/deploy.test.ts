@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { CHECK_JOB_NAME, checkQueueName, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
-import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+import { createToken, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 import { makeHarness, uniq, type Harness } from '../support/harness.js';
 import {
   createScratchDatabase,

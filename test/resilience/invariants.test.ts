@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { storeMissedSlots } from '../../apps/worker/src/checks/missed-slots.js';
 import { storeCheckResults } from '../../apps/worker/src/checks/store-result.js';
 import type { ProbeResult } from '../../apps/worker/src/probes/types.js';

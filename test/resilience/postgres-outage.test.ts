@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CheckScheduler, createPrisma, createWorkerRedis, DB_TIMEOUTS, type PrismaClient } from '@statusvane/shared';
-import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+import { createToken, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
 import { storedState } from './support/invariants.js';
 import {

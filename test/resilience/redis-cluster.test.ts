@@ -16,7 +16,7 @@ import {
   checkQueueName,
   schedulerId,
 } from '@statusvane/shared';
-import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
+import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
 import { startWorker, waitFor } from '../support/worker-harness.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPrisma, spreadOffsetMs, type PrismaClient } from '@statusvane/shared';
-import { createToken, createWorkspace } from '../../apps/api/src/services/admin/admin-commands.js';
+import { createToken, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
 import {

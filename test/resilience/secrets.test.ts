@@ -16,10 +16,10 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createLogger, createSsrfGuard, hashToken } from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
-import { addMember, createToken, createUser } from '../../apps/api/src/services/admin/admin-commands.js';
-import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
-import { setStatusPagePassword } from '../../apps/api/src/services/admin/status-page-commands.js';
-import { createDeliverer, type Deliverer } from '@statusvane/shared';
+import { addMember, createToken, createUser } from '../../apps/api/src/admin/admin-commands.js';
+import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
+import { setStatusPagePassword } from '../../apps/api/src/admin/status-page-commands.js';
+import { createDeliverer, workspaceSigningSecrets, type Deliverer } from '@statusvane/shared';
 import { dumpDatabase } from '../support/db-dump.js';
 import { makeHarness, makeWorkspace, uniq, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
   // its ladder), paging through a deliverer that retries quickly.
   deliverer = createDeliverer({
     guard,
-    encryptionKey: h.config.encryption.current.key,
+    signingSecret: workspaceSigningSecrets(h.prisma, h.config.encryption.current.key),
     smtp: null,
     retry: { attempts: 2, backoffMs: 50 },
   });

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createSsrfGuard, type SsrfResolver } from '@statusvane/shared';
 import { createApp } from '../../apps/api/src/app.js';
-import { createPolicy } from '../../apps/api/src/services/admin/policy-commands.js';
-import { createDeliverer, type Page } from '@statusvane/shared';
+import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
+import { createDeliverer, workspaceSigningSecrets, type Page } from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
 import { startWorker } from '../support/worker-harness.js';
@@ -326,7 +326,7 @@ describe('SSRF: nothing reaches the canary on 127.0.0.2', () => {
   it('never delivers a page to it: every vector, redirects not followed, rebinding blocked', async () => {
     const deliverer = createDeliverer({
       guard,
-      encryptionKey: Buffer.alloc(32, 1),
+      signingSecret: workspaceSigningSecrets(h.prisma, Buffer.alloc(32, 1)),
       smtp: null,
       timeoutMs: 3000,
       retry: { attempts: 2, backoffMs: 10 },
@@ -439,7 +439,7 @@ describe('SSRF: the dial uses the very address that was checked', () => {
   it('webhook deliveries: allowed then canary is delivered to the allowed address; canary then allowed is refused', async () => {
     const deliverer = createDeliverer({
       guard,
-      encryptionKey: Buffer.alloc(32, 1),
+      signingSecret: workspaceSigningSecrets(h.prisma, Buffer.alloc(32, 1)),
       smtp: null,
       timeoutMs: 3000,
       retry: { attempts: 2, backoffMs: 10 },

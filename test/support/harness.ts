@@ -14,12 +14,7 @@ import {
 import { createApp } from '../../apps/api/src/app.js';
 import type { ApiDeps } from '../../apps/api/src/deps.js';
 import type { ServiceContext } from '../../apps/api/src/services/context.js';
-import {
-  addMember,
-  createToken,
-  createUser,
-  createWorkspace,
-} from '../../apps/api/src/services/admin/admin-commands.js';
+import { addMember, createToken, createUser, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 import request from 'supertest';
 import { makeMonitorInput } from './factories.js';
 

@@ -48,7 +48,7 @@ export function createApp(deps: ApiDeps): Express {
   const api = express.Router();
   api.use(
     labelRoutes(API_ROUTES, API_BASE),
-    requireAuth(deps.prisma),
+    requireAuth(deps),
     rateLimit(deps.redis, deps.config.rateLimitPerMinute),
     jsonBody,
   );

@@ -12,6 +12,7 @@ import {
   checkQueueName,
   createDeliverer,
   createEmailSender,
+  workspaceSigningSecrets,
   createSsrfGuard,
   webhookRetryDelayMs,
   type Config,
@@ -185,7 +186,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     deps.deliverer ??
     createDeliverer({
       guard,
-      encryptionKey: config.encryption.current.key,
+      signingSecret: workspaceSigningSecrets(prisma, config.encryption.current.key),
       smtp: config.smtp,
       providers: config.alertProviders,
     });

@@ -254,10 +254,15 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
     .description('open a window from now; prints its id')
     .requiredOption('--title <title>', "the notice's title")
     .option('--for <duration>', 'how long: 30m, 2h, 1h30m', '30m')
-    .addOption(
-      new Option('--component <name|id...>', 'a component it covers (repeatable); omitted: the whole workspace'),
-    )
-    .action(async (opts: { title: string; for: string; component?: string[] }) => {
+    .addOption(new Option('--component <name|id...>', 'a component it covers (repeatable)'))
+    .option('--all', 'cover the whole workspace instead: no monitor opens an incident or pages while it runs')
+    .action(async (opts: { title: string; for: string; component?: string[]; all?: boolean }) => {
+      // The whole workspace only when asked by name: a CI step that lost its --component must not silence everything.
+      if (!opts.component?.length && !opts.all)
+        throw new CliError(
+          'maintenance start needs --component <name|id> (repeatable), or --all for the whole workspace (every monitor)',
+        );
+      if (opts.component?.length && opts.all) throw new CliError('give --component or --all, not both');
       const api = clientOf(io);
       const ms = parseDuration(opts.for);
       const componentIds = [];

@@ -15,21 +15,10 @@ import {
   parsePublicBaseUrl,
   type PrismaClient,
 } from '@statusvane/shared';
-import {
-  addMember,
-  createToken,
-  createUser,
-  createWorkspace,
-  removeMember,
-  revokeToken,
-} from '../services/admin/admin-commands.js';
-import {
-  arrangeStatusPage,
-  clearStatusPagePassword,
-  setStatusPagePassword,
-} from '../services/admin/status-page-commands.js';
-import { assignPolicy, createPolicy, policySigningSecret } from '../services/admin/policy-commands.js';
-import { rotateSecrets } from '../services/admin/secret-commands.js';
+import { addMember, createToken, createUser, createWorkspace, removeMember, revokeToken } from './admin-commands.js';
+import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from './status-page-commands.js';
+import { assignPolicy, createPolicy, policySigningSecret } from './policy-commands.js';
+import { rotateSecrets } from './secret-commands.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
 

@@ -1,14 +1,13 @@
 import type { RequestHandler, Response } from 'express';
-import type { PrismaClient } from '@statusvane/shared';
-import { authenticate } from '../services/auth/authenticate.js';
+import { authenticate, type AuthDeps } from '../services/auth/authenticate.js';
 import type { RequestContext } from '../services/auth/context.js';
 
 export const WORKSPACE_HEADER = 'x-statusvane-workspace';
 
 /** Resolves the bearer token into res.locals.ctx; every route under /api/v1 runs behind it. */
-export function requireAuth(prisma: PrismaClient): RequestHandler {
+export function requireAuth(deps: AuthDeps): RequestHandler {
   return async (req, res, next) => {
-    res.locals.ctx = await authenticate(prisma, {
+    res.locals.ctx = await authenticate(deps, {
       authorization: req.get('authorization'),
       workspaceHeader: req.get(WORKSPACE_HEADER),
     });

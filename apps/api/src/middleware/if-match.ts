@@ -31,3 +31,16 @@ export function etagOf(data: unknown): string | undefined {
   const version = (data as { version?: unknown } | null)?.version;
   return typeof version === 'number' && Number.isInteger(version) ? `"${version}"` : undefined;
 }
+
+/**
+ * Whether `If-None-Match` (RFC 9110 13.1.2) names `etag`: `*`, or a list holding it by weak comparison (`W/"3"` names
+ * `"3"`). A GET answered with that ETag is then 304. Judged whatever the request's `Cache-Control` says: Express's
+ * `req.fresh` treats `no-cache` as stale, and fetch (Node's and browsers') sends `no-cache` with its revalidations,
+ * so with it a matching tag was answered 200 in full.
+ */
+export function ifNoneMatchNames(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}

@@ -11,7 +11,7 @@ import {
   storeAnswerInTransaction,
   storedAnswer,
 } from '../middleware/idempotency.js';
-import { etagOf, parseIfMatch } from '../middleware/if-match.js';
+import { etagOf, ifNoneMatchNames, parseIfMatch } from '../middleware/if-match.js';
 import { jsonBodyRule } from '../middleware/json-body.js';
 import { operationOf } from '../openapi/operation.js';
 import { assertCan } from '../services/auth/permissions.js';
@@ -84,6 +84,8 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         ? etagOf(stored !== undefined ? (JSON.parse(stored) as { data?: unknown }).data : result)
         : undefined;
       if (etag) res.setHeader('ETag', etag);
+      if (etag && route.method === 'get' && ifNoneMatchNames(req.get('if-none-match'), etag))
+        return void res.status(304).end();
       if (status === 204) res.status(204).end();
       else if (stored !== undefined) res.status(status).type('application/json').send(stored);
       else res.status(status).json(toBody(result));

@@ -27,3 +27,12 @@ export interface ServiceContext extends RequestContext {
    */
   ifMatch?: IfMatch | undefined;
 }
+
+/**
+ * What a verb of a public status page gets as `ctx` (subscribe, the mail links): no caller identity, only the page the
+ * visitor is on, which scopes every query as `workspace` does for ServiceContext, and the request's clock reading.
+ */
+export interface PageVisitContext {
+  page: { id: string; workspaceId: string };
+  now: Date;
+}

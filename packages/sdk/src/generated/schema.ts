@@ -39,7 +39,11 @@ export interface paths {
         get: operations["getMaintenanceWindow"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a maintenance window
+         * @description Removes the window from the status pages, feeds and lists at once (`status: cancel` calls it off but keeps it on the public record). A window deleted while scheduled or in progress is called off as a cancel is: the event log records `maintenance.cancelled`, and the monitors it covered leave maintenance at once. Role: admin or owner, the roles that can manage status pages (others get 403).
+         */
+        delete: operations["deleteMaintenanceWindow"];
         options?: never;
         head?: never;
         /**
@@ -515,6 +519,46 @@ export interface paths {
          * @description One test message to every target of every step, at once, in each channel's own format (a webhook gets the signed page body with `"test": true`; PagerDuty and Opsgenie get their lowest severity), one attempt each. Answers when every target has answered (at most 10 seconds), one entry per target in ladder order: whether it was accepted, the provider's HTTP status, and why not. No incident is involved and nothing is recorded as a page. Role: admin or owner (others get 403).
          */
         post: operations["testEscalationPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/escalation-policies/signing-secret/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Show the webhook signing secret once
+         * @description The workspace's escalation webhook signing secret, which every webhook page and notice is signed with (`Statusvane-Signature`). Shown once: the first call answers it, later ones 409 until a rotation (the admin CLI's `policy signing-secret` still prints it). Recorded as `workspace.signing_secret_revealed`. Role: admin or owner (others get 403).
+         */
+        post: operations["revealSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/escalation-policies/signing-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook signing secret
+         * @description A new signing secret, shown in this answer only. Every webhook page and notice sent from now on is signed with it, never with the old one. Moving a receiver over: give it the new secret at once, accepting either secret for a while (a page it refuses meanwhile is retried, then shows `failed` in the escalation state), then drop the old one. Recorded as `workspace.signing_secret_rotated`. Role: admin or owner (others get 403).
+         */
+        post: operations["rotateSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1154,7 +1198,9 @@ export interface components {
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             timeoutMs?: number;
+            /** @description A passing check slower than this (ms) is reported degraded and is still up. A value at or above `timeoutMs` never fires: a check that slow has already timed out. Nor does one at or above `latencyThresholdMs`: slower than that fails the check. */
             degradedAfterMs?: number;
+            /** @description A check slower than this (ms) fails, and opens an incident after the flap threshold. A value at or above `timeoutMs` never fires: a check that slow has already timed out. */
             latencyThresholdMs?: number;
             regions?: string[];
             quorum?: number;
@@ -1192,7 +1238,9 @@ export interface components {
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             timeoutMs?: number;
+            /** @description A passing check slower than this (ms) is reported degraded and is still up. A value at or above `timeoutMs` never fires: a check that slow has already timed out. Nor does one at or above `latencyThresholdMs`: slower than that fails the check. */
             degradedAfterMs?: number;
+            /** @description A check slower than this (ms) fails, and opens an incident after the flap threshold. A value at or above `timeoutMs` never fires: a check that slow has already timed out. */
             latencyThresholdMs?: number;
             regions?: string[];
             quorum?: number;
@@ -1230,7 +1278,9 @@ export interface components {
             environment?: string;
             metadata?: components["schemas"]["MonitorMetadata"];
             timeoutMs?: number;
+            /** @description A passing check slower than this (ms) is reported degraded and is still up. A value at or above `timeoutMs` never fires: a check that slow has already timed out. Nor does one at or above `latencyThresholdMs`: slower than that fails the check. */
             degradedAfterMs?: number;
+            /** @description A check slower than this (ms) fails, and opens an incident after the flap threshold. A value at or above `timeoutMs` never fires: a check that slow has already timed out. */
             latencyThresholdMs?: number;
             regions?: string[];
             quorum?: number;
@@ -1253,7 +1303,9 @@ export interface components {
             dependsOn?: string[];
             environment?: string;
             timeoutMs?: number;
+            /** @description A passing check slower than this (ms) is reported degraded and is still up. A value at or above `timeoutMs` never fires: a check that slow has already timed out. Nor does one at or above `latencyThresholdMs`: slower than that fails the check. */
             degradedAfterMs?: number | null;
+            /** @description A check slower than this (ms) fails, and opens an incident after the flap threshold. A value at or above `timeoutMs` never fires: a check that slow has already timed out. */
             latencyThresholdMs?: number | null;
             regions?: string[];
             quorum?: number | null;
@@ -1771,6 +1823,27 @@ export interface components {
             status?: number;
             /** @description Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not configured`, `target_unreadable` (the target's encryption key is gone) ... */
             error?: string;
+        };
+        /** @description The workspace's escalation webhook signing secret: every webhook page and notice carries `Statusvane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. */
+        SigningSecret: {
+            /** @description The secret receivers verify `Statusvane-Signature` with (hex), shown in this answer only. A replay of a rotation (same `Idempotency-Key`) answers null: rotate again if it was lost. */
+            secret: string | null;
+            /** @description How many times it was rotated; 0: never (the secret the admin CLI printed until then). */
+            generation: number;
+            /**
+             * Format: date-time
+             * @description When it was last rotated; null: never.
+             */
+            rotatedAt: string | null;
+            /** @enum {string} */
+            algorithm: "HMAC-SHA256";
+            /** @enum {string} */
+            signatureHeader: "Statusvane-Signature";
+            /**
+             * @description What is signed: the header's `t`, a dot, and the raw request body.
+             * @enum {string}
+             */
+            signedPayload: "<t>.<raw body>";
         };
         ConfigPlan: {
             planId: string;
@@ -2566,6 +2639,49 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4363,6 +4479,128 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revealSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret, shown this once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SigningSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: the current secret was already shown: rotate it for a new one. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The signing secret was shown on 2026-03-01T10:00:00.000Z and is shown once: rotate it"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SigningSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is still in progress; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

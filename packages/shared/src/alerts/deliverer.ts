@@ -1,6 +1,6 @@
 import { DEFAULT_ALERT_PROVIDERS, type AlertProviders } from '../config/config.js';
 import { targetFromSecret, type DeliveryChannel, type EscalationTargetInput } from '../escalation/channels.js';
-import { SIGNATURE_HEADER, signWebhook, webhookSigningSecret } from '../webhooks/signature.js';
+import { SIGNATURE_HEADER, signWebhook, type SigningSecrets } from '../webhooks/signature.js';
 import type { SsrfGuard } from '../ssrf/index.js';
 import { createEmailSender, type EmailSender } from './email.js';
 import { postOnce } from './http-post.js';
@@ -30,8 +30,8 @@ export interface Deliverer {
 
 export interface DelivererOptions {
   guard: SsrfGuard;
-  /** The current encryption key: webhook signing secrets are derived from it per workspace. */
-  encryptionKey: Buffer;
+  /** Each workspace's webhook signing secret as of now (workspaceSigningSecrets): read on every attempt. */
+  signingSecret: SigningSecrets;
   /** null: email deliveries are recorded `skipped` with reason `email not configured`. */
   smtp: { url: string; from: string } | null;
   /** Where pagerduty, opsgenie and telegram send (configuration: PAGERDUTY_EVENTS_URL ...); default: the providers. */
@@ -54,12 +54,6 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const now = options.now ?? (() => new Date());
   const providers = options.providers ?? DEFAULT_ALERT_PROVIDERS;
   const email: EmailSender | null = options.smtp ? createEmailSender(options.smtp, timeoutMs) : null;
-  const secrets = new Map<string, string>();
-  const secretFor = (workspaceId: string) => {
-    let s = secrets.get(workspaceId);
-    if (!s) secrets.set(workspaceId, (s = webhookSigningSecret(options.encryptionKey, workspaceId)));
-    return s;
-  };
 
   function attempts(target: EscalationTargetInput, m: Message): Promise<RetryOutcome> | null {
     if (target.channel === 'email') {
@@ -70,11 +64,14 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     const request = httpRequestFor(target, m, providers);
     const workspaceId = m.kind === 'page' ? m.page.workspaceId : m.notice.workspaceId;
     const deliveryId = m.kind === 'page' ? m.page.deliveryId : m.notice.noticeId;
-    return withRetries(retry, () => {
+    return withRetries(retry, async () => {
       const headers = { ...request.headers };
       if (target.channel === 'webhook') {
+        // The secret of this attempt: a rotation meanwhile signs the retry with the new one.
+        const secret = await options.signingSecret(workspaceId).catch(() => null);
+        if (secret === null) return { ok: false, reason: 'signing_secret_unavailable', retryable: true };
         const timestamp = Math.floor(now().getTime() / 1000);
-        headers[SIGNATURE_HEADER] = signWebhook(secretFor(workspaceId), timestamp, request.body);
+        headers[SIGNATURE_HEADER] = signWebhook(secret, timestamp, request.body);
         headers['Statusvane-Delivery'] = deliveryId;
       }
       return postOnce(request.guarded ? options.guard : null, {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { uuidInputSchema } from './input-fields.js';
+import { shownText } from './shown-text.js';
 
 export const INCIDENT_UPDATE_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
 export type IncidentUpdateStatus = (typeof INCIDENT_UPDATE_STATUSES)[number];
@@ -24,7 +25,7 @@ export type IncidentUpdateInput = z.output<typeof incidentUpdateInputSchema>;
 /** POST /incidents: a manual incident. */
 export const manualIncidentInputSchema = z
   .object({
-    title: z.string().trim().min(1).max(300),
+    title: z.string().trim().min(1).max(300).superRefine(shownText),
     impact: z.enum(['none', 'minor', 'major', 'critical']).default('major'),
     componentIds: z.array(uuidInputSchema).max(200).optional(),
     message: z.string().trim().min(1).max(5000).optional(),

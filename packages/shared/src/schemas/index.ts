@@ -5,3 +5,4 @@ export * from './status-page.js';
 export * from './response-times.js';
 export * from './input-fields.js';
 export * from './incident.js';
+export * from './shown-text.js';

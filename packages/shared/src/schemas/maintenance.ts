@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dateTimeInputSchema, isStorableInstant, uuidInputSchema } from './input-fields.js';
+import { shownText } from './shown-text.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MAINTENANCE_LIMITS = {
@@ -17,7 +18,7 @@ export type MaintenanceStatus = (typeof MAINTENANCE_STATUSES)[number];
 export const MAINTENANCE_ACTIONS = ['start', 'complete', 'cancel'] as const;
 export type MaintenanceAction = (typeof MAINTENANCE_ACTIONS)[number];
 
-const title = z.string().trim().min(1).max(L.titleMax);
+const title = z.string().trim().min(1).max(L.titleMax).superRefine(shownText);
 const body = z.string().max(L.bodyMax);
 /** ISO 8601 with an offset, within the storable range (years 1 to 9999 in UTC). */
 const dateTime = dateTimeInputSchema;

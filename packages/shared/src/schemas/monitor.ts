@@ -4,6 +4,7 @@ import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '..
 import { isValidPort, parseHostPort } from '../ssrf/index.js';
 import { cronProblem, isTimeZone } from '../heartbeat/expected.js';
 import { uuidInputSchema } from './input-fields.js';
+import { shownText } from './shown-text.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -52,11 +53,23 @@ export const DEFAULT_CONFIRM_AFTER_SECONDS = 15;
 export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 7;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;
 
-const name = z.string().trim().min(1).max(L.nameMax);
+const name = z.string().trim().min(1).max(L.nameMax).superRefine(shownText);
 const intervalSeconds = z.number().int().min(L.intervalMin).max(L.intervalMax);
 const timeoutMs = z.number().int().min(L.timeoutMin).max(L.timeoutMax);
 const threshold = z.number().int().min(L.thresholdMin).max(L.thresholdMax);
 const latency = z.number().int().min(L.latencyMin).max(L.latencyMax);
+// Every value of the seed's range is accepted whatever `timeoutMs` is: one that cannot fire is harmless (a check
+// slower than `timeoutMs` has already failed as a timeout), and clients written to the seed send such values.
+const NEVER_FIRES = 'A value at or above `timeoutMs` never fires: a check that slow has already timed out.';
+const degradedAfterMs = latency.meta({
+  description:
+    'A passing check slower than this (ms) is reported degraded and is still up. ' +
+    NEVER_FIRES +
+    ' Nor does one at or above `latencyThresholdMs`: slower than that fails the check.',
+});
+const latencyThresholdMs = latency.meta({
+  description: 'A check slower than this (ms) fails, and opens an incident after the flap threshold. ' + NEVER_FIRES,
+});
 const environment = z.string().max(L.environmentMax);
 
 /** An absolute http(s) URL without credentials. The SSRF guard runs on it afterwards, in the service. */
@@ -283,8 +296,8 @@ const commonFields = {
 /** Fields of checks that make a connection (http, tcp and dns): probed from regions. */
 const probeFields = {
   timeoutMs: timeoutMs.optional(),
-  degradedAfterMs: latency.optional(),
-  latencyThresholdMs: latency.optional(),
+  degradedAfterMs: degradedAfterMs.optional(),
+  latencyThresholdMs: latencyThresholdMs.optional(),
   regions: regions.optional(),
   quorum: quorum.optional(),
 };
@@ -381,8 +394,8 @@ export const updateMonitorSchema = z
     dependsOn: dependsOn.optional(),
     environment: environment.optional(),
     timeoutMs: timeoutMs.optional(),
-    degradedAfterMs: latency.nullable().optional(),
-    latencyThresholdMs: latency.nullable().optional(),
+    degradedAfterMs: degradedAfterMs.nullable().optional(),
+    latencyThresholdMs: latencyThresholdMs.nullable().optional(),
     regions: regions.optional(),
     // null: back to the default, a majority of the regions.
     quorum: quorum.nullable().optional(),

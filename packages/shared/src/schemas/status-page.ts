@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { uuidInputSchema } from './input-fields.js';
+import { shownText } from './shown-text.js';
 
 export const STATUS_PAGE_LIMITS = {
   nameMax: 200,
@@ -74,11 +75,14 @@ const vanityUrl = z
     return slug;
   });
 
+/** A status page's name: create, PATCH and config documents. */
+export const statusPageNameSchema = z.string().trim().min(1).max(L.nameMax).superRefine(shownText);
+
 /** POST /status-pages. The output carries the normalised slug; reserved and taken slugs are the service's 409. */
 export const createStatusPageSchema = z
   .object({
     vanityUrl,
-    name: z.string().trim().min(1).max(L.nameMax),
+    name: statusPageNameSchema,
     isPublic: z.boolean().default(true),
   })
   .strict()
@@ -88,7 +92,7 @@ export type CreateStatusPageInput = z.infer<typeof createStatusPageSchema>;
 /** One section of `status-page arrange --json`: a heading and its components in render order. */
 export const layoutSectionInputSchema = z
   .object({
-    name: z.string().trim().min(1).max(L.sectionNameMax),
+    name: z.string().trim().min(1).max(L.sectionNameMax).superRefine(shownText),
     componentIds: z.array(uuidInputSchema).max(500),
   })
   .strict();

@@ -32,5 +32,9 @@ describe('Statusvane-Signature', () => {
     expect(webhookSigningSecret(key, '6f1c2a4e-0000-4000-8000-000000000002')).not.toBe(secret);
     expect(webhookSigningSecret(Buffer.alloc(32, 2), ws)).not.toBe(secret);
     expect(secret).toBe(createHmac('sha256', key).update(`webhook-signing:${ws}`).digest('hex'));
+    // Generation 0 is the derivation from before rotations; each rotation gives another secret.
+    expect(webhookSigningSecret(key, ws, 0)).toBe(secret);
+    const rotated = [1, 2].map((g) => webhookSigningSecret(key, ws, g));
+    expect(new Set([secret, ...rotated]).size).toBe(3);
   });
 });

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.js';
 
 /**
  * The one signature of every webhook Statusvane sends (event webhooks, escalation webhook targets, status page
@@ -38,11 +39,34 @@ export function verifyWebhookSignature(
 }
 
 /**
- * The escalation webhook targets' secret, per workspace, derived from the deployment's current encryption key, so
- * none is stored: HMAC-SHA256(key, "webhook-signing:" + workspaceId), hex. `policy signing-secret --workspace
- * <slug>` prints it; rotating ENCRYPTION_KEY rotates it. (Event webhooks and subscriber webhooks have their own
- * random secret, shown once.)
+ * The escalation webhook targets' secret, per workspace, derived from the deployment's current encryption key and
+ * the workspace's signing-secret generation, so none is stored: HMAC-SHA256(key, "webhook-signing:" + workspaceId),
+ * hex, for generation 0 (never rotated: the derivation receivers were set up with before rotation existed), and
+ * "webhook-signing:<workspaceId>:<generation>" after a rotation (POST /escalation-policies/signing-secret/rotate).
+ * Rotating ENCRYPTION_KEY rotates it too. (Event webhooks and subscriber webhooks have their own random secret,
+ * shown once.)
  */
-export function webhookSigningSecret(encryptionKey: Buffer, workspaceId: string): string {
-  return createHmac('sha256', encryptionKey).update(`webhook-signing:${workspaceId}`).digest('hex');
+export function webhookSigningSecret(encryptionKey: Buffer, workspaceId: string, generation = 0): string {
+  const label = generation === 0 ? `webhook-signing:${workspaceId}` : `webhook-signing:${workspaceId}:${generation}`;
+  return createHmac('sha256', encryptionKey).update(label).digest('hex');
+}
+
+/** A workspace's escalation webhook secret as pages are signed now. */
+export type SigningSecrets = (workspaceId: string) => Promise<string>;
+
+/**
+ * The secrets of webhook pages, the workspace's generation read on every call (one indexed row per page attempt),
+ * so that a rotation takes effect on the next page whatever process sends it. An unknown workspace is generation 0.
+ */
+export function workspaceSigningSecrets(
+  prisma: Pick<PrismaClient, 'workspace'>,
+  encryptionKey: Buffer,
+): SigningSecrets {
+  return async (workspaceId) => {
+    const ws = await prisma.workspace.findUnique({
+      where: { id: workspaceId },
+      select: { signingSecretGeneration: true },
+    });
+    return webhookSigningSecret(encryptionKey, workspaceId, ws?.signingSecretGeneration ?? 0);
+  };
 }

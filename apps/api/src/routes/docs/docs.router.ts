@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { ifNoneMatchNames } from '../../middleware/if-match.js';
 import { buildOpenApiDocument, OPENAPI_PATH } from '../../openapi/document.js';
 import { DOCS_STYLE_HASH, renderDocsHtml } from './render-docs.js';
 
@@ -23,11 +24,11 @@ let html: Rendered | undefined;
 const jsonDoc = () => (json ??= rendered(JSON.stringify(buildOpenApiDocument())));
 const htmlDoc = () => (html ??= rendered(renderDocsHtml(buildOpenApiDocument(), OPENAPI_PATH)));
 
-function send(res: Response, doc: Rendered, type: string): void {
+function send(req: Request, res: Response, doc: Rendered, type: string): void {
   res.setHeader('Cache-Control', CACHE_CONTROL);
   res.setHeader('ETag', doc.etag);
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  // res.send answers 304 itself when If-None-Match matches the ETag.
+  if (ifNoneMatchNames(req.get('if-none-match'), doc.etag)) return void res.status(304).end();
   res.type(type).send(doc.body);
 }
 
@@ -38,21 +39,21 @@ function send(res: Response, doc: Rendered, type: string): void {
 export function docsRouter(): Router {
   const router = Router();
 
-  router.get(OPENAPI_PATH, (_req, res) => {
+  router.get(OPENAPI_PATH, (req, res) => {
     // Public and credential-free, so any origin may read it (API explorers and code generators in a browser).
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    send(res, jsonDoc(), 'application/json');
+    send(req, res, jsonDoc(), 'application/json');
   });
 
-  router.get(DOCS_PATH, (_req, res) => {
+  router.get(DOCS_PATH, (req, res) => {
     // No script and nothing fetched from anywhere: the only resource is the inline stylesheet, allowed by its hash.
     res.setHeader(
       'Content-Security-Policy',
       `default-src 'none'; style-src '${DOCS_STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     );
     res.setHeader('Referrer-Policy', 'no-referrer');
-    send(res, htmlDoc(), 'text/html');
+    send(req, res, htmlDoc(), 'text/html');
   });
 
   return router;

@@ -12,6 +12,9 @@ import {
   policyTestResultSchema,
   testEscalationPolicy,
 } from '../../services/escalation-policies/test-escalation-policy.js';
+import { revealSigningSecret } from '../../services/escalation-policies/reveal-signing-secret.js';
+import { rotateSigningSecret } from '../../services/escalation-policies/rotate-signing-secret.js';
+import { signingSecretRecordSchema } from '../../services/escalation-policies/signing-secret-record.js';
 import { updateEscalationPolicy } from '../../services/escalation-policies/update-escalation-policy.js';
 import { z } from '../../openapi/zod.js';
 import { defineRoute } from '../define-route.js';
@@ -142,5 +145,47 @@ export const escalationPolicyRoutes = [
       200: { description: 'One result per target.', data: z.array(policyTestResultSchema) },
     },
     handler: (deps, { ctx, params }) => testEscalationPolicy(deps, { ctx, input: params }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/escalation-policies/signing-secret/reveal',
+    operationId: 'revealSigningSecret',
+    roles: 'escalationPolicies:manage',
+    tag: 'Escalation policies',
+    summary: 'Show the webhook signing secret once',
+    description:
+      "The workspace's escalation webhook signing secret, which every webhook page and notice is signed with " +
+      "(`Statusvane-Signature`). Shown once: the first call answers it, later ones 409 until a rotation (the admin CLI's " +
+      '`policy signing-secret` still prints it). Recorded as `workspace.signing_secret_revealed`.',
+    responses: {
+      200: { description: 'The secret, shown this once.', data: signingSecretRecordSchema },
+      409: {
+        description: 'the current secret was already shown: rotate it for a new one.',
+        example: 'The signing secret was shown on 2026-03-01T10:00:00.000Z and is shown once: rotate it',
+      },
+    },
+    handler: (deps, { ctx }) => revealSigningSecret(deps, { ctx }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/escalation-policies/signing-secret/rotate',
+    operationId: 'rotateSigningSecret',
+    roles: 'escalationPolicies:manage',
+    tag: 'Escalation policies',
+    summary: 'Rotate the webhook signing secret',
+    description:
+      'A new signing secret, shown in this answer only. Every webhook page and notice sent from now on is signed with it, ' +
+      'never with the old one. Moving a receiver over: give it the new secret at once, accepting either secret for a ' +
+      'while (a page it refuses meanwhile is retried, then shows `failed` in the escalation state), then drop the old one. ' +
+      'Recorded as `workspace.signing_secret_rotated`.',
+    idempotent: true,
+    responses: {
+      201: { description: 'The new secret, shown this once.', data: signingSecretRecordSchema },
+      409: {
+        description: 'a request with the same `Idempotency-Key` is still in flight.',
+        example: 'A request with this Idempotency-Key is still in progress; retry shortly',
+      },
+    },
+    handler: (deps, { ctx }) => rotateSigningSecret(deps, { ctx }),
   }),
 ];

@@ -1,5 +1,6 @@
 import { createMaintenanceSchema, updateMaintenanceSchema } from '@statusvane/shared';
 import { createMaintenance } from '../../services/maintenance/create-maintenance.js';
+import { deleteMaintenance } from '../../services/maintenance/delete-maintenance.js';
 import { getMaintenance } from '../../services/maintenance/get-maintenance.js';
 import { listMaintenance, maintenanceListQuerySchema } from '../../services/maintenance/list-maintenance.js';
 import { maintenanceRecordSchema } from '../../services/maintenance/maintenance-record.js';
@@ -105,5 +106,19 @@ export const maintenanceRoutes = [
       },
     },
     handler: (deps, { ctx, params, body }) => updateMaintenance(deps, { ctx, input: { id: params.id, changes: body } }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/maintenance/{id}',
+    operationId: 'deleteMaintenanceWindow',
+    roles: 'statusPages:manage',
+    tag: 'Maintenance',
+    summary: 'Delete a maintenance window',
+    description:
+      'Removes the window from the status pages, feeds and lists at once (`status: cancel` calls it off but keeps it on the ' +
+      'public record). A window deleted while scheduled or in progress is called off as a cancel is: the event log records ' +
+      '`maintenance.cancelled`, and the monitors it covered leave maintenance at once.',
+    responses: { 204: { description: 'Deleted; no body.' } },
+    handler: (deps, { ctx, params }) => deleteMaintenance(deps, { ctx, input: params }),
   }),
 ];

@@ -14,13 +14,13 @@ import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
 import { listMonitors, monitorListQuerySchema } from '../../services/monitors/list-monitors.js';
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
-import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/response-times.js';
+import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/get-response-times.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
 import {
   checkResultQuerySchema,
   checkResultRecordSchema,
   listCheckResults,
-} from '../../services/monitors/check-results.js';
+} from '../../services/monitors/list-check-results.js';
 import { defineRoute } from '../define-route.js';
 import { listPings } from '../../services/heartbeats/list-pings.js';
 import { heartbeatPingRecordSchema } from '../../services/heartbeats/ping-record.js';

@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
-import { recordPing, type Ping } from '../../services/heartbeats/record-ping.js';
+import { receivePing, type Ping } from '../../services/heartbeats/receive-ping.js';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -46,7 +46,7 @@ function readLog(req: Request): Promise<string | null> {
 /**
  * The heartbeat receiver: `<PUBLIC_BASE_URL>/ping/<secret>[/start|/fail|/<exitCode>][?rid=<uuid>]`, GET, HEAD or
  * POST, no token: the unguessable secret is the credential. The pings of one event-loop turn are written together
- * (record-ping.ts), each stored in the monitor's log with its POST body's first 10,000 bytes; the answer is two
+ * (receive-ping.ts), each stored in the monitor's log with its POST body's first 10,000 bytes; the answer is two
  * bytes. The worker turns the monitor's ping times and run in progress into check results.
  */
 export function pingRouter({
@@ -72,14 +72,19 @@ export function pingRouter({
       return;
     }
     const body = await readLog(req);
-    const monitor = await recordPing(prisma, {
-      secret,
-      ...kind,
-      rid: rid?.toLowerCase() ?? null,
-      body,
-      remoteAddress: req.ip ?? null,
-      userAgent: req.get('user-agent')?.slice(0, 200) ?? null,
-    });
+    const monitor = await receivePing(
+      { prisma },
+      {
+        input: {
+          secret,
+          ...kind,
+          rid: rid?.toLowerCase() ?? null,
+          body,
+          remoteAddress: req.ip ?? null,
+          userAgent: req.get('user-agent')?.slice(0, 200) ?? null,
+        },
+      },
+    );
     if (!monitor) {
       res.status(404).type('text/plain').send('unknown ping URL\n');
       return;

@@ -1,14 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, SubscriberQueue } from '@statusvane/shared';
-import {
-  addressHash,
-  confirmSubscription,
-  linkTokenIsLive,
-  parseSubscribeInput,
-  subscribe,
-  unsubscribe,
-} from '../../services/subscribers/subscribe.js';
+import { checkSubscriptionLink } from '../../services/subscribers/check-subscription-link.js';
+import { confirmSubscription } from '../../services/subscribers/confirm-subscription.js';
+import { subscribe } from '../../services/subscribers/subscribe.js';
+import { addressHash, parseSubscribeInput } from '../../services/subscribers/subscription-input.js';
+import { unsubscribe } from '../../services/subscribers/unsubscribe.js';
 import { openPage, type PageRouteOptions } from './page-context.js';
 import { renderLinkAction, renderMessage, renderSubscribed } from './render-public-page.js';
 import { setPageHeaders, wantsJson } from './respond.js';
@@ -72,9 +69,7 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
       if (allowed) {
         const result = await subscribe(
           { prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard },
-          ctx.page,
-          input,
-          ctx.now,
+          { ctx, input },
         );
         if (result.kind === 'email' && result.confirmDeliveryId) {
           // If Redis is down the delivery stays pending and the worker's sweep enqueues it.
@@ -95,9 +90,7 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
     }
     const result = await subscribe(
       { prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard },
-      ctx.page,
-      input,
-      ctx.now,
+      { ctx, input },
     );
     if (result.kind !== 'webhook') throw new Error('unreachable');
     const data = { kind: 'webhook', id: result.id, secret: result.secret, componentIds: result.componentIds };
@@ -123,10 +116,10 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
       const token = String(req.params.token);
       const live =
         method === 'GET'
-          ? await linkTokenIsLive(deps.prisma, ctx.page, action, token, ctx.now)
+          ? await checkSubscriptionLink(deps, { ctx, input: { action, token } })
           : action === 'confirm'
-            ? await confirmSubscription(deps.prisma, ctx.page, token, ctx.now)
-            : await unsubscribe(deps.prisma, ctx.page, token);
+            ? await confirmSubscription(deps, { ctx, input: { token } })
+            : await unsubscribe(deps, { ctx, input: { token } });
       if (!live) {
         res
           .status(404)

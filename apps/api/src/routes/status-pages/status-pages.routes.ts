@@ -4,7 +4,8 @@ import { deleteStatusPage } from '../../services/status-pages/delete-status-page
 import { getStatusPage } from '../../services/status-pages/get-status-page.js';
 import { listStatusPages } from '../../services/status-pages/list-status-pages.js';
 import { updateStatusPage, updateStatusPageSchema } from '../../services/status-pages/update-status-page.js';
-import { getStatusPageLayout, statusPageLayoutSchema } from '../../services/status-pages/get-status-page-layout.js';
+import { getStatusPageLayout } from '../../services/status-pages/get-status-page-layout.js';
+import { statusPageLayoutSchema } from '../../services/status-pages/status-page-layout-record.js';
 import { statusPageRecordSchema } from '../../services/status-pages/status-page-record.js';
 import { deleteSubscriber } from '../../services/subscribers/delete-subscriber.js';
 import { listSubscribers } from '../../services/subscribers/list-subscribers.js';

@@ -1,5 +1,4 @@
 import {
-  pagination,
   paginationQuerySchema,
   singleQueryValue,
   uuidInputSchema,
@@ -10,6 +9,7 @@ import {
 import { dateTime, z } from '../../openapi/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
+import { listPage } from '../records.js';
 import { RESOURCE_TYPES } from './record-write.js';
 
 export const auditEventRecordSchema = z
@@ -70,25 +70,22 @@ export async function listAuditEvents(
     ...(query.action ? { action: query.action } : {}),
     ...(query.actorId ? { actorId: query.actorId } : {}),
   };
-  const [total, rows] = await prisma.$transaction([
-    prisma.auditEvent.count({ where }),
-    prisma.auditEvent.findMany({
-      where,
-      orderBy: [{ at: 'desc' }, { seq: 'desc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
-  ]);
-  return {
-    data: rows.map((r) => ({
-      id: r.id,
-      at: r.at.toISOString(),
-      actor: { type: r.actorType, id: r.actorId, name: r.actorName },
-      action: r.action,
-      resourceType: r.resourceType as AuditEventRecord['resourceType'],
-      resourceId: r.resourceId,
-      ...(r.changes !== null ? { changes: r.changes as AuditEventRecord['changes'] } : {}),
-    })),
-    pagination: pagination(query, total),
-  };
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.auditEvent.count({ where }),
+      prisma.auditEvent.findMany({ where, orderBy: [{ at: 'desc' }, { seq: 'desc' }], ...window }),
+    ],
+    (rows) =>
+      rows.map((r) => ({
+        id: r.id,
+        at: r.at.toISOString(),
+        actor: { type: r.actorType, id: r.actorId, name: r.actorName },
+        action: r.action,
+        resourceType: r.resourceType as AuditEventRecord['resourceType'],
+        resourceId: r.resourceId,
+        ...(r.changes !== null ? { changes: r.changes as AuditEventRecord['changes'] } : {}),
+      })),
+  );
 }

@@ -149,12 +149,19 @@ export function changesBetween(
  * `action` is the verb (`created`, `updated`, `deleted`, `acknowledged` ...), stored as `<resourceType>.<verb>`.
  * Empty `changes` are left out. Any action but `created` (a new row is at 1) and `deleted` is a change of a record
  * that still exists: its version grows by one here, and the new version is returned (undefined when the record
- * has no version, or is gone).
+ * has no version, or is gone). An action that leaves the record as the API shows it says `edit: false` (a webhook
+ * replay moves only the dispatcher's cursor): recorded, and the version stays, so a PATCH holding it still applies.
  */
 export async function recordAuditEvent(
   tx: Prisma.TransactionClient,
   ctx: WriteContext,
-  event: { resourceType: ResourceType; resourceId: string; action: string; changes?: Changes | undefined },
+  event: {
+    resourceType: ResourceType;
+    resourceId: string;
+    action: string;
+    changes?: Changes | undefined;
+    edit?: false;
+  },
 ): Promise<number | undefined> {
   const changes = event.changes && Object.keys(event.changes).length ? event.changes : undefined;
   await tx.auditEvent.create({
@@ -171,7 +178,7 @@ export async function recordAuditEvent(
     },
   });
   const { table, idColumn } = RESOURCES[event.resourceType];
-  if (!table || event.action === 'created' || event.action === 'deleted') return undefined;
+  if (!table || event.action === 'created' || event.action === 'deleted' || event.edit === false) return undefined;
   const [bumped] = await tx.$queryRaw<Array<{ version: number }>>`
     UPDATE ${Prisma.raw(`"${table}"`)} SET version = version + 1
      WHERE ${Prisma.raw(`"${idColumn}"`)} = ${event.resourceId}::uuid AND "workspaceId" = ${ctx.workspace.id}::uuid

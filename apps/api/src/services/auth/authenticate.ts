@@ -5,10 +5,12 @@ import {
   hashToken,
   perClient,
   UnauthorizedError,
+  type Logger,
   type Prisma,
   type PrismaClient,
   type Role,
 } from '@statusvane/shared';
+import { logFailure } from '../best-effort.js';
 import type { AuditActor, RequestContext, TokenKind } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,15 +109,21 @@ const tokenAccess = perClient((prisma: PrismaClient) =>
   }),
 );
 
+/** What authentication uses (a subset of ApiDeps). */
+export interface AuthDeps {
+  prisma: PrismaClient;
+  logger: Logger;
+}
+
 /** How stale `lastUsedAt` may get: it is written at most once per this interval per token and API process. */
 const LAST_USED_EVERY_MS = 60_000;
 const lastTouched = new WeakMap<PrismaClient, Map<string, number>>();
 
 /**
  * Records that a token was used (`lastUsedAt`, shown by GET /tokens), kept to the minute: one conditional UPDATE per
- * token and minute at most, not awaited, its failure ignored (a lost touch costs nothing; the request goes on).
+ * token and minute at most, not awaited, its failure logged (a lost touch costs nothing; the request goes on).
  */
-function touchToken(prisma: PrismaClient, tokenId: string, now: Date): void {
+function touchToken({ prisma, logger }: AuthDeps, tokenId: string, now: Date): void {
   let seen = lastTouched.get(prisma);
   if (!seen) lastTouched.set(prisma, (seen = new Map()));
   const last = seen.get(tokenId);
@@ -128,7 +136,9 @@ function touchToken(prisma: PrismaClient, tokenId: string, now: Date): void {
       where: { id: tokenId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: staleBefore } }] },
       data: { lastUsedAt: now },
     })
-    .catch(() => undefined);
+    .catch(
+      logFailure(logger, "token's lastUsedAt not written", { tokenId }, 'written on a use of the token a minute on'),
+    );
 }
 
 function matches(ws: { id: string; slug: string }, selector: string): boolean {
@@ -139,7 +149,8 @@ function matches(ws: { id: string; slug: string }, selector: string): boolean {
  * Resolves a bearer token and the workspace header into a RequestContext, re-reading membership and grants on
  * every call (leaving a workspace or revoking a grant takes effect at once). Throws 401/403/400 as the spec says.
  */
-export async function authenticate(prisma: PrismaClient, input: AuthInput): Promise<RequestContext> {
+export async function authenticate(deps: AuthDeps, input: AuthInput): Promise<RequestContext> {
+  const { prisma } = deps;
   const now = input.now ?? new Date();
   const header = input.authorization;
   const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
@@ -155,7 +166,7 @@ export async function authenticate(prisma: PrismaClient, input: AuthInput): Prom
   if (!row || row.kind !== kind || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) {
     throw new UnauthorizedError('The token is invalid, expired or revoked');
   }
-  touchToken(prisma, row.id, now);
+  touchToken(deps, row.id, now);
 
   const selector = input.workspaceHeader?.trim() || undefined;
 

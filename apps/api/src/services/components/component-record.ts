@@ -1,12 +1,7 @@
-import {
-  maintenanceUntilByComponent,
-  NotFoundError,
-  uuidSchema,
-  type Prisma,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { maintenanceUntilByComponent, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { versionSchema, z } from '../../openapi/zod.js';
 import type { RequestContext } from '../auth/context.js';
+import type { OwnLookup } from '../records.js';
 import { componentState } from '../status-pages/public-page.js';
 
 export const COMPONENT_STATES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance'] as const;
@@ -57,17 +52,8 @@ export async function toComponentRecords(
   }));
 }
 
-/** One of the caller's components; a malformed or foreign id is the same 404 as a missing one. */
-export async function findOwnComponent(
-  prisma: Pick<PrismaClient, 'component'>,
-  ctx: RequestContext,
-  id: string,
-): Promise<ComponentRow> {
-  if (!uuidSchema.safeParse(id).success) throw new NotFoundError('component', id);
-  const row = await prisma.component.findFirst({
-    where: { id, workspaceId: ctx.workspace.id },
-    select: componentRecordSelect,
-  });
-  if (!row) throw new NotFoundError('component', id);
-  return row;
-}
+/** findOwn's lookup of one of the caller's components. */
+export const componentLookup: OwnLookup<Pick<PrismaClient, 'component'>, ComponentRow> = {
+  noun: 'component',
+  find: (db, where) => db.component.findFirst({ where, select: componentRecordSelect }),
+};

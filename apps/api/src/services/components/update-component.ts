@@ -1,20 +1,22 @@
 import type { PrismaClient } from '@statusvane/shared';
+import { shownText } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import {
   componentRecordSelect,
-  findOwnComponent,
   toComponentRecords,
   type ComponentRecord,
   type ComponentRow,
+  componentLookup,
 } from './component-record.js';
+import { findOwn } from '../records.js';
 
 export const updateComponentSchema = z
   .object({
-    name: z.string().trim().min(1).max(120).optional(),
-    description: z.string().max(500).optional(),
+    name: z.string().trim().min(1).max(120).superRefine(shownText).optional(),
+    description: z.string().max(500).superRefine(shownText).optional(),
   })
   .strict()
   .openapi('UpdateComponentInput', { description: 'Only the provided fields change.' });
@@ -26,10 +28,10 @@ export async function updateComponent(
   { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateComponentInput } },
 ): Promise<ComponentRecord> {
   assertCan(ctx.role, 'components:write');
-  const current = await findOwnComponent(prisma, ctx, id);
+  const current = await findOwn(prisma, ctx, componentLookup, id);
   const row = await prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'component', current.id);
-    const before = await findOwnComponent(tx, ctx, current.id);
+    const before = await findOwn(tx, ctx, componentLookup, current.id);
     const after = await tx.component.update({
       where: { id: current.id },
       data: changes,

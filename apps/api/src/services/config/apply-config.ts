@@ -18,8 +18,11 @@ import { deletePolicyInTx } from '../escalation-policies/delete-escalation-polic
 import type { UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { updatePolicyInTx } from '../escalation-policies/update-escalation-policy.js';
 import { recordMonitorEvents } from '../monitors/monitor-events.js';
-import { afterMonitorsRemoved, removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
-import { isUniqueViolation } from '../status-pages/create-status-page.js';
+import { removeMonitorInTx, type ResolvedByDelete } from '../monitors/delete-monitor.js';
+import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
+import { isUniqueViolation } from '../records.js';
+import { logFailure } from '../best-effort.js';
+import { checkNow, SCHEDULES_RECONCILED } from '../monitors/monitor-schedule.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
 import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
@@ -83,14 +86,21 @@ export async function applyConfig(
 
   const { plan, createdIds, rescheduleIds, resolved } = written;
   // Should Redis fail here, the reconciler brings the schedules in line within a round.
-  await followCommittedSchedules(deps.scheduler, deps.prisma, rescheduleIds).catch(() => undefined);
+  await followCommittedSchedules(deps.scheduler, deps.prisma, rescheduleIds).catch(
+    logFailure(
+      deps.logger,
+      'config applied; schedules not confirmed',
+      { monitors: rescheduleIds.length },
+      SCHEDULES_RECONCILED,
+    ),
+  );
   // The first checks, queued after the commit so that workers find the monitors.
   const firsts = plan.monitors.filter((p) => p.change.action === 'create');
   for (let i = 0; i < firsts.length; i += RUN_NOW_BATCH) {
     await Promise.all(
       firsts.slice(i, i + RUN_NOW_BATCH).map((p) => {
         const monitor = { id: createdIds.get(p.change.ref)!, type: p.desired!.type as CreateMonitorInput['type'] };
-        return deps.scheduler.runNow(monitor).catch(() => undefined);
+        return checkNow(deps, monitor, 'config applied');
       }),
     );
   }
@@ -115,12 +125,16 @@ async function write(
   for (const p of plan.policies) if (p.stored) policyByRef.set(p.change.ref, p.stored.id);
   for (const p of plan.policies) {
     if (p.change.action === 'create') {
-      const id = await createPolicyInTx(tx, deps, ctx, desiredPolicies.get(p.change.ref)!, p.change.ref);
+      // The previous default's change is in the plan (an update of its own), recorded by recordWrites.
+      const id = await createPolicyInTx(tx, deps, ctx, desiredPolicies.get(p.change.ref)!, {
+        ref: p.change.ref,
+        previousDefault: 'planned',
+      });
       policyByRef.set(p.change.ref, id);
       p.change.id = id;
     } else if (p.change.action === 'update') {
       const changes = Object.fromEntries(p.changed.map((f) => [f, p.desired![f]]));
-      await updatePolicyInTx(tx, deps, ctx, p.stored!.id, changes as UpdateEscalationPolicyInput);
+      await updatePolicyInTx(tx, deps, ctx, p.stored!.id, changes as UpdateEscalationPolicyInput, 'planned');
     }
   }
   const policyId = (ref: string | null | undefined) => (ref ? policyByRef.get(ref)! : null);

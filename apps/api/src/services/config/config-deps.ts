@@ -1,4 +1,4 @@
-import type { CheckScheduler, Config, EscalationScheduler, PrismaClient, SsrfGuard } from '@statusvane/shared';
+import type { CheckScheduler, Config, EscalationScheduler, Logger, PrismaClient, SsrfGuard } from '@statusvane/shared';
 
 /** What the config verbs use (a subset of ApiDeps). */
 export interface ConfigDeps {
@@ -7,4 +7,5 @@ export interface ConfigDeps {
   guard: SsrfGuard;
   scheduler: CheckScheduler;
   escalations?: EscalationScheduler | undefined;
+  logger: Logger;
 }

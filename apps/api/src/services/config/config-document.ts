@@ -7,6 +7,7 @@ import {
   issuesFromZod,
   type CreateMonitorInput,
   type Issue,
+  statusPageNameSchema,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { createEscalationPolicySchema, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
@@ -58,7 +59,7 @@ const statusPageSectionSchema = layoutSectionInputSchema
 export const statusPageEntrySchema = z
   .object({
     ref: refSchema,
-    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax),
+    name: statusPageNameSchema,
     slug: slugInputSchema, // normalised as `vanityUrl` is on create; reserved: 400; taken: 409
     isPublic: z.boolean().default(true),
     sections: z.array(statusPageSectionSchema).max(STATUS_PAGE_LIMITS.sectionsMax).default([]),

@@ -82,11 +82,13 @@ export interface StoredState {
   statusPages: Map<string, StoredPage>;
   /** Managed policies: id -> ref. */
   policyRefs: Map<string, string>;
+  /** The workspace's default policy, managed or not (read to judge a move of the default, never written). */
+  defaultPolicy: { id: string; ref: string | null; name: string } | null;
 }
 
 /** The workspace's managed resources (those with a ref). Unmanaged ones are never read, compared or touched. */
 export async function loadState(db: Db, workspaceId: string): Promise<StoredState> {
-  const [monitors, pages, policies] = await Promise.all([
+  const [monitors, pages, policies, workspace] = await Promise.all([
     db.monitor.findMany({
       where: { workspaceId, ref: { not: null } },
       select: configMonitorSelect,
@@ -102,12 +104,17 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
       select: configPolicySelect,
       orderBy: { ref: 'asc' },
     }),
+    db.workspace.findUniqueOrThrow({
+      where: { id: workspaceId },
+      select: { defaultEscalationPolicy: { select: { id: true, ref: true, name: true } } },
+    }),
   ]);
   return {
     policies: new Map(policies.map((p) => [p.ref!, p])),
     monitors: new Map(monitors.map((m) => [m.ref!, m])),
     statusPages: new Map(pages.map((p) => [p.ref!, p])),
     policyRefs: new Map(policies.map((p) => [p.id, p.ref!])),
+    defaultPolicy: workspace.defaultEscalationPolicy,
   };
 }
 
@@ -216,6 +223,7 @@ export async function computePlan(
   if (doc.prune)
     for (const [ref, stored] of state.policies)
       if (!namedPolicies.has(ref)) policies.push(deletion('escalation_policy', ref, stored));
+  policies.push(...previousDefaultChange(state, policies));
 
   const monitors: PlannedChange<ConfigMonitorRow>[] = [];
   const storedViews = new Map<string, View>();
@@ -264,6 +272,44 @@ export async function computePlan(
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
   return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, changes, summary };
+}
+
+/**
+ * A document that makes one of its policies the default takes the default from the policy that has it, whose record
+ * then shows `isDefault: false`: a change of that policy, shown and recorded like any other. One the plan already
+ * changes (named in the document, or pruned) needs nothing more; another managed one gets an `update` of `isDefault`
+ * alone. An unmanaged one is never touched by config, so the move is refused (409) until the default is moved away
+ * from it through the API (docs/decisions.md).
+ */
+function previousDefaultChange(
+  state: StoredState,
+  policies: PlannedChange<ConfigPolicyRow>[],
+): PlannedChange<ConfigPolicyRow>[] {
+  const moves = policies.some(
+    (p) => p.desired?.isDefault === true && (p.change.action === 'create' || p.changed.includes('isDefault')),
+  );
+  const previous = state.defaultPolicy;
+  if (!moves || !previous || policies.some((p) => p.stored?.id === previous.id)) return [];
+  if (previous.ref === null)
+    throw new ConflictError(
+      `The workspace's default escalation policy is "${previous.name}" (${previous.id}), which config does not ` +
+        'manage, and config never changes an unmanaged policy: make it no longer the default first ' +
+        `(PATCH /escalation-policies/${previous.id} with isDefault: false), or leave isDefault out of the document`,
+    );
+  return [
+    {
+      change: {
+        action: 'update',
+        resourceType: 'escalation_policy',
+        ref: previous.ref,
+        id: previous.id,
+        fields: { isDefault: { from: true, to: false } },
+      },
+      desired: { isDefault: false },
+      stored: state.policies.get(previous.ref)!,
+      changed: ['isDefault'],
+    },
+  ];
 }
 
 /**
@@ -393,6 +439,8 @@ function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): str
           doc.escalationPolicies.map((p) => p.ref),
         ),
         policyRefs: [...state.policyRefs.entries()].sort(),
+        // Whose default the document may take: a move of it since the plan changes what apply would change.
+        defaultPolicy: state.defaultPolicy?.id ?? null,
       }),
     )
     .digest('hex');

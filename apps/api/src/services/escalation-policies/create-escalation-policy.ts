@@ -1,5 +1,5 @@
 import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared';
-import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
+import { changesBetween, recordAuditEvent, type WriteContext } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from './policy-input.js';
@@ -35,14 +35,15 @@ export async function createEscalationPolicy(
 
 /**
  * The writes of a create, in the caller's transaction (targets already judged): the policy, its ladder, and the
- * workspace default when `isDefault`. Shared with config/apply, which also gives the `ref`. Returns the new id.
+ * workspace default when `isDefault`. Shared with config/apply, which also gives the `ref` and records the previous
+ * default's change with its plan. Returns the new id.
  */
 export async function createPolicyInTx(
   tx: Prisma.TransactionClient,
   deps: { config: Pick<Config, 'encryption'> },
-  ctx: Pick<ServiceContext, 'workspace'>,
+  ctx: WriteContext,
   input: CreateEscalationPolicyInput,
-  ref: string | null = null,
+  { ref = null, previousDefault = 'record' }: { ref?: string | null; previousDefault?: PreviousDefault } = {},
 ): Promise<string> {
   const { id } = await tx.escalationPolicy.create({
     data: {
@@ -56,22 +57,38 @@ export async function createPolicyInTx(
     },
     select: { id: true },
   });
-  if (input.isDefault) await makeDefault(tx, ctx, id);
+  if (input.isDefault) await makeDefault(tx, ctx, id, previousDefault);
   return id;
 }
 
 /**
- * Moves the workspace's default to policy `id`, in the caller's transaction. The policy that was the default shows
- * `isDefault: false` from now on: a change of that record, so its version grows by one (the caller versions `id`).
+ * Who records the change of the policy that loses the default: the write itself (`record`, the API and the admin
+ * CLI), or config/apply, whose plan shows that change and records it with the others (`planned`).
+ */
+export type PreviousDefault = 'record' | 'planned';
+
+/**
+ * Moves the workspace's default to policy `id`, in the caller's transaction (the caller versions `id`). The policy
+ * that was the default shows `isDefault: false` from now on, a change of that record: with `record`, its version
+ * grows by one and `escalation_policy.updated` names `changes.isDefault`. The workspace row is locked, so two moves
+ * of the default take turns and each sees the other's result as the previous default.
  */
 export async function makeDefault(
   tx: Prisma.TransactionClient,
-  ctx: Pick<ServiceContext, 'workspace'>,
+  ctx: WriteContext,
   id: string,
+  previousDefault: PreviousDefault = 'record',
 ): Promise<void> {
-  await tx.$executeRaw`
-    UPDATE escalation_policies SET version = version + 1
-     WHERE "workspaceId" = ${ctx.workspace.id}::uuid AND id <> ${id}::uuid
-       AND id = (SELECT "defaultEscalationPolicyId" FROM workspaces WHERE id = ${ctx.workspace.id}::uuid)`;
+  const [workspace] = await tx.$queryRaw<Array<{ previous: string | null }>>`
+    SELECT "defaultEscalationPolicyId" AS previous FROM workspaces WHERE id = ${ctx.workspace.id}::uuid FOR UPDATE`;
+  const previous = workspace?.previous ?? null;
+  if (previous === id) return;
   await tx.workspace.update({ where: { id: ctx.workspace.id }, data: { defaultEscalationPolicyId: id } });
+  if (previous !== null && previousDefault === 'record')
+    await recordAuditEvent(tx, ctx, {
+      resourceType: 'escalation_policy',
+      resourceId: previous,
+      action: 'updated',
+      changes: { isDefault: { from: true, to: false } },
+    });
 }

@@ -3,7 +3,8 @@ import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { lockPolicy } from './lock-policy.js';
-import { findOwnPolicy, toEscalationPolicyRecord } from './policy-record.js';
+import { toEscalationPolicyRecord, policyLookup } from './policy-record.js';
+import { findOwn } from '../records.js';
 
 /**
  * DELETE /escalation-policies/{id} (managers): monitors that used it fall back to the workspace default (or to none,
@@ -15,10 +16,10 @@ export async function deleteEscalationPolicy(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'escalationPolicies:manage');
-  const policy = await findOwnPolicy(prisma, ctx, id);
+  const policy = await findOwn(prisma, ctx, policyLookup, id);
   await prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'escalation_policy', policy.id); // If-Match, and the row locked
-    const before = toEscalationPolicyRecord(await findOwnPolicy(tx, ctx, policy.id));
+    const before = toEscalationPolicyRecord(await findOwn(tx, ctx, policyLookup, policy.id));
     await deletePolicyInTx(tx, ctx, policy.id);
     await recordAuditEvent(tx, ctx, {
       resourceType: 'escalation_policy',

@@ -1,5 +1,6 @@
-import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import type { Pagination, PaginationQuery, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { listPage } from '../records.js';
 import {
   escalationPolicySelect,
   livePolicies,
@@ -12,16 +13,19 @@ export async function listEscalationPolicies(
   { prisma }: { prisma: PrismaClient },
   { ctx, input: query }: { ctx: ServiceContext; input: PaginationQuery },
 ): Promise<{ data: EscalationPolicyRecord[]; pagination: Pagination }> {
-  const where = livePolicies(ctx);
-  const [total, rows] = await prisma.$transaction([
-    prisma.escalationPolicy.count({ where }),
-    prisma.escalationPolicy.findMany({
-      where,
-      select: escalationPolicySelect,
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
-  ]);
-  return { data: rows.map(toEscalationPolicyRecord), pagination: pagination(query, total) };
+  const where = livePolicies(ctx.workspace.id);
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.escalationPolicy.count({ where }),
+      prisma.escalationPolicy.findMany({
+        where,
+        select: escalationPolicySelect,
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...window,
+      }),
+    ],
+    (rows) => rows.map(toEscalationPolicyRecord),
+  );
 }

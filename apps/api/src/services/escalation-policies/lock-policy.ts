@@ -1,5 +1,4 @@
 import { NotFoundError, type Prisma } from '@statusvane/shared';
-import type { RequestContext } from '../auth/context.js';
 
 /**
  * Locks one of the caller's live policies for the rest of the transaction (404 when it is gone meanwhile). The lock
@@ -8,7 +7,7 @@ import type { RequestContext } from '../auth/context.js';
  */
 export async function lockPolicy(
   tx: Prisma.TransactionClient,
-  ctx: Pick<RequestContext, 'workspace'>,
+  ctx: { workspace: { id: string } },
   id: string,
 ): Promise<{ pinned: number }> {
   const locked = await tx.$queryRaw<unknown[]>`

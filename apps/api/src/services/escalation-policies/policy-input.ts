@@ -5,6 +5,7 @@ import {
   isUrlChannel,
   type Issue,
   type SsrfGuard,
+  shownText,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { failWith } from '../validation.js';
@@ -38,7 +39,7 @@ function ladderOrder(steps: ReadonlyArray<{ delayMinutes: number }> | undefined,
 }
 
 const fields = {
-  name: z.string().trim().min(1).max(L.nameMax),
+  name: z.string().trim().min(1).max(L.nameMax).superRefine(shownText),
   repeatCount: z
     .number()
     .int()

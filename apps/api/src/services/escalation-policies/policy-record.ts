@@ -1,14 +1,6 @@
-import {
-  DELIVERY_CHANNELS,
-  IMPACTS,
-  NotFoundError,
-  shownTarget,
-  uuidSchema,
-  type Prisma,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { DELIVERY_CHANNELS, IMPACTS, shownTarget, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
-import type { RequestContext } from '../auth/context.js';
+import type { OwnLookup } from '../records.js';
 
 const targetRecordSchema = z
   .object({
@@ -101,20 +93,15 @@ export function toEscalationPolicyRecord(p: EscalationPolicyRow): EscalationPoli
 }
 
 /** The live (not archived) policies of the caller's workspace. */
-export const livePolicies = (ctx: Pick<RequestContext, 'workspace'>) =>
-  ({ workspaceId: ctx.workspace.id, archivedAt: null }) satisfies Prisma.EscalationPolicyWhereInput;
+export const livePolicies = (workspaceId: string) =>
+  ({ workspaceId, archivedAt: null }) satisfies Prisma.EscalationPolicyWhereInput;
 
-/** One of the caller's policies; a malformed, foreign or archived id is the same 404 as a missing one. */
-export async function findOwnPolicy(
-  prisma: Pick<PrismaClient, 'escalationPolicy'>,
-  ctx: Pick<RequestContext, 'workspace'>,
-  id: string,
-): Promise<EscalationPolicyRow> {
-  if (!uuidSchema.safeParse(id).success) throw new NotFoundError('escalation policy', id);
-  const row = await prisma.escalationPolicy.findFirst({
-    where: { id, ...livePolicies(ctx) },
-    select: escalationPolicySelect,
-  });
-  if (!row) throw new NotFoundError('escalation policy', id);
-  return row;
-}
+/** findOwn's lookup of one of the caller's live policies (an archived one is not found). */
+export const policyLookup: OwnLookup<Pick<PrismaClient, 'escalationPolicy'>, EscalationPolicyRow> = {
+  noun: 'escalation policy',
+  find: (db, { id, workspaceId }) =>
+    db.escalationPolicy.findFirst({
+      where: { id, ...livePolicies(workspaceId) },
+      select: escalationPolicySelect,
+    }),
+};

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   createDeliverer,
+  workspaceSigningSecrets,
   DELIVERY_CHANNELS,
   IMPACTS,
   openTarget,
@@ -14,8 +15,10 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { assertCan } from '../auth/permissions.js';
+import { logFailure } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnPolicy } from './policy-record.js';
+import { policyLookup } from './policy-record.js';
+import { findOwn } from '../records.js';
 
 export const policyTestResultSchema = z
   .object({
@@ -58,7 +61,7 @@ export async function testEscalationPolicy(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<PolicyTestResult[]> {
   assertCan(ctx.role, 'escalationPolicies:manage');
-  const policy = await findOwnPolicy(deps.prisma, ctx, id);
+  const policy = await findOwn(deps.prisma, ctx, policyLookup, id);
   const targets = await deps.prisma.escalationTarget.findMany({
     where: { step: { policyId: policy.id } },
     select: {
@@ -74,7 +77,7 @@ export async function testEscalationPolicy(
   const byId = new Map(targets.map((t) => [t.id, t]));
   const deliverer = createDeliverer({
     guard: deps.guard,
-    encryptionKey: deps.config.encryption.current.key,
+    signingSecret: workspaceSigningSecrets(deps.prisma, deps.config.encryption.current.key),
     smtp: deps.config.smtp,
     providers: deps.config.alertProviders,
     retry: TEST_RETRY,
@@ -123,7 +126,14 @@ export async function testEscalationPolicy(
                 incident: { ...page.incident, status: 'resolved', acknowledgedAt: null, resolvedAt: now },
                 at: now,
               })
-              .catch(() => undefined);
+              .catch(
+                logFailure(
+                  deps.logger,
+                  'escalation test: the test alert not closed',
+                  { policyId: policy.id, channel: t.channel },
+                  'close the test alert in the provider',
+                ),
+              );
         } catch {
           outcome = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
         }

@@ -1,17 +1,18 @@
 import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared';
-import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
+import { changesBetween, claimVersion, recordUpdate, type WriteContext } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { makeDefault } from './create-escalation-policy.js';
+import { makeDefault, type PreviousDefault } from './create-escalation-policy.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
 import { assertTargetsAllowed, type UpdateEscalationPolicyInput } from './policy-input.js';
 import {
   escalationPolicySelect,
-  findOwnPolicy,
   toEscalationPolicyRecord,
   type EscalationPolicyRecord,
+  policyLookup,
 } from './policy-record.js';
 import { stepsCreate } from './policy-steps.js';
+import { findOwn } from '../records.js';
 
 /**
  * PATCH /escalation-policies/{id} (managers): the given fields in one transaction, the policy row locked. `steps`
@@ -24,7 +25,7 @@ export async function updateEscalationPolicy(
   { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateEscalationPolicyInput } },
 ): Promise<EscalationPolicyRecord> {
   assertCan(ctx.role, 'escalationPolicies:manage');
-  const current = await findOwnPolicy(deps.prisma, ctx, id);
+  const current = await findOwn(deps.prisma, ctx, policyLookup, id);
   if (changes.steps) await assertTargetsAllowed(deps.guard, changes.steps);
   const row = await deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'escalation_policy', current.id); // If-Match
@@ -48,14 +49,15 @@ export async function updateEscalationPolicy(
 
 /**
  * The writes of an update, in the caller's transaction (targets already judged), the policy row locked first.
- * Shared with config/apply.
+ * Shared with config/apply (`previousDefault: 'planned'`: see makeDefault).
  */
 export async function updatePolicyInTx(
   tx: Prisma.TransactionClient,
   deps: { config: Pick<Config, 'encryption'> },
-  ctx: Pick<ServiceContext, 'workspace' | 'now'>,
+  ctx: WriteContext,
   id: string,
   changes: UpdateEscalationPolicyInput,
+  previousDefault: PreviousDefault = 'record',
 ): Promise<void> {
   const { steps, isDefault, ...plain } = changes;
   const { pinned } = await lockPolicy(tx, ctx, id);
@@ -68,7 +70,7 @@ export async function updatePolicyInTx(
     where: { id },
     data: { ...plain, ...(steps ? { steps: stepsCreate(steps, deps.config.encryption.current) } : {}) },
   });
-  if (isDefault === true) await makeDefault(tx, ctx, id);
+  if (isDefault === true) await makeDefault(tx, ctx, id, previousDefault);
   if (isDefault === false)
     await tx.workspace.updateMany({
       where: { id: ctx.workspace.id, defaultEscalationPolicyId: id },

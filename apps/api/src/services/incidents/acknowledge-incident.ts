@@ -1,10 +1,10 @@
-import { ConflictError, type EscalationScheduler, type PrismaClient } from '@statusvane/shared';
+import { ConflictError } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
-import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
-import { requestNotices, stopLadder } from './stop-ladder.js';
+import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
+import { requestNotices, stopLadder, type LadderDeps } from './stop-ladder.js';
+import { findOwn } from '../records.js';
 
 /**
  * POST /incidents/{id}/acknowledge (member and above): open -> acknowledged, which stops the escalation ladder and
@@ -13,12 +13,13 @@ import { requestNotices, stopLadder } from './stop-ladder.js';
  * resolution that raced it.
  */
 export async function acknowledgeIncident(
-  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  deps: LadderDeps,
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
+  const { prisma } = deps;
   const { now } = ctx;
-  const before = await findOwnIncident(prisma, ctx, id);
+  const before = await findOwn(prisma, ctx, incidentLookup, id);
   if (before.status === 'open') {
     await prisma.$transaction(async (tx) => {
       const { count } = await tx.incident.updateMany({
@@ -37,11 +38,11 @@ export async function acknowledgeIncident(
       });
     });
   }
-  const row = await findOwnIncident(prisma, ctx, id);
+  const row = await findOwn(prisma, ctx, incidentLookup, id);
   if (row.status === 'resolved') throw new ConflictError('A resolved incident cannot be acknowledged');
   if (before.status === 'open') {
-    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, now);
-    await requestNotices(prisma, escalations, row.id, 'acknowledged');
+    await stopLadder(deps, { ...row, workspaceId: ctx.workspace.id }, now);
+    await requestNotices(deps, row.id, 'acknowledged');
   }
   return toIncidentRecord(row);
 }

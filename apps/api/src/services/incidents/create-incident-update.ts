@@ -1,16 +1,12 @@
-import {
-  recordIncidentUpdated,
-  NotFoundError,
-  type EscalationScheduler,
-  type IncidentUpdateInput,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { recordIncidentUpdated, NotFoundError, type IncidentUpdateInput } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
 import { incidentUpdateSelect, toIncidentUpdateRecord, type IncidentUpdateRecord } from './incident-update-record.js';
-import { afterResolve, resolveInTx } from './resolve-incident.js';
+import { resolveInTx } from './resolve-incident.js';
+import { afterResolve, type LadderDeps } from './stop-ladder.js';
+import { incidentLookup } from './incident-record.js';
+import { findOwn } from '../records.js';
 
 /**
  * POST /incidents/{id}/updates (writers) -> 201. A `resolved` update resolves the incident (as resolveIncident:
@@ -19,11 +15,11 @@ import { afterResolve, resolveInTx } from './resolve-incident.js';
  * status does not reopen it. Subscribers hear of it from the worker's sweep.
  */
 export async function createIncidentUpdate(
-  deps: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  deps: LadderDeps,
   { ctx, input: { id, update } }: { ctx: ServiceContext; input: { id: string; update: IncidentUpdateInput } },
 ): Promise<IncidentUpdateRecord> {
   assertCan(ctx.role, 'incidents:respond');
-  const incident = await findOwnIncident(deps.prisma, ctx, id);
+  const incident = await findOwn(deps.prisma, ctx, incidentLookup, id);
   const resolves = update.status === 'resolved' && incident.status !== 'resolved';
   // One transaction, one audit event: the resolve (when the update resolves) and the update, with
   // `ctx.inTransaction` (the Idempotency-Key's stored answer): all commit or none does.

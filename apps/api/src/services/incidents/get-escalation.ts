@@ -11,9 +11,9 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
-import { findOwnIncident } from './find-incident.js';
-import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentRow } from './incident-record.js';
+import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentRow, incidentLookup } from './incident-record.js';
 import { dateTime, z } from '../../openapi/zod.js';
+import { findOwn } from '../records.js';
 
 const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 
@@ -161,7 +161,7 @@ export async function getIncidentEscalation(
   { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<EscalationStateRecord> {
   const { now } = ctx;
-  const incident = await findOwnIncident(prisma, ctx, input.id);
+  const incident = await findOwn(prisma, ctx, incidentLookup, input.id);
   const policy = await policyInEffect(prisma, {
     workspaceId: ctx.workspace.id,
     escalationPolicyId: incident.escalationPolicyId,

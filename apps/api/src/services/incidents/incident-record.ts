@@ -1,5 +1,6 @@
-import type { Prisma } from '@statusvane/shared';
+import type { Prisma, PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnLookup } from '../records.js';
 
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
@@ -84,6 +85,12 @@ export const incidentRecordSelect = {
   escalationPolicyId: true,
 } satisfies Prisma.IncidentSelect;
 export type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentRecordSelect }>;
+
+/** findOwn's lookup of one of the caller's incidents. */
+export const incidentLookup: OwnLookup<Pick<PrismaClient, 'incident'>, IncidentRow> = {
+  noun: 'incident',
+  find: (db, where) => db.incident.findFirst({ where, select: incidentRecordSelect }),
+};
 
 export function toIncidentRecord(row: IncidentRow): IncidentRecord {
   return {

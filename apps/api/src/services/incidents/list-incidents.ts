@@ -1,7 +1,6 @@
 import {
   commaListQueryParam,
   dateTimeInputSchema,
-  pagination,
   paginationQuerySchema,
   singleQueryValue,
   uuidInputSchema,
@@ -11,6 +10,7 @@ import {
 } from '@statusvane/shared';
 import type { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
+import { listPage } from '../records.js';
 import { INCIDENT_STATUSES, incidentRecordSelect, toIncidentRecord, type IncidentRecord } from './incident-record.js';
 
 export const RECENTLY_RESOLVED_DAYS = 7;
@@ -57,15 +57,18 @@ export async function listIncidents(
         workspaceId: ctx.workspace.id,
         OR: [{ status: { in: ['open', 'acknowledged'] } }, { resolvedAt: { gte: since } }],
       };
-  const [total, rows] = await prisma.$transaction([
-    prisma.incident.count({ where }),
-    prisma.incident.findMany({
-      where,
-      select: incidentRecordSelect,
-      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
-  ]);
-  return { data: rows.map(toIncidentRecord), pagination: pagination(query, total) };
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.incident.count({ where }),
+      prisma.incident.findMany({
+        where,
+        select: incidentRecordSelect,
+        orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+        ...window,
+      }),
+    ],
+    (rows) => rows.map(toIncidentRecord),
+  );
 }

@@ -1,10 +1,10 @@
-import type { EscalationScheduler, Prisma, PrismaClient } from '@statusvane/shared';
+import type { Prisma } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { recordAuditEvent, type Changes } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnIncident } from './find-incident.js';
-import { toIncidentRecord, type IncidentRecord } from './incident-record.js';
-import { requestNotices, stopLadder } from './stop-ladder.js';
+import { toIncidentRecord, type IncidentRecord, incidentLookup } from './incident-record.js';
+import { afterResolve, type LadderDeps } from './stop-ladder.js';
+import { findOwn } from '../records.js';
 
 /**
  * POST /incidents/{id}/resolve (member and above): open or acknowledged -> resolved, which stops the escalation
@@ -14,11 +14,12 @@ import { requestNotices, stopLadder } from './stop-ladder.js';
  * incident needs `openThreshold` fresh failures, instead of reopening on the very next failed check.
  */
 export async function resolveIncident(
-  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
+  deps: LadderDeps,
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<IncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
-  const before = await findOwnIncident(prisma, ctx, id);
+  const { prisma } = deps;
+  const before = await findOwn(prisma, ctx, incidentLookup, id);
   if (before.status !== 'resolved') {
     await prisma.$transaction(async (tx) => {
       const changes = await resolveInTx(tx, ctx, before);
@@ -31,7 +32,7 @@ export async function resolveIncident(
         });
     });
   }
-  return toIncidentRecord(await afterResolve({ prisma, escalations }, ctx, before));
+  return toIncidentRecord(await afterResolve(deps, ctx, before));
 }
 
 /**
@@ -59,17 +60,4 @@ export async function resolveInTx(
     });
   }
   return { status: { from: before.status, to: 'resolved' }, resolvedAt: { from: null, to: ctx.now.toISOString() } };
-}
-
-/** After the commit of a resolve: the ladder stopped (it was open) and the resolved notices requested. The row as it now stands. */
-export async function afterResolve(
-  { prisma, escalations }: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
-  ctx: ServiceContext,
-  before: { id: string; status: string },
-) {
-  const row = await findOwnIncident(prisma, ctx, before.id);
-  if (before.status === 'open')
-    await stopLadder(prisma, escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
-  if (before.status !== 'resolved') await requestNotices(prisma, escalations, row.id, 'resolved');
-  return row;
 }

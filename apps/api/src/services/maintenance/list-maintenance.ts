@@ -2,7 +2,6 @@ import {
   commaListQueryParam,
   dateTimeInputSchema,
   MAINTENANCE_STATUSES,
-  pagination,
   paginationQuerySchema,
   singleQueryValue,
   uuidInputSchema,
@@ -13,6 +12,7 @@ import {
 } from '@statusvane/shared';
 import type { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
+import { listPage } from '../records.js';
 import { maintenanceRecordSelect, toMaintenanceRecord, type MaintenanceRecord } from './maintenance-record.js';
 
 /** GET /maintenance query: pagination and filters, combined with AND. */
@@ -59,15 +59,18 @@ export async function listMaintenance(
     workspaceId: ctx.workspace.id,
     ...(and.length ? { AND: and } : {}),
   };
-  const [total, rows] = await prisma.$transaction([
-    prisma.maintenanceWindow.count({ where }),
-    prisma.maintenanceWindow.findMany({
-      where,
-      select: maintenanceRecordSelect,
-      orderBy: [{ startsAt: 'desc' }, { id: 'desc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
-  ]);
-  return { data: rows.map((r) => toMaintenanceRecord(r, ctx.now)), pagination: pagination(query, total) };
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.maintenanceWindow.count({ where }),
+      prisma.maintenanceWindow.findMany({
+        where,
+        select: maintenanceRecordSelect,
+        orderBy: [{ startsAt: 'desc' }, { id: 'desc' }],
+        ...window,
+      }),
+    ],
+    (rows) => rows.map((r) => toMaintenanceRecord(r, ctx.now)),
+  );
 }

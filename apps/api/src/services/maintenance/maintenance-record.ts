@@ -1,5 +1,6 @@
-import { MAINTENANCE_STATUSES, type Prisma } from '@statusvane/shared';
+import { MAINTENANCE_STATUSES, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnLookup } from '../records.js';
 import { componentRefSchema } from '../components/component-ref.js';
 import { maintenanceStatus } from './maintenance-status.js';
 
@@ -38,6 +39,12 @@ export const maintenanceRecordSelect = {
 } satisfies Prisma.MaintenanceWindowSelect;
 
 export type MaintenanceRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof maintenanceRecordSelect }>;
+
+/** findOwn's lookup of one of the caller's maintenance windows. */
+export const maintenanceLookup: OwnLookup<Pick<PrismaClient, 'maintenanceWindow'>, MaintenanceRow> = {
+  noun: 'maintenance window',
+  find: (db, where) => db.maintenanceWindow.findFirst({ where, select: maintenanceRecordSelect }),
+};
 
 /** The public maintenance record; `status` is derived from `now` (only cancellation is stored). */
 export function toMaintenanceRecord(row: MaintenanceRow, now: Date): MaintenanceRecord {

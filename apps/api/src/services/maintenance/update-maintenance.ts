@@ -11,7 +11,6 @@ import {
 import type { ServiceContext } from '../context.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnMaintenance } from './get-maintenance.js';
 import { assertOwnComponents, atComponentIds, componentIdIssues } from '../components/own-components.js';
 import { failWith, judgeBody } from '../validation.js';
 import {
@@ -19,8 +18,10 @@ import {
   maintenanceRecordSelect,
   toMaintenanceRecord,
   type MaintenanceRecord,
+  maintenanceLookup,
 } from './maintenance-record.js';
 import { actionOutcome, isFinal, maintenanceStatus } from './maintenance-status.js';
+import { findOwn } from '../records.js';
 
 const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as const;
 
@@ -63,7 +64,7 @@ export async function updateMaintenance(
   return deps.prisma.$transaction(async (tx) => {
     // The If-Match check, and the row lock for the read-check-write below.
     await claimVersion(tx, ctx, 'maintenance_window', id);
-    const current = await findOwnMaintenance(tx, ctx, id);
+    const current = await findOwn(tx, ctx, maintenanceLookup, id);
     const status = maintenanceStatus(current, now);
 
     const editsFields = FIELD_KEYS.some((k) => u[k] !== undefined);

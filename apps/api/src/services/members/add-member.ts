@@ -3,7 +3,7 @@ import { z } from '../../openapi/zod.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { isUniqueViolation } from '../status-pages/create-status-page.js';
+import { isUniqueViolation } from '../records.js';
 import { issuePasswordLink } from '../users/password-links.js';
 import { canMail, sendPasswordLink, type MailDeps } from '../users/password-mail.js';
 import { memberRecordSelect, toMemberRecord, type MemberRecord } from './member-record.js';

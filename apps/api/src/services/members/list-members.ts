@@ -1,5 +1,6 @@
-import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import type { Pagination, PaginationQuery, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { listPage } from '../records.js';
 import { memberRecordSelect, toMemberRecord, type MemberRecord } from './member-record.js';
 
 /** GET /members: the workspace's members with their roles, oldest membership first. */
@@ -8,15 +9,18 @@ export async function listMembers(
   { ctx, input: query }: { ctx: ServiceContext; input: PaginationQuery },
 ): Promise<{ data: MemberRecord[]; pagination: Pagination }> {
   const where = { workspaceId: ctx.workspace.id };
-  const [total, rows] = await prisma.$transaction([
-    prisma.membership.count({ where }),
-    prisma.membership.findMany({
-      where,
-      select: memberRecordSelect,
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
-  ]);
-  return { data: rows.map(toMemberRecord), pagination: pagination(query, total) };
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.membership.count({ where }),
+      prisma.membership.findMany({
+        where,
+        select: memberRecordSelect,
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...window,
+      }),
+    ],
+    (rows) => rows.map(toMemberRecord),
+  );
 }

@@ -1,6 +1,6 @@
-import { NotFoundError, ROLES, uuidSchema, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { ROLES, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
-import type { RequestContext } from '../auth/context.js';
+import type { OwnLookup } from '../records.js';
 
 export const memberRecordSchema = z
   .object({
@@ -41,17 +41,12 @@ export function toMemberRecord(row: MemberRow): MemberRecord {
   };
 }
 
-/** A member of the caller's workspace by user id; a malformed id or a user of another workspace only is 404. */
-export async function findMember(
-  prisma: Pick<PrismaClient, 'membership'>,
-  ctx: Pick<RequestContext, 'workspace'>,
-  userId: string,
-): Promise<MemberRow> {
-  if (!uuidSchema.safeParse(userId).success) throw new NotFoundError('member', userId);
-  const row = await prisma.membership.findUnique({
-    where: { workspaceId_userId: { workspaceId: ctx.workspace.id, userId } },
-    select: memberRecordSelect,
-  });
-  if (!row) throw new NotFoundError('member', userId);
-  return row;
-}
+/** findOwn's lookup of a member of the caller's workspace by user id (a user of another workspace only: 404). */
+export const memberLookup: OwnLookup<Pick<PrismaClient, 'membership'>, MemberRow> = {
+  noun: 'member',
+  find: (db, { id, workspaceId }) =>
+    db.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId, userId: id } },
+      select: memberRecordSelect,
+    }),
+};

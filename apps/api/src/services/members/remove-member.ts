@@ -2,8 +2,9 @@ import type { PrismaClient } from '@statusvane/shared';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findMember, memberRecordSelect, toMemberRecord } from './member-record.js';
+import { memberRecordSelect, toMemberRecord, memberLookup } from './member-record.js';
 import { lockMemberForChange } from './owner-rules.js';
+import { findOwn } from '../records.js';
 
 /**
  * DELETE /members/{userId} (managers): the user leaves the workspace; their personal and OAuth tokens lose access to
@@ -14,7 +15,7 @@ export async function removeMember(
   { ctx, input: { userId } }: { ctx: ServiceContext; input: { userId: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'members:manage');
-  const { id } = await findMember(prisma, ctx, userId);
+  const { id } = await findOwn(prisma, ctx, memberLookup, userId);
   await prisma.$transaction(async (tx) => {
     await lockMemberForChange(tx, ctx, userId, null);
     await claimVersion(tx, ctx, 'member', userId);

@@ -3,8 +3,9 @@ import { z } from '../../openapi/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findMember, memberRecordSelect, toMemberRecord, type MemberRecord } from './member-record.js';
+import { memberRecordSelect, toMemberRecord, type MemberRecord, memberLookup } from './member-record.js';
 import { lockMemberForChange } from './owner-rules.js';
+import { findOwn } from '../records.js';
 
 export const updateMemberSchema = z
   .object({ role: z.enum(ROLES).openapi({ description: 'Only an owner grants or removes `owner`.' }) })
@@ -21,7 +22,7 @@ export async function updateMember(
   { ctx, input: { userId, changes } }: { ctx: ServiceContext; input: { userId: string; changes: UpdateMemberInput } },
 ): Promise<MemberRecord> {
   assertCan(ctx.role, 'members:manage');
-  const { id } = await findMember(prisma, ctx, userId);
+  const { id } = await findOwn(prisma, ctx, memberLookup, userId);
   return prisma.$transaction(async (tx) => {
     // The owner rules first (they lock the owners' rows, then the member's, in that order), then If-Match.
     await lockMemberForChange(tx, ctx, userId, changes.role);

@@ -1,9 +1,9 @@
 import {
-  followCommittedSchedule,
   maintenanceUntilByComponent,
   recordEvent,
   type CheckScheduler,
   type Config,
+  type Logger,
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
@@ -14,12 +14,14 @@ import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorReco
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
 import { validateCreateInput } from './monitor-validation.js';
+import { checkNow, followSchedule } from './monitor-schedule.js';
 
 export interface MonitorServiceDeps {
   prisma: PrismaClient;
   config: Config;
   scheduler: CheckScheduler;
   guard: SsrfGuard;
+  logger: Logger;
 }
 
 // No maintenance window names this id: the lookup under it finds exactly the whole-workspace windows.
@@ -76,9 +78,9 @@ export async function createMonitor(
     return record;
   });
   // Should Redis fail right here, the monitor is scheduled (in the transaction) and the reconciler has it in a round.
-  await followCommittedSchedule(deps.scheduler, deps.prisma, record.id).catch(() => undefined);
+  await followSchedule(deps, record.id, 'monitor created');
   // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
   // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
-  await deps.scheduler.runNow(record).catch(() => undefined);
+  await checkNow(deps, record, 'monitor created');
   return record;
 }

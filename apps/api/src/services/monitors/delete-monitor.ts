@@ -1,21 +1,21 @@
 import {
-  followCommittedSchedule,
   NotFoundError,
   type CheckScheduler,
   type Config,
   type EscalationScheduler,
+  type Logger,
   type Prisma,
   type PrismaClient,
   recordEvent,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnIncident } from '../incidents/find-incident.js';
 import { forgetDependency } from './monitor-dependencies.js';
-import { requestNotices, stopLadder } from '../incidents/stop-ladder.js';
+import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
-import { findOwnMonitor } from './get-monitor.js';
-import { monitorRecordSelect, monitorSettings } from './monitor-record.js';
+import { monitorRecordSelect, monitorSettings, monitorLookup } from './monitor-record.js';
+import { followSchedule } from './monitor-schedule.js';
+import { findOwn } from '../records.js';
 
 /** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
 export interface ResolvedByDelete {
@@ -71,20 +71,6 @@ export async function removeMonitorInTx(
   return open;
 }
 
-/** After the commit of monitor deletes: the resolved incidents' ladders stopped and notices requested, as a manual resolve does. */
-export async function afterMonitorsRemoved(
-  deps: { prisma: PrismaClient; escalations?: EscalationScheduler | undefined },
-  ctx: ServiceContext,
-  resolved: ResolvedByDelete[],
-): Promise<void> {
-  for (const incident of resolved) {
-    const row = await findOwnIncident(deps.prisma, ctx, incident.id);
-    if (incident.status === 'open')
-      await stopLadder(deps.prisma, deps.escalations, { ...row, workspaceId: ctx.workspace.id }, ctx.now);
-    await requestNotices(deps.prisma, deps.escalations, row.id, 'resolved');
-  }
-}
-
 /**
  * DELETE /monitors/{id} (managers): in one transaction, the monitor goes as removeMonitorInTx says and its schedulers
  * are removed (as a pause removes them: a Redis failure rolls the delete back). After the commit: the schedulers once
@@ -96,12 +82,13 @@ export async function deleteMonitor(
     scheduler: CheckScheduler;
     config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>;
     escalations?: EscalationScheduler | undefined;
+    logger: Logger;
   },
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'monitors:delete');
   const { prisma, scheduler } = deps;
-  const monitor = await findOwnMonitor(prisma, ctx, id);
+  const monitor = await findOwn(prisma, ctx, monitorLookup, id);
   const resolved = await prisma.$transaction(async (tx) => {
     // (claimVersion locks the monitor row first, with the If-Match check: the lock order removeMonitorInTx keeps.)
     await claimVersion(tx, ctx, 'monitor', monitor.id);
@@ -117,6 +104,6 @@ export async function deleteMonitor(
     return open;
   });
   // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.
-  await followCommittedSchedule(scheduler, prisma, monitor.id).catch(() => undefined);
+  await followSchedule(deps, monitor.id, 'monitor deleted');
   await afterMonitorsRemoved(deps, ctx, resolved);
 }

@@ -16,6 +16,7 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
+import { pageWindow } from '../records.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';
 
 /** The check states `status` filters on (a paused monitor is found with `enabled=false`). */
@@ -120,7 +121,8 @@ interface PageKey {
  * Page reads of one event-loop turn (ADR 0008): identical ones (same workspace, filters and page) share one read, the
  * count and the page sent side by side; every call is still answered by reads sent after it was made. The total
  * is counted beside the page, not in one snapshot with it: a monitor created or deleted meanwhile can make the two
- * disagree by that monitor, as the next page would anyway.
+ * disagree by that monitor, as the next page would anyway. (Not listPage: its count and page go one after the other
+ * in a transaction, and this hot path waits one round trip for both and the maintenance windows.)
  */
 const monitorPages = perClient((prisma: PrismaClient) =>
   createBatchLoader<PageKey, { total: number; rows: MonitorRow[] }>(
@@ -136,8 +138,7 @@ const monitorPages = perClient((prisma: PrismaClient) =>
               where,
               select: monitorRecordSelect,
               orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-              skip: (query.page - 1) * query.perPage,
-              take: query.perPage,
+              ...pageWindow(query),
             }),
           ]);
           out.set(key, { total, rows });

@@ -1,5 +1,6 @@
 import {
   certificateDaysRemaining,
+  createBatchLoader,
   monitorQuorum,
   monitorRegions,
   DNS_RECORD_TYPES,
@@ -7,10 +8,13 @@ import {
   HTTP_METHODS,
   jsonAssertionSchema,
   MONITOR_TYPES,
+  perClient,
   type CertificateInfo,
   type Prisma,
+  type PrismaClient,
 } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnKey, OwnLookup } from '../records.js';
 
 /** The leaf certificate an https check saw (stored with each result; the monitor record shows the latest). */
 export const certificateSchema = z
@@ -217,6 +221,29 @@ export const monitorRecordSelect = {
 } satisfies Prisma.MonitorSelect;
 
 export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecordSelect }>;
+
+/**
+ * Monitor reads of one event-loop turn in one query, each still scoped by its own workspace: a row answers only the
+ * (id, workspaceId) pair that asked for it.
+ */
+const monitorRows = perClient((prisma: PrismaClient) =>
+  createBatchLoader<OwnKey, MonitorRow>(
+    async (keys) => {
+      const rows = await prisma.monitor.findMany({
+        where: { OR: keys },
+        select: { ...monitorRecordSelect, workspaceId: true },
+      });
+      return new Map(rows.map(({ workspaceId, ...row }) => [`${workspaceId}/${row.id}`, row]));
+    },
+    { keyOf: (k) => `${k.workspaceId}/${k.id}` },
+  ),
+);
+
+/** findOwn's lookup of one of the caller's monitors, batched (monitorRows). */
+export const monitorLookup: OwnLookup<PrismaClient, MonitorRow> = {
+  noun: 'monitor',
+  find: (prisma, key) => monitorRows(prisma).load(key),
+};
 
 /**
  * The columns of monitorRecordSelect that checks and pings write: what the monitor observes, never a change made

@@ -1,7 +1,6 @@
 import {
   monitorRegions,
   createMonitorSchema,
-  DEFAULT_TIMEOUT_MS,
   dnsHostSchema,
   formatPath,
   httpTargetSchema,
@@ -104,9 +103,6 @@ export async function validateCreateInput(
         ...crossFieldIssues({
           method: type === 'http' ? known<string>('method', 'GET') : undefined,
           hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
-          timeoutMs: known<number>('timeoutMs', DEFAULT_TIMEOUT_MS),
-          degradedAfterMs: known<number | null>('degradedAfterMs', null),
-          latencyThresholdMs: known<number | null>('latencyThresholdMs', null),
         }),
       );
     }
@@ -133,9 +129,6 @@ export interface MonitorBeforeUpdate {
   quorum: number | null;
   method: string;
   bodyEnc: string | null;
-  timeoutMs: number;
-  degradedAfterMs: number | null;
-  latencyThresholdMs: number | null;
 }
 
 const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
@@ -187,9 +180,6 @@ export async function validateUpdateInput(
       ...crossFieldIssues({
         method: after('method', current.method),
         hasBody: body === undefined ? undefined : body !== null,
-        timeoutMs: after('timeoutMs', current.timeoutMs),
-        degradedAfterMs: after('degradedAfterMs', current.degradedAfterMs),
-        latencyThresholdMs: after('latencyThresholdMs', current.latencyThresholdMs),
       }),
     );
     // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its

@@ -1,5 +1,4 @@
 import {
-  followCommittedSchedule,
   type Config,
   maintenanceCoverage,
   maintenanceWindowsNear,
@@ -11,14 +10,21 @@ import {
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
 import type { MonitorServiceDeps } from './create-monitor.js';
-import { findOwnMonitor } from './get-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
 import { monitorUpdateData } from './monitor-data.js';
 import { validateUpdateInput } from './monitor-validation.js';
 import { failWith } from '../validation.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
-import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import {
+  monitorRecordSelect,
+  monitorSettings,
+  toMonitorRecord,
+  type MonitorRecord,
+  monitorLookup,
+} from './monitor-record.js';
+import { checkNow, followSchedule } from './monitor-schedule.js';
+import { findOwn } from '../records.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
@@ -30,7 +36,7 @@ export async function updateMonitor(
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
   const { id } = input;
-  const current = await findOwnMonitor(deps.prisma, ctx, id);
+  const current = await findOwn(deps.prisma, ctx, monitorLookup, id);
   const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes, {
     prisma: deps.prisma,
     workspaceId: ctx.workspace.id,
@@ -133,11 +139,9 @@ export async function updateMonitor(
     });
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
   // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
-  if (reschedules) {
-    await followCommittedSchedule(deps.scheduler, deps.prisma, row.id).catch(() => undefined);
-  }
+  if (reschedules) await followSchedule(deps, row.id, 'monitor updated');
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
-  if (u.enabled === true && !current.enabled) await deps.scheduler.runNow(row).catch(() => undefined);
+  if (u.enabled === true && !current.enabled) await checkNow(deps, row, 'monitor resumed');
   return record;
 }
 

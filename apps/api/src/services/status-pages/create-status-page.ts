@@ -1,6 +1,5 @@
 import {
   ConflictError,
-  Prisma,
   RESERVED_SLUGS,
   type Config,
   type CreateStatusPageInput,
@@ -9,12 +8,8 @@ import {
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
+import { isUniqueViolation } from '../records.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
-
-/** Prisma's unique-constraint violation (P2002). */
-export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
-}
 
 /**
  * POST /status-pages: normalises vanityUrl to a slug; a reserved slug or one any workspace already uses is 409.

@@ -1,5 +1,6 @@
-import { pagination, type Config, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import type { Config, Pagination, PaginationQuery, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { listPage } from '../records.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
 
 /** GET /status-pages: the workspace's pages, oldest first (stable under concurrent inserts). */
@@ -8,18 +9,18 @@ export async function listStatusPages(
   { ctx, input: query }: { ctx: ServiceContext; input: PaginationQuery },
 ): Promise<{ data: StatusPageRecord[]; pagination: Pagination }> {
   const where = { workspaceId: ctx.workspace.id };
-  const [total, rows] = await deps.prisma.$transaction([
-    deps.prisma.statusPage.count({ where }),
-    deps.prisma.statusPage.findMany({
-      where,
-      select: statusPageRecordSelect,
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-    }),
-  ]);
-  return {
-    data: rows.map((r) => toStatusPageRecord(r, deps.config.publicBaseUrl)),
-    pagination: pagination(query, total),
-  };
+  return listPage(
+    deps.prisma,
+    query,
+    (window) => [
+      deps.prisma.statusPage.count({ where }),
+      deps.prisma.statusPage.findMany({
+        where,
+        select: statusPageRecordSelect,
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...window,
+      }),
+    ],
+    (rows) => rows.map((r) => toStatusPageRecord(r, deps.config.publicBaseUrl)),
+  );
 }

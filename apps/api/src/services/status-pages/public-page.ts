@@ -144,186 +144,7 @@ const componentSelect = {
   name: true,
   monitor: { select: { id: true, enabled: true, status: true } },
 } as const;
-
-/**
- * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
- * workspace component by name), each one's state, open and acknowledged incidents touching them (and manual
- * incidents, which belong to the whole workspace), in-progress, upcoming and cancelled maintenance touching them,
- * and 90 days of uptime. A cancelled window is "called off but kept on the public record": it is listed, marked
- * cancelled, until the endsAt it had been announced with has passed (it never covers a component), so visitors
- * who saw the notice learn that it was called off rather than see it vanish. Every query is scoped to the page's workspace.
- */
-export async function loadPublicPage(
-  deps: { prisma: PrismaClient; publicBaseUrl: string },
-  { page, now = new Date() }: { page: PublicPageRef; now?: Date },
-): Promise<PublicPageData> {
-  const { prisma } = deps;
-  const workspaceId = page.workspaceId;
-
-  const arranged = await prisma.statusPageSection.findMany({
-    where: { statusPageId: page.id },
-    orderBy: { position: 'asc' },
-    select: {
-      name: true,
-      components: {
-        where: { component: { workspaceId } },
-        orderBy: { position: 'asc' },
-        select: { component: { select: componentSelect } },
-      },
-    },
-  });
-  type ComponentRow = { id: string; name: string; monitor: { id: string; enabled: boolean; status: string } | null };
-  let sections: Array<{ name: string | null; rows: ComponentRow[] }>;
-  if (arranged.length > 0) {
-    sections = arranged.map((s) => ({ name: s.name, rows: s.components.map((c) => c.component) }));
-  } else {
-    const all = await prisma.component.findMany({
-      where: { workspaceId },
-      orderBy: [{ name: 'asc' }, { id: 'asc' }],
-      select: componentSelect,
-    });
-    sections = [{ name: null, rows: all }];
-  }
-  const rows = sections.flatMap((s) => s.rows);
-  const shown = new Map(rows.map((r) => [r.id, r]));
-  const monitorIds = rows.flatMap((r) => (r.monitor ? [r.monitor.id] : []));
-  const componentOfMonitor = new Map(rows.flatMap((r) => (r.monitor ? [[r.monitor.id, r.id] as const] : [])));
-  const { from, to } = uptimeRange(now, UPTIME_DAYS);
-
-  const pastFrom = new Date(now.getTime() - PAST_INCIDENT_DAYS * DAY_MS);
-  const findPublicIncidents = (when: Prisma.IncidentWhereInput) =>
-    prisma.incident.findMany({
-      where: { AND: [{ workspaceId }, when, publicIncidentFilter(monitorIds, [...shown.keys()])] },
-      orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
-      take: MAX_INCIDENTS,
-      select: incidentSelect,
-    });
-  const horizon = new Date(now.getTime() + MAINTENANCE_HORIZON_DAYS * DAY_MS);
-  const [windows, [openIncidents, resolvedIncidents], rollups] = await Promise.all([
-    prisma.maintenanceWindow.findMany({
-      // Not over yet by its announced end (in progress, upcoming, or cancelled: shown as such until that end),
-      // and starting within the horizon: later windows are not announced yet.
-      where: { workspaceId, endsAt: { gt: now }, startsAt: { lte: horizon } },
-      orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
-      take: 500,
-      select: {
-        id: true,
-        title: true,
-        body: true,
-        startsAt: true,
-        endsAt: true,
-        cancelledAt: true,
-        components: { select: { componentId: true } },
-      },
-    }),
-    Promise.all([
-      findPublicIncidents({ status: { in: ['open', 'acknowledged'] } }),
-      findPublicIncidents({ resolvedAt: { gte: pastFrom } }),
-    ]),
-    monitorIds.length === 0
-      ? Promise.resolve([])
-      : // Summed over regions by PostgreSQL and handed over as one JSON text per monitor: 50 components x 90 days
-        // are 4,500 rows, which the driver and Prisma would otherwise turn into objects one value at a time.
-        prisma.$queryRaw<Array<{ monitorId: string; days: string }>>`
-          SELECT x."monitorId"::text AS "monitorId",
-            json_agg(json_build_array(to_char(x.day, 'YYYY-MM-DD'), x.total, x.down, x.degraded))::text AS days
-          FROM (
-            SELECT "monitorId", day, sum(total)::int AS total, sum("downCount")::int AS down,
-              sum("degradedCount")::int AS degraded
-            FROM check_rollups_daily
-            WHERE "monitorId" = ANY(${monitorIds}::uuid[]) AND day >= ${isoDay(from)}::date AND day <= ${isoDay(to)}::date
-            GROUP BY "monitorId", day
-          ) x
-          GROUP BY x."monitorId"`,
-  ]);
-
-  // Windows that touch this page: whole-workspace ones, or ones naming at least one shown component.
-  const relevant = windows
-    .map((w) => ({ ...w, shownIds: w.components.map((c) => c.componentId).filter((id) => shown.has(id)) }))
-    .filter((w) => w.components.length === 0 || w.shownIds.length > 0);
-  const until = new Map<string, Date>();
-  for (const w of relevant) {
-    if (maintenanceStatus(w, now) !== 'in_progress') continue;
-    for (const id of w.components.length === 0 ? [...shown.keys()] : w.shownIds) {
-      const cur = until.get(id);
-      if (!cur || cur < w.endsAt) until.set(id, w.endsAt);
-    }
-  }
-
-  const components: PublicComponent[] = rows.map((r) => {
-    const m = until.get(r.id);
-    return {
-      id: r.id,
-      name: r.name,
-      state: componentState(r.monitor, m !== undefined),
-      maintenanceUntil: m?.toISOString() ?? null,
-    };
-  });
-
-  const countsByMonitor = new Map<
-    string,
-    Array<{ day: Date; total: number; downCount: number; degradedCount: number }>
-  >();
-  for (const g of rollups) {
-    const days = JSON.parse(g.days) as Array<[string, number, number, number]>;
-    countsByMonitor.set(
-      g.monitorId,
-      days.map(([day, total, downCount, degradedCount]) => ({ day: new Date(day), total, downCount, degradedCount })),
-    );
-  }
-
-  const toPublic = (i: IncidentRow): PublicIncident => {
-    const ids = i.monitorId
-      ? [componentOfMonitor.get(i.monitorId)].filter((id): id is string => id !== undefined)
-      : i.components.map((c) => c.componentId).filter((id) => shown.has(id));
-    return {
-      id: i.id,
-      title: i.title,
-      status: i.status,
-      impact: i.impact,
-      startedAt: i.startedAt.toISOString(),
-      acknowledgedAt: i.acknowledgedAt?.toISOString() ?? null,
-      resolvedAt: i.resolvedAt?.toISOString() ?? null,
-      components: ids.map((id) => ({ id, name: shown.get(id)!.name })),
-      updates: i.updates.map((u) => ({
-        id: u.id,
-        status: u.status,
-        message: u.message,
-        createdAt: u.createdAt.toISOString(),
-      })),
-    };
-  };
-  const visibleIncidents = openIncidents.map(toPublic);
-
-  return {
-    page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
-    summary: summarise(components, visibleIncidents.length),
-    generatedAt: now.toISOString(),
-    sections: sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
-    components,
-    incidents: visibleIncidents,
-    pastIncidents: resolvedIncidents.map(toPublic),
-    maintenance: relevant.slice(0, MAX_MAINTENANCE).map((w) => ({
-      id: w.id,
-      title: w.title,
-      body: w.body,
-      status: maintenanceStatus(w, now) as Exclude<MaintenanceStatus, 'completed'>,
-      startsAt: w.startsAt.toISOString(),
-      endsAt: w.endsAt.toISOString(),
-      cancelledAt: w.cancelledAt?.toISOString() ?? null,
-      components: w.shownIds.map((id) => ({ id, name: shown.get(id)!.name })),
-    })),
-    uptime: {
-      days: UPTIME_DAYS,
-      from: isoDay(from),
-      to: isoDay(to),
-      components: rows.map((r) => ({
-        componentId: r.id,
-        ...uptimeSeries(r.monitor ? (countsByMonitor.get(r.monitor.id) ?? []) : [], now),
-      })),
-    },
-  };
-}
+type ComponentRow = { id: string; name: string; monitor: { id: string; enabled: boolean; status: string } | null };
 
 const incidentSelect = {
   id: true,
@@ -342,6 +163,260 @@ const incidentSelect = {
   },
 } as const satisfies Prisma.IncidentSelect;
 type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentSelect }>;
+
+const windowSelect = {
+  id: true,
+  title: true,
+  body: true,
+  startsAt: true,
+  endsAt: true,
+  cancelledAt: true,
+  components: { select: { componentId: true } },
+} as const satisfies Prisma.MaintenanceWindowSelect;
+type WindowRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof windowSelect }>;
+/** A window that touches the page, with the ids of the shown components it names. */
+type WindowOnPage = WindowRow & { shownIds: string[] };
+
+type DayCounts = { day: Date; total: number; downCount: number; degradedCount: number };
+
+/** The components a page shows, in render order, and the lookups the other steps need. */
+interface ShownComponents {
+  sections: Array<{ name: string | null; rows: ComponentRow[] }>;
+  /** Every shown component, section by section. */
+  rows: ComponentRow[];
+  byId: Map<string, ComponentRow>;
+  monitorIds: string[];
+  componentOfMonitor: Map<string, string>;
+}
+
+/**
+ * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
+ * workspace component by name), each one's state, open and acknowledged incidents touching them (and manual
+ * incidents, which belong to the whole workspace), in-progress, upcoming and cancelled maintenance touching them,
+ * and 90 days of uptime. A cancelled window is "called off but kept on the public record": it is listed, marked
+ * cancelled, until the endsAt it had been announced with has passed (it never covers a component), so visitors
+ * who saw the notice learn that it was called off rather than see it vanish. Every query is scoped to the page's
+ * workspace. Two round trips of waiting: the components, then the windows, incidents and uptime counts at once.
+ */
+export async function loadPublicPage(
+  deps: { prisma: PrismaClient; publicBaseUrl: string },
+  { page, now = new Date() }: { page: PublicPageRef; now?: Date },
+): Promise<PublicPageData> {
+  const { prisma } = deps;
+  const shown = await readShownComponents(prisma, page);
+  const { from, to } = uptimeRange(now, UPTIME_DAYS);
+  const [windows, [openIncidents, resolvedIncidents], dayCounts] = await Promise.all([
+    readAnnouncedWindows(prisma, page.workspaceId, now),
+    Promise.all([
+      readPublicIncidents(prisma, page.workspaceId, shown, { status: { in: ['open', 'acknowledged'] } }),
+      readPublicIncidents(prisma, page.workspaceId, shown, {
+        resolvedAt: { gte: new Date(now.getTime() - PAST_INCIDENT_DAYS * DAY_MS) },
+      }),
+    ]),
+    readDailyCounts(prisma, shown.monitorIds, from, to),
+  ]);
+  const { onPage, maintenanceUntil } = windowsOnPage(windows, shown, now);
+  const components = publicComponents(shown.rows, maintenanceUntil);
+  const incidents = openIncidents.map((i) => toPublicIncident(i, shown));
+  return {
+    page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
+    summary: summarise(components, incidents.length),
+    generatedAt: now.toISOString(),
+    sections: shown.sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
+    components,
+    incidents,
+    pastIncidents: resolvedIncidents.map((i) => toPublicIncident(i, shown)),
+    maintenance: onPage.slice(0, MAX_MAINTENANCE).map((w) => toPublicMaintenance(w, shown, now)),
+    uptime: {
+      days: UPTIME_DAYS,
+      from: isoDay(from),
+      to: isoDay(to),
+      components: shown.rows.map((r) => ({
+        componentId: r.id,
+        ...uptimeSeries(r.monitor ? (dayCounts.get(r.monitor.id) ?? []) : [], now),
+      })),
+    },
+  };
+}
+
+/**
+ * The page's arranged sections, in order, with their components of the page's own workspace; never arranged: every
+ * workspace component by name, in one unnamed section.
+ */
+async function readShownComponents(prisma: PrismaClient, page: PublicPageRef): Promise<ShownComponents> {
+  const { workspaceId } = page;
+  const arranged = await prisma.statusPageSection.findMany({
+    where: { statusPageId: page.id },
+    orderBy: { position: 'asc' },
+    select: {
+      name: true,
+      components: {
+        where: { component: { workspaceId } },
+        orderBy: { position: 'asc' },
+        select: { component: { select: componentSelect } },
+      },
+    },
+  });
+  let sections: ShownComponents['sections'];
+  if (arranged.length > 0) {
+    sections = arranged.map((s) => ({ name: s.name, rows: s.components.map((c) => c.component) }));
+  } else {
+    const all = await prisma.component.findMany({
+      where: { workspaceId },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+      select: componentSelect,
+    });
+    sections = [{ name: null, rows: all }];
+  }
+  const rows = sections.flatMap((s) => s.rows);
+  return {
+    sections,
+    rows,
+    byId: new Map(rows.map((r) => [r.id, r])),
+    monitorIds: rows.flatMap((r) => (r.monitor ? [r.monitor.id] : [])),
+    componentOfMonitor: new Map(rows.flatMap((r) => (r.monitor ? [[r.monitor.id, r.id] as const] : []))),
+  };
+}
+
+/** The public incidents (publicIncidentFilter: touching a shown component, or manual) matching `when`, newest first. */
+function readPublicIncidents(
+  prisma: PrismaClient,
+  workspaceId: string,
+  shown: ShownComponents,
+  when: Prisma.IncidentWhereInput,
+): Promise<IncidentRow[]> {
+  return prisma.incident.findMany({
+    where: { AND: [{ workspaceId }, when, publicIncidentFilter(shown.monitorIds, [...shown.byId.keys()])] },
+    orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
+    take: MAX_INCIDENTS,
+    select: incidentSelect,
+  });
+}
+
+/**
+ * The workspace's windows not over yet by their announced end (in progress, upcoming, or cancelled: shown as such
+ * until that end) and starting within the horizon: later windows are not announced yet.
+ */
+function readAnnouncedWindows(prisma: PrismaClient, workspaceId: string, now: Date): Promise<WindowRow[]> {
+  const horizon = new Date(now.getTime() + MAINTENANCE_HORIZON_DAYS * DAY_MS);
+  return prisma.maintenanceWindow.findMany({
+    where: { workspaceId, endsAt: { gt: now }, startsAt: { lte: horizon } },
+    orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
+    take: 500,
+    select: windowSelect,
+  });
+}
+
+/** Each monitor's daily check counts over the uptime range, summed over regions, by monitor id. */
+async function readDailyCounts(
+  prisma: PrismaClient,
+  monitorIds: string[],
+  from: Date,
+  to: Date,
+): Promise<Map<string, DayCounts[]>> {
+  if (monitorIds.length === 0) return new Map();
+  // Summed over regions by PostgreSQL and handed over as one JSON text per monitor: 50 components x 90 days
+  // are 4,500 rows, which the driver and Prisma would otherwise turn into objects one value at a time.
+  const rollups = await prisma.$queryRaw<Array<{ monitorId: string; days: string }>>`
+    SELECT x."monitorId"::text AS "monitorId",
+      json_agg(json_build_array(to_char(x.day, 'YYYY-MM-DD'), x.total, x.down, x.degraded))::text AS days
+    FROM (
+      SELECT "monitorId", day, sum(total)::int AS total, sum("downCount")::int AS down,
+        sum("degradedCount")::int AS degraded
+      FROM check_rollups_daily
+      WHERE "monitorId" = ANY(${monitorIds}::uuid[]) AND day >= ${isoDay(from)}::date AND day <= ${isoDay(to)}::date
+      GROUP BY "monitorId", day
+    ) x
+    GROUP BY x."monitorId"`;
+  return new Map(
+    rollups.map((g) => [
+      g.monitorId,
+      (JSON.parse(g.days) as Array<[string, number, number, number]>).map(([day, total, downCount, degradedCount]) => ({
+        day: new Date(day),
+        total,
+        downCount,
+        degradedCount,
+      })),
+    ]),
+  );
+}
+
+/**
+ * The windows that touch this page (whole-workspace ones, or ones naming at least one shown component), and the end
+ * of the latest in-progress window covering each shown component.
+ */
+function windowsOnPage(
+  windows: WindowRow[],
+  shown: ShownComponents,
+  now: Date,
+): { onPage: WindowOnPage[]; maintenanceUntil: Map<string, Date> } {
+  const onPage = windows
+    .map((w) => ({ ...w, shownIds: w.components.map((c) => c.componentId).filter((id) => shown.byId.has(id)) }))
+    .filter((w) => w.components.length === 0 || w.shownIds.length > 0);
+  const maintenanceUntil = new Map<string, Date>();
+  for (const w of onPage) {
+    if (maintenanceStatus(w, now) !== 'in_progress') continue;
+    for (const id of w.components.length === 0 ? [...shown.byId.keys()] : w.shownIds) {
+      const cur = maintenanceUntil.get(id);
+      if (!cur || cur < w.endsAt) maintenanceUntil.set(id, w.endsAt);
+    }
+  }
+  return { onPage, maintenanceUntil };
+}
+
+/** Each shown component with its public state. */
+function publicComponents(rows: ComponentRow[], maintenanceUntil: Map<string, Date>): PublicComponent[] {
+  return rows.map((r) => {
+    const m = maintenanceUntil.get(r.id);
+    return {
+      id: r.id,
+      name: r.name,
+      state: componentState(r.monitor, m !== undefined),
+      maintenanceUntil: m?.toISOString() ?? null,
+    };
+  });
+}
+
+/** An incident as the page shows it: its monitor's component, or the shown components a manual incident names. */
+function toPublicIncident(i: IncidentRow, shown: ShownComponents): PublicIncident {
+  const ids = i.monitorId
+    ? [shown.componentOfMonitor.get(i.monitorId)].filter((id): id is string => id !== undefined)
+    : i.components.map((c) => c.componentId).filter((id) => shown.byId.has(id));
+  return {
+    id: i.id,
+    title: i.title,
+    status: i.status,
+    impact: i.impact,
+    startedAt: i.startedAt.toISOString(),
+    acknowledgedAt: i.acknowledgedAt?.toISOString() ?? null,
+    resolvedAt: i.resolvedAt?.toISOString() ?? null,
+    components: ids.map((id) => ({ id, name: shown.byId.get(id)!.name })),
+    updates: i.updates.map((u) => ({
+      id: u.id,
+      status: u.status,
+      message: u.message,
+      createdAt: u.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** A window as the page shows it, with its status at `now` (never `completed`: those are no longer read). */
+function toPublicMaintenance(
+  w: WindowOnPage,
+  shown: ShownComponents,
+  now: Date,
+): PublicPageData['maintenance'][number] {
+  return {
+    id: w.id,
+    title: w.title,
+    body: w.body,
+    status: maintenanceStatus(w, now) as Exclude<MaintenanceStatus, 'completed'>,
+    startsAt: w.startsAt.toISOString(),
+    endsAt: w.endsAt.toISOString(),
+    cancelledAt: w.cancelledAt?.toISOString() ?? null,
+    components: w.shownIds.map((id) => ({ id, name: shown.byId.get(id)!.name })),
+  };
+}
 
 /**
  * A component's public state. Maintenance wins over everything (it is the explanation the public needs), then a

@@ -1,5 +1,6 @@
-import type { Prisma } from '@statusvane/shared';
+import type { Prisma, PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnLookup } from '../records.js';
 
 export const statusPageRecordSchema = z
   .object({
@@ -38,6 +39,12 @@ export const statusPageRecordSelect = {
 } satisfies Prisma.StatusPageSelect;
 
 export type StatusPageRow = Prisma.StatusPageGetPayload<{ select: typeof statusPageRecordSelect }>;
+
+/** findOwn's lookup of one of the caller's status pages. */
+export const statusPageLookup: OwnLookup<Pick<PrismaClient, 'statusPage'>, StatusPageRow> = {
+  noun: 'status page',
+  find: (db, where) => db.statusPage.findFirst({ where, select: statusPageRecordSelect }),
+};
 
 /** The public URL of a page: `<PUBLIC_BASE_URL>/status/<slug>`. */
 export function statusPageUrl(publicBaseUrl: string, slug: string): string {

@@ -7,22 +7,28 @@ import {
   STATUS_PAGE_LIMITS,
   type Config,
   type PrismaClient,
+  statusPageNameSchema,
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { isUniqueViolation } from './create-status-page.js';
-import { findOwnStatusPage } from './find-status-page.js';
+import { isUniqueViolation } from '../records.js';
 import { hashPassword } from './password.js';
 import { layoutIssues, replaceLayout } from './replace-layout.js';
 import { judgeBody } from '../validation.js';
 import { domainTaken, ownHostIssues } from './set-custom-domain.js';
-import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
+import {
+  statusPageRecordSelect,
+  toStatusPageRecord,
+  type StatusPageRecord,
+  statusPageLookup,
+} from './status-page-record.js';
+import { findOwn } from '../records.js';
 
 export const updateStatusPageSchema = z
   .object({
-    name: z.string().trim().min(1).max(STATUS_PAGE_LIMITS.nameMax).optional(),
+    name: statusPageNameSchema.optional(),
     slug: slugInputSchema
       .optional()
       .openapi({ description: 'Normalised as `vanityUrl` is on create; reserved or taken: 409.' }),
@@ -57,7 +63,7 @@ export async function updateStatusPage(
   { ctx, input: { id, changes: body } }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const page = await findOwnStatusPage(deps.prisma, ctx, id);
+  const page = await findOwn(deps.prisma, ctx, statusPageLookup, id);
   // The schema, the layout's components and the domain judged together: one 400 names every offending field.
   const changes = await judgeBody('status page', updateStatusPageSchema, body, async (known) => {
     const layout = known('sections');
@@ -76,7 +82,7 @@ export async function updateStatusPage(
     const row = await deps.prisma.$transaction(async (tx) => {
       // The If-Match check, and the row lock that lets a concurrent PATCH or `arrange` apply wholly before or after.
       await claimVersion(tx, ctx, 'status_page', page.id);
-      const before = await findOwnStatusPage(tx, ctx, page.id);
+      const before = await findOwn(tx, ctx, statusPageLookup, page.id);
       const sectionsBefore = sections !== undefined ? await replaceLayout(tx, page, sections, 'sections') : undefined;
       // Judged here, so that the unique violation caught below can only be the slug's (or a race on the domain).
       if (customDomain && (await tx.statusPage.count({ where: { customDomain, id: { not: page.id } } })) > 0)

@@ -1,7 +1,8 @@
-import { pagination, type Pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import type { Pagination, PaginationQuery, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
-import { findOwnPageId } from './own-page.js';
+import { findOwn, listPage } from '../records.js';
+import { statusPageLookup } from '../status-pages/status-page-record.js';
 import { subscriberSelect, toSubscriberRecord, type SubscriberRecord } from './subscriber-record.js';
 
 /** GET /status-pages/{id}/subscribers (managers): newest first, addresses masked; never a token or secret. */
@@ -11,16 +12,20 @@ export async function listSubscribers(
 ): Promise<{ data: SubscriberRecord[]; pagination: Pagination }> {
   assertCan(ctx.role, 'statusPages:manage');
   const { prisma } = deps;
-  const where = { statusPageId: await findOwnPageId(prisma, ctx, id), workspaceId: ctx.workspace.id };
-  const [total, rows] = await prisma.$transaction([
-    prisma.statusPageSubscriber.count({ where }),
-    prisma.statusPageSubscriber.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      skip: (query.page - 1) * query.perPage,
-      take: query.perPage,
-      select: subscriberSelect,
-    }),
-  ]);
-  return { data: rows.map(toSubscriberRecord), pagination: pagination(query, total) };
+  const page = await findOwn(prisma, ctx, statusPageLookup, id);
+  const where = { statusPageId: page.id, workspaceId: ctx.workspace.id };
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.statusPageSubscriber.count({ where }),
+      prisma.statusPageSubscriber.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        select: subscriberSelect,
+        ...window,
+      }),
+    ],
+    (rows) => rows.map(toSubscriberRecord),
+  );
 }

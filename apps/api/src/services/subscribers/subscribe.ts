@@ -1,65 +1,20 @@
 import {
   encryptSecret,
-  hashToken,
-  LINK_TOKEN_SHAPE,
   newLinkToken,
-  parseOrThrow,
   randomSecret,
+  redactUrl,
   shownComponentIds,
-  uuidInputSchema,
   ValidationError,
   type Keyring,
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { redactUrl } from '@statusvane/shared';
-import { z } from 'zod';
-import { isUniqueViolation } from '../status-pages/create-status-page.js';
+import type { PageVisitContext } from '../context.js';
+import { isUniqueViolation } from '../records.js';
+import { addressHash, type SubscribeInput } from './subscription-input.js';
 
 /** How long a confirmation link stays valid. */
 export const CONFIRM_TTL_MS = 48 * 3600_000;
-
-const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item).max(200));
-
-/**
- * `{ email }` or `{ webhookUrl }`, optional `componentIds` (none: every component of the page). Forms send one
- * `componentIds` field per box ticked, so a single string is read as a list of one. Strict: unknown keys are 400.
- */
-export const subscribeInputSchema = z
-  .object({
-    email: z.string().trim().max(320).pipe(z.email('Must be an email address')).optional(),
-    webhookUrl: z.string().trim().min(1).max(2048).optional(),
-    componentIds: oneOrMany(uuidInputSchema).optional(),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    if ((v.email === undefined) === (v.webhookUrl === undefined))
-      ctx.addIssue({
-        code: 'custom',
-        path: [v.email === undefined ? 'email' : 'webhookUrl'],
-        message: 'Give either email or webhookUrl',
-      });
-    const ids = v.componentIds ?? [];
-    ids.forEach((id, i) => {
-      if (ids.indexOf(id) !== i)
-        ctx.addIssue({ code: 'custom', path: ['componentIds', i], message: 'Repeated component id' });
-    });
-  });
-export type SubscribeInput = z.output<typeof subscribeInputSchema>;
-
-export function parseSubscribeInput(body: unknown): SubscribeInput {
-  // A form may post empty fields for what the visitor did not fill in.
-  const input =
-    body && typeof body === 'object' && !Array.isArray(body)
-      ? Object.fromEntries(Object.entries(body).filter(([, v]) => v !== ''))
-      : body;
-  return parseOrThrow(subscribeInputSchema, input, 'subscription');
-}
-
-/** The one key per address and page: the same address subscribes once. */
-export const addressHash = (kind: 'email' | 'webhook', address: string) =>
-  hashToken(`${kind}:${kind === 'email' ? address.toLowerCase() : address}`);
 
 export type SubscribeResult =
   | { kind: 'email'; confirmDeliveryId: string | null }
@@ -90,10 +45,9 @@ async function checkComponents(deps: Deps, page: { id: string; workspaceId: stri
  */
 export async function subscribe(
   deps: Deps,
-  page: { id: string; workspaceId: string },
-  input: SubscribeInput,
-  now = new Date(),
+  { ctx, input }: { ctx: PageVisitContext; input: SubscribeInput },
 ): Promise<SubscribeResult> {
+  const { page, now } = ctx;
   const componentIds = input.componentIds ?? [];
   await checkComponents(deps, page, componentIds);
   const components = { create: componentIds.map((componentId) => ({ componentId })) };
@@ -191,49 +145,4 @@ export async function subscribe(
     if (!isUniqueViolation(err)) throw err;
     return { kind: 'email', confirmDeliveryId: await attempt() };
   }
-}
-
-const tokenHash = (token: string) => (LINK_TOKEN_SHAPE.test(token) ? hashToken(token) : null);
-
-/** Confirms with a one-time link token of this page; false when unknown, used or expired (all the same). */
-export async function confirmSubscription(
-  prisma: PrismaClient,
-  page: { id: string },
-  token: string,
-  now = new Date(),
-): Promise<boolean> {
-  const hash = tokenHash(token);
-  if (!hash) return false;
-  const { count } = await prisma.statusPageSubscriber.updateMany({
-    where: { statusPageId: page.id, confirmTokenHash: hash, confirmExpiresAt: { gt: now } },
-    data: { confirmedAt: now, confirmTokenHash: null, confirmTokenEnc: null, confirmExpiresAt: null },
-  });
-  return count === 1;
-}
-
-/** Removes the subscriber whose unsubscribe token this is (single-use: the row is gone after). */
-export async function unsubscribe(prisma: PrismaClient, page: { id: string }, token: string): Promise<boolean> {
-  const hash = tokenHash(token);
-  if (!hash) return false;
-  const { count } = await prisma.statusPageSubscriber.deleteMany({
-    where: { statusPageId: page.id, unsubscribeTokenHash: hash },
-  });
-  return count === 1;
-}
-
-/** Whether a token is a live token of this page (to show the confirm or unsubscribe button, or say it is not). */
-export async function linkTokenIsLive(
-  prisma: PrismaClient,
-  page: { id: string },
-  action: 'confirm' | 'unsubscribe',
-  token: string,
-  now = new Date(),
-): Promise<boolean> {
-  const hash = tokenHash(token);
-  if (!hash) return false;
-  const where =
-    action === 'confirm'
-      ? { statusPageId: page.id, confirmTokenHash: hash, confirmExpiresAt: { gt: now } }
-      : { statusPageId: page.id, unsubscribeTokenHash: hash };
-  return (await prisma.statusPageSubscriber.count({ where })) === 1;
 }

@@ -1,4 +1,6 @@
+import type { PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnLookup } from '../records.js';
 
 /** `j***@example.com`: enough to recognise an address, not to harvest it. */
 export function maskEmail(email: string): string {
@@ -32,6 +34,14 @@ export const subscriberSelect = {
   createdAt: true,
   components: { select: { componentId: true } },
 } as const;
+
+/** findOwn's lookup of a subscriber of one of the caller's pages (another page's subscriber is not found). */
+export const pageSubscriberLookup = (statusPageId: string) =>
+  ({
+    noun: 'subscriber',
+    find: (db, where) =>
+      db.statusPageSubscriber.findFirst({ where: { ...where, statusPageId }, select: subscriberSelect }),
+  }) satisfies OwnLookup<Pick<PrismaClient, 'statusPageSubscriber'>, unknown>;
 
 export function toSubscriberRecord(r: {
   id: string;

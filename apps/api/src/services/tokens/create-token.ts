@@ -1,6 +1,6 @@
-import { ForbiddenError, hashToken, ROLES, type PrismaClient } from '@statusvane/shared';
+import { ForbiddenError, hashToken, ROLES, type PrismaClient, shownText } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
-import { displayPrefix, newToken } from '../admin/tokens.js';
+import { displayPrefix, newToken } from './token-value.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
@@ -13,6 +13,7 @@ export const createTokenSchema = z
       .trim()
       .min(1)
       .max(200)
+      .superRefine(shownText)
       .openapi({ description: 'What the token is for (a CI job, an integration).' }),
     role: z.enum(ROLES).openapi({ description: 'The role it acts with. Only an owner may mint an owner token.' }),
     expiresInDays: z

@@ -1,8 +1,9 @@
-import { ForbiddenError, NotFoundError, uuidSchema, type PrismaClient } from '@statusvane/shared';
+import { ForbiddenError, type PrismaClient } from '@statusvane/shared';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { apiTokenRecordSelect, liveOrgTokens, toApiTokenRecord } from './token-record.js';
+import { findOwn } from '../records.js';
+import { tokenLookup, toApiTokenRecord } from './token-record.js';
 
 /**
  * DELETE /tokens/{id} (managers): the token is revoked and answers 401 from its next request on (tokens are read on
@@ -13,14 +14,11 @@ export async function deleteToken(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'tokens:manage');
-  if (!uuidSchema.safeParse(id).success) throw new NotFoundError('token', id);
-  const where = { id, ...liveOrgTokens(ctx.workspace.id) };
-  if (!(await prisma.apiToken.findFirst({ where, select: { id: true } }))) throw new NotFoundError('token', id);
+  await findOwn(prisma, ctx, tokenLookup, id);
   await prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'token', id);
     // Read again under the row lock the claim took: revoked meanwhile is 404, as before.
-    const row = await tx.apiToken.findFirst({ where, select: apiTokenRecordSelect });
-    if (!row) throw new NotFoundError('token', id);
+    const row = await findOwn(tx, ctx, tokenLookup, id);
     if (row.role === 'owner' && ctx.role !== 'owner')
       throw new ForbiddenError('Only an owner may delete an owner token');
     await tx.apiToken.update({ where: { id }, data: { revokedAt: ctx.now } });

@@ -1,5 +1,6 @@
-import { ROLES, type Prisma } from '@statusvane/shared';
+import { ROLES, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnLookup } from '../records.js';
 
 export const apiTokenRecordSchema = z
   .object({
@@ -49,6 +50,13 @@ type ApiTokenRow = Prisma.ApiTokenGetPayload<{ select: typeof apiTokenRecordSele
 /** The workspace's live org tokens (revoked ones are gone from the API's view). */
 export const liveOrgTokens = (workspaceId: string) =>
   ({ workspaceId, kind: 'org', revokedAt: null }) satisfies Prisma.ApiTokenWhereInput;
+
+/** findOwn's lookup of one of the caller's live org tokens (a revoked one is not found). */
+export const tokenLookup: OwnLookup<Pick<PrismaClient, 'apiToken'>, ApiTokenRow> = {
+  noun: 'token',
+  find: (db, { id, workspaceId }) =>
+    db.apiToken.findFirst({ where: { id, ...liveOrgTokens(workspaceId) }, select: apiTokenRecordSelect }),
+};
 
 export function toApiTokenRecord(row: ApiTokenRow): ApiTokenRecord {
   return {

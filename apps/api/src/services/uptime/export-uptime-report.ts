@@ -1,6 +1,6 @@
 import { uptimeCsv, type Config, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
-import { uptimeReportRows, type UptimeReportQuery } from './uptime-report.js';
+import { uptimeReportAll, type UptimeReportQuery } from './uptime-report.js';
 
 /**
  * GET /reports/uptime as CSV (`Accept: text/csv` or `format=csv`): every matching monitor (a file to keep, not a
@@ -10,8 +10,5 @@ export async function exportUptimeReport(
   deps: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
   { ctx, input: query }: { ctx: ServiceContext; input: UptimeReportQuery },
 ): Promise<string> {
-  const { rows, accounts } = await uptimeReportRows(deps, ctx, query, 'all');
-  return uptimeCsv(
-    rows.map((r) => ({ monitorId: r.monitorId, monitorName: r.monitorName, periods: accounts.get(r.monitorId)!.periods })),
-  );
+  return uptimeCsv(await uptimeReportAll(deps, ctx, query));
 }

@@ -3,12 +3,12 @@ import {
   loadAccountingSettings,
   monitorRegions,
   namedPolicy,
-  NotFoundError,
-  uuidSchema,
   type Config,
   type PrismaClient,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
+import { monitorLookup } from '../monitors/monitor-record.js';
+import { findOwn } from '../records.js';
 import { judgeRange, type RangeQuery } from './report-range.js';
 import { toMonitorUptime, type MonitorUptimeRecord } from './uptime-record.js';
 
@@ -22,15 +22,9 @@ export async function getMonitorUptime(
 ): Promise<MonitorUptimeRecord> {
   const { id, query } = input;
   const [monitor, settings] = await Promise.all([
-    uuidSchema.safeParse(id).success
-      ? prisma.monitor.findFirst({
-          where: { id, workspaceId: ctx.workspace.id },
-          select: { id: true, componentId: true, createdAt: true, type: true, regions: true, slaTarget: true },
-        })
-      : null,
+    findOwn(prisma, ctx, monitorLookup, id),
     loadAccountingSettings(prisma, ctx.workspace.id),
   ]);
-  if (!monitor) throw new NotFoundError('monitor', id);
   const range = judgeRange(query, { timezone: settings.timezone, now: ctx.now });
   const accounts = await accountMonitors(prisma, {
     workspaceId: ctx.workspace.id,

@@ -1,6 +1,6 @@
-import { pagination, type Config, type Pagination, type PrismaClient } from '@statusvane/shared';
+import type { Config, Pagination, PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
-import { uptimeReportRows, type UptimeReportQuery } from './uptime-report.js';
+import { uptimeReportPage, type UptimeReportQuery } from './uptime-report.js';
 import type { UptimeReportRow } from './uptime-record.js';
 
 /** GET /reports/uptime (JSON): a page of the matching monitors, each with its periods under the workspace policy. */
@@ -8,6 +8,5 @@ export async function listUptimeReport(
   deps: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
   { ctx, input: query }: { ctx: ServiceContext; input: UptimeReportQuery },
 ): Promise<{ data: UptimeReportRow[]; pagination: Pagination }> {
-  const { total, rows } = await uptimeReportRows(deps, ctx, query, 'page');
-  return { data: rows, pagination: pagination(query, total) };
+  return uptimeReportPage(deps, ctx, query);
 }

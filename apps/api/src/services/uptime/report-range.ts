@@ -55,7 +55,12 @@ export interface ReportRange {
  * neither a date nor an instant, `from` not before `to`, `from` more than 400 days back).
  */
 export function judgeRange(
-  query: { from?: string | undefined; to?: string | undefined; granularity: Granularity; timezone?: string | undefined },
+  query: {
+    from?: string | undefined;
+    to?: string | undefined;
+    granularity: Granularity;
+    timezone?: string | undefined;
+  },
   defaults: { timezone: string; now: Date },
 ): ReportRange {
   const issues: Array<{ path: string; message: string }> = [];
@@ -85,7 +90,10 @@ export function judgeRange(
     if (given.to !== undefined && from >= given.to) issues.push({ path: 'from', message: 'must be before `to`' });
     else if (from >= now) issues.push({ path: 'from', message: 'must be in the past' });
     if (from < earliest)
-      issues.push({ path: 'from', message: `must be at most ${MAX_DAYS_BACK} days back (from ${new Date(earliest).toISOString()})` });
+      issues.push({
+        path: 'from',
+        message: `must be at most ${MAX_DAYS_BACK} days back (from ${new Date(earliest).toISOString()})`,
+      });
   }
   if (issues.length) throw new ValidationError(`Invalid request: ${issues.map((i) => i.path).join(', ')}`, issues);
   return { from: Math.max(from, earliest), to, granularity: query.granularity, timezone };

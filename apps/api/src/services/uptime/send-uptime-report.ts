@@ -1,4 +1,10 @@
-import { ConflictError, loadAccountingSettings, startOfLocalDate, ValidationError, type PrismaClient } from '@statusvane/shared';
+import {
+  ConflictError,
+  loadAccountingSettings,
+  startOfLocalDate,
+  ValidationError,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { dateTime, z } from '../../openapi/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';

@@ -28,11 +28,14 @@ export const uptimePeriodSchema = z
     to: dateTime.openapi({
       description: 'End (exclusive): the next local midnight, or the `to` asked for, or the moment of the request.',
     }),
-    uptimePercent: z.number().nullable().openapi({
-      description:
-        'Seconds counted as up / countedSeconds * 100, truncated to 4 decimals (never rounded up to 100); null when the ' +
-        'policy counts no second of the period.',
-    }),
+    uptimePercent: z
+      .number()
+      .nullable()
+      .openapi({
+        description:
+          'Seconds counted as up / countedSeconds * 100, truncated to 4 decimals (never rounded up to 100); null when the ' +
+          'policy counts no second of the period.',
+      }),
     countedSeconds: seconds('Seconds the policy does not exclude (maintenance and no data may be excluded).'),
     upSeconds: seconds('Seconds up: no incident, results passing.'),
     degradedSeconds: seconds('Seconds degraded: results slow or failing without an incident.'),

@@ -3,9 +3,13 @@ import {
   loadAccountingSettings,
   monitorRegions,
   namedPolicy,
+  periodsOf,
   singleQueryValue,
   ValidationError,
+  type AccountingSettings,
   type Config,
+  type Pagination,
+  type PeriodFigures,
   type Prisma,
   type PrismaClient,
   type UptimeAccount,
@@ -13,6 +17,7 @@ import {
 import { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
 import { monitorFilterWhere, withMonitorFilters } from '../monitors/list-monitors.js';
+import { listPage } from '../records.js';
 import { judgeRange, monitorIdsParam, rangeQueryShape, type ReportRange } from './report-range.js';
 import { toMonitorUptime, type UptimeReportRow } from './uptime-record.js';
 
@@ -40,53 +45,81 @@ const monitorSelect = {
 } as const satisfies Prisma.MonitorSelect;
 type ReportMonitor = Prisma.MonitorGetPayload<{ select: typeof monitorSelect }>;
 
+/** The report's monitors: the filters of GET /monitors and `monitorIds`, in the caller's workspace. */
+function reportWhere(ctx: ServiceContext, query: UptimeReportQuery): Prisma.MonitorWhereInput {
+  return {
+    AND: [monitorFilterWhere(ctx.workspace.id, query), ...(query.monitorIds ? [{ id: { in: query.monitorIds } }] : [])],
+  };
+}
+const byAge = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
+
+/** The policy and the judged range of a report. */
+export async function reportSettings(prisma: PrismaClient, ctx: ServiceContext, query: UptimeReportQuery) {
+  const settings = await loadAccountingSettings(prisma, ctx.workspace.id);
+  return { settings, range: judgeRange(query, { timezone: settings.timezone, now: ctx.now }) };
+}
+
 /**
- * The monitors of a report (the filters of GET /monitors and `monitorIds`, oldest first as GET /monitors lists them),
- * the page asked for or (`all`) every one, each with its account over the judged range.
+ * The page of a report's monitors (oldest first, as GET /monitors lists them), each with its account over the range.
  */
-export async function uptimeReportRows(
+export async function uptimeReportPage(
   deps: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
   ctx: ServiceContext,
   query: UptimeReportQuery,
-  paging: 'page' | 'all',
-): Promise<{ range: ReportRange; total: number; rows: UptimeReportRow[]; accounts: Map<string, UptimeAccount> }> {
-  const { prisma, config } = deps;
-  const settings = await loadAccountingSettings(prisma, ctx.workspace.id);
-  const range = judgeRange(query, { timezone: settings.timezone, now: ctx.now });
-  const where: Prisma.MonitorWhereInput = {
-    AND: [
-      monitorFilterWhere(ctx.workspace.id, query),
-      ...(query.monitorIds ? [{ id: { in: query.monitorIds } }] : []),
+): Promise<{ data: UptimeReportRow[]; pagination: Pagination }> {
+  const { prisma } = deps;
+  const { settings, range } = await reportSettings(prisma, ctx, query);
+  const where = reportWhere(ctx, query);
+  return listPage(
+    prisma,
+    query,
+    (window) => [
+      prisma.monitor.count({ where }),
+      prisma.monitor.findMany({ where, select: monitorSelect, orderBy: byAge, ...window }),
     ],
-  };
-  const [total, monitors] = await Promise.all([
-    prisma.monitor.count({ where }),
-    prisma.monitor.findMany({
-      where,
-      select: monitorSelect,
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      ...(paging === 'page' ? { skip: (query.page - 1) * query.perPage, take: query.perPage } : {}),
-    }),
-  ]);
+    async (monitors) => (await accountReport(deps, ctx, monitors, settings, range)).rows,
+  );
+}
+
+/** Every monitor of a report (the CSV: a file, not a page), at most MAX_CSV_ROWS lines; 400 beyond. */
+export async function uptimeReportAll(
+  deps: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
+  ctx: ServiceContext,
+  query: UptimeReportQuery,
+): Promise<Array<{ monitorId: string; monitorName: string; periods: PeriodFigures[] }>> {
+  const { prisma } = deps;
+  const { settings, range } = await reportSettings(prisma, ctx, query);
+  const monitors = await prisma.monitor.findMany({
+    where: reportWhere(ctx, query),
+    select: monitorSelect,
+    orderBy: byAge,
+  });
+  const lines = monitors.length * periodsOf(range).length;
+  if (lines > MAX_CSV_ROWS)
+    throw new ValidationError(`The report would have ${lines} lines, more than ${MAX_CSV_ROWS}`, [
+      { path: 'granularity', message: 'narrow the monitors or choose a longer granularity' },
+    ]);
+  const { accounts } = await accountReport(deps, ctx, monitors, settings, range);
+  return monitors.map((m) => ({ monitorId: m.id, monitorName: m.name, periods: accounts.get(m.id)!.periods }));
+}
+
+async function accountReport(
+  { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
+  ctx: ServiceContext,
+  monitors: ReportMonitor[],
+  settings: AccountingSettings,
+  range: ReportRange,
+): Promise<{ rows: UptimeReportRow[]; accounts: Map<string, UptimeAccount> }> {
   const accounts = await accountMonitors(prisma, {
     workspaceId: ctx.workspace.id,
-    monitors: monitors.map((m: ReportMonitor) => ({ ...m, regions: monitorRegions(config.checkRegions, m) })),
+    monitors: monitors.map((m) => ({ ...m, regions: monitorRegions(config.checkRegions, m) })),
     ...range,
     policy: settings,
   });
-  if (paging === 'all') {
-    const lines = monitors.length * (accounts.values().next().value?.periods.length ?? 0);
-    if (lines > MAX_CSV_ROWS)
-      throw new ValidationError(`The report would have ${lines} lines, more than ${MAX_CSV_ROWS}`, [
-        { path: 'granularity', message: 'narrow the monitors or choose a longer granularity' },
-      ]);
-  }
   const policy = namedPolicy(settings);
   return {
-    range,
-    total,
     accounts,
-    rows: monitors.map((m: ReportMonitor) => ({
+    rows: monitors.map((m) => ({
       monitorId: m.id,
       monitorName: m.name,
       slaTarget: m.slaTarget,

@@ -1,8 +1,8 @@
 import type { PrismaClient } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnWebhook } from './find-webhook.js';
-import { toWebhookRecord, type WebhookRecord } from './webhook-record.js';
+import { toWebhookRecord, type WebhookRecord, webhookLookup } from './webhook-record.js';
+import { findOwn } from '../records.js';
 
 /** GET /webhooks/{id} (managers). */
 export async function getWebhook(
@@ -10,5 +10,5 @@ export async function getWebhook(
   { ctx, input }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<WebhookRecord> {
   assertCan(ctx.role, 'webhooks:manage');
-  return toWebhookRecord(await findOwnWebhook(deps.prisma, ctx, input.id));
+  return toWebhookRecord(await findOwn(deps.prisma, ctx, webhookLookup, input.id));
 }

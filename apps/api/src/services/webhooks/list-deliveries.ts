@@ -1,8 +1,8 @@
-import { pagination, type PaginationQuery, type PrismaClient } from '@statusvane/shared';
+import type { PaginationQuery, PrismaClient } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnWebhook } from './find-webhook.js';
-import { toWebhookDeliveryRecord, webhookDeliverySelect } from './webhook-record.js';
+import { findOwn, listPage } from '../records.js';
+import { toWebhookDeliveryRecord, webhookDeliverySelect, webhookLookup } from './webhook-record.js';
 
 /** GET /webhooks/{id}/deliveries (managers): the delivery history (30 days), newest first. */
 export async function listWebhookDeliveries(
@@ -10,17 +10,20 @@ export async function listWebhookDeliveries(
   { ctx, input }: { ctx: ServiceContext; input: { id: string; query: PaginationQuery } },
 ) {
   assertCan(ctx.role, 'webhooks:manage');
-  const hook = await findOwnWebhook(deps.prisma, ctx, input.id);
+  const hook = await findOwn(deps.prisma, ctx, webhookLookup, input.id);
   const where = { webhookId: hook.id };
-  const [rows, total] = await Promise.all([
-    deps.prisma.webhookDelivery.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { generation: 'desc' }],
-      skip: (input.query.page - 1) * input.query.perPage,
-      take: input.query.perPage,
-      select: webhookDeliverySelect,
-    }),
-    deps.prisma.webhookDelivery.count({ where }),
-  ]);
-  return { data: rows.map(toWebhookDeliveryRecord), pagination: pagination(input.query, total) };
+  return listPage(
+    deps.prisma,
+    input.query,
+    (window) => [
+      deps.prisma.webhookDelivery.count({ where }),
+      deps.prisma.webhookDelivery.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { generation: 'desc' }],
+        select: webhookDeliverySelect,
+        ...window,
+      }),
+    ],
+    (rows) => rows.map(toWebhookDeliveryRecord),
+  );
 }

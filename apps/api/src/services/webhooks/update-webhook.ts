@@ -9,9 +9,9 @@ import {
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnWebhook } from './find-webhook.js';
 import { assertWebhookUrl, type UpdateWebhookInput } from './webhook-input.js';
-import { toWebhookRecord, webhookRecordSelect, type WebhookRecord } from './webhook-record.js';
+import { toWebhookRecord, webhookRecordSelect, type WebhookRecord, webhookLookup } from './webhook-record.js';
+import { findOwn } from '../records.js';
 
 /**
  * PATCH /webhooks/{id} (managers): only the given fields change. A new URL passes the SSRF guard; deliveries not
@@ -24,7 +24,7 @@ export async function updateWebhook(
 ): Promise<WebhookRecord> {
   assertCan(ctx.role, 'webhooks:manage');
   const { id, changes } = input;
-  const current = await findOwnWebhook(deps.prisma, ctx, id);
+  const current = await findOwn(deps.prisma, ctx, webhookLookup, id);
   if (changes.url !== undefined) await assertWebhookUrl(deps.guard, changes.url);
   return deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'webhook', current.id); // If-Match, and the row locked

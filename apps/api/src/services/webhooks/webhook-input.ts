@@ -1,4 +1,4 @@
-import { EVENT_TYPES, eventTypeSchema, ValidationError, type SsrfGuard } from '@statusvane/shared';
+import { EVENT_TYPES, eventTypeSchema, ValidationError, type SsrfGuard, shownText } from '@statusvane/shared';
 import { z } from 'zod';
 
 const types = z
@@ -10,7 +10,7 @@ export const createWebhookSchema = z
   .object({
     url: z.string().trim().min(1).max(2048),
     types: types.optional(),
-    description: z.string().trim().max(500).optional(),
+    description: z.string().trim().max(500).superRefine(shownText).optional(),
   })
   .strict();
 export type CreateWebhookInput = z.output<typeof createWebhookSchema>;

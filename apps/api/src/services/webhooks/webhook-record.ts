@@ -1,5 +1,6 @@
-import { EVENT_TYPES, type Prisma } from '@statusvane/shared';
+import { EVENT_TYPES, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import type { OwnLookup } from '../records.js';
 
 export const webhookRecordSchema = z
   .object({
@@ -41,6 +42,12 @@ export const webhookRecordSelect = {
   updatedAt: true,
 } satisfies Prisma.WebhookSelect;
 type WebhookRow = Prisma.WebhookGetPayload<{ select: typeof webhookRecordSelect }>;
+
+/** findOwn's lookup of one of the caller's webhooks. */
+export const webhookLookup: OwnLookup<Pick<PrismaClient, 'webhook'>, WebhookRow> = {
+  noun: 'webhook',
+  find: (db, where) => db.webhook.findFirst({ where, select: webhookRecordSelect }),
+};
 
 export function toWebhookRecord(row: WebhookRow): WebhookRecord {
   return {

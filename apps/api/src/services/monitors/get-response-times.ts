@@ -10,7 +10,8 @@ import {
 } from '@statusvane/shared';
 import { dateTime, z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnMonitor } from './get-monitor.js';
+import { monitorLookup } from './monitor-record.js';
+import { findOwn } from '../records.js';
 
 type ResponseTimesQuery = z.output<typeof responseTimesQuerySchema>;
 
@@ -70,7 +71,7 @@ export async function getResponseTimes(
   { ctx, input }: { ctx: ServiceContext; input: { id: string; query: ResponseTimesQuery } },
 ): Promise<ResponseTimeHistory> {
   const { now } = ctx;
-  const monitor = await findOwnMonitor(prisma, ctx, input.id);
+  const monitor = await findOwn(prisma, ctx, monitorLookup, input.id);
   const q = input.query;
   // A region no worker checks from has no results: refused rather than answered with empty buckets (a typo would
   // otherwise read as "no data").

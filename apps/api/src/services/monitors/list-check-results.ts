@@ -12,8 +12,8 @@ import {
 } from '@statusvane/shared';
 import { dateTime, z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
-import { findOwnMonitor } from './get-monitor.js';
-import { certificateSchema } from './monitor-record.js';
+import { certificateSchema, monitorLookup } from './monitor-record.js';
+import { findOwn } from '../records.js';
 
 /** `missed`: a scheduled slot the workers were too far behind to check within its interval (no data). */
 const RESULT_STATUSES = ['up', 'degraded', 'down', 'missed'] as const;
@@ -124,7 +124,7 @@ export async function listCheckResults(
   { prisma }: { prisma: PrismaClient },
   { ctx, input }: { ctx: ServiceContext; input: { id: string; query: CheckResultQuery } },
 ): Promise<{ data: CheckResultRecord[]; pagination: Pagination }> {
-  const monitor = await findOwnMonitor(prisma, ctx, input.id);
+  const monitor = await findOwn(prisma, ctx, monitorLookup, input.id);
   const { region, status, since, page, perPage } = input.query;
   const offset = BigInt(page - 1) * BigInt(perPage);
   const statuses = status ? Prisma.sql`${status}::text[]::"CheckOutcome"[]` : null;

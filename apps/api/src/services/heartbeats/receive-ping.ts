@@ -119,7 +119,13 @@ const pingWriter = perClient((prisma: PrismaClient) =>
 
 let seq = 0;
 
-/** Records a heartbeat ping (start, success or failure); null when no heartbeat monitor has that secret. */
-export async function recordPing(prisma: PrismaClient, ping: Ping): Promise<PingedMonitor | null> {
+/**
+ * `<PUBLIC_BASE_URL>/ping/<secret>...`: records a heartbeat ping (start, success or failure); null when no heartbeat
+ * monitor has that secret. No `ctx`: the secret is the credential, and it names the monitor.
+ */
+export async function receivePing(
+  { prisma }: { prisma: PrismaClient },
+  { input: ping }: { input: Ping },
+): Promise<PingedMonitor | null> {
   return (await pingWriter(prisma).load({ ...ping, seq: seq++ })) ?? null;
 }

@@ -3,25 +3,24 @@ import {
   AppError,
   NotFoundError,
   parseOrThrow,
-  SIGNATURE_HEADER,
   ValidationError,
-  webhookSigningSecret,
   type EncryptionKey,
   type Issue,
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../audit/record-write.js';
-import { createEscalationPolicy } from '../escalation-policies/create-escalation-policy.js';
-import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
+import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../services/audit/record-write.js';
+import { createEscalationPolicy } from '../services/escalation-policies/create-escalation-policy.js';
+import { createEscalationPolicySchema } from '../services/escalation-policies/policy-input.js';
 import {
   escalationPolicySelect,
   toEscalationPolicyRecord,
   type EscalationPolicyRow,
-} from '../escalation-policies/policy-record.js';
-import { recordMonitorEvents } from '../monitors/monitor-events.js';
+} from '../services/escalation-policies/policy-record.js';
+import { toSigningSecretRecord } from '../services/escalation-policies/signing-secret-record.js';
+import { recordMonitorEvents } from '../services/monitors/monitor-events.js';
 import { findWorkspace } from './admin-commands.js';
-import { failWith } from '../validation.js';
+import { failWith } from '../services/validation.js';
 import { cliContext } from './cli-context.js';
 
 const id = z.uuid();
@@ -135,18 +134,17 @@ export async function assignPolicy(
 }
 
 /**
- * policy signing-secret --workspace: the secret webhook receivers verify `Statusvane-Signature` with. Derived
- * from the deployment's encryption key (docs/escalation.md), so it changes when ENCRYPTION_KEY rotates.
+ * policy signing-secret --workspace: the secret webhook receivers verify `Statusvane-Signature` with, as pages are
+ * signed now. Derived from the deployment's encryption key and the workspace's generation (docs/escalation.md), so it
+ * changes when ENCRYPTION_KEY rotates and with POST /escalation-policies/signing-secret/rotate. The operator holds
+ * the key, so this prints it whenever asked (the API shows each generation once).
  */
 export async function policySigningSecret(prisma: PrismaClient, raw: unknown, deps: { encryptionKey: Buffer }) {
   const args = parseOrThrow(z.object({ workspace: selector }).strict(), raw, 'arguments');
   const ws = await findWorkspace(prisma, args.workspace);
-  return {
-    workspaceId: ws.id,
-    workspace: ws.slug,
-    algorithm: 'HMAC-SHA256',
-    signatureHeader: SIGNATURE_HEADER,
-    signedPayload: '<t>.<raw body>',
-    secret: webhookSigningSecret(deps.encryptionKey, ws.id),
-  };
+  const { secret, generation, algorithm, signatureHeader, signedPayload } = toSigningSecretRecord(
+    deps.encryptionKey,
+    ws,
+  );
+  return { workspaceId: ws.id, workspace: ws.slug, algorithm, signatureHeader, signedPayload, generation, secret };
 }

@@ -1,14 +1,23 @@
 import { z } from 'zod';
-import { AppError, hashToken, NotFoundError, parseOrThrow, PLANS, ROLES, type PrismaClient } from '@statusvane/shared';
-import { isReservedWorkspaceSlug } from '../../console/reserved-slugs.js';
-import { changesBetween, cliWriteContext, recordAuditEvent } from '../audit/record-write.js';
-import { addMember as addMemberService } from '../members/add-member.js';
-import { createToken as createOrgToken, createTokenSchema } from '../tokens/create-token.js';
-import { deleteToken as deleteOrgToken } from '../tokens/delete-token.js';
-import { removeMember as removeMemberService } from '../members/remove-member.js';
-import { updateMember } from '../members/update-member.js';
+import {
+  AppError,
+  hashToken,
+  NotFoundError,
+  parseOrThrow,
+  PLANS,
+  ROLES,
+  type PrismaClient,
+  shownText,
+} from '@statusvane/shared';
+import { isReservedWorkspaceSlug } from '../console/reserved-slugs.js';
+import { changesBetween, cliWriteContext, recordAuditEvent } from '../services/audit/record-write.js';
+import { addMember as addMemberService } from '../services/members/add-member.js';
+import { createToken as createOrgToken, createTokenSchema } from '../services/tokens/create-token.js';
+import { deleteToken as deleteOrgToken } from '../services/tokens/delete-token.js';
+import { removeMember as removeMemberService } from '../services/members/remove-member.js';
+import { updateMember } from '../services/members/update-member.js';
 import { cliContext } from './cli-context.js';
-import { displayPrefix, newToken } from './tokens.js';
+import { displayPrefix, newToken } from '../services/tokens/token-value.js';
 
 /** Workspace slugs: what status page slugs allow, so a slug is safe in any URL. */
 export const workspaceSlugSchema = z
@@ -52,7 +61,11 @@ const workspaceOut = (w: { id: string; slug: string; name: string; plan: string;
 export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(
     z
-      .object({ slug: workspaceSlugSchema, name: z.string().min(1).max(200), plan: z.enum(PLANS).default('free') })
+      .object({
+        slug: workspaceSlugSchema,
+        name: z.string().min(1).max(200).superRefine(shownText),
+        plan: z.enum(PLANS).default('free'),
+      })
       .strict(),
     raw,
     'arguments',
@@ -75,7 +88,7 @@ export async function createWorkspace(prisma: PrismaClient, raw: unknown) {
 /** user create --email [--name] */
 export async function createUser(prisma: PrismaClient, raw: unknown) {
   const input = parseOrThrow(
-    z.object({ email, name: z.string().min(1).max(200).optional() }).strict(),
+    z.object({ email, name: z.string().min(1).max(200).superRefine(shownText).optional() }).strict(),
     raw,
     'arguments',
   );
@@ -121,11 +134,13 @@ const tokenInput = z.discriminatedUnion('kind', [
       kind: z.literal('org'),
       workspace: selector,
       role: z.enum(ROLES),
-      name: z.string().max(200).optional(),
+      name: z.string().max(200).superRefine(shownText).optional(),
       expiresInDays: z.coerce.number().optional(),
     })
     .strict(),
-  z.object({ kind: z.literal('personal'), email, name: z.string().max(200).optional() }).strict(),
+  z
+    .object({ kind: z.literal('personal'), email, name: z.string().max(200).superRefine(shownText).optional() })
+    .strict(),
   z
     .object({
       kind: z.literal('oauth'),
@@ -148,7 +163,7 @@ const tokenInput = z.discriminatedUnion('kind', [
         .min(60)
         .max(365 * 86400)
         .default(3600),
-      name: z.string().max(200).optional(),
+      name: z.string().max(200).superRefine(shownText).optional(),
     })
     .strict(),
 ]);

@@ -1,5 +1,5 @@
-import { cliWriteContext } from '../audit/record-write.js';
-import type { ServiceContext } from '../context.js';
+import { cliWriteContext } from '../services/audit/record-write.js';
+import type { ServiceContext } from '../services/context.js';
 
 /**
  * The admin CLI calling a request service (one service for the API and the CLI): an operator on the machine, with the

@@ -8,15 +8,15 @@ import {
   ValidationError,
   type PrismaClient,
 } from '@statusvane/shared';
-import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../audit/record-write.js';
-import { layoutOf, type StatusPageLayout } from '../status-pages/get-status-page-layout.js';
-import { replaceLayout } from '../status-pages/replace-layout.js';
-import { hashPassword } from '../status-pages/password.js';
+import { changesBetween, claimVersion, cliWriteContext, recordUpdate } from '../services/audit/record-write.js';
+import { layoutOf, type StatusPageLayout } from '../services/status-pages/status-page-layout-record.js';
+import { replaceLayout } from '../services/status-pages/replace-layout.js';
+import { hashPassword } from '../services/status-pages/password.js';
 import {
   statusPageRecordSelect,
   toStatusPageRecord,
   type StatusPageRecord,
-} from '../status-pages/status-page-record.js';
+} from '../services/status-pages/status-page-record.js';
 
 export interface StatusPageCommandOptions {
   /** For the record's `url`. */
