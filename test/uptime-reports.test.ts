@@ -284,9 +284,7 @@ describe('GET /reports/uptime', () => {
       .get(`/api/v1/reports/uptime?${query}&monitorIds=${m.id}&format=csv`)
       .set(bearer(w.tokens.viewer));
     const byIdsRows = parse(byIds.text, { columns: true }) as Array<{ monitor_id: string }>;
-    expect(new Set(byIdsRows.map((r) => r.monitor_id))).toEqual(
-      new Set([m.id]),
-    );
+    expect(new Set(byIdsRows.map((r) => r.monitor_id))).toEqual(new Set([m.id]));
     const bad = await request(app)
       .get(`/api/v1/reports/uptime?granularity=hour&status=nope`)
       .set(bearer(w.tokens.viewer));

@@ -43,7 +43,9 @@ export async function sweepUptimeReports(deps: ReportMailDeps, now: Date): Promi
       : [];
   });
   const queued = due.length ? (await prisma.uptimeReportMail.createMany({ data: due, skipDuplicates: true })).count : 0;
-  const claimed = await prisma.$queryRaw<Array<{ id: string; workspaceId: string; month: string; recipients: string[] }>>`
+  const claimed = await prisma.$queryRaw<
+    Array<{ id: string; workspaceId: string; month: string; recipients: string[] }>
+  >`
     UPDATE uptime_report_mails SET status = 'sending', "claimedAt" = ${now}
     WHERE id IN (SELECT id FROM uptime_report_mails WHERE status = 'pending' ORDER BY "createdAt" LIMIT ${MAILS_PER_SWEEP}
       FOR UPDATE SKIP LOCKED)
@@ -146,6 +148,10 @@ function duration(seconds: number): string {
 /** A plain-text table, columns padded to their widest cell. */
 function textTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

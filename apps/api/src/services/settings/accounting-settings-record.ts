@@ -15,11 +15,14 @@ const recipients = z
 /** PUT /settings/accounting: the whole policy; an omitted field goes back to its default. */
 export const accountingSettingsInputSchema = z
   .object({
-    maintenance: z.enum(MAINTENANCE_POLICIES).default('excluded').openapi({
-      description:
-        'Time in a maintenance window covering the monitor: `excluded` from the figure (default), counted `up`, or ' +
-        'counted `down`.',
-    }),
+    maintenance: z
+      .enum(MAINTENANCE_POLICIES)
+      .default('excluded')
+      .openapi({
+        description:
+          'Time in a maintenance window covering the monitor: `excluded` from the figure (default), counted `up`, or ' +
+          'counted `down`.',
+      }),
     degraded: z
       .enum(DEGRADED_POLICIES)
       .default('up')

@@ -16,7 +16,7 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../openapi/zod.js';
 import type { ServiceContext } from '../context.js';
-import { monitorFilterWhere, withMonitorFilters } from '../monitors/list-monitors.js';
+import { monitorFilterWhere, withMonitorFilters } from '../monitors/monitor-filters.js';
 import { listPage } from '../records.js';
 import { judgeRange, monitorIdsParam, rangeQueryShape, type ReportRange } from './report-range.js';
 import { toMonitorUptime, type UptimeReportRow } from './uptime-record.js';
