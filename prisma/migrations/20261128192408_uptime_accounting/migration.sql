@@ -82,7 +82,7 @@ CREATE UNIQUE INDEX "uptime_report_mails_scheduled_key" ON "uptime_report_mails"
 -- statement-level trigger (as monitors_record_status_changed): no statement of the worker's hot path is added, and a
 -- statement that changes no status class and no `enabled` costs one join of its transition tables.
 -- Degraded: the status entered or left {degraded, down} (results not all passing), at the check time the worker
--- wrote with it (lastCheckedAt), or at the statement's time when another writer changed it.
+-- wrote with it (lastCheckedAt: only the worker's result writes change a status).
 -- Paused: `enabled` went false or true, at the statement's transaction time.
 CREATE FUNCTION monitors_record_spans() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -94,14 +94,12 @@ BEGIN
     RETURN NULL;
   END IF;
   UPDATE "monitor_spans" s
-     SET "endedAt" = greatest(s."startedAt", CASE WHEN n."lastCheckedAt" IS DISTINCT FROM o."lastCheckedAt"
-       THEN n."lastCheckedAt" ELSE now() END)
+     SET "endedAt" = greatest(s."startedAt", coalesce(n."lastCheckedAt", now()))
     FROM new_rows n JOIN old_rows o ON o."id" = n."id"
    WHERE s."monitorId" = n."id" AND s."kind" = 'degraded' AND s."endedAt" IS NULL
      AND o."status" IN ('degraded', 'down') AND n."status" NOT IN ('degraded', 'down');
   INSERT INTO "monitor_spans" ("monitorId", "kind", "startedAt")
-  SELECT n."id", 'degraded', CASE WHEN n."lastCheckedAt" IS DISTINCT FROM o."lastCheckedAt"
-       THEN n."lastCheckedAt" ELSE now() END
+  SELECT n."id", 'degraded', coalesce(n."lastCheckedAt", now())
     FROM new_rows n JOIN old_rows o ON o."id" = n."id"
    WHERE n."status" IN ('degraded', 'down') AND o."status" NOT IN ('degraded', 'down')
   ON CONFLICT ("monitorId", "kind") WHERE "endedAt" IS NULL DO NOTHING;
