@@ -1,10 +1,4 @@
-import {
-  periodsOf,
-  type NamedPolicy,
-  type PeriodFigures,
-  type ReportPeriod,
-  type UptimeAccount,
-} from '@statusvane/shared';
+import type { PeriodFigures, UptimeAccount } from '@statusvane/shared';
 
 /** Status pages show this many UTC days of uptime, ending today. */
 export const UPTIME_DAYS = 90;
