@@ -1,4 +1,4 @@
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { exportUptimeReport } from '../../services/uptime/export-uptime-report.js';
 import { getMonitorUptime } from '../../services/uptime/get-monitor-uptime.js';
 import { listUptimeReport } from '../../services/uptime/list-uptime-report.js';

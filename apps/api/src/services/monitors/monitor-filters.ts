@@ -6,7 +6,7 @@ import {
   uuidInputSchema,
   type Prisma,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 
 /** The check states `status` filters on (a paused monitor is found with `enabled=false`). */
 const FILTER_STATUSES = ['pending', 'up', 'degraded', 'down'] as const;

@@ -5,7 +5,7 @@ import {
   NO_DATA_POLICIES,
   type AccountingSettings,
 } from '@statusvane/shared';
-import { versionSchema, z } from '../../openapi/zod.js';
+import { versionSchema, z } from '../../schemas/zod.js';
 
 const recipients = z
   .array(z.email().max(320))

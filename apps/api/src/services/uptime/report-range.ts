@@ -7,7 +7,7 @@ import {
   ValidationError,
   type Granularity,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 
 /** How far back a report reaches: 400 days (beyond-the-seed §8), from the start of that local day. */
 export const MAX_DAYS_BACK = 400;

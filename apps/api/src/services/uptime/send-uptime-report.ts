@@ -5,7 +5,7 @@ import {
   ValidationError,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { MAX_DAYS_BACK } from './report-range.js';

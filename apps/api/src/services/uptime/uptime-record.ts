@@ -6,7 +6,7 @@ import {
   type PeriodFigures,
   type UptimeAccount,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 
 /** The policy a figure was counted with, named in every uptime answer. */
 export const namedPolicySchema = z

@@ -14,7 +14,7 @@ import {
   type PrismaClient,
   type UptimeAccount,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { monitorFilterWhere, withMonitorFilters } from '../monitors/monitor-filters.js';
 import { listPage } from '../records.js';
