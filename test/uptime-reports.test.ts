@@ -25,12 +25,16 @@ const OCTOBER_SECONDS = 31 * 86_400;
 
 type Ws = Awaited<ReturnType<typeof makeWorkspace>>;
 
+let created = 0;
 async function createMonitor(w: Ws, over: Record<string, unknown> = {}) {
   const res = await request(app).post('/api/v1/monitors').set(bearer(w.tokens.owner)).send(makeMonitorInput(over));
   expect(res.status).toBe(201);
   const id = res.body.data.id as string;
-  // Created before the month reported on.
-  await h.prisma.monitor.update({ where: { id }, data: { createdAt: at('2026-09-20T00:00:00Z') } });
+  // Created before the month reported on, in the order of these calls (reports list the oldest first).
+  await h.prisma.monitor.update({
+    where: { id },
+    data: { createdAt: new Date(at('2026-09-20T00:00:00Z').getTime() + ++created * 1000) },
+  });
   return { id, componentId: res.body.data.componentId as string, record: res.body.data };
 }
 
@@ -369,5 +373,56 @@ describe('/settings/accounting', () => {
     const again = await send(w.tokens.admin, { month: '2026-10' }, 'send-1');
     expect([again.status, again.body.data.id]).toEqual([202, first.body.data.id]);
     expect(await h.prisma.uptimeReportMail.count({ where: { workspaceId: w.ws.id } })).toBe(1);
+  });
+});
+
+describe('the accounting policy as code', () => {
+  it('a workspace document states it: plan shows the change, apply writes it once (version, audit), the export plans back to noop', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const doc = {
+      version: 1,
+      accounting: { maintenance: 'down', timezone: 'Europe/Berlin', reportRecipients: ['sre@example.test'] },
+    };
+    const post = (path: string, body: object) =>
+      request(app).post(`/api/v1/config/${path}`).set(bearer(w.tokens.owner)).send(body);
+    const plan = await post('plan', doc);
+    expect(plan.status).toBe(200);
+    expect(plan.body.data.changes).toEqual([
+      {
+        action: 'update',
+        resourceType: 'accounting_policy',
+        ref: 'accounting',
+        id: w.ws.id,
+        fields: {
+          maintenance: { from: 'excluded', to: 'down' },
+          timezone: { from: 'UTC', to: 'Europe/Berlin' },
+          reportRecipients: { from: [], to: ['sre@example.test'] },
+        },
+      },
+    ]);
+    const applied = await post('apply', { ...doc, planId: plan.body.data.planId });
+    expect([applied.status, applied.body.data.summary]).toEqual([200, { create: 0, update: 1, delete: 0, noop: 0 }]);
+    const read = await request(app).get('/api/v1/settings/accounting').set(bearer(w.tokens.viewer));
+    expect(read.body.data).toMatchObject({ ...doc.accounting, degraded: 'up', noData: 'excluded', version: 2 });
+    expect(
+      await h.prisma.auditEvent.count({ where: { workspaceId: w.ws.id, action: 'accounting_policy.updated' } }),
+    ).toBe(1);
+    expect((await post('apply', doc)).body.data.summary).toMatchObject({ update: 0, noop: 1 });
+    const exported = await request(app).get('/api/v1/config').set(bearer(w.tokens.owner));
+    expect(exported.body.data.accounting).toEqual({
+      maintenance: 'down',
+      degraded: 'up',
+      noData: 'excluded',
+      timezone: 'Europe/Berlin',
+      reportRecipients: ['sre@example.test'],
+    });
+    expect((await post('plan', exported.body.data)).body.data.summary).toMatchObject({ update: 0, create: 0 });
+    // A document without `accounting` leaves the policy alone; a bad one is a 400 at its path.
+    expect((await post('apply', { version: 1 })).body.data.changes).toEqual([]);
+    const bad = await post('plan', { version: 1, accounting: { noData: 'sometimes' } });
+    expect([bad.status, bad.body.error.details.issues.map((i: { path: string }) => i.path)]).toEqual([
+      400,
+      ['accounting.noData'],
+    ]);
   });
 });

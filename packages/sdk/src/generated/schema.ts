@@ -2817,7 +2817,7 @@ export interface components {
             /** @enum {string} */
             action: "create" | "update" | "delete" | "noop";
             /** @enum {string} */
-            resourceType: "monitor" | "escalation_policy" | "status_page";
+            resourceType: "monitor" | "escalation_policy" | "status_page" | "accounting_policy";
             ref: string;
             /**
              * Format: uuid
@@ -2832,7 +2832,7 @@ export interface components {
                 };
             };
         };
-        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). */
+        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without it leaves the policy alone. */
         ConfigDocument: {
             /** @enum {number} */
             version: 1;
@@ -2860,6 +2860,7 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            accounting?: components["schemas"]["AccountingSettingsInput"];
         };
         /** @description A monitor body as POST /monitors takes it (`CreateMonitorInput`: the same fields, defaults and rules), with its `ref` and optionally `escalationPolicy`. */
         ConfigMonitor: {
@@ -2869,6 +2870,37 @@ export interface components {
             escalationPolicy?: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /** @description The workspace's uptime accounting policy: PUT /settings/accounting's body, and `accounting` in a config document (fields left out take their defaults). */
+        AccountingSettingsInput: {
+            /**
+             * @description Time in a maintenance window covering the monitor: `excluded` from the figure (default), counted `up`, or counted `down`.
+             * @default excluded
+             * @enum {string}
+             */
+            maintenance?: "excluded" | "up" | "down";
+            /**
+             * @description Degraded time (slow, or failing without an incident): `up` (default) or `down`.
+             * @default up
+             * @enum {string}
+             */
+            degraded?: "up" | "down";
+            /**
+             * @description Time without data (before creation, paused, slots no region could check): `excluded` (default), `up` or `down`.
+             * @default excluded
+             * @enum {string}
+             */
+            noData?: "excluded" | "up" | "down";
+            /**
+             * @description The IANA timezone of report periods and of the monthly mail (default UTC).
+             * @default UTC
+             */
+            timezone?: string;
+            /**
+             * @description Up to 20 addresses that get the monthly report on the 1st at 06:00 in `timezone` (default none).
+             * @default []
+             */
+            reportRecipients?: string[];
         };
         ConfigApplyInput: {
             /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
@@ -2899,6 +2931,7 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            accounting?: components["schemas"]["AccountingSettingsInput"];
         };
         /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
         ApiToken: {
@@ -3164,36 +3197,6 @@ export interface components {
             reportRecipients: string[];
             /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
             version: number;
-        };
-        AccountingSettingsInput: {
-            /**
-             * @description Time in a maintenance window covering the monitor: `excluded` from the figure (default), counted `up`, or counted `down`.
-             * @default excluded
-             * @enum {string}
-             */
-            maintenance?: "excluded" | "up" | "down";
-            /**
-             * @description Degraded time (slow, or failing without an incident): `up` (default) or `down`.
-             * @default up
-             * @enum {string}
-             */
-            degraded?: "up" | "down";
-            /**
-             * @description Time without data (before creation, paused, slots no region could check): `excluded` (default), `up` or `down`.
-             * @default excluded
-             * @enum {string}
-             */
-            noData?: "excluded" | "up" | "down";
-            /**
-             * @description The IANA timezone of report periods and of the monthly mail (default UTC).
-             * @default UTC
-             */
-            timezone?: string;
-            /**
-             * @description Up to 20 addresses that get the monthly report on the 1st at 06:00 in `timezone` (default none).
-             * @default []
-             */
-            reportRecipients?: string[];
         };
     };
     responses: {

@@ -42,7 +42,11 @@ export const accountingSettingsInputSchema = z
     }),
   })
   .strict()
-  .openapi('AccountingSettingsInput');
+  .openapi('AccountingSettingsInput', {
+    description:
+      "The workspace's uptime accounting policy: PUT /settings/accounting's body, and `accounting` in a config " +
+      'document (fields left out take their defaults).',
+  });
 export type AccountingSettingsInput = z.output<typeof accountingSettingsInputSchema>;
 
 export const accountingSettingsSchema = z
