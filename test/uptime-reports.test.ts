@@ -5,8 +5,13 @@ import { parse } from 'csv-parse/sync';
 import request from 'supertest';
 import { UPTIME_CSV_HEADER } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
+import {
+  listMonitorUptimes,
+  UPTIME_WINDOWS,
+  type UptimeWindow,
+} from '../apps/api/src/services/monitors/list-monitor-uptimes.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeWorkspace, serviceCtx, type Harness } from './support/harness.js';
 
 let h: Harness;
 let app: ReturnType<typeof createApp>;
@@ -424,5 +429,63 @@ describe('the accounting policy as code', () => {
       400,
       ['accounting.noData'],
     ]);
+  });
+});
+
+describe("the console's uptime figures (listMonitorUptimes)", () => {
+  it('come from the accounting function under the workspace policy, over windows ending now; another workspace counts nothing', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const m = await createMonitor(w);
+    await h.prisma.monitor.update({ where: { id: m.id }, data: { createdAt: at('2026-09-03T12:00:00Z') } });
+    const incident = (from: string, to: string) => ({
+      workspaceId: w.ws.id,
+      monitorId: m.id,
+      title: 'down',
+      source: 'monitor' as const,
+      status: 'resolved' as const,
+      startedAt: at(from),
+      downStartedAt: at(from),
+      resolvedAt: at(to),
+    });
+    // 30 min down in the last 24 h, 1 h more in the last 7 days, 2 h more in the last 30; 2 h of maintenance today.
+    await h.prisma.incident.createMany({
+      data: [
+        incident('2026-11-02T06:00:00Z', '2026-11-02T06:30:00Z'),
+        incident('2026-10-30T00:00:00Z', '2026-10-30T01:00:00Z'),
+        incident('2026-10-10T00:00:00Z', '2026-10-10T02:00:00Z'),
+      ],
+    });
+    await h.prisma.maintenanceWindow.create({
+      data: {
+        workspaceId: w.ws.id,
+        title: 'upgrade',
+        startsAt: at('2026-11-02T08:00:00Z'),
+        endsAt: at('2026-11-02T10:00:00Z'),
+        components: { create: [{ componentId: m.componentId }] },
+      },
+    });
+    const other = await createMonitor(await makeWorkspace(h.prisma));
+    const ctx = serviceCtx(w.ws, 'viewer', { now: NOW });
+    const figures = (windows: UptimeWindow[] = [...UPTIME_WINDOWS]) =>
+      listMonitorUptimes(h.deps, { ctx, input: { monitorIds: [m.id, other.id], windows } });
+
+    const day = 86_400;
+    // Maintenance left out (the default policy); the 90 days start before the monitor did: 60 days counted.
+    expect((await figures()).get(m.id)).toEqual({
+      '24h': percent(day - 7200 - 1800, day - 7200),
+      '7d': percent(7 * day - 7200 - 5400, 7 * day - 7200),
+      '30d': percent(30 * day - 7200 - 12_600, 30 * day - 7200),
+      '90d': percent(60 * day - 7200 - 12_600, 60 * day - 7200),
+    });
+    expect((await figures()).get(other.id)).toEqual({ '24h': null, '7d': null, '30d': null, '90d': null });
+    expect((await figures(['24h'])).get(m.id)).toEqual({
+      '24h': percent(day - 7200 - 1800, day - 7200),
+      '7d': null,
+      '30d': null,
+      '90d': null,
+    });
+    // The policy changes the figures: maintenance counted down.
+    expect((await putPolicy(w, { maintenance: 'down' }, w.tokens.admin, '"1"')).status).toBe(200);
+    expect((await figures(['24h'])).get(m.id)!['24h']).toBe(percent(day - 7200 - 1800, day));
   });
 });

@@ -83,6 +83,37 @@ export async function accountMonitors(
   );
 }
 
+/**
+ * The figures of some monitors over windows that all end at `to` (whole seconds) and reach `durationsMs` back (the
+ * console's last 24 hours, 7, 30 and 90 days), in the order given: one read of their timelines over the longest, and
+ * each window counted by the one accounting function (accountUptime) as a period of its own (they overlap, so they
+ * cannot be periods of one call).
+ */
+export async function accountMonitorWindows(
+  prisma: Pick<PrismaClient, '$queryRaw'>,
+  input: {
+    workspaceId: string;
+    monitors: readonly AccountedMonitor[];
+    to: number;
+    durationsMs: readonly number[];
+    policy: AccountingPolicy;
+  },
+): Promise<Map<string, PeriodFigures[]>> {
+  const { to, durationsMs, policy } = input;
+  const timelines = await loadUptimeTimelines(prisma, {
+    workspaceId: input.workspaceId,
+    monitors: input.monitors,
+    from: new Date(to - Math.max(0, ...durationsMs)),
+    to: new Date(to),
+  });
+  return new Map(
+    input.monitors.map((m) => [
+      m.id,
+      durationsMs.map((d) => accountUptime(timelines.get(m.id)!, { policy, periods: [{ from: to - d, to }] }).total),
+    ]),
+  );
+}
+
 /** The CSV report's fixed header (beyond-the-seed §8). */
 export const UPTIME_CSV_HEADER =
   'monitor_id,monitor_name,period_start,period_end,uptime_percent,up_seconds,degraded_seconds,down_seconds,maintenance_seconds,no_data_seconds,incidents';
