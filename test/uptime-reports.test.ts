@@ -489,3 +489,43 @@ describe("the console's uptime figures (listMonitorUptimes)", () => {
     expect((await figures(['24h'])).get(m.id)!['24h']).toBe(percent(day - 7200 - 1800, day));
   });
 });
+
+describe('timelines as stored', () => {
+  it('an incident still open and a span still going count up to now; instants between seconds count from the next second', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const m = await createMonitor(w);
+    await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: m.id,
+        title: 'down',
+        source: 'monitor',
+        status: 'open',
+        openMonitorId: m.id,
+        startedAt: at('2026-11-02T10:01:00Z'),
+        downStartedAt: at('2026-11-02T10:00:00.500Z'),
+      },
+    });
+    await h.prisma.monitorSpan.createMany({
+      data: [
+        { monitorId: m.id, kind: 'paused', startedAt: at('2026-11-02T11:00:00Z') },
+        {
+          monitorId: m.id,
+          kind: 'degraded',
+          startedAt: at('2026-11-01T00:00:00.250Z'),
+          endedAt: at('2026-11-01T00:10:00.250Z'),
+        },
+      ],
+    });
+    const res = await uptime(w, m.id, 'from=2026-11-01&to=2026-11-03&granularity=month');
+    expect(res.status).toBe(200);
+    // Down from 10:00:01 to now (12:00), paused (no data) from 11:00: the hour both cover is no data.
+    expect(res.body.data.total).toMatchObject({
+      to: NOW.toISOString(),
+      downSeconds: 3599,
+      noDataSeconds: 3600,
+      degradedSeconds: 600,
+      upSeconds: 36 * 3600 - 3599 - 3600 - 600,
+    });
+  });
+});

@@ -11,6 +11,7 @@ export interface AccountedMonitor {
 }
 
 type Reader = Pick<PrismaClient, '$queryRaw'>;
+type SpanKind = 'paused' | 'degraded' | 'missed';
 
 /**
  * The timelines of a workspace's monitors over [from, to), read in three statements whatever their number
@@ -27,19 +28,26 @@ export async function loadUptimeTimelines(
   const out = new Map<string, UptimeTimeline>();
   if (monitors.length === 0) return out;
   const ids = monitors.map((m) => m.id);
+  // Spans and incidents handed over as one text per monitor ("kind region startMs endMs,..."; no end: still going),
+  // instants as epoch milliseconds (the columns hold milliseconds: exact as doubles): a month of 1,000 monitors is tens
+  // of thousands of rows, which the driver and Prisma would turn into objects one value at a time, and which JSON or
+  // numeric epochs made PostgreSQL spend more on than on finding them (bench/scenarios/uptime-report.ts).
   const [spans, incidents, windows] = await Promise.all([
-    prisma.$queryRaw<
-      Array<{ monitorId: string; kind: 'paused' | 'degraded' | 'missed'; region: string; from: Date; to: Date | null }>
-    >`
-      SELECT "monitorId"::text AS "monitorId", kind::text AS kind, region, "startedAt" AS from, "endedAt" AS to
+    prisma.$queryRaw<Array<{ monitorId: string; spans: string }>>`
+      SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', kind, region,
+        round(date_part('epoch', "startedAt") * 1000)::bigint, round(date_part('epoch', "endedAt") * 1000)::bigint),
+        ',') AS spans
       FROM monitor_spans
-      WHERE "monitorId" = ANY(${ids}::uuid[]) AND "startedAt" < ${to} AND ("endedAt" IS NULL OR "endedAt" > ${from})`,
-    prisma.$queryRaw<Array<{ id: string; monitorId: string; from: Date; to: Date | null }>>`
-      SELECT id::text AS id, "monitorId"::text AS "monitorId", coalesce("downStartedAt", "startedAt") AS from,
-        "resolvedAt" AS to
+      WHERE "monitorId" = ANY(${ids}::uuid[]) AND "startedAt" < ${to} AND ("endedAt" IS NULL OR "endedAt" > ${from})
+      GROUP BY "monitorId"`,
+    prisma.$queryRaw<Array<{ monitorId: string; incidents: string }>>`
+      SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', id,
+        round(date_part('epoch', coalesce("downStartedAt", "startedAt")) * 1000)::bigint,
+        round(date_part('epoch', "resolvedAt") * 1000)::bigint), ',') AS incidents
       FROM incidents
       WHERE "workspaceId" = ${workspaceId}::uuid AND "monitorId" = ANY(${ids}::uuid[]) AND source = 'monitor'
-        AND coalesce("downStartedAt", "startedAt") < ${to} AND ("resolvedAt" IS NULL OR "resolvedAt" > ${from})`,
+        AND coalesce("downStartedAt", "startedAt") < ${to} AND ("resolvedAt" IS NULL OR "resolvedAt" > ${from})
+      GROUP BY "monitorId"`,
     prisma.$queryRaw<Array<{ from: Date; to: Date; componentIds: string[] | null }>>`
       SELECT w."startsAt" AS from, least(w."endsAt", coalesce(w."cancelledAt", w."endsAt")) AS to,
         (SELECT array_agg(c."componentId"::text) FROM maintenance_components c WHERE c."maintenanceId" = w.id)
@@ -48,7 +56,6 @@ export async function loadUptimeTimelines(
       WHERE w."workspaceId" = ${workspaceId}::uuid AND w."startsAt" < ${to} AND w."endsAt" > ${from}
         AND (w."cancelledAt" IS NULL OR w."cancelledAt" > w."startsAt")`,
   ]);
-  const ms = (d: Date | null) => (d === null ? null : d.getTime());
   const byMonitor = new Map(
     monitors.map((m) => [
       m.id,
@@ -60,15 +67,33 @@ export async function loadUptimeTimelines(
       },
     ]),
   );
-  for (const s of spans) {
-    const t = byMonitor.get(s.monitorId);
+  const instant = (ms: string | undefined) => (ms === undefined ? null : Number(ms));
+  for (const row of spans) {
+    const t = byMonitor.get(row.monitorId);
     if (!t) continue;
-    const span = { from: s.from.getTime(), to: ms(s.to) };
-    if (s.kind === 'missed') t.missed.set(s.region, [...(t.missed.get(s.region) ?? []), span]);
-    else t[s.kind].push(span);
+    for (const entry of row.spans.split(',')) {
+      const [kind, region, start, end] = entry.split(' ') as [SpanKind, string, string, string | undefined];
+      const span = { from: Number(start), to: instant(end) };
+      if (kind !== 'missed') t[kind].push(span);
+      else {
+        const list = t.missed.get(region);
+        if (list) list.push(span);
+        else t.missed.set(region, [span]);
+      }
+    }
   }
-  for (const i of incidents)
-    byMonitor.get(i.monitorId)?.incidents.push({ id: i.id, from: i.from.getTime(), to: ms(i.to) });
+  for (const row of incidents) {
+    const t = byMonitor.get(row.monitorId);
+    for (const entry of row.incidents.split(',')) {
+      const [id, start, end] = entry.split(' ') as [string, string, string | undefined];
+      t?.incidents.push({ id, from: Number(start), to: instant(end) });
+    }
+  }
+  // A window's components as a set: a report asks each window about every monitor.
+  const maintenance = windows.map((w) => ({
+    span: { from: w.from.getTime(), to: w.to.getTime() },
+    components: w.componentIds === null ? null : new Set(w.componentIds),
+  }));
   for (const m of monitors) {
     const t = byMonitor.get(m.id)!;
     out.set(m.id, {
@@ -77,10 +102,8 @@ export async function loadUptimeTimelines(
       degraded: t.degraded,
       incidents: t.incidents,
       missed: missedEverywhere(m.regions, t.missed),
-      maintenance: windows.flatMap((w) =>
-        w.componentIds === null || w.componentIds.includes(m.componentId)
-          ? [{ from: w.from.getTime(), to: w.to.getTime() }]
-          : [],
+      maintenance: maintenance.flatMap((w) =>
+        w.components === null || w.components.has(m.componentId) ? [w.span] : [],
       ),
     });
   }

@@ -129,14 +129,15 @@ export function uptimeCsv(
   rows: ReadonlyArray<{ monitorId: string; monitorName: string; periods: readonly PeriodFigures[] }>,
 ): string {
   const lines = [UPTIME_CSV_HEADER];
+  const iso = isoMemo();
   for (const r of rows)
     for (const p of r.periods)
       lines.push(
         [
           r.monitorId,
           field(r.monitorName),
-          new Date(p.from).toISOString(),
-          new Date(p.to).toISOString(),
+          iso(p.from),
+          iso(p.to),
           p.uptimePercent === null ? '' : String(p.uptimePercent),
           p.upSeconds,
           p.degradedSeconds,
@@ -147,4 +148,14 @@ export function uptimeCsv(
         ].join(','),
       );
   return lines.join('\r\n') + '\r\n';
+}
+
+/** RFC 3339 (UTC) of an instant in ms, remembered: every monitor of a report has the same period bounds. */
+export function isoMemo(): (ms: number) => string {
+  const seen = new Map<number, string>();
+  return (ms) => {
+    let out = seen.get(ms);
+    if (out === undefined) seen.set(ms, (out = new Date(ms).toISOString()));
+    return out;
+  };
 }

@@ -1,5 +1,6 @@
 import {
   DEGRADED_POLICIES,
+  isoMemo,
   MAINTENANCE_POLICIES,
   NO_DATA_POLICIES,
   type NamedPolicy,
@@ -77,15 +78,21 @@ export const uptimeReportRowSchema = monitorUptimeSchema
   .openapi('UptimeReportRow');
 export type UptimeReportRow = z.infer<typeof uptimeReportRowSchema>;
 
-export function toPeriodRecord(p: PeriodFigures): UptimePeriodRecord {
-  return { ...p, from: new Date(p.from).toISOString(), to: new Date(p.to).toISOString() };
+/** A period as the API shows it; `iso` formats the bounds (isoMemo: shared by the monitors of a report). */
+export function toPeriodRecord(p: PeriodFigures, iso: (ms: number) => string = isoMemo()): UptimePeriodRecord {
+  return { ...p, from: iso(p.from), to: iso(p.to) };
 }
 
-export function toMonitorUptime(account: UptimeAccount, policy: NamedPolicy, timezone: string): MonitorUptimeRecord {
+export function toMonitorUptime(
+  account: UptimeAccount,
+  policy: NamedPolicy,
+  timezone: string,
+  iso: (ms: number) => string = isoMemo(),
+): MonitorUptimeRecord {
   return {
     policy,
     timezone,
-    total: toPeriodRecord(account.total),
-    periods: account.periods.map(toPeriodRecord),
+    total: toPeriodRecord(account.total, iso),
+    periods: account.periods.map((p) => toPeriodRecord(p, iso)),
   };
 }

@@ -1,5 +1,6 @@
 import {
   accountMonitors,
+  isoMemo,
   loadAccountingSettings,
   monitorRegions,
   namedPolicy,
@@ -77,7 +78,17 @@ export async function uptimeReportPage(
       prisma.monitor.count({ where }),
       prisma.monitor.findMany({ where, select: monitorSelect, orderBy: byAge, ...window }),
     ],
-    async (monitors) => (await accountReport(deps, ctx, monitors, settings, range)).rows,
+    async (monitors) => {
+      const accounts = await accountsOf(deps, ctx, monitors, settings, range);
+      const policy = namedPolicy(settings);
+      const iso = isoMemo();
+      return monitors.map((m) => ({
+        monitorId: m.id,
+        monitorName: m.name,
+        slaTarget: m.slaTarget,
+        ...toMonitorUptime(accounts.get(m.id)!, policy, range.timezone, iso),
+      }));
+    },
   );
 }
 
@@ -88,42 +99,32 @@ export async function uptimeReportAll(
   query: UptimeReportQuery,
 ): Promise<Array<{ monitorId: string; monitorName: string; periods: PeriodFigures[] }>> {
   const { prisma } = deps;
-  const { settings, range } = await reportSettings(prisma, ctx, query);
-  const monitors = await prisma.monitor.findMany({
-    where: reportWhere(ctx, query),
-    select: monitorSelect,
-    orderBy: byAge,
-  });
+  // Neither waits for the other: the policy's timezone judges the range, the filters choose the monitors.
+  const [{ settings, range }, monitors] = await Promise.all([
+    reportSettings(prisma, ctx, query),
+    prisma.monitor.findMany({ where: reportWhere(ctx, query), select: monitorSelect, orderBy: byAge }),
+  ]);
   const lines = monitors.length * periodsOf(range).length;
   if (lines > MAX_CSV_ROWS)
     throw new ValidationError(`The report would have ${lines} lines, more than ${MAX_CSV_ROWS}`, [
       { path: 'granularity', message: 'narrow the monitors or choose a longer granularity' },
     ]);
-  const { accounts } = await accountReport(deps, ctx, monitors, settings, range);
+  const accounts = await accountsOf(deps, ctx, monitors, settings, range);
   return monitors.map((m) => ({ monitorId: m.id, monitorName: m.name, periods: accounts.get(m.id)!.periods }));
 }
 
-async function accountReport(
+/** The accounts of the report's monitors over the range, under the workspace policy. */
+function accountsOf(
   { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
   ctx: ServiceContext,
   monitors: ReportMonitor[],
   settings: AccountingSettings,
   range: ReportRange,
-): Promise<{ rows: UptimeReportRow[]; accounts: Map<string, UptimeAccount> }> {
-  const accounts = await accountMonitors(prisma, {
+): Promise<Map<string, UptimeAccount>> {
+  return accountMonitors(prisma, {
     workspaceId: ctx.workspace.id,
     monitors: monitors.map((m) => ({ ...m, regions: monitorRegions(config.checkRegions, m) })),
     ...range,
     policy: settings,
   });
-  const policy = namedPolicy(settings);
-  return {
-    accounts,
-    rows: monitors.map((m) => ({
-      monitorId: m.id,
-      monitorName: m.name,
-      slaTarget: m.slaTarget,
-      ...toMonitorUptime(accounts.get(m.id)!, policy, range.timezone),
-    })),
-  };
 }
