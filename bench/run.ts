@@ -111,7 +111,7 @@ const sizes = quick
     };
 if (args.monitors) sizes.monitors = Number(args.monitors);
 // --uptime-report: --monitors sizes the report (not the scheduling scenario, which it does not run).
-if (args['uptime-report']) sizes.reportMonitors = args.monitors ? sizes.monitors : sizes.reportMonitors;
+if (args['uptime-report'] && args.monitors) sizes.reportMonitors = sizes.monitors;
 /** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
   ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
