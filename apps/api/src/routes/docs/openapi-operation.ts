@@ -26,6 +26,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'schedules:manage': 'Role: admin or owner (others get 403).',
   'schedules:override': 'Role: member, admin or owner (a viewer gets 403); a member only for themselves.',
   self: 'Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.',
+  'reports:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -225,7 +226,16 @@ export function operationOf(route: ApiRoute): RouteConfig {
       ...(versioned ? { ETag: ref('headers', 'ETag') } : {}),
       ...(route.idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
     },
-    ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    ...(schema
+      ? {
+          content: {
+            'application/json': { schema },
+            ...(route.csv
+              ? { 'text/csv': { schema: z.string().openapi({ description: route.csv.description }) } }
+              : {}),
+          },
+        }
+      : {}),
   };
   if (revalidates) responses['304'] = ref('responses', 'NotModified');
   responses['400'] = errors('BadRequest');

@@ -36,6 +36,8 @@ export const RESOURCES = {
   webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
   /** Overrides and calendar tokens are recorded on their schedule (`schedule.override_added` ...). */
   schedule: { table: 'schedules', idColumn: 'id', noun: 'schedule' },
+  /** One per workspace, addressed by the workspace's id (`/settings/accounting`). */
+  accounting_policy: { table: 'accounting_policies', idColumn: 'workspaceId', noun: 'accounting policy' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
   /** A member's own account (console password, second factor), recorded in each of their workspaces: no version. */

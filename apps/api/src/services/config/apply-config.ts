@@ -26,6 +26,8 @@ import { createScheduleInTx } from '../schedules/create-schedule.js';
 import { deleteScheduleInTx } from '../schedules/delete-schedule.js';
 import type { UpdateScheduleInput } from '../schedules/schedule-input.js';
 import { updateScheduleInTx } from '../schedules/update-schedule.js';
+import type { AccountingSettingsInput } from '../settings/accounting-settings-record.js';
+import { writeAccountingPolicyInTx } from '../settings/update-accounting-settings.js';
 import type { ConfigDeps } from './config-deps.js';
 import { fail, readConfigDocument } from './config-document.js';
 import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
@@ -140,7 +142,15 @@ async function write(
   // Monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
   for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
   for (const p of plan.schedules) if (p.change.action === 'delete') await deleteScheduleInTx(tx, ctx, p.stored!.id);
-  await recordWrites(tx, ctx, [...plan.schedules, ...plan.policies, ...plan.monitors, ...plan.statusPages]);
+  if (plan.accounting?.change.action === 'update')
+    await writeAccountingPolicyInTx(tx, ctx, plan.accounting.desired as AccountingSettingsInput);
+  await recordWrites(tx, ctx, [
+    ...plan.schedules,
+    ...plan.policies,
+    ...plan.monitors,
+    ...plan.statusPages,
+    ...(plan.accounting ? [plan.accounting] : []),
+  ]);
   // The event log (GET /events, webhooks) after the versions went up: monitor.deleted came with each removal.
   const createdIds = new Map([...created].map(([ref, c]) => [ref, c.id]));
   await recordMonitorEvents(tx, deps, ctx, 'monitor.created', [...createdIds.values()]);

@@ -11,6 +11,7 @@ import {
   type CreateMonitorInput,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
+import { accountingSettingsInputSchema, type AccountingSettingsInput } from '../settings/accounting-settings-record.js';
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import type { CreateScheduleInput } from '../schedules/schedule-input.js';
 
@@ -106,12 +107,17 @@ const documentFields = {
         'On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A ' +
         "policy step pages one by the schedule's id; overrides are not part of the document.",
     }),
+  // Described by its component (PUT /settings/accounting's body too) and in DOCUMENT_DESCRIPTION: a description here
+  // would replace the shared component's.
+  accounting: accountingSettingsInputSchema.optional(),
 };
 
 const DOCUMENT_DESCRIPTION =
   'A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a ' +
   'header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no ' +
-  'configured key decrypts: it cannot be kept, so both are a 400 at their path there).';
+  'configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime ' +
+  'accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without ' +
+  'it leaves the policy alone.';
 
 /** POST /config/plan's body and GET /config's answer. */
 export const configDocumentSchema = z
@@ -167,6 +173,8 @@ export interface DesiredSchedule {
 /** A document read: every entry judged by its kind's rules, every ref resolved within the document. */
 export interface ConfigDocument {
   prune: boolean;
+  /** null: the document leaves the accounting policy alone. */
+  accounting: AccountingSettingsInput | null;
   monitors: DesiredMonitor[];
   escalationPolicies: DesiredPolicy[];
   statusPages: DesiredStatusPage[];
