@@ -7,6 +7,7 @@ import { CONSOLE_CSP } from '../apps/api/src/console/security-headers.js';
 import {
   bearer,
   createMonitorNamed,
+  maintenanceInProgress,
   makeHarness,
   makeUser,
   makeWorkspace,
@@ -45,16 +46,7 @@ async function seeded() {
     (await request(h.app).patch(`/api/v1/monitors/${paused.id}`).set(bearer(w.tokens.owner)).send({ enabled: false }))
       .status,
   ).toBe(200);
-  const maint = await request(h.app)
-    .post('/api/v1/maintenance')
-    .set(bearer(w.tokens.owner))
-    .send({
-      title: 'Billing upgrade',
-      startsAt: new Date(Date.now() - 60_000).toISOString(),
-      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      componentIds: [billing.componentId],
-    });
-  expect(maint.status).toBe(201);
+  await maintenanceInProgress(h, w, [billing.componentId]);
   return { w, up, paused };
 }
 
