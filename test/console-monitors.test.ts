@@ -53,7 +53,9 @@ async function seeded() {
 /** The rows of the monitors table: [name, status] in page order. */
 const rowsOf = (html: string) =>
   [
-    ...html.matchAll(/<tr id="monitor-[^"]+" data-status="([a-z]+)">.*?<td class="name"[^>]*><a [^>]*>([^<]*)<\/a>/g),
+    ...html.matchAll(
+      /<tr id="monitor-[^"]+" data-monitor="[^"]+" data-status="([a-z]+)">.*?<td class="name"[^>]*><span class="name-cell"><a [^>]*>([^<]*)<\/a>/g,
+    ),
   ].map((m) => [m[2], m[1]]);
 const countOf = (html: string, label: string) =>
   Number(new RegExp(`${label} <strong>(\\d+)</strong>`).exec(html)?.[1] ?? NaN);
