@@ -61,7 +61,7 @@ export function liveStatusStream(req: WorkspaceRequest, after: EventPosition): P
           ctx: { ...ctx, now },
           input: { after: cursor, types: ['monitor.status_changed'], limit: 200 },
         });
-        const ids = [...new Set(page.data.map((e) => (e.data.monitor as { id: string }).id))];
+        const ids = [...new Set(page.data.flatMap((e) => ('monitor' in e.data ? [e.data.monitor.id] : [])))];
         if (ids.length) {
           const records = await Promise.all(
             ids.map((id) =>

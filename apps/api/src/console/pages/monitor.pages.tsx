@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { AppError, paginationQuerySchema, responseTimesQuerySchema } from '@statusvane/shared';
+import {
+  AppError,
+  createMonitorSchema,
+  paginationQuerySchema,
+  responseTimesQuerySchema,
+  updateMonitorSchema,
+} from '@statusvane/shared';
 import { can } from '../../services/auth/permissions.js';
 import { listEscalationPolicies } from '../../services/escalation-policies/list-escalation-policies.js';
 import { getEventLogEnd } from '../../services/events/get-event-log-end.js';
@@ -11,6 +17,8 @@ import { getResponseTimes } from '../../services/monitors/get-response-times.js'
 import { checkResultQuerySchema, listCheckResults } from '../../services/monitors/list-check-results.js';
 import { listMonitorUptimes, UPTIME_WINDOWS } from '../../services/monitors/list-monitor-uptimes.js';
 import type { MonitorRecord } from '../../services/monitors/monitor-record.js';
+import { createMonitorChecks, updateMonitorChecks } from '../../services/monitors/monitor-validation.js';
+import { judgeInput } from '../../services/validation.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
 import { Button } from '../../views/components/button.js';
 import { PostForm } from '../../views/components/form.js';
@@ -262,7 +270,18 @@ async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
   const changes = bodyOf(current.type, values, 'edit', current);
   const policies = await policiesOf(req);
   try {
-    await updateMonitor(deps, { ctx: { ...ctx, ...ifMatchOf(req.form.version) }, input: { id: current.id, changes } });
+    // Judged as PATCH /monitors/{id} judges its body (schema, then the checks), then written.
+    const parsed = await judgeInput(
+      updateMonitorSchema,
+      updateMonitorChecks,
+      deps,
+      { ctx, params: { id: current.id } },
+      changes,
+    );
+    await updateMonitor(deps, {
+      ctx: { ...ctx, ...ifMatchOf(req.form.version) },
+      input: { id: current.id, changes: parsed },
+    });
   } catch (err) {
     if (err instanceof AppError && err.code === 'precondition_failed') {
       // Someone saved first: their values, and what this form tried to change, so it can be done again knowingly.
@@ -309,7 +328,15 @@ async function createSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
   const type = TYPES.includes(req.form.type as MonitorType) ? (req.form.type as MonitorType) : 'http';
   const values = postedValues(req);
   try {
-    const m = await createMonitor(req.deps, { ctx: req.ctx, input: bodyOf(type, values, 'create') });
+    // Judged as POST /monitors judges its body (schema, then the checks), then created.
+    const input = await judgeInput(
+      createMonitorSchema,
+      createMonitorChecks,
+      req.deps,
+      { ctx: req.ctx },
+      bodyOf(type, values, 'create'),
+    );
+    const m = await createMonitor(req.deps, { ctx: req.ctx, input });
     return { redirect: `${req.base}/monitors/${m.id}?done=created` };
   } catch (err) {
     const issues = issuesOf(err);

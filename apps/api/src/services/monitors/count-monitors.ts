@@ -1,5 +1,5 @@
 import { maintenanceWindowsNear, type PrismaClient } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { maintenanceCoverOf, monitorFilterWhere, withMonitorFilters, type MonitorFilters } from './monitor-filters.js';
 import { MONITOR_STATUSES } from './monitor-record.js';

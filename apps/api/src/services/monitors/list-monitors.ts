@@ -11,7 +11,7 @@ import {
   type Pagination,
   type PrismaClient,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { pageWindow } from '../records.js';
 import { listMonitorUptimes } from './list-monitor-uptimes.js';

@@ -7,7 +7,7 @@ import {
   type CoverageWindow,
   type Prisma,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { MONITOR_STATUSES } from './monitor-record.js';
 
 /** `metadata.<key>` (the spec's form) or `metadata[<key>]` (OpenAPI's deepObject, what generated clients send). */

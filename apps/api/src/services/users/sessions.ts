@@ -1,4 +1,5 @@
-import { hashToken, randomSecret, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { hashToken, randomSecret, type Logger, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { logFailure } from '../best-effort.js';
 
 /** A session ends after 12 hours without a request, and 30 days after sign-in whatever happens (§7). */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -67,6 +68,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
  */
 export async function readSession(
   prisma: PrismaClient,
+  logger: Pick<Logger, 'warn'>,
   token: string | undefined,
   now: Date,
 ): Promise<ConsoleSession | null> {
@@ -87,7 +89,16 @@ export async function readSession(
   if (row.expiresAt.getTime() <= t || t - row.lastSeenAt.getTime() >= SESSION_IDLE_MS) return null;
   if (t - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
     // Not awaited: a lost touch costs at most a minute of idle time.
-    prisma.consoleSession.updateMany({ where: { id: row.id }, data: { lastSeenAt: now } }).catch(() => undefined);
+    prisma.consoleSession
+      .updateMany({ where: { id: row.id }, data: { lastSeenAt: now } })
+      .catch(
+        logFailure(
+          logger,
+          'console session: lastSeenAt not written',
+          { sessionId: row.id },
+          'the next request writes it',
+        ),
+      );
   }
   return {
     id: row.id,
