@@ -379,7 +379,10 @@ function bodyValue(f: FieldSpec, values: FormValues, mode: 'create' | 'edit'): u
     case 'regions': {
       const ticked = values.regions;
       const list = Array.isArray(ticked) ? ticked : ticked ? [ticked] : [];
-      return mode === 'create' && list.length === 0 ? undefined : list;
+      // A new monitor with every region ticked (or none) takes the default, all of them, which follows CHECK_REGIONS.
+      const everyRegion = str(values['regions.all']).split(',').filter(Boolean);
+      const all = list.length === everyRegion.length && everyRegion.every((r) => list.includes(r));
+      return mode === 'create' && (list.length === 0 || all) ? undefined : list;
     }
     case 'headers': {
       if (str(values['headers.clear']) === 'on') return {};
@@ -412,7 +415,7 @@ function bodyValue(f: FieldSpec, values: FormValues, mode: 'create' | 'edit'): u
 
 /**
  * The API body of a submitted form: for a new monitor every field given (and its type); for an edit only the fields
- * whose value differs from what the form showed for the record as it is (`current`), so a field left alone never
+ * sent whose value differs from what the form showed for the record as it is (`current`), so a field left alone never
  * turns a default into a setting, and write-only fields only when something was typed or cleared.
  */
 export function bodyOf(
@@ -424,6 +427,16 @@ export function bodyOf(
   const out: Record<string, unknown> = mode === 'create' ? { type } : {};
   const shown = current ? valuesOf(current) : {};
   for (const f of fieldsOf(type, mode)) {
+    // A field the request did not carry at all is left as it is (a box unticked still sends its group's marker).
+    const markers =
+      f.kind === 'regions'
+        ? ['regions.all']
+        : f.kind === 'assertion'
+          ? ['jsonAssertion.path']
+          : f.kind === 'headers' || f.kind === 'body'
+            ? [f.name, `${f.name}.clear`]
+            : [f.name];
+    if (mode === 'edit' && markers.every((k) => values[k] === undefined)) continue;
     const v = bodyValue(f, values, mode);
     if (v === undefined) continue;
     if (mode === 'edit' && f.kind !== 'headers' && f.kind !== 'body') {
@@ -525,6 +538,7 @@ function Control(props: {
       const ticked = new Set(Array.isArray(values.regions) ? values.regions : values.regions ? [values.regions] : []);
       return (
         <div class="checks" role="group" aria-labelledby={`${id}-label`} aria-describedby={props.describedBy}>
+          <input type="hidden" name="regions.all" value={props.regions.join(',')} />
           {props.regions.map((r) => (
             <label class="check">
               <input type="checkbox" name="regions" value={r} checked={ticked.has(r)} />
