@@ -230,7 +230,8 @@ describe('the edit form', () => {
       'jsonAssertion.value': '"ok"',
     });
     expect(bad.status).toBe(400);
-    expect(errorOf(bad.text, 'intervalSeconds')).toBeTruthy();
+    // The schema's wording where a person would read it otherwise.
+    expect(errorOf(bad.text, 'intervalSeconds')).toBe('A whole number, please.');
     expect(errorOf(bad.text, 'target')).toContain('only http and https');
     expect(errorOf(bad.text, 'expectedStatusCodes')).toMatch(/^\[1\]/);
     expect(errorOf(bad.text, 'jsonAssertion')).toContain('compares numbers');
@@ -345,7 +346,7 @@ describe('the new monitor form', () => {
       regions: 'mars',
     });
     expect(res.status).toBe(400);
-    expect(errorOf(res.text, 'name')).toBeTruthy();
+    expect(errorOf(res.text, 'name')).toBe('Required.');
     expect(errorOf(res.text, 'target')).toBeTruthy();
     expect(errorOf(res.text, 'intervalSeconds')).toContain('60');
     expect(errorOf(res.text, 'regions')).toBeTruthy();

@@ -23,7 +23,7 @@ function draw(el: HTMLElement): void {
     width: Math.max(280, target.clientWidth),
     height: 260,
     series: [
-      {},
+      { label: 'Time' },
       ...data.series.map((s) => ({
         label: s.label,
         stroke: css(`--chart-${s.color % 6}`) || '#1f5fbf',

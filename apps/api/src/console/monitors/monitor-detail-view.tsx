@@ -78,7 +78,7 @@ export function MonitorSummary(props: { monitor: MonitorRecord; uptimes: Monitor
             <dd class={uptimeClass(uptimes[w])}>{formatUptime(uptimes[w])}</dd>
           </div>
         ))}
-        <div class="tile">
+        <div class="tile tile-wide">
           <dt>Last check</dt>
           <dd>
             {m.lastCheckedAt ? (
@@ -185,21 +185,25 @@ export function LatestResults(props: { results: readonly CheckResultRecord[]; no
                     {relativeTime(new Date(r.checkedAt), props.now)}
                   </time>
                 </td>
-                <td data-label="Region">{r.region}</td>
-                <td data-label="Result">
+                <td data-label="Region" class="region">
+                  {r.region}
+                </td>
+                <td data-label="Result" class="result">
                   <span class={`badge badge-${r.status === 'missed' ? 'pending' : r.status}`}>
                     <span class="dot" aria-hidden="true" />
                     {RESULT_LABELS[r.status]}
                   </span>
                 </td>
-                <td data-label="Reason" class="reason">
+                <td data-label="Reason" class={r.reason ? 'reason' : 'reason none'}>
                   {r.reason ?? '–'}
                 </td>
-                <td data-label="Address" class="mono">
+                <td data-label="Address" class="mono address">
                   {r.address ?? '–'}
                 </td>
-                <td data-label="Code">{r.statusCode ?? '–'}</td>
-                <td data-label="Total" class="num">
+                <td data-label="Code" class="code">
+                  {r.statusCode ?? '–'}
+                </td>
+                <td data-label="Total" class="num total">
                   {r.totalMs === null ? '–' : `${r.totalMs} ms`}
                 </td>
                 <td data-label="Phases (ms)" class="phases">

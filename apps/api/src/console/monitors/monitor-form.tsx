@@ -160,6 +160,7 @@ export const FIELDS: readonly FieldSpec[] = [
     types: ['http'],
     section: 'Response',
     hint: 'A JSON path (such as $.status), an operator and a value (JSON: "ok", 200, true).',
+    wide: true,
   },
   {
     name: 'dnsExpected',
@@ -448,6 +449,13 @@ export function bodyOf(
   return out;
 }
 
+/** The schema's wording where a person filling in a form would read it otherwise. */
+function plainly(message: string): string {
+  if (/expected string, received undefined|expected string to have >=1 characters/.test(message)) return 'Required.';
+  if (/expected number, received string/.test(message)) return 'A whole number, please.';
+  return message;
+}
+
 /** A 400's issues by form field (the first segment of each path); those of no field under ''. */
 export function issuesByField(
   type: MonitorType,
@@ -460,8 +468,8 @@ export function issuesByField(
     const head = issue.path.split(/[.[]/)[0] ?? '';
     const key = names.has(head) ? head : '';
     const rest = key ? issue.path.slice(head.length).replace(/^\./, '') : issue.path;
-    const text =
-      rest && key ? `${rest}: ${issue.message}` : key ? issue.message : `${issue.path || 'body'}: ${issue.message}`;
+    const message = plainly(issue.message);
+    const text = rest && key ? `${rest}: ${message}` : key ? message : `${issue.path || 'body'}: ${message}`;
     out[key] = out[key] ? `${out[key]} ${text}` : text;
   }
   return out;
