@@ -37,17 +37,18 @@ let shop: { id: string };
 /** Results over the last days in two regions (four an hour, one of them slow), for the chart and the sparklines. */
 async function history(monitorId: string, base: number) {
   const now = Math.floor(Date.now() / 3_600_000) * 3_600_000;
-  const rows = [];
-  for (let i = 0; i < 72; i++) {
-    for (const [region, offset] of [
-      ['eu-west', 0],
-      ['us-east', 60],
-    ] as const) {
+  const rows = Array.from({ length: 72 }, (_, i) =>
+    (
+      [
+        ['eu-west', 0],
+        ['us-east', 60],
+      ] as const
+    ).flatMap(([region, offset]) => {
       const wave = Math.round(base + offset + 40 * Math.sin(i / 4) + (i % 7) * 6);
-      [0, 12, 25, 140 + (i % 5) * 30].forEach((extra, k) => {
+      return [0, 12, 25, 140 + (i % 5) * 30].map((extra, k) => {
         const at = new Date(now - i * 3_600_000 + k * 900_000 + 60_000);
         const down = i === 30 && k === 2 && region === 'us-east';
-        rows.push({
+        return {
           monitorId,
           region,
           slot: at,
@@ -60,10 +61,10 @@ async function history(monitorId: string, base: number) {
           waitingMs: wave + extra - 45,
           statusCode: down ? 503 : 200,
           address: '93.184.215.14',
-        });
+        };
       });
-    }
-  }
+    }),
+  ).flat();
   await h.prisma.checkResult.createMany({ data: rows.filter((r) => r.checkedAt.getTime() < Date.now()) });
   await rebuildRollups(h.prisma, monitorId);
 }

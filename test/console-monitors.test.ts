@@ -306,6 +306,14 @@ describe('the monitors page, stage 2', () => {
     const second = await b.get(`/app/${w.ws.slug}/monitors?page=2`);
     expect(rowsOf(second.text)).toEqual([['m-100', 'pending']]);
     expect(second.text).toContain('101–101 of 101');
+    // Gzipped for a browser that takes it (a tenth of the bytes), as it is for one that does not.
+    const zipped = await b.get(`/app/${w.ws.slug}/monitors`).set('Accept-Encoding', 'gzip');
+    expect([zipped.headers['content-encoding'], zipped.headers.vary]).toEqual(['gzip', 'Accept-Encoding']);
+    expect(Number(zipped.headers['content-length'])).toBeLessThan(first.text.length / 5);
+    expect(rowsOf(zipped.text)).toHaveLength(100);
+    const plain = await b.get(`/app/${w.ws.slug}/monitors`).set('Accept-Encoding', 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(rowsOf(plain.text)).toHaveLength(100);
   });
 
   it('shows the 24-hour uptime, a sparkline drawn on the server and certificate days from the rollups', async () => {

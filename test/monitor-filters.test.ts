@@ -187,7 +187,7 @@ describe('GET /monitors status, sort and GET /monitors/counts', () => {
   });
 
   it('sorts by name (case and digits), status (worst first) and back, ties by name, pages after sorting', async () => {
-    const { w } = await everyStatus();
+    const { w, made } = await everyStatus();
     expect(await namesIn(w, '?sort=name')).toEqual(['api', 'billing', 'fresh', 'old job', 'search', 'Web-2', 'web-10']);
     expect(await namesIn(w, '?sort=-name')).toEqual([
       'web-10',
@@ -224,6 +224,24 @@ describe('GET /monitors status, sort and GET /monitors/counts', () => {
     ]);
     for (const bad of ['?sort=colour', '?sort=--name', '?sort=name&sort=status', '?sort='])
       expect([bad, (await list(bad, w.tokens.viewer)).status]).toEqual([bad, 400]);
+
+    // A renamed monitor and a new one take their places at once (the name ranks kept between lists are redone).
+    await request(h.app)
+      .patch(`/api/v1/monitors/${made.api!.id}`)
+      .set(bearer(w.tokens.owner))
+      .send({ name: 'zeta' })
+      .expect(200);
+    await createMonitorNamed(h, w, 'Billing 2');
+    expect(await namesIn(w, '?sort=name')).toEqual([
+      'billing',
+      'Billing 2',
+      'fresh',
+      'old job',
+      'search',
+      'Web-2',
+      'web-10',
+      'zeta',
+    ]);
   });
 
   it('sorts by the last 24 hours’ uptime and average response time, monitors without data last both ways', async () => {

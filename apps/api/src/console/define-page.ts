@@ -1,8 +1,10 @@
+import { gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { VNode } from 'preact';
 import { randomSecret } from '@statusvane/shared';
 import type { ApiDeps } from '../deps.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
+import { sendRendered } from '../routes/public-pages/respond.js';
 import { can, type Permission } from '../services/auth/permissions.js';
 import { sessionWorkspaceContext, userWorkspaces } from '../services/auth/session-context.js';
 import type { ServiceContext } from '../services/context.js';
@@ -167,10 +169,12 @@ async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer):
     return;
   }
   if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
-  res
-    .status(answer.status ?? 200)
-    .type('html')
-    .send(renderPage(answer.view));
+  const body = Buffer.from(renderPage(answer.view));
+  res.status(answer.status ?? 200).type('html');
+  // Gzipped for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB
+  // gzipped. Level 1, since each answer is made for its one request (the public page's are cached): about a third of
+  // level 6's CPU time, for 20% more bytes.
+  sendRendered(res.req, res, { body, gzipped: () => gzipSync(body, { level: 1 }) });
 }
 
 /**

@@ -30,7 +30,8 @@ export async function listMonitorUptimes(
   const day = lastDayWindow(ctx.now);
   const today = Math.floor(ctx.now.getTime() / DAY_MS) * DAY_MS;
   const since = (days: number) => new Date(today - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-  // Scoped by the workspace through the monitors: another workspace's id counts nothing.
+  // Scoped by the workspace through the monitors: another workspace's id counts nothing. Grouped by the uuid, not its
+  // text (16 bytes to compare, not 36: for a whole workspace sorted by uptime, 24 rows of each of 10,000 monitors).
   const wants = (...w: UptimeWindow[]) => w.some((x) => input.windows.includes(x));
   const longest = Math.max(0, ...input.windows.map((w) => (w === '24h' ? 0 : WINDOW_DAYS[w])));
   const [hourly, daily] = await Promise.all([
@@ -40,7 +41,7 @@ export async function listMonitorUptimes(
       SELECT r."monitorId"::text AS id, sum(r.total)::int AS total, sum(r."downCount")::int AS down
       FROM check_rollups_hourly r JOIN monitors m ON m.id = r."monitorId" AND m."workspaceId" = ${ctx.workspace.id}::uuid
       WHERE r."monitorId" = ANY(${ids}::uuid[]) AND r.hour >= ${day.from} AND r.hour < ${day.to}
-      GROUP BY 1`,
+      GROUP BY r."monitorId"`,
     !wants('7d', '30d', '90d')
       ? []
       : prisma.$queryRaw<
@@ -55,7 +56,7 @@ export async function listMonitorUptimes(
       FROM check_rollups_daily r JOIN monitors m ON m.id = r."monitorId" AND m."workspaceId" = ${ctx.workspace.id}::uuid
       WHERE r."monitorId" = ANY(${ids}::uuid[])
         AND r.day >= ${since(longest)}::date
-      GROUP BY 1`,
+      GROUP BY r."monitorId"`,
   ]);
   for (const r of hourly) out.get(r.id)!['24h'] = uptimePercent(r.total, r.down);
   for (const r of daily) {

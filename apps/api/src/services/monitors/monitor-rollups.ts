@@ -32,6 +32,6 @@ export async function averageResponseTimes(
     SELECT "monitorId"::text AS id, (sum("responseSum") / nullif(sum("responseCount"), 0))::float8 AS avg
     FROM check_rollups_hourly
     WHERE "monitorId" = ANY(${[...monitorIds]}::uuid[]) AND hour >= ${window.from} AND hour < ${window.to}
-    GROUP BY 1`;
+    GROUP BY "monitorId"`;
   return new Map(rows.map((r) => [r.id, r.avg === null ? null : Math.round(r.avg)]));
 }
