@@ -3,10 +3,8 @@
 // is drawn on a canvas (pixels read back), bulk pause through the preview, and axe-core with no serious or critical
 // violation at 1280 and 390 px, light and dark, on each page, no sideways scroll at 390 px. Screenshots go to
 // test-artifacts/console/.
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { rebuildRollups } from '@statusvane/shared';
@@ -20,10 +18,10 @@ import {
   monitorShowing,
   type Harness,
 } from './support/harness.js';
-import { axeViolations, launchChromium, type AxeViolation } from './support/browser.js';
+import { launchChromium } from './support/browser.js';
+import { consoleVisitor, inspectConsolePage, signInThroughForm, type Scheme } from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
@@ -77,7 +75,6 @@ beforeAll(async () => {
   h = makeHarness({ PUBLIC_BASE_URL: origin, CHECK_REGIONS: 'eu-west,us-east' });
   server.on('request', h.app);
   browser = await launchChromium('console monitors');
-  mkdirSync(ARTIFACTS, { recursive: true });
 
   w = await makeWorkspace(h.prisma, { plan: 'solo' });
   await h.prisma.workspace.update({ where: { id: w.ws.id }, data: { name: 'Acme Production' } });
@@ -119,36 +116,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Scheme = 'light' | 'dark';
-
-async function visitor(width: number, colorScheme: Scheme = 'light') {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // A form refused with its issues beside the fields answers 400 on purpose; anything else is a defect.
-    if (m.type() === 'error' && !/status of 400/.test(m.text())) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return { context, page, errors };
-}
-
-async function signIn(page: Page) {
-  await page.goto(`${origin}/app/login`);
-  await page.fill('#f-email', owner.email);
-  await page.fill('#f-password', PASSWORD);
-  await Promise.all([page.waitForURL(`${origin}/app/${w.ws.slug}/monitors`), page.click('button[type=submit]')]);
-}
-
-async function inspect(page: Page, errors: string[], name: string, width: number, scheme: Scheme) {
-  const label = `${name} ${width} ${scheme}`;
-  const serious = (await axeViolations(page)).filter((v: AxeViolation) => ['serious', 'critical'].includes(v.impact));
-  expect([label, serious]).toEqual([label, []]);
-  const sideways = await page.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`);
-  expect([label, sideways]).toEqual([label, 0]);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
-  expect([label, errors]).toEqual([label, []]);
-}
+const visitor = (width: number, colorScheme: Scheme = 'light') =>
+  // A form refused with its issues beside the fields answers 400 on purpose.
+  consoleVisitor(browser, width, colorScheme, /status of 400/);
+const signIn = (page: Page) => signInThroughForm(page, origin, owner.email, PASSWORD, `/app/${w.ws.slug}/monitors`);
+const inspect = inspectConsolePage;
 
 /** How many pixels of the chart's canvas are painted (not transparent). */
 const paintedPixels = (page: Page) =>

@@ -2,10 +2,8 @@
 // Policy: sign in through the form, see the monitors page, no serious or critical axe-core violation at 1280 and
 // 390 px in light and dark, no sideways scroll at 390 px, and sign out. Screenshots go to test-artifacts/console/.
 // This suite never skips: without Chromium it fails and says how to install it.
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
@@ -18,10 +16,10 @@ import {
   monitorShowing,
   type Harness,
 } from './support/harness.js';
-import { axeViolations, launchChromium, type AxeViolation } from './support/browser.js';
+import { launchChromium } from './support/browser.js';
+import { consoleVisitor, inspectConsolePage, signInThroughForm, type Scheme } from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
@@ -40,7 +38,6 @@ beforeAll(async () => {
   h = makeHarness({ PUBLIC_BASE_URL: origin });
   server.on('request', h.app);
   browser = await launchChromium('console');
-  mkdirSync(ARTIFACTS, { recursive: true });
 
   w = await makeWorkspace(h.prisma);
   await h.prisma.workspace.update({ where: { id: w.ws.id }, data: { name: 'Acme Production' } });
@@ -69,49 +66,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-type Scheme = 'light' | 'dark';
-
-/** A context with JavaScript on (the enhancement script runs; axe needs timers), recording console errors. */
-async function visitor(width: number, colorScheme: Scheme = 'light') {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // A refused sign-in answers 401 on purpose; anything else (a CSP violation above all) is a defect.
-    if (m.type() === 'error' && !/status of 401/.test(m.text())) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return { context, page, errors };
-}
-
-async function signIn(page: Page, email: string) {
-  await page.goto(`${origin}/app/login`);
-  await page.fill('#f-email', email);
-  await page.fill('#f-password', PASSWORD);
-  await Promise.all([page.waitForURL(`${origin}/app/${w.ws.slug}/monitors`), page.click('button[type=submit]')]);
-}
-
-/** axe-core's serious and critical violations. */
-async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
-
-async function sidewaysScroll(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
-      .document.documentElement;
-    return d.scrollWidth - d.clientWidth;
-  });
-}
-
-/** Checks one page at one width and scheme: axe, no sideways scroll at 390, a screenshot, no console error. */
-async function inspect(page: Page, errors: string[], name: string, width: number, scheme: Scheme) {
-  const label = `${name} ${width} ${scheme}`;
-  expect([label, await seriousViolations(page)]).toEqual([label, []]);
-  expect([label, await sidewaysScroll(page)]).toEqual([label, 0]);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
-  expect([label, errors]).toEqual([label, []]);
-}
+const visitor = (width: number, colorScheme: Scheme = 'light') =>
+  // A refused sign-in answers 401 on purpose.
+  consoleVisitor(browser, width, colorScheme, /status of 401/);
+const signIn = (page: Page, email: string) =>
+  signInThroughForm(page, origin, email, PASSWORD, `/app/${w.ws.slug}/monitors`);
+const inspect = inspectConsolePage;
 
 describe('the console in Chromium', () => {
   it('signs in through the form and lands on the monitors page', async () => {
@@ -137,7 +97,7 @@ describe('the console in Chromium', () => {
       // Filtering by status through the select (submitted by the script on change).
       await Promise.all([page.waitForURL(/status=down/), page.selectOption('#monitor-status', 'down')]);
       expect(await page.locator('table.monitors tbody tr').count()).toBe(1);
-      expect(await page.locator('table.monitors td.name').textContent()).toBe('Checkout');
+      expect(await page.locator('table.monitors td.name a').textContent()).toBe('Checkout');
       expect(errors).toEqual([]);
     } finally {
       await context.close();
