@@ -93,7 +93,8 @@ async function seedRollupRows(
   input: { workspaceId: string; measuredId: string; days: number },
   ids: string[],
 ): Promise<void> {
-  const regions = [...CONSOLE_REGIONS];
+  // $1 the measured monitor, $2 its regions, $3 every other monitor's, $4 the workspace, $5 the monitors of the batch.
+  const common = [input.measuredId, [...CONSOLE_REGIONS], CONSOLE_REGIONS.slice(0, 1), input.workspaceId, ids];
   await prisma.$executeRawUnsafe(
     `INSERT INTO check_rollups_hourly ("monitorId", region, hour, total, "downCount", "responseSum", "responseCount", "latencyHist")
      SELECT m.id, r.region, h.hour, 60, d.down, (60 - d.down)::bigint * d.ms, 60 - d.down, ${hist('d.ms', '60 - d.down')}
@@ -103,11 +104,7 @@ async function seedRollupRows(
      CROSS JOIN LATERAL (SELECT 80 + (hashtext(m.id::text || r.region || h.hour::text) & 255) AS ms,
        CASE WHEN hashtext(m.id::text || h.hour::text) % 61 = 0 THEN 3 ELSE 0 END AS down) d
      WHERE m."workspaceId" = $4::uuid AND m.id = ANY($5::uuid[])`,
-    input.measuredId,
-    regions,
-    regions.slice(0, 1),
-    input.workspaceId,
-    ids,
+    ...common,
   );
   await prisma.$executeRawUnsafe(
     `INSERT INTO check_rollups_daily ("monitorId", region, day, total, "downCount", "degradedCount", "responseSum", "responseCount", "latencyHist")
@@ -118,11 +115,7 @@ async function seedRollupRows(
      CROSS JOIN LATERAL (SELECT 80 + (hashtext(m.id::text || r.region || g.day::text) & 255) AS ms,
        CASE WHEN hashtext(m.id::text || g.day::text) % 13 = 0 THEN 4 ELSE 0 END AS down) d
      WHERE m."workspaceId" = $4::uuid AND m.id = ANY($5::uuid[])`,
-    input.measuredId,
-    regions,
-    regions.slice(0, 1),
-    input.workspaceId,
-    ids,
+    ...common,
     input.days,
   );
 }
