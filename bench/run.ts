@@ -7,7 +7,8 @@
  * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json. `--over-capacity` runs only
  * one worker at twice its capacity (scenarios/over-capacity.ts) and writes `-over-capacity.json`. `--workers N` runs
  * the scheduling scenario on N worker processes. `--uptime-report` runs only the uptime report of a month for 1,000
- * monitors (scenarios/uptime-report.ts; `--monitors` sets how many) and writes `-uptime-report.json`.
+ * monitors (scenarios/uptime-report.ts; `--monitors` sets how many) and writes `-uptime-report.json`. `--console` runs only the console's monitors pages at 10,000
+ * monitors (scenarios/console-pages.ts; `--monitors` changes how many) and writes `-console.json`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
+import { buildAssets } from '../scripts/build-assets.mjs';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
 import {
@@ -47,6 +49,7 @@ import {
 import { FILTERED_LIST_SCENARIO, LIST_SCENARIO, runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
 import { runConfigScenario } from './scenarios/config.js';
+import { CONSOLE_REGIONS, runConsolePages, seedConsolePages } from './scenarios/console-pages.js';
 import { runEventLogOverhead, type EventLogInput } from './scenarios/event-log.js';
 import { runResponseTimes } from './scenarios/response-times.js';
 import { runOverCapacity } from './scenarios/over-capacity.js';
@@ -65,6 +68,8 @@ const { values: args } = parseArgs({
     'over-capacity': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
     'event-log': { type: 'boolean', default: false },
+    // Only the console's monitors pages (scenarios/console-pages.ts): issue 27's page times and weights.
+    console: { type: 'boolean', default: false },
     // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
     'api-only': { type: 'boolean', default: false },
     // Only the scheduling scenario (with its cost per check and what ran out), printed and recorded in
@@ -221,6 +226,50 @@ try {
     );
     await prisma.$disconnect();
     await stopAll(children);
+    process.exit(0);
+  }
+
+  if (args.console) {
+    // The pages' own assets, as `npm run build` leaves them (build() above compiles the server only).
+    await buildAssets();
+    const days = 90;
+    const monitors = args.monitors ? sizes.monitors : 10_000;
+    log(`console pages: seeding ${monitors} monitors with ${days} days of rollups...`);
+    // Seeded through a client of its own: statements of a hundred thousand rows may take minutes on a busy machine.
+    const seeder = createPrisma(urls.databaseUrl, { max: 2, statementTimeoutMs: 600_000 });
+    const seeded = await seedConsolePages(seeder, { monitors, days, targetUrl: 'http://127.0.0.1:9/health' });
+    await seeder.$disconnect();
+    log(`seeded in ${seeded.seedSeconds.toFixed(1)} s`);
+    api = await startApi(urls, encryptionKey, { CHECK_REGIONS: CONSOLE_REGIONS.join(','), REGION: CONSOLE_REGIONS[0] });
+    children.push(api.child);
+    // The API brings Redis's schedules in line with 10,000 enabled monitors as it starts: measured after, not during.
+    await api.child.waitFor(/schedules reconciled/, 600_000);
+    const consolePages = await runConsolePages(
+      {
+        prisma,
+        apiUrl: api.baseUrl,
+        apiPid: api.child.pid,
+        ...seeded,
+        monitors,
+        days,
+        connections: [1, 4],
+        durationSeconds: sizes.apiSeconds,
+        warmupSeconds: sizes.warmupSeconds,
+      },
+      log,
+    );
+    const { path } = writeSideResults(
+      RESULTS_DIR,
+      'console',
+      { startedAt, quick, source },
+      { loadAverageAtStart, consolePages },
+    );
+    process.stdout.write(
+      `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (under ${g.limit})`).join('\n')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll([api.child, ...children]);
     process.exit(0);
   }
 

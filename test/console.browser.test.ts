@@ -13,7 +13,13 @@ import {
   monitorShowing,
   type Harness,
 } from './support/harness.js';
-import { consoleInBrowser, consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
+import {
+  consoleInBrowser,
+  consoleVisitor,
+  inspectConsolePage,
+  signInThroughForm,
+  type Scheme,
+} from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -55,16 +61,12 @@ afterAll(async () => {
   await served?.close();
 });
 
-/** A context with JavaScript on; a refused sign-in answers 401 on purpose. */
-const visitor = (width: number, scheme: Scheme = 'light') => consoleVisitor(browser, width, scheme, /status of 401/);
+const visitor = (width: number, colorScheme: Scheme = 'light') =>
+  // A refused sign-in answers 401 on purpose.
+  consoleVisitor(browser, width, colorScheme, /status of 401/);
+const signIn = (page: Page, email: string) =>
+  signInThroughForm(page, origin, email, PASSWORD, `/app/${w.ws.slug}/monitors`);
 const inspect = inspectConsolePage;
-
-async function signIn(page: Page, email: string) {
-  await page.goto(`${origin}/app/login`);
-  await page.fill('#f-email', email);
-  await page.fill('#f-password', PASSWORD);
-  await Promise.all([page.waitForURL(`${origin}/app/${w.ws.slug}/monitors`), page.click('button[type=submit]')]);
-}
 
 describe('the console in Chromium', () => {
   it('signs in through the form and lands on the monitors page', async () => {
@@ -90,7 +92,7 @@ describe('the console in Chromium', () => {
       // Filtering by status through the select (submitted by the script on change).
       await Promise.all([page.waitForURL(/status=down/), page.selectOption('#monitor-status', 'down')]);
       expect(await page.locator('table.monitors tbody tr').count()).toBe(1);
-      expect(await page.locator('table.monitors td.name').textContent()).toBe('Checkout');
+      expect(await page.locator('table.monitors td.name a').textContent()).toBe('Checkout');
       expect(errors).toEqual([]);
     } finally {
       await context.close();

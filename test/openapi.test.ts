@@ -44,6 +44,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/maintenance/{id}'],
   ['post', '/monitors'],
   ['get', '/monitors'],
+  ['get', '/monitors/counts'],
   ['get', '/monitors/{id}'],
   ['patch', '/monitors/{id}'],
   ['delete', '/monitors/{id}'],

@@ -28,6 +28,14 @@ export async function consoleVisitor(browser: Browser, width: number, colorSchem
   return { context, page, errors };
 }
 
+/** Signs in through the login form and waits for the page it lands on. */
+export async function signInThroughForm(page: Page, origin: string, email: string, password: string, landing: string) {
+  await page.goto(`${origin}/app/login`);
+  await page.fill('#f-email', email);
+  await page.fill('#f-password', password);
+  await Promise.all([page.waitForURL(`${origin}${landing}`), page.click('button[type=submit]')]);
+}
+
 /** axe-core's serious and critical violations. */
 async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');

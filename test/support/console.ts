@@ -29,7 +29,7 @@ export function consoleBrowser(h: Harness, opts: { address?: string } = {}) {
     address: opts.address,
     get: (path: string) => withAddress(agent.get(path)),
     /** Opens `formPage`, then posts `fields` with its CSRF token to `action` (default: the same path). */
-    async submit(formPage: string, fields: Record<string, string>, action = formPage) {
+    async submit(formPage: string, fields: Record<string, string | string[]>, action = formPage) {
       const page = await withAddress(agent.get(formPage));
       return withAddress(agent.post(action))
         .set('Origin', origin)
@@ -37,8 +37,11 @@ export function consoleBrowser(h: Harness, opts: { address?: string } = {}) {
         .send({ _csrf: csrfOf(page.text), ...fields });
     },
     /** A POST with a token already in hand (or none). */
-    post: (path: string, fields: Record<string, string>, headers: Record<string, string> = { Origin: origin }) =>
-      withAddress(agent.post(path)).set(headers).type('form').send(fields),
+    post: (
+      path: string,
+      fields: Record<string, string | string[]>,
+      headers: Record<string, string> = { Origin: origin },
+    ) => withAddress(agent.post(path)).set(headers).type('form').send(fields),
     async signIn(email: string, password: string) {
       const res = await this.submit('/app/login', { email, password });
       if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.text.slice(0, 300)}`);

@@ -8,6 +8,7 @@ import { csrfTokenMatches, fromOwnOrigin } from './csrf.js';
 import { mountPages, type PageMountOptions } from './define-page.js';
 import { accountPages } from './pages/account.pages.js';
 import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
+import { monitorDetailPages } from './pages/monitor.pages.js';
 import { monitorPages } from './pages/monitors.pages.js';
 import { contactMethodPages, oncallPages } from './pages/oncall.pages.js';
 import { passwordPages } from './pages/password.pages.js';
@@ -96,13 +97,14 @@ export function consoleRouter(deps: ApiDeps): Router {
   };
   // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
   // the reserved first segments are its own pages, or nothing).
+  const workspacePages = () => [...monitorPages(), ...monitorDetailPages(), ...oncallPages()];
   const longForm = Router({ mergeParams: true });
-  mountPages(longForm, [...monitorPages(), ...oncallPages()], { ...opts, mount: '/app/w/{ws}' });
+  mountPages(longForm, workspacePages(), { ...opts, mount: '/app/w/{ws}' });
   const shortForm = Router({ mergeParams: true });
   shortForm.use((req, res, next) =>
     isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
   );
-  mountPages(shortForm, [...monitorPages(), ...oncallPages()], { ...opts, mount: '/app/{ws}' });
+  mountPages(shortForm, workspacePages(), { ...opts, mount: '/app/{ws}' });
   router.use('/w/:ws', longForm);
   router.use('/:ws', shortForm);
   router.use(notFound);

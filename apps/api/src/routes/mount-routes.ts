@@ -42,6 +42,32 @@ const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'
  */
 export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: ApiDeps): void {
   const clock = deps.clock ?? (() => new Date());
+  const methods = new Map<string, string[]>();
+  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
+  const allowOf = (allowed: string[]) => (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
+  const notAllowed =
+    (allow: string): RequestHandler =>
+    (req, res) => {
+      res.setHeader('Allow', allow);
+      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      throw new AppError(
+        'invalid_request',
+        `${req.method} is not allowed here; this path takes ${allow}`,
+        undefined,
+        405,
+      );
+    };
+  // A path without parameters that a path with one also matches (`/monitors/counts` and `/monitors/{id}`) is answered
+  // as itself whatever the method: its 405 comes before the other path's operations could take `counts` for an id.
+  for (const [path, allowed] of methods) {
+    if (path.includes('{')) continue;
+    const allow = allowOf(allowed);
+    const guard = notAllowed(allow);
+    router.all(expressPath(path), (req, res, next) =>
+      allow.split(', ').includes(req.method) ? next() : guard(req, res, next),
+    );
+  }
   for (const route of routes) {
     const status = successStatus(route);
     const success = successOf(route);
@@ -133,22 +159,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
   }
   // A known path asked with a method it does not take: 405 naming the ones it does (GET also answers HEAD);
   // OPTIONS: 204 with the same Allow.
-  const methods = new Map<string, string[]>();
-  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
-  for (const [path, allowed] of methods) {
-    const allow = (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
-    router.all(expressPath(path), (req, res) => {
-      res.setHeader('Allow', allow);
-      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
-      if (req.method === 'OPTIONS') return void res.status(204).end();
-      throw new AppError(
-        'invalid_request',
-        `${req.method} is not allowed here; this path takes ${allow}`,
-        undefined,
-        405,
-      );
-    });
-  }
+  for (const [path, allowed] of methods) router.all(expressPath(path), notAllowed(allowOf(allowed)));
 }
 
 /**
@@ -158,7 +169,9 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
  * (case-insensitive, a trailing slash allowed); a path no operation has keeps no label.
  */
 export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
-  const templates = [...new Set(routes.map((r) => r.path))].map((path) => ({
+  // Paths without parameters first: `/monitors/counts` is not `/monitors/{id}`.
+  const paths = [...new Set(routes.map((r) => r.path))].sort((a, b) => +a.includes('{') - +b.includes('{'));
+  const templates = paths.map((path) => ({
     label: `${base}${expressPath(path)}`,
     pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i'),
   }));

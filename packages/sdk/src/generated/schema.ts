@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * List monitors
-         * @description A page of the workspace's monitors, oldest first, filtered by every filter given (AND). `status` finds enabled monitors by their last check state (a paused monitor is found with `enabled=false`); `metadata.<key>=<value>` (repeatable, each key once) matches a metadata value exactly, e.g. `?metadata.team=payments&metadata.tier=1`. An invalid value or an unknown parameter is 400. Any role (viewer and above).
+         * @description A page of the workspace's monitors, oldest first or in the order `sort` asks, filtered by every filter given (AND). `status` finds monitors by the status their records show: `paused` (disabled), `maintenance` (a window in progress covers them), else their last check state; `metadata.<key>=<value>` (repeatable, each key once) matches a metadata value exactly, e.g. `?metadata.team=payments&metadata.tier=1`. An invalid value or an unknown parameter is 400. Any role (viewer and above).
          */
         get: operations["listMonitors"];
         put?: never;
@@ -86,6 +86,30 @@ export interface paths {
          * @description As `GET /monitors` (listMonitors), answered with its status and headers and no body.
          */
         head: operations["listMonitorsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count monitors by status
+         * @description How many of the workspace's monitors match the filters of `GET /monitors` (the same parameters, without `page`, `perPage` and `sort`), per status their records show, and in all: each count is the `pagination.total` that `GET /monitors?status=<status>` with the same filters answers. With `status`, the statuses it does not name count 0. Any role (viewer and above).
+         */
+        get: operations["countMonitors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Count monitors by status (headers only)
+         * @description As `GET /monitors/counts` (countMonitors), answered with its status and headers and no body.
+         */
+        head: operations["countMonitorsHead"];
         patch?: never;
         trace?: never;
     };
@@ -154,7 +178,7 @@ export interface paths {
         };
         /**
          * Get response-time history
-         * @description Fixed-width buckets over the chosen period, every bucket present, the window ending at the current bucket. `avgMs` averages the checks that got a response; an empty bucket has `total` 0, `downCount` 0 and `avgMs` null. The phase breakdown requires the Solo plan or above: on the Free plan every phase value is null and the rest is unchanged. Any role (viewer and above).
+         * @description Fixed-width buckets over the chosen period, every bucket present, the window ending at the current bucket: `hour` 60 of one minute, `day` 24 of one hour, `week` 28 of six hours, `month` 30 and `quarter` 90 of one UTC day. `avgMs` averages the checks that got a response, `p50Ms` and `p95Ms` are their median and 95th percentile (from latency histograms: within 9.4% from 20 ms up, within 2 ms below); an empty bucket has `total` 0, `downCount` 0 and the times null. The phase breakdown requires the Solo plan or above: on the Free plan every phase value is null and the rest is unchanged. Any role (viewer and above).
          */
         get: operations["getMonitorResponseTimes"];
         put?: never;
@@ -2511,6 +2535,16 @@ export interface components {
             dnsResolver?: string | null;
             dnsExpected?: string[];
         };
+        MonitorStatusCounts: {
+            pending: number;
+            up: number;
+            degraded: number;
+            down: number;
+            paused: number;
+            maintenance: number;
+            /** @description Every monitor the filters match: the sum of the statuses. */
+            total: number;
+        };
         /** @description Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create. */
         UpdateMonitorInput: {
             name?: string;
@@ -2587,7 +2621,7 @@ export interface components {
             /** Format: uuid */
             monitorId: string;
             /** @enum {string} */
-            period: "hour" | "day" | "week" | "month";
+            period: "hour" | "day" | "week" | "month" | "quarter";
             /** @description The region filtered to, or `all`. */
             region: string;
             /** @description Fixed-width buckets, oldest first; every bucket of the window is present. The window ends at the current bucket. */
@@ -2598,6 +2632,10 @@ export interface components {
             bucketStart: string;
             /** @description Average over the checks that got a response; null for an empty bucket. */
             avgMs: number | null;
+            /** @description Median (nearest rank) of the checks that got a response, from latency histograms: within 9.4% of the exact value from 20 ms up, within 2 ms below (docs/adr/0019-latency-histograms.md). Null for an empty bucket, and for hours and days stored before the histograms existed. */
+            p50Ms: number | null;
+            /** @description 95th percentile (nearest rank), as `p50Ms`: the same histograms and error bound. */
+            p95Ms: number | null;
             downCount: number;
             /** @description All checks in the bucket; 0 for an empty bucket. */
             total: number;
@@ -2629,6 +2667,13 @@ export interface components {
             statusCode: number | null;
             /** @description How long the check took; null when not measured. */
             totalMs: number | null;
+            /** @description Where `totalMs` went: DNS lookup, TCP connect, TLS handshake, and waiting for the first byte (http), each null when the check had no such phase or did not reach it. Solo plan or above; on the Free plan every value is null. */
+            phases: {
+                dnsMs: number | null;
+                connectMs: number | null;
+                tlsMs: number | null;
+                waitingMs: number | null;
+            };
             /** @description The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not resolve, refused targets). */
             address: string | null;
             /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
@@ -4421,7 +4466,9 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                /** @description A comma-separated list of: pending, up, degraded, down. */
+                /** @description `name`, `status`, `uptime24h` or `responseTime`, `-` first for descending; omitted: oldest first. `name` ignores case and reads digits as numbers (web-2 before web-10). `status` ranks down, degraded, up, pending, maintenance, paused. `uptime24h` and `responseTime` are the uptime and the average response time (all regions) of the last 24 whole hours, as the console shows them; a monitor without data there comes last in both directions. Ties go by name, then id. */
+                sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
                 /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
                 type?: string;
@@ -4550,7 +4597,9 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                /** @description A comma-separated list of: pending, up, degraded, down. */
+                /** @description `name`, `status`, `uptime24h` or `responseTime`, `-` first for descending; omitted: oldest first. `name` ignores case and reads digits as numbers (web-2 before web-10). `status` ranks down, degraded, up, pending, maintenance, paused. `uptime24h` and `responseTime` are the uptime and the average response time (all regions) of the last 24 whole hours, as the console shows them; a monitor without data there comes last in both directions. Ties go by name, then id. */
+                sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
                 /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
                 type?: string;
@@ -4577,6 +4626,107 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A page of monitors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    countMonitors: {
+        parameters: {
+            query?: {
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MonitorStatusCounts"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    countMonitorsHead: {
+        parameters: {
+            query?: {
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4885,7 +5035,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day. */
-                period?: "hour" | "day" | "week" | "month";
+                period?: "hour" | "day" | "week" | "month" | "quarter";
                 /** @description Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions. */
                 region?: string;
             };
@@ -4933,7 +5083,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day. */
-                period?: "hour" | "day" | "week" | "month";
+                period?: "hour" | "day" | "week" | "month" | "quarter";
                 /** @description Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions. */
                 region?: string;
             };
@@ -9692,19 +9842,6 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                /** @description A comma-separated list of: pending, up, degraded, down. */
-                status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
-                type?: string;
-                enabled?: "true" | "false";
-                environment?: string;
-                componentId?: string;
-                /** @description A case-insensitive substring of the name. */
-                q?: string;
-                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
-                metadata?: {
-                    [key: string]: string;
-                };
                 /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
                 from?: string;
                 /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
@@ -9717,6 +9854,19 @@ export interface operations {
                 monitorIds?: string;
                 /** @description `csv`: answer CSV (as `Accept: text/csv` does). Default: JSON. */
                 format?: "json" | "csv";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /**
@@ -9763,19 +9913,6 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                /** @description A comma-separated list of: pending, up, degraded, down. */
-                status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
-                type?: string;
-                enabled?: "true" | "false";
-                environment?: string;
-                componentId?: string;
-                /** @description A case-insensitive substring of the name. */
-                q?: string;
-                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
-                metadata?: {
-                    [key: string]: string;
-                };
                 /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
                 from?: string;
                 /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
@@ -9788,6 +9925,19 @@ export interface operations {
                 monitorIds?: string;
                 /** @description `csv`: answer CSV (as `Accept: text/csv` does). Default: JSON. */
                 format?: "json" | "csv";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /**

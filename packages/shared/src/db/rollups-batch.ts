@@ -1,4 +1,5 @@
 import type { PrismaClient } from './prisma.js';
+import { addRollupTimings, ROLLUP_TIMING_COLUMNS, ROLLUP_TIMINGS } from './rollups.js';
 
 type Executor = Pick<PrismaClient, '$queryRaw'>;
 
@@ -26,8 +27,9 @@ export interface ResultRow {
 
 /**
  * Inserts many results and adds the newly inserted ones to their hourly and daily rollups (UTC), in one statement:
- * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums are those of `rebuildRollups` over
- * the same rows, grouped per rollup row. Returns the keys inserted. Call it in a transaction holding the monitors' locks.
+ * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums and latency histograms
+ * (docs/adr/0019-latency-histograms.md) are those of `rebuildRollups` over the same rows, grouped per rollup row.
+ * Returns the keys inserted. Call it in a transaction holding the monitors' locks.
  */
 export async function insertResultsWithRollups(
   tx: Executor,
@@ -49,25 +51,20 @@ export async function insertResultsWithRollups(
       ON CONFLICT ("monitorId", region, slot) DO NOTHING
       RETURNING "monitorId", region, slot, "checkedAt", outcome, "responseMs", "dnsMs", "connectMs", "tlsMs", "waitingMs"
     ), hourly AS (
-      INSERT INTO check_rollups_hourly AS h ("monitorId", region, hour, total, "downCount",
-        "responseSum", "responseCount", "dnsSum", "dnsCount", "connectSum", "connectCount", "tlsSum", "tlsCount", "waitingSum", "waitingCount")
+      INSERT INTO check_rollups_hourly AS h ("monitorId", region, hour, total, "downCount", ${ROLLUP_TIMING_COLUMNS})
       SELECT "monitorId", region, date_trunc('hour', "checkedAt" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*), count(*) FILTER (WHERE outcome = 'down'),
-        coalesce(sum("responseMs"), 0), count("responseMs"), coalesce(sum("dnsMs"), 0), count("dnsMs"), coalesce(sum("connectMs"), 0), count("connectMs"),
-        coalesce(sum("tlsMs"), 0), count("tlsMs"), coalesce(sum("waitingMs"), 0), count("waitingMs")
+        ${ROLLUP_TIMINGS}
       FROM ins GROUP BY 1, 2, 3
       ON CONFLICT ("monitorId", region, hour) DO UPDATE SET
-        total = h.total + EXCLUDED.total, "downCount" = h."downCount" + EXCLUDED."downCount",
-        "responseSum" = h."responseSum" + EXCLUDED."responseSum", "responseCount" = h."responseCount" + EXCLUDED."responseCount",
-        "dnsSum" = h."dnsSum" + EXCLUDED."dnsSum", "dnsCount" = h."dnsCount" + EXCLUDED."dnsCount",
-        "connectSum" = h."connectSum" + EXCLUDED."connectSum", "connectCount" = h."connectCount" + EXCLUDED."connectCount",
-        "tlsSum" = h."tlsSum" + EXCLUDED."tlsSum", "tlsCount" = h."tlsCount" + EXCLUDED."tlsCount",
-        "waitingSum" = h."waitingSum" + EXCLUDED."waitingSum", "waitingCount" = h."waitingCount" + EXCLUDED."waitingCount"
+        total = h.total + EXCLUDED.total, "downCount" = h."downCount" + EXCLUDED."downCount", ${addRollupTimings('h')}
     ), daily AS (
-      INSERT INTO check_rollups_daily AS d ("monitorId", region, day, total, "downCount", "degradedCount")
-      SELECT "monitorId", region, ("checkedAt" AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE outcome = 'down'), count(*) FILTER (WHERE outcome = 'degraded')
+      INSERT INTO check_rollups_daily AS d ("monitorId", region, day, total, "downCount", "degradedCount", ${ROLLUP_TIMING_COLUMNS})
+      SELECT "monitorId", region, ("checkedAt" AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE outcome = 'down'), count(*) FILTER (WHERE outcome = 'degraded'),
+        ${ROLLUP_TIMINGS}
       FROM ins GROUP BY 1, 2, 3
       ON CONFLICT ("monitorId", region, day) DO UPDATE SET
-        total = d.total + EXCLUDED.total, "downCount" = d."downCount" + EXCLUDED."downCount", "degradedCount" = d."degradedCount" + EXCLUDED."degradedCount"
+        total = d.total + EXCLUDED.total, "downCount" = d."downCount" + EXCLUDED."downCount", "degradedCount" = d."degradedCount" + EXCLUDED."degradedCount",
+        ${addRollupTimings('d')}
     )
     SELECT "monitorId", region, slot FROM ins`;
 }

@@ -36,6 +36,8 @@ export const checkResultQuerySchema = paginationQuerySchema.extend({
 });
 export type CheckResultQuery = z.output<typeof checkResultQuerySchema>;
 
+const phaseMs = z.number().int().nullable();
+
 export const checkResultRecordSchema = z
   .object({
     checkedAt: dateTime,
@@ -55,6 +57,12 @@ export const checkResultRecordSchema = z
     }),
     statusCode: z.number().int().nullable().openapi({ description: 'http: the response status; null otherwise.' }),
     totalMs: z.number().int().nullable().openapi({ description: 'How long the check took; null when not measured.' }),
+    phases: z.object({ dnsMs: phaseMs, connectMs: phaseMs, tlsMs: phaseMs, waitingMs: phaseMs }).openapi({
+      description:
+        'Where `totalMs` went: DNS lookup, TCP connect, TLS handshake, and waiting for the first byte (http), each ' +
+        'null when the check had no such phase or did not reach it. Solo plan or above; on the Free plan every ' +
+        'value is null.',
+    }),
     address: z
       .string()
       .nullable()
@@ -84,12 +92,16 @@ interface Row {
   reason: string | null;
   statusCode: number | null;
   responseMs: number | null;
+  dnsMs: number | null;
+  connectMs: number | null;
+  tlsMs: number | null;
+  waitingMs: number | null;
   dnsAnswers: unknown;
   certificate: unknown;
   address: string | null;
 }
 
-function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
+function toCheckResultRecord(row: Row, now: Date, withPhases: boolean): CheckResultRecord {
   const certificate = row.certificate as CertificateInfo | null;
   return {
     checkedAt: row.checkedAt.toISOString(),
@@ -99,6 +111,12 @@ function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
     reason: row.reason,
     statusCode: row.statusCode,
     totalMs: row.responseMs,
+    phases: {
+      dnsMs: withPhases ? row.dnsMs : null,
+      connectMs: withPhases ? row.connectMs : null,
+      tlsMs: withPhases ? row.tlsMs : null,
+      waitingMs: withPhases ? row.waitingMs : null,
+    },
     address: row.address,
     ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
     ...(certificate
@@ -168,20 +186,21 @@ export async function listCheckResults(
     SELECT (SELECT coalesce(sum(n), 0) FROM days)::bigint AS total, r.*
     FROM (SELECT) AS one LEFT JOIN LATERAL (
       SELECT * FROM (
-        SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsAnswers",
-          certificate, host(address) AS address
+        SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsMs",
+          "connectMs", "tlsMs", "waitingMs", "dnsAnswers", certificate, host(address) AS address
         FROM check_results
         WHERE ${rawWhere}
           AND slot >= (SELECT oldest FROM span) AND slot < (SELECT newest FROM span) + INTERVAL '1 day'
         UNION ALL
         SELECT p.day + (u.s + u.c) * INTERVAL '1 millisecond', p.day + u.s * INTERVAL '1 millisecond', p.region,
-          u.o::text, u.reason, u.code::int, u.resp, u.answers, u.cert, host(u.addr)
+          u.o::text, u.reason, u.code::int, u.resp, u.dns, u.conn, u.tls, u.wait, u.answers, u.cert, host(u.addr)
         FROM packed k
         JOIN check_results_packed p ON p."monitorId" = ${monitor.id}::uuid AND p.region = k.region AND p.day = k.day
         -- unnest in the select list: in lockstep (a null array gives nulls), without unnest(a, b, ...)'s tuplestore.
         CROSS JOIN LATERAL (SELECT unnest(p."slotOffsetMs"), unnest(p."checkedAfterMs"), unnest(p.outcome),
-          unnest(p."responseMs"), unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"),
-          unnest(p.address)) AS u(s, c, o, resp, code, reason, cert, answers, addr)
+          unnest(p."responseMs"), unnest(p."dnsMs"), unnest(p."connectMs"), unnest(p."tlsMs"), unnest(p."waitingMs"),
+          unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"), unnest(p.address))
+          AS u(s, c, o, resp, dns, conn, tls, wait, code, reason, cert, answers, addr)
         WHERE k.n > 0 AND k.day >= (SELECT oldest FROM span) AND k.day <= (SELECT newest FROM span)${and(
           statuses !== null,
           Prisma.sql`u.o = ANY(${statuses})`,
@@ -192,6 +211,7 @@ export async function listCheckResults(
       OFFSET ${offset}::bigint - (SELECT later FROM span) LIMIT ${perPage}::int
     ) AS r ON true`;
   const total = Number(rows[0]?.total ?? 0);
-  const data = rows.filter((r) => r.slot !== null).map((r) => toCheckResultRecord(r, ctx.now));
+  const withPhases = ctx.workspace.plan !== 'free';
+  const data = rows.filter((r) => r.slot !== null).map((r) => toCheckResultRecord(r, ctx.now, withPhases));
   return { data, pagination: pagination(input.query, total) };
 }

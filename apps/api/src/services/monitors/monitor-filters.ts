@@ -1,15 +1,15 @@
 import {
   commaListQueryParam,
   MONITOR_TYPES,
-  paginationQuerySchema,
   singleQueryValue,
   uuidInputSchema,
+  windowInProgress,
+  type CoverageWindow,
   type Prisma,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
+import { MONITOR_STATUSES } from './monitor-record.js';
 
-/** The check states `status` filters on (a paused monitor is found with `enabled=false`). */
-const FILTER_STATUSES = ['pending', 'up', 'degraded', 'down'] as const;
 /** `metadata.<key>` (the spec's form) or `metadata[<key>]` (OpenAPI's deepObject, what generated clients send). */
 const METADATA_KEY = /^metadata(?:\.(.*)|\[(.*)\])$/s;
 const metadataKeyOf = (param: string): string | null => {
@@ -20,11 +20,12 @@ const METADATA_KEY_MAX = 64;
 const METADATA_VALUE_MAX = 500;
 
 /**
- * GET /monitors query: pagination plus filters, combined with AND. `metadata.<key>=<value>` parameters (any number,
- * each key once) are the one open-ended part: every other unknown parameter is refused as with a strict schema.
+ * The filters of GET /monitors and GET /monitors/counts, combined with AND. `status` is the status the record shows:
+ * `paused` (disabled), `maintenance` (enabled, its component under a window in progress), else the last check state
+ * (`pending`, `up`, `degraded`, `down`).
  */
-const filters = paginationQuerySchema.extend({
-  status: commaListQueryParam(FILTER_STATUSES).optional(),
+export const monitorFilterShape = {
+  status: commaListQueryParam(MONITOR_STATUSES).optional(),
   type: commaListQueryParam(MONITOR_TYPES).optional(),
   enabled: singleQueryValue(z.enum(['true', 'false'])).optional(),
   environment: singleQueryValue(z.string().min(1).max(60)).optional(),
@@ -42,13 +43,14 @@ const filters = paginationQuerySchema.extend({
         'Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form ' +
         '`metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400).',
     }),
-});
+};
+
 /**
- * The filters of GET /monitors with more query parameters (`extra`): strict but for the `metadata.<key>` parameters
- * (judged here). GET /reports/uptime takes the same filters beside its own.
+ * A query schema of the monitor filters and more (`base`): strict but for the `metadata.<key>` parameters (any
+ * number, each key once), the one open-ended part, judged here.
  */
-export function withMonitorFilters<S extends z.core.$ZodLooseShape>(extra: S) {
-  const shape = filters.extend(extra);
+export function withMonitorFilters<S extends z.ZodRawShape>(base: z.ZodObject<S>) {
+  const shape = base.extend(monitorFilterShape);
   const known = new Set(Object.keys(shape.shape));
   return shape.loose().superRefine(
     (query, ctx) => {
@@ -80,14 +82,58 @@ export function withMonitorFilters<S extends z.core.$ZodLooseShape>(extra: S) {
     { when: () => true },
   );
 }
-export const monitorListQuerySchema = withMonitorFilters({});
-export type MonitorListQuery = z.output<typeof monitorListQuerySchema>;
 
-/** The filters as a Prisma condition, always within the caller's workspace. */
-export function monitorFilterWhere(workspaceId: string, query: MonitorListQuery): Prisma.MonitorWhereInput {
+/** What the filters read: the fields of monitorFilterShape, and `metadata.<key>` parameters as loose keys. */
+export type MonitorFilters = z.output<z.ZodObject<typeof monitorFilterShape>> & Record<string, unknown>;
+
+/**
+ * The components under a maintenance window in progress: every one (`all`, a window without components), or those
+ * listed. What `status=maintenance` (and the check statuses, which exclude it) filter on.
+ */
+export interface MaintenanceCover {
+  all: boolean;
+  componentIds: string[];
+}
+
+export function maintenanceCoverOf(windows: readonly CoverageWindow[], now: Date): MaintenanceCover {
+  const inProgress = windows.filter((w) => windowInProgress(w, now));
+  return {
+    all: inProgress.some((w) => w.componentIds.length === 0),
+    componentIds: [...new Set(inProgress.flatMap((w) => w.componentIds))],
+  };
+}
+
+/** Whether a status filter needs the maintenance cover (every status but `paused` depends on it). */
+export const needsCover = (filters: Pick<MonitorFilters, 'status'>) => !!filters.status?.some((s) => s !== 'paused');
+
+/** The records' statuses as conditions on the columns (a status the cover says nothing can show: no row). */
+function statusCondition(status: (typeof MONITOR_STATUSES)[number], cover: MaintenanceCover): Prisma.MonitorWhereInput {
+  const covered: Prisma.MonitorWhereInput = cover.all ? {} : { componentId: { in: cover.componentIds } };
+  const nothing: Prisma.MonitorWhereInput = { id: { in: [] } };
+  if (status === 'paused') return { enabled: false };
+  if (status === 'maintenance') return cover.all || cover.componentIds.length ? { enabled: true, ...covered } : nothing;
+  if (cover.all) return nothing;
+  return {
+    enabled: true,
+    status,
+    ...(cover.componentIds.length ? { componentId: { notIn: cover.componentIds } } : {}),
+  };
+}
+
+/**
+ * The filters as a Prisma condition, always within the caller's workspace. `cover` is needed when `status` is given
+ * (needsCover): the status a record shows depends on the maintenance in progress.
+ */
+export function monitorFilterWhere(
+  workspaceId: string,
+  query: MonitorFilters,
+  cover: MaintenanceCover | null,
+): Prisma.MonitorWhereInput {
   const and: Prisma.MonitorWhereInput[] = [];
-  // A paused monitor shows `paused`, whatever its last check state: `status` finds enabled monitors only.
-  if (query.status) and.push({ status: { in: query.status }, enabled: true });
+  if (query.status) {
+    const c = cover ?? { all: false, componentIds: [] };
+    and.push({ OR: query.status.map((s) => statusCondition(s, c)) });
+  }
   if (query.type) and.push({ type: { in: query.type } });
   if (query.enabled) and.push({ enabled: query.enabled === 'true' });
   if (query.environment !== undefined) and.push({ environment: query.environment });

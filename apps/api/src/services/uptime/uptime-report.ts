@@ -2,8 +2,10 @@ import {
   accountMonitors,
   isoMemo,
   loadAccountingSettings,
+  maintenanceWindowsNear,
   monitorRegions,
   namedPolicy,
+  paginationQuerySchema,
   periodsOf,
   singleQueryValue,
   ValidationError,
@@ -17,19 +19,21 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
-import { monitorFilterWhere, withMonitorFilters } from '../monitors/monitor-filters.js';
+import { maintenanceCoverOf, monitorFilterWhere, needsCover, withMonitorFilters } from '../monitors/monitor-filters.js';
 import { listPage } from '../records.js';
 import { judgeRange, monitorIdsParam, rangeQueryShape, type ReportRange } from './report-range.js';
 import { toMonitorUptime, type UptimeReportRow } from './uptime-record.js';
 
 /** GET /reports/uptime: the range, `monitorIds`, `format`, and the filters of GET /monitors (with its pagination). */
-export const uptimeReportQuerySchema = withMonitorFilters({
-  ...rangeQueryShape,
-  monitorIds: monitorIdsParam.optional(),
-  format: singleQueryValue(z.enum(['json', 'csv']))
-    .optional()
-    .openapi({ description: '`csv`: answer CSV (as `Accept: text/csv` does). Default: JSON.' }),
-});
+export const uptimeReportQuerySchema = withMonitorFilters(
+  paginationQuerySchema.extend({
+    ...rangeQueryShape,
+    monitorIds: monitorIdsParam.optional(),
+    format: singleQueryValue(z.enum(['json', 'csv']))
+      .optional()
+      .openapi({ description: '`csv`: answer CSV (as `Accept: text/csv` does). Default: JSON.' }),
+  }),
+);
 export type UptimeReportQuery = z.output<typeof uptimeReportQuerySchema>;
 
 /** A CSV answer holds at most this many lines (monitors x periods): narrow the filters or widen the granularity. */
@@ -46,10 +50,23 @@ const monitorSelect = {
 } as const satisfies Prisma.MonitorSelect;
 type ReportMonitor = Prisma.MonitorGetPayload<{ select: typeof monitorSelect }>;
 
-/** The report's monitors: the filters of GET /monitors and `monitorIds`, in the caller's workspace. */
-function reportWhere(ctx: ServiceContext, query: UptimeReportQuery): Prisma.MonitorWhereInput {
+/**
+ * The report's monitors: the filters of GET /monitors and `monitorIds`, in the caller's workspace. A status filter
+ * reads the maintenance in progress first, as GET /monitors does (the status a record shows depends on it).
+ */
+async function reportWhere(
+  prisma: PrismaClient,
+  ctx: ServiceContext,
+  query: UptimeReportQuery,
+): Promise<Prisma.MonitorWhereInput> {
+  const cover = needsCover(query)
+    ? maintenanceCoverOf(await maintenanceWindowsNear(prisma, ctx.workspace.id, ctx.now), ctx.now)
+    : null;
   return {
-    AND: [monitorFilterWhere(ctx.workspace.id, query), ...(query.monitorIds ? [{ id: { in: query.monitorIds } }] : [])],
+    AND: [
+      monitorFilterWhere(ctx.workspace.id, query, cover),
+      ...(query.monitorIds ? [{ id: { in: query.monitorIds } }] : []),
+    ],
   };
 }
 const byAge = [{ createdAt: 'asc' as const }, { id: 'asc' as const }];
@@ -70,7 +87,7 @@ export async function uptimeReportPage(
 ): Promise<{ data: UptimeReportRow[]; pagination: Pagination }> {
   const { prisma } = deps;
   const { settings, range } = await reportSettings(prisma, ctx, query);
-  const where = reportWhere(ctx, query);
+  const where = await reportWhere(prisma, ctx, query);
   return listPage(
     prisma,
     query,
@@ -102,7 +119,9 @@ export async function uptimeReportAll(
   // Neither waits for the other: the policy's timezone judges the range, the filters choose the monitors.
   const [{ settings, range }, monitors] = await Promise.all([
     reportSettings(prisma, ctx, query),
-    prisma.monitor.findMany({ where: reportWhere(ctx, query), select: monitorSelect, orderBy: byAge }),
+    reportWhere(prisma, ctx, query).then((where) =>
+      prisma.monitor.findMany({ where, select: monitorSelect, orderBy: byAge }),
+    ),
   ]);
   const lines = monitors.length * periodsOf(range).length;
   if (lines > MAX_CSV_ROWS)
