@@ -74,6 +74,9 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/tokens'],
   ['post', '/tokens'],
   ['delete', '/tokens/{id}'],
+  ['get', '/wall-tokens'],
+  ['post', '/wall-tokens'],
+  ['delete', '/wall-tokens/{id}'],
   ['get', '/members'],
   ['post', '/members'],
   ['patch', '/members/{userId}'],
@@ -254,6 +257,7 @@ describe('the document', () => {
       '/monitors',
       '/status-pages',
       '/tokens',
+      '/wall-tokens',
       '/webhooks',
     ]);
     for (const { method, path, op } of operations()) {

@@ -11,6 +11,7 @@ import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pag
 import { monitorPages } from './pages/monitors.pages.js';
 import { passwordPages } from './pages/password.pages.js';
 import { signInPages } from './pages/sign-in.pages.js';
+import { wallPages } from './pages/wall.pages.js';
 import { isReservedWorkspaceSlug } from './reserved-slugs.js';
 import { consoleHeaders } from './security-headers.js';
 import { CSRF_FIELD } from '../views/components/form.js';
@@ -83,6 +84,7 @@ export function consoleRouter(deps: ApiDeps): Router {
       ...signInPages({ guard: createSignInGuard(deps.redis) }),
       ...passwordPages({ forgotLimits: createForgotLimits(deps.redis) }),
       ...accountPages(),
+      ...wallPages(),
     ],
     { ...opts, mount: '/app' },
   );

@@ -78,7 +78,7 @@ export type SessionChange = { token: string; expires: Date } | 'clear';
 
 /** What a page answers: a rendered page (status 200 unless said), or a 303 redirect (after every successful POST). */
 export type PageAnswer =
-  | { view: VNode; status?: number; session?: SessionChange; noReferrer?: boolean }
+  | { view: VNode; status?: number; session?: SessionChange; noReferrer?: boolean; headers?: Record<string, string> }
   | { redirect: string; session?: SessionChange };
 
 export interface PageDef<A extends PageAccess = PageAccess> {
@@ -125,6 +125,7 @@ function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer): void 
     return;
   }
   if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   res
     .status(answer.status ?? 200)
     .type('html')

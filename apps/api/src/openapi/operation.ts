@@ -23,6 +23,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'config:apply': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
   'webhooks:manage': 'Role: admin or owner (others get 403).',
+  'wallTokens:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
+import { wallTokenRoutes } from './wall-tokens/wall-tokens.routes.js';
 
 /**
  * Every operation of the management API, in the order the document lists them. app.ts serves this list, the OpenAPI
@@ -25,6 +26,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...escalationPolicyRoutes,
   ...configRoutes,
   ...accessRoutes,
+  ...wallTokenRoutes,
   ...auditEventRoutes,
   ...eventRoutes,
   ...webhookRoutes,

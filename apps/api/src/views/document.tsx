@@ -7,14 +7,16 @@ export interface DocumentProps {
   assets: AssetUrls;
   children: ComponentChildren;
   /** A class on <body> for page-wide layout variants ("auth" for the sign-in pages). */
-  bodyClass?: string;
+  bodyClass?: string | undefined;
+  /** Reload the page every this many seconds (a meta refresh: works without JavaScript; the wall view). */
+  refreshSeconds?: number | undefined;
 }
 
 /**
  * The shell of every console page: no inline script or style (the Content-Security-Policy allows only the hashed
  * files under /app/assets/), light and dark colour schemes, never indexed.
  */
-export function Document({ title, assets, children, bodyClass }: DocumentProps) {
+export function Document({ title, assets, children, bodyClass, refreshSeconds }: DocumentProps) {
   return (
     <html lang="en">
       <head>
@@ -22,6 +24,7 @@ export function Document({ title, assets, children, bodyClass }: DocumentProps) 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="robots" content="noindex, nofollow" />
+        {refreshSeconds && <meta http-equiv="refresh" content={String(refreshSeconds)} />}
         <title>{`${title} · Statusvane`}</title>
         {assets.icon && <link rel="icon" type="image/svg+xml" href={assets.icon} />}
         {assets.css && <link rel="stylesheet" href={assets.css} />}

@@ -717,6 +717,50 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
+    "/wall-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List wall view links
+         * @description The workspace's wall view links, oldest first. A link's token is never shown again after it was created. Role: admin or owner (others get 403).
+         */
+        get: operations["listWallTokens"];
+        put?: never;
+        /**
+         * Create a wall view link
+         * @description A link, `<PUBLIC_BASE_URL>/app/wall/<token>`, to a read-only view of the workspace for a screen on the wall: every monitor in a large tile, the worst first, refreshing itself; no sign-in, never indexed. The token (32 random bytes) is in `token` and `url` this once and stored only as a hash. A replay with the same `Idempotency-Key` answers `token` and `url` null. Role: admin or owner (others get 403).
+         */
+        post: operations["createWallToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wall-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a wall view link
+         * @description The wall view of this link answers 404 from its next request (its next refresh) on. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteWallToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -1460,6 +1504,18 @@ export interface components {
             resolvedAt: string | null;
             /** Format: date-time */
             acknowledgedAt: string | null;
+            /** @description Who acknowledged it, as the audit log names them; null until acknowledged (and for incidents acknowledged before this field existed). */
+            acknowledgedBy: {
+                /**
+                 * @description `user`: a person (console, personal or OAuth token); `token`: an org token; `cli`: the admin CLI.
+                 * @enum {string}
+                 */
+                type: "user" | "token" | "cli";
+                /** @description The user's or token's id; for `cli`, the operating-system user. */
+                id: string;
+                /** @description Their name as it was when they acknowledged (a user's name or email). */
+                name: string;
+            } | null;
             /**
              * Format: uuid
              * @description The monitor that opened it; null for a manual incident.
@@ -1929,6 +1985,33 @@ export interface components {
              */
             role: "owner" | "admin" | "member" | "viewer";
         };
+        /** @description A link to the workspace's wall view: read-only, no sign-in. The token is shown once; deleting the record ends the view at once. */
+        WallToken: {
+            /** Format: uuid */
+            id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** @description Where the wall hangs (the office screen, the NOC). */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the wall view last loaded with it (kept to the minute); null: never.
+             */
+            lastUsedAt: string | null;
+        };
+        /** @description A link to the workspace's wall view: read-only, no sign-in. The token is shown once; deleting the record ends the view at once. */
+        CreatedWallToken: components["schemas"]["WallToken"] & {
+            /** @description The secret of the link (32 random bytes, base64url), shown in this answer only: only its hash is stored. A replay of the request (same `Idempotency-Key`) answers null: delete that wall token and create another. */
+            token: string | null;
+            /** @description `<PUBLIC_BASE_URL>/app/wall/<token>`: open it on the screen. Null when `token` is. */
+            url: string | null;
+        };
+        CreateWallTokenInput: {
+            /** @description Where the wall hangs, to recognise the link in the list. */
+            name: string;
+        };
         /** @description One successful write through the API or the admin CLI. */
         AuditEvent: {
             /** Format: uuid */
@@ -1950,7 +2033,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "wall_token" | "workspace" | "user";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -4970,6 +5053,162 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWallTokens: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of wall tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WallToken"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWallToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWallTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The wall token, with its link this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWallToken"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWallToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -4977,7 +5216,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "wall_token" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;

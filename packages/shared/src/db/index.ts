@@ -5,3 +5,4 @@ export * from './rollups.js';
 export * from './batch-loader.js';
 export * from './rollups-batch.js';
 export * from './results.js';
+export * from './console-sessions.js';

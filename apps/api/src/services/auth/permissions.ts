@@ -15,6 +15,8 @@ export const PERMISSIONS = {
   'config:apply': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
   'webhooks:manage': ['owner', 'admin'],
+  /** Wall view links: whoever holds one sees every monitor of the workspace, without signing in. */
+  'wallTokens:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

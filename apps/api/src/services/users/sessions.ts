@@ -1,8 +1,11 @@
-import { hashToken, randomSecret, type Prisma, type PrismaClient } from '@statusvane/shared';
-
-/** A session ends after 12 hours without a request, and 30 days after sign-in whatever happens (§7). */
-export const SESSION_IDLE_MS = 12 * 3_600_000;
-export const SESSION_ABSOLUTE_MS = 30 * 86_400_000;
+import {
+  hashToken,
+  randomSecret,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
 /** A sign-in waiting for its second factor lasts this long. */
 export const PENDING_SIGN_IN_MS = 10 * 60_000;
 /** lastSeenAt is written at most this often per session: the idle timeout needs no finer clock. */
