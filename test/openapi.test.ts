@@ -79,6 +79,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/wall-tokens/{id}'],
   ['get', '/members'],
   ['post', '/members'],
+  ['post', '/members/{userId}/invitation'],
   ['patch', '/members/{userId}'],
   ['delete', '/members/{userId}'],
   ['get', '/audit-events'],
@@ -208,7 +209,8 @@ describe('the document', () => {
   it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      const creates = method === 'post' && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
+      const creates =
+        method === 'post' && !/acknowledge|resolve|replay|reveal|invitation|\/test$|^\/config\//.test(path);
       expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();

@@ -276,6 +276,7 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'DELETE /members/{userId}': { make: resources.member, variants: [{ label: 'plain' }] },
+  'POST /members/{userId}/invitation': { make: resources.member, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,

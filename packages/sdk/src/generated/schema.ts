@@ -693,6 +693,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/members/{userId}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an invitation again
+         * @description Mails the member a new one-time link to choose their console password (48 hours), as `POST /members` did; older links stop working. For a member who lost or never got the first mail. Role: admin or owner (others get 403).
+         */
+        post: operations["createMemberInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members/{userId}": {
         parameters: {
             query?: never;
@@ -929,10 +949,10 @@ export interface components {
             /** @description For a status page's 409: the slug the `vanityUrl` normalised to. */
             slug?: string;
             /**
-             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members).
+             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members); for an invitation (POST /members/{userId}/invitation): `password_set` (they have a password) or `mail_not_configured` (no SMTP_URL).
              * @enum {string}
              */
-            reason?: "reserved" | "taken" | "last_owner" | "already_member";
+            reason?: "reserved" | "taken" | "last_owner" | "already_member" | "password_set" | "mail_not_configured";
             /** @description For a 412 (`precondition_failed`): the version the record is at now. */
             version?: number;
         };
@@ -4911,6 +4931,69 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMemberInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The membership (unchanged); the mail is on its way. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `conflict`: the member has a password already (`reason: password_set`), or no mail is set up (`mail_not_configured`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "dev@example.com has a password already: they can reset it from the sign-in page"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -60,15 +60,20 @@ export interface WriteContext {
   ifMatch?: IfMatch | undefined;
 }
 
-/** The admin CLI's writes in a workspace: the actor is the operating-system user that ran it, on this host. */
-export function cliWriteContext(workspaceId: string, now = new Date()): WriteContext {
+/** The admin CLI as an audit actor: the operating-system user that ran it, on this host. */
+export function cliActor(): AuditActor {
   let user = process.env.USER ?? 'unknown';
   try {
     user = userInfo().username;
   } catch {
     // No passwd entry for the uid (some containers): keep $USER.
   }
-  return { workspace: { id: workspaceId }, actor: { type: 'cli', id: user, name: `${user}@${hostname()}` }, now };
+  return { type: 'cli', id: user, name: `${user}@${hostname()}` };
+}
+
+/** The admin CLI's writes in a workspace, audited as cliActor(). */
+export function cliWriteContext(workspaceId: string, now = new Date()): WriteContext {
+  return { workspace: { id: workspaceId }, actor: cliActor(), now };
 }
 
 /**

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import {
+  auditEventListQuerySchema,
+  listAuditEvents,
+  type AuditEventRecord,
+} from '../../services/audit/list-audit-events.js';
+import { RESOURCE_TYPES } from '../../services/audit/record-write.js';
+import { Button, LinkButton } from '../../views/components/button.js';
+import { EmptyState } from '../../views/components/empty-state.js';
+import { SelectField } from '../../views/components/form.js';
+import { DataTable, type Column } from '../../views/components/table.js';
+import { dateTimeUtc } from '../../views/format.js';
+import { definePage, type PageDef, type WorkspaceRequest } from '../define-page.js';
+import { queryOf } from '../page-forms.js';
+import { SettingsLayout } from '../settings/settings-layout.js';
+
+const PER_PAGE = 50;
+const query = z
+  .object({
+    resourceType: z.enum(['', ...RESOURCE_TYPES]).optional(),
+    page: z.coerce.number().int().min(1).max(100_000).optional(),
+  })
+  .strict();
+
+/** What changed, in one line per field: `intervalSeconds: 60 → 30`. */
+function Changes({ e }: { e: AuditEventRecord }) {
+  if (!e.changes) return <span class="muted">—</span>;
+  const show = (v: unknown) => (v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v));
+  return (
+    <ul class="changes">
+      {Object.entries(e.changes).map(([field, c]) => (
+        <li>
+          <span class="mono">{field}</span>: {show(c.from)} → {show(c.to)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The audit log: who changed what, newest first, filtered by kind of record. */
+async function auditPage(req: WorkspaceRequest) {
+  const q = queryOf(query, req.query, 'audit log');
+  const page = q.page ?? 1;
+  const result = await listAuditEvents(req.deps, {
+    ctx: req.ctx,
+    input: auditEventListQuerySchema.parse({
+      page: String(page),
+      perPage: String(PER_PAGE),
+      ...(q.resourceType ? { resourceType: q.resourceType } : {}),
+    }),
+  });
+  const href = (p: number) => {
+    const params = new URLSearchParams();
+    if (q.resourceType) params.set('resourceType', q.resourceType);
+    if (p > 1) params.set('page', String(p));
+    const qs = params.toString();
+    return `${req.base}/settings/audit${qs ? `?${qs}` : ''}`;
+  };
+  const columns: Array<Column<AuditEventRecord>> = [
+    { header: 'When', class: 'when', cell: (e) => <time datetime={e.at}>{dateTimeUtc(new Date(e.at))}</time> },
+    {
+      header: 'Who',
+      class: 'who',
+      cell: (e) => (
+        <>
+          {e.actor.name} <span class="tag">{e.actor.type}</span>
+        </>
+      ),
+    },
+    { header: 'What', class: 'name', cell: (e) => <span class="mono">{e.action}</span> },
+    { header: 'Changes', class: 'changes-cell', cell: (e) => <Changes e={e} /> },
+  ];
+  const p = result.pagination;
+  return {
+    view: (
+      <SettingsLayout
+        req={req}
+        section="audit"
+        title="Audit log"
+        lead="Every change made in this workspace, by whom (secrets show as <redacted>)."
+      >
+        <form class="filters" method="get" action={`${req.base}/settings/audit`} aria-label="Filter the audit log">
+          <div class="status-select">
+            <SelectField
+              name="resourceType"
+              label="Record"
+              value={q.resourceType ?? ''}
+              autosubmit
+              options={[
+                { value: '', label: 'Every kind' },
+                ...RESOURCE_TYPES.map((t) => ({ value: t, label: t.replace(/_/g, ' ') })),
+              ]}
+            />
+          </div>
+          <div class="field">
+            <Button variant="secondary">Apply</Button>
+          </div>
+        </form>
+        {result.data.length === 0 ? (
+          <EmptyState title="Nothing recorded yet" />
+        ) : (
+          <DataTable
+            caption="Audit events"
+            captionHidden
+            class="audit"
+            columns={columns}
+            rows={result.data}
+            rowId={(e) => `event-${e.id}`}
+          />
+        )}
+        {p.totalPages > 1 && (
+          <nav class="pagination" aria-label="Pages of the audit log">
+            <span>
+              Page {p.page} of {p.totalPages}
+            </span>
+            <span class="links">
+              {p.page > 1 && (
+                <LinkButton small href={href(p.page - 1)}>
+                  Newer
+                </LinkButton>
+              )}
+              {p.page < p.totalPages && (
+                <LinkButton small href={href(p.page + 1)}>
+                  Older
+                </LinkButton>
+              )}
+            </span>
+          </nav>
+        )}
+      </SettingsLayout>
+    ),
+  };
+}
+
+/** Settings: the audit log (managers). */
+export function auditPages(): PageDef[] {
+  return [definePage({ method: 'get', path: '/settings/audit', access: 'workspace', handler: auditPage })];
+}
