@@ -2,14 +2,18 @@
 // incidents, and a status page's subscribers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { incidentUpdateInputSchema, parseOrThrow } from '@statusvane/shared';
+import { incidentUpdateInputSchema, manualIncidentInputSchema, parseOrThrow } from '@statusvane/shared';
 import type { ServiceContext } from '../apps/api/src/services/context.js';
 import { createIncidentUpdate as createUpdate } from '../apps/api/src/services/incidents/create-incident-update.js';
-import { createManualIncident as createManual } from '../apps/api/src/services/incidents/create-manual-incident.js';
+import {
+  createManualIncident as createManual,
+  manualIncidentChecks,
+} from '../apps/api/src/services/incidents/create-manual-incident.js';
 import { listIncidentUpdates as listUpdates } from '../apps/api/src/services/incidents/list-incident-updates.js';
 import { deleteSubscriber as deleteSub } from '../apps/api/src/services/subscribers/delete-subscriber.js';
 import { listSubscribers as listSubs } from '../apps/api/src/services/subscribers/list-subscribers.js';
 import { maskEmail } from '../apps/api/src/services/subscribers/subscriber-record.js';
+import { judgeInput } from '../apps/api/src/services/validation.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';
 
@@ -36,7 +40,10 @@ const createIncidentUpdate = async (
 const listIncidentUpdates = async (_prisma: unknown, a: { ctx: ServiceContext; id: string }) =>
   listUpdates(h.deps, { ctx: a.ctx, input: { id: a.id } });
 const createManualIncident = async (_prisma: unknown, a: { ctx: ServiceContext; body: unknown }) =>
-  createManual(h.deps, { ctx: a.ctx, input: a.body });
+  createManual(h.deps, {
+    ctx: a.ctx,
+    input: await judgeInput(manualIncidentInputSchema, manualIncidentChecks, h.deps, a, a.body),
+  });
 const listSubscribers = async (
   _prisma: unknown,
   a: { ctx: ServiceContext; statusPageId: string; query: { page: number; perPage: number } },

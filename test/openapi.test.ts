@@ -17,8 +17,18 @@ import {
   updateMaintenanceSchema,
   updateMonitorSchema,
 } from '@statusvane/shared';
+import {
+  EVENT_TYPE_PREFIX,
+  EVENT_TYPES,
+  SIGNATURE_HEADER,
+  verifyWebhookSignature,
+  webhookSigningSecret,
+} from '@statusvane/shared';
+import { WEBHOOK_BODY_SCHEMAS } from '../apps/api/src/routes/docs/openapi-webhooks.js';
 import { renderDocsHtml } from '../apps/api/src/routes/docs/render-docs.js';
-import { makeHarness, type Harness } from './support/harness.js';
+import { deliverSubscriberMessage } from '../apps/worker/src/subscribers/deliver.js';
+import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { startTarget, type Target } from './support/targets.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,11 +109,16 @@ type Json = Record<string, any>;
 
 let h: Harness;
 let doc: Json;
+/** Receives the webhooks the suite has sent (escalation pages, subscriber messages). */
+let rx: Target;
 beforeAll(async () => {
-  h = makeHarness();
+  // Loopback targets allowed: the webhooks below are sent to a local receiver.
+  h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
   doc = (await request(h.app).get('/api/v1/openapi.json')).body as Json;
+  rx = await startTarget();
 });
 afterAll(async () => {
+  await rx?.close();
   await h.close();
 });
 
@@ -325,6 +340,225 @@ describe('the document', () => {
   }, 60_000);
 });
 
+/** A `$ref` of the document, followed. */
+const resolve = (node: Json): Json => (node?.$ref ? resolve(at(node.$ref)) : node);
+const at = (pointer: string): Json =>
+  pointer
+    .slice(2)
+    .split('/')
+    .reduce((node: Json, key) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+
+describe('the document says what the API does', () => {
+  it('declares 304 and If-None-Match on every GET (and HEAD) that answers an ETag, and nowhere else', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const method of ['get', 'head', 'post', 'patch', 'delete']) {
+        const op = item[method] as Json | undefined;
+        if (!op) continue;
+        const success = Object.entries(op.responses as Json).find(([c]) => c.startsWith('2'))![1] as Json;
+        const revalidates = (method === 'get' || method === 'head') && Boolean(success.headers?.ETag);
+        const params = (op.parameters ?? []).map((p: Json) => p.$ref);
+        expect([
+          method,
+          path,
+          op.responses['304']?.$ref,
+          params.includes('#/components/parameters/IfNoneMatch'),
+        ]).toEqual([method, path, revalidates ? '#/components/responses/NotModified' : undefined, revalidates]);
+      }
+    }
+    const notModified = doc.components.responses.NotModified;
+    expect([notModified.content, Object.keys(notModified.headers)]).toEqual([
+      undefined,
+      expect.arrayContaining(['ETag']),
+    ]);
+    expect(doc.components.parameters.IfNoneMatch).toMatchObject({ name: 'If-None-Match', in: 'header' });
+  });
+
+  it('declares 413 and 405 (with Allow) on every operation: any body sent is read, and a path refuses other methods', () => {
+    for (const { method, path, op } of operations()) {
+      expect([method, path, op.responses['413']?.$ref, op.responses['405']?.$ref]).toEqual([
+        method,
+        path,
+        '#/components/responses/PayloadTooLarge',
+        '#/components/responses/MethodNotAllowed',
+      ]);
+    }
+    expect(doc.components.responses.MethodNotAllowed.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
+  });
+
+  it('declares HEAD on every GET path: the same parameters and answers as the GET, none with a body, never 405', () => {
+    const gets = operations().filter(({ method }) => method === 'get');
+    expect(gets.length).toBeGreaterThan(20);
+    for (const { path, op } of gets) {
+      const head = doc.paths[path].head as Json | undefined;
+      expect([path, head?.operationId]).toEqual([path, `${op.operationId}Head`]);
+      expect([path, head!.parameters]).toEqual([path, op.parameters]);
+      const codes = Object.keys(op.responses).filter((c) => c !== '405');
+      expect([path, Object.keys(head!.responses)]).toEqual([path, codes]);
+      for (const [code, r] of Object.entries(head!.responses as Json))
+        expect([path, code, resolve(r).content]).toEqual([path, code, undefined]);
+    }
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
+      expect([path, Boolean(item.head)]).toEqual([path, Boolean(item.get)]);
+  });
+
+  it('types the data of every event type, as GET /events lists them and the event webhooks deliver them', () => {
+    const schemas = doc.components.schemas as Json;
+    const page = schemas.EventPage.properties.data.items;
+    expect(page).toEqual({ $ref: '#/components/schemas/Event' });
+    const variants = (schemas.Event.oneOf as Json[]).map((v) => resolve(v));
+    expect(
+      variants
+        .map((v) => v.properties.type.enum)
+        .flat()
+        .sort(),
+    ).toEqual(EVENT_TYPES.map((t) => `${EVENT_TYPE_PREFIX}${t}`).sort());
+    for (const type of EVENT_TYPES) {
+      const variant = variants.find((v) => v.properties.type.enum[0] === `${EVENT_TYPE_PREFIX}${type}`)!;
+      const data = variant.properties.data as Json;
+      // Each type says what its data holds: an object with named, required properties (not a bag of anything).
+      expect([type, data.type, Object.keys(data.properties ?? {}).length > 0, data.required?.length > 0]).toEqual([
+        type,
+        'object',
+        true,
+        true,
+      ]);
+      const hook = doc.webhooks[type].post as Json;
+      expect([type, hook.requestBody.content['application/cloudevents+json'].schema]).toEqual([
+        type,
+        {
+          $ref: `#/components/schemas/${schemas.Event.discriminator.mapping[`${EVENT_TYPE_PREFIX}${type}`].split('/').pop()}`,
+        },
+      ]);
+      const headers = (hook.parameters as Json[]).filter((p) => p.in === 'header').map((p) => p.name);
+      expect([type, headers]).toEqual([type, [SIGNATURE_HEADER, 'Statusvane-Delivery']]);
+      expect([type, Object.keys(hook.responses)]).toEqual([type, ['2XX', '4XX', '5XX']]);
+    }
+    const monitorData = (t: string) =>
+      resolve(variants.find((v) => v.properties.type.enum[0] === `${EVENT_TYPE_PREFIX}${t}`)!.properties.data);
+    expect(monitorData('monitor.created').properties.monitor).toEqual({ $ref: '#/components/schemas/EventMonitor' });
+    expect(Object.keys(monitorData('monitor.status_changed').properties).sort()).toEqual([
+      'checkedAt',
+      'monitor',
+      'previousStatus',
+      'status',
+    ]);
+    expect(Object.keys(monitorData('incident.updated').properties).sort()).toEqual(['incident', 'update']);
+  });
+
+  it('declares the escalation and status page subscriber webhooks, signed', () => {
+    for (const name of ['escalation', 'status-page-subscriber']) {
+      const hook = doc.webhooks[name].post as Json;
+      const schema = resolve(hook.requestBody.content['application/json'].schema);
+      expect([name, (schema.oneOf as Json[]).length]).toEqual([name, 2]);
+      expect([name, (hook.parameters as Json[]).map((p) => p.name)]).toEqual([
+        name,
+        [SIGNATURE_HEADER, 'Statusvane-Delivery'],
+      ]);
+    }
+  });
+
+  it('documents the public page JSON as it is answered: wrapped in `data`', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(h.app)
+      .post('/api/v1/status-pages')
+      .set(bearer(tokens.owner))
+      .send({ vanityUrl: uniq('doc'), name: 'Documented', isPublic: true });
+    expect(created.status).toBe(201);
+    const res = await request(h.app).get(`/status/${created.body.data.slug}`).set('Accept', 'application/json');
+    expect([res.status, Object.keys(res.body)]).toEqual([200, ['data']]);
+    const documented = /`\{ "data": \{ ([a-zA-Z, ]+) \} \}`/.exec(doc.info.description)?.[1]?.split(', ');
+    expect(documented?.sort()).toEqual(Object.keys(res.body.data).sort());
+  });
+});
+
+describe('the webhooks as sent', () => {
+  const received = (marker: string) => rx.requests.filter((r) => r.path.includes(marker));
+
+  it('an escalation page is what the document says, signed with the workspace secret', async () => {
+    const { ws, tokens } = await makeWorkspace(h.prisma);
+    const marker = uniq('page');
+    const policy = await request(h.app)
+      .post('/api/v1/escalation-policies')
+      .set(bearer(tokens.owner))
+      .send({
+        name: 'Hook',
+        steps: [{ delayMinutes: 0, targets: [{ channel: 'webhook', target: rx.url(`/status/200?${marker}`) }] }],
+      });
+    expect(policy.status).toBe(201);
+    const tested = await request(h.app)
+      .post(`/api/v1/escalation-policies/${policy.body.data.id}/test`)
+      .set(bearer(tokens.owner));
+    expect([tested.status, tested.body.data[0]?.ok]).toEqual([200, true]);
+    const [page] = received(marker);
+    expect(page!.headers['content-type']).toMatch(/^application\/json/);
+    const body = JSON.parse(page!.body) as unknown;
+    const parsed = WEBHOOK_BODY_SCHEMAS.escalation.safeParse(body);
+    expect(parsed.error).toBeUndefined();
+    // Nothing the document leaves out (parsing drops unknown keys).
+    expect(parsed.data).toEqual(body);
+    expect(parsed.data).toMatchObject({ type: 'incident.escalation', test: true });
+    expect(page!.headers['statusvane-delivery']).toBe((parsed.data as { deliveryId: string }).deliveryId);
+    const secret = webhookSigningSecret(h.config.encryption.current.key, ws.id);
+    expect(verifyWebhookSignature(secret, String(page!.headers['statusvane-signature']), page!.body)).toBe(true);
+  });
+
+  it('status page subscriber messages are what the document says, signed with the subscriber secret', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const page = (
+      await request(h.app)
+        .post('/api/v1/status-pages')
+        .set(bearer(tokens.owner))
+        .send({ vanityUrl: uniq('subs'), name: 'Subscribed', isPublic: true })
+    ).body.data as { slug: string };
+    const marker = uniq('sub');
+    const subscribed = await request(h.app)
+      .post(`/status/${page.slug}/subscribe`)
+      .send({ webhookUrl: rx.url(`/status/200?${marker}`) });
+    expect(subscribed.status).toBe(202);
+    const { id: subscriberId, secret } = subscribed.body.data as { id: string; secret: string };
+    const incident = await request(h.app)
+      .post('/api/v1/incidents')
+      .set(bearer(tokens.owner))
+      .send({ title: 'Slow checkout', message: 'Looking' });
+    const update = await request(h.app)
+      .post(`/api/v1/incidents/${incident.body.data.id}/updates`)
+      .set(bearer(tokens.owner))
+      .send({ status: 'identified', message: 'Found it' });
+    const window = await request(h.app)
+      .post('/api/v1/maintenance')
+      .set(bearer(tokens.owner))
+      .send({ title: 'Upgrade', startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-01T01:00:00Z' });
+    const keys = [
+      `incident:${incident.body.data.id}:opened`,
+      `update:${update.body.data.id}`,
+      `maintenance:${window.body.data.id}:scheduled`,
+    ];
+    const deps = {
+      prisma: h.prisma,
+      keyring: h.config.encryption,
+      guard: h.deps.guard,
+      email: null,
+      publicBaseUrl: h.config.publicBaseUrl,
+    };
+    for (const eventKey of keys) {
+      const row = await h.prisma.subscriberDelivery.create({ data: { subscriberId, eventKey } });
+      expect(await deliverSubscriberMessage(deps, row.id, { finalAttempt: true })).toEqual({ outcome: 'sent' });
+    }
+    const bodies = received(marker);
+    expect(bodies.map((b) => JSON.parse(b.body).type)).toEqual([
+      'incident.opened',
+      'incident.updated',
+      'maintenance.scheduled',
+    ]);
+    for (const b of bodies) {
+      const body = JSON.parse(b.body) as unknown;
+      const parsed = WEBHOOK_BODY_SCHEMAS.subscriber.safeParse(body);
+      expect([parsed.error, parsed.data]).toEqual([undefined, body]);
+      expect(verifyWebhookSignature(secret, String(b.headers['statusvane-signature']), b.body)).toBe(true);
+    }
+  });
+});
+
 describe('the create-monitor schema agrees with the validator', () => {
   const schemas = () => doc.components.schemas as Json;
 
@@ -436,6 +670,9 @@ describe('GET /docs', () => {
     for (const [method, path] of SPEC_ENDPOINTS) {
       expect([method, path, html.includes(`${method.toUpperCase()} ${path}`)]).toEqual([method, path, true]);
     }
+    // The webhooks Statusvane sends, each with its body.
+    for (const name of Object.keys(doc.webhooks as Json))
+      expect([name, html.includes(`<span class="path">${name}</span>`)]).toEqual([name, true]);
     // Nothing loaded from anywhere: no script at all, no absolute or protocol-relative src/href.
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i);

@@ -20,12 +20,15 @@ import {
   CheckScheduler,
   createApiRedis,
   createLogger,
+  createMonitorSchema,
   createSsrfGuard,
   parseConfig,
   type PrismaClient,
 } from '@statusvane/shared';
 import { authenticate } from '../../apps/api/src/services/auth/authenticate.js';
 import { createMonitor } from '../../apps/api/src/services/monitors/create-monitor.js';
+import { createMonitorChecks } from '../../apps/api/src/services/monitors/monitor-validation.js';
+import { judgeInput } from '../../apps/api/src/services/validation.js';
 import { storeCheckResults, type StoreInput } from '../../apps/worker/src/checks/store-result.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 
@@ -143,9 +146,11 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
   const auth = await authenticate(deps, { authorization: `Bearer ${ws.token}`, workspaceHeader: undefined });
   const create = async () => {
     const t = performance.now();
+    const ctx = { ...auth, now: new Date() };
+    const body = { name: 'Bench', target: input.targetUrl, intervalSeconds: 86400 };
     await createMonitor(deps, {
-      ctx: { ...auth, now: new Date() },
-      input: { name: 'Bench', target: input.targetUrl, intervalSeconds: 86400 },
+      ctx,
+      input: await judgeInput(createMonitorSchema, createMonitorChecks, deps, { ctx }, body),
     });
     return performance.now() - t;
   };

@@ -146,7 +146,7 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
       const now = opts.clock();
       const assets = await opts.assets();
       const sessionToken = readSessionCookie(req, cookies);
-      const session = await readSession(deps.prisma, sessionToken, now);
+      const session = await readSession(deps.prisma, deps.logger, sessionToken, now);
       // Forms of a session carry its token; before sign-in, the pre-session cookie's (created on first need).
       let csrfSecret = session ? sessionToken : readPresessionCookie(req, cookies);
       if (!csrfSecret || !/^[A-Za-z0-9_-]{43}$/.test(csrfSecret)) {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
 import type { Permission } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
+import type { BodyChecks } from '../services/validation.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 export type Tag =
@@ -49,13 +50,13 @@ export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O }
   : void;
 
 export interface BodySpec<B extends z.ZodType> {
-  /** Parsed by the route (strict: unknown keys are 400) and documented. */
+  /** Parsed by mountRoutes (strict: unknown keys are 400) and shown in the document: the body's one schema. */
   schema: B;
   /**
-   * Documented instead of `schema` when the service judges the body itself and `schema` only passes it through
-   * (monitors: one 400 names every problem found by the schema, the SSRF guard and the rules between fields).
+   * What the schema cannot judge (the database, the configuration, the SSRF guard, rules between fields), written
+   * beside the service: run with the schema's parse, so that one 400 names every problem either found.
    */
-  documented?: z.ZodType;
+  checks?: BodyChecks<B, ApiDeps>;
   examples?: Record<string, { summary: string; value: unknown }>;
   /** Also taken as YAML (`Content-Type: application/yaml`), read as the JSON it stands for. */
   yaml?: boolean;

@@ -1,4 +1,3 @@
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { RequestHandler, Router } from 'express';
 import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
@@ -13,10 +12,10 @@ import {
 } from '../middleware/idempotency.js';
 import { etagOf, ifNoneMatchNames, parseIfMatch } from '../middleware/if-match.js';
 import { jsonBodyRule } from '../middleware/json-body.js';
-import { operationOf } from '../openapi/operation.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext } from '../services/context.js';
+import { judgeInput } from '../services/validation.js';
 import { successOf, successStatus, takesIfMatch, type ApiRoute } from './define-route.js';
 
 /** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
@@ -50,21 +49,23 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       // The role first: a caller without it is told 403 whatever it sent.
       if (route.roles !== 'read') assertCan(auth.role, route.roles);
       const query = parseOrThrow(route.request?.query ?? NOTHING, req.query, 'query');
-      const parsedBody = body
-        ? parseOrThrow(body.schema, req.body, 'body')
-        : parseOrThrow(NOTHING, req.body ?? {}, 'body');
-      const ctx: ServiceContext = {
+      const params = lowerCased(req.params as Record<string, string>);
+      const caller: ServiceContext = {
         ...auth,
         now: clock(),
         inTransaction: route.idempotent ? storeAnswerInTransaction(res, status, toBody) : undefined,
+      };
+      const checks = body?.checks;
+      const parsedBody = !body
+        ? parseOrThrow(NOTHING, req.body ?? {}, 'body')
+        : checks
+          ? await judgeInput(body.schema, checks, deps, { ctx: caller, params }, req.body)
+          : parseOrThrow(body.schema, req.body, 'body');
+      const ctx: ServiceContext = {
+        ...caller,
         ifMatch: conditional ? parseIfMatch(req.get('if-match')) : undefined,
       };
-      const result = await route.handler(deps, {
-        ctx,
-        params: lowerCased(req.params as Record<string, string>),
-        query,
-        body: parsedBody,
-      });
+      const result = await route.handler(deps, { ctx, params, query, body: parsedBody });
       if (answerNotStored(res)) {
         throw new Error(
           `${route.method.toUpperCase()} ${route.path} is idempotent but its service did not store the answer`,
@@ -136,9 +137,4 @@ export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestH
     if (match) res.locals[ROUTE_LABEL] = match.label;
     next();
   };
-}
-
-/** Describes each declared operation in the OpenAPI registry (the document's paths). */
-export function registerRoutes(registry: OpenAPIRegistry, routes: readonly ApiRoute[]): void {
-  for (const route of routes) registry.registerPath(operationOf(route));
 }

@@ -21,7 +21,11 @@ export interface paths {
         post: operations["createMaintenanceWindow"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List maintenance windows (headers only)
+         * @description As `GET /maintenance` (listMaintenanceWindows), answered with its status and headers and no body.
+         */
+        head: operations["listMaintenanceWindowsHead"];
         patch?: never;
         trace?: never;
     };
@@ -45,7 +49,11 @@ export interface paths {
          */
         delete: operations["deleteMaintenanceWindow"];
         options?: never;
-        head?: never;
+        /**
+         * Get a maintenance window (headers only)
+         * @description As `GET /maintenance/{id}` (getMaintenanceWindow), answered with its status and headers and no body.
+         */
+        head: operations["getMaintenanceWindowHead"];
         /**
          * Update, start, complete or cancel a maintenance window
          * @description Only the provided fields change; extending a running window is done by sending `endsAt` alone, and the original message survives. `status` is an action: `start` (from `scheduled`) begins the window now, `complete` (from `in_progress`) ends it now, `cancel` (from `scheduled` or `in_progress`) calls it off and keeps it on the public record. Repeating the action the window is already in is a no-op 200. A PATCH may not leave `endsAt` at or before `startsAt` (400). Role: admin or owner, the roles that can manage status pages (others get 403).
@@ -73,7 +81,11 @@ export interface paths {
         post: operations["createMonitor"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List monitors (headers only)
+         * @description As `GET /monitors` (listMonitors), answered with its status and headers and no body.
+         */
+        head: operations["listMonitorsHead"];
         patch?: never;
         trace?: never;
     };
@@ -97,7 +109,11 @@ export interface paths {
          */
         delete: operations["deleteMonitor"];
         options?: never;
-        head?: never;
+        /**
+         * Get a monitor (headers only)
+         * @description As `GET /monitors/{id}` (getMonitor), answered with its status and headers and no body.
+         */
+        head: operations["getMonitorHead"];
         /**
          * Update, pause or resume a monitor
          * @description Every field is optional and only the provided ones change. `enabled: false` pauses the monitor, `enabled: true` resumes it. `type` and `metadata` cannot be changed (400), and a field that does not apply to the monitor's type is 400. `headers` and `body` replace the stored ones whole (`headers: {}` and `body: null` clear them); nullable settings are cleared with null, and an empty `keyword` or `keywordAbsent` clears it too. A 400 lists every offending field. The rules between fields hold for the monitor as stored after the write: a PATCH that a concurrent one made invalid (say, a method GET meeting a body) is refused with 400. Role: member, admin or owner (a viewer gets 403).
@@ -121,7 +137,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List a heartbeat's pings (headers only)
+         * @description As `GET /monitors/{id}/pings` (listMonitorPings), answered with its status and headers and no body.
+         */
+        head: operations["listMonitorPingsHead"];
         patch?: never;
         trace?: never;
     };
@@ -141,7 +161,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get response-time history (headers only)
+         * @description As `GET /monitors/{id}/response-times` (getMonitorResponseTimes), answered with its status and headers and no body.
+         */
+        head: operations["getMonitorResponseTimesHead"];
         patch?: never;
         trace?: never;
     };
@@ -161,7 +185,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List a monitor's check results (headers only)
+         * @description As `GET /monitors/{id}/results` (listMonitorResults), answered with its status and headers and no body.
+         */
+        head: operations["listMonitorResultsHead"];
         patch?: never;
         trace?: never;
     };
@@ -181,7 +209,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List components (headers only)
+         * @description As `GET /components` (listComponents), answered with its status and headers and no body.
+         */
+        head: operations["listComponentsHead"];
         patch?: never;
         trace?: never;
     };
@@ -201,7 +233,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get a component (headers only)
+         * @description As `GET /components/{id}` (getComponent), answered with its status and headers and no body.
+         */
+        head: operations["getComponentHead"];
         /**
          * Rename or describe a component
          * @description Changes the public `name` (1 to 120 characters) and `description` (up to 500) status pages show. The monitor keeps its own name; renaming the monitor later renames the component again. Role: member, admin or owner (a viewer gets 403).
@@ -229,7 +265,11 @@ export interface paths {
         post: operations["createStatusPage"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List status pages (headers only)
+         * @description As `GET /status-pages` (listStatusPages), answered with its status and headers and no body.
+         */
+        head: operations["listStatusPagesHead"];
         patch?: never;
         trace?: never;
     };
@@ -253,7 +293,11 @@ export interface paths {
          */
         delete: operations["deleteStatusPage"];
         options?: never;
-        head?: never;
+        /**
+         * Get a status page (headers only)
+         * @description As `GET /status-pages/{id}` (getStatusPage), answered with its status and headers and no body.
+         */
+        head: operations["getStatusPageHead"];
         /**
          * Update a status page
          * @description Every field is optional and only the provided ones change, in one transaction. `slug` follows the create rules (normalised like `vanityUrl`; reserved or taken by any workspace: 409) and the old address answers 404 at once. `sections` replaces the whole layout (`[]`: every component, ungrouped); a component of another workspace or placed twice is 400. `password` (8 to 128 characters) protects the page and signs visitors out; null removes it. Role: admin or owner, the roles that can manage status pages (others get 403).
@@ -277,7 +321,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get a status page layout (headers only)
+         * @description As `GET /status-pages/{id}/layout` (getStatusPageLayout), answered with its status and headers and no body.
+         */
+        head: operations["getStatusPageLayoutHead"];
         patch?: never;
         trace?: never;
     };
@@ -297,7 +345,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List a status page's subscribers (headers only)
+         * @description As `GET /status-pages/{id}/subscribers` (listStatusPageSubscribers), answered with its status and headers and no body.
+         */
+        head: operations["listStatusPageSubscribersHead"];
         patch?: never;
         trace?: never;
     };
@@ -341,7 +393,11 @@ export interface paths {
         post: operations["createIncident"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List incidents (headers only)
+         * @description As `GET /incidents` (listIncidents), answered with its status and headers and no body.
+         */
+        head: operations["listIncidentsHead"];
         patch?: never;
         trace?: never;
     };
@@ -365,7 +421,11 @@ export interface paths {
         post: operations["createIncidentUpdate"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List an incident's updates (headers only)
+         * @description As `GET /incidents/{id}/updates` (listIncidentUpdates), answered with its status and headers and no body.
+         */
+        head: operations["listIncidentUpdatesHead"];
         patch?: never;
         trace?: never;
     };
@@ -389,7 +449,11 @@ export interface paths {
          */
         delete: operations["deleteIncident"];
         options?: never;
-        head?: never;
+        /**
+         * Get an incident (headers only)
+         * @description As `GET /incidents/{id}` (getIncident), answered with its status and headers and no body.
+         */
+        head: operations["getIncidentHead"];
         patch?: never;
         trace?: never;
     };
@@ -409,7 +473,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get the escalation state of an incident (headers only)
+         * @description As `GET /incidents/{id}/escalation` (getIncidentEscalation), answered with its status and headers and no body.
+         */
+        head: operations["getIncidentEscalationHead"];
         patch?: never;
         trace?: never;
     };
@@ -473,7 +541,11 @@ export interface paths {
         post: operations["createEscalationPolicy"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List escalation policies (headers only)
+         * @description As `GET /escalation-policies` (listEscalationPolicies), answered with its status and headers and no body.
+         */
+        head: operations["listEscalationPoliciesHead"];
         patch?: never;
         trace?: never;
     };
@@ -497,7 +569,11 @@ export interface paths {
          */
         delete: operations["deleteEscalationPolicy"];
         options?: never;
-        head?: never;
+        /**
+         * Get an escalation policy (headers only)
+         * @description As `GET /escalation-policies/{id}` (getEscalationPolicy), answered with its status and headers and no body.
+         */
+        head: operations["getEscalationPolicyHead"];
         /**
          * Update an escalation policy
          * @description Only the provided fields change, in one transaction (same rules as on create). `steps` replaces every step and target: incidents already open keep paging with the ladder they opened with, and the new steps apply from the next incident. `isDefault: false` on the default policy leaves the workspace without one. Role: admin or owner (others get 403).
@@ -621,7 +697,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Export the workspace document (headers only)
+         * @description As `GET /config` (getConfig), answered with its status and headers and no body.
+         */
+        head: operations["getConfigHead"];
         patch?: never;
         trace?: never;
     };
@@ -645,7 +725,11 @@ export interface paths {
         post: operations["createToken"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List workspace tokens (headers only)
+         * @description As `GET /tokens` (listTokens), answered with its status and headers and no body.
+         */
+        head: operations["listTokensHead"];
         patch?: never;
         trace?: never;
     };
@@ -689,7 +773,11 @@ export interface paths {
         post: operations["addMember"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List members (headers only)
+         * @description As `GET /members` (listMembers), answered with its status and headers and no body.
+         */
+        head: operations["listMembersHead"];
         patch?: never;
         trace?: never;
     };
@@ -757,7 +845,11 @@ export interface paths {
         post: operations["createWallToken"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List wall view links (headers only)
+         * @description As `GET /wall-tokens` (listWallTokens), answered with its status and headers and no body.
+         */
+        head: operations["listWallTokensHead"];
         patch?: never;
         trace?: never;
     };
@@ -797,7 +889,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List audit events (headers only)
+         * @description As `GET /audit-events` (listAuditEvents), answered with its status and headers and no body.
+         */
+        head: operations["listAuditEventsHead"];
         patch?: never;
         trace?: never;
     };
@@ -817,7 +913,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Read the event log (headers only)
+         * @description As `GET /events` (listEvents), answered with its status and headers and no body.
+         */
+        head: operations["listEventsHead"];
         patch?: never;
         trace?: never;
     };
@@ -841,7 +941,11 @@ export interface paths {
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List webhooks (headers only)
+         * @description As `GET /webhooks` (listWebhooks), answered with its status and headers and no body.
+         */
+        head: operations["listWebhooksHead"];
         patch?: never;
         trace?: never;
     };
@@ -865,7 +969,11 @@ export interface paths {
          */
         delete: operations["deleteWebhook"];
         options?: never;
-        head?: never;
+        /**
+         * Get a webhook (headers only)
+         * @description As `GET /webhooks/{id}` (getWebhook), answered with its status and headers and no body.
+         */
+        head: operations["getWebhookHead"];
         /**
          * Update a webhook
          * @description Only the given fields change. A new `url` passes the SSRF guard (400); deliveries not yet sent go to it. New `types` apply to events not yet dispatched. Role: admin or owner (others get 403).
@@ -889,7 +997,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List deliveries of a webhook (headers only)
+         * @description As `GET /webhooks/{id}/deliveries` (listWebhookDeliveries), answered with its status and headers and no body.
+         */
+        head: operations["listWebhookDeliveriesHead"];
         patch?: never;
         trace?: never;
     };
@@ -914,118 +1026,515 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "incident.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: incident.opened
+         * @description The `incident.opened` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["incidentOpenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "incident.acknowledged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: incident.acknowledged
+         * @description The `incident.acknowledged` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["incidentAcknowledgedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "incident.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: incident.resolved
+         * @description The `incident.resolved` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["incidentResolvedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "incident.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: incident.updated
+         * @description The `incident.updated` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["incidentUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: monitor.status_changed
+         * @description The `monitor.status_changed` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["monitorStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: monitor.created
+         * @description The `monitor.created` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["monitorCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: monitor.updated
+         * @description The `monitor.updated` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["monitorUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: monitor.deleted
+         * @description The `monitor.deleted` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["monitorDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "maintenance.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: maintenance.started
+         * @description The `maintenance.started` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["maintenanceStartedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "maintenance.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: maintenance.completed
+         * @description The `maintenance.completed` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["maintenanceCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "maintenance.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event webhook: maintenance.cancelled
+         * @description The `maintenance.cancelled` event (GET /events shows the same), POSTed as CloudEvents structured JSON to every webhook (POST /webhooks) that takes it, in the order of the log, at least once: drop an event `id` already handled. docs/events.md tells the whole protocol.
+         */
+        post: operations["maintenanceCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    escalation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Escalation page or notice (a policy's webhook target)
+         * @description A step of an escalation policy with a `webhook` target POSTs a page (`incident.escalation`) to its URL when the step fires, and later a notice when the incident is acknowledged or resolved.
+         */
+        post: operations["escalationWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "status-page-subscriber": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Status page subscriber message (a subscriber's webhookUrl)
+         * @description A subscriber that gave a `webhookUrl` (POST /status/{slug}/subscribe) is told of the public incidents and maintenance of the page's components (or of those it chose).
+         */
+        post: operations["statusPageSubscriberWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        /** @description Every error response has this shape. */
-        Error: {
-            error: {
-                /**
-                 * @description invalid_request 400 (413 for a body over 256 KiB, 405 for a method a path does not take), unauthorized 401, forbidden 403, not_found 404, conflict 409, precondition_failed 412, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).
-                 * @enum {string}
-                 */
-                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "rate_limited" | "conflict" | "precondition_failed" | "internal";
-                /** @description A human-readable explanation; do not parse it. */
-                message: string;
-                details?: components["schemas"]["ErrorDetails"];
+        /** @description `incident.opened`: An incident opened: a monitor failed its openThreshold, or one was opened by hand (POST /incidents). */
+        IncidentOpenedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.incident.opened";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example incidents/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                incident: components["schemas"]["EventIncident"];
             };
         };
-        /** @description Structured details, for the errors that have them: each key says when it appears. */
-        ErrorDetails: {
-            /** @description For invalid input (400): one entry per offending field. */
-            issues?: components["schemas"]["ValidationIssue"][];
-            /** @description For a personal token in several workspaces sent without `X-Statusvane-Workspace` (400): the choices. */
-            workspaces?: components["schemas"]["WorkspaceChoice"][];
-            /**
-             * @description For a maintenance window's 409: its current status (a `completed` or `cancelled` window can no longer be edited).
-             * @enum {string}
-             */
-            status?: "scheduled" | "in_progress" | "completed" | "cancelled";
-            /**
-             * @description For a maintenance window's 409 on an action: the action refused from `status`.
-             * @enum {string}
-             */
-            action?: "start" | "complete" | "cancel";
-            /** @description For a status page's 409: the slug the `vanityUrl` normalised to. */
-            slug?: string;
-            /**
-             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members); for an invitation (POST /members/{userId}/invitation): `password_set` (they have a password) or `mail_not_configured` (no SMTP_URL).
-             * @enum {string}
-             */
-            reason?: "reserved" | "taken" | "last_owner" | "already_member" | "password_set" | "mail_not_configured";
-            /** @description For a 412 (`precondition_failed`): the version the record is at now. */
-            version?: number;
-        };
-        ValidationIssue: {
-            /** @description The offending field, as `a.b[0].c`; empty for the body as a whole. */
-            path: string;
-            message: string;
-        };
-        WorkspaceChoice: {
+        /** @description The incident as it stood when the event was written. */
+        EventIncident: {
             /** Format: uuid */
             id: string;
-            slug: string;
-            name: string;
-        };
-        MaintenanceWindow: {
-            /** Format: uuid */
-            id: string;
-            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
-            version: number;
-            /** @description Headline customers see. */
             title: string;
-            /** @description Public explanation. */
-            body: string;
-            /**
-             * @description Derived from the clock: `scheduled` while now < startsAt, `in_progress` while startsAt <= now < endsAt, `completed` from endsAt on. Only `cancelled` is stored.
-             * @enum {string}
-             */
-            status: "scheduled" | "in_progress" | "completed" | "cancelled";
-            /** Format: date-time */
-            startsAt: string;
-            /** Format: date-time */
-            endsAt: string;
-            /** @description Components the window affects. Empty means the whole workspace. */
-            components: components["schemas"]["ComponentRef"][];
-        };
-        /** @description A public component. */
-        ComponentRef: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-        };
-        /** @description `title`: 1 to 200 characters (trimmed). `body`: the public explanation, up to 4000 characters, empty when omitted. `startsAt` and `endsAt`: ISO 8601 with an offset (`Z` or `+02:00`), between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z once converted to UTC; `endsAt` must be after `startsAt` (otherwise 400). `componentIds`: up to 200 of the workspace's components (uuids in any case); omitted or empty means the whole workspace; an unknown or foreign id is 400. */
-        CreateMaintenanceInput: {
-            title: string;
-            body?: string;
-            /** Format: date-time */
-            startsAt: string;
-            /** Format: date-time */
-            endsAt: string;
-            componentIds?: string[];
-        };
-        /** @description In every list response. A page past the end returns `data: []` with correct pagination. */
-        Pagination: {
-            /** @description The page returned, 1-indexed. */
-            page: number;
-            /** @description Items per page. */
-            perPage: number;
-            /** @description All matching items, across every page. */
-            total: number;
-            /** @description `ceil(total / perPage)`; 0 when `total` is 0. */
-            totalPages: number;
-        };
-        /** @description Every field optional; only the provided ones change (same rules as on create). `endsAt` sent alone extends or shortens the window and the rest survives; times sent may not leave `endsAt` at or before `startsAt` (400), though `complete` at the millisecond the window started leaves a zero-length completed window. `componentIds` replaces the affected components. `status` is an action, not a state: `start` begins the window now (from `scheduled`), `complete` ends it now (from `in_progress`), `cancel` calls it off (from `scheduled` or `in_progress`) and keeps it on the public record. */
-        UpdateMaintenanceInput: {
-            title?: string;
-            body?: string;
-            /** Format: date-time */
-            startsAt?: string;
-            /** Format: date-time */
-            endsAt?: string;
-            componentIds?: string[];
             /** @enum {string} */
-            status?: "start" | "complete" | "cancel";
+            status: "open" | "acknowledged" | "resolved";
+            /** @enum {string} */
+            impact: "none" | "minor" | "major" | "critical";
+            /** @enum {string} */
+            source: "monitor" | "manual";
+            /** Format: uuid */
+            monitorId: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            /** Format: date-time */
+            resolvedAt: string | null;
+        };
+        /** @description `incident.acknowledged`: An open incident was acknowledged. */
+        IncidentAcknowledgedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.incident.acknowledged";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example incidents/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                incident: components["schemas"]["EventIncident"];
+            };
+        };
+        /** @description `incident.resolved`: An incident was resolved: its monitor recovered, by hand, or its monitor was deleted. */
+        IncidentResolvedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.incident.resolved";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example incidents/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                incident: components["schemas"]["EventIncident"];
+            };
+        };
+        /** @description `incident.updated`: An update was posted on an incident (POST /incidents/{id}/updates). */
+        IncidentUpdatedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.incident.updated";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example incidents/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                incident: components["schemas"]["EventIncident"];
+                update: components["schemas"]["IncidentUpdate"];
+            };
+        };
+        /** @description The update as POST /incidents/{id}/updates answered it. */
+        IncidentUpdate: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            incidentId: string;
+            /** @enum {string} */
+            status: "investigating" | "identified" | "monitoring" | "resolved";
+            message: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description `monitor.status_changed`: A monitor's status changed with its checks' results (the worker's write). Pausing and maintenance show in the record (`monitor.updated`, `maintenance.*`), not here. */
+        MonitorStatusChangedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.monitor.status_changed";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example monitors/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                monitor: {
+                    /** Format: uuid */
+                    id: string;
+                    /** @description Its name at the change. */
+                    name: string;
+                    /** @enum {string} */
+                    type: "http" | "heartbeat" | "tcp" | "dns";
+                };
+                /**
+                 * @description `pending`: never checked.
+                 * @enum {string}
+                 */
+                previousStatus: "pending" | "up" | "degraded" | "down";
+                /** @enum {string} */
+                status: "up" | "degraded" | "down";
+                /**
+                 * Format: date-time
+                 * @description The last check when the status changed; null before one.
+                 */
+                checkedAt: string | null;
+            };
+        };
+        /** @description `monitor.created`: A monitor was created (POST /monitors, config apply). */
+        MonitorCreatedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.monitor.created";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example monitors/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                monitor: components["schemas"]["EventMonitor"];
+            };
+        };
+        /** @description The monitor as GET /monitors/{id} answered it after the write, but for `pingUrl`. */
+        EventMonitor: components["schemas"]["Monitor"] & {
+            /** @description A heartbeat's ping URL holds its secret: always `"<redacted>"` here (null for other types). */
+            pingUrl?: "<redacted>" | null;
+        };
+        /** @description Navigates `path` (dot or bracket notation, leading `$.` optional) in a JSON response and compares with `operator`. `value` is required except for `exists` and `notExists` (where it is refused); `gt`, `gte`, `lt`, `lte` compare numbers. A path that does not resolve fails the check (except `notExists`); a non-JSON body fails the check. */
+        JsonAssertion: {
+            path: string;
+            /** @enum {string} */
+            operator: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "notContains" | "exists" | "notExists";
+            value?: string | number | boolean | null;
+        };
+        Certificate: {
+            /** @example CN=example.com */
+            subject: string;
+            /** @example C=US, O=Let's Encrypt, CN=R11 */
+            issuer: string;
+            /** Format: date-time */
+            validFrom: string;
+            /** Format: date-time */
+            validTo: string;
+            /** @description Whole days until validTo, counted from now (negative once expired). */
+            daysRemaining: number;
+            /** @description SHA-256 fingerprint, colon-separated hex pairs. */
+            fingerprint256: string;
         };
         Monitor: {
             /** Format: uuid */
@@ -1135,26 +1644,475 @@ export interface components {
              */
             pingUrl: string | null;
         };
-        /** @description Navigates `path` (dot or bracket notation, leading `$.` optional) in a JSON response and compares with `operator`. `value` is required except for `exists` and `notExists` (where it is refused); `gt`, `gte`, `lt`, `lte` compare numbers. A path that does not resolve fails the check (except `notExists`); a non-JSON body fails the check. */
-        JsonAssertion: {
-            path: string;
+        /** @description `monitor.updated`: A monitor was changed through the API, config apply or the admin CLI (not by what its checks observe). */
+        MonitorUpdatedEvent: {
             /** @enum {string} */
-            operator: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "notContains" | "exists" | "notExists";
-            value?: string | number | boolean | null;
-        };
-        Certificate: {
-            /** @example CN=example.com */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.monitor.updated";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example monitors/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
             subject: string;
-            /** @example C=US, O=Let's Encrypt, CN=R11 */
-            issuer: string;
             /** Format: date-time */
-            validFrom: string;
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                monitor: components["schemas"]["EventMonitor"];
+            };
+        };
+        /** @description `monitor.deleted`: A monitor was deleted (DELETE /monitors/{id}, config apply with `prune`). */
+        MonitorDeletedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.monitor.deleted";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example monitors/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
             /** Format: date-time */
-            validTo: string;
-            /** @description Whole days until validTo, counted from now (negative once expired). */
-            daysRemaining: number;
-            /** @description SHA-256 fingerprint, colon-separated hex pairs. */
-            fingerprint256: string;
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                monitor: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                };
+            };
+        };
+        /** @description `maintenance.started`: A maintenance window started: its start came, or it was started by hand. Once per window. */
+        MaintenanceStartedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.maintenance.started";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example maintenances/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                maintenance: components["schemas"]["EventMaintenance"];
+            };
+        };
+        /** @description The maintenance window as it stood when the event was written. */
+        EventMaintenance: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** Format: date-time */
+            cancelledAt: string | null;
+            /** @description Empty: the whole workspace. */
+            componentIds: string[];
+        };
+        /** @description `maintenance.completed`: A maintenance window ended: its end came, or it was completed by hand. Once per window. */
+        MaintenanceCompletedEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.maintenance.completed";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example maintenances/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                maintenance: components["schemas"]["EventMaintenance"];
+            };
+        };
+        /** @description `maintenance.cancelled`: A maintenance window was cancelled (it then neither starts nor completes). */
+        MaintenanceCancelledEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event; a delivery sent twice carries the same id.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "com.statusvane.maintenance.cancelled";
+            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
+            source: string;
+            /** @example maintenances/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
+            sequence: string;
+            data: {
+                maintenance: components["schemas"]["EventMaintenance"];
+            };
+        };
+        /** @description A step of an escalation policy fired for an incident. */
+        EscalationPage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "incident.escalation";
+            /**
+             * Format: uuid
+             * @description The same in `Statusvane-Delivery`: drop a page already handled.
+             */
+            deliveryId: string;
+            /** Format: uuid */
+            workspaceId: string;
+            incident: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                /** @enum {string} */
+                status: "open" | "acknowledged" | "resolved";
+                /** @enum {string} */
+                impact: "none" | "minor" | "major" | "critical";
+                /**
+                 * @description `test`: POST /escalation-policies/{id}/test.
+                 * @enum {string}
+                 */
+                source: "monitor" | "manual" | "test";
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: uuid */
+                monitorId: string | null;
+                /** @description The monitor's labels. */
+                metadata: {
+                    [key: string]: string;
+                };
+            };
+            policy: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                runbook: string;
+            };
+            step: {
+                /** Format: uuid */
+                id: string;
+                /** @description The step in the ladder, from 0. */
+                position: number;
+                delayMinutes: number;
+                /** @enum {string} */
+                minImpact: "none" | "minor" | "major" | "critical";
+                /** @description Which repetition of the ladder (`repeatCount`), from 0. */
+                cycle: number;
+            };
+            /** Format: date-time */
+            firedAt: string;
+            /**
+             * @description A test message: no incident stands behind it.
+             * @enum {boolean}
+             */
+            test?: true;
+        };
+        /** @description The incident a target was paged for was acknowledged or resolved: sent once to every target paged. */
+        EscalationNotice: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "incident.acknowledged" | "incident.resolved";
+            /**
+             * Format: uuid
+             * @description The same in `Statusvane-Delivery`: drop a notice already handled.
+             */
+            deliveryId: string;
+            /** Format: uuid */
+            workspaceId: string;
+            incident: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                /** @enum {string} */
+                status: "open" | "acknowledged" | "resolved";
+                /** @enum {string} */
+                impact: "none" | "minor" | "major" | "critical";
+                /**
+                 * @description `test`: POST /escalation-policies/{id}/test.
+                 * @enum {string}
+                 */
+                source: "monitor" | "manual" | "test";
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: uuid */
+                monitorId: string | null;
+                /** @description The monitor's labels. */
+                metadata: {
+                    [key: string]: string;
+                };
+                /** Format: date-time */
+                acknowledgedAt: string | null;
+                /** Format: date-time */
+                resolvedAt: string | null;
+            };
+            /**
+             * Format: date-time
+             * @description When it was acknowledged or resolved.
+             */
+            at: string;
+        };
+        /** @description A public incident of the page's components. */
+        SubscriberIncidentMessage: {
+            /**
+             * Format: uuid
+             * @description The delivery; the same in `Statusvane-Delivery`.
+             */
+            id: string;
+            page: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** Format: uri */
+                url: string;
+            };
+            /**
+             * Format: uri
+             * @description POST (or open) it to stop these messages.
+             */
+            unsubscribeUrl: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "incident.opened" | "incident.updated" | "incident.resolved";
+            incident: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                /** @enum {string} */
+                status: "open" | "acknowledged" | "resolved";
+                /** @enum {string} */
+                impact: "none" | "minor" | "major" | "critical";
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: date-time */
+                resolvedAt: string | null;
+                /** @description Empty: the whole workspace. */
+                components: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                }[];
+            };
+            /** @description incident.updated: the update posted; otherwise the latest one, or null. */
+            update: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                status: "investigating" | "identified" | "monitoring" | "resolved";
+                message: string;
+                /** Format: date-time */
+                createdAt: string;
+            } | null;
+        };
+        /** @description A maintenance window of the page's components: announced ahead of its start, started, completed. */
+        SubscriberMaintenanceMessage: {
+            /**
+             * Format: uuid
+             * @description The delivery; the same in `Statusvane-Delivery`.
+             */
+            id: string;
+            page: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** Format: uri */
+                url: string;
+            };
+            /**
+             * Format: uri
+             * @description POST (or open) it to stop these messages.
+             */
+            unsubscribeUrl: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "maintenance.scheduled" | "maintenance.started" | "maintenance.completed";
+            maintenance: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                body: string;
+                /** Format: date-time */
+                startsAt: string;
+                /** Format: date-time */
+                endsAt: string;
+                /** @description Empty: every component. */
+                components: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                }[];
+            };
+        };
+        /** @description Every error response has this shape. */
+        Error: {
+            error: {
+                /**
+                 * @description invalid_request 400 (413 for a body over 256 KiB, 405 for a method a path does not take), unauthorized 401, forbidden 403, not_found 404, conflict 409, precondition_failed 412, rate_limited 429, internal 500 (503 when a dependency is unavailable: safe to retry).
+                 * @enum {string}
+                 */
+                code: "unauthorized" | "forbidden" | "not_found" | "invalid_request" | "rate_limited" | "conflict" | "precondition_failed" | "internal";
+                /** @description A human-readable explanation; do not parse it. */
+                message: string;
+                details?: components["schemas"]["ErrorDetails"];
+            };
+        };
+        /** @description Structured details, for the errors that have them: each key says when it appears. */
+        ErrorDetails: {
+            /** @description For invalid input (400): one entry per offending field. */
+            issues?: components["schemas"]["ValidationIssue"][];
+            /** @description For a personal token in several workspaces sent without `X-Statusvane-Workspace` (400): the choices. */
+            workspaces?: components["schemas"]["WorkspaceChoice"][];
+            /**
+             * @description For a maintenance window's 409: its current status (a `completed` or `cancelled` window can no longer be edited).
+             * @enum {string}
+             */
+            status?: "scheduled" | "in_progress" | "completed" | "cancelled";
+            /**
+             * @description For a maintenance window's 409 on an action: the action refused from `status`.
+             * @enum {string}
+             */
+            action?: "start" | "complete" | "cancel";
+            /** @description For a status page's 409: the slug the `vanityUrl` normalised to. */
+            slug?: string;
+            /**
+             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members); for an invitation (POST /members/{userId}/invitation): `password_set` (they have a password) or `mail_not_configured` (no SMTP_URL).
+             * @enum {string}
+             */
+            reason?: "reserved" | "taken" | "last_owner" | "already_member" | "password_set" | "mail_not_configured";
+            /** @description For a 412 (`precondition_failed`): the version the record is at now. */
+            version?: number;
+        };
+        ValidationIssue: {
+            /** @description The offending field, as `a.b[0].c`; empty for the body as a whole. */
+            path: string;
+            message: string;
+        };
+        WorkspaceChoice: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            name: string;
+        };
+        MaintenanceWindow: {
+            /** Format: uuid */
+            id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** @description Headline customers see. */
+            title: string;
+            /** @description Public explanation. */
+            body: string;
+            /**
+             * @description Derived from the clock: `scheduled` while now < startsAt, `in_progress` while startsAt <= now < endsAt, `completed` from endsAt on. Only `cancelled` is stored.
+             * @enum {string}
+             */
+            status: "scheduled" | "in_progress" | "completed" | "cancelled";
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @description Components the window affects. Empty means the whole workspace. */
+            components: components["schemas"]["ComponentRef"][];
+        };
+        /** @description A public component. */
+        ComponentRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        /** @description `title`: 1 to 200 characters (trimmed). `body`: the public explanation, up to 4000 characters, empty when omitted. `startsAt` and `endsAt`: ISO 8601 with an offset (`Z` or `+02:00`), between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z once converted to UTC; `endsAt` must be after `startsAt` (otherwise 400). `componentIds`: up to 200 of the workspace's components (uuids in any case); omitted or empty means the whole workspace; an unknown or foreign id is 400. */
+        CreateMaintenanceInput: {
+            title: string;
+            body?: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            componentIds?: string[];
+        };
+        /** @description In every list response. A page past the end returns `data: []` with correct pagination. */
+        Pagination: {
+            /** @description The page returned, 1-indexed. */
+            page: number;
+            /** @description Items per page. */
+            perPage: number;
+            /** @description All matching items, across every page. */
+            total: number;
+            /** @description `ceil(total / perPage)`; 0 when `total` is 0. */
+            totalPages: number;
+        };
+        /** @description Every field optional; only the provided ones change (same rules as on create). `endsAt` sent alone extends or shortens the window and the rest survives; times sent may not leave `endsAt` at or before `startsAt` (400), though `complete` at the millisecond the window started leaves a zero-length completed window. `componentIds` replaces the affected components. `status` is an action, not a state: `start` begins the window now (from `scheduled`), `complete` ends it now (from `in_progress`), `cancel` calls it off (from `scheduled` or `in_progress`) and keeps it on the public record. */
+        UpdateMaintenanceInput: {
+            title?: string;
+            body?: string;
+            /** Format: date-time */
+            startsAt?: string;
+            /** Format: date-time */
+            endsAt?: string;
+            componentIds?: string[];
+            /** @enum {string} */
+            status?: "start" | "complete" | "cancel";
         };
         /** @description One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown fields, and fields of another type, are 400. */
         CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"];
@@ -1290,6 +2248,7 @@ export interface components {
             headers?: components["schemas"]["MonitorRequestHeaders"];
             body?: string | null;
             contentType?: string;
+            jsonAssertion?: components["schemas"]["JsonAssertion"] | null;
             certificateExpiryDays?: number | null;
             /** @enum {string} */
             dnsRecordType?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "CAA" | "SRV";
@@ -1300,8 +2259,10 @@ export interface components {
             schedule?: string | null;
             timezone?: string;
             enabled?: boolean;
-            /** @description Replaces the assertion; null removes it. */
-            jsonAssertion?: components["schemas"]["JsonAssertion"] | null;
+            /** @description Cannot be changed after creation: sent at all, 400. */
+            type?: unknown;
+            /** @description Set on create only: sent at all, 400. */
+            metadata?: unknown;
         };
         HeartbeatPing: {
             /** Format: uuid */
@@ -1554,17 +2515,6 @@ export interface components {
              * @description The open incident of a monitor this one depends on (`dependsOn`) when it opened: this incident pages nobody (its deliveries are `skipped`, reason `dependency_down`).
              */
             suppressedBy: string | null;
-        };
-        IncidentUpdate: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            incidentId: string;
-            /** @enum {string} */
-            status: "investigating" | "identified" | "monitoring" | "resolved";
-            message: string;
-            /** Format: date-time */
-            createdAt: string;
         };
         EscalationState: {
             /** Format: uuid */
@@ -1898,6 +2848,8 @@ export interface components {
             [key: string]: unknown;
         };
         ConfigApplyInput: {
+            /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
+            planId?: string;
             /** @enum {number} */
             version: 1;
             /** @description true: managed resources the document no longer names are deleted. Default false. */
@@ -1924,8 +2876,6 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
-            /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
-            planId?: string;
         };
         /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
         ApiToken: {
@@ -2077,31 +3027,8 @@ export interface components {
             /** @description Pass as `after` to get what follows; always present (the same cursor again when nothing is newer). */
             nextCursor: string;
         };
-        Event: {
-            /** @enum {string} */
-            specversion: "1.0";
-            /**
-             * Format: uuid
-             * @description Unique per event; a delivery sent twice carries the same id.
-             */
-            id: string;
-            /** @enum {string} */
-            type: "com.statusvane.incident.opened" | "com.statusvane.incident.acknowledged" | "com.statusvane.incident.resolved" | "com.statusvane.incident.updated" | "com.statusvane.monitor.status_changed" | "com.statusvane.monitor.created" | "com.statusvane.monitor.updated" | "com.statusvane.monitor.deleted" | "com.statusvane.maintenance.started" | "com.statusvane.maintenance.completed" | "com.statusvane.maintenance.cancelled";
-            /** @example /workspaces/6f1c2a4e-0000-4000-8000-000000000001 */
-            source: string;
-            /** @example monitors/1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 */
-            subject: string;
-            /** Format: date-time */
-            time: string;
-            /** @enum {string} */
-            datacontenttype: "application/json";
-            /** @description The event's position in the log (extension attribute): a cursor; later events compare greater. */
-            sequence: string;
-            /** @description What happened: a `monitor` (monitor.created and monitor.updated: the record as the API shows it, with `pingUrl` `"<redacted>"`), an `incident` or a `maintenance` window. Secret fields always show `"<redacted>"`. */
-            data: {
-                [key: string]: unknown;
-            };
-        };
+        /** @description One event of the log, told apart by `type` (`com.statusvane.` and the short name). Secret fields never appear: a monitor's `pingUrl` shows `"<redacted>"`. */
+        Event: components["schemas"]["IncidentOpenedEvent"] | components["schemas"]["IncidentAcknowledgedEvent"] | components["schemas"]["IncidentResolvedEvent"] | components["schemas"]["IncidentUpdatedEvent"] | components["schemas"]["MonitorStatusChangedEvent"] | components["schemas"]["MonitorCreatedEvent"] | components["schemas"]["MonitorUpdatedEvent"] | components["schemas"]["MonitorDeletedEvent"] | components["schemas"]["MaintenanceStartedEvent"] | components["schemas"]["MaintenanceCompletedEvent"] | components["schemas"]["MaintenanceCancelledEvent"];
         CreatedWebhook: components["schemas"]["Webhook"] & {
             /** @description The signing secret (`whsec_...`), shown in this answer only: verify `Statusvane-Signature` with it (README). A replay of the request (same `Idempotency-Key`) answers null: delete the webhook and create another if it was lost. */
             secret: string | null;
@@ -2244,7 +3171,29 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `invalid_request`: the body is larger than 256 KiB. */
+        /** @description `invalid_request`: the operation's path was asked with a method it does not take; `Allow` names those it takes (OPTIONS on the path answers 204 with the same `Allow`). */
+        MethodNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "PUT is not allowed here; this path takes GET, PATCH, DELETE, HEAD"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `invalid_request`: the body is larger than 256 KiB. Any body sent is read, so any operation may answer it. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -2330,6 +3279,89 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Not modified: `If-None-Match` names the ETag the record still has (or `*`). No body; the ETag is sent again. */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `invalid_request`: malformed JSON, a wrong content type, unknown fields, wrong types or out-of-range values (`details.issues` names each offending field); or a personal token that belongs to several workspaces sent without `X-Statusvane-Workspace` (`details.workspaces` lists the choices). */
+        BadRequestToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `unauthorized`: the bearer token is missing, malformed, unknown, revoked or expired. */
+        UnauthorizedToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `forbidden`: the token's role may not perform the operation, or `X-Statusvane-Workspace` names a workspace the token cannot act in. */
+        ForbiddenToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `not_found`: no such record in this workspace (an id that is not a uuid, or that belongs to another workspace, is also 404). */
+        NotFoundToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `invalid_request`: the body is larger than 256 KiB. Any body sent is read, so any operation may answer it. */
+        PayloadTooLargeToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `rate_limited`: the per-token request rate is spent (600 per minute by default). Wait `Retry-After` seconds. */
+        TooManyRequestsToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description `internal`: a dependency (PostgreSQL or Redis) is unavailable. Nothing was changed; retry after `Retry-After` seconds. */
+        ServiceUnavailableToHead: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /**
@@ -2347,6 +3379,11 @@ export interface components {
          * @example "3"
          */
         IfMatch: string;
+        /**
+         * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+         * @example "3"
+         */
+        IfNoneMatch: string;
         /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
         Id: string;
         /** @description A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404. */
@@ -2370,6 +3407,8 @@ export interface components {
         WwwAuthenticate: "Bearer";
         /** @description The version of the record answered, as a strong entity tag (`"3"`): send it back in `If-Match` to change or delete the record only if nobody changed it since. */
         ETag: string;
+        /** @description The methods the path takes (GET paths also HEAD), comma-separated. */
+        Allow: string;
         /** @description Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
     };
@@ -2422,6 +3461,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2470,6 +3511,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -2496,6 +3538,51 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listMaintenanceWindowsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description A comma-separated list of: scheduled, in_progress, completed, cancelled. */
+                state?: string;
+                /** @description Windows that affect this component: those naming it and whole-workspace ones. */
+                componentId?: string;
+                /** @description Windows in progress at this instant (ISO 8601 with an offset), cancelled ones excluded from their cancellation on. */
+                activeAt?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of maintenance windows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
     getMaintenanceWindow: {
         parameters: {
             query?: never;
@@ -2505,6 +3592,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2530,10 +3622,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2576,9 +3671,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMaintenanceWindowHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     updateMaintenanceWindow: {
@@ -2628,6 +3770,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the action is not allowed from the current state (out of `completed` or `cancelled`, or `complete` on a `scheduled` window). */
             409: {
                 headers: {
@@ -2707,6 +3850,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2755,6 +3900,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -2781,6 +3927,58 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listMonitorsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description A comma-separated list of: pending, up, degraded, down. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
     getMonitor: {
         parameters: {
             query?: never;
@@ -2790,6 +3988,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -2815,10 +4018,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2861,9 +4067,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMonitorHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     updateMonitor: {
@@ -2913,6 +4166,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -2962,8 +4216,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMonitorPingsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     getMonitorResponseTimes: {
@@ -3008,8 +4307,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMonitorResponseTimesHead: {
+        parameters: {
+            query?: {
+                /** @description Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day. */
+                period?: "hour" | "day" | "week" | "month";
+                /** @description Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions. */
+                region?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The history. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listMonitorResults: {
@@ -3061,8 +4405,59 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMonitorResultsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description Results of this region only (one of CHECK_REGIONS). */
+                region?: string;
+                /** @description A comma-separated list of: up, degraded, down, missed. */
+                status?: string;
+                /** @description Results checked at or after this instant (ISO 8601 with an offset). */
+                since?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listComponents: {
@@ -3104,8 +4499,49 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listComponentsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of components. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     getComponent: {
@@ -3117,6 +4553,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -3142,12 +4583,60 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getComponentHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The component. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     updateComponent: {
@@ -3197,6 +4686,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -3242,6 +4732,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3290,6 +4782,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the slug is reserved or already taken, or a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -3316,6 +4809,45 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listStatusPagesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of status pages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
     getStatusPage: {
         parameters: {
             query?: never;
@@ -3325,6 +4857,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -3350,10 +4887,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3396,9 +4936,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStatusPageHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     updateStatusPage: {
@@ -3448,6 +5035,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the slug is reserved or already taken. */
             409: {
                 headers: {
@@ -3512,8 +5100,48 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStatusPageLayoutHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The layout. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listStatusPageSubscribers: {
@@ -3559,8 +5187,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listStatusPageSubscribersHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscribers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     deleteStatusPageSubscriber: {
@@ -3603,7 +5276,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3654,6 +5329,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3711,6 +5388,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -3735,6 +5413,52 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listIncidentsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description A comma-separated list of: open, acknowledged, resolved. */
+                status?: string;
+                monitorId?: string;
+                /** @description Incidents that started at or after this instant (ISO 8601 with an offset). */
+                startedAfter?: string;
+                /** @description Incidents that started before this instant (ISO 8601 with an offset). */
+                startedBefore?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of incidents. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listIncidentUpdates: {
@@ -3774,6 +5498,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3829,6 +5555,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -3855,6 +5582,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listIncidentUpdatesHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The updates. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
     getIncident: {
         parameters: {
             query?: never;
@@ -3864,6 +5629,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -3889,10 +5659,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3935,9 +5708,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getIncidentHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     getIncidentEscalation: {
@@ -3977,8 +5797,48 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getIncidentEscalationHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The escalation state. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     acknowledgeIncident: {
@@ -4019,6 +5879,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the incident is already resolved. */
             409: {
                 headers: {
@@ -4040,6 +5901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4082,6 +5944,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4125,6 +5989,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4173,6 +6039,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -4199,6 +6066,45 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listEscalationPoliciesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of policies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
     getEscalationPolicy: {
         parameters: {
             query?: never;
@@ -4208,6 +6114,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -4233,10 +6144,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4279,9 +6193,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEscalationPolicyHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     updateEscalationPolicy: {
@@ -4331,6 +6292,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -4374,6 +6336,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4411,6 +6375,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the current secret was already shown: rotate it for a new one. */
             409: {
                 headers: {
@@ -4432,6 +6397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4475,6 +6441,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -4496,6 +6463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4538,6 +6506,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a status page slug of the document is taken by another page. */
             409: {
                 headers: {
@@ -4602,6 +6571,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the workspace or the document changed since `planId`, or a slug is taken by another page. */
             409: {
                 headers: {
@@ -4637,6 +6607,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -4659,11 +6634,55 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConfigHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listTokens: {
@@ -4705,6 +6724,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4753,6 +6774,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -4777,6 +6799,45 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTokensHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     deleteToken: {
@@ -4817,7 +6878,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4861,6 +6924,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4909,6 +6974,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the user is already a member, or a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -4933,6 +6999,45 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembersHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     createMemberInvitation: {
@@ -4973,6 +7078,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the member has a password already (`reason: password_set`), or no mail is set up (`mail_not_configured`). */
             409: {
                 headers: {
@@ -4994,6 +7100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5036,6 +7143,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the member is the last owner. */
             409: {
                 headers: {
@@ -5058,6 +7166,7 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5109,6 +7218,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: the member is the last owner. */
             409: {
                 headers: {
@@ -5175,6 +7285,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5223,6 +7335,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -5247,6 +7360,45 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWallTokensHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of wall tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     deleteWallToken: {
@@ -5287,7 +7439,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5336,8 +7490,54 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEventsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "wall_token" | "workspace" | "user";
+                resourceId?: string;
+                /** @description Exact action, such as `monitor.deleted`. */
+                action?: string;
+                actorId?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listEvents: {
@@ -5377,8 +7577,50 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEventsHead: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor`, or an event's `sequence`: only later events count. A cursor beyond the end of the log is 400. */
+                after?: string;
+                /** @description A comma-separated list of: incident.opened, incident.acknowledged, incident.resolved, incident.updated, monitor.status_changed, monitor.created, monitor.updated, monitor.deleted, maintenance.started, maintenance.completed, maintenance.cancelled. */
+                types?: string;
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after the cursor and the cursor to continue from. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     listWebhooks: {
@@ -5420,6 +7662,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5472,6 +7716,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
             /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
             409: {
                 headers: {
@@ -5498,6 +7743,45 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWebhooksHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
     getWebhook: {
         parameters: {
             query?: never;
@@ -5507,6 +7791,11 @@ export interface operations {
                  * @example acme
                  */
                 "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
@@ -5532,10 +7821,13 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5578,9 +7870,56 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     updateWebhook: {
@@ -5634,6 +7973,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
@@ -5683,8 +8023,53 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveriesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     replayWebhook: {
@@ -5735,9 +8120,543 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    incidentOpenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["IncidentOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    incidentAcknowledgedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["IncidentAcknowledgedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    incidentResolvedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["IncidentResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    incidentUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["IncidentUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    monitorStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MonitorStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    monitorCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MonitorCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    monitorUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MonitorUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    monitorDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MonitorDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    maintenanceStartedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MaintenanceStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    maintenanceCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MaintenanceCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    maintenanceCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the webhook's `secret` (shown once, when it is created): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery (GET /webhooks/{id}/deliveries lists it); a replay makes new deliveries of the same events. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["MaintenanceCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. Any answer but a 2xx (a 3xx, 4xx or 5xx), a timeout (10 s) or a connection error is retried with backoff (10 s, doubling, at most an hour apart) until 24 hours after the delivery was made; then it is `failed`. A URL that resolves to a private or internal address is not sent to: `failed` at once. POST /webhooks/{id}/replay sends the events again from a cursor. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    escalationWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the workspace's escalation signing secret (the same for all its webhook targets): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The page or notice: a retry sends the same one. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EscalationPage"] | components["schemas"]["EscalationNotice"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. A 5xx, 429 or 408, a timeout (10 s) or a connection error is tried again, 3 attempts in all (1 s, then 2 s apart); another answer (a 3xx or 4xx) fails the delivery at once. GET /incidents/{id}/escalation shows it. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. A 5xx, 429 or 408, a timeout (10 s) or a connection error is tried again, 3 attempts in all (1 s, then 2 s apart); another answer (a 3xx or 4xx) fails the delivery at once. GET /incidents/{id}/escalation shows it. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statusPageSubscriberWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Signed with the subscriber's `secret` (answered once, when it subscribed): `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret named above, computed afresh for every attempt. Verify it over the raw bytes of the body, in constant time, and refuse a `t` more than 5 minutes from your clock (a captured delivery replayed later). */
+                "Statusvane-Signature": string;
+                /** @description The delivery: a retry sends the same one. */
+                "Statusvane-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriberIncidentMessage"] | components["schemas"]["SubscriberMaintenanceMessage"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx status. The body of the answer is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. A 5xx, 429 or 408, a timeout (10 s) or a connection error is tried again with backoff (30 s, doubling), 8 attempts in all; another answer fails the delivery. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered. A 5xx, 429 or 408, a timeout (10 s) or a connection error is tried again with backoff (30 s, doubling), 8 attempts in all; another answer fails the delivery. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

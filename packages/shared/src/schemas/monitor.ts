@@ -318,8 +318,16 @@ const dnsOnlyFields = {
   dnsExpected: z.array(z.string().trim().min(1).max(L.dnsExpectedValueMax)).max(L.dnsExpectedMax).optional(),
 };
 
+/** The kind a body without `type` is (older clients keep working): createMonitorSchema fills `type` in. */
 export const createHttpMonitorSchema = z
-  .object({ type: z.literal('http'), target: httpTargetSchema, ...commonFields, ...probeFields, ...httpOnlyFields })
+  .object({
+    // No `default`: generators (openapi-typescript) would then make the property required in a request.
+    type: z.literal('http').optional(),
+    target: httpTargetSchema,
+    ...commonFields,
+    ...probeFields,
+    ...httpOnlyFields,
+  })
   .strict();
 export const createTcpMonitorSchema = z
   .object({ type: z.literal('tcp'), target: tcpTargetSchema, ...commonFields, ...probeFields })
@@ -338,25 +346,29 @@ export const createHeartbeatMonitorSchema = z
   })
   .strict();
 
-/** The union inside createMonitorSchema, without the `type` default: what the OpenAPI document describes. */
-export const createMonitorUnionSchema = z.discriminatedUnion('type', [
-  createHttpMonitorSchema,
-  createTcpMonitorSchema,
-  createHeartbeatMonitorSchema,
-  createDnsMonitorSchema,
-]);
+/** Each kind with its `type` always present (the http kind's is optional in a request). */
+type WithType<T extends { type?: unknown }> = T extends unknown ? T & { type: NonNullable<T['type']> } : never;
 
 /**
- * POST /monitors: discriminated on `type`; an omitted type means `http` (older clients keep working).
- * `enabled` is refused on create: a monitor starts enabled.
+ * POST /monitors: discriminated on `type`; an omitted type means `http` (older clients keep working), so the http
+ * option's `type` is optional and the answer always has one. `enabled` is refused on create: a monitor starts enabled.
  */
-export const createMonitorSchema = z.preprocess(
-  (input) =>
-    input && typeof input === 'object' && !Array.isArray(input) && !('type' in input)
-      ? { ...input, type: 'http' }
-      : input,
-  createMonitorUnionSchema,
-);
+export const createMonitorSchema = z
+  .discriminatedUnion(
+    'type',
+    [createHttpMonitorSchema, createTcpMonitorSchema, createHeartbeatMonitorSchema, createDnsMonitorSchema],
+    {
+      // The absent `type` the http option admits is no value to suggest.
+      error: (iss) =>
+        iss.code === 'invalid_union' && iss.note === 'No matching discriminator'
+          ? z.config().localeError?.({
+              ...iss,
+              options: (iss.options as unknown[]).filter((o) => o !== undefined),
+            } as Parameters<NonNullable<ReturnType<typeof z.config>['localeError']>>[0])
+          : undefined,
+    },
+  )
+  .transform((m) => ({ ...m, type: m.type ?? 'http' }) as WithType<typeof m>);
 export type CreateMonitorInput = z.infer<typeof createMonitorSchema>;
 
 const refusedOnUpdate = (what: string) =>

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { incidentUpdateInputSchema, parseOrThrow } from '@statusvane/shared';
+import { incidentUpdateInputSchema, manualIncidentInputSchema, parseOrThrow } from '@statusvane/shared';
 import { can } from '../../services/auth/permissions.js';
 import { listComponents } from '../../services/components/list-components.js';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
 import { createIncidentUpdate } from '../../services/incidents/create-incident-update.js';
-import { createManualIncident } from '../../services/incidents/create-manual-incident.js';
+import { createManualIncident, manualIncidentChecks } from '../../services/incidents/create-manual-incident.js';
 import { getIncidentEscalation } from '../../services/incidents/get-escalation.js';
 import { getIncident } from '../../services/incidents/get-incident.js';
 import { INCIDENT_IMPACTS } from '../../services/incidents/incident-record.js';
@@ -12,6 +12,7 @@ import { listIncidentUpdates } from '../../services/incidents/list-incident-upda
 import { listIncidents, incidentListQuerySchema } from '../../services/incidents/list-incidents.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
+import { judgeInput } from '../../services/validation.js';
 import { Button, LinkButton } from '../../views/components/button.js';
 import {
   CheckboxGroup,
@@ -300,7 +301,14 @@ export function incidentPages(): PageDef[] {
           ...(given(req.form.message) ? { message: req.form.message } : {}),
         };
         try {
-          const created = await createManualIncident(req.deps, { ctx: req.ctx, input: body });
+          const input = await judgeInput(
+            manualIncidentInputSchema,
+            manualIncidentChecks,
+            req.deps,
+            { ctx: req.ctx },
+            body,
+          );
+          const created = await createManualIncident(req.deps, { ctx: req.ctx, input });
           return { redirect: `${req.base}/incidents/${created.id}?done=declared` };
         } catch (err) {
           const issues = formIssuesOf(err, ['title', 'impact', 'componentIds', 'message']);

@@ -1,53 +1,12 @@
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { applyConfig } from '../../services/config/apply-config.js';
-import { managedMonitorFields, refSchema, statusPageEntrySchema } from '../../services/config/config-document.js';
+import { configApplyChecks, configDocumentChecks } from '../../services/config/config-document.js';
+import { configApplySchema, configDocumentSchema } from '../../services/config/config-schema.js';
 import { getConfig } from '../../services/config/get-config.js';
 import { planConfig } from '../../services/config/plan-config.js';
 import { defineRoute } from '../define-route.js';
 
 const ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
-
-const configDocumentFields = {
-  version: z.literal(1),
-  prune: z
-    .boolean()
-    .optional()
-    .openapi({ description: 'true: managed resources the document no longer names are deleted. Default false.' }),
-  // Described, not restated: an allOf of the strict create schemas and these two fields would admit no object.
-  monitors: z
-    .array(
-      managedMonitorFields.catchall(z.unknown()).openapi('ConfigMonitor', {
-        description:
-          'A monitor body as POST /monitors takes it (`CreateMonitorInput`: the same fields, defaults and rules), with its ' +
-          '`ref` and optionally `escalationPolicy`.',
-      }),
-    )
-    .optional(),
-  escalationPolicies: z
-    .array(z.object({ ref: refSchema }).catchall(z.unknown()))
-    .optional()
-    .openapi({ description: 'Escalation policies as POST /escalation-policies takes them, each with its `ref`.' }),
-  statusPages: z.array(statusPageEntrySchema).optional(),
-};
-
-const configDocumentSchema = z
-  .object(configDocumentFields)
-  .strict()
-  .openapi('ConfigDocument', {
-    description:
-      'A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a ' +
-      'header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no ' +
-      'configured key decrypts: it cannot be kept, so both are a 400 at their path there).',
-  });
-const applyInputSchema = z
-  .object({
-    ...configDocumentFields,
-    planId: z.string().max(100).optional().openapi({
-      description: "A plan's `planId`: 409 if the document or any resource that plan compared changed since.",
-    }),
-  })
-  .strict()
-  .openapi('ConfigApplyInput');
 
 const configChangeSchema = z
   .object({
@@ -86,9 +45,6 @@ const example = {
   ],
 };
 
-/** Monitoring as code: a workspace document (the service judges it: one 400 names every problem at its path). */
-const judgedByTheService = z.unknown();
-
 export const configRoutes = [
   defineRoute({
     method: 'post',
@@ -104,8 +60,8 @@ export const configRoutes = [
       'another page holds is 409.',
     request: {
       body: {
-        schema: judgedByTheService,
-        documented: configDocumentSchema,
+        schema: configDocumentSchema,
+        checks: configDocumentChecks,
         yaml: true,
         examples: { doc: { summary: 'A small workspace', value: example } },
       },
@@ -131,7 +87,7 @@ export const configRoutes = [
       'twice: the second answer has only `noop`. With `planId`, a document or a compared resource that changed since ' +
       'that plan is 409 and nothing is written. `prune: true` deletes managed resources the document no longer names; ' +
       'resources without a `ref` are never touched. Answers like plan, with the ids of created resources.',
-    request: { body: { schema: judgedByTheService, documented: applyInputSchema, yaml: true } },
+    request: { body: { schema: configApplySchema, checks: configApplyChecks, yaml: true } },
     responses: {
       200: { description: 'What was applied.', data: configPlanSchema },
       409: {

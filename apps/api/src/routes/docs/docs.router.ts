@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { ifNoneMatchNames } from '../../middleware/if-match.js';
-import { buildOpenApiDocument, OPENAPI_PATH } from '../../openapi/document.js';
+import { buildOpenApiDocument, OPENAPI_PATH } from './openapi-document.js';
 import { DOCS_STYLE_HASH, renderDocsHtml } from './render-docs.js';
 
 export const DOCS_PATH = '/docs';

@@ -39,6 +39,7 @@ interface Doc {
   servers?: Array<{ url: string; description?: string }>;
   tags?: Array<{ name: string; description?: string }>;
   paths?: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, Record<string, Operation>>;
   components?: {
     schemas?: Record<string, unknown>;
     parameters?: Record<string, Parameter>;
@@ -260,14 +261,17 @@ function operationsByTag(doc: Doc): Map<string, Op[]> {
   return byTag;
 }
 
-function operationHtml(doc: Doc, basePath: string, { method, path, op }: Op): string {
+/** `where`: how the request is addressed (`GET /api/v1/monitors`, or for a webhook the receiver's URL). */
+function operationHtml(doc: Doc, where: string, { method, path, op }: Op): string {
   const id = anchor('op', op.operationId ?? `${method}${path}`);
+  const head = method === 'get' && doc.paths?.[path]?.head;
   return `<article id="${id}">
 <h3><span class="method m-${method}">${method.toUpperCase()}</span><span class="path">${escapeHtml(path)}</span><span class="opid">${escapeHtml(
     op.operationId ?? '',
   )}</span></h3>
-<p><strong>${escapeHtml(op.summary ?? '')}</strong> <span class="muted">· <code>${escapeHtml(method.toUpperCase())} ${escapeHtml(basePath + path)}</code></span></p>
+<p><strong>${escapeHtml(op.summary ?? '')}</strong> <span class="muted">· <code>${escapeHtml(where)}</code></span></p>
 ${markdown(op.description)}
+${head ? '<p class="muted">Also answers HEAD: the same status and headers, no body.</p>' : ''}
 ${op.parameters?.length ? parametersTable(doc, op.parameters) : ''}
 ${op.requestBody ? `<h4>Request body</h4>${markdown(op.requestBody.description)}${mediaTypes(doc, op.requestBody.content)}` : ''}
 ${op.responses ? responsesTable(doc, op.responses) : ''}
@@ -280,6 +284,9 @@ export function renderDocsHtml(document: object, specUrl: string): string {
   const title = doc.info?.title ?? 'API reference';
   const basePath = doc.servers?.[0]?.url.startsWith('/') ? doc.servers[0].url : '';
   const byTag = operationsByTag(doc);
+  const webhooks: Op[] = Object.entries(doc.webhooks ?? {}).flatMap(([name, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method, path: name, op })),
+  );
   const tagDescription = new Map((doc.tags ?? []).map((t) => [t.name, t.description]));
   const schemas = Object.entries(doc.components?.schemas ?? {});
   const responses = Object.entries(doc.components?.responses ?? {});
@@ -299,6 +306,16 @@ ${[...byTag]
         .join('')}</ul>`,
   )
   .join('\n')}
+${
+  webhooks.length
+    ? `<h2>Webhooks</h2><ul>${webhooks
+        .map(
+          ({ method, path, op }) =>
+            `<li><a href="#${anchor('op', op.operationId ?? `${method}${path}`)}">${escapeHtml(path)}</a></li>`,
+        )
+        .join('')}</ul>`
+    : ''
+}
 <h2>Reference</h2><ul><li><a href="#responses">Common responses</a></li><li><a href="#headers">Response headers</a></li><li><a href="#schemas">Schemas</a></li><li><a href="${escapeHtml(
     specUrl,
   )}">OpenAPI document (JSON)</a></li></ul>
@@ -315,10 +332,17 @@ ${[...byTag]
   .map(
     ([tag, ops]) =>
       `<section id="${anchor('tag', tag)}"><h2>${escapeHtml(tag)}</h2>${markdown(tagDescription.get(tag))}${ops
-        .map((o) => operationHtml(doc, basePath, o))
+        .map((o) => operationHtml(doc, `${o.method.toUpperCase()} ${basePath}${o.path}`, o))
         .join('\n')}</section>`,
   )
   .join('\n')}
+${
+  webhooks.length
+    ? `<section id="webhooks"><h2>Webhooks</h2><p>What Statusvane sends to your URLs.</p>${webhooks
+        .map((o) => operationHtml(doc, `${o.method.toUpperCase()} <your URL>`, o))
+        .join('\n')}</section>`
+    : ''
+}
 <section id="responses"><h2>Common responses</h2>${responses
     .map(
       ([name, r]) =>

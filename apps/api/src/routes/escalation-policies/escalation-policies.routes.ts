@@ -16,7 +16,7 @@ import { revealSigningSecret } from '../../services/escalation-policies/reveal-s
 import { rotateSigningSecret } from '../../services/escalation-policies/rotate-signing-secret.js';
 import { signingSecretRecordSchema } from '../../services/escalation-policies/signing-secret-record.js';
 import { updateEscalationPolicy } from '../../services/escalation-policies/update-escalation-policy.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { defineRoute } from '../define-route.js';
 
 const example = {

@@ -1,7 +1,7 @@
 import { incidentUpdateInputSchema, manualIncidentInputSchema } from '@statusvane/shared';
 import { acknowledgeIncident } from '../../services/incidents/acknowledge-incident.js';
 import { createIncidentUpdate } from '../../services/incidents/create-incident-update.js';
-import { createManualIncident } from '../../services/incidents/create-manual-incident.js';
+import { createManualIncident, manualIncidentChecks } from '../../services/incidents/create-manual-incident.js';
 import { deleteIncident } from '../../services/incidents/delete-incident.js';
 import { escalationStateSchema, getIncidentEscalation } from '../../services/incidents/get-escalation.js';
 import { getIncident } from '../../services/incidents/get-incident.js';
@@ -10,7 +10,7 @@ import { incidentUpdateRecordSchema } from '../../services/incidents/incident-up
 import { listIncidentUpdates } from '../../services/incidents/list-incident-updates.js';
 import { incidentListQuerySchema, listIncidents } from '../../services/incidents/list-incidents.js';
 import { resolveIncident } from '../../services/incidents/resolve-incident.js';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { defineRoute } from '../define-route.js';
 
 export const incidentRoutes = [
@@ -26,9 +26,8 @@ export const incidentRoutes = [
       'given, is its first update (`investigating`). An unknown, foreign or repeated component id is a 400 at `componentIds[i]`.',
     request: {
       body: {
-        // Judged by the service: the schema and the components in one 400 (services/validation.ts).
-        schema: z.unknown(),
-        documented: manualIncidentInputSchema,
+        schema: manualIncidentInputSchema,
+        checks: manualIncidentChecks,
         examples: {
           outage: {
             summary: 'An outage of one component',

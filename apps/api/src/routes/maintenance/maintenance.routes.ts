@@ -1,11 +1,10 @@
 import { createMaintenanceSchema, updateMaintenanceSchema } from '@statusvane/shared';
-import { createMaintenance } from '../../services/maintenance/create-maintenance.js';
+import { createMaintenance, createMaintenanceChecks } from '../../services/maintenance/create-maintenance.js';
 import { deleteMaintenance } from '../../services/maintenance/delete-maintenance.js';
 import { getMaintenance } from '../../services/maintenance/get-maintenance.js';
 import { listMaintenance, maintenanceListQuerySchema } from '../../services/maintenance/list-maintenance.js';
 import { maintenanceRecordSchema } from '../../services/maintenance/maintenance-record.js';
-import { updateMaintenance } from '../../services/maintenance/update-maintenance.js';
-import { z } from '../../openapi/zod.js';
+import { updateMaintenance, updateMaintenanceChecks } from '../../services/maintenance/update-maintenance.js';
 import { defineRoute } from '../define-route.js';
 
 export const maintenanceRoutes = [
@@ -22,9 +21,8 @@ export const maintenanceRoutes = [
       'replays the first answer instead of opening a second window.',
     request: {
       body: {
-        // Judged by the service: the schema and the components in one 400 (services/validation.ts).
-        schema: z.unknown(),
-        documented: createMaintenanceSchema,
+        schema: createMaintenanceSchema,
+        checks: createMaintenanceChecks,
         examples: {
           deploy: {
             summary: 'A release window over the whole workspace',
@@ -88,9 +86,8 @@ export const maintenanceRoutes = [
       'window is already in is a no-op 200. A PATCH may not leave `endsAt` at or before `startsAt` (400).',
     request: {
       body: {
-        // Judged by the service: the schema and the components in one 400 (services/validation.ts).
-        schema: z.unknown(),
-        documented: updateMaintenanceSchema,
+        schema: updateMaintenanceSchema,
+        checks: updateMaintenanceChecks,
         examples: {
           extend: { summary: 'Extend a running window', value: { endsAt: '2026-03-01T23:30:00+00:00' } },
           complete: { summary: 'The release is done', value: { status: 'complete' } },

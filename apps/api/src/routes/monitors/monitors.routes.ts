@@ -1,19 +1,15 @@
 import {
-  createDnsMonitorSchema,
-  createHeartbeatMonitorSchema,
-  createHttpMonitorSchema,
-  createTcpMonitorSchema,
-  jsonAssertionSchema,
+  createMonitorSchema,
   paginationQuerySchema,
   responseTimesQuerySchema,
   updateMonitorSchema,
 } from '@statusvane/shared';
-import { nameSchema, z } from '../../openapi/zod.js';
 import { createMonitor } from '../../services/monitors/create-monitor.js';
 import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
 import { listMonitors, monitorListQuerySchema } from '../../services/monitors/list-monitors.js';
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
+import { createMonitorChecks, updateMonitorChecks } from '../../services/monitors/monitor-validation.js';
 import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/get-response-times.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
 import {
@@ -24,53 +20,6 @@ import {
 import { defineRoute } from '../define-route.js';
 import { listPings } from '../../services/heartbeats/list-pings.js';
 import { heartbeatPingRecordSchema } from '../../services/heartbeats/ping-record.js';
-
-/**
- * Monitor bodies are judged by the service (monitor-validation.ts): one 400 names every problem, whether the schema,
- * the target, the rules between fields or the SSRF guard found it. The route passes the JSON object through.
- */
-const judgedByTheService = z.unknown();
-
-/** The http option as documented: `type` may be omitted (the validator fills in `http`). */
-const createHttpMonitorDocumented = nameSchema(
-  createHttpMonitorSchema.extend({
-    // No `default`: generators (openapi-typescript) would then make the property required in a request.
-    type: z.literal('http').optional().openapi({ description: '`http`; omitted, the body is read as http.' }),
-  }),
-  'CreateHttpMonitorInput',
-  'An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, ' +
-    '`openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, ' +
-    '`expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected ' +
-    'status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a ' +
-    'response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded.',
-);
-
-/**
- * The create body as documented: one of the three kinds, told apart by `type`, which the http kind may omit. An
- * `anyOf` without `discriminator`: a discriminator's property must be present, and linters read a `oneOf` whose
- * options differ only by an optional property as overlapping.
- */
-const createMonitorDocumented = nameSchema(
-  z.union([createHttpMonitorDocumented, createTcpMonitorSchema, createHeartbeatMonitorSchema, createDnsMonitorSchema]),
-  'CreateMonitorInput',
-  'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
-    'fields, and fields of another type, are 400.',
-);
-
-/**
- * The PATCH body as documented: `type` and `metadata` are in the validator only to answer them with a precise 400,
- * not part of the interface; `jsonAssertion` is restated as the equivalent union with null (see monitor-record.ts).
- */
-const updateMonitorDocumented = nameSchema(
-  updateMonitorSchema.omit({ type: true, metadata: true, jsonAssertion: true }).extend({
-    jsonAssertion: z
-      .union([jsonAssertionSchema, z.null()])
-      .optional()
-      .openapi({ description: 'Replaces the assertion; null removes it.' }),
-  }),
-  'UpdateMonitorInput',
-  "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
-);
 
 export const monitorRoutes = [
   defineRoute({
@@ -93,8 +42,8 @@ export const monitorRoutes = [
       'fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor.',
     request: {
       body: {
-        schema: judgedByTheService,
-        documented: createMonitorDocumented,
+        schema: createMonitorSchema,
+        checks: createMonitorChecks,
         examples: {
           http: {
             summary: 'An http monitor',
@@ -179,8 +128,8 @@ export const monitorRoutes = [
       'meeting a body) is refused with 400.',
     request: {
       body: {
-        schema: judgedByTheService,
-        documented: updateMonitorDocumented,
+        schema: updateMonitorSchema,
+        checks: updateMonitorChecks,
         examples: {
           pause: { summary: 'Pause the monitor', value: { enabled: false } },
           tune: {

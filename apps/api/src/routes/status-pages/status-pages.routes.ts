@@ -3,14 +3,17 @@ import { createStatusPage } from '../../services/status-pages/create-status-page
 import { deleteStatusPage } from '../../services/status-pages/delete-status-page.js';
 import { getStatusPage } from '../../services/status-pages/get-status-page.js';
 import { listStatusPages } from '../../services/status-pages/list-status-pages.js';
-import { updateStatusPage, updateStatusPageSchema } from '../../services/status-pages/update-status-page.js';
+import {
+  updateStatusPage,
+  updateStatusPageChecks,
+  updateStatusPageSchema,
+} from '../../services/status-pages/update-status-page.js';
 import { getStatusPageLayout } from '../../services/status-pages/get-status-page-layout.js';
 import { statusPageLayoutSchema } from '../../services/status-pages/status-page-layout-record.js';
 import { statusPageRecordSchema } from '../../services/status-pages/status-page-record.js';
 import { deleteSubscriber } from '../../services/subscribers/delete-subscriber.js';
 import { listSubscribers } from '../../services/subscribers/list-subscribers.js';
 import { subscriberRecordSchema } from '../../services/subscribers/subscriber-record.js';
-import { z } from '../../openapi/zod.js';
 import { defineRoute } from '../define-route.js';
 
 export const statusPageRoutes = [
@@ -84,9 +87,8 @@ export const statusPageRoutes = [
       'twice is 400. `password` (8 to 128 characters) protects the page and signs visitors out; null removes it.',
     request: {
       body: {
-        // Judged by the service: the schema and the layout's components in one 400 (services/validation.ts).
-        schema: z.unknown(),
-        documented: updateStatusPageSchema,
+        schema: updateStatusPageSchema,
+        checks: updateStatusPageChecks,
         examples: {
           rename: { summary: 'Rename and move', value: { name: 'Acme status', slug: 'acme-status' } },
           layout: {

@@ -6,7 +6,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { listPage } from '../records.js';

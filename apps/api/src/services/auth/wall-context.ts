@@ -1,4 +1,5 @@
-import { hashToken, type PlanName, type PrismaClient } from '@statusvane/shared';
+import { hashToken, type Logger, type PlanName, type PrismaClient } from '@statusvane/shared';
+import { logFailure } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';
 
 /** Wall tokens are 43 base64url characters; anything else is not looked up. */
@@ -13,6 +14,7 @@ const TOUCH_EVERY_MS = 60_000;
  */
 export async function wallWorkspaceContext(
   prisma: PrismaClient,
+  logger: Pick<Logger, 'warn'>,
   input: { token: string; now: Date },
 ): Promise<ServiceContext | null> {
   if (!TOKEN_RE.test(input.token)) return null;
@@ -28,7 +30,11 @@ export async function wallWorkspaceContext(
   if (!row) return null;
   if (!row.lastUsedAt || input.now.getTime() - row.lastUsedAt.getTime() >= TOUCH_EVERY_MS) {
     // Not awaited: a lost touch only makes lastUsedAt a minute older.
-    prisma.wallToken.updateMany({ where: { id: row.id }, data: { lastUsedAt: input.now } }).catch(() => undefined);
+    prisma.wallToken
+      .updateMany({ where: { id: row.id }, data: { lastUsedAt: input.now } })
+      .catch(
+        logFailure(logger, 'wall token: lastUsedAt not written', { wallTokenId: row.id }, 'the next view writes it'),
+      );
   }
   return {
     workspace: { ...row.workspace, plan: row.workspace.plan as PlanName },

@@ -1,5 +1,5 @@
 import { maintenanceUntilByComponent, type Prisma, type PrismaClient } from '@statusvane/shared';
-import { versionSchema, z } from '../../openapi/zod.js';
+import { versionSchema, z } from '../../schemas/zod.js';
 import type { RequestContext } from '../auth/context.js';
 import type { OwnLookup } from '../records.js';
 import { componentState } from '../status-pages/public-page.js';

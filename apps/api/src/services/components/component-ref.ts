@@ -1,4 +1,4 @@
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 
 /** A public component as other records name it (maintenance windows, status page sections). */
 export const componentRefSchema = z

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   ConflictError,
   followCommittedSchedules,
-  ValidationError,
-  type Issue,
   type CreateMonitorInput,
   type LayoutInput,
   type Prisma,
@@ -24,9 +22,9 @@ import { isUniqueViolation } from '../records.js';
 import { logFailure } from '../best-effort.js';
 import { checkNow, SCHEDULES_RECONCILED } from '../monitors/monitor-schedule.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
-import { isObject } from '../validation.js';
 import type { ConfigDeps } from './config-deps.js';
-import { fail, parseConfigDocument, type ConfigDocument } from './config-document.js';
+import { fail, readConfigDocument } from './config-document.js';
+import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
 import { computePlan, dependsOnIssues, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
@@ -43,23 +41,12 @@ const RUN_NOW_BATCH = 200;
  */
 export async function applyConfig(
   deps: ConfigDeps,
-  { ctx, input }: { ctx: ServiceContext; input: unknown },
+  { ctx, input }: { ctx: ServiceContext; input: ConfigApplyInput },
 ): Promise<ConfigPlanRecord> {
   assertCan(ctx.role, 'config:apply');
-  const { planId, ...document } = isObject(input) ? input : { planId: undefined };
-  const raw = isObject(input) ? document : input;
-  // `planId` is judged with the document: one 400 names both.
-  const planIdIssues: Issue[] =
-    planId === undefined || (typeof planId === 'string' && planId.length <= 100)
-      ? []
-      : [{ path: 'planId', message: 'must be the planId of a plan (a string)' }];
-  const doc = await parseConfigDocument(raw, deps.config.checkRegions).catch((err: unknown) => {
-    if (planIdIssues.length && err instanceof ValidationError)
-      fail([...planIdIssues, ...(err.details as { issues: Issue[] }).issues]);
-    throw err;
-  });
-  if (planIdIssues.length) fail(planIdIssues);
-  const hash = documentHash(raw);
+  const doc = await readConfigDocument(input, deps.config.checkRegions);
+  const { planId, ...document } = input;
+  const hash = documentHash(document);
   const ws = ctx.workspace.id;
 
   let written: Awaited<ReturnType<typeof write>>;
@@ -108,7 +95,23 @@ export async function applyConfig(
   return { planId: plan.planId, changes: plan.changes, summary: plan.summary };
 }
 
-/** Every change of the plan, in the caller's transaction: deletes first (they free slugs), then monitors, then pages. */
+/** What every step of `write` works in: the caller's transaction, the deps and the caller. */
+interface Writing {
+  tx: Prisma.TransactionClient;
+  deps: ConfigDeps;
+  ctx: ServiceContext;
+  /** ctx.workspace.id */
+  ws: string;
+}
+
+/** A policy's id by its ref (null: none named), created ones included. */
+type PolicyIdOf = (ref: string | null | undefined) => string | null;
+
+/**
+ * Every change of the plan, in the caller's transaction, in an order that each step relies on: policies first
+ * (monitors name them), deletes next (they free slugs and refs), then monitors, then pages (they place the monitors'
+ * components), the policies the plan deletes last (monitors let go of them first), then the audit trail and events.
+ */
 async function write(
   tx: Prisma.TransactionClient,
   deps: ConfigDeps,
@@ -116,11 +119,32 @@ async function write(
   doc: ConfigDocument,
   plan: ConfigPlan,
 ) {
-  const ws = ctx.workspace.id;
-  const inputByRef = new Map(doc.monitors.map((m) => [m.ref, m]));
-  const desiredPolicies = new Map(doc.escalationPolicies.map((p) => [p.ref, p.input]));
+  const w: Writing = { tx, deps, ctx, ws: ctx.workspace.id };
+  const policyId = await writePolicies(w, doc, plan);
+  await deleteStatusPages(w, plan);
+  const { resolved, rescheduleIds } = await deleteMonitors(w, plan);
+  // dependsOn names monitor ids as given (not refs of this document): every new list judged together, as plan judged
+  // them, now under the dependency lock that monitor writes and deletes take.
+  const dependencyIssues = await dependsOnIssues(tx, w.ws, doc, plan.monitors, { lock: true });
+  if (dependencyIssues.length) fail(dependencyIssues);
+  const created = await createMonitors(w, doc, plan, policyId);
+  rescheduleIds.push(...[...created.values()].map((c) => c.id));
+  rescheduleIds.push(...(await updateMonitors(w, plan, policyId)));
+  await writeStatusPages(w, plan, componentsByRef(plan, created));
+  // Monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
+  for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
+  await recordWrites(tx, ctx, [...plan.policies, ...plan.monitors, ...plan.statusPages]);
+  // The event log (GET /events, webhooks) after the versions went up: monitor.deleted came with each removal.
+  const createdIds = new Map([...created].map(([ref, c]) => [ref, c.id]));
+  await recordMonitorEvents(tx, deps, ctx, 'monitor.created', [...createdIds.values()]);
+  const updatedIds = plan.monitors.filter((p) => p.change.action === 'update').map((p) => p.stored!.id);
+  await recordMonitorEvents(tx, deps, ctx, 'monitor.updated', updatedIds);
+  return { plan, createdIds, rescheduleIds, resolved };
+}
 
-  // Policies first: monitors name them.
+/** The policies the plan creates or updates; answers each policy's id by its ref, for the monitors that name one. */
+async function writePolicies({ tx, deps, ctx }: Writing, doc: ConfigDocument, plan: ConfigPlan): Promise<PolicyIdOf> {
+  const desiredPolicies = new Map(doc.escalationPolicies.map((p) => [p.ref, p.input]));
   const policyByRef = new Map<string, string>();
   for (const p of plan.policies) if (p.stored) policyByRef.set(p.change.ref, p.stored.id);
   for (const p of plan.policies) {
@@ -137,55 +161,68 @@ async function write(
       await updatePolicyInTx(tx, deps, ctx, p.stored!.id, changes as UpdateEscalationPolicyInput, 'planned');
     }
   }
-  const policyId = (ref: string | null | undefined) => (ref ? policyByRef.get(ref)! : null);
+  return (ref) => (ref ? policyByRef.get(ref)! : null);
+}
 
-  const componentByRef = new Map<string, string>();
-  for (const p of plan.monitors) if (p.stored) componentByRef.set(p.change.ref, p.stored.componentId);
-
+/** The status pages the plan deletes (`prune`): first, so that their slugs are free for the pages it creates. */
+async function deleteStatusPages({ tx, ws }: Writing, plan: ConfigPlan): Promise<void> {
   const deletedPages = plan.statusPages.filter((p) => p.change.action === 'delete').map((p) => p.stored!.id);
   if (deletedPages.length) await tx.statusPage.deleteMany({ where: { id: { in: deletedPages }, workspaceId: ws } });
+}
+
+/** The monitors the plan deletes (`prune`), as DELETE /monitors/{id} removes one: their open incidents resolved. */
+async function deleteMonitors({ tx, ctx }: Writing, plan: ConfigPlan) {
   const resolved: ResolvedByDelete[] = [];
   const rescheduleIds: string[] = [];
   for (const p of plan.monitors.filter((m) => m.change.action === 'delete')) {
     resolved.push(...(await removeMonitorInTx(tx, ctx, p.stored!)));
     rescheduleIds.push(p.stored!.id);
   }
+  return { resolved, rescheduleIds };
+}
 
-  const createdIds = new Map<string, string>();
+/** The monitors the plan creates, each with its component, in two statements; answers their ids by ref. */
+async function createMonitors(
+  { tx, deps, ctx, ws }: Writing,
+  doc: ConfigDocument,
+  plan: ConfigPlan,
+  policyId: PolicyIdOf,
+): Promise<Map<string, { id: string; componentId: string }>> {
+  const created = new Map<string, { id: string; componentId: string }>();
   const creates = plan.monitors.filter((p) => p.change.action === 'create');
-  // dependsOn names monitor ids as given (not refs of this document): every new list judged together, as plan judged
-  // them, now under the dependency lock that monitor writes and deletes take.
-  const dependencyIssues = await dependsOnIssues(tx, ws, doc, plan.monitors, { lock: true });
-  if (dependencyIssues.length) fail(dependencyIssues);
-  if (creates.length) {
-    const rows = creates.map((p) => {
-      const id = randomUUID();
-      const componentId = randomUUID();
-      createdIds.set(p.change.ref, id);
-      componentByRef.set(p.change.ref, componentId);
-      p.change.id = id;
-      const { input, escalationPolicy } = inputByRef.get(p.change.ref)!;
-      return {
-        component: { id: componentId, workspaceId: ws, name: input.name },
-        monitor: {
-          ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input),
-          ref: p.change.ref,
-          escalationPolicyId: policyId(escalationPolicy),
-        },
-      };
-    });
-    await insertRows(
-      tx,
-      'components',
-      rows.map((r) => r.component),
-    );
-    await insertRows(
-      tx,
-      'monitors',
-      rows.map((r) => ({ ...r.monitor, updatedAt: ctx.now })),
-    );
-    rescheduleIds.push(...createdIds.values());
-  }
+  if (creates.length === 0) return created;
+  const inputByRef = new Map(doc.monitors.map((m) => [m.ref, m]));
+  const rows = creates.map((p) => {
+    const id = randomUUID();
+    const componentId = randomUUID();
+    created.set(p.change.ref, { id, componentId });
+    p.change.id = id;
+    const { input, escalationPolicy } = inputByRef.get(p.change.ref)!;
+    return {
+      component: { id: componentId, workspaceId: ws, name: input.name },
+      monitor: {
+        ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input),
+        ref: p.change.ref,
+        escalationPolicyId: policyId(escalationPolicy),
+      },
+    };
+  });
+  await insertRows(
+    tx,
+    'components',
+    rows.map((r) => r.component),
+  );
+  await insertRows(
+    tx,
+    'monitors',
+    rows.map((r) => ({ ...r.monitor, updatedAt: ctx.now })),
+  );
+  return created;
+}
+
+/** The monitors the plan changes, field by field; answers those whose schedule changes. */
+async function updateMonitors({ tx, deps, ws }: Writing, plan: ConfigPlan, policyId: PolicyIdOf): Promise<string[]> {
+  const rescheduleIds: string[] = [];
   for (const p of plan.monitors.filter((m) => m.change.action === 'update')) {
     const stored = p.stored!;
     const desired = p.desired!;
@@ -200,7 +237,23 @@ async function write(
     await tx.monitor.update({ where: { id: stored.id, workspaceId: ws }, data });
     if (['intervalSeconds', 'schedule', 'regions'].some((f) => p.changed.includes(f))) rescheduleIds.push(stored.id);
   }
+  return rescheduleIds;
+}
 
+/** Every monitor's component by the monitor's ref: those stored and those just created. */
+function componentsByRef(plan: ConfigPlan, created: ReadonlyMap<string, { componentId: string }>): Map<string, string> {
+  const componentByRef = new Map<string, string>();
+  for (const p of plan.monitors) if (p.stored) componentByRef.set(p.change.ref, p.stored.componentId);
+  for (const [ref, c] of created) componentByRef.set(ref, c.componentId);
+  return componentByRef;
+}
+
+/** The status pages the plan creates or changes, each layout placing the monitors' components by their refs. */
+async function writeStatusPages(
+  { tx, ws }: Writing,
+  plan: ConfigPlan,
+  componentByRef: ReadonlyMap<string, string>,
+): Promise<void> {
   for (const [i, p] of plan.statusPages.entries()) {
     const desired = p.desired;
     if (!desired || p.change.action === 'noop' || p.change.action === 'delete') continue;
@@ -227,14 +280,6 @@ async function write(
     if (p.change.action === 'create' ? layout.length > 0 : p.changed.includes('sections'))
       await replaceLayout(tx, page, layout, `statusPages[${i}].sections`);
   }
-  // Last: monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
-  for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
-  await recordWrites(tx, ctx, [...plan.policies, ...plan.monitors, ...plan.statusPages]);
-  // The event log (GET /events, webhooks) after the versions went up: monitor.deleted came with each removal.
-  await recordMonitorEvents(tx, deps, ctx, 'monitor.created', [...createdIds.values()]);
-  const updatedIds = plan.monitors.filter((p) => p.change.action === 'update').map((p) => p.stored!.id);
-  await recordMonitorEvents(tx, deps, ctx, 'monitor.updated', updatedIds);
-  return { plan, createdIds, rescheduleIds, resolved };
 }
 
 const VERBS = { create: 'created', update: 'updated', delete: 'deleted' } as const;

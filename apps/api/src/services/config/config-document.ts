@@ -1,108 +1,58 @@
-import {
-  layoutSectionInputSchema,
-  RESERVED_SLUGS,
-  slugInputSchema,
-  STATUS_PAGE_LIMITS,
-  ValidationError,
-  issuesFromZod,
-  type CreateMonitorInput,
-  type Issue,
-  statusPageNameSchema,
-} from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
-import { createEscalationPolicySchema, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import { issuesFromZod, RESERVED_SLUGS, ValidationError, type Config, type Issue } from '@statusvane/shared';
+import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
 import { validateCreateInput } from '../monitors/monitor-validation.js';
-import { failWith, isObject } from '../validation.js';
-import { withPlaceholders, type RedactedTargets } from './policy-views.js';
+import { failWith, isAt, isObject, type BodyChecks } from '../validation.js';
+import { withPlaceholders } from './policy-views.js';
+import {
+  managedMonitorFields,
+  refSchema,
+  statusPageEntrySchema,
+  type ConfigApplyInput,
+  type ConfigDocument,
+  type ConfigDocumentInput,
+  type configApplySchema,
+  type configDocumentSchema,
+  type DesiredMonitor,
+  type DesiredPolicy,
+  type DesiredStatusPage,
+} from './config-schema.js';
 import { UNREADABLE } from './unreadable.js';
-
-export const CONFIG_LIMITS = { refMax: 100, monitorsMax: 5000, statusPagesMax: 200, policiesMax: 200 } as const;
-
-/** `ref`: 1..100 characters, `[a-z0-9][a-z0-9_.-]*`. */
-export const refSchema = z
-  .string()
-  .min(1)
-  .max(CONFIG_LIMITS.refMax)
-  .regex(
-    /^[a-z0-9][a-z0-9_.-]*$/,
-    'must be lower-case letters, digits, "_", "." or "-", starting with a letter or digit',
-  )
-  .openapi({ description: 'The name the document manages the resource by: unique per type in the workspace.' });
-
-/** The document's top level; each entry is judged by the API's own schema for its kind (below). */
-const documentShape = z
-  .object({
-    version: z.literal(1),
-    prune: z.boolean().optional(),
-    monitors: z.array(z.unknown()).max(CONFIG_LIMITS.monitorsMax).optional(),
-    escalationPolicies: z.array(z.unknown()).max(CONFIG_LIMITS.policiesMax).optional(),
-    statusPages: z.array(z.unknown()).max(CONFIG_LIMITS.statusPagesMax).optional(),
-  })
-  .strict();
-
-/** What a document adds to a monitor body of POST /monitors. */
-export const managedMonitorFields = z
-  .object({
-    ref: refSchema,
-    escalationPolicy: refSchema.nullable().optional().openapi({
-      description: "The `ref` of one of the document's escalation policies; omitted: the workspace default applies.",
-    }),
-  })
-  .strict();
-
-const statusPageSectionSchema = layoutSectionInputSchema
-  .omit({ componentIds: true })
-  .extend({ monitors: z.array(refSchema).max(500).openapi({ description: "Refs of the document's monitors." }) })
-  .strict();
-
-/** A status page in a document: the page, its slug (normalised like `vanityUrl`) and its whole layout. */
-export const statusPageEntrySchema = z
-  .object({
-    ref: refSchema,
-    name: statusPageNameSchema,
-    slug: slugInputSchema, // normalised as `vanityUrl` is on create; reserved: 400; taken: 409
-    isPublic: z.boolean().default(true),
-    sections: z.array(statusPageSectionSchema).max(STATUS_PAGE_LIMITS.sectionsMax).default([]),
-  })
-  .strict();
-
-export interface DesiredMonitor {
-  index: number;
-  ref: string;
-  input: CreateMonitorInput;
-  /** undefined: the document leaves the monitor's policy alone. */
-  escalationPolicy?: string | null | undefined;
-}
-export type DesiredStatusPage = z.output<typeof statusPageEntrySchema> & { index: number };
-export interface DesiredPolicy {
-  index: number;
-  ref: string;
-  /** The body of POST /escalation-policies, parsed by its schema. */
-  input: CreateEscalationPolicyInput;
-  /** Where the entry said `"<redacted>"` (the stored target stays). */
-  redacted: RedactedTargets;
-}
-
-export interface ConfigDocument {
-  prune: boolean;
-  monitors: DesiredMonitor[];
-  escalationPolicies: DesiredPolicy[];
-  statusPages: DesiredStatusPage[];
-}
 
 const prefixed = (prefix: string, issues: Issue[]) =>
   issues.map((i) => ({ ...i, path: i.path ? `${prefix}.${i.path}` : prefix }));
 
-/** Issues on the entries' refs: well-formed and unique per type. */
-function refIssues(kind: string, entries: unknown[], issues: Issue[]): Map<string, number> {
+/**
+ * The issues the document's schema found in its entries, taken by path as the reading reaches them, so that the
+ * answer names each entry's problems in the document's order, whichever stage found them.
+ */
+class SchemaIssues {
+  constructor(private readonly left: Issue[]) {}
+  /** Those at `path` exactly. */
+  at(path: string): Issue[] {
+    return this.take((i) => i.path === path);
+  }
+  /** Those inside `path` (`statusPages[2].name`), but for its `ref` (the refs are named first). */
+  inside(path: string): Issue[] {
+    return this.take((i) => isAt(i.path, path) && i.path !== `${path}.ref`);
+  }
+  /** Any the reading did not reach. */
+  rest(): Issue[] {
+    return this.take(() => true);
+  }
+  private take(test: (issue: Issue) => boolean): Issue[] {
+    const taken = this.left.filter(test);
+    if (taken.length) this.left.splice(0, this.left.length, ...this.left.filter((i) => !test(i)));
+    return taken;
+  }
+}
+
+/** The entries' refs, each the first entry to hold it: a malformed one (the schema's issue) or a later one is named. */
+function refsOf(kind: string, entries: readonly unknown[], found: SchemaIssues, issues: Issue[]): Map<string, number> {
   const seen = new Map<string, number>();
   entries.forEach((entry, i) => {
-    if (!isObject(entry)) return;
-    const ref = refSchema.safeParse(entry.ref);
-    if (!ref.success) {
-      issues.push(...prefixed(`${kind}[${i}].ref`, issuesFromZod(ref.error)));
-      return;
-    }
+    issues.push(...found.at(`${kind}[${i}].ref`));
+    const ref = isObject(entry) ? refSchema.safeParse(entry.ref) : undefined;
+    if (!ref?.success) return;
     const first = seen.get(ref.data);
     if (first !== undefined)
       issues.push({ path: `${kind}[${i}].ref`, message: `duplicate ref "${ref.data}" (also ${kind}[${first}])` });
@@ -111,31 +61,38 @@ function refIssues(kind: string, entries: unknown[], issues: Issue[]): Map<strin
   return seen;
 }
 
+/** A document as the schema shapes it: its entries may still hold what the schema left to the kinds' own rules. */
+interface DocumentEntries {
+  prune?: boolean | undefined;
+  monitors?: readonly unknown[] | undefined;
+  escalationPolicies?: readonly unknown[] | undefined;
+  statusPages?: readonly unknown[] | undefined;
+}
+
 /**
- * Reads a workspace document: the top level, then every entry with the API's own schema for its kind (monitors with
- * the POST /monitors validator, without its network checks; status pages with the status page rules), refs unique
- * per type and every reference to a ref of the document. One 400 lists every problem, each at its path in the
- * document (`monitors[3].target`).
+ * Reads a document's entries with the API's own rules for their kinds (monitors with the POST /monitors validator,
+ * without its network checks; policies with the policy schema), refs unique per type and every reference to a ref
+ * of the document resolved; each issue at its path in the document (`monitors[3].target`). What the document's
+ * schema reports (an entry that is not an object, a malformed ref, a status page's fields) is left to it.
  */
-export async function parseConfigDocument(raw: unknown, checkRegions: readonly string[]): Promise<ConfigDocument> {
-  const top = documentShape.safeParse(raw);
-  if (!top.success) fail(issuesFromZod(top.error));
-  const doc = top.data;
+async function readEntries(
+  document: DocumentEntries,
+  checkRegions: readonly string[],
+  found = new SchemaIssues([]),
+): Promise<{ issues: Issue[]; doc: ConfigDocument }> {
   const issues: Issue[] = [];
-  const rawMonitors = doc.monitors ?? [];
-  const rawPolicies = doc.escalationPolicies ?? [];
-  const rawPages = doc.statusPages ?? [];
-  const monitorRefs = refIssues('monitors', rawMonitors, issues);
-  const policyRefs = refIssues('escalationPolicies', rawPolicies, issues);
-  refIssues('statusPages', rawPages, issues);
+  const rawMonitors = document.monitors ?? [];
+  const rawPolicies = document.escalationPolicies ?? [];
+  const rawPages = document.statusPages ?? [];
+  const monitorRefs = refsOf('monitors', rawMonitors, found, issues);
+  const policyRefs = refsOf('escalationPolicies', rawPolicies, found, issues);
+  refsOf('statusPages', rawPages, found, issues);
 
   const monitors: DesiredMonitor[] = [];
   for (const [index, entry] of rawMonitors.entries()) {
     const path = `monitors[${index}]`;
-    if (!isObject(entry)) {
-      issues.push({ path, message: 'must be an object' });
-      continue;
-    }
+    issues.push(...found.inside(path));
+    if (!isObject(entry)) continue;
     const { ref, escalationPolicy, ...fields } = entry;
     // `headers: "<unreadable>"` (an export's headers that could not be decrypted) stands for the stored headers: judged
     // by desiredMonitorView, not by the create schema (which wants an object).
@@ -143,15 +100,13 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
     const keepsHeaders = headers === UNREADABLE && fields.type === 'http';
     const body = keepsHeaders ? rest : fields;
     const managed = managedMonitorFields.safeParse({ ref, escalationPolicy });
-    if (!managed.success)
-      issues.push(...prefixed(path, issuesFromZod(managed.error)).filter((i) => !i.path.startsWith(`${path}.ref`)));
-    else if (managed.data.escalationPolicy && !policyRefs.has(managed.data.escalationPolicy))
+    if (managed.success && managed.data.escalationPolicy && !policyRefs.has(managed.data.escalationPolicy))
       issues.push({
         path: `${path}.escalationPolicy`,
         message: `"${managed.data.escalationPolicy}" is not the ref of an escalation policy of this document`,
       });
     try {
-      const input = await validateCreateInput(null, checkRegions, body);
+      const input = await validateCreateInput(checkRegions, body);
       if (keepsHeaders) Object.assign(input, { headers: UNREADABLE });
       if (managed.success)
         monitors.push({ index, ref: managed.data.ref, input, escalationPolicy: managed.data.escalationPolicy });
@@ -163,10 +118,8 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
 
   const escalationPolicies: DesiredPolicy[] = [];
   for (const [index, entry] of rawPolicies.entries()) {
-    if (!isObject(entry)) {
-      issues.push({ path: `escalationPolicies[${index}]`, message: 'must be an object' });
-      continue;
-    }
+    issues.push(...found.inside(`escalationPolicies[${index}]`));
+    if (!isObject(entry)) continue;
     const { ref, ...raw } = entry;
     const { body, redacted } = withPlaceholders(raw);
     const parsed = createEscalationPolicySchema.safeParse(body);
@@ -184,11 +137,9 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
   const statusPages: DesiredStatusPage[] = [];
   for (const [index, entry] of rawPages.entries()) {
     const path = `statusPages[${index}]`;
+    issues.push(...found.inside(path));
     const parsed = statusPageEntrySchema.safeParse(entry);
-    if (!parsed.success) {
-      issues.push(...prefixed(path, issuesFromZod(parsed.error)).filter((i) => !i.path.startsWith(`${path}.ref`)));
-      continue;
-    }
+    if (!parsed.success) continue;
     const page = parsed.data;
     if (RESERVED_SLUGS.has(page.slug)) issues.push({ path: `${path}.slug`, message: `"${page.slug}" is reserved` });
     const placed = new Set<string>();
@@ -215,8 +166,52 @@ export async function parseConfigDocument(raw: unknown, checkRegions: readonly s
     else slugs.set(page.slug, page.index);
   }
 
+  issues.push(...found.rest());
+  return { issues, doc: { prune: document.prune ?? false, monitors, escalationPolicies, statusPages } };
+}
+
+/**
+ * The documents read while their body was judged, by the parsed body the route then hands the verb: each is read
+ * once per request (reading validates every monitor, a tenth of a second per thousand).
+ */
+const readDocuments = new WeakMap<object, ConfigDocument>();
+
+type DocumentSchema = typeof configDocumentSchema | typeof configApplySchema;
+
+/**
+ * POST /config/plan and /config/apply: the rules of each entry's kind, judged with the document's schema (one 400
+ * names every problem, each at its path, entry by entry). The entries are judged once the document's top level is
+ * well-formed: until then only its issues are named. Apply's `planId` is named first, with the document's own.
+ */
+function documentChecks<S extends DocumentSchema>(
+  planId: boolean,
+): BodyChecks<S, { config: Pick<Config, 'checkRegions'> }> {
+  const apart = (i: Issue) => planId && i.path === 'planId';
+  return {
+    noun: 'document',
+    judge: async (deps, { body, issues, value }) => {
+      const top = issues.filter((i) => !i.path.includes('['));
+      if (top.some((i) => !apart(i))) return top;
+      const found = new SchemaIssues(issues.filter((i) => !apart(i)));
+      const read = await readEntries((value ?? body) as DocumentEntries, deps.config.checkRegions, found);
+      if (value && read.issues.length === 0) readDocuments.set(value, read.doc);
+      return [...top, ...read.issues];
+    },
+  };
+}
+export const configDocumentChecks = documentChecks<typeof configDocumentSchema>(false);
+export const configApplyChecks = documentChecks<typeof configApplySchema>(true);
+
+/** The document a verb was given, read (by its body's checks, or now, for a caller without a route). */
+export async function readConfigDocument(
+  input: ConfigDocumentInput | ConfigApplyInput,
+  checkRegions: readonly string[],
+): Promise<ConfigDocument> {
+  const known = readDocuments.get(input);
+  if (known) return known;
+  const { issues, doc } = await readEntries(input, checkRegions);
   if (issues.length) fail(issues);
-  return { prune: doc.prune ?? false, monitors, escalationPolicies, statusPages };
+  return doc;
 }
 
 /** The document's one 400 (`Invalid document: <paths>`). */

@@ -10,7 +10,8 @@ import {
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { dependencyListIssues, lockDependencies } from '../monitors/monitor-dependencies.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
-import { fail, type ConfigDocument, type DesiredStatusPage } from './config-document.js';
+import { fail } from './config-document.js';
+import type { ConfigDocument, DesiredStatusPage, View } from './config-schema.js';
 import {
   configMonitorSelect,
   desiredMonitorView,
@@ -20,7 +21,6 @@ import {
   stableJson,
   storedMonitorView,
   type ConfigMonitorRow,
-  type View,
 } from './monitor-views.js';
 import {
   configPolicySelect,

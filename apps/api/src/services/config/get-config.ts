@@ -2,7 +2,8 @@ import type { ServiceContext } from '../context.js';
 import type { ConfigDeps } from './config-deps.js';
 import { loadState, storedPageView } from './config-state.js';
 import { exportedPolicy, storedPolicyView } from './policy-views.js';
-import { exportedMonitor, storedMonitorView, type View } from './monitor-views.js';
+import type { View } from './config-schema.js';
+import { exportedMonitor, storedMonitorView } from './monitor-views.js';
 
 /**
  * GET /config: the managed resources as a document (defaults left out, secrets `"<redacted>"`, which plan and apply

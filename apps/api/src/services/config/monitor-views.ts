@@ -9,11 +9,8 @@ import {
 import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED } from '../audit/record-write.js';
-import type { DesiredMonitor } from './config-document.js';
+import type { DesiredMonitor, View } from './config-schema.js';
 import { isUnreadable, UNREADABLE, UnreadableSecret, unreadableIssue } from './unreadable.js';
-
-/** A resource as the document sees it: field -> value, every field of its kind present (defaults filled in). */
-export type View = Record<string, unknown>;
 
 /** Not document fields: pausing is operational, and the policy is named by its ref (`escalationPolicy`). */
 const NOT_IN_DOCUMENTS = new Set(['enabled', 'escalationPolicyId']);

@@ -1,7 +1,8 @@
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import type { ConfigDeps } from './config-deps.js';
-import { parseConfigDocument } from './config-document.js';
+import { readConfigDocument } from './config-document.js';
+import type { ConfigDocumentInput } from './config-schema.js';
 import { computePlan, documentHash, type ConfigChange, type ChangeAction } from './config-state.js';
 
 export interface ConfigPlanRecord {
@@ -16,10 +17,10 @@ export interface ConfigPlanRecord {
  */
 export async function planConfig(
   deps: Omit<ConfigDeps, 'scheduler'>,
-  { ctx, input }: { ctx: ServiceContext; input: unknown },
+  { ctx, input }: { ctx: ServiceContext; input: ConfigDocumentInput },
 ): Promise<ConfigPlanRecord> {
   assertCan(ctx.role, 'config:apply');
-  const doc = await parseConfigDocument(input, deps.config.checkRegions);
+  const doc = await readConfigDocument(input, deps.config.checkRegions);
   const plan = await computePlan(deps.prisma, deps, ctx.workspace.id, doc, documentHash(input));
   return { planId: plan.planId, changes: plan.changes, summary: plan.summary };
 }

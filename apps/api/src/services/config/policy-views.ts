@@ -10,7 +10,7 @@ import {
 } from '@statusvane/shared';
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { REDACTED } from '../audit/record-write.js';
-import type { View } from './monitor-views.js';
+import type { RedactedTargets, View } from './config-schema.js';
 import { isUnreadable, UNREADABLE, UnreadableSecret, unreadableIssue } from './unreadable.js';
 
 /** The fields of a target that hold its secret (an email address is shown in full, a Telegram chat id too). */
@@ -42,9 +42,6 @@ const PLACEHOLDERS: Record<DeliveryChannel, Record<string, string>> = {
   opsgenie: { apiKey: 'REDACTED' },
   telegram: { botToken: '0:REDACTEDREDACTEDREDACTED', chatId: '0' },
 };
-
-/** Where a policy entry said `"<redacted>"` or `"<unreadable>"` (`steps[i].targets[j]`), and which. */
-export type RedactedTargets = Map<string, string>;
 
 /** Swaps each `"<redacted>"` or `"<unreadable>"` secret of a raw policy body for a placeholder of the right format, noting where. */
 export function withPlaceholders(body: Record<string, unknown>): {

@@ -7,7 +7,7 @@ import {
   type SsrfGuard,
   shownText,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { failWith } from '../validation.js';
 
 const stepSchema = z

@@ -1,5 +1,5 @@
 import { SIGNATURE_HEADER, webhookSigningSecret } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 
 export const signingSecretRecordSchema = z
   .object({

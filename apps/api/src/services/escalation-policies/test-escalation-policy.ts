@@ -13,7 +13,7 @@ import {
   type PrismaClient,
   type SsrfGuard,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { assertCan } from '../auth/permissions.js';
 import { logFailure } from '../best-effort.js';
 import type { ServiceContext } from '../context.js';

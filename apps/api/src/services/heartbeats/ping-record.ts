@@ -1,5 +1,5 @@
 import type { Prisma } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 
 export const heartbeatPingRecordSchema = z
   .object({

@@ -1,10 +1,19 @@
-import { manualIncidentInputSchema, type PrismaClient } from '@statusvane/shared';
+import { type manualIncidentInputSchema, type ManualIncidentInput, type PrismaClient } from '@statusvane/shared';
 import { atComponentIds, componentIdIssues } from '../components/own-components.js';
-import { judgeBody } from '../validation.js';
+import type { BodyChecks } from '../validation.js';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { incidentRecordSelect, toIncidentRecord, type ManualIncidentRecord } from './incident-record.js';
+
+/** POST /incidents: the components, judged with the schema (one 400 names every offending field). */
+export const manualIncidentChecks: BodyChecks<typeof manualIncidentInputSchema, { prisma: PrismaClient }> = {
+  noun: 'incident',
+  judge: async (deps, { ctx, issues, known }) => [
+    ...issues,
+    ...(await componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? []))),
+  ],
+};
 
 /**
  * POST /incidents (writers): a manual incident -> 201, `source: "manual"`, affecting `componentIds` (none: the
@@ -14,14 +23,10 @@ import { incidentRecordSelect, toIncidentRecord, type ManualIncidentRecord } fro
  */
 export async function createManualIncident(
   deps: { prisma: PrismaClient },
-  { ctx, input: body }: { ctx: ServiceContext; input: unknown },
+  { ctx, input }: { ctx: ServiceContext; input: ManualIncidentInput },
 ): Promise<ManualIncidentRecord> {
   assertCan(ctx.role, 'incidents:respond');
   const { prisma } = deps;
-  // The schema and the components judged together: one 400 names every offending field.
-  const input = await judgeBody('incident', manualIncidentInputSchema, body, async (known) =>
-    componentIdIssues(prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? [])),
-  );
   const ids = input.componentIds ?? [];
   // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.
   return prisma.$transaction(async (tx) => {

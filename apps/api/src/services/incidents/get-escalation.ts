@@ -12,7 +12,7 @@ import {
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { INCIDENT_IMPACTS, INCIDENT_STATUSES, type IncidentRow, incidentLookup } from './incident-record.js';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 import { findOwn } from '../records.js';
 
 const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { AuditActor } from '../auth/context.js';
 import type { OwnLookup } from '../records.js';
 

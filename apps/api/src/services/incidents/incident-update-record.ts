@@ -1,5 +1,5 @@
 import { INCIDENT_UPDATE_STATUSES } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 
 export const incidentUpdateRecordSchema = z
   .object({

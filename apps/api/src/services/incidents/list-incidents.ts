@@ -8,7 +8,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import type { z } from '../../openapi/zod.js';
+import type { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { listPage } from '../records.js';
 import { INCIDENT_STATUSES, incidentRecordSelect, toIncidentRecord, type IncidentRecord } from './incident-record.js';

@@ -1,15 +1,29 @@
-import { createMaintenanceSchema, recordMaintenanceTransitions, type PrismaClient } from '@statusvane/shared';
+import {
+  type createMaintenanceSchema,
+  recordMaintenanceTransitions,
+  type CreateMaintenanceInput,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { atComponentIds, componentIdIssues } from '../components/own-components.js';
-import { judgeBody } from '../validation.js';
+import type { BodyChecks } from '../validation.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,
   toMaintenanceRecord,
   type MaintenanceRecord,
 } from './maintenance-record.js';
+
+/** POST /maintenance: the components, judged with the schema (one 400 names every bad field). */
+export const createMaintenanceChecks: BodyChecks<typeof createMaintenanceSchema, { prisma: PrismaClient }> = {
+  noun: 'maintenance window',
+  judge: async (deps, { ctx, issues, known }) => [
+    ...issues,
+    ...(await componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? []))),
+  ],
+};
 
 /**
  * POST /maintenance: a window over the given components (none: the whole workspace). A start in the past is
@@ -18,13 +32,9 @@ import {
  */
 export async function createMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, input }: { ctx: ServiceContext; input: unknown },
+  { ctx, input: m }: { ctx: ServiceContext; input: CreateMaintenanceInput },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  // The schema and the components judged together: one 400 names every bad field (services/validation.ts).
-  const m = await judgeBody('maintenance window', createMaintenanceSchema, input, async (known) =>
-    componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? [])),
-  );
   const componentIds = m.componentIds ?? [];
 
   // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer): both commit or neither does.

@@ -1,5 +1,5 @@
 import { MAINTENANCE_STATUSES, type Prisma, type PrismaClient } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
 import { componentRefSchema } from '../components/component-ref.js';
 import { maintenanceStatus } from './maintenance-status.js';

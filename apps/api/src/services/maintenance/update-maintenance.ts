@@ -4,15 +4,15 @@ import {
   recordMaintenanceCancelled,
   recordMaintenanceTransitions,
   uuidSchema,
-  type Issue,
+  type UpdateMaintenanceInput,
   type PrismaClient,
-  updateMaintenanceSchema,
+  type updateMaintenanceSchema,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import { assertOwnComponents, atComponentIds, componentIdIssues } from '../components/own-components.js';
-import { failWith, judgeBody } from '../validation.js';
+import { failWith, type BodyChecks } from '../validation.js';
 import {
   maintenanceEventWindow,
   maintenanceRecordSelect,
@@ -24,6 +24,25 @@ import { actionOutcome, isFinal, maintenanceStatus } from './maintenance-status.
 import { findOwn } from '../records.js';
 
 const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as const;
+
+/**
+ * PATCH /maintenance/{id}: an action that contradicts a time, and the components, judged with the schema (one 400
+ * names every bad field). The components are judged again in the write, against a concurrent delete.
+ */
+export const updateMaintenanceChecks: BodyChecks<typeof updateMaintenanceSchema, { prisma: PrismaClient }> = {
+  noun: 'maintenance window',
+  judge: async (deps, { ctx, issues, known }) => {
+    const status = known('status');
+    if (status === 'start' && known('startsAt'))
+      issues.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
+    if (status === 'complete' && known('endsAt'))
+      issues.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
+    return [
+      ...issues,
+      ...(await componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? []))),
+    ];
+  },
+};
 
 /**
  * PATCH /maintenance/{id}: only the given fields change; `status` is an action (start, complete, cancel) checked
@@ -40,24 +59,10 @@ const FIELD_KEYS = ['title', 'body', 'startsAt', 'endsAt', 'componentIds'] as co
  */
 export async function updateMaintenance(
   deps: { prisma: PrismaClient },
-  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: UpdateMaintenanceInput } },
 ): Promise<MaintenanceRecord> {
   assertCan(ctx.role, 'statusPages:manage');
-  const { id } = input;
-  // The schema, an action that contradicts a time, and the components judged together: one 400 names every bad
-  // field (services/validation.ts). The components are judged again in the transaction, against a concurrent delete.
-  const u = await judgeBody('maintenance window', updateMaintenanceSchema, input.changes, async (known) => {
-    const status = known('status');
-    const contradictions: Issue[] = [];
-    if (status === 'start' && known('startsAt'))
-      contradictions.push({ path: 'startsAt', message: 'status "start" sets startsAt to now: send one or the other' });
-    if (status === 'complete' && known('endsAt'))
-      contradictions.push({ path: 'endsAt', message: 'status "complete" sets endsAt to now: send one or the other' });
-    return [
-      ...contradictions,
-      ...(await componentIdIssues(deps.prisma, ctx.workspace.id, atComponentIds(known('componentIds') ?? []))),
-    ];
-  });
+  const { id, changes: u } = input;
   const { now } = ctx;
   if (!uuidSchema.safeParse(id).success) throw new NotFoundError('maintenance window', id);
 

@@ -3,6 +3,7 @@ import {
   recordEvent,
   type CheckScheduler,
   type Config,
+  type CreateMonitorInput,
   type Logger,
   type PrismaClient,
   type SsrfGuard,
@@ -13,7 +14,6 @@ import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
-import { validateCreateInput } from './monitor-validation.js';
 import { checkNow, followSchedule } from './monitor-schedule.js';
 
 export interface MonitorServiceDeps {
@@ -30,17 +30,14 @@ const NO_COMPONENT = '00000000-0000-0000-0000-000000000000';
 /**
  * Creates a monitor and its public component in one transaction, and its schedulers before that transaction
  * commits: if Redis refuses, nothing is written (a commit failure after scheduling leaves only a scheduler for a
- * missing monitor, which workers skip and the reconciler removes). Then queues the first check at once.
+ * missing monitor, which workers skip and the reconciler removes). Then queues the first check at once. `input` has
+ * passed createMonitorChecks (monitor-validation.ts); `dependsOn` is judged again in the write.
  */
 export async function createMonitor(
   deps: MonitorServiceDeps,
-  { ctx, input }: { ctx: ServiceContext; input: unknown },
+  { ctx, input: m }: { ctx: ServiceContext; input: CreateMonitorInput },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const m = await validateCreateInput(deps.guard, deps.config.checkRegions, input, {
-    prisma: deps.prisma,
-    workspaceId: ctx.workspace.id,
-  });
   // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
   // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
   // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).

@@ -8,7 +8,7 @@ import {
   type Period,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { monitorLookup } from './monitor-record.js';
 import { findOwn } from '../records.js';

@@ -10,7 +10,7 @@ import {
   Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, z } from '../../openapi/zod.js';
+import { dateTime, z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { certificateSchema, monitorLookup } from './monitor-record.js';
 import { findOwn } from '../records.js';

@@ -14,7 +14,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { pageWindow } from '../records.js';
 import { monitorRecordSelect, toMonitorRecord, type MonitorRecord, type MonitorRow } from './monitor-record.js';

@@ -13,7 +13,7 @@ import {
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnKey, OwnLookup } from '../records.js';
 
 /** The leaf certificate an https check saw (stored with each result; the monitor record shows the latest). */

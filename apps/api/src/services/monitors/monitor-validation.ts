@@ -4,18 +4,28 @@ import {
   dnsHostSchema,
   formatPath,
   httpTargetSchema,
-  issuesFromZod,
   tcpTargetSchema,
   UPDATE_FIELDS_BY_TYPE,
   updateMonitorSchema,
+  type Config,
   type CreateMonitorInput,
   type PrismaClient,
   type Issue,
   type SsrfGuard,
-  type UpdateMonitorInput,
 } from '@statusvane/shared';
-import { failWith, hasIssueAt, isAt, isObject, knownValue, type Raw } from '../validation.js';
+import {
+  hasIssueAt,
+  isAt,
+  isObject,
+  judgeBody,
+  knownValue,
+  type BodyChecks,
+  type Judging,
+  type Raw,
+} from '../validation.js';
+import { findOwn } from '../records.js';
 import { dependencyIssues } from './monitor-dependencies.js';
+import { monitorLookup } from './monitor-record.js';
 import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssues } from './monitor-rules.js';
 
 /*
@@ -33,10 +43,6 @@ function reservedKeyIssues(raw: Raw, fields: readonly string[]): Issue[] {
   return fields
     .filter((f) => isObject(raw[f]) && Object.prototype.hasOwnProperty.call(raw[f], '__proto__'))
     .map((f) => ({ path: `${f}.__proto__`, message: '"__proto__" cannot be used as a name' }));
-}
-
-function fail(issues: Issue[]): never {
-  return failWith('monitor', issues);
 }
 
 /**
@@ -71,54 +77,68 @@ function regionIssues(
 }
 
 /**
- * POST /monitors: the parsed input, or a 400 naming every problem the request has. Without a guard (`null`) the
- * network checks (SSRF guard on target and resolver) are left to the caller: config/apply runs them only for the
- * monitors whose target it changes. With `database`, `dependsOn` is judged too (createMonitor judges it again in
- * its write); config/apply judges its documents' dependencies itself.
+ * The stages of POST /monitors after the schema: `__proto__` names, a heartbeat's interval or schedule, the resolver
+ * and target (SSRF guard), regions and quorum, the rules between fields and, with `database`, `dependsOn`. Without a
+ * guard (`null`) the network checks are left to the caller: config/apply runs them only for the monitors whose
+ * target it changes, and judges its documents' dependencies itself.
  */
-export async function validateCreateInput(
+async function createIssues(
   guard: SsrfGuard | null,
   checkRegions: readonly string[],
-  input: unknown,
+  { body: input, issues: schemaIssues }: Judging<typeof createMonitorSchema>,
   database?: { prisma: PrismaClient; workspaceId: string },
-): Promise<CreateMonitorInput> {
-  const parsed = createMonitorSchema.safeParse(input);
-  const issues = parsed.success ? [] : issuesFromZod(parsed.error);
-  if (isObject(input)) {
-    issues.push(...reservedKeyIssues(input, ['headers', 'metadata']));
-    const type = input.type === undefined ? 'http' : input.type;
-    if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
-    // With a type that is none of the four the schema reports only `type`: nothing else can be judged.
-    if (guard && type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
-      issues.push(...(await resolverIssues(guard, input.dnsResolver)));
-    if (type === 'http' || type === 'tcp' || type === 'dns') {
-      issues.push(...regionIssues(checkRegions, input, issues));
-      // A DNS monitor connects only to its resolver: its target is a name to ask about, not an address to reach.
-      if (guard && type !== 'dns' && typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
-        issues.push(...(await targetIssues(guard, type, input.target)));
-      /** The value of a field that passed its own checks (`absent` when not sent), else undefined. */
-      const known = <T>(field: string, absent: T): T | undefined =>
-        hasIssueAt(issues, field) ? undefined : ((input[field] ?? absent) as T);
-      issues.push(
-        ...crossFieldIssues({
-          method: type === 'http' ? known<string>('method', 'GET') : undefined,
-          hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
-        }),
-      );
-    }
-    // The schema judged each id (a union of the types: no field schema to parse alone); no issue there means valid.
-    const dependsOn = hasIssueAt(issues, 'dependsOn') ? undefined : input.dependsOn;
-    if (database && Array.isArray(dependsOn))
-      issues.push(
-        ...(await dependencyIssues(database.prisma, {
-          workspaceId: database.workspaceId,
-          monitorId: null,
-          dependsOn: dependsOn as string[],
-        })),
-      );
+): Promise<Issue[]> {
+  const issues = [...schemaIssues, ...reservedKeyIssues(input, ['headers', 'metadata'])];
+  const type = input.type === undefined ? 'http' : input.type;
+  if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+  // With a type that is none of the four the schema reports only `type`: nothing else can be judged.
+  if (guard && type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
+    issues.push(...(await resolverIssues(guard, input.dnsResolver)));
+  if (type === 'http' || type === 'tcp' || type === 'dns') {
+    issues.push(...regionIssues(checkRegions, input, issues));
+    // A DNS monitor connects only to its resolver: its target is a name to ask about, not an address to reach.
+    if (guard && type !== 'dns' && typeof input.target === 'string' && !hasIssueAt(issues, 'target'))
+      issues.push(...(await targetIssues(guard, type, input.target)));
+    /** The value of a field that passed its own checks (`absent` when not sent), else undefined. */
+    const known = <T>(field: string, absent: T): T | undefined =>
+      hasIssueAt(issues, field) ? undefined : ((input[field] ?? absent) as T);
+    issues.push(
+      ...crossFieldIssues({
+        method: type === 'http' ? known<string>('method', 'GET') : undefined,
+        hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
+      }),
+    );
   }
-  if (issues.length || !parsed.success) fail(issues.length ? issues : [{ path: '', message: 'Invalid monitor' }]);
-  return parsed.data;
+  // The schema judged each id (a union of the types: no field schema to parse alone); no issue there means valid.
+  const dependsOn = hasIssueAt(issues, 'dependsOn') ? undefined : input.dependsOn;
+  if (database && Array.isArray(dependsOn))
+    issues.push(
+      ...(await dependencyIssues(database.prisma, {
+        workspaceId: database.workspaceId,
+        monitorId: null,
+        dependsOn: dependsOn as string[],
+      })),
+    );
+  return issues;
+}
+
+/** What the checks of a monitor body use. */
+type ChecksDeps = { prisma: PrismaClient; guard: SsrfGuard; config: Pick<Config, 'checkRegions'> };
+
+/** POST /monitors: what its schema cannot judge (createIssues), with the SSRF guard and the workspace's monitors. */
+export const createMonitorChecks: BodyChecks<typeof createMonitorSchema, ChecksDeps> = {
+  noun: 'monitor',
+  judge: (deps, at) =>
+    createIssues(deps.guard, deps.config.checkRegions, at, { prisma: deps.prisma, workspaceId: at.ctx.workspace.id }),
+};
+
+/**
+ * A monitor body of a config document, judged as POST /monitors judges it but without the network checks and
+ * `dependsOn` (config/apply judges those for the monitors it writes): the parsed input, or one 400 naming every
+ * problem.
+ */
+export function validateCreateInput(checkRegions: readonly string[], input: unknown): Promise<CreateMonitorInput> {
+  return judgeBody('monitor', createMonitorSchema, input, (at) => createIssues(null, checkRegions, at));
 }
 
 /** What an update is judged against: the monitor as read before the write. */
@@ -134,75 +154,83 @@ export interface MonitorBeforeUpdate {
 const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
 
 /**
- * PATCH /monitors/{id}: the parsed input, or a 400 naming every problem. The rules between fields are judged here on
- * `current`, read outside the write's transaction; updateMonitor judges them again on the locked row.
+ * The stages of PATCH /monitors/{id} after the schema, judged against `current`, the monitor as read before the
+ * write: the fields its type takes, `__proto__` names, the resolver and target (format and SSRF guard), regions and
+ * quorum or a heartbeat's interval, the rules between fields, the policy and `dependsOn`. updateMonitor judges the
+ * rules between fields, the policy and `dependsOn` again on the locked row.
  */
-export async function validateUpdateInput(
+async function updateIssues(
   guard: SsrfGuard,
   checkRegions: readonly string[],
   current: MonitorBeforeUpdate,
-  input: unknown,
+  { body: input, issues: schemaIssues }: Judging<typeof updateMonitorSchema>,
   database: { prisma: PrismaClient; workspaceId: string },
-): Promise<UpdateMonitorInput> {
-  const parsed = updateMonitorSchema.safeParse(input);
-  let issues = parsed.success ? [] : issuesFromZod(parsed.error);
-  if (isObject(input)) {
-    // A field this type does not take is one issue, "not accepted", whatever the schema thought of its value.
-    // `type` and `metadata` keep the schema's own message (refused for every type).
-    const allowed = UPDATE_FIELDS_BY_TYPE[current.type];
-    const foreign = Object.keys(input).filter(
-      (k) => UPDATE_FIELDS.has(k) && !allowed.has(k) && k !== 'type' && k !== 'metadata',
-    );
-    issues = issues.filter((i) => !foreign.some((f) => isAt(i.path, f)));
-    issues.push(...foreign.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })));
-    if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
-    if (allowed.has('dnsResolver') && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
-      issues.push(...(await resolverIssues(guard, input.dnsResolver)));
-    if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
-    else issues.push(...regionIssues(checkRegions, input, issues, current));
+): Promise<Issue[]> {
+  // A field this type does not take is one issue, "not accepted", whatever the schema thought of its value.
+  // `type` and `metadata` keep the schema's own message (refused for every type).
+  const allowed = UPDATE_FIELDS_BY_TYPE[current.type];
+  const foreign = Object.keys(input).filter(
+    (k) => UPDATE_FIELDS.has(k) && !allowed.has(k) && k !== 'type' && k !== 'metadata',
+  );
+  const issues = schemaIssues.filter((i) => !foreign.some((f) => isAt(i.path, f)));
+  issues.push(...foreign.map((path) => ({ path, message: `not accepted for ${current.type} monitors` })));
+  if (allowed.has('headers')) issues.push(...reservedKeyIssues(input, ['headers']));
+  if (allowed.has('dnsResolver') && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
+    issues.push(...(await resolverIssues(guard, input.dnsResolver)));
+  if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+  else issues.push(...regionIssues(checkRegions, input, issues, current));
 
-    if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
-      const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];
-      const format = schema.safeParse(input.target);
-      if (format.success) {
-        if (current.type !== 'dns') issues.push(...(await targetIssues(guard, current.type, input.target)));
-      } else
-        issues.push(
-          ...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })),
-        );
-    }
-
-    /** A field's value after the write: the one sent if it passed its own checks, else the stored one; undefined if it failed. */
-    const after = <T>(field: string, stored: T): T | undefined =>
-      hasIssueAt(issues, field) ? undefined : input[field] !== undefined ? (input[field] as T) : stored;
-    const body = after<string | null>('body', current.bodyEnc);
-    issues.push(
-      ...crossFieldIssues({
-        method: after('method', current.method),
-        hasBody: body === undefined ? undefined : body !== null,
-      }),
-    );
-    // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its
-    // write (a policy deleted, a monitor deleted or a cycle closed meanwhile).
-    const policy = allowed.has('escalationPolicyId')
-      ? knownValue(updateMonitorSchema, input, issues, 'escalationPolicyId')
-      : undefined;
-    if (typeof policy === 'string') issues.push(...(await policyIssues(database.prisma, database.workspaceId, policy)));
-    const dependsOn = allowed.has('dependsOn')
-      ? knownValue(updateMonitorSchema, input, issues, 'dependsOn')
-      : undefined;
-    if (Array.isArray(dependsOn))
-      issues.push(
-        ...(await dependencyIssues(database.prisma, {
-          workspaceId: database.workspaceId,
-          monitorId: current.id,
-          dependsOn: dependsOn as string[],
-        })),
-      );
+  if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
+    const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];
+    const format = schema.safeParse(input.target);
+    if (format.success) {
+      if (current.type !== 'dns') issues.push(...(await targetIssues(guard, current.type, input.target)));
+    } else
+      issues.push(...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })));
   }
-  if (issues.length || !parsed.success) fail(issues.length ? issues : [{ path: '', message: 'Invalid monitor' }]);
-  return parsed.data;
+
+  /** A field's value after the write: the one sent if it passed its own checks, else the stored one; undefined if it failed. */
+  const after = <T>(field: string, stored: T): T | undefined =>
+    hasIssueAt(issues, field) ? undefined : input[field] !== undefined ? (input[field] as T) : stored;
+  const body = after<string | null>('body', current.bodyEnc);
+  issues.push(
+    ...crossFieldIssues({
+      method: after('method', current.method),
+      hasBody: body === undefined ? undefined : body !== null,
+    }),
+  );
+  // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its
+  // write (a policy deleted, a monitor deleted or a cycle closed meanwhile).
+  const policy = allowed.has('escalationPolicyId')
+    ? knownValue(updateMonitorSchema, input, issues, 'escalationPolicyId')
+    : undefined;
+  if (typeof policy === 'string') issues.push(...(await policyIssues(database.prisma, database.workspaceId, policy)));
+  const dependsOn = allowed.has('dependsOn') ? knownValue(updateMonitorSchema, input, issues, 'dependsOn') : undefined;
+  if (Array.isArray(dependsOn))
+    issues.push(
+      ...(await dependencyIssues(database.prisma, {
+        workspaceId: database.workspaceId,
+        monitorId: current.id,
+        dependsOn: dependsOn as string[],
+      })),
+    );
+  return issues;
 }
+
+/**
+ * PATCH /monitors/{id}: what its schema cannot judge (updateIssues), against the monitor as stored (404 first when
+ * there is none in the workspace).
+ */
+export const updateMonitorChecks: BodyChecks<typeof updateMonitorSchema, ChecksDeps> = {
+  noun: 'monitor',
+  judge: async (deps, at) => {
+    const current = await findOwn(deps.prisma, at.ctx, monitorLookup, at.params.id!);
+    return updateIssues(deps.guard, deps.config.checkRegions, current, at, {
+      prisma: deps.prisma,
+      workspaceId: at.ctx.workspace.id,
+    });
+  },
+};
 
 /** `escalationPolicyId` must name a policy of the workspace that is not archived. */
 async function policyIssues(

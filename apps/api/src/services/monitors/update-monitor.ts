@@ -6,6 +6,7 @@ import {
   Prisma,
   recordEvent,
   tryDecryptSecret,
+  type UpdateMonitorInput,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import { assertCan } from '../auth/permissions.js';
@@ -13,7 +14,6 @@ import type { MonitorServiceDeps } from './create-monitor.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { crossFieldIssues, crossFieldStateOf } from './monitor-rules.js';
 import { monitorUpdateData } from './monitor-data.js';
-import { validateUpdateInput } from './monitor-validation.js';
 import { failWith } from '../validation.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import {
@@ -28,19 +28,17 @@ import { findOwn } from '../records.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
- * them, resuming restores them (with an immediate check), a new interval or new regions reschedule.
+ * them, resuming restores them (with an immediate check), a new interval or new regions reschedule. `changes` passed
+ * updateMonitorChecks (monitor-validation.ts) against the monitor as read then; the rules between fields, the policy
+ * and `dependsOn` are judged again on the locked row.
  */
 export async function updateMonitor(
   deps: MonitorServiceDeps,
-  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
+  { ctx, input }: { ctx: ServiceContext; input: { id: string; changes: UpdateMonitorInput } },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  const { id } = input;
+  const { id, changes: u } = input;
   const current = await findOwn(deps.prisma, ctx, monitorLookup, id);
-  const u = await validateUpdateInput(deps.guard, deps.config.checkRegions, current, input.changes, {
-    prisma: deps.prisma,
-    workspaceId: ctx.workspace.id,
-  });
 
   // `type` and `metadata` never get here: the schema refuses them.
   const { type: _type, metadata: _metadata, ...changes } = u;

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { componentRefSchema } from '../components/component-ref.js';
 
 const layoutSectionSchema = z

@@ -9,14 +9,14 @@ import {
   type PrismaClient,
   statusPageNameSchema,
 } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { changesBetween, claimVersion, recordUpdate } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { isUniqueViolation } from '../records.js';
+import { findOwn, isUniqueViolation } from '../records.js';
 import { hashPassword } from './password.js';
 import { layoutIssues, replaceLayout } from './replace-layout.js';
-import { judgeBody } from '../validation.js';
+import type { BodyChecks } from '../validation.js';
 import { domainTaken, ownHostIssues } from './set-custom-domain.js';
 import {
   statusPageRecordSelect,
@@ -24,7 +24,6 @@ import {
   type StatusPageRecord,
   statusPageLookup,
 } from './status-page-record.js';
-import { findOwn } from '../records.js';
 
 export const updateStatusPageSchema = z
   .object({
@@ -54,25 +53,39 @@ export const updateStatusPageSchema = z
   .strict()
   .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });
 
+export type UpdateStatusPageInput = z.output<typeof updateStatusPageSchema>;
+
+/**
+ * PATCH /status-pages/{id}: the layout's components and the domain, judged with the schema (one 400 names every
+ * offending field), once the page is found (404 first).
+ */
+export const updateStatusPageChecks: BodyChecks<
+  typeof updateStatusPageSchema,
+  { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> }
+> = {
+  noun: 'status page',
+  judge: async (deps, { ctx, params, issues, known }) => {
+    await findOwn(deps.prisma, ctx, statusPageLookup, params.id!);
+    const layout = known('sections');
+    const domain = known('customDomain');
+    return [
+      ...issues,
+      ...(layout ? await layoutIssues(deps.prisma, ctx.workspace.id, layout, 'sections') : []),
+      ...(domain !== undefined ? ownHostIssues(deps.config, domain) : []),
+    ];
+  },
+};
+
 /**
  * PATCH /status-pages/{id} (managers): every given field in one transaction, with the page row locked so that a
  * concurrent PATCH or `arrange` applies wholly before or after. A new slug frees the old one at once.
  */
 export async function updateStatusPage(
   deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
-  { ctx, input: { id, changes: body } }: { ctx: ServiceContext; input: { id: string; changes: unknown } },
+  { ctx, input: { id, changes } }: { ctx: ServiceContext; input: { id: string; changes: UpdateStatusPageInput } },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   const page = await findOwn(deps.prisma, ctx, statusPageLookup, id);
-  // The schema, the layout's components and the domain judged together: one 400 names every offending field.
-  const changes = await judgeBody('status page', updateStatusPageSchema, body, async (known) => {
-    const layout = known('sections');
-    const domain = known('customDomain');
-    return [
-      ...(layout ? await layoutIssues(deps.prisma, ctx.workspace.id, layout, 'sections') : []),
-      ...(domain !== undefined ? ownHostIssues(deps.config, domain) : []),
-    ];
-  });
   const { sections, password, slug, customDomain, ...plain } = changes;
   if (slug !== undefined && slug !== page.slug && RESERVED_SLUGS.has(slug))
     throw new ConflictError(`The slug "${slug}" is reserved`, { slug, reason: 'reserved' });

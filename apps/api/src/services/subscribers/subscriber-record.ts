@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
 
 /** `j***@example.com`: enough to recognise an address, not to harvest it. */

@@ -1,5 +1,5 @@
 import { ForbiddenError, hashToken, ROLES, type PrismaClient, shownText } from '@statusvane/shared';
-import { z } from '../../openapi/zod.js';
+import { z } from '../../schemas/zod.js';
 import { displayPrefix, newToken } from './token-value.js';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';

@@ -1,5 +1,5 @@
 import { ROLES, type Prisma, type PrismaClient } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
 
 export const apiTokenRecordSchema = z

@@ -3,9 +3,12 @@ import {
   randomSecret,
   SESSION_ABSOLUTE_MS,
   SESSION_IDLE_MS,
+  type Logger,
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
+import { logFailure } from '../best-effort.js';
+
 /** A sign-in waiting for its second factor lasts this long. */
 export const PENDING_SIGN_IN_MS = 10 * 60_000;
 /** lastSeenAt is written at most this often per session: the idle timeout needs no finer clock. */
@@ -70,6 +73,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
  */
 export async function readSession(
   prisma: PrismaClient,
+  logger: Pick<Logger, 'warn'>,
   token: string | undefined,
   now: Date,
 ): Promise<ConsoleSession | null> {
@@ -90,7 +94,16 @@ export async function readSession(
   if (row.expiresAt.getTime() <= t || t - row.lastSeenAt.getTime() >= SESSION_IDLE_MS) return null;
   if (t - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
     // Not awaited: a lost touch costs at most a minute of idle time.
-    prisma.consoleSession.updateMany({ where: { id: row.id }, data: { lastSeenAt: now } }).catch(() => undefined);
+    prisma.consoleSession
+      .updateMany({ where: { id: row.id }, data: { lastSeenAt: now } })
+      .catch(
+        logFailure(
+          logger,
+          'console session: lastSeenAt not written',
+          { sessionId: row.id },
+          'the next request writes it',
+        ),
+      );
   }
   return {
     id: row.id,

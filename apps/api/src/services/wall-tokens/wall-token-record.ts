@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '@statusvane/shared';
-import { dateTime, versionSchema, z } from '../../openapi/zod.js';
+import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
 
 /** Where a wall token opens its view: under the console's reserved `wall` slug. */

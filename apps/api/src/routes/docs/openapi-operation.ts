@@ -4,9 +4,9 @@
  * derived from the same declaration that mountRoutes serves.
  */
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { successOf, successStatus, takesIfMatch, type ApiRoute, type Roles } from '../routes/define-route.js';
-import { paginationSchema } from './envelopes.js';
-import { z } from './zod.js';
+import { paginationSchema } from '../../schemas/envelopes.js';
+import { z } from '../../schemas/zod.js';
+import { successOf, successStatus, takesIfMatch, type ApiRoute, type Roles } from '../define-route.js';
 
 /** The sentence each description ends with, from the entry's `roles`. */
 const ROLE_NOTE: Record<Roles, string> = {
@@ -59,6 +59,10 @@ export const HEADERS: Record<string, HeaderComponent> = {
       'the record only if nobody changed it since.',
     schema: { type: 'string' },
   },
+  Allow: {
+    description: 'The methods the path takes (GET paths also HEAD), comma-separated.',
+    schema: { type: 'string' },
+  },
   IdempotentReplayed: {
     description:
       'Present (`true`) when this is the stored response of an earlier request with the same `Idempotency-Key`.',
@@ -107,8 +111,16 @@ export const ERROR_RESPONSES = {
     headers: successHeaders,
     example: errorExample('not_found', 'monitor 1f0c7a52-3d3c-4c55-9d87-5d2f2b0a8e11 was not found'),
   },
+  MethodNotAllowed: {
+    description:
+      "`invalid_request`: the operation's path was asked with a method it does not take; `Allow` names those it " +
+      'takes (OPTIONS on the path answers 204 with the same `Allow`).',
+    headers: { ...successHeaders, Allow: ref('headers', 'Allow') },
+    example: errorExample('invalid_request', 'PUT is not allowed here; this path takes GET, PATCH, DELETE, HEAD'),
+  },
   PayloadTooLarge: {
-    description: '`invalid_request`: the body is larger than 256 KiB.',
+    description:
+      '`invalid_request`: the body is larger than 256 KiB. Any body sent is read, so any operation may answer it.',
     headers: successHeaders,
     example: errorExample('invalid_request', 'The request body is larger than 256 KiB'),
   },
@@ -137,6 +149,17 @@ export const ERROR_RESPONSES = {
   },
 } as const;
 type ErrorResponseName = keyof typeof ERROR_RESPONSES;
+
+/** A GET of one versioned record sent `If-None-Match` with its current ETag: nothing has changed, no body. */
+export const NOT_MODIFIED = {
+  description:
+    'Not modified: `If-None-Match` names the ETag the record still has (or `*`). No body; the ETag is sent again.',
+  headers: { ...successHeaders, ETag: ref('headers', 'ETag') },
+};
+
+export const IF_NONE_MATCH_DESCRIPTION =
+  'Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still ' +
+  'at that version the answer is 304 with no body.';
 
 /** A 409 differs per operation, so it is written inline with the operation's own conditions. */
 function conflict(description: string, example: string) {
@@ -185,8 +208,9 @@ export function operationOf(route: ApiRoute): RouteConfig {
     : success.page
       ? z.object({ data: z.array(success.page), pagination: paginationSchema })
       : success.body;
-  // A single record with a version answers its ETag (mountRoutes sets it from the answer).
+  // A single record with a version answers its ETag (mountRoutes sets it from the answer), and a GET of it 304.
   const versioned = success.data instanceof z.ZodObject && 'version' in success.data.shape;
+  const revalidates = versioned && route.method === 'get';
   responses[String(status)] = {
     description: success.description,
     headers: {
@@ -196,6 +220,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
     },
     ...(schema ? { content: { 'application/json': { schema } } } : {}),
   };
+  if (revalidates) responses['304'] = ref('responses', 'NotModified');
   responses['400'] = errors('BadRequest');
   responses['401'] = errors('Unauthorized');
   responses['403'] = errors('Forbidden');
@@ -203,7 +228,9 @@ export function operationOf(route: ApiRoute): RouteConfig {
   const conflictResponse = route.responses[409];
   if (conflictResponse) responses['409'] = conflict(conflictResponse.description, conflictResponse.example);
   if (conditional) responses['412'] = errors('PreconditionFailed');
-  if (body) responses['413'] = errors('PayloadTooLarge');
+  // A path answers 405 to the methods it does not take (mountRoutes); a body is read whenever one is sent.
+  responses['405'] = errors('MethodNotAllowed');
+  responses['413'] = errors('PayloadTooLarge');
   responses['429'] = errors('TooManyRequests');
   responses['503'] = errors('ServiceUnavailable');
 
@@ -219,6 +246,7 @@ export function operationOf(route: ApiRoute): RouteConfig {
       ref('parameters', 'WorkspaceHeader'),
       ...(route.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
       ...(conditional ? [ref('parameters', 'IfMatch')] : []),
+      ...(revalidates ? [ref('parameters', 'IfNoneMatch')] : []),
     ],
     request: {
       ...(route.request?.query ? { query: route.request.query as z.ZodObject } : {}),
@@ -228,15 +256,48 @@ export function operationOf(route: ApiRoute): RouteConfig {
               required: true,
               content: {
                 'application/json': {
-                  schema: body.documented ?? body.schema,
+                  schema: body.schema,
                   ...(body.examples ? { examples: body.examples } : {}),
                 },
-                ...(body.yaml ? { 'application/yaml': { schema: body.documented ?? body.schema } } : {}),
+                ...(body.yaml ? { 'application/yaml': { schema: body.schema } } : {}),
               },
             },
           }
         : {}),
     },
     responses,
+  };
+}
+
+/** The name of the response component a HEAD answers in place of an error component: its headers, no body. */
+export const headResponseName = (name: string) => `${name}ToHead`;
+
+/** A response of the document, as a HEAD answers it: the same status and headers, no body. */
+function withoutBody(response: RouteConfig['responses'][string]): RouteConfig['responses'][string] {
+  const name = (response as { $ref?: string }).$ref?.split('/').pop();
+  if (name && name in ERROR_RESPONSES) return ref('responses', headResponseName(name));
+  if (name) return response;
+  const { content: _content, ...rest } = response as { content?: unknown };
+  return rest as RouteConfig['responses'][string];
+}
+
+/**
+ * HEAD of a GET path: Express answers it with the GET's handler, so with its status and headers (ETag, 304 and
+ * every error included) and no body.
+ */
+export function headOperationOf(route: ApiRoute): RouteConfig {
+  const get = operationOf(route);
+  return {
+    ...get,
+    method: 'head',
+    operationId: `${route.operationId}Head`,
+    summary: `${route.summary} (headers only)`,
+    description: `As \`GET ${route.path}\` (${route.operationId}), answered with its status and headers and no body.`,
+    // A GET path always takes HEAD: never 405.
+    responses: Object.fromEntries(
+      Object.entries(get.responses)
+        .filter(([code]) => code !== '405')
+        .map(([code, r]) => [code, withoutBody(r)]),
+    ),
   };
 }

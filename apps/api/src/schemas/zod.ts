@@ -1,10 +1,16 @@
 import { extendZodWithOpenApi, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 
-// `.openapi()` needs the prototype extension. Zod copies prototype methods onto an instance when it is created, so
-// only schemas created after this line have `.openapi()`: the OpenAPI modules import `z` from here first, and the
-// schemas of packages/shared (created earlier, at import) are named with `nameSchema` instead. Metadata only:
-// parsing behaviour is unchanged.
+/*
+ * The API's Zod base, the bottom layer of apps/api/src (it imports nothing of the app): the records of services/, the
+ * routes' request schemas and the envelopes of ./envelopes.ts all build on this `z`, and the OpenAPI document
+ * (routes/docs/openapi-document.ts) is generated from them.
+ *
+ * `.openapi()` needs the prototype extension. Zod copies prototype methods onto an instance when it is created, so
+ * only schemas created after this line have `.openapi()`: the app's schemas import `z` from here, and the schemas of
+ * packages/shared (created earlier, at import) are named with `nameSchema` instead. Metadata only: parsing behaviour
+ * is unchanged.
+ */
 extendZodWithOpenApi(z);
 
 export { z };
@@ -23,9 +29,16 @@ export function nameSchema<T extends z.ZodType>(schema: T, refId: string, descri
   return schema;
 }
 
-/** Describes an existing schema instance in place (see nameSchema), e.g. a field of a shared query schema. */
-export function describeSchema<T extends z.ZodType>(schema: T, description: string): T {
-  zodToOpenAPIRegistry.add(schema, { ...zodToOpenAPIRegistry.get(schema), description });
+/**
+ * Describes an existing schema instance in place (see nameSchema), e.g. a field of a shared query schema. `refused`:
+ * a field the schema holds only to answer it with a precise 400 is documented as taking no value (`not: {}`).
+ */
+export function describeSchema<T extends z.ZodType>(schema: T, description: string, refused = false): T {
+  zodToOpenAPIRegistry.add(schema, {
+    ...zodToOpenAPIRegistry.get(schema),
+    description,
+    ...(refused ? { not: {} } : {}),
+  });
   return schema;
 }
 

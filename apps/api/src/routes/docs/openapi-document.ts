@@ -1,11 +1,14 @@
 /**
  * The OpenAPI 3.1 description of the management API, generated from the route declarations (routes/api-routes.ts:
  * each operation's request schemas, record schemas and roles, declared once) and the shared components of
- * ./operation.ts. Served at GET /api/v1/openapi.json and rendered at GET /docs.
+ * ./openapi-operation.ts. Served at GET /api/v1/openapi.json and rendered at GET /docs (./docs.router.ts). It stands
+ * above everything it describes: nothing below routes/ imports it.
  */
 import { OpenApiGeneratorV31, OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   createHeartbeatMonitorSchema,
+  createHttpMonitorSchema,
+  createMonitorSchema,
   createMaintenanceSchema,
   createStatusPageSchema,
   escalationTargetSchema,
@@ -20,13 +23,25 @@ import {
   responseTimesQuerySchema,
   STATUS_PAGE_LIMITS,
   updateMaintenanceSchema,
+  updateMonitorSchema,
 } from '@statusvane/shared';
-import { API_ROUTES } from '../routes/api-routes.js';
-import type { Tag } from '../routes/define-route.js';
-import { registerRoutes } from '../routes/mount-routes.js';
-import { errorEnvelopeSchema } from './envelopes.js';
-import { ERROR_RESPONSES, HEADERS, IDEMPOTENCY_DESCRIPTION, IF_MATCH_DESCRIPTION, ref } from './operation.js';
-import { describeSchema, nameSchema } from './zod.js';
+import { errorEnvelopeSchema } from '../../schemas/envelopes.js';
+import { describeSchema, nameSchema } from '../../schemas/zod.js';
+import { API_ROUTES } from '../api-routes.js';
+import type { Tag } from '../define-route.js';
+import {
+  ERROR_RESPONSES,
+  HEADERS,
+  headOperationOf,
+  headResponseName,
+  IDEMPOTENCY_DESCRIPTION,
+  IF_MATCH_DESCRIPTION,
+  IF_NONE_MATCH_DESCRIPTION,
+  NOT_MODIFIED,
+  operationOf,
+  ref,
+} from './openapi-operation.js';
+import { registerWebhooks } from './openapi-webhooks.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const WORKSPACE_HEADER = 'X-Statusvane-Workspace';
@@ -105,6 +120,29 @@ const TAGS: Array<{ name: Tag; description: string }> = [
 function nameSharedSchemas(): void {
   const name = nameSchema;
   const L = MONITOR_LIMITS;
+  name(
+    createMonitorSchema,
+    'CreateMonitorInput',
+    'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
+      'fields, and fields of another type, are 400.',
+  );
+  name(
+    createHttpMonitorSchema,
+    'CreateHttpMonitorInput',
+    'An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, ' +
+      '`openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, ' +
+      '`expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected ' +
+      'status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a ' +
+      'response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded.',
+  );
+  describeSchema(createHttpMonitorSchema.shape.type, '`http`; omitted, the body is read as http.');
+  name(
+    updateMonitorSchema,
+    'UpdateMonitorInput',
+    "Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create.",
+  );
+  describeSchema(updateMonitorSchema.shape.type, 'Cannot be changed after creation: sent at all, 400.', true);
+  describeSchema(updateMonitorSchema.shape.metadata, 'Set on create only: sent at all, 400.', true);
   name(
     createTcpMonitorSchema,
     'CreateTcpMonitorInput',
@@ -198,6 +236,8 @@ function nameSharedSchemas(): void {
   describeSchema(paginationQuerySchema.shape.perPage, 'Items per page, 1 to 250.');
 }
 
+const refName = (r: unknown) => (r as { $ref?: string }).$ref?.split('/').pop();
+
 function buildRegistry(): OpenAPIRegistry {
   nameSharedSchemas();
   const registry = new OpenAPIRegistry();
@@ -236,71 +276,133 @@ function buildRegistry(): OpenAPIRegistry {
     schema: { type: 'string', minLength: 1, maxLength: 100 },
     example: 'acme',
   });
-  registry.registerComponent('parameters', 'IdempotencyKey', {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
-    description: IDEMPOTENCY_DESCRIPTION,
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
-    example: '5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f',
-  });
-  registry.registerComponent('parameters', 'IfMatch', {
-    name: 'If-Match',
-    in: 'header',
-    required: false,
-    description: IF_MATCH_DESCRIPTION,
-    schema: { type: 'string', minLength: 1, maxLength: 1000 },
-    example: '"3"',
-  });
-  registry.registerComponent('parameters', 'Id', {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: 'The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404.',
-    schema: { type: 'string', format: 'uuid' },
-  });
-  registry.registerComponent('parameters', 'SubscriberId', {
-    name: 'subscriberId',
-    in: 'path',
-    required: true,
-    description: "A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404.",
-    schema: { type: 'string', format: 'uuid' },
-  });
-  registry.registerComponent('parameters', 'UserId', {
-    name: 'userId',
-    in: 'path',
-    required: true,
-    description: "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
-    schema: { type: 'string', format: 'uuid' },
-  });
+  // The optional request headers, each a parameter component.
+  const optionalHeaders: Array<
+    [component: string, name: string, description: string, maxLength: number, example: string]
+  > = [
+    ['IdempotencyKey', 'Idempotency-Key', IDEMPOTENCY_DESCRIPTION, 255, '5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f'],
+    ['IfMatch', 'If-Match', IF_MATCH_DESCRIPTION, 1000, '"3"'],
+    ['IfNoneMatch', 'If-None-Match', IF_NONE_MATCH_DESCRIPTION, 1000, '"3"'],
+  ];
+  for (const [component, name, description, maxLength, example] of optionalHeaders) {
+    registry.registerComponent('parameters', component, {
+      name,
+      in: 'header',
+      required: false,
+      description,
+      schema: { type: 'string', minLength: 1, maxLength },
+      example,
+    });
+  }
+  registry.registerComponent('responses', 'NotModified', NOT_MODIFIED);
+  // The path parameters (PATH_PARAMETERS of openapi-operation.ts), each a record's uuid.
+  const pathIds: Array<[component: string, name: string, description: string]> = [
+    ['Id', 'id', 'The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404.'],
+    [
+      'SubscriberId',
+      'subscriberId',
+      "A subscriber's id, a uuid. One that is not a uuid, or that belongs to another page, is 404.",
+    ],
+    [
+      'UserId',
+      'userId',
+      "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
+    ],
+  ];
+  for (const [component, name, description] of pathIds) {
+    registry.registerComponent('parameters', component, {
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: { type: 'string', format: 'uuid' },
+    });
+  }
 
   // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
   // uses them; the error envelope is used by reference only, so it is registered by name.
   registry.register('Error', errorEnvelopeSchema);
-  registerRoutes(registry, API_ROUTES);
+  for (const route of API_ROUTES) registry.registerPath(operationOf(route));
+  // Every GET path answers HEAD (Express), each error without its body: a component per error a HEAD can get.
+  const heads = API_ROUTES.filter((route) => route.method === 'get').map(headOperationOf);
+  for (const head of heads) registry.registerPath(head);
+  const headErrors = new Set(heads.flatMap((head) => Object.values(head.responses).map(refName)));
+  for (const [name, r] of Object.entries(ERROR_RESPONSES)) {
+    if (headErrors.has(headResponseName(name)))
+      registry.registerComponent('responses', headResponseName(name), {
+        description: r.description,
+        headers: r.headers,
+      });
+  }
+  registerWebhooks(registry);
   return registry;
+}
+
+type SchemaObject = { oneOf?: unknown[]; anyOf?: unknown[]; discriminator?: { mapping?: Record<string, unknown> } };
+
+/**
+ * A discriminated union one of whose options may leave the discriminator out (POST /monitors: an http body without
+ * `type`) has no discriminator in OpenAPI's terms, where the property must be present (and openapi-typescript would
+ * make it required in that option): it is documented as the anyOf of its options, as the body is parsed.
+ */
+function withOptionalDiscriminators<D extends { components?: { schemas?: Record<string, unknown> } }>(doc: D): D {
+  for (const schema of Object.values(doc.components?.schemas ?? {}) as SchemaObject[]) {
+    const options = schema.oneOf;
+    if (!options || !schema.discriminator) continue;
+    if (Object.keys(schema.discriminator.mapping ?? {}).length >= options.length) continue;
+    delete schema.oneOf;
+    delete schema.discriminator;
+    schema.anyOf = options;
+  }
+  withNullableRefs(doc);
+  return doc;
+}
+
+/**
+ * The generator writes a named schema made nullable (`jsonAssertionSchema.nullable()`) as `allOf: [ref, { type:
+ * [..., 'null'] }]`, which admits no null (allOf needs the ref too): written as what it parses, `anyOf: [ref, null]`.
+ */
+function withNullableRefs(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withNullableRefs);
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as { allOf?: unknown[]; anyOf?: unknown[] };
+  const [ref, nullable, ...rest] = schema.allOf ?? [];
+  const type = (nullable as { type?: unknown } | undefined)?.type;
+  if (
+    rest.length === 0 &&
+    typeof (ref as { $ref?: unknown } | undefined)?.$ref === 'string' &&
+    Object.keys(nullable ?? {}).length === 1 &&
+    Array.isArray(type) &&
+    type.includes('null')
+  ) {
+    delete schema.allOf;
+    schema.anyOf = [ref, { type: 'null' }];
+  }
+  Object.values(node).forEach(withNullableRefs);
 }
 
 let memo: object | undefined;
 
 /** The OpenAPI 3.1 document, built once per process (it is a pure function of the schemas). */
 export function buildOpenApiDocument(): object {
-  memo ??= new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
-    openapi: '3.1.0',
-    info: {
-      title: 'Statusvane Management API',
-      version: '1.0.0',
-      description: INFO_DESCRIPTION,
-    },
-    servers: [
-      {
-        url: '/api/v1',
-        description: 'This deployment: paths are relative to the `/api/v1` base, beside this document.',
+  memo ??= withOptionalDiscriminators(
+    new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Statusvane Management API',
+        version: '1.0.0',
+        description: INFO_DESCRIPTION,
       },
-    ],
-    security: [{ bearerAuth: [] }],
-    tags: TAGS,
-  });
+      servers: [
+        {
+          url: '/api/v1',
+          description: 'This deployment: paths are relative to the `/api/v1` base, beside this document.',
+        },
+      ],
+      security: [{ bearerAuth: [] }],
+      tags: TAGS,
+    }),
+  );
   return memo;
 }
 
@@ -334,8 +436,9 @@ const INFO_DESCRIPTION = [
   '**Tracing.** Every response carries `X-Request-Id` (a safe one sent by the client is echoed).',
   '',
   '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
-    'one JSON object `{ page, summary, generatedAt, sections, components, incidents, maintenance, uptime }` (`summary`: ' +
-    '`operational`, `degraded`, `outage` or `maintenance`; each component with its `state`). A password-protected page ' +
+    'the page wrapped as every answer is, `{ "data": { page, summary, generatedAt, sections, components, incidents, ' +
+    'pastIncidents, maintenance, uptime } }` (`summary`: `operational`, `degraded`, `outage` or `maintenance`; each ' +
+    'component with its `state`). A password-protected page ' +
     'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
     "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",
 ].join('\n');
