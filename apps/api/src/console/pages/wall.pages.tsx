@@ -18,7 +18,10 @@ export function wallPages(): PageDef[] {
       path: '/wall/:token',
       access: 'public',
       handler: async (req) => {
-        const ctx = await wallWorkspaceContext(req.deps.prisma, req.deps.logger, { token: req.params.token ?? '', now: req.now });
+        const ctx = await wallWorkspaceContext(req.deps.prisma, req.deps.logger, {
+          token: req.params.token ?? '',
+          now: req.now,
+        });
         if (!ctx) {
           const gone = notFoundPage(
             req.assets,
