@@ -9,6 +9,8 @@ import { mountPages, type PageMountOptions } from './define-page.js';
 import { accountPages } from './pages/account.pages.js';
 import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
 import { incidentPages } from './pages/incidents.pages.js';
+import { maintenancePages } from './pages/maintenance.pages.js';
+import { statusPagePages } from './pages/status-pages.pages.js';
 import { monitorPages } from './pages/monitors.pages.js';
 import { passwordPages } from './pages/password.pages.js';
 import { auditPages } from './pages/settings-audit.pages.js';
@@ -106,6 +108,8 @@ export function consoleRouter(deps: ApiDeps): Router {
   const workspacePages = [
     ...monitorPages(),
     ...incidentPages(),
+    ...maintenancePages(),
+    ...statusPagePages(),
     ...memberPages(),
     ...tokenPages(),
     ...policyPages(),
