@@ -138,6 +138,13 @@ describe("an incident's page", () => {
     expect(page.text).toContain('Escalation step 1 paged');
     expect(page.text).toMatch(/oncall@example.test<\/span>:\s*<strong>sent<\/strong>/);
     expect(page.text).toContain('Policy <strong>On call</strong>');
+    // Dates read as the console writes them, never as raw ISO 8601 in the text (attributes may carry it).
+    expect(page.text).not.toMatch(/>[^<]*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}[^<]*</);
+    expect(page.text).toMatch(/Step 1: after 0 min,\s*any impact/);
+    const declared = await manualIncident(w, 'Queue stuck');
+    const pending = await b.get(`/app/${w.ws.slug}/incidents/${declared}`);
+    expect(pending.text).toMatch(/came due at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC/);
+    expect(pending.text).not.toMatch(/>[^<]*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}[^<]*</);
     // A member may act: acknowledge, resolve and the update form.
     expect(page.text).toContain(`action="/app/${w.ws.slug}/incidents/${incident.id}/acknowledge"`);
     expect(page.text).toContain(`action="/app/${w.ws.slug}/incidents/${incident.id}/resolve"`);

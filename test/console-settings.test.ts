@@ -6,7 +6,15 @@
 // is 403. Every write is audited as the user.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import {
+  bearer,
+  createMonitorNamed,
+  makeHarness,
+  makeUser,
+  makeWorkspace,
+  uniq,
+  type Harness,
+} from './support/harness.js';
 import { consoleBrowser, csrfOf, linkInMail, setUserPassword } from './support/console.js';
 import { startSmtp } from './support/smtp.js';
 import { waitFor } from './support/worker-harness.js';
@@ -395,12 +403,20 @@ describe('settings for a viewer', () => {
   it('the audit log shows who changed what, newest first, for managers', async () => {
     const w = await makeWorkspace(h.prisma);
     await request(h.app).post('/api/v1/wall-tokens').set(bearer(w.tokens.owner)).send({ name: 'Lobby' });
+    const monitor = await createMonitorNamed(h, w, 'Shop');
+    await request(h.app).patch(`/api/v1/monitors/${monitor.id}`).set(bearer(w.tokens.owner)).send({ name: 'Webshop' });
     const { b } = await signedIn(w, 'admin');
     const page = await b.get(`/app/${w.ws.slug}/settings/audit`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('wall_token.created');
-    expect(page.text).toMatch(/<span class="mono">name<\/span>: ∅ → Lobby/);
-    const filtered = await b.get(`/app/${w.ws.slug}/settings/audit?resourceType=monitor`);
+    // A created record's fields as their values; a change as before → after; a long list folds its rest away.
+    expect(page.text).toMatch(/<span class="mono">name<\/span>: Lobby</);
+    expect(page.text).toMatch(/<span class="mono">name<\/span>: Shop → Webshop</);
+    expect(page.text).toMatch(/<details class="changes-more"><summary>\d+ more fields<\/summary>/);
+    const monitors = await b.get(`/app/${w.ws.slug}/settings/audit?resourceType=monitor`);
+    expect(monitors.text).toContain('monitor.updated');
+    expect(monitors.text).not.toContain('wall_token.created');
+    const filtered = await b.get(`/app/${w.ws.slug}/settings/audit?resourceType=webhook`);
     expect(filtered.text).toContain('Nothing recorded yet');
     expect((await b.get(`/app/${w.ws.slug}/settings/audit?resourceType=nope`)).status).toBe(400);
   });

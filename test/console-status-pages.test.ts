@@ -207,9 +207,9 @@ describe('status pages', () => {
         'section.0': 'Core',
         'section.1': 'Data',
         'section.2': '',
-        [`place.${web.componentId}`]: '0',
+        [`place.${web.componentId}`]: '1',
         [`order.${web.componentId}`]: '1',
-        [`place.${db.componentId}`]: '1',
+        [`place.${db.componentId}`]: '0',
         [`order.${db.componentId}`]: '',
       },
       `${page}/layout`,
@@ -223,8 +223,12 @@ describe('status pages', () => {
       api.body.data.customDomain,
     ]).toEqual(['Acme', false, true, 'status.example.com']);
     const arranged = await b.get(page);
-    expect(arranged.text).toMatch(/<strong>Core<\/strong>: Web/);
-    expect(arranged.text).toMatch(/<strong>Data<\/strong>: Database/);
+    expect(arranged.text).toMatch(/<strong>Core<\/strong>: Database/);
+    expect(arranged.text).toMatch(/<strong>Data<\/strong>: Web/);
+    // The form lists the components as the page shows them (Database, in the first section, before Web).
+    expect(arranged.text.indexOf(`id="place-${db.componentId}"`)).toBeLessThan(
+      arranged.text.indexOf(`id="place-${web.componentId}"`),
+    );
     expect(arranged.text).toContain(`<option value="1" selected>Data</option>`);
     const listedAfter = await b.get(list);
     expect(listedAfter.text).toMatch(new RegExp(`<tr id="page-${id}">.*?Not served`, 's'));

@@ -3,9 +3,13 @@
 // - a <select data-autosubmit> sends its form when changed (the filter forms keep their Apply button for keyboards
 //   and for browsers without JavaScript);
 // - a button with data-copy="<element id>" copies that element's text, and elements marked data-js-only appear.
+// - a page with <body data-refresh> redraws itself in place (live-refresh.ts: the wall view).
 // Live updates, charts and partial page swaps come with later pages (built here by esbuild, never from a CDN).
 
+import { startLiveRefresh } from './live-refresh.js';
+
 document.documentElement.classList.add('js');
+startLiveRefresh();
 
 document.addEventListener('click', (event) => {
   const target = event.target instanceof Element ? event.target : null;

@@ -77,6 +77,7 @@ export function IncidentTable(props: {
   return (
     <DataTable
       caption={props.caption}
+      captionHidden
       class="incidents"
       columns={columns}
       rows={props.incidents}
@@ -317,6 +318,10 @@ function Evidence({ incident }: { incident: IncidentRecord }) {
   );
 }
 
+/** The API's note with its ISO 8601 instants as the console writes dates (`28 Nov 2026, 21:29 UTC`). */
+const readableInstants = (note: string) =>
+  note.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g, (iso) => dateTimeUtc(new Date(iso)));
+
 /** The escalation in effect: its policy, what the ladder is doing, and each step. */
 export function EscalationPanel({ escalation }: { escalation: EscalationStateRecord }) {
   return (
@@ -332,12 +337,13 @@ export function EscalationPanel({ escalation }: { escalation: EscalationStateRec
           'No policy'
         )}
       </p>
-      <p class="muted">{escalation.note}</p>
+      <p class="muted">{readableInstants(escalation.note)}</p>
       {escalation.steps.length > 0 && (
         <ol class="steps">
           {escalation.steps.map((s) => (
             <li>
-              Step {s.position + 1}: after {s.delayMinutes} min, {s.minImpact} and above —{' '}
+              Step {s.position + 1}: after {s.delayMinutes} min,{' '}
+              {s.minImpact === 'none' ? 'any impact' : `${s.minImpact} impact and above`} —{' '}
               {s.fired
                 ? `paged ${s.deliveries.length} time${s.deliveries.length === 1 ? '' : 's'}`
                 : s.due

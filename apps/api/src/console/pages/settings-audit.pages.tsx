@@ -22,18 +22,35 @@ const query = z
   })
   .strict();
 
-/** What changed, in one line per field: `intervalSeconds: 60 → 30`. */
+/** Fields a row shows before the rest fold under "more" (a created monitor names some twenty). */
+const FIELDS_SHOWN = 4;
+/** A long value (a status page's sections, a ladder) is cut here; the API's GET /audit-events has it whole. */
+const VALUE_CHARS = 160;
+
+/** What changed, in one line per field: `intervalSeconds: 60 → 30`; a created record's fields as their values. */
 function Changes({ e }: { e: AuditEventRecord }) {
   if (!e.changes) return <span class="muted">—</span>;
-  const show = (v: unknown) => (v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v));
+  const show = (v: unknown) => {
+    const text = v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v);
+    return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS - 1)}…` : text;
+  };
+  const created = e.action.endsWith('.created');
+  const lines = Object.entries(e.changes).map(([field, c]) => (
+    <li>
+      <span class="mono">{field}</span>: {created ? show(c.to) : `${show(c.from)} → ${show(c.to)}`}
+    </li>
+  ));
+  const folded = lines.length > FIELDS_SHOWN + 1 ? lines.slice(FIELDS_SHOWN) : [];
   return (
-    <ul class="changes">
-      {Object.entries(e.changes).map(([field, c]) => (
-        <li>
-          <span class="mono">{field}</span>: {show(c.from)} → {show(c.to)}
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul class="changes">{folded.length ? lines.slice(0, FIELDS_SHOWN) : lines}</ul>
+      {folded.length > 0 && (
+        <details class="changes-more">
+          <summary>{folded.length} more fields</summary>
+          <ul class="changes">{folded}</ul>
+        </details>
+      )}
+    </>
   );
 }
 

@@ -48,6 +48,15 @@ export function LayoutFields(props: {
 }) {
   const { values: v } = props;
   const names = Array.from({ length: props.rows }, (_, i) => v[`section.${i}`] ?? '');
+  // As the page shows them: by section and place, then the components not on it, by name.
+  const rank = (c: ComponentRecord) => [
+    v[`place.${c.id}`] ? Number(v[`place.${c.id}`]) : Infinity,
+    Number(v[`order.${c.id}`] || Infinity),
+  ];
+  const rows = [...props.components].sort((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)];
+    return ra[0]! - rb[0]! || ra[1]! - rb[1]! || a.name.localeCompare(b.name);
+  });
   return (
     <>
       <fieldset class="field checks">
@@ -79,7 +88,7 @@ export function LayoutFields(props: {
           </tr>
         </thead>
         <tbody>
-          {props.components.map((c) => (
+          {rows.map((c) => (
             <tr>
               <td class="name" data-label="Component">
                 {c.name}

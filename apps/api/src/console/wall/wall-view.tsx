@@ -6,7 +6,7 @@ import { Document } from '../../views/document.js';
 import { relativeTime } from '../../views/format.js';
 import { WORST_FIRST } from './wall-monitors.js';
 
-/** How often the wall reloads itself (a meta refresh: no JavaScript needed on the screen). */
+/** How often the wall redraws itself (in place with JavaScript, a meta refresh without: views/document.tsx). */
 export const WALL_REFRESH_SECONDS = 30;
 
 /** The headline: all well, or what is wrong, in words. */
