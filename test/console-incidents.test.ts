@@ -4,10 +4,9 @@
 // A viewer sees no control and a forged write is 403; a write without the CSRF token or from elsewhere is 403.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { bearer, createMonitorNamed, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
-import { consoleBrowser, csrfOf, setUserPassword } from './support/console.js';
+import { bearer, createMonitorNamed, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { csrfOf, signedInAs } from './support/console.js';
 
-const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 beforeAll(() => {
   h = makeHarness();
@@ -16,14 +15,8 @@ afterAll(() => h.close());
 
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 
-async function signedIn(w: Workspace, role: 'owner' | 'admin' | 'member' | 'viewer', name?: string) {
-  const user = await makeUser(h.prisma, [{ workspace: w.ws.id, role }]);
-  if (name) await h.prisma.user.update({ where: { id: user.id }, data: { name } });
-  await setUserPassword(h.prisma, user.email, PASSWORD);
-  const b = consoleBrowser(h);
-  await b.signIn(user.email, PASSWORD);
-  return { b, user };
-}
+const signedIn = (w: Workspace, role: 'owner' | 'admin' | 'member' | 'viewer', name?: string) =>
+  signedInAs(h, w.ws.id, role, name);
 
 async function manualIncident(w: Workspace, title: string, impact = 'major') {
   const res = await request(h.app).post('/api/v1/incidents').set(bearer(w.tokens.owner)).send({ title, impact });

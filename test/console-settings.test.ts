@@ -15,11 +15,10 @@ import {
   uniq,
   type Harness,
 } from './support/harness.js';
-import { consoleBrowser, csrfOf, linkInMail, setUserPassword } from './support/console.js';
+import { consoleBrowser, csrfOf, linkInMail, signedInAs, TEST_PASSWORD } from './support/console.js';
 import { startSmtp } from './support/smtp.js';
 import { waitFor } from './support/worker-harness.js';
 
-const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 beforeAll(async () => {
@@ -34,13 +33,7 @@ afterAll(async () => {
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 const mailsTo = (address: string) => smtp.mails.filter((m) => m.to.includes(address));
 
-async function signedIn(w: Workspace, role: 'owner' | 'admin' | 'member' | 'viewer') {
-  const user = await makeUser(h.prisma, [{ workspace: w.ws.id, role }]);
-  await setUserPassword(h.prisma, user.email, PASSWORD);
-  const b = consoleBrowser(h);
-  await b.signIn(user.email, PASSWORD);
-  return { b, user };
-}
+const signedIn = (w: Workspace, role: 'owner' | 'admin' | 'member' | 'viewer') => signedInAs(h, w.ws.id, role);
 
 describe('members', () => {
   it('adds a member by email and role (the invitation mail goes out), resends it, shows passwordSet', async () => {
@@ -77,8 +70,8 @@ describe('members', () => {
     expect(newLink).not.toBe(oldLink);
     const invitee = consoleBrowser(h);
     expect((await invitee.get(oldLink)).status).toBe(404);
-    expect((await invitee.submit(newLink, { password: PASSWORD, confirm: PASSWORD })).status).toBe(303);
-    await invitee.signIn(email, PASSWORD);
+    expect((await invitee.submit(newLink, { password: TEST_PASSWORD, confirm: TEST_PASSWORD })).status).toBe(303);
+    await invitee.signIn(email, TEST_PASSWORD);
     expect((await b.get(page)).text).toMatch(new RegExp(`<tr id="member-${newUser.id}">.*?Password set`, 's'));
     // Once a password is set, no resend: 409 with the reason on the page.
     const noMore = await b.submit(page, {}, `${page}/${newUser.id}/invitation`);

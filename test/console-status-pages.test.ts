@@ -5,18 +5,9 @@
 // and a forged write is 403.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import {
-  bearer,
-  createMonitorNamed,
-  makeHarness,
-  makeUser,
-  makeWorkspace,
-  uniq,
-  type Harness,
-} from './support/harness.js';
-import { consoleBrowser, csrfOf, setUserPassword } from './support/console.js';
+import { bearer, createMonitorNamed, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { csrfOf, signedInAs } from './support/console.js';
 
-const PASSWORD = 'correct horse battery staple';
 let h: Harness;
 beforeAll(() => {
   h = makeHarness();
@@ -25,13 +16,7 @@ afterAll(() => h.close());
 
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>;
 
-async function signedIn(w: Workspace, role: 'owner' | 'admin' | 'member' | 'viewer') {
-  const user = await makeUser(h.prisma, [{ workspace: w.ws.id, role }]);
-  await setUserPassword(h.prisma, user.email, PASSWORD);
-  const b = consoleBrowser(h);
-  await b.signIn(user.email, PASSWORD);
-  return { b, user };
-}
+const signedIn = (w: Workspace, role: 'owner' | 'admin' | 'member' | 'viewer') => signedInAs(h, w.ws.id, role);
 
 /** The audit trail of one record written by a user: [action, actorId], oldest first. */
 async function auditOf(w: Workspace, resourceId: string) {

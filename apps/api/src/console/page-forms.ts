@@ -1,6 +1,8 @@
 import { AppError, issuesFromZod, ValidationError, type Pagination, type PaginationQuery } from '@statusvane/shared';
 import type { z } from 'zod';
 import type { ServiceContext } from '../services/context.js';
+import type { FlashMessage } from '../views/layout.js';
+import type { PageAnswer } from './define-page.js';
 
 /** Issues of a refused write, by form field, to show beside each field; `rest` names the ones no field shows. */
 export interface FormIssues {
@@ -45,6 +47,37 @@ export const issueStatus = (err: unknown) => (err instanceof AppError && err.cod
 
 /** Whether a write was refused because the form's version is stale (its If-Match failed). */
 export const isStaleVersion = (err: unknown) => err instanceof AppError && err.code === 'precondition_failed';
+
+/** What a page says above the current values when its form's version was stale (`what`: "This webhook"). */
+export const staleFlash = (what: string): FlashMessage => ({
+  kind: 'error',
+  text: `${what} was changed by someone else since the page was shown: below is how it is now. Nothing was saved; make your change again if it still applies.`,
+});
+
+/**
+ * A form's write as its page answers it: what `write` answers (a redirect, or a page such as a secret shown once);
+ * a stale version, `stale()` (the page with the current values, 409); a refusal the form shows (400 issues beside
+ * their fields, a 409 conflict), `again(issues, status)` with the typed values; anything else (403, 404, an outage)
+ * goes on to the error pages.
+ */
+export async function answerForm(
+  write: () => Promise<PageAnswer>,
+  refused: {
+    fields: readonly string[];
+    fieldOf?: (path: string) => string;
+    again: (issues: FormIssues, status: number) => PageAnswer | Promise<PageAnswer>;
+    stale?: () => PageAnswer | Promise<PageAnswer>;
+  },
+): Promise<PageAnswer> {
+  try {
+    return await write();
+  } catch (err) {
+    if (refused.stale && isStaleVersion(err)) return refused.stale();
+    const issues = formIssuesOf(err, refused.fields, refused.fieldOf);
+    if (!issues) throw err;
+    return refused.again(issues, issueStatus(err));
+  }
+}
 
 /**
  * `ctx` with the form's `version` as If-Match: an edit form carries the version it was drawn from, and a write after

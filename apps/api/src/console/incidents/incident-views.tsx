@@ -3,9 +3,10 @@ import { INCIDENT_UPDATE_LABELS, INCIDENT_UPDATE_STATUSES, type Pagination } fro
 import type { EscalationStateRecord } from '../../services/incidents/get-escalation.js';
 import type { IncidentRecord } from '../../services/incidents/incident-record.js';
 import type { IncidentUpdateRecord } from '../../services/incidents/incident-update-record.js';
-import { Button, LinkButton } from '../../views/components/button.js';
+import { Button } from '../../views/components/button.js';
 import { EmptyState } from '../../views/components/empty-state.js';
 import { PostForm, SelectField, TextAreaField } from '../../views/components/form.js';
+import { Pager } from '../../views/components/pager.js';
 import { DataTable, type Column } from '../../views/components/table.js';
 import { dateTimeUtc, duration, relativeTime } from '../../views/format.js';
 
@@ -143,26 +144,13 @@ export function IncidentFilterForm(props: { base: string; filters: IncidentFilte
 
 /** Previous and next page links of a filtered list. */
 export function IncidentPager(props: { base: string; filters: IncidentFilters; pagination: Pagination }) {
-  const p = props.pagination;
-  if (p.totalPages <= 1) return null;
   return (
-    <nav class="pagination" aria-label="Pages of incidents">
-      <span>
-        Page {p.page} of {p.totalPages} ({p.total} incidents)
-      </span>
-      <span class="links">
-        {p.page > 1 && (
-          <LinkButton small href={incidentsHref(props.base, { ...props.filters, page: p.page - 1 })}>
-            Previous
-          </LinkButton>
-        )}
-        {p.page < p.totalPages && (
-          <LinkButton small href={incidentsHref(props.base, { ...props.filters, page: p.page + 1 })}>
-            Next
-          </LinkButton>
-        )}
-      </span>
-    </nav>
+    <Pager
+      label="incidents"
+      pagination={props.pagination}
+      href={(page) => incidentsHref(props.base, { ...props.filters, page })}
+      count={`${props.pagination.total} incidents`}
+    />
   );
 }
 

@@ -39,7 +39,7 @@ import {
   When,
   type IncidentFilters,
 } from '../incidents/incident-views.js';
-import { formIssuesOf, given, queryOf, readAll } from '../page-forms.js';
+import { answerForm, formIssuesOf, given, queryOf, readAll } from '../page-forms.js';
 
 const NOTICES: Record<string, FlashMessage> = {
   acknowledged: { kind: 'notice', text: 'Acknowledged: the escalation has stopped.' },
@@ -300,21 +300,23 @@ export function incidentPages(): PageDef[] {
           ...(checked.length ? { componentIds: checked } : {}),
           ...(given(req.form.message) ? { message: req.form.message } : {}),
         };
-        try {
-          const input = await judgeInput(
-            manualIncidentInputSchema,
-            manualIncidentChecks,
-            req.deps,
-            { ctx: req.ctx },
-            body,
-          );
-          const created = await createManualIncident(req.deps, { ctx: req.ctx, input });
-          return { redirect: `${req.base}/incidents/${created.id}?done=declared` };
-        } catch (err) {
-          const issues = formIssuesOf(err, ['title', 'impact', 'componentIds', 'message']);
-          if (!issues) throw err;
-          return newIncidentPage(req, { status: 400, values: req.form, checked, issues });
-        }
+        return answerForm(
+          async () => {
+            const input = await judgeInput(
+              manualIncidentInputSchema,
+              manualIncidentChecks,
+              req.deps,
+              { ctx: req.ctx },
+              body,
+            );
+            const created = await createManualIncident(req.deps, { ctx: req.ctx, input });
+            return { redirect: `${req.base}/incidents/${created.id}?done=declared` };
+          },
+          {
+            fields: ['title', 'impact', 'componentIds', 'message'],
+            again: (issues, status) => newIncidentPage(req, { status, values: req.form, checked, issues }),
+          },
+        );
       },
     }),
     definePage({ method: 'get', path: '/incidents/:id', access: 'workspace', handler: (req) => incidentPage(req) }),

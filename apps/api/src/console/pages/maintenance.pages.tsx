@@ -12,6 +12,7 @@ import { judgeInput } from '../../services/validation.js';
 import { Button, LinkButton } from '../../views/components/button.js';
 import { EmptyState } from '../../views/components/empty-state.js';
 import { Flash } from '../../views/components/flash.js';
+import { Pager } from '../../views/components/pager.js';
 import { PostForm, SelectField, VersionField } from '../../views/components/form.js';
 import { DataTable, type Column } from '../../views/components/table.js';
 import { dateTimeUtc } from '../../views/format.js';
@@ -24,15 +25,7 @@ import {
   MaintenanceFields,
   maintenanceValuesOf,
 } from '../maintenance/maintenance-form.js';
-import {
-  formIssuesOf,
-  isStaleVersion,
-  issueStatus,
-  queryOf,
-  readAll,
-  withFormVersion,
-  type FormIssues,
-} from '../page-forms.js';
+import { answerForm, queryOf, readAll, withFormVersion, type FormIssues, staleFlash } from '../page-forms.js';
 
 const NOTICES: Record<string, FlashMessage> = {
   created: { kind: 'notice', text: 'Maintenance window scheduled.' },
@@ -50,10 +43,7 @@ const listQuery = z
   })
   .strict();
 const pageQuery = z.object({ done: z.enum(['created', 'saved', 'start', 'complete', 'cancel']).optional() }).strict();
-const stale: FlashMessage = {
-  kind: 'error',
-  text: 'This window was changed by someone else since the page was shown: below is how it is now. Nothing was saved.',
-};
+const stale = staleFlash('This window');
 /** What each action may follow (the API's table: anything else is its 409). */
 const ACTIONS: Array<{ action: 'start' | 'complete' | 'cancel'; label: string; from: MaintenanceRecord['status'][] }> =
   [
@@ -144,25 +134,7 @@ async function maintenanceListPage(req: WorkspaceRequest): Promise<PageAnswer> {
             rowAttrs={(m) => ({ 'data-status': m.status })}
           />
         )}
-        {p.totalPages > 1 && (
-          <nav class="pagination" aria-label="Pages of maintenance">
-            <span>
-              Page {p.page} of {p.totalPages}
-            </span>
-            <span class="links">
-              {p.page > 1 && (
-                <LinkButton small href={href(p.page - 1)}>
-                  Previous
-                </LinkButton>
-              )}
-              {p.page < p.totalPages && (
-                <LinkButton small href={href(p.page + 1)}>
-                  Next
-                </LinkButton>
-              )}
-            </span>
-          </nav>
-        )}
+        <Pager label="maintenance" pagination={p} href={href} />
       </ConsoleLayout>
     ),
   };
@@ -294,21 +266,19 @@ function windowWrite(
     path: `/maintenance/:id${verb ? `/${verb}` : ''}`,
     access: 'workspace',
     permission: 'statusPages:manage',
-    handler: async (req) => {
-      try {
-        await run(req);
-      } catch (err) {
-        if (isStaleVersion(err)) return maintenancePage(req, { status: 409, flash: stale });
-        const issues = formIssuesOf(err, MAINTENANCE_FIELDS);
-        if (!issues) throw err;
-        return maintenancePage(req, {
-          status: issueStatus(err),
-          ...(verb === '' ? { values: req.form } : {}),
-          issues,
-        });
-      }
-      return { redirect: done(req) };
-    },
+    handler: (req) =>
+      answerForm(
+        async () => {
+          await run(req);
+          return { redirect: done(req) };
+        },
+        {
+          fields: MAINTENANCE_FIELDS,
+          stale: () => maintenancePage(req, { status: 409, flash: stale }),
+          again: (issues, status) =>
+            maintenancePage(req, { status, ...(verb === '' ? { values: req.form } : {}), issues }),
+        },
+      ),
   });
 }
 
@@ -337,23 +307,24 @@ export function maintenancePages(): PageDef[] {
       path: '/maintenance/new',
       access: 'workspace',
       permission: 'statusPages:manage',
-      handler: async (req) => {
-        try {
-          const input = await judgeInput(
-            createMaintenanceSchema,
-            createMaintenanceChecks,
-            req.deps,
-            { ctx: req.ctx },
-            maintenanceBodyOf(req.form),
-          );
-          const created = await createMaintenance(req.deps, { ctx: req.ctx, input });
-          return { redirect: `${req.base}/maintenance/${created.id}?done=created` };
-        } catch (err) {
-          const issues = formIssuesOf(err, MAINTENANCE_FIELDS);
-          if (!issues) throw err;
-          return newMaintenancePage(req, { status: issueStatus(err), values: req.form, issues });
-        }
-      },
+      handler: (req) =>
+        answerForm(
+          async () => {
+            const input = await judgeInput(
+              createMaintenanceSchema,
+              createMaintenanceChecks,
+              req.deps,
+              { ctx: req.ctx },
+              maintenanceBodyOf(req.form),
+            );
+            const created = await createMaintenance(req.deps, { ctx: req.ctx, input });
+            return { redirect: `${req.base}/maintenance/${created.id}?done=created` };
+          },
+          {
+            fields: MAINTENANCE_FIELDS,
+            again: (issues, status) => newMaintenancePage(req, { status, values: req.form, issues }),
+          },
+        ),
     }),
     definePage({
       method: 'get',

@@ -5,8 +5,9 @@ import {
   type AuditEventRecord,
 } from '../../services/audit/list-audit-events.js';
 import { RESOURCE_TYPES } from '../../services/audit/record-write.js';
-import { Button, LinkButton } from '../../views/components/button.js';
+import { Button } from '../../views/components/button.js';
 import { EmptyState } from '../../views/components/empty-state.js';
+import { Pager } from '../../views/components/pager.js';
 import { SelectField } from '../../views/components/form.js';
 import { DataTable, type Column } from '../../views/components/table.js';
 import { dateTimeUtc } from '../../views/format.js';
@@ -125,25 +126,7 @@ async function auditPage(req: WorkspaceRequest) {
             rowId={(e) => `event-${e.id}`}
           />
         )}
-        {p.totalPages > 1 && (
-          <nav class="pagination" aria-label="Pages of the audit log">
-            <span>
-              Page {p.page} of {p.totalPages}
-            </span>
-            <span class="links">
-              {p.page > 1 && (
-                <LinkButton small href={href(p.page - 1)}>
-                  Newer
-                </LinkButton>
-              )}
-              {p.page < p.totalPages && (
-                <LinkButton small href={href(p.page + 1)}>
-                  Older
-                </LinkButton>
-              )}
-            </span>
-          </nav>
-        )}
+        <Pager label="the audit log" pagination={p} href={href} newest />
       </SettingsLayout>
     ),
   };

@@ -11,7 +11,16 @@ import { Field, PostForm, SelectField, VersionField } from '../../views/componen
 import { DataTable, type Column } from '../../views/components/table.js';
 import type { FlashMessage } from '../../views/layout.js';
 import { definePage, type PageAnswer, type PageDef, type WorkspaceRequest } from '../define-page.js';
-import { formIssuesOf, isStaleVersion, issueStatus, queryOf, readAll, withFormVersion } from '../page-forms.js';
+import {
+  answerForm,
+  formIssuesOf,
+  isStaleVersion,
+  issueStatus,
+  queryOf,
+  readAll,
+  withFormVersion,
+  staleFlash,
+} from '../page-forms.js';
 import { SettingsLayout } from '../settings/settings-layout.js';
 import { z } from 'zod';
 
@@ -177,10 +186,7 @@ async function refused(req: WorkspaceRequest, err: unknown, who: string): Promis
   if (isStaleVersion(err))
     return membersPage(req, {
       status: 409,
-      flash: {
-        kind: 'error',
-        text: `${who} was changed by someone else since this page was shown; below is how it is now. Nothing was changed: try again if it still applies.`,
-      },
+      flash: staleFlash(who),
     });
   const issues = formIssuesOf(err, []);
   if (!issues) throw err;
@@ -220,19 +226,22 @@ export function memberPages(): PageDef[] {
       permission: 'members:manage',
       handler: async (req) => {
         const values = { email: req.form.email ?? '', role: req.form.role ?? '' };
-        try {
-          const input = parseOrThrow(addMemberSchema, values, 'member');
-          await addMember(req.deps, { ctx: req.ctx, input });
-        } catch (err) {
-          const issues = formIssuesOf(err, ['email', 'role']);
-          if (!issues) throw err;
-          return membersPage(req, {
-            status: issueStatus(err),
-            add: { values, errors: issues.byField },
-            ...(issues.rest.length ? { flash: { kind: 'error', text: issues.rest.join(' ') } } : {}),
-          });
-        }
-        return { redirect: `${req.base}/settings/members?done=added` };
+        return answerForm(
+          async () => {
+            const input = parseOrThrow(addMemberSchema, values, 'member');
+            await addMember(req.deps, { ctx: req.ctx, input });
+            return { redirect: `${req.base}/settings/members?done=added` };
+          },
+          {
+            fields: ['email', 'role'],
+            again: (issues, status) =>
+              membersPage(req, {
+                status,
+                add: { values, errors: issues.byField },
+                ...(issues.rest.length ? { flash: { kind: 'error', text: issues.rest.join(' ') } } : {}),
+              }),
+          },
+        );
       },
     }),
     memberAction(

@@ -26,13 +26,13 @@ import { DataTable, type Column } from '../../views/components/table.js';
 import type { FlashMessage } from '../../views/layout.js';
 import { definePage, type PageAnswer, type PageDef, type WorkspaceRequest } from '../define-page.js';
 import {
+  answerForm,
+  type FormIssues,
   formIssuesOf,
-  isStaleVersion,
-  issueStatus,
   queryOf,
   readAll,
   withFormVersion,
-  type FormIssues,
+  staleFlash,
 } from '../page-forms.js';
 import {
   formValuesOf,
@@ -56,10 +56,7 @@ const NOTICES: Record<string, FlashMessage> = {
 const doneQuery = z.object({ done: z.enum(['created', 'saved', 'ladder', 'default', 'deleted']).optional() }).strict();
 /** Steps a new ladder form offers. */
 const NEW_STEPS = 3;
-const stale: FlashMessage = {
-  kind: 'error',
-  text: 'This policy was changed by someone else since the page was shown: below is how it is now. Nothing was saved; make your change again if it still applies.',
-};
+const stale = staleFlash('This policy');
 
 /** One line per step: "after 5 min, major and above: email a@b.c, slack https://hooks.slack.com/…". */
 function LadderSummary({ policy }: { policy: EscalationPolicyRecord }) {
@@ -353,21 +350,24 @@ function policyWrite(
     path: `/settings/escalation-policies/:id/${verb}`,
     access: 'workspace',
     permission: 'escalationPolicies:manage',
-    handler: async (req) => {
-      try {
-        await run(req);
-      } catch (err) {
-        if (isStaleVersion(err)) return policyPage(req, { status: 409, flash: stale });
-        const issues = formIssuesOf(err, policyFields(20), policyFieldOf);
-        if (!issues) throw err;
-        const status = issueStatus(err);
-        if (kind === 'plain') return policyPage(req, { status, flash: { kind: 'error', text: issues.rest.join(' ') } });
-        return policyPage(req, { status, [kind]: { values: req.form, issues } });
-      }
-      return done === 'deleted'
-        ? { redirect: `${req.base}/settings/escalation-policies?done=deleted` }
-        : { redirect: `${req.base}/settings/escalation-policies/${req.params.id!}?done=${done}` };
-    },
+    handler: (req) =>
+      answerForm(
+        async () => {
+          await run(req);
+          return done === 'deleted'
+            ? { redirect: `${req.base}/settings/escalation-policies?done=deleted` }
+            : { redirect: `${req.base}/settings/escalation-policies/${req.params.id!}?done=${done}` };
+        },
+        {
+          fields: policyFields(20),
+          fieldOf: policyFieldOf,
+          stale: () => policyPage(req, { status: 409, flash: stale }),
+          again: (issues, status) =>
+            kind === 'plain'
+              ? policyPage(req, { status, flash: { kind: 'error', text: issues.rest.join(' ') } })
+              : policyPage(req, { status, [kind]: { values: req.form, issues } }),
+        },
+      ),
   });
 }
 
@@ -421,19 +421,22 @@ export function policyPages(): PageDef[] {
       access: 'workspace',
       permission: 'escalationPolicies:manage',
       handler: async (req) => {
-        try {
-          const input = parseOrThrow(
-            createEscalationPolicySchema,
-            { ...settingsFromForm(req.form), steps: stepsFromForm(req.form, NEW_STEPS) },
-            'escalation policy',
-          );
-          const created = await createEscalationPolicy(req.deps, { ctx: req.ctx, input });
-          return { redirect: `${req.base}/settings/escalation-policies/${created.id}?done=created` };
-        } catch (err) {
-          const issues = formIssuesOf(err, policyFields(NEW_STEPS), policyFieldOf);
-          if (!issues) throw err;
-          return newPolicyPage(req, { status: issueStatus(err), values: req.form, issues });
-        }
+        return answerForm(
+          async () => {
+            const input = parseOrThrow(
+              createEscalationPolicySchema,
+              { ...settingsFromForm(req.form), steps: stepsFromForm(req.form, NEW_STEPS) },
+              'escalation policy',
+            );
+            const created = await createEscalationPolicy(req.deps, { ctx: req.ctx, input });
+            return { redirect: `${req.base}/settings/escalation-policies/${created.id}?done=created` };
+          },
+          {
+            fields: policyFields(NEW_STEPS),
+            fieldOf: policyFieldOf,
+            again: (issues, status) => newPolicyPage(req, { status, values: req.form, issues }),
+          },
+        );
       },
     }),
     definePage({

@@ -15,16 +15,13 @@ import { DataTable, type Column } from '../../views/components/table.js';
 import { relativeTime } from '../../views/format.js';
 import type { FlashMessage } from '../../views/layout.js';
 import { definePage, type PageAnswer, type PageDef, type WorkspaceRequest } from '../define-page.js';
-import { formIssuesOf, given, isStaleVersion, issueStatus, queryOf, readAll, withFormVersion } from '../page-forms.js';
+import { answerForm, given, isStaleVersion, queryOf, readAll, withFormVersion, staleFlash } from '../page-forms.js';
 import { SecretOnce } from '../settings/secret-once.js';
 import { SettingsLayout } from '../settings/settings-layout.js';
 
 const doneQuery = z.object({ done: z.enum(['revoked', 'deleted']).optional() }).strict();
 const lastUsed = (at: string | null, now: Date) => (at ? relativeTime(new Date(at), now) : 'Never');
-const stale: FlashMessage = {
-  kind: 'error',
-  text: 'It was changed or removed by someone else since this page was shown; below is how things are now. Nothing was changed.',
-};
+const stale = staleFlash('It');
 
 /** API tokens: the list (prefix, role, last use, expiry), a new one shown once, revoke. */
 async function tokensPage(
@@ -268,21 +265,23 @@ export function tokenPages(): PageDef[] {
           role: req.form.role ?? '',
           expiresInDays: req.form.expiresInDays ?? '',
         };
-        try {
-          const days = given(values.expiresInDays);
-          const input = parseOrThrow(
-            createTokenSchema,
-            { name: values.name, role: values.role, ...(days ? { expiresInDays: Number(days) } : {}) },
-            'token',
-          );
-          const created = await createToken(req.deps, { ctx: req.ctx, input });
-          // The secret is in this answer only: a page, not a redirect (it must not travel in a URL).
-          return tokensPage(req, { created });
-        } catch (err) {
-          const issues = formIssuesOf(err, ['name', 'role', 'expiresInDays']);
-          if (!issues) throw err;
-          return tokensPage(req, { status: issueStatus(err), form: { values, errors: issues.byField } });
-        }
+        return answerForm(
+          async () => {
+            const days = given(values.expiresInDays);
+            const input = parseOrThrow(
+              createTokenSchema,
+              { name: values.name, role: values.role, ...(days ? { expiresInDays: Number(days) } : {}) },
+              'token',
+            );
+            const created = await createToken(req.deps, { ctx: req.ctx, input });
+            // The secret is in this answer only: a page, not a redirect (it must not travel in a URL).
+            return tokensPage(req, { created });
+          },
+          {
+            fields: ['name', 'role', 'expiresInDays'],
+            again: (issues, status) => tokensPage(req, { status, form: { values, errors: issues.byField } }),
+          },
+        );
       },
     }),
     removal(
@@ -300,17 +299,19 @@ export function tokenPages(): PageDef[] {
       permission: 'wallTokens:manage',
       handler: async (req) => {
         const values = { name: req.form.name ?? '' };
-        try {
-          const created = await createWallToken(req.deps, {
-            ctx: req.ctx,
-            input: parseOrThrow(createWallTokenSchema, values, 'wall view'),
-          });
-          return wallPage(req, { created });
-        } catch (err) {
-          const issues = formIssuesOf(err, ['name']);
-          if (!issues) throw err;
-          return wallPage(req, { status: issueStatus(err), form: { values, errors: issues.byField } });
-        }
+        return answerForm(
+          async () => {
+            const created = await createWallToken(req.deps, {
+              ctx: req.ctx,
+              input: parseOrThrow(createWallTokenSchema, values, 'wall view'),
+            });
+            return wallPage(req, { created });
+          },
+          {
+            fields: ['name'],
+            again: (issues, status) => wallPage(req, { status, form: { values, errors: issues.byField } }),
+          },
+        );
       },
     }),
     removal(

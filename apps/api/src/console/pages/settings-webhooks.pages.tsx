@@ -14,8 +14,9 @@ import type {
   WebhookDeliveryRecord,
   WebhookRecord,
 } from '../../services/webhooks/webhook-record.js';
-import { Button, LinkButton } from '../../views/components/button.js';
+import { Button } from '../../views/components/button.js';
 import { EmptyState } from '../../views/components/empty-state.js';
+import { Pager } from '../../views/components/pager.js';
 import { Flash } from '../../views/components/flash.js';
 import { CheckboxGroup, Field, PostForm, readCheckedValues, VersionField } from '../../views/components/form.js';
 import { DataTable, type Column } from '../../views/components/table.js';
@@ -23,14 +24,14 @@ import { dateTimeUtc } from '../../views/format.js';
 import type { FlashMessage } from '../../views/layout.js';
 import { definePage, type PageAnswer, type PageDef, type WorkspaceRequest } from '../define-page.js';
 import {
-  formIssuesOf,
+  answerForm,
+  type FormIssues,
   given,
   isStaleVersion,
-  issueStatus,
   queryOf,
   readAll,
   withFormVersion,
-  type FormIssues,
+  staleFlash,
 } from '../page-forms.js';
 import { SecretOnce } from '../settings/secret-once.js';
 import { SettingsLayout } from '../settings/settings-layout.js';
@@ -261,25 +262,7 @@ async function webhookPage(
               rowId={(d) => `delivery-${d.id}`}
             />
           )}
-          {p.totalPages > 1 && (
-            <nav class="pagination" aria-label="Pages of deliveries">
-              <span>
-                Page {p.page} of {p.totalPages}
-              </span>
-              <span class="links">
-                {p.page > 1 && (
-                  <LinkButton small href={`${action}?page=${p.page - 1}`}>
-                    Newer
-                  </LinkButton>
-                )}
-                {p.page < p.totalPages && (
-                  <LinkButton small href={`${action}?page=${p.page + 1}`}>
-                    Older
-                  </LinkButton>
-                )}
-              </span>
-            </nav>
-          )}
+          <Pager label="deliveries" pagination={p} href={(n) => `${action}?page=${n}`} newest />
         </section>
         <div class="two-columns">
           <section class="card" aria-labelledby="edit-h">
@@ -337,10 +320,7 @@ async function webhookPage(
   };
 }
 
-const stale: FlashMessage = {
-  kind: 'error',
-  text: 'This webhook was changed by someone else since the page was shown: below is how it is now. Nothing was saved.',
-};
+const stale = staleFlash('This webhook');
 
 /** Settings: webhooks, their deliveries, edits, replays. */
 export function webhookPages(): PageDef[] {
@@ -352,15 +332,17 @@ export function webhookPages(): PageDef[] {
       access: 'workspace',
       permission: 'webhooks:manage',
       handler: async (req) => {
-        try {
-          const input = parseOrThrow(createWebhookSchema, bodyOf(req.form, false), 'webhook');
-          const created = await createWebhook(withKeyring(req.deps), { ctx: req.ctx, input });
-          return webhooksPage(req, { created });
-        } catch (err) {
-          const issues = formIssuesOf(err, FIELDS);
-          if (!issues) throw err;
-          return webhooksPage(req, { status: issueStatus(err), form: { values: req.form, issues } });
-        }
+        return answerForm(
+          async () => {
+            const input = parseOrThrow(createWebhookSchema, bodyOf(req.form, false), 'webhook');
+            const created = await createWebhook(withKeyring(req.deps), { ctx: req.ctx, input });
+            return webhooksPage(req, { created });
+          },
+          {
+            fields: FIELDS,
+            again: (issues, status) => webhooksPage(req, { status, form: { values: req.form, issues } }),
+          },
+        );
       },
     }),
     definePage({
@@ -375,19 +357,21 @@ export function webhookPages(): PageDef[] {
       access: 'workspace',
       permission: 'webhooks:manage',
       handler: async (req) => {
-        try {
-          const changes = parseOrThrow(updateWebhookSchema, bodyOf(req.form, true), 'webhook');
-          await updateWebhook(withKeyring(req.deps), {
-            ctx: withFormVersion(req.ctx, req.form),
-            input: { id: req.params.id!, changes },
-          });
-        } catch (err) {
-          if (isStaleVersion(err)) return webhookPage(req, { status: 409, flash: stale });
-          const issues = formIssuesOf(err, FIELDS);
-          if (!issues) throw err;
-          return webhookPage(req, { status: issueStatus(err), edit: { values: req.form, issues } });
-        }
-        return { redirect: `${req.base}/settings/webhooks/${req.params.id!}?done=saved` };
+        return answerForm(
+          async () => {
+            const changes = parseOrThrow(updateWebhookSchema, bodyOf(req.form, true), 'webhook');
+            await updateWebhook(withKeyring(req.deps), {
+              ctx: withFormVersion(req.ctx, req.form),
+              input: { id: req.params.id!, changes },
+            });
+            return { redirect: `${req.base}/settings/webhooks/${req.params.id!}?done=saved` };
+          },
+          {
+            fields: FIELDS,
+            stale: () => webhookPage(req, { status: 409, flash: stale }),
+            again: (issues, status) => webhookPage(req, { status, edit: { values: req.form, issues } }),
+          },
+        );
       },
     }),
     definePage({
@@ -396,19 +380,21 @@ export function webhookPages(): PageDef[] {
       access: 'workspace',
       permission: 'webhooks:manage',
       handler: async (req) => {
-        try {
-          const { after } = parseOrThrow(
-            replayWebhookSchema,
-            { after: given(req.form.after) ?? START_OF_LOG },
-            'replay',
-          );
-          await replayWebhook(req.deps, { ctx: req.ctx, input: { id: req.params.id!, after } });
-        } catch (err) {
-          const issues = formIssuesOf(err, ['after']);
-          if (!issues) throw err;
-          return webhookPage(req, { status: issueStatus(err), replay: { values: req.form, issues } });
-        }
-        return { redirect: `${req.base}/settings/webhooks/${req.params.id!}?done=replayed` };
+        return answerForm(
+          async () => {
+            const { after } = parseOrThrow(
+              replayWebhookSchema,
+              { after: given(req.form.after) ?? START_OF_LOG },
+              'replay',
+            );
+            await replayWebhook(req.deps, { ctx: req.ctx, input: { id: req.params.id!, after } });
+            return { redirect: `${req.base}/settings/webhooks/${req.params.id!}?done=replayed` };
+          },
+          {
+            fields: ['after'],
+            again: (issues, status) => webhookPage(req, { status, replay: { values: req.form, issues } }),
+          },
+        );
       },
     }),
     definePage({

@@ -25,16 +25,7 @@ import { StatusBadge } from '../../views/components/status-badge.js';
 import { DataTable, type Column } from '../../views/components/table.js';
 import { ConsoleLayout, type FlashMessage } from '../../views/layout.js';
 import { definePage, type PageAnswer, type PageDef, type WorkspaceRequest } from '../define-page.js';
-import {
-  formIssuesOf,
-  given,
-  isStaleVersion,
-  issueStatus,
-  queryOf,
-  readAll,
-  withFormVersion,
-  type FormIssues,
-} from '../page-forms.js';
+import { answerForm, given, queryOf, readAll, withFormVersion, type FormIssues, staleFlash } from '../page-forms.js';
 import { EXTRA_SECTIONS, LayoutFields, layoutValuesOf, sectionsFromForm } from '../status-pages/layout-form.js';
 
 const NOTICES: Record<string, FlashMessage> = {
@@ -48,10 +39,7 @@ const NOTICES: Record<string, FlashMessage> = {
 const doneQuery = z
   .object({ done: z.enum(['created', 'saved', 'access', 'layout', 'deleted', 'component']).optional() })
   .strict();
-const stale: FlashMessage = {
-  kind: 'error',
-  text: 'This was changed by someone else since the page was shown: below is how it is now. Nothing was saved.',
-};
+const stale = staleFlash('This');
 
 /** Pages and components: two views of what the public sees, side by side in one section. */
 function Tabs({ base, current }: { base: string; current: 'pages' | 'components' }) {
@@ -342,24 +330,22 @@ function pageWrite(part: Part | 'delete', build: (req: WorkspaceRequest) => Prom
     path: part === 'settings' ? '/status-pages/:id' : `/status-pages/:id/${part}`,
     access: 'workspace',
     permission: 'statusPages:manage',
-    handler: async (req) => {
-      try {
-        await build(req);
-      } catch (err) {
-        if (isStaleVersion(err)) return statusPagePage(req, { status: 409, flash: stale });
-        const issues = formIssuesOf(err, fields, (p) => p.replace(/\[(\d+)\]/g, '.$1'));
-        if (!issues) throw err;
-        return statusPagePage(
-          req,
-          part === 'delete'
-            ? { status: issueStatus(err), issues }
-            : { status: issueStatus(err), part, values: req.form, issues },
-        );
-      }
-      return part === 'delete'
-        ? { redirect: `${req.base}/status-pages?done=deleted` }
-        : { redirect: `${req.base}/status-pages/${req.params.id!}?done=${part === 'settings' ? 'saved' : part}` };
-    },
+    handler: (req) =>
+      answerForm(
+        async () => {
+          await build(req);
+          return part === 'delete'
+            ? { redirect: `${req.base}/status-pages?done=deleted` }
+            : { redirect: `${req.base}/status-pages/${req.params.id!}?done=${part === 'settings' ? 'saved' : part}` };
+        },
+        {
+          fields,
+          fieldOf: (p) => p.replace(/\[(\d+)\]/g, '.$1'),
+          stale: () => statusPagePage(req, { status: 409, flash: stale }),
+          again: (issues, status) =>
+            statusPagePage(req, part === 'delete' ? { status, issues } : { status, part, values: req.form, issues }),
+        },
+      ),
   });
 }
 
@@ -475,21 +461,22 @@ export function statusPagePages(): PageDef[] {
       path: '/status-pages/new',
       access: 'workspace',
       permission: 'statusPages:manage',
-      handler: async (req) => {
-        try {
-          const input = parseOrThrow(
-            createStatusPageSchema,
-            { name: req.form.name ?? '', vanityUrl: req.form.vanityUrl ?? '', isPublic: req.form.isPublic === 'on' },
-            'status page',
-          );
-          const created = await createStatusPage(req.deps, { ctx: req.ctx, input });
-          return { redirect: `${req.base}/status-pages/${created.id}?done=created` };
-        } catch (err) {
-          const issues = formIssuesOf(err, ['name', 'vanityUrl', 'isPublic']);
-          if (!issues) throw err;
-          return newStatusPagePage(req, { status: issueStatus(err), values: req.form, issues });
-        }
-      },
+      handler: (req) =>
+        answerForm(
+          async () => {
+            const input = parseOrThrow(
+              createStatusPageSchema,
+              { name: req.form.name ?? '', vanityUrl: req.form.vanityUrl ?? '', isPublic: req.form.isPublic === 'on' },
+              'status page',
+            );
+            const created = await createStatusPage(req.deps, { ctx: req.ctx, input });
+            return { redirect: `${req.base}/status-pages/${created.id}?done=created` };
+          },
+          {
+            fields: ['name', 'vanityUrl', 'isPublic'],
+            again: (issues, status) => newStatusPagePage(req, { status, values: req.form, issues }),
+          },
+        ),
     }),
     definePage({
       method: 'get',
@@ -534,25 +521,26 @@ export function statusPagePages(): PageDef[] {
       path: '/components/:id',
       access: 'workspace',
       permission: 'components:write',
-      handler: async (req) => {
-        try {
-          const changes = parseOrThrow(
-            updateComponentSchema,
-            { name: req.form.name ?? '', description: req.form.description ?? '' },
-            'component',
-          );
-          await updateComponent(req.deps, {
-            ctx: withFormVersion(req.ctx, req.form),
-            input: { id: req.params.id!, changes },
-          });
-        } catch (err) {
-          if (isStaleVersion(err)) return componentPage(req, { status: 409, flash: stale });
-          const issues = formIssuesOf(err, ['name', 'description']);
-          if (!issues) throw err;
-          return componentPage(req, { status: issueStatus(err), values: req.form, issues });
-        }
-        return { redirect: `${req.base}/components?done=component` };
-      },
+      handler: (req) =>
+        answerForm(
+          async () => {
+            const changes = parseOrThrow(
+              updateComponentSchema,
+              { name: req.form.name ?? '', description: req.form.description ?? '' },
+              'component',
+            );
+            await updateComponent(req.deps, {
+              ctx: withFormVersion(req.ctx, req.form),
+              input: { id: req.params.id!, changes },
+            });
+            return { redirect: `${req.base}/components?done=component` };
+          },
+          {
+            fields: ['name', 'description'],
+            stale: () => componentPage(req, { status: 409, flash: stale }),
+            again: (issues, status) => componentPage(req, { status, values: req.form, issues }),
+          },
+        ),
     }),
   ];
 }
