@@ -1,7 +1,8 @@
 import type { ApiDeps } from '../../deps.js';
 import type { ServiceContext } from '../../services/context.js';
 import { countMonitors, type MonitorStatusCounts } from '../../services/monitors/count-monitors.js';
-import { listMonitors, monitorListQuerySchema } from '../../services/monitors/list-monitors.js';
+import { listMonitors } from '../../services/monitors/list-monitors.js';
+import { monitorListQuerySchema } from '../../services/monitors/monitor-filters.js';
 import type { MonitorRecord } from '../../services/monitors/monitor-record.js';
 import type { MonitorStatus } from '../../views/components/status-badge.js';
 

@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   'webhooks:manage': ['owner', 'admin'],
   /** Wall view links: whoever holds one sees every monitor of the workspace, without signing in. */
   'wallTokens:manage': ['owner', 'admin'],
+  /** The accounting policy and sending the uptime report (beyond-the-seed §8). */
+  'reports:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 
