@@ -225,6 +225,29 @@ describe('statusvane CLI', () => {
     expect(json.map((o) => o.user?.id ?? null)).toEqual([ann.id, null]);
   });
 
+  it('acknowledges an incident (acknowledgedBy: the CLI token) and resolves it', async () => {
+    const opened = await request(h.app)
+      .post('/api/v1/incidents')
+      .set(bearer(ws.tokens.admin))
+      .send({ title: 'Search down' })
+      .expect(201);
+    const id = opened.body.data.id as string;
+    const tokenName = (await h.prisma.apiToken.findFirstOrThrow({ where: { workspaceId: ws.ws.id, role: 'admin' } }))
+      .name;
+    const ack = await cli(['incidents', 'ack', id]);
+    expect(ack).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Acknowledged at \S+ by .+: Search down\n$/) });
+    const stored = (await request(h.app).get(`/api/v1/incidents/${id}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(stored.acknowledgedBy).toEqual({ type: 'token', id: expect.any(String), name: tokenName });
+    const resolved = await cli(['--json', 'incidents', 'resolve', id]);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.stdout)).toMatchObject({
+      id,
+      status: 'resolved',
+      acknowledgedBy: stored.acknowledgedBy,
+    });
+    expect((await cli(['incidents', 'ack', id])).code).toBe(1); // a resolved incident: 409
+  });
+
   it('opens a maintenance window on a component by name for a duration, and completes it', async () => {
     const start = await cli([
       'maintenance',

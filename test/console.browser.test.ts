@@ -141,3 +141,156 @@ describe('the console in Chromium', () => {
     }
   }, 60_000);
 });
+
+// Incidents, maintenance, status pages, settings and the wall view (console engineer B's pages).
+describe('the operations pages in Chromium', () => {
+  let base: string;
+  let incidentId: string;
+  let wallUrl: string;
+  let wallId: string;
+  /** Each page once, by the name of its screenshot. */
+  let pages: Array<[string, string]>;
+
+  beforeAll(async () => {
+    base = `${origin}/app/${w.ws.slug}`;
+    const api = (method: 'post' | 'put', path: string, body: object) =>
+      request(h.app)[method](`/api/v1${path}`).set(bearer(w.tokens.owner)).send(body);
+    const components = await h.prisma.component.findMany({ where: { workspaceId: w.ws.id }, orderBy: { name: 'asc' } });
+    const checkout = components.find((c) => c.name === 'Checkout')!;
+    const policy = await api('post', '/escalation-policies', {
+      name: 'Primary on-call',
+      isDefault: true,
+      steps: [
+        { delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.test' }] },
+        { delayMinutes: 15, targets: [{ channel: 'email', target: 'lead@example.test' }] },
+      ],
+    });
+    expect(policy.status).toBe(201);
+    const incident = await api('post', '/incidents', {
+      title: 'Checkout returns 503 for card payments',
+      impact: 'major',
+      componentIds: [checkout.id],
+      message: 'We are looking into failed card payments.',
+    });
+    expect(incident.status).toBe(201);
+    incidentId = incident.body.data.id as string;
+    const old = await api('post', '/incidents', { title: 'Search results slow', impact: 'minor' });
+    await request(h.app).post(`/api/v1/incidents/${old.body.data.id}/resolve`).set(bearer(w.tokens.owner)).send({});
+    const hour = Math.ceil(Date.now() / 3_600_000) * 3_600_000;
+    const window = await api('post', '/maintenance', {
+      title: 'Database upgrade to PostgreSQL 17',
+      body: 'Writes pause for about ten minutes while the primary fails over.',
+      startsAt: new Date(hour + 24 * 3_600_000).toISOString(),
+      endsAt: new Date(hour + 26 * 3_600_000).toISOString(),
+      componentIds: [checkout.id],
+    });
+    expect(window.status).toBe(201);
+    const statusPage = await api('post', '/status-pages', { name: 'Acme status', vanityUrl: `acme-${w.ws.slug}` });
+    expect(statusPage.status).toBe(201);
+    await request(h.app)
+      .patch(`/api/v1/status-pages/${statusPage.body.data.id}`)
+      .set(bearer(w.tokens.owner))
+      .send({
+        sections: [
+          { name: 'Customer facing', componentIds: components.slice(0, 3).map((c) => c.id) },
+          { name: 'Internal', componentIds: components.slice(3).map((c) => c.id) },
+        ],
+      });
+    const hook = await api('post', '/webhooks', {
+      url: 'https://93.184.215.14/hooks/statusvane',
+      description: 'Chat bridge',
+      types: ['incident.opened', 'incident.resolved'],
+    });
+    expect(hook.status).toBe(201);
+    await api('post', '/tokens', { name: 'Deploy pipeline', role: 'member' });
+    const wall = await api('post', '/wall-tokens', { name: 'Office screen' });
+    expect(wall.status).toBe(201);
+    wallUrl = wall.body.data.url as string;
+    wallId = wall.body.data.id as string;
+    pages = [
+      ['incidents', `${base}/incidents`],
+      ['incident', `${base}/incidents/${incidentId}`],
+      ['incident-new', `${base}/incidents/new`],
+      ['maintenance', `${base}/maintenance`],
+      ['maintenance-window', `${base}/maintenance/${window.body.data.id}`],
+      ['maintenance-new', `${base}/maintenance/new`],
+      ['status-pages', `${base}/status-pages`],
+      ['status-page', `${base}/status-pages/${statusPage.body.data.id}`],
+      ['components', `${base}/components`],
+      ['settings-members', `${base}/settings/members`],
+      ['settings-tokens', `${base}/settings/tokens`],
+      ['settings-policies', `${base}/settings/escalation-policies`],
+      ['settings-policy', `${base}/settings/escalation-policies/${policy.body.data.id}`],
+      ['settings-webhooks', `${base}/settings/webhooks`],
+      ['settings-webhook', `${base}/settings/webhooks/${hook.body.data.id}`],
+      ['settings-wall', `${base}/settings/wall`],
+      ['settings-audit', `${base}/settings/audit`],
+      ['wall', wallUrl],
+    ];
+  }, 60_000);
+
+  it('passes axe with no sideways scroll at 1280 and 390 px, light and dark, on every page', async () => {
+    const problems: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const width of [1280, 390]) {
+        const { context, page, errors } = await visitor(width, scheme);
+        try {
+          await signIn(page, owner.email);
+          for (const [name, url] of pages) {
+            const res = await page.goto(url);
+            expect([name, res?.status()]).toEqual([name, 200]);
+            // Every page's problems at once, rather than the first page's only.
+            await inspect(page, errors, name, width, scheme).catch((e: Error) => problems.push(e.message));
+          }
+        } finally {
+          await context.close();
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+
+  it('acknowledges and resolves an incident through its buttons', async () => {
+    const { context, page, errors } = await visitor(1280);
+    try {
+      await signIn(page, owner.email);
+      const path = `${base}/incidents/${incidentId}`;
+      await page.goto(path);
+      await Promise.all([
+        page.waitForURL(`${path}?done=acknowledged`),
+        page.getByRole('button', { name: 'Acknowledge' }).click(),
+      ]);
+      expect(await page.getByText('Acknowledged by Ada Operator').count()).toBeGreaterThan(0);
+      page.once('dialog', (d) => void d.accept());
+      await Promise.all([
+        page.waitForURL(`${path}?done=resolved`),
+        page.getByRole('button', { name: 'Resolve' }).click(),
+      ]);
+      expect(await page.getByRole('button', { name: 'Resolve' }).count()).toBe(0);
+      const stored = await h.prisma.incident.findUniqueOrThrow({ where: { id: incidentId } });
+      expect(stored.status).toBe('resolved');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('shows the wall without sign-in, and stops it as soon as its link is deleted', async () => {
+    const { context, page, errors } = await visitor(1280);
+    try {
+      const shown = await page.goto(wallUrl);
+      expect(shown?.status()).toBe(200);
+      expect(await page.locator('.wall-tile').count()).toBe(6);
+      expect(await page.locator('meta[name=robots]').getAttribute('content')).toContain('noindex');
+      // With JavaScript the page redraws itself in place: the meta refresh (for screens without it) is inert.
+      expect(await page.locator('meta[http-equiv=refresh]').count()).toBe(0);
+      expect(await page.locator('body[data-refresh]').count()).toBe(1);
+      const gone = await request(h.app).delete(`/api/v1/wall-tokens/${wallId}`).set(bearer(w.tokens.owner));
+      expect(gone.status).toBe(204);
+      expect((await page.reload())?.status()).toBe(404);
+      expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});

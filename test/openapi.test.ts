@@ -85,8 +85,12 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/tokens'],
   ['post', '/tokens'],
   ['delete', '/tokens/{id}'],
+  ['get', '/wall-tokens'],
+  ['post', '/wall-tokens'],
+  ['delete', '/wall-tokens/{id}'],
   ['get', '/members'],
   ['post', '/members'],
+  ['post', '/members/{userId}/invitation'],
   ['patch', '/members/{userId}'],
   ['delete', '/members/{userId}'],
   ['get', '/audit-events'],
@@ -248,7 +252,7 @@ describe('the document', () => {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
       const sends = method === 'post' && /\/send$/.test(path);
       const creates =
-        method === 'post' && !sends && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
+        method === 'post' && !sends && !/acknowledge|resolve|replay|reveal|invitation|\/test$|^\/config\//.test(path);
       expect([method, path, success]).toEqual([
         method,
         path,
@@ -306,6 +310,7 @@ describe('the document', () => {
       '/schedules/{id}/overrides',
       '/status-pages',
       '/tokens',
+      '/wall-tokens',
       '/webhooks',
     ]);
     for (const { method, path, op } of operations()) {

@@ -216,6 +216,11 @@ const targets = {
     const row = () => h.prisma.apiToken.findFirst({ where: { id, revokedAt: null } });
     return target(`/tokens/${id}`, id, row);
   },
+  async wallToken(): Promise<Target> {
+    const id = await createIn('/wall-tokens', { name: 'Office' });
+    const row = () => h.prisma.wallToken.findUnique({ where: { id } });
+    return target(`/wall-tokens/${id}`, id, row);
+  },
   async webhook(): Promise<Target> {
     const id = await createIn('/webhooks', { url: 'https://93.184.215.14/hook?token=a-secret' });
     const row = () => h.prisma.webhook.findUnique({ where: { id } });
@@ -305,6 +310,7 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
   'PATCH /members/{userId}': { make: targets.member, body: { role: 'admin' } },
   'DELETE /members/{userId}': { make: targets.member },
   'DELETE /tokens/{id}': { make: targets.token },
+  'DELETE /wall-tokens/{id}': { make: targets.wallToken },
   'PATCH /webhooks/{id}': {
     make: targets.webhook,
     body: { url: 'https://93.184.215.14/other?token=b-secret', types: ['incident.opened'] },

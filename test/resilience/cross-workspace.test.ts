@@ -123,6 +123,10 @@ const resources = {
     const id = await createIn('/tokens', { name: 'A deploys', role: 'member' });
     return { id, state: () => h.prisma.apiToken.findUnique({ where: { id } }) };
   },
+  async wallToken(): Promise<Resource> {
+    const id = await createIn('/wall-tokens', { name: 'A office' });
+    return { id, state: () => h.prisma.wallToken.findUnique({ where: { id } }) };
+  },
   async member(): Promise<Resource> {
     const res = await request(h.app)
       .post('/api/v1/members')
@@ -303,6 +307,7 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     variants: [{ label: 'no body' }, { label: 'a body', body: { target: 'x' }, invalid: true }],
   },
   'DELETE /tokens/{id}': { make: resources.token, variants: [{ label: 'plain' }] },
+  'DELETE /wall-tokens/{id}': { make: resources.wallToken, variants: [{ label: 'plain' }] },
   'PATCH /members/{userId}': {
     make: resources.member,
     variants: [
@@ -311,6 +316,7 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'DELETE /members/{userId}': { make: resources.member, variants: [{ label: 'plain' }] },
+  'POST /members/{userId}/invitation': { make: resources.member, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,

@@ -318,27 +318,49 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
       );
     });
 
-  cli
-    .command('incidents')
-    .description('incidents')
+  const incidents = cli.command('incidents').description('incidents');
+  incidents
     .command('ls')
     .description('list open and recently resolved incidents')
     .action(async () => {
       const api = clientOf(io);
-      const incidents = await all((page) =>
+      const list = await all((page) =>
         api.GET('/incidents', { params: { query: { page, perPage: 250 } } }).then((a) => unwrap(a, 'incidents ls')),
       );
       if (asJson()) {
-        json(incidents);
+        json(list);
         return;
       }
       out(
         table(
           ['STATUS', 'IMPACT', 'STARTED', 'TITLE', 'ID'],
-          incidents.map((i) => [i.status, i.impact, i.startedAt, cell(i.title), i.id]),
+          list.map((i) => [i.status, i.impact, i.startedAt, cell(i.title), i.id]),
         ) || 'No incidents.\n',
       );
     });
+  // Acknowledging through the CLI records its token's actor as `acknowledgedBy`, as any API call does.
+  for (const [verb, path, what] of [
+    ['ack', '/incidents/{id}/acknowledge', 'acknowledge an incident: its escalation stops'],
+    ['resolve', '/incidents/{id}/resolve', 'resolve an incident'],
+  ] as const) {
+    incidents
+      .command(`${verb} <id>`)
+      .description(what)
+      .action(async (id: string) => {
+        const api = clientOf(io);
+        const incident = unwrap(await api.POST(path, { params: { path: { id } } }), `incidents ${verb}`).data;
+        if (asJson()) {
+          json(incident);
+          return;
+        }
+        const by = incident.acknowledgedBy ? ` by ${incident.acknowledgedBy.name}` : '';
+        out(
+          incident.status === 'resolved'
+            ? `Resolved at ${incident.resolvedAt}: ${incident.title}\n`
+            : `Acknowledged at ${incident.acknowledgedAt}${by}: ${incident.title}\n`,
+        );
+      });
+  }
 
   cli
     .command('oncall')

@@ -99,7 +99,7 @@ export interface PageStream {
  * stream.
  */
 export type PageAnswer =
-  | { view: VNode; status?: number; session?: SessionChange; noReferrer?: boolean }
+  | { view: VNode; status?: number; session?: SessionChange; noReferrer?: boolean; headers?: Record<string, string> }
   | { redirect: string; session?: SessionChange }
   | { stream: PageStream };
 
@@ -169,6 +169,7 @@ async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer):
     return;
   }
   if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   const body = Buffer.from(renderPage(answer.view));
   res.status(answer.status ?? 200).type('html');
   // Gzipped for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB

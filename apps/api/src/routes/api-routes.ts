@@ -14,6 +14,7 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { meRoutes } from './me/me.routes.js';
 import { scheduleRoutes } from './schedules/schedules.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
+import { wallTokenRoutes } from './wall-tokens/wall-tokens.routes.js';
 
 /**
  * Every operation of the management API, in the order the document lists them. app.ts serves this list, the OpenAPI
@@ -31,6 +32,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...meRoutes,
   ...configRoutes,
   ...accessRoutes,
+  ...wallTokenRoutes,
   ...auditEventRoutes,
   ...eventRoutes,
   ...webhookRoutes,

@@ -6,3 +6,4 @@ export * from './batch-loader.js';
 export * from './rollups-batch.js';
 export * from './results.js';
 export * from './latency-histogram.js';
+export * from './console-sessions.js';

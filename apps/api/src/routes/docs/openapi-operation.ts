@@ -26,6 +26,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'schedules:manage': 'Role: admin or owner (others get 403).',
   'schedules:override': 'Role: member, admin or owner (a viewer gets 403); a member only for themselves.',
   self: 'Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.',
+  'wallTokens:manage': 'Role: admin or owner (others get 403).',
   'reports:manage': 'Role: admin or owner (others get 403).',
 };
 

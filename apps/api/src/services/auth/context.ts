@@ -16,9 +16,9 @@ export interface AuditActor {
 export interface RequestContext {
   workspace: { id: string; slug: string; name: string; plan: PlanName };
   role: Role;
-  /** The token's id; for the console (`session`), the console session's id. */
+  /** The token's id; for the console (`session`), the console session's id; for a wall view, its wall token's. */
   tokenId: string;
-  tokenKind: TokenKind | 'session' | 'link';
+  tokenKind: TokenKind | 'session' | 'link' | 'wall';
   userId: string | null;
   /** Stable id of the caller for per-principal state (safe-retry keys): the user, or the org token. */
   principal: string;
