@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import {
   createDnsMonitorSchema,
+  createApiMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createMaintenanceSchema,
@@ -97,6 +98,10 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/webhooks/{id}'],
   ['get', '/webhooks/{id}/deliveries'],
   ['post', '/webhooks/{id}/replay'],
+  ['post', '/secrets'],
+  ['get', '/secrets'],
+  ['put', '/secrets/{name}'],
+  ['delete', '/secrets/{name}'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -237,7 +242,7 @@ describe('the document', () => {
     for (const { method, path, op } of operations()) {
       const where = `${method} ${path}`;
       const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      const conditional = method === 'patch' || method === 'delete';
+      const conditional = method === 'patch' || method === 'put' || method === 'delete';
       expect([where, paramRefs.includes('#/components/parameters/IfMatch')]).toEqual([where, conditional]);
       expect([where, op.responses['412']?.$ref]).toEqual([
         where,
@@ -267,6 +272,7 @@ describe('the document', () => {
       '/maintenance',
       '/members',
       '/monitors',
+      '/secrets',
       '/status-pages',
       '/tokens',
       '/webhooks',
@@ -556,18 +562,24 @@ describe('the webhooks as sent', () => {
 describe('the create-monitor schema agrees with the validator', () => {
   const schemas = () => doc.components.schemas as Json;
 
-  it('is one of the four types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
+  it('is one of the five types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
     const union = schemas().CreateMonitorInput;
     expect(union.anyOf).toEqual([
       { $ref: '#/components/schemas/CreateHttpMonitorInput' },
       { $ref: '#/components/schemas/CreateTcpMonitorInput' },
       { $ref: '#/components/schemas/CreateHeartbeatMonitorInput' },
       { $ref: '#/components/schemas/CreateDnsMonitorInput' },
+      { $ref: '#/components/schemas/CreateApiMonitorInput' },
     ]);
     const http = schemas().CreateHttpMonitorInput;
     expect(http.required).not.toContain('type');
     expect(http.properties.type).toMatchObject({ enum: ['http'] });
-    for (const other of ['CreateTcpMonitorInput', 'CreateHeartbeatMonitorInput', 'CreateDnsMonitorInput'])
+    for (const other of [
+      'CreateTcpMonitorInput',
+      'CreateHeartbeatMonitorInput',
+      'CreateDnsMonitorInput',
+      'CreateApiMonitorInput',
+    ])
       expect([other, schemas()[other].required]).toEqual([other, expect.arrayContaining(['type'])]);
     const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
     expect(legacy.success && legacy.data.type).toBe('http');
@@ -582,6 +594,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       CreateTcpMonitorInput: createTcpMonitorSchema,
       CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema,
       CreateDnsMonitorInput: createDnsMonitorSchema,
+      CreateApiMonitorInput: createApiMonitorSchema,
     };
     for (const [name, zod] of Object.entries(variants)) {
       const documented = schemas()[name];

@@ -232,6 +232,17 @@ const targets = {
     const row = () => h.prisma.statusPageSubscriber.findUnique({ where: { id } });
     return target(`${page.path}/subscribers/${id}`, id, row);
   },
+  async secret(): Promise<Target> {
+    const name = `S_${uniq('s').replace(/[^a-z0-9]/gi, '_').toUpperCase()}`.slice(0, 64);
+    const res = await request(h.app)
+      .post('/api/v1/secrets')
+      .set(bearer(ws.tokens.owner))
+      .send({ name, value: 'first-value', allowedHosts: ['api.example.com'] });
+    expect(res.status).toBe(201);
+    const row = () => h.prisma.workspaceSecret.findFirst({ where: { workspaceId: ws.ws.id, name } });
+    const { id } = (await row())!;
+    return target(`/secrets/${name}`, id, row);
+  },
 };
 
 /** Each PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
@@ -255,6 +266,11 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
     body: { url: 'https://93.184.215.14/other?token=b-secret', types: ['incident.opened'] },
   },
   'DELETE /webhooks/{id}': { make: targets.webhook },
+  'PUT /secrets/{name}': {
+    make: targets.secret,
+    body: { value: 'second-value', allowedHosts: ['api.example.com'] },
+  },
+  'DELETE /secrets/{name}': { make: targets.secret },
 };
 
 const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);
@@ -266,7 +282,7 @@ describe('If-Match on every PATCH and DELETE', () => {
 
   it.each(conditionalRoutes)('%s: stale -> 412 and nothing written; current -> written once', async (key) => {
     const { make, body } = CONDITIONAL[key]!;
-    const method = key.split(' ')[0]!.toLowerCase() as 'patch' | 'delete';
+    const method = key.split(' ')[0]!.toLowerCase() as 'patch' | 'put' | 'delete';
     const target = await make();
     const send = (ifMatch: string) => {
       const req = request(h.app)[method](`/api/v1${target.path}`).set(bearer(ws.tokens.owner)).set('If-Match', ifMatch);
@@ -289,7 +305,7 @@ describe('If-Match on every PATCH and DELETE', () => {
 
     const ok = await send(`"${version}"`);
     expect([key, ok.status]).toEqual([key, method === 'delete' ? 204 : 200]);
-    if (method === 'patch') {
+    if (method !== 'delete') {
       expect([ok.headers.etag, ok.body.data.version]).toEqual([`"${version + 1}"`, version + 1]);
       expect(await target.version()).toBe(version + 1);
     } else {

@@ -5,7 +5,7 @@ import type { Permission } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
 import type { BodyChecks } from '../services/validation.js';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Tag =
   | 'Monitors'
   | 'Components'
@@ -16,7 +16,8 @@ export type Tag =
   | 'Access'
   | 'Configuration'
   | 'Audit events'
-  | 'Events';
+  | 'Events'
+  | 'Secrets';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -125,9 +126,9 @@ export function successOf(route: ApiRoute): {
 }
 
 /**
- * PATCH and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
+ * PATCH, PUT and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
  * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
  */
 export function takesIfMatch(route: ApiRoute): boolean {
-  return route.method === 'patch' || route.method === 'delete';
+  return route.method === 'patch' || route.method === 'put' || route.method === 'delete';
 }

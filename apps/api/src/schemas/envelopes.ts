@@ -58,6 +58,9 @@ export const errorDetailsSchema = z
           "For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's " +
           '409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members).',
       }),
+    monitors: z.array(z.uuid()).optional().openapi({
+      description: "For a secret's 409 on DELETE: the monitors that still name it.",
+    }),
     version: z.number().int().min(1).optional().openapi({
       description: 'For a 412 (`precondition_failed`): the version the record is at now.',
     }),

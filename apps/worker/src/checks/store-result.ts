@@ -1,6 +1,8 @@
 import {
+  type MonitorKind,
   insertResultsWithRollups,
   monitorQuorum,
+  packStepResults,
   windowInProgress,
   Prisma,
   type PrismaClient,
@@ -33,7 +35,7 @@ interface MonitorForStore {
   id: string;
   workspaceId: string;
   name: string;
-  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  type: MonitorKind;
   metadata: unknown;
   openThreshold: number;
   resolveThreshold: number;
@@ -167,6 +169,7 @@ async function insertResults(
         certificate: result.certificate ?? null,
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
+        steps: result.steps ? packStepResults(result.steps) : null,
       };
     }),
   );

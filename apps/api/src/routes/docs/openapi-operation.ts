@@ -23,6 +23,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'config:apply': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
   'webhooks:manage': 'Role: admin or owner (others get 403).',
+  'secrets:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -183,7 +184,12 @@ export const IF_MATCH_DESCRIPTION =
   'that is not a list of entity tags is 400.';
 
 /** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
-const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId', userId: 'UserId' };
+const PATH_PARAMETERS: Record<string, string> = {
+  id: 'Id',
+  subscriberId: 'SubscriberId',
+  userId: 'UserId',
+  name: 'SecretName',
+};
 
 function pathParameters(path: string) {
   return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => {

@@ -34,6 +34,8 @@ export const RESOURCES = {
   member: { table: 'memberships', idColumn: 'userId', noun: 'member' },
   subscriber: { table: 'status_page_subscribers', idColumn: 'id', noun: 'subscriber' },
   webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
+  /** Workspace secrets are addressed by name (`/secrets/{name}`); events name their id. */
+  secret: { table: 'workspace_secrets', idColumn: 'id', noun: 'secret' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
   /** A member's own account (console password, second factor), recorded in each of their workspaces: no version. */

@@ -15,6 +15,7 @@ export const PERMISSIONS = {
   'config:apply': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
   'webhooks:manage': ['owner', 'admin'],
+  'secrets:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 
