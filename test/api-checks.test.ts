@@ -450,3 +450,52 @@ describe('responseSchema on http monitors', () => {
     expect(res.body.error.details.issues[0]).toMatchObject({ path: 'responseSchema' });
   });
 });
+
+describe('api monitors as code', () => {
+  const config = (path: 'plan' | 'apply', doc: unknown) =>
+    request(h.app)
+      .post(`/api/v1/config/${path}`)
+      .set(bearer(w.tokens.admin))
+      .send(doc as object);
+  const doc = (steps: Step[]) => ({ version: 1, monitors: [{ ref: 'flow.api', type: 'api', name: 'Flow', steps }] });
+
+  it('applies an api monitor, exports its steps redacted, and plans the export back to no change', async () => {
+    const applied = await config('apply', doc(flow()));
+    expect(applied.status).toBe(200);
+    expect(applied.body.data.summary).toMatchObject({ create: 1 });
+    expect(JSON.stringify(applied.body)).not.toContain(PASSWORD);
+    const id = applied.body.data.changes[0].id as string;
+    seen.length = 0;
+    expect((await check(id)).outcome).toBe('up');
+    expect(seen[0]!.body).toContain(PASSWORD);
+
+    const exported = await request(h.app).get('/api/v1/config').set(bearer(w.tokens.viewer));
+    const entry = (exported.body.data.monitors as Array<{ ref: string; steps: Step[] }>).find(
+      (m) => m.ref === 'flow.api',
+    )!;
+    expect(entry.steps[0]).toMatchObject({ headers: { 'Content-Type': '<redacted>' }, body: '<redacted>' });
+    expect(JSON.stringify(exported.body)).not.toContain(PASSWORD);
+    const back = await config('plan', { version: 1, monitors: [entry] });
+    expect(back.status).toBe(200);
+    expect(back.body.data.summary).toMatchObject({ create: 0, update: 0, noop: 1 });
+
+    // A changed step is an update; its redacted header values stay as stored.
+    const changed = entry.steps.map((s) => (s.name === 'read' ? { ...s, expectedStatusCodes: [200] } : s));
+    const update = await config('apply', { version: 1, monitors: [{ ...entry, steps: changed }] });
+    expect(update.body.data.summary).toMatchObject({ update: 1 });
+    expect(update.body.data.changes[0].fields.steps.to[0].body).toBe('<redacted>');
+    seen.length = 0;
+    expect((await check(id)).outcome).toBe('up');
+    expect(seen[0]!.body).toContain(PASSWORD);
+  });
+
+  it('refuses a step naming a secret the workspace does not have', async () => {
+    const steps = flow();
+    steps[0] = { ...steps[0]!, body: '{"password":"{{secrets.NOT_THERE}}"}' };
+    const res = await config('plan', doc(steps));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues).toEqual([
+      expect.objectContaining({ path: 'monitors[0].steps', message: expect.stringContaining('NOT_THERE') }),
+    ]);
+  });
+});

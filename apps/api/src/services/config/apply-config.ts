@@ -25,7 +25,15 @@ import { replaceLayout } from '../status-pages/replace-layout.js';
 import type { ConfigDeps } from './config-deps.js';
 import { fail, readConfigDocument } from './config-document.js';
 import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
-import { computePlan, dependsOnIssues, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
+import {
+  computePlan,
+  dependsOnIssues,
+  documentHash,
+  plannedSecretRefs,
+  type ConfigChange,
+  type ConfigPlan,
+} from './config-state.js';
+import { lockSecrets } from '../monitors/monitor-secrets.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
 /** A large document is written in one transaction: PostgreSQL holds it, Prisma's 5 s default would not. */
@@ -127,6 +135,8 @@ async function write(
   // them, now under the dependency lock that monitor writes and deletes take.
   const dependencyIssues = await dependsOnIssues(tx, w.ws, doc, plan.monitors, { lock: true });
   if (dependencyIssues.length) fail(dependencyIssues);
+  // The secrets the monitors will name, held until the commit (a secret's delete waits, then sees them).
+  await lockSecrets(tx, w.ws, [...new Set(plannedSecretRefs(plan.monitors).flatMap((m) => m.names))]);
   const created = await createMonitors(w, doc, plan, policyId);
   rescheduleIds.push(...[...created.values()].map((c) => c.id));
   rescheduleIds.push(...(await updateMonitors(w, plan, policyId)));

@@ -10,6 +10,7 @@ import {
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { dependencyListIssues, lockDependencies } from '../monitors/monitor-dependencies.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
+import { secretRefsOf, unknownSecretIssues } from '../monitors/monitor-secrets.js';
 import { fail } from './config-document.js';
 import type { ConfigDocument, DesiredStatusPage, View } from './config-schema.js';
 import {
@@ -264,6 +265,7 @@ export async function computePlan(
     ...(await networkIssues(deps.guard, doc, monitors)),
     ...(await policyTargetIssues(deps.guard, doc, policies)),
     ...(await dependsOnIssues(db, workspaceId, doc, monitors)),
+    ...(await secretIssues(db, workspaceId, doc, monitors)),
   );
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
@@ -344,6 +346,39 @@ async function networkIssues(
     const batch = checks.slice(i, i + 50);
     const results = await Promise.all(batch.map((c) => c.run()));
     results.forEach((found, j) => issues.push(...found.map((x) => ({ ...x, path: `${batch[j]!.path}.${x.path}` }))));
+  }
+  return issues;
+}
+
+/** The fields whose `{{secrets.NAME}}` name workspace secrets, by type. */
+const SECRET_BEARING: Record<string, readonly string[]> = { api: ['steps'], http: ['headers', 'body'] };
+
+/**
+ * The workspace secrets (`{{secrets.NAME}}`) that the monitors the plan creates or changes would name, by monitor:
+ * what apply locks, and what must exist.
+ */
+export function plannedSecretRefs(plans: PlannedChange<ConfigMonitorRow>[]): Array<{ ref: string; names: string[] }> {
+  return plans.flatMap((p) => {
+    const fields = SECRET_BEARING[p.desired?.type as string] ?? [];
+    if (!p.desired || !(p.change.action === 'create' || fields.some((f) => p.changed.includes(f)))) return [];
+    const d = p.desired as Parameters<typeof secretRefsOf>[0];
+    return [{ ref: p.change.ref, names: secretRefsOf(d) }];
+  });
+}
+
+/** Every secret a created or changed monitor names is one of the workspace's (as POST and PATCH /monitors judge it). */
+async function secretIssues(
+  db: Db,
+  workspaceId: string,
+  doc: ConfigDocument,
+  plans: PlannedChange<ConfigMonitorRow>[],
+): Promise<Issue[]> {
+  const index = new Map(doc.monitors.map((m) => [m.ref, m.index]));
+  const issues: Issue[] = [];
+  for (const { ref, names } of plannedSecretRefs(plans)) {
+    const type = plans.find((p) => p.change.ref === ref)!.desired!.type as string;
+    const at = `monitors[${index.get(ref)}].${SECRET_BEARING[type]![0]}`;
+    issues.push(...(await unknownSecretIssues(db, workspaceId, names, at)));
   }
   return issues;
 }
