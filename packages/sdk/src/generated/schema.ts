@@ -61,6 +61,26 @@ export interface paths {
         patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
+    "/monitors/import/openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import monitors from an OpenAPI document
+         * @description One http monitor per GET operation of an OpenAPI 3.0 or 3.1 document that needs no parameter (or whose required parameters have examples): its target `baseUrl` + path, `expectedStatusCodes` its documented 2xx, `responseSchema` its JSON response schema (local `$ref`s resolved), `ref` `openapi.<name>.<operationId in kebab-case>`, `metadata.openapi` the operationId. Answers a plan as POST /config/plan does (and `skipped`: the GET operations left out, with why); nothing is written unless `apply: true` (admins and owners), which applies it as POST /config/apply does. Importing the same `name` again shows only the difference, and deletes only monitors of that import that the document no longer has. The document is inline (an object, or YAML or JSON text; bodies up to 5 MiB) or fetched from `documentUrl` through the request forgery guard. Role: member, admin or owner (a viewer gets 403).
+         */
+        post: operations["importOpenApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors": {
         parameters: {
             query?: never;
@@ -76,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of four kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
+         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of five kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -2142,6 +2162,63 @@ export interface components {
             /** @enum {string} */
             status?: "start" | "complete" | "cancel";
         };
+        ConfigChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete" | "noop";
+            /** @enum {string} */
+            resourceType: "monitor" | "escalation_policy" | "status_page";
+            ref: string;
+            /**
+             * Format: uuid
+             * @description null for a create in a plan.
+             */
+            id: string | null;
+            /** @description create and update: each field written, from its stored value (secrets "<redacted>"). */
+            fields?: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+        };
+        ConfigPlan: {
+            planId: string;
+            changes: components["schemas"]["ConfigChange"][];
+            summary: {
+                create: number;
+                update: number;
+                delete: number;
+                noop: number;
+            };
+        };
+        ImportOpenApiInput: {
+            /** @description Names the import: its monitors' refs are `openapi.<name>.<operationId>`. */
+            name: string;
+            /** @description The OpenAPI 3.0 or 3.1 document: an object, or its YAML or JSON text. */
+            document?: {
+                [key: string]: unknown;
+            } | string;
+            /** @description Where to fetch the document instead (SSRF-guarded, no redirects, at most 5 MiB). */
+            documentUrl?: string;
+            /**
+             * @description Prefixed to every path of the document: the monitors' targets.
+             * @example https://api.example.com/v1
+             */
+            baseUrl: string;
+            /** @description Only these operations: operationIds or `GET /path`. */
+            include?: string[];
+            /** @description Sent by every monitor; values may use `{{secrets.NAME}}`. Write-only. */
+            headers?: {
+                [key: string]: string;
+            };
+            intervalSeconds?: number;
+            regions?: string[];
+            /**
+             * @description true (admins and owners): apply the plan in one transaction. Default: only plan.
+             * @default false
+             */
+            apply?: boolean;
+        };
         /** @description One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. Unknown fields, and fields of another type, are 400. */
         CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"] | components["schemas"]["CreateApiMonitorInput"];
         /** @description An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, `openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, `expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded. */
@@ -2858,35 +2935,6 @@ export interface components {
              * @enum {string}
              */
             signedPayload: "<t>.<raw body>";
-        };
-        ConfigPlan: {
-            planId: string;
-            changes: components["schemas"]["ConfigChange"][];
-            summary: {
-                create: number;
-                update: number;
-                delete: number;
-                noop: number;
-            };
-        };
-        ConfigChange: {
-            /** @enum {string} */
-            action: "create" | "update" | "delete" | "noop";
-            /** @enum {string} */
-            resourceType: "monitor" | "escalation_policy" | "status_page";
-            ref: string;
-            /**
-             * Format: uuid
-             * @description null for a create in a plan.
-             */
-            id: string | null;
-            /** @description create and update: each field written, from its stored value (secrets "<redacted>"). */
-            fields?: {
-                [key: string]: {
-                    from?: unknown;
-                    to?: unknown;
-                };
-            };
         };
         /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). */
         ConfigDocument: {
@@ -3878,6 +3926,82 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportOpenApiInput"];
+            };
+        };
+        responses: {
+            /** @description The plan (applied with `apply: true`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConfigPlan"] & {
+                            /** @description GET operations not imported, and why. */
+                            skipped: {
+                                operation: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight, or the workspace changed meanwhile. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is still in progress; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];

@@ -54,7 +54,20 @@ export async function applyConfig(
   assertCan(ctx.role, 'config:apply');
   const doc = await readConfigDocument(input, deps.config.checkRegions);
   const { planId, ...document } = input;
-  const hash = documentHash(document);
+  return applyDocument(deps, ctx, doc, documentHash(document), planId);
+}
+
+/**
+ * A document read (readConfigDocument), planned again under the workspace's lock and applied in one transaction:
+ * what POST /config/apply and an OpenAPI import with `apply` do. `planId`: 409 unless the plan is still that one.
+ */
+export async function applyDocument(
+  deps: ConfigDeps,
+  ctx: ServiceContext,
+  doc: ConfigDocument,
+  hash: string,
+  planId: string | undefined,
+): Promise<ConfigPlanRecord> {
   const ws = ctx.workspace.id;
 
   let written: Awaited<ReturnType<typeof write>>;

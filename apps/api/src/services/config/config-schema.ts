@@ -141,6 +141,11 @@ export interface DesiredPolicy {
 /** A document read: every entry judged by its kind's rules, every ref resolved within the document. */
 export interface ConfigDocument {
   prune: boolean;
+  /**
+   * With `prune`: only managed monitors whose ref starts with this are deleted, and no policy or page (an OpenAPI
+   * import prunes only the monitors of that import, `openapi.<name>.`).
+   */
+  pruneRefPrefix?: string;
   monitors: DesiredMonitor[];
   escalationPolicies: DesiredPolicy[];
   statusPages: DesiredStatusPage[];

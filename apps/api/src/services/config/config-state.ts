@@ -221,7 +221,7 @@ export async function computePlan(
     policies.push(planOf('escalation_policy', d.ref, stored, storedView, view));
   }
   const namedPolicies = new Set(doc.escalationPolicies.map((p) => p.ref));
-  if (doc.prune)
+  if (prunesAll(doc))
     for (const [ref, stored] of state.policies)
       if (!namedPolicies.has(ref)) policies.push(deletion('escalation_policy', ref, stored));
   policies.push(...previousDefaultChange(state, policies));
@@ -245,7 +245,8 @@ export async function computePlan(
   }
   const named = new Set(doc.monitors.map((m) => m.ref));
   if (doc.prune)
-    for (const [ref, stored] of state.monitors) if (!named.has(ref)) monitors.push(deletion('monitor', ref, stored));
+    for (const [ref, stored] of state.monitors)
+      if (!named.has(ref) && prunable(doc, ref)) monitors.push(deletion('monitor', ref, stored));
 
   // Section entries name monitors by ref; stored sections hold component ids.
   const componentRefs = new Map([...state.monitors.values()].map((m) => [m.componentId, m.ref!]));
@@ -257,7 +258,7 @@ export async function computePlan(
     );
   }
   const namedPages = new Set(doc.statusPages.map((p) => p.ref));
-  if (doc.prune)
+  if (prunesAll(doc))
     for (const [ref, stored] of state.statusPages)
       if (!namedPages.has(ref)) statusPages.push(deletion('status_page', ref, stored));
 
@@ -275,6 +276,12 @@ export async function computePlan(
   for (const c of changes) summary[c.action]++;
   return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, changes, summary };
 }
+
+/** `prune` over every kind of managed resource (a document), not only some monitors (an OpenAPI import). */
+const prunesAll = (doc: ConfigDocument) => doc.prune && doc.pruneRefPrefix === undefined;
+/** Whether `prune` may delete the managed monitor `ref`. */
+const prunable = (doc: ConfigDocument, ref: string) =>
+  doc.pruneRefPrefix === undefined || ref.startsWith(doc.pruneRefPrefix);
 
 /**
  * A document that makes one of its policies the default takes the default from the policy that has it, whose record
@@ -360,7 +367,7 @@ const SECRET_BEARING: Record<string, readonly string[]> = { api: ['steps'], http
 export function plannedSecretRefs(plans: PlannedChange<ConfigMonitorRow>[]): Array<{ ref: string; names: string[] }> {
   return plans.flatMap((p) => {
     const fields = SECRET_BEARING[p.desired?.type as string] ?? [];
-    if (!p.desired || !(p.change.action === 'create' || fields.some((f) => p.changed.includes(f)))) return [];
+    if (!fields.length || !(p.change.action === 'create' || fields.some((f) => p.changed.includes(f)))) return [];
     const d = p.desired as Parameters<typeof secretRefsOf>[0];
     return [{ ref: p.change.ref, names: secretRefsOf(d) }];
   });
@@ -456,8 +463,10 @@ async function assertSlugsFree(db: Db, plans: PlannedChange<StoredPage>[]): Prom
  * any compared resource changed since, is 409.
  */
 function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): string {
-  const compared = <T>(stored: Map<string, T>, named: string[]) =>
-    doc.prune ? [...stored.entries()] : named.map((ref) => [ref, stored.get(ref) ?? null] as const);
+  const compared = <T>(stored: Map<string, T>, named: string[]) => {
+    const pruned = doc.prune ? [...stored.keys()].filter((ref) => prunable(doc, ref)) : [];
+    return [...new Set([...named, ...pruned])].sort().map((ref) => [ref, stored.get(ref) ?? null] as const);
+  };
   const fingerprint = createHash('sha256')
     .update(
       stableJson({

@@ -199,7 +199,9 @@ export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { vi
   }
   if (Array.isArray(given.steps) && mentionsRedacted(given.steps as ApiStepInput[], PLACEHOLDERS)) {
     const storedSteps = (stored?.steps ?? null) as Array<{ headers?: object; body?: unknown }> | null;
-    const unreadable = storedSteps?.some((s) => isUnreadable(s.body) || Object.values(s.headers ?? {}).some(isUnreadable));
+    const unreadable = storedSteps?.some(
+      (s) => isUnreadable(s.body) || Object.values(s.headers ?? {}).some(isUnreadable),
+    );
     const kept = keepStoredStepSecrets(
       given.steps as ApiStepInput[],
       unreadable ? null : ((storedSteps ?? []) as ApiStepInput[]),
