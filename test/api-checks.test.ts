@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { checkRunnerDeps } from './support/worker-harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
+import { consoleBrowser, setUserPassword } from './support/console.js';
+import { checkRunnerDeps, startWorker, waitFor } from './support/worker-harness.js';
 
 const PASSWORD = 'hunter2-Sup3rSecret-value';
 const TOKEN = 'session-token-42';
@@ -293,8 +294,53 @@ describe('api monitors', () => {
   });
 });
 
+describe('api monitors in the worker runtime', () => {
+  it('a failing run opens an incident and writes events like an http monitor, with no secret in them', async () => {
+    const worker = startWorker(h);
+    failCreates = true;
+    try {
+      const monitor = await createApiMonitor(flow(), { openThreshold: 1, confirmAfterSeconds: 0 });
+      // The create queued the first check: the runtime's worker runs it through its one http probe.
+      const incident = await waitFor(
+        () => h.prisma.incident.findFirst({ where: { monitorId: monitor.id } }),
+        20_000,
+        'an incident',
+      );
+      expect(incident.title).toBeDefined();
+      const done = await waitFor(
+        async () =>
+          worker.completed.find(
+            (c) => (c.job.data as { monitorId: string }).monitorId === monitor.id && 'result' in c.outcome,
+          ),
+        10_000,
+        'the completed check',
+      );
+      expect(done.outcome).toMatchObject({
+        type: 'api',
+        result: { outcome: 'down', reason: 'step_failed: create: unexpected_status:500' },
+      });
+      const events = await waitFor(
+        async () => {
+          const res = await request(h.app).get('/api/v1/events?limit=500').set(bearer(w.tokens.viewer));
+          return JSON.stringify(res.body).includes(incident.id) ? res : null;
+        },
+        10_000,
+        'the incident.opened event',
+      );
+      const opened = (events.body.data as Array<{ type: string }>).filter(
+        (e) => e.type.endsWith('incident.opened') && JSON.stringify(e).includes(incident.id),
+      );
+      expect(opened).toHaveLength(1);
+      expect(JSON.stringify(events.body)).not.toContain(PASSWORD);
+    } finally {
+      failCreates = false;
+      await worker.close();
+    }
+  });
+});
+
 describe('writing api monitors', () => {
-  const post = (body: unknown) => request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.member)).send(body);
+  const post = (body: object) => request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.member)).send(body);
 
   it('refuses unknown template names, unknown secrets and a bad pattern at write time', async () => {
     const res = await post({
@@ -497,5 +543,21 @@ describe('api monitors as code', () => {
     expect(res.body.error.details.issues).toEqual([
       expect.objectContaining({ path: 'monitors[0].steps', message: expect.stringContaining('NOT_THERE') }),
     ]);
+  });
+});
+
+describe('api monitors in the console', () => {
+  it('lists an api monitor with its steps in place of a target', async () => {
+    const monitor = await createApiMonitor(flow());
+    const user = await makeUser(h.prisma, [{ workspace: w.ws.id, role: 'viewer' }]);
+    await setUserPassword(h.prisma, user.email, 'correct horse battery staple');
+    const b = consoleBrowser(h);
+    await b.signIn(user.email, 'correct horse battery staple');
+    const page = await b.get(`/app/${w.ws.slug}/monitors?q=API%20flow`);
+    expect(page.status).toBe(200);
+    const row = new RegExp(`<tr id="monitor-${monitor.id}"[\\s\\S]*?</tr>`).exec(page.text)?.[0] ?? '';
+    expect(row).toContain(`4 steps: POST ${base}/login`);
+    expect(row).toContain('>API<');
+    expect(page.text).not.toContain(PASSWORD);
   });
 });

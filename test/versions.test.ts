@@ -233,7 +233,9 @@ const targets = {
     return target(`${page.path}/subscribers/${id}`, id, row);
   },
   async secret(): Promise<Target> {
-    const name = `S_${uniq('s').replace(/[^a-z0-9]/gi, '_').toUpperCase()}`.slice(0, 64);
+    const name = `S_${uniq('s')
+      .replace(/[^a-z0-9]/gi, '_')
+      .toUpperCase()}`.slice(0, 64);
     const res = await request(h.app)
       .post('/api/v1/secrets')
       .set(bearer(ws.tokens.owner))

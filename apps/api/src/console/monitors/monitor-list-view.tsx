@@ -138,11 +138,20 @@ export function MonitorTable(props: {
     {
       header: 'Target',
       class: 'target',
-      cell: (m) => (
-        <span class="mono" title={m.target ?? undefined}>
-          {m.target ?? '—'}
-        </span>
-      ),
+      cell: (m) => {
+        // An api monitor has steps instead of a target: how many, and the first request (each in the title).
+        const shown = m.steps?.length
+          ? {
+              text: `${m.steps.length} step${m.steps.length === 1 ? '' : 's'}: ${m.steps[0]!.method} ${m.steps[0]!.url}`,
+              title: m.steps.map((s) => `${s.name}: ${s.method} ${s.url}`).join('\n'),
+            }
+          : { text: m.target ?? '—', title: m.target ?? undefined };
+        return (
+          <span class="mono" title={shown.title}>
+            {shown.text}
+          </span>
+        );
+      },
     },
     {
       header: 'Last check',
