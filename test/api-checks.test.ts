@@ -7,10 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { consoleBrowser, setUserPassword } from './support/console.js';
-import { checkRunnerDeps, startWorker, waitFor } from './support/worker-harness.js';
+import { checkAt, startWorker, waitFor } from './support/worker-harness.js';
 
 const PASSWORD = 'hunter2-Sup3rSecret-value';
 const TOKEN = 'session-token-42';
@@ -153,12 +152,7 @@ async function createApiMonitor(steps: unknown[], extra: Record<string, unknown>
 }
 
 let slotSeq = 0;
-async function check(monitorId: string) {
-  const slot = new Date(Date.UTC(2031, 0, 1, 0, slotSeq++));
-  const outcome = await runCheck(checkRunnerDeps(h), { monitorId, region: 'local', slot });
-  if ('skipped' in outcome) throw new Error(`check skipped: ${outcome.skipped}`);
-  return outcome.result;
-}
+const check = (monitorId: string) => checkAt(h, monitorId, new Date(Date.UTC(2031, 0, 1, 0, slotSeq++)));
 
 const results = async (monitorId: string) =>
   (await request(h.app).get(`/api/v1/monitors/${monitorId}/results`).set(bearer(w.tokens.viewer))).body;

@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
-import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { checkRunnerDeps } from './support/worker-harness.js';
+import { checkAt } from './support/worker-harness.js';
 
 let h: Harness;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -69,12 +68,7 @@ type Change = {
 const byRef = (changes: Change[]) => Object.fromEntries(changes.map((c) => [c.ref, c]));
 
 let slotSeq = 0;
-async function check(monitorId: string) {
-  const slot = new Date(Date.UTC(2032, 0, 1, 0, slotSeq++));
-  const outcome = await runCheck(checkRunnerDeps(h), { monitorId, region: 'local', slot });
-  if ('skipped' in outcome) throw new Error(`check skipped: ${outcome.skipped}`);
-  return outcome.result;
-}
+const check = (monitorId: string) => checkAt(h, monitorId, new Date(Date.UTC(2032, 0, 1, 0, slotSeq++)));
 
 describe('OpenAPI import', () => {
   it('plans one http monitor per GET operation it can call (OpenAPI 3.0, YAML text, $refs resolved), writing nothing', async () => {

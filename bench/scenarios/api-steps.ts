@@ -12,18 +12,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import {
-  createLogger,
-  createSsrfGuard,
-  parseConfig,
-  type CreateMonitorInput,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { createLogger, createSsrfGuard, type CreateMonitorInput, type PrismaClient } from '@statusvane/shared';
 import { monitorCreateData } from '../../apps/api/src/services/monitors/monitor-data.js';
 import { runCheck } from '../../apps/worker/src/checks/run-check.js';
 import { createCheckRunnerDeps } from '../../apps/worker/src/runtime.js';
 import { costSources, sampleCpu, type CostSources } from '../lib/cost.js';
 import { seedWorkspace } from '../lib/seed.js';
+import { inProcessConfig } from '../lib/stack.js';
 
 export interface ApiStepsInput {
   prisma: PrismaClient;
@@ -94,13 +89,7 @@ function apiMonitor(base: string): CreateMonitorInput {
 }
 
 export async function runApiStepsCost(input: ApiStepsInput, log: (msg: string) => void): Promise<ApiStepsCost> {
-  const config = parseConfig({
-    ...process.env,
-    DATABASE_URL: input.databaseUrl,
-    REDIS_URL: input.redisUrl,
-    ENCRYPTION_KEY: input.encryptionKey,
-    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
-  });
+  const config = inProcessConfig(input);
   const { prisma } = input;
   const ws = await seedWorkspace(prisma, 'bench-api-steps');
   const create = async (m: CreateMonitorInput, i: number) => {

@@ -248,17 +248,7 @@ export function parseJsonBody(r: {
 /** Everything after a response was read: the evaluation order of the module docs. */
 function evaluateResponse(
   input: HttpProbeInput,
-  r: {
-    statusCode: number;
-    text: string;
-    truncated: boolean;
-    capBytes: number;
-    responseMs: number;
-    phases: ProbePhases;
-    certificate: CertificateInfo | null;
-    address: string | null;
-    now: Date;
-  },
+  r: Omit<Extract<HttpExchange, { ok: true }>, 'ok' | 'headers'> & { now: Date },
 ): ProbeResult {
   const base = {
     responseMs: r.responseMs,
