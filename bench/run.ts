@@ -187,7 +187,7 @@ try {
       },
       log,
     );
-    const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'api-steps', { startedAt, source }, apiSteps);
+    const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'api-steps', { startedAt, quick, source }, apiSteps);
     process.stdout.write(
       `${JSON.stringify(apiSteps, null, 2)}\n3-step api check / http check CPU: ${apiSteps.ratio}, the worker's alone ` +
         `${apiSteps.workerRatio} (goal <= ${apiSteps.goalRatio}: ${apiSteps.met ? 'met' : 'missed'}); load average ` +
