@@ -49,7 +49,7 @@ describe('openApiMonitors', () => {
             properties: {
               nullable: { type: 'boolean' },
               n: { type: 'integer', exclusiveMinimum: 0 },
-              e: { type: 'string', enum: ['x', null] },
+              e: { type: ['string', 'null'], enum: ['x', null] },
               s: { type: ['string', 'null'] },
             },
           },

@@ -128,9 +128,10 @@ function convertSchema(node: unknown, v30: boolean, reached: Set<string>, proble
     else out[key] = value;
   }
   if (v30) {
+    // Both, where both are given: an enum of a nullable type admits null only when it lists it.
     if (out.nullable === true) {
       if (typeof out.type === 'string') out.type = [out.type, 'null'];
-      else if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+      if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
     }
     delete out.nullable;
     for (const [exclusive, bound] of [
