@@ -173,6 +173,34 @@ describe('OpenAPI import', () => {
     expect(changes['openapi.items31.get-tree']!.fields!.expectedStatusCodes!.to).toEqual([]);
   });
 
+  it('takes the document as JSON text, and a safe retry with an Idempotency-Key replays the answer', async () => {
+    const text = await fixture('items-3.1.json');
+    const send = () =>
+      request(h.app)
+        .post('/api/v1/monitors/import/openapi')
+        .set(bearer(w.tokens.admin))
+        .set('Idempotency-Key', 'import-items-text')
+        .send({ name: 'itemstext', document: text, baseUrl: 'https://items.example.com/v2' });
+    const first = await send();
+    expect([first.status, first.body.error]).toEqual([200, undefined]);
+    expect(first.body.data.summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0 });
+    const again = await send();
+    expect([again.status, again.headers['idempotent-replayed']]).toEqual([200, 'true']);
+    expect(again.body).toEqual(first.body);
+    // Applied with a key: the answer is stored with the monitors, and a retry replays it instead of applying again.
+    const apply = () =>
+      request(h.app)
+        .post('/api/v1/monitors/import/openapi')
+        .set(bearer(w.tokens.admin))
+        .set('Idempotency-Key', 'import-items-text-apply')
+        .send({ name: 'itemstext', document: text, baseUrl: 'https://items.example.com/v2', apply: true });
+    const applied = await apply();
+    expect([applied.status, applied.body.data.summary]).toEqual([200, { create: 3, update: 0, delete: 0, noop: 0 }]);
+    const replayed = await apply();
+    expect([replayed.headers['idempotent-replayed'], replayed.body]).toEqual(['true', applied.body]);
+    expect(await h.prisma.monitor.count({ where: { ref: { startsWith: 'openapi.itemstext.' } } })).toBe(3);
+  });
+
   it("imports the project's own served document", async () => {
     const served = await request(h.app).get('/api/v1/openapi.json');
     expect(served.status).toBe(200);

@@ -60,6 +60,7 @@ export async function applyConfig(
 /**
  * A document read (readConfigDocument), planned again under the workspace's lock and applied in one transaction:
  * what POST /config/apply and an OpenAPI import with `apply` do. `planId`: 409 unless the plan is still that one.
+ * `inTransaction`: called with the applied plan in the write's transaction (an Idempotency-Key's stored answer).
  */
 export async function applyDocument(
   deps: ConfigDeps,
@@ -67,6 +68,7 @@ export async function applyDocument(
   doc: ConfigDocument,
   hash: string,
   planId: string | undefined,
+  inTransaction?: (tx: Prisma.TransactionClient, applied: ConfigPlanRecord) => Promise<void>,
 ): Promise<ConfigPlanRecord> {
   const ws = ctx.workspace.id;
 
@@ -83,7 +85,9 @@ export async function applyDocument(
             : `The document is not the one plan ${String(planId)} was made for: plan again`,
         );
       }
-      return write(tx, deps, ctx, doc, plan);
+      const done = await write(tx, deps, ctx, doc, plan);
+      await inTransaction?.(tx, { planId: plan.planId, changes: plan.changes, summary: plan.summary });
+      return done;
     }, TRANSACTION);
   } catch (err) {
     // Two applies (or an apply and a PATCH) racing for one slug: the unique index decides.

@@ -49,15 +49,23 @@ export async function importOpenApi(
     pruneRefPrefix: `openapi.${input.name}.`,
   };
   const hash = documentHash({ import: input.name, monitors });
-  const plan = input.apply
-    ? await applyDocument(deps, ctx, doc, hash, undefined)
-    : await computePlan(deps.prisma, deps, ctx.workspace.id, doc, hash);
-  return {
+  const skipped = result.operations.flatMap((o) => (o.skipped ? [{ operation: o.key, reason: o.skipped }] : []));
+  const answer = (plan: ConfigPlanRecord): ImportPlanRecord => ({
     planId: plan.planId,
     changes: plan.changes,
     summary: plan.summary,
-    skipped: result.operations.flatMap((o) => (o.skipped ? [{ operation: o.key, reason: o.skipped }] : [])),
-  };
+    skipped,
+  });
+  // With an Idempotency-Key, the answer is stored in the transaction that applies the plan (or, for a plan, alone).
+  if (input.apply)
+    return answer(
+      await applyDocument(deps, ctx, doc, hash, undefined, (tx, applied) =>
+        Promise.resolve(ctx.inTransaction?.(tx, answer(applied))),
+      ),
+    );
+  const record = answer(await computePlan(deps.prisma, deps, ctx.workspace.id, doc, hash));
+  if (ctx.inTransaction) await deps.prisma.$transaction((tx) => ctx.inTransaction!(tx, record));
+  return record;
 }
 
 /** YAML 1.2 (JSON is YAML), read as the JSON-shaped value it stands for; anything else is a 400 at `document`. */
