@@ -19,3 +19,4 @@ export * from './webhooks/index.js';
 export * from './net/index.js';
 export * from './alerts/index.js';
 export * from './api-checks/index.js';
+export * from './uptime/index.js';

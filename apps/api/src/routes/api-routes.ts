@@ -9,6 +9,8 @@ import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
 import { secretRoutes } from './secrets/secrets.routes.js';
+import { reportRoutes } from './reports/reports.routes.js';
+import { settingsRoutes } from './settings/settings.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 
@@ -30,4 +32,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...eventRoutes,
   ...webhookRoutes,
   ...secretRoutes,
+  ...reportRoutes,
+  ...settingsRoutes,
 ];

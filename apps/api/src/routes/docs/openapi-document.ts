@@ -114,6 +114,13 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       'Workspace secrets: write-only values that api steps and http monitors use as `{{secrets.NAME}}`, sent only to ' +
       'the hosts of their `allowedHosts`; encrypted at rest, never answered, logged, stored in results or sent in events.',
   },
+  {
+    name: 'Reports',
+    description:
+      'Uptime over days, ISO weeks or months in a timezone, counted second by second under the workspace accounting ' +
+      'policy that every figure names (maintenance, degraded and no-data time), with SLA error budgets; as JSON or CSV, ' +
+      'and mailed monthly to the report recipients.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

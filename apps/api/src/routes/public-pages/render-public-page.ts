@@ -124,48 +124,66 @@ function time(iso: string): SafeHtml {
   return html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`;
 }
 
+/** A day's colour from its uptime under the workspace policy: full (degraded or not), 99% or more, less, no data. */
 function barClass(d: UptimeDay): string {
   if (d.percent === null) return 'b-none';
-  if (d.downCount === 0) return d.degradedCount === 0 ? 'b-up' : 'b-deg';
+  if (d.percent === 100) return d.degradedSeconds === 0 ? 'b-up' : 'b-deg';
   return d.percent >= 99 ? 'b-part' : 'b-down';
+}
+
+/** `1 h 05 min`, `3 min 20 s`, `40 s`. */
+function duration(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  if (h) return `${h} h ${String(m).padStart(2, '0')} min`;
+  return m ? `${m} min ${String(seconds % 60).padStart(2, '0')} s` : `${seconds} s`;
 }
 
 function barTitle(d: UptimeDay): string {
   if (d.percent === null) return `${d.date}: no data`;
-  const failed = d.downCount === 0 ? 'no failed checks' : `${d.downCount} of ${d.total} checks failed`;
-  return `${d.date}: ${d.percent}% uptime, ${failed}${d.degradedCount ? `, ${d.degradedCount} slow` : ''}`;
+  const parts = [
+    d.downSeconds ? `${duration(d.downSeconds)} down` : 'no down time',
+    ...(d.degradedSeconds ? [`${duration(d.degradedSeconds)} degraded`] : []),
+    ...(d.maintenanceSeconds ? [`${duration(d.maintenanceSeconds)} in maintenance`] : []),
+  ];
+  return `${d.date}: ${d.percent}% uptime, ${parts.join(', ')}`;
 }
 
 const BAR_KEY: Array<[string, string]> = [
-  ['b-up', 'No failed checks'],
-  ['b-deg', 'Slow checks, none failed'],
-  ['b-part', 'Some failed checks (99% or more up)'],
-  ['b-down', 'Failed checks (under 99% up)'],
+  ['b-up', 'Fully up'],
+  ['b-deg', 'Degraded, fully up'],
+  ['b-part', 'Partly down (99% or more up)'],
+  ['b-down', 'Down (under 99% up)'],
   ['b-none', 'No data'],
 ];
 
-/** The days a text reader is told about: those with failed checks, worst first, at most this many. */
+/** The days a text reader is told about: those under 100%, worst first, at most this many. */
 const WORST_DAYS = 5;
 
-function uptimeBars(series: PublicPageData['uptime']['components'][number] | undefined, days: number): SafeHtml {
+function uptimeBars(
+  series: PublicPageData['uptime']['components'][number] | undefined,
+  days: number,
+  policy: PublicPageData['uptime']['policy'],
+): SafeHtml {
   if (!series) return html``;
   const pct = series.percent === null ? 'No data' : `${series.percent}% uptime`;
   // The colours are also told in words: the summary and the worst days in the label, each day in its tooltip.
   const bad = series.days
-    .filter((d) => d.percent !== null && d.downCount > 0)
+    .filter((d) => d.percent !== null && d.percent < 100)
     .sort((x, y) => x.percent! - y.percent! || x.date.localeCompare(y.date))
     .slice(0, WORST_DAYS);
   const label =
     `Uptime over the last ${days} days: ${pct}. ` +
     (bad.length
-      ? `Days with failed checks: ${bad.map((d) => `${d.date} ${d.percent}%`).join(', ')}.`
+      ? `Days under 100%: ${bad.map((d) => `${d.date} ${d.percent}%`).join(', ')}.`
       : series.percent === null
         ? ''
-        : 'No day with failed checks.');
+        : 'No day under 100%.');
+  const counted = `Maintenance ${policy.maintenance}, degraded counted ${policy.degraded}, no data ${policy.noData} (accounting policy version ${policy.version})`;
   return html`<div class="bars" role="img" aria-label="${label.trim()}">${series.days.map(
     (d) => html`<span class="bar ${barClass(d)}" title="${barTitle(d)}"></span>`,
   )}</div>
-<div class="legend muted" aria-hidden="true"><span><span class="d90">${days} days ago</span><span class="d60">60 days ago</span><span class="d30">30 days ago</span></span><span class="uptime-pct">${pct}</span><span>Today</span></div>`;
+<div class="legend muted" aria-hidden="true"><span><span class="d90">${days} days ago</span><span class="d60">60 days ago</span><span class="d30">30 days ago</span></span><span class="uptime-pct" title="${counted}">${pct}</span><span>Today</span></div>`;
 }
 
 function affected(components: Array<{ name: string }>, emptyMeans: string | null): SafeHtml {
@@ -254,7 +272,7 @@ ${s.componentIds.map((id) => {
 <div class="row"><span class="name">${c.name}</span><span class="state ${c.state}">${STATE_TEXT[c.state]}${
     c.maintenanceUntil ? html` until ${time(c.maintenanceUntil)}` : null
   }</span></div>
-${uptimeBars(uptime.get(c.id), d.uptime.days)}
+${uptimeBars(uptime.get(c.id), d.uptime.days, d.uptime.policy)}
 </div>`;
 })}
 </section>`,

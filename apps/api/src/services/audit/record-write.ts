@@ -36,6 +36,8 @@ export const RESOURCES = {
   webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
   /** Workspace secrets are addressed by name (`/secrets/{name}`); events name their id. */
   secret: { table: 'workspace_secrets', idColumn: 'id', noun: 'secret' },
+  /** One per workspace, addressed by the workspace's id (`/settings/accounting`). */
+  accounting_policy: { table: 'accounting_policies', idColumn: 'workspaceId', noun: 'accounting policy' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
   /** A member's own account (console password, second factor), recorded in each of their workspaces: no version. */
