@@ -51,6 +51,7 @@ import { runCheckThroughput } from './scenarios/checks.js';
 import { runConfigScenario } from './scenarios/config.js';
 import { CONSOLE_REGIONS, runConsolePages, seedConsolePages } from './scenarios/console-pages.js';
 import { runEventLogOverhead, type EventLogInput } from './scenarios/event-log.js';
+import { runApiStepsCost } from './scenarios/api-steps.js';
 import { runResponseTimes } from './scenarios/response-times.js';
 import { runOverCapacity } from './scenarios/over-capacity.js';
 import { runScheduling } from './scenarios/scheduling.js';
@@ -76,6 +77,9 @@ const { values: args } = parseArgs({
     // bench/results/<start>[-quick]-cost.json: for trying a change to the check path quickly, and for the
     // 100,000-monitor run (`--monitors 100000 --workers 2 --cost-only`).
     'cost-only': { type: 'boolean', default: false },
+    // Only a 3-step api monitor's CPU per check against an http check's (scenarios/api-steps.ts), in this process
+    // from the sources (no build), recorded in bench/results/<start>-api-steps.json.
+    'api-steps': { type: 'boolean', default: false },
     // Only the uptime report scenario (scenarios/uptime-report.ts), recorded in bench/results/<start>-uptime-report.json.
     'uptime-report': { type: 'boolean', default: false },
   },
@@ -181,10 +185,37 @@ try {
   log(
     `${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores, commit ${source.commit?.slice(0, 10) ?? 'unknown'}${source.dirty ? ' with uncommitted changes' : ''}`,
   );
-  const buildSeconds = args['skip-build'] ? 0 : build(log);
+  const buildSeconds = args['skip-build'] || args['api-steps'] ? 0 : build(log);
   const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
+  if (args['api-steps']) {
+    const target = await startHelper('target', 'target.ts');
+    children.push(target.child);
+    log('api steps against http checks...');
+    const apiSteps = await runApiStepsCost(
+      {
+        prisma,
+        ...urls,
+        encryptionKey,
+        targetBase: `http://127.0.0.1:${target.port}`,
+        ...(quick
+          ? { rounds: 3, checksPerRound: 200, monitors: 20, concurrency: 10 }
+          : { rounds: 7, checksPerRound: 600, monitors: 50, concurrency: 20 }),
+      },
+      log,
+    );
+    const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'api-steps', { startedAt, quick, source }, apiSteps);
+    process.stdout.write(
+      `${JSON.stringify(apiSteps, null, 2)}\n3-step api check / http check CPU: ${apiSteps.ratio}, the worker's alone ` +
+        `${apiSteps.workerRatio} (goal <= ${apiSteps.goalRatio}: ${apiSteps.met ? 'met' : 'missed'}); load average ` +
+        `${loadAverage.join(' ')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll(children);
+    process.exit(apiSteps.notUp > 0 ? 1 : 0);
+  }
   if (args['over-capacity']) {
     const overCapacity = await runOverCapacity({ prisma, urls, encryptionKey, children }, log);
     const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'over-capacity', { startedAt, source }, overCapacity);

@@ -396,3 +396,23 @@ async function slugOf(): Promise<string> {
   const page = await h.prisma.statusPage.findFirstOrThrow({ where: { workspaceId: ws.ws.id } });
   return page.slug;
 }
+
+describe('statusvane import openapi', () => {
+  it('plans, then applies, the monitors of an OpenAPI document; the import is named after the file', async () => {
+    const file = join(root, 'test/fixtures/openapi/items-3.1.json');
+    const args = ['import', 'openapi', file, '--base-url', 'https://items.example.com/v2'];
+    const plan = await cli(args);
+    expect([plan.code, plan.stderr]).toEqual([0, '']);
+    expect(plan.stdout).toMatch(/\+\s+monitor\s+openapi\.items-3-1\.get-health/);
+    expect(plan.stdout).toContain('Plan: 3 to create, 0 to update, 0 to delete, 0 unchanged.');
+    expect(plan.stdout).toContain('skipped getItem: parameter itemId (path) is required and has no example');
+    const applied = await cli([...args, '--apply', '--json']);
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout).summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0 });
+    expect(
+      await h.prisma.monitor.count({ where: { workspaceId: ws.ws.id, ref: { startsWith: 'openapi.items-3-1.' } } }),
+    ).toBe(3);
+    const missing = await cli(['import', 'openapi', join(dir, 'nope.yaml'), '--base-url', 'https://x.example']);
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('cannot read')]);
+  });
+});

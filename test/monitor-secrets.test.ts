@@ -347,6 +347,7 @@ describe('secrets across a key rotation', () => {
       'status_page_subscribers',
       'users',
       'webhooks',
+      'workspace_secrets',
     ]);
   });
 

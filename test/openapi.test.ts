@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import {
   createDnsMonitorSchema,
+  createApiMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createMaintenanceSchema,
@@ -120,6 +121,11 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['put', '/me/contact-methods'],
   ['post', '/me/calendar-token'],
   ['delete', '/me/calendar-token'],
+  ['post', '/secrets'],
+  ['get', '/secrets'],
+  ['put', '/secrets/{name}'],
+  ['delete', '/secrets/{name}'],
+  ['post', '/monitors/import/openapi'],
   ['get', '/settings/accounting'],
   ['put', '/settings/accounting'],
   ['get', '/monitors/{id}/uptime'],
@@ -252,7 +258,9 @@ describe('the document', () => {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
       const sends = method === 'post' && /\/send$/.test(path);
       const creates =
-        method === 'post' && !sends && !/acknowledge|resolve|replay|reveal|invitation|\/test$|^\/config\//.test(path);
+        method === 'post' &&
+        !sends &&
+        !/acknowledge|resolve|replay|reveal|invitation|\/test$|^\/config\/|\/import\//.test(path);
       expect([method, path, success]).toEqual([
         method,
         path,
@@ -308,6 +316,7 @@ describe('the document', () => {
       '/schedules',
       '/schedules/{id}/calendar-token',
       '/schedules/{id}/overrides',
+      '/secrets',
       '/status-pages',
       '/tokens',
       '/wall-tokens',
@@ -316,8 +325,12 @@ describe('the document', () => {
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
       // `/me/calendar-token` makes a new feed URL each time (the last answered is the one that works), in no
-      // workspace, where safe-retry answers are kept: it takes no Idempotency-Key (docs/decisions.md).
-      const success = op.responses['201'] ?? op.responses['202'];
+      // workspace, where safe-retry answers are kept: it takes no Idempotency-Key (docs/decisions.md). An OpenAPI
+      // import answers a plan (200) but creates monitors with `apply`: it takes the header too.
+      const success =
+        op.responses['201'] ??
+        op.responses['202'] ??
+        (path === '/monitors/import/openapi' ? op.responses['200'] : undefined);
       const idempotent = success !== undefined && !path.startsWith('/me/');
       expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([
         method,
@@ -601,18 +614,24 @@ describe('the webhooks as sent', () => {
 describe('the create-monitor schema agrees with the validator', () => {
   const schemas = () => doc.components.schemas as Json;
 
-  it('is one of the four types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
+  it('is one of the five types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
     const union = schemas().CreateMonitorInput;
     expect(union.anyOf).toEqual([
       { $ref: '#/components/schemas/CreateHttpMonitorInput' },
       { $ref: '#/components/schemas/CreateTcpMonitorInput' },
       { $ref: '#/components/schemas/CreateHeartbeatMonitorInput' },
       { $ref: '#/components/schemas/CreateDnsMonitorInput' },
+      { $ref: '#/components/schemas/CreateApiMonitorInput' },
     ]);
     const http = schemas().CreateHttpMonitorInput;
     expect(http.required).not.toContain('type');
     expect(http.properties.type).toMatchObject({ enum: ['http'] });
-    for (const other of ['CreateTcpMonitorInput', 'CreateHeartbeatMonitorInput', 'CreateDnsMonitorInput'])
+    for (const other of [
+      'CreateTcpMonitorInput',
+      'CreateHeartbeatMonitorInput',
+      'CreateDnsMonitorInput',
+      'CreateApiMonitorInput',
+    ])
       expect([other, schemas()[other].required]).toEqual([other, expect.arrayContaining(['type'])]);
     const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
     expect(legacy.success && legacy.data.type).toBe('http');
@@ -627,6 +646,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       CreateTcpMonitorInput: createTcpMonitorSchema,
       CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema,
       CreateDnsMonitorInput: createDnsMonitorSchema,
+      CreateApiMonitorInput: createApiMonitorSchema,
     };
     for (const [name, zod] of Object.entries(variants)) {
       const documented = schemas()[name];
@@ -646,7 +666,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       string,
       { value: unknown }
     >;
-    expect(Object.keys(examples).sort()).toEqual(['dns', 'heartbeat', 'http', 'tcp']);
+    expect(Object.keys(examples).sort()).toEqual(['api', 'dns', 'heartbeat', 'http', 'tcp']);
     for (const [name, { value }] of Object.entries(examples))
       expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
 

@@ -292,6 +292,19 @@ const targets = {
     const row = () => h.prisma.statusPageSubscriber.findUnique({ where: { id } });
     return target(`${page.path}/subscribers/${id}`, id, row);
   },
+  async secret(): Promise<Target> {
+    const name = `S_${uniq('s')
+      .replace(/[^a-z0-9]/gi, '_')
+      .toUpperCase()}`.slice(0, 64);
+    const res = await request(h.app)
+      .post('/api/v1/secrets')
+      .set(bearer(ws.tokens.owner))
+      .send({ name, value: 'first-value', allowedHosts: ['api.example.com'] });
+    expect(res.status).toBe(201);
+    const row = () => h.prisma.workspaceSecret.findFirst({ where: { workspaceId: ws.ws.id, name } });
+    const { id } = (await row())!;
+    return target(`/secrets/${name}`, id, row);
+  },
 };
 
 /** Each PUT, PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
@@ -320,6 +333,11 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
   'DELETE /schedules/{id}': { make: targets.schedule },
   'DELETE /schedules/{id}/overrides/{overrideId}': { make: targets.override },
   'DELETE /schedules/{id}/calendar-token': { make: targets.calendarFeed },
+  'PUT /secrets/{name}': {
+    make: targets.secret,
+    body: { value: 'second-value', allowedHosts: ['api.example.com'] },
+  },
+  'DELETE /secrets/{name}': { make: targets.secret },
   'PUT /settings/accounting': { make: targets.accountingPolicy, body: { maintenance: 'up' } },
 };
 

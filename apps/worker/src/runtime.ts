@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import {
+  ResponseSchemaCache,
   CheckScheduler,
   ESCALATION_QUEUE,
   EscalationScheduler,
@@ -36,6 +37,7 @@ import { subscriberProcessor } from './processors/subscriber.processor.js';
 import { webhookProcessor } from './processors/webhook.processor.js';
 import { createDnsProbe } from './probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
+import { createApiProbe } from './probes/api.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 import { startQueueWorker } from './queue-worker.js';
 import { RetryWebhookError } from './webhooks/deliver.js';
@@ -129,15 +131,18 @@ export function createCheckRunnerDeps(deps: {
   extraCa?: readonly string[];
 }): CheckRunnerDeps {
   const { config, prisma, guard } = deps;
+  const httpProbe = createHttpProbe({
+    guard,
+    userAgent: probeUserAgent(config.region),
+    ...(deps.extraCa ? { extraCa: deps.extraCa } : {}),
+  });
   return {
     prisma,
     keyring: config.encryption,
     checkRegions: config.checkRegions,
-    httpProbe: createHttpProbe({
-      guard,
-      userAgent: probeUserAgent(config.region),
-      ...(deps.extraCa ? { extraCa: deps.extraCa } : {}),
-    }),
+    httpProbe,
+    apiProbe: createApiProbe({ http: httpProbe }),
+    schemas: new ResponseSchemaCache(),
     tcpProbe: createTcpProbe({ guard }),
     dnsProbe: createDnsProbe({ guard }),
     logger: deps.logger,

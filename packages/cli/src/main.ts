@@ -240,6 +240,52 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
     });
 
   cli
+    .command('import')
+    .description('import monitors from another format')
+    .command('openapi <file>')
+    .description(
+      'one http monitor per GET operation of an OpenAPI 3.0 or 3.1 document (YAML or JSON): plan, or apply with --apply',
+    )
+    .requiredOption('--base-url <url>', "the API's base URL, prefixed to every path")
+    .option('--name <name>', 'names the import (refs openapi.<name>.*); default: the file name')
+    .option('--include <operation...>', 'only these operations (operationIds or "GET /path")')
+    .option('--apply', 'apply the plan (admins and owners)')
+    .action(async (file: string, opts: { baseUrl: string; name?: string; include?: string[]; apply?: boolean }) => {
+      const api = clientOf(io);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      const name =
+        opts.name ??
+        (file.split(/[\\/]/).pop() ?? 'api')
+          .replace(/\.(ya?ml|json)$/i, '')
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-+|-+$/g, '')
+          .slice(0, 40);
+      const body = {
+        name: name || 'api',
+        document: text,
+        baseUrl: opts.baseUrl,
+        ...(opts.include ? { include: opts.include } : {}),
+        apply: opts.apply === true,
+      };
+      const plan = unwrap(
+        await api.POST('/monitors/import/openapi', {
+          body,
+          params: { header: { 'Idempotency-Key': randomUUID() } },
+        }),
+        'import',
+      ).data;
+      if (asJson()) return json(plan);
+      out(renderPlan(plan, opts.apply ? 'apply' : 'plan'));
+      for (const s of plan.skipped) out(`  skipped ${s.operation}: ${s.reason}\n`);
+    });
+
+  cli
     .command('export')
     .description("print the workspace's managed resources as a document (YAML; JSON with --json)")
     .action(async () => {

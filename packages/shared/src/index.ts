@@ -19,4 +19,5 @@ export * from './webhooks/index.js';
 export * from './net/index.js';
 export * from './alerts/index.js';
 export * from './oncall/index.js';
+export * from './api-checks/index.js';
 export * from './uptime/index.js';

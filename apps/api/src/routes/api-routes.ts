@@ -8,6 +8,7 @@ import { eventRoutes } from './events/events.routes.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
+import { secretRoutes } from './secrets/secrets.routes.js';
 import { reportRoutes } from './reports/reports.routes.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
@@ -36,6 +37,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...auditEventRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...secretRoutes,
   ...reportRoutes,
   ...settingsRoutes,
 ];

@@ -18,6 +18,7 @@ export type Tag =
   | 'Configuration'
   | 'Audit events'
   | 'Events'
+  | 'Secrets'
   | 'Reports';
 /**
  * Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts; `self` is a person
@@ -73,6 +74,8 @@ export interface BodySpec<B extends z.ZodType> {
   examples?: Record<string, { summary: string; value: unknown }>;
   /** Also taken as YAML (`Content-Type: application/yaml`), read as the JSON it stands for. */
   yaml?: boolean;
+  /** Bodies up to LARGE_BODY_LIMIT (an OpenAPI document to import) instead of BODY_LIMIT. */
+  large?: boolean;
 }
 
 export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z.ZodType, R extends Responses> {

@@ -11,7 +11,7 @@ import {
   storedAnswer,
 } from '../middleware/idempotency.js';
 import { etagOf, ifNoneMatchNames, parseIfMatch } from '../middleware/if-match.js';
-import { jsonBodyRule } from '../middleware/json-body.js';
+import { jsonBodyRule, LARGE_BODY } from '../middleware/json-body.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext, UserServiceContext } from '../services/context.js';
@@ -140,7 +140,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       else res.status(status).json(toBody(result));
     };
 
-    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined, body?.yaml === true)];
+    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined, body?.yaml === true, body?.large === true)];
     if (route.idempotent) chain.push(idempotency(deps));
     chain.push(
       route.idempotent
@@ -174,10 +174,13 @@ export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestH
   const templates = paths.map((path) => ({
     label: `${base}${expressPath(path)}`,
     pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i'),
+    // The global body reader leaves a large body to its operation's own (jsonBodyRule).
+    large: routes.some((r) => r.path === path && r.request?.body?.large === true),
   }));
   return (req, res, next) => {
     const match = templates.find((t) => t.pattern.test(req.path));
     if (match) res.locals[ROUTE_LABEL] = match.label;
+    if (match?.large) res.locals[LARGE_BODY] = true;
     next();
   };
 }

@@ -60,6 +60,9 @@ export const errorDetailsSchema = z
           'an invitation (POST /members/{userId}/invitation): `password_set` (they have a password) or ' +
           '`mail_not_configured` (no SMTP_URL).',
       }),
+    monitors: z.array(z.uuid()).optional().openapi({
+      description: "For a secret's 409 on DELETE: the monitors that still name it.",
+    }),
     version: z.number().int().min(1).optional().openapi({
       description: 'For a 412 (`precondition_failed`): the version the record is at now.',
     }),

@@ -1,7 +1,9 @@
 import {
+  type MonitorKind,
   insertResultsWithRollups,
   MAX_RESULT_LAG_MS,
   monitorQuorum,
+  packStepResults,
   windowInProgress,
   Prisma,
   type PrismaClient,
@@ -34,7 +36,7 @@ interface MonitorForStore {
   id: string;
   workspaceId: string;
   name: string;
-  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  type: MonitorKind;
   metadata: unknown;
   openThreshold: number;
   resolveThreshold: number;
@@ -168,6 +170,7 @@ async function insertResults(
         certificate: result.certificate ?? null,
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
+        steps: result.steps ? packStepResults(result.steps) : null,
       };
     }),
   );

@@ -61,6 +61,26 @@ export interface paths {
         patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
+    "/monitors/import/openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import monitors from an OpenAPI document
+         * @description One http monitor per GET operation of an OpenAPI 3.0 or 3.1 document that needs no parameter (or whose required parameters have examples): its target `baseUrl` + path, `expectedStatusCodes` its documented 2xx, `responseSchema` its JSON response schema (local `$ref`s resolved), `ref` `openapi.<name>.<operationId in kebab-case>`, `metadata.openapi` the operationId. Answers a plan as POST /config/plan does (and `skipped`: the GET operations left out, with why); nothing is written unless `apply: true` (admins and owners), which applies it as POST /config/apply does. Importing the same `name` again shows only the difference, and deletes only monitors of that import that the document no longer has. The document is inline (an object, or YAML or JSON text; bodies up to 5 MiB) or fetched from `documentUrl` through the request forgery guard. Role: member, admin or owner (a viewer gets 403).
+         */
+        post: operations["importOpenApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors": {
         parameters: {
             query?: never;
@@ -76,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of four kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
+         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of five kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -1305,6 +1325,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List secrets
+         * @description Names, hosts and the monitors that use each, by name; never a value. Any role (viewer and above).
+         */
+        get: operations["listSecrets"];
+        put?: never;
+        /**
+         * Create a secret
+         * @description A write-only value for `{{secrets.NAME}}` in api steps (url, headers, body) and http monitors (headers, body). A request that would carry it to a host outside `allowedHosts` fails `secret_host_not_allowed` and nothing is sent. A name in use is 409. Role: admin or owner (others get 403).
+         */
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        /**
+         * List secrets (headers only)
+         * @description As `GET /secrets` (listSecrets), answered with its status and headers and no body.
+         */
+        head: operations["listSecretsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a secret
+         * @description A new value and hosts, replacing both. Checks use the new value from their next run. Role: admin or owner (others get 403).
+         */
+        put: operations["replaceSecret"];
+        post?: never;
+        /**
+         * Delete a secret
+         * @description Refused (409, `details.monitors`) while a monitor names it. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors/{id}/uptime": {
         parameters: {
             query?: never;
@@ -1842,7 +1914,7 @@ export interface components {
                     /** @description Its name at the change. */
                     name: string;
                     /** @enum {string} */
-                    type: "http" | "heartbeat" | "tcp" | "dns";
+                    type: "http" | "heartbeat" | "tcp" | "dns" | "api";
                 };
                 /**
                  * @description `pending`: never checked.
@@ -1898,6 +1970,42 @@ export interface components {
             operator: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "notContains" | "exists" | "notExists";
             value?: string | number | boolean | null;
         };
+        ApiStepRecord: {
+            name: string;
+            /** @enum {string} */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description May use `{{name}}` (an earlier step's extract) and `{{secrets.NAME}}`; the SSRF guard judges it when run. */
+            url: string;
+            expectedStatusCodes?: number[];
+            assertions?: components["schemas"]["StepAssertion"][];
+            extract?: components["schemas"]["StepExtract"][];
+            /** @description Runs after an earlier step failed too (cleanup); its own failure never hides the first. */
+            always?: boolean;
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            };
+            /** @description Names of the custom headers; their values are write-only. */
+            headerNames: string[];
+            /** @description Whether a body is stored; the body itself is write-only. */
+            hasBody: boolean;
+        };
+        StepAssertion: {
+            /** @enum {string} */
+            source: "status" | "header" | "json" | "body" | "responseMs";
+            /** @description header: the header name; json: a path such as `$.items[0].id`; absent otherwise. */
+            property?: string;
+            /** @enum {string} */
+            operator: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "notContains" | "exists" | "notExists" | "matches";
+            value?: string | number | boolean | null;
+        };
+        StepExtract: {
+            as: string;
+            /** @enum {string} */
+            from: "json" | "header";
+            /** @description json: a path (`$.token`); header: a header name. */
+            path: string;
+        };
         Certificate: {
             /** @example CN=example.com */
             subject: string;
@@ -1931,7 +2039,7 @@ export interface components {
              */
             escalationPolicyId: string | null;
             /** @enum {string} */
-            type: "http" | "heartbeat" | "tcp" | "dns";
+            type: "http" | "heartbeat" | "tcp" | "dns" | "api";
             /** @description The URL (http), `host:port` (tcp) or host name to query (dns); null for heartbeat. */
             target: string | null;
             /**
@@ -1966,6 +2074,12 @@ export interface components {
             contentType: string | null;
             /** @description The JSON assertion, or null when none is set. */
             jsonAssertion: components["schemas"]["JsonAssertion"] | null;
+            /** @description http only: the JSON Schema the response body must match (`schema_mismatch`); null when none is set. */
+            responseSchema: {
+                [key: string]: unknown;
+            } | null;
+            /** @description api only: the steps, run in order (headers by name, bodies by presence: both write-only); null for other types. A PATCH replaces them all; a header value or body `"<redacted>"` keeps that of the stored step of the same name. */
+            steps: components["schemas"]["ApiStepRecord"][] | null;
             environment: string;
             /** @description Labels copied onto every incident the monitor opens. */
             metadata: {
@@ -2418,6 +2532,8 @@ export interface components {
              * @enum {string}
              */
             reason?: "reserved" | "taken" | "last_owner" | "already_member" | "password_set" | "mail_not_configured";
+            /** @description For a secret's 409 on DELETE: the monitors that still name it. */
+            monitors?: string[];
             /** @description For a 412 (`precondition_failed`): the version the record is at now. */
             version?: number;
         };
@@ -2492,8 +2608,65 @@ export interface components {
             /** @enum {string} */
             status?: "start" | "complete" | "cancel";
         };
-        /** @description One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown fields, and fields of another type, are 400. */
-        CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"];
+        ConfigChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete" | "noop";
+            /** @enum {string} */
+            resourceType: "monitor" | "escalation_policy" | "status_page" | "accounting_policy" | "schedule";
+            ref: string;
+            /**
+             * Format: uuid
+             * @description null for a create in a plan.
+             */
+            id: string | null;
+            /** @description create and update: each field written, from its stored value (secrets "<redacted>"). */
+            fields?: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+        };
+        ConfigPlan: {
+            planId: string;
+            changes: components["schemas"]["ConfigChange"][];
+            summary: {
+                create: number;
+                update: number;
+                delete: number;
+                noop: number;
+            };
+        };
+        ImportOpenApiInput: {
+            /** @description Names the import: its monitors' refs are `openapi.<name>.<operationId>`. */
+            name: string;
+            /** @description The OpenAPI 3.0 or 3.1 document: an object, or its YAML or JSON text. */
+            document?: {
+                [key: string]: unknown;
+            } | string;
+            /** @description Where to fetch the document instead (SSRF-guarded, no redirects, at most 5 MiB). */
+            documentUrl?: string;
+            /**
+             * @description Prefixed to every path of the document: the monitors' targets.
+             * @example https://api.example.com/v1
+             */
+            baseUrl: string;
+            /** @description Only these operations: operationIds or `GET /path`. */
+            include?: string[];
+            /** @description Sent by every monitor; values may use `{{secrets.NAME}}`. Write-only. */
+            headers?: {
+                [key: string]: string;
+            };
+            intervalSeconds?: number;
+            regions?: string[];
+            /**
+             * @description true (admins and owners): apply the plan in one transaction. Default: only plan.
+             * @default false
+             */
+            apply?: boolean;
+        };
+        /** @description One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. Unknown fields, and fields of another type, are 400. */
+        CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"] | components["schemas"]["CreateApiMonitorInput"];
         /** @description An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, `openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, `expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded. */
         CreateHttpMonitorInput: {
             /**
@@ -2527,6 +2700,10 @@ export interface components {
             body?: string;
             contentType?: string;
             jsonAssertion?: components["schemas"]["JsonAssertion"];
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            };
             certificateExpiryDays?: number | null;
         };
         /** @description Labels copied onto every incident the monitor opens. At most 20 entries; keys 1 to 64 characters (not `__proto__`), values up to 500. Set on create only. */
@@ -2603,6 +2780,50 @@ export interface components {
             dnsResolver?: string | null;
             dnsExpected?: string[];
         };
+        /** @description A multi-step API check: `steps` (1 to 10) run in order, each one request whose url, headers and body may use `{{name}}` (an earlier step's `extract`) and `{{secrets.NAME}}` (a workspace secret, sent only to its `allowedHosts`). A step passes on its expected status, its `assertions`, its `responseSchema` and its extracts; the run stops at the first failure (reason `step_failed: <step name>: <reason>`), except `always` steps (cleanup), which run after a failure too and never hide it. Every step passes the SSRF guard when it runs; `timeoutMs` bounds the whole run. */
+        CreateApiMonitorInput: {
+            /** @enum {string} */
+            type: "api";
+            steps: components["schemas"]["ApiStep"][];
+            slaTarget?: number | null;
+            name: string;
+            intervalSeconds?: number;
+            openThreshold?: number;
+            resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
+            environment?: string;
+            metadata?: components["schemas"]["MonitorMetadata"];
+            timeoutMs?: number;
+            /** @description A passing check slower than this (ms) is reported degraded and is still up. A value at or above `timeoutMs` never fires: a check that slow has already timed out. Nor does one at or above `latencyThresholdMs`: slower than that fails the check. */
+            degradedAfterMs?: number;
+            /** @description A check slower than this (ms) fails, and opens an incident after the flap threshold. A value at or above `timeoutMs` never fires: a check that slow has already timed out. */
+            latencyThresholdMs?: number;
+            regions?: string[];
+            quorum?: number;
+        };
+        ApiStep: {
+            name: string;
+            /** @enum {string} */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description May use `{{name}}` (an earlier step's extract) and `{{secrets.NAME}}`; the SSRF guard judges it when run. */
+            url: string;
+            /** @description Write-only (records show `headerNames`); values may use templates. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Write-only (records show `hasBody`); may use templates. Sent as application/json unless a Content-Type header says otherwise. */
+            body?: string;
+            expectedStatusCodes?: number[];
+            assertions?: components["schemas"]["StepAssertion"][];
+            extract?: components["schemas"]["StepExtract"][];
+            /** @description Runs after an earlier step failed too (cleanup); its own failure never hides the first. */
+            always?: boolean;
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            };
+        };
         MonitorStatusCounts: {
             pending: number;
             up: number;
@@ -2642,7 +2863,12 @@ export interface components {
             body?: string | null;
             contentType?: string;
             jsonAssertion?: components["schemas"]["JsonAssertion"] | null;
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            } | null;
             certificateExpiryDays?: number | null;
+            steps?: components["schemas"]["ApiStep"][];
             /** @enum {string} */
             dnsRecordType?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "CAA" | "SRV";
             dnsResolver?: string | null;
@@ -2747,6 +2973,17 @@ export interface components {
             /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
             dnsAnswers?: string[];
             certificate?: components["schemas"]["Certificate"] & unknown;
+            /** @description api: one entry per step, in order; the result's reason is `step_failed: <step name>: <reason>` of the first failed step (a cleanup step's own failure never replaces it). Absent for other types. */
+            steps?: components["schemas"]["StepResult"][];
+        };
+        StepResult: {
+            name: string;
+            /** @enum {string} */
+            outcome: "passed" | "failed" | "skipped";
+            /** @description Why it failed (or was skipped); secrets as `<secret:NAME>`. */
+            reason: string | null;
+            statusCode: number | null;
+            responseMs: number | null;
         };
         Component: {
             /** Format: uuid */
@@ -3412,35 +3649,6 @@ export interface components {
             /** @description Every method, in the order pages go out; replaces the list. A method sent again as it is stored (same channel, same secret) keeps its id. */
             methods: (components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"])[];
         };
-        ConfigPlan: {
-            planId: string;
-            changes: components["schemas"]["ConfigChange"][];
-            summary: {
-                create: number;
-                update: number;
-                delete: number;
-                noop: number;
-            };
-        };
-        ConfigChange: {
-            /** @enum {string} */
-            action: "create" | "update" | "delete" | "noop";
-            /** @enum {string} */
-            resourceType: "monitor" | "escalation_policy" | "status_page" | "accounting_policy" | "schedule";
-            ref: string;
-            /**
-             * Format: uuid
-             * @description null for a create in a plan.
-             */
-            id: string | null;
-            /** @description create and update: each field written, from its stored value (secrets "<redacted>"). */
-            fields?: {
-                [key: string]: {
-                    from?: unknown;
-                    to?: unknown;
-                };
-            };
-        };
         /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without it leaves the policy alone. */
         ConfigDocument: {
             /** @enum {number} */
@@ -3682,7 +3890,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "accounting_policy" | "workspace" | "user";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "secret" | "accounting_policy" | "workspace" | "user";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -3760,6 +3968,37 @@ export interface components {
             nextAttemptAt: string | null;
             /** Format: date-time */
             deliveredAt: string | null;
+        };
+        Secret: {
+            /** @example API_TOKEN */
+            name: string;
+            /** @description The only hosts a request carrying the value may go to (exact host names, case-insensitive). */
+            allowedHosts: string[];
+            /** @description The monitors whose steps, headers or bodies name it. */
+            usedBy: string[];
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateSecretInput: {
+            /**
+             * @description Used as `{{secrets.NAME}}`; unique in the workspace.
+             * @example API_TOKEN
+             */
+            name: string;
+            /** @description Write-only: encrypted at rest, never answered, logged, stored in results or sent in events. */
+            value: string;
+            /** @description Host names the value may be sent to: a request elsewhere fails `secret_host_not_allowed`. */
+            allowedHosts: string[];
+        };
+        ReplaceSecretInput: {
+            /** @description Write-only: encrypted at rest, never answered, logged, stored in results or sent in events. */
+            value: string;
+            /** @description Host names the value may be sent to: a request elsewhere fails `secret_host_not_allowed`. */
+            allowedHosts: string[];
         };
         MonitorUptime: {
             policy: components["schemas"]["AccountingPolicyUsed"];
@@ -4158,6 +4397,8 @@ export interface components {
         UserId: string;
         /** @description An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404. */
         OverrideId: string;
+        /** @description A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404. */
+        SecretName: string;
     };
     requestBodies: never;
     headers: {
@@ -4566,6 +4807,82 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    importOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportOpenApiInput"];
+            };
+        };
+        responses: {
+            /** @description The plan (applied with `apply: true`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConfigPlan"] & {
+                            /** @description GET operations not imported, and why. */
+                            skipped: {
+                                operation: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight, or the workspace changed meanwhile. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is still in progress; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listMonitors: {
         parameters: {
             query?: {
@@ -4577,7 +4894,7 @@ export interface operations {
                 sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -4708,7 +5025,7 @@ export interface operations {
                 sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -4756,7 +5073,7 @@ export interface operations {
             query?: {
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -4809,7 +5126,7 @@ export interface operations {
             query?: {
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -9435,7 +9752,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "accounting_policy" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "secret" | "accounting_policy" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -9485,7 +9802,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "accounting_policy" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "secret" | "accounting_policy" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -10108,6 +10425,281 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSecrets: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Secret"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (never its value). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Secret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: the name is in use. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A secret named API_TOKEN already exists"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSecretsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    replaceSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404. */
+                name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (never its value). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Secret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404. */
+                name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: monitors still name the secret (`details.monitors`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The secret API_TOKEN is used by 2 monitor(s): change them first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getMonitorUptime: {
         parameters: {
             query?: {
@@ -10228,7 +10820,7 @@ export interface operations {
                 format?: "json" | "csv";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -10299,7 +10891,7 @@ export interface operations {
                 format?: "json" | "csv";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;

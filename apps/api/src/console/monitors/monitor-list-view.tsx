@@ -11,8 +11,18 @@ import { DataTable, type Column } from '../../views/components/table.js';
 import { relativeTime } from '../../views/format.js';
 import { Sparkline } from './sparkline.js';
 
-export const MONITOR_TYPE_LABELS = { http: 'HTTP', tcp: 'TCP', dns: 'DNS', heartbeat: 'Heartbeat' } as const;
-export type MonitorType = keyof typeof MONITOR_TYPE_LABELS;
+export const MONITOR_TYPE_LABELS = {
+  http: 'HTTP',
+  tcp: 'TCP',
+  dns: 'DNS',
+  heartbeat: 'Heartbeat',
+  api: 'API',
+} as const;
+/**
+ * The kinds the console's form creates and edits. An `api` monitor (a sequence of steps) is listed and shown like the
+ * others, but its steps are written as code: the API, the CLI or a config document (docs/decisions.md).
+ */
+export type MonitorType = Exclude<keyof typeof MONITOR_TYPE_LABELS, 'api'>;
 
 /** The filters the monitors page understands, as its URL carries them. */
 export interface MonitorFilters {
@@ -240,11 +250,20 @@ export function MonitorTable(props: {
     {
       header: 'Target',
       class: 'target',
-      cell: (m) => (
-        <span class="mono" title={m.target ?? undefined}>
-          {m.target ?? '—'}
-        </span>
-      ),
+      cell: (m) => {
+        // An api monitor has steps instead of a target: how many, and the first request (each in the title).
+        const shown = m.steps?.length
+          ? {
+              text: `${m.steps.length} step${m.steps.length === 1 ? '' : 's'}: ${m.steps[0]!.method} ${m.steps[0]!.url}`,
+              title: m.steps.map((s) => `${s.name}: ${s.method} ${s.url}`).join('\n'),
+            }
+          : { text: m.target ?? '—', title: m.target ?? undefined };
+        return (
+          <span class="mono" title={shown.title}>
+            {shown.text}
+          </span>
+        );
+      },
     },
     {
       header: 'Uptime 24 h',

@@ -204,6 +204,16 @@ function NewMonitorPage(props: {
 
 const typeQuerySchema = z.object({ type: z.enum(TYPES as [MonitorType, ...MonitorType[]]).optional() }).strict();
 
+/** The form's kind of a monitor. An api monitor's steps are written as code (API, CLI, config), not in this form. */
+function formTypeOf(m: MonitorRecord): MonitorType {
+  if (m.type === 'api')
+    throw new AppError(
+      'conflict',
+      "An api monitor's steps are edited through the API, the CLI or a config document: this form does not edit them.",
+    );
+  return m.type;
+}
+
 function EditMonitorPage(props: {
   req: WorkspaceRequest;
   monitor: MonitorRecord;
@@ -229,7 +239,7 @@ function EditMonitorPage(props: {
       <MonitorForm
         action={`${self}/edit`}
         csrf={req.csrf}
-        type={m.type}
+        type={formTypeOf(m)}
         mode="edit"
         values={props.values}
         errors={props.errors}
@@ -274,7 +284,7 @@ async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
   const { ctx, deps } = req;
   const current = await getMonitor(deps, { ctx, input: { id: req.params.id! } });
   const values = postedValues(req);
-  const changes = bodyOf(current.type, values, 'edit', current);
+  const changes = bodyOf(formTypeOf(current), values, 'edit', current);
   const policies = await policiesOf(req);
   try {
     // Judged as PATCH /monitors/{id} judges its body (schema, then the checks), then written.
@@ -321,7 +331,7 @@ async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
           req={req}
           monitor={current}
           values={values}
-          errors={issuesByField(current.type, 'edit', issues)}
+          errors={issuesByField(formTypeOf(current), 'edit', issues)}
           policies={policies}
           flash={{ kind: 'error', text: 'Some fields need another look: see beside them.' }}
         />
@@ -448,6 +458,7 @@ export function monitorDetailPages(): PageDef[] {
       permission: 'monitors:write',
       handler: async (req) => {
         const m = await getMonitor(req.deps, { ctx: req.ctx, input: { id: req.params.id! } });
+        formTypeOf(m);
         return {
           view: (
             <EditMonitorPage req={req} monitor={m} values={valuesOf(m)} errors={{}} policies={await policiesOf(req)} />

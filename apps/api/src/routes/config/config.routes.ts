@@ -21,7 +21,7 @@ const configChangeSchema = z
   })
   .openapi('ConfigChange');
 
-const configPlanSchema = z
+export const configPlanSchema = z
   .object({
     planId: z.string(),
     changes: z.array(configChangeSchema),

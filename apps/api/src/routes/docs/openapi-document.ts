@@ -13,6 +13,7 @@ import {
   createStatusPageSchema,
   escalationTargetSchema,
   createDnsMonitorSchema,
+  createApiMonitorSchema,
   createTcpMonitorSchema,
   headersSchema,
   jsonAssertionSchema,
@@ -115,6 +116,12 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       '`Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, retried for 24 hours and replayable.',
   },
   {
+    name: 'Secrets',
+    description:
+      'Workspace secrets: write-only values that api steps and http monitors use as `{{secrets.NAME}}`, sent only to ' +
+      'the hosts of their `allowedHosts`; encrypted at rest, never answered, logged, stored in results or sent in events.',
+  },
+  {
     name: 'Reports',
     description:
       'Uptime over days, ISO weeks or months in a timezone, counted second by second under the workspace accounting ' +
@@ -137,7 +144,8 @@ function nameSharedSchemas(): void {
   name(
     createMonitorSchema,
     'CreateMonitorInput',
-    'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
+    'One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. ' +
+      'Unknown ' +
       'fields, and fields of another type, are 400.',
   );
   name(
@@ -175,6 +183,15 @@ function nameSharedSchemas(): void {
       'of `target` (a host name). Passes when every `dnsExpected` value is among the answers (case-insensitive, no trailing ' +
       `dot; at most ${L.dnsExpectedMax}), written as \`dig +short\` prints them. Failure reasons: dns_nxdomain, dns_error, ` +
       'dns_mismatch, timeout.',
+  );
+  name(
+    createApiMonitorSchema,
+    'CreateApiMonitorInput',
+    'A multi-step API check: `steps` (1 to 10) run in order, each one request whose url, headers and body may use ' +
+      "`{{name}}` (an earlier step's `extract`) and `{{secrets.NAME}}` (a workspace secret, sent only to its `allowedHosts`). " +
+      'A step passes on its expected status, its `assertions`, its `responseSchema` and its extracts; the run stops at the ' +
+      'first failure (reason `step_failed: <step name>: <reason>`), except `always` steps (cleanup), which run after a ' +
+      'failure too and never hide it. Every step passes the SSRF guard when it runs; `timeoutMs` bounds the whole run.',
   );
   name(
     jsonAssertionSchema,
@@ -335,6 +352,13 @@ function buildRegistry(): OpenAPIRegistry {
       schema: { type: 'string', format: 'uuid' },
     });
   }
+  registry.registerComponent('parameters', 'SecretName', {
+    name: 'name',
+    in: 'path',
+    required: true,
+    description: "A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404.",
+    schema: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,63}$' },
+  });
 
   // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
   // uses them; the error envelope is used by reference only, so it is registered by name.

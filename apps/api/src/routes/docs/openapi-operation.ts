@@ -27,6 +27,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'schedules:override': 'Role: member, admin or owner (a viewer gets 403); a member only for themselves.',
   self: 'Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.',
   'wallTokens:manage': 'Role: admin or owner (others get 403).',
+  'secrets:manage': 'Role: admin or owner (others get 403).',
   'reports:manage': 'Role: admin or owner (others get 403).',
 };
 
@@ -193,6 +194,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   subscriberId: 'SubscriberId',
   userId: 'UserId',
   overrideId: 'OverrideId',
+  name: 'SecretName',
 };
 
 function pathParameters(path: string) {

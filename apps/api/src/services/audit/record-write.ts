@@ -37,6 +37,8 @@ export const RESOURCES = {
   /** Overrides and calendar tokens are recorded on their schedule (`schedule.override_added` ...). */
   schedule: { table: 'schedules', idColumn: 'id', noun: 'schedule' },
   wall_token: { table: 'wall_tokens', idColumn: 'id', noun: 'wall token' },
+  /** Workspace secrets are addressed by name (`/secrets/{name}`); events name their id. */
+  secret: { table: 'workspace_secrets', idColumn: 'id', noun: 'secret' },
   /** One per workspace, addressed by the workspace's id (`/settings/accounting`). */
   accounting_policy: { table: 'accounting_policies', idColumn: 'workspaceId', noun: 'accounting policy' },
   /** Only created (admin CLI `workspace create`): no version. */

@@ -20,6 +20,7 @@ export const PERMISSIONS = {
   'schedules:override': ['owner', 'admin', 'member'],
   /** Wall view links: whoever holds one sees every monitor of the workspace, without signing in. */
   'wallTokens:manage': ['owner', 'admin'],
+  'secrets:manage': ['owner', 'admin'],
   /** The accounting policy and sending the uptime report (beyond-the-seed §8). */
   'reports:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;

@@ -31,7 +31,15 @@ import { writeAccountingPolicyInTx } from '../settings/update-accounting-setting
 import type { ConfigDeps } from './config-deps.js';
 import { fail, readConfigDocument } from './config-document.js';
 import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
-import { computePlan, dependsOnIssues, documentHash, type ConfigChange, type ConfigPlan } from './config-state.js';
+import {
+  computePlan,
+  dependsOnIssues,
+  documentHash,
+  plannedSecretRefs,
+  type ConfigChange,
+  type ConfigPlan,
+} from './config-state.js';
+import { lockSecrets } from '../monitors/monitor-secrets.js';
 import type { ConfigPlanRecord } from './plan-config.js';
 
 /** A large document is written in one transaction: PostgreSQL holds it, Prisma's 5 s default would not. */
@@ -52,7 +60,22 @@ export async function applyConfig(
   assertCan(ctx.role, 'config:apply');
   const doc = await readConfigDocument(input, deps.config.checkRegions);
   const { planId, ...document } = input;
-  const hash = documentHash(document);
+  return applyDocument(deps, ctx, doc, documentHash(document), planId);
+}
+
+/**
+ * A document read (readConfigDocument), planned again under the workspace's lock and applied in one transaction:
+ * what POST /config/apply and an OpenAPI import with `apply` do. `planId`: 409 unless the plan is still that one.
+ * `inTransaction`: called with the applied plan in the write's transaction (an Idempotency-Key's stored answer).
+ */
+export async function applyDocument(
+  deps: ConfigDeps,
+  ctx: ServiceContext,
+  doc: ConfigDocument,
+  hash: string,
+  planId: string | undefined,
+  inTransaction?: (tx: Prisma.TransactionClient, applied: ConfigPlanRecord) => Promise<void>,
+): Promise<ConfigPlanRecord> {
   const ws = ctx.workspace.id;
 
   let written: Awaited<ReturnType<typeof write>>;
@@ -68,7 +91,9 @@ export async function applyConfig(
             : `The document is not the one plan ${String(planId)} was made for: plan again`,
         );
       }
-      return write(tx, deps, ctx, doc, plan);
+      const done = await write(tx, deps, ctx, doc, plan);
+      await inTransaction?.(tx, { planId: plan.planId, changes: plan.changes, summary: plan.summary });
+      return done;
     }, TRANSACTION);
   } catch (err) {
     // Two applies (or an apply and a PATCH) racing for one slug: the unique index decides.
@@ -135,6 +160,8 @@ async function write(
   // them, now under the dependency lock that monitor writes and deletes take.
   const dependencyIssues = await dependsOnIssues(tx, w.ws, doc, plan.monitors, { lock: true });
   if (dependencyIssues.length) fail(dependencyIssues);
+  // The secrets the monitors will name, held until the commit (a secret's delete waits, then sees them).
+  await lockSecrets(tx, w.ws, [...new Set(plannedSecretRefs(plan.monitors).flatMap((m) => m.names))]);
   const created = await createMonitors(w, doc, plan, policyId);
   rescheduleIds.push(...[...created.values()].map((c) => c.id));
   rescheduleIds.push(...(await updateMonitors(w, plan, policyId)));

@@ -173,6 +173,11 @@ export interface DesiredSchedule {
 /** A document read: every entry judged by its kind's rules, every ref resolved within the document. */
 export interface ConfigDocument {
   prune: boolean;
+  /**
+   * With `prune`: only managed monitors whose ref starts with this are deleted, and no policy or page (an OpenAPI
+   * import prunes only the monitors of that import, `openapi.<name>.`).
+   */
+  pruneRefPrefix?: string;
   /** null: the document leaves the accounting policy alone. */
   accounting: AccountingSettingsInput | null;
   monitors: DesiredMonitor[];

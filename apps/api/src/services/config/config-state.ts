@@ -14,6 +14,7 @@ import { dependencyListIssues, lockDependencies } from '../monitors/monitor-depe
 import { assertScheduleUsers } from '../schedules/schedule-input.js';
 import { scheduleRecordSelect, type ScheduleRow } from '../schedules/schedule-record.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
+import { secretRefsOf, unknownSecretIssues } from '../monitors/monitor-secrets.js';
 import { fail } from './config-document.js';
 import type { ConfigDocument, DesiredStatusPage, View } from './config-schema.js';
 import {
@@ -244,7 +245,7 @@ export async function computePlan(
     policies.push(planOf('escalation_policy', d.ref, stored, storedView, view));
   }
   const namedPolicies = new Set(doc.escalationPolicies.map((p) => p.ref));
-  if (doc.prune)
+  if (prunesAll(doc))
     for (const [ref, stored] of state.policies)
       if (!namedPolicies.has(ref)) policies.push(deletion('escalation_policy', ref, stored));
   policies.push(...previousDefaultChange(state, policies));
@@ -268,7 +269,8 @@ export async function computePlan(
   }
   const named = new Set(doc.monitors.map((m) => m.ref));
   if (doc.prune)
-    for (const [ref, stored] of state.monitors) if (!named.has(ref)) monitors.push(deletion('monitor', ref, stored));
+    for (const [ref, stored] of state.monitors)
+      if (!named.has(ref) && prunable(doc, ref)) monitors.push(deletion('monitor', ref, stored));
 
   // Section entries name monitors by ref; stored sections hold component ids.
   const componentRefs = new Map([...state.monitors.values()].map((m) => [m.componentId, m.ref!]));
@@ -280,7 +282,7 @@ export async function computePlan(
     );
   }
   const namedPages = new Set(doc.statusPages.map((p) => p.ref));
-  if (doc.prune)
+  if (prunesAll(doc))
     for (const [ref, stored] of state.statusPages)
       if (!namedPages.has(ref)) statusPages.push(deletion('status_page', ref, stored));
 
@@ -301,6 +303,7 @@ export async function computePlan(
     ...(await networkIssues(deps.guard, doc, monitors)),
     ...(await policyTargetIssues(deps.guard, doc, policies)),
     ...(await dependsOnIssues(db, workspaceId, doc, monitors)),
+    ...(await secretIssues(db, workspaceId, doc, monitors)),
   );
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
@@ -328,6 +331,12 @@ export async function computePlan(
     summary,
   };
 }
+
+/** `prune` over every kind of managed resource (a document), not only some monitors (an OpenAPI import). */
+const prunesAll = (doc: ConfigDocument) => doc.prune && doc.pruneRefPrefix === undefined;
+/** Whether `prune` may delete the managed monitor `ref`. */
+const prunable = (doc: ConfigDocument, ref: string) =>
+  doc.pruneRefPrefix === undefined || ref.startsWith(doc.pruneRefPrefix);
 
 /**
  * A document that makes one of its policies the default takes the default from the policy that has it, whose record
@@ -433,6 +442,39 @@ async function networkIssues(
   return issues;
 }
 
+/** The fields whose `{{secrets.NAME}}` name workspace secrets, by type. */
+const SECRET_BEARING: Record<string, readonly string[]> = { api: ['steps'], http: ['headers', 'body'] };
+
+/**
+ * The workspace secrets (`{{secrets.NAME}}`) that the monitors the plan creates or changes would name, by monitor:
+ * what apply locks, and what must exist.
+ */
+export function plannedSecretRefs(plans: PlannedChange<ConfigMonitorRow>[]): Array<{ ref: string; names: string[] }> {
+  return plans.flatMap((p) => {
+    const fields = SECRET_BEARING[p.desired?.type as string] ?? [];
+    if (!fields.length || !(p.change.action === 'create' || fields.some((f) => p.changed.includes(f)))) return [];
+    const d = p.desired as Parameters<typeof secretRefsOf>[0];
+    return [{ ref: p.change.ref, names: secretRefsOf(d) }];
+  });
+}
+
+/** Every secret a created or changed monitor names is one of the workspace's (as POST and PATCH /monitors judge it). */
+async function secretIssues(
+  db: Db,
+  workspaceId: string,
+  doc: ConfigDocument,
+  plans: PlannedChange<ConfigMonitorRow>[],
+): Promise<Issue[]> {
+  const index = new Map(doc.monitors.map((m) => [m.ref, m.index]));
+  const issues: Issue[] = [];
+  for (const { ref, names } of plannedSecretRefs(plans)) {
+    const type = plans.find((p) => p.change.ref === ref)!.desired!.type as string;
+    const at = `monitors[${index.get(ref)}].${SECRET_BEARING[type]![0]}`;
+    issues.push(...(await unknownSecretIssues(db, workspaceId, names, at)));
+  }
+  return issues;
+}
+
 /**
  * `dependsOn` of every monitor the plan creates or gives a new list, judged as POST and PATCH /monitors judge it
  * (dependencyListIssues: each id a monitor of the workspace, no cycle), at its path in the document. The lists are
@@ -504,8 +546,10 @@ async function assertSlugsFree(db: Db, plans: PlannedChange<StoredPage>[]): Prom
  * any compared resource changed since, is 409.
  */
 function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): string {
-  const compared = <T>(stored: Map<string, T>, named: string[]) =>
-    doc.prune ? [...stored.entries()] : named.map((ref) => [ref, stored.get(ref) ?? null] as const);
+  const compared = <T>(stored: Map<string, T>, named: string[]) => {
+    const pruned = doc.prune ? [...stored.keys()].filter((ref) => prunable(doc, ref)) : [];
+    return [...new Set([...named, ...pruned])].sort().map((ref) => [ref, stored.get(ref) ?? null] as const);
+  };
   const fingerprint = createHash('sha256')
     .update(
       stableJson({

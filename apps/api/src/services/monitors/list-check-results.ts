@@ -5,6 +5,7 @@ import {
   pagination,
   paginationQuerySchema,
   singleQueryValue,
+  unpackStepResults,
   type CertificateInfo,
   type Pagination,
   Prisma,
@@ -37,6 +38,18 @@ export const checkResultQuerySchema = paginationQuerySchema.extend({
 export type CheckResultQuery = z.output<typeof checkResultQuerySchema>;
 
 const phaseMs = z.number().int().nullable();
+const stepResultSchema = z
+  .object({
+    name: z.string(),
+    outcome: z.enum(['passed', 'failed', 'skipped']),
+    reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why it failed (or was skipped); secrets as `<secret:NAME>`.' }),
+    statusCode: z.number().int().nullable(),
+    responseMs: z.number().int().nullable(),
+  })
+  .openapi('StepResult');
 
 export const checkResultRecordSchema = z
   .object({
@@ -79,6 +92,14 @@ export const checkResultRecordSchema = z
     certificate: certificateSchema
       .optional()
       .openapi({ description: 'https: the leaf certificate seen; absent when no TLS handshake completed.' }),
+    steps: z
+      .array(stepResultSchema)
+      .optional()
+      .openapi({
+        description:
+          "api: one entry per step, in order; the result's reason is `step_failed: <step name>: <reason>` of the first " +
+          "failed step (a cleanup step's own failure never replaces it). Absent for other types.",
+      }),
   })
   .openapi('CheckResult');
 export type CheckResultRecord = z.infer<typeof checkResultRecordSchema>;
@@ -99,6 +120,7 @@ interface Row {
   dnsAnswers: unknown;
   certificate: unknown;
   address: string | null;
+  steps: unknown;
 }
 
 function toCheckResultRecord(row: Row, now: Date, withPhases: boolean): CheckResultRecord {
@@ -119,6 +141,7 @@ function toCheckResultRecord(row: Row, now: Date, withPhases: boolean): CheckRes
     },
     address: row.address,
     ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
+    ...(Array.isArray(row.steps) ? { steps: unpackStepResults(row.steps) ?? [] } : {}),
     ...(certificate
       ? { certificate: { ...certificate, daysRemaining: certificateDaysRemaining(certificate.validTo, now) } }
       : {}),
@@ -187,20 +210,20 @@ export async function listCheckResults(
     FROM (SELECT) AS one LEFT JOIN LATERAL (
       SELECT * FROM (
         SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsMs",
-          "connectMs", "tlsMs", "waitingMs", "dnsAnswers", certificate, host(address) AS address
+          "connectMs", "tlsMs", "waitingMs", "dnsAnswers", certificate, host(address) AS address, steps
         FROM check_results
         WHERE ${rawWhere}
           AND slot >= (SELECT oldest FROM span) AND slot < (SELECT newest FROM span) + INTERVAL '1 day'
         UNION ALL
         SELECT p.day + (u.s + u.c) * INTERVAL '1 millisecond', p.day + u.s * INTERVAL '1 millisecond', p.region,
-          u.o::text, u.reason, u.code::int, u.resp, u.dns, u.conn, u.tls, u.wait, u.answers, u.cert, host(u.addr)
+          u.o::text, u.reason, u.code::int, u.resp, u.dns, u.conn, u.tls, u.wait, u.answers, u.cert, host(u.addr), u.steps
         FROM packed k
         JOIN check_results_packed p ON p."monitorId" = ${monitor.id}::uuid AND p.region = k.region AND p.day = k.day
         -- unnest in the select list: in lockstep (a null array gives nulls), without unnest(a, b, ...)'s tuplestore.
         CROSS JOIN LATERAL (SELECT unnest(p."slotOffsetMs"), unnest(p."checkedAfterMs"), unnest(p.outcome),
           unnest(p."responseMs"), unnest(p."dnsMs"), unnest(p."connectMs"), unnest(p."tlsMs"), unnest(p."waitingMs"),
-          unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"), unnest(p.address))
-          AS u(s, c, o, resp, dns, conn, tls, wait, code, reason, cert, answers, addr)
+          unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"), unnest(p.address),
+          unnest(p.steps)) AS u(s, c, o, resp, dns, conn, tls, wait, code, reason, cert, answers, addr, steps)
         WHERE k.n > 0 AND k.day >= (SELECT oldest FROM span) AND k.day <= (SELECT newest FROM span)${and(
           statuses !== null,
           Prisma.sql`u.o = ANY(${statuses})`,
