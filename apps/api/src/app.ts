@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps.js';
 import { requireAuth } from './middleware/auth.js';
+import { compressAnswers } from './middleware/compress.js';
 import { corsFor } from './middleware/cors.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -34,6 +35,7 @@ export function createApp(deps: ApiDeps): Express {
   app.set('query parser', 'simple');
   const metrics = deps.metrics ?? createApiMetrics(deps);
   app.use(requestId, requestLog(deps.logger), httpMetrics(metrics));
+  app.use(compressAnswers());
   // Operator endpoints, mounted only when configured (every mounted router costs every request a pass): /metrics
   // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.
   if (deps.config.metrics.token) app.use(metricsRouter(metrics.registry, deps.config.metrics.token));
