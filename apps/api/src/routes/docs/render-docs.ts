@@ -152,8 +152,10 @@ function schemaSummary(schema: unknown): string {
   const facts: string[] = [];
   if (s.format) facts.push(`format ${s.format}`);
   if (Array.isArray(s.enum)) facts.push(`one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`);
-  if (s.minimum !== undefined) facts.push(`min ${s.minimum}`);
-  if (s.maximum !== undefined) facts.push(`max ${s.maximum}`);
+  // Zod's `int()` writes the safe-integer range as bounds: that is not a limit of the API, so it is not documented.
+  const real = (n: unknown) => n !== undefined && Math.abs(Number(n)) !== Number.MAX_SAFE_INTEGER;
+  if (real(s.minimum)) facts.push(`min ${s.minimum}`);
+  if (real(s.maximum)) facts.push(`max ${s.maximum}`);
   if (s.minLength !== undefined) facts.push(`min length ${s.minLength}`);
   if (s.maxLength !== undefined) facts.push(`max length ${s.maxLength}`);
   if (s.default !== undefined) facts.push(`default ${JSON.stringify(s.default)}`);
