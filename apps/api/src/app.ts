@@ -14,6 +14,7 @@ import { API_ROUTES } from './routes/api-routes.js';
 import { labelRoutes, mountRoutes } from './routes/mount-routes.js';
 import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
+import { apiIndexRouter } from './routes/docs/api-index.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
@@ -59,6 +60,9 @@ export function createApp(deps: ApiDeps): Express {
   app.use(PING_PREFIX, pingRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
+  // The API's root, also without a token: an index of where to read about it.
+  const index = apiIndexRouter(deps);
+  app.use(index.api);
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
   const apiCors = corsFor(deps.config.corsOrigins);
   if (apiCors) app.use(API_BASE, apiCors);
@@ -67,6 +71,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRouter(deps));
   // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
   app.use(publicPagesRouter(deps));
+  // `/` on the deployment's own host (a custom domain's `/` is its status page, above).
+  app.use(index.root);
   // The console (browser sessions, never a bearer token): /app/...
   app.use('/app', consoleRouter(deps));
 
