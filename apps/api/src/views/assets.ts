@@ -12,12 +12,13 @@ const ASSETS_DIR = join(API_ROOT, 'dist', 'assets');
 const MANIFEST = join(API_ROOT, 'dist', 'assets-manifest.json');
 const BUILD_SCRIPT = join(API_ROOT, '..', '..', 'scripts', 'build-assets.mjs');
 
-/** The URLs a page links: the console's stylesheet and enhancement script, the status page's stylesheet, the icon. */
+/** The URLs a page links: the console's stylesheet and script, the status page's and the docs' stylesheets, the icon. */
 export interface AssetUrls {
   css: string;
   js: string;
   icon: string;
   statusCss: string;
+  docsCss: string;
 }
 
 export interface AssetFile {
@@ -82,6 +83,7 @@ export function loadAssets(): Promise<Assets> {
         js: url('console.js'),
         icon: url('favicon.svg'),
         statusCss: url('status-page.css'),
+        docsCss: url('docs.css'),
       },
       files,
     };
