@@ -6,7 +6,8 @@
  * over QUICK_LIMIT_SECONDS (build excluded) misses that goal, but does not fail: a slow machine is no defect. `--event-log` runs only the event log's A/B
  * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json. `--over-capacity` runs only
  * one worker at twice its capacity (scenarios/over-capacity.ts) and writes `-over-capacity.json`. `--workers N` runs
- * the scheduling scenario on N worker processes.
+ * the scheduling scenario on N worker processes. `--uptime-report` runs only the uptime report of a month for 1,000
+ * monitors (scenarios/uptime-report.ts; `--monitors` sets how many) and writes `-uptime-report.json`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,8 @@ import {
   latenessSvg,
   resultsFileName,
   resultsMarkdown,
+  UPTIME_REPORT_GOAL_MS,
+  uptimeReportLines,
   writeDocs,
   writeResults,
   writeSideResults,
@@ -49,6 +52,7 @@ import { runResponseTimes } from './scenarios/response-times.js';
 import { runOverCapacity } from './scenarios/over-capacity.js';
 import { runScheduling } from './scenarios/scheduling.js';
 import { runStatusPage, seedStatusPage } from './scenarios/status-page.js';
+import { runUptimeReport } from './scenarios/uptime-report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -67,6 +71,8 @@ const { values: args } = parseArgs({
     // bench/results/<start>[-quick]-cost.json: for trying a change to the check path quickly, and for the
     // 100,000-monitor run (`--monitors 100000 --workers 2 --cost-only`).
     'cost-only': { type: 'boolean', default: false },
+    // Only the uptime report scenario (scenarios/uptime-report.ts), recorded in bench/results/<start>-uptime-report.json.
+    'uptime-report': { type: 'boolean', default: false },
   },
 });
 const quick = args.quick!;
@@ -83,6 +89,8 @@ const sizes = quick
       detectionInterval: 10,
       historyDays: 7,
       historyRequests: 50,
+      reportMonitors: 100,
+      reportRequests: 10,
     }
   : {
       apiSeconds: 10,
@@ -97,8 +105,13 @@ const sizes = quick
       detectionInterval: 60,
       historyDays: 30,
       historyRequests: 500,
+      // Issue 29: a month's report of 1,000 monitors.
+      reportMonitors: 1000,
+      reportRequests: 50,
     };
 if (args.monitors) sizes.monitors = Number(args.monitors);
+// --uptime-report: --monitors sizes the report (not the scheduling scenario, which it does not run).
+if (args['uptime-report'] && args.monitors) sizes.reportMonitors = sizes.monitors;
 /** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
   ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
@@ -172,6 +185,39 @@ try {
     const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'over-capacity', { startedAt, source }, overCapacity);
     process.stdout.write(
       `${JSON.stringify(overCapacity, null, 2)}\nload average ${loadAverage.join(' ')}\nwrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll(children);
+    process.exit(0);
+  }
+
+  /** Issue 29's scenario against a running API (the full run's and --uptime-report's). */
+  const uptimeReportOn = (on: AppProcess) => {
+    log('uptime report...');
+    return runUptimeReport(
+      {
+        prisma,
+        apiUrl: on.baseUrl,
+        apiPid: on.child.pid,
+        monitors: sizes.reportMonitors,
+        requests: sizes.reportRequests,
+      },
+      log,
+    );
+  };
+  if (args['uptime-report']) {
+    api = await startApi(urls, encryptionKey);
+    children.push(api.child);
+    const { result } = await uptimeReportOn(api);
+    const { path, loadAverage } = writeSideResults(
+      RESULTS_DIR,
+      'uptime-report',
+      { startedAt, quick, source },
+      { loadAverageAtStart, goalP99Ms: UPTIME_REPORT_GOAL_MS, uptimeReport: result },
+    );
+    process.stdout.write(
+      `${uptimeReportLines(result)}load average at start: ${loadAverageAtStart.join(' ')}; at the end: ${loadAverage.join(' ')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
     );
     await prisma.$disconnect();
     await stopAll(children);
@@ -361,8 +407,11 @@ try {
   );
   log('config plan and apply...');
   const config = await runConfigScenario({ prisma, apiUrl: api.baseUrl, targetUrl, monitors: CONFIG_MONITORS }, log);
+  const { workspaceId: reportWsId, result: uptimeReport } = await uptimeReportOn(api);
   // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
-  await prisma.workspace.deleteMany({ where: { id: { in: [apiWs.id, filterWs.id, statusPage.workspaceId] } } });
+  await prisma.workspace.deleteMany({
+    where: { id: { in: [apiWs.id, filterWs.id, statusPage.workspaceId, reportWsId] } },
+  });
   // Those were every stored result: give their space back, so that bytes per result counts only the rows stored from
   // here on (left in place, a quick run's few thousand results shared the space of 10,080 deleted ones: 2,000+ bytes).
   await prisma.$executeRawUnsafe('VACUUM FULL check_results');
@@ -437,6 +486,7 @@ try {
     responseTimes,
     config,
     eventLog,
+    uptimeReport,
   };
   const results: BenchResults = { ...partial, goals: goalsOf(partial) };
 

@@ -97,6 +97,11 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/webhooks/{id}'],
   ['get', '/webhooks/{id}/deliveries'],
   ['post', '/webhooks/{id}/replay'],
+  ['get', '/settings/accounting'],
+  ['put', '/settings/accounting'],
+  ['get', '/monitors/{id}/uptime'],
+  ['get', '/reports/uptime'],
+  ['post', '/reports/uptime/send'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -217,11 +222,17 @@ describe('the document', () => {
     });
   });
 
-  it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
+  it('states the success codes of the decisions: 201 on create, 202 on a send, 204 without a body on delete, 200 otherwise', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      const creates = method === 'post' && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
-      expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
+      const sends = method === 'post' && /\/send$/.test(path);
+      const creates =
+        method === 'post' && !sends && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
+      expect([method, path, success]).toEqual([
+        method,
+        path,
+        [creates ? '201' : sends ? '202' : method === 'delete' ? '204' : '200'],
+      ]);
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();
     for (const action of ['acknowledge', 'resolve']) {
@@ -233,11 +244,11 @@ describe('the document', () => {
     }
   });
 
-  it('documents If-Match and 412 on every PATCH and DELETE, and ETag on every answer that is one versioned record', () => {
+  it('documents If-Match and 412 on every PUT, PATCH and DELETE, and ETag on every answer that is one versioned record', () => {
     for (const { method, path, op } of operations()) {
       const where = `${method} ${path}`;
       const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      const conditional = method === 'patch' || method === 'delete';
+      const conditional = method === 'put' || method === 'patch' || method === 'delete';
       expect([where, paramRefs.includes('#/components/parameters/IfMatch')]).toEqual([where, conditional]);
       expect([where, op.responses['412']?.$ref]).toEqual([
         where,
@@ -257,7 +268,7 @@ describe('the document', () => {
     expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header', required: false });
   });
 
-  it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {
+  it('documents the safe-retry header on every POST that creates or sends, with 409 for a key in flight', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
     expect(creates.map(({ path }) => path).sort()).toEqual([
       '/escalation-policies',
@@ -273,7 +284,8 @@ describe('the document', () => {
     ]);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      const idempotent = op.responses['201'] !== undefined;
+      const success = op.responses['201'] ?? op.responses['202'];
+      const idempotent = success !== undefined;
       expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([
         method,
         path,
@@ -281,7 +293,7 @@ describe('the document', () => {
       ]);
       if (idempotent) {
         expect(op.responses['409']).toBeDefined();
-        expect(op.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+        expect(success.headers['Idempotent-Replayed']).toBeDefined();
       }
     }
     const param = doc.components.parameters.IdempotencyKey;

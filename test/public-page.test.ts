@@ -438,20 +438,42 @@ describe('the page contents', () => {
     expect(text).not.toContain('Not shown');
   });
 
-  it('90-day uptime per component from the daily rollups, summed over regions; grey where there is no data', async () => {
+  it('90-day uptime per component from the accounting function under the workspace policy, beside the daily check counts; grey where there is no data', async () => {
     const w = await makeWorkspace(h.prisma);
     const m = await monitor(w, 'API', 'up');
     const empty = await monitor(w, 'Quiet', 'up');
     const today = new Date(Math.floor(Date.now() / DAY) * DAY);
     const day = (n: number) => new Date(today.getTime() - n * DAY);
+    await h.prisma.monitor.update({ where: { id: m.id }, data: { createdAt: day(100) } });
+    await h.prisma.monitor.update({ where: { id: empty.id }, data: { createdAt: new Date(Date.now() - 60_000) } });
     await h.prisma.checkRollupDaily.createMany({
       data: [
-        { monitorId: m.id, region: 'eu', day: day(0), total: 100, downCount: 1, degradedCount: 2 },
-        { monitorId: m.id, region: 'us', day: day(0), total: 100, downCount: 3, degradedCount: 0 },
-        { monitorId: m.id, region: 'eu', day: day(5), total: 200, downCount: 0, degradedCount: 0 },
-        { monitorId: m.id, region: 'eu', day: day(89), total: 100, downCount: 50, degradedCount: 0 },
+        { monitorId: m.id, region: 'eu', day: day(5), total: 100, downCount: 1, degradedCount: 2 },
+        { monitorId: m.id, region: 'us', day: day(5), total: 100, downCount: 3, degradedCount: 0 },
         { monitorId: m.id, region: 'eu', day: day(90), total: 100, downCount: 100, degradedCount: 0 },
       ],
+    });
+    // Day 5: 2 h 24 min down (10% of the day); day 3: 6 hours of maintenance on the component.
+    await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: m.id,
+        title: 'API is down',
+        source: 'monitor',
+        status: 'resolved',
+        startedAt: new Date(day(5).getTime() + 12 * 3_600_000),
+        downStartedAt: new Date(day(5).getTime() + 12 * 3_600_000),
+        resolvedAt: new Date(day(5).getTime() + 14.4 * 3_600_000),
+      },
+    });
+    await h.prisma.maintenanceWindow.create({
+      data: {
+        workspaceId: w.ws.id,
+        title: 'upgrade',
+        startsAt: day(3),
+        endsAt: new Date(day(3).getTime() + 6 * 3_600_000),
+        components: { create: [{ componentId: m.componentId }] },
+      },
     });
     const p = await page(w);
     const d = (await json(p.slug)).body.data;
@@ -459,29 +481,44 @@ describe('the page contents', () => {
       days: 90,
       from: iso(day(89).getTime()).slice(0, 10),
       to: iso(today.getTime()).slice(0, 10),
+      policy: { maintenance: 'excluded', degraded: 'up', noData: 'excluded', version: 1 },
     });
     const api = d.uptime.components.find((u: { componentId: string }) => u.componentId === m.componentId);
     expect(api.days).toHaveLength(90);
-    expect(api.days[89]).toEqual({
-      date: iso(today.getTime()).slice(0, 10),
+    expect(api.days[84]).toEqual({
+      date: iso(day(5).getTime()).slice(0, 10),
       total: 200,
       downCount: 4,
       degradedCount: 2,
-      percent: 98,
+      percent: 90,
+      downSeconds: 8640,
+      degradedSeconds: 0,
+      maintenanceSeconds: 0,
+      noDataSeconds: 0,
     });
-    expect(api.days[84]).toMatchObject({ total: 200, downCount: 0, percent: 100 });
-    expect(api.days[0]).toMatchObject({ total: 100, downCount: 50, percent: 50 });
-    expect(api.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(87);
-    expect(api.percent).toBe(89.2); // (500 - 54) / 500: the day 90 days ago is outside the range
+    expect(api.days[86]).toMatchObject({ percent: 100, maintenanceSeconds: 21_600, total: 0 });
+    expect(api.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(0);
+    expect(api.percent).toBeLessThan(100);
+    // Created a minute ago: no data before, up since.
     const quiet = d.uptime.components.find((u: { componentId: string }) => u.componentId === empty.componentId);
-    expect(quiet.percent).toBeNull();
+    expect(quiet.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(89);
 
     const text = (await html(p.slug)).text;
-    expect(text).toContain('89.2% uptime');
-    expect(text).toContain(`title="${iso(today.getTime()).slice(0, 10)}: 98% uptime, 4 of 200 checks failed, 2 slow"`);
+    expect(text).toContain(`title="${iso(day(5).getTime()).slice(0, 10)}: 90% uptime, 2 h 24 min down"`);
     expect(text).toContain('No data');
-    expect(text.match(/class="bar b-none"/g)!.length).toBe(87 + 90);
+    expect(text.match(/class="bar b-none"/g)!.length).toBe(89);
     expect(text.match(/class="bar /g)!.length).toBe(180);
+
+    // A policy change changes the bars at once: maintenance counted down makes day 3 75% up.
+    const put = await request(h.app)
+      .put('/api/v1/settings/accounting')
+      .set(bearer(w.tokens.owner))
+      .send({ maintenance: 'down' });
+    expect(put.status).toBe(200);
+    const after = (await json(p.slug)).body.data;
+    expect(after.uptime.policy).toMatchObject({ maintenance: 'down', version: 2 });
+    const apiAfter = after.uptime.components.find((u: { componentId: string }) => u.componentId === m.componentId);
+    expect(apiAfter.days[86]).toMatchObject({ percent: 75, maintenanceSeconds: 21_600 });
   });
 
   it('escapes every piece of user text', async () => {

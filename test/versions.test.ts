@@ -221,6 +221,16 @@ const targets = {
     const row = () => h.prisma.webhook.findUnique({ where: { id } });
     return target(`/webhooks/${id}`, id, row);
   },
+  async accountingPolicy(): Promise<Target> {
+    // The policy's row exists once written (GET answers the defaults at version 1 before).
+    const put = await request(h.app)
+      .put('/api/v1/settings/accounting')
+      .set(bearer(ws.tokens.owner))
+      .send({ maintenance: 'down' });
+    expect(put.status).toBe(200);
+    const row = () => h.prisma.accountingPolicy.findUnique({ where: { workspaceId: ws.ws.id } });
+    return target('/settings/accounting', ws.ws.id, row);
+  },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
     const { slug } = await h.prisma.statusPage.findUniqueOrThrow({ where: { id: page.resourceId } });
@@ -234,7 +244,7 @@ const targets = {
   },
 };
 
-/** Each PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
+/** Each PUT, PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
 const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }> = {
   'PATCH /maintenance/{id}': { make: targets.maintenance, body: { title: 'Changed' } },
   'DELETE /maintenance/{id}': { make: targets.maintenance },
@@ -255,18 +265,19 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
     body: { url: 'https://93.184.215.14/other?token=b-secret', types: ['incident.opened'] },
   },
   'DELETE /webhooks/{id}': { make: targets.webhook },
+  'PUT /settings/accounting': { make: targets.accountingPolicy, body: { maintenance: 'up' } },
 };
 
 const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);
 
-describe('If-Match on every PATCH and DELETE', () => {
-  it('covers every declared PATCH and DELETE', () => {
+describe('If-Match on every PUT, PATCH and DELETE', () => {
+  it('covers every declared PUT, PATCH and DELETE', () => {
     expect(conditionalRoutes.sort()).toEqual(Object.keys(CONDITIONAL).sort());
   });
 
   it.each(conditionalRoutes)('%s: stale -> 412 and nothing written; current -> written once', async (key) => {
     const { make, body } = CONDITIONAL[key]!;
-    const method = key.split(' ')[0]!.toLowerCase() as 'patch' | 'delete';
+    const method = key.split(' ')[0]!.toLowerCase() as 'put' | 'patch' | 'delete';
     const target = await make();
     const send = (ifMatch: string) => {
       const req = request(h.app)[method](`/api/v1${target.path}`).set(bearer(ws.tokens.owner)).set('If-Match', ifMatch);
@@ -289,7 +300,7 @@ describe('If-Match on every PATCH and DELETE', () => {
 
     const ok = await send(`"${version}"`);
     expect([key, ok.status]).toEqual([key, method === 'delete' ? 204 : 200]);
-    if (method === 'patch') {
+    if (method !== 'delete') {
       expect([ok.headers.etag, ok.body.data.version]).toEqual([`"${version + 1}"`, version + 1]);
       expect(await target.version()).toBe(version + 1);
     } else {

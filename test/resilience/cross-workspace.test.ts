@@ -192,6 +192,15 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
       { label: 'invalid', body: { name: '' }, invalid: true },
     ],
   },
+  'GET /monitors/{id}/uptime': {
+    make: resources.monitor,
+    variants: [
+      { label: 'default' },
+      { label: 'weeks in Berlin', query: '?granularity=week&timezone=Europe/Berlin' },
+      { label: 'bad granularity', query: '?granularity=year', invalid: true },
+      { label: 'from after to', query: '?from=2026-10-10&to=2026-10-01', invalid: true },
+    ],
+  },
   'GET /monitors/{id}/pings': {
     make: resources.monitor,
     variants: [

@@ -59,7 +59,7 @@ export function startRuntime(h: Harness, opts: RuntimeOptions = {}) {
       opts.logger ??
       createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
     housekeeping: opts.housekeeping ?? false,
-    parts: { subscribers: false, webhooks: false, ...opts.parts },
+    parts: { subscribers: false, webhooks: false, reports: false, ...opts.parts },
     // The API's guard: a suite that injects a resolver into it (resilience/ssrf) gets it in the worker too.
     guard: h.deps.guard,
     ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),

@@ -42,6 +42,8 @@ export interface PruneReport {
   packedResultDays: number;
   hourlyRollups: number;
   dailyRollups: number;
+  /** Uptime accounting's spans that ended before the daily counts' cutoff. */
+  monitorSpans: number;
   /** Heartbeat pings, kept as long as raw results. */
   heartbeatPings: number;
   /** The event log and webhook deliveries, kept EVENT_RETENTION_DAYS. */
@@ -132,6 +134,14 @@ export async function pruneExpired(
         SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < ${dailyCutoff}::date ORDER BY day LIMIT ${n}::int)`,
     opts,
   );
+  // Uptime accounting's spans, as long as daily counts (400 days at least): an open span stays whatever its age.
+  const spansCutoff = new Date(now.getTime() - retention.dailyRollupsDays * DAY_MS);
+  const monitorSpans = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM monitor_spans WHERE id IN (
+        SELECT id FROM monitor_spans WHERE "endedAt" < ${spansCutoff} ORDER BY "endedAt" LIMIT ${n}::int)`,
+    opts,
+  );
   const heartbeatPings = await inBatches(
     () => prisma.$executeRaw`
       DELETE FROM heartbeat_pings WHERE id IN (
@@ -164,6 +174,7 @@ export async function pruneExpired(
     packedResultDays,
     hourlyRollups,
     dailyRollups,
+    monitorSpans,
     heartbeatPings,
     events,
     webhookDeliveries,

@@ -8,6 +8,8 @@ import { eventRoutes } from './events/events.routes.js';
 import { incidentRoutes } from './incidents/incidents.routes.js';
 import { maintenanceRoutes } from './maintenance/maintenance.routes.js';
 import { monitorRoutes } from './monitors/monitors.routes.js';
+import { reportRoutes } from './reports/reports.routes.js';
+import { settingsRoutes } from './settings/settings.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { statusPageRoutes } from './status-pages/status-pages.routes.js';
 
@@ -28,4 +30,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   ...auditEventRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...reportRoutes,
+  ...settingsRoutes,
 ];

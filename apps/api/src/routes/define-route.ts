@@ -5,7 +5,7 @@ import type { Permission } from '../services/auth/permissions.js';
 import type { ServiceContext } from '../services/context.js';
 import type { BodyChecks } from '../services/validation.js';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Tag =
   | 'Monitors'
   | 'Components'
@@ -16,7 +16,8 @@ export type Tag =
   | 'Access'
   | 'Configuration'
   | 'Audit events'
-  | 'Events';
+  | 'Events'
+  | 'Reports';
 /** Who may call: `read` is every role; otherwise a permission of services/auth/permissions.ts. */
 export type Roles = 'read' | Permission;
 
@@ -34,12 +35,14 @@ type OkResponse =
   | { description: string; page: z.ZodType }
   | { description: string; body: z.ZodType };
 /** The success answer (exactly one), plus the operation's own 409 when it has one. */
-export type Responses = ({ 200: OkResponse } | { 201: OkResponse } | { 204: { description: string } }) & {
+export type Responses = (
+  { 200: OkResponse } | { 201: OkResponse } | { 202: OkResponse } | { 204: { description: string } }
+) & {
   409?: { description: string; example: string };
 };
 
 /** What the handler returns for the success declared: the record, the page, or nothing (204). */
-export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O }
+export type ResultOf<R> = R extends { 200: infer O } | { 201: infer O } | { 202: infer O }
   ? O extends { data: infer S extends z.ZodType }
     ? z.infer<S>
     : O extends { page: infer S extends z.ZodType }
@@ -81,15 +84,19 @@ export interface RouteSpec<Path extends string, Q extends z.ZodType, B extends z
   responses: R;
   /** Takes `Idempotency-Key`; the service must call `ctx.inTransaction` in its transaction (services/README.md). */
   idempotent?: boolean;
-  handler: (
-    deps: ApiDeps,
-    input: {
-      ctx: ServiceContext;
-      params: Record<PathParams<Path>, string>;
-      query: z.output<Q>;
-      body: z.output<B>;
-    },
-  ) => Promise<ResultOf<R>>;
+  handler: (deps: ApiDeps, input: HandlerInput<Path, Q, B>) => Promise<ResultOf<R>>;
+  /**
+   * A CSV answer of the same operation, for a request that asks for it (`Accept: text/csv` preferred to JSON, or the
+   * query's `format=csv`): answered as `text/csv` instead of the envelope.
+   */
+  csv?: { description: string; handler: (deps: ApiDeps, input: HandlerInput<Path, Q, B>) => Promise<string> };
+}
+
+export interface HandlerInput<Path extends string, Q extends z.ZodType, B extends z.ZodType> {
+  ctx: ServiceContext;
+  params: Record<PathParams<Path>, string>;
+  query: z.output<Q>;
+  body: z.output<B>;
 }
 
 /** A declared operation with its types erased, as mountRoutes and the document read it. */
@@ -108,10 +115,10 @@ export function defineRoute<
   return spec as unknown as ApiRoute;
 }
 
-/** The success status an operation answers (201 for a create, 204 for a delete, else 200). */
-export function successStatus(route: ApiRoute): 200 | 201 | 204 {
-  const r = route.responses as Partial<Record<200 | 201 | 204, unknown>>;
-  return r[201] ? 201 : r[204] ? 204 : 200;
+/** The success status an operation answers (201 for a create, 202 for work accepted, 204 for a delete, else 200). */
+export function successStatus(route: ApiRoute): 200 | 201 | 202 | 204 {
+  const r = route.responses as Partial<Record<200 | 201 | 202 | 204, unknown>>;
+  return r[201] ? 201 : r[202] ? 202 : r[204] ? 204 : 200;
 }
 
 /** The declared success answer. */
@@ -125,9 +132,9 @@ export function successOf(route: ApiRoute): {
 }
 
 /**
- * PATCH and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
+ * PUT, PATCH and DELETE honour If-Match (ctx.ifMatch): their services check it in the write itself with claimVersion
  * (services/audit/record-write.ts); test/versions.test.ts sends a stale one to every such operation.
  */
 export function takesIfMatch(route: ApiRoute): boolean {
-  return route.method === 'patch' || route.method === 'delete';
+  return route.method === 'put' || route.method === 'patch' || route.method === 'delete';
 }

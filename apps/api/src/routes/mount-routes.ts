@@ -1,4 +1,4 @@
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
@@ -27,6 +27,11 @@ const NOTHING = z.object({}).strict();
  */
 const lowerCased = (params: Record<string, string>) =>
   Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v.toLowerCase()]));
+
+/** A CSV answer is asked for: `format=csv`, or `Accept` preferring text/csv to JSON. */
+const wantsCsv = (req: Request, query: unknown) =>
+  (query as { format?: unknown } | undefined)?.format === 'csv' ||
+  req.accepts(['application/json', 'text/csv']) === 'text/csv';
 
 /** `/monitors/{id}` -> `/monitors/:id`. */
 const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
@@ -65,7 +70,15 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         ...caller,
         ifMatch: conditional ? parseIfMatch(req.get('if-match')) : undefined,
       };
-      const result = await route.handler(deps, { ctx, params, query, body: parsedBody });
+      const input = { ctx, params, query, body: parsedBody };
+      if (route.csv && wantsCsv(req, query)) {
+        res
+          .status(status)
+          .type('text/csv; charset=utf-8')
+          .send(await route.csv.handler(deps, input));
+        return;
+      }
+      const result = await route.handler(deps, input);
       if (answerNotStored(res)) {
         throw new Error(
           `${route.method.toUpperCase()} ${route.path} is idempotent but its service did not store the answer`,

@@ -957,6 +957,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/monitors/{id}/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monitor's uptime
+         * @description The monitor's uptime per day, ISO week or month of a timezone, cut at `from` and `to`. Counted per second under the workspace accounting policy (GET /settings/accounting), which the answer names: each second is in one state by precedence noData > maintenance > down > degraded > up; `uptimePercent` = seconds counted as up / countedSeconds * 100, truncated to 4 decimals. Down runs from the first failing result of the regions that opened an incident to its resolution; manual incidents count for nothing. A monitor's `slaTarget` adds `slaMet` and the error budget. 400 for an unknown parameter or timezone, a bad granularity or date, `from` not before `to`, or `from` more than 400 days back. Any role (viewer and above).
+         */
+        get: operations["getMonitorUptime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A monitor's uptime (headers only)
+         * @description As `GET /monitors/{id}/uptime` (getMonitorUptime), answered with its status and headers and no body.
+         */
+        head: operations["getMonitorUptimeHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Uptime report
+         * @description The uptime of the monitors matching the filters of GET /monitors (and `monitorIds`), one row per monitor with its periods, a page at a time. With `Accept: text/csv` or `format=csv`: CSV of every matching monitor (not a page; at most 100,000 lines), one line per monitor and period, header `monitor_id,monitor_name,period_start,period_end,uptime_percent,up_seconds,degraded_seconds,down_seconds,maintenance_seconds,no_data_seconds,incidents` (uptime empty when nothing is counted, incident ids separated by spaces). Counted per second under the workspace accounting policy (GET /settings/accounting), which the answer names: each second is in one state by precedence noData > maintenance > down > degraded > up; `uptimePercent` = seconds counted as up / countedSeconds * 100, truncated to 4 decimals. Down runs from the first failing result of the regions that opened an incident to its resolution; manual incidents count for nothing. A monitor's `slaTarget` adds `slaMet` and the error budget. 400 for an unknown parameter or timezone, a bad granularity or date, `from` not before `to`, or `from` more than 400 days back. Any role (viewer and above).
+         */
+        get: operations["getUptimeReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Uptime report (headers only)
+         * @description As `GET /reports/uptime` (getUptimeReport), answered with its status and headers and no body.
+         */
+        head: operations["getUptimeReportHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/uptime/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a monthly uptime report now
+         * @description Mails the report of `month` (in the policy's timezone: a table per monitor and the CSV attached) to the policy's `reportRecipients`, sent by a worker within a minute. The scheduled report goes out by itself on the 1st at 06:00 of that timezone, once per month. 400 for a month not started or more than 400 days back. Role: admin or owner (others get 403).
+         */
+        post: operations["sendUptimeReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/accounting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The uptime accounting policy
+         * @description How the workspace counts uptime: maintenance, degraded and no-data time, the reports' timezone and the monthly report recipients. The defaults (maintenance and no data excluded, degraded up, UTC, nobody) at version 1 until changed. Any role (viewer and above).
+         */
+        get: operations["getAccountingSettings"];
+        /**
+         * Replace the uptime accounting policy
+         * @description Replaces the whole policy (an omitted field goes back to its default); `version` grows by one when a field changed. Every uptime figure (reports, status page bars and badges) is counted with it from then on and names its version. Role: admin or owner (others get 403).
+         */
+        put: operations["updateAccountingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The uptime accounting policy (headers only)
+         * @description As `GET /settings/accounting` (getAccountingSettings), answered with its status and headers and no body.
+         */
+        head: operations["getAccountingSettingsHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "incident.opened": {
@@ -1527,6 +1623,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The uptime it promises in percent (90 to 99.9999), or null: uptime reports then add `slaMet` and the error budget (GET /monitors/{id}/uptime). */
+            slaTarget: number | null;
             /** @description Heartbeat only; null for other types. */
             graceSeconds: number | null;
             /** @description http only: an https check whose certificate expires within this many days fails with `certificate_expiring`; null = off (and for other types). */
@@ -2056,6 +2154,7 @@ export interface components {
              */
             type?: "http";
             target: string;
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2095,6 +2194,7 @@ export interface components {
             /** @enum {string} */
             type: "tcp";
             target: string;
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2115,6 +2215,7 @@ export interface components {
         CreateHeartbeatMonitorInput: {
             /** @enum {string} */
             type: "heartbeat";
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2133,6 +2234,7 @@ export interface components {
             /** @enum {string} */
             type: "dns";
             target: string;
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2158,6 +2260,7 @@ export interface components {
             name?: string;
             /** Format: uuid */
             escalationPolicyId?: string | null;
+            slaTarget?: number | null;
             target?: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2714,7 +2817,7 @@ export interface components {
             /** @enum {string} */
             action: "create" | "update" | "delete" | "noop";
             /** @enum {string} */
-            resourceType: "monitor" | "escalation_policy" | "status_page";
+            resourceType: "monitor" | "escalation_policy" | "status_page" | "accounting_policy";
             ref: string;
             /**
              * Format: uuid
@@ -2729,7 +2832,7 @@ export interface components {
                 };
             };
         };
-        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). */
+        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without it leaves the policy alone. */
         ConfigDocument: {
             /** @enum {number} */
             version: 1;
@@ -2757,6 +2860,7 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            accounting?: components["schemas"]["AccountingSettingsInput"];
         };
         /** @description A monitor body as POST /monitors takes it (`CreateMonitorInput`: the same fields, defaults and rules), with its `ref` and optionally `escalationPolicy`. */
         ConfigMonitor: {
@@ -2766,6 +2870,37 @@ export interface components {
             escalationPolicy?: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /** @description The workspace's uptime accounting policy: PUT /settings/accounting's body, and `accounting` in a config document (fields left out take their defaults). */
+        AccountingSettingsInput: {
+            /**
+             * @description Time in a maintenance window covering the monitor: `excluded` from the figure (default), counted `up`, or counted `down`.
+             * @default excluded
+             * @enum {string}
+             */
+            maintenance?: "excluded" | "up" | "down";
+            /**
+             * @description Degraded time (slow, or failing without an incident): `up` (default) or `down`.
+             * @default up
+             * @enum {string}
+             */
+            degraded?: "up" | "down";
+            /**
+             * @description Time without data (before creation, paused, slots no region could check): `excluded` (default), `up` or `down`.
+             * @default excluded
+             * @enum {string}
+             */
+            noData?: "excluded" | "up" | "down";
+            /**
+             * @description The IANA timezone of report periods and of the monthly mail (default UTC).
+             * @default UTC
+             */
+            timezone?: string;
+            /**
+             * @description Up to 20 addresses that get the monthly report on the 1st at 06:00 in `timezone` (default none).
+             * @default []
+             */
+            reportRecipients?: string[];
         };
         ConfigApplyInput: {
             /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
@@ -2796,6 +2931,7 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            accounting?: components["schemas"]["AccountingSettingsInput"];
         };
         /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
         ApiToken: {
@@ -2896,7 +3032,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "accounting_policy" | "workspace" | "user";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -2974,6 +3110,93 @@ export interface components {
             nextAttemptAt: string | null;
             /** Format: date-time */
             deliveredAt: string | null;
+        };
+        MonitorUptime: {
+            policy: components["schemas"]["AccountingPolicyUsed"];
+            /** @description The IANA timezone the periods follow. */
+            timezone: string;
+            total: components["schemas"]["UptimePeriod"];
+            periods: components["schemas"]["UptimePeriod"][];
+        };
+        /** @description The workspace accounting policy (GET /settings/accounting) the figures were counted with. */
+        AccountingPolicyUsed: {
+            /** @enum {string} */
+            maintenance: "excluded" | "up" | "down";
+            /** @enum {string} */
+            degraded: "up" | "down";
+            /** @enum {string} */
+            noData: "excluded" | "up" | "down";
+            /** @description The accounting policy's version these figures used. */
+            version: number;
+        };
+        /** @description The whole range asked for, as one period. */
+        UptimePeriod: {
+            /**
+             * Format: date-time
+             * @description Start (inclusive): a local midnight, or the `from` asked for.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End (exclusive): the next local midnight, or the `to` asked for, or the moment of the request.
+             */
+            to: string;
+            /** @description Seconds counted as up / countedSeconds * 100, truncated to 4 decimals (never rounded up to 100); null when the policy counts no second of the period. */
+            uptimePercent: number | null;
+            /** @description Seconds the policy does not exclude (maintenance and no data may be excluded). */
+            countedSeconds: number;
+            /** @description Seconds up: no incident, results passing. */
+            upSeconds: number;
+            /** @description Seconds degraded: results slow or failing without an incident. */
+            degradedSeconds: number;
+            /** @description Seconds down: from the first failing result of an incident's opening to its resolution. */
+            downSeconds: number;
+            /** @description Seconds in a maintenance window covering the monitor. */
+            maintenanceSeconds: number;
+            /** @description Seconds before creation, paused, or in slots no region could check. */
+            noDataSeconds: number;
+            /** @description The monitor incidents with down time in the period, by start. */
+            incidents: string[];
+            /** @description With `slaTarget`: whether uptimePercent reached it (null when nothing is counted). */
+            slaMet?: boolean | null;
+            /** @description With `slaTarget`: countedSeconds * (100 - slaTarget) / 100, to the millisecond. */
+            errorBudgetSeconds?: number;
+            /** @description With `slaTarget`: the budget less the seconds counted not up (negative once overspent). */
+            errorBudgetRemainingSeconds?: number;
+        };
+        UptimeReportRow: components["schemas"]["MonitorUptime"] & {
+            /** Format: uuid */
+            monitorId: string;
+            monitorName: string;
+            slaTarget: number | null;
+        };
+        /** @description A report mail queued: a worker sends it within a minute (the table of the month and its CSV). */
+        UptimeReportMail: {
+            /** Format: uuid */
+            id: string;
+            month: string;
+            recipients: string[];
+            /** @enum {string} */
+            status: "pending" | "sending" | "sent" | "failed";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SendUptimeReportInput: {
+            /** @description The month to report, in the policy's timezone (`2026-10`). */
+            month: string;
+        };
+        /** @description How uptime is counted in this workspace (docs/decisions.md, "Uptime accounting"): every uptime figure names the policy and version it used. */
+        AccountingSettings: {
+            /** @enum {string} */
+            maintenance: "excluded" | "up" | "down";
+            /** @enum {string} */
+            degraded: "up" | "down";
+            /** @enum {string} */
+            noData: "excluded" | "up" | "down";
+            timezone: string;
+            reportRecipients: string[];
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
         };
     };
     responses: {
@@ -7081,7 +7304,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "accounting_policy" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -7131,7 +7354,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "accounting_policy" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -7752,6 +7975,447 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMonitorUptime: {
+        parameters: {
+            query?: {
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The periods and their total. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MonitorUptime"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMonitorUptimeHead: {
+        parameters: {
+            query?: {
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The periods and their total. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    getUptimeReport: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description A comma-separated list of: pending, up, degraded, down. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+                /** @description A comma-separated list of monitor ids (at most 1,000). */
+                monitorIds?: string;
+                /** @description `csv`: answer CSV (as `Accept: text/csv` does). Default: JSON. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors with their uptime. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UptimeReportRow"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUptimeReportHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description A comma-separated list of: pending, up, degraded, down. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+                /** @description A comma-separated list of monitor ids (at most 1,000). */
+                monitorIds?: string;
+                /** @description `csv`: answer CSV (as `Accept: text/csv` does). Default: JSON. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors with their uptime. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    sendUptimeReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendUptimeReportInput"];
+            };
+        };
+        responses: {
+            /** @description The mail is queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UptimeReportMail"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: the accounting policy has no report recipients. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The accounting policy has no reportRecipients: add some with PUT /settings/accounting"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccountingSettings"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAccountingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountingSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The policy as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccountingSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountingSettingsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     incidentOpenedWebhook: {

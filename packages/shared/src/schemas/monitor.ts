@@ -270,8 +270,20 @@ const dependsOn = z
     });
   });
 
+/**
+ * The uptime a monitor promises, in percent: 90 to 99.9999, at most 4 decimals (reports count its error budget in
+ * ten-thousandths of a percent); null: none.
+ */
+const slaTarget = z
+  .number()
+  .min(90)
+  .max(99.9999)
+  .refine((v) => Math.abs(v * 10_000 - Math.round(v * 10_000)) < 1e-6, 'must have at most 4 decimals')
+  .nullable();
+
 /** Fields every monitor type accepts. */
 const commonFields = {
+  slaTarget: slaTarget.optional(),
   name,
   intervalSeconds: intervalSeconds.optional(),
   openThreshold: threshold.optional(),
@@ -385,6 +397,7 @@ export const updateMonitorSchema = z
   .object({
     name: name.optional(),
     escalationPolicyId: uuidInputSchema.nullable().optional(),
+    slaTarget: slaTarget.optional(),
     target: z.string().max(L.targetMax).optional(),
     intervalSeconds: intervalSeconds.optional(),
     openThreshold: threshold.optional(),
@@ -427,6 +440,7 @@ export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;
 /** The update fields each type accepts (the create schemas say the same for create). */
 const EVERY_TYPE_UPDATE_FIELDS = [
   'name',
+  'slaTarget',
   'escalationPolicyId',
   'intervalSeconds',
   'openThreshold',

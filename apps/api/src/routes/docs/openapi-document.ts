@@ -107,6 +107,13 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       'The event log (CloudEvents 1.0, kept 30 days, read with a cursor) and the webhooks that receive it, signed with ' +
       '`Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, retried for 24 hours and replayable.',
   },
+  {
+    name: 'Reports',
+    description:
+      'Uptime over days, ISO weeks or months in a timezone, counted second by second under the workspace accounting ' +
+      'policy that every figure names (maintenance, degraded and no-data time), with SLA error budgets; as JSON or CSV, ' +
+      'and mailed monthly to the report recipients.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ const ROLE_NOTE: Record<Roles, string> = {
   'config:apply': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
   'webhooks:manage': 'Role: admin or owner (others get 403).',
+  'reports:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -217,7 +218,16 @@ export function operationOf(route: ApiRoute): RouteConfig {
       ...(versioned ? { ETag: ref('headers', 'ETag') } : {}),
       ...(route.idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
     },
-    ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    ...(schema
+      ? {
+          content: {
+            'application/json': { schema },
+            ...(route.csv
+              ? { 'text/csv': { schema: z.string().openapi({ description: route.csv.description }) } }
+              : {}),
+          },
+        }
+      : {}),
   };
   if (revalidates) responses['304'] = ref('responses', 'NotModified');
   responses['400'] = errors('BadRequest');

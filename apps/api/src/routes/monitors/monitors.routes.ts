@@ -7,7 +7,8 @@ import {
 import { createMonitor } from '../../services/monitors/create-monitor.js';
 import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
-import { listMonitors, monitorListQuerySchema } from '../../services/monitors/list-monitors.js';
+import { listMonitors } from '../../services/monitors/list-monitors.js';
+import { monitorListQuerySchema } from '../../services/monitors/monitor-filters.js';
 import { monitorRecordSchema } from '../../services/monitors/monitor-record.js';
 import { createMonitorChecks, updateMonitorChecks } from '../../services/monitors/monitor-validation.js';
 import { getResponseTimes, responseTimeHistorySchema } from '../../services/monitors/get-response-times.js';

@@ -34,6 +34,8 @@ export const RESOURCES = {
   member: { table: 'memberships', idColumn: 'userId', noun: 'member' },
   subscriber: { table: 'status_page_subscribers', idColumn: 'id', noun: 'subscriber' },
   webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
+  /** One per workspace, addressed by the workspace's id (`/settings/accounting`). */
+  accounting_policy: { table: 'accounting_policies', idColumn: 'workspaceId', noun: 'accounting policy' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
   /** A member's own account (console password, second factor), recorded in each of their workspaces: no version. */

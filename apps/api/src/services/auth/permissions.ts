@@ -15,6 +15,8 @@ export const PERMISSIONS = {
   'config:apply': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
   'webhooks:manage': ['owner', 'admin'],
+  /** The accounting policy and sending the uptime report (beyond-the-seed §8). */
+  'reports:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -22,6 +22,8 @@ import { isUniqueViolation } from '../records.js';
 import { logFailure } from '../best-effort.js';
 import { checkNow, SCHEDULES_RECONCILED } from '../monitors/monitor-schedule.js';
 import { replaceLayout } from '../status-pages/replace-layout.js';
+import type { AccountingSettingsInput } from '../settings/accounting-settings-record.js';
+import { writeAccountingPolicyInTx } from '../settings/update-accounting-settings.js';
 import type { ConfigDeps } from './config-deps.js';
 import { fail, readConfigDocument } from './config-document.js';
 import type { ConfigApplyInput, ConfigDocument } from './config-schema.js';
@@ -133,7 +135,14 @@ async function write(
   await writeStatusPages(w, plan, componentsByRef(plan, created));
   // Monitors let go of a deleted policy by its foreign key; one that incidents pinned is archived instead.
   for (const p of plan.policies) if (p.change.action === 'delete') await deletePolicyInTx(tx, ctx, p.stored!.id);
-  await recordWrites(tx, ctx, [...plan.policies, ...plan.monitors, ...plan.statusPages]);
+  if (plan.accounting?.change.action === 'update')
+    await writeAccountingPolicyInTx(tx, ctx, plan.accounting.desired as AccountingSettingsInput);
+  await recordWrites(tx, ctx, [
+    ...plan.policies,
+    ...plan.monitors,
+    ...plan.statusPages,
+    ...(plan.accounting ? [plan.accounting] : []),
+  ]);
   // The event log (GET /events, webhooks) after the versions went up: monitor.deleted came with each removal.
   const createdIds = new Map([...created].map(([ref, c]) => [ref, c.id]));
   await recordMonitorEvents(tx, deps, ctx, 'monitor.created', [...createdIds.values()]);

@@ -3,6 +3,7 @@ import { createEscalationPolicySchema } from '../escalation-policies/policy-inpu
 import { validateCreateInput } from '../monitors/monitor-validation.js';
 import { failWith, isAt, isObject, type BodyChecks } from '../validation.js';
 import { withPlaceholders } from './policy-views.js';
+import { accountingSettingsInputSchema } from '../settings/accounting-settings-record.js';
 import {
   managedMonitorFields,
   refSchema,
@@ -64,6 +65,7 @@ function refsOf(kind: string, entries: readonly unknown[], found: SchemaIssues, 
 /** A document as the schema shapes it: its entries may still hold what the schema left to the kinds' own rules. */
 interface DocumentEntries {
   prune?: boolean | undefined;
+  accounting?: unknown;
   monitors?: readonly unknown[] | undefined;
   escalationPolicies?: readonly unknown[] | undefined;
   statusPages?: readonly unknown[] | undefined;
@@ -167,7 +169,19 @@ async function readEntries(
   }
 
   issues.push(...found.rest());
-  return { issues, doc: { prune: document.prune ?? false, monitors, escalationPolicies, statusPages } };
+  // The schema judged it (its issues are the document's own, at `accounting.<field>`).
+  const accounting =
+    document.accounting === undefined ? null : accountingSettingsInputSchema.safeParse(document.accounting);
+  return {
+    issues,
+    doc: {
+      prune: document.prune ?? false,
+      accounting: accounting?.success ? accounting.data : null,
+      monitors,
+      escalationPolicies,
+      statusPages,
+    },
+  };
 }
 
 /**

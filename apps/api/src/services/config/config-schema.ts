@@ -11,6 +11,7 @@ import {
   type CreateMonitorInput,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
+import { accountingSettingsInputSchema, type AccountingSettingsInput } from '../settings/accounting-settings-record.js';
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 
 export const CONFIG_LIMITS = { refMax: 100, monitorsMax: 5000, statusPagesMax: 200, policiesMax: 200 } as const;
@@ -87,12 +88,17 @@ const documentFields = {
     .optional()
     .openapi({ description: 'Escalation policies as POST /escalation-policies takes them, each with its `ref`.' }),
   statusPages: z.array(statusPageEntrySchema).max(CONFIG_LIMITS.statusPagesMax).optional(),
+  // Described by its component (PUT /settings/accounting's body too) and in DOCUMENT_DESCRIPTION: a description here
+  // would replace the shared component's.
+  accounting: accountingSettingsInputSchema.optional(),
 };
 
 const DOCUMENT_DESCRIPTION =
   'A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a ' +
   'header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no ' +
-  'configured key decrypts: it cannot be kept, so both are a 400 at their path there).';
+  'configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime ' +
+  'accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without ' +
+  'it leaves the policy alone.';
 
 /** POST /config/plan's body and GET /config's answer. */
 export const configDocumentSchema = z
@@ -141,6 +147,8 @@ export interface DesiredPolicy {
 /** A document read: every entry judged by its kind's rules, every ref resolved within the document. */
 export interface ConfigDocument {
   prune: boolean;
+  /** null: the document leaves the accounting policy alone. */
+  accounting: AccountingSettingsInput | null;
   monitors: DesiredMonitor[];
   escalationPolicies: DesiredPolicy[];
   statusPages: DesiredStatusPage[];

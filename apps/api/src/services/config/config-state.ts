@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
   ConflictError,
+  loadAccountingSettings,
+  type AccountingSettings,
   ValidationError,
   type Config,
   type Issue,
@@ -30,7 +32,7 @@ import {
   type ConfigPolicyRow,
 } from './policy-views.js';
 
-export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page';
+export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page' | 'accounting_policy';
 export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
 
 /** One line of a plan, as the API shows it. */
@@ -56,6 +58,8 @@ export interface ConfigPlan {
   policies: PlannedChange<ConfigPolicyRow>[];
   monitors: PlannedChange<ConfigMonitorRow>[];
   statusPages: PlannedChange<StoredPage>[];
+  /** The accounting policy's change, when the document states it (ref `accounting`, id the workspace's). */
+  accounting: PlannedChange<{ id: string }> | null;
   changes: ConfigChange[];
   summary: Record<ChangeAction, number>;
 }
@@ -84,11 +88,13 @@ export interface StoredState {
   policyRefs: Map<string, string>;
   /** The workspace's default policy, managed or not (read to judge a move of the default, never written). */
   defaultPolicy: { id: string; ref: string | null; name: string } | null;
+  /** The accounting policy (the defaults at version 1 while it has no row). */
+  accounting: AccountingSettings;
 }
 
 /** The workspace's managed resources (those with a ref). Unmanaged ones are never read, compared or touched. */
 export async function loadState(db: Db, workspaceId: string): Promise<StoredState> {
-  const [monitors, pages, policies, workspace] = await Promise.all([
+  const [monitors, pages, policies, workspace, accounting] = await Promise.all([
     db.monitor.findMany({
       where: { workspaceId, ref: { not: null } },
       select: configMonitorSelect,
@@ -108,6 +114,7 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
       where: { id: workspaceId },
       select: { defaultEscalationPolicy: { select: { id: true, ref: true, name: true } } },
     }),
+    loadAccountingSettings(db, workspaceId),
   ]);
   return {
     policies: new Map(policies.map((p) => [p.ref!, p])),
@@ -115,8 +122,12 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
     statusPages: new Map(pages.map((p) => [p.ref!, p])),
     policyRefs: new Map(policies.map((p) => [p.id, p.ref!])),
     defaultPolicy: workspace.defaultEscalationPolicy,
+    accounting,
   };
 }
+
+/** The accounting policy as a document states it (its version is not a document field). */
+export const accountingView = ({ version: _, ...fields }: AccountingSettings): View => ({ ...fields });
 
 /** A stored page as the document sees it; a section component whose monitor the document does not manage shows by id. */
 export function storedPageView(page: StoredPage, componentRefs: Map<string, string>): View {
@@ -153,6 +164,7 @@ const SHOW: Record<ResourceType, Show> = {
   monitor: shownValue,
   escalation_policy: (field, value) => (field === 'steps' ? shownSteps(value) : value),
   status_page: (_field, value) => value,
+  accounting_policy: (_field, value) => value,
 };
 
 /** Every field of a created resource, from null. */
@@ -268,10 +280,17 @@ export async function computePlan(
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
 
-  const changes = [...policies, ...monitors, ...statusPages].map((p) => p.change);
+  // The accounting policy: one record per workspace, always there (its defaults), so only updated or left alone.
+  const accounting = doc.accounting
+    ? planOf('accounting_policy', 'accounting', { id: workspaceId }, accountingView(state.accounting), {
+        ...doc.accounting,
+      })
+    : null;
+
+  const changes = [...policies, ...monitors, ...statusPages, ...(accounting ? [accounting] : [])].map((p) => p.change);
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
-  return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, changes, summary };
+  return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, accounting, changes, summary };
 }
 
 /**
@@ -441,6 +460,7 @@ function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): str
         policyRefs: [...state.policyRefs.entries()].sort(),
         // Whose default the document may take: a move of it since the plan changes what apply would change.
         defaultPolicy: state.defaultPolicy?.id ?? null,
+        accounting: doc.accounting ? state.accounting.version : null,
       }),
     )
     .digest('hex');

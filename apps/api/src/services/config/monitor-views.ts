@@ -87,6 +87,7 @@ export function storedMonitorView(
     dependsOn: row.dependsOn,
     environment: row.environment,
     metadata: row.metadata,
+    slaTarget: row.slaTarget,
     target: row.target,
     timeoutMs: row.timeoutMs,
     degradedAfterMs: row.degradedAfterMs,

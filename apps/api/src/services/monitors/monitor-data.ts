@@ -22,6 +22,7 @@ export const MONITOR_DEFAULTS = {
   dependsOn: [] as string[],
   environment: 'production',
   metadata: {} as Record<string, string>,
+  slaTarget: null,
   timeoutMs: DEFAULT_TIMEOUT_MS,
   degradedAfterMs: null,
   latencyThresholdMs: null,
@@ -68,6 +69,7 @@ export function monitorCreateData(
     dependsOn: m.dependsOn ?? [],
     environment: m.environment ?? D.environment,
     metadata: m.metadata ?? {},
+    slaTarget: m.slaTarget ?? D.slaTarget,
     ...(m.type !== 'heartbeat'
       ? {
           timeoutMs: m.timeoutMs ?? D.timeoutMs,

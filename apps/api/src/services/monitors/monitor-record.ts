@@ -101,6 +101,14 @@ export const monitorRecordSchema = z
     metadata: z
       .record(z.string(), z.string())
       .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
+    slaTarget: z
+      .number()
+      .nullable()
+      .openapi({
+        description:
+          'The uptime it promises in percent (90 to 99.9999), or null: uptime reports then add `slaMet` and the error ' +
+          'budget (GET /monitors/{id}/uptime).',
+      }),
     graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
     certificateExpiryDays: z.number().int().nullable().openapi({
       description:
@@ -192,6 +200,7 @@ export const monitorRecordSelect = {
   contentType: true,
   environment: true,
   metadata: true,
+  slaTarget: true,
   jsonAssertion: true,
   graceSeconds: true,
   certificateExpiryDays: true,
@@ -288,6 +297,7 @@ export function toMonitorRecord(
     jsonAssertion: (row.jsonAssertion ?? null) as MonitorRecord['jsonAssertion'],
     environment: row.environment,
     metadata: row.metadata as Record<string, string>,
+    slaTarget: row.slaTarget,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
     certificateExpiryDays: row.type === 'http' ? row.certificateExpiryDays : null,
     certificate: certificate && {

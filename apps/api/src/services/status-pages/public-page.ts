@@ -1,8 +1,13 @@
 import {
+  accountMonitors,
   createBatchLoader,
   CUSTOM_DOMAIN_RE,
+  loadAccountingSettings,
+  monitorRegions,
+  namedPolicy,
   perClient,
   publicIncidentFilter,
+  type NamedPolicy,
   type MaintenanceStatus,
   type Prisma,
   type PrismaClient,
@@ -89,7 +94,14 @@ export interface PublicPageData {
     /** The affected components shown on this page; empty means every component. */
     components: Array<{ id: string; name: string }>;
   }>;
-  uptime: { days: number; from: string; to: string; components: Array<{ componentId: string } & UptimeSeries> };
+  uptime: {
+    days: number;
+    from: string;
+    to: string;
+    /** The accounting policy the percentages were counted with (GET /settings/accounting). */
+    policy: NamedPolicy;
+    components: Array<{ componentId: string } & UptimeSeries>;
+  };
 }
 
 const SLUG_SHAPE = /^[a-z0-9-]{1,63}$/;
@@ -157,15 +169,9 @@ const componentSelect = {
   name: true,
   description: true,
   createdAt: true,
-  monitor: { select: { id: true, enabled: true, status: true } },
+  monitor: { select: { id: true, enabled: true, status: true, createdAt: true, type: true, regions: true } },
 } as const;
-type ComponentRow = {
-  id: string;
-  name: string;
-  description: string;
-  createdAt: Date;
-  monitor: { id: string; enabled: boolean; status: string } | null;
-};
+type ComponentRow = Prisma.ComponentGetPayload<{ select: typeof componentSelect }>;
 
 const incidentSelect = {
   id: true,
@@ -217,19 +223,22 @@ interface ShownComponents {
  * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
  * workspace component by name), each one's state, open and acknowledged incidents touching them (and manual
  * incidents, which belong to the whole workspace), in-progress, upcoming and cancelled maintenance touching them,
- * and 90 days of uptime. A cancelled window is "called off but kept on the public record": it is listed, marked
- * cancelled, until the endsAt it had been announced with has passed (it never covers a component), so visitors
- * who saw the notice learn that it was called off rather than see it vanish. Every query is scoped to the page's
- * workspace. Two round trips of waiting: the components, then the windows, incidents and uptime counts at once.
+ * and 90 days of uptime (the accounting function's figures under the workspace policy, beside the days' check
+ * counts). A cancelled window is "called off but kept on the public record": it is listed, marked cancelled, until
+ * the endsAt it had been announced with has passed (it never covers a component), so visitors who saw the notice
+ * learn that it was called off rather than see it vanish. Every query is scoped to the page's workspace. Round trips
+ * of waiting: the components, then the windows, incidents, uptime counts and accounting policy at once, then the
+ * timelines the accounting function counts.
  */
 export async function loadPublicPage(
-  deps: { prisma: PrismaClient; publicBaseUrl: string },
+  deps: { prisma: PrismaClient; publicBaseUrl: string; checkRegions: readonly string[] },
   { page, now = new Date() }: { page: PublicPageRef; now?: Date },
 ): Promise<PublicPageData> {
   const { prisma } = deps;
   const shown = await readShownComponents(prisma, page);
   const { from, to } = uptimeRange(now, UPTIME_DAYS);
-  const [windows, [openIncidents, resolvedIncidents], dayCounts] = await Promise.all([
+  const settingsRead = loadAccountingSettings(prisma, page.workspaceId);
+  const [windows, [openIncidents, resolvedIncidents], dayCounts, settings, accounts] = await Promise.all([
     readAnnouncedWindows(prisma, page.workspaceId, now),
     Promise.all([
       readPublicIncidents(prisma, page.workspaceId, shown, { status: { in: ['open', 'acknowledged'] } }),
@@ -238,6 +247,30 @@ export async function loadPublicPage(
       }),
     ]),
     readDailyCounts(prisma, shown.monitorIds, from, to),
+    settingsRead,
+    // The one accounting function, per UTC day from the range's first up to now, under the workspace policy.
+    settingsRead.then((settings) =>
+      accountMonitors(prisma, {
+        workspaceId: page.workspaceId,
+        monitors: shown.rows.flatMap((r) =>
+          r.monitor
+            ? [
+                {
+                  ...r.monitor,
+                  componentId: r.id,
+                  slaTarget: null,
+                  regions: monitorRegions(deps.checkRegions, r.monitor),
+                },
+              ]
+            : [],
+        ),
+        from: from.getTime(),
+        to: Math.floor(now.getTime() / 1000) * 1000,
+        granularity: 'day',
+        timezone: 'UTC',
+        policy: settings,
+      }),
+    ),
   ]);
   const { onPage, maintenanceUntil } = windowsOnPage(windows, shown, now);
   const incidents = openIncidents.map((i) => toPublicIncident(i, shown));
@@ -263,9 +296,14 @@ export async function loadPublicPage(
       days: UPTIME_DAYS,
       from: isoDay(from),
       to: isoDay(to),
+      policy: namedPolicy(settings),
       components: shown.rows.map((r) => ({
         componentId: r.id,
-        ...uptimeSeries(r.monitor ? (dayCounts.get(r.monitor.id) ?? []) : [], now),
+        ...uptimeSeries(
+          r.monitor ? (dayCounts.get(r.monitor.id) ?? []) : [],
+          r.monitor ? (accounts.get(r.monitor.id) ?? null) : null,
+          now,
+        ),
       })),
     },
   };

@@ -197,7 +197,12 @@ export function StatusPage({ data: d, links }: { data: PublicPageData; links: Pa
                         </span>
                       </div>
                       {c.description && <p class="description muted">{c.description}</p>}
-                      <UptimeBars series={uptime.get(c.id)} days={d.uptime.days} name={c.name} />
+                      <UptimeBars
+                        series={uptime.get(c.id)}
+                        days={d.uptime.days}
+                        name={c.name}
+                        policy={d.uptime.policy}
+                      />
                     </div>
                   );
                 })}
