@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { AssetUrls } from '../assets.js';
+import { Shell } from '../document.js';
 import { renderPage } from '../render.js';
 import { anchor, Json, Markdown } from './docs-text.js';
 
@@ -324,33 +325,27 @@ function DocsPage(props: {
 }) {
   const name = props.doc.info?.title ?? 'API reference';
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content="light dark" />
-        <title>{props.title === name ? `${name} reference` : `${props.title} · ${name} reference`}</title>
-        <link rel="icon" type="image/svg+xml" href={props.links.assets.icon} />
-        <link rel="stylesheet" href={props.links.assets.docsCss} />
-      </head>
-      <body>
-        <a class="skip-link" href="#main">
-          Skip to content
-        </a>
-        <div class="layout">
-          <header class="side">
-            <p class="brand">
-              <a href={props.links.base}>{name}</a> <span class="muted">v{props.doc.info?.version ?? ''}</span>
-            </p>
-            <Filter links={props.links} q={props.q} />
-            <Nav doc={props.doc} links={props.links} current={props.current} />
-          </header>
-          <main id="main" tabIndex={-1}>
-            {props.children}
-          </main>
-        </div>
-      </body>
-    </html>
+    <Shell
+      title={props.title === name ? `${name} reference` : `${props.title} · ${name} reference`}
+      icon={props.links.assets.icon}
+      stylesheet={props.links.assets.docsCss}
+    >
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <div class="layout">
+        <header class="side">
+          <p class="brand">
+            <a href={props.links.base}>{name}</a> <span class="muted">v{props.doc.info?.version ?? ''}</span>
+          </p>
+          <Filter links={props.links} q={props.q} />
+          <Nav doc={props.doc} links={props.links} current={props.current} />
+        </header>
+        <main id="main" tabIndex={-1}>
+          {props.children}
+        </main>
+      </div>
+    </Shell>
   );
 }
 

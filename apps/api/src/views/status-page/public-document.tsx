@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { AssetUrls } from '../assets.js';
+import { Shell } from '../document.js';
 
 export interface PublicDocumentProps {
   /** The whole title (public pages carry the page's name, not the product's). */
@@ -18,15 +19,13 @@ export interface PublicDocumentProps {
  */
 export function PublicDocument({ title, assets, noindex, feedBase, children }: PublicDocumentProps) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content="light dark" />
-        {noindex && <meta name="robots" content="noindex" />}
-        <title>{title}</title>
-        <link rel="icon" type="image/svg+xml" href={assets.icon} />
-        {feedBase !== undefined && (
+    <Shell
+      title={title}
+      icon={assets.icon}
+      stylesheet={assets.statusCss}
+      robots={noindex ? 'noindex' : undefined}
+      head={
+        feedBase !== undefined && (
           <>
             <link
               rel="alternate"
@@ -36,11 +35,11 @@ export function PublicDocument({ title, assets, noindex, feedBase, children }: P
             />
             <link rel="alternate" type="application/rss+xml" title={`${title} (RSS)`} href={`${feedBase}/feed.rss`} />
           </>
-        )}
-        <link rel="stylesheet" href={assets.statusCss} />
-      </head>
-      <body>{children}</body>
-    </html>
+        )
+      }
+    >
+      {children}
+    </Shell>
   );
 }
 
