@@ -1,35 +1,26 @@
 // The API reference in Chromium (JavaScript off for the reading, on for axe): readable on a phone, no sideways
 // scroll, no serious or critical axe violation, a first view under 60 KB gzipped. Screenshots in test-artifacts/.
-import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { axeViolations, launchChromium } from './support/browser.js';
+import { ARTIFACTS, axeViolations, serveToBrowser } from './support/browser.js';
 import { makeHarness, type Harness } from './support/harness.js';
-
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
 let h: Harness;
 let browser: Browser;
-let server: Server;
 let origin: string;
+let served: Awaited<ReturnType<typeof serveToBrowser>> | undefined;
 
 beforeAll(async () => {
   h = makeHarness();
-  browser = await launchChromium('docs page');
-  server = h.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  mkdirSync(ARTIFACTS, { recursive: true });
+  served = await serveToBrowser(h.app, 'docs page');
+  ({ browser, origin } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await served?.close();
   await h?.close();
 });
 

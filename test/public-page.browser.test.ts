@@ -1,38 +1,30 @@
 // The public status page in a real browser (Debian's Chromium driven by playwright-core): what a visitor sees,
 // with JavaScript off, under the page's own Content-Security-Policy. This suite never skips: without Chromium
 // it fails and says how to install it.
-import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/admin/status-page-commands.js';
-import { axeViolations, launchChromium } from './support/browser.js';
+import { ARTIFACTS, axeViolations, serveToBrowser } from './support/browser.js';
 import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 const MIN = 60_000;
 const DAY = 86_400_000;
 
 let h: Harness;
 let browser: Browser;
-let server: Server;
 let origin: string;
+let served: Awaited<ReturnType<typeof serveToBrowser>> | undefined;
 
 beforeAll(async () => {
   h = makeHarness();
-  browser = await launchChromium('status page');
-  server = h.app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  mkdirSync(ARTIFACTS, { recursive: true });
+  served = await serveToBrowser(h.app, 'status page');
+  ({ browser, origin } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await served?.close();
   await h?.close();
 });
 
