@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,7 +25,8 @@ import {
   webhookSigningSecret,
 } from '@statusvane/shared';
 import { WEBHOOK_BODY_SCHEMAS } from '../apps/api/src/routes/docs/openapi-webhooks.js';
-import { renderDocsHtml } from '../apps/api/src/routes/docs/render-docs.js';
+import { loadAssets } from '../apps/api/src/views/assets.js';
+import { renderDocsIndex, renderDocsReference, renderDocsTag } from '../apps/api/src/views/docs/docs-pages.js';
 import { deliverSubscriberMessage } from '../apps/worker/src/subscribers/deliver.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
@@ -721,49 +721,78 @@ describe('request examples', () => {
 });
 
 describe('GET /docs', () => {
-  it('is a self-contained HTML reference naming every operation', async () => {
-    const res = await request(h.app).get('/docs');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    const html = res.text;
+  /** Every page of the reference: the overview and the pages it links (one per tag, webhooks, reference). */
+  async function docsPages(): Promise<Map<string, string>> {
+    const index = await request(h.app).get('/docs');
+    expect(index.status).toBe(200);
+    const out = new Map([['/docs', index.text]]);
+    for (const [, href] of index.text.matchAll(/href="(\/docs\/[a-z0-9-]+)"/g)) {
+      if (out.has(href!)) continue;
+      const res = await request(h.app).get(href!);
+      expect([href, res.status]).toEqual([href, 200]);
+      out.set(href!, res.text);
+    }
+    return out;
+  }
+
+  it('is a self-contained HTML reference naming every operation, one page per tag', async () => {
+    const pages = await docsPages();
+    const html = [...pages.values()].join('\n');
     for (const [method, path] of SPEC_ENDPOINTS) {
       expect([method, path, html.includes(`${method.toUpperCase()} ${path}`)]).toEqual([method, path, true]);
     }
     // The webhooks Statusvane sends, each with its body.
     for (const name of Object.keys(doc.webhooks as Json))
-      expect([name, html.includes(`<span class="path">${name}</span>`)]).toEqual([name, true]);
-    // Nothing loaded from anywhere: no script at all, no absolute or protocol-relative src/href.
-    expect(html).not.toMatch(/<script/i);
-    expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i);
-    expect(html).not.toMatch(/<link\b/i);
+      expect([name, pages.get('/docs/webhooks')!.includes(`<span class="path">${name}</span>`)]).toEqual([name, true]);
+    for (const [href, page] of pages) {
+      // Nothing loaded from anywhere: no script at all, no absolute or protocol-relative src/href.
+      expect([href, /<script/i.test(page)]).toEqual([href, false]);
+      expect([href, /\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i.test(page)]).toEqual([href, false]);
+    }
+    expect((await request(h.app).get('/docs/no-such-tag')).status).toBe(404);
   });
 
-  it('sends a Content-Security-Policy that forbids outside loads and allows exactly its own stylesheet', async () => {
+  it('sends a Content-Security-Policy that forbids outside loads and allows only its own hashed stylesheet', async () => {
     const res = await request(h.app).get('/docs');
     const csp = res.headers['content-security-policy']!;
     expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toContain("style-src 'self'");
     expect(csp).not.toMatch(/https?:|\*|'unsafe-inline'|script-src/);
-    const style = /<style>([\s\S]*?)<\/style>/.exec(res.text)![1]!;
-    expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(res.text).not.toMatch(/<style|\sstyle="/);
+    expect(res.text).toMatch(/<link rel="stylesheet" href="\/app\/assets\/docs-[A-Z0-9]+\.css"\/>/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
-  it('escapes the text it renders', () => {
-    const html = renderDocsHtml(
-      {
-        info: { title: '<img src=x onerror=alert(1)>', version: '1', description: 'a `<b>` and **<i>**' },
-        tags: [{ name: 'T"<', description: '</p><script>alert(1)</script>' }],
-        paths: {
-          '/x/{id}': {
-            get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} },
-          },
-        },
-        components: { schemas: { 'Bad"Name': { description: '</pre><script>' } } },
-      },
-      '/spec.json',
+  it('filters operations without JavaScript: /docs/search?q= lists the matches, linked to their page', async () => {
+    const res = await request(h.app).get('/docs/search').query({ q: 'maintenance post' });
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(
+      /<a href="\/docs\/maintenance#op-createMaintenanceWindow"><code>POST \/maintenance<\/code><\/a>/,
     );
+    expect(res.text).not.toContain('GET /monitors');
+    const none = await request(h.app).get('/docs/search').query({ q: '<b>nothing</b>' });
+    expect(none.text).toContain('0 operations match “&lt;b>nothing&lt;/b>”.');
+  });
+
+  it('escapes the text it renders', async () => {
+    const hostile = {
+      info: { title: '<img src=x onerror=alert(1)>', version: '1', description: 'a `<b>` and **<i>**' },
+      tags: [{ name: 'T"<', description: '</p><script>alert(1)</script>' }],
+      paths: {
+        '/x/{id}': {
+          get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} },
+        },
+      },
+      components: { schemas: { 'Bad"Name': { description: '</pre><script>' } } },
+    };
+    const links = { base: '/docs', specUrl: '/spec.json', assets: (await loadAssets()).urls };
+    const html = [
+      renderDocsIndex(hostile, links),
+      renderDocsTag(hostile, links, 't')!,
+      renderDocsReference(hostile, links),
+    ].join('\n');
     expect(html).not.toMatch(/<script|<img|<svg|<b>|<i>|onmouseover="/);
-    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(html).toContain('<code>&lt;b&gt;</code>');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)>');
+    expect(html).toContain('<code>&lt;b></code>');
   });
 });

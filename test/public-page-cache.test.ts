@@ -89,8 +89,8 @@ describe('the public page cache', () => {
     };
     await json();
     await h.prisma.monitor.update({ where: { id: m.id }, data: { status: 'down' } });
-    await expectNow((d) => expect(d.components[0].state).toBe('down'));
-    expect(await html()).toContain('Service disruption');
+    await expectNow((d) => expect(d.components[0].state).toBe('major_outage'));
+    expect(await html()).toContain('Major outage');
     await h.prisma.component.update({ where: { id: m.componentId }, data: { name: 'Renamed API' } });
     await expectNow((d) => expect(d.components[0].name).toBe('Renamed API'));
 
@@ -126,10 +126,10 @@ describe('the public page cache', () => {
         endsAt: new Date(frozen.getTime() + 3_600_000),
       },
     });
-    await expectNow((d) => expect(d.components[0].state).toBe('maintenance'));
+    await expectNow((d) => expect(d.components[0].state).toBe('under_maintenance'));
     await h.prisma.maintenanceWindow.update({ where: { id: window.id }, data: { cancelledAt: frozen } });
     await expectNow((d) => {
-      expect(d.components[0].state).toBe('down');
+      expect(d.components[0].state).toBe('major_outage');
       expect(d.maintenance[0].status).toBe('cancelled');
     });
   });

@@ -18,30 +18,61 @@ export interface DocumentProps {
 }
 
 /**
- * The shell of every console page: no inline script or style (the Content-Security-Policy allows only the hashed
- * files under /app/assets/), light and dark colour schemes, never indexed.
+ * The one HTML shell of every page (console, status page, docs): no inline script or style (each page's
+ * Content-Security-Policy allows only the hashed files under /app/assets/), light and dark colour schemes.
  */
-export function Document({ title, assets, children, bodyClass, refreshSeconds }: DocumentProps) {
+export function Shell(props: {
+  title: string;
+  icon: string;
+  stylesheet: string;
+  script?: string | undefined;
+  /** `noindex` and the like; absent: indexable. */
+  robots?: string | undefined;
+  /** More of the head: feed links. */
+  head?: ComponentChildren;
+  bodyClass?: string | undefined;
+  /** DocumentProps.refreshSeconds. */
+  refreshSeconds?: number | undefined;
+  children: ComponentChildren;
+}) {
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
-        <meta name="robots" content="noindex, nofollow" />
-        {refreshSeconds && (
+        {props.robots && <meta name="robots" content={props.robots} />}
+        {props.refreshSeconds && (
           <noscript>
-            <meta http-equiv="refresh" content={String(refreshSeconds)} />
+            <meta http-equiv="refresh" content={String(props.refreshSeconds)} />
           </noscript>
         )}
-        <title>{`${title} · Statusvane`}</title>
-        {assets.icon && <link rel="icon" type="image/svg+xml" href={assets.icon} />}
-        {assets.css && <link rel="stylesheet" href={assets.css} />}
-        {assets.js && <script src={assets.js} defer />}
+        <title>{props.title}</title>
+        {props.icon && <link rel="icon" type="image/svg+xml" href={props.icon} />}
+        {props.head}
+        {props.stylesheet && <link rel="stylesheet" href={props.stylesheet} />}
+        {props.script && <script src={props.script} defer />}
       </head>
-      <body class={bodyClass} data-refresh={refreshSeconds ? String(refreshSeconds) : undefined}>
-        {children}
+      <body class={props.bodyClass} data-refresh={props.refreshSeconds ? String(props.refreshSeconds) : undefined}>
+        {props.children}
       </body>
     </html>
+  );
+}
+
+/** The shell of every console page: never indexed. */
+export function Document({ title, assets, children, bodyClass, refreshSeconds }: DocumentProps) {
+  return (
+    <Shell
+      title={`${title} · Statusvane`}
+      icon={assets.icon}
+      stylesheet={assets.css}
+      script={assets.js}
+      robots="noindex, nofollow"
+      bodyClass={bodyClass}
+      refreshSeconds={refreshSeconds}
+    >
+      {children}
+    </Shell>
   );
 }

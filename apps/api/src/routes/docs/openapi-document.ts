@@ -478,8 +478,9 @@ const INFO_DESCRIPTION = [
   '',
   '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
     'the page wrapped as every answer is, `{ "data": { page, summary, generatedAt, sections, components, incidents, ' +
-    'pastIncidents, maintenance, uptime } }` (`summary`: `operational`, `degraded`, `outage` or `maintenance`; each ' +
-    'component with its `state`). A password-protected page ' +
+    "pastIncidents, maintenance, uptime } }` (`summary` and each component's `state` in one vocabulary: `operational`, " +
+    '`degraded_performance`, `partial_outage`, `major_outage` or `under_maintenance`). `GET /` and `GET /api/v1` answer ' +
+    'an index linking this reference, this document and the service status. A password-protected page ' +
     'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
     "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",
 ].join('\n');

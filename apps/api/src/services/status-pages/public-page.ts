@@ -13,6 +13,7 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
+import { publicComponentStatus, publicPageStatus, type PublicStatus } from './public-status.js';
 import { statusPageUrl } from './status-page-record.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
 
@@ -25,15 +26,21 @@ export interface PublicPageRef {
   passwordHash: string | null;
 }
 
+/** A component's state as the API's component record names it (its monitor's, or maintenance). */
 export type ComponentState = 'up' | 'degraded' | 'down' | 'paused' | 'maintenance' | 'pending';
-export type PageSummary = 'operational' | 'degraded' | 'outage' | 'maintenance';
 
 export interface PublicComponent {
   id: string;
   name: string;
-  state: ComponentState;
+  /** Shown under the name; "" when none. */
+  description: string;
+  /** In the page's one vocabulary (public-status.ts). */
+  state: PublicStatus;
   /** End of the in-progress maintenance covering it, else null. */
   maintenanceUntil: string | null;
+  createdAt: string;
+  /** When what the page says of it last changed: its creation, or an incident or maintenance of it starting or ending. */
+  updatedAt: string;
 }
 
 export interface PublicIncidentUpdate {
@@ -48,6 +55,8 @@ export interface PublicIncident {
   title: string;
   status: 'open' | 'acknowledged' | 'resolved';
   impact: 'none' | 'minor' | 'major' | 'critical';
+  /** `monitor`: opened by a monitor's checks (its text is written for it); `manual`: declared by a person. */
+  source: 'monitor' | 'manual';
   startedAt: string;
   acknowledgedAt: string | null;
   resolvedAt: string | null;
@@ -59,7 +68,8 @@ export interface PublicIncident {
 
 export interface PublicPageData {
   page: { name: string; slug: string; url: string };
-  summary: PageSummary;
+  /** The headline, worked out from the components (public-status.ts). */
+  summary: PublicStatus;
   generatedAt: string;
   /** Render order. Not arranged: one section named null holding every workspace component. */
   sections: Array<{ name: string | null; componentIds: string[] }>;
@@ -78,6 +88,9 @@ export interface PublicPageData {
     endsAt: string;
     /** When it was called off; null unless `status` is `cancelled`. */
     cancelledAt: string | null;
+    /** When it was announced, and last changed. */
+    createdAt: string;
+    updatedAt: string;
     /** The affected components shown on this page; empty means every component. */
     components: Array<{ id: string; name: string }>;
   }>;
@@ -154,6 +167,8 @@ export async function findPublicPage(prisma: PrismaClient, slug: string): Promis
 const componentSelect = {
   id: true,
   name: true,
+  description: true,
+  createdAt: true,
   monitor: { select: { id: true, enabled: true, status: true, createdAt: true, type: true, regions: true } },
 } as const;
 type ComponentRow = Prisma.ComponentGetPayload<{ select: typeof componentSelect }>;
@@ -163,6 +178,7 @@ const incidentSelect = {
   title: true,
   status: true,
   impact: true,
+  source: true,
   startedAt: true,
   acknowledgedAt: true,
   resolvedAt: true,
@@ -183,6 +199,8 @@ const windowSelect = {
   startsAt: true,
   endsAt: true,
   cancelledAt: true,
+  createdAt: true,
+  updatedAt: true,
   components: { select: { componentId: true } },
 } as const satisfies Prisma.MaintenanceWindowSelect;
 type WindowRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof windowSelect }>;
@@ -255,17 +273,25 @@ export async function loadPublicPage(
     ),
   ]);
   const { onPage, maintenanceUntil } = windowsOnPage(windows, shown, now);
-  const components = publicComponents(shown.rows, maintenanceUntil);
   const incidents = openIncidents.map((i) => toPublicIncident(i, shown));
+  const pastIncidents = resolvedIncidents.map((i) => toPublicIncident(i, shown));
+  const maintenance = onPage.slice(0, MAX_MAINTENANCE).map((w) => toPublicMaintenance(w, shown, now));
+  const components = publicComponents(
+    shown,
+    maintenanceUntil,
+    incidents,
+    [...incidents, ...pastIncidents],
+    maintenance,
+  );
   return {
     page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
-    summary: summarise(components, incidents.length),
+    summary: publicPageStatus(components),
     generatedAt: now.toISOString(),
     sections: shown.sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
     components,
     incidents,
-    pastIncidents: resolvedIncidents.map((i) => toPublicIncident(i, shown)),
-    maintenance: onPage.slice(0, MAX_MAINTENANCE).map((w) => toPublicMaintenance(w, shown, now)),
+    pastIncidents,
+    maintenance,
     uptime: {
       days: UPTIME_DAYS,
       from: isoDay(from),
@@ -408,15 +434,46 @@ function windowsOnPage(
   return { onPage, maintenanceUntil };
 }
 
-/** Each shown component with its public state. */
-function publicComponents(rows: ComponentRow[], maintenanceUntil: Map<string, Date>): PublicComponent[] {
-  return rows.map((r) => {
+/** The components an incident or window touches on this page: the ones it names, or all of them when it names none. */
+const touched = (shown: ShownComponents, named: ReadonlyArray<{ id: string }>) =>
+  named.length ? named.map((c) => c.id) : [...shown.byId.keys()];
+
+/**
+ * Each shown component with its public status: its monitor's state, raised by the impact of the open incidents
+ * touching it (an incident still open says something is wrong, whatever the last check said), and when that last
+ * changed as far as the page knows.
+ */
+function publicComponents(
+  shown: ShownComponents,
+  maintenanceUntil: Map<string, Date>,
+  open: readonly PublicIncident[],
+  listed: readonly PublicIncident[],
+  maintenance: PublicPageData['maintenance'],
+): PublicComponent[] {
+  const impacts = new Map<string, Array<PublicIncident['impact']>>();
+  const changed = new Map<string, string>();
+  const seen = (id: string, at: string | null) => {
+    if (at && at > (changed.get(id) ?? '')) changed.set(id, at);
+  };
+  for (const i of open) {
+    for (const id of touched(shown, i.components)) impacts.set(id, [...(impacts.get(id) ?? []), i.impact]);
+  }
+  for (const i of listed)
+    for (const id of touched(shown, i.components)) for (const at of [i.startedAt, i.resolvedAt]) seen(id, at);
+  for (const m of maintenance)
+    if (m.status === 'in_progress') for (const id of touched(shown, m.components)) seen(id, m.startsAt);
+  return shown.rows.map((r) => {
     const m = maintenanceUntil.get(r.id);
+    const createdAt = r.createdAt.toISOString();
+    const last = changed.get(r.id);
     return {
       id: r.id,
       name: r.name,
-      state: componentState(r.monitor, m !== undefined),
+      description: r.description,
+      state: publicComponentStatus(componentState(r.monitor, m !== undefined), impacts.get(r.id) ?? []),
       maintenanceUntil: m?.toISOString() ?? null,
+      createdAt,
+      updatedAt: last && last > createdAt ? last : createdAt,
     };
   });
 }
@@ -431,6 +488,7 @@ function toPublicIncident(i: IncidentRow, shown: ShownComponents): PublicInciden
     title: i.title,
     status: i.status,
     impact: i.impact,
+    source: i.source,
     startedAt: i.startedAt.toISOString(),
     acknowledgedAt: i.acknowledgedAt?.toISOString() ?? null,
     resolvedAt: i.resolvedAt?.toISOString() ?? null,
@@ -458,6 +516,8 @@ function toPublicMaintenance(
     startsAt: w.startsAt.toISOString(),
     endsAt: w.endsAt.toISOString(),
     cancelledAt: w.cancelledAt?.toISOString() ?? null,
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
     components: w.shownIds.map((id) => ({ id, name: shown.byId.get(id)!.name })),
   };
 }
@@ -474,13 +534,4 @@ export function componentState(
   if (!monitor) return 'pending';
   if (!monitor.enabled) return 'paused';
   return monitor.status as ComponentState;
-}
-
-/** The headline: any component down is an outage; degraded or an open incident is degraded; then maintenance. */
-export function summarise(components: readonly PublicComponent[], openIncidents: number): PageSummary {
-  const states = new Set(components.map((c) => c.state));
-  if (states.has('down')) return 'outage';
-  if (states.has('degraded') || openIncidents > 0) return 'degraded';
-  if (states.has('maintenance')) return 'maintenance';
-  return 'operational';
 }
