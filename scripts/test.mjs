@@ -4,8 +4,9 @@
 //
 // Suites run in parallel, each Jest worker on a database of its own: the migrated test database is the template of
 // `<test database>_w<n>` for n = 1..workers, and test/support/worker-database.ts points a worker at its copy
-// (JEST_WORKER_ID). Most suites wait on timers, queues and child processes rather than compute, so more workers
-// than cores pays. `TEST_WORKERS=<n>` chooses the count; Jest's own -i / --runInBand / -w / --maxWorkers win.
+// (JEST_WORKER_ID). One worker per core (at least two: most suites wait on timers, queues and child processes rather
+// than compute); more makes the CPU-heavy suites (builds, browsers, process spawns) slow enough to time out.
+// `TEST_WORKERS=<n>` chooses the count; Jest's own -i / --runInBand / -w / --maxWorkers win.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -81,7 +82,7 @@ const workers = (() => {
     if (!Number.isInteger(asked) || asked < 1 || asked > 16) throw new Error('TEST_WORKERS: a whole number, 1 to 16');
     return asked;
   }
-  return Math.min(6, Math.max(2, availableParallelism() + 1));
+  return Math.min(6, Math.max(2, availableParallelism()));
 })();
 
 let testDatabaseUrl;

@@ -17,7 +17,7 @@ import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { interpolate } from '../packages/cli/src/main.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTcpTarget, type TcpTarget } from './support/targets.js';
 import { checkRunnerDeps } from './support/worker-harness.js';
 
@@ -229,12 +229,17 @@ describe('the examples pass against local fakes', () => {
     const docs = await exampleDocuments();
     expect([...docs.keys()]).toEqual(expect.arrayContaining(['examples/statusvane.yaml', 'README.md yaml block 1']));
     for (const [name, text] of docs) {
-      const { tokens } = await makeWorkspace(h.prisma);
+      const { ws, tokens } = await makeWorkspace(h.prisma);
+      // Schedule members must be users of the workspace: the README names them by `${NAME}`, as a pipeline gives them.
+      const alice = await makeUser(h.prisma, [{ workspace: ws.id, role: 'member' }]);
+      const bob = await makeUser(h.prisma, [{ workspace: ws.id, role: 'member' }]);
       // The secrets a pipeline would give (`${NAME}`), pointing at the fakes too.
       const env = {
         SLACK_WEBHOOK_URL: `${services.base}/slack/T000/B000/XXXX`,
         PAGERDUTY_ROUTING_KEY: 'R'.repeat(32),
         CHECKOUT_TOKEN: 'example-token',
+        ALICE_USER_ID: alice.id,
+        BOB_USER_ID: bob.id,
       };
       const doc = interpolate(parseYaml(text), env) as Json & { monitors: Monitor[]; statusPages?: Json[] };
       const applied = await request(h.app)

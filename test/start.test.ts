@@ -35,7 +35,9 @@ beforeAll(async () => {
   expect([build.status, build.stdout, build.stderr]).toEqual([0, '', '']);
   db = await createScratchDatabase('start');
   dataDir = mkdtempSync(join(tmpdir(), 'sv-start-'));
-}, 180_000);
+  // A full type-checked build of three packages: minutes of CPU when the other suites run beside it (npm test runs
+  // suites in parallel).
+}, 420_000);
 
 afterAll(async () => {
   await killAll();

@@ -46,6 +46,8 @@ export interface RotateSummary {
   users: SealedRotateSummary;
   /** Workspace secrets (`POST /secrets`): their values. */
   workspaceSecrets: SealedRotateSummary;
+  /** Users' contact methods (`PUT /me/contact-methods`): their targets, sealed as escalation targets are. */
+  contactMethods: SealedRotateSummary;
   /** After the run: how many stored values (of every kind above) each key id seals. An old key absent here can be
    * retired. */
   keysInUse: Record<string, number>;
@@ -82,8 +84,8 @@ interface SealedTable {
   columns: readonly string[];
   /**
    * A column beside the values naming the key of legacy values (bare base64, written before values named their key):
-   * `clear` (monitors) empties it once every value names its own key; `current` (escalation targets, whose rows must
-   * keep one) sets the current key's id.
+   * `clear` (monitors) empties it once every value names its own key; `current` (escalation targets and contact
+   * methods, whose rows must keep one) sets the current key's id.
    */
   keyColumn?: { name: string; onWrite: 'clear' | 'current' };
 }
@@ -109,6 +111,12 @@ export const SEALED = {
   users: { table: 'users', columns: ['totpSecretEnc', 'totpPendingSecretEnc'] },
   /** Workspace secrets' values (api steps and http monitors use them as `{{secrets.NAME}}`). */
   workspaceSecrets: { table: 'workspace_secrets', columns: ['valueEnc'] },
+  /** Users' contact methods: sealed and opened as escalation targets are (sealTarget/openTarget, key id beside). */
+  contactMethods: {
+    table: 'contact_methods',
+    columns: ['targetEnc'],
+    keyColumn: { name: 'encKeyId', onWrite: 'current' },
+  },
 } as const satisfies Record<string, SealedTable>;
 
 // A row rewritten by the API between our read and our write is read again; more than this many times in a row means
@@ -123,7 +131,7 @@ type SealedRow = { id: string } & Record<string, string | null>;
 
 /**
  * secrets rotate: re-encrypts every sealed value (monitor headers and bodies, api steps' headers and bodies, workspace
- * secrets, escalation targets, event webhook URLs and secrets, status page subscribers' webhook URLs, secrets and link
+ * secrets, escalation targets, users' contact methods, event webhook URLs and secrets, status page subscribers' webhook URLs, secrets and link
  * tokens) under the current key
  * (ENCRYPTION_KEY), in the current self-describing format, so the keys in ENCRYPTION_OLD_KEYS can then be retired.
  * Safe while the API and workers run: each row is written with a compare-and-set on the values it read, so a write
@@ -149,6 +157,7 @@ export async function rotateSecrets(
   const subscribers = await rotate(SEALED.subscribers);
   const users = await rotate(SEALED.users);
   const workspaceSecrets = await rotate(SEALED.workspaceSecrets);
+  const contactMethods = await rotate(SEALED.contactMethods);
   return {
     currentKeyId: opts.keyring.current.id,
     monitors: monitors.total,
@@ -169,6 +178,7 @@ export async function rotateSecrets(
     subscribers,
     users,
     workspaceSecrets,
+    contactMethods,
     keysInUse,
   };
 }
