@@ -77,21 +77,6 @@ const ambiguous = await as(personal).GET('/monitors', {});
 const workspaces: Array<{ id: string; slug: string; name: string }> | undefined = details(ambiguous.error).workspaces;
 seen.workspaces = workspaces?.length;
 
-// monitors: deleting a workspace secret that a monitor still names
-const secretName = 'TYPED_CLIENT_' + Date.now();
-await api.POST('/secrets', { body: { name: secretName, value: 'x', allowedHosts: ['example.com'] } });
-const naming = await api.POST('/monitors', {
-  body: {
-    type: 'http',
-    name: 'names a secret',
-    target: 'https://example.com/',
-    headers: { Authorization: 'Bearer {{secrets.' + secretName + '}}' },
-  },
-});
-const inUse = await api.DELETE('/secrets/{name}', { params: { path: { name: secretName } } });
-const namingIds: string[] | undefined = details(inUse.error).monitors;
-seen.secretInUse = namingIds?.length === 1 && namingIds[0] === naming.data?.data.id;
-
 // status and action: completing a window that has not started
 const created = await api.POST('/maintenance', {
   body: { title: 'Later', startsAt: '2030-01-01T00:00:00Z', endsAt: '2030-01-01T01:00:00Z' },
@@ -400,6 +385,21 @@ seen.document = {
 };
 
 seen.raw = [bad, ambiguous, refused, edited, page, stale, lastOwner, staleDelete].map((r) => r.error?.error.details);
+// monitors: deleting a workspace secret that a monitor still names (last: its monitor is no part of the events above)
+const secretName = 'TYPED_CLIENT_' + Date.now();
+await api.POST('/secrets', { body: { name: secretName, value: 'x', allowedHosts: ['example.com'] } });
+const naming = await api.POST('/monitors', {
+  body: {
+    type: 'http',
+    name: 'names a secret',
+    target: 'https://example.com/',
+    headers: { Authorization: 'Bearer {{secrets.' + secretName + '}}' },
+  },
+});
+const inUse = await api.DELETE('/secrets/{name}', { params: { path: { name: secretName } } });
+const namingIds: string[] | undefined = details(inUse.error).monitors;
+seen.secretInUse = namingIds?.length === 1 && namingIds[0] === naming.data?.data.id;
+
 console.log(JSON.stringify(seen));
 `;
 
