@@ -284,21 +284,24 @@ describe('the monitors page, stage 2', () => {
 
   it('shows 100 monitors a page, with the next page a link away', async () => {
     const w = await makeWorkspace(h.prisma);
-    await h.prisma.$transaction(async (tx) => {
-      for (let i = 0; i < 101; i++) {
-        const component = await tx.component.create({ data: { workspaceId: w.ws.id, name: `m-${i}` } });
-        await tx.monitor.create({
-          data: {
-            workspaceId: w.ws.id,
-            componentId: component.id,
-            name: `m-${String(i).padStart(3, '0')}`,
-            type: 'http',
-            target: 'https://93.184.215.14/',
-            createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
-          },
-        });
-      }
-    });
+    await h.prisma.$transaction(
+      async (tx) => {
+        for (let i = 0; i < 101; i++) {
+          const component = await tx.component.create({ data: { workspaceId: w.ws.id, name: `m-${i}` } });
+          await tx.monitor.create({
+            data: {
+              workspaceId: w.ws.id,
+              componentId: component.id,
+              name: `m-${String(i).padStart(3, '0')}`,
+              type: 'http',
+              target: 'https://93.184.215.14/',
+              createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+            },
+          });
+        }
+      },
+      { timeout: 60_000 },
+    );
     const { b } = await signedIn(w, 'viewer');
     const first = await b.get(`/app/${w.ws.slug}/monitors`);
     expect(rowsOf(first.text)).toHaveLength(100);
@@ -347,6 +350,23 @@ describe('the monitors page, stage 2', () => {
           daysRemaining: 3,
           fingerprint256: 'AA',
         },
+      },
+    });
+    // The 24-hour uptime comes from the accounting function (time, not checks): the monitor is older than the window,
+    // and an incident kept it down for 6 of its 24 hours: 18 / 24 = 75.00%, "poor".
+    await h.prisma.monitor.update({ where: { id: m.id }, data: { createdAt: new Date(Date.now() - 25 * 3_600_000) } });
+    const now = Date.now();
+    await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: m.id,
+        title: 'Shop is down',
+        status: 'resolved',
+        impact: 'major',
+        source: 'monitor',
+        startedAt: new Date(now - 10 * 3_600_000),
+        resolvedAt: new Date(now - 4 * 3_600_000),
+        reason: 'status_code',
       },
     });
     const { b } = await signedIn(w, 'viewer');
