@@ -277,6 +277,33 @@ describe('GET /monitors status, sort and GET /monitors/counts', () => {
     });
     for (const m of Object.values(made)) await rebuildRollups(h.prisma, m.id);
     const noData = ['billing', 'fresh', 'old job'];
+    // Uptime is the accounting function's (time, not checks): the four monitors with data are older than the window,
+    // api was down 12 of the 24 hours (50%), Web-2 6 (75%), search and web-10 never (100%, tied: by name). A
+    // monitor created after the window's end has nothing counted: no data.
+    const now = Date.now();
+    const downFor = async (name: string, hours: number) =>
+      h.prisma.incident.create({
+        data: {
+          workspaceId: w.ws.id,
+          monitorId: made[name]!.id,
+          title: `${name} is down`,
+          status: 'resolved',
+          impact: 'major',
+          source: 'monitor',
+          startedAt: new Date(now - (hours + 2) * 3_600_000),
+          resolvedAt: new Date(now - 2 * 3_600_000),
+          reason: 'status_code',
+        },
+      });
+    for (const name of ['api', 'search', 'Web-2', 'web-10'])
+      await h.prisma.monitor.update({
+        where: { id: made[name]!.id },
+        data: { createdAt: new Date(now - 25 * 3_600_000) },
+      });
+    for (const name of noData)
+      await h.prisma.monitor.update({ where: { id: made[name]!.id }, data: { createdAt: new Date(now + 3_600_000) } });
+    await downFor('api', 12);
+    await downFor('Web-2', 6);
     expect(await namesIn(w, '?sort=uptime24h')).toEqual(['api', 'Web-2', 'search', 'web-10', ...noData]);
     expect(await namesIn(w, '?sort=-uptime24h')).toEqual(['search', 'web-10', 'Web-2', 'api', ...noData]);
     expect(await namesIn(w, '?sort=responseTime')).toEqual(['Web-2', 'web-10', 'api', 'search', ...noData]);
