@@ -4,28 +4,23 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { addMember, createUser, createWorkspace } from '../apps/api/src/admin/admin-commands.js';
+import { adminCli } from './support/admin-cli.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 
-/** The CLI exactly as the README runs it: a separate process through tsx. */
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return adminWith({}, ...args);
-}
+/** The CLI in this process (test/support/admin-cli.ts); one test below runs it as a process, as the README does. */
+const admin = (...args: string[]) => adminCli(args);
+const adminWith = (env: Record<string, string>, ...args: string[]) => adminCli(args, env);
 
-async function adminWith(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `npm run -s admin -- ...`: the process scripts/admin.mjs starts (tsx and main.ts). */
+async function adminProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
       [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-      },
+      { cwd: root, env: process.env },
     );
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -43,6 +38,19 @@ afterAll(async () => {
 });
 
 describe('admin CLI', () => {
+  it('runs as a process: one JSON object on stdout and exit 0, or a message on stderr and a non-zero exit', async () => {
+    const slug = uniq('proc');
+    const [made, refused] = await Promise.all([
+      adminProcess('workspace', 'create', '--slug', slug, '--name', 'As a process'),
+      adminProcess('workspace', 'create', '--slug', slug),
+    ]);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.stdout)).toMatchObject({ slug, name: 'As a process' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/--name/);
+  });
+
   it('creates a workspace, a user, a membership and tokens of all three kinds that work against the API', async () => {
     const slug = uniq('cli');
     const ws = await admin('workspace', 'create', '--slug', slug, '--name', 'CLI test', '--plan', 'team');

@@ -3,9 +3,7 @@
  * end against a local fake of each provider that checks the documented format (support/alert-providers.ts), and
  * the acknowledged / resolved notices sent to every target that was paged.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
@@ -23,6 +21,7 @@ import {
 import { decodeHeaderWord, startAlertProviders, type ProviderRequest } from './support/alert-providers.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startRuntime, waitFor } from './support/worker-harness.js';
+import { adminCli } from './support/admin-cli.js';
 
 let h: Harness;
 let fake: Awaited<ReturnType<typeof startAlertProviders>>;
@@ -575,24 +574,9 @@ describe('bad targets', () => {
   it('the admin CLI prints a provider policy without its keys, and names the bad field of one it refuses', async () => {
     const { ws } = await makeWorkspace(h.prisma);
     const s = secrets();
-    const root = join(import.meta.dirname, '..');
     const admin = (json: unknown) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          [
-            join(root, 'node_modules/tsx/dist/cli.mjs'),
-            'apps/api/src/admin/main.ts',
-            'policy',
-            'create',
-            '--workspace',
-            ws.slug,
-            '--json',
-            JSON.stringify(json),
-          ],
-          { cwd: root, env: { ...process.env, ALLOWED_TARGET_CIDRS: '' } },
-          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
+      adminCli(['policy', 'create', '--workspace', ws.slug, '--json', JSON.stringify(json)], {
+        ALLOWED_TARGET_CIDRS: '',
       });
     const [good, bad] = await Promise.all([
       admin({

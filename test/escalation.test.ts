@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type express from 'express';
@@ -36,6 +33,7 @@ import { escalationProcessor } from '../apps/worker/src/processors/escalation.pr
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startSmtp } from './support/smtp.js';
 import { startRuntime, waitFor } from './support/worker-harness.js';
+import { adminCli } from './support/admin-cli.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Local receivers: a webhook/Slack receiver (paths decide the answer) and an SMTP server
@@ -880,9 +878,6 @@ describe('POST /incidents/{id}/acknowledge and /resolve', () => {
 });
 
 describe('admin: policy commands', () => {
-  const run = promisify(execFile);
-  const root = join(import.meta.dirname, '..');
-
   it('validates the policy JSON strictly and refuses webhook targets that the SSRF policy blocks', async () => {
     const { ws } = await makeWorkspace(h.prisma);
     const strict = { guard: createSsrfGuard(), encryption: h.config.encryption.current };
@@ -998,15 +993,9 @@ describe('admin: policy commands', () => {
     const { ws } = await makeWorkspace(h.prisma);
     const monitor = await monitorIn(ws.id);
     const admin = async (...args: string[]) => {
-      const { stdout } = await run(
-        process.execPath,
-        [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args],
-        {
-          cwd: root,
-          env: { ...process.env, ALLOWED_TARGET_CIDRS: '' },
-        },
-      );
-      return JSON.parse(stdout);
+      const out = await adminCli(args, { ALLOWED_TARGET_CIDRS: '' });
+      expect([out.code, out.stderr]).toEqual([0, '']);
+      return JSON.parse(out.stdout);
     };
     const json = JSON.stringify({
       name: 'Primary',

@@ -4,10 +4,8 @@
  * stay readable; `secrets rotate` moves everything under the current key so an old key can be retired.
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { decryptSecret, keyId, openTarget, type Keyring } from '@statusvane/shared';
@@ -17,6 +15,7 @@ import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
 import { checkRunnerDeps } from './support/worker-harness.js';
+import { adminCli } from './support/admin-cli.js';
 
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
@@ -357,15 +356,10 @@ describe('secrets across a key rotation', () => {
     await before.prisma.monitor.update({ where: { id }, data: { bodyEnc: orphan, encKeyId: keyId(orphanKey) } });
     const movable = (await create(before, { headers: { 'X-Probe': 'cli' } })).body.data.id as string;
 
-    const root = join(import.meta.dirname, '..');
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', 'secrets', 'rotate'],
-      {
-        cwd: root,
-        env: { ...process.env, ENCRYPTION_KEY: keyB.toString('base64'), ENCRYPTION_OLD_KEYS: keyA.toString('base64') },
-      },
-    );
+    const { stdout } = await adminCli(['secrets', 'rotate'], {
+      ENCRYPTION_KEY: keyB.toString('base64'),
+      ENCRYPTION_OLD_KEYS: keyA.toString('base64'),
+    });
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({
       currentKeyId: idB,

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { AppError, NotFoundError, RESERVED_SLUGS, ValidationError } from '@statusvane/shared';
@@ -12,6 +10,7 @@ import {
 import { verifyPassword } from '../apps/api/src/services/status-pages/password.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { adminCli } from './support/admin-cli.js';
 
 type Tokens = Awaited<ReturnType<typeof makeWorkspace>>['tokens'];
 
@@ -401,16 +400,7 @@ describe('status-page set-password / clear-password', () => {
 });
 
 describe('the admin CLI', () => {
-  const cli = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const tsx = join(process.cwd(), 'node_modules/tsx/dist/cli.mjs');
-      execFile(
-        process.execPath,
-        [tsx, 'apps/api/src/admin/main.ts', ...args],
-        { env: { ...process.env, PUBLIC_BASE_URL: 'https://status.example.test' }, timeout: 60_000 },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (args: string[]) => adminCli(args, { PUBLIC_BASE_URL: 'https://status.example.test' });
 
   it('status-page arrange / set-password / clear-password print one JSON object; bad arguments exit non-zero', async () => {
     const page = (await post({ vanityUrl: uniq('cli'), name: 'CLI' })).body.data;
