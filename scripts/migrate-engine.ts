@@ -454,7 +454,10 @@ export class MigrateError extends Error {
  * panic instead surfaces as an opaque `RuntimeError: unreachable`; its text is in the registry.
  */
 function toMigrateError(error: unknown): Error {
-  const panic = panicRegistry().get();
+  // The Prisma client, when loaded in the same process after the engine (the bench), replaces the global registry
+  // with its own, which has no get(): then the engine's own error is all there is.
+  const registry = panicRegistry() as Partial<PanicRegistry>;
+  const panic = typeof registry.get === 'function' ? registry.get() : '';
   if (panic) return new MigrateError(`Schema engine panicked: ${panic}`, { cause: error });
   return error instanceof Error ? error : new MigrateError(String(error), { cause: error });
 }
