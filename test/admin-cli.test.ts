@@ -49,7 +49,7 @@ describe('admin CLI', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/--name/);
-  });
+  }, 90_000); // two tsx processes start from scratch: seconds each, more on a busy machine
 
   it('creates a workspace, a user, a membership and tokens of all three kinds that work against the API', async () => {
     const slug = uniq('cli');
