@@ -1,34 +1,13 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { addMember, createUser, createWorkspace } from '../apps/api/src/admin/admin-commands.js';
-import { adminCli } from './support/admin-cli.js';
+import { adminCli, adminProcess } from './support/admin-cli.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { consoleBrowser, setUserPassword } from './support/console.js';
-
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..');
 
 /** The CLI in this process (test/support/admin-cli.ts); one test below runs it as a process, as the README does. */
 const admin = (...args: string[]) => adminCli(args);
 const adminWith = (env: Record<string, string>, ...args: string[]) => adminCli(args, env);
-
-/** `npm run -s admin -- ...`: the process scripts/admin.mjs starts (tsx and main.ts). */
-async function adminProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(root, 'node_modules/tsx/dist/cli.mjs'), 'apps/api/src/admin/main.ts', ...args],
-      { cwd: root, env: process.env },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 let h: Harness;
 beforeAll(() => {
@@ -42,15 +21,15 @@ describe('admin CLI', () => {
   it('runs as a process: one JSON object on stdout and exit 0, or a message on stderr and a non-zero exit', async () => {
     const slug = uniq('proc');
     const [made, refused] = await Promise.all([
-      adminProcess('workspace', 'create', '--slug', slug, '--name', 'As a process'),
-      adminProcess('workspace', 'create', '--slug', slug),
+      adminProcess(['workspace', 'create', '--slug', slug, '--name', 'As a process']),
+      adminProcess(['workspace', 'create', '--slug', slug]),
     ]);
     expect(made.code).toBe(0);
     expect(JSON.parse(made.stdout)).toMatchObject({ slug, name: 'As a process' });
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/--name/);
-  }, 90_000); // two tsx processes start from scratch: seconds each, more beside the suites running in parallel
+  }, 90_000); // two tsx processes start from scratch: seconds each, more on a busy machine
 
   it('creates a workspace, a user, a membership and tokens of all three kinds that work against the API', async () => {
     const slug = uniq('cli');

@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeCursor, endOfLog, hashToken } from '@statusvane/shared';
 import request from 'supertest';
@@ -18,6 +16,7 @@ import {
   setStatusPagePassword,
 } from '../apps/api/src/admin/status-page-commands.js';
 import { createStatusPage } from '../apps/api/src/services/status-pages/create-status-page.js';
+import { adminProcess } from './support/admin-cli.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, serviceCtx, uniq, type Harness } from './support/harness.js';
 
@@ -472,22 +471,8 @@ describe('the admin CLI', () => {
 
   it('a command run as a process records the operating-system user', async () => {
     const page = (await api().post('/status-pages', { vanityUrl: uniq('proc'), name: 'Proc' })).body.data;
-    const out = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [
-          join(process.cwd(), 'node_modules/tsx/dist/cli.mjs'),
-          'apps/api/src/admin/main.ts',
-          'status-page',
-          'clear-password',
-          '--id',
-          page.id,
-        ],
-        { env: process.env, timeout: 60_000 },
-        (err, _stdout, stderr) => resolve({ code: err ? 1 : 0, stderr }),
-      ),
-    );
-    expect(out).toEqual({ code: 0, stderr: '' });
+    const out = await adminProcess(['status-page', 'clear-password', '--id', page.id]);
+    expect([out.code, out.stderr]).toEqual([0, '']);
     const [, event] = await eventsOf(page.id);
     expect(event).toMatchObject({ action: 'status_page.updated', actor: { type: 'cli', id: expect.any(String) } });
     expect(event!.actor.id.length).toBeGreaterThan(0);
