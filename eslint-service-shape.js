@@ -19,6 +19,7 @@ const VERBS = [
   'delete',
   'export',
   'get',
+  'import',
   'list',
   'plan',
   'receive',

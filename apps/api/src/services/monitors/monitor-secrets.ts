@@ -1,7 +1,7 @@
 import {
   joinSteps,
   openStepSecrets,
-  Prisma,
+  type Prisma,
   REDACTED,
   secretNamesIn,
   stepTexts,

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { ValidationError, type SsrfGuard } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { applyDocument } from '../config/apply-config.js';
+import { applyDocument } from '../config/config-writer.js';
 import type { ConfigDeps } from '../config/config-deps.js';
 import { fail, readConfigDocument } from '../config/config-document.js';
 import type { ConfigDocumentInput } from '../config/config-schema.js';
