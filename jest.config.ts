@@ -44,6 +44,7 @@ const config: Config = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/worker-database.ts'],
     },
   ],
 };

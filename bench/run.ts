@@ -6,7 +6,9 @@
  * over QUICK_LIMIT_SECONDS (build excluded) misses that goal, but does not fail: a slow machine is no defect. `--event-log` runs only the event log's A/B
  * (scenarios/event-log.ts) and writes bench/results/<ISO date-time>-event-log.json. `--over-capacity` runs only
  * one worker at twice its capacity (scenarios/over-capacity.ts) and writes `-over-capacity.json`. `--workers N` runs
- * the scheduling scenario on N worker processes.
+ * the scheduling scenario on N worker processes. `--uptime-report` runs only the uptime report of a month for 1,000
+ * monitors (scenarios/uptime-report.ts; `--monitors` sets how many) and writes `-uptime-report.json`. `--console` runs only the console's monitors pages at 10,000
+ * monitors (scenarios/console-pages.ts; `--monitors` changes how many) and writes `-console.json`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
+import { buildAssets } from '../scripts/build-assets.mjs';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
 import {
@@ -25,6 +28,8 @@ import {
   latenessSvg,
   resultsFileName,
   resultsMarkdown,
+  UPTIME_REPORT_GOAL_MS,
+  uptimeReportLines,
   writeDocs,
   writeResults,
   writeSideResults,
@@ -44,11 +49,14 @@ import {
 import { FILTERED_LIST_SCENARIO, LIST_SCENARIO, runApiScenarios } from './scenarios/api.js';
 import { runCheckThroughput } from './scenarios/checks.js';
 import { runConfigScenario } from './scenarios/config.js';
+import { CONSOLE_REGIONS, runConsolePages, seedConsolePages } from './scenarios/console-pages.js';
 import { runEventLogOverhead, type EventLogInput } from './scenarios/event-log.js';
+import { runApiStepsCost } from './scenarios/api-steps.js';
 import { runResponseTimes } from './scenarios/response-times.js';
 import { runOverCapacity } from './scenarios/over-capacity.js';
 import { runScheduling } from './scenarios/scheduling.js';
 import { runStatusPage, seedStatusPage } from './scenarios/status-page.js';
+import { runUptimeReport } from './scenarios/uptime-report.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,12 +69,19 @@ const { values: args } = parseArgs({
     'over-capacity': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
     'event-log': { type: 'boolean', default: false },
+    // Only the console's monitors pages (scenarios/console-pages.ts): issue 27's page times and weights.
+    console: { type: 'boolean', default: false },
     // Only the API and status page scenarios, printed and not recorded: for trying a change to the API quickly.
     'api-only': { type: 'boolean', default: false },
     // Only the scheduling scenario (with its cost per check and what ran out), printed and recorded in
     // bench/results/<start>[-quick]-cost.json: for trying a change to the check path quickly, and for the
     // 100,000-monitor run (`--monitors 100000 --workers 2 --cost-only`).
     'cost-only': { type: 'boolean', default: false },
+    // Only a 3-step api monitor's CPU per check against an http check's (scenarios/api-steps.ts), in this process
+    // from the sources (no build), recorded in bench/results/<start>-api-steps.json.
+    'api-steps': { type: 'boolean', default: false },
+    // Only the uptime report scenario (scenarios/uptime-report.ts), recorded in bench/results/<start>-uptime-report.json.
+    'uptime-report': { type: 'boolean', default: false },
   },
 });
 const quick = args.quick!;
@@ -83,6 +98,8 @@ const sizes = quick
       detectionInterval: 10,
       historyDays: 7,
       historyRequests: 50,
+      reportMonitors: 100,
+      reportRequests: 10,
     }
   : {
       apiSeconds: 10,
@@ -97,8 +114,13 @@ const sizes = quick
       detectionInterval: 60,
       historyDays: 30,
       historyRequests: 500,
+      // Issue 29: a month's report of 1,000 monitors.
+      reportMonitors: 1000,
+      reportRequests: 50,
     };
 if (args.monitors) sizes.monitors = Number(args.monitors);
+// --uptime-report: --monitors sizes the report (not the scheduling scenario, which it does not run).
+if (args['uptime-report'] && args.monitors) sizes.reportMonitors = sizes.monitors;
 /** The event log's A/B (scenarios/event-log.ts): the median of the rounds' ratios (odd counts: no tie). */
 const eventLogSizes: Omit<EventLogInput, 'prisma' | 'databaseUrl' | 'redisUrl' | 'encryptionKey' | 'targetUrl'> = quick
   ? { rounds: 3, createsPerRound: 15, monitors: 100, batchesPerRound: 3 }
@@ -163,10 +185,37 @@ try {
   log(
     `${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores, commit ${source.commit?.slice(0, 10) ?? 'unknown'}${source.dirty ? ' with uncommitted changes' : ''}`,
   );
-  const buildSeconds = args['skip-build'] ? 0 : build(log);
+  const buildSeconds = args['skip-build'] || args['api-steps'] ? 0 : build(log);
   const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
+  if (args['api-steps']) {
+    const target = await startHelper('target', 'target.ts');
+    children.push(target.child);
+    log('api steps against http checks...');
+    const apiSteps = await runApiStepsCost(
+      {
+        prisma,
+        ...urls,
+        encryptionKey,
+        targetBase: `http://127.0.0.1:${target.port}`,
+        ...(quick
+          ? { rounds: 3, checksPerRound: 200, monitors: 20, concurrency: 10 }
+          : { rounds: 7, checksPerRound: 600, monitors: 50, concurrency: 20 }),
+      },
+      log,
+    );
+    const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'api-steps', { startedAt, quick, source }, apiSteps);
+    process.stdout.write(
+      `${JSON.stringify(apiSteps, null, 2)}\n3-step api check / http check CPU: ${apiSteps.ratio}, the worker's alone ` +
+        `${apiSteps.workerRatio} (goal <= ${apiSteps.goalRatio}: ${apiSteps.met ? 'met' : 'missed'}); load average ` +
+        `${loadAverage.join(' ')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll(children);
+    process.exit(apiSteps.notUp > 0 ? 1 : 0);
+  }
   if (args['over-capacity']) {
     const overCapacity = await runOverCapacity({ prisma, urls, encryptionKey, children }, log);
     const { path, loadAverage } = writeSideResults(RESULTS_DIR, 'over-capacity', { startedAt, source }, overCapacity);
@@ -175,6 +224,83 @@ try {
     );
     await prisma.$disconnect();
     await stopAll(children);
+    process.exit(0);
+  }
+
+  /** Issue 29's scenario against a running API (the full run's and --uptime-report's). */
+  const uptimeReportOn = (on: AppProcess) => {
+    log('uptime report...');
+    return runUptimeReport(
+      {
+        prisma,
+        apiUrl: on.baseUrl,
+        apiPid: on.child.pid,
+        monitors: sizes.reportMonitors,
+        requests: sizes.reportRequests,
+      },
+      log,
+    );
+  };
+  if (args['uptime-report']) {
+    api = await startApi(urls, encryptionKey);
+    children.push(api.child);
+    const { result } = await uptimeReportOn(api);
+    const { path, loadAverage } = writeSideResults(
+      RESULTS_DIR,
+      'uptime-report',
+      { startedAt, quick, source },
+      { loadAverageAtStart, goalP99Ms: UPTIME_REPORT_GOAL_MS, uptimeReport: result },
+    );
+    process.stdout.write(
+      `${uptimeReportLines(result)}load average at start: ${loadAverageAtStart.join(' ')}; at the end: ${loadAverage.join(' ')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll(children);
+    process.exit(0);
+  }
+
+  if (args.console) {
+    // The pages' own assets, as `npm run build` leaves them (build() above compiles the server only).
+    await buildAssets();
+    const days = 90;
+    const monitors = args.monitors ? sizes.monitors : 10_000;
+    log(`console pages: seeding ${monitors} monitors with ${days} days of rollups...`);
+    // Seeded through a client of its own: statements of a hundred thousand rows may take minutes on a busy machine.
+    const seeder = createPrisma(urls.databaseUrl, { max: 2, statementTimeoutMs: 600_000 });
+    const seeded = await seedConsolePages(seeder, { monitors, days, targetUrl: 'http://127.0.0.1:9/health' });
+    await seeder.$disconnect();
+    log(`seeded in ${seeded.seedSeconds.toFixed(1)} s`);
+    api = await startApi(urls, encryptionKey, { CHECK_REGIONS: CONSOLE_REGIONS.join(','), REGION: CONSOLE_REGIONS[0] });
+    children.push(api.child);
+    // The API brings Redis's schedules in line with 10,000 enabled monitors as it starts: measured after, not during.
+    await api.child.waitFor(/schedules reconciled/, 600_000);
+    const consolePages = await runConsolePages(
+      {
+        prisma,
+        apiUrl: api.baseUrl,
+        apiPid: api.child.pid,
+        ...seeded,
+        monitors,
+        days,
+        connections: [1, 4],
+        durationSeconds: sizes.apiSeconds,
+        warmupSeconds: sizes.warmupSeconds,
+      },
+      log,
+    );
+    const { path } = writeSideResults(
+      RESULTS_DIR,
+      'console',
+      { startedAt, quick, source },
+      { loadAverageAtStart, consolePages },
+    );
+    process.stdout.write(
+      `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (under ${g.limit})`).join('\n')}\n` +
+        `wrote ${path.slice(ROOT.length + 1)}\n`,
+    );
+    await prisma.$disconnect();
+    await stopAll([api.child, ...children]);
     process.exit(0);
   }
 
@@ -361,8 +487,11 @@ try {
   );
   log('config plan and apply...');
   const config = await runConfigScenario({ prisma, apiUrl: api.baseUrl, targetUrl, monitors: CONFIG_MONITORS }, log);
+  const { workspaceId: reportWsId, result: uptimeReport } = await uptimeReportOn(api);
   // The monitors POSTed above queued first checks and schedules: gone before the worker starts.
-  await prisma.workspace.deleteMany({ where: { id: { in: [apiWs.id, filterWs.id, statusPage.workspaceId] } } });
+  await prisma.workspace.deleteMany({
+    where: { id: { in: [apiWs.id, filterWs.id, statusPage.workspaceId, reportWsId] } },
+  });
   // Those were every stored result: give their space back, so that bytes per result counts only the rows stored from
   // here on (left in place, a quick run's few thousand results shared the space of 10,080 deleted ones: 2,000+ bytes).
   await prisma.$executeRawUnsafe('VACUUM FULL check_results');
@@ -437,6 +566,7 @@ try {
     responseTimes,
     config,
     eventLog,
+    uptimeReport,
   };
   const results: BenchResults = { ...partial, goals: goalsOf(partial) };
 

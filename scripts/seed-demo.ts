@@ -1,7 +1,9 @@
-// Creates (once) the demo workspace and its owner, then mints a fresh owner token and prints it as JSON.
-// Used by `npm start`; the token secret is shown only here.
-import { createPrisma } from '@statusvane/shared';
+// Creates (once) the demo workspace and its owner, then mints a fresh owner token and prints it as JSON. The first
+// time (while the demo owner has no console password), it also gives them a generated password and prints it as
+// `signIn`. Used by `npm start`; the token and the password are shown only here.
+import { createPrisma, randomSecret } from '@statusvane/shared';
 import { addMember, createToken, createUser, createWorkspace } from '../apps/api/src/admin/admin-commands.js';
+import { hashPassword } from '../apps/api/src/services/status-pages/password.js';
 
 const DEMO = { slug: 'demo', name: 'Demo workspace', email: 'demo@statusvane.local' };
 
@@ -26,7 +28,17 @@ async function seed(url: string): Promise<void> {
       role: 'owner',
       name: 'npm start demo token',
     });
-    process.stdout.write(`${JSON.stringify({ workspace: DEMO.slug, tokenId: token.id, token: token.token })}\n`);
+    // Only while no password is set (a conditional update: two starts at once set one, and a password the owner chose
+    // is never replaced). 20 random base64url characters: well within the console's 12 to 256.
+    const password = randomSecret(15);
+    const { count } = await prisma.user.updateMany({
+      where: { email: DEMO.email, passwordHash: null },
+      data: { passwordHash: await hashPassword(password), passwordChangedAt: new Date() },
+    });
+    const signIn = { email: DEMO.email, password: count === 1 ? password : null };
+    process.stdout.write(
+      `${JSON.stringify({ workspace: DEMO.slug, tokenId: token.id, token: token.token, signIn })}\n`,
+    );
   } finally {
     await prisma.$disconnect();
   }

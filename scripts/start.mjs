@@ -1,7 +1,8 @@
 // `npm start`: the whole product on one machine. Starts PostgreSQL and Redis under .data/ unless DATABASE_URL /
 // REDIS_URL are given, builds, applies migrations, checks the configuration (creating the development encryption
 // key once, before the API and the worker both look for it), creates the demo workspace, starts the API and one
-// worker, waits until the API is ready, then prints the demo token and a first curl. Runs until Ctrl-C. Unless
+// worker, waits until the API is ready, then prints the demo token, a first curl and the console's first sign-in (the
+// demo owner's email and, the first time, a generated password). Runs until Ctrl-C. Unless
 // ALLOWED_TARGET_CIDRS is given (or NODE_ENV is production), the API and worker it starts may watch loopback and
 // private addresses: a trial on one's own machine and network (LOCAL_TRIAL_CIDRS).
 //
@@ -147,6 +148,14 @@ ${targets}
 Demo workspace "${demo.workspace}", owner token (shown once):
 
   ${demo.token}
+
+Sign in to the console: ${base}/app/login
+${
+  demo.signIn.password
+    ? `  email     ${demo.signIn.email}
+  password  ${demo.signIn.password}   (shown once; change it on ${base}/app/account)`
+    : `  email     ${demo.signIn.email}   (password chosen earlier; lost it? npm run -s admin -- user reset-link --email ${demo.signIn.email})`
+}
 
 Send your first request:
 

@@ -1,8 +1,15 @@
 // `npm test`: brings up what the suite needs (local PostgreSQL and Redis unless DATABASE_URL / REDIS_URL are
 // given), creates a fresh test database, applies the migrations, generates the Prisma client if missing, and
 // runs every Jest project. Extra arguments go to Jest: `npm test -- test/auth.test.ts`.
+//
+// Suites run in parallel, each Jest worker on a database of its own: the migrated test database is the template of
+// `<test database>_w<n>` for n = 1..workers, and test/support/worker-database.ts points a worker at its copy
+// (JEST_WORKER_ID). One worker per core (at least two: most suites wait on timers, queues and child processes rather
+// than compute); more makes the CPU-heavy suites (builds, browsers, process spawns) slow enough to time out.
+// `TEST_WORKERS=<n>` chooses the count; Jest's own -i / --runInBand / -w / --maxWorkers win.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -34,27 +41,67 @@ const { databaseUrl, redisUrl } = await ensureServices({ quiet: true });
  * A separate database so tests never touch development data; recreated on each run. `TEST_DB_SUFFIX` gives
  * concurrent runs against one server (several checkouts, CI shards) a database each: `<db>_test_<suffix>`.
  */
-async function freshTestDatabase(baseUrl) {
-  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+function testDatabaseName(baseUrl) {
   const suffix = process.env.TEST_DB_SUFFIX ?? '';
   if (!/^[a-z0-9_]{0,20}$/.test(suffix)) throw new Error('TEST_DB_SUFFIX: up to 20 of a-z, 0-9 and _');
-  const url = new URL(baseUrl);
-  const name = `${url.pathname.slice(1) || 'statusvane'}_test${suffix ? `_${suffix}` : ''}`;
+  return `${new URL(baseUrl).pathname.slice(1) || 'statusvane'}_test${suffix ? `_${suffix}` : ''}`;
+}
+
+/** Statements on the server's maintenance connection (the URL the services gave), one client for all of them. */
+async function onServer(baseUrl, what, statements) {
   const admin = new pg.Client({ connectionString: baseUrl });
   try {
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
+    for (const sql of statements) await admin.query(sql);
   } catch (err) {
-    throw new Error(`could not create the test database ${name} on ${url.host}: ${err.message}`, { cause: err });
+    throw new Error(`could not ${what} on ${new URL(baseUrl).host}: ${err.message}`, { cause: err });
   } finally {
     await admin.end().catch(() => undefined);
   }
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
-const testDatabaseUrl = await freshTestDatabase(databaseUrl);
+const withName = (baseUrl, name) => {
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+/**
+ * Tests lose nothing they need if the server crashes mid-run, so commits need not wait for the disk
+ * (synchronous_commit off: no corruption risk, only the last moments' transactions).
+ */
+const fastCommits = (name) => `ALTER DATABASE "${name}" SET synchronous_commit = off`;
+
+/** `-i`, `--runInBand`, `-w <n>` or `--maxWorkers`: the caller chose Jest's parallelism. */
+const jestArgs = process.argv.slice(2);
+const callerChoseWorkers = jestArgs.some((a) => /^(-i|--runInBand|-w|--maxWorkers)(=|$)/.test(a) || /^-w\d/.test(a));
+const workers = (() => {
+  if (process.env.TEST_DATABASE_URL || callerChoseWorkers) return 1;
+  const asked = Number(process.env.TEST_WORKERS);
+  if (process.env.TEST_WORKERS !== undefined) {
+    if (!Number.isInteger(asked) || asked < 1 || asked > 16) throw new Error('TEST_WORKERS: a whole number, 1 to 16');
+    return asked;
+  }
+  return Math.min(6, Math.max(2, availableParallelism()));
+})();
+
+let testDatabaseUrl;
+let workerDatabases = null;
+if (process.env.TEST_DATABASE_URL) {
+  testDatabaseUrl = process.env.TEST_DATABASE_URL;
+} else {
+  const name = testDatabaseName(databaseUrl);
+  // Copies of a previous run (perhaps with more workers) go first: a template cannot be dropped while copied.
+  const stale = Array.from({ length: 16 }, (_, i) => `DROP DATABASE IF EXISTS "${name}_w${i + 1}" WITH (FORCE)`);
+  await onServer(databaseUrl, `create the test database ${name}`, [
+    ...stale,
+    `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`,
+    `CREATE DATABASE "${name}"`,
+    fastCommits(name),
+  ]);
+  testDatabaseUrl = withName(databaseUrl, name);
+  workerDatabases = { name, count: workers };
+}
 const testRedisUrl =
   process.env.TEST_REDIS_URL ??
   (() => {
@@ -71,8 +118,24 @@ const env = {
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
 };
 run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/migrate.ts', 'deploy'], env);
+if (workerDatabases) {
+  const { name, count } = workerDatabases;
+  const copies = Array.from({ length: count }, (_, i) => `${name}_w${i + 1}`);
+  await onServer(
+    databaseUrl,
+    `copy the test database ${name} for ${count} Jest worker(s)`,
+    copies.flatMap((copy) => [`CREATE DATABASE "${copy}" TEMPLATE "${name}"`, fastCommits(copy)]),
+  );
+  env.TEST_WORKER_DATABASE = name;
+}
 run(
   process.execPath,
-  ['--experimental-vm-modules', '--no-warnings', join(root, 'node_modules/jest/bin/jest.js'), ...process.argv.slice(2)],
+  [
+    '--experimental-vm-modules',
+    '--no-warnings',
+    join(root, 'node_modules/jest/bin/jest.js'),
+    ...(callerChoseWorkers ? [] : [`--maxWorkers=${workers}`]),
+    ...jestArgs,
+  ],
   env,
 );

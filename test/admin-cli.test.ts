@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { addMember, createUser, createWorkspace } from '../apps/api/src/admin/admin-commands.js';
 import { adminCli, adminProcess } from './support/admin-cli.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { consoleBrowser, setUserPassword } from './support/console.js';
 
 /** The CLI in this process (test/support/admin-cli.ts); one test below runs it as a process, as the README does. */
 const admin = (...args: string[]) => adminCli(args);
@@ -307,4 +308,70 @@ describe('admin CLI', () => {
       }
     }
   }, 120_000);
+});
+
+describe('admin CLI: console users', () => {
+  it('user reset-link prints a link that sets a password (an invitation without one, a reset with one)', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const user = await makeUser(h.prisma, [{ workspace: w.ws.id, role: 'member' }]);
+    const base = h.config.publicBaseUrl;
+    const first = await adminWith({ PUBLIC_BASE_URL: base }, 'user', 'reset-link', '--email', user.email.toUpperCase());
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    const invite = JSON.parse(first.stdout);
+    expect(invite).toEqual({
+      email: user.email,
+      purpose: 'invite',
+      url: expect.stringMatching(new RegExp(`^${base}/app/invite/[A-Za-z0-9_-]{43}$`)),
+      expiresAt: expect.any(String),
+    });
+    const b = consoleBrowser(h);
+    const link = new URL(invite.url).pathname;
+    const set = await b.submit(link, { password: 'a good long password', confirm: 'a good long password' });
+    expect(set.status).toBe(303);
+    await b.signIn(user.email, 'a good long password');
+
+    // Now with a password: a reset link (1 h), and the older links are void.
+    const second = JSON.parse(
+      (await adminWith({ PUBLIC_BASE_URL: base }, 'user', 'reset-link', '--email', user.email)).stdout,
+    );
+    expect(second.purpose).toBe('reset');
+    expect(second.url).toMatch(new RegExp(`^${base}/app/forgot/[A-Za-z0-9_-]{43}$`));
+    const reset = await consoleBrowser(h).submit(new URL(second.url).pathname, {
+      password: 'another long password',
+      confirm: 'another long password',
+    });
+    expect(reset.status).toBe(303);
+    await consoleBrowser(h).signIn(user.email, 'another long password');
+
+    const unknown = await admin('user', 'reset-link', '--email', 'nobody@example.test');
+    expect([unknown.code, unknown.stdout]).toEqual([1, '']);
+    expect(unknown.stderr).toBe('error: user was not found\n');
+  }, 60_000);
+
+  it('user reset-2fa turns the second factor off, deletes recovery codes, ends sessions and is audited', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const user = await makeUser(h.prisma, [{ workspace: w.ws.id, role: 'member' }]);
+    await setUserPassword(h.prisma, user.email, 'correct horse battery staple');
+    const b = consoleBrowser(h);
+    await b.signIn(user.email, 'correct horse battery staple');
+    expect((await b.get(`/app/${w.ws.slug}/monitors`)).status).toBe(200);
+    await h.prisma.user.update({ where: { id: user.id }, data: { totpSecretEnc: 'sealed-secret', totpLastStep: 1n } });
+    await h.prisma.recoveryCode.create({ data: { userId: user.id, codeHash: 'a'.repeat(64) } });
+
+    const out = await admin('user', 'reset-2fa', '--email', user.email);
+    expect([out.code, out.stderr]).toEqual([0, '']);
+    expect(JSON.parse(out.stdout)).toEqual({ email: user.email, twoFactor: false, reset: true });
+    const row = await h.prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect([row.totpSecretEnc, row.totpPendingSecretEnc, row.totpLastStep]).toEqual([null, null, null]);
+    expect(await h.prisma.recoveryCode.count({ where: { userId: user.id } })).toBe(0);
+    expect(await h.prisma.consoleSession.count({ where: { userId: user.id } })).toBe(0);
+    expect((await b.get(`/app/${w.ws.slug}/monitors`)).status).toBe(303);
+    const event = await h.prisma.auditEvent.findFirstOrThrow({
+      where: { workspaceId: w.ws.id, resourceId: user.id, action: 'user.two_factor_reset' },
+    });
+    expect(event.actorType).toBe('cli');
+    // Nothing to reset: says so, changes nothing.
+    const again = await admin('user', 'reset-2fa', '--email', user.email);
+    expect(JSON.parse(again.stdout)).toEqual({ email: user.email, twoFactor: false, reset: false });
+  }, 60_000);
 });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse as parseYaml } from 'yaml';
 import request from 'supertest';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'packages/cli/bin/statusvane.mjs');
@@ -199,6 +199,55 @@ describe('statusvane CLI', () => {
     );
   });
 
+  it('shows who is on call now in every schedule', async () => {
+    expect(await cli(['oncall'])).toMatchObject({ code: 0, stdout: 'No schedules.\n', stderr: '' });
+    const ann = await makeUser(h.prisma, [{ workspace: ws.ws.slug, role: 'member' }]);
+    const layer = { rotation: { every: 1, unit: 'weeks' }, handoffTime: '09:00', members: [ann.id] };
+    for (const [name, startsAt] of [
+      ['Primary', '2026-01-05T09:00:00+01:00'],
+      ['Later', '2099-01-05T09:00:00+01:00'],
+    ]) {
+      await request(h.app)
+        .post('/api/v1/schedules')
+        .set(bearer(ws.tokens.admin))
+        .send({ name, timezone: 'Europe/Berlin', layers: [{ name: 'Weekly', startsAt, ...layer }] })
+        .expect(201);
+    }
+    const now = await cli(['oncall']);
+    expect(now.code).toBe(0);
+    const [header, ...rows] = now.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^SCHEDULE\s+ON CALL\s+BY\s+UNTIL\s+SCHEDULE ID$/);
+    expect(rows.map((r) => r.split(/\s{2,}/).slice(0, 3))).toEqual([
+      ['Primary', ann.email, 'Weekly'],
+      ['Later', 'nobody (fallback is paged)', '-'],
+    ]);
+    const json = JSON.parse((await cli(['oncall', '--json'])).stdout) as Array<{ user: { id: string } | null }>;
+    expect(json.map((o) => o.user?.id ?? null)).toEqual([ann.id, null]);
+  });
+
+  it('acknowledges an incident (acknowledgedBy: the CLI token) and resolves it', async () => {
+    const opened = await request(h.app)
+      .post('/api/v1/incidents')
+      .set(bearer(ws.tokens.admin))
+      .send({ title: 'Search down' })
+      .expect(201);
+    const id = opened.body.data.id as string;
+    const tokenName = (await h.prisma.apiToken.findFirstOrThrow({ where: { workspaceId: ws.ws.id, role: 'admin' } }))
+      .name;
+    const ack = await cli(['incidents', 'ack', id]);
+    expect(ack).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Acknowledged at \S+ by .+: Search down\n$/) });
+    const stored = (await request(h.app).get(`/api/v1/incidents/${id}`).set(bearer(ws.tokens.viewer))).body.data;
+    expect(stored.acknowledgedBy).toEqual({ type: 'token', id: expect.any(String), name: tokenName });
+    const resolved = await cli(['--json', 'incidents', 'resolve', id]);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.stdout)).toMatchObject({
+      id,
+      status: 'resolved',
+      acknowledgedBy: stored.acknowledgedBy,
+    });
+    expect((await cli(['incidents', 'ack', id])).code).toBe(1); // a resolved incident: 409
+  });
+
   it('opens a maintenance window on a component by name for a duration, and completes it', async () => {
     const start = await cli([
       'maintenance',
@@ -347,3 +396,23 @@ async function slugOf(): Promise<string> {
   const page = await h.prisma.statusPage.findFirstOrThrow({ where: { workspaceId: ws.ws.id } });
   return page.slug;
 }
+
+describe('statusvane import openapi', () => {
+  it('plans, then applies, the monitors of an OpenAPI document; the import is named after the file', async () => {
+    const file = join(root, 'test/fixtures/openapi/items-3.1.json');
+    const args = ['import', 'openapi', file, '--base-url', 'https://items.example.com/v2'];
+    const plan = await cli(args);
+    expect([plan.code, plan.stderr]).toEqual([0, '']);
+    expect(plan.stdout).toMatch(/\+\s+monitor\s+openapi\.items-3-1\.get-health/);
+    expect(plan.stdout).toContain('Plan: 3 to create, 0 to update, 0 to delete, 0 unchanged.');
+    expect(plan.stdout).toContain('skipped getItem: parameter itemId (path) is required and has no example');
+    const applied = await cli([...args, '--apply', '--json']);
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout).summary).toEqual({ create: 3, update: 0, delete: 0, noop: 0 });
+    expect(
+      await h.prisma.monitor.count({ where: { workspaceId: ws.ws.id, ref: { startsWith: 'openapi.items-3-1.' } } }),
+    ).toBe(3);
+    const missing = await cli(['import', 'openapi', join(dir, 'nope.yaml'), '--base-url', 'https://x.example']);
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('cannot read')]);
+  });
+});

@@ -229,14 +229,15 @@ describe('config with secrets no configured key opens', () => {
       JSON.stringify({ botToken: '123456:secretsecretsecretsecret', chatId: '-1001' }),
       'ops@example.com',
     ]);
-    // Readable again: the export is redacted as ever and plans back to no change.
+    // Readable again: the export is redacted as ever and plans back to no change (noop: the two monitors, the policy,
+    // and the accounting policy, which the export always carries).
     const exported = (await request(after.app).get('/api/v1/config').set(bearer(viewer))).body.data;
     expect(exported.monitors[0]).toMatchObject({ headers: { Authorization: '<redacted>' }, body: '<redacted>' });
     expect((await call(after, token, 'plan', exported)).body.data.summary).toEqual({
       create: 0,
       update: 0,
       delete: 0,
-      noop: 3,
+      noop: 4,
     });
   });
 });

@@ -2,45 +2,39 @@
 // Policy: sign in through the form, see the monitors page, no serious or critical axe-core violation at 1280 and
 // 390 px in light and dark, no sideways scroll at 390 px, and sign out. Screenshots go to test-artifacts/console/.
 // This suite never skips: without Chromium it fails and says how to install it.
-import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import {
   bearer,
   createMonitorNamed,
-  makeHarness,
   makeUser,
   makeWorkspace,
   monitorShowing,
   type Harness,
 } from './support/harness.js';
-import { axeViolations, launchChromium, type AxeViolation } from './support/browser.js';
+import {
+  consoleInBrowser,
+  consoleVisitor,
+  inspectConsolePage,
+  signInThroughForm,
+  type Scheme,
+} from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 const PASSWORD = 'correct horse battery staple';
 
 let h: Harness;
 let browser: Browser;
-let server: Server;
+let served: Awaited<ReturnType<typeof consoleInBrowser>>;
 let origin: string;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
 let owner: { email: string };
 let viewer: { email: string };
 
 beforeAll(async () => {
-  // The console checks Origin against PUBLIC_BASE_URL: listen first, then build the app for that address.
-  server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  h = makeHarness({ PUBLIC_BASE_URL: origin });
-  server.on('request', h.app);
-  browser = await launchChromium('console');
-  mkdirSync(ARTIFACTS, { recursive: true });
+  served = await consoleInBrowser('console');
+  ({ h, origin, browser } = served);
 
   w = await makeWorkspace(h.prisma);
   await h.prisma.workspace.update({ where: { id: w.ws.id }, data: { name: 'Acme Production' } });
@@ -64,54 +58,15 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  await h?.close();
+  await served?.close();
 });
 
-type Scheme = 'light' | 'dark';
-
-/** A context with JavaScript on (the enhancement script runs; axe needs timers), recording console errors. */
-async function visitor(width: number, colorScheme: Scheme = 'light') {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // A refused sign-in answers 401 on purpose; anything else (a CSP violation above all) is a defect.
-    if (m.type() === 'error' && !/status of 401/.test(m.text())) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return { context, page, errors };
-}
-
-async function signIn(page: Page, email: string) {
-  await page.goto(`${origin}/app/login`);
-  await page.fill('#f-email', email);
-  await page.fill('#f-password', PASSWORD);
-  await Promise.all([page.waitForURL(`${origin}/app/${w.ws.slug}/monitors`), page.click('button[type=submit]')]);
-}
-
-/** axe-core's serious and critical violations. */
-async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  return (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
-
-async function sidewaysScroll(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
-      .document.documentElement;
-    return d.scrollWidth - d.clientWidth;
-  });
-}
-
-/** Checks one page at one width and scheme: axe, no sideways scroll at 390, a screenshot, no console error. */
-async function inspect(page: Page, errors: string[], name: string, width: number, scheme: Scheme) {
-  const label = `${name} ${width} ${scheme}`;
-  expect([label, await seriousViolations(page)]).toEqual([label, []]);
-  expect([label, await sidewaysScroll(page)]).toEqual([label, 0]);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
-  expect([label, errors]).toEqual([label, []]);
-}
+const visitor = (width: number, colorScheme: Scheme = 'light') =>
+  // A refused sign-in answers 401 on purpose.
+  consoleVisitor(browser, width, colorScheme, /status of 401/);
+const signIn = (page: Page, email: string) =>
+  signInThroughForm(page, origin, email, PASSWORD, `/app/${w.ws.slug}/monitors`);
+const inspect = inspectConsolePage;
 
 describe('the console in Chromium', () => {
   it('signs in through the form and lands on the monitors page', async () => {
@@ -137,7 +92,7 @@ describe('the console in Chromium', () => {
       // Filtering by status through the select (submitted by the script on change).
       await Promise.all([page.waitForURL(/status=down/), page.selectOption('#monitor-status', 'down')]);
       expect(await page.locator('table.monitors tbody tr').count()).toBe(1);
-      expect(await page.locator('table.monitors td.name').textContent()).toBe('Checkout');
+      expect(await page.locator('table.monitors td.name a').textContent()).toBe('Checkout');
       expect(errors).toEqual([]);
     } finally {
       await context.close();
@@ -181,6 +136,159 @@ describe('the console in Chromium', () => {
       await page.goto(`${origin}/app/${w.ws.slug}/monitors`);
       expect(page.url()).toBe(`${origin}/app/login?next=${encodeURIComponent(`/app/${w.ws.slug}/monitors`)}`);
       expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
+
+// Incidents, maintenance, status pages, settings and the wall view (console engineer B's pages).
+describe('the operations pages in Chromium', () => {
+  let base: string;
+  let incidentId: string;
+  let wallUrl: string;
+  let wallId: string;
+  /** Each page once, by the name of its screenshot. */
+  let pages: Array<[string, string]>;
+
+  beforeAll(async () => {
+    base = `${origin}/app/${w.ws.slug}`;
+    const api = (method: 'post' | 'put', path: string, body: object) =>
+      request(h.app)[method](`/api/v1${path}`).set(bearer(w.tokens.owner)).send(body);
+    const components = await h.prisma.component.findMany({ where: { workspaceId: w.ws.id }, orderBy: { name: 'asc' } });
+    const checkout = components.find((c) => c.name === 'Checkout')!;
+    const policy = await api('post', '/escalation-policies', {
+      name: 'Primary on-call',
+      isDefault: true,
+      steps: [
+        { delayMinutes: 0, targets: [{ channel: 'email', target: 'oncall@example.test' }] },
+        { delayMinutes: 15, targets: [{ channel: 'email', target: 'lead@example.test' }] },
+      ],
+    });
+    expect(policy.status).toBe(201);
+    const incident = await api('post', '/incidents', {
+      title: 'Checkout returns 503 for card payments',
+      impact: 'major',
+      componentIds: [checkout.id],
+      message: 'We are looking into failed card payments.',
+    });
+    expect(incident.status).toBe(201);
+    incidentId = incident.body.data.id as string;
+    const old = await api('post', '/incidents', { title: 'Search results slow', impact: 'minor' });
+    await request(h.app).post(`/api/v1/incidents/${old.body.data.id}/resolve`).set(bearer(w.tokens.owner)).send({});
+    const hour = Math.ceil(Date.now() / 3_600_000) * 3_600_000;
+    const window = await api('post', '/maintenance', {
+      title: 'Database upgrade to PostgreSQL 17',
+      body: 'Writes pause for about ten minutes while the primary fails over.',
+      startsAt: new Date(hour + 24 * 3_600_000).toISOString(),
+      endsAt: new Date(hour + 26 * 3_600_000).toISOString(),
+      componentIds: [checkout.id],
+    });
+    expect(window.status).toBe(201);
+    const statusPage = await api('post', '/status-pages', { name: 'Acme status', vanityUrl: `acme-${w.ws.slug}` });
+    expect(statusPage.status).toBe(201);
+    await request(h.app)
+      .patch(`/api/v1/status-pages/${statusPage.body.data.id}`)
+      .set(bearer(w.tokens.owner))
+      .send({
+        sections: [
+          { name: 'Customer facing', componentIds: components.slice(0, 3).map((c) => c.id) },
+          { name: 'Internal', componentIds: components.slice(3).map((c) => c.id) },
+        ],
+      });
+    const hook = await api('post', '/webhooks', {
+      url: 'https://93.184.215.14/hooks/statusvane',
+      description: 'Chat bridge',
+      types: ['incident.opened', 'incident.resolved'],
+    });
+    expect(hook.status).toBe(201);
+    await api('post', '/tokens', { name: 'Deploy pipeline', role: 'member' });
+    const wall = await api('post', '/wall-tokens', { name: 'Office screen' });
+    expect(wall.status).toBe(201);
+    wallUrl = wall.body.data.url as string;
+    wallId = wall.body.data.id as string;
+    pages = [
+      ['incidents', `${base}/incidents`],
+      ['incident', `${base}/incidents/${incidentId}`],
+      ['incident-new', `${base}/incidents/new`],
+      ['maintenance', `${base}/maintenance`],
+      ['maintenance-window', `${base}/maintenance/${window.body.data.id}`],
+      ['maintenance-new', `${base}/maintenance/new`],
+      ['status-pages', `${base}/status-pages`],
+      ['status-page', `${base}/status-pages/${statusPage.body.data.id}`],
+      ['components', `${base}/components`],
+      ['settings-members', `${base}/settings/members`],
+      ['settings-tokens', `${base}/settings/tokens`],
+      ['settings-policies', `${base}/settings/escalation-policies`],
+      ['settings-policy', `${base}/settings/escalation-policies/${policy.body.data.id}`],
+      ['settings-webhooks', `${base}/settings/webhooks`],
+      ['settings-webhook', `${base}/settings/webhooks/${hook.body.data.id}`],
+      ['settings-wall', `${base}/settings/wall`],
+      ['settings-audit', `${base}/settings/audit`],
+      ['wall', wallUrl],
+    ];
+  }, 60_000);
+
+  it('passes axe with no sideways scroll at 1280 and 390 px, light and dark, on every page', async () => {
+    const problems: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const width of [1280, 390]) {
+        const { context, page, errors } = await visitor(width, scheme);
+        try {
+          await signIn(page, owner.email);
+          for (const [name, url] of pages) {
+            const res = await page.goto(url);
+            expect([name, res?.status()]).toEqual([name, 200]);
+            // Every page's problems at once, rather than the first page's only.
+            await inspect(page, errors, name, width, scheme).catch((e: Error) => problems.push(e.message));
+          }
+        } finally {
+          await context.close();
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 300_000);
+
+  it('acknowledges and resolves an incident through its buttons', async () => {
+    const { context, page, errors } = await visitor(1280);
+    try {
+      await signIn(page, owner.email);
+      const path = `${base}/incidents/${incidentId}`;
+      await page.goto(path);
+      await Promise.all([
+        page.waitForURL(`${path}?done=acknowledged`),
+        page.getByRole('button', { name: 'Acknowledge' }).click(),
+      ]);
+      expect(await page.getByText('Acknowledged by Ada Operator').count()).toBeGreaterThan(0);
+      page.once('dialog', (d) => void d.accept());
+      await Promise.all([
+        page.waitForURL(`${path}?done=resolved`),
+        page.getByRole('button', { name: 'Resolve' }).click(),
+      ]);
+      expect(await page.getByRole('button', { name: 'Resolve' }).count()).toBe(0);
+      const stored = await h.prisma.incident.findUniqueOrThrow({ where: { id: incidentId } });
+      expect(stored.status).toBe('resolved');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('shows the wall without sign-in, and stops it as soon as its link is deleted', async () => {
+    const { context, page, errors } = await visitor(1280);
+    try {
+      const shown = await page.goto(wallUrl);
+      expect(shown?.status()).toBe(200);
+      expect(await page.locator('.wall-tile').count()).toBe(6);
+      expect(await page.locator('meta[name=robots]').getAttribute('content')).toContain('noindex');
+      // With JavaScript the page redraws itself in place: the meta refresh (for screens without it) is inert.
+      expect(await page.locator('meta[http-equiv=refresh]').count()).toBe(0);
+      expect(await page.locator('body[data-refresh]').count()).toBe(1);
+      const gone = await request(h.app).delete(`/api/v1/wall-tokens/${wallId}`).set(bearer(w.tokens.owner));
+      expect(gone.status).toBe(204);
+      expect((await page.reload())?.status()).toBe(404);
+      expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([]);
     } finally {
       await context.close();
     }

@@ -140,6 +140,9 @@ const noticeJobDone = (job: EscalationNoticeJob, after = 0) =>
     `notice job ${escalationNoticeJobId(job)}`,
   );
 
+/** A page's link: `<PUBLIC_BASE_URL>/a/<43 characters>/<action>`. */
+const LINK = (action: 'acknowledge' | 'resolve') => new RegExp(`https?://[^/\\s]+/a/[A-Za-z0-9_-]{43}/${action}`);
+
 /** The text a chat channel showed (Teams card, Discord content, ntfy title + body, Telegram text). */
 function chatText(r: ProviderRequest): string {
   if (r.path.startsWith('/teams/')) {
@@ -205,8 +208,29 @@ describe('paging the new channels', () => {
           metadata: { team: 'payments' },
         },
       },
+      links: [
+        { href: expect.stringMatching(LINK('acknowledge')), text: 'Acknowledge in Statusvane' },
+        { href: expect.stringMatching(LINK('resolve')), text: 'Resolve in Statusvane' },
+      ],
       client: 'Statusvane',
     });
+    // Every page carries its one-use acknowledge and resolve links (beyond-the-seed section 10): in the text of
+    // every chat channel, as buttons in Teams and ntfy, in Opsgenie's details.
+    for (const channel of ['teams', 'discord', 'ntfy', 'telegram'] as const) {
+      const text = chatText(got[channel][0]!);
+      expect([channel, LINK('acknowledge').test(text), LINK('resolve').test(text)]).toEqual([channel, true, true]);
+    }
+    const card = (
+      got.teams[0]!.json!.attachments as Array<{ content: { actions: Array<{ title: string; url: string }> } }>
+    )[0]!.content;
+    expect(card.actions.map((a) => [a.title, LINK(a.title.toLowerCase() as 'acknowledge').test(a.url)])).toEqual([
+      ['Acknowledge', true],
+      ['Resolve', true],
+    ]);
+    expect(got.ntfy[0]!.headers.actions).toMatch(
+      /^view, Acknowledge, http\S+\/a\/[A-Za-z0-9_-]{43}\/acknowledge, clear=true; view, Resolve, http\S+\/resolve, clear=true$/,
+    );
+    expect((got.opsgenie[0]!.json!.details as Record<string, string>).acknowledgeUrl).toMatch(LINK('acknowledge'));
     // Opsgenie: create alert with the incident id as alias, the key in the GenieKey header only.
     expect(got.opsgenie[0]!.path).toBe('/og/v2/alerts');
     expect(got.opsgenie[0]!.headers.authorization).toBe(`GenieKey ${s.apiKey}`);

@@ -85,6 +85,8 @@ let deps: EscalationDeps;
 let worker: ReturnType<typeof startRuntime>;
 const logger = createLogger({ level: 'error', json: true, service: 'test-escalation', silent: !process.env.TEST_LOG });
 const FAST_RETRY = { attempts: 3, backoffMs: 50 };
+/** A delivery of a channel target: no schedule, no user (section 10's person targets set them). */
+const NO_PERSON = { scheduleId: null, userId: null };
 
 beforeAll(async () => {
   h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
@@ -274,9 +276,30 @@ describe('the ladder, end to end', () => {
       });
       expect(Date.parse(state.steps[0].firedAt)).toBeGreaterThanOrEqual(incident!.startedAt.getTime());
       expect(state.steps[0].deliveries).toEqual([
-        { channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String), reason: null },
-        { channel: 'slack', target: `${rx.base}/…`, status: 'sent', sentAt: expect.any(String), reason: null },
-        { channel: 'email', target: 'oncall@example.test', status: 'sent', sentAt: expect.any(String), reason: null },
+        {
+          channel: 'webhook',
+          target: `${rx.base}/…`,
+          status: 'sent',
+          sentAt: expect.any(String),
+          reason: null,
+          ...NO_PERSON,
+        },
+        {
+          channel: 'slack',
+          target: `${rx.base}/…`,
+          status: 'sent',
+          sentAt: expect.any(String),
+          reason: null,
+          ...NO_PERSON,
+        },
+        {
+          channel: 'email',
+          target: 'oncall@example.test',
+          status: 'sent',
+          sentAt: expect.any(String),
+          reason: null,
+          ...NO_PERSON,
+        },
       ]);
       expect(JSON.stringify(state)).not.toContain('s3cret');
       expect(state.steps[1]).toEqual({
@@ -468,8 +491,8 @@ describe('the ladder, end to end', () => {
     // The record says why: `reason` beside the spec's fields, on failed (and skipped) deliveries only.
     const state = await escalation(tokens.viewer, incident.id);
     expect(state.steps[0].deliveries).toEqual([
-      { channel: 'webhook', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_500' },
-      { channel: 'slack', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_404' },
+      { channel: 'webhook', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_500', ...NO_PERSON },
+      { channel: 'slack', target: `${rx.base}/…`, status: 'failed', sentAt: null, reason: 'http_404', ...NO_PERSON },
     ]);
     // The same page every time (same delivery id), signed afresh.
     expect(new Set(attempts.map((a) => a.headers['statusvane-delivery'])).size).toBe(1);
@@ -1181,7 +1204,14 @@ describe('time through an injected clock', () => {
       [false, false, null],
     ]);
     expect(r.steps[0].deliveries).toEqual([
-      { channel: 'webhook', target: `${rx.base}/…`, status: 'sent', sentAt: at(5).toISOString(), reason: null },
+      {
+        channel: 'webhook',
+        target: `${rx.base}/…`,
+        status: 'sent',
+        sentAt: at(5).toISOString(),
+        reason: null,
+        ...NO_PERSON,
+      },
     ]);
 
     clock.now = new Date(at(10).getTime() - 1000);

@@ -17,7 +17,7 @@ import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { interpolate } from '../packages/cli/src/main.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTcpTarget, type TcpTarget } from './support/targets.js';
 import { checkRunnerDeps } from './support/worker-harness.js';
 
@@ -55,14 +55,41 @@ function serviceFor(m: Monitor): Service {
   };
 }
 
+/**
+ * What the README's api monitor talks to, under `/<original host>`: a login that answers a token, then records
+ * created, read and deleted behind it (`POST /<things>` -> 201 with an id, `GET` and `DELETE /<things>/<id>`).
+ */
+function answerApiFlow(req: http.IncomingMessage, body: string, res: http.ServerResponse, records: Map<string, Json>) {
+  const json = (status: number, value?: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(value === undefined ? '' : JSON.stringify(value));
+  const path = new URL(req.url!, 'http://x').pathname.split('/').slice(2);
+  if (path[0] === 'login') return json(200, { token: 'fake-token' });
+  if (req.headers.authorization !== 'Bearer fake-token') return json(401, { error: 'unauthorized' });
+  if (req.method === 'POST' && path.length === 1) {
+    const id = String(records.size + 1);
+    records.set(`${path[0]}/${id}`, { ...(JSON.parse(body) as Json), id });
+    return json(201, records.get(`${path[0]}/${id}`));
+  }
+  const record = records.get(path.join('/'));
+  if (!record) return json(404, {});
+  if (req.method === 'DELETE') return void (records.delete(path.join('/')), json(204));
+  json(200, record);
+}
+
 /** One http server for every service: `/<original host><original path>` answers as that service. */
 async function startServices() {
   const services = new Map<string, Service>();
+  const apiHosts = new Set<string>();
+  const records = new Map<string, Json>();
   const server = http.createServer((req, res) => {
-    req.resume();
-    const service = services.get(req.url ?? '');
-    if (!service) return void res.writeHead(404).end('no such fake');
-    res.writeHead(service.status, { 'content-type': service.type }).end(service.body);
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      if (apiHosts.has(req.url!.split('/')[1]!)) return answerApiFlow(req, body, res, records);
+      const service = services.get(req.url ?? '');
+      if (!service) return void res.writeHead(404).end('no such fake');
+      res.writeHead(service.status, { 'content-type': service.type }).end(service.body);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -73,6 +100,12 @@ async function startServices() {
       const path = `/${url.hostname}${url.pathname}${url.search}`;
       services.set(path, serviceFor(m));
       return `${base}${path}`;
+    },
+    /** A step's url moved to the fake API of its host (answerApiFlow). */
+    serveApi(url: string): string {
+      const host = url.replace(/^https?:\/\/([^/]+).*$/, '$1');
+      apiHosts.add(host);
+      return url.replace(/^https?:\/\/[^/]+/, `${base}/${host}`);
     },
     base,
     close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
@@ -152,6 +185,11 @@ function localised(m: Monitor): Monitor {
     return { ...m, dnsResolver: dns.resolver };
   }
   if (type === 'heartbeat') return m;
+  if (type === 'api')
+    return {
+      ...m,
+      steps: (m.steps as Json[]).map((step) => ({ ...step, url: services.serveApi(step.url as string) })),
+    };
   throw new Error(`extend the fakes for ${type} monitors`);
 }
 
@@ -191,12 +229,17 @@ describe('the examples pass against local fakes', () => {
     const docs = await exampleDocuments();
     expect([...docs.keys()]).toEqual(expect.arrayContaining(['examples/statusvane.yaml', 'README.md yaml block 1']));
     for (const [name, text] of docs) {
-      const { tokens } = await makeWorkspace(h.prisma);
+      const { ws, tokens } = await makeWorkspace(h.prisma);
+      // Schedule members must be users of the workspace: the README names them by `${NAME}`, as a pipeline gives them.
+      const alice = await makeUser(h.prisma, [{ workspace: ws.id, role: 'member' }]);
+      const bob = await makeUser(h.prisma, [{ workspace: ws.id, role: 'member' }]);
       // The secrets a pipeline would give (`${NAME}`), pointing at the fakes too.
       const env = {
         SLACK_WEBHOOK_URL: `${services.base}/slack/T000/B000/XXXX`,
         PAGERDUTY_ROUTING_KEY: 'R'.repeat(32),
         CHECKOUT_TOKEN: 'example-token',
+        ALICE_USER_ID: alice.id,
+        BOB_USER_ID: bob.id,
       };
       const doc = interpolate(parseYaml(text), env) as Json & { monitors: Monitor[]; statusPages?: Json[] };
       const applied = await request(h.app)
@@ -223,8 +266,14 @@ describe('the examples pass against local fakes', () => {
     const bodies = [...readme.matchAll(/-X POST \$API\/monitors [^\n]*\\\n(?:[^\n]*\\\n)*?\s*-d '([^']*)'/g)].map(
       (m) => JSON.parse(m[1]!) as Monitor,
     );
-    expect(bodies.map((b) => b.type ?? 'http').sort()).toEqual(['dns', 'heartbeat', 'http', 'tcp']);
+    expect(bodies.map((b) => b.type ?? 'http').sort()).toEqual(['api', 'dns', 'heartbeat', 'http', 'tcp']);
     const { tokens } = await makeWorkspace(h.prisma);
+    // The secret the README creates first, for the fakes' host.
+    const secret = await request(h.app)
+      .post('/api/v1/secrets')
+      .set(bearer(tokens.admin))
+      .send({ name: 'PROBE_PASSWORD', value: 's3cr3t-probe-password', allowedHosts: ['127.0.0.1'] });
+    expect(secret.status).toBe(201);
     const ids: string[] = [];
     for (const body of bodies) {
       const res = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(localised(body));

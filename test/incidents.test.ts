@@ -65,6 +65,7 @@ describe('GET /incidents', () => {
       startedAt: open.startedAt.toISOString(),
       resolvedAt: null,
       acknowledgedAt: null,
+      acknowledgedBy: null,
       monitorId: null,
       metadata: { team: 'web' },
       reason: null,

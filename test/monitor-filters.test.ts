@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { rebuildRollups } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import {
+  bearer,
+  createMonitorNamed,
+  maintenanceInProgress,
+  makeHarness,
+  makeWorkspace,
+  monitorShowing,
+  type Harness,
+} from './support/harness.js';
 
 let h: Harness;
 let ws: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -72,7 +81,7 @@ describe('GET /monitors filters', () => {
 
   it('answers 400 naming every invalid filter, and refuses unknown parameters', async () => {
     const res = await list(
-      '?status=up,paused&type=ftp&enabled=yes&componentId=nope&q=&environment=&metadata.=x&metadata.a=1&metadata.a=2&colour=red',
+      '?status=up,asleep&type=ftp&enabled=yes&componentId=nope&q=&environment=&metadata.=x&metadata.a=1&metadata.a=2&colour=red',
     );
     expect(res.status).toBe(400);
     const paths = (res.body.error.details.issues as Array<{ path: string }>).map((i) => i.path).sort();
@@ -136,6 +145,200 @@ describe('GET /monitors filters', () => {
       const [status, issues] = await issuesOf(query);
       expect([status, issues.map((i) => i.message)]).toEqual([400, ['Unknown field']]);
     }
+  });
+});
+
+/** A workspace whose monitors show every status the record knows (one under maintenance, one paused). */
+async function everyStatus() {
+  const w = await makeWorkspace(h.prisma);
+  const made: Record<string, { id: string; componentId: string }> = {};
+  for (const [name, status] of [
+    ['web-10', 'up'],
+    ['Web-2', 'up'],
+    ['api', 'down'],
+    ['search', 'degraded'],
+    ['billing', 'up'],
+    ['fresh', null],
+    ['old job', 'down'],
+  ] as const)
+    made[name] = status ? await monitorShowing(h, w, name, status) : await createMonitorNamed(h, w, name);
+  await h.prisma.monitor.update({ where: { id: made['old job']!.id }, data: { enabled: false } });
+  await maintenanceInProgress(h, w, [made.billing!.componentId]);
+  return { w, made };
+}
+
+describe('GET /monitors status, sort and GET /monitors/counts', () => {
+  const namesIn = async (w: Awaited<ReturnType<typeof makeWorkspace>>, query: string) => {
+    const res = await list(query, w.tokens.viewer);
+    expect([query, res.status]).toEqual([query, 200]);
+    return (res.body.data as Array<{ name: string; status: string }>).map((m) => m.name);
+  };
+
+  it('status filters on the status the record shows: paused, maintenance, pending and the check states', async () => {
+    const { w } = await everyStatus();
+    expect((await namesIn(w, '?status=paused')).sort()).toEqual(['old job']);
+    expect((await namesIn(w, '?status=maintenance')).sort()).toEqual(['billing']);
+    expect((await namesIn(w, '?status=pending')).sort()).toEqual(['fresh']);
+    // billing's last check was up, but its record shows maintenance: not an `up` monitor.
+    expect((await namesIn(w, '?status=up')).sort()).toEqual(['Web-2', 'web-10']);
+    expect((await namesIn(w, '?status=maintenance,paused,down')).sort()).toEqual(['api', 'billing', 'old job']);
+    const records = (await list('?status=maintenance,paused', w.tokens.viewer)).body.data as Array<{ status: string }>;
+    expect(records.map((r) => r.status).sort()).toEqual(['maintenance', 'paused']);
+  });
+
+  it('sorts by name (case and digits), status (worst first) and back, ties by name, pages after sorting', async () => {
+    const { w, made } = await everyStatus();
+    expect(await namesIn(w, '?sort=name')).toEqual(['api', 'billing', 'fresh', 'old job', 'search', 'Web-2', 'web-10']);
+    expect(await namesIn(w, '?sort=-name')).toEqual([
+      'web-10',
+      'Web-2',
+      'search',
+      'old job',
+      'fresh',
+      'billing',
+      'api',
+    ]);
+    expect(await namesIn(w, '?sort=status')).toEqual([
+      'api',
+      'search',
+      'Web-2',
+      'web-10',
+      'fresh',
+      'billing',
+      'old job',
+    ]);
+    // Descending reverses the key, not the ties (still by name).
+    expect(await namesIn(w, '?sort=-status')).toEqual([
+      'old job',
+      'billing',
+      'fresh',
+      'Web-2',
+      'web-10',
+      'search',
+      'api',
+    ]);
+    const page = await list('?sort=name&perPage=2&page=2&status=up,down,degraded', w.tokens.viewer);
+    expect([page.body.pagination.total, page.body.data.map((m: { name: string }) => m.name)]).toEqual([
+      4,
+      ['Web-2', 'web-10'],
+    ]);
+    for (const bad of ['?sort=colour', '?sort=--name', '?sort=name&sort=status', '?sort='])
+      expect([bad, (await list(bad, w.tokens.viewer)).status]).toEqual([bad, 400]);
+
+    // A renamed monitor and a new one take their places at once (the name ranks kept between lists are redone).
+    await request(h.app)
+      .patch(`/api/v1/monitors/${made.api!.id}`)
+      .set(bearer(w.tokens.owner))
+      .send({ name: 'zeta' })
+      .expect(200);
+    await createMonitorNamed(h, w, 'Billing 2');
+    expect(await namesIn(w, '?sort=name')).toEqual([
+      'billing',
+      'Billing 2',
+      'fresh',
+      'old job',
+      'search',
+      'Web-2',
+      'web-10',
+      'zeta',
+    ]);
+  });
+
+  it('sorts by the last 24 hours’ uptime and average response time, monitors without data last both ways', async () => {
+    const { w, made } = await everyStatus();
+    const hourAgo = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+    const results = (id: string, spec: Array<[outcome: 'up' | 'down', ms: number | null]>) =>
+      spec.map(([outcome, responseMs], i) => ({
+        monitorId: id,
+        region: 'local',
+        slot: new Date(hourAgo + i * 60_000),
+        checkedAt: new Date(hourAgo + i * 60_000),
+        outcome,
+        responseMs,
+      }));
+    await h.prisma.checkResult.createMany({
+      data: [
+        ...results(made.api!.id, [
+          ['down', null],
+          ['up', 300],
+        ]), // 50%, 300 ms
+        ...results(made.search!.id, [
+          ['up', 900],
+          ['up', 900],
+        ]), // 100%, 900 ms
+        ...results(made['Web-2']!.id, [
+          ['up', 100],
+          ['up', 100],
+          ['up', 100],
+          ['down', null],
+        ]), // 75%, 100 ms
+        ...results(made['web-10']!.id, [['up', 100]]), // 100%, 100 ms: ties search on uptime, Web-2 on time
+      ],
+    });
+    for (const m of Object.values(made)) await rebuildRollups(h.prisma, m.id);
+    const noData = ['billing', 'fresh', 'old job'];
+    // Uptime is the accounting function's (time, not checks): the four monitors with data are older than the window,
+    // api was down 12 of the 24 hours (50%), Web-2 6 (75%), search and web-10 never (100%, tied: by name). A
+    // monitor created after the window's end has nothing counted: no data.
+    const now = Date.now();
+    const downFor = async (name: string, hours: number) =>
+      h.prisma.incident.create({
+        data: {
+          workspaceId: w.ws.id,
+          monitorId: made[name]!.id,
+          title: `${name} is down`,
+          status: 'resolved',
+          impact: 'major',
+          source: 'monitor',
+          startedAt: new Date(now - (hours + 2) * 3_600_000),
+          resolvedAt: new Date(now - 2 * 3_600_000),
+          reason: 'status_code',
+        },
+      });
+    for (const name of ['api', 'search', 'Web-2', 'web-10'])
+      await h.prisma.monitor.update({
+        where: { id: made[name]!.id },
+        data: { createdAt: new Date(now - 25 * 3_600_000) },
+      });
+    for (const name of noData)
+      await h.prisma.monitor.update({ where: { id: made[name]!.id }, data: { createdAt: new Date(now + 3_600_000) } });
+    await downFor('api', 12);
+    await downFor('Web-2', 6);
+    expect(await namesIn(w, '?sort=uptime24h')).toEqual(['api', 'Web-2', 'search', 'web-10', ...noData]);
+    expect(await namesIn(w, '?sort=-uptime24h')).toEqual(['search', 'web-10', 'Web-2', 'api', ...noData]);
+    expect(await namesIn(w, '?sort=responseTime')).toEqual(['Web-2', 'web-10', 'api', 'search', ...noData]);
+    expect(await namesIn(w, '?sort=-responseTime')).toEqual(['search', 'api', 'Web-2', 'web-10', ...noData]);
+  });
+
+  it('counts per status with the same filters; each count is the total GET /monitors?status= answers', async () => {
+    const { w } = await everyStatus();
+    const counts = async (query: string) => {
+      const res = await request(h.app).get(`/api/v1/monitors/counts${query}`).set(bearer(w.tokens.viewer));
+      expect([query, res.status]).toEqual([query, 200]);
+      return res.body.data as Record<string, number>;
+    };
+    expect(await counts('')).toEqual({ up: 2, down: 1, degraded: 1, pending: 1, maintenance: 1, paused: 1, total: 7 });
+    expect(await counts('?q=web')).toEqual({
+      up: 2,
+      down: 0,
+      degraded: 0,
+      pending: 0,
+      maintenance: 0,
+      paused: 0,
+      total: 2,
+    });
+    expect(await counts('?status=down,paused')).toMatchObject({ up: 0, down: 1, paused: 1, maintenance: 0, total: 2 });
+    for (const status of ['up', 'down', 'degraded', 'pending', 'maintenance', 'paused']) {
+      const total = (await list(`?status=${status}&type=http`, w.tokens.viewer)).body.pagination.total;
+      expect([status, total]).toEqual([status, (await counts('?type=http'))[status]]);
+    }
+    // Another workspace's monitors count nowhere; pages and order are no parameters of a count.
+    expect((await counts('')).total).toBe(7);
+    for (const bad of ['?page=1', '?sort=name', '?status=asleep', '?colour=red']) {
+      const res = await request(h.app).get(`/api/v1/monitors/counts${bad}`).set(bearer(w.tokens.viewer));
+      expect([bad, res.status]).toEqual([bad, 400]);
+    }
+    expect((await request(h.app).get('/api/v1/monitors/counts')).status).toBe(401);
   });
 });
 

@@ -23,7 +23,7 @@ const CERT = {
 
 beforeAll(async () => {
   h = makeHarness({ ALLOWED_TARGET_CIDRS: '127.0.0.0/8' });
-  w = await makeWorkspace(h.prisma);
+  w = await makeWorkspace(h.prisma, { plan: 'solo' });
   other = await makeWorkspace(h.prisma);
   const res = await request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.owner)).send(makeMonitorInput());
   monitorId = res.body.data.id;
@@ -59,6 +59,10 @@ beforeAll(async () => {
         checkedAt: at(2),
         outcome: 'up',
         responseMs: 90,
+        dnsMs: 5,
+        connectMs: 10,
+        tlsMs: 20,
+        waitingMs: 40,
         dnsAnswers: ['1.2.3.4'],
       },
     ],
@@ -88,6 +92,7 @@ describe('GET /monitors/{id}/results', () => {
       reason: null,
       statusCode: null,
       totalMs: 90,
+      phases: { dnsMs: 5, connectMs: 10, tlsMs: 20, waitingMs: 40 },
       address: null,
       dnsAnswers: ['1.2.3.4'],
     });
@@ -99,9 +104,23 @@ describe('GET /monitors/{id}/results', () => {
       reason: 'status_code',
       statusCode: 503,
       totalMs: null,
+      phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
       address: null,
     });
     expect(res.body.data[1].certificate).toMatchObject({ ...CERT, daysRemaining: expect.any(Number) });
+  });
+
+  it('shows the phase timings on the Solo plan and above only', async () => {
+    const free = await request(h.app).post('/api/v1/monitors').set(bearer(other.tokens.owner)).send(makeMonitorInput());
+    const id = free.body.data.id as string;
+    await h.prisma.checkResult.create({
+      data: { monitorId: id, region: 'eu', slot: at(0), checkedAt: at(0), outcome: 'up', responseMs: 90, dnsMs: 5 },
+    });
+    const res = await results('', other.tokens.viewer, id);
+    expect(res.body.data[0]).toMatchObject({
+      totalMs: 90,
+      phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
+    });
   });
 
   it('filters by region, status and since, combined, and pages', async () => {

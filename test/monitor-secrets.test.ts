@@ -341,11 +341,13 @@ describe('secrets across a key rotation', () => {
     const covered = Object.fromEntries(Object.values(SEALED).map((t) => [t.table, [...t.columns].sort()]));
     expect(covered).toEqual(inSchema);
     expect(Object.keys(inSchema).sort()).toEqual([
+      'contact_methods',
       'escalation_targets',
       'monitors',
       'status_page_subscribers',
       'users',
       'webhooks',
+      'workspace_secrets',
     ]);
   });
 

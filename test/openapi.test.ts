@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import {
   createDnsMonitorSchema,
+  createApiMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createMaintenanceSchema,
@@ -25,7 +25,8 @@ import {
   webhookSigningSecret,
 } from '@statusvane/shared';
 import { WEBHOOK_BODY_SCHEMAS } from '../apps/api/src/routes/docs/openapi-webhooks.js';
-import { renderDocsHtml } from '../apps/api/src/routes/docs/render-docs.js';
+import { loadAssets } from '../apps/api/src/views/assets.js';
+import { renderDocsIndex, renderDocsReference, renderDocsTag } from '../apps/api/src/views/docs/docs-pages.js';
 import { deliverSubscriberMessage } from '../apps/worker/src/subscribers/deliver.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTarget, type Target } from './support/targets.js';
@@ -44,6 +45,7 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/maintenance/{id}'],
   ['post', '/monitors'],
   ['get', '/monitors'],
+  ['get', '/monitors/counts'],
   ['get', '/monitors/{id}'],
   ['patch', '/monitors/{id}'],
   ['delete', '/monitors/{id}'],
@@ -84,8 +86,12 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['get', '/tokens'],
   ['post', '/tokens'],
   ['delete', '/tokens/{id}'],
+  ['get', '/wall-tokens'],
+  ['post', '/wall-tokens'],
+  ['delete', '/wall-tokens/{id}'],
   ['get', '/members'],
   ['post', '/members'],
+  ['post', '/members/{userId}/invitation'],
   ['patch', '/members/{userId}'],
   ['delete', '/members/{userId}'],
   ['get', '/audit-events'],
@@ -97,6 +103,34 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['delete', '/webhooks/{id}'],
   ['get', '/webhooks/{id}/deliveries'],
   ['post', '/webhooks/{id}/replay'],
+  // Section 10: on-call schedules, and the caller's own contact methods and calendar feed.
+  ['post', '/schedules'],
+  ['get', '/schedules'],
+  ['get', '/schedules/{id}'],
+  ['patch', '/schedules/{id}'],
+  ['delete', '/schedules/{id}'],
+  ['get', '/schedules/{id}/overrides'],
+  ['post', '/schedules/{id}/overrides'],
+  ['delete', '/schedules/{id}/overrides/{overrideId}'],
+  ['get', '/schedules/{id}/oncall'],
+  ['get', '/schedules/{id}/shifts'],
+  ['get', '/oncall'],
+  ['post', '/schedules/{id}/calendar-token'],
+  ['delete', '/schedules/{id}/calendar-token'],
+  ['get', '/me/contact-methods'],
+  ['put', '/me/contact-methods'],
+  ['post', '/me/calendar-token'],
+  ['delete', '/me/calendar-token'],
+  ['post', '/secrets'],
+  ['get', '/secrets'],
+  ['put', '/secrets/{name}'],
+  ['delete', '/secrets/{name}'],
+  ['post', '/monitors/import/openapi'],
+  ['get', '/settings/accounting'],
+  ['put', '/settings/accounting'],
+  ['get', '/monitors/{id}/uptime'],
+  ['get', '/reports/uptime'],
+  ['post', '/reports/uptime/send'],
 ];
 
 /** The parsed document: read loosely, the assertions say what must be there. */
@@ -194,7 +228,9 @@ describe('the document', () => {
       ids.add(op.operationId);
       expect([where, Boolean(op.summary), op.tags?.length]).toEqual([where, true, 1]);
       const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      expect([where, paramRefs]).toEqual([where, expect.arrayContaining(['#/components/parameters/WorkspaceHeader'])]);
+      // A person's own operations (`/me/...`) are the same in every workspace and do not read the header.
+      const own = path.startsWith('/me/');
+      expect([where, paramRefs.includes('#/components/parameters/WorkspaceHeader')]).toEqual([where, !own]);
 
       const codes = Object.keys(op.responses);
       expect([where, codes]).toEqual([where, expect.arrayContaining(['400', '401', '403', '429', '503'])]);
@@ -217,11 +253,19 @@ describe('the document', () => {
     });
   });
 
-  it('states the success codes of the decisions: 201 on create, 204 without a body on delete, 200 otherwise', () => {
+  it('states the success codes of the decisions: 201 on create, 202 on a send, 204 without a body on delete, 200 otherwise', () => {
     for (const { method, path, op } of operations()) {
       const success = Object.keys(op.responses).filter((c) => c.startsWith('2'));
-      const creates = method === 'post' && !/acknowledge|resolve|replay|reveal|\/test$|^\/config\//.test(path);
-      expect([method, path, success]).toEqual([method, path, [creates ? '201' : method === 'delete' ? '204' : '200']]);
+      const sends = method === 'post' && /\/send$/.test(path);
+      const creates =
+        method === 'post' &&
+        !sends &&
+        !/acknowledge|resolve|replay|reveal|invitation|\/test$|^\/config\/|\/import\//.test(path);
+      expect([method, path, success]).toEqual([
+        method,
+        path,
+        [creates ? '201' : sends ? '202' : method === 'delete' ? '204' : '200'],
+      ]);
     }
     expect(doc.paths['/incidents/{id}'].delete.responses['204'].content).toBeUndefined();
     for (const action of ['acknowledge', 'resolve']) {
@@ -233,11 +277,12 @@ describe('the document', () => {
     }
   });
 
-  it('documents If-Match and 412 on every PATCH and DELETE, and ETag on every answer that is one versioned record', () => {
+  it('documents If-Match and 412 on every PUT, PATCH and DELETE, and ETag on every answer that is one versioned record', () => {
     for (const { method, path, op } of operations()) {
       const where = `${method} ${path}`;
       const paramRefs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      const conditional = method === 'patch' || method === 'delete';
+      // A person's own settings (`/me/...`) carry no version.
+      const conditional = (method === 'put' || method === 'patch' || method === 'delete') && !path.startsWith('/me/');
       expect([where, paramRefs.includes('#/components/parameters/IfMatch')]).toEqual([where, conditional]);
       expect([where, op.responses['412']?.$ref]).toEqual([
         where,
@@ -257,7 +302,7 @@ describe('the document', () => {
     expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header', required: false });
   });
 
-  it('documents the safe-retry header on every POST that creates, with 409 for a key in flight', () => {
+  it('documents the safe-retry header on every POST that creates or sends, with 409 for a key in flight', () => {
     const creates = operations().filter(({ op }) => op.responses['201']);
     expect(creates.map(({ path }) => path).sort()).toEqual([
       '/escalation-policies',
@@ -265,15 +310,28 @@ describe('the document', () => {
       '/incidents',
       '/incidents/{id}/updates',
       '/maintenance',
+      '/me/calendar-token',
       '/members',
       '/monitors',
+      '/schedules',
+      '/schedules/{id}/calendar-token',
+      '/schedules/{id}/overrides',
+      '/secrets',
       '/status-pages',
       '/tokens',
+      '/wall-tokens',
       '/webhooks',
     ]);
     for (const { method, path, op } of operations()) {
       const refs = (op.parameters ?? []).map((p: Json) => p.$ref);
-      const idempotent = op.responses['201'] !== undefined;
+      // `/me/calendar-token` makes a new feed URL each time (the last answered is the one that works), in no
+      // workspace, where safe-retry answers are kept: it takes no Idempotency-Key (docs/decisions.md). An OpenAPI
+      // import answers a plan (200) but creates monitors with `apply`: it takes the header too.
+      const success =
+        op.responses['201'] ??
+        op.responses['202'] ??
+        (path === '/monitors/import/openapi' ? op.responses['200'] : undefined);
+      const idempotent = success !== undefined && !path.startsWith('/me/');
       expect([method, path, refs.includes('#/components/parameters/IdempotencyKey')]).toEqual([
         method,
         path,
@@ -281,7 +339,7 @@ describe('the document', () => {
       ]);
       if (idempotent) {
         expect(op.responses['409']).toBeDefined();
-        expect(op.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+        expect(success.headers['Idempotent-Replayed']).toBeDefined();
       }
     }
     const param = doc.components.parameters.IdempotencyKey;
@@ -556,18 +614,24 @@ describe('the webhooks as sent', () => {
 describe('the create-monitor schema agrees with the validator', () => {
   const schemas = () => doc.components.schemas as Json;
 
-  it('is one of the four types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
+  it('is one of the five types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
     const union = schemas().CreateMonitorInput;
     expect(union.anyOf).toEqual([
       { $ref: '#/components/schemas/CreateHttpMonitorInput' },
       { $ref: '#/components/schemas/CreateTcpMonitorInput' },
       { $ref: '#/components/schemas/CreateHeartbeatMonitorInput' },
       { $ref: '#/components/schemas/CreateDnsMonitorInput' },
+      { $ref: '#/components/schemas/CreateApiMonitorInput' },
     ]);
     const http = schemas().CreateHttpMonitorInput;
     expect(http.required).not.toContain('type');
     expect(http.properties.type).toMatchObject({ enum: ['http'] });
-    for (const other of ['CreateTcpMonitorInput', 'CreateHeartbeatMonitorInput', 'CreateDnsMonitorInput'])
+    for (const other of [
+      'CreateTcpMonitorInput',
+      'CreateHeartbeatMonitorInput',
+      'CreateDnsMonitorInput',
+      'CreateApiMonitorInput',
+    ])
       expect([other, schemas()[other].required]).toEqual([other, expect.arrayContaining(['type'])]);
     const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
     expect(legacy.success && legacy.data.type).toBe('http');
@@ -582,6 +646,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       CreateTcpMonitorInput: createTcpMonitorSchema,
       CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema,
       CreateDnsMonitorInput: createDnsMonitorSchema,
+      CreateApiMonitorInput: createApiMonitorSchema,
     };
     for (const [name, zod] of Object.entries(variants)) {
       const documented = schemas()[name];
@@ -601,7 +666,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       string,
       { value: unknown }
     >;
-    expect(Object.keys(examples).sort()).toEqual(['dns', 'heartbeat', 'http', 'tcp']);
+    expect(Object.keys(examples).sort()).toEqual(['api', 'dns', 'heartbeat', 'http', 'tcp']);
     for (const [name, { value }] of Object.entries(examples))
       expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
 
@@ -656,49 +721,78 @@ describe('request examples', () => {
 });
 
 describe('GET /docs', () => {
-  it('is a self-contained HTML reference naming every operation', async () => {
-    const res = await request(h.app).get('/docs');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    const html = res.text;
+  /** Every page of the reference: the overview and the pages it links (one per tag, webhooks, reference). */
+  async function docsPages(): Promise<Map<string, string>> {
+    const index = await request(h.app).get('/docs');
+    expect(index.status).toBe(200);
+    const out = new Map([['/docs', index.text]]);
+    for (const [, href] of index.text.matchAll(/href="(\/docs\/[a-z0-9-]+)"/g)) {
+      if (out.has(href!)) continue;
+      const res = await request(h.app).get(href!);
+      expect([href, res.status]).toEqual([href, 200]);
+      out.set(href!, res.text);
+    }
+    return out;
+  }
+
+  it('is a self-contained HTML reference naming every operation, one page per tag', async () => {
+    const pages = await docsPages();
+    const html = [...pages.values()].join('\n');
     for (const [method, path] of SPEC_ENDPOINTS) {
       expect([method, path, html.includes(`${method.toUpperCase()} ${path}`)]).toEqual([method, path, true]);
     }
     // The webhooks Statusvane sends, each with its body.
     for (const name of Object.keys(doc.webhooks as Json))
-      expect([name, html.includes(`<span class="path">${name}</span>`)]).toEqual([name, true]);
-    // Nothing loaded from anywhere: no script at all, no absolute or protocol-relative src/href.
-    expect(html).not.toMatch(/<script/i);
-    expect(html).not.toMatch(/\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i);
-    expect(html).not.toMatch(/<link\b/i);
+      expect([name, pages.get('/docs/webhooks')!.includes(`<span class="path">${name}</span>`)]).toEqual([name, true]);
+    for (const [href, page] of pages) {
+      // Nothing loaded from anywhere: no script at all, no absolute or protocol-relative src/href.
+      expect([href, /<script/i.test(page)]).toEqual([href, false]);
+      expect([href, /\b(src|href)\s*=\s*["']?\s*(https?:)?\/\//i.test(page)]).toEqual([href, false]);
+    }
+    expect((await request(h.app).get('/docs/no-such-tag')).status).toBe(404);
   });
 
-  it('sends a Content-Security-Policy that forbids outside loads and allows exactly its own stylesheet', async () => {
+  it('sends a Content-Security-Policy that forbids outside loads and allows only its own hashed stylesheet', async () => {
     const res = await request(h.app).get('/docs');
     const csp = res.headers['content-security-policy']!;
     expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toContain("style-src 'self'");
     expect(csp).not.toMatch(/https?:|\*|'unsafe-inline'|script-src/);
-    const style = /<style>([\s\S]*?)<\/style>/.exec(res.text)![1]!;
-    expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(res.text).not.toMatch(/<style|\sstyle="/);
+    expect(res.text).toMatch(/<link rel="stylesheet" href="\/app\/assets\/docs-[A-Z0-9]+\.css"\/>/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
-  it('escapes the text it renders', () => {
-    const html = renderDocsHtml(
-      {
-        info: { title: '<img src=x onerror=alert(1)>', version: '1', description: 'a `<b>` and **<i>**' },
-        tags: [{ name: 'T"<', description: '</p><script>alert(1)</script>' }],
-        paths: {
-          '/x/{id}': {
-            get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} },
-          },
-        },
-        components: { schemas: { 'Bad"Name': { description: '</pre><script>' } } },
-      },
-      '/spec.json',
+  it('filters operations without JavaScript: /docs/search?q= lists the matches, linked to their page', async () => {
+    const res = await request(h.app).get('/docs/search').query({ q: 'maintenance post' });
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(
+      /<a href="\/docs\/maintenance#op-createMaintenanceWindow"><code>POST \/maintenance<\/code><\/a>/,
     );
+    expect(res.text).not.toContain('GET /monitors');
+    const none = await request(h.app).get('/docs/search').query({ q: '<b>nothing</b>' });
+    expect(none.text).toContain('0 operations match “&lt;b>nothing&lt;/b>”.');
+  });
+
+  it('escapes the text it renders', async () => {
+    const hostile = {
+      info: { title: '<img src=x onerror=alert(1)>', version: '1', description: 'a `<b>` and **<i>**' },
+      tags: [{ name: 'T"<', description: '</p><script>alert(1)</script>' }],
+      paths: {
+        '/x/{id}': {
+          get: { operationId: 'x" onmouseover="y', summary: '<svg onload=z>', tags: ['T"<'], responses: {} },
+        },
+      },
+      components: { schemas: { 'Bad"Name': { description: '</pre><script>' } } },
+    };
+    const links = { base: '/docs', specUrl: '/spec.json', assets: (await loadAssets()).urls };
+    const html = [
+      renderDocsIndex(hostile, links),
+      renderDocsTag(hostile, links, 't')!,
+      renderDocsReference(hostile, links),
+    ].join('\n');
     expect(html).not.toMatch(/<script|<img|<svg|<b>|<i>|onmouseover="/);
-    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(html).toContain('<code>&lt;b&gt;</code>');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)>');
+    expect(html).toContain('<code>&lt;b></code>');
   });
 });

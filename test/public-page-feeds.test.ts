@@ -202,8 +202,9 @@ describe('Statuspage-format JSON', () => {
     expect(res.headers['access-control-allow-origin']).toBe('*');
     const s = spSummary.parse(res.body);
     expect(s.page).toMatchObject({ id: page.id, name: 'Acme', url: page.url });
-    // A critical open incident and a component down: critical.
-    expect(s.status).toEqual({ indicator: 'critical', description: 'Major Service Outage' });
+    // One component of three in a major outage (a critical incident on it) and one degraded: the page is a partial
+    // outage, in the words the page itself shows.
+    expect(s.status).toEqual({ indicator: 'major', description: 'Partial outage' });
     const byId = new Map(s.components.map((c) => [c.id, c]));
     expect(byId.get(api.componentId)).toMatchObject({ status: 'major_outage', position: 1, group: false });
     expect(byId.get(web.componentId)!.status).toBe('degraded_performance');
@@ -225,7 +226,7 @@ describe('Statuspage-format JSON', () => {
 
     const st = await request(h.app).get(`/status/${page.slug}/api/v2/status.json`);
     expect(st.headers['access-control-allow-origin']).toBe('*');
-    expect(z.object({ page: spPage, status: spStatus }).strict().parse(st.body).status.indicator).toBe('critical');
+    expect(z.object({ page: spPage, status: spStatus }).strict().parse(st.body).status.indicator).toBe('major');
   });
 
   it('an operational page is indicator none; maintenance alone too', async () => {
@@ -236,7 +237,7 @@ describe('Statuspage-format JSON', () => {
       .set(bearer(w.tokens.owner))
       .send({ vanityUrl: uniq('ok'), name: 'Calm' });
     const body = (await request(h.app).get(`/status/${created.body.data.slug}/api/v2/summary.json`)).body;
-    expect(spSummary.parse(body).status).toEqual({ indicator: 'none', description: 'All Systems Operational' });
+    expect(spSummary.parse(body).status).toEqual({ indicator: 'none', description: 'All systems operational' });
   });
 });
 
@@ -290,12 +291,12 @@ describe('badges', () => {
     expect(all.headers['access-control-allow-origin']).toBe('*');
     expect(all.headers['cache-control']).toBe('public, max-age=30');
     const svg = all.body instanceof Buffer ? all.body.toString() : all.text;
-    expect(svg).toContain('aria-label="status: outage"');
-    expect(svg).toContain('<title>status: outage</title>');
+    expect(svg).toContain('aria-label="status: partial outage"');
+    expect(svg).toContain('<title>status: partial outage</title>');
     const one = await request(h.app).get(`/status/${page.slug}/components/${api.componentId}/badge.svg`);
-    expect(String(one.body)).toContain('<title>API: outage</title>');
+    expect(String(one.body)).toContain('<title>API: major outage</title>');
     const two = await request(h.app).get(`/status/${page.slug}/components/${docs.componentId.toUpperCase()}/badge.svg`);
-    expect(String(two.body)).toContain('<title>Docs: maintenance</title>');
+    expect(String(two.body)).toContain('<title>Docs: under maintenance</title>');
   });
 
   it('404 for a component the page does not show, or not a component id; hostile names are escaped', async () => {

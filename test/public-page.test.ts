@@ -120,8 +120,8 @@ describe('GET /status/:slug: what is served', () => {
     const p = await page(w);
     const res = await html(p.slug);
     const csp = res.headers['content-security-policy'] as string;
-    expect(csp).toMatch(
-      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+    expect(csp).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     );
     expect(csp).not.toMatch(/unsafe|script-src|\*/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -129,10 +129,11 @@ describe('GET /status/:slug: what is served', () => {
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/<script/i);
     expect(res.text).not.toMatch(/\sstyle="/i);
-    // Only data: URLs and the page's own feeds and subscribe form (same origin, relative).
+    // Only the page's own feeds and subscribe form, and the hashed assets (same origin, relative).
     expect(res.text).not.toMatch(
-      new RegExp(`(src|href|action)="(?!data:|/status/${p.slug}/(feed\\.atom|feed\\.rss|subscribe)")`, 'i'),
+      new RegExp(`(src|href|action)="(?!/app/assets/|/status/${p.slug}/(feed\\.atom|feed\\.rss|subscribe)")`, 'i'),
     );
+    expect(res.text).toMatch(/<link rel="stylesheet" href="\/app\/assets\/status-page-[A-Z0-9]+\.css"\/>/);
     expect(res.text).not.toMatch(/https?:\/\//);
     expect(res.text).not.toMatch(/@import|url\(/);
   });
@@ -160,26 +161,28 @@ describe('the page contents', () => {
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(d.page).toEqual({ name: 'Acme Cloud', slug: p.slug, url: `${h.config.publicBaseUrl}/status/${p.slug}` });
-    expect(d.summary).toBe('outage');
-    expect(d.components).toEqual([
-      { id: maint.componentId, name: 'Billing', state: 'maintenance', maintenanceUntil: endsAt },
-      { id: down.componentId, name: 'Checkout', state: 'down', maintenanceUntil: null },
-      { id: paused.componentId, name: 'Reports', state: 'paused', maintenanceUntil: null },
-      { id: degraded.componentId, name: 'Search', state: 'degraded', maintenanceUntil: null },
-      { id: pending.componentId, name: 'Webhooks', state: 'pending', maintenanceUntil: null },
-      { id: up.componentId, name: 'Website', state: 'up', maintenanceUntil: null },
+    // One component of six down is a partial outage of the page, not a red banner for everything.
+    expect(d.summary).toBe('partial_outage');
+    // Paused and pending monitors report nothing wrong: operational, in the page's one vocabulary.
+    expect(d.components).toMatchObject([
+      { id: maint.componentId, name: 'Billing', state: 'under_maintenance', maintenanceUntil: endsAt },
+      { id: down.componentId, name: 'Checkout', state: 'major_outage', maintenanceUntil: null },
+      { id: paused.componentId, name: 'Reports', state: 'operational', maintenanceUntil: null },
+      { id: degraded.componentId, name: 'Search', state: 'degraded_performance', maintenanceUntil: null },
+      { id: pending.componentId, name: 'Webhooks', state: 'operational', maintenanceUntil: null },
+      { id: up.componentId, name: 'Website', state: 'operational', maintenanceUntil: null, description: '' },
     ]);
     expect(d.sections).toEqual([{ name: null, componentIds: d.components.map((c: { id: string }) => c.id) }]);
 
     const page_ = await html(p.slug);
     expect(page_.text).toContain('<h1>Acme Cloud</h1>');
-    expect(page_.text).toContain('Service disruption');
+    expect(page_.text).toContain('<div class="banner partial_outage" role="status">Partial outage</div>');
     for (const [name, label] of [
       ['Billing', 'Under maintenance'],
-      ['Checkout', 'Outage'],
-      ['Reports', 'Monitoring paused'],
+      ['Checkout', 'Major outage'],
+      ['Reports', 'Operational'],
       ['Search', 'Degraded performance'],
-      ['Webhooks', 'No data yet'],
+      ['Webhooks', 'Operational'],
       ['Website', 'Operational'],
     ]) {
       expect(page_.text).toMatch(new RegExp(`<span class="name">${name}</span><span class="state [a-z_]+">${label}`));
@@ -197,10 +200,11 @@ describe('the page contents', () => {
       startsAt: iso(Date.now() - MIN),
       endsAt: iso(Date.now() + MIN * 10),
     });
-    expect((await json(p.slug)).body.data.summary).toBe('maintenance');
+    expect((await json(p.slug)).body.data.summary).toBe('under_maintenance');
     await request(h.app).patch(`/api/v1/maintenance/${win.id}`).set(bearer(w.tokens.owner)).send({ status: 'cancel' });
     await incident(w, { title: 'A is down', status: 'open', monitorId: a.id });
-    expect((await json(p.slug)).body.data.summary).toBe('degraded');
+    // Its only component has an open incident of major impact: that component, and so the page, is a partial outage.
+    expect((await json(p.slug)).body.data.summary).toBe('partial_outage');
   });
 
   it('lists open and acknowledged incidents of shown components and manual ones, newest first; resolved ones apart', async () => {
@@ -316,7 +320,7 @@ describe('the page contents', () => {
     });
 
     const d = (await json(p.slug)).body.data;
-    expect(d.maintenance).toEqual([
+    expect(d.maintenance).toMatchObject([
       {
         id: now.id,
         title: 'Database failover',
@@ -350,8 +354,8 @@ describe('the page contents', () => {
         components: [],
       },
     ]);
-    expect(d.components).toEqual([
-      { id: api.componentId, name: 'API', state: 'maintenance', maintenanceUntil: iso(t + 30 * MIN) },
+    expect(d.components).toMatchObject([
+      { id: api.componentId, name: 'API', state: 'under_maintenance', maintenanceUntil: iso(t + 30 * MIN) },
     ]);
 
     const text = (await html(p.slug)).text;
@@ -361,7 +365,7 @@ describe('the page contents', () => {
     expect(text).toMatch(/Upcoming maintenance<\/h2><article[^>]*>\s*<h3>API upgrade<\/h3>/);
     expect(text).toMatch(
       new RegExp(
-        `Cancelled maintenance</h2><article class="card notice maintenance cancelled" data-maintenance-id="${off.id}">\\s*<h3><span class="tag">Cancelled</span> Called off</h3>`,
+        `Cancelled maintenance</h2><article class="card notice maintenance cancelled" id="maintenance-${off.id}" data-maintenance-id="${off.id}">\\s*<h3><span class="tag">Cancelled</span> Called off</h3>`,
       ),
     );
     expect(text).toContain(`called off <time datetime="${cancelledAt}">`);
@@ -397,9 +401,9 @@ describe('the page contents', () => {
       ];
     };
     const shown = [['cancelled', iso(startsAt)]];
-    expect(await at(startsAt)).toEqual(['up', 'operational', shown]);
-    expect(await at(endsAt - 1)).toEqual(['up', 'operational', shown]);
-    expect(await at(endsAt)).toEqual(['up', 'operational', []]);
+    expect(await at(startsAt)).toEqual(['operational', 'operational', shown]);
+    expect(await at(endsAt - 1)).toEqual(['operational', 'operational', shown]);
+    expect(await at(endsAt)).toEqual(['operational', 'operational', []]);
     clock.now = new Date(endsAt - 1);
     expect((await html(p.slug, app)).text).toContain('<span class="tag">Cancelled</span> Running, then off');
     clock.now = new Date(endsAt);
@@ -434,20 +438,42 @@ describe('the page contents', () => {
     expect(text).not.toContain('Not shown');
   });
 
-  it('90-day uptime per component from the daily rollups, summed over regions; grey where there is no data', async () => {
+  it('90-day uptime per component from the accounting function under the workspace policy, beside the daily check counts; grey where there is no data', async () => {
     const w = await makeWorkspace(h.prisma);
     const m = await monitor(w, 'API', 'up');
     const empty = await monitor(w, 'Quiet', 'up');
     const today = new Date(Math.floor(Date.now() / DAY) * DAY);
     const day = (n: number) => new Date(today.getTime() - n * DAY);
+    await h.prisma.monitor.update({ where: { id: m.id }, data: { createdAt: day(100) } });
+    await h.prisma.monitor.update({ where: { id: empty.id }, data: { createdAt: new Date(Date.now() - 60_000) } });
     await h.prisma.checkRollupDaily.createMany({
       data: [
-        { monitorId: m.id, region: 'eu', day: day(0), total: 100, downCount: 1, degradedCount: 2 },
-        { monitorId: m.id, region: 'us', day: day(0), total: 100, downCount: 3, degradedCount: 0 },
-        { monitorId: m.id, region: 'eu', day: day(5), total: 200, downCount: 0, degradedCount: 0 },
-        { monitorId: m.id, region: 'eu', day: day(89), total: 100, downCount: 50, degradedCount: 0 },
+        { monitorId: m.id, region: 'eu', day: day(5), total: 100, downCount: 1, degradedCount: 2 },
+        { monitorId: m.id, region: 'us', day: day(5), total: 100, downCount: 3, degradedCount: 0 },
         { monitorId: m.id, region: 'eu', day: day(90), total: 100, downCount: 100, degradedCount: 0 },
       ],
+    });
+    // Day 5: 2 h 24 min down (10% of the day); day 3: 6 hours of maintenance on the component.
+    await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: m.id,
+        title: 'API is down',
+        source: 'monitor',
+        status: 'resolved',
+        startedAt: new Date(day(5).getTime() + 12 * 3_600_000),
+        downStartedAt: new Date(day(5).getTime() + 12 * 3_600_000),
+        resolvedAt: new Date(day(5).getTime() + 14.4 * 3_600_000),
+      },
+    });
+    await h.prisma.maintenanceWindow.create({
+      data: {
+        workspaceId: w.ws.id,
+        title: 'upgrade',
+        startsAt: day(3),
+        endsAt: new Date(day(3).getTime() + 6 * 3_600_000),
+        components: { create: [{ componentId: m.componentId }] },
+      },
     });
     const p = await page(w);
     const d = (await json(p.slug)).body.data;
@@ -455,29 +481,44 @@ describe('the page contents', () => {
       days: 90,
       from: iso(day(89).getTime()).slice(0, 10),
       to: iso(today.getTime()).slice(0, 10),
+      policy: { maintenance: 'excluded', degraded: 'up', noData: 'excluded', version: 1 },
     });
     const api = d.uptime.components.find((u: { componentId: string }) => u.componentId === m.componentId);
     expect(api.days).toHaveLength(90);
-    expect(api.days[89]).toEqual({
-      date: iso(today.getTime()).slice(0, 10),
+    expect(api.days[84]).toEqual({
+      date: iso(day(5).getTime()).slice(0, 10),
       total: 200,
       downCount: 4,
       degradedCount: 2,
-      percent: 98,
+      percent: 90,
+      downSeconds: 8640,
+      degradedSeconds: 0,
+      maintenanceSeconds: 0,
+      noDataSeconds: 0,
     });
-    expect(api.days[84]).toMatchObject({ total: 200, downCount: 0, percent: 100 });
-    expect(api.days[0]).toMatchObject({ total: 100, downCount: 50, percent: 50 });
-    expect(api.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(87);
-    expect(api.percent).toBe(89.2); // (500 - 54) / 500: the day 90 days ago is outside the range
+    expect(api.days[86]).toMatchObject({ percent: 100, maintenanceSeconds: 21_600, total: 0 });
+    expect(api.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(0);
+    expect(api.percent).toBeLessThan(100);
+    // Created a minute ago: no data before, up since.
     const quiet = d.uptime.components.find((u: { componentId: string }) => u.componentId === empty.componentId);
-    expect(quiet.percent).toBeNull();
+    expect(quiet.days.filter((x: { percent: number | null }) => x.percent === null)).toHaveLength(89);
 
     const text = (await html(p.slug)).text;
-    expect(text).toContain('89.2% uptime');
-    expect(text).toContain(`title="${iso(today.getTime()).slice(0, 10)}: 98% uptime, 4 of 200 checks failed, 2 slow"`);
+    expect(text).toContain(`title="${iso(day(5).getTime()).slice(0, 10)}: 90% uptime, 2 h 24 min down"`);
     expect(text).toContain('No data');
-    expect(text.match(/class="bar b-none"/g)!.length).toBe(87 + 90);
+    expect(text.match(/class="bar b-none"/g)!.length).toBe(89);
     expect(text.match(/class="bar /g)!.length).toBe(180);
+
+    // A policy change changes the bars at once: maintenance counted down makes day 3 75% up.
+    const put = await request(h.app)
+      .put('/api/v1/settings/accounting')
+      .set(bearer(w.tokens.owner))
+      .send({ maintenance: 'down' });
+    expect(put.status).toBe(200);
+    const after = (await json(p.slug)).body.data;
+    expect(after.uptime.policy).toMatchObject({ maintenance: 'down', version: 2 });
+    const apiAfter = after.uptime.components.find((u: { componentId: string }) => u.componentId === m.componentId);
+    expect(apiAfter.days[86]).toMatchObject({ percent: 75, maintenanceSeconds: 21_600 });
   });
 
   it('escapes every piece of user text', async () => {
@@ -498,12 +539,13 @@ describe('the page contents', () => {
     });
     const text = (await html(p.slug)).text;
     expect(text).not.toMatch(/<script|<img|<iframe|<svg|<b /i);
-    expect(text).toContain('API &lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;');
-    expect(text).toContain('&lt;script&gt;alert(2)&lt;/script&gt;');
-    expect(text).toContain('&lt;/p&gt;&lt;iframe src=&quot;//evil.test&quot;&gt;&lt;/iframe&gt;');
-    expect(text).toContain('&quot;&gt;&lt;svg onload=alert(3)&gt;');
-    expect(text).toContain('<title>&lt;/title&gt;&lt;script&gt;alert(4)&lt;/script&gt; status</title>');
-    expect(text).toContain('&lt;b onmouseover=alert(5)&gt;Core&lt;/b&gt;');
+    // preact escapes what can open markup (<, &, and " in attributes); > and ' are harmless as text.
+    expect(text).toContain(`API &lt;img src=x onerror=&quot;alert(1)&quot;>&amp;'`);
+    expect(text).toContain('&lt;script>alert(2)&lt;/script>');
+    expect(text).toContain('&lt;/p>&lt;iframe src=&quot;//evil.test&quot;>&lt;/iframe>');
+    expect(text).toContain('&quot;>&lt;svg onload=alert(3)>');
+    expect(text).toContain('<title>&lt;/title>&lt;script>alert(4)&lt;/script> status</title>');
+    expect(text).toContain('&lt;b onmouseover=alert(5)>Core&lt;/b>');
   });
 });
 
@@ -545,7 +587,7 @@ describe('incident updates, manual incidents and the maintenance horizon', () =>
     // The stage shown is the latest update's; the timeline reads newest first; messages keep their line breaks.
     expect(text).toMatch(/<div class="muted">Identified · Major impact · started/);
     const timeline = text.slice(text.indexOf('<ol class="timeline"'));
-    expect(timeline.indexOf('Rolling back.')).toBeLessThan(timeline.indexOf('Looking into &lt;errors&gt;.'));
+    expect(timeline.indexOf('Rolling back.')).toBeLessThan(timeline.indexOf('Looking into &lt;errors>.'));
     expect(timeline).toContain('<p class="body">A bad deploy.\nRolling back.</p>');
   });
 
@@ -603,7 +645,7 @@ describe('incident updates, manual incidents and the maintenance horizon', () =>
     const p = await page(w);
     const text = (await html(p.slug)).text;
     expect(text).not.toMatch(/<script|<a href="javascript/i);
-    expect(text).toContain('&lt;/li&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;a href=&quot;javascript:x&quot;&gt;');
+    expect(text).toContain('&lt;/li>&lt;script>alert(1)&lt;/script>&lt;a href=&quot;javascript:x&quot;>');
   });
 });
 
@@ -629,10 +671,10 @@ describe('clock boundaries on the public page', () => {
       const d = (await json(p.slug, app)).body.data;
       return [d.components[0].state, d.maintenance.map((x: { status: string }) => x.status)];
     };
-    expect(await at(startsAt - 1)).toEqual(['up', ['scheduled']]);
-    expect(await at(startsAt)).toEqual(['maintenance', ['in_progress']]);
-    expect(await at(endsAt - 1)).toEqual(['maintenance', ['in_progress']]);
-    expect(await at(endsAt)).toEqual(['up', []]);
+    expect(await at(startsAt - 1)).toEqual(['operational', ['scheduled']]);
+    expect(await at(startsAt)).toEqual(['under_maintenance', ['in_progress']]);
+    expect(await at(endsAt - 1)).toEqual(['under_maintenance', ['in_progress']]);
+    expect(await at(endsAt)).toEqual(['operational', []]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { rebuildRollups, responseTimesQuerySchema } from '@statusvane/shared';
+import { bucketEstimate, latencyBucket, rebuildRollups, responseTimesQuerySchema } from '@statusvane/shared';
 import { getResponseTimes } from '../apps/api/src/services/monitors/get-response-times.js';
 import type { RequestContext } from '../apps/api/src/services/auth/context.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
@@ -10,6 +10,9 @@ import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harn
 /** The service as its route calls it: the query parsed by the route's schema, `now` in the context. */
 const times = (ctx: RequestContext, id: string, query: Record<string, string>, now: Date) =>
   getResponseTimes(h.deps, { ctx: { ...ctx, now }, input: { id, query: responseTimesQuerySchema.parse(query) } });
+
+/** What a percentile of `ms` is reported as: the middle of its latency bucket (docs/adr/0019-latency-histograms.md). */
+const est = (ms: number) => bucketEstimate(latencyBucket(ms));
 
 let h: Harness;
 beforeAll(() => {
@@ -74,6 +77,8 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(all.buckets[0]).toEqual({
       bucketStart: '2026-04-30T11:00:00.000Z',
       avgMs: 50,
+      p50Ms: est(50),
+      p95Ms: est(50),
       downCount: 0,
       total: 1,
       phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 40 },
@@ -81,6 +86,8 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(all.buckets[1]).toEqual({
       bucketStart: '2026-04-30T12:00:00.000Z',
       avgMs: null,
+      p50Ms: null,
+      p95Ms: null,
       downCount: 0,
       total: 0,
       phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
@@ -88,13 +95,16 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(all.buckets[23]).toEqual({
       bucketStart: '2026-05-01T10:00:00.000Z',
       avgMs: 433,
+      // 100, 300 and 900 ms answered (the failure had no response time): the median is 300, the 95th 900.
+      p50Ms: est(300),
+      p95Ms: est(900),
       downCount: 1,
       total: 4,
       phases: { dnsMs: 17, connectMs: 20, tlsMs: 30, waitingMs: 40 },
     });
     const local = await times(ctx, m.id, { region: 'local' }, now);
     expect(local.region).toBe('local');
-    expect(local.buckets[23]).toMatchObject({ avgMs: 200, downCount: 1, total: 3 });
+    expect(local.buckets[23]).toMatchObject({ avgMs: 200, p50Ms: est(100), p95Ms: est(300), downCount: 1, total: 3 });
   });
 
   it('week: 28 buckets of 6 h (00, 06, 12, 18 UTC) summed from the hourly rollups, averages weighted by count', async () => {
@@ -137,6 +147,8 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(byStart.get('2026-04-30T18:00:00.000Z')).toEqual({
       bucketStart: '2026-04-30T18:00:00.000Z',
       avgMs: 200,
+      p50Ms: est(100),
+      p95Ms: est(500),
       downCount: 0,
       total: 4,
       phases: { dnsMs: 20, connectMs: 20, tlsMs: 30, waitingMs: 40 },
@@ -150,7 +162,7 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(local.buckets.at(-1)).toMatchObject({ avgMs: 100, total: 2, downCount: 1 });
   });
 
-  it('month: 30 daily buckets (UTC days) summed from the hourly rollups, averages weighted by count', async () => {
+  it('month: 30 daily buckets (UTC days) from the daily rollups, averages weighted by count', async () => {
     const { m, ctx } = await setup('solo');
     const now = new Date('2026-05-01T10:30:00Z');
     const at = (iso: string, over: Record<string, unknown> = {}) => result(m.id, new Date(iso), over);
@@ -188,12 +200,52 @@ describe('GET /monitors/{id}/response-times', () => {
     expect(month.buckets[13]).toEqual({
       bucketStart: '2026-04-15T00:00:00.000Z',
       avgMs: 200,
+      p50Ms: est(100),
+      p95Ms: est(500),
       downCount: 1,
       total: 5,
       phases: { dnsMs: 10, connectMs: 20, tlsMs: 30, waitingMs: 20 },
     });
     expect(month.buckets[29]).toMatchObject({ avgMs: 200, total: 2, downCount: 0 });
     expect(month.buckets.reduce((n, b) => n + b.total, 0)).toBe(8);
+  });
+
+  it('quarter: 90 daily buckets read from the daily rollups alone, p50 and p95 per region and over all of them', async () => {
+    const { m, ctx } = await setup('solo');
+    const now = new Date('2026-05-01T10:30:00Z');
+    const at = (iso: string, over: Record<string, unknown> = {}) => result(m.id, new Date(iso), over);
+    // 2026-02-01 opens the window (89 days before 2026-05-01); the day before it is out.
+    const early = [20, 20, 20, 20, 20, 20, 20, 20, 20, 2000].map((ms, i) =>
+      at(`2026-02-01T0${i}:00:00Z`, { responseMs: ms }),
+    );
+    await h.prisma.checkResult.createMany({
+      data: [
+        at('2026-01-31T23:59:59Z', { responseMs: 9999 }),
+        ...early,
+        at('2026-02-01T12:00:00Z', { responseMs: 700, region: 'eu-west' }),
+        at('2026-05-01T09:00:00Z', { responseMs: 150 }),
+      ],
+    });
+    await rebuildRollups(h.prisma, m.id);
+    // Hourly rollups are kept 35 days: the quarter never reads them (nor the raw results).
+    await h.prisma.checkRollupHourly.deleteMany({ where: { monitorId: m.id } });
+    const quarter = await times(ctx, m.id, { period: 'quarter' }, now);
+    expect(quarter.period).toBe('quarter');
+    expect(quarter.buckets).toHaveLength(90);
+    expect([quarter.buckets[0]!.bucketStart, quarter.buckets[89]!.bucketStart]).toEqual([
+      '2026-02-01T00:00:00.000Z',
+      '2026-05-01T00:00:00.000Z',
+    ]);
+    // Nine checks at 20 ms and one at 2 s in local, one at 700 ms in eu-west: the median is 20 ms, the 95th the
+    // slow one (rank 11 of 11 over all, 10 of 10 in local).
+    expect(quarter.buckets[0]).toMatchObject({ total: 11, avgMs: 262, p50Ms: est(20), p95Ms: est(2000) });
+    expect(quarter.buckets[89]).toMatchObject({ total: 1, p50Ms: est(150), p95Ms: est(150) });
+    expect(quarter.buckets.reduce((n, b) => n + b.total, 0)).toBe(12);
+    const eu = await times(ctx, m.id, { period: 'quarter', region: 'eu-west' }, now);
+    expect(eu.buckets[0]).toMatchObject({ total: 1, avgMs: 700, p50Ms: est(700), p95Ms: est(700) });
+    expect(eu.buckets[89]).toMatchObject({ total: 0, avgMs: null, p50Ms: null, p95Ms: null });
+    const local = await times(ctx, m.id, { period: 'quarter', region: 'local' }, now);
+    expect(local.buckets[0]).toMatchObject({ total: 10, avgMs: 218, p50Ms: est(20), p95Ms: est(2000) });
   });
 
   it('region=all is no filter: the same answer as without region, and the record says all', async () => {
@@ -228,12 +280,14 @@ describe('GET /monitors/{id}/response-times', () => {
 
   it('nulls the phases on the free plan and leaves the rest unchanged', async () => {
     const { m, ctx } = await setup('free');
-    const now = new Date();
+    // Half a minute into the current minute, the result a second before: in the last bucket whenever the test runs.
+    const now = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
     await h.prisma.checkResult.create({ data: result(m.id, new Date(now.getTime() - 1000)) });
     const res = await times(ctx, m.id, { period: 'hour' }, now);
     expect(res.buckets).toHaveLength(60);
     expect(res.buckets.at(-1)).toMatchObject({
       avgMs: 100,
+      p50Ms: est(100),
       total: 1,
       phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
     });
@@ -246,6 +300,7 @@ describe('GET /monitors/{id}/response-times', () => {
       ['day', 24],
       ['week', 28],
       ['month', 30],
+      ['quarter', 90],
     ] as const) {
       const res = await request(h.app)
         .get(`/api/v1/monitors/${m.id}/response-times?period=${period}`)

@@ -145,6 +145,14 @@ describe('retention', () => {
     await h.prisma.webhookDelivery.createMany({
       data: [delivery(1, 30, -1, 'sent'), delivery(2, 31, 0, 'failed'), delivery(3, 30, 1, 'pending')],
     });
+    // Uptime accounting's spans go with daily counts, by their end; an open one (the monitor was created paused)
+    // stays whatever its age.
+    await h.prisma.monitorSpan.createMany({
+      data: [
+        { monitorId: m.id, kind: 'missed', region: 'local', startedAt: daysBefore(92), endedAt: daysBefore(91, -1) },
+        { monitorId: m.id, kind: 'degraded', startedAt: daysBefore(92), endedAt: daysBefore(91, 1) },
+      ],
+    });
     // Batches of 2: 7 old results take 4 DELETEs (2+2+2+1), the loop ending at the short one.
     const report = await pruneExpired(h.prisma, RETENTION, NOW, { batchSize: 2 });
     expect(report).toEqual({
@@ -153,6 +161,7 @@ describe('retention', () => {
       packedResultDays: 0,
       hourlyRollups: old.hours.length,
       dailyRollups: old.days.length,
+      monitorSpans: 1,
       heartbeatPings: 1,
       events: 1,
       webhookDeliveries: 2,
@@ -167,6 +176,10 @@ describe('retention', () => {
     expect(await h.prisma.heartbeatPing.findMany({ where: { monitorId: m.id }, select: { kind: true } })).toEqual([
       { kind: 'start' },
     ]);
+    expect((await h.prisma.monitorSpan.findMany({ where: { monitorId: m.id } })).map((x) => x.kind).sort()).toEqual([
+      'degraded',
+      'paused',
+    ]);
     expect(await remaining(h.prisma, m.id)).toEqual({
       results: sorted(kept.results),
       hours: sorted(kept.hours),
@@ -179,6 +192,7 @@ describe('retention', () => {
       packedResultDays: 0,
       hourlyRollups: 0,
       dailyRollups: 0,
+      monitorSpans: 0,
       heartbeatPings: 0,
       events: 0,
       webhookDeliveries: 0,

@@ -7,15 +7,23 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { API_ROUTES } from '../apps/api/src/routes/api-routes.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { createToken } from '../apps/api/src/admin/admin-commands.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 
 let h: Harness;
 let tokens: Awaited<ReturnType<typeof makeWorkspace>>['tokens'];
 let ws: Awaited<ReturnType<typeof makeWorkspace>>['ws'];
+/** An owner's personal token: a person's own operations (`/me/...`) take no org token. */
+let personal: string;
 beforeAll(async () => {
   h = makeHarness({ RATE_LIMIT_PER_MINUTE: '100000' });
   ({ ws, tokens } = await makeWorkspace(h.prisma));
+  const owner = await makeUser(h.prisma, [{ workspace: ws.slug, role: 'owner' }]);
+  personal = (await createToken(h.prisma, { kind: 'personal', email: owner.email })).token;
 });
+
+/** The owner's token that fits the path: personal for `/me/...`, the org token otherwise. */
+const ownerFor = (path: string) => bearer(path.startsWith('/me/') ? personal : tokens.owner);
 afterAll(async () => {
   await h.close();
 });
@@ -39,7 +47,7 @@ describe('a known path asked with a method it does not take', () => {
         (m) => !methods.includes(m.toUpperCase()),
       );
       for (const method of wrong) {
-        const res = await request(h.app)[method](url(path)).set(bearer(tokens.owner));
+        const res = await request(h.app)[method](url(path)).set(ownerFor(path));
         expectEnvelope(res, 405, 'invalid_request');
         expect([method, path, res.headers.allow?.split(', ').sort()]).toEqual([method, path, allowed.sort()]);
       }
@@ -62,7 +70,7 @@ describe('one rule for bodies on every operation', () => {
     for (const r of API_ROUTES) {
       const res = await request(h.app)
         [r.method](url(r.path))
-        .set(bearer(tokens.owner))
+        .set(ownerFor(r.path))
         .set('Content-Type', 'text/plain')
         .send('hello');
       expect([r.method, r.path, res.status, res.body.error?.message]).toEqual([
@@ -110,7 +118,7 @@ describe('strict queries on every operation', () => {
     for (const r of API_ROUTES) {
       const res = await request(h.app)
         [r.method](`${url(r.path)}?surprise=1`)
-        .set(bearer(tokens.owner))
+        .set(ownerFor(r.path))
         .send({});
       expect([r.method, r.path, res.status, res.body.error?.details?.issues]).toEqual([
         r.method,

@@ -1,7 +1,7 @@
 /**
  * `npm start` end to end, as the README tells a new user to run it: the script starts the API and a worker against
  * the given PostgreSQL and Redis, waits until the API is ready, and only then prints the demo token and a first
- * curl, which must work; Ctrl-C stops everything.
+ * curl, which must work, and the console's first sign-in, which must sign in; Ctrl-C stops everything.
  *
  * The build is done here with `tsc -b` (apps/*\/dist, which no other suite reads), and start.mjs runs with
  * --skip-build: its own build step also regenerates the Prisma client, which suites running at the same time load.
@@ -35,7 +35,9 @@ beforeAll(async () => {
   expect([build.status, build.stdout, build.stderr]).toEqual([0, '', '']);
   db = await createScratchDatabase('start');
   dataDir = mkdtempSync(join(tmpdir(), 'sv-start-'));
-}, 180_000);
+  // A full type-checked build of three packages: minutes of CPU when the other suites run beside it (npm test runs
+  // suites in parallel).
+}, 420_000);
 
 afterAll(async () => {
   await killAll();
@@ -75,6 +77,47 @@ describe('npm start', () => {
     const res = await fetch(url!, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: [], pagination: { page: 1, perPage: 25, total: 0, totalPages: 0 } });
+
+    // The console's first sign-in, printed beside the token: the demo owner's email and a generated password that
+    // signs in through the login form.
+    const signIn = /^Sign in to the console: (\S+)\n {2}email {5}(\S+)\n {2}password {2}(\S+) {3}\(shown once;/m.exec(
+      out,
+    );
+    expect(signIn).not.toBeNull();
+    const [, loginUrl, email, password] = signIn!;
+    expect([loginUrl, email]).toEqual([`http://localhost:${port}/app/login`, 'demo@statusvane.local']);
+    expect(password!.length).toBeGreaterThanOrEqual(12);
+    const form = await fetch(loginUrl!);
+    const cookie = form.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const login = await fetch(loginUrl!, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        Cookie: cookie,
+        Origin: `http://localhost:${port}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ _csrf: csrf, email: email!, password: password! }).toString(),
+    });
+    expect([login.status, login.headers.get('location')]).toEqual([303, '/app']);
+    const session = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const home = await fetch(`http://localhost:${port}/app`, { redirect: 'manual', headers: { Cookie: session } });
+    expect([home.status, home.headers.get('location')]).toEqual([303, '/app/demo/monitors']);
+    // A later seed (the next `npm start`) keeps the password and prints none.
+    const again = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/seed-demo.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: db.url },
+      encoding: 'utf8',
+    });
+    expect(again.status).toBe(0);
+    expect(JSON.parse(again.stdout).signIn).toEqual({ email: 'demo@statusvane.local', password: null });
 
     // The local trial watches this machine and private networks, and says so; a deployment would refuse them.
     expect(out).toContain('Local trial: monitors may watch this machine and private networks');

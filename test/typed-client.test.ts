@@ -96,7 +96,7 @@ seen.edit = details(edited.error).status;
 // slug and reason: a reserved slug
 const page = await api.POST('/status-pages', { body: { vanityUrl: 'api', name: 'API', isPublic: true } });
 const slug: string | undefined = details(page.error).slug;
-const reason: 'reserved' | 'taken' | 'last_owner' | 'already_member' | undefined = details(page.error).reason;
+const reason: 'reserved' | 'taken' | 'last_owner' | 'already_member' | 'password_set' | 'mail_not_configured' | undefined = details(page.error).reason;
 seen.slug = { slug, reason };
 
 // version: a PATCH whose If-Match names a version the page no longer has (412); the ETag of its answer is the version
@@ -369,7 +369,7 @@ const headed = await api.HEAD('/monitors/{id}', { params: { path: { id: tcp.data
 const typedEvents = await api.GET('/events', { params: { query: { types: 'monitor.created,maintenance.cancelled' } } });
 const eventsRead = (typedEvents.data?.data ?? []).slice(0, 3).map((e) => {
   if (e.type === 'com.statusvane.monitor.created') {
-    const type: 'http' | 'tcp' | 'heartbeat' | 'dns' = e.data.monitor.type;
+    const type: 'http' | 'tcp' | 'heartbeat' | 'dns' | 'api' = e.data.monitor.type;
     const pingUrl: '<redacted>' | null = e.data.monitor.pingUrl;
     return [e.type, type, pingUrl];
   }
@@ -385,6 +385,21 @@ seen.document = {
 };
 
 seen.raw = [bad, ambiguous, refused, edited, page, stale, lastOwner, staleDelete].map((r) => r.error?.error.details);
+// monitors: deleting a workspace secret that a monitor still names (last: its monitor is no part of the events above)
+const secretName = 'TYPED_CLIENT_' + Date.now();
+await api.POST('/secrets', { body: { name: secretName, value: 'x', allowedHosts: ['example.com'] } });
+const naming = await api.POST('/monitors', {
+  body: {
+    type: 'http',
+    name: 'names a secret',
+    target: 'https://example.com/',
+    headers: { Authorization: 'Bearer {{secrets.' + secretName + '}}' },
+  },
+});
+const inUse = await api.DELETE('/secrets/{name}', { params: { path: { name: secretName } } });
+const namingIds: string[] | undefined = details(inUse.error).monitors;
+seen.secretInUse = namingIds?.length === 1 && namingIds[0] === naming.data?.data.id;
+
 console.log(JSON.stringify(seen));
 `;
 
@@ -407,7 +422,7 @@ const TSCONFIG = {
 it('generates types from the served document, compiles a strict openapi-fetch client and reads every details key', async () => {
   const doc = await request(h.app).get('/api/v1/openapi.json');
   const declared = Object.keys(doc.body.components.schemas.ErrorDetails.properties).sort();
-  expect(declared).toEqual(['action', 'issues', 'reason', 'slug', 'status', 'version', 'workspaces']);
+  expect(declared).toEqual(['action', 'issues', 'monitors', 'reason', 'slug', 'status', 'version', 'workspaces']);
   await writeFile(join(dir, 'openapi.json'), JSON.stringify(doc.body));
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   await writeFile(join(dir, 'client.ts'), CLIENT);
@@ -432,6 +447,7 @@ it('generates types from the served document, compiles a strict openapi-fetch cl
   expect(seen).toMatchObject({
     issues: ['title'],
     workspaces: 2,
+    secretInUse: true,
     action: { status: 'scheduled', action: 'complete' },
     edit: 'cancelled',
     slug: { slug: 'api', reason: 'reserved' },

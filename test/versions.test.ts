@@ -3,7 +3,7 @@ import request from 'supertest';
 import { API_ROUTES } from '../apps/api/src/routes/api-routes.js';
 import { takesIfMatch } from '../apps/api/src/routes/define-route.js';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
 /** Versions, ETag and If-Match (docs/decisions.md, "Versions and audit events"). */
 let h: Harness;
@@ -216,10 +216,70 @@ const targets = {
     const row = () => h.prisma.apiToken.findFirst({ where: { id, revokedAt: null } });
     return target(`/tokens/${id}`, id, row);
   },
+  async wallToken(): Promise<Target> {
+    const id = await createIn('/wall-tokens', { name: 'Office' });
+    const row = () => h.prisma.wallToken.findUnique({ where: { id } });
+    return target(`/wall-tokens/${id}`, id, row);
+  },
   async webhook(): Promise<Target> {
     const id = await createIn('/webhooks', { url: 'https://93.184.215.14/hook?token=a-secret' });
     const row = () => h.prisma.webhook.findUnique({ where: { id } });
     return target(`/webhooks/${id}`, id, row);
+  },
+  async schedule(): Promise<Target> {
+    const { id: userId } = await makeUser(h.prisma, [{ workspace: ws.ws.slug, role: 'member' }]);
+    const id = await createIn('/schedules', {
+      name: 'On call',
+      timezone: 'Europe/Berlin',
+      layers: [
+        {
+          name: 'Weekly',
+          startsAt: '2026-01-05T09:00:00+01:00',
+          rotation: { every: 1, unit: 'weeks' },
+          handoffTime: '09:00',
+          members: [userId],
+        },
+      ],
+    });
+    const row = () => h.prisma.schedule.findUnique({ where: { id } });
+    return target(`/schedules/${id}`, id, row);
+  },
+  /** A schedule's override: audited and versioned on the schedule; its state is gone once removed. */
+  async override(): Promise<Target> {
+    const schedule = await targets.schedule();
+    const { userId } = await h.prisma.membership.findFirstOrThrow({ where: { workspaceId: ws.ws.id } });
+    const res = await request(h.app)
+      .post(`/api/v1${schedule.path}/overrides`)
+      .set(bearer(ws.tokens.owner))
+      .send({ userId, startsAt: '2026-12-01T00:00:00Z', endsAt: '2026-12-02T00:00:00Z' });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id as string;
+    const row = async () =>
+      (await h.prisma.scheduleOverride.count({ where: { id } }))
+        ? h.prisma.schedule.findUnique({ where: { id: schedule.resourceId } })
+        : null;
+    return target(`${schedule.path}/overrides/${id}`, schedule.resourceId, row);
+  },
+  /** A schedule's calendar feed: audited and versioned on the schedule; gone once revoked. */
+  async calendarFeed(): Promise<Target> {
+    const schedule = await targets.schedule();
+    const res = await request(h.app).post(`/api/v1${schedule.path}/calendar-token`).set(bearer(ws.tokens.owner));
+    expect(res.status).toBe(201);
+    const row = async () =>
+      (await h.prisma.calendarToken.count({ where: { scheduleId: schedule.resourceId } }))
+        ? h.prisma.schedule.findUnique({ where: { id: schedule.resourceId } })
+        : null;
+    return target(`${schedule.path}/calendar-token`, schedule.resourceId, row);
+  },
+  async accountingPolicy(): Promise<Target> {
+    // The policy's row exists once written (GET answers the defaults at version 1 before).
+    const put = await request(h.app)
+      .put('/api/v1/settings/accounting')
+      .set(bearer(ws.tokens.owner))
+      .send({ maintenance: 'down' });
+    expect(put.status).toBe(200);
+    const row = () => h.prisma.accountingPolicy.findUnique({ where: { workspaceId: ws.ws.id } });
+    return target('/settings/accounting', ws.ws.id, row);
   },
   async subscriber(): Promise<Target> {
     const page = await targets.statusPage();
@@ -232,9 +292,22 @@ const targets = {
     const row = () => h.prisma.statusPageSubscriber.findUnique({ where: { id } });
     return target(`${page.path}/subscribers/${id}`, id, row);
   },
+  async secret(): Promise<Target> {
+    const name = `S_${uniq('s')
+      .replace(/[^a-z0-9]/gi, '_')
+      .toUpperCase()}`.slice(0, 64);
+    const res = await request(h.app)
+      .post('/api/v1/secrets')
+      .set(bearer(ws.tokens.owner))
+      .send({ name, value: 'first-value', allowedHosts: ['api.example.com'] });
+    expect(res.status).toBe(201);
+    const row = () => h.prisma.workspaceSecret.findFirst({ where: { workspaceId: ws.ws.id, name } });
+    const { id } = (await row())!;
+    return target(`/secrets/${name}`, id, row);
+  },
 };
 
-/** Each PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
+/** Each PUT, PATCH and DELETE the API declares, with a record to write and a valid body: a new one without an entry fails. */
 const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }> = {
   'PATCH /maintenance/{id}': { make: targets.maintenance, body: { title: 'Changed' } },
   'DELETE /maintenance/{id}': { make: targets.maintenance },
@@ -250,23 +323,34 @@ const CONDITIONAL: Record<string, { make: () => Promise<Target>; body?: object }
   'PATCH /members/{userId}': { make: targets.member, body: { role: 'admin' } },
   'DELETE /members/{userId}': { make: targets.member },
   'DELETE /tokens/{id}': { make: targets.token },
+  'DELETE /wall-tokens/{id}': { make: targets.wallToken },
   'PATCH /webhooks/{id}': {
     make: targets.webhook,
     body: { url: 'https://93.184.215.14/other?token=b-secret', types: ['incident.opened'] },
   },
   'DELETE /webhooks/{id}': { make: targets.webhook },
+  'PATCH /schedules/{id}': { make: targets.schedule, body: { name: 'Changed', timezone: 'America/New_York' } },
+  'DELETE /schedules/{id}': { make: targets.schedule },
+  'DELETE /schedules/{id}/overrides/{overrideId}': { make: targets.override },
+  'DELETE /schedules/{id}/calendar-token': { make: targets.calendarFeed },
+  'PUT /secrets/{name}': {
+    make: targets.secret,
+    body: { value: 'second-value', allowedHosts: ['api.example.com'] },
+  },
+  'DELETE /secrets/{name}': { make: targets.secret },
+  'PUT /settings/accounting': { make: targets.accountingPolicy, body: { maintenance: 'up' } },
 };
 
 const conditionalRoutes = API_ROUTES.filter(takesIfMatch).map((r) => `${r.method.toUpperCase()} ${r.path}`);
 
-describe('If-Match on every PATCH and DELETE', () => {
-  it('covers every declared PATCH and DELETE', () => {
+describe('If-Match on every PUT, PATCH and DELETE', () => {
+  it('covers every declared PUT, PATCH and DELETE', () => {
     expect(conditionalRoutes.sort()).toEqual(Object.keys(CONDITIONAL).sort());
   });
 
   it.each(conditionalRoutes)('%s: stale -> 412 and nothing written; current -> written once', async (key) => {
     const { make, body } = CONDITIONAL[key]!;
-    const method = key.split(' ')[0]!.toLowerCase() as 'patch' | 'delete';
+    const method = key.split(' ')[0]!.toLowerCase() as 'put' | 'patch' | 'delete';
     const target = await make();
     const send = (ifMatch: string) => {
       const req = request(h.app)[method](`/api/v1${target.path}`).set(bearer(ws.tokens.owner)).set('If-Match', ifMatch);
@@ -289,7 +373,7 @@ describe('If-Match on every PATCH and DELETE', () => {
 
     const ok = await send(`"${version}"`);
     expect([key, ok.status]).toEqual([key, method === 'delete' ? 204 : 200]);
-    if (method === 'patch') {
+    if (method !== 'delete') {
       expect([ok.headers.etag, ok.body.data.version]).toEqual([`"${version + 1}"`, version + 1]);
       expect(await target.version()).toBe(version + 1);
     } else {

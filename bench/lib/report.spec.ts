@@ -9,8 +9,10 @@ import {
   resultsMarkdown,
   sideResults,
   sideResultsPath,
+  uptimeReportLines,
   type BenchResults,
 } from './report.js';
+import { UPTIME_REPORT_GOAL_CASE } from '../scenarios/uptime-report.js';
 
 type Results = Omit<BenchResults, 'goals'>;
 
@@ -295,6 +297,42 @@ describe('goalsOf', () => {
     });
     expect(goal(makeResults({ filteredList: { ...filteredList, ratio: 0.046 } } as never), prefix).met).toBe(false);
     expect(goalsOf(makeResults()).some((g) => g.goal.startsWith(prefix))).toBe(false);
+  });
+
+  it("holds a month's uptime report of 1,000 monitors to p99 < 300 ms (the CSV), judged at 1,000 or more (issue 29)", () => {
+    const c = {
+      query: '',
+      bytes: 1,
+      apiCpuMsPerRequest: 70,
+      machineBusyPercent: 50,
+      p50Ms: 100,
+      p95Ms: 150,
+      maxMs: 400,
+    };
+    const report = (monitors: number, p99Ms: number) => ({
+      monitors,
+      month: '2026-10',
+      incidents: 3000,
+      spans: 10_600,
+      loadMs: 1,
+      requests: 50,
+      cases: [
+        { ...c, name: 'JSON page of 250, month', accept: 'application/json' as const, p99Ms: 900 },
+        { ...c, name: UPTIME_REPORT_GOAL_CASE, accept: 'text/csv' as const, p99Ms },
+      ],
+    });
+    const prefix = 'uptime report of a month';
+    expect(goal(makeResults({ uptimeReport: report(1000, 299.9) } as never), prefix)).toMatchObject({
+      met: true,
+      goal: 'uptime report of a month p99 (1,000 monitors, CSV)',
+      actual: '299.9 ms',
+    });
+    expect(goal(makeResults({ uptimeReport: report(1000, 300) } as never), prefix).met).toBe(false);
+    expect(goal(makeResults({ uptimeReport: report(100, 900) } as never), prefix).met).toBeNull();
+    expect(goalsOf(makeResults()).some((g) => g.goal.startsWith(prefix))).toBe(false);
+    expect(uptimeReportLines(report(1000, 450))).toContain(
+      'goal: uptime report of a month p99 (1,000 monitors, CSV) < 300 ms at 1,000: 450 ms, NOT met',
+    );
   });
 
   it('holds a quick run to 120 seconds, the build excluded', () => {

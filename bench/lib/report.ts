@@ -10,6 +10,7 @@ import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
+import { UPTIME_REPORT_GOAL_CASE, type UptimeReportResult } from '../scenarios/uptime-report.js';
 import { ROOT } from './paths.js';
 import { percentile } from './prom.js';
 
@@ -60,6 +61,8 @@ export interface BenchResults {
   config?: ConfigBenchResult;
   /** Issue 18: what the event log adds to POST /monitors and to a check's store time (A/B in the run). */
   eventLog?: EventLogOverhead;
+  /** Issue 29: GET /reports/uptime of a month (absent in results written before it). */
+  uptimeReport?: UptimeReportResult;
   goals: Goal[];
 }
 
@@ -77,6 +80,9 @@ export const MONTH_QUERY_GOAL_MS = 50;
 const LIST_WHEN_FILTERS_CAME = 0.047;
 /** Issue 17: the public page's p99 under the bench's load, HTML and JSON. */
 export const STATUS_PAGE_GOAL_MS = 50;
+/** Issue 29: a report of one month for 1,000 monitors (the CSV of all of them) answers in p99 under this. */
+export const UPTIME_REPORT_GOAL_MS = 300;
+const UPTIME_REPORT_GOAL_MONITORS = 1000;
 const MONTH_ROWS = 30 * 1440;
 
 /**
@@ -171,6 +177,7 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
           },
         ]
       : []),
+    ...(r.uptimeReport ? [uptimeReportGoal(r.uptimeReport)] : []),
     detectionGoal(r.detection),
     {
       goal: 'quick run wall-clock (build excluded)',
@@ -179,6 +186,33 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
       met: r.mode === 'quick' ? r.durationSeconds < QUICK_LIMIT_SECONDS : null,
     },
   ];
+}
+
+/** Issue 29's goal, judged only at 1,000 monitors or more. */
+export function uptimeReportGoal(u: UptimeReportResult): Goal {
+  const c = u.cases.find((x) => x.name === UPTIME_REPORT_GOAL_CASE)!;
+  return {
+    goal: `uptime report of a month p99 (${r0(u.monitors)} monitors, CSV)`,
+    target: `< ${UPTIME_REPORT_GOAL_MS} ms at ${r0(UPTIME_REPORT_GOAL_MONITORS)}`,
+    actual: `${c.p99Ms} ms`,
+    met: u.monitors >= UPTIME_REPORT_GOAL_MONITORS ? c.p99Ms < UPTIME_REPORT_GOAL_MS : null,
+  };
+}
+
+/** The uptime report's cases, one line each, and its goal. */
+export function uptimeReportLines(u: UptimeReportResult): string {
+  const g = uptimeReportGoal(u);
+  return (
+    `GET /reports/uptime of ${u.month}, ${r0(u.monitors)} monitors, ${u.requests} requests each, one at a time:\n` +
+    u.cases
+      .map(
+        (c) =>
+          `  ${c.name}: p50 ${c.p50Ms} / p95 ${c.p95Ms} / p99 ${c.p99Ms} / max ${c.maxMs} ms, ${r0(c.bytes)} bytes; ` +
+          `API CPU ${r1(c.apiCpuMsPerRequest)} ms a request, machine ${r1(c.machineBusyPercent)}% busy\n`,
+      )
+      .join('') +
+    `goal: ${g.goal} ${g.target}: ${g.actual}, ${g.met === null ? 'not at scale' : g.met ? 'met' : 'NOT met'}\n`
+  );
 }
 
 /** Issue 15: at least 5 outages of a 60 s monitor (2/2, default confirmation); judged only on such a run. */
@@ -380,6 +414,12 @@ export function consoleReport(r: BenchResults): string {
       `response-times?period=month, ${r0(r.responseTimes.rows)} results: p50 / p95 / p99`,
       `${r.responseTimes.monthP50Ms} / ${r.responseTimes.monthP95Ms} / ${r.responseTimes.monthP99Ms} ms`,
     ],
+    ...(r.uptimeReport
+      ? r.uptimeReport.cases.map((c) => [
+          `reports/uptime, ${r0(r.uptimeReport!.monitors)} monitors, ${c.name}: p50 / p99`,
+          `${c.p50Ms} / ${c.p99Ms} ms`,
+        ])
+      : []),
     ['run duration (build excluded) / build', `${secs(r.durationSeconds)} / ${secs(r.buildSeconds)}`],
   ]);
   const goals = table([
@@ -536,7 +576,11 @@ ${rows(
 
 **Response times** (${r0(r.responseTimes.rows)} one-minute results of one monitor, ${r.responseTimes.days} days, loaded with ${r.responseTimes.load}; \`GET /api/v1/monitors/{id}/response-times?period=month\` over HTTP, ${r.responseTimes.requests} requests one at a time): p50 ${r.responseTimes.monthP50Ms} ms, p95 ${r.responseTimes.monthP95Ms} ms, p99 ${r.responseTimes.monthP99Ms} ms, max ${r.responseTimes.monthMaxMs} ms.
 
-**Pings**: ${r0(r.pings.rps)} req/s (p50 ${r.pings.p50Ms} ms, p99 ${r.pings.p99Ms} ms).
+${
+  r.uptimeReport
+    ? `**Uptime report** (\`GET /api/v1/reports/uptime\` of ${r.uptimeReport.month} over HTTP, ${r0(r.uptimeReport.monitors)} monitors with ${r0(r.uptimeReport.incidents)} incidents and ${r0(r.uptimeReport.spans)} spans, ${r.uptimeReport.requests} requests one at a time): ${r.uptimeReport.cases.map((c) => `${c.name} p50 ${c.p50Ms} ms, p99 ${c.p99Ms} ms`).join('; ')}.\n\n`
+    : ''
+}**Pings**: ${r0(r.pings.rps)} req/s (p50 ${r.pings.p50Ms} ms, p99 ${r.pings.p99Ms} ms).
 
 **Detection** (interval ${r.detection.intervalSeconds} s, thresholds ${r.detection.openThreshold}/${r.detection.openThreshold}, confirmAfterSeconds ${r.detection.confirmAfterSeconds}: the first failing check comes 0 to ${r.detection.intervalSeconds} s after the failure, its re-check ${r.detection.confirmAfterSeconds} s later opens the incident; at most ${r.detection.theoreticalMaxSeconds} s plus the checks, ${r.detection.theoreticalMaxSeconds - r.detection.intervalSeconds / 2} s on average; each run must open within its first failure + ${r.detection.confirmAfterSeconds} + 2 s): ${r.detection.runs.map(detectionRun).join(', ')}; mean ${r1(r.detection.meanSeconds)} s, max ${r1(r.detection.maxSeconds)} s.
 ${END}`;

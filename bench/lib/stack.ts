@@ -10,6 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { parseConfig, type Config } from '@statusvane/shared';
 import { ensureServices } from '../../scripts/services.mjs';
 import { applyMigrations } from '../../scripts/migrate.js';
 import { ROOT } from './paths.js';
@@ -165,10 +166,25 @@ export function appEnv(urls: StackUrls, encryptionKey: string, extra: Record<str
 
 export const newEncryptionKey = () => randomBytes(32).toString('base64');
 
+/** The configuration of API or worker code run inside the bench's own process (in-process scenarios). */
+export function inProcessConfig(input: { databaseUrl: string; redisUrl: string; encryptionKey: string }): Config {
+  return parseConfig({
+    ...process.env,
+    DATABASE_URL: input.databaseUrl,
+    REDIS_URL: input.redisUrl,
+    ENCRYPTION_KEY: input.encryptionKey,
+    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
+  });
+}
+
 /** Node options given in an environment variable, split on spaces (NODE_OPTIONS refuses --cpu-prof). */
 const nodeArgs = (value: string | undefined) => value?.split(' ').filter(Boolean) ?? [];
 
-export async function startApi(urls: StackUrls, encryptionKey: string): Promise<AppProcess> {
+export async function startApi(
+  urls: StackUrls,
+  encryptionKey: string,
+  extra: Record<string, string> = {},
+): Promise<AppProcess> {
   const [port, metricsPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawnChild(
@@ -176,7 +192,12 @@ export async function startApi(urls: StackUrls, encryptionKey: string): Promise<
     // Node options for the API, as BENCH_WORKER_NODE_ARGS for the worker: BENCH_API_NODE_ARGS='--cpu-prof
     // --cpu-prof-dir=/tmp/prof' profiles it under the bench's load (docs/benchmarks.md, "API ratios").
     [...nodeArgs(process.env.BENCH_API_NODE_ARGS), 'apps/api/dist/main.js'],
-    appEnv(urls, encryptionKey, { PORT: String(port), PUBLIC_BASE_URL: baseUrl, METRICS_PORT: String(metricsPort) }),
+    appEnv(urls, encryptionKey, {
+      PORT: String(port),
+      PUBLIC_BASE_URL: baseUrl,
+      METRICS_PORT: String(metricsPort),
+      ...extra,
+    }),
   );
   await until(
     async () => {

@@ -22,7 +22,6 @@ import {
   createLogger,
   createMonitorSchema,
   createSsrfGuard,
-  parseConfig,
   type PrismaClient,
 } from '@statusvane/shared';
 import { authenticate } from '../../apps/api/src/services/auth/authenticate.js';
@@ -31,6 +30,7 @@ import { createMonitorChecks } from '../../apps/api/src/services/monitors/monito
 import { judgeInput } from '../../apps/api/src/services/validation.js';
 import { storeCheckResults, type StoreInput } from '../../apps/worker/src/checks/store-result.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
+import { inProcessConfig } from '../lib/stack.js';
 
 export interface EventLogOverhead {
   postMonitors: {
@@ -130,13 +130,7 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
   // looked for. Its time is the request's minus HTTP, authentication and the rate limit, so the overhead relative
   // to it is an upper bound of the overhead relative to the whole request.
   const ws = await seedWorkspace(prisma, `bench-events-${randomUUID().slice(0, 6)}`);
-  const config = parseConfig({
-    ...process.env,
-    DATABASE_URL: input.databaseUrl,
-    REDIS_URL: input.redisUrl,
-    ENCRYPTION_KEY: input.encryptionKey,
-    ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
-  });
+  const config = inProcessConfig(input);
   const redis = createApiRedis(config.redis);
   redis.on('error', () => undefined);
   const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);

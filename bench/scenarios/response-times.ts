@@ -40,6 +40,17 @@ export function latencySummary(times: readonly number[]): { p50: number; p95: nu
   };
 }
 
+/** The durations (ms) of `n` calls, one at a time: the latency of one client waiting for each answer. */
+export async function timeSequential(n: number, call: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call();
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
 export async function runResponseTimes(
   input: { prisma: PrismaClient; apiUrl: string; token: string; monitorId: string; days: number; requests: number },
   log: (msg: string) => void,
@@ -90,13 +101,7 @@ export async function runResponseTimes(
     throw new Error(`response-times month: ${counted} results counted, ${expected} loaded in the window`);
 
   for (let i = 0; i < Math.min(20, input.requests); i++) await get(); // warm-up: connection, JIT, query plan
-  const times: number[] = [];
-  for (let i = 0; i < input.requests; i++) {
-    const t = performance.now();
-    await get();
-    times.push(performance.now() - t);
-  }
-  const s = latencySummary(times);
+  const s = latencySummary(await timeSequential(input.requests, get));
   log(
     `GET .../response-times?period=month over ${minutes} results (${input.requests} requests): p50 ${s.p50} ms, p95 ${s.p95} ms, p99 ${s.p99} ms, max ${s.max} ms`,
   );

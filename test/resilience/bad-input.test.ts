@@ -881,6 +881,7 @@ function judge(req: Req, res: Res, ops: Op[]): string | null {
     // A DELETE that hit a real record (the seed records' ids are in the pool): it is gone, and that is right.
     if (req.method === 'DELETE' && op.path === '/monitors/{id}') created.monitors--;
     if (req.method === 'DELETE' && op.path === '/status-pages/{id}') created.statusPages--;
+    if (req.method === 'DELETE' && op.path === '/maintenance/{id}') created.maintenance--;
     return res.text === '' ? null : '204 with a body';
   }
   if (!res.body || typeof res.body !== 'object' || !('data' in res.body))
@@ -1604,6 +1605,43 @@ function consoleRequest(route: string): fc.Arbitrary<Req> {
       own ? { ...req, headers: { ...req.headers, origin: new URL(h.config.publicBaseUrl).origin } } : req,
     );
 }
+/** Paths of fixed shape, one hostile segment filled in: `{}` in each template is a segment from `segment`. */
+function filledPath(
+  templates: readonly string[],
+  segment: fc.Arbitrary<string>,
+): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
+  return fc
+    .tuple(fc.constantFrom(...templates), segment, segment)
+    .map(([t, a, b]) => ({ path: t.replace('{}', a).replace('{}', b), aim: {} }));
+}
+/** The documentation's pages: real ones, the wrong case, and noise (an unknown page falls through to 404). */
+const docsPage = fc.oneof(
+  { arbitrary: fc.constantFrom('reference', 'webhooks', 'monitors', 'maintenance', 'search', 'index'), weight: 3 },
+  { arbitrary: fc.constantFrom('REFERENCE', 'x'.repeat(61), '..', '%2E%2E', '%00', '%ZZ', '-'), weight: 1 },
+  { arbitrary: text(60).map(pct), weight: 2 },
+);
+/** An action link's verb: the two it takes, and ones it must refuse. */
+const linkAction = fc.oneof(
+  { arbitrary: fc.constantFrom('acknowledge', 'resolve'), weight: 3 },
+  { arbitrary: fc.constantFrom('ACKNOWLEDGE', 'delete', '%00', '..', 'x'.repeat(5000)), weight: 1 },
+  { arbitrary: text(30).map(pct), weight: 1 },
+);
+/** One-use acknowledge / resolve links of pages: unknown or malformed tokens, any verb (nothing may be acted on). */
+const actionLink = (method: string) => (route: string) =>
+  publicRequest(
+    route,
+    fc
+      .tuple(fc.oneof(tokenSegment, text(80).map(pct)), linkAction)
+      .map(([token, action]) => ({ path: `/a/${token}/${action}`, aim: {} })),
+    method,
+  );
+/** Calendar feeds: `<token>.ics` with unknown or malformed tokens, and files that are no feed at all. */
+const icalFile = fc.oneof(
+  { arbitrary: tokenSegment.map((t) => `${t}.ics`), weight: 4 },
+  { arbitrary: fc.constantFrom('.ics', '%00.ics', 'x.ICS', 'x.ics.ics', '..', '%2E%2E%2Fx.ics'), weight: 1 },
+  { arbitrary: fc.oneof(tokenSegment, text(80).map(pct)), weight: 1 },
+);
+
 const generatorFor = (route: string) =>
   PUBLIC_GENERATORS[route] ?? (/^[A-Z]+ \/app(\/|$)/.test(route) ? consoleRequest : undefined);
 
@@ -1633,6 +1671,26 @@ const PUBLIC_GENERATORS: Record<string, (route: string) => fc.Arbitrary<Req>> = 
       fc.constantFrom('/docs', '/docs/', '/DOCS').map((path) => ({ path, aim: {} })),
       'GET',
     ),
+  'GET /docs/search': (route) =>
+    publicRequest(
+      route,
+      fc.oneof(
+        fc.constantFrom('/docs/search', '/docs/search/', '/DOCS/SEARCH').map((path) => ({ path, aim: {} })),
+        filledPath(['/docs/search?q={}', '/docs/search?q={}&q={}', '/docs/search?q[{}]={}'], text(200).map(pct)),
+      ),
+      'GET',
+    ),
+  'GET /docs/{page}': (route) => publicRequest(route, filledPath(['/docs/{}', '/docs/{}/'], docsPage), 'GET'),
+  'GET /api/v1': (route) =>
+    publicRequest(
+      route,
+      fc.constantFrom('/api/v1', '/api/v1/', '/API/V1').map((path) => ({ path, aim: {} })),
+      'GET',
+    ),
+  'USE /a/{token}/{action}': actionLink('GET'),
+  'GET /a/{token}/{action}': actionLink('GET'),
+  'POST /a/{token}/{action}': actionLink('POST'),
+  'GET /ical/{file}': (route) => publicRequest(route, filledPath(['/ical/{}'], icalFile), 'GET'),
   'GET /healthz': (route) => publicRequest(route, fc.constant({ path: '/healthz', aim: {} }), 'GET'),
   'GET /readyz': (route) => publicRequest(route, fc.constant({ path: '/readyz', aim: {} }), 'GET'),
 };
@@ -1678,7 +1736,14 @@ function judgePublic(req: Req, res: Res): string | null {
   if (aim.route === 'GET /status/{slug}' && aim.page === 'public' && (method === 'GET' || method === 'HEAD') && !ok)
     return `a public page answered ${res.status}`;
   if (
-    ['GET /healthz', 'GET /readyz', 'GET /docs', 'GET /api/v1/openapi.json'].includes(aim.route) &&
+    [
+      'GET /healthz',
+      'GET /readyz',
+      'GET /docs',
+      'GET /docs/search',
+      'GET /api/v1',
+      'GET /api/v1/openapi.json',
+    ].includes(aim.route) &&
     (method === 'GET' || method === 'HEAD') &&
     !ok
   ) {
@@ -1746,10 +1811,21 @@ describe('bad input to the public routes (no token)', () => {
     pub.publicSlugs.splice(0, pub.publicSlugs.length, ...open.map((p) => p.slug));
     expect(pub.publicSlugs.length).toBeGreaterThan(0);
     const routes = publicRoutes().filter((r) => generatorFor(r));
-    const reqs = fc.sample(fc.oneof(...routes.map((r) => generatorFor(r)!(r))), {
-      numRuns: PUBLIC_RUNS,
-      seed: SEED,
-    });
+    // One request per route first (there are too many routes for a uniform draw to reach each of them), then the
+    // random mix, where the console's many routes weigh less so that they do not crowd out the rest.
+    const weighted = routes.map((r) => ({
+      arbitrary: generatorFor(r)!(r),
+      weight: PUBLIC_GENERATORS[r] ? 4 : 1,
+    }));
+    const reqs = [
+      ...routes.flatMap((r, i) => fc.sample(generatorFor(r)!(r), { numRuns: 1, seed: SEED + i })),
+      ...fc.sample(fc.oneof(...weighted), { numRuns: PUBLIC_RUNS, seed: SEED }),
+      // A few logins with the right password, readable: a narrow target the mix reaches too rarely to count on.
+      ...fc.sample(
+        loginRequest('POST /status/{slug}/login').filter((r) => r.aim?.rightPassword === true),
+        { numRuns: 3, seed: SEED },
+      ),
+    ];
     // Every route and every kind of target is really exercised (the weights make each near certain; the seed is fixed).
     expect(new Set(reqs.map((r) => r.op))).toEqual(new Set(routes));
     for (const kind of ['public', 'protected', 'private', 'unknown'])

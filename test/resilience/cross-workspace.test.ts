@@ -123,6 +123,10 @@ const resources = {
     const id = await createIn('/tokens', { name: 'A deploys', role: 'member' });
     return { id, state: () => h.prisma.apiToken.findUnique({ where: { id } }) };
   },
+  async wallToken(): Promise<Resource> {
+    const id = await createIn('/wall-tokens', { name: 'A office' });
+    return { id, state: () => h.prisma.wallToken.findUnique({ where: { id } }) };
+  },
   async member(): Promise<Resource> {
     const res = await request(h.app)
       .post('/api/v1/members')
@@ -133,6 +137,37 @@ const resources = {
     return {
       id: userId,
       state: () => h.prisma.membership.findUnique({ where: { workspaceId_userId: { workspaceId: A.ws.id, userId } } }),
+    };
+  },
+  async schedule(): Promise<Resource> {
+    const { userId } = await h.prisma.membership.findFirstOrThrow({ where: { workspaceId: A.ws.id } });
+    const id = await createIn('/schedules', {
+      name: 'A on call',
+      timezone: 'UTC',
+      layers: [
+        {
+          name: 'Daily',
+          startsAt: '2026-01-01T09:00:00Z',
+          rotation: { every: 1, unit: 'days' },
+          handoffTime: '09:00',
+          members: [userId],
+        },
+      ],
+    });
+    const res = await request(h.app)
+      .post(`/api/v1/schedules/${id}/overrides`)
+      .set(bearer(A.tokens.owner))
+      .send({ userId, startsAt: '2030-01-01T00:00:00Z', endsAt: '2030-01-02T00:00:00Z' });
+    expect(res.status).toBe(201);
+    await request(h.app).post(`/api/v1/schedules/${id}/calendar-token`).set(bearer(A.tokens.owner)).expect(201);
+    return {
+      id,
+      params: { overrideId: res.body.data.id as string },
+      state: () =>
+        h.prisma.schedule.findUnique({
+          where: { id },
+          include: { layers: true, overrides: true, calendarToken: true },
+        }),
     };
   },
   async subscriber(): Promise<Resource> {
@@ -190,6 +225,15 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     variants: [
       { label: 'valid', body: { name: 'hijacked', description: 'x' } },
       { label: 'invalid', body: { name: '' }, invalid: true },
+    ],
+  },
+  'GET /monitors/{id}/uptime': {
+    make: resources.monitor,
+    variants: [
+      { label: 'default' },
+      { label: 'weeks in Berlin', query: '?granularity=week&timezone=Europe/Berlin' },
+      { label: 'bad granularity', query: '?granularity=year', invalid: true },
+      { label: 'from after to', query: '?from=2026-10-10&to=2026-10-01', invalid: true },
     ],
   },
   'GET /monitors/{id}/pings': {
@@ -263,6 +307,7 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     variants: [{ label: 'no body' }, { label: 'a body', body: { target: 'x' }, invalid: true }],
   },
   'DELETE /tokens/{id}': { make: resources.token, variants: [{ label: 'plain' }] },
+  'DELETE /wall-tokens/{id}': { make: resources.wallToken, variants: [{ label: 'plain' }] },
   'PATCH /members/{userId}': {
     make: resources.member,
     variants: [
@@ -271,11 +316,46 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
     ],
   },
   'DELETE /members/{userId}': { make: resources.member, variants: [{ label: 'plain' }] },
+  'POST /members/{userId}/invitation': { make: resources.member, variants: [{ label: 'plain' }] },
   'GET /status-pages/{id}/subscribers': { make: resources.subscriber, variants: [{ label: 'plain' }] },
   'DELETE /status-pages/{id}/subscribers/{subscriberId}': {
     make: resources.subscriber,
     variants: [{ label: 'plain' }],
   },
+  'GET /schedules/{id}': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'PATCH /schedules/{id}': {
+    make: resources.schedule,
+    variants: [
+      { label: 'valid', body: { name: 'hijacked' } },
+      { label: 'invalid', body: { timezone: 'Nowhere/Else' }, invalid: true },
+    ],
+  },
+  'DELETE /schedules/{id}': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'GET /schedules/{id}/overrides': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'POST /schedules/{id}/overrides': {
+    make: resources.schedule,
+    variants: [
+      {
+        label: 'valid',
+        body: { userId: randomUUID(), startsAt: '2031-01-01T00:00:00Z', endsAt: '2031-01-02T00:00:00Z' },
+      },
+      { label: 'invalid', body: { userId: 'x' }, invalid: true },
+    ],
+  },
+  'DELETE /schedules/{id}/overrides/{overrideId}': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'GET /schedules/{id}/oncall': {
+    make: resources.schedule,
+    variants: [{ label: 'plain' }, { label: 'at', query: '?at=2026-06-01T00:00:00Z' }],
+  },
+  'GET /schedules/{id}/shifts': {
+    make: resources.schedule,
+    variants: [
+      { label: 'plain' },
+      { label: 'too long', query: '?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z', invalid: true },
+    ],
+  },
+  'POST /schedules/{id}/calendar-token': { make: resources.schedule, variants: [{ label: 'plain' }] },
+  'DELETE /schedules/{id}/calendar-token': { make: resources.schedule, variants: [{ label: 'plain' }] },
   'GET /webhooks/{id}': { make: resources.webhook, variants: [{ label: 'plain' }] },
   'PATCH /webhooks/{id}': {
     make: resources.webhook,
@@ -422,11 +502,14 @@ describe('a token of another workspace', () => {
       (await resources.member()).id,
     ];
     // Every GET without an id: the paginated lists asked for their largest page, and the others (GET /config) whole.
-    const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get').map((r) => ({
-      path: r.path,
-      roles: r.roles,
-      query: successOf(r).page ? '?perPage=250' : '',
-    }));
+    // A person's own (`/me/...`) are no workspace's: their own suite (contact-methods) covers them.
+    const lists = API_ROUTES.filter((r) => !r.path.includes('{') && r.method === 'get' && r.roles !== 'self').map(
+      (r) => ({
+        path: r.path,
+        roles: r.roles,
+        query: successOf(r).page ? '?perPage=250' : '',
+      }),
+    );
     expect(lists.length).toBeGreaterThanOrEqual(2);
     for (const { path, roles, query } of lists) {
       for (const caller of callers) {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { PrismaClient } from '@statusvane/shared';
 import { hashPassword } from '../../apps/api/src/services/status-pages/password.js';
-import type { Harness } from './harness.js';
+import { makeUser, type Harness } from './harness.js';
 
 /** The CSRF token a console page's forms carry. */
 export function csrfOf(html: string): string {
@@ -29,7 +29,7 @@ export function consoleBrowser(h: Harness, opts: { address?: string } = {}) {
     address: opts.address,
     get: (path: string) => withAddress(agent.get(path)),
     /** Opens `formPage`, then posts `fields` with its CSRF token to `action` (default: the same path). */
-    async submit(formPage: string, fields: Record<string, string>, action = formPage) {
+    async submit(formPage: string, fields: Record<string, string | string[]>, action = formPage) {
       const page = await withAddress(agent.get(formPage));
       return withAddress(agent.post(action))
         .set('Origin', origin)
@@ -37,8 +37,11 @@ export function consoleBrowser(h: Harness, opts: { address?: string } = {}) {
         .send({ _csrf: csrfOf(page.text), ...fields });
     },
     /** A POST with a token already in hand (or none). */
-    post: (path: string, fields: Record<string, string>, headers: Record<string, string> = { Origin: origin }) =>
-      withAddress(agent.post(path)).set(headers).type('form').send(fields),
+    post: (
+      path: string,
+      fields: Record<string, string | string[]>,
+      headers: Record<string, string> = { Origin: origin },
+    ) => withAddress(agent.post(path)).set(headers).type('form').send(fields),
     async signIn(email: string, password: string) {
       const res = await this.submit('/app/login', { email, password });
       if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.text.slice(0, 300)}`);
@@ -60,4 +63,22 @@ export function setCookie(res: { headers: Record<string, unknown> }, name: strin
   const all = (res.headers['set-cookie'] as string[] | undefined) ?? [];
   const line = all.find((c) => c.startsWith(`${name}=`));
   return line ? line.slice(name.length + 1).split(';')[0] : undefined;
+}
+
+/** The password the console suites give their users. */
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A new user with `role` in workspace `workspaceId` (and `name`), signed in to the console: browser and record. */
+export async function signedInAs(
+  h: Harness,
+  workspaceId: string,
+  role: 'owner' | 'admin' | 'member' | 'viewer',
+  name?: string,
+) {
+  const user = await makeUser(h.prisma, [{ workspace: workspaceId, role }]);
+  if (name) await h.prisma.user.update({ where: { id: user.id }, data: { name } });
+  await setUserPassword(h.prisma, user.email, TEST_PASSWORD);
+  const b = consoleBrowser(h);
+  await b.signIn(user.email, TEST_PASSWORD);
+  return { b, user };
 }

@@ -121,3 +121,22 @@ export async function monitorShowing(
   await h.prisma.monitor.update({ where: { id: monitor.id }, data: { status } });
   return monitor;
 }
+
+/** A maintenance window in progress for the next hour over `componentIds`, created through the API by the owner. */
+export async function maintenanceInProgress(
+  h: Harness,
+  w: Awaited<ReturnType<typeof makeWorkspace>>,
+  componentIds: string[],
+) {
+  const res = await request(h.app)
+    .post('/api/v1/maintenance')
+    .set(bearer(w.tokens.owner))
+    .send({
+      title: 'Planned upgrade',
+      startsAt: new Date(Date.now() - 60_000).toISOString(),
+      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+      componentIds,
+    });
+  if (res.status !== 201) throw new Error(`creating maintenance: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as { id: string };
+}

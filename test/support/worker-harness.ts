@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import { CHECK_JOB_NAME, createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
-import type { CheckOutcome, CheckRunnerDeps } from '../../apps/worker/src/checks/run-check.js';
+import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../../apps/worker/src/checks/run-check.js';
 import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
 import {
   createCheckRunnerDeps,
@@ -25,6 +25,13 @@ export function checkRunnerDeps(h: Harness, { extraCa }: { extraCa?: string[] } 
     logger: createLogger({ level: 'error', json: true, service: 'test', silent: true }),
     ...(extraCa ? { extraCa } : {}),
   });
+}
+
+/** One check of `monitorId` for `slot` in region `local`, as the runtime's check runner runs it; a skip throws. */
+export async function checkAt(h: Harness, monitorId: string, slot: Date) {
+  const outcome = await runCheck(checkRunnerDeps(h), { monitorId, region: 'local', slot });
+  if ('skipped' in outcome) throw new Error(`check skipped: ${outcome.skipped}`);
+  return outcome.result;
 }
 
 export interface RuntimeOptions extends Partial<
@@ -59,7 +66,7 @@ export function startRuntime(h: Harness, opts: RuntimeOptions = {}) {
       opts.logger ??
       createLogger({ level: 'error', json: true, service: 'test-worker', silent: !process.env.TEST_LOG }),
     housekeeping: opts.housekeeping ?? false,
-    parts: { subscribers: false, webhooks: false, ...opts.parts },
+    parts: { subscribers: false, webhooks: false, reports: false, ...opts.parts },
     // The API's guard: a suite that injects a resolver into it (resilience/ssrf) gets it in the worker too.
     guard: h.deps.guard,
     ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),

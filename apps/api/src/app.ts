@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps.js';
 import { requireAuth } from './middleware/auth.js';
+import { compressAnswers } from './middleware/compress.js';
 import { corsFor } from './middleware/cors.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -13,11 +14,14 @@ import { API_ROUTES } from './routes/api-routes.js';
 import { labelRoutes, mountRoutes } from './routes/mount-routes.js';
 import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
+import { apiIndexRouter } from './routes/docs/api-index.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
 import { consoleRouter } from './console/console.router.js';
+import { actionLinksRouter } from './routes/action-links/action-links.router.js';
+import { calendarFeedsRouter } from './routes/calendar-feeds/calendar-feeds.router.js';
 
 export const API_BASE = '/api/v1';
 
@@ -34,6 +38,7 @@ export function createApp(deps: ApiDeps): Express {
   app.set('query parser', 'simple');
   const metrics = deps.metrics ?? createApiMetrics(deps);
   app.use(requestId, requestLog(deps.logger), httpMetrics(metrics));
+  app.use(compressAnswers());
   // Operator endpoints, mounted only when configured (every mounted router costs every request a pass): /metrics
   // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.
   if (deps.config.metrics.token) app.use(metricsRouter(metrics.registry, deps.config.metrics.token));
@@ -57,6 +62,9 @@ export function createApp(deps: ApiDeps): Express {
   app.use(PING_PREFIX, pingRouter(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
+  // The API's root, also without a token: an index of where to read about it.
+  const index = apiIndexRouter(deps);
+  app.use(index.api);
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
   const apiCors = corsFor(deps.config.corsOrigins);
   if (apiCors) app.use(API_BASE, apiCors);
@@ -65,6 +73,12 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRouter(deps));
   // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
   app.use(publicPagesRouter(deps));
+  // On-call (beyond-the-seed section 10): the acknowledge / resolve links of pages and the calendar feeds, whose
+  // address is their credential.
+  app.use(actionLinksRouter(deps));
+  app.use(calendarFeedsRouter(deps));
+  // `/` on the deployment's own host (a custom domain's `/` is its status page, above).
+  app.use(index.root);
   // The console (browser sessions, never a bearer token): /app/...
   app.use('/app', consoleRouter(deps));
 

@@ -9,6 +9,7 @@ import {
   type PrismaClient,
   type RedisClient,
   type RetentionDays,
+  SESSION_IDLE_MS,
 } from '@statusvane/shared';
 import {
   CATCH_ALL_PARTITIONS,
@@ -42,6 +43,8 @@ export interface PruneReport {
   packedResultDays: number;
   hourlyRollups: number;
   dailyRollups: number;
+  /** Uptime accounting's spans that ended before the daily counts' cutoff. */
+  monitorSpans: number;
   /** Heartbeat pings, kept as long as raw results. */
   heartbeatPings: number;
   /** The event log and webhook deliveries, kept EVENT_RETENTION_DAYS. */
@@ -132,6 +135,14 @@ export async function pruneExpired(
         SELECT "monitorId", region, day FROM check_rollups_daily WHERE day < ${dailyCutoff}::date ORDER BY day LIMIT ${n}::int)`,
     opts,
   );
+  // Uptime accounting's spans, as long as daily counts (400 days at least): an open span stays whatever its age.
+  const spansCutoff = new Date(now.getTime() - retention.dailyRollupsDays * DAY_MS);
+  const monitorSpans = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM monitor_spans WHERE id IN (
+        SELECT id FROM monitor_spans WHERE "endedAt" < ${spansCutoff} ORDER BY "endedAt" LIMIT ${n}::int)`,
+    opts,
+  );
   const heartbeatPings = await inBatches(
     () => prisma.$executeRaw`
       DELETE FROM heartbeat_pings WHERE id IN (
@@ -164,11 +175,50 @@ export async function pruneExpired(
     packedResultDays,
     hourlyRollups,
     dailyRollups,
+    monitorSpans,
     heartbeatPings,
     events,
     webhookDeliveries,
     auditEvents,
   };
+}
+
+/**
+ * Deletes console sign-ins that can no longer be used: sessions past their absolute or idle timeout (pending
+ * second-factor sign-ins expire like sessions) and invitation and reset links past their expiry. The console reads
+ * them as none already; this only frees the rows of users who never sign in again (a user's own dead sessions also go
+ * at their next sign-in). Batched and index-driven like pruneExpired.
+ */
+export async function pruneSignIns(
+  prisma: PrismaClient,
+  now: Date,
+  options: Pick<PruneOptions, 'batchSize' | 'maxBatches'> = {},
+): Promise<{ consoleSessions: number; passwordLinks: number }> {
+  const opts = {
+    batchSize: options.batchSize ?? PRUNE_BATCH_SIZE,
+    maxBatches: options.maxBatches ?? PRUNE_MAX_BATCHES,
+  };
+  const n = opts.batchSize;
+  const idleCutoff = new Date(now.getTime() - SESSION_IDLE_MS);
+  const expired = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM console_sessions WHERE id IN (
+        SELECT id FROM console_sessions WHERE "expiresAt" <= ${now} ORDER BY "expiresAt" LIMIT ${n}::int)`,
+    opts,
+  );
+  const idle = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM console_sessions WHERE id IN (
+        SELECT id FROM console_sessions WHERE "lastSeenAt" <= ${idleCutoff} ORDER BY "lastSeenAt" LIMIT ${n}::int)`,
+    opts,
+  );
+  const passwordLinks = await inBatches(
+    () => prisma.$executeRaw`
+      DELETE FROM password_links WHERE id IN (
+        SELECT id FROM password_links WHERE "expiresAt" <= ${now} ORDER BY "expiresAt" LIMIT ${n}::int)`,
+    opts,
+  );
+  return { consoleSessions: expired + idle, passwordLinks };
 }
 
 /** How far back housekeeping looks for maintenance windows that started or ended (their events are keyed). */
@@ -230,7 +280,8 @@ export interface HousekeepingDeps {
 /**
  * One round of housekeeping, run by whichever worker takes the lock first: make Redis schedules match PostgreSQL
  * (so a Redis restart or FLUSHALL loses no schedule for longer than one period), make sure every open incident's
- * escalation ladder has its jobs, and delete expired safe-retry records and check data past retention.
+ * escalation ladder has its jobs, and delete expired safe-retry records, check data past retention and console
+ * sign-ins that can no longer be used.
  */
 export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number, now = new Date()): Promise<boolean> {
   const token = `${process.pid}:${now.getTime()}`;
@@ -252,8 +303,9 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
     ...deps.prune,
     logger: deps.logger,
   });
-  if (expired.count || Object.values(pruned).some((n) => n > 0)) {
-    deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned });
+  const signIns = await pruneSignIns(deps.prisma, now, deps.prune);
+  if (expired.count || [...Object.values(pruned), ...Object.values(signIns)].some((n) => n > 0)) {
+    deps.logger.info('housekeeping', { idempotencyRecords: expired.count, ...pruned, ...signIns });
   }
   // Closed days of results into packed rows (docs/adr/0017-packed-results.md); a failure is retried next round.
   const packed = await packClosedResults(deps.prisma, new Date(now.getTime() - PACK_AFTER_MS)).catch((err: Error) => {

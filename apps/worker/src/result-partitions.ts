@@ -210,6 +210,7 @@ const PACKED_ARRAYS: ReadonlyArray<{ column: string; expr: string; type: string;
   { column: 'certificate', expr: 'certificate', type: 'jsonb', nullable: true },
   { column: 'dnsAnswers', expr: '"dnsAnswers"', type: 'jsonb', nullable: true },
   { column: 'address', expr: 'address', type: 'inet', nullable: true },
+  { column: 'steps', expr: 'steps', type: 'jsonb', nullable: true },
 ];
 
 /**

@@ -1,10 +1,13 @@
 import type { Worker } from 'bullmq';
 import {
+  ResponseSchemaCache,
   CheckScheduler,
   ESCALATION_QUEUE,
   EscalationScheduler,
+  REPORT_QUEUE,
   SUBSCRIBER_QUEUE,
   SubscriberQueue,
+  UptimeReportQueue,
   WEBHOOK_QUEUE,
   WebhookQueue,
   checkQueueName,
@@ -29,10 +32,12 @@ import { duePerSecond, LagWatch } from './metrics/lag-watch.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
 import { checkProcessor } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
+import { reportProcessor } from './processors/report.processor.js';
 import { subscriberProcessor } from './processors/subscriber.processor.js';
 import { webhookProcessor } from './processors/webhook.processor.js';
 import { createDnsProbe } from './probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
+import { createApiProbe } from './probes/api.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 import { startQueueWorker } from './queue-worker.js';
 import { RetryWebhookError } from './webhooks/deliver.js';
@@ -47,6 +52,8 @@ export interface WorkerParts {
   subscribers: boolean;
   /** Event webhooks: the dispatch from the event log and the signed deliveries (docs/events.md). */
   webhooks: boolean;
+  /** The monthly uptime report mails (docs/decisions.md, "Monthly report"). */
+  reports: boolean;
 }
 
 export interface WorkerRuntimeDeps {
@@ -81,6 +88,10 @@ export interface WorkerRuntimeDeps {
     webhookDispatchMs?: number | false;
     /** The first webhook retry's wait (webhookRetryDelayMs). */
     webhookRetryBaseMs?: number;
+    /** The report sweep's period (REPORT_SWEEP_MS); `false`: not scheduled. */
+    reportSweepMs?: number | false;
+    /** The report sweep's clock (a test stands on the 1st of a month). */
+    reportClock?: () => Date;
   };
 }
 
@@ -90,6 +101,7 @@ export interface WorkerRuntime {
   escalationWorker: Worker | null;
   subscriberWorker: Worker | null;
   webhookWorker: Worker | null;
+  reportWorker: Worker | null;
   /** The webhook deliveries' queue (null with webhooks off). */
   webhookQueue: WebhookQueue | null;
   metrics: WorkerMetrics;
@@ -119,15 +131,18 @@ export function createCheckRunnerDeps(deps: {
   extraCa?: readonly string[];
 }): CheckRunnerDeps {
   const { config, prisma, guard } = deps;
+  const httpProbe = createHttpProbe({
+    guard,
+    userAgent: probeUserAgent(config.region),
+    ...(deps.extraCa ? { extraCa: deps.extraCa } : {}),
+  });
   return {
     prisma,
     keyring: config.encryption,
     checkRegions: config.checkRegions,
-    httpProbe: createHttpProbe({
-      guard,
-      userAgent: probeUserAgent(config.region),
-      ...(deps.extraCa ? { extraCa: deps.extraCa } : {}),
-    }),
+    httpProbe,
+    apiProbe: createApiProbe({ http: httpProbe }),
+    schemas: new ResponseSchemaCache(),
     tcpProbe: createTcpProbe({ guard }),
     dnsProbe: createDnsProbe({ guard }),
     logger: deps.logger,
@@ -158,7 +173,14 @@ function ensureRepeating(
  */
 export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   const { config, prisma, connection, logger } = deps;
-  const parts: WorkerParts = { checks: true, escalations: true, subscribers: true, webhooks: true, ...deps.parts };
+  const parts: WorkerParts = {
+    checks: true,
+    escalations: true,
+    subscribers: true,
+    webhooks: true,
+    reports: true,
+    ...deps.parts,
+  };
   const timing = deps.timing ?? {};
   const guard = deps.guard ?? createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
   const queues = { connection, queuePrefix: config.queuePrefix, logger };
@@ -179,6 +201,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     deliverer,
     logger,
     keyring: config.encryption,
+    publicBaseUrl: config.publicBaseUrl,
     ...(timing.maintenanceRecheckMs !== undefined ? { maintenanceRecheckMs: timing.maintenanceRecheckMs } : {}),
   };
   const escalationWorker = parts.escalations
@@ -221,7 +244,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
 
   // Status page subscribers: the sweep and the deliveries.
   const subscriberQueue = parts.subscribers ? new SubscriberQueue(connection, config.queuePrefix) : null;
-  const email = subscriberQueue && config.smtp ? createEmailSender(config.smtp) : null;
+  const email = (subscriberQueue || parts.reports) && config.smtp ? createEmailSender(config.smtp) : null;
   let subscriberWorker: Worker | null = null;
   if (subscriberQueue) {
     ensureRepeating(logger, 'subscriber sweep', timing.subscriberSweepMs, (ms) => subscriberQueue.ensureSweep(ms));
@@ -273,6 +296,25 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     );
   }
 
+  // Monthly uptime reports: the sweep queues the mails due (a unique row per workspace and month) and sends them.
+  const reportQueue = parts.reports ? new UptimeReportQueue(connection, config.queuePrefix) : null;
+  let reportWorker: Worker | null = null;
+  if (reportQueue) {
+    ensureRepeating(logger, 'uptime report sweep', timing.reportSweepMs, (ms) => reportQueue.ensureSweep(ms));
+    reportWorker = startQueueWorker(
+      queues,
+      REPORT_QUEUE,
+      reportProcessor({
+        prisma,
+        email,
+        checkRegions: config.checkRegions,
+        logger,
+        ...(timing.reportClock ? { now: timing.reportClock } : {}),
+      }),
+      { label: 'report', concurrency: 1 },
+    );
+  }
+
   // Any worker may run housekeeping; a Redis lock lets one per period do it.
   const housekeeping =
     deps.housekeeping === false
@@ -297,6 +339,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     escalationWorker,
     subscriberWorker,
     webhookWorker,
+    reportWorker,
     webhookQueue,
     metrics,
     lagWatch,
@@ -306,11 +349,13 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     async close() {
       // The round in flight finishes before anything it uses is closed.
       await housekeeping?.stop();
-      const workers = [checkWorker, escalationWorker, subscriberWorker, webhookWorker];
+      const workers = [checkWorker, escalationWorker, subscriberWorker, webhookWorker, reportWorker];
       await Promise.allSettled(workers.map((w) => w?.close()));
       if (!deps.deliverer) deliverer.close();
       email?.close();
-      await Promise.allSettled([scheduler, escalations, subscriberQueue, webhookQueue].map((q) => q?.close()));
+      await Promise.allSettled(
+        [scheduler, escalations, subscriberQueue, webhookQueue, reportQueue].map((q) => q?.close()),
+      );
     },
   };
 }

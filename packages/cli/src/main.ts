@@ -240,6 +240,52 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
     });
 
   cli
+    .command('import')
+    .description('import monitors from another format')
+    .command('openapi <file>')
+    .description(
+      'one http monitor per GET operation of an OpenAPI 3.0 or 3.1 document (YAML or JSON): plan, or apply with --apply',
+    )
+    .requiredOption('--base-url <url>', "the API's base URL, prefixed to every path")
+    .option('--name <name>', 'names the import (refs openapi.<name>.*); default: the file name')
+    .option('--include <operation...>', 'only these operations (operationIds or "GET /path")')
+    .option('--apply', 'apply the plan (admins and owners)')
+    .action(async (file: string, opts: { baseUrl: string; name?: string; include?: string[]; apply?: boolean }) => {
+      const api = clientOf(io);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      const name =
+        opts.name ??
+        (file.split(/[\\/]/).pop() ?? 'api')
+          .replace(/\.(ya?ml|json)$/i, '')
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-+|-+$/g, '')
+          .slice(0, 40);
+      const body = {
+        name: name || 'api',
+        document: text,
+        baseUrl: opts.baseUrl,
+        ...(opts.include ? { include: opts.include } : {}),
+        apply: opts.apply === true,
+      };
+      const plan = unwrap(
+        await api.POST('/monitors/import/openapi', {
+          body,
+          params: { header: { 'Idempotency-Key': randomUUID() } },
+        }),
+        'import',
+      ).data;
+      if (asJson()) return json(plan);
+      out(renderPlan(plan, opts.apply ? 'apply' : 'plan'));
+      for (const s of plan.skipped) out(`  skipped ${s.operation}: ${s.reason}\n`);
+    });
+
+  cli
     .command('export')
     .description("print the workspace's managed resources as a document (YAML; JSON with --json)")
     .action(async () => {
@@ -318,25 +364,71 @@ function program(io: Io): { cli: Command; exitCode: () => number } {
       );
     });
 
-  cli
-    .command('incidents')
-    .description('incidents')
+  const incidents = cli.command('incidents').description('incidents');
+  incidents
     .command('ls')
     .description('list open and recently resolved incidents')
     .action(async () => {
       const api = clientOf(io);
-      const incidents = await all((page) =>
+      const list = await all((page) =>
         api.GET('/incidents', { params: { query: { page, perPage: 250 } } }).then((a) => unwrap(a, 'incidents ls')),
       );
       if (asJson()) {
-        json(incidents);
+        json(list);
         return;
       }
       out(
         table(
           ['STATUS', 'IMPACT', 'STARTED', 'TITLE', 'ID'],
-          incidents.map((i) => [i.status, i.impact, i.startedAt, cell(i.title), i.id]),
+          list.map((i) => [i.status, i.impact, i.startedAt, cell(i.title), i.id]),
         ) || 'No incidents.\n',
+      );
+    });
+  // Acknowledging through the CLI records its token's actor as `acknowledgedBy`, as any API call does.
+  for (const [verb, path, what] of [
+    ['ack', '/incidents/{id}/acknowledge', 'acknowledge an incident: its escalation stops'],
+    ['resolve', '/incidents/{id}/resolve', 'resolve an incident'],
+  ] as const) {
+    incidents
+      .command(`${verb} <id>`)
+      .description(what)
+      .action(async (id: string) => {
+        const api = clientOf(io);
+        const incident = unwrap(await api.POST(path, { params: { path: { id } } }), `incidents ${verb}`).data;
+        if (asJson()) {
+          json(incident);
+          return;
+        }
+        const by = incident.acknowledgedBy ? ` by ${incident.acknowledgedBy.name}` : '';
+        out(
+          incident.status === 'resolved'
+            ? `Resolved at ${incident.resolvedAt}: ${incident.title}\n`
+            : `Acknowledged at ${incident.acknowledgedAt}${by}: ${incident.title}\n`,
+        );
+      });
+  }
+
+  cli
+    .command('oncall')
+    .description('who is on call now, in every schedule of the workspace')
+    .action(async () => {
+      const api = clientOf(io);
+      const now = unwrap(await api.GET('/oncall'), 'oncall').data;
+      if (asJson()) {
+        json(now);
+        return;
+      }
+      out(
+        table(
+          ['SCHEDULE', 'ON CALL', 'BY', 'UNTIL', 'SCHEDULE ID'],
+          now.map((o) => [
+            cell(o.schedule.name),
+            o.user ? cell(o.user.name ?? o.user.email) : 'nobody (fallback is paged)',
+            o.override ? 'override' : cell(o.layer?.name),
+            o.to ?? '-',
+            o.schedule.id,
+          ]),
+        ) || 'No schedules.\n',
       );
     });
 

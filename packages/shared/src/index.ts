@@ -18,3 +18,6 @@ export * from './events/index.js';
 export * from './webhooks/index.js';
 export * from './net/index.js';
 export * from './alerts/index.js';
+export * from './oncall/index.js';
+export * from './api-checks/index.js';
+export * from './uptime/index.js';

@@ -43,7 +43,7 @@ export async function findWorkspace(prisma: PrismaClient, sel: string) {
   return ws;
 }
 
-async function findUser(prisma: PrismaClient, address: string) {
+export async function findUser(prisma: PrismaClient, address: string) {
   const user = await prisma.user.findUnique({ where: { email: address } });
   if (!user) throw new NotFoundError('user', address);
   return user;

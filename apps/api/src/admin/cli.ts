@@ -19,6 +19,7 @@ import { addMember, createToken, createUser, createWorkspace, removeMember, revo
 import { arrangeStatusPage, clearStatusPagePassword, setStatusPagePassword } from './status-page-commands.js';
 import { assignPolicy, createPolicy, policySigningSecret } from './policy-commands.js';
 import { rotateSecrets } from './secret-commands.js';
+import { userResetLink, userResetTwoFactor } from './user-commands.js';
 
 type Action = (prisma: PrismaClient, opts: Record<string, unknown>) => Promise<unknown>;
 
@@ -60,6 +61,19 @@ function buildProgram(io: AdminIo, chosen: Chosen): Command {
     .option('--name <name>')
     .exitOverride()
     .action(run((p, o) => createUser(p, o)));
+
+  user
+    .command('reset-link')
+    .description('print a one-time link to set a console password (where no mail is set up)')
+    .requiredOption('--email <email>')
+    .exitOverride()
+    .action(run((p, o) => userResetLink(p, o, { publicBaseUrl: parsePublicBaseUrl(env) })));
+  user
+    .command('reset-2fa')
+    .description("turn off a user's two-factor sign-in (lost device and recovery codes); ends their sessions")
+    .requiredOption('--email <email>')
+    .exitOverride()
+    .action(run((p, o) => userResetTwoFactor(p, o)));
 
   const member = program.command('member').description('memberships').exitOverride();
   member

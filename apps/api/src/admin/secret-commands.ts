@@ -18,7 +18,7 @@ export interface SecretCommandOptions {
 
 export interface UnreadableSecret {
   monitorId: string;
-  field: 'headers' | 'body';
+  field: 'headers' | 'body' | 'steps';
   /** The key the value names (null: a legacy value with no key id beside it). */
   keyId: string | null;
   reason: string;
@@ -44,6 +44,10 @@ export interface RotateSummary {
   subscribers: SealedRotateSummary;
   /** Console users' second-factor (TOTP) secrets. */
   users: SealedRotateSummary;
+  /** Workspace secrets (`POST /secrets`): their values. */
+  workspaceSecrets: SealedRotateSummary;
+  /** Users' contact methods (`PUT /me/contact-methods`): their targets, sealed as escalation targets are. */
+  contactMethods: SealedRotateSummary;
   /** After the run: how many stored values (of every kind above) each key id seals. An old key absent here can be
    * retired. */
   keysInUse: Record<string, number>;
@@ -80,8 +84,8 @@ interface SealedTable {
   columns: readonly string[];
   /**
    * A column beside the values naming the key of legacy values (bare base64, written before values named their key):
-   * `clear` (monitors) empties it once every value names its own key; `current` (escalation targets, whose rows must
-   * keep one) sets the current key's id.
+   * `clear` (monitors) empties it once every value names its own key; `current` (escalation targets and contact
+   * methods, whose rows must keep one) sets the current key's id.
    */
   keyColumn?: { name: string; onWrite: 'clear' | 'current' };
 }
@@ -89,7 +93,8 @@ interface SealedTable {
 export const SEALED = {
   monitors: {
     table: 'monitors',
-    columns: ['headersEnc', 'bodyEnc'],
+    // stepSecretsEnc: an api monitor's step headers and bodies (always self-describing, never legacy).
+    columns: ['headersEnc', 'bodyEnc', 'stepSecretsEnc'],
     keyColumn: { name: 'encKeyId', onWrite: 'clear' },
   },
   escalationTargets: {
@@ -104,6 +109,14 @@ export const SEALED = {
   },
   /** Console users' TOTP secrets (second factor), enrolled and pending. */
   users: { table: 'users', columns: ['totpSecretEnc', 'totpPendingSecretEnc'] },
+  /** Workspace secrets' values (api steps and http monitors use them as `{{secrets.NAME}}`). */
+  workspaceSecrets: { table: 'workspace_secrets', columns: ['valueEnc'] },
+  /** Users' contact methods: sealed and opened as escalation targets are (sealTarget/openTarget, key id beside). */
+  contactMethods: {
+    table: 'contact_methods',
+    columns: ['targetEnc'],
+    keyColumn: { name: 'encKeyId', onWrite: 'current' },
+  },
 } as const satisfies Record<string, SealedTable>;
 
 // A row rewritten by the API between our read and our write is read again; more than this many times in a row means
@@ -117,8 +130,9 @@ const ident = (name: string) => Prisma.raw(`"${name}"`);
 type SealedRow = { id: string } & Record<string, string | null>;
 
 /**
- * secrets rotate: re-encrypts every sealed value (monitor headers and bodies, escalation targets, event webhook URLs
- * and secrets, status page subscribers' webhook URLs, secrets and link tokens) under the current key
+ * secrets rotate: re-encrypts every sealed value (monitor headers and bodies, api steps' headers and bodies, workspace
+ * secrets, escalation targets, users' contact methods, event webhook URLs and secrets, status page subscribers' webhook URLs, secrets and link
+ * tokens) under the current key
  * (ENCRYPTION_KEY), in the current self-describing format, so the keys in ENCRYPTION_OLD_KEYS can then be retired.
  * Safe while the API and workers run: each row is written with a compare-and-set on the values it read, so a write
  * that lands meanwhile is never overwritten with the older secret (the row is read again instead). Safe to repeat: a
@@ -142,6 +156,8 @@ export async function rotateSecrets(
   const webhooks = await rotate(SEALED.webhooks);
   const subscribers = await rotate(SEALED.subscribers);
   const users = await rotate(SEALED.users);
+  const workspaceSecrets = await rotate(SEALED.workspaceSecrets);
+  const contactMethods = await rotate(SEALED.contactMethods);
   return {
     currentKeyId: opts.keyring.current.id,
     monitors: monitors.total,
@@ -149,7 +165,7 @@ export async function rotateSecrets(
     upToDate: monitors.upToDate,
     unreadable: monitors.unreadable.map((u) => ({
       monitorId: u.id,
-      field: u.column === 'headersEnc' ? 'headers' : 'body',
+      field: u.column === 'headersEnc' ? 'headers' : u.column === 'bodyEnc' ? 'body' : 'steps',
       keyId: u.keyId,
       reason: u.reason,
     })),
@@ -161,6 +177,8 @@ export async function rotateSecrets(
     webhooks,
     subscribers,
     users,
+    workspaceSecrets,
+    contactMethods,
     keysInUse,
   };
 }

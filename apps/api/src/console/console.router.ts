@@ -8,9 +8,20 @@ import { csrfTokenMatches, fromOwnOrigin } from './csrf.js';
 import { mountPages, type PageMountOptions } from './define-page.js';
 import { accountPages } from './pages/account.pages.js';
 import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
+import { monitorDetailPages } from './pages/monitor.pages.js';
+import { incidentPages } from './pages/incidents.pages.js';
+import { maintenancePages } from './pages/maintenance.pages.js';
+import { statusPagePages } from './pages/status-pages.pages.js';
 import { monitorPages } from './pages/monitors.pages.js';
+import { contactMethodPages, oncallPages } from './pages/oncall.pages.js';
 import { passwordPages } from './pages/password.pages.js';
+import { auditPages } from './pages/settings-audit.pages.js';
+import { memberPages } from './pages/settings-members.pages.js';
+import { policyPages } from './pages/settings-policies.pages.js';
+import { tokenPages } from './pages/settings-tokens.pages.js';
+import { webhookPages } from './pages/settings-webhooks.pages.js';
 import { signInPages } from './pages/sign-in.pages.js';
+import { wallPages } from './pages/wall.pages.js';
 import { isReservedWorkspaceSlug } from './reserved-slugs.js';
 import { consoleHeaders } from './security-headers.js';
 import { CSRF_FIELD } from '../views/components/form.js';
@@ -43,7 +54,8 @@ export function consoleRouter(deps: ApiDeps): Router {
   const ownOrigin = new URL(deps.config.publicBaseUrl).origin;
   const assets = async () => (await loadAssets()).urls;
   const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
+  // The largest forms (an escalation ladder, the components of a window) have a few hundred fields.
+  const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 500 });
 
   router.use(consoleHeaders);
   router.get('/assets/:file', assetFiles);
@@ -83,6 +95,8 @@ export function consoleRouter(deps: ApiDeps): Router {
       ...signInPages({ guard: createSignInGuard(deps.redis) }),
       ...passwordPages({ forgotLimits: createForgotLimits(deps.redis) }),
       ...accountPages(),
+      ...contactMethodPages(),
+      ...wallPages(),
     ],
     { ...opts, mount: '/app' },
   );
@@ -94,13 +108,26 @@ export function consoleRouter(deps: ApiDeps): Router {
   };
   // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
   // the reserved first segments are its own pages, or nothing).
+  const workspacePages = () => [
+    ...monitorPages(),
+    ...monitorDetailPages(),
+    ...oncallPages(),
+    ...incidentPages(),
+    ...maintenancePages(),
+    ...statusPagePages(),
+    ...memberPages(),
+    ...tokenPages(),
+    ...policyPages(),
+    ...webhookPages(),
+    ...auditPages(),
+  ];
   const longForm = Router({ mergeParams: true });
-  mountPages(longForm, monitorPages(), { ...opts, mount: '/app/w/{ws}' });
+  mountPages(longForm, workspacePages(), { ...opts, mount: '/app/w/{ws}' });
   const shortForm = Router({ mergeParams: true });
   shortForm.use((req, res, next) =>
     isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
   );
-  mountPages(shortForm, monitorPages(), { ...opts, mount: '/app/{ws}' });
+  mountPages(shortForm, workspacePages(), { ...opts, mount: '/app/{ws}' });
   router.use('/w/:ws', longForm);
   router.use('/:ws', shortForm);
   router.use(notFound);

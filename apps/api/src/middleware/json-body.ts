@@ -3,6 +3,10 @@ import { parse as parseYaml } from 'yaml';
 import { AppError, formatPath, ValidationError, type Issue } from '@statusvane/shared';
 
 export const BODY_LIMIT = '256kb';
+/** Operations that take a whole document (an OpenAPI import): `large` in their route's body. */
+export const LARGE_BODY_LIMIT = '5mb';
+/** res.locals key: the matched operation reads its (large) body itself, not the global jsonBody. */
+export const LARGE_BODY = 'largeBody';
 /** Far above any valid body (two levels), far below what a recursive walk of the body could not handle. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -32,13 +36,16 @@ export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: 
   }
 }
 
-const parseJson = express.json({
-  limit: BODY_LIMIT,
-  // Any JSON value parses; what is not an object is refused below, by name (strict mode called `null` invalid JSON).
-  strict: false,
-  type: ['application/json', 'application/*+json'],
-  verify: verifyUtf8,
-});
+const jsonParser = (limit: string) =>
+  express.json({
+    limit,
+    // Any JSON value parses; what is not an object is refused below, by name (strict mode called `null` invalid JSON).
+    strict: false,
+    type: ['application/json', 'application/*+json'],
+    verify: verifyUtf8,
+  });
+const parseJson = jsonParser(BODY_LIMIT);
+const parseLargeJson = jsonParser(LARGE_BODY_LIMIT);
 
 /** The media types a YAML body is sent with (`application/yaml` is the registered one, RFC 9512). */
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
@@ -125,7 +132,7 @@ const isYaml = (req: Request) => typeof req.is(YAML_TYPES) === 'string';
  * others refuse it unread.
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
-  if (isYaml(req)) return next();
+  if (isYaml(req) || res.locals[LARGE_BODY] === true) return next();
   parseJson(req, res, (err?: unknown) => (err ? next(err) : checkParsed(req, next)));
 };
 
@@ -147,7 +154,7 @@ const yamlBody: RequestHandler = (req, res, next) => {
  * an operation that takes one requires it. A body of another type (text/plain, a form) is refused rather than ignored
  * or read as `{}`; an empty body (Content-Length: 0) counts as none.
  */
-export function jsonBodyRule(takesBody: boolean, acceptsYaml = false): RequestHandler {
+export function jsonBodyRule(takesBody: boolean, acceptsYaml = false, large = false): RequestHandler {
   const types = acceptsYaml ? [...JSON_TYPES, ...YAML_TYPES] : JSON_TYPES;
   return (req, res, next) => {
     const length = req.headers['content-length'];
@@ -161,6 +168,8 @@ export function jsonBodyRule(takesBody: boolean, acceptsYaml = false): RequestHa
       );
     }
     if (acceptsYaml && isYaml(req)) return yamlBody(req, res, next);
+    if (large && !isYaml(req))
+      return parseLargeJson(req, res, (err?: unknown) => (err ? next(err) : checkParsed(req, next)));
     next();
   };
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError, UnavailableError, type RedisClient } from '@statusvane/shared';
-import { ctxOf } from './auth.js';
+import { tokenIdOf } from './auth.js';
 
 /**
  * Per-token limit over a fixed one-minute window, counted in Redis so it holds across API replicas.
@@ -21,7 +21,7 @@ export function rateLimit(redis: RedisClient, pointsPerMinute: number, keyPrefix
     res.setHeader('RateLimit-Reset', String(Math.ceil(r.msBeforeNext / 1000)));
   };
   return async (_req, res, next) => {
-    const key = ctxOf(res).tokenId;
+    const key = tokenIdOf(res);
     let result: RateLimiterRes;
     try {
       result = await limiter.consume(key, 1);

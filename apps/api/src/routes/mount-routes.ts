@@ -1,8 +1,8 @@
-import type { RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
-import { ctxOf } from '../middleware/auth.js';
+import { ctxOf, userCtxOf } from '../middleware/auth.js';
 import {
   answerNotStored,
   idempotency,
@@ -11,10 +11,10 @@ import {
   storedAnswer,
 } from '../middleware/idempotency.js';
 import { etagOf, ifNoneMatchNames, parseIfMatch } from '../middleware/if-match.js';
-import { jsonBodyRule } from '../middleware/json-body.js';
+import { jsonBodyRule, LARGE_BODY } from '../middleware/json-body.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext, UserServiceContext } from '../services/context.js';
 import { judgeInput } from '../services/validation.js';
 import { successOf, successStatus, takesIfMatch, type ApiRoute } from './define-route.js';
 
@@ -28,6 +28,11 @@ const NOTHING = z.object({}).strict();
 const lowerCased = (params: Record<string, string>) =>
   Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v.toLowerCase()]));
 
+/** A CSV answer is asked for: `format=csv`, or `Accept` preferring text/csv to JSON. */
+const wantsCsv = (req: Request, query: unknown) =>
+  (query as { format?: unknown } | undefined)?.format === 'csv' ||
+  req.accepts(['application/json', 'text/csv']) === 'text/csv';
+
 /** `/monitors/{id}` -> `/monitors/:id`. */
 const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 
@@ -37,6 +42,32 @@ const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1'
  */
 export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: ApiDeps): void {
   const clock = deps.clock ?? (() => new Date());
+  const methods = new Map<string, string[]>();
+  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
+  const allowOf = (allowed: string[]) => (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
+  const notAllowed =
+    (allow: string): RequestHandler =>
+    (req, res) => {
+      res.setHeader('Allow', allow);
+      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
+      if (req.method === 'OPTIONS') return void res.status(204).end();
+      throw new AppError(
+        'invalid_request',
+        `${req.method} is not allowed here; this path takes ${allow}`,
+        undefined,
+        405,
+      );
+    };
+  // A path without parameters that a path with one also matches (`/monitors/counts` and `/monitors/{id}`) is answered
+  // as itself whatever the method: its 405 comes before the other path's operations could take `counts` for an id.
+  for (const [path, allowed] of methods) {
+    if (path.includes('{')) continue;
+    const allow = allowOf(allowed);
+    const guard = notAllowed(allow);
+    router.all(expressPath(path), (req, res, next) =>
+      allow.split(', ').includes(req.method) ? next() : guard(req, res, next),
+    );
+  }
   for (const route of routes) {
     const status = successStatus(route);
     const success = successOf(route);
@@ -45,6 +76,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
     const conditional = takesIfMatch(route);
 
     const handle: RequestHandler = async (req, res) => {
+      if (route.roles === 'self') return void (await handleOwn(req, res, () => undefined));
       const auth = ctxOf(res);
       // The role first: a caller without it is told 403 whatever it sent.
       if (route.roles !== 'read') assertCan(auth.role, route.roles);
@@ -65,7 +97,15 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         ...caller,
         ifMatch: conditional ? parseIfMatch(req.get('if-match')) : undefined,
       };
-      const result = await route.handler(deps, { ctx, params, query, body: parsedBody });
+      const input = { ctx, params, query, body: parsedBody };
+      if (route.csv && wantsCsv(req, query)) {
+        res
+          .status(status)
+          .type('text/csv; charset=utf-8')
+          .send(await route.csv.handler(deps, input));
+        return;
+      }
+      const result = await route.handler(deps, input);
       if (answerNotStored(res)) {
         throw new Error(
           `${route.method.toUpperCase()} ${route.path} is idempotent but its service did not store the answer`,
@@ -84,7 +124,23 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       else res.status(status).json(toBody(result));
     };
 
-    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined, body?.yaml === true)];
+    // A `/me/...` operation (defineUserRoute): the person's own, no workspace, no role, no If-Match or safe retry.
+    const handleOwn: RequestHandler = async (req, res) => {
+      const query = parseOrThrow(route.request?.query ?? NOTHING, req.query, 'query');
+      const parsedBody = parseOrThrow(body?.schema ?? NOTHING, body ? req.body : (req.body ?? {}), 'body');
+      const ctx = { ...userCtxOf(res), now: clock() } satisfies UserServiceContext;
+      // defineUserRoute's handler takes the person's context where a workspace route's takes ServiceContext.
+      const result = await route.handler(deps, {
+        ctx: ctx as unknown as ServiceContext,
+        params: {},
+        query,
+        body: parsedBody,
+      });
+      if (status === 204) res.status(204).end();
+      else res.status(status).json(toBody(result));
+    };
+
+    const chain: RequestHandler[] = [jsonBodyRule(body !== undefined, body?.yaml === true, body?.large === true)];
     if (route.idempotent) chain.push(idempotency(deps));
     chain.push(
       route.idempotent
@@ -103,22 +159,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
   }
   // A known path asked with a method it does not take: 405 naming the ones it does (GET also answers HEAD);
   // OPTIONS: 204 with the same Allow.
-  const methods = new Map<string, string[]>();
-  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
-  for (const [path, allowed] of methods) {
-    const allow = (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
-    router.all(expressPath(path), (req, res) => {
-      res.setHeader('Allow', allow);
-      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
-      if (req.method === 'OPTIONS') return void res.status(204).end();
-      throw new AppError(
-        'invalid_request',
-        `${req.method} is not allowed here; this path takes ${allow}`,
-        undefined,
-        405,
-      );
-    });
-  }
+  for (const [path, allowed] of methods) router.all(expressPath(path), notAllowed(allowOf(allowed)));
 }
 
 /**
@@ -128,13 +169,18 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
  * (case-insensitive, a trailing slash allowed); a path no operation has keeps no label.
  */
 export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
-  const templates = [...new Set(routes.map((r) => r.path))].map((path) => ({
+  // Paths without parameters first: `/monitors/counts` is not `/monitors/{id}`.
+  const paths = [...new Set(routes.map((r) => r.path))].sort((a, b) => +a.includes('{') - +b.includes('{'));
+  const templates = paths.map((path) => ({
     label: `${base}${expressPath(path)}`,
     pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i'),
+    // The global body reader leaves a large body to its operation's own (jsonBodyRule).
+    large: routes.some((r) => r.path === path && r.request?.body?.large === true),
   }));
   return (req, res, next) => {
     const match = templates.find((t) => t.pattern.test(req.path));
     if (match) res.locals[ROUTE_LABEL] = match.label;
+    if (match?.large) res.locals[LARGE_BODY] = true;
     next();
   };
 }

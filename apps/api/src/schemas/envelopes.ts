@@ -51,13 +51,18 @@ export const errorDetailsSchema = z
       .optional()
       .openapi({ description: "For a status page's 409: the slug the `vanityUrl` normalised to." }),
     reason: z
-      .enum(['reserved', 'taken', 'last_owner', 'already_member'])
+      .enum(['reserved', 'taken', 'last_owner', 'already_member', 'password_set', 'mail_not_configured'])
       .optional()
       .openapi({
         description:
           "For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's " +
-          '409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members).',
+          '409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members); for ' +
+          'an invitation (POST /members/{userId}/invitation): `password_set` (they have a password) or ' +
+          '`mail_not_configured` (no SMTP_URL).',
       }),
+    monitors: z.array(z.uuid()).optional().openapi({
+      description: "For a secret's 409 on DELETE: the monitors that still name it.",
+    }),
     version: z.number().int().min(1).optional().openapi({
       description: 'For a 412 (`precondition_failed`): the version the record is at now.',
     }),

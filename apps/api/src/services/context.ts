@@ -1,6 +1,6 @@
 import type { Prisma } from '@statusvane/shared';
 import type { IfMatch } from './audit/record-write.js';
-import type { RequestContext } from './auth/context.js';
+import type { RequestContext, UserContext } from './auth/context.js';
 
 /**
  * A write that must commit or roll back together with a service's own (the Idempotency-Key's stored answer): a
@@ -34,5 +34,10 @@ export interface ServiceContext extends RequestContext {
  */
 export interface PageVisitContext {
   page: { id: string; workspaceId: string };
+  now: Date;
+}
+
+/** What a `/me/...` verb gets as `ctx`: the person calling (in no workspace), and the request's clock reading. */
+export interface UserServiceContext extends UserContext {
   now: Date;
 }

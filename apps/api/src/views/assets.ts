@@ -12,11 +12,13 @@ const ASSETS_DIR = join(API_ROOT, 'dist', 'assets');
 const MANIFEST = join(API_ROOT, 'dist', 'assets-manifest.json');
 const BUILD_SCRIPT = join(API_ROOT, '..', '..', 'scripts', 'build-assets.mjs');
 
-/** The URLs a page links: the stylesheet, the enhancement script and the icon. */
+/** The URLs a page links: the console's stylesheet and script, the status page's and the docs' stylesheets, the icon. */
 export interface AssetUrls {
   css: string;
   js: string;
   icon: string;
+  statusCss: string;
+  docsCss: string;
 }
 
 export interface AssetFile {
@@ -75,7 +77,16 @@ export function loadAssets(): Promise<Assets> {
       if (!name) throw new Error(`the assets manifest has no ${key}: run npm run build`);
       return `${ASSETS_PATH}/${name}`;
     };
-    return { urls: { css: url('console.css'), js: url('console.js'), icon: url('favicon.svg') }, files };
+    return {
+      urls: {
+        css: url('console.css'),
+        js: url('console.js'),
+        icon: url('favicon.svg'),
+        statusCss: url('status-page.css'),
+        docsCss: url('docs.css'),
+      },
+      files,
+    };
   })().catch((err: unknown) => {
     loading = undefined;
     throw err;

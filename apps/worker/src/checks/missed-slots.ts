@@ -8,7 +8,8 @@ import { bySlot, GroupWriter } from './result-writer.js';
  * is shared evenly; the slots skipped are stored as `missed` results (no data). A missed row is cheap on purpose,
  * since it is written when the store is already the bottleneck: one multi-row INSERT shared by every miss of the
  * moment, no monitor lock, no flap state, no rollup (uptime and response times count checks that ran; a missed slot
- * is neither up nor down).
+ * is neither up nor down). The same statement records each new miss as a span for uptime accounting (no data from the
+ * slot to the next, kept beyond result retention: docs/adr/0018-uptime-accounting-spans.md).
  */
 
 export interface MissedSlot {
@@ -41,6 +42,10 @@ export async function storeMissedSlots(
       JOIN monitors mo ON mo.id = v.m AND mo.enabled AND mo.type <> 'heartbeat'
       ON CONFLICT ("monitorId", region, slot) DO NOTHING
       RETURNING "monitorId", region, slot
+    ), spans AS (
+      INSERT INTO monitor_spans ("monitorId", kind, region, "startedAt", "endedAt")
+      SELECT ins."monitorId", 'missed', ins.region, ins.slot, ins.slot + make_interval(secs => mo."intervalSeconds")
+      FROM ins JOIN monitors mo ON mo.id = ins."monitorId"
     )
     SELECT v.i, mo.type::text AS type, mo.enabled, (ins.slot IS NOT NULL) AS ins
     FROM v LEFT JOIN monitors mo ON mo.id = v.m

@@ -1,6 +1,13 @@
 import {
+  type MonitorKind,
   decryptSecret,
+  hostAllowed,
+  joinSteps,
+  openStepSecrets,
+  renderTemplate,
+  ResponseSchemaCache,
   secretKeyId,
+  type StoredApiStep,
   monitorRegions,
   parseHostPort,
   type DnsRecordType,
@@ -10,6 +17,7 @@ import {
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
+import type { ApiProbe, RunSecret } from '../probes/api.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
 import { downResult } from '../probes/result.js';
 import type { JsonAssertion } from '@statusvane/shared';
@@ -23,6 +31,8 @@ export interface CheckRunnerDeps {
   prisma: PrismaClient;
   keyring: Keyring;
   httpProbe: HttpProbe;
+  /** api monitors' steps, each request made by `httpProbe`. */
+  apiProbe: ApiProbe;
   tcpProbe: TcpProbe;
   dnsProbe: DnsProbe;
   logger: Logger;
@@ -33,6 +43,8 @@ export interface CheckRunnerDeps {
   /** Stores the slots a late scheduled check skipped as missed, grouped likewise (createMissedSlotWriter). */
   missedSlots: MissedSlotWriter;
   now?: () => Date;
+  /** Compiled response schemas by monitor id, version and step: compiled once per monitor version, never per check. */
+  schemas?: ResponseSchemaCache;
   /**
    * Heartbeats: arms the evaluation at the monitor's next deadline (CheckScheduler.armHeartbeatDeadline). Without it
    * heartbeats are judged only on their schedule, up to an interval after a deadline passed.
@@ -60,7 +72,7 @@ export type CheckOutcome =
   | { skipped: 'monitor deleted' | 'monitor paused' | 'heartbeat pending' | 'heartbeat unchanged' }
   | ({
       result: ProbeResult;
-      type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+      type: MonitorKind;
       /** Slots BullMQ skipped because this check started more than an interval late, recorded as missed. */
       missedSlots?: number;
     } & StoredCheck);
@@ -83,6 +95,11 @@ const monitorSelect = {
   encKeyId: true,
   contentType: true,
   jsonAssertion: true,
+  responseSchema: true,
+  steps: true,
+  stepSecretsEnc: true,
+  secretRefs: true,
+  version: true,
   certificateExpiryDays: true,
   dnsRecordType: true,
   dnsResolver: true,
@@ -257,7 +274,10 @@ function judgeHeartbeat(
   return { result: verdict.result, slot: verdict.slot, checkedAt: now, nextDeadline: verdict.nextEvaluationAt };
 }
 
-/** The probe of a tcp, dns or http monitor's target (an http monitor's secrets opened in memory only). */
+/**
+ * The probe of a tcp, dns or http monitor's target, or an api monitor's steps (secrets opened in memory only: the
+ * monitor's own and the workspace secrets it names).
+ */
 async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<ProbeResult> {
   if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
@@ -280,13 +300,22 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
       degradedAfterMs: m.degradedAfterMs,
       latencyThresholdMs: m.latencyThresholdMs,
     });
+  const workspaceSecrets = await loadWorkspaceSecrets(deps, m);
+  if ('problem' in workspaceSecrets) return downResult(`config_error: ${workspaceSecrets.problem}`);
+  if (m.type === 'api') return probeSteps(deps, m, workspaceSecrets.secrets);
   const secrets = openSecrets(m, deps);
   if ('problem' in secrets) return downResult(`config_error: ${secrets.problem}`);
+  const filled = fillHttpSecrets(m.target!, secrets, workspaceSecrets.secrets);
+  if ('reason' in filled) return downResult(filled.reason);
+  const schema = m.responseSchema ? schemaOf(deps, `${m.id}:${m.version}`, m.responseSchema as object) : null;
+  if (schema instanceof Error) return downResult(`config_error: responseSchema: ${schema.message}`);
   return deps.httpProbe.probe({
     url: m.target!,
     method: m.method,
-    headers: secrets.headers,
-    body: secrets.body,
+    headers: filled.headers,
+    body: filled.body,
+    responseSchema: schema,
+    secretHosts: filled.secretHosts,
     contentType: m.contentType,
     expectedStatusCodes: m.expectedStatusCodes,
     keyword: m.keyword,
@@ -296,6 +325,100 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
     degradedAfterMs: m.degradedAfterMs,
     latencyThresholdMs: m.latencyThresholdMs,
     certificateExpiryDays: m.certificateExpiryDays,
+  });
+}
+
+/** The process's response schemas when the runtime gave none (tests that build their deps by hand). */
+const defaultSchemas = new ResponseSchemaCache();
+const schemaOf = (deps: CheckRunnerDeps, key: string, schema: object) =>
+  (deps.schemas ?? defaultSchemas).get(key, schema);
+
+/**
+ * The workspace secrets a monitor names (`secretRefs`), decrypted in memory only. A name the workspace no longer has
+ * is left out (the request that uses it fails, naming it); a value no configured key opens fails the check with
+ * `config_error`, naming the secret and never its value.
+ */
+async function loadWorkspaceSecrets(
+  deps: CheckRunnerDeps,
+  m: CheckedMonitor,
+): Promise<{ secrets: Map<string, RunSecret> } | { problem: string }> {
+  const secrets = new Map<string, RunSecret>();
+  if (m.secretRefs.length === 0) return { secrets };
+  const rows = await deps.prisma.workspaceSecret.findMany({
+    where: { workspaceId: m.workspaceId, name: { in: m.secretRefs } },
+    select: { name: true, valueEnc: true, allowedHosts: true },
+  });
+  for (const row of rows) {
+    try {
+      secrets.set(row.name, { value: decryptSecret(row.valueEnc, null, deps.keyring), allowedHosts: row.allowedHosts });
+    } catch {
+      return {
+        problem: `secret ${row.name} cannot be decrypted with the configured keys (key ${secretKeyId(row.valueEnc)})`,
+      };
+    }
+  }
+  return { secrets };
+}
+
+/**
+ * An http monitor's headers and body with `{{secrets.NAME}}` filled in (other braces are sent as written), and the
+ * hosts the request may then go to: every secret used must allow the target's host.
+ */
+function fillHttpSecrets(
+  target: string,
+  stored: { headers: Record<string, string>; body: string | null },
+  secrets: ReadonlyMap<string, RunSecret>,
+): { headers: Record<string, string>; body: string | null; secretHosts: string[] | null } | { reason: string } {
+  if (secrets.size === 0) return { ...stored, secretHosts: null };
+  const values = { extracts: new Map<string, string>(), secrets: new Map([...secrets].map(([k, v]) => [k, v.value])) };
+  const used = new Set<string>();
+  const fill = (text: string): string | { reason: string } => {
+    const r = renderTemplate(text, values, true);
+    if (!r.ok) return { reason: r.reason };
+    for (const name of r.secretsUsed) used.add(name);
+    return r.text;
+  };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(stored.headers)) {
+    const r = fill(value);
+    if (typeof r !== 'string') return r;
+    headers[name] = r;
+  }
+  const body = stored.body === null ? null : fill(stored.body);
+  if (body !== null && typeof body !== 'string') return body;
+  const host = new URL(target).hostname;
+  let secretHosts: string[] | null = null;
+  for (const name of used) {
+    const allowed = secrets.get(name)!.allowedHosts;
+    if (!hostAllowed(host, allowed)) return { reason: `secret_host_not_allowed: ${name} may not be sent to ${host}` };
+    secretHosts = secretHosts === null ? [...allowed] : secretHosts.filter((h) => hostAllowed(h, allowed));
+  }
+  return { headers, body, secretHosts };
+}
+
+/** An api monitor's run: its steps whole (headers and bodies decrypted in memory only) and their schemas compiled. */
+async function probeSteps(
+  deps: CheckRunnerDeps,
+  m: CheckedMonitor,
+  secrets: Map<string, RunSecret>,
+): Promise<ProbeResult> {
+  const stored = (m.steps ?? []) as StoredApiStep[];
+  let steps;
+  try {
+    steps = joinSteps(stored, openStepSecrets(m.stepSecretsEnc, deps.keyring));
+  } catch {
+    const keyId = m.stepSecretsEnc ? secretKeyId(m.stepSecretsEnc) : null;
+    return downResult(`config_error: the steps' headers and bodies cannot be decrypted (key ${keyId})`);
+  }
+  return deps.apiProbe.probe({
+    steps,
+    validators: steps.map((s, i) =>
+      s.responseSchema ? schemaOf(deps, `${m.id}:${m.version}:${i}`, s.responseSchema) : null,
+    ),
+    secrets,
+    timeoutMs: m.timeoutMs,
+    degradedAfterMs: m.degradedAfterMs,
+    latencyThresholdMs: m.latencyThresholdMs,
   });
 }
 

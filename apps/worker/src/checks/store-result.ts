@@ -1,6 +1,9 @@
 import {
+  type MonitorKind,
   insertResultsWithRollups,
+  MAX_RESULT_LAG_MS,
   monitorQuorum,
+  packStepResults,
   windowInProgress,
   Prisma,
   type PrismaClient,
@@ -33,7 +36,7 @@ interface MonitorForStore {
   id: string;
   workspaceId: string;
   name: string;
-  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  type: MonitorKind;
   metadata: unknown;
   openThreshold: number;
   resolveThreshold: number;
@@ -167,6 +170,7 @@ async function insertResults(
         certificate: result.certificate ?? null,
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
+        steps: result.steps ? packStepResults(result.steps) : null,
       };
     }),
   );
@@ -259,6 +263,7 @@ async function applyResults(
 /** Opens the monitor's incident for the result that decided it: its reason, evidence and suppressing parent. */
 async function openMonitorIncident(tx: Prisma.TransactionClient, input: StoreInput, state: FlapState): Promise<string> {
   const { monitor, checkedAt, result } = input;
+  const { evidence, downStartedAt } = await evidenceOf(tx, monitor, state, checkedAt);
   const incident = await tx.incident.create({
     data: {
       workspaceId: monitor.workspaceId,
@@ -271,7 +276,8 @@ async function openMonitorIncident(tx: Prisma.TransactionClient, input: StoreInp
       metadata: (monitor.metadata ?? {}) as object,
       startedAt: checkedAt,
       reason: incidentReason(result.reason),
-      evidence: (await evidenceOf(tx, monitor, state)) as unknown as Prisma.InputJsonArray,
+      evidence: evidence as unknown as Prisma.InputJsonArray,
+      downStartedAt: downStartedAt ?? checkedAt,
       suppressedById: await openParentIncident(tx, monitor.id),
     },
     select: { id: true },
@@ -430,14 +436,19 @@ export interface EvidenceEntry {
 
 /**
  * Per region of the monitor, as the incident opens: whether it is failing and its latest result (this transaction's
- * included). One index walk per region, only when an incident opens: ordered by slot first, so the raw results are read
+ * included); and where its down time starts for uptime accounting: the slot of the earliest failing result among the
+ * failing regions (those that made the quorum), each region's current run of `down` results (after its latest passing
+ * one), looked for among the raw results of the last MAX_RESULT_LAG_MS (raw for at least that long: older runs start
+ * there). One index walk per region, only when an incident opens: ordered by slot first, so the raw results are read
  * backwards along the unique (monitorId, region, slot) index instead of sorting every row of the region by checkedAt.
  */
 async function evidenceOf(
   tx: Prisma.TransactionClient,
   monitor: Pick<MonitorForStore, 'id' | 'regions'>,
   state: FlapState,
-): Promise<EvidenceEntry[]> {
+  checkedAt: Date,
+): Promise<{ evidence: EvidenceEntry[]; downStartedAt: Date | null }> {
+  const since = new Date(checkedAt.getTime() - MAX_RESULT_LAG_MS);
   const rows = await tx.$queryRaw<
     Array<{
       region: string;
@@ -447,30 +458,45 @@ async function evidenceOf(
       statusCode: number | null;
       responseMs: number | null;
       address: string | null;
+      downSince: Date | null;
     }>
   >`
-    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address
+    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address,
+      d."downSince"
     FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
     LEFT JOIN LATERAL (
       SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results_all
       WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region AND outcome <> 'missed'
       ORDER BY slot DESC, "checkedAt" DESC LIMIT 1
-    ) c ON true`;
-  return rows.map((r) => ({
-    region: r.region,
-    failing: regionStateOf(state, r.region).failing,
-    lastResult:
-      r.checkedAt && r.outcome
-        ? {
-            checkedAt: r.checkedAt.toISOString(),
-            status: r.outcome,
-            reason: r.reason,
-            statusCode: r.statusCode,
-            totalMs: r.responseMs,
-            address: r.address,
-          }
-        : null,
-  }));
+    ) c ON true
+    LEFT JOIN LATERAL (
+      SELECT min(f.slot) AS "downSince" FROM check_results f
+      WHERE f."monitorId" = ${monitor.id}::uuid AND f.region = r.region AND f.outcome = 'down' AND f.slot >= ${since}
+        AND f.slot > coalesce((
+          SELECT p.slot FROM check_results p
+          WHERE p."monitorId" = ${monitor.id}::uuid AND p.region = r.region AND p.outcome IN ('up', 'degraded')
+            AND p.slot >= ${since}
+          ORDER BY p.slot DESC LIMIT 1), '-infinity')
+    ) d ON true`;
+  const starts = rows.flatMap((r) => (regionStateOf(state, r.region).failing && r.downSince ? [r.downSince] : []));
+  return {
+    downStartedAt: starts.length ? new Date(Math.min(...starts.map((d) => d.getTime()))) : null,
+    evidence: rows.map((r) => ({
+      region: r.region,
+      failing: regionStateOf(state, r.region).failing,
+      lastResult:
+        r.checkedAt && r.outcome
+          ? {
+              checkedAt: r.checkedAt.toISOString(),
+              status: r.outcome,
+              reason: r.reason,
+              statusCode: r.statusCode,
+              totalMs: r.responseMs,
+              address: r.address,
+            }
+          : null,
+    })),
+  };
 }
 
 /**

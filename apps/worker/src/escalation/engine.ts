@@ -34,6 +34,10 @@ import {
   openTarget,
   policyInEffect,
   encryptLegacyTargets,
+  createActionLinks,
+  isPersonChannel,
+  loadScheduleSpec,
+  onCallAt,
   type EscalationJob,
   type EscalationNoticeJob,
   type EscalationScheduler,
@@ -46,6 +50,7 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import { openParentIncidentOf } from '../open-parent-incident.js';
+import { personDeliveries } from './recipients.js';
 import type {
   DeliveryChannel as Channel,
   DeliveryOutcome,
@@ -70,6 +75,11 @@ export interface EscalationDeps {
   staleDeliveryMs?: number;
   /** An unclaimed notice this old gets its job asked for by the sweeper. Default 10 s. */
   noticeMinAgeMs?: number;
+  /**
+   * PUBLIC_BASE_URL: every page carries one-use acknowledge and resolve links under it (`/a/<token>/...`). Unset (some
+   * tests): pages carry none.
+   */
+  publicBaseUrl?: string;
 }
 
 export const MAINTENANCE_RECHECK_MS = 60_000;
@@ -305,9 +315,88 @@ export async function reconcileNotices(deps: EscalationDeps): Promise<{ noticesL
 }
 
 /**
+ * Handoff notices (beyond-the-seed section 10): for every incident not yet resolved whose ladder paged a schedule,
+ * the user on call in that schedule now, if nobody has paged or told them about it yet, gets a `handoff` notice on
+ * each contact method (one per incident, schedule, user and method: the notice key). They are sent as the other
+ * notices are (claimed rows, the `handoff` notice job). The next step of a ladder that pages the schedule pages them
+ * anyway: whoever is on call when a step fires is who it pages.
+ */
+export async function noticeHandoffs(deps: EscalationDeps): Promise<{ handoffs: number }> {
+  const { prisma } = deps;
+  const now = clockOf(deps);
+  const paged = await prisma.escalationDelivery.findMany({
+    where: { scheduleId: { not: null }, incident: { status: { in: ['open', 'acknowledged'] } } },
+    select: {
+      incidentId: true,
+      scheduleId: true,
+      targetId: true,
+      userId: true,
+      incident: { select: { workspaceId: true } },
+    },
+  });
+  const pairs = new Map<
+    string,
+    { incidentId: string; workspaceId: string; scheduleId: string; targetId: string; reached: Set<string> }
+  >();
+  for (const d of paged) {
+    const key = `${d.incidentId}#${d.scheduleId}`;
+    const pair = pairs.get(key) ?? {
+      incidentId: d.incidentId,
+      workspaceId: d.incident.workspaceId,
+      scheduleId: d.scheduleId!,
+      targetId: d.targetId,
+      reached: new Set<string>(),
+    };
+    if (d.userId) pair.reached.add(d.userId);
+    pairs.set(key, pair);
+  }
+  let handoffs = 0;
+  for (const pair of pairs.values()) {
+    const told = await prisma.escalationNotice.findMany({
+      where: { incidentId: pair.incidentId, kind: 'handoff', scheduleId: pair.scheduleId },
+      select: { userId: true },
+    });
+    for (const t of told) if (t.userId) pair.reached.add(t.userId);
+    const schedule = await loadScheduleSpec(prisma, pair.workspaceId, pair.scheduleId, now);
+    const userId = schedule ? onCallAt(schedule.spec, now).userId : null;
+    if (!userId || pair.reached.has(userId)) continue;
+    const member = await prisma.membership.findUnique({
+      where: { workspaceId_userId: { workspaceId: pair.workspaceId, userId } },
+      select: { id: true },
+    });
+    if (!member) continue;
+    const methods = await prisma.contactMethod.findMany({
+      where: { userId },
+      orderBy: { position: 'asc' },
+      select: { id: true, channel: true, display: true },
+    });
+    const { count } = await prisma.escalationNotice.createMany({
+      data: methods.map((m) => ({
+        incidentId: pair.incidentId,
+        targetId: pair.targetId,
+        kind: 'handoff' as const,
+        channel: m.channel,
+        target: m.display,
+        fanout: `handoff:${pair.scheduleId}:${userId}:${m.id}`,
+        scheduleId: pair.scheduleId,
+        userId,
+        contactMethodId: m.id,
+        createdAt: now,
+      })),
+      skipDuplicates: true,
+    });
+    if (count > 0) {
+      handoffs++;
+      await requestNoticesQuietly(deps, { incidentId: pair.incidentId, kind: 'handoff' });
+    }
+  }
+  return { handoffs };
+}
+
+/**
  * One sweeper round (worker housekeeping): encrypt targets still stored as plaintext (rows from before encryption
- * at rest), reconcile stale pending deliveries and notices, then make sure every open incident's ladder has its
- * jobs.
+ * at rest), reconcile stale pending deliveries and notices, make sure every open incident's ladder has its jobs, and
+ * tell incoming on-call users about the open incidents their schedule was paged for.
  */
 export async function sweepEscalations(
   deps: EscalationDeps,
@@ -322,13 +411,15 @@ export async function sweepEscalations(
   stopped: number;
   noticesLost: number;
   noticeJobs: number;
+  handoffs: number;
 }> {
   const encrypted = await encryptLegacyTargets(deps.prisma, deps.keyring.current);
   if (encrypted) deps.logger.info('escalation: plaintext targets encrypted', { encrypted });
   const stale = await reconcileStaleDeliveries(deps);
   const notices = await reconcileNotices(deps);
   const ladders = await ensureOpenLadders(deps, opts);
-  return { ...ladders, encrypted, ...stale, ...notices };
+  const { handoffs } = await noticeHandoffs(deps);
+  return { ...ladders, encrypted, ...stale, ...notices, handoffs };
 }
 
 /**
@@ -428,23 +519,9 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
     if (locked.status !== 'open') return locked.status;
     const suppressed = await dependencyDown(tx, incident.id);
     const skip = policy.silent ? 'silent policy' : suppressed.down ? 'dependency_down' : null;
-    const { count } = await tx.escalationDelivery.createMany({
-      data: step.targets.map((t) => ({
-        incidentId: incident.id,
-        stepId: step.id,
-        targetId: t.id,
-        cycle: job.cycle,
-        channel: t.channel,
-        // The shown form only: the page is sent to the target row's (encrypted) target.
-        target: t.display,
-        status: skip ? ('skipped' as const) : ('pending' as const),
-        reason: skip,
-        // The step's fire time: the ladder's next cycle is anchored on it.
-        createdAt: now,
-      })),
-      skipDuplicates: true,
-    });
-    return { count, skipped: skip !== null, record: suppressed.record };
+    const rows = await stepRows(deps, tx, incident, step, job.cycle, skip, now);
+    const { count } = await tx.escalationDelivery.createMany({ data: rows, skipDuplicates: true });
+    return { count, rows: rows.length, skipped: skip !== null, record: suppressed.record };
   });
   if (inserted === 'incident deleted') return { outcome: 'stopped', reason: 'incident deleted' };
   if (typeof inserted === 'string') return stopped(inserted);
@@ -467,12 +544,60 @@ export async function runEscalationStep(deps: EscalationDeps, job: EscalationJob
     sent: outcomes.filter((s) => s === 'sent').length,
     failed: outcomes.filter((s) => s === 'failed').length,
     skipped: outcomes.filter((s) => s === 'skipped').length + (inserted.skipped ? inserted.count : 0),
-    duplicates: step.targets.length - inserted.count,
+    duplicates: inserted.rows - inserted.count,
     nextCycleScheduled,
   };
 }
 
 type Step = PolicyInEffect['steps'][number];
+
+/**
+ * The delivery rows of a fired step: one per channel target, and for a schedule or user target one per contact
+ * method of whoever it reaches at `now` (recipients.ts), all stamped with the step's fire time. A person target that
+ * already has rows in this cycle (an earlier run of this job) adds none: the people it paged stay the ones paged,
+ * even if a handoff came in between.
+ */
+async function stepRows(
+  deps: EscalationDeps,
+  tx: Prisma.TransactionClient,
+  incident: IncidentRow,
+  step: Step,
+  cycle: number,
+  skip: string | null,
+  now: Date,
+): Promise<Prisma.EscalationDeliveryCreateManyInput[]> {
+  const base = (t: Step['targets'][number]) => ({
+    incidentId: incident.id,
+    stepId: step.id,
+    targetId: t.id,
+    cycle,
+    // The step's fire time: the ladder's next cycle is anchored on it.
+    createdAt: now,
+  });
+  const rows: Prisma.EscalationDeliveryCreateManyInput[] = [];
+  for (const t of step.targets) {
+    const channel = t.channel;
+    if (!isPersonChannel(channel) || skip) {
+      // The shown form only: the page is sent to the target row's (encrypted) target.
+      rows.push({ ...base(t), channel, target: t.display, status: skip ? 'skipped' : 'pending', reason: skip });
+      continue;
+    }
+    const earlier = await tx.escalationDelivery.count({
+      where: { incidentId: incident.id, stepId: step.id, cycle, targetId: t.id },
+    });
+    if (earlier > 0) continue;
+    let id: string;
+    try {
+      id = openTarget(t, deps.keyring);
+    } catch {
+      rows.push({ ...base(t), channel, target: t.display, status: 'failed', reason: 'target_unreadable' });
+      continue;
+    }
+    for (const d of await personDeliveries(tx, incident.workspaceId, { channel, id }, now))
+      rows.push({ ...base(t), ...d });
+  }
+  return rows;
+}
 type IncidentRow = {
   id: string;
   workspaceId: string;
@@ -496,7 +621,15 @@ async function sendUnclaimed(
   const { prisma } = deps;
   const rows = await prisma.escalationDelivery.findMany({
     where: { incidentId: incident.id, stepId: step.id, cycle, status: 'pending', claimedAt: null },
-    select: { id: true, channel: true, targetId: true, createdAt: true },
+    select: {
+      id: true,
+      channel: true,
+      targetId: true,
+      createdAt: true,
+      userId: true,
+      contactMethodId: true,
+      contactMethod: { select: { targetEnc: true, encKeyId: true } },
+    },
   });
   // firedAt: the row's creation, the step's fire time (a retried job sends with the time the step fired).
   const page = (deliveryId: string, firedAt: Date): Page => ({
@@ -519,13 +652,27 @@ async function sendUnclaimed(
       let result: DeliveryOutcome;
       let to: string | null = null;
       try {
-        to = target ? openTarget(target, deps.keyring) : null;
+        // A person target's row is sent to the contact method it names (gone: the user replaced their methods since).
+        const stored = d.contactMethodId ? d.contactMethod && { ...d.contactMethod, legacyTarget: null } : target;
+        to = stored ? openTarget(stored, deps.keyring) : null;
       } catch {
         // Its key is not in the keyring (an old key dropped too early): recorded, not thrown, so the row is final.
       }
-      if (to === null) result = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
-      else result = await deps.deliverer.deliver(d.channel, to, page(d.id, d.createdAt));
-      const lateNotice = await recordDelivery(deps, incident.id, d, target?.display ?? '…', result);
+      const channel = d.channel;
+      if (to === null || isPersonChannel(channel))
+        result = { status: 'failed', attempts: 0, reason: 'target_unreadable', sentAt: null };
+      else {
+        const links = deps.publicBaseUrl
+          ? await createActionLinks(prisma, deps.publicBaseUrl, {
+              deliveryId: d.id,
+              incidentId: incident.id,
+              userId: d.userId,
+              now: clockOf(deps),
+            })
+          : undefined;
+        result = await deps.deliverer.deliver(channel, to, { ...page(d.id, d.createdAt), ...(links ? { links } : {}) });
+      }
+      const lateNotice = await recordDelivery(deps, incident.id, d, result);
       // Never the target: webhook and Slack URLs are credentials.
       deps.logger.info('escalation delivery', {
         incidentId: incident.id,
@@ -557,19 +704,20 @@ const stored = ({ status, attempts, reason, sentAt }: DeliveryOutcome) => ({ sta
 async function recordDelivery(
   deps: EscalationDeps,
   incidentId: string,
-  d: { id: string; channel: Channel; targetId: string },
-  display: string,
+  d: { id: string },
   result: DeliveryOutcome,
 ): Promise<'acknowledged' | 'resolved' | null> {
   return deps.prisma.$transaction(async (tx) => {
     const [locked] = await tx.$queryRaw<Array<{ status: 'open' | 'acknowledged' | 'resolved' }>>`
       SELECT status FROM incidents WHERE id = ${incidentId}::uuid FOR SHARE`;
-    await tx.escalationDelivery.update({ where: { id: d.id }, data: stored(result) });
-    if (result.status !== 'sent' || !locked || locked.status === 'open') return null;
-    await tx.escalationNotice.createMany({
-      data: [{ incidentId, targetId: d.targetId, kind: locked.status, channel: d.channel, target: display }],
-      skipDuplicates: true,
+    const row = await tx.escalationDelivery.update({
+      where: { id: d.id },
+      data: stored(result),
+      select: { targetId: true, channel: true, target: true, fanout: true, userId: true, contactMethodId: true },
     });
+    if (result.status !== 'sent' || !locked || locked.status === 'open') return null;
+    // As the trigger does: the notice goes where this delivery went (its target, or its contact method).
+    await tx.escalationNotice.createMany({ data: [{ incidentId, kind: locked.status, ...row }], skipDuplicates: true });
     return locked.status;
   });
 }
@@ -610,7 +758,11 @@ export async function sendIncidentNotices(deps: EscalationDeps, job: EscalationN
     select: {
       id: true,
       channel: true,
+      scheduleId: true,
+      createdAt: true,
       targetRef: { select: { targetEnc: true, encKeyId: true, legacyTarget: true } },
+      contactMethodId: true,
+      contactMethod: { select: { targetEnc: true, encKeyId: true } },
     },
     orderBy: { createdAt: 'asc' },
   });
@@ -625,7 +777,7 @@ export async function sendIncidentNotices(deps: EscalationDeps, job: EscalationN
   const record = (ids: string[], result: DeliveryOutcome) =>
     prisma.escalationNotice.updateMany({ where: { id: { in: ids } }, data: stored(result) });
 
-  if (job.kind === 'acknowledged' && incident.status === 'resolved') {
+  if (job.kind !== 'resolved' && incident.status === 'resolved') {
     await record(
       claimed.map((r) => r.id),
       { status: 'skipped', attempts: 0, reason: 'superseded', sentAt: null },
@@ -634,32 +786,55 @@ export async function sendIncidentNotices(deps: EscalationDeps, job: EscalationN
   }
 
   // One message per destination: rows whose channel and stored secret are the same.
-  const groups = new Map<string, { channel: Channel; secret: string | null; ids: string[] }>();
+  const groups = new Map<
+    string,
+    { channel: Channel; secret: string | null; ids: string[]; scheduleId: string | null; at: Date }
+  >();
   for (const row of claimed) {
     let secret: string | null = null;
+    const channel = row.channel;
     try {
-      secret = openTarget(row.targetRef, deps.keyring);
+      // A notice of a person target goes to the contact method its delivery used (null: since removed).
+      const stored = row.contactMethodId
+        ? row.contactMethod && { ...row.contactMethod, legacyTarget: null }
+        : row.targetRef;
+      if (stored && !isPersonChannel(channel)) secret = openTarget(stored, deps.keyring);
     } catch {
       // Its key is no longer configured: recorded `target_unreadable` below.
     }
-    const key = secret === null ? `unreadable#${row.id}` : `${row.channel}#${secret}`;
-    const group = groups.get(key) ?? { channel: row.channel, secret, ids: [] };
+    const key =
+      secret === null || isPersonChannel(channel)
+        ? `unreadable#${row.id}`
+        : `${channel}#${secret}#${row.scheduleId ?? ''}`;
+    const group = groups.get(key) ?? {
+      channel: isPersonChannel(channel) ? 'webhook' : channel,
+      secret: isPersonChannel(channel) ? null : secret,
+      ids: [],
+      scheduleId: row.scheduleId,
+      at: row.createdAt,
+    };
     group.ids.push(row.id);
     groups.set(key, group);
   }
-  const at = (job.kind === 'acknowledged' ? incident.acknowledgedAt : incident.resolvedAt) ?? clockOf(deps);
+  const statusAt = (job.kind === 'acknowledged' ? incident.acknowledgedAt : incident.resolvedAt) ?? clockOf(deps);
   const outcomes = await Promise.all(
     [...groups.values()].map(async (g) => {
+      // A handoff names its schedule and happened when its notice was written (the sweep that saw the shift start).
+      const schedule =
+        job.kind === 'handoff' && g.scheduleId
+          ? await prisma.schedule.findUnique({ where: { id: g.scheduleId }, select: { id: true, name: true } })
+          : null;
       const notice: Notice = {
         noticeId: g.ids[0]!,
         workspaceId: incident.workspaceId,
         kind: job.kind,
+        ...(schedule ? { schedule } : {}),
         incident: {
           ...snapshot(incident),
           acknowledgedAt: incident.acknowledgedAt?.toISOString() ?? null,
           resolvedAt: incident.resolvedAt?.toISOString() ?? null,
         },
-        at: at.toISOString(),
+        at: (job.kind === 'handoff' ? g.at : statusAt).toISOString(),
       };
       const result: DeliveryOutcome =
         g.secret === null

@@ -1,7 +1,7 @@
 import type { CheckOutcome, CheckRunnerDeps } from '../checks/run-check.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
-type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'dns' | 'unknown';
+type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'dns' | 'api' | 'unknown';
 
 /**
  * Runs one check with its metrics: lateness (start minus slot, first attempts only: a retry is late by its backoff
@@ -21,7 +21,11 @@ export async function measureCheck(
   let type: MonitorType | null = null;
   const probing: CheckRunnerDeps = {
     ...deps,
-    httpProbe: { probe: (input) => ((type = 'http'), deps.httpProbe.probe(input)) },
+    httpProbe: {
+      probe: (input) => ((type = 'http'), deps.httpProbe.probe(input)),
+      exchange: (input) => deps.httpProbe.exchange(input),
+    },
+    apiProbe: { probe: (input) => ((type = 'api'), deps.apiProbe.probe(input)) },
     tcpProbe: { probe: (input) => ((type = 'tcp'), deps.tcpProbe.probe(input)) },
     dnsProbe: { probe: (input) => ((type = 'dns'), deps.dnsProbe.probe(input)) },
   };

@@ -3,8 +3,11 @@
  *
  * Decisions (keep in sync with the report / ADR if one is written):
  * - Evaluation order: connection-level error -> status -> keyword -> keywordAbsent -> jsonAssertion ->
- *   certificateExpiryDays -> latencyThresholdMs (down) -> degradedAfterMs (degraded). The first failing step gives
- *   the reason.
+ *   responseSchema (`schema_mismatch: <instance path>: <message>`) -> certificateExpiryDays -> latencyThresholdMs
+ *   (down) -> degradedAfterMs (degraded). The first failing step gives the reason.
+ * - Workspace secrets (`{{secrets.NAME}}` in headers or body, filled in by the caller): the caller sends them only to
+ *   a host of every such secret's allowedHosts, and `secretHosts` keeps each redirect on those hosts too
+ *   (`secret_host_not_allowed`, checked before the redirect is followed: nothing is sent to the other host).
  * - Certificate: the leaf certificate of the first https hop of the chain (the target's own when the target is
  *   https; the first https redirect target when it is http), read from the socket once its response arrived. It is
  *   in the result whatever the outcome, null when no https hop completed a handshake. With `certificateExpiryDays`
@@ -63,13 +66,16 @@ import https from 'node:https';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import got, { type Response, type Request as GotRequest } from 'got';
+import got, { type Method, type Response, type Request as GotRequest } from 'got';
 import { certificateDaysRemaining, type CertificateInfo, type SsrfGuard, reasonForError } from '@statusvane/shared';
-import { type JsonAssertion, evaluateJsonAssertion } from '@statusvane/shared';
+import { type JsonAssertion, evaluateJsonAssertion, hostAllowed, schemaMismatch } from '@statusvane/shared';
+import type { ValidateFunction } from 'ajv';
 import { applyLatencyRules, downResult, ProbeTimeoutError, truncateReason } from './result.js';
 import type { ProbePhases, ProbeResult } from './types.js';
 
 export const BODY_CAP_BYTES = 1024 * 1024;
+/** Methods sent without a body (got refuses one): every other method sends its body, or an empty one. */
+const BODYLESS = new Set(['GET', 'HEAD']);
 export const MAX_REDIRECTS = 5;
 /** The version the probes name in their User-Agent; test/detection.test.ts keeps it equal to package.json's. */
 export const STATUSVANE_VERSION = '0.1.0';
@@ -98,6 +104,10 @@ export interface HttpProbeInput {
   latencyThresholdMs: number | null;
   /** Fail with `certificate_expiring` when the certificate expires within this many days; null or absent = off. */
   certificateExpiryDays?: number | null;
+  /** The body must match this compiled JSON Schema (`schema_mismatch`); null or absent = none. */
+  responseSchema?: ValidateFunction | null;
+  /** The headers or body carry a workspace secret: the request may go only to these hosts (redirects included). */
+  secretHosts?: readonly string[] | null;
 }
 
 export interface HttpProbeOptions {
@@ -114,6 +124,59 @@ export interface HttpProbeOptions {
 
 export interface HttpProbe {
   probe(input: HttpProbeInput): Promise<ProbeResult>;
+  /** One request and its response (api steps): the probe's guard, redirects, caps and timings, no evaluation. */
+  exchange(input: HttpExchangeInput): Promise<HttpExchange>;
+}
+
+export interface HttpExchangeInput {
+  url: URL;
+  method: string;
+  /** Custom request headers, already decrypted and templated. */
+  headers: Record<string, string>;
+  /** Sent when not null. */
+  body: string | null;
+  /** When set (and a body is sent): the Content-Type, winning over one in `headers`. */
+  contentType: string | null;
+  timeoutMs: number;
+  /** Keep the body's text (else it is read to its end and only counted). */
+  keepBody: boolean;
+  /** The request carries a workspace secret: every redirect must stay on these hosts. */
+  secretHosts?: readonly string[] | null;
+}
+
+export type HttpExchange =
+  | {
+      ok: true;
+      statusCode: number;
+      headers: Record<string, string | string[] | undefined>;
+      text: string;
+      truncated: boolean;
+      capBytes: number;
+      responseMs: number;
+      phases: ProbePhases;
+      certificate: CertificateInfo | null;
+      address: string | null;
+    }
+  | {
+      ok: false;
+      reason: string;
+      statusCode: number | null;
+      phases: ProbePhases | undefined;
+      certificate: CertificateInfo | null;
+      address: string | null;
+    };
+
+/** The target as a URL, or the reason it cannot be one (`invalid_target: ...`). */
+export function probeUrl(target: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return 'invalid_target: not an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'invalid_target: scheme must be http or https';
+  if (url.username !== '' || url.password !== '') return 'invalid_target: credentials in URL';
+  return url;
 }
 
 /** `[::1]` -> `::1`; names and IPv4 unchanged. */
@@ -169,20 +232,23 @@ function certificateOf(response: { socket?: unknown } | undefined, now: Date): C
   };
 }
 
+/** A response body as JSON (a BOM skipped), or `invalid_json` (saying so when the cap cut the body). */
+export function parseJsonBody(r: {
+  text: string;
+  truncated: boolean;
+  capBytes: number;
+}): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(r.text.startsWith('\uFEFF') ? r.text.slice(1) : r.text) as unknown };
+  } catch {
+    return { ok: false, reason: r.truncated ? `invalid_json: body truncated at ${r.capBytes} bytes` : 'invalid_json' };
+  }
+}
+
 /** Everything after a response was read: the evaluation order of the module docs. */
 function evaluateResponse(
   input: HttpProbeInput,
-  r: {
-    statusCode: number;
-    text: string;
-    truncated: boolean;
-    capBytes: number;
-    responseMs: number;
-    phases: ProbePhases;
-    certificate: CertificateInfo | null;
-    address: string | null;
-    now: Date;
-  },
+  r: Omit<Extract<HttpExchange, { ok: true }>, 'ok' | 'headers'> & { now: Date },
 ): ProbeResult {
   const base = {
     responseMs: r.responseMs,
@@ -195,15 +261,15 @@ function evaluateResponse(
     return downResult(`unexpected_status:${r.statusCode}`, base);
   if (input.keyword && !r.text.includes(input.keyword)) return downResult('keyword_missing', base);
   if (input.keywordAbsent && r.text.includes(input.keywordAbsent)) return downResult('keyword_present', base);
-  if (input.jsonAssertion) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(r.text.startsWith('\uFEFF') ? r.text.slice(1) : r.text);
-    } catch {
-      return downResult(r.truncated ? `invalid_json: body truncated at ${r.capBytes} bytes` : 'invalid_json', base);
+  if (input.jsonAssertion || input.responseSchema) {
+    const doc = parseJsonBody(r);
+    if (!doc.ok) return downResult(doc.reason, base);
+    if (input.jsonAssertion) {
+      const verdict = evaluateJsonAssertion(doc.value, input.jsonAssertion);
+      if (!verdict.ok) return downResult(`json_assertion_failed: ${verdict.detail}`, base);
     }
-    const verdict = evaluateJsonAssertion(doc, input.jsonAssertion);
-    if (!verdict.ok) return downResult(`json_assertion_failed: ${verdict.detail}`, base);
+    const mismatch = input.responseSchema ? schemaMismatch(input.responseSchema, doc.value) : null;
+    if (mismatch) return downResult(mismatch, base);
   }
   const days = input.certificateExpiryDays;
   if (
@@ -228,6 +294,16 @@ interface ProbeContext {
   originalOrigin: string;
   /** The monitor's custom header names (lower case): dropped when a redirect leaves the original origin. */
   customNames: readonly string[];
+  /** The request carries a workspace secret: the hosts every hop must stay on (its allowedHosts), else null. */
+  secretHosts: readonly string[] | null;
+}
+
+/** A redirect would take a workspace secret off its allowedHosts: reasonForError maps it to secret_host_not_allowed. */
+class SecretHostError extends Error {
+  readonly code = 'ESECRETHOST';
+  constructor(host: string) {
+    super(`a redirect to ${host} would carry a secret outside its allowedHosts`);
+  }
 }
 
 export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
@@ -274,7 +350,9 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       beforeRedirect: [
         async (opts) => {
           const next = opts.url as URL | undefined;
-          const { originalOrigin, customNames } = opts.context as ProbeContext;
+          const { originalOrigin, customNames, secretHosts } = opts.context as ProbeContext;
+          // Checked before anything else: the body of a 307/308 follows the redirect, headers or not.
+          if (next && secretHosts && !hostAllowed(next.hostname, secretHosts)) throw new SecretHostError(next.hostname);
           if (next && next.origin !== originalOrigin) {
             for (const name of customNames) {
               delete opts.headers[name];
@@ -288,29 +366,23 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     },
   });
 
-  async function probe(input: HttpProbeInput): Promise<ProbeResult> {
-    let original: URL;
-    try {
-      original = new URL(input.url);
-    } catch {
-      return downResult('invalid_target: not an absolute URL');
-    }
-    if (original.protocol !== 'http:' && original.protocol !== 'https:')
-      return downResult('invalid_target: scheme must be http or https');
-    if (original.username !== '' || original.password !== '') return downResult('invalid_target: credentials in URL');
-
-    const sendsBody = input.method === 'POST';
+  /**
+   * One request and its response, read up to the cap: what both the http probe (probe, below) and api steps
+   * (api.probe.ts) are built on, so that every request a monitor makes has the same SSRF guard, redirects, caps and
+   * timings. Never throws: a request that got no response answers its reason.
+   */
+  async function exchange(input: HttpExchangeInput): Promise<HttpExchange> {
+    const original = input.url;
+    const sendsBody = input.body !== null;
     const headers: Record<string, string> = { ...defaults };
     const customNames: string[] = [];
     for (const name in input.headers) {
       const lower = name.toLowerCase();
-      if (sendsBody && lower === 'content-type') continue; // the contentType field wins
+      if (sendsBody && input.contentType !== null && lower === 'content-type') continue; // the contentType field wins
       headers[lower] = input.headers[name]!;
       customNames.push(lower);
     }
-    if (sendsBody) headers['content-type'] = input.contentType;
-    /** Only keyword and JSON checks read the body's text; otherwise it is read to its end and only counted. */
-    const keepsBody = Boolean(input.keyword || input.keywordAbsent || input.jsonAssertion);
+    if (sendsBody && input.contentType !== null) headers['content-type'] = input.contentType;
 
     const started = performance.now();
     let timedOut = false;
@@ -325,11 +397,16 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     const lastUrl = (): URL => (request?.redirectUrls.at(-1) as URL | undefined) ?? original;
 
     try {
-      const context: ProbeContext = { originalOrigin: original.origin, customNames };
+      const context: ProbeContext = {
+        originalOrigin: original.origin,
+        customNames,
+        secretHosts: input.secretHosts ?? null,
+      };
       request = client.stream(original, {
-        method: input.method,
+        method: input.method as Method,
         headers,
-        ...(sendsBody ? { body: input.body ?? '' } : {}),
+        // A got stream of a method that may carry a body waits for one to be written: without a body, an empty one.
+        ...(sendsBody || !BODYLESS.has(input.method) ? { body: input.body ?? '' } : {}),
         timeout: { request: input.timeoutMs },
         context,
       });
@@ -360,41 +437,62 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       for await (const chunk of request as AsyncIterable<Buffer>) {
         const room = capBytes - size;
         if (chunk.length > room) {
-          if (room > 0 && keepsBody) chunks.push(chunk.subarray(0, room));
+          if (room > 0 && input.keepBody) chunks.push(chunk.subarray(0, room));
           size += room;
           truncated = true;
           break; // leaving the loop destroys the stream and its socket
         }
-        if (keepsBody) chunks.push(chunk);
+        if (input.keepBody) chunks.push(chunk);
         size += chunk.length;
       }
       if (timedOut) throw new ProbeTimeoutError(input.timeoutMs);
-      const responseMs = Math.round(performance.now() - started);
-      return evaluateResponse(input, {
+      return {
+        ok: true,
         statusCode: response.statusCode,
-        text: keepsBody ? Buffer.concat(chunks, size).toString('utf8') : '',
+        headers: response.headers,
+        text: input.keepBody ? Buffer.concat(chunks, size).toString('utf8') : '',
         truncated,
         capBytes,
-        responseMs,
+        responseMs: Math.round(performance.now() - started),
         phases: phasesOf(request, lastUrl()),
         certificate,
         address,
-        now: new Date(),
-      });
+      };
     } catch (err) {
       const reason = timedOut ? 'timeout' : reasonForError(err);
       const statusCode = (err as { response?: { statusCode?: unknown } }).response?.statusCode;
-      return downResult(reason, {
+      return {
+        ok: false,
+        reason,
         statusCode: reason === 'too_many_redirects' && typeof statusCode === 'number' ? statusCode : null,
         phases: request ? phasesOf(request, lastUrl()) : undefined,
         certificate,
-        address: reason === 'ssrf_blocked' ? null : address,
-      });
+        address: reason === 'ssrf_blocked' || reason === 'secret_host_not_allowed' ? null : address,
+      };
     } finally {
       clearTimeout(deadline);
       if (request && !request.destroyed) request.destroy();
     }
   }
 
-  return { probe };
+  async function probe(input: HttpProbeInput): Promise<ProbeResult> {
+    const url = probeUrl(input.url);
+    if (typeof url === 'string') return downResult(url);
+    const sent = await exchange({
+      url,
+      method: input.method,
+      headers: input.headers,
+      // `body` is sent only for POST (an empty body when null), with `contentType`.
+      body: input.method === 'POST' ? (input.body ?? '') : null,
+      contentType: input.contentType,
+      timeoutMs: input.timeoutMs,
+      /** Only keyword, JSON and schema checks read the body's text; otherwise it is read to its end and only counted. */
+      keepBody: Boolean(input.keyword || input.keywordAbsent || input.jsonAssertion || input.responseSchema),
+      secretHosts: input.secretHosts ?? null,
+    });
+    if (!sent.ok) return downResult(sent.reason, sent);
+    return evaluateResponse(input, { ...sent, now: new Date() });
+  }
+
+  return { probe, exchange };
 }

@@ -10,11 +10,14 @@
  *   latency_threshold_exceeded: <n>ms > <m>ms, certificate_expiring: <detail>,
  *   dns_nxdomain, dns_mismatch: <detail>,
  *   fail_ping, heartbeat_missed,
- *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted)
+ *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted),
+ *   schema_mismatch: <instance path>: <message> (responseSchema), secret_host_not_allowed: <detail>,
+ *   step_failed: <step name>: <the step's reason> (api; a step's own reasons add assertion_failed: <detail> and
+ *   extract_missing: <detail>)
  * and for `degraded`: `slow: <n>ms > <m>ms`.
  * Reasons are capped at REASON_MAX_LENGTH characters (the column is VARCHAR(500)).
  */
-import type { CertificateInfo } from '@statusvane/shared';
+import type { CertificateInfo, StepResult } from '@statusvane/shared';
 
 export type ProbeOutcome = 'up' | 'degraded' | 'down';
 
@@ -47,6 +50,8 @@ export interface ProbeResult {
    * a name that did not resolve, a refused target, heartbeats.
    */
   address?: string | null;
+  /** api: one entry per step, in order (secrets shown as `<secret:NAME>` in reasons); absent for other types. */
+  steps?: StepResult[] | null;
 }
 
 /** Latency rules shared by the http and tcp probes (null = not configured). */

@@ -61,6 +61,26 @@ export interface paths {
         patch: operations["updateMaintenanceWindow"];
         trace?: never;
     };
+    "/monitors/import/openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import monitors from an OpenAPI document
+         * @description One http monitor per GET operation of an OpenAPI 3.0 or 3.1 document that needs no parameter (or whose required parameters have examples): its target `baseUrl` + path, `expectedStatusCodes` its documented 2xx, `responseSchema` its JSON response schema (local `$ref`s resolved), `ref` `openapi.<name>.<operationId in kebab-case>`, `metadata.openapi` the operationId. Answers a plan as POST /config/plan does (and `skipped`: the GET operations left out, with why); nothing is written unless `apply: true` (admins and owners), which applies it as POST /config/apply does. Importing the same `name` again shows only the difference, and deletes only monitors of that import that the document no longer has. The document is inline (an object, or YAML or JSON text; bodies up to 5 MiB) or fetched from `documentUrl` through the request forgery guard. Role: member, admin or owner (a viewer gets 403).
+         */
+        post: operations["importOpenApi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/monitors": {
         parameters: {
             query?: never;
@@ -70,13 +90,13 @@ export interface paths {
         };
         /**
          * List monitors
-         * @description A page of the workspace's monitors, oldest first, filtered by every filter given (AND). `status` finds enabled monitors by their last check state (a paused monitor is found with `enabled=false`); `metadata.<key>=<value>` (repeatable, each key once) matches a metadata value exactly, e.g. `?metadata.team=payments&metadata.tier=1`. An invalid value or an unknown parameter is 400. Any role (viewer and above).
+         * @description A page of the workspace's monitors, oldest first or in the order `sort` asks, filtered by every filter given (AND). `status` finds monitors by the status their records show: `paused` (disabled), `maintenance` (a window in progress covers them), else their last check state; `metadata.<key>=<value>` (repeatable, each key once) matches a metadata value exactly, e.g. `?metadata.team=payments&metadata.tier=1`. An invalid value or an unknown parameter is 400. Any role (viewer and above).
          */
         get: operations["listMonitors"];
         put?: never;
         /**
          * Create a monitor
-         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of four kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
+         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of five kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -86,6 +106,30 @@ export interface paths {
          * @description As `GET /monitors` (listMonitors), answered with its status and headers and no body.
          */
         head: operations["listMonitorsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count monitors by status
+         * @description How many of the workspace's monitors match the filters of `GET /monitors` (the same parameters, without `page`, `perPage` and `sort`), per status their records show, and in all: each count is the `pagination.total` that `GET /monitors?status=<status>` with the same filters answers. With `status`, the statuses it does not name count 0. Any role (viewer and above).
+         */
+        get: operations["countMonitors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Count monitors by status (headers only)
+         * @description As `GET /monitors/counts` (countMonitors), answered with its status and headers and no body.
+         */
+        head: operations["countMonitorsHead"];
         patch?: never;
         trace?: never;
     };
@@ -154,7 +198,7 @@ export interface paths {
         };
         /**
          * Get response-time history
-         * @description Fixed-width buckets over the chosen period, every bucket present, the window ending at the current bucket. `avgMs` averages the checks that got a response; an empty bucket has `total` 0, `downCount` 0 and `avgMs` null. The phase breakdown requires the Solo plan or above: on the Free plan every phase value is null and the rest is unchanged. Any role (viewer and above).
+         * @description Fixed-width buckets over the chosen period, every bucket present, the window ending at the current bucket: `hour` 60 of one minute, `day` 24 of one hour, `week` 28 of six hours, `month` 30 and `quarter` 90 of one UTC day. `avgMs` averages the checks that got a response, `p50Ms` and `p95Ms` are their median and 95th percentile (from latency histograms: within 9.4% from 20 ms up, within 2 ms below); an empty bucket has `total` 0, `downCount` 0 and the times null. The phase breakdown requires the Solo plan or above: on the Free plan every phase value is null and the rest is unchanged. Any role (viewer and above).
          */
         get: operations["getMonitorResponseTimes"];
         put?: never;
@@ -641,6 +685,262 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List schedules
+         * @description The workspace's schedules, oldest first. Any role (viewer and above).
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create an on-call schedule
+         * @description Layers of rotations in one IANA timezone. `startsAt` is the first handoff; `hours` rotations move by elapsed time, `days` and `weeks` at `handoffTime` on the schedule's wall clock, across daylight-saving changes (a time the clock skips is the end of the jump; a repeated one, its first occurrence). Restrictions limit a layer to weekly windows (one may cross midnight). A later layer wins wherever it has someone; overrides win over layers. Members and the fallback must be members of the workspace (400). Role: admin or owner (others get 403).
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        /**
+         * List schedules (headers only)
+         * @description As `GET /schedules` (listSchedules), answered with its status and headers and no body.
+         */
+        head: operations["listSchedulesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a schedule
+         * @description The schedule with its layers. Any role (viewer and above).
+         */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule
+         * @description Its layers, overrides and calendar feed go with it. A schedule an escalation policy pages is refused (409): remove it from the policy first. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        /**
+         * Get a schedule (headers only)
+         * @description As `GET /schedules/{id}` (getSchedule), answered with its status and headers and no body.
+         */
+        head: operations["getScheduleHead"];
+        /**
+         * Update a schedule
+         * @description Only the given fields change; `layers` replaces every layer. Overrides stay. Role: admin or owner (others get 403).
+         */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/schedules/{id}/overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List overrides
+         * @description The overrides that have not ended yet, soonest first. Any role (viewer and above).
+         */
+        get: operations["listScheduleOverrides"];
+        put?: never;
+        /**
+         * Add an override
+         * @description `userId` is on call from `startsAt` to `endsAt` (at most 90 days) whatever the layers say; where overrides overlap, the newest wins. Managers add them for anyone; another writer only for themselves (403). The user must be a member (400). Counts as a change of the schedule (its version grows; audited as `schedule.override_added`). Role: member, admin or owner (a viewer gets 403); a member only for themselves.
+         */
+        post: operations["addScheduleOverride"];
+        delete?: never;
+        options?: never;
+        /**
+         * List overrides (headers only)
+         * @description As `GET /schedules/{id}/overrides` (listScheduleOverrides), answered with its status and headers and no body.
+         */
+        head: operations["listScheduleOverridesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/overrides/{overrideId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an override
+         * @description Managers remove any override; another writer only their own (403). `If-Match` names the schedule's version. Role: member, admin or owner (a viewer gets 403); a member only for themselves.
+         */
+        delete: operations["removeScheduleOverride"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/oncall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is on call
+         * @description Who is on call at `at` (default now), through which layer or override, and the shift it is part of (`from`, `to`; null beyond 90 days). `user: null`: nobody (a page goes to the fallback). Any role (viewer and above).
+         */
+        get: operations["getScheduleOnCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Who is on call (headers only)
+         * @description As `GET /schedules/{id}/oncall` (getScheduleOnCall), answered with its status and headers and no body.
+         */
+        head: operations["getScheduleOnCallHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolved shifts
+         * @description The shifts of [`from`, `to`) in order (default the next 14 days; at most 90 days, else 400), each one person's stretch with its layer or override, cut to the range; times when nobody is on call are left out. Any role (viewer and above).
+         */
+        get: operations["listScheduleShifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Resolved shifts (headers only)
+         * @description As `GET /schedules/{id}/shifts` (listScheduleShifts), answered with its status and headers and no body.
+         */
+        head: operations["listScheduleShiftsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/oncall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is on call now, everywhere
+         * @description Who is on call now in every schedule of the workspace. Any role (viewer and above).
+         */
+        get: operations["listOnCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Who is on call now, everywhere (headers only)
+         * @description As `GET /oncall` (listOnCall), answered with its status and headers and no body.
+         */
+        head: operations["listOnCallHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/calendar-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the calendar feed URL of a schedule
+         * @description An iCalendar feed of the next 90 days of shifts at `<PUBLIC_BASE_URL>/ical/<token>.ics`, for any calendar app. The URL is its secret and is shown in this answer only (a replay of the `Idempotency-Key` answers `url: null`); a new one replaces the previous URL, which stops working. Role: admin or owner (others get 403).
+         */
+        post: operations["createScheduleCalendarToken"];
+        /**
+         * Revoke the calendar feed URL of a schedule
+         * @description The feed answers 404 from now on. No feed: 404. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteScheduleCalendarToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/contact-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my contact methods
+         * @description How `schedule` and `user` escalation targets reach you, in the order pages go out. Secrets are never shown: each method is its `id` and `display`. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        get: operations["listMyContactMethods"];
+        /**
+         * Replace my contact methods
+         * @description Replaces the list. Each method is a target of section 5's shapes (webhook, slack, email, teams, discord, ntfy: `target`; pagerduty: `routingKey`; opsgenie: `apiKey`; telegram: `botToken` and `chatId`); URLs must pass the SSRF guard (400); secrets are stored encrypted and never shown again. At most 10; `[]` removes them all (pages then record `no_contact_method` and go to the fallback). Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        put: operations["putMyContactMethods"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List my contact methods (headers only)
+         * @description As `GET /me/contact-methods` (listMyContactMethods), answered with its status and headers and no body.
+         */
+        head: operations["listMyContactMethodsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/me/calendar-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create my calendar feed URL
+         * @description An iCalendar feed of your own shifts in every schedule of every workspace you belong to, the next 90 days, at `<PUBLIC_BASE_URL>/ical/<token>.ics`. Shown in this answer only; a new one replaces the previous URL. Not taken with `Idempotency-Key`: a retry makes another URL, and the last one answered is the one that works. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        post: operations["createMyCalendarToken"];
+        /**
+         * Revoke my calendar feed URL
+         * @description The feed answers 404 from now on. None: 404. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        delete: operations["deleteMyCalendarToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/config/plan": {
         parameters: {
             query?: never;
@@ -781,6 +1081,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/members/{userId}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an invitation again
+         * @description Mails the member a new one-time link to choose their console password (48 hours), as `POST /members` did; older links stop working. For a member who lost or never got the first mail. Role: admin or owner (others get 403).
+         */
+        post: operations["createMemberInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/members/{userId}": {
         parameters: {
             query?: never;
@@ -803,6 +1123,54 @@ export interface paths {
          * @description Effective on the member's next request. Only an owner grants or removes `owner` (403); the last owner cannot be demoted (409). Role: admin or owner (others get 403).
          */
         patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/wall-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List wall view links
+         * @description The workspace's wall view links, oldest first. A link's token is never shown again after it was created. Role: admin or owner (others get 403).
+         */
+        get: operations["listWallTokens"];
+        put?: never;
+        /**
+         * Create a wall view link
+         * @description A link, `<PUBLIC_BASE_URL>/app/wall/<token>`, to a read-only view of the workspace for a screen on the wall: every monitor in a large tile, the worst first, refreshing itself; no sign-in, never indexed. The token (32 random bytes) is in `token` and `url` this once and stored only as a hash. A replay with the same `Idempotency-Key` answers `token` and `url` null. Role: admin or owner (others get 403).
+         */
+        post: operations["createWallToken"];
+        delete?: never;
+        options?: never;
+        /**
+         * List wall view links (headers only)
+         * @description As `GET /wall-tokens` (listWallTokens), answered with its status and headers and no body.
+         */
+        head: operations["listWallTokensHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/wall-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a wall view link
+         * @description The wall view of this link answers 404 from its next request (its next refresh) on. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteWallToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/audit-events": {
@@ -954,6 +1322,154 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List secrets
+         * @description Names, hosts and the monitors that use each, by name; never a value. Any role (viewer and above).
+         */
+        get: operations["listSecrets"];
+        put?: never;
+        /**
+         * Create a secret
+         * @description A write-only value for `{{secrets.NAME}}` in api steps (url, headers, body) and http monitors (headers, body). A request that would carry it to a host outside `allowedHosts` fails `secret_host_not_allowed` and nothing is sent. A name in use is 409. Role: admin or owner (others get 403).
+         */
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        /**
+         * List secrets (headers only)
+         * @description As `GET /secrets` (listSecrets), answered with its status and headers and no body.
+         */
+        head: operations["listSecretsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a secret
+         * @description A new value and hosts, replacing both. Checks use the new value from their next run. Role: admin or owner (others get 403).
+         */
+        put: operations["replaceSecret"];
+        post?: never;
+        /**
+         * Delete a secret
+         * @description Refused (409, `details.monitors`) while a monitor names it. Role: admin or owner (others get 403).
+         */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitors/{id}/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monitor's uptime
+         * @description The monitor's uptime per day, ISO week or month of a timezone, cut at `from` and `to`. Counted per second under the workspace accounting policy (GET /settings/accounting), which the answer names: each second is in one state by precedence noData > maintenance > down > degraded > up; `uptimePercent` = seconds counted as up / countedSeconds * 100, truncated to 4 decimals. Down runs from the first failing result of the regions that opened an incident to its resolution; manual incidents count for nothing. A monitor's `slaTarget` adds `slaMet` and the error budget. 400 for an unknown parameter or timezone, a bad granularity or date, `from` not before `to`, or `from` more than 400 days back. Any role (viewer and above).
+         */
+        get: operations["getMonitorUptime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A monitor's uptime (headers only)
+         * @description As `GET /monitors/{id}/uptime` (getMonitorUptime), answered with its status and headers and no body.
+         */
+        head: operations["getMonitorUptimeHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/uptime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Uptime report
+         * @description The uptime of the monitors matching the filters of GET /monitors (and `monitorIds`), one row per monitor with its periods, a page at a time. With `Accept: text/csv` or `format=csv`: CSV of every matching monitor (not a page; at most 100,000 lines), one line per monitor and period, header `monitor_id,monitor_name,period_start,period_end,uptime_percent,up_seconds,degraded_seconds,down_seconds,maintenance_seconds,no_data_seconds,incidents` (uptime empty when nothing is counted, incident ids separated by spaces). Counted per second under the workspace accounting policy (GET /settings/accounting), which the answer names: each second is in one state by precedence noData > maintenance > down > degraded > up; `uptimePercent` = seconds counted as up / countedSeconds * 100, truncated to 4 decimals. Down runs from the first failing result of the regions that opened an incident to its resolution; manual incidents count for nothing. A monitor's `slaTarget` adds `slaMet` and the error budget. 400 for an unknown parameter or timezone, a bad granularity or date, `from` not before `to`, or `from` more than 400 days back. Any role (viewer and above).
+         */
+        get: operations["getUptimeReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Uptime report (headers only)
+         * @description As `GET /reports/uptime` (getUptimeReport), answered with its status and headers and no body.
+         */
+        head: operations["getUptimeReportHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/uptime/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a monthly uptime report now
+         * @description Mails the report of `month` (in the policy's timezone: a table per monitor and the CSV attached) to the policy's `reportRecipients`, sent by a worker within a minute. The scheduled report goes out by itself on the 1st at 06:00 of that timezone, once per month. 400 for a month not started or more than 400 days back. Role: admin or owner (others get 403).
+         */
+        post: operations["sendUptimeReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/accounting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The uptime accounting policy
+         * @description How the workspace counts uptime: maintenance, degraded and no-data time, the reports' timezone and the monthly report recipients. The defaults (maintenance and no data excluded, degraded up, UTC, nobody) at version 1 until changed. Any role (viewer and above).
+         */
+        get: operations["getAccountingSettings"];
+        /**
+         * Replace the uptime accounting policy
+         * @description Replaces the whole policy (an omitted field goes back to its default); `version` grows by one when a field changed. Every uptime figure (reports, status page bars and badges) is counted with it from then on and names its version. Role: admin or owner (others get 403).
+         */
+        put: operations["updateAccountingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The uptime accounting policy (headers only)
+         * @description As `GET /settings/accounting` (getAccountingSettings), answered with its status and headers and no body.
+         */
+        head: operations["getAccountingSettingsHead"];
         patch?: never;
         trace?: never;
     };
@@ -1398,7 +1914,7 @@ export interface components {
                     /** @description Its name at the change. */
                     name: string;
                     /** @enum {string} */
-                    type: "http" | "heartbeat" | "tcp" | "dns";
+                    type: "http" | "heartbeat" | "tcp" | "dns" | "api";
                 };
                 /**
                  * @description `pending`: never checked.
@@ -1454,6 +1970,42 @@ export interface components {
             operator: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "notContains" | "exists" | "notExists";
             value?: string | number | boolean | null;
         };
+        ApiStepRecord: {
+            name: string;
+            /** @enum {string} */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description May use `{{name}}` (an earlier step's extract) and `{{secrets.NAME}}`; the SSRF guard judges it when run. */
+            url: string;
+            expectedStatusCodes?: number[];
+            assertions?: components["schemas"]["StepAssertion"][];
+            extract?: components["schemas"]["StepExtract"][];
+            /** @description Runs after an earlier step failed too (cleanup); its own failure never hides the first. */
+            always?: boolean;
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            };
+            /** @description Names of the custom headers; their values are write-only. */
+            headerNames: string[];
+            /** @description Whether a body is stored; the body itself is write-only. */
+            hasBody: boolean;
+        };
+        StepAssertion: {
+            /** @enum {string} */
+            source: "status" | "header" | "json" | "body" | "responseMs";
+            /** @description header: the header name; json: a path such as `$.items[0].id`; absent otherwise. */
+            property?: string;
+            /** @enum {string} */
+            operator: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "notContains" | "exists" | "notExists" | "matches";
+            value?: string | number | boolean | null;
+        };
+        StepExtract: {
+            as: string;
+            /** @enum {string} */
+            from: "json" | "header";
+            /** @description json: a path (`$.token`); header: a header name. */
+            path: string;
+        };
         Certificate: {
             /** @example CN=example.com */
             subject: string;
@@ -1487,7 +2039,7 @@ export interface components {
              */
             escalationPolicyId: string | null;
             /** @enum {string} */
-            type: "http" | "heartbeat" | "tcp" | "dns";
+            type: "http" | "heartbeat" | "tcp" | "dns" | "api";
             /** @description The URL (http), `host:port` (tcp) or host name to query (dns); null for heartbeat. */
             target: string | null;
             /**
@@ -1522,11 +2074,19 @@ export interface components {
             contentType: string | null;
             /** @description The JSON assertion, or null when none is set. */
             jsonAssertion: components["schemas"]["JsonAssertion"] | null;
+            /** @description http only: the JSON Schema the response body must match (`schema_mismatch`); null when none is set. */
+            responseSchema: {
+                [key: string]: unknown;
+            } | null;
+            /** @description api only: the steps, run in order (headers by name, bodies by presence: both write-only); null for other types. A PATCH replaces them all; a header value or body `"<redacted>"` keeps that of the stored step of the same name. */
+            steps: components["schemas"]["ApiStepRecord"][] | null;
             environment: string;
             /** @description Labels copied onto every incident the monitor opens. */
             metadata: {
                 [key: string]: string;
             };
+            /** @description The uptime it promises in percent (90 to 99.9999), or null: uptime reports then add `slaMet` and the error budget (GET /monitors/{id}/uptime). */
+            slaTarget: number | null;
             /** @description Heartbeat only; null for other types. */
             graceSeconds: number | null;
             /** @description http only: an https check whose certificate expires within this many days fails with `certificate_expiring`; null = off (and for other types). */
@@ -1968,10 +2528,12 @@ export interface components {
             /** @description For a status page's 409: the slug the `vanityUrl` normalised to. */
             slug?: string;
             /**
-             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members).
+             * @description For a status page's 409 with `slug`: `reserved` (never allowed) or `taken` (another page has it). For a member's 409: `last_owner` (the last owner can be neither demoted nor removed) or `already_member` (POST /members); for an invitation (POST /members/{userId}/invitation): `password_set` (they have a password) or `mail_not_configured` (no SMTP_URL).
              * @enum {string}
              */
-            reason?: "reserved" | "taken" | "last_owner" | "already_member";
+            reason?: "reserved" | "taken" | "last_owner" | "already_member" | "password_set" | "mail_not_configured";
+            /** @description For a secret's 409 on DELETE: the monitors that still name it. */
+            monitors?: string[];
             /** @description For a 412 (`precondition_failed`): the version the record is at now. */
             version?: number;
         };
@@ -2046,8 +2608,65 @@ export interface components {
             /** @enum {string} */
             status?: "start" | "complete" | "cancel";
         };
-        /** @description One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown fields, and fields of another type, are 400. */
-        CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"];
+        ConfigChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete" | "noop";
+            /** @enum {string} */
+            resourceType: "monitor" | "escalation_policy" | "status_page" | "accounting_policy" | "schedule";
+            ref: string;
+            /**
+             * Format: uuid
+             * @description null for a create in a plan.
+             */
+            id: string | null;
+            /** @description create and update: each field written, from its stored value (secrets "<redacted>"). */
+            fields?: {
+                [key: string]: {
+                    from?: unknown;
+                    to?: unknown;
+                };
+            };
+        };
+        ConfigPlan: {
+            planId: string;
+            changes: components["schemas"]["ConfigChange"][];
+            summary: {
+                create: number;
+                update: number;
+                delete: number;
+                noop: number;
+            };
+        };
+        ImportOpenApiInput: {
+            /** @description Names the import: its monitors' refs are `openapi.<name>.<operationId>`. */
+            name: string;
+            /** @description The OpenAPI 3.0 or 3.1 document: an object, or its YAML or JSON text. */
+            document?: {
+                [key: string]: unknown;
+            } | string;
+            /** @description Where to fetch the document instead (SSRF-guarded, no redirects, at most 5 MiB). */
+            documentUrl?: string;
+            /**
+             * @description Prefixed to every path of the document: the monitors' targets.
+             * @example https://api.example.com/v1
+             */
+            baseUrl: string;
+            /** @description Only these operations: operationIds or `GET /path`. */
+            include?: string[];
+            /** @description Sent by every monitor; values may use `{{secrets.NAME}}`. Write-only. */
+            headers?: {
+                [key: string]: string;
+            };
+            intervalSeconds?: number;
+            regions?: string[];
+            /**
+             * @description true (admins and owners): apply the plan in one transaction. Default: only plan.
+             * @default false
+             */
+            apply?: boolean;
+        };
+        /** @description One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. Unknown fields, and fields of another type, are 400. */
+        CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"] | components["schemas"]["CreateApiMonitorInput"];
         /** @description An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, `openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, `expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded. */
         CreateHttpMonitorInput: {
             /**
@@ -2056,6 +2675,7 @@ export interface components {
              */
             type?: "http";
             target: string;
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2080,6 +2700,10 @@ export interface components {
             body?: string;
             contentType?: string;
             jsonAssertion?: components["schemas"]["JsonAssertion"];
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            };
             certificateExpiryDays?: number | null;
         };
         /** @description Labels copied onto every incident the monitor opens. At most 20 entries; keys 1 to 64 characters (not `__proto__`), values up to 500. Set on create only. */
@@ -2095,6 +2719,7 @@ export interface components {
             /** @enum {string} */
             type: "tcp";
             target: string;
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2115,6 +2740,7 @@ export interface components {
         CreateHeartbeatMonitorInput: {
             /** @enum {string} */
             type: "heartbeat";
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2133,6 +2759,7 @@ export interface components {
             /** @enum {string} */
             type: "dns";
             target: string;
+            slaTarget?: number | null;
             name: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2153,11 +2780,66 @@ export interface components {
             dnsResolver?: string | null;
             dnsExpected?: string[];
         };
+        /** @description A multi-step API check: `steps` (1 to 10) run in order, each one request whose url, headers and body may use `{{name}}` (an earlier step's `extract`) and `{{secrets.NAME}}` (a workspace secret, sent only to its `allowedHosts`). A step passes on its expected status, its `assertions`, its `responseSchema` and its extracts; the run stops at the first failure (reason `step_failed: <step name>: <reason>`), except `always` steps (cleanup), which run after a failure too and never hide it. Every step passes the SSRF guard when it runs; `timeoutMs` bounds the whole run. */
+        CreateApiMonitorInput: {
+            /** @enum {string} */
+            type: "api";
+            steps: components["schemas"]["ApiStep"][];
+            slaTarget?: number | null;
+            name: string;
+            intervalSeconds?: number;
+            openThreshold?: number;
+            resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
+            environment?: string;
+            metadata?: components["schemas"]["MonitorMetadata"];
+            timeoutMs?: number;
+            /** @description A passing check slower than this (ms) is reported degraded and is still up. A value at or above `timeoutMs` never fires: a check that slow has already timed out. Nor does one at or above `latencyThresholdMs`: slower than that fails the check. */
+            degradedAfterMs?: number;
+            /** @description A check slower than this (ms) fails, and opens an incident after the flap threshold. A value at or above `timeoutMs` never fires: a check that slow has already timed out. */
+            latencyThresholdMs?: number;
+            regions?: string[];
+            quorum?: number;
+        };
+        ApiStep: {
+            name: string;
+            /** @enum {string} */
+            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+            /** @description May use `{{name}}` (an earlier step's extract) and `{{secrets.NAME}}`; the SSRF guard judges it when run. */
+            url: string;
+            /** @description Write-only (records show `headerNames`); values may use templates. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Write-only (records show `hasBody`); may use templates. Sent as application/json unless a Content-Type header says otherwise. */
+            body?: string;
+            expectedStatusCodes?: number[];
+            assertions?: components["schemas"]["StepAssertion"][];
+            extract?: components["schemas"]["StepExtract"][];
+            /** @description Runs after an earlier step failed too (cleanup); its own failure never hides the first. */
+            always?: boolean;
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            };
+        };
+        MonitorStatusCounts: {
+            pending: number;
+            up: number;
+            degraded: number;
+            down: number;
+            paused: number;
+            maintenance: number;
+            /** @description Every monitor the filters match: the sum of the statuses. */
+            total: number;
+        };
         /** @description Every field optional; only the provided ones change. Which fields apply depends on the monitor's type, as on create. */
         UpdateMonitorInput: {
             name?: string;
             /** Format: uuid */
             escalationPolicyId?: string | null;
+            slaTarget?: number | null;
             target?: string;
             intervalSeconds?: number;
             openThreshold?: number;
@@ -2181,7 +2863,12 @@ export interface components {
             body?: string | null;
             contentType?: string;
             jsonAssertion?: components["schemas"]["JsonAssertion"] | null;
+            /** @description A JSON Schema (2020-12 by default, or draft-07 by `$schema`; at most 64 KB; local `$ref`s only) the response body must match: otherwise the check fails with `schema_mismatch: <instance path>: <message>`. */
+            responseSchema?: {
+                [key: string]: unknown;
+            } | null;
             certificateExpiryDays?: number | null;
+            steps?: components["schemas"]["ApiStep"][];
             /** @enum {string} */
             dnsRecordType?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "CAA" | "SRV";
             dnsResolver?: string | null;
@@ -2228,7 +2915,7 @@ export interface components {
             /** Format: uuid */
             monitorId: string;
             /** @enum {string} */
-            period: "hour" | "day" | "week" | "month";
+            period: "hour" | "day" | "week" | "month" | "quarter";
             /** @description The region filtered to, or `all`. */
             region: string;
             /** @description Fixed-width buckets, oldest first; every bucket of the window is present. The window ends at the current bucket. */
@@ -2239,6 +2926,10 @@ export interface components {
             bucketStart: string;
             /** @description Average over the checks that got a response; null for an empty bucket. */
             avgMs: number | null;
+            /** @description Median (nearest rank) of the checks that got a response, from latency histograms: within 9.4% of the exact value from 20 ms up, within 2 ms below (docs/adr/0019-latency-histograms.md). Null for an empty bucket, and for hours and days stored before the histograms existed. */
+            p50Ms: number | null;
+            /** @description 95th percentile (nearest rank), as `p50Ms`: the same histograms and error bound. */
+            p95Ms: number | null;
             downCount: number;
             /** @description All checks in the bucket; 0 for an empty bucket. */
             total: number;
@@ -2270,11 +2961,29 @@ export interface components {
             statusCode: number | null;
             /** @description How long the check took; null when not measured. */
             totalMs: number | null;
+            /** @description Where `totalMs` went: DNS lookup, TCP connect, TLS handshake, and waiting for the first byte (http), each null when the check had no such phase or did not reach it. Solo plan or above; on the Free plan every value is null. */
+            phases: {
+                dnsMs: number | null;
+                connectMs: number | null;
+                tlsMs: number | null;
+                waitingMs: number | null;
+            };
             /** @description The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not resolve, refused targets). */
             address: string | null;
             /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
             dnsAnswers?: string[];
             certificate?: components["schemas"]["Certificate"] & unknown;
+            /** @description api: one entry per step, in order; the result's reason is `step_failed: <step name>: <reason>` of the first failed step (a cleanup step's own failure never replaces it). Absent for other types. */
+            steps?: components["schemas"]["StepResult"][];
+        };
+        StepResult: {
+            name: string;
+            /** @enum {string} */
+            outcome: "passed" | "failed" | "skipped";
+            /** @description Why it failed (or was skipped); secrets as `<secret:NAME>`. */
+            reason: string | null;
+            statusCode: number | null;
+            responseMs: number | null;
         };
         Component: {
             /** Format: uuid */
@@ -2417,6 +3126,18 @@ export interface components {
             resolvedAt: string | null;
             /** Format: date-time */
             acknowledgedAt: string | null;
+            /** @description Who acknowledged it, as the audit log names them; null until acknowledged (and for incidents acknowledged before this field existed). */
+            acknowledgedBy: {
+                /**
+                 * @description `user`: a person (console, personal or OAuth token); `token`: an org token; `cli`: the admin CLI.
+                 * @enum {string}
+                 */
+                type: "user" | "token" | "cli";
+                /** @description The user's or token's id; for `cli`, the operating-system user. */
+                id: string;
+                /** @description Their name as it was when they acknowledged (a user's name or email). */
+                name: string;
+            } | null;
             /**
              * Format: uuid
              * @description The monitor that opened it; null for a manual incident.
@@ -2487,17 +3208,27 @@ export interface components {
         };
         EscalationDelivery: {
             /** @enum {string} */
-            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram" | "schedule" | "user";
             /** @description Never a secret. Email: the address. URL channels (webhook, slack, teams, discord, ntfy): only `scheme://host[:port]/…`, since the full URL is a credential. pagerduty and opsgenie: `routing key …abcd` / `API key …abcd` (the last four characters). telegram: `chat <chatId>`. */
             target: string;
             /**
-             * @description `skipped`: silent policy, or a channel that is not configured.
+             * Format: uuid
+             * @description A `schedule` target: the schedule whose on-call user (or fallback) this delivery paged.
+             */
+            scheduleId: string | null;
+            /**
+             * Format: uuid
+             * @description A `schedule` or `user` target: the user paged; `channel` and `target` are then the contact method used.
+             */
+            userId: string | null;
+            /**
+             * @description `skipped`: silent policy, a channel that is not configured, a user with no contact method (`no_contact_method`), or nobody on call (`nobody_on_call`, the fallback paged next).
              * @enum {string}
              */
             status: "pending" | "sent" | "failed" | "skipped";
             /** Format: date-time */
             sentAt: string | null;
-            /** @description Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is `failed` or `skipped`. */
+            /** @description Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, `no_contact_method`, `nobody_on_call`, `not_a_member`, ...). Null unless `status` is `failed` or `skipped`. */
             reason: string | null;
         };
         EscalationPolicy: {
@@ -2531,7 +3262,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram" | "schedule" | "user";
             /** @description How the target is shown, never a secret (targets are stored encrypted and never shown in clear). Email: the address. URL channels (webhook, slack, teams, discord, ntfy): `scheme://host[:port]/…`. pagerduty and opsgenie: `routing key …abcd` / `API key …abcd`. telegram: `chat <chatId>`. */
             display: string;
         };
@@ -2570,8 +3301,8 @@ export interface components {
             minImpact?: "none" | "minor" | "major" | "critical";
             targets: components["schemas"]["EscalationTargetInput"][];
         };
-        /** @description Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); opsgenie: `apiKey`; telegram: `botToken` and `chatId`. Stored encrypted; records show only `display`. */
-        EscalationTargetInput: components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"];
+        /** @description Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); opsgenie: `apiKey`; telegram: `botToken` and `chatId`; schedule: `target`, a schedule of the workspace (whoever is on call when the step fires); user: `target`, a member. Schedule and user targets page through the contact methods of the person they reach (`PUT /me/contact-methods`). Stored encrypted; records show only `display`. */
+        EscalationTargetInput: components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"] | components["schemas"]["ScheduleTargetInput"] | components["schemas"]["UserTargetInput"];
         WebhookTargetInput: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2651,6 +3382,24 @@ export interface components {
             botToken: string;
             chatId: string;
         };
+        ScheduleTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "schedule";
+            /** Format: uuid */
+            target: string;
+        };
+        UserTargetInput: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            channel: "user";
+            /** Format: uuid */
+            target: string;
+        };
         /** @description Only the provided fields change. */
         UpdateEscalationPolicyInput: {
             name?: string;
@@ -2669,14 +3418,14 @@ export interface components {
             /** @description The step's position in the ladder, from 0. */
             step: number;
             /** @enum {string} */
-            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram" | "schedule" | "user";
             /** @description The target as records show it (never a secret). */
             display: string;
             /** @description The provider (or the SMTP server) accepted the message. */
             ok: boolean;
             /** @description The provider's HTTP status, when it answered. */
             status?: number;
-            /** @description Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not configured`, `target_unreadable` (the target's encryption key is gone) ... */
+            /** @description Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not configured`, `target_unreadable` (the target's encryption key is gone), `person_not_tested` (a schedule or user target: a test wakes nobody) ... */
             error?: string;
         };
         /** @description The workspace's escalation webhook signing secret: every webhook page and notice carries `Statusvane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. */
@@ -2700,36 +3449,207 @@ export interface components {
              */
             signedPayload: "<t>.<raw body>";
         };
-        ConfigPlan: {
-            planId: string;
-            changes: components["schemas"]["ConfigChange"][];
-            summary: {
-                create: number;
-                update: number;
-                delete: number;
-                noop: number;
-            };
+        Schedule: {
+            /** Format: uuid */
+            id: string;
+            /** @description The name a workspace document (`POST /config/apply`) manages the schedule by; null: not managed. */
+            ref: string | null;
+            name: string;
+            timezone: string;
+            /** Format: uuid */
+            fallbackUserId: string | null;
+            layers: components["schemas"]["ScheduleLayer"][];
+            /** @description A calendar feed URL is live (`POST .../calendar-token`). */
+            calendarFeed: boolean;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
-        ConfigChange: {
-            /** @enum {string} */
-            action: "create" | "update" | "delete" | "noop";
-            /** @enum {string} */
-            resourceType: "monitor" | "escalation_policy" | "status_page";
-            ref: string;
+        ScheduleLayer: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            startsAt: string;
+            rotation: {
+                every: number;
+                /** @enum {string} */
+                unit: "hours" | "days" | "weeks";
+            };
+            /** @example 09:00 */
+            handoffTime: string;
+            members: string[];
+            restrictions: components["schemas"]["ScheduleRestrictionRecord"][];
+        };
+        ScheduleRestrictionRecord: {
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            from: string;
+            to: string;
+        };
+        CreateScheduleInput: {
+            name: string;
+            /**
+             * @description IANA timezone of the wall clock (handoffs, restrictions).
+             * @example Europe/Berlin
+             */
+            timezone: string;
             /**
              * Format: uuid
-             * @description null for a create in a plan.
+             * @description Paged when nobody is on call, or when the one on call has no contact method.
              */
-            id: string | null;
-            /** @description create and update: each field written, from its stored value (secrets "<redacted>"). */
-            fields?: {
-                [key: string]: {
-                    from?: unknown;
-                    to?: unknown;
-                };
+            fallbackUserId?: string | null;
+            /** @description In order: a later layer wins wherever it has someone. */
+            layers: components["schemas"]["ScheduleLayerInput"][];
+        };
+        ScheduleLayerInput: {
+            name: string;
+            /**
+             * Format: date-time
+             * @description The first handoff: the first member is on call from here. Before it the layer has nobody.
+             */
+            startsAt: string;
+            /** @description `hours`: hands off every `every` hours of elapsed time from `startsAt`. `days` and `weeks`: at `handoffTime` on the schedule's wall clock, every `every` days or weeks after the date of `startsAt`, across daylight-saving changes. */
+            rotation: {
+                every: number;
+                /** @enum {string} */
+                unit: "hours" | "days" | "weeks";
+            };
+            /**
+             * @description `HH:MM` on the schedule's wall clock.
+             * @example 09:00
+             */
+            handoffTime: string;
+            /** @description Users of the workspace in rotation order (one may appear more than once). */
+            members: string[];
+            /** @description When the layer has someone; omitted or empty: always. Outside them a lower layer (or nobody) answers. */
+            restrictions?: components["schemas"]["ScheduleRestriction"][];
+        };
+        ScheduleRestriction: {
+            /** @description The weekdays the window starts on. */
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description `HH:MM` on the schedule's wall clock.
+             * @example 09:00
+             */
+            from: string;
+            /**
+             * @description The window ends at `to` that day, or the next day when `to` is not after `from` (crossing midnight).
+             * @example 09:00
+             */
+            to: string;
+        };
+        /** @description Only the provided fields change; `layers` replaces them all. */
+        UpdateScheduleInput: {
+            name?: string;
+            /**
+             * @description IANA timezone of the wall clock (handoffs, restrictions).
+             * @example Europe/Berlin
+             */
+            timezone?: string;
+            /**
+             * Format: uuid
+             * @description Paged when nobody is on call, or when the one on call has no contact method.
+             */
+            fallbackUserId?: string | null;
+            /** @description Replaces every layer. */
+            layers?: components["schemas"]["ScheduleLayerInput"][];
+        };
+        ScheduleOverride: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            scheduleId: string;
+            /** Format: uuid */
+            userId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AddScheduleOverrideInput: {
+            /** Format: uuid */
+            userId: string;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+        };
+        OnCall: {
+            user: components["schemas"]["OnCallUser"];
+            layer: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /**
+             * Format: uuid
+             * @description The override in force, if one decides.
+             */
+            override: string | null;
+            /**
+             * Format: date-time
+             * @description When this shift (or gap) began; null: more than 90 days ago.
+             */
+            from: string | null;
+            /**
+             * Format: date-time
+             * @description When it ends; null: not within 90 days.
+             */
+            to: string | null;
+        };
+        /** @description Who is on call; null: nobody (the fallback is paged). */
+        OnCallUser: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            email: string;
+        } | null;
+        Shift: {
+            user: components["schemas"]["OnCallUser"];
+            layer: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /** Format: uuid */
+            override: string | null;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+        };
+        ScheduleOnCall: components["schemas"]["OnCall"] & {
+            schedule: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                timezone: string;
             };
         };
-        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). */
+        CalendarFeed: {
+            /** @description The feed, `<PUBLIC_BASE_URL>/ical/<token>.ics`: shown in this answer only. A replay of the request (same `Idempotency-Key`) answers null: create another if it was lost. */
+            url: string | null;
+        };
+        ContactMethod: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            channel: "webhook" | "slack" | "email" | "pagerduty" | "opsgenie" | "teams" | "discord" | "ntfy" | "telegram";
+            /** @description How the method is shown, never a secret (stored encrypted, as escalation targets): an email address in full, a URL as `scheme://host[:port]/…`, a key by its last four characters, a Telegram chat by its id. */
+            display: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PutContactMethodsInput: {
+            /** @description Every method, in the order pages go out; replaces the list. A method sent again as it is stored (same channel, same secret) keeps its id. */
+            methods: (components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"])[];
+        };
+        /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without it leaves the policy alone. */
         ConfigDocument: {
             /** @enum {number} */
             version: 1;
@@ -2757,6 +3677,14 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
+            schedules?: ({
+                /** @description The name the document manages the resource by: unique per type in the workspace. */
+                ref: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            accounting?: components["schemas"]["AccountingSettingsInput"];
         };
         /** @description A monitor body as POST /monitors takes it (`CreateMonitorInput`: the same fields, defaults and rules), with its `ref` and optionally `escalationPolicy`. */
         ConfigMonitor: {
@@ -2766,6 +3694,37 @@ export interface components {
             escalationPolicy?: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /** @description The workspace's uptime accounting policy: PUT /settings/accounting's body, and `accounting` in a config document (fields left out take their defaults). */
+        AccountingSettingsInput: {
+            /**
+             * @description Time in a maintenance window covering the monitor: `excluded` from the figure (default), counted `up`, or counted `down`.
+             * @default excluded
+             * @enum {string}
+             */
+            maintenance?: "excluded" | "up" | "down";
+            /**
+             * @description Degraded time (slow, or failing without an incident): `up` (default) or `down`.
+             * @default up
+             * @enum {string}
+             */
+            degraded?: "up" | "down";
+            /**
+             * @description Time without data (before creation, paused, slots no region could check): `excluded` (default), `up` or `down`.
+             * @default excluded
+             * @enum {string}
+             */
+            noData?: "excluded" | "up" | "down";
+            /**
+             * @description The IANA timezone of report periods and of the monthly mail (default UTC).
+             * @default UTC
+             */
+            timezone?: string;
+            /**
+             * @description Up to 20 addresses that get the monthly report on the 1st at 06:00 in `timezone` (default none).
+             * @default []
+             */
+            reportRecipients?: string[];
         };
         ConfigApplyInput: {
             /** @description A plan's `planId`: 409 if the document or any resource that plan compared changed since. */
@@ -2796,6 +3755,14 @@ export interface components {
                     monitors: string[];
                 }[];
             }[];
+            /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
+            schedules?: ({
+                /** @description The name the document manages the resource by: unique per type in the workspace. */
+                ref: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            accounting?: components["schemas"]["AccountingSettingsInput"];
         };
         /** @description A workspace (org) token: it acts with its own role, whoever holds it. */
         ApiToken: {
@@ -2875,17 +3842,44 @@ export interface components {
              */
             role: "owner" | "admin" | "member" | "viewer";
         };
+        /** @description A link to the workspace's wall view: read-only, no sign-in. The token is shown once; deleting the record ends the view at once. */
+        WallToken: {
+            /** Format: uuid */
+            id: string;
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** @description Where the wall hangs (the office screen, the NOC). */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the wall view last loaded with it (kept to the minute); null: never.
+             */
+            lastUsedAt: string | null;
+        };
+        /** @description A link to the workspace's wall view: read-only, no sign-in. The token is shown once; deleting the record ends the view at once. */
+        CreatedWallToken: components["schemas"]["WallToken"] & {
+            /** @description The secret of the link (32 random bytes, base64url), shown in this answer only: only its hash is stored. A replay of the request (same `Idempotency-Key`) answers null: delete that wall token and create another. */
+            token: string | null;
+            /** @description `<PUBLIC_BASE_URL>/app/wall/<token>`: open it on the screen. Null when `token` is. */
+            url: string | null;
+        };
+        CreateWallTokenInput: {
+            /** @description Where the wall hangs, to recognise the link in the list. */
+            name: string;
+        };
         /** @description One successful write through the API or the admin CLI. */
         AuditEvent: {
             /** Format: uuid */
             id: string;
             /** Format: date-time */
             at: string;
-            /** @description Who made the change: an org token, a user (personal or OAuth token), or the admin CLI. */
+            /** @description Who made the change: an org token, a user (personal or OAuth token), the admin CLI, or a link in a page. */
             actor: {
                 /** @enum {string} */
-                type: "token" | "user" | "cli";
-                /** @description The token's id, the user's id, or the operating-system user that ran the admin CLI. */
+                type: "token" | "user" | "cli" | "link";
+                /** @description The token's id, the user's id, the operating-system user that ran the admin CLI, or for an acknowledge or resolve link of a page (`link`): the paged user, else the delivery. */
                 id: string;
                 /** @description The token's name, the user's name or email, or `user@host`. */
                 name: string;
@@ -2896,7 +3890,7 @@ export interface components {
              */
             action: string;
             /** @enum {string} */
-            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+            resourceType: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "secret" | "accounting_policy" | "workspace" | "user";
             /** Format: uuid */
             resourceId: string;
             /**
@@ -2974,6 +3968,124 @@ export interface components {
             nextAttemptAt: string | null;
             /** Format: date-time */
             deliveredAt: string | null;
+        };
+        Secret: {
+            /** @example API_TOKEN */
+            name: string;
+            /** @description The only hosts a request carrying the value may go to (exact host names, case-insensitive). */
+            allowedHosts: string[];
+            /** @description The monitors whose steps, headers or bodies name it. */
+            usedBy: string[];
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateSecretInput: {
+            /**
+             * @description Used as `{{secrets.NAME}}`; unique in the workspace.
+             * @example API_TOKEN
+             */
+            name: string;
+            /** @description Write-only: encrypted at rest, never answered, logged, stored in results or sent in events. */
+            value: string;
+            /** @description Host names the value may be sent to: a request elsewhere fails `secret_host_not_allowed`. */
+            allowedHosts: string[];
+        };
+        ReplaceSecretInput: {
+            /** @description Write-only: encrypted at rest, never answered, logged, stored in results or sent in events. */
+            value: string;
+            /** @description Host names the value may be sent to: a request elsewhere fails `secret_host_not_allowed`. */
+            allowedHosts: string[];
+        };
+        MonitorUptime: {
+            policy: components["schemas"]["AccountingPolicyUsed"];
+            /** @description The IANA timezone the periods follow. */
+            timezone: string;
+            total: components["schemas"]["UptimePeriod"];
+            periods: components["schemas"]["UptimePeriod"][];
+        };
+        /** @description The workspace accounting policy (GET /settings/accounting) the figures were counted with. */
+        AccountingPolicyUsed: {
+            /** @enum {string} */
+            maintenance: "excluded" | "up" | "down";
+            /** @enum {string} */
+            degraded: "up" | "down";
+            /** @enum {string} */
+            noData: "excluded" | "up" | "down";
+            /** @description The accounting policy's version these figures used. */
+            version: number;
+        };
+        /** @description The whole range asked for, as one period. */
+        UptimePeriod: {
+            /**
+             * Format: date-time
+             * @description Start (inclusive): a local midnight, or the `from` asked for.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End (exclusive): the next local midnight, or the `to` asked for, or the moment of the request.
+             */
+            to: string;
+            /** @description Seconds counted as up / countedSeconds * 100, truncated to 4 decimals (never rounded up to 100); null when the policy counts no second of the period. */
+            uptimePercent: number | null;
+            /** @description Seconds the policy does not exclude (maintenance and no data may be excluded). */
+            countedSeconds: number;
+            /** @description Seconds up: no incident, results passing. */
+            upSeconds: number;
+            /** @description Seconds degraded: results slow or failing without an incident. */
+            degradedSeconds: number;
+            /** @description Seconds down: from the first failing result of an incident's opening to its resolution. */
+            downSeconds: number;
+            /** @description Seconds in a maintenance window covering the monitor. */
+            maintenanceSeconds: number;
+            /** @description Seconds before creation, paused, or in slots no region could check. */
+            noDataSeconds: number;
+            /** @description The monitor incidents with down time in the period, by start. */
+            incidents: string[];
+            /** @description With `slaTarget`: whether uptimePercent reached it (null when nothing is counted). */
+            slaMet?: boolean | null;
+            /** @description With `slaTarget`: countedSeconds * (100 - slaTarget) / 100, to the millisecond. */
+            errorBudgetSeconds?: number;
+            /** @description With `slaTarget`: the budget less the seconds counted not up (negative once overspent). */
+            errorBudgetRemainingSeconds?: number;
+        };
+        UptimeReportRow: components["schemas"]["MonitorUptime"] & {
+            /** Format: uuid */
+            monitorId: string;
+            monitorName: string;
+            slaTarget: number | null;
+        };
+        /** @description A report mail queued: a worker sends it within a minute (the table of the month and its CSV). */
+        UptimeReportMail: {
+            /** Format: uuid */
+            id: string;
+            month: string;
+            recipients: string[];
+            /** @enum {string} */
+            status: "pending" | "sending" | "sent" | "failed";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SendUptimeReportInput: {
+            /** @description The month to report, in the policy's timezone (`2026-10`). */
+            month: string;
+        };
+        /** @description How uptime is counted in this workspace (docs/decisions.md, "Uptime accounting"): every uptime figure names the policy and version it used. */
+        AccountingSettings: {
+            /** @enum {string} */
+            maintenance: "excluded" | "up" | "down";
+            /** @enum {string} */
+            degraded: "up" | "down";
+            /** @enum {string} */
+            noData: "excluded" | "up" | "down";
+            timezone: string;
+            reportRecipients: string[];
+            /** @description Starts at 1 and grows by 1 with every change made through the API, the admin CLI or config/apply (not with what checks observe). Answered as `ETag: "<version>"`; send it in `If-Match` to write only over this version. */
+            version: number;
         };
     };
     responses: {
@@ -3283,6 +4395,10 @@ export interface components {
         SubscriberId: string;
         /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
         UserId: string;
+        /** @description An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404. */
+        OverrideId: string;
+        /** @description A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404. */
+        SecretName: string;
     };
     requestBodies: never;
     headers: {
@@ -3691,6 +4807,82 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    importOpenApi: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportOpenApiInput"];
+            };
+        };
+        responses: {
+            /** @description The plan (applied with `apply: true`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConfigPlan"] & {
+                            /** @description GET operations not imported, and why. */
+                            skipped: {
+                                operation: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight, or the workspace changed meanwhile. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is still in progress; retry shortly"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listMonitors: {
         parameters: {
             query?: {
@@ -3698,9 +4890,11 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                /** @description A comma-separated list of: pending, up, degraded, down. */
+                /** @description `name`, `status`, `uptime24h` or `responseTime`, `-` first for descending; omitted: oldest first. `name` ignores case and reads digits as numbers (web-2 before web-10). `status` ranks down, degraded, up, pending, maintenance, paused. `uptime24h` and `responseTime` are the uptime and the average response time (all regions) of the last 24 whole hours, as the console shows them; a monitor without data there comes last in both directions. Ties go by name, then id. */
+                sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -3827,9 +5021,11 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                /** @description A comma-separated list of: pending, up, degraded, down. */
+                /** @description `name`, `status`, `uptime24h` or `responseTime`, `-` first for descending; omitted: oldest first. `name` ignores case and reads digits as numbers (web-2 before web-10). `status` ranks down, degraded, up, pending, maintenance, paused. `uptime24h` and `responseTime` are the uptime and the average response time (all regions) of the last 24 whole hours, as the console shows them; a monitor without data there comes last in both directions. Ties go by name, then id. */
+                sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -3854,6 +5050,107 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description A page of monitors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    countMonitors: {
+        parameters: {
+            query?: {
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MonitorStatusCounts"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    countMonitorsHead: {
+        parameters: {
+            query?: {
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4162,7 +5459,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day. */
-                period?: "hour" | "day" | "week" | "month";
+                period?: "hour" | "day" | "week" | "month" | "quarter";
                 /** @description Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions. */
                 region?: string;
             };
@@ -4210,7 +5507,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Window and bucket width: `hour` 60 x 1 min, `day` 24 x 1 h, `week` 28 x 6 h, `month` 30 x 1 day. */
-                period?: "hour" | "day" | "week" | "month";
+                period?: "hour" | "day" | "week" | "month" | "quarter";
                 /** @description Filters to one probe region; omit it (or give `all`, which no region may be named) for all regions. */
                 region?: string;
             };
@@ -6361,6 +7658,1115 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description The schedule. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSchedulesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: an escalation policy pages the schedule. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The schedule is paged by escalation policies: \"On call\" (…); remove it from their steps first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduleHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description The updated schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Schedule"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScheduleOverrides: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of overrides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduleOverride"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addScheduleOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddScheduleOverrideInput"];
+            };
+        };
+        responses: {
+            /** @description The override. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduleOverride"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScheduleOverridesHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of overrides. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    removeScheduleOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+                /** @description An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404. */
+                overrideId: components["parameters"]["OverrideId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduleOnCall: {
+        parameters: {
+            query?: {
+                /** @description The instant (ISO 8601 with an offset); default now. */
+                at?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is on call. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OnCall"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScheduleOnCallHead: {
+        parameters: {
+            query?: {
+                /** @description The instant (ISO 8601 with an offset); default now. */
+                at?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is on call. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    listScheduleShifts: {
+        parameters: {
+            query?: {
+                /** @description Default now. */
+                from?: string;
+                /** @description Default `from` plus 14 days; at most 90 days after `from`. */
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shifts, in order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Shift"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScheduleShiftsHead: {
+        parameters: {
+            query?: {
+                /** @description Default now. */
+                from?: string;
+                /** @description Default `from` plus 14 days; at most 90 days after `from`. */
+                to?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shifts, in order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    listOnCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ScheduleOnCall"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOnCallHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    createScheduleCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed URL, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarFeed"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteScheduleCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyContactMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your contact methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactMethod"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putMyContactMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutContactMethodsInput"];
+            };
+        };
+        responses: {
+            /** @description Your contact methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactMethod"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyContactMethodsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your contact methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    createMyCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed URL, shown once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CalendarFeed"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMyCalendarToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     planConfig: {
         parameters: {
             query?: never;
@@ -6933,6 +9339,71 @@ export interface operations {
             503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
+    createMemberInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404. */
+                userId: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The membership (unchanged); the mail is on its way. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Member"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: the member has a password already (`reason: password_set`), or no mail is set up (`mail_not_configured`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "dev@example.com has a password already: they can reset it from the sign-in page"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     removeMember: {
         parameters: {
             query?: never;
@@ -7074,6 +9545,206 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWallTokens: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of wall tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WallToken"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWallToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWallTokenInput"];
+            };
+        };
+        responses: {
+            /** @description The wall token, with its link this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedWallToken"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: a request with the same `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A request with this Idempotency-Key is in progress"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWallTokensHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of wall tokens. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    deleteWallToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -7081,7 +9752,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "secret" | "accounting_policy" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -7131,7 +9802,7 @@ export interface operations {
                 page?: number;
                 /** @description Items per page, 1 to 250. */
                 perPage?: number;
-                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "workspace" | "user";
+                resourceType?: "monitor" | "component" | "status_page" | "maintenance_window" | "incident" | "escalation_policy" | "token" | "member" | "subscriber" | "webhook" | "schedule" | "wall_token" | "secret" | "accounting_policy" | "workspace" | "user";
                 resourceId?: string;
                 /** @description Exact action, such as `monitor.deleted`. */
                 action?: string;
@@ -7752,6 +10423,722 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Secret"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (never its value). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Secret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: the name is in use. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A secret named API_TOKEN already exists"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSecretsHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    replaceSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404. */
+                name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplaceSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (never its value). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Secret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404. */
+                name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: monitors still name the secret (`details.monitors`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The secret API_TOKEN is used by 2 monitor(s): change them first"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMonitorUptime: {
+        parameters: {
+            query?: {
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The periods and their total. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MonitorUptime"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMonitorUptimeHead: {
+        parameters: {
+            query?: {
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The periods and their total. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            404: components["responses"]["NotFoundToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    getUptimeReport: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+                /** @description A comma-separated list of monitor ids (at most 1,000). */
+                monitorIds?: string;
+                /** @description `csv`: answer CSV (as `Accept: text/csv` does). Default: JSON. */
+                format?: "json" | "csv";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors with their uptime. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UptimeReportRow"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUptimeReportHead: {
+        parameters: {
+            query?: {
+                /** @description The page to return, 1-indexed. */
+                page?: number;
+                /** @description Items per page, 1 to 250. */
+                perPage?: number;
+                /** @description Start: a date `YYYY-MM-DD` (its local midnight in `timezone`) or an RFC 3339 instant. At most 400 days back. Default: the start of the period 29 days (granularity day), 11 weeks or 11 months before the current one. */
+                from?: string;
+                /** @description End, exclusive: a date (its local midnight: `to=2026-04-01` ends with 31 March) or an RFC 3339 instant. Default, and at most: now (figures stop at the moment of the request). */
+                to?: string;
+                /** @description Periods: local calendar days, ISO weeks (Monday to Monday) or calendar months. */
+                granularity?: "day" | "week" | "month";
+                /** @description An IANA timezone (`Europe/Berlin`). Default: the accounting policy's. */
+                timezone?: string;
+                /** @description A comma-separated list of monitor ids (at most 1,000). */
+                monitorIds?: string;
+                /** @description `csv`: answer CSV (as `Accept: text/csv` does). Default: JSON. */
+                format?: "json" | "csv";
+                /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
+                status?: string;
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                type?: string;
+                enabled?: "true" | "false";
+                environment?: string;
+                componentId?: string;
+                /** @description A case-insensitive substring of the name. */
+                q?: string;
+                /** @description Exact match of metadata values, AND-ed: `metadata[env]=prod&metadata[team]=web`. The form `metadata.env=prod` is the same filter. Each key at most once, in either spelling (both, or one twice: 400). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of monitors with their uptime. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    sendUptimeReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional safe-retry key: a unique value per logical request (a UUID is ideal), 1 to 255 characters. The key is scoped to the workspace and the token's principal and kept for 24 hours with the first successful response. A retry with the same key and the same body replays that response (same status and body) with `Idempotent-Replayed: true`, and the action is not performed twice. The same key with a different body: 400. A retry while the first request is still in flight: 409 (retry shortly). Requests that fail (validation, permissions, conflicts) are not stored, so the key can be reused after fixing them.
+                 * @example 5f1d8e5e-3a9b-4c1e-9e57-2a4d1b0e6c3f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendUptimeReportInput"];
+            };
+        };
+        responses: {
+            /** @description The mail is queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UptimeReportMail"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description `conflict`: the accounting policy has no report recipients. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The accounting policy has no reportRecipients: add some with PUT /settings/accounting"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccountingSettings"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAccountingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional optimistic-concurrency condition: the `ETag` of the record as last read (`"3"`), or a list of them, or `*` (the record must exist). Another version: 412 `precondition_failed` and nothing is written. Checked in the write itself, so of two writers holding the same version exactly one succeeds. Weak tags (`W/"3"`) never match; a value that is not a list of entity tags is 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountingSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The policy as stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccountingSettings"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountingSettingsHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The workspace to act in, by slug or id. For a personal token: required when the user belongs to more than one workspace (otherwise 400 with `error.details.workspaces`); not being a member is 403. For an OAuth token: defaults to the connection's primary workspace; a workspace not granted is 403. For an organisation token: optional, and naming another workspace than its own is 403.
+                 * @example acme
+                 */
+                "X-Statusvane-Workspace"?: components["parameters"]["WorkspaceHeader"];
+                /**
+                 * @description Optional revalidation: the `ETag` of the record as last read (`"3"`), or a list of them. When the record is still at that version the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
         };
     };
     incidentOpenedWebhook: {

@@ -1,5 +1,5 @@
 import { DEFAULT_ALERT_PROVIDERS, type AlertProviders } from '../config/config.js';
-import { targetFromSecret, type DeliveryChannel, type EscalationTargetInput } from '../escalation/channels.js';
+import { targetFromSecret, type DeliveryChannel, type ChannelTargetInput } from '../escalation/channels.js';
 import { SIGNATURE_HEADER, signWebhook, type SigningSecrets } from '../webhooks/signature.js';
 import type { SsrfGuard } from '../ssrf/index.js';
 import { createEmailSender, type EmailSender } from './email.js';
@@ -55,7 +55,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const providers = options.providers ?? DEFAULT_ALERT_PROVIDERS;
   const email: EmailSender | null = options.smtp ? createEmailSender(options.smtp, timeoutMs) : null;
 
-  function attempts(target: EscalationTargetInput, m: Message): Promise<RetryOutcome> | null {
+  function attempts(target: ChannelTargetInput, m: Message): Promise<RetryOutcome> | null {
     if (target.channel === 'email') {
       if (!email) return null;
       const content = emailContent(m);
@@ -84,7 +84,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   }
 
   async function send(channel: Channel, secret: string, m: Message): Promise<DeliveryOutcome> {
-    let target: EscalationTargetInput;
+    let target: ChannelTargetInput;
     try {
       target = targetFromSecret(channel, secret);
     } catch {

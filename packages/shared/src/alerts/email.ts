@@ -2,7 +2,14 @@ import nodemailer from 'nodemailer';
 import type { Attempt } from './retry.js';
 
 export interface EmailSender {
-  send(message: { to: string; subject: string; text: string; headers?: Record<string, string> }): Promise<Attempt>;
+  send(message: {
+    /** One address, or several separated by commas (one mail to all of them). */
+    to: string;
+    subject: string;
+    text: string;
+    headers?: Record<string, string>;
+    attachments?: Array<{ filename: string; content: string; contentType: string }>;
+  }): Promise<Attempt>;
   close(): void;
 }
 
@@ -33,6 +40,7 @@ export function createEmailSender(smtp: { url: string; from: string }, timeoutMs
           subject: message.subject,
           text: message.text,
           ...(message.headers ? { headers: message.headers } : {}),
+          ...(message.attachments ? { attachments: message.attachments } : {}),
         });
         return { ok: true };
       } catch (err) {

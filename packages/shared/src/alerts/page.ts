@@ -24,16 +24,23 @@ export interface Page {
   firedAt: string;
   /** A test message (POST /escalation-policies/{id}/test): no incident is behind it. */
   test?: boolean;
+  /** One-use links that acknowledge or resolve the incident (`/a/<token>/...`): in every real page, never a test. */
+  links?: { acknowledge: string; resolve: string };
 }
 
-/** "The incident was acknowledged / resolved", sent to every target that was paged for it. */
+/**
+ * "The incident was acknowledged / resolved", sent to every target that was paged for it; or "your shift starts
+ * during this open incident" (`handoff`), sent to the incoming on-call user's contact methods.
+ */
 export interface Notice {
   /** The notice row's id: receivers can use it to drop a duplicate. */
   noticeId: string;
   workspaceId: string;
-  kind: 'acknowledged' | 'resolved';
+  kind: 'acknowledged' | 'resolved' | 'handoff';
+  /** A handoff: the schedule whose shift started. */
+  schedule?: { id: string; name: string };
   incident: IncidentSnapshot & { acknowledgedAt: string | null; resolvedAt: string | null };
-  /** When it was acknowledged or resolved. */
+  /** When it was acknowledged or resolved, or the shift started. */
   at: string;
 }
 
@@ -46,10 +53,11 @@ export function webhookBody(m: Message): string {
   if (m.kind === 'notice') {
     const n = m.notice;
     return JSON.stringify({
-      type: `incident.${n.kind}`,
+      type: n.kind === 'handoff' ? 'oncall.handoff' : `incident.${n.kind}`,
       deliveryId: n.noticeId,
       workspaceId: n.workspaceId,
       incident: n.incident,
+      ...(n.schedule ? { schedule: n.schedule } : {}),
       at: n.at,
     });
   }
@@ -63,6 +71,7 @@ export function webhookBody(m: Message): string {
     step: page.step,
     firedAt: page.firedAt,
     ...(page.test ? { test: true } : {}),
+    ...(page.links ? { links: page.links } : {}),
   });
 }
 
@@ -72,15 +81,32 @@ function summary(page: Page): string {
   return `${incident.title} (impact ${incident.impact}) since ${incident.startedAt}. Step ${step.position + 1} of policy "${policy.name}"${cycle}.`;
 }
 
-const KIND_WORD = { acknowledged: 'Acknowledged', resolved: 'Resolved' } as const;
+const KIND_WORD = { acknowledged: 'Acknowledged', resolved: 'Resolved', handoff: 'You are on call' } as const;
+
+/** The lines that carry a page's links, the same in every text channel. */
+export function linkLines(page: Page): string[] {
+  return page.links ? [`Acknowledge: ${page.links.acknowledge}`, `Resolve: ${page.links.resolve}`] : [];
+}
 
 /**
  * The message of the chat channels (Slack, Teams, Discord, ntfy, Telegram): a title line and plain text, the same
  * for every one of them. Pages: what is down, the step, the incident id and the runbook. Notices: what happened when.
  */
-export function chatMessage(m: Message): { title: string; text: string; icon: 'page' | 'acknowledged' | 'resolved' } {
+export function chatMessage(m: Message): {
+  title: string;
+  text: string;
+  icon: 'page' | 'acknowledged' | 'resolved' | 'handoff';
+} {
   if (m.kind === 'notice') {
     const n = m.notice;
+    if (n.kind === 'handoff')
+      return {
+        title: `${KIND_WORD.handoff}: ${n.incident.title}`,
+        text:
+          `Your shift${n.schedule ? ` in "${n.schedule.name}"` : ''} started at ${n.at} during an open incident ` +
+          `(impact ${n.incident.impact}, since ${n.incident.startedAt}).\nIncident ${n.incident.id}`,
+        icon: 'handoff',
+      };
     return {
       title: `${KIND_WORD[n.kind]}: ${n.incident.title}`,
       text: `${KIND_WORD[n.kind]} at ${n.at}; it started at ${n.incident.startedAt}.\nIncident ${n.incident.id}`,
@@ -91,14 +117,20 @@ export function chatMessage(m: Message): { title: string; text: string; icon: 'p
   const runbook = page.policy.runbook ? `\nRunbook: ${page.policy.runbook}` : '';
   return {
     title: `${page.incident.title} (impact ${page.incident.impact})`,
-    text: `${summary(page)}\nIncident ${page.incident.id}${runbook}`,
+    // The links before the runbook: a channel that cuts a long message (Discord, Telegram) keeps them.
+    text: [summary(page), `Incident ${page.incident.id}`, ...linkLines(page)].join('\n') + runbook,
     icon: 'page',
   };
 }
 
 /** A Slack incoming-webhook message: plain `text`, which every Slack-compatible receiver accepts. */
 export function slackBody(m: Message): string {
-  const emoji = { page: ':rotating_light:', acknowledged: ':eyes:', resolved: ':white_check_mark:' };
+  const emoji = {
+    page: ':rotating_light:',
+    acknowledged: ':eyes:',
+    resolved: ':white_check_mark:',
+    handoff: ':pager:',
+  };
   const { text, icon } = chatMessage(m);
   const head = m.kind === 'notice' ? `${chatMessage(m).title}. ` : '';
   return JSON.stringify({ text: `${emoji[icon]} ${head}${text}` });
@@ -119,7 +151,9 @@ export function emailContent(m: Message): { subject: string; text: string } {
     ...Object.entries(page.incident.metadata).map(([k, v]) => `${k}: ${v}`),
     ...(page.policy.runbook ? ['', 'Runbook:', page.policy.runbook] : []),
     '',
-    'Acknowledge it to stop the escalation: POST /api/v1/incidents/<id>/acknowledge.',
+    ...(page.links
+      ? ['Acknowledge it to stop the escalation:', page.links.acknowledge, '', 'Resolve it:', page.links.resolve]
+      : ['Acknowledge it to stop the escalation: POST /api/v1/incidents/<id>/acknowledge.']),
   ];
   return { subject: `[Statusvane] ${page.incident.title} (${page.incident.impact})`, text: lines.join('\n') };
 }

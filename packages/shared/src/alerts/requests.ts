@@ -5,7 +5,7 @@
  * TELEGRAM_API_URL) and are not guarded, as the SMTP server is not.
  */
 import type { AlertProviders } from '../config/config.js';
-import type { EscalationTargetInput } from '../escalation/channels.js';
+import type { ChannelTargetInput } from '../escalation/channels.js';
 import { chatMessage, incidentOf, slackBody, webhookBody, type Message } from './page.js';
 
 export interface HttpRequest {
@@ -15,7 +15,7 @@ export interface HttpRequest {
   guarded: boolean;
 }
 
-export type HttpTarget = Exclude<EscalationTargetInput, { channel: 'email' }>;
+export type HttpTarget = Exclude<ChannelTargetInput, { channel: 'email' }>;
 
 /** Cut to `max` characters (a provider refuses or truncates longer fields), marking the cut. */
 export function clip(text: string, max: number): string {
@@ -48,11 +48,22 @@ const PAGERDUTY_SEVERITY: Record<string, string> = {
 function pagerduty(target: { routingKey: string }, m: Message, providers: AlertProviders): HttpRequest {
   const incident = incidentOf(m);
   const base = { routing_key: target.routingKey, dedup_key: incident.id };
-  if (m.kind === 'notice') {
+  if (m.kind === 'notice' && m.notice.kind !== 'handoff') {
     const event_action = m.notice.kind === 'acknowledged' ? 'acknowledge' : 'resolve';
     return json(providers.pagerdutyEventsUrl, { ...base, event_action }, false);
   }
-  const { page } = m;
+  // A page, or a handoff (the incoming on-call user's own PagerDuty: the open incident is theirs now).
+  const details =
+    m.kind === 'page'
+      ? {
+          workspaceId: m.page.workspaceId,
+          policy: m.page.policy.name,
+          step: m.page.step.position + 1,
+          cycle: m.page.step.cycle,
+          runbook: m.page.policy.runbook,
+        }
+      : { workspaceId: m.notice.workspaceId, handoff: m.notice.schedule?.name ?? true };
+  const links = m.kind === 'page' && m.page.links ? m.page.links : null;
   return json(
     providers.pagerdutyEventsUrl,
     {
@@ -64,16 +75,17 @@ function pagerduty(target: { routingKey: string }, m: Message, providers: AlertP
         severity: PAGERDUTY_SEVERITY[incident.impact] ?? 'error',
         timestamp: incident.startedAt,
         class: incident.source,
-        custom_details: {
-          incidentId: incident.id,
-          workspaceId: page.workspaceId,
-          policy: page.policy.name,
-          step: page.step.position + 1,
-          cycle: page.step.cycle,
-          runbook: page.policy.runbook,
-          metadata: incident.metadata,
-        },
+        custom_details: { incidentId: incident.id, ...details, metadata: incident.metadata },
       },
+      // Events API v2 `links`: shown on the alert, so the acknowledge and resolve pages are a click away.
+      ...(links
+        ? {
+            links: [
+              { href: links.acknowledge, text: 'Acknowledge in Statusvane' },
+              { href: links.resolve, text: 'Resolve in Statusvane' },
+            ],
+          }
+        : {}),
       client: 'Statusvane',
     },
     false,
@@ -92,19 +104,21 @@ const OPSGENIE_PRIORITY: Record<string, string> = { critical: 'P1', major: 'P2',
 function opsgenie(target: { apiKey: string }, m: Message, providers: AlertProviders): HttpRequest {
   const incident = incidentOf(m);
   const auth = { authorization: `GenieKey ${target.apiKey}` };
-  if (m.kind === 'notice') {
+  if (m.kind === 'notice' && m.notice.kind !== 'handoff') {
     const action = m.notice.kind === 'acknowledged' ? 'acknowledge' : 'close';
     const url = `${providers.opsgenieApiUrl}/v2/alerts/${encodeURIComponent(incident.id)}/${action}?identifierType=alias`;
     const note = `${m.notice.kind === 'acknowledged' ? 'Acknowledged' : 'Resolved'} in Statusvane at ${m.notice.at}.`;
     return json(url, { source: 'Statusvane', note }, false, auth);
   }
-  const { page } = m;
   const details: Record<string, string> = {
     ...incident.metadata,
     incidentId: incident.id,
-    policy: page.policy.name,
-    step: String(page.step.position + 1),
-    cycle: String(page.step.cycle),
+    ...(m.kind === 'page'
+      ? { policy: m.page.policy.name, step: String(m.page.step.position + 1), cycle: String(m.page.step.cycle) }
+      : { handoff: m.notice.schedule?.name ?? 'on call' }),
+    ...(m.kind === 'page' && m.page.links
+      ? { acknowledgeUrl: m.page.links.acknowledge, resolveUrl: m.page.links.resolve }
+      : {}),
     ...(incident.monitorId ? { monitorId: incident.monitorId } : {}),
   };
   return json(
@@ -130,6 +144,7 @@ function opsgenie(target: { apiKey: string }, m: Message, providers: AlertProvid
  */
 function teams(url: string, m: Message): HttpRequest {
   const { title, text } = chatMessage(m);
+  const links = m.kind === 'page' ? m.page.links : undefined;
   return json(
     url,
     {
@@ -146,6 +161,14 @@ function teams(url: string, m: Message): HttpRequest {
               { type: 'TextBlock', text: title, weight: 'Bolder', size: 'Medium', wrap: true },
               { type: 'TextBlock', text, wrap: true },
             ],
+            ...(links
+              ? {
+                  actions: [
+                    { type: 'Action.OpenUrl', title: 'Acknowledge', url: links.acknowledge },
+                    { type: 'Action.OpenUrl', title: 'Resolve', url: links.resolve },
+                  ],
+                }
+              : {}),
           },
         },
       ],
@@ -154,7 +177,7 @@ function teams(url: string, m: Message): HttpRequest {
   );
 }
 
-const CHAT_EMOJI = { page: '🚨', acknowledged: '👀', resolved: '✅' } as const;
+const CHAT_EMOJI = { page: '🚨', acknowledged: '👀', resolved: '✅', handoff: '📟' } as const;
 
 /**
  * Discord "Execute Webhook" (discord.com/developers/docs/resources/webhook#execute-webhook): POST `{ content (up to
@@ -181,7 +204,12 @@ export function headerText(value: string): string {
 }
 
 const NTFY_PRIORITY: Record<string, string> = { critical: '5', major: '4', minor: '3', none: '2' };
-const NTFY_TAGS = { page: 'rotating_light', acknowledged: 'eyes', resolved: 'white_check_mark' } as const;
+const NTFY_TAGS = {
+  page: 'rotating_light',
+  acknowledged: 'eyes',
+  resolved: 'white_check_mark',
+  handoff: 'pager',
+} as const;
 
 /**
  * ntfy "Publishing" (docs.ntfy.sh/publish/): POST the message as the plain-text body to the topic URL, with the
@@ -199,6 +227,13 @@ function ntfy(url: string, m: Message): HttpRequest {
       title: headerText(clip(title, 250)),
       priority,
       tags: NTFY_TAGS[icon],
+      // Action buttons (docs.ntfy.sh/publish/#action-buttons, the header form): `view` opens the link's confirmation
+      // page, where the tap is confirmed; a button never acts on its own.
+      ...(m.kind === 'page' && m.page.links
+        ? {
+            actions: `view, Acknowledge, ${m.page.links.acknowledge}, clear=true; view, Resolve, ${m.page.links.resolve}, clear=true`,
+          }
+        : {}),
     },
     guarded: true,
   };

@@ -69,20 +69,20 @@ describe('parseConfig', () => {
       ...base,
       CHECK_RESULTS_RETENTION_DAYS: '2',
       HOURLY_ROLLUPS_RETENTION_DAYS: '31',
-      DAILY_ROLLUPS_RETENTION_DAYS: '91',
+      DAILY_ROLLUPS_RETENTION_DAYS: '400',
       AUDIT_EVENTS_RETENTION_DAYS: '30',
     });
     expect(c.retention).toEqual({
       checkResultsDays: 2,
       hourlyRollupsDays: 31,
-      dailyRollupsDays: 91,
+      dailyRollupsDays: 400,
       auditEventsDays: 30,
     });
     const text = problems({
       ...base,
       CHECK_RESULTS_RETENTION_DAYS: '0',
       HOURLY_ROLLUPS_RETENTION_DAYS: '30',
-      DAILY_ROLLUPS_RETENTION_DAYS: '90',
+      DAILY_ROLLUPS_RETENTION_DAYS: '399',
       AUDIT_EVENTS_RETENTION_DAYS: '29',
     }).join('\n');
     expect(text).toMatch(/CHECK_RESULTS_RETENTION_DAYS/);

@@ -156,7 +156,10 @@ export interface RetentionDays {
   checkResultsDays: number;
   /** Hourly rollups: the `day`, `week` and `month` histories (a month reaches 30 days back). */
   hourlyRollupsDays: number;
-  /** Daily counts: the status pages' 90-day uptime bars, with room for a yearly view. */
+  /**
+   * Daily counts, and uptime accounting's spans (docs/adr/0018-uptime-accounting-spans.md): at least 400 days, the
+   * longest an uptime report reaches back.
+   */
   dailyRollupsDays: number;
   /** Audit events (GET /audit-events): a yearly review's period with margin (docs/decisions.md). */
   auditEventsDays: number;
@@ -242,12 +245,13 @@ const envFields = z.object({
   HOUSEKEEPING_INTERVAL_MS: int(1000, 3_600_000).default(30_000),
   /**
    * Retention in days (docs/adr/0005-check-results-retention.md). Raw results feed the `hour` history; hourly
-   * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups the status pages'
-   * 90-day uptime bars. The minimums keep every history the API serves complete.
+   * rollups the `day`, `week` and `month` histories (a month reaches 30 days back); daily rollups (and the spans of
+   * uptime accounting) 400 days at least, as far back as an uptime report reaches. The minimums keep every history
+   * the API serves complete.
    */
   CHECK_RESULTS_RETENTION_DAYS: int(1, 3650).default(DEFAULT_RETENTION.checkResultsDays),
   HOURLY_ROLLUPS_RETENTION_DAYS: int(31, 3650).default(DEFAULT_RETENTION.hourlyRollupsDays),
-  DAILY_ROLLUPS_RETENTION_DAYS: int(91, 3650).default(DEFAULT_RETENTION.dailyRollupsDays),
+  DAILY_ROLLUPS_RETENTION_DAYS: int(400, 3650).default(DEFAULT_RETENTION.dailyRollupsDays),
   /** Audit events: at least 30 days, so a month's changes can always be reviewed (docs/decisions.md). */
   AUDIT_EVENTS_RETENTION_DAYS: int(30, 3650).default(DEFAULT_RETENTION.auditEventsDays),
   CHECK_REGIONS: z

@@ -5,3 +5,5 @@ export * from './rollups.js';
 export * from './batch-loader.js';
 export * from './rollups-batch.js';
 export * from './results.js';
+export * from './latency-histogram.js';
+export * from './console-sessions.js';

@@ -1,4 +1,5 @@
 import type { PrismaClient } from './prisma.js';
+import { addRollupTimings, ROLLUP_TIMING_COLUMNS, ROLLUP_TIMINGS } from './rollups.js';
 
 type Executor = Pick<PrismaClient, '$queryRaw'>;
 
@@ -22,12 +23,15 @@ export interface ResultRow {
   dnsAnswers: string[] | null;
   /** The IP address the check talked to; null when none. */
   address: string | null;
+  /** api: the steps' results in their stored form (packStepResults); null otherwise. */
+  steps?: unknown[] | null;
 }
 
 /**
  * Inserts many results and adds the newly inserted ones to their hourly and daily rollups (UTC), in one statement:
- * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums are those of `rebuildRollups` over
- * the same rows, grouped per rollup row. Returns the keys inserted. Call it in a transaction holding the monitors' locks.
+ * a (monitor, region, slot) already stored is skipped and counted nowhere. The sums and latency histograms
+ * (docs/adr/0019-latency-histograms.md) are those of `rebuildRollups` over the same rows, grouped per rollup row.
+ * Returns the keys inserted. Call it in a transaction holding the monitors' locks.
  */
 export async function insertResultsWithRollups(
   tx: Executor,
@@ -37,37 +41,33 @@ export async function insertResultsWithRollups(
   const col = <T>(f: (r: ResultRow) => T) => rows.map(f);
   return tx.$queryRaw<Array<{ monitorId: string; region: string; slot: Date }>>`
     WITH ins AS (
-      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode", reason, "dnsMs", "connectMs", "tlsMs", "waitingMs", certificate, "dnsAnswers", address)
-      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait, v.cert::jsonb, v.answers::jsonb, v.addr
+      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode", reason, "dnsMs", "connectMs", "tlsMs", "waitingMs", certificate, "dnsAnswers", address, steps)
+      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait, v.cert::jsonb, v.answers::jsonb, v.addr, v.steps::jsonb
       FROM unnest(${col((r) => r.monitorId)}::uuid[], ${col((r) => r.region)}::text[], ${col((r) => r.slot.toISOString())}::timestamptz[],
         ${col((r) => r.checkedAt.toISOString())}::timestamptz[], ${col((r) => r.outcome)}::text[], ${col((r) => r.responseMs)}::int[],
         ${col((r) => r.statusCode)}::int[], ${col((r) => r.reason)}::text[], ${col((r) => r.dnsMs)}::int[], ${col((r) => r.connectMs)}::int[],
         ${col((r) => r.tlsMs)}::int[], ${col((r) => r.waitingMs)}::int[],
         ${col((r) => (r.certificate === null ? null : JSON.stringify(r.certificate)))}::text[],
         ${col((r) => (r.dnsAnswers === null ? null : JSON.stringify(r.dnsAnswers)))}::text[],
-        ${col((r) => r.address)}::inet[]) AS v(m, r, s, c, o, resp, code, reason, dns, conn, tls, wait, cert, answers, addr)
+        ${col((r) => r.address)}::inet[],
+        ${col((r) => (r.steps ? JSON.stringify(r.steps) : null))}::text[]) AS v(m, r, s, c, o, resp, code, reason, dns, conn, tls, wait, cert, answers, addr, steps)
       ON CONFLICT ("monitorId", region, slot) DO NOTHING
       RETURNING "monitorId", region, slot, "checkedAt", outcome, "responseMs", "dnsMs", "connectMs", "tlsMs", "waitingMs"
     ), hourly AS (
-      INSERT INTO check_rollups_hourly AS h ("monitorId", region, hour, total, "downCount",
-        "responseSum", "responseCount", "dnsSum", "dnsCount", "connectSum", "connectCount", "tlsSum", "tlsCount", "waitingSum", "waitingCount")
+      INSERT INTO check_rollups_hourly AS h ("monitorId", region, hour, total, "downCount", ${ROLLUP_TIMING_COLUMNS})
       SELECT "monitorId", region, date_trunc('hour', "checkedAt" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*), count(*) FILTER (WHERE outcome = 'down'),
-        coalesce(sum("responseMs"), 0), count("responseMs"), coalesce(sum("dnsMs"), 0), count("dnsMs"), coalesce(sum("connectMs"), 0), count("connectMs"),
-        coalesce(sum("tlsMs"), 0), count("tlsMs"), coalesce(sum("waitingMs"), 0), count("waitingMs")
+        ${ROLLUP_TIMINGS}
       FROM ins GROUP BY 1, 2, 3
       ON CONFLICT ("monitorId", region, hour) DO UPDATE SET
-        total = h.total + EXCLUDED.total, "downCount" = h."downCount" + EXCLUDED."downCount",
-        "responseSum" = h."responseSum" + EXCLUDED."responseSum", "responseCount" = h."responseCount" + EXCLUDED."responseCount",
-        "dnsSum" = h."dnsSum" + EXCLUDED."dnsSum", "dnsCount" = h."dnsCount" + EXCLUDED."dnsCount",
-        "connectSum" = h."connectSum" + EXCLUDED."connectSum", "connectCount" = h."connectCount" + EXCLUDED."connectCount",
-        "tlsSum" = h."tlsSum" + EXCLUDED."tlsSum", "tlsCount" = h."tlsCount" + EXCLUDED."tlsCount",
-        "waitingSum" = h."waitingSum" + EXCLUDED."waitingSum", "waitingCount" = h."waitingCount" + EXCLUDED."waitingCount"
+        total = h.total + EXCLUDED.total, "downCount" = h."downCount" + EXCLUDED."downCount", ${addRollupTimings('h')}
     ), daily AS (
-      INSERT INTO check_rollups_daily AS d ("monitorId", region, day, total, "downCount", "degradedCount")
-      SELECT "monitorId", region, ("checkedAt" AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE outcome = 'down'), count(*) FILTER (WHERE outcome = 'degraded')
+      INSERT INTO check_rollups_daily AS d ("monitorId", region, day, total, "downCount", "degradedCount", ${ROLLUP_TIMING_COLUMNS})
+      SELECT "monitorId", region, ("checkedAt" AT TIME ZONE 'UTC')::date, count(*), count(*) FILTER (WHERE outcome = 'down'), count(*) FILTER (WHERE outcome = 'degraded'),
+        ${ROLLUP_TIMINGS}
       FROM ins GROUP BY 1, 2, 3
       ON CONFLICT ("monitorId", region, day) DO UPDATE SET
-        total = d.total + EXCLUDED.total, "downCount" = d."downCount" + EXCLUDED."downCount", "degradedCount" = d."degradedCount" + EXCLUDED."degradedCount"
+        total = d.total + EXCLUDED.total, "downCount" = d."downCount" + EXCLUDED."downCount", "degradedCount" = d."degradedCount" + EXCLUDED."degradedCount",
+        ${addRollupTimings('d')}
     )
     SELECT "monitorId", region, slot FROM ins`;
 }

@@ -21,10 +21,21 @@ export const DELIVERY_CHANNELS = [
 ] as const;
 export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];
 
+/**
+ * Escalation targets also name people (beyond-the-seed section 10): `schedule` (whoever is on call at that step) and
+ * `user`, paged through the user's contact methods, each of which is one of the DELIVERY_CHANNELS.
+ */
+export const PERSON_CHANNELS = ['schedule', 'user'] as const;
+export type PersonChannel = (typeof PERSON_CHANNELS)[number];
+export const ESCALATION_CHANNELS = [...DELIVERY_CHANNELS, ...PERSON_CHANNELS] as const;
+export type EscalationChannel = (typeof ESCALATION_CHANNELS)[number];
+export const isPersonChannel = (channel: EscalationChannel): channel is PersonChannel =>
+  (PERSON_CHANNELS as readonly string[]).includes(channel);
+
 /** Channels whose target is a URL of the workspace's choosing: checked by the SSRF guard when written and sent. */
 export const URL_CHANNELS = ['webhook', 'slack', 'teams', 'discord', 'ntfy'] as const;
 export type UrlChannel = (typeof URL_CHANNELS)[number];
-export const isUrlChannel = (channel: DeliveryChannel): channel is UrlChannel =>
+export const isUrlChannel = (channel: EscalationChannel): channel is UrlChannel =>
   (URL_CHANNELS as readonly string[]).includes(channel);
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).max(2048);
@@ -40,10 +51,10 @@ const chatId = z.preprocess(
 );
 
 /**
- * One target of a policy step, as written by a client (the admin CLI's `policy create --json`, and the spec's
- * escalation-policy endpoints). Strict: unknown keys are refused, and each channel names its own fields.
+ * Where a message can be sent (section 5): a policy step's target, and a user's contact method (`PUT
+ * /me/contact-methods`). Strict: unknown keys are refused, and each channel names its own fields.
  */
-export const escalationTargetSchema = z.discriminatedUnion('channel', [
+export const channelTargetSchema = z.discriminatedUnion('channel', [
   urlTarget('webhook'),
   urlTarget('slack'),
   z.object({ channel: z.literal('email'), target: z.email('must be an email address').max(320) }).strict(),
@@ -79,6 +90,25 @@ export const escalationTargetSchema = z.discriminatedUnion('channel', [
     })
     .strict(),
 ]);
+export type ChannelTargetInput = z.output<typeof channelTargetSchema>;
+
+const personTarget = <C extends PersonChannel>(channel: C) =>
+  z
+    .object({
+      channel: z.literal(channel),
+      target: z.uuid(`must be the id of a ${channel} of the workspace`).transform((id) => id.toLowerCase()),
+    })
+    .strict();
+
+/**
+ * One target of a policy step, as written by a client (the admin CLI's `policy create --json`, and the spec's
+ * escalation-policy endpoints): a channel target, or a schedule or a user of the workspace by id.
+ */
+export const escalationTargetSchema = z.discriminatedUnion('channel', [
+  ...channelTargetSchema.options,
+  personTarget('schedule'),
+  personTarget('user'),
+]);
 export type EscalationTargetInput = z.output<typeof escalationTargetSchema>;
 
 /** The one string a target is stored (encrypted) as: the URL or address, the key, or JSON for Telegram's pair. */
@@ -96,7 +126,9 @@ export function targetSecret(t: EscalationTargetInput): string {
 }
 
 /** The inverse of `targetSecret`, for the worker that sends. Throws on a Telegram secret that is not its JSON. */
-export function targetFromSecret(channel: DeliveryChannel, secret: string): EscalationTargetInput {
+export function targetFromSecret(channel: DeliveryChannel, secret: string): ChannelTargetInput;
+export function targetFromSecret(channel: EscalationChannel, secret: string): EscalationTargetInput;
+export function targetFromSecret(channel: EscalationChannel, secret: string): EscalationTargetInput {
   switch (channel) {
     case 'pagerduty':
       return { channel, routingKey: secret };
@@ -129,7 +161,8 @@ const lastFour = (key: string) => `…${key.slice(-4)}`;
  * How a target is shown in records, delivery rows and logs: never a secret. URLs (a Slack, Teams or Discord
  * webhook URL is enough to post; an ntfy topic is its own password) as `scheme://host[:port]/…`; keys by their
  * last four characters only, as a reminder of which key; a Telegram target by its chat (the bot token is the
- * secret); email addresses in full (the workspace configured them, and they say who was paged).
+ * secret); email addresses in full (the workspace configured them, and they say who was paged); a schedule or user
+ * by its id.
  */
 export function displayTarget(t: EscalationTargetInput): string {
   switch (t.channel) {
@@ -141,6 +174,9 @@ export function displayTarget(t: EscalationTargetInput): string {
       return `API key ${lastFour(t.apiKey)}`;
     case 'telegram':
       return `chat ${t.chatId}`;
+    case 'schedule':
+    case 'user':
+      return t.target; // an id, not a secret: the record names the schedule or user
     default:
       return redactUrl(t.target);
   }
@@ -150,6 +186,6 @@ export function displayTarget(t: EscalationTargetInput): string {
  * A stored display form, shown again: URLs are redacted once more (a no-op on what `displayTarget` wrote, and it
  * keeps a stray full URL of an old row out); the other forms are shown as stored.
  */
-export function shownTarget(channel: DeliveryChannel, stored: string): string {
+export function shownTarget(channel: EscalationChannel, stored: string): string {
   return isUrlChannel(channel) ? redactUrl(stored) : stored;
 }

@@ -258,11 +258,24 @@ export function evaluateJsonAssertion(doc: unknown, assertion: JsonAssertion): J
   }
   if (operator === 'exists') return { ok: true };
 
-  const actual = resolved.value;
-  if (!('value' in assertion) || assertion.value === undefined) {
+  return compareFound(label, resolved.value, operator, assertion.value);
+}
+
+/**
+ * An operator other than exists / notExists applied to a value that was found (`label` names it in the detail):
+ * the comparison of a JSON assertion, shared with api steps' assertions on a status, a header, a body or a time.
+ */
+export function compareFound(
+  label: string,
+  actual: unknown,
+  operator: JsonAssertionOperator,
+  expected: unknown,
+): JsonAssertionVerdict {
+  if (operator === 'exists') return { ok: true };
+  if (operator === 'notExists') return { ok: false, detail: `${label} exists (${show(actual)})` };
+  if (expected === undefined) {
     return { ok: false, detail: `operator ${operator} needs a value` };
   }
-  const expected = assertion.value;
 
   switch (operator) {
     case 'eq':

@@ -18,6 +18,8 @@ export function reasonForError(err: unknown): string {
       : undefined;
 
   if (code === 'ESSRF' || causeCode === 'ESSRF') return 'ssrf_blocked';
+  // A redirect would have taken a workspace secret to a host outside its allowedHosts (api steps, http monitors).
+  if (code === 'ESECRETHOST' || causeCode === 'ESECRETHOST') return 'secret_host_not_allowed';
   if (name === 'TimeoutError' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
   if (name === 'MaxRedirectsError' || code === 'ERR_TOO_MANY_REDIRECTS') return 'too_many_redirects';
   switch (code) {

@@ -39,9 +39,9 @@ export function escalationJobId(job: EscalationJob): string {
   return `esc-${job.incidentId}-${job.cycle}-${job.position}`;
 }
 
-/** "Send this incident's pending notices of this kind" (acknowledged / resolved), on the same queue. */
+/** "Send this incident's pending notices of this kind" (acknowledged / resolved / handoff), on the same queue. */
 export const ESCALATION_NOTICE_JOB_NAME = 'escalation-notice';
-export const NOTICE_KINDS = ['acknowledged', 'resolved'] as const;
+export const NOTICE_KINDS = ['acknowledged', 'resolved', 'handoff'] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
 export const escalationNoticeJobSchema = z.object({ incidentId: z.uuid(), kind: z.enum(NOTICE_KINDS) }).strict();

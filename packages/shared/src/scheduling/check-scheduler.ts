@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { PrismaClient } from '../db/prisma.js';
 import { bullPrefix } from '../db/redis.js';
+import type { MonitorKind } from '../schemas/monitor.js';
 import { confirmationJobId, heartbeatDeadlineJobId } from '../queues/job-slot.js';
 import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
 
 export interface SchedulableMonitor {
   id: string;
   intervalSeconds: number;
-  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  type: MonitorKind;
   /** The monitor's `regions` as stored: empty (or absent) means every region of the deployment. */
   regions?: readonly string[];
 }

@@ -1,5 +1,7 @@
 export * from './common.js';
 export * from './monitor.js';
+export * from './request-fields.js';
+export * from './api-steps.js';
 export * from './maintenance.js';
 export * from './status-page.js';
 export * from './response-times.js';

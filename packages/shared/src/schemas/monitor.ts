@@ -1,10 +1,12 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { JSON_ASSERTION_OPERATORS, JsonPathSyntaxError, parseJsonPath } from '../json-assertion/json-assertion.js';
+import { JSON_ASSERTION_OPERATORS } from '../json-assertion/json-assertion.js';
 import { isValidPort, parseHostPort } from '../ssrf/index.js';
 import { cronProblem, isTimeZone } from '../heartbeat/expected.js';
 import { uuidInputSchema } from './input-fields.js';
 import { shownText } from './shown-text.js';
+import { headersSchema, httpTargetSchema, REQUEST_LIMITS, statusCodesSchema } from './request-fields.js';
+import { apiStepsSchema, assertionValueIssues, jsonPathSchema, responseSchemaField } from './api-steps.js';
 
 /** Limits from the spec, in one place (the OpenAPI document and the tests read them too). */
 export const MONITOR_LIMITS = {
@@ -26,9 +28,7 @@ export const MONITOR_LIMITS = {
   metadataValueMax: 500,
   graceMin: 0,
   graceMax: 86_400,
-  headersMax: 50,
-  headerValueMax: 8192,
-  targetMax: 2048,
+  ...REQUEST_LIMITS,
   statusCodesMax: 100,
   certificateExpiryDaysMin: 1,
   certificateExpiryDaysMax: 365,
@@ -44,7 +44,8 @@ const L = MONITOR_LIMITS;
 /** `timeoutMs` when a create does not give one (decisions: 10000). */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp', 'dns'] as const;
+export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp', 'dns', 'api'] as const;
+export type MonitorKind = (typeof MONITOR_TYPES)[number];
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'CAA', 'SRV'] as const;
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
 /** `confirmAfterSeconds` when a create does not give one. */
@@ -71,25 +72,6 @@ const latencyThresholdMs = latency.meta({
   description: 'A check slower than this (ms) fails, and opens an incident after the flap threshold. ' + NEVER_FIRES,
 });
 const environment = z.string().max(L.environmentMax);
-
-/** An absolute http(s) URL without credentials. The SSRF guard runs on it afterwards, in the service. */
-export const httpTargetSchema = z
-  .string()
-  .max(L.targetMax)
-  .superRefine((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      ctx.addIssue({ code: 'custom', message: 'only http and https URLs can be monitored' });
-    if (url.username || url.password)
-      ctx.addIssue({ code: 'custom', message: 'credentials in the URL are not allowed: send them in headers' });
-    if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'the URL has no host' });
-  });
 
 /** `host:port`, IPv6 as `[addr]:port`, port 1-65535. */
 export const tcpTargetSchema = z
@@ -149,48 +131,6 @@ const dnsResolverSchema = z
     }
   });
 
-// RFC 9110 token characters for header names; values may not carry CR, LF or NUL (header injection). A `__proto__`
-// name (in headers or metadata) never reaches a refinement: Zod drops it while copying, so the monitor service
-// refuses it on the raw input.
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-const FORBIDDEN_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'upgrade',
-  'te',
-  'trailer',
-  'keep-alive',
-  'proxy-connection',
-]);
-export const headersSchema = z
-  .record(
-    z.string(),
-    z
-      .string()
-      .max(L.headerValueMax)
-      .regex(/^[^\r\n\0]*$/, 'header values may not contain CR, LF or NUL'),
-  )
-  .superRefine((headers, ctx) => {
-    const names = Object.keys(headers);
-    if (names.length > L.headersMax) ctx.addIssue({ code: 'custom', message: `at most ${L.headersMax} headers` });
-    const seen = new Set<string>();
-    for (const n of names) {
-      const lower = n.toLowerCase();
-      if (!HEADER_NAME.test(n)) ctx.addIssue({ code: 'custom', path: [n], message: 'not a valid header name' });
-      else if (FORBIDDEN_HEADERS.has(lower))
-        ctx.addIssue({
-          code: 'custom',
-          path: [n],
-          message: 'this header is set by the probe and cannot be overridden',
-        });
-      if (seen.has(lower))
-        ctx.addIssue({ code: 'custom', path: [n], message: 'duplicate header name (names are case-insensitive)' });
-      seen.add(lower);
-    }
-  });
-
 export const metadataSchema = z
   .record(z.string().min(1).max(L.metadataKeyMax), z.string().max(L.metadataValueMax))
   .refine((m) => Object.keys(m).length <= L.metadataEntriesMax, `at most ${L.metadataEntriesMax} entries`);
@@ -198,34 +138,17 @@ export const metadataSchema = z
 export const jsonAssertionSchema = z
   .object({
     // The same parser the probe uses, so a path the probe cannot follow is refused at write time.
-    path: z
-      .string()
-      .min(1)
-      .max(500)
-      .superRefine((p, ctx) => {
-        try {
-          parseJsonPath(p);
-        } catch (err) {
-          if (!(err instanceof JsonPathSyntaxError)) throw err;
-          ctx.addIssue({ code: 'custom', message: `not a valid path: ${err.message}` });
-        }
-      }),
+    path: jsonPathSchema,
     operator: z.enum(JSON_ASSERTION_OPERATORS),
     value: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]).optional(),
   })
   .strict()
   .superRefine((a, ctx) => {
-    const needsValue = a.operator !== 'exists' && a.operator !== 'notExists';
-    if (needsValue && a.value === undefined)
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} needs a value` });
-    if (!needsValue && a.value !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} takes no value` });
-    if (['gt', 'gte', 'lt', 'lte'].includes(a.operator) && typeof a.value !== 'number') {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `operator ${a.operator} compares numbers` });
-    }
+    for (const message of assertionValueIssues(a.operator, a.value))
+      ctx.addIssue({ code: 'custom', path: ['value'], message });
   });
 
-const statusCodes = z.array(z.number().int().min(100).max(599)).max(L.statusCodesMax);
+const statusCodes = statusCodesSchema;
 
 /** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
 const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
@@ -270,8 +193,20 @@ const dependsOn = z
     });
   });
 
+/**
+ * The uptime a monitor promises, in percent: 90 to 99.9999, at most 4 decimals (reports count its error budget in
+ * ten-thousandths of a percent); null: none.
+ */
+const slaTarget = z
+  .number()
+  .min(90)
+  .max(99.9999)
+  .refine((v) => Math.abs(v * 10_000 - Math.round(v * 10_000)) < 1e-6, 'must have at most 4 decimals')
+  .nullable();
+
 /** Fields every monitor type accepts. */
 const commonFields = {
+  slaTarget: slaTarget.optional(),
   name,
   intervalSeconds: intervalSeconds.optional(),
   openThreshold: threshold.optional(),
@@ -304,6 +239,7 @@ const httpOnlyFields = {
     .regex(/^[^\r\n\0]*$/)
     .optional(),
   jsonAssertion: jsonAssertionSchema.optional(),
+  responseSchema: responseSchemaField.optional(),
   certificateExpiryDays: z
     .number()
     .int()
@@ -335,6 +271,10 @@ export const createTcpMonitorSchema = z
 export const createDnsMonitorSchema = z
   .object({ type: z.literal('dns'), target: dnsHostSchema, ...commonFields, ...probeFields, ...dnsOnlyFields })
   .strict();
+/** A multi-step API check: its steps instead of a target (spec section 9). */
+export const createApiMonitorSchema = z
+  .object({ type: z.literal('api'), steps: apiStepsSchema, ...commonFields, ...probeFields })
+  .strict();
 export const createHeartbeatMonitorSchema = z
   .object({
     type: z.literal('heartbeat'),
@@ -356,7 +296,13 @@ type WithType<T extends { type?: unknown }> = T extends unknown ? T & { type: No
 export const createMonitorSchema = z
   .discriminatedUnion(
     'type',
-    [createHttpMonitorSchema, createTcpMonitorSchema, createHeartbeatMonitorSchema, createDnsMonitorSchema],
+    [
+      createHttpMonitorSchema,
+      createTcpMonitorSchema,
+      createHeartbeatMonitorSchema,
+      createDnsMonitorSchema,
+      createApiMonitorSchema,
+    ],
     {
       // The absent `type` the http option admits is no value to suggest.
       error: (iss) =>
@@ -385,6 +331,7 @@ export const updateMonitorSchema = z
   .object({
     name: name.optional(),
     escalationPolicyId: uuidInputSchema.nullable().optional(),
+    slaTarget: slaTarget.optional(),
     target: z.string().max(L.targetMax).optional(),
     intervalSeconds: intervalSeconds.optional(),
     openThreshold: threshold.optional(),
@@ -411,7 +358,10 @@ export const updateMonitorSchema = z
       .regex(/^[^\r\n\0]*$/)
       .optional(),
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
+    responseSchema: responseSchemaField.nullable().optional(),
     certificateExpiryDays: httpOnlyFields.certificateExpiryDays,
+    // Replaces every step; a step's header value or body "<redacted>" keeps that of the stored step of the same name.
+    steps: apiStepsSchema.optional(),
     ...dnsOnlyFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.nullable().optional(),
@@ -427,6 +377,7 @@ export type UpdateMonitorInput = z.infer<typeof updateMonitorSchema>;
 /** The update fields each type accepts (the create schemas say the same for create). */
 const EVERY_TYPE_UPDATE_FIELDS = [
   'name',
+  'slaTarget',
   'escalationPolicyId',
   'intervalSeconds',
   'openThreshold',
@@ -437,11 +388,12 @@ const EVERY_TYPE_UPDATE_FIELDS = [
   'enabled',
 ];
 const probeUpdateFields = [...EVERY_TYPE_UPDATE_FIELDS, 'target', ...Object.keys(probeFields)];
-export const UPDATE_FIELDS_BY_TYPE: Record<(typeof MONITOR_TYPES)[number], ReadonlySet<string>> = {
+export const UPDATE_FIELDS_BY_TYPE: Record<MonitorKind, ReadonlySet<string>> = {
   http: new Set([...probeUpdateFields, ...Object.keys(httpOnlyFields)]),
   tcp: new Set(probeUpdateFields),
   dns: new Set([...probeUpdateFields, ...Object.keys(dnsOnlyFields)]),
   heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds', 'maxRunSeconds', 'schedule', 'timezone']),
+  api: new Set([...EVERY_TYPE_UPDATE_FIELDS, ...Object.keys(probeFields), 'steps']),
 };
 
 /**

@@ -26,6 +26,8 @@ describe('bucketStarts', () => {
     expect(bucketStarts('week', now)[0]!.toISOString()).toBe('2026-03-03T18:00:00.000Z');
     expect(bucketStarts('month', now).at(-1)!.toISOString()).toBe('2026-03-10T00:00:00.000Z');
     expect(bucketStarts('month', now)[0]!.toISOString()).toBe('2026-02-09T00:00:00.000Z');
+    expect(bucketStarts('quarter', now).at(-1)!.toISOString()).toBe('2026-03-10T00:00:00.000Z');
+    expect(bucketStarts('quarter', now)[0]!.toISOString()).toBe('2025-12-11T00:00:00.000Z');
   });
 
   it('puts an instant exactly on a boundary in the bucket it starts', () => {

@@ -136,6 +136,11 @@ async function accountView(req: UserRequest, state: AccountState) {
             </>
           )}
         </section>
+        <section class="card" aria-labelledby="contact-title">
+          <h2 id="contact-title">Contact methods</h2>
+          <p>Where pages reach you when you are on call or an escalation names you, in every workspace.</p>
+          <a href="/app/account/contact-methods">Manage your contact methods</a>
+        </section>
       </div>
     </ConsoleLayout>
   );

@@ -83,7 +83,11 @@ export function consoleErrors(logger: Logger, assets: () => Promise<AssetUrls | 
         .type('html')
         .send(
           renderPage(
-            <MessagePage assets={urls ?? { css: '', js: '', icon: '' }} title={title} action={home}>
+            <MessagePage
+              assets={urls ?? { css: '', js: '', icon: '', statusCss: '', docsCss: '' }}
+              title={title}
+              action={home}
+            >
               {text}
             </MessagePage>,
           ),

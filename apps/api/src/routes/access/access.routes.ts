@@ -1,5 +1,6 @@
 import { paginationQuerySchema } from '@statusvane/shared';
 import { addMember, addMemberSchema } from '../../services/members/add-member.js';
+import { createInvitation } from '../../services/members/create-invitation.js';
 import { listMembers } from '../../services/members/list-members.js';
 import { memberRecordSchema } from '../../services/members/member-record.js';
 import { removeMember } from '../../services/members/remove-member.js';
@@ -8,12 +9,7 @@ import { createToken, createTokenSchema } from '../../services/tokens/create-tok
 import { deleteToken } from '../../services/tokens/delete-token.js';
 import { listTokens } from '../../services/tokens/list-tokens.js';
 import { apiTokenRecordSchema, createdApiTokenSchema } from '../../services/tokens/token-record.js';
-import { defineRoute } from '../define-route.js';
-
-const inFlight = {
-  description: 'a request with the same `Idempotency-Key` is still in flight.',
-  example: 'A request with this Idempotency-Key is in progress',
-};
+import { defineRoute, KEY_IN_FLIGHT as inFlight } from '../define-route.js';
 
 export const accessRoutes = [
   defineRoute({
@@ -104,6 +100,26 @@ export const accessRoutes = [
       },
     },
     handler: (deps, { ctx, body }) => addMember(deps, { ctx, input: body }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/members/{userId}/invitation',
+    operationId: 'createMemberInvitation',
+    roles: 'members:manage',
+    tag: 'Access',
+    summary: 'Send an invitation again',
+    description:
+      'Mails the member a new one-time link to choose their console password (48 hours), as `POST /members` did; older ' +
+      'links stop working. For a member who lost or never got the first mail.',
+    responses: {
+      200: { description: 'The membership (unchanged); the mail is on its way.', data: memberRecordSchema },
+      409: {
+        description:
+          'the member has a password already (`reason: password_set`), or no mail is set up (`mail_not_configured`).',
+        example: 'dev@example.com has a password already: they can reset it from the sign-in page',
+      },
+    },
+    handler: (deps, { ctx, params }) => createInvitation(deps, { ctx, input: params }),
   }),
   defineRoute({
     method: 'patch',

@@ -11,7 +11,7 @@ const ACTIONS = ['create', 'update', 'delete', 'noop'] as const;
 const configChangeSchema = z
   .object({
     action: z.enum(ACTIONS),
-    resourceType: z.enum(['monitor', 'escalation_policy', 'status_page']),
+    resourceType: z.enum(['monitor', 'escalation_policy', 'status_page', 'accounting_policy', 'schedule']),
     ref: z.string(),
     id: z.uuid().nullable().openapi({ description: 'null for a create in a plan.' }),
     fields: z
@@ -21,7 +21,7 @@ const configChangeSchema = z
   })
   .openapi('ConfigChange');
 
-const configPlanSchema = z
+export const configPlanSchema = z
   .object({
     planId: z.string(),
     changes: z.array(configChangeSchema),

@@ -1,13 +1,26 @@
 import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { ifNoneMatchNames } from '../../middleware/if-match.js';
+import { loadAssets } from '../../views/assets.js';
+import {
+  renderDocsIndex,
+  renderDocsReference,
+  renderDocsSearch,
+  renderDocsTag,
+  renderDocsWebhooks,
+  type Doc,
+  type DocsLinks,
+} from '../../views/docs/docs-pages.js';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi-document.js';
-import { DOCS_STYLE_HASH, renderDocsHtml } from './render-docs.js';
 
 export const DOCS_PATH = '/docs';
 
 /** The document changes only with a deploy: let clients and proxies keep it a little while, then revalidate. */
 const CACHE_CONTROL = 'public, max-age=300, must-revalidate';
+
+/** No script, nothing from anywhere else: the one stylesheet and the icon from this origin's hashed assets. */
+const DOCS_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 interface Rendered {
   body: string;
@@ -20,9 +33,8 @@ function rendered(body: string): Rendered {
 
 // Built on first request, not at start-up: most processes (and tests) never serve the docs.
 let json: Rendered | undefined;
-let html: Rendered | undefined;
+const pages = new Map<string, Rendered>();
 const jsonDoc = () => (json ??= rendered(JSON.stringify(buildOpenApiDocument())));
-const htmlDoc = () => (html ??= rendered(renderDocsHtml(buildOpenApiDocument(), OPENAPI_PATH)));
 
 function send(req: Request, res: Response, doc: Rendered, type: string): void {
   res.setHeader('Cache-Control', CACHE_CONTROL);
@@ -32,9 +44,32 @@ function send(req: Request, res: Response, doc: Rendered, type: string): void {
   res.type(type).send(doc.body);
 }
 
+async function links(): Promise<DocsLinks> {
+  return { base: DOCS_PATH, specUrl: OPENAPI_PATH, assets: (await loadAssets()).urls };
+}
+
+/** A page of the reference, rendered once (null: no such page). */
+async function page(key: string, render: (doc: Doc, l: DocsLinks) => string | null): Promise<Rendered | null> {
+  const cached = pages.get(key);
+  if (cached) return cached;
+  const body = render(buildOpenApiDocument() as Doc, await links());
+  // Only pages that exist are kept: a request cannot grow the map.
+  if (body === null) return null;
+  const out = rendered(body);
+  pages.set(key, out);
+  return out;
+}
+
+function htmlHeaders(res: Response): void {
+  res.setHeader('Content-Security-Policy', DOCS_CSP);
+  res.setHeader('Referrer-Policy', 'no-referrer');
+}
+
 /**
  * Public, unauthenticated documentation: the OpenAPI document at GET /api/v1/openapi.json and a human reference at
- * GET /docs. Mount before the authenticated /api/v1 router.
+ * GET /docs (the overview and the resources), one page per tag (/docs/<tag>), /docs/webhooks, /docs/reference
+ * (responses, headers, schemas) and /docs/search?q= (a filter that works without JavaScript). Mount before the
+ * authenticated /api/v1 router.
  */
 export function docsRouter(): Router {
   const router = Router();
@@ -46,14 +81,32 @@ export function docsRouter(): Router {
     send(req, res, jsonDoc(), 'application/json');
   });
 
-  router.get(DOCS_PATH, (req, res) => {
-    // No script and nothing fetched from anywhere: the only resource is the inline stylesheet, allowed by its hash.
-    res.setHeader(
-      'Content-Security-Policy',
-      `default-src 'none'; style-src '${DOCS_STYLE_HASH}'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  router.get(DOCS_PATH, async (req, res) => {
+    htmlHeaders(res);
+    send(req, res, (await page('index', renderDocsIndex))!, 'text/html');
+  });
+
+  router.get(`${DOCS_PATH}/search`, async (req, res) => {
+    htmlHeaders(res);
+    res.setHeader('Cache-Control', 'no-store');
+    const q = typeof req.query.q === 'string' ? req.query.q.slice(0, 100) : '';
+    res.type('text/html').send(renderDocsSearch(buildOpenApiDocument() as Doc, await links(), q));
+  });
+
+  router.get(`${DOCS_PATH}/:page`, async (req, res, next) => {
+    const name = String(req.params.page);
+    if (!/^[a-z0-9-]{1,60}$/.test(name)) return next();
+    const found = await page(
+      name,
+      name === 'webhooks'
+        ? renderDocsWebhooks
+        : name === 'reference'
+          ? renderDocsReference
+          : (d, l) => renderDocsTag(d, l, name),
     );
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    send(req, res, htmlDoc(), 'text/html');
+    if (!found) return next();
+    htmlHeaders(res);
+    send(req, res, found, 'text/html');
   });
 
   return router;

@@ -13,6 +13,7 @@ import {
   createStatusPageSchema,
   escalationTargetSchema,
   createDnsMonitorSchema,
+  createApiMonitorSchema,
   createTcpMonitorSchema,
   headersSchema,
   jsonAssertionSchema,
@@ -82,6 +83,13 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       "Telegram). A monitor pages with its own policy, else the workspace's default; an incident keeps the ladder it opened with.",
   },
   {
+    name: 'On-call',
+    description:
+      'Schedules of layered rotations in an IANA timezone, overrides and a fallback user; who is on call at an instant, the ' +
+      'resolved shifts, iCalendar feeds, and your own contact methods (`/me/...`), through which `schedule` and `user` ' +
+      'escalation targets page.',
+  },
+  {
     name: 'Access',
     description:
       "The workspace's API tokens and members. Tokens are shown once, when created; only an owner grants or removes the owner " +
@@ -107,6 +115,19 @@ const TAGS: Array<{ name: Tag; description: string }> = [
       'The event log (CloudEvents 1.0, kept 30 days, read with a cursor) and the webhooks that receive it, signed with ' +
       '`Statusvane-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, retried for 24 hours and replayable.',
   },
+  {
+    name: 'Secrets',
+    description:
+      'Workspace secrets: write-only values that api steps and http monitors use as `{{secrets.NAME}}`, sent only to ' +
+      'the hosts of their `allowedHosts`; encrypted at rest, never answered, logged, stored in results or sent in events.',
+  },
+  {
+    name: 'Reports',
+    description:
+      'Uptime over days, ISO weeks or months in a timezone, counted second by second under the workspace accounting ' +
+      'policy that every figure names (maintenance, degraded and no-data time), with SLA error budgets; as JSON or CSV, ' +
+      'and mailed monthly to the report recipients.',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -123,7 +144,8 @@ function nameSharedSchemas(): void {
   name(
     createMonitorSchema,
     'CreateMonitorInput',
-    'One of the four kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat` or `dns`. Unknown ' +
+    'One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. ' +
+      'Unknown ' +
       'fields, and fields of another type, are 400.',
   );
   name(
@@ -163,6 +185,15 @@ function nameSharedSchemas(): void {
       'dns_mismatch, timeout.',
   );
   name(
+    createApiMonitorSchema,
+    'CreateApiMonitorInput',
+    'A multi-step API check: `steps` (1 to 10) run in order, each one request whose url, headers and body may use ' +
+      "`{{name}}` (an earlier step's `extract`) and `{{secrets.NAME}}` (a workspace secret, sent only to its `allowedHosts`). " +
+      'A step passes on its expected status, its `assertions`, its `responseSchema` and its extracts; the run stops at the ' +
+      'first failure (reason `step_failed: <step name>: <reason>`), except `always` steps (cleanup), which run after a ' +
+      'failure too and never hide it. Every step passes the SSRF guard when it runs; `timeoutMs` bounds the whole run.',
+  );
+  name(
     jsonAssertionSchema,
     'JsonAssertion',
     'Navigates `path` (dot or bracket notation, leading `$.` optional) in a JSON response and compares with `operator`. `value` ' +
@@ -192,7 +223,9 @@ function nameSharedSchemas(): void {
     'EscalationTargetInput',
     'Who a step pages. webhook, slack, teams, discord, ntfy: `target`, an absolute http(s) URL (refused when it resolves to a ' +
       'private or internal address); email: `target`, an address; pagerduty: `routingKey` (an Events API v2 Integration Key); ' +
-      'opsgenie: `apiKey`; telegram: `botToken` and `chatId`. Stored encrypted; records show only `display`.',
+      'opsgenie: `apiKey`; telegram: `botToken` and `chatId`; schedule: `target`, a schedule of the workspace (whoever is on ' +
+      'call when the step fires); user: `target`, a member. Schedule and user targets page through the contact methods of ' +
+      'the person they reach (`PUT /me/contact-methods`). Stored encrypted; records show only `display`.',
   );
   const M = MAINTENANCE_LIMITS;
   name(
@@ -308,6 +341,7 @@ function buildRegistry(): OpenAPIRegistry {
       'userId',
       "A member's user id, a uuid. One that is not a uuid, or not a member of this workspace, is 404.",
     ],
+    ['OverrideId', 'overrideId', "An override's id, a uuid. One that is not a uuid, or not of this schedule, is 404."],
   ];
   for (const [component, name, description] of pathIds) {
     registry.registerComponent('parameters', component, {
@@ -318,6 +352,13 @@ function buildRegistry(): OpenAPIRegistry {
       schema: { type: 'string', format: 'uuid' },
     });
   }
+  registry.registerComponent('parameters', 'SecretName', {
+    name: 'name',
+    in: 'path',
+    required: true,
+    description: "A workspace secret's name (`[A-Z][A-Z0-9_]{0,63}`). One the workspace has none of is 404.",
+    schema: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{0,63}$' },
+  });
 
   // The records are named where they are defined (`.openapi('Monitor')` ...) and become components when an operation
   // uses them; the error envelope is used by reference only, so it is registered by name.
@@ -437,8 +478,9 @@ const INFO_DESCRIPTION = [
   '',
   '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
     'the page wrapped as every answer is, `{ "data": { page, summary, generatedAt, sections, components, incidents, ' +
-    'pastIncidents, maintenance, uptime } }` (`summary`: `operational`, `degraded`, `outage` or `maintenance`; each ' +
-    'component with its `state`). A password-protected page ' +
+    "pastIncidents, maintenance, uptime } }` (`summary` and each component's `state` in one vocabulary: `operational`, " +
+    '`degraded_performance`, `partial_outage`, `major_outage` or `under_maintenance`). `GET /` and `GET /api/v1` answer ' +
+    'an index linking this reference, this document and the service status. A password-protected page ' +
     'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
     "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",
 ].join('\n');

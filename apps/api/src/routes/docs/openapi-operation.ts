@@ -23,6 +23,12 @@ const ROLE_NOTE: Record<Roles, string> = {
   'config:apply': 'Role: admin or owner (others get 403).',
   'audit:read': 'Role: admin or owner (others get 403).',
   'webhooks:manage': 'Role: admin or owner (others get 403).',
+  'schedules:manage': 'Role: admin or owner (others get 403).',
+  'schedules:override': 'Role: member, admin or owner (a viewer gets 403); a member only for themselves.',
+  self: 'Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.',
+  'wallTokens:manage': 'Role: admin or owner (others get 403).',
+  'secrets:manage': 'Role: admin or owner (others get 403).',
+  'reports:manage': 'Role: admin or owner (others get 403).',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -183,7 +189,13 @@ export const IF_MATCH_DESCRIPTION =
   'that is not a list of entity tags is 400.';
 
 /** Path parameters by name: each is a shared component (`{id}` is any record's uuid). */
-const PATH_PARAMETERS: Record<string, string> = { id: 'Id', subscriberId: 'SubscriberId', userId: 'UserId' };
+const PATH_PARAMETERS: Record<string, string> = {
+  id: 'Id',
+  subscriberId: 'SubscriberId',
+  userId: 'UserId',
+  overrideId: 'OverrideId',
+  name: 'SecretName',
+};
 
 function pathParameters(path: string) {
   return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map(([, name]) => {
@@ -217,7 +229,16 @@ export function operationOf(route: ApiRoute): RouteConfig {
       ...(versioned ? { ETag: ref('headers', 'ETag') } : {}),
       ...(route.idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
     },
-    ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    ...(schema
+      ? {
+          content: {
+            'application/json': { schema },
+            ...(route.csv
+              ? { 'text/csv': { schema: z.string().openapi({ description: route.csv.description }) } }
+              : {}),
+          },
+        }
+      : {}),
   };
   if (revalidates) responses['304'] = ref('responses', 'NotModified');
   responses['400'] = errors('BadRequest');
@@ -242,7 +263,8 @@ export function operationOf(route: ApiRoute): RouteConfig {
     tags: [route.tag],
     parameters: [
       ...pathParameters(route.path),
-      ref('parameters', 'WorkspaceHeader'),
+      // A person's own operations (`/me/...`) do not read the workspace header.
+      ...(route.roles === 'self' ? [] : [ref('parameters', 'WorkspaceHeader')]),
       ...(route.idempotent ? [ref('parameters', 'IdempotencyKey')] : []),
       ...(conditional ? [ref('parameters', 'IfMatch')] : []),
       ...(revalidates ? [ref('parameters', 'IfNoneMatch')] : []),

@@ -5,8 +5,8 @@ import { ACCESS_COOKIE, issueAccessCookie } from '../../services/status-pages/pa
 import { verifyPassword } from '../../services/status-pages/password.js';
 import { findPublicPage, type PublicPageRef } from '../../services/status-pages/public-page.js';
 import { HOST_PAGE } from './page-context.js';
-import { renderMessage, renderPasswordForm } from './render-public-page.js';
-import { sendNotFound, setPageHeaders } from './respond.js';
+import { renderMessage, renderPasswordForm } from '../../views/status-page/page-forms.js';
+import { publicAssets, sendNotFound, setPageHeaders } from './respond.js';
 
 /** Password guesses per page and client address per minute. */
 export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
@@ -34,7 +34,7 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
     const hostPage = res.locals[HOST_PAGE] as PublicPageRef | undefined;
     const page = hostPage ?? (await findPublicPage(deps.prisma, String(req.params.slug)));
     if (!page) {
-      sendNotFound(res, false);
+      await sendNotFound(res, false);
       return;
     }
     if (!page.passwordHash) {
@@ -49,7 +49,13 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
         res
           .status(429)
           .type('html')
-          .send(renderMessage('Too many attempts', 'Too many password attempts. Wait a minute and try again.'));
+          .send(
+            renderMessage(
+              'Too many attempts',
+              'Too many password attempts. Wait a minute and try again.',
+              await publicAssets(),
+            ),
+          );
         return;
       }
       deps.logger.warn('status page login limiter unavailable', {
@@ -65,7 +71,7 @@ export function loginPublicPageHandler(deps: ApiDeps, cookieKey: Buffer, clock: 
       res
         .status(401)
         .type('html')
-        .send(renderPasswordForm(page, true, hostPage ? '' : `/status/${page.slug}`));
+        .send(renderPasswordForm(page, true, hostPage ? '' : `/status/${page.slug}`, await publicAssets()));
       return;
     }
     const { value, expires } = issueAccessCookie(cookieKey, { id: page.id, passwordHash: page.passwordHash }, clock());

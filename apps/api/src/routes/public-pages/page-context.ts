@@ -4,8 +4,8 @@ import type { ApiDeps } from '../../deps.js';
 import { ACCESS_COOKIE, readCookie, verifyAccessCookie } from '../../services/status-pages/page-access.js';
 import { findPublicPage, type PublicPageRef } from '../../services/status-pages/public-page.js';
 import type { PublicPageCache } from '../../services/status-pages/public-page-cache.js';
-import { renderPasswordForm } from './render-public-page.js';
-import { sendNotFound, setPageHeaders } from './respond.js';
+import { renderPasswordForm } from '../../views/status-page/page-forms.js';
+import { publicAssets, sendNotFound, setPageHeaders } from './respond.js';
 
 /** The page a request is about, and where it lives on this host. */
 export interface PageContext {
@@ -44,7 +44,7 @@ export async function openPage(
   const hostPage = res.locals[HOST_PAGE] as PublicPageRef | undefined;
   const page = hostPage ?? (await findPublicPage(opts.deps.prisma, String(req.params.slug)));
   if (!page) {
-    sendNotFound(res, answer === 'json');
+    await sendNotFound(res, answer === 'json');
     return null;
   }
   const now = opts.clock();
@@ -63,7 +63,7 @@ export async function openPage(
         res
           .status(401)
           .type('html')
-          .send(renderPasswordForm(page, false, hostPage ? '' : `/status/${page.slug}`));
+          .send(renderPasswordForm(page, false, hostPage ? '' : `/status/${page.slug}`, await publicAssets()));
       return null;
     }
   } else {

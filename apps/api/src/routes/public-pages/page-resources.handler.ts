@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { PublicPageData } from '../../services/status-pages/public-page.js';
 import { openPage, type PageContext, type PageRouteOptions } from './page-context.js';
+import { PUBLIC_STATUS_LABELS, type PublicStatus } from '../../services/status-pages/public-status.js';
 import { renderBadge, type BadgeColour } from './render-badge.js';
 import { renderAtom, renderRss } from './render-feeds.js';
 import { sendNotFound } from './respond.js';
@@ -22,21 +23,15 @@ function pageResource(opts: PageRouteOptions, cors: boolean, send: Resource): Re
   };
 }
 
-const SUMMARY_BADGE: Record<PublicPageData['summary'], [string, BadgeColour]> = {
-  operational: ['operational', 'green'],
-  degraded: ['degraded', 'amber'],
-  outage: ['outage', 'red'],
-  maintenance: ['maintenance', 'blue'],
+/** Badges say what the page says, in its words; the colours are the banner's. */
+const STATUS_BADGE: Record<PublicStatus, BadgeColour> = {
+  operational: 'green',
+  degraded_performance: 'amber',
+  partial_outage: 'orange',
+  major_outage: 'red',
+  under_maintenance: 'blue',
 };
-
-const STATE_BADGE: Record<PublicPageData['components'][number]['state'], [string, BadgeColour]> = {
-  up: ['operational', 'green'],
-  degraded: ['degraded', 'amber'],
-  down: ['outage', 'red'],
-  maintenance: ['maintenance', 'blue'],
-  paused: ['paused', 'grey'],
-  pending: ['no data', 'grey'],
-};
+const badgeText = (s: PublicStatus) => PUBLIC_STATUS_LABELS[s].toLowerCase();
 
 const sendSvg = (res: Response, svg: string) => res.type('image/svg+xml').send(svg);
 
@@ -49,18 +44,16 @@ export function pageResourceHandlers(opts: PageRouteOptions) {
       res.type('application/rss+xml').send(renderRss(data, `${data.page.url}/feed.rss`)),
     ),
     badge: pageResource(opts, true, (_req, res, _ctx, data) => {
-      const [message, colour] = SUMMARY_BADGE[data.summary];
-      sendSvg(res, renderBadge('status', message, colour));
+      sendSvg(res, renderBadge('status', badgeText(data.summary), STATUS_BADGE[data.summary]));
     }),
     componentBadge: pageResource(opts, true, (req, res, _ctx, data) => {
       const id = String(req.params.componentId).toLowerCase();
       const c = data.components.find((x) => x.id === id);
       if (!c) {
-        sendNotFound(res, true);
+        void sendNotFound(res, true);
         return;
       }
-      const [message, colour] = STATE_BADGE[c.state];
-      sendSvg(res, renderBadge(c.name, message, colour));
+      sendSvg(res, renderBadge(c.name, badgeText(c.state), STATUS_BADGE[c.state]));
     }),
     summary: pageResource(opts, true, (_req, res, ctx, data) => res.json(statuspageSummary(data, ctx.page.id))),
     status: pageResource(opts, true, (_req, res, ctx, data) => res.json(statuspageStatus(data, ctx.page.id))),

@@ -78,7 +78,11 @@ function customDomainRoutes(opts: PageRouteOptions): Router {
 export function publicPagesRouter(deps: ApiDeps, clock: () => Date = () => new Date()): Router {
   const { current, old } = deps.config.encryption;
   const cookieKeys = [current, ...old].map((k) => accessKey(k.key));
-  const pages = publicPageCache({ prisma: deps.prisma, publicBaseUrl: deps.config.publicBaseUrl });
+  const pages = publicPageCache({
+    prisma: deps.prisma,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    checkRegions: deps.config.checkRegions,
+  });
   const opts: PageRouteOptions = { deps, cookieKeys, clock, pages };
   const router = Router();
   router.use(customDomainRoutes(opts));

@@ -4,6 +4,7 @@ import { html } from './html.js';
 export const BADGE_COLOURS = {
   green: '#1e7a4a',
   amber: '#8a5a00',
+  orange: '#b54708',
   red: '#b42318',
   blue: '#1d5fc4',
   grey: '#5a6475',

@@ -1,7 +1,24 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError, isUnavailableError, type Logger } from '@statusvane/shared';
 import type { RenderedAnswer } from '../../services/status-pages/public-page-cache.js';
-import { CONTENT_SECURITY_POLICY, renderMessage } from './render-public-page.js';
+import { loadAssets, type AssetUrls } from '../../views/assets.js';
+import { renderMessage } from '../../views/status-page/page-forms.js';
+
+/**
+ * Nothing loads from anywhere else and nothing runs: styles and images from this origin only (the hashed assets;
+ * no inline style), no script at all, forms post only here, the page cannot be framed.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The stylesheet and icon URLs the public pages link. */
+export const publicAssets = async (): Promise<AssetUrls> => (await loadAssets()).urls;
 
 /** JSON when the client prefers it over HTML (`Accept: application/json`); browsers and `*\/*` get HTML. */
 export function wantsJson(req: Request): boolean {
@@ -29,13 +46,14 @@ export function sendRendered(req: Request, res: Response, answer: RenderedAnswer
   } else res.send(answer.body);
 }
 
-export function sendNotFound(res: Response, json: boolean): void {
+export async function sendNotFound(res: Response, json: boolean): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   if (json) {
     res.status(404).json(new AppError('not_found', 'No status page at this address').toEnvelope());
     return;
   }
-  res.status(404).type('html').send(renderMessage('Status page not found', 'There is no status page at this address.'));
+  const page = renderMessage('Status page not found', 'There is no status page at this address.', await publicAssets());
+  res.status(404).type('html').send(page);
 }
 
 /**
@@ -43,20 +61,27 @@ export function sendNotFound(res: Response, json: boolean): void {
  * get a page, 503 while a dependency is down, otherwise 500 (logged once, like the API does).
  */
 export function publicPageErrors(logger: Logger): ErrorRequestHandler {
-  return (err: unknown, req, res, next) => {
+  return async (err: unknown, req, res, next) => {
     if (res.headersSent || wantsJson(req) || req.is('application/json')) {
       next(err);
       return;
     }
     res.setHeader('Cache-Control', 'no-store');
+    const assets = await publicAssets();
     if (err instanceof AppError && err.httpStatus < 500) {
-      res.status(err.httpStatus).type('html').send(renderMessage('Request refused', err.message));
+      res
+        .status(err.httpStatus)
+        .type('html')
+        .send(renderMessage('Request refused', err.message, assets));
       return;
     }
     // body-parser's own errors (a login form over 4 KiB, a bad charset) carry a 4xx status.
     const status = (err as { status?: unknown } | null)?.status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      res.status(status).type('html').send(renderMessage('Request refused', 'The request could not be read.'));
+      res
+        .status(status)
+        .type('html')
+        .send(renderMessage('Request refused', 'The request could not be read.', assets));
       return;
     }
     if (isUnavailableError(err)) {
@@ -68,6 +93,7 @@ export function publicPageErrors(logger: Logger): ErrorRequestHandler {
           renderMessage(
             'Temporarily unavailable',
             'This status page cannot be shown right now. Try again in a moment.',
+            assets,
           ),
         );
       return;
@@ -83,6 +109,6 @@ export function publicPageErrors(logger: Logger): ErrorRequestHandler {
     res
       .status(500)
       .type('html')
-      .send(renderMessage('Something went wrong', 'This status page cannot be shown right now.'));
+      .send(renderMessage('Something went wrong', 'This status page cannot be shown right now.', assets));
   };
 }

@@ -1,4 +1,6 @@
-import type { ComponentState, PublicIncident, PublicPageData } from '../../services/status-pages/public-page.js';
+import type { PublicIncident, PublicPageData } from '../../services/status-pages/public-page.js';
+import type { PublicStatus } from '../../services/status-pages/public-status.js';
+import { HEADLINE } from '../../views/status-page/status-words.js';
 
 /**
  * Atlassian Statuspage's public API v2 shapes (`/api/v2/summary.json`, `/api/v2/status.json`), so aggregators
@@ -6,53 +8,27 @@ import type { ComponentState, PublicIncident, PublicPageData } from '../../servi
  * `description`, `components[].status`, `incidents[]` (unresolved) with `incident_updates`, and
  * `scheduled_maintenances[]` (upcoming and in progress) with `scheduled_for` / `scheduled_until`.
  */
-export type StatuspageComponentStatus =
-  'operational' | 'degraded_performance' | 'partial_outage' | 'major_outage' | 'under_maintenance';
 export type StatuspageIndicator = 'none' | 'minor' | 'major' | 'critical';
 
-/** paused and pending have no Statuspage word: they are reported operational (nothing known to be wrong). */
-const COMPONENT_STATUS: Record<ComponentState, StatuspageComponentStatus> = {
-  up: 'operational',
-  degraded: 'degraded_performance',
-  down: 'major_outage',
-  maintenance: 'under_maintenance',
-  paused: 'operational',
-  pending: 'operational',
-};
-
-const INDICATOR_TEXT: Record<StatuspageIndicator, string> = {
-  none: 'All Systems Operational',
-  minor: 'Minor Service Outage',
-  major: 'Partial System Outage',
-  critical: 'Major Service Outage',
-};
-
-const RANK: Record<StatuspageIndicator, number> = { none: 0, minor: 1, major: 2, critical: 3 };
-
 /**
- * The page's indicator: the worst of the open incidents' impacts and the components (a component down is major,
- * degraded is minor). Maintenance alone is `none`, as on Statuspage.
+ * The page's indicator, from the same headline the page shows (public-status.ts): degraded performance is minor, a
+ * partial outage major, a major outage critical. Maintenance alone is `none`, as on Statuspage.
  */
-export function statuspageIndicator(d: PublicPageData): StatuspageIndicator {
-  let worst: StatuspageIndicator = 'none';
-  const raise = (i: StatuspageIndicator) => {
-    if (RANK[i] > RANK[worst]) worst = i;
-  };
-  for (const c of d.components) {
-    if (c.state === 'down') raise('major');
-    else if (c.state === 'degraded') raise('minor');
-  }
-  for (const i of d.incidents) if (i.impact !== 'none') raise(i.impact);
-  return worst;
-}
+const INDICATOR: Record<PublicStatus, StatuspageIndicator> = {
+  operational: 'none',
+  under_maintenance: 'none',
+  degraded_performance: 'minor',
+  partial_outage: 'major',
+  major_outage: 'critical',
+};
 
 function statuspagePage(d: PublicPageData, pageId: string) {
   return { id: pageId, name: d.page.name, url: d.page.url, time_zone: 'Etc/UTC', updated_at: d.generatedAt };
 }
 
+/** The description is the page's own headline: one vocabulary on the page and in its JSON. */
 function status(d: PublicPageData) {
-  const indicator = statuspageIndicator(d);
-  return { indicator, description: INDICATOR_TEXT[indicator] };
+  return { indicator: INDICATOR[d.summary], description: HEADLINE[d.summary] };
 }
 
 function incident(d: PublicPageData, pageId: string, i: PublicIncident) {
@@ -74,7 +50,7 @@ function incident(d: PublicPageData, pageId: string, i: PublicIncident) {
     monitoring_at: monitoring?.createdAt ?? null,
     resolved_at: i.resolvedAt,
     impact: i.impact,
-    shortlink: d.page.url,
+    shortlink: `${d.page.url}#incident-${i.id}`,
     started_at: i.startedAt,
     page_id: pageId,
     // Statuspage lists updates newest first.
@@ -100,12 +76,11 @@ function component(d: PublicPageData, pageId: string, id: string) {
   return {
     id: c.id,
     name: c.name,
-    status: COMPONENT_STATUS[c.state],
-    // Statuspage requires a date here; components' creation is not public, so the time of the answer stands in.
-    created_at: d.generatedAt,
-    updated_at: d.generatedAt,
+    status: c.state,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
     position,
-    description: null,
+    description: c.description || null,
     showcase: true,
     start_date: null,
     group_id: groupIndex === -1 ? null : groupId(pageId, groupIndex),
@@ -118,7 +93,7 @@ function component(d: PublicPageData, pageId: string, id: string) {
 /** Sections are Statuspage's component groups; they have no id of their own, so one is made from the position. */
 const groupId = (pageId: string, index: number) => `${pageId}-group-${index + 1}`;
 
-const WORST_FIRST: StatuspageComponentStatus[] = [
+const WORST_FIRST: PublicStatus[] = [
   'major_outage',
   'partial_outage',
   'degraded_performance',
@@ -129,15 +104,16 @@ const WORST_FIRST: StatuspageComponentStatus[] = [
 function groups(d: PublicPageData, pageId: string) {
   return d.sections.flatMap((s, index) => {
     if (s.name === null) return [];
-    const members = s.componentIds.map((id) => COMPONENT_STATUS[d.components.find((c) => c.id === id)!.state]);
+    const members = s.componentIds.map((id) => d.components.find((c) => c.id === id)!);
+    const times = members.flatMap((c) => [c.createdAt, c.updatedAt]).sort();
     return [
       {
         id: groupId(pageId, index),
         name: s.name,
-        status: WORST_FIRST.find((st) => members.includes(st)) ?? 'operational',
-        // Statuspage requires a date here; components' creation is not public, so the time of the answer stands in.
-        created_at: d.generatedAt,
-        updated_at: d.generatedAt,
+        status: WORST_FIRST.find((st) => members.some((c) => c.state === st)) ?? 'operational',
+        // A section has no dates of its own: its components' earliest creation and latest change stand in.
+        created_at: times[0] ?? d.generatedAt,
+        updated_at: times.at(-1) ?? d.generatedAt,
         position: d.components.length + index + 1,
         description: null,
         showcase: false,
@@ -169,12 +145,12 @@ export function statuspageSummary(d: PublicPageData, pageId: string) {
         id: m.id,
         name: m.title,
         status: m.status === 'in_progress' ? 'in_progress' : 'scheduled',
-        created_at: m.startsAt,
-        updated_at: d.generatedAt,
+        created_at: m.createdAt,
+        updated_at: m.updatedAt,
         monitoring_at: null,
         resolved_at: null,
         impact: 'maintenance',
-        shortlink: d.page.url,
+        shortlink: `${d.page.url}#maintenance-${m.id}`,
         started_at: m.startsAt,
         page_id: pageId,
         incident_updates: m.body
@@ -184,9 +160,9 @@ export function statuspageSummary(d: PublicPageData, pageId: string) {
                 status: m.status === 'in_progress' ? 'in_progress' : 'scheduled',
                 body: m.body,
                 incident_id: m.id,
-                created_at: m.startsAt,
-                updated_at: m.startsAt,
-                display_at: m.startsAt,
+                created_at: m.createdAt,
+                updated_at: m.updatedAt,
+                display_at: m.createdAt,
                 affected_components: null,
                 deliver_notifications: true,
               },

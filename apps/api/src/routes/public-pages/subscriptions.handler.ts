@@ -1,14 +1,23 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError, SubscriberQueue } from '@statusvane/shared';
+import { AppError, SubscriberQueue, ValidationError } from '@statusvane/shared';
 import { checkSubscriptionLink } from '../../services/subscribers/check-subscription-link.js';
 import { confirmSubscription } from '../../services/subscribers/confirm-subscription.js';
 import { subscribe } from '../../services/subscribers/subscribe.js';
-import { addressHash, parseSubscribeInput } from '../../services/subscribers/subscription-input.js';
+import {
+  addressHash,
+  parseSubscribeInput,
+  type SubscribeInput,
+} from '../../services/subscribers/subscription-input.js';
 import { unsubscribe } from '../../services/subscribers/unsubscribe.js';
 import { openPage, type PageRouteOptions } from './page-context.js';
-import { renderLinkAction, renderMessage, renderSubscribed } from './render-public-page.js';
-import { setPageHeaders, wantsJson } from './respond.js';
+import {
+  renderLinkAction,
+  renderMessage,
+  renderSubscribed,
+  renderSubscribeForm,
+} from '../../views/status-page/page-forms.js';
+import { publicAssets, setPageHeaders, wantsJson } from './respond.js';
 
 /** Subscription requests per page and client address per hour (like the login cap). */
 export const SUBSCRIBE_PER_IP_PER_HOUR = 20;
@@ -60,10 +69,31 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
         res
           .status(429)
           .type('html')
-          .send(renderMessage('Too many requests', 'Too many subscription requests. Try again later.'));
+          .send(
+            renderMessage(
+              'Too many requests',
+              'Too many subscription requests. Try again later.',
+              await publicAssets(),
+            ),
+          );
       return;
     }
-    const input = parseSubscribeInput(req.body);
+    let input: SubscribeInput;
+    try {
+      input = parseSubscribeInput(req.body);
+    } catch (err) {
+      if (json || !(err instanceof ValidationError)) throw err;
+      // A form the browser let through but we refuse (`x@y`): the form again, the reason beside the field.
+      const issues = (err.details as { issues?: Array<{ path: string; message: string }> }).issues ?? [];
+      const typed = (req.body as Record<string, unknown> | undefined)?.email;
+      const email = typeof typed === 'string' ? typed.slice(0, 320) : '';
+      const error = issues.find((i) => i.path === 'email')?.message ?? 'Enter an email address.';
+      res
+        .status(400)
+        .type('html')
+        .send(renderSubscribeForm(ctx.page, ctx.basePath, await publicAssets(), { email, error }));
+      return;
+    }
     if (input.email !== undefined) {
       const allowed = (await within(perEmail, addressHash('email', input.email), res)) === true;
       if (allowed) {
@@ -85,7 +115,7 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
         res
           .status(202)
           .type('html')
-          .send(renderSubscribed(ctx.page, ctx.basePath, null));
+          .send(renderSubscribed(ctx.page, ctx.basePath, await publicAssets(), null));
       return;
     }
     const result = await subscribe(
@@ -99,7 +129,7 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
       res
         .status(202)
         .type('html')
-        .send(renderSubscribed(ctx.page, ctx.basePath, result.secret));
+        .send(renderSubscribed(ctx.page, ctx.basePath, await publicAssets(), result.secret));
   };
 
   /**
@@ -124,13 +154,19 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
         res
           .status(404)
           .type('html')
-          .send(renderMessage('Link not valid', 'This link has expired or was already used.'));
+          .send(renderMessage('Link not valid', 'This link has expired or was already used.', await publicAssets()));
         return;
       }
       res
         .type('html')
         .send(
-          renderLinkAction(ctx.page, `${ctx.basePath}/subscriptions/${token}/${action}`, action, method === 'POST'),
+          renderLinkAction(
+            ctx.page,
+            `${ctx.basePath}/subscriptions/${token}/${action}`,
+            action,
+            method === 'POST',
+            await publicAssets(),
+          ),
         );
     };
 

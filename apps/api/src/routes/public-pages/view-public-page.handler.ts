@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { openPage, type PageRouteOptions } from './page-context.js';
-import { renderStatusPage } from './render-public-page.js';
-import { sendRendered, wantsJson } from './respond.js';
+import { renderStatusPage } from '../../views/status-page/status-page.js';
+import { publicAssets, sendRendered, wantsJson } from './respond.js';
 
 /**
  * GET /status/:slug (or `/` on the page's custom domain), no token: the page as HTML, or as `{ data }` JSON when
@@ -16,6 +16,7 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
     const ctx = await openPage(req, res, opts, json ? 'json' : 'form');
     if (!ctx) return;
     const page = await opts.pages.load(ctx.page, ctx.now);
+    const assets = json ? null : await publicAssets();
     // Rendered (and gzipped) once per load of the page's data and base path, then sent as is.
     if (json)
       sendRendered(
@@ -27,7 +28,9 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
       sendRendered(
         req,
         res.type('html'),
-        page.rendered(`html ${ctx.basePath}`, (data) => renderStatusPage(data, { basePath: ctx.basePath })),
+        page.rendered(`html ${ctx.basePath}`, (data) =>
+          renderStatusPage(data, { basePath: ctx.basePath, assets: assets! }),
+        ),
       );
   };
 }

@@ -18,14 +18,17 @@ export const auditEventRecordSchema = z
     at: dateTime,
     actor: z
       .object({
-        type: z.enum(['token', 'user', 'cli']),
+        type: z.enum(['token', 'user', 'cli', 'link']),
         id: z.string().openapi({
-          description: "The token's id, the user's id, or the operating-system user that ran the admin CLI.",
+          description:
+            "The token's id, the user's id, the operating-system user that ran the admin CLI, or for an acknowledge " +
+            'or resolve link of a page (`link`): the paged user, else the delivery.',
         }),
         name: z.string().openapi({ description: "The token's name, the user's name or email, or `user@host`." }),
       })
       .openapi({
-        description: 'Who made the change: an org token, a user (personal or OAuth token), or the admin CLI.',
+        description:
+          'Who made the change: an org token, a user (personal or OAuth token), the admin CLI, or a link in a page.',
       }),
     action: z.string().openapi({
       description: '`<resourceType>.<verb>`: `monitor.created`, `status_page.deleted`, `incident.acknowledged` ...',

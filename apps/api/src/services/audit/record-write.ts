@@ -34,6 +34,13 @@ export const RESOURCES = {
   member: { table: 'memberships', idColumn: 'userId', noun: 'member' },
   subscriber: { table: 'status_page_subscribers', idColumn: 'id', noun: 'subscriber' },
   webhook: { table: 'webhooks', idColumn: 'id', noun: 'webhook' },
+  /** Overrides and calendar tokens are recorded on their schedule (`schedule.override_added` ...). */
+  schedule: { table: 'schedules', idColumn: 'id', noun: 'schedule' },
+  wall_token: { table: 'wall_tokens', idColumn: 'id', noun: 'wall token' },
+  /** Workspace secrets are addressed by name (`/secrets/{name}`); events name their id. */
+  secret: { table: 'workspace_secrets', idColumn: 'id', noun: 'secret' },
+  /** One per workspace, addressed by the workspace's id (`/settings/accounting`). */
+  accounting_policy: { table: 'accounting_policies', idColumn: 'workspaceId', noun: 'accounting policy' },
   /** Only created (admin CLI `workspace create`): no version. */
   workspace: { table: null, idColumn: 'id', noun: 'workspace' },
   /** A member's own account (console password, second factor), recorded in each of their workspaces: no version. */
@@ -59,15 +66,20 @@ export interface WriteContext {
   ifMatch?: IfMatch | undefined;
 }
 
-/** The admin CLI's writes in a workspace: the actor is the operating-system user that ran it, on this host. */
-export function cliWriteContext(workspaceId: string, now = new Date()): WriteContext {
+/** The admin CLI as an audit actor: the operating-system user that ran it, on this host. */
+export function cliActor(): AuditActor {
   let user = process.env.USER ?? 'unknown';
   try {
     user = userInfo().username;
   } catch {
     // No passwd entry for the uid (some containers): keep $USER.
   }
-  return { workspace: { id: workspaceId }, actor: { type: 'cli', id: user, name: `${user}@${hostname()}` }, now };
+  return { type: 'cli', id: user, name: `${user}@${hostname()}` };
+}
+
+/** The admin CLI's writes in a workspace, audited as cliActor(). */
+export function cliWriteContext(workspaceId: string, now = new Date()): WriteContext {
+  return { workspace: { id: workspaceId }, actor: cliActor(), now };
 }
 
 /**

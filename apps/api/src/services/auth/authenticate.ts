@@ -11,7 +11,7 @@ import {
   type Role,
 } from '@statusvane/shared';
 import { logFailure } from '../best-effort.js';
-import type { AuditActor, RequestContext, TokenKind } from './context.js';
+import type { AuditActor, RequestContext, TokenKind, UserContext } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -145,12 +145,8 @@ function matches(ws: { id: string; slug: string }, selector: string): boolean {
   return ws.slug === selector.toLowerCase() || (UUID_RE.test(selector) && ws.id === selector.toLowerCase());
 }
 
-/**
- * Resolves a bearer token and the workspace header into a RequestContext, re-reading membership and grants on
- * every call (leaving a workspace or revoking a grant takes effect at once). Throws 401/403/400 as the spec says.
- */
-export async function authenticate(deps: AuthDeps, input: AuthInput): Promise<RequestContext> {
-  const { prisma } = deps;
+/** The live token row of `Authorization: Bearer <token>` (401 for anything else), its use recorded. */
+async function bearerToken(deps: AuthDeps, input: Omit<AuthInput, 'workspaceHeader'>): Promise<TokenRow> {
   const now = input.now ?? new Date();
   const header = input.authorization;
   const m = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
@@ -161,13 +157,46 @@ export async function authenticate(deps: AuthDeps, input: AuthInput): Promise<Re
   const body = token.slice(PREFIXES.find(([, k]) => k === kind)![0].length);
   if (!TOKEN_BODY_RE.test(body)) throw new UnauthorizedError('The token is malformed');
 
-  const row = (await tokenRows(prisma).load(hashToken(token))) ?? null;
+  const row = (await tokenRows(deps.prisma).load(hashToken(token))) ?? null;
   // Unknown, revoked, expired and mismatched tokens all get the same answer.
   if (!row || row.kind !== kind || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) {
     throw new UnauthorizedError('The token is invalid, expired or revoked');
   }
   touchToken(deps, row.id, now);
+  return row;
+}
 
+/**
+ * The caller of a `/me/...` operation: the user behind a personal or OAuth token, whatever workspace it is used
+ * in (`X-Statusvane-Workspace` is not read: what is under /me is the user's own, the same in every workspace). An
+ * org token acts for a workspace, never for a person: 403. An OAuth token (`mcp_at_`) may read only.
+ */
+export async function authenticateUser(
+  deps: AuthDeps,
+  input: Omit<AuthInput, 'workspaceHeader'>,
+): Promise<UserContext> {
+  const row = await bearerToken(deps, input);
+  if (row.kind === 'org')
+    throw new ForbiddenError('An org token acts for its workspace, not a person: /me needs a personal token');
+  const access = row.userId ? await tokenAccess(deps.prisma).load(row.id) : undefined;
+  if (!row.userId || !access?.user) throw new UnauthorizedError('The token is invalid, expired or revoked');
+  return {
+    userId: row.userId,
+    tokenId: row.id,
+    tokenKind: row.kind,
+    principal: `user:${row.userId}`,
+    actor: { type: 'user', id: row.userId, name: access.user.name || access.user.email },
+    readOnly: row.kind === 'oauth',
+  };
+}
+
+/**
+ * Resolves a bearer token and the workspace header into a RequestContext, re-reading membership and grants on
+ * every call (leaving a workspace or revoking a grant takes effect at once). Throws 401/403/400 as the spec says.
+ */
+export async function authenticate(deps: AuthDeps, input: AuthInput): Promise<RequestContext> {
+  const { prisma } = deps;
+  const row = await bearerToken(deps, input);
   const selector = input.workspaceHeader?.trim() || undefined;
 
   if (row.kind === 'org') {

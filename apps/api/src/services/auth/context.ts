@@ -7,7 +7,7 @@ export type TokenKind = 'org' | 'personal' | 'oauth';
  * OAuth token (the user's id, and name or email), or the admin CLI (the operating-system user that ran it).
  */
 export interface AuditActor {
-  type: 'token' | 'user' | 'cli';
+  type: 'token' | 'user' | 'cli' | 'link';
   id: string;
   name: string;
 }
@@ -16,12 +16,25 @@ export interface AuditActor {
 export interface RequestContext {
   workspace: { id: string; slug: string; name: string; plan: PlanName };
   role: Role;
-  /** The token's id; for the console (`session`), the console session's id. */
+  /** The token's id; for the console (`session`), the console session's id; for a wall view, its wall token's. */
   tokenId: string;
-  tokenKind: TokenKind | 'session';
+  tokenKind: TokenKind | 'session' | 'link' | 'wall';
   userId: string | null;
   /** Stable id of the caller for per-principal state (safe-retry keys): the user, or the org token. */
   principal: string;
   /** Who the audit events of this request's writes name. */
   actor: AuditActor;
+}
+
+/**
+ * Who calls a `/me/...` operation: a person, in no particular workspace (their contact methods and calendar feed are
+ * theirs everywhere). `readOnly`: an OAuth (`mcp_at_`) token, which may read them but not change them.
+ */
+export interface UserContext {
+  userId: string;
+  tokenId: string;
+  tokenKind: 'personal' | 'oauth' | 'session';
+  principal: string;
+  actor: AuditActor;
+  readOnly: boolean;
 }

@@ -15,6 +15,14 @@ export const PERMISSIONS = {
   'config:apply': ['owner', 'admin'],
   'audit:read': ['owner', 'admin'],
   'webhooks:manage': ['owner', 'admin'],
+  'schedules:manage': ['owner', 'admin'],
+  /** Writers may add (and remove) overrides for themselves; managers for anyone (services/schedules). */
+  'schedules:override': ['owner', 'admin', 'member'],
+  /** Wall view links: whoever holds one sees every monitor of the workspace, without signing in. */
+  'wallTokens:manage': ['owner', 'admin'],
+  'secrets:manage': ['owner', 'admin'],
+  /** The accounting policy and sending the uptime report (beyond-the-seed §8). */
+  'reports:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -1,5 +1,5 @@
 import type { PlanName, PrismaClient, Role } from '@statusvane/shared';
-import type { ServiceContext } from '../context.js';
+import type { ServiceContext, UserServiceContext } from '../context.js';
 import type { ConsoleSession } from '../users/sessions.js';
 
 export interface UserWorkspace {
@@ -43,5 +43,19 @@ export async function sessionWorkspaceContext(
     principal: `user:${user.id}`,
     actor: { type: 'user', id: user.id, name: user.name || user.email },
     now: input.now,
+  };
+}
+
+/** The UserServiceContext of a console request for the person's own settings (`/me/...` verbs): in no workspace. */
+export function sessionUserContext(session: ConsoleSession, now: Date): UserServiceContext {
+  const { user } = session;
+  return {
+    userId: user.id,
+    tokenId: session.id,
+    tokenKind: 'session',
+    principal: `user:${user.id}`,
+    actor: { type: 'user', id: user.id, name: user.name || user.email },
+    readOnly: false,
+    now,
   };
 }

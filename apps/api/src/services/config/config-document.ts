@@ -1,8 +1,10 @@
 import { issuesFromZod, RESERVED_SLUGS, ValidationError, type Config, type Issue } from '@statusvane/shared';
 import { createEscalationPolicySchema } from '../escalation-policies/policy-input.js';
+import { createScheduleSchema } from '../schedules/schedule-input.js';
 import { validateCreateInput } from '../monitors/monitor-validation.js';
 import { failWith, isAt, isObject, type BodyChecks } from '../validation.js';
 import { withPlaceholders } from './policy-views.js';
+import { accountingSettingsInputSchema } from '../settings/accounting-settings-record.js';
 import {
   managedMonitorFields,
   refSchema,
@@ -14,6 +16,7 @@ import {
   type configDocumentSchema,
   type DesiredMonitor,
   type DesiredPolicy,
+  type DesiredSchedule,
   type DesiredStatusPage,
 } from './config-schema.js';
 import { UNREADABLE } from './unreadable.js';
@@ -64,9 +67,11 @@ function refsOf(kind: string, entries: readonly unknown[], found: SchemaIssues, 
 /** A document as the schema shapes it: its entries may still hold what the schema left to the kinds' own rules. */
 interface DocumentEntries {
   prune?: boolean | undefined;
+  accounting?: unknown;
   monitors?: readonly unknown[] | undefined;
   escalationPolicies?: readonly unknown[] | undefined;
   statusPages?: readonly unknown[] | undefined;
+  schedules?: readonly unknown[] | undefined;
 }
 
 /**
@@ -84,9 +89,11 @@ async function readEntries(
   const rawMonitors = document.monitors ?? [];
   const rawPolicies = document.escalationPolicies ?? [];
   const rawPages = document.statusPages ?? [];
+  const rawSchedules = document.schedules ?? [];
   const monitorRefs = refsOf('monitors', rawMonitors, found, issues);
   const policyRefs = refsOf('escalationPolicies', rawPolicies, found, issues);
   refsOf('statusPages', rawPages, found, issues);
+  refsOf('schedules', rawSchedules, found, issues);
 
   const monitors: DesiredMonitor[] = [];
   for (const [index, entry] of rawMonitors.entries()) {
@@ -125,6 +132,16 @@ async function readEntries(
     const parsed = createEscalationPolicySchema.safeParse(body);
     if (!parsed.success) issues.push(...prefixed(`escalationPolicies[${index}]`, issuesFromZod(parsed.error)));
     else if (typeof ref === 'string') escalationPolicies.push({ index, ref, input: parsed.data, redacted });
+  }
+
+  const schedules: DesiredSchedule[] = [];
+  for (const [index, entry] of rawSchedules.entries()) {
+    issues.push(...found.inside(`schedules[${index}]`));
+    if (!isObject(entry)) continue;
+    const { ref, ...body } = entry;
+    const parsed = createScheduleSchema.safeParse(body);
+    if (!parsed.success) issues.push(...prefixed(`schedules[${index}]`, issuesFromZod(parsed.error)));
+    else if (typeof ref === 'string') schedules.push({ index, ref, input: parsed.data });
   }
 
   const defaults = escalationPolicies.filter((p) => p.input.isDefault);
@@ -167,7 +184,20 @@ async function readEntries(
   }
 
   issues.push(...found.rest());
-  return { issues, doc: { prune: document.prune ?? false, monitors, escalationPolicies, statusPages } };
+  // The schema judged it (its issues are the document's own, at `accounting.<field>`).
+  const accounting =
+    document.accounting === undefined ? null : accountingSettingsInputSchema.safeParse(document.accounting);
+  return {
+    issues,
+    doc: {
+      prune: document.prune ?? false,
+      accounting: accounting?.success ? accounting.data : null,
+      monitors,
+      escalationPolicies,
+      statusPages,
+      schedules,
+    },
+  };
 }
 
 /**

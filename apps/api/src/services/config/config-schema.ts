@@ -11,9 +11,17 @@ import {
   type CreateMonitorInput,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
+import { accountingSettingsInputSchema, type AccountingSettingsInput } from '../settings/accounting-settings-record.js';
 import type { CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
+import type { CreateScheduleInput } from '../schedules/schedule-input.js';
 
-export const CONFIG_LIMITS = { refMax: 100, monitorsMax: 5000, statusPagesMax: 200, policiesMax: 200 } as const;
+export const CONFIG_LIMITS = {
+  refMax: 100,
+  monitorsMax: 5000,
+  statusPagesMax: 200,
+  policiesMax: 200,
+  schedulesMax: 200,
+} as const;
 
 /** `ref`: 1..100 characters, `[a-z0-9][a-z0-9_.-]*`. */
 export const refSchema = z
@@ -58,6 +66,9 @@ const configMonitorSchema = z
 /** An escalation policy of a document: the body of POST /escalation-policies (judged by its schema) and its `ref`. */
 const configPolicySchema = z.object({ ref: refSchema }, entryError).catchall(z.unknown());
 
+/** An on-call schedule of a document: the body of POST /schedules (judged by its schema) and its `ref`. */
+const configScheduleSchema = z.object({ ref: refSchema }, entryError).catchall(z.unknown());
+
 const statusPageSectionSchema = layoutSectionInputSchema
   .omit({ componentIds: true })
   .extend({ monitors: z.array(refSchema).max(500).openapi({ description: "Refs of the document's monitors." }) })
@@ -87,12 +98,26 @@ const documentFields = {
     .optional()
     .openapi({ description: 'Escalation policies as POST /escalation-policies takes them, each with its `ref`.' }),
   statusPages: z.array(statusPageEntrySchema).max(CONFIG_LIMITS.statusPagesMax).optional(),
+  schedules: z
+    .array(configScheduleSchema)
+    .max(CONFIG_LIMITS.schedulesMax)
+    .optional()
+    .openapi({
+      description:
+        'On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A ' +
+        "policy step pages one by the schedule's id; overrides are not part of the document.",
+    }),
+  // Described by its component (PUT /settings/accounting's body too) and in DOCUMENT_DESCRIPTION: a description here
+  // would replace the shared component's.
+  accounting: accountingSettingsInputSchema.optional(),
 };
 
 const DOCUMENT_DESCRIPTION =
   'A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a ' +
   'header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no ' +
-  'configured key decrypts: it cannot be kept, so both are a 400 at their path there).';
+  'configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime ' +
+  'accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without ' +
+  'it leaves the policy alone.';
 
 /** POST /config/plan's body and GET /config's answer. */
 export const configDocumentSchema = z
@@ -138,10 +163,25 @@ export interface DesiredPolicy {
   redacted: RedactedTargets;
 }
 
+export interface DesiredSchedule {
+  index: number;
+  ref: string;
+  /** The body of POST /schedules, parsed by its schema. */
+  input: CreateScheduleInput;
+}
+
 /** A document read: every entry judged by its kind's rules, every ref resolved within the document. */
 export interface ConfigDocument {
   prune: boolean;
+  /**
+   * With `prune`: only managed monitors whose ref starts with this are deleted, and no policy or page (an OpenAPI
+   * import prunes only the monitors of that import, `openapi.<name>.`).
+   */
+  pruneRefPrefix?: string;
+  /** null: the document leaves the accounting policy alone. */
+  accounting: AccountingSettingsInput | null;
   monitors: DesiredMonitor[];
   escalationPolicies: DesiredPolicy[];
   statusPages: DesiredStatusPage[];
+  schedules: DesiredSchedule[];
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
   ConflictError,
+  loadAccountingSettings,
+  type AccountingSettings,
   ValidationError,
   type Config,
   type Issue,
@@ -9,7 +11,10 @@ import {
 } from '@statusvane/shared';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { dependencyListIssues, lockDependencies } from '../monitors/monitor-dependencies.js';
+import { assertScheduleUsers } from '../schedules/schedule-input.js';
+import { scheduleRecordSelect, type ScheduleRow } from '../schedules/schedule-record.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
+import { secretRefsOf, unknownSecretIssues } from '../monitors/monitor-secrets.js';
 import { fail } from './config-document.js';
 import type { ConfigDocument, DesiredStatusPage, View } from './config-schema.js';
 import {
@@ -29,8 +34,9 @@ import {
   storedPolicyView,
   type ConfigPolicyRow,
 } from './policy-views.js';
+import { desiredScheduleView, storedScheduleView } from './schedule-views.js';
 
-export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page';
+export type ResourceType = 'monitor' | 'escalation_policy' | 'status_page' | 'accounting_policy' | 'schedule';
 export type ChangeAction = 'create' | 'update' | 'delete' | 'noop';
 
 /** One line of a plan, as the API shows it. */
@@ -56,6 +62,9 @@ export interface ConfigPlan {
   policies: PlannedChange<ConfigPolicyRow>[];
   monitors: PlannedChange<ConfigMonitorRow>[];
   statusPages: PlannedChange<StoredPage>[];
+  schedules: PlannedChange<ScheduleRow>[];
+  /** The accounting policy's change, when the document states it (ref `accounting`, id the workspace's). */
+  accounting: PlannedChange<{ id: string }> | null;
   changes: ConfigChange[];
   summary: Record<ChangeAction, number>;
 }
@@ -80,15 +89,18 @@ export interface StoredState {
   policies: Map<string, ConfigPolicyRow>;
   monitors: Map<string, ConfigMonitorRow>;
   statusPages: Map<string, StoredPage>;
+  schedules: Map<string, ScheduleRow>;
   /** Managed policies: id -> ref. */
   policyRefs: Map<string, string>;
   /** The workspace's default policy, managed or not (read to judge a move of the default, never written). */
   defaultPolicy: { id: string; ref: string | null; name: string } | null;
+  /** The accounting policy (the defaults at version 1 while it has no row). */
+  accounting: AccountingSettings;
 }
 
 /** The workspace's managed resources (those with a ref). Unmanaged ones are never read, compared or touched. */
 export async function loadState(db: Db, workspaceId: string): Promise<StoredState> {
-  const [monitors, pages, policies, workspace] = await Promise.all([
+  const [monitors, pages, policies, workspace, accounting, schedules] = await Promise.all([
     db.monitor.findMany({
       where: { workspaceId, ref: { not: null } },
       select: configMonitorSelect,
@@ -108,15 +120,26 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
       where: { id: workspaceId },
       select: { defaultEscalationPolicy: { select: { id: true, ref: true, name: true } } },
     }),
+    loadAccountingSettings(db, workspaceId),
+    db.schedule.findMany({
+      where: { workspaceId, ref: { not: null } },
+      select: scheduleRecordSelect,
+      orderBy: { ref: 'asc' },
+    }),
   ]);
   return {
     policies: new Map(policies.map((p) => [p.ref!, p])),
     monitors: new Map(monitors.map((m) => [m.ref!, m])),
     statusPages: new Map(pages.map((p) => [p.ref!, p])),
+    schedules: new Map(schedules.map((s) => [s.ref!, s])),
     policyRefs: new Map(policies.map((p) => [p.id, p.ref!])),
     defaultPolicy: workspace.defaultEscalationPolicy,
+    accounting,
   };
 }
+
+/** The accounting policy as a document states it (its version is not a document field). */
+export const accountingView = ({ version: _, ...fields }: AccountingSettings): View => ({ ...fields });
 
 /** A stored page as the document sees it; a section component whose monitor the document does not manage shows by id. */
 export function storedPageView(page: StoredPage, componentRefs: Map<string, string>): View {
@@ -153,6 +176,8 @@ const SHOW: Record<ResourceType, Show> = {
   monitor: shownValue,
   escalation_policy: (field, value) => (field === 'steps' ? shownSteps(value) : value),
   status_page: (_field, value) => value,
+  schedule: (_field, value) => value,
+  accounting_policy: (_field, value) => value,
 };
 
 /** Every field of a created resource, from null. */
@@ -220,7 +245,7 @@ export async function computePlan(
     policies.push(planOf('escalation_policy', d.ref, stored, storedView, view));
   }
   const namedPolicies = new Set(doc.escalationPolicies.map((p) => p.ref));
-  if (doc.prune)
+  if (prunesAll(doc))
     for (const [ref, stored] of state.policies)
       if (!namedPolicies.has(ref)) policies.push(deletion('escalation_policy', ref, stored));
   policies.push(...previousDefaultChange(state, policies));
@@ -244,7 +269,8 @@ export async function computePlan(
   }
   const named = new Set(doc.monitors.map((m) => m.ref));
   if (doc.prune)
-    for (const [ref, stored] of state.monitors) if (!named.has(ref)) monitors.push(deletion('monitor', ref, stored));
+    for (const [ref, stored] of state.monitors)
+      if (!named.has(ref) && prunable(doc, ref)) monitors.push(deletion('monitor', ref, stored));
 
   // Section entries name monitors by ref; stored sections hold component ids.
   const componentRefs = new Map([...state.monitors.values()].map((m) => [m.componentId, m.ref!]));
@@ -256,23 +282,61 @@ export async function computePlan(
     );
   }
   const namedPages = new Set(doc.statusPages.map((p) => p.ref));
-  if (doc.prune)
+  if (prunesAll(doc))
     for (const [ref, stored] of state.statusPages)
       if (!namedPages.has(ref)) statusPages.push(deletion('status_page', ref, stored));
 
+  const schedules: PlannedChange<ScheduleRow>[] = [];
+  for (const d of doc.schedules) {
+    const stored = state.schedules.get(d.ref);
+    schedules.push(
+      planOf('schedule', d.ref, stored, stored ? storedScheduleView(stored) : null, desiredScheduleView(d.input)),
+    );
+  }
+  const namedSchedules = new Set(doc.schedules.map((s) => s.ref));
+  if (doc.prune)
+    for (const [ref, stored] of state.schedules)
+      if (!namedSchedules.has(ref)) schedules.push(deletion('schedule', ref, stored));
+
   issues.push(
+    ...(await scheduleUserIssues(db, workspaceId, doc, schedules)),
     ...(await networkIssues(deps.guard, doc, monitors)),
     ...(await policyTargetIssues(deps.guard, doc, policies)),
     ...(await dependsOnIssues(db, workspaceId, doc, monitors)),
+    ...(await secretIssues(db, workspaceId, doc, monitors)),
   );
   if (issues.length) fail(issues);
   await assertSlugsFree(db, statusPages);
 
-  const changes = [...policies, ...monitors, ...statusPages].map((p) => p.change);
+  // The accounting policy: one record per workspace, always there (its defaults), so only updated or left alone.
+  const accounting = doc.accounting
+    ? planOf('accounting_policy', 'accounting', { id: workspaceId }, accountingView(state.accounting), {
+        ...doc.accounting,
+      })
+    : null;
+
+  const changes = [...schedules, ...policies, ...monitors, ...statusPages, ...(accounting ? [accounting] : [])].map(
+    (p) => p.change,
+  );
   const summary = { create: 0, update: 0, delete: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
-  return { planId: planIdOf(docHash, state, doc), policies, monitors, statusPages, changes, summary };
+  return {
+    planId: planIdOf(docHash, state, doc),
+    policies,
+    monitors,
+    statusPages,
+    accounting,
+    schedules,
+    changes,
+    summary,
+  };
 }
+
+/** `prune` over every kind of managed resource (a document), not only some monitors (an OpenAPI import). */
+const prunesAll = (doc: ConfigDocument) => doc.prune && doc.pruneRefPrefix === undefined;
+/** Whether `prune` may delete the managed monitor `ref`. */
+const prunable = (doc: ConfigDocument, ref: string) =>
+  doc.pruneRefPrefix === undefined || ref.startsWith(doc.pruneRefPrefix);
 
 /**
  * A document that makes one of its policies the default takes the default from the policy that has it, whose record
@@ -313,6 +377,36 @@ function previousDefaultChange(
 }
 
 /**
+ * The users of every schedule the plan creates or changes are members of the workspace, as POST and PATCH
+ * /schedules judge them (assertScheduleUsers), each issue at its path in the document.
+ */
+async function scheduleUserIssues(
+  db: Db,
+  workspaceId: string,
+  doc: ConfigDocument,
+  plans: PlannedChange<ScheduleRow>[],
+): Promise<Issue[]> {
+  const issues: Issue[] = [];
+  for (const d of doc.schedules) {
+    const p = plans.find((x) => x.change.ref === d.ref)!;
+    if (p.change.action === 'noop') continue;
+    issues.push(...(await issuesAt(`schedules[${d.index}]`, () => assertScheduleUsers(db, workspaceId, d.input))));
+  }
+  return issues;
+}
+
+/** The 400 issues of an API rule (`check`), each at its path under `path` in the document; none when it passes. */
+async function issuesAt(path: string, check: () => Promise<void>): Promise<Issue[]> {
+  try {
+    await check();
+    return [];
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    return (err.details as { issues: Issue[] }).issues.map((i) => ({ ...i, path: `${path}.${i.path}` }));
+  }
+}
+
+/**
  * The SSRF guard on what the plan would write: the target (http, tcp) and resolver (dns) of every monitor created
  * or changed there. Unchanged monitors were judged when written. Each distinct target is looked up once.
  */
@@ -344,6 +438,39 @@ async function networkIssues(
     const batch = checks.slice(i, i + 50);
     const results = await Promise.all(batch.map((c) => c.run()));
     results.forEach((found, j) => issues.push(...found.map((x) => ({ ...x, path: `${batch[j]!.path}.${x.path}` }))));
+  }
+  return issues;
+}
+
+/** The fields whose `{{secrets.NAME}}` name workspace secrets, by type. */
+const SECRET_BEARING: Record<string, readonly string[]> = { api: ['steps'], http: ['headers', 'body'] };
+
+/**
+ * The workspace secrets (`{{secrets.NAME}}`) that the monitors the plan creates or changes would name, by monitor:
+ * what apply locks, and what must exist.
+ */
+export function plannedSecretRefs(plans: PlannedChange<ConfigMonitorRow>[]): Array<{ ref: string; names: string[] }> {
+  return plans.flatMap((p) => {
+    const fields = SECRET_BEARING[p.desired?.type as string] ?? [];
+    if (!fields.length || !(p.change.action === 'create' || fields.some((f) => p.changed.includes(f)))) return [];
+    const d = p.desired as Parameters<typeof secretRefsOf>[0];
+    return [{ ref: p.change.ref, names: secretRefsOf(d) }];
+  });
+}
+
+/** Every secret a created or changed monitor names is one of the workspace's (as POST and PATCH /monitors judge it). */
+async function secretIssues(
+  db: Db,
+  workspaceId: string,
+  doc: ConfigDocument,
+  plans: PlannedChange<ConfigMonitorRow>[],
+): Promise<Issue[]> {
+  const index = new Map(doc.monitors.map((m) => [m.ref, m.index]));
+  const issues: Issue[] = [];
+  for (const { ref, names } of plannedSecretRefs(plans)) {
+    const type = plans.find((p) => p.change.ref === ref)!.desired!.type as string;
+    const at = `monitors[${index.get(ref)}].${SECRET_BEARING[type]![0]}`;
+    issues.push(...(await unknownSecretIssues(db, workspaceId, names, at)));
   }
   return issues;
 }
@@ -391,13 +518,11 @@ async function policyTargetIssues(
   for (const d of doc.escalationPolicies) {
     const p = plans.find((x) => x.change.ref === d.ref)!;
     if (p.change.action !== 'create' && !p.changed.includes('steps')) continue;
-    try {
-      await assertTargetsAllowed(guard, p.desired!.steps as CreateEscalationPolicyInput['steps']);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      const found = (err.details as { issues: Issue[] }).issues;
-      issues.push(...found.map((i) => ({ ...i, path: `escalationPolicies[${d.index}].${i.path}` })));
-    }
+    issues.push(
+      ...(await issuesAt(`escalationPolicies[${d.index}]`, () =>
+        assertTargetsAllowed(guard, p.desired!.steps as CreateEscalationPolicyInput['steps']),
+      )),
+    );
   }
   return issues;
 }
@@ -421,8 +546,10 @@ async function assertSlugsFree(db: Db, plans: PlannedChange<StoredPage>[]): Prom
  * any compared resource changed since, is 409.
  */
 function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): string {
-  const compared = <T>(stored: Map<string, T>, named: string[]) =>
-    doc.prune ? [...stored.entries()] : named.map((ref) => [ref, stored.get(ref) ?? null] as const);
+  const compared = <T>(stored: Map<string, T>, named: string[]) => {
+    const pruned = doc.prune ? [...stored.keys()].filter((ref) => prunable(doc, ref)) : [];
+    return [...new Set([...named, ...pruned])].sort().map((ref) => [ref, stored.get(ref) ?? null] as const);
+  };
   const fingerprint = createHash('sha256')
     .update(
       stableJson({
@@ -438,9 +565,14 @@ function planIdOf(docHash: string, state: StoredState, doc: ConfigDocument): str
           state.policies,
           doc.escalationPolicies.map((p) => p.ref),
         ),
+        schedules: compared(
+          state.schedules,
+          doc.schedules.map((s) => s.ref),
+        ),
         policyRefs: [...state.policyRefs.entries()].sort(),
         // Whose default the document may take: a move of it since the plan changes what apply would change.
         defaultPolicy: state.defaultPolicy?.id ?? null,
+        accounting: doc.accounting ? state.accounting.version : null,
       }),
     )
     .digest('hex');

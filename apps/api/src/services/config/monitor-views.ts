@@ -2,11 +2,14 @@ import {
   secretKeyId,
   tryDecryptSecret,
   UPDATE_FIELDS_BY_TYPE,
+  type ApiStepInput,
   type Config,
   type Issue,
   type Prisma,
+  type StoredApiStep,
 } from '@statusvane/shared';
 import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
+import { keepStoredStepSecrets, mentionsRedacted, openStoredSteps } from '../monitors/monitor-secrets.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED } from '../audit/record-write.js';
 import type { DesiredMonitor, View } from './config-schema.js';
@@ -27,10 +30,12 @@ const FIELDS: Record<string, string[]> = Object.fromEntries(
 );
 
 /** What a create stores for a field the document leaves out (monitor-data.ts), and the write-only secrets' "none". */
-const DEFAULTS: View = { ...MONITOR_DEFAULTS, headers: {}, body: null, jsonAssertion: null };
+const DEFAULTS: View = { ...MONITOR_DEFAULTS, headers: {}, body: null, jsonAssertion: null, steps: null };
 
-/** Fields whose values are secrets: compared by value, shown as "<redacted>". */
-export const MONITOR_SECRET_FIELDS: ReadonlySet<string> = new Set(['headers', 'body']);
+/** Fields whose values are secrets: compared by value, shown as "<redacted>" (steps: their headers and bodies). */
+export const MONITOR_SECRET_FIELDS: ReadonlySet<string> = new Set(['headers', 'body', 'steps']);
+/** What a document may say for a stored secret it keeps. */
+const PLACEHOLDERS = [REDACTED, UNREADABLE];
 
 /** The fields a monitor of this kind has; a heartbeat on a cron schedule has no interval of its own to manage. */
 function fieldsOf(view: View): string[] {
@@ -87,6 +92,7 @@ export function storedMonitorView(
     dependsOn: row.dependsOn,
     environment: row.environment,
     metadata: row.metadata,
+    slaTarget: row.slaTarget,
     target: row.target,
     timeoutMs: row.timeoutMs,
     degradedAfterMs: row.degradedAfterMs,
@@ -101,6 +107,8 @@ export function storedMonitorView(
     body: row.bodyEnc ? openStored(row.bodyEnc, row.encKeyId, keyring, (c) => c) : null,
     contentType: row.contentType,
     jsonAssertion: row.jsonAssertion ?? null,
+    responseSchema: row.responseSchema ?? null,
+    steps: row.type === 'api' ? storedSteps(row, keyring) : null,
     certificateExpiryDays: row.certificateExpiryDays,
     dnsRecordType: row.dnsRecordType ?? 'A',
     dnsResolver: row.dnsResolver,
@@ -118,6 +126,21 @@ export function storedMonitorView(
       ? null
       : (policyRefs.get(row.escalationPolicyId) ?? unmanagedPolicy(row.escalationPolicyId));
   return view;
+}
+
+/**
+ * An api monitor's steps whole (headers and bodies decrypted in memory, for comparison); when no configured key opens
+ * them, each header value and body is an UnreadableSecret (shown `"<unreadable>"`), so that reading never fails.
+ */
+function storedSteps(row: ConfigMonitorRow, keyring: Config['encryption']): unknown[] {
+  const opened = openStoredSteps(row, keyring);
+  if (opened) return opened;
+  const unreadable = new UnreadableSecret(row.stepSecretsEnc ? secretKeyId(row.stepSecretsEnc) : null);
+  return ((row.steps ?? []) as StoredApiStep[]).map(({ headerNames, hasBody, ...rest }) => ({
+    ...rest,
+    ...(headerNames.length ? { headers: Object.fromEntries(headerNames.map((n) => [n, unreadable])) } : {}),
+    ...(hasBody ? { body: unreadable } : {}),
+  }));
 }
 
 /** A monitor's policy that no ref names, as plans show it (a ref has no space or parenthesis). */
@@ -175,6 +198,20 @@ export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { vi
     else if (typeof stored?.body === 'string') given.body = stored.body;
     else issues.push({ path: at('body'), message: `is "${said}" but the monitor has no stored body` });
   }
+  if (Array.isArray(given.steps) && mentionsRedacted(given.steps as ApiStepInput[], PLACEHOLDERS)) {
+    const storedSteps = (stored?.steps ?? null) as Array<{ headers?: object; body?: unknown }> | null;
+    const unreadable = storedSteps?.some(
+      (s) => isUnreadable(s.body) || Object.values(s.headers ?? {}).some(isUnreadable),
+    );
+    const kept = keepStoredStepSecrets(
+      given.steps as ApiStepInput[],
+      unreadable ? null : ((storedSteps ?? []) as ApiStepInput[]),
+      at('steps'),
+      PLACEHOLDERS,
+    );
+    issues.push(...kept.issues);
+    given.steps = kept.steps;
+  }
   const view = pick(given, fieldsOf({ ...DEFAULTS, ...given }));
   if (d.escalationPolicy !== undefined) view.escalationPolicy = d.escalationPolicy;
   return { view, issues };
@@ -184,10 +221,19 @@ export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { vi
 export function shownValue(field: string, value: unknown): unknown {
   if (isUnreadable(value)) return UNREADABLE;
   if (!MONITOR_SECRET_FIELDS.has(field) || value === null || value === undefined) return value ?? null;
-  if (field === 'headers')
-    return Object.fromEntries(Object.keys(value as Record<string, string>).map((name) => [name, REDACTED]));
+  if (field === 'headers') return redactedHeaders(value as Record<string, unknown>);
+  if (field === 'steps')
+    return (value as Array<Record<string, unknown>>).map((step) => ({
+      ...step,
+      ...(step.headers ? { headers: redactedHeaders(step.headers as Record<string, unknown>) } : {}),
+      ...(step.body !== undefined ? { body: isUnreadable(step.body) ? UNREADABLE : REDACTED } : {}),
+    }));
   return REDACTED;
 }
+
+/** Header names kept, values `"<redacted>"` (or `"<unreadable>"`). */
+const redactedHeaders = (headers: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(headers).map(([name, v]) => [name, isUnreadable(v) ? UNREADABLE : REDACTED]));
 
 /** The document entry of a stored monitor: defaults left out, secrets redacted. */
 export function exportedMonitor(ref: string, view: View): View {

@@ -3,7 +3,7 @@ import {
   secretKeyId,
   targetFromSecret,
   type Config,
-  type DeliveryChannel,
+  type EscalationChannel,
   type EscalationTargetInput,
   type Issue,
   type Prisma,
@@ -31,7 +31,7 @@ const SECRET_FIELDS: Record<string, string | undefined> = {
  * shows for a target it cannot decrypt) may stand in any field the target's ciphertext holds.
  */
 const URL_PLACEHOLDER = { target: 'https://redacted.invalid/' };
-const PLACEHOLDERS: Record<DeliveryChannel, Record<string, string>> = {
+const PLACEHOLDERS: Record<EscalationChannel, Record<string, string>> = {
   webhook: URL_PLACEHOLDER,
   slack: URL_PLACEHOLDER,
   teams: URL_PLACEHOLDER,
@@ -41,6 +41,9 @@ const PLACEHOLDERS: Record<DeliveryChannel, Record<string, string>> = {
   pagerduty: { routingKey: 'REDACTEDREDACTEDREDACTEDREDACTED' },
   opsgenie: { apiKey: 'REDACTED' },
   telegram: { botToken: '0:REDACTEDREDACTEDREDACTED', chatId: '0' },
+  // Ids, never secrets: nothing to redact.
+  schedule: {},
+  user: {},
 };
 
 /** Swaps each `"<redacted>"` or `"<unreadable>"` secret of a raw policy body for a placeholder of the right format, noting where. */
@@ -55,7 +58,7 @@ export function withPlaceholders(body: Record<string, unknown>): {
     const targets = (step as { targets: unknown[] }).targets.map((t, j) => {
       if (!t || typeof t !== 'object') return t;
       const target = { ...(t as Record<string, unknown>) };
-      const placeholders = PLACEHOLDERS[target.channel as DeliveryChannel] as Record<string, string> | undefined;
+      const placeholders = PLACEHOLDERS[target.channel as EscalationChannel] as Record<string, string> | undefined;
       if (!placeholders) return t;
       const secret = SECRET_FIELDS[String(target.channel)];
       const swapped = Object.keys(placeholders).filter(

@@ -2,7 +2,7 @@ import type { Config, Prisma, PrismaClient, SsrfGuard } from '@statusvane/shared
 import { changesBetween, recordAuditEvent, type WriteContext } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
-import { assertTargetsAllowed, type CreateEscalationPolicyInput } from './policy-input.js';
+import { assertPeopleExist, assertTargetsAllowed, type CreateEscalationPolicyInput } from './policy-input.js';
 import { escalationPolicySelect, toEscalationPolicyRecord, type EscalationPolicyRecord } from './policy-record.js';
 import { stepsCreate } from './policy-steps.js';
 
@@ -17,6 +17,7 @@ export async function createEscalationPolicy(
 ): Promise<EscalationPolicyRecord> {
   assertCan(ctx.role, 'escalationPolicies:manage');
   await assertTargetsAllowed(deps.guard, input.steps);
+  await assertPeopleExist(deps.prisma, ctx.workspace.id, input.steps);
   return deps.prisma.$transaction(async (tx) => {
     const id = await createPolicyInTx(tx, deps, ctx, input);
     const record = toEscalationPolicyRecord(

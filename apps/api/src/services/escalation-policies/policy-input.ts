@@ -4,6 +4,8 @@ import {
   escalationTargetSchema,
   isUrlChannel,
   type Issue,
+  type EscalationTargetInput,
+  type PrismaClient,
   type SsrfGuard,
   shownText,
 } from '@statusvane/shared';
@@ -100,15 +102,62 @@ type StepsInput = CreateEscalationPolicyInput['steps'];
  * target (`steps[0].targets[1].target`).
  */
 export async function assertTargetsAllowed(guard: SsrfGuard, steps: StepsInput): Promise<void> {
-  const checks = steps.flatMap((s, i) =>
-    s.targets.map(async (t, j): Promise<Issue | null> => {
-      if (!('target' in t) || !isUrlChannel(t.channel)) return null;
-      const result = await guard.checkUrl(t.target);
-      if (result.ok || result.code === 'dns') return null;
-      const message = result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason;
-      return { path: `steps[${i}].targets[${j}].target`, message };
-    }),
+  const targets = steps.flatMap((s, i) =>
+    s.targets.map((target, j) => ({ path: `steps[${i}].targets[${j}]`, target })),
   );
-  const issues = (await Promise.all(checks)).filter((i): i is Issue => i !== null);
+  const issues = await urlTargetIssues(guard, targets);
+  if (issues.length) failWith('escalation policy', issues);
+}
+
+/**
+ * The SSRF issues of the URL targets among `targets` (`<path>.target`): the one write-time rule of policy targets
+ * and contact methods alike.
+ */
+export async function urlTargetIssues(
+  guard: SsrfGuard,
+  targets: ReadonlyArray<{ path: string; target: EscalationTargetInput }>,
+): Promise<Issue[]> {
+  const checks = targets.map(async ({ path, target: t }): Promise<Issue | null> => {
+    if (!('target' in t) || !isUrlChannel(t.channel)) return null;
+    const result = await guard.checkUrl(t.target);
+    if (result.ok || result.code === 'dns') return null;
+    const message = result.code === 'blocked' ? `target is not allowed: ${result.reason}` : result.reason;
+    return { path: `${path}.target`, message };
+  });
+  return (await Promise.all(checks)).filter((i): i is Issue => i !== null);
+}
+
+/**
+ * Schedule and user targets name the workspace's own: a schedule of the workspace, a user who is a member of it. One
+ * 400 naming every target that is neither (`steps[0].targets[1].target`).
+ */
+export async function assertPeopleExist(
+  prisma: Pick<PrismaClient, 'schedule' | 'membership'>,
+  workspaceId: string,
+  steps: StepsInput,
+): Promise<void> {
+  const named = steps.flatMap((s, i) =>
+    s.targets.flatMap((t, j) =>
+      t.channel === 'schedule' || t.channel === 'user' ? [{ channel: t.channel, id: t.target, i, j }] : [],
+    ),
+  );
+  if (named.length === 0) return;
+  const [schedules, members] = await Promise.all([
+    prisma.schedule.findMany({
+      where: { workspaceId, id: { in: named.filter((n) => n.channel === 'schedule').map((n) => n.id) } },
+      select: { id: true },
+    }),
+    prisma.membership.findMany({
+      where: { workspaceId, userId: { in: named.filter((n) => n.channel === 'user').map((n) => n.id) } },
+      select: { userId: true },
+    }),
+  ]);
+  const known = new Set([...schedules.map((s) => s.id), ...members.map((m) => m.userId)]);
+  const issues = named
+    .filter((n) => !known.has(n.id))
+    .map((n) => ({
+      path: `steps[${n.i}].targets[${n.j}].target`,
+      message: n.channel === 'schedule' ? 'is not a schedule of this workspace' : 'is not a member of this workspace',
+    }));
   if (issues.length) failWith('escalation policy', issues);
 }

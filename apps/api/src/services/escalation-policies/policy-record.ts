@@ -1,11 +1,11 @@
-import { DELIVERY_CHANNELS, IMPACTS, shownTarget, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { ESCALATION_CHANNELS, IMPACTS, shownTarget, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
 
 const targetRecordSchema = z
   .object({
     id: z.uuid(),
-    channel: z.enum(DELIVERY_CHANNELS),
+    channel: z.enum(ESCALATION_CHANNELS),
     display: z.string().openapi({
       description:
         'How the target is shown, never a secret (targets are stored encrypted and never shown in clear). Email: the ' +

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   createDeliverer,
   workspaceSigningSecrets,
-  DELIVERY_CHANNELS,
+  ESCALATION_CHANNELS,
   IMPACTS,
+  isPersonChannel,
   openTarget,
   shownTarget,
   type Config,
@@ -23,7 +24,7 @@ import { findOwn } from '../records.js';
 export const policyTestResultSchema = z
   .object({
     step: z.number().int().min(0).openapi({ description: "The step's position in the ladder, from 0." }),
-    channel: z.enum(DELIVERY_CHANNELS),
+    channel: z.enum(ESCALATION_CHANNELS),
     display: z.string().openapi({ description: 'The target as records show it (never a secret).' }),
     ok: z.boolean().openapi({ description: 'The provider (or the SMTP server) accepted the message.' }),
     status: z.number().int().optional().openapi({ description: "The provider's HTTP status, when it answered." }),
@@ -33,7 +34,8 @@ export const policyTestResultSchema = z
       .openapi({
         description:
           'Why it was not delivered: `http_404`, `timeout`, `connection_refused`, `ssrf_blocked`, `smtp_550`, `email not ' +
-          "configured`, `target_unreadable` (the target's encryption key is gone) ...",
+          "configured`, `target_unreadable` (the target's encryption key is gone), `person_not_tested` (a schedule " +
+          'or user target: a test wakes nobody) ...',
       }),
   })
   .openapi('EscalationTestResult');
@@ -87,6 +89,10 @@ export async function testEscalationPolicy(
   try {
     const sends = policy.steps.flatMap((step) =>
       step.targets.map(async (t): Promise<PolicyTestResult> => {
+        const channel = t.channel;
+        // A schedule or user target pages people's own contact methods: a test of the policy does not wake them.
+        if (isPersonChannel(channel))
+          return { step: step.position, channel, display: t.display, ok: false, error: 'person_not_tested' };
         const page: Page = {
           deliveryId: randomUUID(),
           workspaceId: ctx.workspace.id,
@@ -114,12 +120,12 @@ export async function testEscalationPolicy(
         let outcome: DeliveryOutcome;
         try {
           const target = openTarget(byId.get(t.id)!, deps.config.encryption);
-          outcome = await deliverer.deliver(t.channel, target, page);
+          outcome = await deliverer.deliver(channel, target, page);
           // PagerDuty and Opsgenie keep an alert open until told otherwise: close the test's at once (same incident
           // id, so the same dedup_key / alias). The answer reports the test message; the close is best effort.
-          if (outcome.status === 'sent' && CLOSES_ALERTS.has(t.channel))
+          if (outcome.status === 'sent' && CLOSES_ALERTS.has(channel))
             await deliverer
-              .notify(t.channel, target, {
+              .notify(channel, target, {
                 noticeId: randomUUID(),
                 workspaceId: ctx.workspace.id,
                 kind: 'resolved',

@@ -4,7 +4,7 @@ import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { makeDefault, type PreviousDefault } from './create-escalation-policy.js';
 import { archiveLadder, lockPolicy } from './lock-policy.js';
-import { assertTargetsAllowed, type UpdateEscalationPolicyInput } from './policy-input.js';
+import { assertPeopleExist, assertTargetsAllowed, type UpdateEscalationPolicyInput } from './policy-input.js';
 import {
   escalationPolicySelect,
   toEscalationPolicyRecord,
@@ -26,7 +26,10 @@ export async function updateEscalationPolicy(
 ): Promise<EscalationPolicyRecord> {
   assertCan(ctx.role, 'escalationPolicies:manage');
   const current = await findOwn(deps.prisma, ctx, policyLookup, id);
-  if (changes.steps) await assertTargetsAllowed(deps.guard, changes.steps);
+  if (changes.steps) {
+    await assertTargetsAllowed(deps.guard, changes.steps);
+    await assertPeopleExist(deps.prisma, ctx.workspace.id, changes.steps);
+  }
   const row = await deps.prisma.$transaction(async (tx) => {
     await claimVersion(tx, ctx, 'escalation_policy', current.id); // If-Match
     const recordBefore = toEscalationPolicyRecord(

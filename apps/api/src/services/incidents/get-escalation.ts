@@ -4,7 +4,7 @@ import {
   orderedSteps,
   policyInEffect,
   shownTarget,
-  DELIVERY_CHANNELS,
+  ESCALATION_CHANNELS,
   type Impact,
   type LadderState,
   type PolicyInEffect,
@@ -19,16 +19,25 @@ const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 
 const deliverySchema = z
   .object({
-    channel: z.enum(DELIVERY_CHANNELS),
+    channel: z.enum(ESCALATION_CHANNELS),
     target: z.string().openapi({
       description:
         'Never a secret. Email: the address. URL channels (webhook, slack, teams, discord, ntfy): only ' +
         '`scheme://host[:port]/…`, since the full URL is a credential. pagerduty and opsgenie: `routing key …abcd` / ' +
         '`API key …abcd` (the last four characters). telegram: `chat <chatId>`.',
     }),
-    status: z
-      .enum(DELIVERY_STATUSES)
-      .openapi({ description: '`skipped`: silent policy, or a channel that is not configured.' }),
+    scheduleId: z.uuid().nullable().openapi({
+      description: 'A `schedule` target: the schedule whose on-call user (or fallback) this delivery paged.',
+    }),
+    userId: z.uuid().nullable().openapi({
+      description:
+        'A `schedule` or `user` target: the user paged; `channel` and `target` are then the contact method used.',
+    }),
+    status: z.enum(DELIVERY_STATUSES).openapi({
+      description:
+        '`skipped`: silent policy, a channel that is not configured, a user with no contact method ' +
+        '(`no_contact_method`), or nobody on call (`nobody_on_call`, the fallback paged next).',
+    }),
     sentAt: dateTime.nullable(),
     reason: z
       .string()
@@ -36,7 +45,8 @@ const deliverySchema = z
       .openapi({
         description:
           'Beyond the spec: why the delivery failed or was skipped, as a code (`http_500`, `timeout`, `connection_refused`, ' +
-          '`ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, ...). Null unless `status` is ' +
+          '`ssrf_blocked`, `smtp_550`, `worker_lost`, `silent policy`, `email not configured`, `no_contact_method`, ' +
+          '`nobody_on_call`, `not_a_member`, ...). Null unless `status` is ' +
           '`failed` or `skipped`.',
       }),
   })
@@ -174,6 +184,8 @@ export async function getIncidentEscalation(
           cycle: true,
           channel: true,
           target: true,
+          scheduleId: true,
+          userId: true,
           status: true,
           sentAt: true,
           reason: true,
@@ -238,6 +250,8 @@ export async function getIncidentEscalation(
           channel: d.channel,
           // Stored in its shown form already; redacting again is a no-op that keeps a stray full URL out.
           target: shownTarget(d.channel, d.target),
+          scheduleId: d.scheduleId,
+          userId: d.userId,
           status: d.status,
           sentAt: d.sentAt?.toISOString() ?? null,
           reason: d.status === 'failed' || d.status === 'skipped' ? d.reason : null,

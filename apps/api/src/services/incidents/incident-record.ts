@@ -1,10 +1,13 @@
 import type { Prisma, PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../schemas/zod.js';
+import type { AuditActor } from '../auth/context.js';
 import type { OwnLookup } from '../records.js';
 
 export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 export const INCIDENT_IMPACTS = ['none', 'minor', 'major', 'critical'] as const;
 const INCIDENT_SOURCES = ['monitor', 'manual'] as const;
+/** The kinds of actor an audit event names (services/auth/context.ts). */
+const ACTOR_TYPES = ['user', 'token', 'cli'] as const satisfies ReadonlyArray<AuditActor['type']>;
 
 const evidenceSchema = z
   .object({
@@ -38,6 +41,23 @@ export const incidentRecordSchema = z
     startedAt: dateTime,
     resolvedAt: dateTime.nullable(),
     acknowledgedAt: dateTime.nullable(),
+    acknowledgedBy: z
+      .object({
+        type: z.enum(ACTOR_TYPES).openapi({
+          description:
+            '`user`: a person (console, personal or OAuth token); `token`: an org token; `cli`: the admin CLI.',
+        }),
+        id: z.string().openapi({ description: "The user's or token's id; for `cli`, the operating-system user." }),
+        name: z
+          .string()
+          .openapi({ description: "Their name as it was when they acknowledged (a user's name or email)." }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'Who acknowledged it, as the audit log names them; null until acknowledged (and for incidents acknowledged before ' +
+          'this field existed).',
+      }),
     monitorId: z.uuid().nullable().openapi({ description: 'The monitor that opened it; null for a manual incident.' }),
     metadata: z
       .record(z.string(), z.string())
@@ -76,6 +96,9 @@ export const incidentRecordSelect = {
   startedAt: true,
   resolvedAt: true,
   acknowledgedAt: true,
+  acknowledgedByType: true,
+  acknowledgedById: true,
+  acknowledgedByName: true,
   monitorId: true,
   metadata: true,
   reason: true,
@@ -92,6 +115,21 @@ export const incidentLookup: OwnLookup<Pick<PrismaClient, 'incident'>, IncidentR
   find: (db, where) => db.incident.findFirst({ where, select: incidentRecordSelect }),
 };
 
+/** The acknowledging actor as stored (a type outside today's three reads as none rather than a wrong one). */
+function acknowledgedByOf(row: IncidentRow): IncidentRecord['acknowledgedBy'] {
+  const type = ACTOR_TYPES.find((t) => t === row.acknowledgedByType);
+  return type && row.acknowledgedById !== null
+    ? { type, id: row.acknowledgedById, name: row.acknowledgedByName ?? '' }
+    : null;
+}
+
+/** The columns that store who acknowledged: the audit actor of the write, its id and name cut to their columns. */
+export const acknowledgedByColumns = (actor: AuditActor) => ({
+  acknowledgedByType: actor.type,
+  acknowledgedById: actor.id.slice(0, 100),
+  acknowledgedByName: actor.name.slice(0, 320),
+});
+
 export function toIncidentRecord(row: IncidentRow): IncidentRecord {
   return {
     id: row.id,
@@ -103,6 +141,7 @@ export function toIncidentRecord(row: IncidentRow): IncidentRecord {
     startedAt: row.startedAt.toISOString(),
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
     acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
+    acknowledgedBy: acknowledgedByOf(row),
     monitorId: row.monitorId,
     metadata: row.metadata as Record<string, string>,
     reason: row.reason,

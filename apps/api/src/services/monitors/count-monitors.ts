@@ -1,53 +1,59 @@
-import {
-  maintenanceCoverage,
-  maintenanceWindowsNear,
-  windowInProgress,
-  type Prisma,
-  type PrismaClient,
-} from '@statusvane/shared';
+import { maintenanceWindowsNear, type PrismaClient } from '@statusvane/shared';
+import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
+import { maintenanceCoverOf, monitorFilterWhere, withMonitorFilters, type MonitorFilters } from './monitor-filters.js';
 import { MONITOR_STATUSES } from './monitor-record.js';
 
-export type MonitorStatusCounts = Record<(typeof MONITOR_STATUSES)[number], number> & { total: number };
+/** GET /monitors/counts query: the filters of GET /monitors, without pages or order. */
+export const monitorCountsQuerySchema = withMonitorFilters(z.object({}));
+
+const count = z.number().int().min(0);
+export const monitorStatusCountsSchema = z
+  .object({
+    ...(Object.fromEntries(MONITOR_STATUSES.map((s) => [s, count])) as Record<
+      (typeof MONITOR_STATUSES)[number],
+      typeof count
+    >),
+    total: count.openapi({ description: 'Every monitor the filters match: the sum of the statuses.' }),
+  })
+  .openapi('MonitorStatusCounts');
+export type MonitorStatusCounts = z.infer<typeof monitorStatusCountsSchema>;
 
 /**
- * The workspace's monitors counted by the status their records show (`paused` when disabled, `maintenance` while a
- * window covers their component, else the check status), optionally among those whose name contains `q`. Two
- * grouped counts and the maintenance windows, whatever the number of monitors.
+ * GET /monitors/counts: the workspace's monitors matching the filters, counted by the status their records show
+ * (`paused` when disabled, `maintenance` while a window covers their component, else the check status): the counts
+ * GET /monitors?status=<s> with the same filters would total. Two grouped counts and the maintenance windows,
+ * whatever the number of monitors.
  */
 export async function countMonitors(
   { prisma }: { prisma: PrismaClient },
-  { ctx, input }: { ctx: ServiceContext; input: { q?: string | undefined } },
+  { ctx, input }: { ctx: ServiceContext; input: MonitorFilters },
 ): Promise<MonitorStatusCounts> {
-  const where: Prisma.MonitorWhereInput = {
-    workspaceId: ctx.workspace.id,
-    // As GET /monitors?q=: `%`, `_` and backslash match themselves.
-    ...(input.q ? { name: { contains: input.q.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' } } : {}),
-  };
+  // Counted without the status filter, which then keeps the statuses it names.
+  const { status: only, ...filters } = input;
+  const where = monitorFilterWhere(ctx.workspace.id, filters, null);
   const [groups, windows] = await Promise.all([
     prisma.monitor.groupBy({ by: ['enabled', 'status'], where, _count: { _all: true } }),
     maintenanceWindowsNear(prisma, ctx.workspace.id, ctx.now),
   ]);
   const counts = Object.fromEntries([...MONITOR_STATUSES.map((s) => [s, 0]), ['total', 0]]) as MonitorStatusCounts;
-  for (const g of groups) {
-    counts[g.enabled ? g.status : 'paused'] += g._count._all;
-    counts.total += g._count._all;
+  for (const g of groups) counts[g.enabled ? g.status : 'paused'] += g._count._all;
+  const cover = maintenanceCoverOf(windows, ctx.now);
+  if (cover.all || cover.componentIds.length) {
+    // Enabled monitors under maintenance show `maintenance` instead of their check status.
+    const under = await prisma.monitor.groupBy({
+      by: ['status'],
+      where: { AND: [where, { enabled: true }, cover.all ? {} : { componentId: { in: cover.componentIds } }] },
+      _count: { _all: true },
+    });
+    for (const g of under) {
+      counts[g.status] -= g._count._all;
+      counts.maintenance += g._count._all;
+    }
   }
-  const inProgress = windows.filter((w) => windowInProgress(w, ctx.now));
-  if (inProgress.length === 0) return counts;
-  // Enabled monitors under maintenance show `maintenance` instead of their check status.
-  const everything = inProgress.some((w) => w.componentIds.length === 0);
-  const covered = everything
-    ? null
-    : [...maintenanceCoverage(inProgress, [...new Set(inProgress.flatMap((w) => w.componentIds))], ctx.now).keys()];
-  const under = await prisma.monitor.groupBy({
-    by: ['status'],
-    where: { ...where, enabled: true, ...(covered ? { componentId: { in: covered } } : {}) },
-    _count: { _all: true },
-  });
-  for (const g of under) {
-    counts[g.status] -= g._count._all;
-    counts.maintenance += g._count._all;
+  for (const s of MONITOR_STATUSES) {
+    if (only && !only.includes(s)) counts[s] = 0;
+    counts.total += counts[s];
   }
   return counts;
 }

@@ -15,6 +15,7 @@ import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorReco
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
 import { checkNow, followSchedule } from './monitor-schedule.js';
+import { lockSecrets } from './monitor-secrets.js';
 
 export interface MonitorServiceDeps {
   prisma: PrismaClient;
@@ -47,10 +48,9 @@ export async function createMonitor(
   const record = await deps.prisma.$transaction(async (tx) => {
     await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
     const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
-    const created = await tx.monitor.create({
-      data: monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: component.id }, m),
-      select: monitorRecordSelect,
-    });
+    const data = monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: component.id }, m);
+    await lockSecrets(tx, ctx.workspace.id, (data.secretRefs ?? []) as string[]);
+    const created = await tx.monitor.create({ data, select: monitorRecordSelect });
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
       checkRegions: deps.config.checkRegions,

@@ -5,6 +5,7 @@ import {
   pagination,
   paginationQuerySchema,
   singleQueryValue,
+  unpackStepResults,
   type CertificateInfo,
   type Pagination,
   Prisma,
@@ -36,6 +37,20 @@ export const checkResultQuerySchema = paginationQuerySchema.extend({
 });
 export type CheckResultQuery = z.output<typeof checkResultQuerySchema>;
 
+const phaseMs = z.number().int().nullable();
+const stepResultSchema = z
+  .object({
+    name: z.string(),
+    outcome: z.enum(['passed', 'failed', 'skipped']),
+    reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why it failed (or was skipped); secrets as `<secret:NAME>`.' }),
+    statusCode: z.number().int().nullable(),
+    responseMs: z.number().int().nullable(),
+  })
+  .openapi('StepResult');
+
 export const checkResultRecordSchema = z
   .object({
     checkedAt: dateTime,
@@ -55,6 +70,12 @@ export const checkResultRecordSchema = z
     }),
     statusCode: z.number().int().nullable().openapi({ description: 'http: the response status; null otherwise.' }),
     totalMs: z.number().int().nullable().openapi({ description: 'How long the check took; null when not measured.' }),
+    phases: z.object({ dnsMs: phaseMs, connectMs: phaseMs, tlsMs: phaseMs, waitingMs: phaseMs }).openapi({
+      description:
+        'Where `totalMs` went: DNS lookup, TCP connect, TLS handshake, and waiting for the first byte (http), each ' +
+        'null when the check had no such phase or did not reach it. Solo plan or above; on the Free plan every ' +
+        'value is null.',
+    }),
     address: z
       .string()
       .nullable()
@@ -71,6 +92,14 @@ export const checkResultRecordSchema = z
     certificate: certificateSchema
       .optional()
       .openapi({ description: 'https: the leaf certificate seen; absent when no TLS handshake completed.' }),
+    steps: z
+      .array(stepResultSchema)
+      .optional()
+      .openapi({
+        description:
+          "api: one entry per step, in order; the result's reason is `step_failed: <step name>: <reason>` of the first " +
+          "failed step (a cleanup step's own failure never replaces it). Absent for other types.",
+      }),
   })
   .openapi('CheckResult');
 export type CheckResultRecord = z.infer<typeof checkResultRecordSchema>;
@@ -84,12 +113,17 @@ interface Row {
   reason: string | null;
   statusCode: number | null;
   responseMs: number | null;
+  dnsMs: number | null;
+  connectMs: number | null;
+  tlsMs: number | null;
+  waitingMs: number | null;
   dnsAnswers: unknown;
   certificate: unknown;
   address: string | null;
+  steps: unknown;
 }
 
-function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
+function toCheckResultRecord(row: Row, now: Date, withPhases: boolean): CheckResultRecord {
   const certificate = row.certificate as CertificateInfo | null;
   return {
     checkedAt: row.checkedAt.toISOString(),
@@ -99,8 +133,15 @@ function toCheckResultRecord(row: Row, now: Date): CheckResultRecord {
     reason: row.reason,
     statusCode: row.statusCode,
     totalMs: row.responseMs,
+    phases: {
+      dnsMs: withPhases ? row.dnsMs : null,
+      connectMs: withPhases ? row.connectMs : null,
+      tlsMs: withPhases ? row.tlsMs : null,
+      waitingMs: withPhases ? row.waitingMs : null,
+    },
     address: row.address,
     ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
+    ...(Array.isArray(row.steps) ? { steps: unpackStepResults(row.steps) ?? [] } : {}),
     ...(certificate
       ? { certificate: { ...certificate, daysRemaining: certificateDaysRemaining(certificate.validTo, now) } }
       : {}),
@@ -168,20 +209,21 @@ export async function listCheckResults(
     SELECT (SELECT coalesce(sum(n), 0) FROM days)::bigint AS total, r.*
     FROM (SELECT) AS one LEFT JOIN LATERAL (
       SELECT * FROM (
-        SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsAnswers",
-          certificate, host(address) AS address
+        SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsMs",
+          "connectMs", "tlsMs", "waitingMs", "dnsAnswers", certificate, host(address) AS address, steps
         FROM check_results
         WHERE ${rawWhere}
           AND slot >= (SELECT oldest FROM span) AND slot < (SELECT newest FROM span) + INTERVAL '1 day'
         UNION ALL
         SELECT p.day + (u.s + u.c) * INTERVAL '1 millisecond', p.day + u.s * INTERVAL '1 millisecond', p.region,
-          u.o::text, u.reason, u.code::int, u.resp, u.answers, u.cert, host(u.addr)
+          u.o::text, u.reason, u.code::int, u.resp, u.dns, u.conn, u.tls, u.wait, u.answers, u.cert, host(u.addr), u.steps
         FROM packed k
         JOIN check_results_packed p ON p."monitorId" = ${monitor.id}::uuid AND p.region = k.region AND p.day = k.day
         -- unnest in the select list: in lockstep (a null array gives nulls), without unnest(a, b, ...)'s tuplestore.
         CROSS JOIN LATERAL (SELECT unnest(p."slotOffsetMs"), unnest(p."checkedAfterMs"), unnest(p.outcome),
-          unnest(p."responseMs"), unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"),
-          unnest(p.address)) AS u(s, c, o, resp, code, reason, cert, answers, addr)
+          unnest(p."responseMs"), unnest(p."dnsMs"), unnest(p."connectMs"), unnest(p."tlsMs"), unnest(p."waitingMs"),
+          unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"), unnest(p.address),
+          unnest(p.steps)) AS u(s, c, o, resp, dns, conn, tls, wait, code, reason, cert, answers, addr, steps)
         WHERE k.n > 0 AND k.day >= (SELECT oldest FROM span) AND k.day <= (SELECT newest FROM span)${and(
           statuses !== null,
           Prisma.sql`u.o = ANY(${statuses})`,
@@ -192,6 +234,7 @@ export async function listCheckResults(
       OFFSET ${offset}::bigint - (SELECT later FROM span) LIMIT ${perPage}::int
     ) AS r ON true`;
   const total = Number(rows[0]?.total ?? 0);
-  const data = rows.filter((r) => r.slot !== null).map((r) => toCheckResultRecord(r, ctx.now));
+  const withPhases = ctx.workspace.plan !== 'free';
+  const data = rows.filter((r) => r.slot !== null).map((r) => toCheckResultRecord(r, ctx.now, withPhases));
   return { data, pagination: pagination(input.query, total) };
 }

@@ -4,11 +4,13 @@ import {
   DEFAULT_TIMEOUT_MS,
   Prisma,
   randomSecret,
+  sealSteps,
   type Config,
   type CreateMonitorInput,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
 import { sealSecrets } from './monitor-rules.js';
+import { httpSecretsAfter, secretRefsOf } from './monitor-secrets.js';
 
 /**
  * What a create stores for a field the body leaves out (docs/decisions.md, "Monitors"): the one table that
@@ -22,6 +24,7 @@ export const MONITOR_DEFAULTS = {
   dependsOn: [] as string[],
   environment: 'production',
   metadata: {} as Record<string, string>,
+  slaTarget: null,
   timeoutMs: DEFAULT_TIMEOUT_MS,
   degradedAfterMs: null,
   latencyThresholdMs: null,
@@ -40,6 +43,7 @@ export const MONITOR_DEFAULTS = {
   dnsRecordType: 'A',
   dnsResolver: null,
   dnsExpected: [] as string[],
+  responseSchema: null,
 } as const;
 const D = MONITOR_DEFAULTS;
 
@@ -54,13 +58,14 @@ export function monitorCreateData(
 ): Prisma.MonitorUncheckedCreateInput {
   const http = m.type === 'http' ? m : null;
   const dns = m.type === 'dns' ? m : null;
+  const api = m.type === 'api' ? m : null;
   return {
     ...(where.id ? { id: where.id } : {}),
     workspaceId: where.workspaceId,
     componentId: where.componentId,
     name: m.name,
     type: m.type,
-    target: m.type === 'heartbeat' ? null : m.target,
+    target: m.type === 'heartbeat' || m.type === 'api' ? null : m.target,
     intervalSeconds: m.intervalSeconds ?? D.intervalSeconds,
     openThreshold: m.openThreshold ?? D.openThreshold,
     resolveThreshold: m.resolveThreshold ?? D.resolveThreshold,
@@ -68,6 +73,7 @@ export function monitorCreateData(
     dependsOn: m.dependsOn ?? [],
     environment: m.environment ?? D.environment,
     metadata: m.metadata ?? {},
+    slaTarget: m.slaTarget ?? D.slaTarget,
     ...(m.type !== 'heartbeat'
       ? {
           timeoutMs: m.timeoutMs ?? D.timeoutMs,
@@ -92,11 +98,14 @@ export function monitorCreateData(
           keywordAbsent: http.keywordAbsent || D.keywordAbsent,
           contentType: http.contentType ?? D.contentType,
           ...(http.jsonAssertion ? { jsonAssertion: http.jsonAssertion } : {}),
+          ...(http.responseSchema ? { responseSchema: http.responseSchema as Prisma.InputJsonValue } : {}),
           ...sealSecrets(config, http.headers, http.body),
+          secretRefs: secretRefsOf(http),
           certificateExpiryDays:
             http.certificateExpiryDays === undefined ? D.certificateExpiryDays : http.certificateExpiryDays,
         }
       : { certificateExpiryDays: null }),
+    ...(api ? apiStepData(config, api.steps) : {}),
     ...(dns
       ? {
           dnsRecordType: dns.dnsRecordType ?? D.dnsRecordType,
@@ -114,12 +123,30 @@ export function monitorCreateData(
  */
 export function monitorUpdateData(
   config: Config,
-  current: { type: string; target: string | null },
+  current: {
+    type: string;
+    target: string | null;
+    headersEnc: string | null;
+    bodyEnc: string | null;
+    encKeyId: string | null;
+  },
   u: Omit<UpdateMonitorInput, 'type' | 'metadata'>,
 ): Prisma.MonitorUpdateInput {
-  const { headers, body, jsonAssertion, keyword, keywordAbsent, escalationPolicyId, ...plain } = u;
+  const { headers, body, jsonAssertion, responseSchema, steps, keyword, keywordAbsent, escalationPolicyId, ...plain } =
+    u;
+  // The secrets the monitor names follow its headers and body (http) or steps (api); a stored value that cannot be
+  // decrypted keeps the names it had.
+  const http =
+    headers !== undefined || body !== undefined
+      ? httpSecretsAfter({ headers, body }, current, config.encryption)
+      : null;
   const data: Prisma.MonitorUpdateInput = {
     ...plain,
+    ...(steps !== undefined ? apiStepData(config, steps) : {}),
+    ...(http ? { secretRefs: secretRefsOf(http) } : {}),
+    ...(responseSchema !== undefined
+      ? { responseSchema: responseSchema === null ? Prisma.DbNull : (responseSchema as Prisma.InputJsonValue) }
+      : {}),
     // "" is no keyword, like null (docs/decisions.md).
     ...(keyword !== undefined ? { keyword: keyword || null } : {}),
     ...(keywordAbsent !== undefined ? { keywordAbsent: keywordAbsent || null } : {}),
@@ -138,4 +165,14 @@ export function monitorUpdateData(
   if (escalationPolicyId !== undefined)
     data.escalationPolicy = escalationPolicyId ? { connect: { id: escalationPolicyId } } : { disconnect: true };
   return data;
+}
+
+/** An api monitor's step columns: the public part, the sealed headers and bodies, and the secrets they name. */
+function apiStepData(config: Config, steps: NonNullable<UpdateMonitorInput['steps']>) {
+  const sealed = sealSteps(steps, config.encryption.current);
+  return {
+    steps: sealed.steps as unknown as Prisma.InputJsonValue,
+    stepSecretsEnc: sealed.stepSecretsEnc,
+    secretRefs: secretRefsOf({ steps }),
+  };
 }

@@ -1,4 +1,5 @@
 import {
+  apiStepSchema,
   certificateDaysRemaining,
   createBatchLoader,
   monitorQuorum,
@@ -10,6 +11,7 @@ import {
   MONITOR_TYPES,
   perClient,
   type CertificateInfo,
+  type StoredApiStep,
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
@@ -30,6 +32,17 @@ export const certificateSchema = z
     fingerprint256: z.string().openapi({ description: 'SHA-256 fingerprint, colon-separated hex pairs.' }),
   })
   .openapi('Certificate');
+
+/** An api monitor's step as records show it: its headers by name and its body by presence (both write-only). */
+export const apiStepRecordSchema = apiStepSchema
+  .omit({ headers: true, body: true })
+  .extend({
+    headerNames: z
+      .array(z.string())
+      .openapi({ description: 'Names of the custom headers; their values are write-only.' }),
+    hasBody: z.boolean().openapi({ description: 'Whether a body is stored; the body itself is write-only.' }),
+  })
+  .openapi('ApiStepRecord');
 
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused', 'maintenance'] as const;
 
@@ -97,10 +110,27 @@ export const monitorRecordSchema = z
     jsonAssertion: z
       .union([jsonAssertionSchema, z.null()])
       .openapi({ description: 'The JSON assertion, or null when none is set.' }),
+    responseSchema: z.union([z.record(z.string(), z.unknown()), z.null()]).openapi({
+      description:
+        'http only: the JSON Schema the response body must match (`schema_mismatch`); null when none is set.',
+    }),
+    steps: z.union([z.array(apiStepRecordSchema), z.null()]).openapi({
+      description:
+        'api only: the steps, run in order (headers by name, bodies by presence: both write-only); null for other types. ' +
+        'A PATCH replaces them all; a header value or body `"<redacted>"` keeps that of the stored step of the same name.',
+    }),
     environment: z.string(),
     metadata: z
       .record(z.string(), z.string())
       .openapi({ description: 'Labels copied onto every incident the monitor opens.' }),
+    slaTarget: z
+      .number()
+      .nullable()
+      .openapi({
+        description:
+          'The uptime it promises in percent (90 to 99.9999), or null: uptime reports then add `slaMet` and the error ' +
+          'budget (GET /monitors/{id}/uptime).',
+      }),
     graceSeconds: z.number().int().nullable().openapi({ description: 'Heartbeat only; null for other types.' }),
     certificateExpiryDays: z.number().int().nullable().openapi({
       description:
@@ -163,7 +193,10 @@ export const monitorRecordSchema = z
   .openapi('Monitor');
 export type MonitorRecord = z.infer<typeof monitorRecordSchema>;
 
-/** The columns a monitor record needs; secrets (headersEnc, bodyEnc, pingSecret) are read only to derive flags. */
+/**
+ * The columns a monitor record needs; secrets (headersEnc, bodyEnc, stepSecretsEnc, pingSecret) are read only to
+ * derive flags, or by a write that keeps the ones it was not sent (and the secrets they name).
+ */
 export const monitorRecordSelect = {
   id: true,
   ref: true,
@@ -189,9 +222,16 @@ export const monitorRecordSelect = {
   latencyThresholdMs: true,
   headerNames: true,
   bodyEnc: true,
+  headersEnc: true,
+  encKeyId: true,
+  steps: true,
+  stepSecretsEnc: true,
+  secretRefs: true,
+  responseSchema: true,
   contentType: true,
   environment: true,
   metadata: true,
+  slaTarget: true,
   jsonAssertion: true,
   graceSeconds: true,
   certificateExpiryDays: true,
@@ -286,8 +326,12 @@ export function toMonitorRecord(
     contentType: row.type === 'http' ? row.contentType : null,
     // Written only from a parsed JsonAssertion (create, PATCH).
     jsonAssertion: (row.jsonAssertion ?? null) as MonitorRecord['jsonAssertion'],
+    responseSchema: row.type === 'http' ? ((row.responseSchema ?? null) as MonitorRecord['responseSchema']) : null,
+    // Written only from parsed steps, split by sealSteps.
+    steps: row.type === 'api' ? ((row.steps ?? []) as StoredApiStep[]) : null,
     environment: row.environment,
     metadata: row.metadata as Record<string, string>,
+    slaTarget: row.slaTarget,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
     certificateExpiryDays: row.type === 'http' ? row.certificateExpiryDays : null,
     certificate: certificate && {

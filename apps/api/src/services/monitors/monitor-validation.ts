@@ -1,7 +1,9 @@
 import {
+  type MonitorKind,
   monitorRegions,
   createMonitorSchema,
   dnsHostSchema,
+  fillTemplates,
   formatPath,
   httpTargetSchema,
   tcpTargetSchema,
@@ -12,6 +14,7 @@ import {
   type PrismaClient,
   type Issue,
   type SsrfGuard,
+  type ApiStepInput,
 } from '@statusvane/shared';
 import {
   hasIssueAt,
@@ -27,6 +30,48 @@ import { findOwn } from '../records.js';
 import { dependencyIssues } from './monitor-dependencies.js';
 import { monitorLookup } from './monitor-record.js';
 import { crossFieldIssues, intervalOrScheduleIssues, resolverIssues, targetIssues } from './monitor-rules.js';
+import {
+  keepStoredStepSecrets,
+  mentionsRedacted,
+  openStoredSteps,
+  secretRefsOf,
+  unknownSecretIssues,
+} from './monitor-secrets.js';
+
+type Database = { prisma: PrismaClient; workspaceId: string };
+
+/**
+ * An api monitor's steps beyond their schema: every `{{secrets.NAME}}` a secret of the workspace (with `database`),
+ * and the SSRF guard on each step whose scheme and host are written out (one whose host comes from a template is
+ * judged when it runs, like every step: the worker's guard judges each connection whatever its url came from).
+ */
+async function stepIssues(guard: SsrfGuard | null, steps: readonly ApiStepInput[], database?: Database) {
+  const issues: Issue[] = [];
+  if (database)
+    issues.push(
+      ...(await unknownSecretIssues(database.prisma, database.workspaceId, secretRefsOf({ steps }), 'steps')),
+    );
+  if (guard)
+    for (const [i, step] of steps.entries()) {
+      const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(step.url)?.[0];
+      if (!authority || authority.includes('{{')) continue;
+      const found = await targetIssues(guard, 'http', fillTemplates(step.url, 'x'));
+      issues.push(...found.map((x) => ({ ...x, path: `steps[${i}].url` })));
+    }
+  return issues;
+}
+
+/** An http monitor's `{{secrets.NAME}}` in its headers and body: each a secret of the workspace. */
+function httpSecretIssues(input: Raw, issues: Issue[], database: Database): Promise<Issue[]> {
+  const headers = hasIssueAt(issues, 'headers') || !isObject(input.headers) ? undefined : input.headers;
+  const body = hasIssueAt(issues, 'body') || typeof input.body !== 'string' ? undefined : input.body;
+  return unknownSecretIssues(
+    database.prisma,
+    database.workspaceId,
+    secretRefsOf({ headers: headers as Record<string, string> | undefined, body }),
+    'headers',
+  );
+}
 
 /*
  * A write is judged in stages (the schema, the fields this type takes, the target's format, the rules between
@@ -91,6 +136,12 @@ async function createIssues(
   const issues = [...schemaIssues, ...reservedKeyIssues(input, ['headers', 'metadata'])];
   const type = input.type === undefined ? 'http' : input.type;
   if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+  if (type === 'api') {
+    issues.push(...regionIssues(checkRegions, input, issues));
+    if (Array.isArray(input.steps) && !hasIssueAt(issues, 'steps'))
+      issues.push(...(await stepIssues(guard, input.steps as ApiStepInput[], database)));
+  }
+  if (type === 'http' && database) issues.push(...(await httpSecretIssues(input, issues, database)));
   // With a type that is none of the four the schema reports only `type`: nothing else can be judged.
   if (guard && type === 'dns' && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
     issues.push(...(await resolverIssues(guard, input.dnsResolver)));
@@ -123,7 +174,7 @@ async function createIssues(
 }
 
 /** What the checks of a monitor body use. */
-type ChecksDeps = { prisma: PrismaClient; guard: SsrfGuard; config: Pick<Config, 'checkRegions'> };
+type ChecksDeps = { prisma: PrismaClient; guard: SsrfGuard; config: Pick<Config, 'checkRegions' | 'encryption'> };
 
 /** POST /monitors: what its schema cannot judge (createIssues), with the SSRF guard and the workspace's monitors. */
 export const createMonitorChecks: BodyChecks<typeof createMonitorSchema, ChecksDeps> = {
@@ -144,11 +195,13 @@ export function validateCreateInput(checkRegions: readonly string[], input: unkn
 /** What an update is judged against: the monitor as read before the write. */
 export interface MonitorBeforeUpdate {
   id: string;
-  type: 'http' | 'tcp' | 'heartbeat' | 'dns';
+  type: MonitorKind;
   regions: string[];
   quorum: number | null;
   method: string;
   bodyEnc: string | null;
+  steps: unknown;
+  stepSecretsEnc: string | null;
 }
 
 const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
@@ -161,7 +214,7 @@ const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
  */
 async function updateIssues(
   guard: SsrfGuard,
-  checkRegions: readonly string[],
+  config: Pick<Config, 'checkRegions' | 'encryption'>,
   current: MonitorBeforeUpdate,
   { body: input, issues: schemaIssues }: Judging<typeof updateMonitorSchema>,
   database: { prisma: PrismaClient; workspaceId: string },
@@ -178,9 +231,23 @@ async function updateIssues(
   if (allowed.has('dnsResolver') && typeof input.dnsResolver === 'string' && !hasIssueAt(issues, 'dnsResolver'))
     issues.push(...(await resolverIssues(guard, input.dnsResolver)));
   if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
-  else issues.push(...regionIssues(checkRegions, input, issues, current));
+  else issues.push(...regionIssues(config.checkRegions, input, issues, current));
+  if (current.type === 'http') issues.push(...(await httpSecretIssues(input, issues, database)));
+  const steps = allowed.has('steps') ? knownValue(updateMonitorSchema, input, issues, 'steps') : undefined;
+  if (Array.isArray(steps)) {
+    const sent = steps as ApiStepInput[];
+    const kept = mentionsRedacted(sent)
+      ? keepStoredStepSecrets(sent, openStoredSteps(current, config.encryption))
+      : { steps: sent, issues: [] };
+    issues.push(...kept.issues, ...(await stepIssues(guard, kept.steps, database)));
+  }
 
-  if (current.type !== 'heartbeat' && typeof input.target === 'string' && !hasIssueAt(issues, 'target')) {
+  if (
+    current.type !== 'heartbeat' &&
+    current.type !== 'api' &&
+    typeof input.target === 'string' &&
+    !hasIssueAt(issues, 'target')
+  ) {
     const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];
     const format = schema.safeParse(input.target);
     if (format.success) {
@@ -225,7 +292,7 @@ export const updateMonitorChecks: BodyChecks<typeof updateMonitorSchema, ChecksD
   noun: 'monitor',
   judge: async (deps, at) => {
     const current = await findOwn(deps.prisma, at.ctx, monitorLookup, at.params.id!);
-    return updateIssues(deps.guard, deps.config.checkRegions, current, at, {
+    return updateIssues(deps.guard, deps.config, current, at, {
       prisma: deps.prisma,
       workspaceId: at.ctx.workspace.id,
     });

@@ -6,6 +6,7 @@ import {
   Prisma,
   recordEvent,
   tryDecryptSecret,
+  type ApiStepInput,
   type UpdateMonitorInput,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
@@ -25,6 +26,7 @@ import {
 } from './monitor-record.js';
 import { checkNow, followSchedule } from './monitor-schedule.js';
 import { findOwn } from '../records.js';
+import { keepStoredStepSecrets, lockSecrets, mentionsRedacted, openStoredSteps } from './monitor-secrets.js';
 
 /**
  * PATCH /monitors/{id}: only the given fields change. Schedules follow in the same transaction: pausing removes
@@ -43,6 +45,13 @@ export async function updateMonitor(
   // `type` and `metadata` never get here: the schema refuses them.
   const { type: _type, metadata: _metadata, ...changes } = u;
   const { headers, body } = u;
+  // Step secrets sent back as "<redacted>" keep the stored ones (judged by updateMonitorChecks).
+  const storedSteps = u.steps ? openStoredSteps(current, deps.config.encryption) : null;
+  if (u.steps && mentionsRedacted(u.steps)) {
+    const kept = keepStoredStepSecrets(u.steps, storedSteps);
+    if (kept.issues.length) failWith('monitor', kept.issues);
+    changes.steps = kept.steps;
+  }
   const data = monitorUpdateData(deps.config, current, changes);
   const { escalationPolicyId } = u;
 
@@ -70,6 +79,7 @@ export async function updateMonitor(
       }
       if (u.dependsOn !== undefined)
         await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: current.id, dependsOn: u.dependsOn });
+      if (Array.isArray(data.secretRefs)) await lockSecrets(tx, ctx.workspace.id, data.secretRefs);
       const updated = await tx.monitor.update({
         where: { id: current.id, workspaceId: ctx.workspace.id },
         data,
@@ -106,6 +116,10 @@ export async function updateMonitor(
           ...(body !== undefined && !sameSecret(deps.config, before.bodyEnc, before.encKeyId, body)
             ? { body: [before.bodyEnc !== null, updated.bodyEnc !== null] }
             : {}),
+          // The steps' headers and bodies: changed when what they hold differs (compared in memory, never shown).
+          ...(changes.steps !== undefined && stepSecretsOf(changes.steps) !== stepSecretsOf(storedSteps)
+            ? { stepSecrets: [before.stepSecretsEnc !== null, updated.stepSecretsEnc !== null] }
+            : {}),
         }),
       });
       if (reschedules) {
@@ -141,6 +155,11 @@ export async function updateMonitor(
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await checkNow(deps, row, 'monitor resumed');
   return record;
+}
+
+/** What the steps' write-only parts hold, to compare (null: unreadable, which any value sent differs from). */
+function stepSecretsOf(steps: readonly ApiStepInput[] | null): string | null {
+  return steps && JSON.stringify(steps.map((s) => [s.name, s.headers ?? {}, s.body ?? null]));
 }
 
 /** True when `stored` (encrypted, or null) holds exactly `sent`; a value no configured key opens counts as different. */

@@ -42,7 +42,8 @@ interface Entry {
 }
 
 /**
- * What a page shows, apart from its uptime counts, as one hash computed by PostgreSQL: the page's layout, the
+ * What a page shows, apart from its uptime counts, as one hash computed by PostgreSQL: the workspace's accounting
+ * policy version (a policy change changes the bars at once), the page's layout, the
  * workspace's components with their monitor's state, the maintenance windows and incidents the page would list at
  * `now` (with the time-dependent parts: a window started, an incident still within its 14 days), and every incident's
  * components and updates. It reads the values themselves, not timestamps of changes, so that it sees every writer
@@ -66,6 +67,7 @@ const fingerprints = perClient((prisma: PrismaClient) =>
           const pastFrom = new Date(now.getTime() - PAST_INCIDENT_DAYS * DAY_MS);
           const [row] = await prisma.$queryRaw<Array<{ fp: string }>>`
             SELECT md5(concat_ws('|',
+              (SELECT version FROM accounting_policies WHERE "workspaceId" = ${page.workspaceId}::uuid),
               (SELECT string_agg(concat_ws(',', s.id, s.name, s.position, sc."componentId", sc.position), ';'
                   ORDER BY s.id, sc."componentId")
                 FROM status_page_sections s LEFT JOIN section_components sc ON sc."sectionId" = s.id
@@ -111,7 +113,11 @@ const fingerprints = perClient((prisma: PrismaClient) =>
  * PAGE_MAX_AGE_MS behind (plus the reload's own time). Requests that find the same stale entry share one load. One
  * cache per router (each app, each test's clock).
  */
-export function publicPageCache(deps: { prisma: PrismaClient; publicBaseUrl: string }) {
+export function publicPageCache(deps: {
+  prisma: PrismaClient;
+  publicBaseUrl: string;
+  checkRegions: readonly string[];
+}) {
   const entries = new Map<string, Entry>();
   const sameState = (e: Entry, page: PublicPageRef, fingerprint: string, now: Date) =>
     e.fingerprint === fingerprint &&

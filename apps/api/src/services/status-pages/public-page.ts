@@ -1,13 +1,19 @@
 import {
+  accountMonitors,
   createBatchLoader,
   CUSTOM_DOMAIN_RE,
+  loadAccountingSettings,
+  monitorRegions,
+  namedPolicy,
   perClient,
   publicIncidentFilter,
+  type NamedPolicy,
   type MaintenanceStatus,
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
+import { publicComponentStatus, publicPageStatus, type PublicStatus } from './public-status.js';
 import { statusPageUrl } from './status-page-record.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
 
@@ -20,15 +26,21 @@ export interface PublicPageRef {
   passwordHash: string | null;
 }
 
+/** A component's state as the API's component record names it (its monitor's, or maintenance). */
 export type ComponentState = 'up' | 'degraded' | 'down' | 'paused' | 'maintenance' | 'pending';
-export type PageSummary = 'operational' | 'degraded' | 'outage' | 'maintenance';
 
 export interface PublicComponent {
   id: string;
   name: string;
-  state: ComponentState;
+  /** Shown under the name; "" when none. */
+  description: string;
+  /** In the page's one vocabulary (public-status.ts). */
+  state: PublicStatus;
   /** End of the in-progress maintenance covering it, else null. */
   maintenanceUntil: string | null;
+  createdAt: string;
+  /** When what the page says of it last changed: its creation, or an incident or maintenance of it starting or ending. */
+  updatedAt: string;
 }
 
 export interface PublicIncidentUpdate {
@@ -43,6 +55,8 @@ export interface PublicIncident {
   title: string;
   status: 'open' | 'acknowledged' | 'resolved';
   impact: 'none' | 'minor' | 'major' | 'critical';
+  /** `monitor`: opened by a monitor's checks (its text is written for it); `manual`: declared by a person. */
+  source: 'monitor' | 'manual';
   startedAt: string;
   acknowledgedAt: string | null;
   resolvedAt: string | null;
@@ -54,7 +68,8 @@ export interface PublicIncident {
 
 export interface PublicPageData {
   page: { name: string; slug: string; url: string };
-  summary: PageSummary;
+  /** The headline, worked out from the components (public-status.ts). */
+  summary: PublicStatus;
   generatedAt: string;
   /** Render order. Not arranged: one section named null holding every workspace component. */
   sections: Array<{ name: string | null; componentIds: string[] }>;
@@ -73,10 +88,20 @@ export interface PublicPageData {
     endsAt: string;
     /** When it was called off; null unless `status` is `cancelled`. */
     cancelledAt: string | null;
+    /** When it was announced, and last changed. */
+    createdAt: string;
+    updatedAt: string;
     /** The affected components shown on this page; empty means every component. */
     components: Array<{ id: string; name: string }>;
   }>;
-  uptime: { days: number; from: string; to: string; components: Array<{ componentId: string } & UptimeSeries> };
+  uptime: {
+    days: number;
+    from: string;
+    to: string;
+    /** The accounting policy the percentages were counted with (GET /settings/accounting). */
+    policy: NamedPolicy;
+    components: Array<{ componentId: string } & UptimeSeries>;
+  };
 }
 
 const SLUG_SHAPE = /^[a-z0-9-]{1,63}$/;
@@ -142,15 +167,18 @@ export async function findPublicPage(prisma: PrismaClient, slug: string): Promis
 const componentSelect = {
   id: true,
   name: true,
-  monitor: { select: { id: true, enabled: true, status: true } },
+  description: true,
+  createdAt: true,
+  monitor: { select: { id: true, enabled: true, status: true, createdAt: true, type: true, regions: true } },
 } as const;
-type ComponentRow = { id: string; name: string; monitor: { id: string; enabled: boolean; status: string } | null };
+type ComponentRow = Prisma.ComponentGetPayload<{ select: typeof componentSelect }>;
 
 const incidentSelect = {
   id: true,
   title: true,
   status: true,
   impact: true,
+  source: true,
   startedAt: true,
   acknowledgedAt: true,
   resolvedAt: true,
@@ -171,6 +199,8 @@ const windowSelect = {
   startsAt: true,
   endsAt: true,
   cancelledAt: true,
+  createdAt: true,
+  updatedAt: true,
   components: { select: { componentId: true } },
 } as const satisfies Prisma.MaintenanceWindowSelect;
 type WindowRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof windowSelect }>;
@@ -193,19 +223,22 @@ interface ShownComponents {
  * Everything a visitor sees, read at `now`: the page's components (arranged sections in order, or every
  * workspace component by name), each one's state, open and acknowledged incidents touching them (and manual
  * incidents, which belong to the whole workspace), in-progress, upcoming and cancelled maintenance touching them,
- * and 90 days of uptime. A cancelled window is "called off but kept on the public record": it is listed, marked
- * cancelled, until the endsAt it had been announced with has passed (it never covers a component), so visitors
- * who saw the notice learn that it was called off rather than see it vanish. Every query is scoped to the page's
- * workspace. Two round trips of waiting: the components, then the windows, incidents and uptime counts at once.
+ * and 90 days of uptime (the accounting function's figures under the workspace policy, beside the days' check
+ * counts). A cancelled window is "called off but kept on the public record": it is listed, marked cancelled, until
+ * the endsAt it had been announced with has passed (it never covers a component), so visitors who saw the notice
+ * learn that it was called off rather than see it vanish. Every query is scoped to the page's workspace. Round trips
+ * of waiting: the components, then the windows, incidents, uptime counts and accounting policy at once, then the
+ * timelines the accounting function counts.
  */
 export async function loadPublicPage(
-  deps: { prisma: PrismaClient; publicBaseUrl: string },
+  deps: { prisma: PrismaClient; publicBaseUrl: string; checkRegions: readonly string[] },
   { page, now = new Date() }: { page: PublicPageRef; now?: Date },
 ): Promise<PublicPageData> {
   const { prisma } = deps;
   const shown = await readShownComponents(prisma, page);
   const { from, to } = uptimeRange(now, UPTIME_DAYS);
-  const [windows, [openIncidents, resolvedIncidents], dayCounts] = await Promise.all([
+  const settingsRead = loadAccountingSettings(prisma, page.workspaceId);
+  const [windows, [openIncidents, resolvedIncidents], dayCounts, settings, accounts] = await Promise.all([
     readAnnouncedWindows(prisma, page.workspaceId, now),
     Promise.all([
       readPublicIncidents(prisma, page.workspaceId, shown, { status: { in: ['open', 'acknowledged'] } }),
@@ -214,26 +247,63 @@ export async function loadPublicPage(
       }),
     ]),
     readDailyCounts(prisma, shown.monitorIds, from, to),
+    settingsRead,
+    // The one accounting function, per UTC day from the range's first up to now, under the workspace policy.
+    settingsRead.then((settings) =>
+      accountMonitors(prisma, {
+        workspaceId: page.workspaceId,
+        monitors: shown.rows.flatMap((r) =>
+          r.monitor
+            ? [
+                {
+                  ...r.monitor,
+                  componentId: r.id,
+                  slaTarget: null,
+                  regions: monitorRegions(deps.checkRegions, r.monitor),
+                },
+              ]
+            : [],
+        ),
+        from: from.getTime(),
+        to: Math.floor(now.getTime() / 1000) * 1000,
+        granularity: 'day',
+        timezone: 'UTC',
+        policy: settings,
+      }),
+    ),
   ]);
   const { onPage, maintenanceUntil } = windowsOnPage(windows, shown, now);
-  const components = publicComponents(shown.rows, maintenanceUntil);
   const incidents = openIncidents.map((i) => toPublicIncident(i, shown));
+  const pastIncidents = resolvedIncidents.map((i) => toPublicIncident(i, shown));
+  const maintenance = onPage.slice(0, MAX_MAINTENANCE).map((w) => toPublicMaintenance(w, shown, now));
+  const components = publicComponents(
+    shown,
+    maintenanceUntil,
+    incidents,
+    [...incidents, ...pastIncidents],
+    maintenance,
+  );
   return {
     page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
-    summary: summarise(components, incidents.length),
+    summary: publicPageStatus(components),
     generatedAt: now.toISOString(),
     sections: shown.sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
     components,
     incidents,
-    pastIncidents: resolvedIncidents.map((i) => toPublicIncident(i, shown)),
-    maintenance: onPage.slice(0, MAX_MAINTENANCE).map((w) => toPublicMaintenance(w, shown, now)),
+    pastIncidents,
+    maintenance,
     uptime: {
       days: UPTIME_DAYS,
       from: isoDay(from),
       to: isoDay(to),
+      policy: namedPolicy(settings),
       components: shown.rows.map((r) => ({
         componentId: r.id,
-        ...uptimeSeries(r.monitor ? (dayCounts.get(r.monitor.id) ?? []) : [], now),
+        ...uptimeSeries(
+          r.monitor ? (dayCounts.get(r.monitor.id) ?? []) : [],
+          r.monitor ? (accounts.get(r.monitor.id) ?? null) : null,
+          now,
+        ),
       })),
     },
   };
@@ -364,15 +434,46 @@ function windowsOnPage(
   return { onPage, maintenanceUntil };
 }
 
-/** Each shown component with its public state. */
-function publicComponents(rows: ComponentRow[], maintenanceUntil: Map<string, Date>): PublicComponent[] {
-  return rows.map((r) => {
+/** The components an incident or window touches on this page: the ones it names, or all of them when it names none. */
+const touched = (shown: ShownComponents, named: ReadonlyArray<{ id: string }>) =>
+  named.length ? named.map((c) => c.id) : [...shown.byId.keys()];
+
+/**
+ * Each shown component with its public status: its monitor's state, raised by the impact of the open incidents
+ * touching it (an incident still open says something is wrong, whatever the last check said), and when that last
+ * changed as far as the page knows.
+ */
+function publicComponents(
+  shown: ShownComponents,
+  maintenanceUntil: Map<string, Date>,
+  open: readonly PublicIncident[],
+  listed: readonly PublicIncident[],
+  maintenance: PublicPageData['maintenance'],
+): PublicComponent[] {
+  const impacts = new Map<string, Array<PublicIncident['impact']>>();
+  const changed = new Map<string, string>();
+  const seen = (id: string, at: string | null) => {
+    if (at && at > (changed.get(id) ?? '')) changed.set(id, at);
+  };
+  for (const i of open) {
+    for (const id of touched(shown, i.components)) impacts.set(id, [...(impacts.get(id) ?? []), i.impact]);
+  }
+  for (const i of listed)
+    for (const id of touched(shown, i.components)) for (const at of [i.startedAt, i.resolvedAt]) seen(id, at);
+  for (const m of maintenance)
+    if (m.status === 'in_progress') for (const id of touched(shown, m.components)) seen(id, m.startsAt);
+  return shown.rows.map((r) => {
     const m = maintenanceUntil.get(r.id);
+    const createdAt = r.createdAt.toISOString();
+    const last = changed.get(r.id);
     return {
       id: r.id,
       name: r.name,
-      state: componentState(r.monitor, m !== undefined),
+      description: r.description,
+      state: publicComponentStatus(componentState(r.monitor, m !== undefined), impacts.get(r.id) ?? []),
       maintenanceUntil: m?.toISOString() ?? null,
+      createdAt,
+      updatedAt: last && last > createdAt ? last : createdAt,
     };
   });
 }
@@ -387,6 +488,7 @@ function toPublicIncident(i: IncidentRow, shown: ShownComponents): PublicInciden
     title: i.title,
     status: i.status,
     impact: i.impact,
+    source: i.source,
     startedAt: i.startedAt.toISOString(),
     acknowledgedAt: i.acknowledgedAt?.toISOString() ?? null,
     resolvedAt: i.resolvedAt?.toISOString() ?? null,
@@ -414,6 +516,8 @@ function toPublicMaintenance(
     startsAt: w.startsAt.toISOString(),
     endsAt: w.endsAt.toISOString(),
     cancelledAt: w.cancelledAt?.toISOString() ?? null,
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
     components: w.shownIds.map((id) => ({ id, name: shown.byId.get(id)!.name })),
   };
 }
@@ -430,13 +534,4 @@ export function componentState(
   if (!monitor) return 'pending';
   if (!monitor.enabled) return 'paused';
   return monitor.status as ComponentState;
-}
-
-/** The headline: any component down is an outage; degraded or an open incident is degraded; then maintenance. */
-export function summarise(components: readonly PublicComponent[], openIncidents: number): PageSummary {
-  const states = new Set(components.map((c) => c.state));
-  if (states.has('down')) return 'outage';
-  if (states.has('degraded') || openIncidents > 0) return 'degraded';
-  if (states.has('maintenance')) return 'maintenance';
-  return 'operational';
 }

@@ -1,3 +1,5 @@
+import type { PeriodFigures, UptimeAccount } from '@statusvane/shared';
+
 /** Status pages show this many UTC days of uptime, ending today. */
 export const UPTIME_DAYS = 90;
 const DAY_MS = 86_400_000;
@@ -12,15 +14,24 @@ export interface DailyCounts {
 export interface UptimeDay {
   /** UTC day, `YYYY-MM-DD`. */
   date: string;
+  /** Checks that day (all regions), and how many failed or were slow: the daily rollups. */
   total: number;
   downCount: number;
   degradedCount: number;
-  /** null when there were no checks that day ("no data"). */
+  /**
+   * Uptime that day from the accounting function under the workspace policy (seconds counted as up / counted, 4
+   * decimals); null when the policy counts nothing that day ("no data").
+   */
   percent: number | null;
+  /** The day's seconds down, degraded, in maintenance and without data (accounting's states). */
+  downSeconds: number;
+  degradedSeconds: number;
+  maintenanceSeconds: number;
+  noDataSeconds: number;
 }
 
 export interface UptimeSeries {
-  /** Over the whole range: (total - down) / total; null when there is no data at all. */
+  /** Over the whole range, from the accounting function; null when it counts nothing. */
   percent: number | null;
   days: UptimeDay[];
 }
@@ -39,20 +50,16 @@ export function uptimeRange(now: Date, days = UPTIME_DAYS): { from: Date; to: Da
 }
 
 /**
- * Uptime in percent, rounded down to 3 decimals: a day with any failed check never shows as 100%. Degraded
- * checks passed, so they count as up.
+ * One entry per UTC day from the oldest to today: the day's check counts (the rows of a day summed over regions; rows
+ * outside the range ignored) beside the day's figures of the monitor's account (counted per UTC day from
+ * the range's first day up to now; null: no monitor, no data).
  */
-export function uptimePercent(total: number, downCount: number): number | null {
-  if (total <= 0) return null;
-  const up = Math.max(0, total - Math.min(downCount, total));
-  return Math.floor((up * 100_000) / total) / 1000;
-}
-
-/**
- * One entry per UTC day from the oldest to today, summing the rows of a day (one per region). Rows outside the
- * range are ignored; days without rows are "no data" (total 0, percent null).
- */
-export function uptimeSeries(rows: readonly DailyCounts[], now: Date, days = UPTIME_DAYS): UptimeSeries {
+export function uptimeSeries(
+  rows: readonly DailyCounts[],
+  account: UptimeAccount | null,
+  now: Date,
+  days = UPTIME_DAYS,
+): UptimeSeries {
   const { from } = uptimeRange(now, days);
   const byDay = new Map<string, { total: number; downCount: number; degradedCount: number }>();
   for (const r of rows) {
@@ -63,15 +70,21 @@ export function uptimeSeries(rows: readonly DailyCounts[], now: Date, days = UPT
     sum.degradedCount += r.degradedCount;
     byDay.set(key, sum);
   }
+  const figures = new Map<string, PeriodFigures>((account?.periods ?? []).map((p) => [isoDay(new Date(p.from)), p]));
   const out: UptimeDay[] = [];
-  let total = 0;
-  let down = 0;
   for (let i = 0; i < days; i++) {
     const date = isoDay(new Date(from.getTime() + i * DAY_MS));
     const c = byDay.get(date) ?? { total: 0, downCount: 0, degradedCount: 0 };
-    total += c.total;
-    down += c.downCount;
-    out.push({ date, ...c, percent: uptimePercent(c.total, c.downCount) });
+    const f = figures.get(date);
+    out.push({
+      date,
+      ...c,
+      percent: f?.uptimePercent ?? null,
+      downSeconds: f?.downSeconds ?? 0,
+      degradedSeconds: f?.degradedSeconds ?? 0,
+      maintenanceSeconds: f?.maintenanceSeconds ?? 0,
+      noDataSeconds: f?.noDataSeconds ?? 0,
+    });
   }
-  return { percent: uptimePercent(total, down), days: out };
+  return { percent: account?.total.uptimePercent ?? null, days: out };
 }

@@ -1,9 +1,14 @@
-import { hashToken, randomSecret, type Logger, type Prisma, type PrismaClient } from '@statusvane/shared';
+import {
+  hashToken,
+  randomSecret,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  type Logger,
+  type Prisma,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { logFailure } from '../best-effort.js';
 
-/** A session ends after 12 hours without a request, and 30 days after sign-in whatever happens (§7). */
-export const SESSION_IDLE_MS = 12 * 3_600_000;
-export const SESSION_ABSOLUTE_MS = 30 * 86_400_000;
 /** A sign-in waiting for its second factor lasts this long. */
 export const PENDING_SIGN_IN_MS = 10 * 60_000;
 /** lastSeenAt is written at most this often per session: the idle timeout needs no finer clock. */

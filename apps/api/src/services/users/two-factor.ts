@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { decryptSecret, encryptSecret, hashToken, type Config, type PrismaClient } from '@statusvane/shared';
 import { verifyPassword } from '../status-pages/password.js';
 import { isPlausiblePassword } from './password-policy.js';
-import { startSession } from './sessions.js';
+import type { AuditActor } from '../auth/context.js';
+import { endUserSessions, startSession } from './sessions.js';
 import { base32Encode, newTotpSecret, otpauthUri, verifyTotp } from './totp.js';
 import { recordUserEvent } from './user-audit.js';
 
@@ -100,6 +101,33 @@ export async function removeTotp(deps: Deps, input: { userId: string; password: 
     await recordUserEvent(tx, user, 'two_factor_disabled', input.now);
   });
   return true;
+}
+
+/**
+ * The admin CLI's `user reset-2fa`, for a user who lost their authenticator and their recovery codes: the second
+ * factor (and any enrolment under way) and the recovery codes go, and every session of the user ends, so whoever
+ * holds a session or the device cannot carry on. Audited as `user.two_factor_reset` with the CLI as actor. Returns
+ * whether the user had a second factor (or an enrolment) to reset.
+ */
+export async function resetTotp(
+  prisma: PrismaClient,
+  input: { userId: string; now: Date; actor: AuditActor },
+): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const user = await tx.user.findUniqueOrThrow({
+      where: { id: input.userId },
+      select: { id: true, email: true, name: true, totpSecretEnc: true, totpPendingSecretEnc: true },
+    });
+    if (!user.totpSecretEnc && !user.totpPendingSecretEnc) return false;
+    await tx.user.update({
+      where: { id: user.id },
+      data: { totpSecretEnc: null, totpPendingSecretEnc: null, totpLastStep: null },
+    });
+    await tx.recoveryCode.deleteMany({ where: { userId: user.id } });
+    await endUserSessions(tx, user.id);
+    await recordUserEvent(tx, user, 'two_factor_reset', input.now, input.actor);
+    return true;
+  });
 }
 
 /** How many unused recovery codes the user has left. */

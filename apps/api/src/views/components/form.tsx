@@ -24,7 +24,7 @@ export function PostForm(props: {
 export interface FieldProps {
   name: string;
   label: string;
-  type?: 'text' | 'email' | 'password' | 'search';
+  type?: 'text' | 'email' | 'password' | 'search' | 'url' | 'number' | 'datetime-local';
   value?: string | undefined;
   /** The 400 issue of this field, shown beside it and announced with it. */
   error?: string | undefined;
@@ -36,6 +36,9 @@ export interface FieldProps {
   inputMode?: 'numeric' | 'text' | 'email';
   autofocus?: boolean;
   pattern?: string;
+  min?: number;
+  max?: number;
+  placeholder?: string;
 }
 
 /**
@@ -55,6 +58,9 @@ function inputAttributes(props: FieldProps, id: string, describedBy: string | un
     inputMode: props.inputMode,
     autofocus: props.autofocus,
     pattern: props.pattern,
+    min: props.min,
+    max: props.max,
+    placeholder: props.placeholder,
     'aria-invalid': props.error ? ('true' as const) : undefined,
     'aria-describedby': describedBy,
   };
@@ -65,24 +71,189 @@ function inputAttributes(props: FieldProps, id: string, describedBy: string | un
  * aria-invalid), so a screen reader reads it when the field takes focus.
  */
 export function Field(props: FieldProps) {
-  const id = `f-${props.name}`;
-  const hintId = props.hint ? `${id}-hint` : undefined;
-  const errorId = props.error ? `${id}-error` : undefined;
-  const describedBy = [errorId, hintId].filter(Boolean).join(' ') || undefined;
+  const ids = describedBy(props.name, props.hint, props.error);
+  return (
+    <FieldFrame ids={ids} label={props.label} hint={props.hint} error={props.error}>
+      <input {...inputAttributes(props, ids.id, ids.describedBy)} />
+    </FieldFrame>
+  );
+}
+
+/** The ids a field's hint and error get, and the aria-describedby that ties them to the control. */
+function describedBy(name: string, hint: unknown, error: unknown) {
+  const id = `f-${name}`;
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = error ? `${id}-error` : undefined;
+  return { id, hintId, errorId, describedBy: [errorId, hintId].filter(Boolean).join(' ') || undefined };
+}
+
+/** A field's label, hint, control and error, in the order Field shows them. */
+function FieldFrame(props: {
+  ids: ReturnType<typeof describedBy>;
+  label: string;
+  hint?: string | undefined;
+  error?: string | undefined;
+  children: ComponentChildren;
+}) {
   return (
     <div class={props.error ? 'field has-error' : 'field'}>
-      <label htmlFor={id}>{props.label}</label>
+      <label htmlFor={props.ids.id}>{props.label}</label>
       {props.hint && (
-        <p id={hintId} class="hint">
+        <p id={props.ids.hintId} class="hint">
           {props.hint}
         </p>
       )}
-      <input {...inputAttributes(props, id, describedBy)} />
+      {props.children}
       {props.error && (
-        <p id={errorId} class="field-error">
+        <p id={props.ids.errorId} class="field-error">
           {props.error}
         </p>
       )}
     </div>
   );
+}
+
+/** A labelled multi-line text (a message, a body), with its hint and its 400 issue beside it. */
+export function TextAreaField(props: {
+  name: string;
+  label: string;
+  value?: string | undefined;
+  error?: string | undefined;
+  hint?: string;
+  rows?: number;
+  maxLength?: number;
+  required?: boolean;
+}) {
+  const ids = describedBy(props.name, props.hint, props.error);
+  return (
+    <FieldFrame ids={ids} label={props.label} hint={props.hint} error={props.error}>
+      <textarea
+        id={ids.id}
+        name={props.name}
+        rows={props.rows ?? 4}
+        maxLength={props.maxLength}
+        required={props.required}
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={ids.describedBy}
+      >
+        {props.value ?? ''}
+      </textarea>
+    </FieldFrame>
+  );
+}
+
+export interface SelectOption {
+  value: string;
+  label: string;
+}
+
+/** A labelled choice among options, with its hint and its 400 issue beside it. */
+export function SelectField(props: {
+  name: string;
+  label: string;
+  options: readonly SelectOption[];
+  value?: string | undefined;
+  error?: string | undefined;
+  hint?: string;
+  /** Sends the form when changed, where JavaScript runs (the form keeps its button for everyone else). */
+  autosubmit?: boolean;
+}) {
+  const ids = describedBy(props.name, props.hint, props.error);
+  return (
+    <FieldFrame ids={ids} label={props.label} hint={props.hint} error={props.error}>
+      <select
+        id={ids.id}
+        name={props.name}
+        data-autosubmit={props.autosubmit ? '' : undefined}
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={ids.describedBy}
+      >
+        {props.options.map((o) => (
+          <option value={o.value} selected={o.value === props.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </FieldFrame>
+  );
+}
+
+/**
+ * A group of checkboxes for a list of ids (the components a window or an incident covers). Each box is its own field,
+ * `<name>.<value>`, because the console's form parser keeps one value per name; readCheckedValues reads them back.
+ */
+export function CheckboxGroup(props: {
+  name: string;
+  legend: string;
+  options: readonly SelectOption[];
+  checked: ReadonlySet<string>;
+  error?: string | undefined;
+  hint?: string;
+}) {
+  const ids = describedBy(props.name, props.hint, props.error);
+  return (
+    <fieldset
+      class={props.error ? 'field checks has-error' : 'field checks'}
+      aria-describedby={ids.describedBy}
+      id={ids.id}
+    >
+      <legend>{props.legend}</legend>
+      {props.hint && (
+        <p id={ids.hintId} class="hint">
+          {props.hint}
+        </p>
+      )}
+      <div class="check-list">
+        {props.options.map((o) => (
+          <label class="check">
+            <input type="checkbox" name={`${props.name}.${o.value}`} value="on" checked={props.checked.has(o.value)} />
+            <span>{o.label}</span>
+          </label>
+        ))}
+      </div>
+      {props.error && (
+        <p id={ids.errorId} class="field-error">
+          {props.error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/** The values of a CheckboxGroup that were checked, in the order the form sent them. */
+export function readCheckedValues(form: Record<string, string>, name: string): string[] {
+  const prefix = `${name}.`;
+  return Object.keys(form)
+    .filter((k) => k.startsWith(prefix) && form[k] === 'on')
+    .map((k) => k.slice(prefix.length));
+}
+
+/** One labelled checkbox (a yes/no setting). */
+export function CheckboxField(props: { name: string; label: string; checked: boolean; hint?: string }) {
+  const hintId = props.hint ? `f-${props.name}-hint` : undefined;
+  return (
+    <div class="field">
+      <label class="check">
+        <input
+          type="checkbox"
+          id={`f-${props.name}`}
+          name={props.name}
+          value="on"
+          checked={props.checked}
+          aria-describedby={hintId}
+        />
+        <span>{props.label}</span>
+      </label>
+      {props.hint && (
+        <p id={hintId} class="hint">
+          {props.hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The record's version, carried by its edit form (forms cannot send If-Match): a stale one answers 409. */
+export function VersionField({ version }: { version: number }) {
+  return <input type="hidden" name="version" value={String(version)} />;
 }

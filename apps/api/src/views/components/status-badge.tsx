@@ -10,12 +10,12 @@ export const STATUS_LABELS: Record<MonitorStatus, string> = {
   pending: 'Pending',
 };
 
-/** A status in words with a shape and colour beside them: never colour alone. */
+/** A status in words with a shape and colour beside them: never colour alone (the live script swaps both). */
 export function StatusBadge({ status }: { status: MonitorStatus }) {
   return (
     <span class={`badge badge-${status}`}>
       <span class="dot" aria-hidden="true" />
-      {STATUS_LABELS[status]}
+      <span class="badge-text">{STATUS_LABELS[status]}</span>
     </span>
   );
 }

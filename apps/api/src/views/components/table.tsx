@@ -7,6 +7,10 @@ export interface Column<T> {
   class?: string;
   /** Shown to screen readers only (a column of actions still has a name). */
   hiddenHeader?: boolean;
+  /** What the header cell shows instead of `header` (a sort link, a select-all box). */
+  head?: ComponentChildren;
+  /** The column the rows are sorted by, and which way. */
+  sorted?: 'ascending' | 'descending' | undefined;
 }
 
 /**
@@ -28,8 +32,8 @@ export function DataTable<T>(props: {
       <thead>
         <tr>
           {props.columns.map((c) => (
-            <th scope="col" class={c.class}>
-              {c.hiddenHeader ? <span class="visually-hidden">{c.header}</span> : c.header}
+            <th scope="col" class={c.class} aria-sort={c.sorted}>
+              {c.head ?? (c.hiddenHeader ? <span class="visually-hidden">{c.header}</span> : c.header)}
             </th>
           ))}
         </tr>

@@ -1,0 +1,2 @@
+export * from './resolve-oncall.js';
+export * from './schedule-spec.js';

@@ -1,0 +1,150 @@
+import type { PrismaClient } from '../db/prisma.js';
+import type { Span, UptimeTimeline } from './accounting.js';
+
+/** A monitor as uptime accounting needs it. */
+export interface AccountedMonitor {
+  id: string;
+  componentId: string;
+  createdAt: Date;
+  /** The regions that check it (monitorRegions): a slot is no data when every one of them missed it. */
+  regions: readonly string[];
+}
+
+type Reader = Pick<PrismaClient, '$queryRaw'>;
+type SpanKind = 'paused' | 'degraded' | 'missed';
+
+/**
+ * The timelines of a workspace's monitors over [from, to), read in three statements whatever their number
+ * (docs/adr/0018-uptime-accounting-spans.md): their spans (paused, degraded, missed), their monitor incidents (down
+ * from `downStartedAt`, or `startedAt` for incidents older than it, to `resolvedAt`; manual incidents count for
+ * nothing), and the workspace's maintenance windows with the components they cover (in progress from startsAt to
+ * endsAt, or to its cancellation when it was called off while running; none: the whole workspace).
+ */
+export async function loadUptimeTimelines(
+  prisma: Reader,
+  input: { workspaceId: string; monitors: readonly AccountedMonitor[]; from: Date; to: Date },
+): Promise<Map<string, UptimeTimeline>> {
+  const { workspaceId, monitors, from, to } = input;
+  const out = new Map<string, UptimeTimeline>();
+  if (monitors.length === 0) return out;
+  const ids = monitors.map((m) => m.id);
+  // Spans and incidents handed over as one text per monitor ("kind region startMs endMs,..."; no end: still going),
+  // instants as epoch milliseconds (the columns hold milliseconds: exact as doubles): a month of 1,000 monitors is tens
+  // of thousands of rows, which the driver and Prisma would turn into objects one value at a time, and which JSON or
+  // numeric epochs made PostgreSQL spend more on than on finding them (bench/scenarios/uptime-report.ts).
+  const [spans, incidents, windows] = await Promise.all([
+    prisma.$queryRaw<Array<{ monitorId: string; spans: string }>>`
+      SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', kind, region,
+        round(date_part('epoch', "startedAt") * 1000)::bigint, round(date_part('epoch', "endedAt") * 1000)::bigint),
+        ',') AS spans
+      FROM monitor_spans
+      WHERE "monitorId" = ANY(${ids}::uuid[]) AND "startedAt" < ${to} AND ("endedAt" IS NULL OR "endedAt" > ${from})
+      GROUP BY "monitorId"`,
+    prisma.$queryRaw<Array<{ monitorId: string; incidents: string }>>`
+      SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', id,
+        round(date_part('epoch', coalesce("downStartedAt", "startedAt")) * 1000)::bigint,
+        round(date_part('epoch', "resolvedAt") * 1000)::bigint), ',') AS incidents
+      FROM incidents
+      WHERE "workspaceId" = ${workspaceId}::uuid AND "monitorId" = ANY(${ids}::uuid[]) AND source = 'monitor'
+        AND coalesce("downStartedAt", "startedAt") < ${to} AND ("resolvedAt" IS NULL OR "resolvedAt" > ${from})
+      GROUP BY "monitorId"`,
+    prisma.$queryRaw<Array<{ from: Date; to: Date; componentIds: string[] | null }>>`
+      SELECT w."startsAt" AS from, least(w."endsAt", coalesce(w."cancelledAt", w."endsAt")) AS to,
+        (SELECT array_agg(c."componentId"::text) FROM maintenance_components c WHERE c."maintenanceId" = w.id)
+          AS "componentIds"
+      FROM maintenance_windows w
+      WHERE w."workspaceId" = ${workspaceId}::uuid AND w."startsAt" < ${to} AND w."endsAt" > ${from}
+        AND (w."cancelledAt" IS NULL OR w."cancelledAt" > w."startsAt")`,
+  ]);
+  const byMonitor = new Map(
+    monitors.map((m) => [
+      m.id,
+      {
+        paused: [] as Span[],
+        degraded: [] as Span[],
+        missed: new Map<string, Span[]>(),
+        incidents: [] as Array<Span & { id: string }>,
+      },
+    ]),
+  );
+  const instant = (ms: string | undefined) => (ms === undefined ? null : Number(ms));
+  for (const row of spans) {
+    const t = byMonitor.get(row.monitorId);
+    if (!t) continue;
+    for (const entry of row.spans.split(',')) {
+      const [kind, region, start, end] = entry.split(' ') as [SpanKind, string, string, string | undefined];
+      const span = { from: Number(start), to: instant(end) };
+      if (kind !== 'missed') t[kind].push(span);
+      else {
+        const list = t.missed.get(region);
+        if (list) list.push(span);
+        else t.missed.set(region, [span]);
+      }
+    }
+  }
+  for (const row of incidents) {
+    const t = byMonitor.get(row.monitorId);
+    for (const entry of row.incidents.split(',')) {
+      const [id, start, end] = entry.split(' ') as [string, string, string | undefined];
+      t?.incidents.push({ id, from: Number(start), to: instant(end) });
+    }
+  }
+  // A window's components as a set: a report asks each window about every monitor.
+  const maintenance = windows.map((w) => ({
+    span: { from: w.from.getTime(), to: w.to.getTime() },
+    components: w.componentIds === null ? null : new Set(w.componentIds),
+  }));
+  for (const m of monitors) {
+    const t = byMonitor.get(m.id)!;
+    out.set(m.id, {
+      createdAt: m.createdAt.getTime(),
+      paused: t.paused,
+      degraded: t.degraded,
+      incidents: t.incidents,
+      missed: missedEverywhere(m.regions, t.missed),
+      maintenance: maintenance.flatMap((w) =>
+        w.components === null || w.components.has(m.componentId) ? [w.span] : [],
+      ),
+    });
+  }
+  return out;
+}
+
+/** The time every region missed: the intersection of each region's missed spans (none when a region has none). */
+export function missedEverywhere(regions: readonly string[], byRegion: ReadonlyMap<string, readonly Span[]>): Span[] {
+  if (regions.length === 0) return [];
+  let acc: Array<{ from: number; to: number }> | null = null;
+  for (const region of regions) {
+    const mine = merged(byRegion.get(region) ?? []);
+    acc = acc === null ? mine : intersect(acc, mine);
+    if (acc.length === 0) return [];
+  }
+  return acc ?? [];
+}
+
+/** Spans sorted and merged where they overlap or touch (missed spans always end). */
+function merged(spans: readonly Span[]): Array<{ from: number; to: number }> {
+  const sorted = spans
+    .map((s) => ({ from: s.from, to: s.to ?? Infinity }))
+    .filter((s) => s.to > s.from)
+    .sort((a, b) => a.from - b.from);
+  const out: Array<{ from: number; to: number }> = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last && s.from <= last.to) last.to = Math.max(last.to, s.to);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+function intersect(a: ReadonlyArray<{ from: number; to: number }>, b: ReadonlyArray<{ from: number; to: number }>) {
+  const out: Array<{ from: number; to: number }> = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
+    const from = Math.max(a[i]!.from, b[j]!.from);
+    const to = Math.min(a[i]!.to, b[j]!.to);
+    if (to > from) out.push({ from, to });
+    if (a[i]!.to < b[j]!.to) i++;
+    else j++;
+  }
+  return out;
+}
