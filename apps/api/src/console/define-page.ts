@@ -227,7 +227,12 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
       } else if (!session || session.awaitingSecondFactor) {
         answer = toSignIn();
       } else {
-        const workspaces = await userWorkspaces(deps.prisma, session.user.id);
+        const slug = page.access === 'user' ? null : (base.params.ws ?? '');
+        // The workspace's context is read beside the user's workspaces (the chrome's switcher), not after them.
+        const [workspaces, ctx] = await Promise.all([
+          userWorkspaces(deps.prisma, session.user.id),
+          slug === null ? null : sessionWorkspaceContext(deps.prisma, { session, slug, now }),
+        ]);
         const chrome: Chrome = {
           assets,
           csrf: base.csrf,
@@ -235,11 +240,9 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
           nav: [],
           manyWorkspaces: workspaces.length > 1,
         };
-        if (page.access === 'user') {
+        if (slug === null) {
           answer = await (page as PageDef<'user'>).handler({ ...base, session, chrome });
         } else {
-          const slug = base.params.ws ?? '';
-          const ctx = await sessionWorkspaceContext(deps.prisma, { session, slug, now });
           if (!ctx) {
             answer = notFoundPage(assets, 'You are not a member of a workspace at this address.');
           } else if (page.permission && !can(ctx.role, page.permission)) {

@@ -117,8 +117,9 @@ async function monitorsPage(req: WorkspaceRequest): Promise<PageAnswer> {
   const metaFilter = meta && 'key' in meta ? meta : null;
   const raw = apiFilters(filters, metaFilter);
   const { status: _status, ...withoutStatus } = raw;
-  const [page, counts, cursor] = await Promise.all([
-    listMonitors(req.deps, {
+  // The page's figures need the page's ids; the counts and the event log's end do not: they are read meanwhile.
+  const pageWithFigures = async () => {
+    const page = await listMonitors(req.deps, {
       ctx: req.ctx,
       input: monitorListQuerySchema.parse({
         ...raw,
@@ -126,15 +127,19 @@ async function monitorsPage(req: WorkspaceRequest): Promise<PageAnswer> {
         perPage: String(PER_PAGE),
         ...(filters.sort ? { sort: filters.sort } : {}),
       }),
-    }),
+    });
+    const ids = page.data.map((m) => m.id);
+    const [uptimes, sparklines] = await Promise.all([
+      listMonitorUptimes(req.deps, { ctx: req.ctx, input: { monitorIds: ids, windows: ['24h'] } }),
+      listResponseSparklines(req.deps, { ctx: req.ctx, input: { monitorIds: ids } }),
+    ]);
+    return { page, ids, uptimes, sparklines };
+  };
+  const [{ page, ids, uptimes, sparklines }, counts, cursor] = await Promise.all([
+    pageWithFigures(),
     // The counts are the status filter's links: every other filter applies to them.
     countMonitors(req.deps, { ctx: req.ctx, input: monitorCountsQuerySchema.parse(withoutStatus) }),
     getEventLogEnd(req.deps, { ctx: req.ctx }),
-  ]);
-  const ids = page.data.map((m) => m.id);
-  const [uptimes, sparklines] = await Promise.all([
-    listMonitorUptimes(req.deps, { ctx: req.ctx, input: { monitorIds: ids, windows: ['24h'] } }),
-    listResponseSparklines(req.deps, { ctx: req.ctx, input: { monitorIds: ids } }),
   ]);
   const figures = new Map<string, MonitorRowFigures>(
     ids.map((id) => [id, { uptime24h: uptimes.get(id)?.['24h'] ?? null, sparkline: sparklines.get(id)! }]),
