@@ -121,6 +121,8 @@ const SPEC_ENDPOINTS: Array<[method: string, path: string]> = [
   ['put', '/me/contact-methods'],
   ['post', '/me/calendar-token'],
   ['delete', '/me/calendar-token'],
+  ['get', '/me/connected-apps'],
+  ['delete', '/me/connected-apps/{id}'],
   ['post', '/secrets'],
   ['get', '/secrets'],
   ['put', '/secrets/{name}'],

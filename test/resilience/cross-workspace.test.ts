@@ -378,9 +378,12 @@ const FACTORIES: Record<string, { make: () => Promise<Resource>; variants: Varia
 /** The parameter that names the record: `{id}`, or `{userId}` for members. */
 const RECORD_PARAM = /\{(id|userId)\}/;
 
-/** Every declared operation with an `{id}` (or `{userId}`): what app.ts serves and the document describes. */
+/**
+ * Every declared operation with an `{id}` (or `{userId}`): what app.ts serves and the document describes. A person's
+ * own (`/me/...`) are no workspace's: their own suites (oauth: another user's connected app is 404) cover them.
+ */
 function idOperations(): Array<{ key: string; method: string; path: string; read: boolean }> {
-  return API_ROUTES.filter((r) => RECORD_PARAM.test(r.path)).map((r) => ({
+  return API_ROUTES.filter((r) => RECORD_PARAM.test(r.path) && r.roles !== 'self').map((r) => ({
     key: `${r.method.toUpperCase()} ${r.path}`,
     method: r.method.toUpperCase(),
     path: r.path,

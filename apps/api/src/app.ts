@@ -19,7 +19,10 @@ import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
 import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
-import { consoleRouter } from './console/console.router.js';
+import { authorizeRouter, consoleRouter } from './console/console.router.js';
+import { AUTHORIZE_PATH } from './console/pages/oauth.pages.js';
+import { mcpRouter } from './routes/mcp/mcp.router.js';
+import { oauthRouter } from './routes/oauth/oauth.router.js';
 import { actionLinksRouter } from './routes/action-links/action-links.router.js';
 import { calendarFeedsRouter } from './routes/calendar-feeds/calendar-feeds.router.js';
 
@@ -81,6 +84,11 @@ export function createApp(deps: ApiDeps): Express {
   app.use(index.root);
   // The console (browser sessions, never a bearer token): /app/...
   app.use('/app', consoleRouter(deps));
+  // Connected apps (beyond-the-seed §11), at the service root in their own standards' terms: the OAuth metadata,
+  // registration, token and revocation endpoints, and the consent page (a console page over the console's session).
+  app.use(oauthRouter(deps));
+  app.use(AUTHORIZE_PATH, authorizeRouter(deps));
+  app.use(mcpRouter(deps));
 
   app.use(notFoundRoute);
   app.use(errorHandler(deps.logger));

@@ -2,13 +2,15 @@ import express, { Router, type RequestHandler } from 'express';
 import type { ApiDeps } from '../deps.js';
 import { createForgotLimits } from '../services/users/forgot-password.js';
 import { createSignInGuard } from '../services/users/sign-in-guard.js';
-import { loadAssets } from '../views/assets.js';
-import { consoleCookies, readPresessionCookie, readSessionCookie } from './console-cookies.js';
+import { loadAssets, type AssetUrls } from '../views/assets.js';
+import { consoleCookies, readPresessionCookie, readSessionCookie, type ConsoleCookies } from './console-cookies.js';
 import { csrfTokenMatches, fromOwnOrigin } from './csrf.js';
 import { mountPages, type PageMountOptions } from './define-page.js';
 import { accountPages } from './pages/account.pages.js';
+import { connectedAppPages } from './pages/connected-apps.pages.js';
 import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
 import { monitorDetailPages } from './pages/monitor.pages.js';
+import { AUTHORIZE_PATH, oauthPages } from './pages/oauth.pages.js';
 import { incidentPages } from './pages/incidents.pages.js';
 import { maintenancePages } from './pages/maintenance.pages.js';
 import { statusPagePages } from './pages/status-pages.pages.js';
@@ -44,22 +46,14 @@ const assetFiles: RequestHandler = async (req, res, next) => {
 };
 
 /**
- * The console, mounted at /app (beyond-the-seed §7): server-rendered pages over the same services as the API. Every
- * request that is not a GET must come from this deployment's origin (Origin, else Referer) and carry the CSRF
+ * Every request that is not a GET must come from this deployment's origin (Origin, else Referer) and carry the CSRF
  * token of the browser's session or pre-session cookie: otherwise 403 before anything is read or written.
  */
-export function consoleRouter(deps: ApiDeps): Router {
-  const router = Router();
-  const cookies = consoleCookies(deps.config.publicBaseUrl);
+function writeGuard(deps: ApiDeps, cookies: ConsoleCookies, assets: () => Promise<AssetUrls>): RequestHandler {
   const ownOrigin = new URL(deps.config.publicBaseUrl).origin;
-  const assets = async () => (await loadAssets()).urls;
-  const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
   // The largest forms (an escalation ladder, the components of a window) have a few hundred fields.
   const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 500 });
-
-  router.use(consoleHeaders);
-  router.get('/assets/:file', assetFiles);
-  router.use(async (req, res, next) => {
+  return async (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') {
       next();
       return;
@@ -86,7 +80,42 @@ export function consoleRouter(deps: ApiDeps): Router {
       }
       next();
     });
+  };
+}
+
+/**
+ * The OAuth consent page (`/oauth/authorize`, beyond-the-seed §11): a console page at the service root, with the
+ * console's session, headers and write guard.
+ */
+export function authorizeRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const cookies = consoleCookies(deps.config.publicBaseUrl);
+  const assets = async () => (await loadAssets()).urls;
+  router.use(consoleHeaders, writeGuard(deps, cookies, assets));
+  mountPages(router, oauthPages(), {
+    deps,
+    cookies,
+    assets,
+    clock: deps.clock ?? (() => new Date()),
+    mount: AUTHORIZE_PATH,
   });
+  router.use(consoleErrors(deps.logger, () => assets()));
+  return router;
+}
+
+/**
+ * The console, mounted at /app (beyond-the-seed §7): server-rendered pages over the same services as the API, every
+ * write behind the write guard.
+ */
+export function consoleRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const cookies = consoleCookies(deps.config.publicBaseUrl);
+  const assets = async () => (await loadAssets()).urls;
+  const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
+
+  router.use(consoleHeaders);
+  router.get('/assets/:file', assetFiles);
+  router.use(writeGuard(deps, cookies, assets));
 
   const pages = Router();
   mountPages(
@@ -96,6 +125,7 @@ export function consoleRouter(deps: ApiDeps): Router {
       ...passwordPages({ forgotLimits: createForgotLimits(deps.redis) }),
       ...accountPages(),
       ...contactMethodPages(),
+      ...connectedAppPages(),
       ...wallPages(),
     ],
     { ...opts, mount: '/app' },

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isUnavailableError, UnavailableError, ValidationError, type Logger } from '@statusvane/shared';
+import { BearerError } from '../services/auth/bearer-error.js';
 import { routeOf } from './request-log.js';
 
 /** How much of an unknown path a 404 repeats: the path comes from the client (it can be kilobytes long). */
@@ -88,7 +89,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    if (appError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+    if (appError instanceof BearerError) res.setHeader('WWW-Authenticate', appError.challenge());
+    else if (appError.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
     if (appError.httpStatus === 503) res.setHeader('Retry-After', '5');
     res.status(appError.httpStatus).json(appError.toEnvelope());
   };

@@ -163,7 +163,7 @@ export interface UserRouteSpec<
   request?: { query?: Q; body?: Omit<BodySpec<B>, 'checks'> };
   handler: (
     deps: ApiDeps,
-    input: { ctx: UserServiceContext; query: z.output<Q>; body: z.output<B> },
+    input: { ctx: UserServiceContext; params: Record<PathParams<Path>, string>; query: z.output<Q>; body: z.output<B> },
   ) => Promise<ResultOf<R>>;
 }
 

@@ -12,11 +12,13 @@ import {
 } from '../middleware/idempotency.js';
 import { etagOf, ifNoneMatchNames, parseIfMatch } from '../middleware/if-match.js';
 import { jsonBodyRule, LARGE_BODY } from '../middleware/json-body.js';
+import { assertWriteScope } from '../services/auth/bearer-error.js';
 import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext, UserServiceContext } from '../services/context.js';
 import { judgeInput } from '../services/validation.js';
-import { successOf, successStatus, takesIfMatch, type ApiRoute } from './define-route.js';
+import type { RequestContext } from '../services/auth/context.js';
+import { successOf, successStatus, takesIfMatch, type ApiRoute, type HandlerInput } from './define-route.js';
 
 /** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
 const NOTHING = z.object({}).strict();
@@ -35,6 +37,34 @@ const wantsCsv = (req: Request, query: unknown) =>
 
 /** `/monitors/{id}` -> `/monitors/:id`. */
 const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+
+/**
+ * What an operation's handler gets from a caller and the request's raw parameters, query and body: the token's scope
+ * and the caller's role checked first (403 whatever was sent), then the strict query parse and the body's schema with
+ * its checks (one 400 naming every problem). The one path into a handler: mountRoutes and the MCP tools (routes/mcp)
+ * both take it, so a tool is judged exactly as its REST operation.
+ */
+export async function operationInput(
+  deps: ApiDeps,
+  route: ApiRoute,
+  auth: RequestContext,
+  raw: { params: unknown; query: unknown; body: unknown },
+  extra: Pick<ServiceContext, 'now' | 'inTransaction' | 'ifMatch'>,
+): Promise<HandlerInput<string, z.ZodType, z.ZodType>> {
+  if (route.method !== 'get') assertWriteScope(auth.scope);
+  if (route.roles !== 'read' && route.roles !== 'self') assertCan(auth.role, route.roles);
+  const query = parseOrThrow(route.request?.query ?? NOTHING, raw.query, 'query');
+  const params = lowerCased(raw.params as Record<string, string>);
+  const caller: ServiceContext = { ...auth, now: extra.now, inTransaction: extra.inTransaction };
+  const body = route.request?.body;
+  const checks = body?.checks;
+  const parsedBody = !body
+    ? parseOrThrow(NOTHING, raw.body ?? {}, 'body')
+    : checks
+      ? await judgeInput(body.schema, checks, deps, { ctx: caller, params }, raw.body)
+      : parseOrThrow(body.schema, raw.body, 'body');
+  return { ctx: { ...caller, ifMatch: extra.ifMatch }, params, query, body: parsedBody };
+}
 
 /**
  * Serves each declared operation on `router` (the authenticated /api/v1 router): the role check, the strict query
@@ -77,27 +107,12 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
 
     const handle: RequestHandler = async (req, res) => {
       if (route.roles === 'self') return void (await handleOwn(req, res, () => undefined));
-      const auth = ctxOf(res);
-      // The role first: a caller without it is told 403 whatever it sent.
-      if (route.roles !== 'read') assertCan(auth.role, route.roles);
-      const query = parseOrThrow(route.request?.query ?? NOTHING, req.query, 'query');
-      const params = lowerCased(req.params as Record<string, string>);
-      const caller: ServiceContext = {
-        ...auth,
+      const input = await operationInput(deps, route, ctxOf(res), req, {
         now: clock(),
         inTransaction: route.idempotent ? storeAnswerInTransaction(res, status, toBody) : undefined,
-      };
-      const checks = body?.checks;
-      const parsedBody = !body
-        ? parseOrThrow(NOTHING, req.body ?? {}, 'body')
-        : checks
-          ? await judgeInput(body.schema, checks, deps, { ctx: caller, params }, req.body)
-          : parseOrThrow(body.schema, req.body, 'body');
-      const ctx: ServiceContext = {
-        ...caller,
         ifMatch: conditional ? parseIfMatch(req.get('if-match')) : undefined,
-      };
-      const input = { ctx, params, query, body: parsedBody };
+      });
+      const { query } = input;
       if (route.csv && wantsCsv(req, query)) {
         res
           .status(status)
@@ -132,7 +147,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       // defineUserRoute's handler takes the person's context where a workspace route's takes ServiceContext.
       const result = await route.handler(deps, {
         ctx: ctx as unknown as ServiceContext,
-        params: {},
+        params: lowerCased(req.params as Record<string, string>),
         query,
         body: parsedBody,
       });

@@ -941,6 +941,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my connected apps
+         * @description The apps you allowed through OAuth (`/oauth/authorize`: MCP clients, assistants ...), each with its scope (`read`, or `write`), the workspaces granted and the primary one. App names are what the app registered with, unverified. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        get: operations["listMyConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * List my connected apps (headers only)
+         * @description As `GET /me/connected-apps` (listMyConnectedApps), answered with its status and headers and no body.
+         */
+        head: operations["listMyConnectedAppsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/me/connected-apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a connected app
+         * @description Revokes the grant at once: every access and refresh token issued to the app for you answers 401 from the next request. The app must ask for your consent again. Not with an OAuth token (403). Unknown: 404. Your own, the same in every workspace: a personal token (an org token gets 403); an OAuth token may only read.
+         */
+        delete: operations["deleteMyConnectedApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/config/plan": {
         parameters: {
             query?: never;
@@ -3649,6 +3693,44 @@ export interface components {
             /** @description Every method, in the order pages go out; replaces the list. A method sent again as it is stored (same channel, same secret) keeps its id. */
             methods: (components["schemas"]["WebhookTargetInput"] | components["schemas"]["SlackTargetInput"] | components["schemas"]["EmailTargetInput"] | components["schemas"]["TeamsTargetInput"] | components["schemas"]["DiscordTargetInput"] | components["schemas"]["NtfyTargetInput"] | components["schemas"]["PagerdutyTargetInput"] | components["schemas"]["OpsgenieTargetInput"] | components["schemas"]["TelegramTargetInput"])[];
         };
+        /** @description An app you allowed to act for you through OAuth (an MCP client ...). */
+        ConnectedApp: {
+            /**
+             * Format: uuid
+             * @description The connection: what `DELETE /me/connected-apps/{id}` revokes.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The app's OAuth `client_id`.
+             */
+            clientId: string;
+            /** @description The name the app registered with: unverified (anyone can register any name). Null: none given. */
+            name: string | null;
+            /** @description Where the app receives its codes: the hosts (or private-use schemes) of its redirect URIs. */
+            redirectHosts: string[];
+            /**
+             * @description `write` includes `read`.
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The granted workspaces you are still a member of. */
+            workspaces: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+                name: string;
+            }[];
+            /** Format: uuid */
+            primaryWorkspaceId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last got a token (a refresh counts).
+             */
+            lastUsedAt: string | null;
+        };
         /** @description A workspace document. Fields a monitor leaves out take their create defaults; `"<redacted>"` as a secret (a header value, a body) keeps the stored value, as does `"<unreadable>"` (what the export shows for a secret no configured key decrypts: it cannot be kept, so both are a 400 at their path there). `accounting` is the uptime accounting policy as PUT /settings/accounting takes it (fields left out take their defaults); a document without it leaves the policy alone. */
         ConfigDocument: {
             /** @enum {number} */
@@ -3883,6 +3965,11 @@ export interface components {
                 id: string;
                 /** @description The token's name, the user's name or email, or `user@host`. */
                 name: string;
+                /**
+                 * Format: uuid
+                 * @description A user acting through an app connected over OAuth (`/me/connected-apps`): the app's client id.
+                 */
+                clientId?: string;
             };
             /**
              * @description `<resourceType>.<verb>`: `monitor.created`, `status_page.deleted`, `incident.acknowledged` ...
@@ -8761,6 +8848,100 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyConnectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your connected apps, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConnectedApp"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyConnectedAppsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your connected apps, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequestToHead"];
+            401: components["responses"]["UnauthorizedToHead"];
+            403: components["responses"]["ForbiddenToHead"];
+            413: components["responses"]["PayloadTooLargeToHead"];
+            429: components["responses"]["TooManyRequestsToHead"];
+            503: components["responses"]["ServiceUnavailableToHead"];
+        };
+    };
+    deleteMyConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record id, a uuid. An id that is not a uuid, or that belongs to another workspace, is 404. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];

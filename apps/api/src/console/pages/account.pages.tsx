@@ -141,6 +141,11 @@ async function accountView(req: UserRequest, state: AccountState) {
           <p>Where pages reach you when you are on call or an escalation names you, in every workspace.</p>
           <a href="/app/account/contact-methods">Manage your contact methods</a>
         </section>
+        <section class="card" aria-labelledby="apps-title">
+          <h2 id="apps-title">Connected apps</h2>
+          <p>Apps you allowed to use Statusvane as you, such as AI assistants over MCP.</p>
+          <a href="/app/account/connected-apps">Manage your connected apps</a>
+        </section>
       </div>
     </ConsoleLayout>
   );

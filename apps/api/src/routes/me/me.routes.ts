@@ -5,6 +5,9 @@ import { createMyCalendarToken } from '../../services/users/create-calendar-toke
 import { deleteMyCalendarToken } from '../../services/users/delete-calendar-token.js';
 import { listContactMethods } from '../../services/users/list-contact-methods.js';
 import { updateContactMethods } from '../../services/users/update-contact-methods.js';
+import { connectedAppRecordSchema } from '../../services/oauth/connected-app-record.js';
+import { deleteConnectedApp } from '../../services/oauth/delete-connected-app.js';
+import { listConnectedApps } from '../../services/oauth/list-connected-apps.js';
 import { defineUserRoute } from '../define-route.js';
 
 /** The caller's own settings (`/me/...`): a person's, the same in every workspace. */
@@ -74,5 +77,30 @@ export const meRoutes = [
     description: 'The feed answers 404 from now on. None: 404.',
     responses: { 204: { description: 'Revoked.' } },
     handler: (deps, { ctx }) => deleteMyCalendarToken(deps, { ctx, input: {} }),
+  }),
+  defineUserRoute({
+    method: 'get',
+    path: '/me/connected-apps',
+    operationId: 'listMyConnectedApps',
+    tag: 'Access',
+    summary: 'List my connected apps',
+    description:
+      'The apps you allowed through OAuth (`/oauth/authorize`: MCP clients, assistants ...), each with its scope ' +
+      '(`read`, or `write`), the workspaces granted and the primary one. App names are what the app registered with, ' +
+      'unverified.',
+    responses: { 200: { description: 'Your connected apps, newest first.', data: z.array(connectedAppRecordSchema) } },
+    handler: (deps, { ctx }) => listConnectedApps(deps, { ctx, input: {} }),
+  }),
+  defineUserRoute({
+    method: 'delete',
+    path: '/me/connected-apps/{id}',
+    operationId: 'deleteMyConnectedApp',
+    tag: 'Access',
+    summary: 'Revoke a connected app',
+    description:
+      'Revokes the grant at once: every access and refresh token issued to the app for you answers 401 from the next ' +
+      'request. The app must ask for your consent again. Not with an OAuth token (403). Unknown: 404.',
+    responses: { 204: { description: 'Revoked.' } },
+    handler: (deps, { ctx, params }) => deleteConnectedApp(deps, { ctx, input: { id: params.id } }),
   }),
 ];

@@ -25,6 +25,9 @@ export const auditEventRecordSchema = z
             'or resolve link of a page (`link`): the paged user, else the delivery.',
         }),
         name: z.string().openapi({ description: "The token's name, the user's name or email, or `user@host`." }),
+        clientId: z.uuid().optional().openapi({
+          description: "A user acting through an app connected over OAuth (`/me/connected-apps`): the app's client id.",
+        }),
       })
       .openapi({
         description:
@@ -84,7 +87,12 @@ export async function listAuditEvents(
       rows.map((r) => ({
         id: r.id,
         at: r.at.toISOString(),
-        actor: { type: r.actorType, id: r.actorId, name: r.actorName },
+        actor: {
+          type: r.actorType,
+          id: r.actorId,
+          name: r.actorName,
+          ...(r.actorClientId ? { clientId: r.actorClientId } : {}),
+        },
         action: r.action,
         resourceType: r.resourceType as AuditEventRecord['resourceType'],
         resourceId: r.resourceId,

@@ -181,6 +181,7 @@ export async function recordAuditEvent(
       actorType: ctx.actor.type,
       actorId: ctx.actor.id.slice(0, 100),
       actorName: ctx.actor.name.slice(0, 320),
+      actorClientId: ctx.actor.clientId ?? null,
       action: `${event.resourceType}.${event.action}`,
       resourceType: event.resourceType,
       resourceId: event.resourceId,

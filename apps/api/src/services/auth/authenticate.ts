@@ -11,6 +11,7 @@ import {
   type Role,
 } from '@statusvane/shared';
 import { logFailure } from '../best-effort.js';
+import { BearerError } from './bearer-error.js';
 import type { AuditActor, RequestContext, TokenKind, UserContext } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -34,6 +35,11 @@ export interface AuthInput {
   authorization: string | undefined;
   workspaceHeader: string | undefined;
   now?: Date;
+  /**
+   * Where the token is presented (RFC 8707): `api` (/api/v1, the default) takes every kind, an OAuth token only if it
+   * was issued for the API; `mcp` (/mcp) takes only OAuth tokens issued for it. Elsewhere: 401 `invalid_token`.
+   */
+  resource?: 'api' | 'mcp';
 }
 
 type WorkspaceRow = { id: string; slug: string; name: string; plan: RequestContext['workspace']['plan'] };
@@ -52,6 +58,11 @@ interface TokenRow {
   name: string | null;
   displayPrefix: string;
   workspace: WorkspaceRow | null;
+  /** OAuth tokens: where they work (the admin CLI's: null, the API) and what they may do (null: write). */
+  resource: 'api' | 'mcp' | null;
+  scope: 'read' | 'write' | null;
+  /** OAuth tokens issued through /oauth/token: the app's client id, named in audit events. */
+  clientId: string | null;
 }
 
 /** What personal and OAuth tokens need besides: the user's live memberships and the OAuth grants. */
@@ -90,9 +101,11 @@ const tokenRows = perClient((prisma: PrismaClient) =>
     >`
       SELECT t.id::text AS id, t.kind::text AS kind, t.role::text AS role, t."userId"::text AS "userId", t."expiresAt",
              t."revokedAt", t."primaryWorkspaceId"::text AS "primaryWorkspaceId", t."tokenHash"::text AS "tokenHash",
-             t.name, t."displayPrefix",
+             t.name, t."displayPrefix", t.resource::text AS resource, t.scope::text AS scope,
+             c."clientId"::text AS "clientId",
              w.id::text AS "wsId", w.slug AS "wsSlug", w.name AS "wsName", w.plan::text AS "wsPlan"
       FROM api_tokens t LEFT JOIN workspaces w ON w.id = t."workspaceId"
+        LEFT JOIN oauth_connections c ON c.id = t."connectionId"
       WHERE t."tokenHash" = ANY(${hashes}::bpchar[])`;
     return new Map(
       rows.map(({ wsId, wsSlug, wsName, wsPlan, ...t }) => [
@@ -145,7 +158,7 @@ function matches(ws: { id: string; slug: string }, selector: string): boolean {
   return ws.slug === selector.toLowerCase() || (UUID_RE.test(selector) && ws.id === selector.toLowerCase());
 }
 
-/** The live token row of `Authorization: Bearer <token>` (401 for anything else), its use recorded. */
+/** The live token row of `Authorization: Bearer <token>` for the resource (401 for anything else), its use recorded. */
 async function bearerToken(deps: AuthDeps, input: Omit<AuthInput, 'workspaceHeader'>): Promise<TokenRow> {
   const now = input.now ?? new Date();
   const header = input.authorization;
@@ -161,6 +174,15 @@ async function bearerToken(deps: AuthDeps, input: Omit<AuthInput, 'workspaceHead
   // Unknown, revoked, expired and mismatched tokens all get the same answer.
   if (!row || row.kind !== kind || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) {
     throw new UnauthorizedError('The token is invalid, expired or revoked');
+  }
+  const resource = input.resource ?? 'api';
+  if ((row.kind === 'oauth' ? (row.resource ?? 'api') : 'api') !== resource) {
+    throw new BearerError(
+      'invalid_token',
+      resource === 'mcp'
+        ? 'This endpoint takes an OAuth token issued for it'
+        : 'This token was issued for another resource',
+    );
   }
   touchToken(deps, row.id, now);
   return row;
@@ -248,7 +270,11 @@ export async function authenticate(deps: AuthDeps, input: AuthInput): Promise<Re
     if (!chosen)
       throw new ForbiddenError('This connection has no usable primary workspace: name one with X-Statusvane-Workspace');
   }
-  return ctx(chosen.workspace, chosen.role, row.id, 'oauth', userId, `user:${userId}`, actor);
+  const oauthActor: AuditActor = row.clientId ? { ...actor, clientId: row.clientId } : actor;
+  return {
+    ...ctx(chosen.workspace, chosen.role, row.id, 'oauth', userId, `user:${userId}`, oauthActor),
+    scope: row.scope ?? 'write',
+  };
 }
 
 function ctx(

@@ -10,6 +10,8 @@ export interface AuditActor {
   type: 'token' | 'user' | 'cli' | 'link';
   id: string;
   name: string;
+  /** A user acting through an app connected over OAuth: the app's client id. */
+  clientId?: string;
 }
 
 /** Who is calling, in which workspace, with which role. Every service verb takes it and scopes by workspace.id. */
@@ -24,6 +26,11 @@ export interface RequestContext {
   principal: string;
   /** Who the audit events of this request's writes name. */
   actor: AuditActor;
+  /**
+   * An OAuth token's scope: `read` may only read (a write is 403 `insufficient_scope`), `write` may do what the
+   * user's role allows. Absent: every other caller, limited by its role alone.
+   */
+  scope?: 'read' | 'write';
 }
 
 /**
