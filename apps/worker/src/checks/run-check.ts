@@ -111,6 +111,7 @@ const monitorSelect = {
   runStartedAt: true,
   lastRunDurationMs: true,
   maxRunSeconds: true,
+  minRunSeconds: true,
   schedule: true,
   timezone: true,
   metadata: true,
@@ -267,6 +268,7 @@ function judgeHeartbeat(
     runStartedAt: m.runStartedAt,
     lastRunDurationMs: m.lastRunDurationMs,
     maxRunSeconds: m.maxRunSeconds,
+    minRunSeconds: m.minRunSeconds,
     schedule: m.schedule,
     timezone: m.timezone,
   });

@@ -152,6 +152,11 @@ const statusCodes = statusCodesSchema;
 
 /** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
 const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
+/**
+ * Heartbeats: a run that ended successfully sooner than this after its `/start` fails with `run_too_short`; below
+ * maxRunSeconds when both are set (the service checks: the rule spans the stored monitor on a PATCH).
+ */
+const minRunSeconds = z.number().int().min(1).max(L.graceMax);
 /** Heartbeats: a 5-field cron expression (minute hour day-of-month month day-of-week), instead of intervalSeconds. */
 const schedule = z
   .string()
@@ -281,6 +286,7 @@ export const createHeartbeatMonitorSchema = z
     ...commonFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.optional(),
+    minRunSeconds: minRunSeconds.optional(),
     schedule: schedule.optional(),
     timezone: timezone.optional(),
   })
@@ -365,6 +371,7 @@ export const updateMonitorSchema = z
     ...dnsOnlyFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.nullable().optional(),
+    minRunSeconds: minRunSeconds.nullable().optional(),
     schedule: schedule.nullable().optional(),
     timezone: timezone.optional(),
     enabled: z.boolean().optional(),
@@ -392,7 +399,14 @@ export const UPDATE_FIELDS_BY_TYPE: Record<MonitorKind, ReadonlySet<string>> = {
   http: new Set([...probeUpdateFields, ...Object.keys(httpOnlyFields)]),
   tcp: new Set(probeUpdateFields),
   dns: new Set([...probeUpdateFields, ...Object.keys(dnsOnlyFields)]),
-  heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds', 'maxRunSeconds', 'schedule', 'timezone']),
+  heartbeat: new Set([
+    ...EVERY_TYPE_UPDATE_FIELDS,
+    'graceSeconds',
+    'maxRunSeconds',
+    'minRunSeconds',
+    'schedule',
+    'timezone',
+  ]),
   api: new Set([...EVERY_TYPE_UPDATE_FIELDS, ...Object.keys(probeFields), 'steps']),
 };
 

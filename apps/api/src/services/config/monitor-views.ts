@@ -115,6 +115,7 @@ export function storedMonitorView(
     dnsExpected: row.dnsExpected,
     graceSeconds: row.graceSeconds,
     maxRunSeconds: row.maxRunSeconds,
+    minRunSeconds: row.minRunSeconds,
     schedule: row.schedule,
     timezone: row.timezone,
   };

@@ -32,6 +32,7 @@ export const MONITOR_DEFAULTS = {
   quorum: null,
   graceSeconds: 60,
   maxRunSeconds: null,
+  minRunSeconds: null,
   schedule: null,
   timezone: 'UTC',
   method: 'GET',
@@ -85,6 +86,7 @@ export function monitorCreateData(
       : {
           graceSeconds: m.graceSeconds ?? D.graceSeconds,
           maxRunSeconds: m.maxRunSeconds ?? D.maxRunSeconds,
+          minRunSeconds: m.minRunSeconds ?? D.minRunSeconds,
           schedule: m.schedule ?? D.schedule,
           timezone: m.timezone ?? D.timezone,
           pingSecret: randomSecret(24),

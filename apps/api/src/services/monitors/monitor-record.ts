@@ -172,6 +172,12 @@ export const monitorRecordSchema = z
       description:
         'Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit.',
     }),
+    minRunSeconds: z.number().int().nullable().openapi({
+      description:
+        'Heartbeat only: a run (`/start` to its success ping) that ended sooner fails with `run_too_short` (a backup ' +
+        'that finished in 2 s did not run); below `maxRunSeconds` when both are set; null: no lower bound. A success ' +
+        'ping that ends no run is not judged by it.',
+    }),
     enabled: z.boolean(),
     status: z.enum(MONITOR_STATUSES).openapi({
       description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
@@ -240,6 +246,7 @@ export const monitorRecordSelect = {
   dnsResolver: true,
   dnsExpected: true,
   maxRunSeconds: true,
+  minRunSeconds: true,
   schedule: true,
   timezone: true,
   lastPingAt: true,
@@ -346,6 +353,7 @@ export function toMonitorRecord(
     timezone: row.type === 'heartbeat' ? row.timezone : null,
     nextExpectedAt: row.type === 'heartbeat' ? nextExpectedAt(row).toISOString() : null,
     maxRunSeconds: row.type === 'heartbeat' ? row.maxRunSeconds : null,
+    minRunSeconds: row.type === 'heartbeat' ? row.minRunSeconds : null,
     enabled: row.enabled,
     status: !row.enabled ? 'paused' : opts.maintenanceUntil ? 'maintenance' : row.status,
     maintenanceUntil: opts.maintenanceUntil?.toISOString() ?? null,

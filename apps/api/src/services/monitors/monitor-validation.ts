@@ -135,7 +135,16 @@ async function createIssues(
 ): Promise<Issue[]> {
   const issues = [...schemaIssues, ...reservedKeyIssues(input, ['headers', 'metadata'])];
   const type = input.type === undefined ? 'http' : input.type;
-  if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+  if (type === 'heartbeat')
+    issues.push(
+      ...intervalOrScheduleIssues(input),
+      ...crossFieldIssues({
+        method: undefined,
+        hasBody: undefined,
+        minRunSeconds: hasIssueAt(issues, 'minRunSeconds') ? undefined : (input.minRunSeconds as number | undefined),
+        maxRunSeconds: hasIssueAt(issues, 'maxRunSeconds') ? undefined : (input.maxRunSeconds as number | undefined),
+      }),
+    );
   if (type === 'api') {
     issues.push(...regionIssues(checkRegions, input, issues));
     if (Array.isArray(input.steps) && !hasIssueAt(issues, 'steps'))
@@ -157,6 +166,8 @@ async function createIssues(
       ...crossFieldIssues({
         method: type === 'http' ? known<string>('method', 'GET') : undefined,
         hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
+        minRunSeconds: null,
+        maxRunSeconds: null,
       }),
     );
   }
@@ -202,6 +213,8 @@ export interface MonitorBeforeUpdate {
   bodyEnc: string | null;
   steps: unknown;
   stepSecretsEnc: string | null;
+  minRunSeconds: number | null;
+  maxRunSeconds: number | null;
 }
 
 const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
@@ -264,6 +277,8 @@ async function updateIssues(
     ...crossFieldIssues({
       method: after('method', current.method),
       hasBody: body === undefined ? undefined : body !== null,
+      minRunSeconds: after('minRunSeconds', current.minRunSeconds),
+      maxRunSeconds: after('maxRunSeconds', current.maxRunSeconds),
     }),
   );
   // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its
