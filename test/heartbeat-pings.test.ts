@@ -184,10 +184,7 @@ describe('runs: /start paired with its end', () => {
     await refused(await patch(hb.id, { minRunSeconds: 0 }), 'minRunSeconds');
     await refused(await patch(hb.id, { minRunSeconds: 1.5 }), 'minRunSeconds');
     const post = (body: object) => request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(body);
-    await refused(
-      await post({ type: 'heartbeat', name: 'x', minRunSeconds: 60, maxRunSeconds: 60 }),
-      'minRunSeconds',
-    );
+    await refused(await post({ type: 'heartbeat', name: 'x', minRunSeconds: 60, maxRunSeconds: 60 }), 'minRunSeconds');
     await refused(
       await post({ type: 'http', name: 'x', target: 'https://93.184.215.14/', minRunSeconds: 5 }),
       'minRunSeconds',

@@ -666,7 +666,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       string,
       { value: unknown }
     >;
-    expect(Object.keys(examples).sort()).toEqual(['api', 'dns', 'heartbeat', 'http', 'tcp']);
+    expect(Object.keys(examples).sort()).toEqual(['api', 'dns', 'domain', 'heartbeat', 'http', 'tcp']);
     for (const [name, { value }] of Object.entries(examples))
       expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
 

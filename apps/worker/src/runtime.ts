@@ -24,6 +24,7 @@ import {
   type SsrfGuard,
 } from '@statusvane/shared';
 import { createMissedSlotWriter } from './checks/missed-slots.js';
+import { createDomainLookups } from './checks/domain-lookups.js';
 import type { CheckRunnerDeps } from './checks/run-check.js';
 import { createResultWriter } from './checks/store-result.js';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
@@ -38,6 +39,7 @@ import { webhookProcessor } from './processors/webhook.processor.js';
 import { createDnsProbe } from './probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
 import { createApiProbe } from './probes/api.probe.js';
+import { createRdapClient } from './probes/rdap.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 import { startQueueWorker } from './queue-worker.js';
 import { RetryWebhookError } from './webhooks/deliver.js';
@@ -217,6 +219,16 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   const metrics = createWorkerMetrics(config.region);
   const checkDeps: CheckRunnerDeps = {
     ...createCheckRunnerDeps({ config, prisma, logger, guard }),
+    domainLookups: createDomainLookups({
+      redis: connection,
+      prefix: config.queuePrefix,
+      rdap: createRdapClient({
+        bootstrapUrl: config.rdap.bootstrapUrl,
+        baseUrl: config.rdap.baseUrl,
+        guard,
+        userAgent: probeUserAgent(config.region),
+      }),
+    }),
     heartbeatDeadlines: scheduler,
     confirmations: scheduler,
     schedules: scheduler,

@@ -14,11 +14,16 @@ import {
   type Keyring,
   type Logger,
   type PrismaClient,
+  DEFAULT_DOMAIN_EXPIRY_DAYS,
+  normalizeDomain,
+  Prisma,
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
 import type { ApiProbe, RunSecret } from '../probes/api.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
+import { judgeDomain } from '../probes/rdap.probe.js';
+import type { DomainLookups } from './domain-lookups.js';
 import { downResult } from '../probes/result.js';
 import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
@@ -43,6 +48,11 @@ export interface CheckRunnerDeps {
   /** Stores the slots a late scheduled check skipped as missed, grouped likewise (createMissedSlotWriter). */
   missedSlots: MissedSlotWriter;
   now?: () => Date;
+  /**
+   * Domain monitors' registry answers, shared in Redis (createDomainLookups). Without it a domain check fails with
+   * `config_error`.
+   */
+  domainLookups?: DomainLookups;
   /** Compiled response schemas by monitor id, version and step: compiled once per monitor version, never per check. */
   schemas?: ResponseSchemaCache;
   /**
@@ -104,6 +114,7 @@ const monitorSelect = {
   dnsRecordType: true,
   dnsResolver: true,
   dnsExpected: true,
+  domainExpiryDays: true,
   intervalSeconds: true,
   graceSeconds: true,
   lastPingAt: true,
@@ -291,6 +302,7 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
       latencyThresholdMs: m.latencyThresholdMs,
     });
   }
+  if (m.type === 'domain') return probeDomain(deps, m);
   if (m.type === 'dns')
     return deps.dnsProbe.probe({
       name: m.target!,
@@ -328,6 +340,25 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
     latencyThresholdMs: m.latencyThresholdMs,
     certificateExpiryDays: m.certificateExpiryDays,
   });
+}
+
+/**
+ * A domain monitor's registration, from the answer shared by every monitor of the domain; what it found is kept on
+ * the monitor (its record's `domain`), unless the lookup failed (the last known registration stays) or the target
+ * changed meanwhile.
+ */
+async function probeDomain(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<ProbeResult> {
+  if (!deps.domainLookups) return downResult('config_error: this worker has no RDAP lookups configured');
+  const answer = await deps.domainLookups.lookup(normalizeDomain(m.target!) ?? m.target!);
+  if (answer.kind !== 'error') {
+    // A DomainInfo (monitor-record.ts reads it back).
+    const info = answer.kind === 'found' ? { expiresAt: answer.expiresAt, registrar: answer.registrar } : null;
+    await deps.prisma.monitor.updateMany({
+      where: { id: m.id, type: 'domain', target: m.target },
+      data: { domain: info ?? Prisma.DbNull },
+    });
+  }
+  return judgeDomain(answer, deps.now?.() ?? new Date(), m.domainExpiryDays ?? DEFAULT_DOMAIN_EXPIRY_DAYS);
 }
 
 /** The process's response schemas when the runtime gave none (tests that build their deps by hand). */

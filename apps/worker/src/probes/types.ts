@@ -9,7 +9,8 @@
  *   invalid_json (or `invalid_json: body truncated at <n> bytes`), json_assertion_failed: <detail>,
  *   latency_threshold_exceeded: <n>ms > <m>ms, certificate_expiring: <detail>,
  *   dns_nxdomain, dns_mismatch: <detail>,
- *   fail_ping, heartbeat_missed,
+ *   fail_ping, heartbeat_missed, run_timeout, run_too_long, run_too_short,
+ *   domain_expiring: <detail>, domain_not_found, rdap_error: <detail>,
  *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted),
  *   schema_mismatch: <instance path>: <message> (responseSchema), secret_host_not_allowed: <detail>,
  *   step_failed: <step name>: <the step's reason> (api; a step's own reasons add assertion_failed: <detail> and

@@ -3,6 +3,8 @@ import {
   monitorRegions,
   createMonitorSchema,
   dnsHostSchema,
+  domainTargetSchema,
+  MONITOR_LIMITS,
   fillTemplates,
   formatPath,
   httpTargetSchema,
@@ -245,6 +247,13 @@ async function updateIssues(
     issues.push(...(await resolverIssues(guard, input.dnsResolver)));
   if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
   else issues.push(...regionIssues(config.checkRegions, input, issues, current));
+  // The update schema takes every type's interval; a domain's registry is asked at most hourly.
+  const interval = knownValue(updateMonitorSchema, input, issues, 'intervalSeconds');
+  if (current.type === 'domain' && typeof interval === 'number' && interval < MONITOR_LIMITS.domainIntervalMin)
+    issues.push({
+      path: 'intervalSeconds',
+      message: `must be at least ${MONITOR_LIMITS.domainIntervalMin} for domain monitors`,
+    });
   if (current.type === 'http') issues.push(...(await httpSecretIssues(input, issues, database)));
   const steps = allowed.has('steps') ? knownValue(updateMonitorSchema, input, issues, 'steps') : undefined;
   if (Array.isArray(steps)) {
@@ -261,10 +270,14 @@ async function updateIssues(
     typeof input.target === 'string' &&
     !hasIssueAt(issues, 'target')
   ) {
-    const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];
+    const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema, domain: domainTargetSchema }[
+      current.type
+    ];
     const format = schema.safeParse(input.target);
     if (format.success) {
-      if (current.type !== 'dns') issues.push(...(await targetIssues(guard, current.type, input.target)));
+      // Only http and tcp targets are dialled: a dns or domain target is a name asked about.
+      if (current.type === 'http' || current.type === 'tcp')
+        issues.push(...(await targetIssues(guard, current.type, input.target)));
     } else
       issues.push(...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })));
   }
