@@ -22,6 +22,7 @@ import {
   type PrismaClient,
   type RedisClient,
   type SsrfGuard,
+  type Tracing,
 } from '@statusvane/shared';
 import { createMissedSlotWriter } from './checks/missed-slots.js';
 import { createDomainLookups } from './checks/domain-lookups.js';
@@ -76,6 +77,8 @@ export interface WorkerRuntimeDeps {
   parts?: Partial<WorkerParts>;
   /** Pages through this deliverer (the caller closes it) instead of one built from the config. */
   deliverer?: Deliverer;
+  /** OpenTelemetry (startTracing): a span per check and per api step; null or absent when not configured. */
+  tracing?: Tracing | null;
   /** The SSRF guard of probes, pages, subscriber and event webhooks; default: one from ALLOWED_TARGET_CIDRS. */
   guard?: SsrfGuard;
   /** Production's periods and waits, shortened by tests. */
@@ -229,6 +232,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
         userAgent: probeUserAgent(config.region),
       }),
     }),
+    tracing: deps.tracing ?? null,
     heartbeatDeadlines: scheduler,
     confirmations: scheduler,
     schedules: scheduler,

@@ -17,6 +17,9 @@ import {
   DEFAULT_DOMAIN_EXPIRY_DAYS,
   normalizeDomain,
   Prisma,
+  traceParentOf,
+  type TraceSpan,
+  type Tracing,
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
@@ -53,6 +56,8 @@ export interface CheckRunnerDeps {
    * `config_error`.
    */
   domainLookups?: DomainLookups;
+  /** OpenTelemetry (startTracing): a span per check and per api step; null or absent when not configured. */
+  tracing?: Tracing | null;
   /** Compiled response schemas by monitor id, version and step: compiled once per monitor version, never per check. */
   schemas?: ResponseSchemaCache;
   /**
@@ -111,6 +116,7 @@ const monitorSelect = {
   secretRefs: true,
   version: true,
   certificateExpiryDays: true,
+  sendTraceparent: true,
   dnsRecordType: true,
   dnsResolver: true,
   dnsExpected: true,
@@ -223,7 +229,14 @@ type HeartbeatVerdict = { result: ProbeResult; slot: Date; checkedAt: Date; next
  */
 export async function runCheck(
   deps: CheckRunnerDeps,
-  job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null },
+  job: {
+    monitorId: string;
+    region: string;
+    slot: Date;
+    notBefore?: Date | null;
+    /** The check's span (check.processor.ts), whose context an http check's `traceparent` carries. */
+    span?: TraceSpan | null;
+  },
 ): Promise<CheckOutcome> {
   const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
   if (!m) return { skipped: 'monitor deleted' };
@@ -239,7 +252,7 @@ export async function runCheck(
     }
     taken = verdict;
   } else {
-    const result = await probeTarget(deps, m);
+    const result = await probeTarget(deps, m, job.span ?? null);
     taken = { result, slot: job.slot, checkedAt: deps.now?.() ?? new Date(), nextDeadline: null };
   }
 
@@ -291,7 +304,7 @@ function judgeHeartbeat(
  * The probe of a tcp, dns or http monitor's target, or an api monitor's steps (secrets opened in memory only: the
  * monitor's own and the workspace secrets it names).
  */
-async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<ProbeResult> {
+async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor, span: TraceSpan | null): Promise<ProbeResult> {
   if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
     return deps.tcpProbe.probe({
@@ -323,10 +336,15 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
   if ('reason' in filled) return downResult(filled.reason);
   const schema = m.responseSchema ? schemaOf(deps, `${m.id}:${m.version}`, m.responseSchema as object) : null;
   if (schema instanceof Error) return downResult(`config_error: responseSchema: ${schema.message}`);
-  return deps.httpProbe.probe({
+  // W3C trace context, unless turned off or the monitor sends a traceparent of its own (which then stands).
+  const trace =
+    m.sendTraceparent && !Object.keys(filled.headers).some((h) => h.toLowerCase() === 'traceparent')
+      ? traceParentOf(span)
+      : null;
+  const result = await deps.httpProbe.probe({
     url: m.target!,
     method: m.method,
-    headers: filled.headers,
+    headers: trace ? { ...filled.headers, traceparent: trace.header } : filled.headers,
     body: filled.body,
     responseSchema: schema,
     secretHosts: filled.secretHosts,
@@ -340,6 +358,7 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
     latencyThresholdMs: m.latencyThresholdMs,
     certificateExpiryDays: m.certificateExpiryDays,
   });
+  return trace ? { ...result, traceId: trace.traceId } : result;
 }
 
 /**

@@ -171,6 +171,7 @@ async function insertResults(
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
         steps: result.steps ? packStepResults(result.steps) : null,
+        traceId: result.traceId ?? null,
       };
     }),
   );

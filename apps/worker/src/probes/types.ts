@@ -53,6 +53,8 @@ export interface ProbeResult {
   address?: string | null;
   /** api: one entry per step, in order (secrets shown as `<secret:NAME>` in reasons); absent for other types. */
   steps?: StepResult[] | null;
+  /** http: the trace id of the `traceparent` header the check sent (runCheck adds it); absent when none was sent. */
+  traceId?: string | null;
 }
 
 /** Latency rules shared by the http and tcp probes (null = not configured). */

@@ -295,6 +295,8 @@ const httpOnlyFields = {
     .max(L.certificateExpiryDaysMax)
     .nullable()
     .optional(),
+  /** Send a W3C `traceparent` header with each check (default true); its trace id is kept with the result. */
+  sendTraceparent: z.boolean().optional(),
 };
 const dnsOnlyFields = {
   dnsRecordType: z.enum(DNS_RECORD_TYPES).optional(),
@@ -426,6 +428,7 @@ export const updateMonitorSchema = z
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
     responseSchema: responseSchemaField.nullable().optional(),
     certificateExpiryDays: httpOnlyFields.certificateExpiryDays,
+    sendTraceparent: httpOnlyFields.sendTraceparent,
     domainExpiryDays: domainExpiryDays.optional(),
     // Replaces every step; a step's header value or body "<redacted>" keeps that of the stored step of the same name.
     steps: apiStepsSchema.optional(),

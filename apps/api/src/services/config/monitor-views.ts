@@ -120,6 +120,7 @@ export function storedMonitorView(
     steps: row.type === 'api' ? storedSteps(row, keyring) : null,
     certificateExpiryDays: row.certificateExpiryDays,
     domainExpiryDays: row.domainExpiryDays,
+    sendTraceparent: row.sendTraceparent,
     dnsRecordType: row.dnsRecordType ?? 'A',
     dnsResolver: row.dnsResolver,
     dnsExpected: row.dnsExpected,

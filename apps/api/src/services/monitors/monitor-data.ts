@@ -48,6 +48,7 @@ export const MONITOR_DEFAULTS = {
   dnsExpected: [] as string[],
   responseSchema: null,
   domainExpiryDays: DEFAULT_DOMAIN_EXPIRY_DAYS,
+  sendTraceparent: true,
 } as const;
 const D = MONITOR_DEFAULTS;
 
@@ -119,6 +120,7 @@ export function monitorCreateData(
           secretRefs: secretRefsOf(http),
           certificateExpiryDays:
             http.certificateExpiryDays === undefined ? D.certificateExpiryDays : http.certificateExpiryDays,
+          sendTraceparent: http.sendTraceparent ?? D.sendTraceparent,
         }
       : { certificateExpiryDays: null }),
     ...(api ? apiStepData(config, api.steps) : {}),

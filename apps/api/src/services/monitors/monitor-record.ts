@@ -153,6 +153,10 @@ export const monitorRecordSchema = z
       description:
         'http only: an https check whose certificate expires within this many days fails with `certificate_expiring`; null = off (and for other types).',
     }),
+    sendTraceparent: z.boolean().nullable().openapi({
+      description:
+        'http only: each check sends a W3C `traceparent` header, and its result keeps the trace id (`traceId`); null for other types.',
+    }),
     certificate: z.union([certificateSchema, z.null()]).openapi({
       description:
         'http only: the leaf certificate of the latest https check that completed a TLS handshake; null before one did, after the target changed, and for other types.',
@@ -271,6 +275,7 @@ export const monitorRecordSelect = {
   graceSeconds: true,
   certificateExpiryDays: true,
   certificate: true,
+  sendTraceparent: true,
   domainExpiryDays: true,
   domain: true,
   dnsRecordType: true,
@@ -373,6 +378,7 @@ export function toMonitorRecord(
     slaTarget: row.slaTarget,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
     certificateExpiryDays: row.type === 'http' ? row.certificateExpiryDays : null,
+    sendTraceparent: row.type === 'http' ? row.sendTraceparent : null,
     certificate: certificate && {
       ...certificate,
       daysRemaining: certificateDaysRemaining(certificate.validTo, opts.now),
