@@ -61,10 +61,14 @@ async function startReceiver() {
       res.end('{}');
     });
   });
+  return { ...(await listen(server)), spans };
+}
+
+/** A server listening on 127.0.0.1: its base URL and how to close it. */
+async function listen(server: http.Server) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    spans,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -77,12 +81,7 @@ async function startTarget() {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { ...(await listen(server)), seen };
 }
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
