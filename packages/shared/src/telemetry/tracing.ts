@@ -10,6 +10,7 @@
  *   a test) can start and stop tracing without touching anything else that uses @opentelemetry/api.
  */
 import { randomBytes } from 'node:crypto';
+import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Span, SpanContext, Tracer } from '@opentelemetry/api';
 
 /** A span as the apps hold one (they do not depend on @opentelemetry/api themselves). */
@@ -18,7 +19,7 @@ export type TraceSpan = Span;
 export interface Tracing {
   readonly tracer: Tracer;
   /** The API's SpanKind and SpanStatusCode, and `trace.setSpan` / `context`, without importing the API eagerly. */
-  readonly api: typeof import('@opentelemetry/api');
+  readonly api: typeof OtelApi;
   /** Exports what is buffered (tests; shutdown). */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
