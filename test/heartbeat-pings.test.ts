@@ -163,6 +163,37 @@ describe('runs: /start paired with its end', () => {
     expect(http.status).toBe(400);
   });
 
+  it('minRunSeconds: set on create and PATCH (null clears), below maxRunSeconds, only on heartbeats', async () => {
+    const hb = await heartbeat({ minRunSeconds: 30, maxRunSeconds: 600 });
+    expect(hb.record).toMatchObject({ minRunSeconds: 30, maxRunSeconds: 600 });
+    const patch = (id: string, body: object) =>
+      request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(tokens.member)).send(body);
+    const refused = async (res: request.Response, path: string) => {
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+    };
+    // Against the stored maxRunSeconds, and against the one sent with it.
+    await refused(await patch(hb.id, { minRunSeconds: 600 }), 'minRunSeconds');
+    await refused(await patch(hb.id, { maxRunSeconds: 30 }), 'minRunSeconds');
+    expect((await patch(hb.id, { minRunSeconds: 700, maxRunSeconds: 800 })).body.data).toMatchObject({
+      minRunSeconds: 700,
+      maxRunSeconds: 800,
+    });
+    expect((await patch(hb.id, { maxRunSeconds: null })).body.data.maxRunSeconds).toBeNull();
+    expect((await patch(hb.id, { minRunSeconds: null })).body.data.minRunSeconds).toBeNull();
+    await refused(await patch(hb.id, { minRunSeconds: 0 }), 'minRunSeconds');
+    await refused(await patch(hb.id, { minRunSeconds: 1.5 }), 'minRunSeconds');
+    const post = (body: object) => request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(body);
+    await refused(await post({ type: 'heartbeat', name: 'x', minRunSeconds: 60, maxRunSeconds: 60 }), 'minRunSeconds');
+    await refused(
+      await post({ type: 'http', name: 'x', target: 'https://93.184.215.14/', minRunSeconds: 5 }),
+      'minRunSeconds',
+    );
+    // Another type's PATCH: not accepted.
+    const http = await post({ type: 'http', name: 'x', target: 'https://93.184.215.14/' });
+    await refused(await patch(http.body.data.id, { minRunSeconds: 5 }), 'minRunSeconds');
+  });
+
   it('a paused heartbeat records its pings and runs but queues no evaluation', async () => {
     const hb = await heartbeat();
     await request(h.app).patch(`/api/v1/monitors/${hb.id}`).set(bearer(tokens.member)).send({ enabled: false });

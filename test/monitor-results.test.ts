@@ -94,6 +94,7 @@ describe('GET /monitors/{id}/results', () => {
       totalMs: 90,
       phases: { dnsMs: 5, connectMs: 10, tlsMs: 20, waitingMs: 40 },
       address: null,
+      traceId: null,
       dnsAnswers: ['1.2.3.4'],
     });
     expect(res.body.data[2]).toEqual({
@@ -106,6 +107,7 @@ describe('GET /monitors/{id}/results', () => {
       totalMs: null,
       phases: { dnsMs: null, connectMs: null, tlsMs: null, waitingMs: null },
       address: null,
+      traceId: null,
     });
     expect(res.body.data[1].certificate).toMatchObject({ ...CERT, daysRemaining: expect.any(Number) });
   });

@@ -8,6 +8,7 @@ import request from 'supertest';
 import {
   createDnsMonitorSchema,
   createApiMonitorSchema,
+  createDomainMonitorSchema,
   createHeartbeatMonitorSchema,
   createHttpMonitorSchema,
   createMaintenanceSchema,
@@ -616,7 +617,7 @@ describe('the webhooks as sent', () => {
 describe('the create-monitor schema agrees with the validator', () => {
   const schemas = () => doc.components.schemas as Json;
 
-  it('is one of the five types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
+  it('is one of the six types, the http one with `type` optional and defaulting to http, as the validator reads it', () => {
     const union = schemas().CreateMonitorInput;
     expect(union.anyOf).toEqual([
       { $ref: '#/components/schemas/CreateHttpMonitorInput' },
@@ -624,6 +625,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       { $ref: '#/components/schemas/CreateHeartbeatMonitorInput' },
       { $ref: '#/components/schemas/CreateDnsMonitorInput' },
       { $ref: '#/components/schemas/CreateApiMonitorInput' },
+      { $ref: '#/components/schemas/CreateDomainMonitorInput' },
     ]);
     const http = schemas().CreateHttpMonitorInput;
     expect(http.required).not.toContain('type');
@@ -633,6 +635,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       'CreateHeartbeatMonitorInput',
       'CreateDnsMonitorInput',
       'CreateApiMonitorInput',
+      'CreateDomainMonitorInput',
     ])
       expect([other, schemas()[other].required]).toEqual([other, expect.arrayContaining(['type'])]);
     const legacy = createMonitorSchema.safeParse({ name: 'x', target: 'https://example.com' });
@@ -649,6 +652,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       CreateHeartbeatMonitorInput: createHeartbeatMonitorSchema,
       CreateDnsMonitorInput: createDnsMonitorSchema,
       CreateApiMonitorInput: createApiMonitorSchema,
+      CreateDomainMonitorInput: createDomainMonitorSchema,
     };
     for (const [name, zod] of Object.entries(variants)) {
       const documented = schemas()[name];
@@ -668,7 +672,7 @@ describe('the create-monitor schema agrees with the validator', () => {
       string,
       { value: unknown }
     >;
-    expect(Object.keys(examples).sort()).toEqual(['api', 'dns', 'heartbeat', 'http', 'tcp']);
+    expect(Object.keys(examples).sort()).toEqual(['api', 'dns', 'domain', 'heartbeat', 'http', 'tcp']);
     for (const [name, { value }] of Object.entries(examples))
       expect([name, createMonitorSchema.safeParse(value).success]).toEqual([name, true]);
 

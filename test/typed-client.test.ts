@@ -369,7 +369,7 @@ const headed = await api.HEAD('/monitors/{id}', { params: { path: { id: tcp.data
 const typedEvents = await api.GET('/events', { params: { query: { types: 'monitor.created,maintenance.cancelled' } } });
 const eventsRead = (typedEvents.data?.data ?? []).slice(0, 3).map((e) => {
   if (e.type === 'com.statusvane.monitor.created') {
-    const type: 'http' | 'tcp' | 'heartbeat' | 'dns' | 'api' = e.data.monitor.type;
+    const type: 'http' | 'tcp' | 'heartbeat' | 'dns' | 'api' | 'domain' = e.data.monitor.type;
     const pingUrl: '<redacted>' | null = e.data.monitor.pingUrl;
     return [e.type, type, pingUrl];
   }

@@ -490,6 +490,60 @@ describe('heartbeats', () => {
     expect((await results(hb.id)).map((r) => r.outcome)).toEqual(['up', 'down', 'up', 'up']);
   });
 
+  it('minRunSeconds: a run that ends sooner fails with run_too_short, a long enough one passes, a success without /start is not judged by it', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const created = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({
+      type: 'heartbeat',
+      name: 'backup',
+      intervalSeconds: 3600,
+      graceSeconds: 60,
+      minRunSeconds: 1,
+      openThreshold: 1,
+      resolveThreshold: 1,
+    });
+    expect(created.status).toBe(201);
+    const hb = created.body.data as { id: string; pingUrl: string; minRunSeconds: number };
+    expect(hb.minRunSeconds).toBe(1);
+    const path = new URL(hb.pingUrl).pathname;
+    await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
+    await h.deps.scheduler.unschedule(hb.id);
+    const status = async () =>
+      (await request(h.app).get(`/api/v1/monitors/${hb.id}`).set(bearer(tokens.viewer))).body.data.status;
+
+    // A backup that "finished" at once did not run: down at once, with the reason.
+    expect((await request(h.app).get(`${path}/start`)).status).toBe(200);
+    expect((await request(h.app).get(path)).status).toBe(200);
+    const short = await waitFor(
+      async () => (await results(hb.id)).find((r) => r.reason === 'run_too_short'),
+      10_000,
+      'the short run',
+    );
+    expect(short.outcome).toBe('down');
+    expect(await status()).toBe('down');
+    expect((await incidents(hb.id))[0]).toMatchObject({ status: 'open' });
+
+    // A run of 1.2 s against minRunSeconds 1 passes.
+    expect((await request(h.app).get(`${path}/start`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect((await request(h.app).get(`${path}/0`)).status).toBe(200);
+    const long = await waitFor(
+      async () => (await results(hb.id)).find((r) => r.slot > short.slot && r.outcome === 'up'),
+      10_000,
+      'the long enough run',
+    );
+    expect(long.reason).toBeNull();
+    expect(await status()).toBe('up');
+
+    // A success ping that ends no run has no duration: minRunSeconds says nothing about it.
+    expect((await request(h.app).get(path)).status).toBe(200);
+    await checkOnce(hb.id);
+    const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: hb.id } });
+    const last = (await results(hb.id)).at(-1)!;
+    expect([last.slot, last.outcome, last.reason]).toEqual([row.lastPingAt, 'up', null]);
+    expect(row.lastRunDurationMs).toBeNull();
+    expect(await status()).toBe('up');
+  });
+
   it('runs: a start not ended within grace fails once with run_timeout when it passes; a run longer than maxRunSeconds fails with run_too_long', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     const created = await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send({

@@ -35,7 +35,7 @@ export async function checkAt(h: Harness, monitorId: string, slot: Date) {
 }
 
 export interface RuntimeOptions extends Partial<
-  Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping' | 'parts' | 'timing'>
+  Pick<WorkerRuntimeDeps, 'logger' | 'deliverer' | 'housekeeping' | 'parts' | 'timing' | 'tracing'>
 > {
   region?: string;
   prisma?: PrismaClient;
@@ -71,6 +71,7 @@ export function startRuntime(h: Harness, opts: RuntimeOptions = {}) {
     guard: h.deps.guard,
     ...(opts.deliverer ? { deliverer: opts.deliverer } : {}),
     ...(opts.timing ? { timing: opts.timing } : {}),
+    ...(opts.tracing ? { tracing: opts.tracing } : {}),
   });
   const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
   runtime.checkWorker?.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));

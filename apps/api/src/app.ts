@@ -8,6 +8,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
+import { requestTrace } from './middleware/request-trace.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { API_ROUTES } from './routes/api-routes.js';
@@ -41,6 +42,8 @@ export function createApp(deps: ApiDeps): Express {
   app.set('query parser', 'simple');
   const metrics = deps.metrics ?? createApiMetrics(deps);
   app.use(requestId, requestLog(deps.logger), httpMetrics(metrics));
+  // A span per request only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise not even mounted.
+  if (deps.tracing) app.use(requestTrace(deps.tracing));
   app.use(compressAnswers());
   // Operator endpoints, mounted only when configured (every mounted router costs every request a pass): /metrics
   // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.

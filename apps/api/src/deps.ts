@@ -7,6 +7,7 @@ import type {
   RedisClient,
   SsrfGuard,
   SubscriberQueue,
+  Tracing,
 } from '@statusvane/shared';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import type { ApiLifecycle } from './shutdown.js';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   lifecycle?: ApiLifecycle;
   /** Status page subscriber deliveries (confirmation mails); built on first use over `redis` when omitted. */
   subscribers?: SubscriberQueue;
+  /** OpenTelemetry traces (startTracing): a span per request; null or absent when not configured. */
+  tracing?: Tracing | null;
   /** The clock every request reads its `ctx.now` from; tests move it to stand on a boundary. Default: the system's. */
   clock?: () => Date;
 }

@@ -9,6 +9,7 @@ import {
   loggerFromConfig,
   monitorSource,
   reconcileSchedules,
+  startTracing,
 } from '@statusvane/shared';
 import { DEFAULT_METRICS_PORTS, exposeMetrics } from '@statusvane/shared';
 import { createApp } from './app.js';
@@ -34,6 +35,8 @@ const metricsListener = exposeMetrics({
   logger,
 });
 const lifecycle = createLifecycle(logger);
+// Null unless OTEL_EXPORTER_OTLP_ENDPOINT is set; then the SDK is loaded here, and only here.
+const tracing = await startTracing({ service: 'statusvane-api' });
 const app = createApp({
   config,
   prisma,
@@ -45,6 +48,7 @@ const app = createApp({
   subscribers,
   metrics,
   lifecycle,
+  tracing,
 });
 const server = createApiServer(app, logger).listen(config.port, () => {
   logger.info(`API listening on ${config.publicBaseUrl}/api/v1 (port ${config.port})`);
@@ -76,7 +80,13 @@ async function shutdown(signal: string): Promise<void> {
   // finish; only then close what they use.
   await lifecycle.drain(server, drainMs);
   void metricsListener.then((m) => m.close());
-  await Promise.allSettled([scheduler.close(), escalations.close(), subscribers.close(), prisma.$disconnect()]);
+  await Promise.allSettled([
+    scheduler.close(),
+    escalations.close(),
+    subscribers.close(),
+    prisma.$disconnect(),
+    tracing?.shutdown(),
+  ]);
   await Promise.allSettled([redis.quit()]);
   clearTimeout(force);
   process.exit(0);

@@ -5,6 +5,7 @@ import {
   exposeMetrics,
   loadConfigOrExit,
   loggerFromConfig,
+  startTracing,
 } from '@statusvane/shared';
 import { createWorkerRuntime } from './runtime.js';
 
@@ -15,7 +16,9 @@ const prisma = createPrisma(config.databaseUrl, { max: 20 });
 const connection = createWorkerRedis(config.redis);
 connection.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
 
-const runtime = createWorkerRuntime({ config, prisma, connection, logger });
+// Null unless OTEL_EXPORTER_OTLP_ENDPOINT is set; then the SDK is loaded here, and only here.
+const tracing = await startTracing({ service: 'statusvane-worker' });
+const runtime = createWorkerRuntime({ config, prisma, connection, logger, tracing });
 const metricsListener = exposeMetrics({
   registry: runtime.metrics.registry,
   config: config.metrics,
@@ -31,6 +34,7 @@ async function shutdown(signal: string): Promise<void> {
   const force = setTimeout(() => process.exit(1), 30_000).unref();
   void metricsListener.then((m) => m.close());
   await runtime.close();
+  await tracing?.shutdown().catch(() => undefined);
   await Promise.allSettled([prisma.$disconnect()]);
   await Promise.allSettled([connection.quit()]);
   clearTimeout(force);

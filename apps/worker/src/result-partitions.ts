@@ -211,6 +211,7 @@ const PACKED_ARRAYS: ReadonlyArray<{ column: string; expr: string; type: string;
   { column: 'dnsAnswers', expr: '"dnsAnswers"', type: 'jsonb', nullable: true },
   { column: 'address', expr: 'address', type: 'inet', nullable: true },
   { column: 'steps', expr: 'steps', type: 'jsonb', nullable: true },
+  { column: 'traceId', expr: '"traceId"::text', type: 'text', nullable: true },
 ];
 
 /**

@@ -22,8 +22,10 @@ import {
   type PrismaClient,
   type RedisClient,
   type SsrfGuard,
+  type Tracing,
 } from '@statusvane/shared';
 import { createMissedSlotWriter } from './checks/missed-slots.js';
+import { createDomainLookups } from './checks/domain-lookups.js';
 import type { CheckRunnerDeps } from './checks/run-check.js';
 import { createResultWriter } from './checks/store-result.js';
 import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from './escalation/engine.js';
@@ -38,6 +40,7 @@ import { webhookProcessor } from './processors/webhook.processor.js';
 import { createDnsProbe } from './probes/dns.probe.js';
 import { createHttpProbe, probeUserAgent } from './probes/http.probe.js';
 import { createApiProbe } from './probes/api.probe.js';
+import { createRdapClient } from './probes/rdap.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 import { startQueueWorker } from './queue-worker.js';
 import { RetryWebhookError } from './webhooks/deliver.js';
@@ -74,6 +77,8 @@ export interface WorkerRuntimeDeps {
   parts?: Partial<WorkerParts>;
   /** Pages through this deliverer (the caller closes it) instead of one built from the config. */
   deliverer?: Deliverer;
+  /** OpenTelemetry (startTracing): a span per check and per api step; null or absent when not configured. */
+  tracing?: Tracing | null;
   /** The SSRF guard of probes, pages, subscriber and event webhooks; default: one from ALLOWED_TARGET_CIDRS. */
   guard?: SsrfGuard;
   /** Production's periods and waits, shortened by tests. */
@@ -217,6 +222,17 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   const metrics = createWorkerMetrics(config.region);
   const checkDeps: CheckRunnerDeps = {
     ...createCheckRunnerDeps({ config, prisma, logger, guard }),
+    domainLookups: createDomainLookups({
+      redis: connection,
+      prefix: config.queuePrefix,
+      rdap: createRdapClient({
+        bootstrapUrl: config.rdap.bootstrapUrl,
+        baseUrl: config.rdap.baseUrl,
+        guard,
+        userAgent: probeUserAgent(config.region),
+      }),
+    }),
+    tracing: deps.tracing ?? null,
     heartbeatDeadlines: scheduler,
     confirmations: scheduler,
     schedules: scheduler,

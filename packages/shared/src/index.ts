@@ -21,3 +21,4 @@ export * from './alerts/index.js';
 export * from './oncall/index.js';
 export * from './api-checks/index.js';
 export * from './uptime/index.js';
+export * from './telemetry/index.js';

@@ -14,11 +14,19 @@ import {
   type Keyring,
   type Logger,
   type PrismaClient,
+  DEFAULT_DOMAIN_EXPIRY_DAYS,
+  normalizeDomain,
+  Prisma,
+  traceParentOf,
+  type TraceSpan,
+  type Tracing,
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
 import type { ApiProbe, RunSecret } from '../probes/api.probe.js';
 import { evaluateHeartbeat } from '../probes/heartbeat.probe.js';
+import { judgeDomain } from '../probes/rdap.probe.js';
+import type { DomainLookups } from './domain-lookups.js';
 import { downResult } from '../probes/result.js';
 import type { JsonAssertion } from '@statusvane/shared';
 import type { TcpProbe } from '../probes/tcp.probe.js';
@@ -43,6 +51,13 @@ export interface CheckRunnerDeps {
   /** Stores the slots a late scheduled check skipped as missed, grouped likewise (createMissedSlotWriter). */
   missedSlots: MissedSlotWriter;
   now?: () => Date;
+  /**
+   * Domain monitors' registry answers, shared in Redis (createDomainLookups). Without it a domain check fails with
+   * `config_error`.
+   */
+  domainLookups?: DomainLookups;
+  /** OpenTelemetry (startTracing): a span per check and per api step; null or absent when not configured. */
+  tracing?: Tracing | null;
   /** Compiled response schemas by monitor id, version and step: compiled once per monitor version, never per check. */
   schemas?: ResponseSchemaCache;
   /**
@@ -101,9 +116,11 @@ const monitorSelect = {
   secretRefs: true,
   version: true,
   certificateExpiryDays: true,
+  sendTraceparent: true,
   dnsRecordType: true,
   dnsResolver: true,
   dnsExpected: true,
+  domainExpiryDays: true,
   intervalSeconds: true,
   graceSeconds: true,
   lastPingAt: true,
@@ -111,6 +128,7 @@ const monitorSelect = {
   runStartedAt: true,
   lastRunDurationMs: true,
   maxRunSeconds: true,
+  minRunSeconds: true,
   schedule: true,
   timezone: true,
   metadata: true,
@@ -211,7 +229,14 @@ type HeartbeatVerdict = { result: ProbeResult; slot: Date; checkedAt: Date; next
  */
 export async function runCheck(
   deps: CheckRunnerDeps,
-  job: { monitorId: string; region: string; slot: Date; notBefore?: Date | null },
+  job: {
+    monitorId: string;
+    region: string;
+    slot: Date;
+    notBefore?: Date | null;
+    /** The check's span (check.processor.ts), whose context an http check's `traceparent` carries. */
+    span?: TraceSpan | null;
+  },
 ): Promise<CheckOutcome> {
   const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
   if (!m) return { skipped: 'monitor deleted' };
@@ -227,7 +252,7 @@ export async function runCheck(
     }
     taken = verdict;
   } else {
-    const result = await probeTarget(deps, m);
+    const result = await probeTarget(deps, m, job.span ?? null);
     taken = { result, slot: job.slot, checkedAt: deps.now?.() ?? new Date(), nextDeadline: null };
   }
 
@@ -267,6 +292,7 @@ function judgeHeartbeat(
     runStartedAt: m.runStartedAt,
     lastRunDurationMs: m.lastRunDurationMs,
     maxRunSeconds: m.maxRunSeconds,
+    minRunSeconds: m.minRunSeconds,
     schedule: m.schedule,
     timezone: m.timezone,
   });
@@ -278,7 +304,7 @@ function judgeHeartbeat(
  * The probe of a tcp, dns or http monitor's target, or an api monitor's steps (secrets opened in memory only: the
  * monitor's own and the workspace secrets it names).
  */
-async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<ProbeResult> {
+async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor, span: TraceSpan | null): Promise<ProbeResult> {
   if (m.type === 'tcp') {
     const { host, port } = parseHostPort(m.target!);
     return deps.tcpProbe.probe({
@@ -289,6 +315,7 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
       latencyThresholdMs: m.latencyThresholdMs,
     });
   }
+  if (m.type === 'domain') return probeDomain(deps, m);
   if (m.type === 'dns')
     return deps.dnsProbe.probe({
       name: m.target!,
@@ -309,10 +336,15 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
   if ('reason' in filled) return downResult(filled.reason);
   const schema = m.responseSchema ? schemaOf(deps, `${m.id}:${m.version}`, m.responseSchema as object) : null;
   if (schema instanceof Error) return downResult(`config_error: responseSchema: ${schema.message}`);
-  return deps.httpProbe.probe({
+  // W3C trace context, unless turned off or the monitor sends a traceparent of its own (which then stands).
+  const trace =
+    m.sendTraceparent && !Object.keys(filled.headers).some((h) => h.toLowerCase() === 'traceparent')
+      ? traceParentOf(span)
+      : null;
+  const result = await deps.httpProbe.probe({
     url: m.target!,
     method: m.method,
-    headers: filled.headers,
+    headers: trace ? { ...filled.headers, traceparent: trace.header } : filled.headers,
     body: filled.body,
     responseSchema: schema,
     secretHosts: filled.secretHosts,
@@ -326,6 +358,26 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<Pr
     latencyThresholdMs: m.latencyThresholdMs,
     certificateExpiryDays: m.certificateExpiryDays,
   });
+  return trace ? { ...result, traceId: trace.traceId } : result;
+}
+
+/**
+ * A domain monitor's registration, from the answer shared by every monitor of the domain; what it found is kept on
+ * the monitor (its record's `domain`), unless the lookup failed (the last known registration stays) or the target
+ * changed meanwhile.
+ */
+async function probeDomain(deps: CheckRunnerDeps, m: CheckedMonitor): Promise<ProbeResult> {
+  if (!deps.domainLookups) return downResult('config_error: this worker has no RDAP lookups configured');
+  const answer = await deps.domainLookups.lookup(normalizeDomain(m.target!) ?? m.target!);
+  if (answer.kind !== 'error') {
+    // A DomainInfo (monitor-record.ts reads it back).
+    const info = answer.kind === 'found' ? { expiresAt: answer.expiresAt, registrar: answer.registrar } : null;
+    await deps.prisma.monitor.updateMany({
+      where: { id: m.id, type: 'domain', target: m.target },
+      data: { domain: info ?? Prisma.DbNull },
+    });
+  }
+  return judgeDomain(answer, deps.now?.() ?? new Date(), m.domainExpiryDays ?? DEFAULT_DOMAIN_EXPIRY_DAYS);
 }
 
 /** The process's response schemas when the runtime gave none (tests that build their deps by hand). */

@@ -171,6 +171,7 @@ async function insertResults(
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
         steps: result.steps ? packStepResults(result.steps) : null,
+        traceId: result.traceId ?? null,
       };
     }),
   );
@@ -226,7 +227,8 @@ async function applyResults(
         outcome: result.outcome,
         inMaintenance: f.maintenance.some((w) => windowInProgress(w, checkedAt)),
       },
-      { ...monitor, quorum, recheck: monitor.type !== 'heartbeat' },
+      // A heartbeat is judged from pings, a domain from an answer cached for hours: checking again soon tells nothing.
+      { ...monitor, quorum, recheck: monitor.type !== 'heartbeat' && monitor.type !== 'domain' },
     );
     f.state = decision.state;
     const asked = decision.state.regions.get(region)?.confirmSlot;

@@ -1,7 +1,7 @@
 import type { CheckOutcome, CheckRunnerDeps } from '../checks/run-check.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
-type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'dns' | 'api' | 'unknown';
+type MonitorType = 'http' | 'tcp' | 'heartbeat' | 'dns' | 'api' | 'domain' | 'unknown';
 
 /**
  * Runs one check with its metrics: lateness (start minus slot, first attempts only: a retry is late by its backoff
@@ -29,6 +29,8 @@ export async function measureCheck(
     tcpProbe: { probe: (input) => ((type = 'tcp'), deps.tcpProbe.probe(input)) },
     dnsProbe: { probe: (input) => ((type = 'dns'), deps.dnsProbe.probe(input)) },
   };
+  const lookups = deps.domainLookups;
+  if (lookups) probing.domainLookups = { lookup: (domain) => ((type = 'domain'), lookups.lookup(domain)) };
   const t0 = process.hrtime.bigint();
   const done = (result: string, known: MonitorType) => {
     metrics.checks.inc({ type: known, region: job.region, result });

@@ -198,6 +198,18 @@ describe('evaluateHeartbeat', () => {
       expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: null }))).toBe('up');
       expect(outcome(input({ nowMs: 11 * S, ...ping, maxRunSeconds: null, lastRunDurationMs: 9e6 }))).toBe('up');
     });
+    it('a success that ended a run shorter than minRunSeconds fails with run_too_short; one that ended no run passes', () => {
+      const ping = { lastPingAt: at(10 * S), minRunSeconds: 5, maxRunSeconds: 60 };
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: 4999 }))).toBe('down:run_too_short');
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: 5000 }))).toBe('up');
+      // No /start before the success ping: no duration, nothing to judge.
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastRunDurationMs: null }))).toBe('up');
+      expect(outcome(input({ nowMs: 11 * S, ...ping, minRunSeconds: null, lastRunDurationMs: 1 }))).toBe('up');
+      // A fail ping stays a fail_ping whatever its run took.
+      expect(outcome(input({ nowMs: 11 * S, ...ping, lastPingFailAt: at(10.5 * S), lastRunDurationMs: 1 }))).toBe(
+        'down:fail_ping',
+      );
+    });
     it('a cron schedule: deadlines at each expected time after the last ping + grace', () => {
       // Every hour at :00 UTC; pinged at 00:10; grace 30 s. Expected 01:00, missed at 01:00:30.
       const cron = { schedule: '0 * * * *', timezone: 'UTC', lastPingAt: at(10 * 60 * S) };

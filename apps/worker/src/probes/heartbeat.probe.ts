@@ -14,7 +14,9 @@
  *   receiver's prompt evaluation, a retry), one ping or one missed period stores one result.
  *
  * - A run (`/start`) not ended within G is one failing result (`run_timeout`), keyed by its start + G; a success
- *   ping that ended a run longer than `maxRunSeconds` is a failing result (`run_too_long`) instead of a pass.
+ *   ping that ended a run longer than `maxRunSeconds` is a failing result (`run_too_long`) instead of a pass, and one
+ *   that ended a run shorter than `minRunSeconds` is one (`run_too_short`): the job did not do its work. A success
+ *   ping that ended no run (no `/start` before it) has no duration and is judged by neither.
  * - With a cron `schedule` the expected times are the schedule's after A (expected.ts in the shared package), the
  *   deadlines each one + G; `intervalSeconds` is then only the backstop evaluation's cadence.
  *
@@ -50,6 +52,7 @@ export interface HeartbeatInput {
   /** The duration of the run the last end ping ended (null: it ended none). */
   lastRunDurationMs?: number | null;
   maxRunSeconds?: number | null;
+  minRunSeconds?: number | null;
 }
 
 export interface HeartbeatVerdict {
@@ -78,15 +81,16 @@ export function evaluateHeartbeat(input: HeartbeatInput): HeartbeatVerdict {
   // latest missed deadline, the run's timeout.
   const events: Array<{ at: number; result: ProbeResult }> = [];
   if (lastPing !== null) {
-    const tooLong =
-      input.maxRunSeconds != null &&
-      input.lastRunDurationMs != null &&
-      input.lastRunDurationMs > input.maxRunSeconds * 1000;
+    const ran = input.lastRunDurationMs ?? null;
+    const tooLong = input.maxRunSeconds != null && ran !== null && ran > input.maxRunSeconds * 1000;
+    const tooShort = input.minRunSeconds != null && ran !== null && ran < input.minRunSeconds * 1000;
     const result: ProbeResult = failedLast
       ? downResult('fail_ping')
       : tooLong
         ? downResult('run_too_long')
-        : { outcome: 'up', reason: null, responseMs: null, statusCode: null, phases: { ...NO_PHASES } };
+        : tooShort
+          ? downResult('run_too_short')
+          : { outcome: 'up', reason: null, responseMs: null, statusCode: null, phases: { ...NO_PHASES } };
     events.push({ at: lastPing, result });
   }
   const missed = latestExpectedBefore(expectation, anchor, new Date(now - graceMs));

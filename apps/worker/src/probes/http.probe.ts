@@ -67,7 +67,13 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import got, { type Method, type Response, type Request as GotRequest } from 'got';
-import { certificateDaysRemaining, type CertificateInfo, type SsrfGuard, reasonForError } from '@statusvane/shared';
+import {
+  certificateDaysRemaining,
+  expiresWithinDays,
+  type CertificateInfo,
+  type SsrfGuard,
+  reasonForError,
+} from '@statusvane/shared';
 import { type JsonAssertion, evaluateJsonAssertion, hostAllowed, schemaMismatch } from '@statusvane/shared';
 import type { ValidateFunction } from 'ajv';
 import { applyLatencyRules, downResult, ProbeTimeoutError, truncateReason } from './result.js';
@@ -272,12 +278,7 @@ function evaluateResponse(
     if (mismatch) return downResult(mismatch, base);
   }
   const days = input.certificateExpiryDays;
-  if (
-    r.certificate &&
-    days !== null &&
-    days !== undefined &&
-    new Date(r.certificate.validTo).getTime() - r.now.getTime() < days * 86_400_000
-  ) {
+  if (r.certificate && days !== null && days !== undefined && expiresWithinDays(r.certificate.validTo, r.now, days)) {
     const left = r.certificate.daysRemaining;
     return downResult(
       `certificate_expiring: expires ${r.certificate.validTo} (${left} day${left === 1 ? '' : 's'})`,

@@ -9,7 +9,8 @@
  *   invalid_json (or `invalid_json: body truncated at <n> bytes`), json_assertion_failed: <detail>,
  *   latency_threshold_exceeded: <n>ms > <m>ms, certificate_expiring: <detail>,
  *   dns_nxdomain, dns_mismatch: <detail>,
- *   fail_ping, heartbeat_missed,
+ *   fail_ping, heartbeat_missed, run_timeout, run_too_long, run_too_short,
+ *   domain_expiring: <detail>, domain_not_found, rdap_error: <detail>,
  *   config_error: <detail> (the monitor's own stored settings are unusable, e.g. secrets that cannot be decrypted),
  *   schema_mismatch: <instance path>: <message> (responseSchema), secret_host_not_allowed: <detail>,
  *   step_failed: <step name>: <the step's reason> (api; a step's own reasons add assertion_failed: <detail> and
@@ -52,6 +53,8 @@ export interface ProbeResult {
   address?: string | null;
   /** api: one entry per step, in order (secrets shown as `<secret:NAME>` in reasons); absent for other types. */
   steps?: StepResult[] | null;
+  /** http: the trace id of the `traceparent` header the check sent (runCheck adds it); absent when none was sent. */
+  traceId?: string | null;
 }
 
 /** Latency rules shared by the http and tcp probes (null = not configured). */

@@ -1,10 +1,11 @@
 import type { Job } from 'bullmq';
-import { checkJobSchema, heartbeatDeadlineOf, slotOf } from '@statusvane/shared';
+import { checkJobSchema, heartbeatDeadlineOf, slotOf, type TraceSpan } from '@statusvane/shared';
 import { recordSkippedSlots } from '../checks/missed-slots.js';
 import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../checks/run-check.js';
 import type { LagWatch } from '../metrics/lag-watch.js';
 import { measureCheck } from '../metrics/measure-check.js';
 import type { WorkerMetrics } from '../metrics/worker-metrics.js';
+import { traceCheck } from '../telemetry/check-spans.js';
 
 /** A scheduler's job: its interval (ms). Null for one-off jobs (first check, re-check, heartbeat deadline). */
 export function scheduledEveryMs(job: Pick<Job, 'repeatJobKey' | 'opts'>): number | null {
@@ -27,9 +28,12 @@ export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, l
     const everyMs = scheduledEveryMs(job);
     if (everyMs !== null) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
     const notBefore = heartbeatDeadlineOf(job.id);
-    const run = async (d: CheckRunnerDeps): Promise<CheckOutcome> => {
+    const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
+      traceCheck(d.tracing, { ...payload, slot }, (span) => check(d, span));
+    // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
+    const check = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
       const [outcome, missedSlots] = await Promise.all([
-        runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore }),
+        runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore, span }),
         // First attempts only: BullMQ moves the scheduler on as a job first starts, so then its next slot is still
         // ahead; by a retry's time that next job may be running, and its slot must not be recorded missed under it.
         // A failure loses only those rows (no data either way), never the check: logged, not thrown.

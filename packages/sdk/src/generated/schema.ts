@@ -96,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of five kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
+         * @description Creates the monitor and its public component. The first check runs within seconds. The body is one of six kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the response includes `pingUrl`. A `domain` target must be a registrable domain (`example.co.uk`, not a subdomain: 400). A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal address is refused with 400. An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name that does not resolve, or not within 2.5 s, is accepted and checked again at every connection. `enabled` is not accepted: a monitor starts enabled. An empty `keyword` or `keywordAbsent` means none (stored as null). A 400 lists every offending field in `error.details.issues`, whichever check found it (schema, fields of the type, target, rules between fields, request forgery guard). With `Idempotency-Key` the stored answer commits in the same transaction as the monitor. Role: member, admin or owner (a viewer gets 403).
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -1958,7 +1958,7 @@ export interface components {
                     /** @description Its name at the change. */
                     name: string;
                     /** @enum {string} */
-                    type: "http" | "heartbeat" | "tcp" | "dns" | "api";
+                    type: "http" | "heartbeat" | "tcp" | "dns" | "api" | "domain";
                 };
                 /**
                  * @description `pending`: never checked.
@@ -2064,6 +2064,17 @@ export interface components {
             /** @description SHA-256 fingerprint, colon-separated hex pairs. */
             fingerprint256: string;
         };
+        DomainRegistration: {
+            /**
+             * Format: date-time
+             * @description When the registration expires; null when the registry publishes no expiry (such a domain never pages).
+             */
+            expiresAt: string | null;
+            /** @description Whole days until expiresAt, counted from now (negative once expired); null with it. */
+            daysRemaining: number | null;
+            /** @description The registrar's name, when the registry gives it. */
+            registrar: string | null;
+        };
         Monitor: {
             /** Format: uuid */
             id: string;
@@ -2083,8 +2094,8 @@ export interface components {
              */
             escalationPolicyId: string | null;
             /** @enum {string} */
-            type: "http" | "heartbeat" | "tcp" | "dns" | "api";
-            /** @description The URL (http), `host:port` (tcp) or host name to query (dns); null for heartbeat. */
+            type: "http" | "heartbeat" | "tcp" | "dns" | "api" | "domain";
+            /** @description The URL (http), `host:port` (tcp), host name to query (dns) or registrable domain (domain); null for heartbeat and api. */
             target: string | null;
             /**
              * @description HTTP method of the check; null for other types.
@@ -2092,7 +2103,7 @@ export interface components {
              */
             method: "GET" | "HEAD" | "POST" | null;
             intervalSeconds: number;
-            /** @description Bound on one check; null for heartbeat (no check runs). */
+            /** @description Bound on one check; null for heartbeat (no check runs) and domain (a shared lookup). */
             timeoutMs: number | null;
             openThreshold: number;
             resolveThreshold: number;
@@ -2135,8 +2146,14 @@ export interface components {
             graceSeconds: number | null;
             /** @description http only: an https check whose certificate expires within this many days fails with `certificate_expiring`; null = off (and for other types). */
             certificateExpiryDays: number | null;
+            /** @description http only: each check sends a W3C `traceparent` header, and its result keeps the trace id (`traceId`); null for other types. */
+            sendTraceparent: boolean | null;
             /** @description http only: the leaf certificate of the latest https check that completed a TLS handshake; null before one did, after the target changed, and for other types. */
             certificate: components["schemas"]["Certificate"] | null;
+            /** @description domain only: a registration that expires within this many days fails with `domain_expiring` (default 30); null for other types. */
+            domainExpiryDays: number | null;
+            /** @description domain only: the registration the latest lookup found (one RDAP lookup per domain per 6 hours, shared by every monitor of it); null before one did, after the target changed, and for other types. */
+            domain: components["schemas"]["DomainRegistration"] | null;
             /**
              * @description dns only: the record type asked; null for other types.
              * @enum {string|null}
@@ -2157,6 +2174,8 @@ export interface components {
             nextExpectedAt: string | null;
             /** @description Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit. */
             maxRunSeconds: number | null;
+            /** @description Heartbeat only: a run (`/start` to its success ping) that ended sooner fails with `run_too_short` (a backup that finished in 2 s did not run); below `maxRunSeconds` when both are set; null: no lower bound. A success ping that ends no run is not judged by it. */
+            minRunSeconds: number | null;
             enabled: boolean;
             /**
              * @description `pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.
@@ -2709,8 +2728,8 @@ export interface components {
              */
             apply?: boolean;
         };
-        /** @description One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. Unknown fields, and fields of another type, are 400. */
-        CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"] | components["schemas"]["CreateApiMonitorInput"];
+        /** @description One of the six kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns`, `api` or `domain`. Unknown fields, and fields of another type, are 400. */
+        CreateMonitorInput: components["schemas"]["CreateHttpMonitorInput"] | components["schemas"]["CreateTcpMonitorInput"] | components["schemas"]["CreateHeartbeatMonitorInput"] | components["schemas"]["CreateDnsMonitorInput"] | components["schemas"]["CreateApiMonitorInput"] | components["schemas"]["CreateDomainMonitorInput"];
         /** @description An http(s) check, the kind a body without `type` is. Defaults: `method` GET, `intervalSeconds` 60, `timeoutMs` 10000, `openThreshold` 2, `resolveThreshold` 2, `environment` "production", `contentType` application/json, `expectedStatusCodes` empty (any 2xx or 3xx). A check fails on a connection or DNS error, a timeout, an unexpected status (after up to 5 redirects), a missing `keyword`, a present `keywordAbsent`, a failing `jsonAssertion`, or a response slower than `latencyThresholdMs`; one slower than `degradedAfterMs` passes as degraded. */
         CreateHttpMonitorInput: {
             /**
@@ -2749,6 +2768,7 @@ export interface components {
                 [key: string]: unknown;
             };
             certificateExpiryDays?: number | null;
+            sendTraceparent?: boolean;
         };
         /** @description Labels copied onto every incident the monitor opens. At most 20 entries; keys 1 to 64 characters (not `__proto__`), values up to 500. Set on create only. */
         MonitorMetadata: {
@@ -2795,6 +2815,7 @@ export interface components {
             metadata?: components["schemas"]["MonitorMetadata"];
             graceSeconds?: number;
             maxRunSeconds?: number;
+            minRunSeconds?: number;
             schedule?: string;
             timezone?: string;
         };
@@ -2868,6 +2889,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description A domain's registration expiry over RDAP: `target` is a registrable domain (`example.com`, `example.co.uk`; a subdomain is 400). Fails with `domain_expiring` when the registration expires within `domainExpiryDays` (default 30), `domain_not_found` when the registry does not know it, `rdap_error` when the lookup fails; a registry that publishes no expiry never fails. `intervalSeconds` default 86400, at least 3600; one region, no timeout or latency rules. Each domain is looked up at most once per 6 hours, whatever the number of monitors. */
+        CreateDomainMonitorInput: {
+            /** @enum {string} */
+            type: "domain";
+            target: string;
+            slaTarget?: number | null;
+            name: string;
+            intervalSeconds?: number;
+            openThreshold?: number;
+            resolveThreshold?: number;
+            confirmAfterSeconds?: number;
+            dependsOn?: string[];
+            environment?: string;
+            metadata?: components["schemas"]["MonitorMetadata"];
+            domainExpiryDays?: number;
+        };
         MonitorStatusCounts: {
             pending: number;
             up: number;
@@ -2912,6 +2949,8 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             certificateExpiryDays?: number | null;
+            sendTraceparent?: boolean;
+            domainExpiryDays?: number;
             steps?: components["schemas"]["ApiStep"][];
             /** @enum {string} */
             dnsRecordType?: "A" | "AAAA" | "CNAME" | "MX" | "TXT" | "NS" | "CAA" | "SRV";
@@ -2919,6 +2958,7 @@ export interface components {
             dnsExpected?: string[];
             graceSeconds?: number;
             maxRunSeconds?: number | null;
+            minRunSeconds?: number | null;
             schedule?: string | null;
             timezone?: string;
             enabled?: boolean;
@@ -3014,6 +3054,8 @@ export interface components {
             };
             /** @description The IP address the check talked to, without port (http and tcp: the one dialled last, which answered, refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not resolve, refused targets). */
             address: string | null;
+            /** @description http: the trace id (32 hex digits) of the W3C `traceparent` header the check sent (`sendTraceparent`), to find the request in the target's own traces; null when none was sent. */
+            traceId: string | null;
             /** @description dns: the answers, as `dig +short` prints them; absent when none was obtained. */
             dnsAnswers?: string[];
             certificate?: components["schemas"]["Certificate"] & unknown;
@@ -4981,7 +5023,7 @@ export interface operations {
                 sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api, domain. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -5112,7 +5154,7 @@ export interface operations {
                 sort?: "name" | "-name" | "status" | "-status" | "uptime24h" | "-uptime24h" | "responseTime" | "-responseTime";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api, domain. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -5160,7 +5202,7 @@ export interface operations {
             query?: {
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api, domain. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -5213,7 +5255,7 @@ export interface operations {
             query?: {
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api, domain. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -11001,7 +11043,7 @@ export interface operations {
                 format?: "json" | "csv";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api, domain. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;
@@ -11072,7 +11114,7 @@ export interface operations {
                 format?: "json" | "csv";
                 /** @description A comma-separated list of: pending, up, degraded, down, paused, maintenance. */
                 status?: string;
-                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api. */
+                /** @description A comma-separated list of: http, heartbeat, tcp, dns, api, domain. */
                 type?: string;
                 enabled?: "true" | "false";
                 environment?: string;

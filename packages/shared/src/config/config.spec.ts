@@ -456,4 +456,15 @@ describe('parseConfig', () => {
       'TELEGRAM_API_URL: must not carry credentials, a query or a fragment',
     ]);
   });
+
+  it("reads the RDAP settings: IANA's bootstrap file by default, one server for every domain only when set", () => {
+    expect(parseConfig(base).rdap).toEqual({ bootstrapUrl: 'https://data.iana.org/rdap/dns.json', baseUrl: null });
+    expect(parseConfig({ ...base, RDAP_BASE_URL: 'http://127.0.0.1:8080/rdap/' }).rdap).toEqual({
+      bootstrapUrl: 'https://data.iana.org/rdap/dns.json',
+      baseUrl: 'http://127.0.0.1:8080/rdap',
+    });
+    expect(problems({ ...base, RDAP_BOOTSTRAP_URL: 'data.iana.org/rdap/dns.json' })).toEqual([
+      'RDAP_BOOTSTRAP_URL: must be an absolute http(s) URL',
+    ]);
+  });
 });

@@ -197,6 +197,9 @@ export const DEFAULT_ALERT_PROVIDERS: AlertProviders = {
   telegramApiUrl: 'https://api.telegram.org',
 };
 
+/** IANA's DNS bootstrap file: the default of RDAP_BOOTSTRAP_URL. */
+export const DEFAULT_RDAP_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
+
 const envFields = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.string({ error: required }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
@@ -318,6 +321,13 @@ const envFields = z.object({
   PAGERDUTY_EVENTS_URL: providerUrl.default(DEFAULT_ALERT_PROVIDERS.pagerdutyEventsUrl),
   OPSGENIE_API_URL: providerUrl.default(DEFAULT_ALERT_PROVIDERS.opsgenieApiUrl),
   TELEGRAM_API_URL: providerUrl.default(DEFAULT_ALERT_PROVIDERS.telegramApiUrl),
+  /** Domain monitors: IANA's RDAP bootstrap file for DNS, which names each TLD's RDAP server (RFC 9224). */
+  RDAP_BOOTSTRAP_URL: providerUrl.default(DEFAULT_RDAP_BOOTSTRAP_URL),
+  /**
+   * Domain monitors: ask this RDAP server about every domain instead of the bootstrap's (tests point it at a local
+   * fake, hence no SSRF guard on it: it is the operator's choice, as the alert providers are).
+   */
+  RDAP_BASE_URL: providerUrl.optional(),
 });
 
 /** Outside production a missing ENCRYPTION_KEY falls back to the development key; production must give one. */
@@ -395,6 +405,8 @@ export interface Config {
   smtp: { url: string; from: string } | null;
   /** Where the pagerduty, opsgenie and telegram channels send (without a final `/`). */
   alertProviders: AlertProviders;
+  /** Domain monitors: the bootstrap file, or one server for every domain (`baseUrl`, unguarded: tests). */
+  rdap: { bootstrapUrl: string; baseUrl: string | null };
 }
 
 export interface AlertProviders {
@@ -557,6 +569,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       opsgenieApiUrl: e.OPSGENIE_API_URL,
       telegramApiUrl: e.TELEGRAM_API_URL,
     },
+    rdap: { bootstrapUrl: e.RDAP_BOOTSTRAP_URL, baseUrl: e.RDAP_BASE_URL ?? null },
   };
 }
 

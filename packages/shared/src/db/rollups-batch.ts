@@ -25,6 +25,8 @@ export interface ResultRow {
   address: string | null;
   /** api: the steps' results in their stored form (packStepResults); null otherwise. */
   steps?: unknown[] | null;
+  /** http: the trace id of the `traceparent` sent; null when none. */
+  traceId?: string | null;
 }
 
 /**
@@ -41,8 +43,8 @@ export async function insertResultsWithRollups(
   const col = <T>(f: (r: ResultRow) => T) => rows.map(f);
   return tx.$queryRaw<Array<{ monitorId: string; region: string; slot: Date }>>`
     WITH ins AS (
-      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode", reason, "dnsMs", "connectMs", "tlsMs", "waitingMs", certificate, "dnsAnswers", address, steps)
-      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait, v.cert::jsonb, v.answers::jsonb, v.addr, v.steps::jsonb
+      INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode", reason, "dnsMs", "connectMs", "tlsMs", "waitingMs", certificate, "dnsAnswers", address, steps, "traceId")
+      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait, v.cert::jsonb, v.answers::jsonb, v.addr, v.steps::jsonb, v.trace
       FROM unnest(${col((r) => r.monitorId)}::uuid[], ${col((r) => r.region)}::text[], ${col((r) => r.slot.toISOString())}::timestamptz[],
         ${col((r) => r.checkedAt.toISOString())}::timestamptz[], ${col((r) => r.outcome)}::text[], ${col((r) => r.responseMs)}::int[],
         ${col((r) => r.statusCode)}::int[], ${col((r) => r.reason)}::text[], ${col((r) => r.dnsMs)}::int[], ${col((r) => r.connectMs)}::int[],
@@ -50,7 +52,8 @@ export async function insertResultsWithRollups(
         ${col((r) => (r.certificate === null ? null : JSON.stringify(r.certificate)))}::text[],
         ${col((r) => (r.dnsAnswers === null ? null : JSON.stringify(r.dnsAnswers)))}::text[],
         ${col((r) => r.address)}::inet[],
-        ${col((r) => (r.steps ? JSON.stringify(r.steps) : null))}::text[]) AS v(m, r, s, c, o, resp, code, reason, dns, conn, tls, wait, cert, answers, addr, steps)
+        ${col((r) => (r.steps ? JSON.stringify(r.steps) : null))}::text[],
+        ${col((r) => r.traceId ?? null)}::text[]) AS v(m, r, s, c, o, resp, code, reason, dns, conn, tls, wait, cert, answers, addr, steps, trace)
       ON CONFLICT ("monitorId", region, slot) DO NOTHING
       RETURNING "monitorId", region, slot, "checkedAt", outcome, "responseMs", "dnsMs", "connectMs", "tlsMs", "waitingMs"
     ), hourly AS (

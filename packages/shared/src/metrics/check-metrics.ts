@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface CheckMetrics {
-  /** Labels: type (http, tcp, heartbeat, dns), region, result (up, degraded, down, skipped, error). */
+  /** Labels: type (http, tcp, heartbeat, dns, api, domain), region, result (up, degraded, down, skipped, error). */
   checks: Counter<'type' | 'region' | 'result'>;
   /** The whole check job: read the monitor, probe, store. */
   checkDuration: Histogram<'type' | 'region'>;

@@ -66,7 +66,8 @@ export function monitorRegions(
   checkRegions: readonly string[],
   monitor: Pick<SchedulableMonitor, 'type' | 'regions'>,
 ): string[] {
-  if (monitor.type === 'heartbeat') return checkRegions.slice(0, 1);
+  // A heartbeat is judged from its pings, a domain from one shared registry answer: neither has a region to compare.
+  if (monitor.type === 'heartbeat' || monitor.type === 'domain') return checkRegions.slice(0, 1);
   const chosen = monitor.regions?.length ? checkRegions.filter((r) => monitor.regions!.includes(r)) : [];
   return chosen.length ? chosen : [...checkRegions];
 }

@@ -1,4 +1,6 @@
 import net from 'node:net';
+import { domainToASCII } from 'node:url';
+import { parse as parseDomain } from 'tldts';
 import { z } from 'zod';
 import { JSON_ASSERTION_OPERATORS } from '../json-assertion/json-assertion.js';
 import { isValidPort, parseHostPort } from '../ssrf/index.js';
@@ -39,17 +41,24 @@ export const MONITOR_LIMITS = {
   confirmAfterMin: 0,
   confirmAfterMax: 300,
   dependsOnMax: 10,
+  domainIntervalMin: 3600,
+  domainExpiryDaysMin: 1,
+  domainExpiryDaysMax: 365,
 } as const;
 const L = MONITOR_LIMITS;
 /** `timeoutMs` when a create does not give one (decisions: 10000). */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp', 'dns', 'api'] as const;
+export const MONITOR_TYPES = ['http', 'heartbeat', 'tcp', 'dns', 'api', 'domain'] as const;
 export type MonitorKind = (typeof MONITOR_TYPES)[number];
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'CAA', 'SRV'] as const;
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
 /** `confirmAfterSeconds` when a create does not give one. */
 export const DEFAULT_CONFIRM_AFTER_SECONDS = 15;
+/** `domainExpiryDays` when a create does not give one. */
+export const DEFAULT_DOMAIN_EXPIRY_DAYS = 30;
+/** A domain monitor's `intervalSeconds` when a create does not give one: registrations change slowly. */
+export const DEFAULT_DOMAIN_INTERVAL_SECONDS = 86_400;
 /** `certificateExpiryDays` when a create does not give one. */
 export const DEFAULT_CERTIFICATE_EXPIRY_DAYS = 7;
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST'] as const;
@@ -131,6 +140,40 @@ const dnsResolverSchema = z
     }
   });
 
+/**
+ * A domain name as RDAP is asked about it: lower case, IDNs in their ASCII (punycode) form, no trailing dot; null when
+ * it is not a host name at all.
+ */
+export function normalizeDomain(value: string): string | null {
+  const ascii = domainToASCII(value.endsWith('.') ? value.slice(0, -1) : value);
+  return ascii === '' || net.isIP(ascii) !== 0 ? null : ascii;
+}
+
+/**
+ * A domain monitor's target: a registrable domain (the name a registrant holds: `example.co.uk`, not
+ * `www.example.co.uk` nor `co.uk`), judged by the ICANN section of the Public Suffix List (tldts), which is what
+ * registries, and so RDAP, know about.
+ */
+export const domainTargetSchema = z
+  .string()
+  .max(254)
+  .superRefine((value, ctx) => {
+    const name = normalizeDomain(value);
+    const parsed = name === null ? null : parseDomain(name, { allowPrivateDomains: false });
+    if (!name || !parsed || !parsed.isIcann || parsed.domain === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a registrable domain under a public suffix (such as example.com or example.co.uk)',
+      });
+      return;
+    }
+    if (parsed.domain !== name)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a registrable domain, not a subdomain: monitor ${parsed.domain} instead`,
+      });
+  });
+
 export const metadataSchema = z
   .record(z.string().min(1).max(L.metadataKeyMax), z.string().max(L.metadataValueMax))
   .refine((m) => Object.keys(m).length <= L.metadataEntriesMax, `at most ${L.metadataEntriesMax} entries`);
@@ -152,6 +195,11 @@ const statusCodes = statusCodesSchema;
 
 /** Heartbeats: a run (from `/start` to its end) longer than this fails with `run_too_long`. */
 const maxRunSeconds = z.number().int().min(1).max(L.graceMax);
+/**
+ * Heartbeats: a run that ended successfully sooner than this after its `/start` fails with `run_too_short`; below
+ * maxRunSeconds when both are set (the service checks: the rule spans the stored monitor on a PATCH).
+ */
+const minRunSeconds = z.number().int().min(1).max(L.graceMax);
 /** Heartbeats: a 5-field cron expression (minute hour day-of-month month day-of-week), instead of intervalSeconds. */
 const schedule = z
   .string()
@@ -247,6 +295,8 @@ const httpOnlyFields = {
     .max(L.certificateExpiryDaysMax)
     .nullable()
     .optional(),
+  /** Send a W3C `traceparent` header with each check (default true); its trace id is kept with the result. */
+  sendTraceparent: z.boolean().optional(),
 };
 const dnsOnlyFields = {
   dnsRecordType: z.enum(DNS_RECORD_TYPES).optional(),
@@ -271,6 +321,22 @@ export const createTcpMonitorSchema = z
 export const createDnsMonitorSchema = z
   .object({ type: z.literal('dns'), target: dnsHostSchema, ...commonFields, ...probeFields, ...dnsOnlyFields })
   .strict();
+const domainExpiryDays = z.number().int().min(L.domainExpiryDaysMin).max(L.domainExpiryDaysMax);
+/** Domain monitors: one lookup a day by default, at least an hour apart (the cache holds an answer 6 h anyway). */
+const domainIntervalSeconds = z.number().int().min(L.domainIntervalMin).max(L.intervalMax);
+/**
+ * Registration expiry over RDAP (spec section 12): checked from one region, without timeouts or latency rules of its
+ * own (the lookup is shared by every monitor of the domain).
+ */
+export const createDomainMonitorSchema = z
+  .object({
+    type: z.literal('domain'),
+    target: domainTargetSchema,
+    ...commonFields,
+    intervalSeconds: domainIntervalSeconds.optional(),
+    domainExpiryDays: domainExpiryDays.optional(),
+  })
+  .strict();
 /** A multi-step API check: its steps instead of a target (spec section 9). */
 export const createApiMonitorSchema = z
   .object({ type: z.literal('api'), steps: apiStepsSchema, ...commonFields, ...probeFields })
@@ -281,6 +347,7 @@ export const createHeartbeatMonitorSchema = z
     ...commonFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.optional(),
+    minRunSeconds: minRunSeconds.optional(),
     schedule: schedule.optional(),
     timezone: timezone.optional(),
   })
@@ -302,6 +369,7 @@ export const createMonitorSchema = z
       createHeartbeatMonitorSchema,
       createDnsMonitorSchema,
       createApiMonitorSchema,
+      createDomainMonitorSchema,
     ],
     {
       // The absent `type` the http option admits is no value to suggest.
@@ -360,11 +428,14 @@ export const updateMonitorSchema = z
     jsonAssertion: jsonAssertionSchema.nullable().optional(),
     responseSchema: responseSchemaField.nullable().optional(),
     certificateExpiryDays: httpOnlyFields.certificateExpiryDays,
+    sendTraceparent: httpOnlyFields.sendTraceparent,
+    domainExpiryDays: domainExpiryDays.optional(),
     // Replaces every step; a step's header value or body "<redacted>" keeps that of the stored step of the same name.
     steps: apiStepsSchema.optional(),
     ...dnsOnlyFields,
     graceSeconds: z.number().int().min(L.graceMin).max(L.graceMax).optional(),
     maxRunSeconds: maxRunSeconds.nullable().optional(),
+    minRunSeconds: minRunSeconds.nullable().optional(),
     schedule: schedule.nullable().optional(),
     timezone: timezone.optional(),
     enabled: z.boolean().optional(),
@@ -392,8 +463,16 @@ export const UPDATE_FIELDS_BY_TYPE: Record<MonitorKind, ReadonlySet<string>> = {
   http: new Set([...probeUpdateFields, ...Object.keys(httpOnlyFields)]),
   tcp: new Set(probeUpdateFields),
   dns: new Set([...probeUpdateFields, ...Object.keys(dnsOnlyFields)]),
-  heartbeat: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'graceSeconds', 'maxRunSeconds', 'schedule', 'timezone']),
+  heartbeat: new Set([
+    ...EVERY_TYPE_UPDATE_FIELDS,
+    'graceSeconds',
+    'maxRunSeconds',
+    'minRunSeconds',
+    'schedule',
+    'timezone',
+  ]),
   api: new Set([...EVERY_TYPE_UPDATE_FIELDS, ...Object.keys(probeFields), 'steps']),
+  domain: new Set([...EVERY_TYPE_UPDATE_FIELDS, 'target', 'domainExpiryDays']),
 };
 
 /**
@@ -415,4 +494,22 @@ const DAY_MS = 86_400_000;
 /** Whole days from `now` until `validTo` (negative once expired). */
 export function certificateDaysRemaining(validTo: string | Date, now: Date): number {
   return Math.floor((new Date(validTo).getTime() - now.getTime()) / DAY_MS);
+}
+
+/**
+ * Whether something valid until `validTo` expires within `days` days of `now` (strictly: less than days x 24 h left,
+ * so exactly when its whole days remaining fall below `days`): the rule of `certificateExpiryDays` and
+ * `domainExpiryDays` alike.
+ */
+export function expiresWithinDays(validTo: string | Date, now: Date, days: number): boolean {
+  return new Date(validTo).getTime() - now.getTime() < days * DAY_MS;
+}
+
+/**
+ * A domain's registration as its registry's RDAP server published it (stored on the monitor by its latest lookup):
+ * `expiresAt` (ISO 8601) null when the registry publishes no expiry, `registrar` the registrar's name when given.
+ */
+export interface DomainInfo {
+  expiresAt: string | null;
+  registrar: string | null;
 }

@@ -130,6 +130,15 @@ export const FIELDS: readonly FieldSpec[] = [
     hint: 'A run from /start to its end ping that takes longer fails; empty: no limit.',
   },
   {
+    name: 'minRunSeconds',
+    label: 'Shortest run (seconds)',
+    kind: 'int',
+    types: ['heartbeat'],
+    section: 'Check',
+    nullable: true,
+    hint: 'A run from /start to its success ping that ends sooner fails (it did not do its work); empty: no limit.',
+  },
+  {
     name: 'expectedStatusCodes',
     label: 'Expected status codes',
     kind: 'ints',
@@ -303,6 +312,7 @@ export function valuesOf(m: MonitorRecord): FormValues {
     timezone: m.timezone ?? '',
     graceSeconds: m.graceSeconds === null ? '' : String(m.graceSeconds),
     maxRunSeconds: m.maxRunSeconds === null ? '' : String(m.maxRunSeconds),
+    minRunSeconds: m.minRunSeconds === null ? '' : String(m.minRunSeconds),
     expectedStatusCodes: m.expectedStatusCodes.join(', '),
     keyword: m.keyword ?? '',
     keywordAbsent: m.keywordAbsent ?? '',

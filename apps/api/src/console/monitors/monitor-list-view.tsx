@@ -17,12 +17,14 @@ export const MONITOR_TYPE_LABELS = {
   dns: 'DNS',
   heartbeat: 'Heartbeat',
   api: 'API',
+  domain: 'Domain',
 } as const;
 /**
  * The kinds the console's form creates and edits. An `api` monitor (a sequence of steps) is listed and shown like the
- * others, but its steps are written as code: the API, the CLI or a config document (docs/decisions.md).
+ * others, but its steps are written as code: the API, the CLI or a config document (docs/decisions.md). So is a
+ * `domain` monitor (registration expiry over RDAP) for now.
  */
-export type MonitorType = Exclude<keyof typeof MONITOR_TYPE_LABELS, 'api'>;
+export type MonitorType = Exclude<keyof typeof MONITOR_TYPE_LABELS, 'api' | 'domain'>;
 
 /** The filters the monitors page understands, as its URL carries them. */
 export interface MonitorFilters {

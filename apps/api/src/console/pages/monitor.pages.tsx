@@ -124,7 +124,9 @@ async function monitorPage(req: WorkspaceRequest): Promise<PageAnswer> {
 // The form: new and edit. Both go through the API's verbs (createMonitor, updateMonitor) with the form's fields as the
 // JSON body; a 400's issues come back beside their fields with the typed values kept.
 
-const TYPES = Object.keys(MONITOR_TYPE_LABELS) as MonitorType[];
+const TYPES = (Object.keys(MONITOR_TYPE_LABELS) as Array<keyof typeof MONITOR_TYPE_LABELS>).filter(
+  (t): t is MonitorType => t !== 'domain',
+);
 
 /** The typed values of a posted form (regions: every box). */
 function postedValues(req: WorkspaceRequest): FormValues {
@@ -210,6 +212,11 @@ function formTypeOf(m: MonitorRecord): MonitorType {
     throw new AppError(
       'conflict',
       "An api monitor's steps are edited through the API, the CLI or a config document: this form does not edit them.",
+    );
+  if (m.type === 'domain')
+    throw new AppError(
+      'conflict',
+      'A domain monitor is edited through the API, the CLI or a config document: this form does not edit it.',
     );
   return m.type;
 }

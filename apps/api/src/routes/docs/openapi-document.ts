@@ -14,6 +14,7 @@ import {
   escalationTargetSchema,
   createDnsMonitorSchema,
   createApiMonitorSchema,
+  createDomainMonitorSchema,
   createTcpMonitorSchema,
   headersSchema,
   jsonAssertionSchema,
@@ -144,7 +145,8 @@ function nameSharedSchemas(): void {
   name(
     createMonitorSchema,
     'CreateMonitorInput',
-    'One of the five kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns` or `api`. ' +
+    'One of the six kinds, by `type`: `http` (the default when `type` is omitted), `tcp`, `heartbeat`, `dns`, `api` or ' +
+      '`domain`. ' +
       'Unknown ' +
       'fields, and fields of another type, are 400.',
   );
@@ -192,6 +194,15 @@ function nameSharedSchemas(): void {
       'A step passes on its expected status, its `assertions`, its `responseSchema` and its extracts; the run stops at the ' +
       'first failure (reason `step_failed: <step name>: <reason>`), except `always` steps (cleanup), which run after a ' +
       'failure too and never hide it. Every step passes the SSRF guard when it runs; `timeoutMs` bounds the whole run.',
+  );
+  name(
+    createDomainMonitorSchema,
+    'CreateDomainMonitorInput',
+    "A domain's registration expiry over RDAP: `target` is a registrable domain (`example.com`, `example.co.uk`; a " +
+      'subdomain is 400). Fails with `domain_expiring` when the registration expires within `domainExpiryDays` (default ' +
+      '30), `domain_not_found` when the registry does not know it, `rdap_error` when the lookup fails; a registry that ' +
+      `publishes no expiry never fails. \`intervalSeconds\` default 86400, at least ${L.domainIntervalMin}; one region, no ` +
+      'timeout or latency rules. Each domain is looked up at most once per 6 hours, whatever the number of monitors.',
   );
   name(
     jsonAssertionSchema,

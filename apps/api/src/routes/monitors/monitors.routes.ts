@@ -90,8 +90,9 @@ export const monitorRoutes = [
     summary: 'Create a monitor',
     description:
       'Creates the monitor and its public component. The first check runs within seconds. ' +
-      'The body is one of five kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
-      "response includes `pingUrl`. A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal " +
+      'The body is one of six kinds by `type`; when `type` is omitted the body is an `http` monitor. For `heartbeat` the ' +
+      'response includes `pingUrl`. A `domain` target must be a registrable domain (`example.co.uk`, not a subdomain: 400). ' +
+      "A `dns` monitor's `dnsResolver` (`ip[:port]`) is judged like a target: an internal " +
       'address is refused with 400. ' +
       'An http target must be an absolute http(s) URL without credentials, and a target that is or resolves to a private, ' +
       'loopback, link-local or otherwise non-public address is refused with 400 (server-side request forgery guard); a host name ' +
@@ -126,6 +127,10 @@ export const monitorRoutes = [
               dnsResolver: '1.1.1.1:53',
               dnsExpected: ['10 mx1.example.com'],
             },
+          },
+          domain: {
+            summary: 'A domain registration that must not lapse',
+            value: { type: 'domain', name: 'example.com registration', target: 'example.com', domainExpiryDays: 45 },
           },
           heartbeat: {
             summary: 'A heartbeat for a nightly job',

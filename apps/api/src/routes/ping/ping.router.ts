@@ -89,14 +89,14 @@ export function pingRouter({
       res.status(404).type('text/plain').send('unknown ping URL\n');
       return;
     }
-    // Judged at once rather than at the monitor's next deadline: an explicit failure, a run that took too long, a
+    // Judged at once rather than at the monitor's next deadline: an explicit failure, a run too long or too short, a
     // start (its run_timeout deadline may come before the armed one), and a success while the monitor is not
     // steadily up (pending, down, or short of resolveThreshold passes), so a recovery resolves promptly. A steady
     // monitor's success pings cost no Redis work: its deadline job finds them (docs/adr/0014). The evaluations of one
     // event-loop turn are queued together. If Redis is away the ping is still recorded and the next evaluation
     // reports it. A paused monitor's pings are recorded and judged nothing.
     const recovering = monitor.status !== 'up' || monitor.consecutivePasses < monitor.resolveThreshold;
-    const urgent = kind.kind !== 'success' || monitor.tooLong;
+    const urgent = kind.kind !== 'success' || monitor.tooLong || monitor.tooShort;
     if (monitor.enabled && (urgent || recovering)) {
       await scheduler
         .evaluateHeartbeatSoon(monitor.id, urgent ? {} : { notAgainWithinMs: 1000 })

@@ -8,7 +8,7 @@ import {
   type Prisma,
   type StoredApiStep,
 } from '@statusvane/shared';
-import { MONITOR_DEFAULTS } from '../monitors/monitor-data.js';
+import { monitorDefaults } from '../monitors/monitor-data.js';
 import { keepStoredStepSecrets, mentionsRedacted, openStoredSteps } from '../monitors/monitor-secrets.js';
 import { monitorRecordSelect, OBSERVED_COLUMNS } from '../monitors/monitor-record.js';
 import { REDACTED } from '../audit/record-write.js';
@@ -29,8 +29,17 @@ const FIELDS: Record<string, string[]> = Object.fromEntries(
   ]),
 );
 
-/** What a create stores for a field the document leaves out (monitor-data.ts), and the write-only secrets' "none". */
-const DEFAULTS: View = { ...MONITOR_DEFAULTS, headers: {}, body: null, jsonAssertion: null, steps: null };
+/**
+ * What a create stores for a field the document leaves out (monitor-data.ts: for the monitor's type), and the
+ * write-only secrets' "none".
+ */
+const defaultsOf = (view: View): View => ({
+  ...monitorDefaults(view.type),
+  headers: {},
+  body: null,
+  jsonAssertion: null,
+  steps: null,
+});
 
 /** Fields whose values are secrets: compared by value, shown as "<redacted>" (steps: their headers and bodies). */
 export const MONITOR_SECRET_FIELDS: ReadonlySet<string> = new Set(['headers', 'body', 'steps']);
@@ -110,11 +119,14 @@ export function storedMonitorView(
     responseSchema: row.responseSchema ?? null,
     steps: row.type === 'api' ? storedSteps(row, keyring) : null,
     certificateExpiryDays: row.certificateExpiryDays,
+    domainExpiryDays: row.domainExpiryDays,
+    sendTraceparent: row.sendTraceparent,
     dnsRecordType: row.dnsRecordType ?? 'A',
     dnsResolver: row.dnsResolver,
     dnsExpected: row.dnsExpected,
     graceSeconds: row.graceSeconds,
     maxRunSeconds: row.maxRunSeconds,
+    minRunSeconds: row.minRunSeconds,
     schedule: row.schedule,
     timezone: row.timezone,
   };
@@ -148,7 +160,8 @@ const unmanagedPolicy = (id: string) => `(unmanaged policy ${id})`;
 const isRef = (v: unknown): v is string => typeof v === 'string' && !v.startsWith('(');
 
 function pick(from: View, fields: string[]): View {
-  return Object.fromEntries(fields.map((f) => [f, from[f] === undefined ? (DEFAULTS[f] ?? null) : from[f]]));
+  const defaults = defaultsOf(from);
+  return Object.fromEntries(fields.map((f) => [f, from[f] === undefined ? (defaults[f] ?? null) : from[f]]));
 }
 
 /**
@@ -212,7 +225,7 @@ export function desiredMonitorView(d: DesiredMonitor, stored: View | null): { vi
     issues.push(...kept.issues);
     given.steps = kept.steps;
   }
-  const view = pick(given, fieldsOf({ ...DEFAULTS, ...given }));
+  const view = pick(given, fieldsOf({ ...defaultsOf(given), ...given }));
   if (d.escalationPolicy !== undefined) view.escalationPolicy = d.escalationPolicy;
   return { view, issues };
 }
@@ -238,9 +251,10 @@ const redactedHeaders = (headers: Record<string, unknown>) =>
 /** The document entry of a stored monitor: defaults left out, secrets redacted. */
 export function exportedMonitor(ref: string, view: View): View {
   const entry: View = { ref };
+  const defaults = defaultsOf(view);
   for (const [field, value] of Object.entries(view)) {
     const always = field === 'name' || field === 'type' || field === 'target';
-    if (!always && field !== 'escalationPolicy' && sameValue(value, DEFAULTS[field] ?? null)) continue;
+    if (!always && field !== 'escalationPolicy' && sameValue(value, defaults[field] ?? null)) continue;
     if (field === 'escalationPolicy' && !isRef(value)) continue;
     entry[field] = shownValue(field, value);
   }

@@ -26,6 +26,11 @@ export interface PingedMonitor {
   resolveThreshold: number;
   /** The run this end ping closed took longer than the monitor's maxRunSeconds (`run_too_long`). */
   tooLong: boolean;
+  /**
+   * The run this success ping closed ended sooner than the monitor's minRunSeconds (`run_too_short`); a ping that
+   * closed no run is never too short.
+   */
+  tooShort: boolean;
 }
 
 /**
@@ -91,6 +96,7 @@ const pingWriter = perClient((prisma: PrismaClient) =>
             WHERE m."pingSecret" = p.secret AND m.type = 'heartbeat'
             RETURNING m.id, p.secret, p.kind, p."exitCode", p.rid, p.body, p."remoteAddress", p."userAgent", m.enabled,
               m.status::text AS status, m."resolveThreshold", m."maxRunSeconds",
+              m."minRunSeconds",
               CASE WHEN p.kind = 'start' THEN NULL ELSE m."lastRunDurationMs" END AS "durationMs"
           ), ins AS (
             INSERT INTO heartbeat_pings (id, "monitorId", at, kind, "exitCode", "durationMs", rid, body, "remoteAddress",
@@ -101,6 +107,7 @@ const pingWriter = perClient((prisma: PrismaClient) =>
           )
           SELECT u.id, u.secret, u.enabled, u.status, u."resolveThreshold",
             coalesce(u."durationMs" > u."maxRunSeconds" * 1000, false) AS "tooLong",
+            coalesce(u.kind = 'success' AND u."durationMs" < u."minRunSeconds" * 1000, false) AS "tooShort",
             coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = u.id), 0)::int
               AS "consecutivePasses"
           FROM u`;

@@ -85,6 +85,14 @@ export const checkResultRecordSchema = z
           'refused or timed out; dns: the resolver asked); null when none was dialled (heartbeats, names that did not ' +
           'resolve, refused targets).',
       }),
+    traceId: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'http: the trace id (32 hex digits) of the W3C `traceparent` header the check sent (`sendTraceparent`), to ' +
+          "find the request in the target's own traces; null when none was sent.",
+      }),
     dnsAnswers: z
       .array(z.string())
       .optional()
@@ -121,6 +129,7 @@ interface Row {
   certificate: unknown;
   address: string | null;
   steps: unknown;
+  traceId: string | null;
 }
 
 function toCheckResultRecord(row: Row, now: Date, withPhases: boolean): CheckResultRecord {
@@ -140,6 +149,7 @@ function toCheckResultRecord(row: Row, now: Date, withPhases: boolean): CheckRes
       waitingMs: withPhases ? row.waitingMs : null,
     },
     address: row.address,
+    traceId: row.traceId,
     ...(Array.isArray(row.dnsAnswers) ? { dnsAnswers: row.dnsAnswers as string[] } : {}),
     ...(Array.isArray(row.steps) ? { steps: unpackStepResults(row.steps) ?? [] } : {}),
     ...(certificate
@@ -210,20 +220,22 @@ export async function listCheckResults(
     FROM (SELECT) AS one LEFT JOIN LATERAL (
       SELECT * FROM (
         SELECT "checkedAt", slot, region, outcome::text AS outcome, reason, "statusCode", "responseMs", "dnsMs",
-          "connectMs", "tlsMs", "waitingMs", "dnsAnswers", certificate, host(address) AS address, steps
+          "connectMs", "tlsMs", "waitingMs", "dnsAnswers", certificate, host(address) AS address, steps, "traceId"
         FROM check_results
         WHERE ${rawWhere}
           AND slot >= (SELECT oldest FROM span) AND slot < (SELECT newest FROM span) + INTERVAL '1 day'
         UNION ALL
         SELECT p.day + (u.s + u.c) * INTERVAL '1 millisecond', p.day + u.s * INTERVAL '1 millisecond', p.region,
-          u.o::text, u.reason, u.code::int, u.resp, u.dns, u.conn, u.tls, u.wait, u.answers, u.cert, host(u.addr), u.steps
+          u.o::text, u.reason, u.code::int, u.resp, u.dns, u.conn, u.tls, u.wait, u.answers, u.cert, host(u.addr), u.steps,
+          u.trace
         FROM packed k
         JOIN check_results_packed p ON p."monitorId" = ${monitor.id}::uuid AND p.region = k.region AND p.day = k.day
         -- unnest in the select list: in lockstep (a null array gives nulls), without unnest(a, b, ...)'s tuplestore.
         CROSS JOIN LATERAL (SELECT unnest(p."slotOffsetMs"), unnest(p."checkedAfterMs"), unnest(p.outcome),
           unnest(p."responseMs"), unnest(p."dnsMs"), unnest(p."connectMs"), unnest(p."tlsMs"), unnest(p."waitingMs"),
           unnest(p."statusCode"), unnest(p.reason), unnest(p.certificate), unnest(p."dnsAnswers"), unnest(p.address),
-          unnest(p.steps)) AS u(s, c, o, resp, dns, conn, tls, wait, code, reason, cert, answers, addr, steps)
+          unnest(p.steps), unnest(p."traceId")) AS u(s, c, o, resp, dns, conn, tls, wait, code, reason, cert, answers, addr,
+          steps, trace)
         WHERE k.n > 0 AND k.day >= (SELECT oldest FROM span) AND k.day <= (SELECT newest FROM span)${and(
           statuses !== null,
           Prisma.sql`u.o = ANY(${statuses})`,

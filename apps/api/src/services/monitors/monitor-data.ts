@@ -1,6 +1,8 @@
 import {
   DEFAULT_CERTIFICATE_EXPIRY_DAYS,
   DEFAULT_CONFIRM_AFTER_SECONDS,
+  DEFAULT_DOMAIN_EXPIRY_DAYS,
+  DEFAULT_DOMAIN_INTERVAL_SECONDS,
   DEFAULT_TIMEOUT_MS,
   Prisma,
   randomSecret,
@@ -32,6 +34,7 @@ export const MONITOR_DEFAULTS = {
   quorum: null,
   graceSeconds: 60,
   maxRunSeconds: null,
+  minRunSeconds: null,
   schedule: null,
   timezone: 'UTC',
   method: 'GET',
@@ -44,8 +47,17 @@ export const MONITOR_DEFAULTS = {
   dnsResolver: null,
   dnsExpected: [] as string[],
   responseSchema: null,
+  domainExpiryDays: DEFAULT_DOMAIN_EXPIRY_DAYS,
+  sendTraceparent: true,
 } as const;
 const D = MONITOR_DEFAULTS;
+
+/** MONITOR_DEFAULTS as they apply to one type: a domain is looked up once a day unless told otherwise. */
+export function monitorDefaults(type: unknown): Record<string, unknown> {
+  return type === 'domain'
+    ? { ...MONITOR_DEFAULTS, intervalSeconds: DEFAULT_DOMAIN_INTERVAL_SECONDS }
+    : MONITOR_DEFAULTS;
+}
 
 /**
  * The row a create stores for a parsed monitor (`POST /monitors`, `config/apply`): every default filled in
@@ -59,6 +71,7 @@ export function monitorCreateData(
   const http = m.type === 'http' ? m : null;
   const dns = m.type === 'dns' ? m : null;
   const api = m.type === 'api' ? m : null;
+  const domain = m.type === 'domain' ? m : null;
   return {
     ...(where.id ? { id: where.id } : {}),
     workspaceId: where.workspaceId,
@@ -66,7 +79,7 @@ export function monitorCreateData(
     name: m.name,
     type: m.type,
     target: m.type === 'heartbeat' || m.type === 'api' ? null : m.target,
-    intervalSeconds: m.intervalSeconds ?? D.intervalSeconds,
+    intervalSeconds: m.intervalSeconds ?? (monitorDefaults(m.type).intervalSeconds as number),
     openThreshold: m.openThreshold ?? D.openThreshold,
     resolveThreshold: m.resolveThreshold ?? D.resolveThreshold,
     confirmAfterSeconds: m.confirmAfterSeconds ?? D.confirmAfterSeconds,
@@ -74,21 +87,25 @@ export function monitorCreateData(
     environment: m.environment ?? D.environment,
     metadata: m.metadata ?? {},
     slaTarget: m.slaTarget ?? D.slaTarget,
-    ...(m.type !== 'heartbeat'
-      ? {
-          timeoutMs: m.timeoutMs ?? D.timeoutMs,
-          degradedAfterMs: m.degradedAfterMs ?? D.degradedAfterMs,
-          latencyThresholdMs: m.latencyThresholdMs ?? D.latencyThresholdMs,
-          regions: m.regions ?? [],
-          quorum: m.quorum ?? D.quorum,
-        }
-      : {
-          graceSeconds: m.graceSeconds ?? D.graceSeconds,
-          maxRunSeconds: m.maxRunSeconds ?? D.maxRunSeconds,
-          schedule: m.schedule ?? D.schedule,
-          timezone: m.timezone ?? D.timezone,
-          pingSecret: randomSecret(24),
-        }),
+    ...(domain ? { domainExpiryDays: domain.domainExpiryDays ?? D.domainExpiryDays } : {}),
+    ...(m.type === 'domain'
+      ? {}
+      : m.type !== 'heartbeat'
+        ? {
+            timeoutMs: m.timeoutMs ?? D.timeoutMs,
+            degradedAfterMs: m.degradedAfterMs ?? D.degradedAfterMs,
+            latencyThresholdMs: m.latencyThresholdMs ?? D.latencyThresholdMs,
+            regions: m.regions ?? [],
+            quorum: m.quorum ?? D.quorum,
+          }
+        : {
+            graceSeconds: m.graceSeconds ?? D.graceSeconds,
+            maxRunSeconds: m.maxRunSeconds ?? D.maxRunSeconds,
+            minRunSeconds: m.minRunSeconds ?? D.minRunSeconds,
+            schedule: m.schedule ?? D.schedule,
+            timezone: m.timezone ?? D.timezone,
+            pingSecret: randomSecret(24),
+          }),
     ...(http
       ? {
           method: http.method ?? D.method,
@@ -103,6 +120,7 @@ export function monitorCreateData(
           secretRefs: secretRefsOf(http),
           certificateExpiryDays:
             http.certificateExpiryDays === undefined ? D.certificateExpiryDays : http.certificateExpiryDays,
+          sendTraceparent: http.sendTraceparent ?? D.sendTraceparent,
         }
       : { certificateExpiryDays: null }),
     ...(api ? apiStepData(config, api.steps) : {}),
@@ -153,7 +171,10 @@ export function monitorUpdateData(
     ...(jsonAssertion !== undefined ? { jsonAssertion: jsonAssertion ?? Prisma.DbNull } : {}),
     ...sealSecrets(config, headers, body),
     // The certificate shown is the one of the target checked: a new target has none until its first https check.
-    ...(u.target !== undefined && u.target !== current.target ? { certificate: Prisma.DbNull } : {}),
+    // So is a domain's registration.
+    ...(u.target !== undefined && u.target !== current.target
+      ? { certificate: Prisma.DbNull, domain: Prisma.DbNull }
+      : {}),
     // A heartbeat given an interval leaves its cron schedule (the schema refuses both in one body).
     ...(u.intervalSeconds !== undefined && current.type === 'heartbeat' && u.schedule === undefined
       ? { schedule: null }

@@ -11,6 +11,7 @@ import {
   MONITOR_TYPES,
   perClient,
   type CertificateInfo,
+  type DomainInfo,
   type StoredApiStep,
   type Prisma,
   type PrismaClient,
@@ -32,6 +33,22 @@ export const certificateSchema = z
     fingerprint256: z.string().openapi({ description: 'SHA-256 fingerprint, colon-separated hex pairs.' }),
   })
   .openapi('Certificate');
+
+/** A domain monitor's registration, as the latest RDAP lookup found it. */
+export const domainRecordSchema = z
+  .object({
+    expiresAt: dateTime.nullable().openapi({
+      description:
+        'When the registration expires; null when the registry publishes no expiry (such a domain never pages).',
+    }),
+    daysRemaining: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Whole days until expiresAt, counted from now (negative once expired); null with it.' }),
+    registrar: z.string().nullable().openapi({ description: "The registrar's name, when the registry gives it." }),
+  })
+  .openapi('DomainRegistration');
 
 /** An api monitor's step as records show it: its headers by name and its body by presence (both write-only). */
 export const apiStepRecordSchema = apiStepSchema
@@ -63,17 +80,17 @@ export const monitorRecordSchema = z
       description: "The monitor's escalation policy; null: the workspace default applies (set with PATCH).",
     }),
     type: z.enum(MONITOR_TYPES),
-    target: z
-      .string()
-      .nullable()
-      .openapi({ description: 'The URL (http), `host:port` (tcp) or host name to query (dns); null for heartbeat.' }),
+    target: z.string().nullable().openapi({
+      description:
+        'The URL (http), `host:port` (tcp), host name to query (dns) or registrable domain (domain); null for heartbeat and api.',
+    }),
     method: z.enum(HTTP_METHODS).nullable().openapi({ description: 'HTTP method of the check; null for other types.' }),
     intervalSeconds: z.number().int(),
     timeoutMs: z
       .number()
       .int()
       .nullable()
-      .openapi({ description: 'Bound on one check; null for heartbeat (no check runs).' }),
+      .openapi({ description: 'Bound on one check; null for heartbeat (no check runs) and domain (a shared lookup).' }),
     openThreshold: z.number().int(),
     resolveThreshold: z.number().int(),
     regions: z.array(z.string()).openapi({
@@ -136,9 +153,21 @@ export const monitorRecordSchema = z
       description:
         'http only: an https check whose certificate expires within this many days fails with `certificate_expiring`; null = off (and for other types).',
     }),
+    sendTraceparent: z.boolean().nullable().openapi({
+      description:
+        'http only: each check sends a W3C `traceparent` header, and its result keeps the trace id (`traceId`); null for other types.',
+    }),
     certificate: z.union([certificateSchema, z.null()]).openapi({
       description:
         'http only: the leaf certificate of the latest https check that completed a TLS handshake; null before one did, after the target changed, and for other types.',
+    }),
+    domainExpiryDays: z.number().int().nullable().openapi({
+      description:
+        'domain only: a registration that expires within this many days fails with `domain_expiring` (default 30); null for other types.',
+    }),
+    domain: z.union([domainRecordSchema, z.null()]).openapi({
+      description:
+        'domain only: the registration the latest lookup found (one RDAP lookup per domain per 6 hours, shared by every monitor of it); null before one did, after the target changed, and for other types.',
     }),
     dnsRecordType: z
       .enum(DNS_RECORD_TYPES)
@@ -172,6 +201,16 @@ export const monitorRecordSchema = z
       description:
         'Heartbeat only: a run (`/start` to its end ping) that took longer fails with `run_too_long`; null: no limit.',
     }),
+    minRunSeconds: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description:
+          'Heartbeat only: a run (`/start` to its success ping) that ended sooner fails with `run_too_short` (a backup ' +
+          'that finished in 2 s did not run); below `maxRunSeconds` when both are set; null: no lower bound. A success ' +
+          'ping that ends no run is not judged by it.',
+      }),
     enabled: z.boolean(),
     status: z.enum(MONITOR_STATUSES).openapi({
       description: '`pending` until the first check; `paused` while disabled; `maintenance` while a window covers it.',
@@ -236,10 +275,14 @@ export const monitorRecordSelect = {
   graceSeconds: true,
   certificateExpiryDays: true,
   certificate: true,
+  sendTraceparent: true,
+  domainExpiryDays: true,
+  domain: true,
   dnsRecordType: true,
   dnsResolver: true,
   dnsExpected: true,
   maxRunSeconds: true,
+  minRunSeconds: true,
   schedule: true,
   timezone: true,
   lastPingAt: true,
@@ -285,6 +328,7 @@ export const OBSERVED_COLUMNS = [
   'status',
   'lastCheckedAt',
   'certificate',
+  'domain',
   'lastPingAt',
   'lastPingFailAt',
 ] as const satisfies ReadonlyArray<keyof MonitorRow>;
@@ -309,7 +353,7 @@ export function toMonitorRecord(
     // Fields of a kind of check the monitor does not run are null, not a default that would read as a setting.
     method: row.type === 'http' ? row.method : null,
     intervalSeconds: row.intervalSeconds,
-    timeoutMs: row.type === 'heartbeat' ? null : row.timeoutMs,
+    timeoutMs: row.type === 'heartbeat' || row.type === 'domain' ? null : row.timeoutMs,
     openThreshold: row.openThreshold,
     resolveThreshold: row.resolveThreshold,
     regions,
@@ -334,10 +378,13 @@ export function toMonitorRecord(
     slaTarget: row.slaTarget,
     graceSeconds: row.type === 'heartbeat' ? row.graceSeconds : null,
     certificateExpiryDays: row.type === 'http' ? row.certificateExpiryDays : null,
+    sendTraceparent: row.type === 'http' ? row.sendTraceparent : null,
     certificate: certificate && {
       ...certificate,
       daysRemaining: certificateDaysRemaining(certificate.validTo, opts.now),
     },
+    domainExpiryDays: row.type === 'domain' ? row.domainExpiryDays : null,
+    domain: row.type === 'domain' ? domainRecordOf(row.domain as DomainInfo | null, opts.now) : null,
     // Written only from a parsed DnsRecordType.
     dnsRecordType: row.type === 'dns' ? ((row.dnsRecordType ?? 'A') as MonitorRecord['dnsRecordType']) : null,
     dnsResolver: row.type === 'dns' ? row.dnsResolver : null,
@@ -346,6 +393,7 @@ export function toMonitorRecord(
     timezone: row.type === 'heartbeat' ? row.timezone : null,
     nextExpectedAt: row.type === 'heartbeat' ? nextExpectedAt(row).toISOString() : null,
     maxRunSeconds: row.type === 'heartbeat' ? row.maxRunSeconds : null,
+    minRunSeconds: row.type === 'heartbeat' ? row.minRunSeconds : null,
     enabled: row.enabled,
     status: !row.enabled ? 'paused' : opts.maintenanceUntil ? 'maintenance' : row.status,
     maintenanceUntil: opts.maintenanceUntil?.toISOString() ?? null,
@@ -363,6 +411,7 @@ const OBSERVED = [
   'openEndedMaintenance',
   'lastCheckedAt',
   'certificate',
+  'domain',
   'nextExpectedAt',
 ];
 
@@ -388,4 +437,14 @@ function nextExpectedAt(row: MonitorRow): Date {
     row.schedule ? { schedule: row.schedule, timezone: row.timezone } : { intervalSeconds: row.intervalSeconds },
     new Date(last),
   );
+}
+
+/** A stored DomainInfo (written only by the worker) as the record shows it, days counted from `now`. */
+function domainRecordOf(info: DomainInfo | null, now: Date): MonitorRecord['domain'] {
+  if (!info) return null;
+  return {
+    expiresAt: info.expiresAt,
+    daysRemaining: info.expiresAt === null ? null : certificateDaysRemaining(info.expiresAt, now),
+    registrar: info.registrar,
+  };
 }

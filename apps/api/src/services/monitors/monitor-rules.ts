@@ -35,6 +35,9 @@ export async function resolverIssues(guard: SsrfGuard, resolver: string): Promis
 export interface CrossFieldState {
   method: string | undefined;
   hasBody: boolean | undefined;
+  /** Heartbeats' run bounds (null: not set). */
+  minRunSeconds: number | null | undefined;
+  maxRunSeconds: number | null | undefined;
 }
 
 /**
@@ -44,14 +47,31 @@ export interface CrossFieldState {
  * written to the seed send such values (docs/decisions.md, "Monitors").
  */
 export function crossFieldIssues(s: CrossFieldState): Issue[] {
+  const issues: Issue[] = [];
   if (s.hasBody === true && (s.method === 'GET' || s.method === 'HEAD'))
-    return [{ path: 'body', message: `a request body needs method POST (method is ${s.method})` }];
-  return [];
+    issues.push({ path: 'body', message: `a request body needs method POST (method is ${s.method})` });
+  // Equal bounds would fail every run, one way or the other.
+  if (s.minRunSeconds != null && s.maxRunSeconds != null && s.minRunSeconds >= s.maxRunSeconds)
+    issues.push({
+      path: 'minRunSeconds',
+      message: `must be below maxRunSeconds (${s.maxRunSeconds}): no run could pass both`,
+    });
+  return issues;
 }
 
 /** The same state read from a stored row. */
-export function crossFieldStateOf(row: { method: string; bodyEnc: string | null }): CrossFieldState {
-  return { method: row.method, hasBody: row.bodyEnc !== null };
+export function crossFieldStateOf(row: {
+  method: string;
+  bodyEnc: string | null;
+  minRunSeconds: number | null;
+  maxRunSeconds: number | null;
+}): CrossFieldState {
+  return {
+    method: row.method,
+    hasBody: row.bodyEnc !== null,
+    minRunSeconds: row.minRunSeconds,
+    maxRunSeconds: row.maxRunSeconds,
+  };
 }
 
 /**

@@ -3,6 +3,8 @@ import {
   monitorRegions,
   createMonitorSchema,
   dnsHostSchema,
+  domainTargetSchema,
+  MONITOR_LIMITS,
   fillTemplates,
   formatPath,
   httpTargetSchema,
@@ -135,7 +137,16 @@ async function createIssues(
 ): Promise<Issue[]> {
   const issues = [...schemaIssues, ...reservedKeyIssues(input, ['headers', 'metadata'])];
   const type = input.type === undefined ? 'http' : input.type;
-  if (type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
+  if (type === 'heartbeat')
+    issues.push(
+      ...intervalOrScheduleIssues(input),
+      ...crossFieldIssues({
+        method: undefined,
+        hasBody: undefined,
+        minRunSeconds: hasIssueAt(issues, 'minRunSeconds') ? undefined : (input.minRunSeconds as number | undefined),
+        maxRunSeconds: hasIssueAt(issues, 'maxRunSeconds') ? undefined : (input.maxRunSeconds as number | undefined),
+      }),
+    );
   if (type === 'api') {
     issues.push(...regionIssues(checkRegions, input, issues));
     if (Array.isArray(input.steps) && !hasIssueAt(issues, 'steps'))
@@ -157,6 +168,8 @@ async function createIssues(
       ...crossFieldIssues({
         method: type === 'http' ? known<string>('method', 'GET') : undefined,
         hasBody: type === 'http' && !hasIssueAt(issues, 'body') ? typeof input.body === 'string' : undefined,
+        minRunSeconds: null,
+        maxRunSeconds: null,
       }),
     );
   }
@@ -202,6 +215,8 @@ export interface MonitorBeforeUpdate {
   bodyEnc: string | null;
   steps: unknown;
   stepSecretsEnc: string | null;
+  minRunSeconds: number | null;
+  maxRunSeconds: number | null;
 }
 
 const UPDATE_FIELDS = new Set(Object.keys(updateMonitorSchema.shape));
@@ -232,6 +247,13 @@ async function updateIssues(
     issues.push(...(await resolverIssues(guard, input.dnsResolver)));
   if (current.type === 'heartbeat') issues.push(...intervalOrScheduleIssues(input));
   else issues.push(...regionIssues(config.checkRegions, input, issues, current));
+  // The update schema takes every type's interval; a domain's registry is asked at most hourly.
+  const interval = knownValue(updateMonitorSchema, input, issues, 'intervalSeconds');
+  if (current.type === 'domain' && typeof interval === 'number' && interval < MONITOR_LIMITS.domainIntervalMin)
+    issues.push({
+      path: 'intervalSeconds',
+      message: `must be at least ${MONITOR_LIMITS.domainIntervalMin} for domain monitors`,
+    });
   if (current.type === 'http') issues.push(...(await httpSecretIssues(input, issues, database)));
   const steps = allowed.has('steps') ? knownValue(updateMonitorSchema, input, issues, 'steps') : undefined;
   if (Array.isArray(steps)) {
@@ -248,10 +270,14 @@ async function updateIssues(
     typeof input.target === 'string' &&
     !hasIssueAt(issues, 'target')
   ) {
-    const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema }[current.type];
+    const schema = { http: httpTargetSchema, tcp: tcpTargetSchema, dns: dnsHostSchema, domain: domainTargetSchema }[
+      current.type
+    ];
     const format = schema.safeParse(input.target);
     if (format.success) {
-      if (current.type !== 'dns') issues.push(...(await targetIssues(guard, current.type, input.target)));
+      // Only http and tcp targets are dialled: a dns or domain target is a name asked about.
+      if (current.type === 'http' || current.type === 'tcp')
+        issues.push(...(await targetIssues(guard, current.type, input.target)));
     } else
       issues.push(...format.error.issues.map((i) => ({ path: formatPath(['target', ...i.path]), message: i.message })));
   }
@@ -264,6 +290,8 @@ async function updateIssues(
     ...crossFieldIssues({
       method: after('method', current.method),
       hasBody: body === undefined ? undefined : body !== null,
+      minRunSeconds: after('minRunSeconds', current.minRunSeconds),
+      maxRunSeconds: after('maxRunSeconds', current.maxRunSeconds),
     }),
   );
   // What the database judges, read here so that it joins the other issues; updateMonitor judges both again in its

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "monitors" ADD COLUMN     "minRunSeconds" INTEGER;
