@@ -1,10 +1,10 @@
 // Connected apps (beyond-the-seed §11): the OAuth 2.1 authorization server (metadata, dynamic registration, the
 // consent page over the console's session, PKCE S256 codes, rotating refresh tokens with reuse detection,
 // revocation, resources and scopes) and the connected apps list, over HTTP against real PostgreSQL and Redis.
-import { createHash } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { bearer, makeUser, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { csrfOf } from './support/console.js';
 import {
   authorizeAs,
@@ -109,6 +109,43 @@ describe('POST /oauth/register', () => {
     expect([bad.status, bad.body.error]).toEqual([400, 'invalid_client_metadata']);
     const notJson = await request(h.app).post('/oauth/register').type('json').send('{"redirect_uris": [');
     expect([notJson.status, notJson.body.error]).toEqual([400, 'invalid_client_metadata']);
+  });
+});
+
+describe('limits', () => {
+  it('answers 429 temporarily_unavailable with Retry-After past the per-address limits; another address is not held', async () => {
+    const limited = makeHarness({ TRUST_PROXY: 'loopback', OAUTH_REGISTER_PER_HOUR: '3', OAUTH_TOKEN_PER_MINUTE: '2' });
+    try {
+      // Addresses of the documentation range, new on every run (the limits' counts live in Redis for an hour).
+      const address = () => `2001:db8::${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
+      const [one, two] = [address(), address()];
+      const registerFrom = (ip: string) =>
+        request(limited.app)
+          .post('/oauth/register')
+          .set('X-Forwarded-For', ip)
+          .send({ client_name: 'Limited', redirect_uris: [REDIRECT] });
+      for (let i = 0; i < 3; i++) expect((await registerFrom(one)).status).toBe(201);
+      const refused = await registerFrom(one);
+      expect([refused.status, refused.body.error, refused.headers['cache-control']]).toEqual([
+        429,
+        'temporarily_unavailable',
+        'no-store',
+      ]);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await registerFrom(two)).status).toBe(201);
+
+      const tokenFrom = (ip: string) =>
+        request(limited.app)
+          .post('/oauth/token')
+          .set('X-Forwarded-For', ip)
+          .type('form')
+          .send({ grant_type: 'refresh_token', refresh_token: 'mcp_rt_unknown', client_id: randomUUID() });
+      for (let i = 0; i < 2; i++) expect((await tokenFrom(one)).status).toBe(400);
+      expect((await tokenFrom(one)).status).toBe(429);
+      expect((await tokenFrom(two)).status).toBe(400);
+    } finally {
+      await limited.close();
+    }
   });
 });
 

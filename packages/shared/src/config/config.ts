@@ -280,6 +280,10 @@ const envFields = z.object({
       }
     }),
   RATE_LIMIT_PER_MINUTE: int(1, 1_000_000).default(600),
+  /** Client registrations (POST /oauth/register) per client address per hour: an app registers once. */
+  OAUTH_REGISTER_PER_HOUR: int(1, 1_000_000).default(20),
+  /** Token and revocation requests per client address per minute (a refresh an hour per app, retries included). */
+  OAUTH_TOKEN_PER_MINUTE: int(1, 1_000_000).default(60),
   /** Express `trust proxy`: which load balancers' X-Forwarded-For to believe (client address for limits and logs). */
   TRUST_PROXY: trustProxySchema,
   CORS_ORIGINS: corsOriginsSchema,
@@ -391,6 +395,8 @@ export interface Config {
   retention: RetentionDays;
   allowedTargetCidrs: string;
   rateLimitPerMinute: number;
+  /** Per client address: POST /oauth/register per hour, POST /oauth/token and /oauth/revoke per minute. */
+  oauthLimits: { registerPerHour: number; tokenPerMinute: number };
   /** Express `trust proxy`: false (none), a hop count, or addresses / CIDRs / preset names. */
   trustProxy: false | number | string[];
   /** Browser origins allowed to call the management API: `*` (any), a list, or empty (no CORS). */
@@ -557,6 +563,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     allowedTargetCidrs: e.ALLOWED_TARGET_CIDRS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    oauthLimits: { registerPerHour: e.OAUTH_REGISTER_PER_HOUR, tokenPerMinute: e.OAUTH_TOKEN_PER_MINUTE },
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,
     workerConcurrency: e.WORKER_CONCURRENCY,

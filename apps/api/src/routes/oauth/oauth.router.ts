@@ -1,5 +1,6 @@
 import cors from 'cors';
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { ApiDeps } from '../../deps.js';
 import { ROUTE_LABEL } from '../../middleware/request-log.js';
 import { createOAuthClient } from '../../services/oauth/create-oauth-client.js';
@@ -42,6 +43,38 @@ const formOnly: RequestHandler = (req, _res, next) => {
     return next(new OAuthError('invalid_request', 'Send the request as application/x-www-form-urlencoded'));
   next();
 };
+
+/**
+ * A per-address limit in Redis (it holds across API replicas): over it, 429 `temporarily_unavailable` with
+ * Retry-After. A limiter that cannot reach Redis lets the request through (logged): the endpoints stay usable.
+ */
+function perAddress(deps: ApiDeps, keyPrefix: string, points: number, duration: number): RequestHandler {
+  const limiter = new RateLimiterRedis({
+    storeClient: deps.redis,
+    points,
+    duration,
+    keyPrefix,
+    useRedisPackage: false,
+  });
+  return async (req, res, next) => {
+    try {
+      await limiter.consume(req.ip ?? 'unknown', 1);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) {
+        deps.logger.warn('oauth limiter unavailable', {
+          requestId: res.locals.requestId,
+          error: (err as Error)?.message,
+        });
+        return next();
+      }
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
+      return next(
+        new OAuthError('temporarily_unavailable', 'Too many requests from this address; try again later', 429),
+      );
+    }
+    next();
+  };
+}
 
 const labelled =
   (label: string): RequestHandler =>
@@ -117,11 +150,15 @@ export function oauthRouter(deps: ApiDeps): Router {
     noStore(res);
     res.status(200).end();
   };
+  const { registerPerHour, tokenPerMinute } = deps.config.oauthLimits;
+  const registerLimit = perAddress(deps, 'sv:oauth-register', registerPerHour, 3600);
+  const tokenLimit = perAddress(deps, 'sv:oauth-token', tokenPerMinute, 60);
   router.options(['/oauth/register', '/oauth/token', '/oauth/revoke'], anyOrigin);
   router.post(
     '/oauth/register',
     anyOrigin,
     labelled('/oauth/register'),
+    registerLimit,
     express.json({ limit: '16kb' }),
     register,
     oauthErrors('invalid_client_metadata'),
@@ -130,6 +167,7 @@ export function oauthRouter(deps: ApiDeps): Router {
     '/oauth/token',
     anyOrigin,
     labelled('/oauth/token'),
+    tokenLimit,
     formOnly,
     form,
     issue,
@@ -139,6 +177,7 @@ export function oauthRouter(deps: ApiDeps): Router {
     '/oauth/revoke',
     anyOrigin,
     labelled('/oauth/revoke'),
+    tokenLimit,
     formOnly,
     form,
     revoke,

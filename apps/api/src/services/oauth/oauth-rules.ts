@@ -25,7 +25,9 @@ export type OAuthErrorCode =
   | 'invalid_target'
   | 'access_denied'
   | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
+  | 'invalid_client_metadata'
+  // Too many requests from one address (429 with Retry-After): RFC 6749 §4.1.2.1's code for "try again later".
+  | 'temporarily_unavailable';
 
 /**
  * A refusal in the OAuth endpoints' own terms (`{ error, error_description }`, not the API's envelope): the OAuth
