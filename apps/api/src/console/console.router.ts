@@ -54,8 +54,9 @@ export function consoleRouter(deps: ApiDeps): Router {
   const ownOrigin = new URL(deps.config.publicBaseUrl).origin;
   const assets = async () => (await loadAssets()).urls;
   const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
-  // The largest forms (an escalation ladder, the components of a window) have a few hundred fields.
-  const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 500 });
+  // The largest forms: an api monitor's ten steps (bodies up to 32 KB, schemas, rows of assertions), an escalation
+  // ladder, the components of a window.
+  const form = express.urlencoded({ extended: false, limit: '1mb', parameterLimit: 2000 });
 
   router.use(consoleHeaders);
   router.get('/assets/:file', assetFiles);

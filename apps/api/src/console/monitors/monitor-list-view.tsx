@@ -18,11 +18,8 @@ export const MONITOR_TYPE_LABELS = {
   heartbeat: 'Heartbeat',
   api: 'API',
 } as const;
-/**
- * The kinds the console's form creates and edits. An `api` monitor (a sequence of steps) is listed and shown like the
- * others, but its steps are written as code: the API, the CLI or a config document (docs/decisions.md).
- */
-export type MonitorType = Exclude<keyof typeof MONITOR_TYPE_LABELS, 'api'>;
+/** The kinds the console's form creates and edits: every kind (an `api` monitor's steps have their own editor). */
+export type MonitorType = keyof typeof MONITOR_TYPE_LABELS;
 
 /** The filters the monitors page understands, as its URL carries them. */
 export interface MonitorFilters {
