@@ -507,6 +507,40 @@ function ExtractRows(props: { i: number; step: StepForm; errors: Record<string, 
   );
 }
 
+/** A step's headers or body: typed anew or left empty to keep what is stored (never shown), or removed. */
+function WriteOnlyField(props: {
+  p: string;
+  field: 'headers' | 'body';
+  label: string;
+  hint: string;
+  value: string;
+  stored: string | boolean;
+  clear: boolean;
+  errors: Record<string, string>;
+}) {
+  const name = `${props.p}${props.field}`;
+  return (
+    <StepField k={name} label={props.label} wide hint={props.hint} errors={props.errors}>
+      {(a) => (
+        <>
+          <textarea
+            {...a}
+            rows={props.field === 'body' ? 3 : 2}
+            value={props.value}
+            placeholder={props.stored ? 'Unchanged' : undefined}
+          />
+          {props.stored && (
+            <label class="check">
+              <input type="checkbox" name={`${name}.clear`} checked={props.clear} />
+              Remove the stored {props.field}
+            </label>
+          )}
+        </>
+      )}
+    </StepField>
+  );
+}
+
 function StepCard(props: { i: number; count: number; step: StepForm; errors: Record<string, string> }) {
   const { i, step, errors } = props;
   const n = i + 1;
@@ -561,57 +595,34 @@ function StepCard(props: { i: number; count: number; step: StepForm; errors: Rec
           >
             {(a) => <input type="text" {...a} value={step.url} placeholder="https://api.example.com/login" />}
           </StepField>
-          <StepField
-            k={`${p}headers`}
+          <WriteOnlyField
+            p={p}
+            field="headers"
             label="Headers"
-            wide
+            value={step.headers}
+            stored={step.storedHeaders}
+            clear={step.clearHeaders}
+            errors={errors}
             hint={
               step.storedHeaders
                 ? `Stored and never shown: ${step.storedHeaders}. Left empty, they are kept (by this step's name); typed, they replace them.`
                 : 'One per line, Name: value. Stored encrypted and never shown again.'
             }
-            errors={errors}
-          >
-            {(a) => (
-              <>
-                <textarea
-                  {...a}
-                  rows={2}
-                  value={step.headers}
-                  placeholder={step.storedHeaders ? 'Unchanged' : undefined}
-                />
-                {step.storedHeaders && (
-                  <label class="check">
-                    <input type="checkbox" name={`${p}headers.clear`} checked={step.clearHeaders} />
-                    Remove the stored headers
-                  </label>
-                )}
-              </>
-            )}
-          </StepField>
-          <StepField
-            k={`${p}body`}
+          />
+          <WriteOnlyField
+            p={p}
+            field="body"
             label="Body"
-            wide
+            value={step.body}
+            stored={step.storedBody}
+            clear={step.clearBody}
+            errors={errors}
             hint={
               step.storedBody
                 ? 'A body is stored and never shown. Left empty, it is kept; typed, it replaces it.'
                 : 'Sent as application/json unless a Content-Type header says otherwise. Stored encrypted.'
             }
-            errors={errors}
-          >
-            {(a) => (
-              <>
-                <textarea {...a} rows={3} value={step.body} placeholder={step.storedBody ? 'Unchanged' : undefined} />
-                {step.storedBody && (
-                  <label class="check">
-                    <input type="checkbox" name={`${p}body.clear`} checked={step.clearBody} />
-                    Remove the stored body
-                  </label>
-                )}
-              </>
-            )}
-          </StepField>
+          />
           <StepField
             k={`${p}expectedStatusCodes`}
             label="Expected status codes"
