@@ -257,6 +257,9 @@ describe('the monitors pages in Chromium', () => {
           await page.waitForSelector('.field-error');
           await inspect(page, errors, 'monitor-new-errors', width, scheme);
           // The api monitor's form: its steps, a step added with the button, then a 400 beside a step's field.
+          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}`);
+          expect(await page.locator('.step-summary li').count()).toBe(3);
+          await inspect(page, errors, 'monitor-api', width, scheme);
           await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}/edit`);
           await inspect(page, errors, 'monitor-api-edit', width, scheme);
           await page.goto(`${origin}/app/${w.ws.slug}/monitors/new?type=api`);
