@@ -371,6 +371,14 @@ describe('invitations and resets by mail', () => {
     expect(mismatch.status).toBe(400);
     expect(mismatch.text).toMatch(/id="f-confirm-error" class="field-error">does not match the password above</);
     expect(mismatch.text).toMatch(/aria-invalid="true" aria-describedby="f-confirm-error"/);
+    // Under the page's no-referrer policy a browser sends `Origin: null` and no Referer: the link's form takes that
+    // (its URL's token is the proof), still not without the CSRF token; no other form does.
+    const csrf = csrfOf((await b.get(link)).text);
+    const withoutToken = await b.post(link, { password: 'x', confirm: 'x' }, { Origin: 'null' });
+    expect(withoutToken.status).toBe(403);
+    expect((await b.post('/app/forgot', { _csrf: csrf, email }, { Origin: 'null' })).status).toBe(403);
+    const nullOrigin = await b.post(link, { _csrf: csrf, password: 'short', confirm: 'short' }, { Origin: 'null' });
+    expect(nullOrigin.status).toBe(400);
     const set = await b.submit(link, { password: 'a good long password', confirm: 'a good long password' });
     expect(set.status).toBe(303);
     expect(set.headers.location).toBe('/app/login?done=password-set');

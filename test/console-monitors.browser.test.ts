@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { rebuildRollups } from '@statusvane/shared';
 import { LIVE_TIMING } from '../apps/api/src/console/monitors/live-status.js';
+import request from 'supertest';
 import {
+  bearer,
   createMonitorNamed,
   maintenanceInProgress,
   makeHarness,
@@ -31,6 +33,7 @@ let origin: string;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
 let owner: { email: string };
 let shop: { id: string };
+let flow: { id: string };
 
 /** Results over the last days in two regions (four an hour, one of them slow), for the chart and the sparklines. */
 async function history(monitorId: string, base: number) {
@@ -84,6 +87,37 @@ beforeAll(async () => {
   await monitorShowing(h, w, 'Search (eu-west, a long name that has to wrap on a phone)', 'degraded');
   const billing = await monitorShowing(h, w, 'Billing', 'up');
   await createMonitorNamed(h, w, 'Nightly export');
+  const created = await request(h.app)
+    .post('/api/v1/monitors')
+    .set(bearer(w.tokens.owner))
+    .send({
+      type: 'api',
+      name: 'Orders API flow',
+      steps: [
+        {
+          name: 'log in',
+          method: 'POST',
+          url: 'https://93.184.215.14/login',
+          headers: { 'X-Trace': 'console' },
+          body: '{"user":"probe"}',
+          assertions: [{ source: 'status', operator: 'eq', value: 200 }],
+          extract: [{ as: 'token', from: 'json', path: '$.token' }],
+        },
+        {
+          name: 'read the orders of the last day, a long step name that has to wrap on a phone',
+          method: 'GET',
+          url: 'https://93.184.215.14/orders?since=1d',
+          headers: { Authorization: 'Bearer {{token}}' },
+          assertions: [
+            { source: 'json', property: '$.items', operator: 'exists' },
+            { source: 'responseMs', operator: 'lt', value: 800 },
+          ],
+        },
+        { name: 'log out', method: 'DELETE', url: 'https://93.184.215.14/session', always: true },
+      ],
+    });
+  expect(created.status).toBe(201);
+  flow = { id: created.body.data.id as string };
   await maintenanceInProgress(h, w, [billing.componentId]);
   await history(shop.id, 180);
   await history(api.id, 90);
@@ -222,6 +256,24 @@ describe('the monitors pages in Chromium', () => {
           await page.click('button:has-text("Create monitor")');
           await page.waitForSelector('.field-error');
           await inspect(page, errors, 'monitor-new-errors', width, scheme);
+          // The api monitor's form: its steps, a step added with the button, then a 400 beside a step's field.
+          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}`);
+          expect(await page.locator('.step-summary li').count()).toBe(3);
+          await inspect(page, errors, 'monitor-api', width, scheme);
+          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}/edit`);
+          await inspect(page, errors, 'monitor-api-edit', width, scheme);
+          await page.goto(`${origin}/app/${w.ws.slug}/monitors/new?type=api`);
+          await page.fill('[name="steps.0.name"]', 'log in');
+          await page.fill('[name="steps.0.url"]', 'https://93.184.215.14/login');
+          await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: '+ Add step' }).click()]);
+          await page.waitForSelector('[name="steps.1.url"]');
+          expect(await page.inputValue('[name="steps.0.url"]')).toBe('https://93.184.215.14/login');
+          await page.fill('#f-name', 'Orders API flow 2');
+          await page.fill('[name="steps.1.name"]', 'read');
+          await page.fill('[name="steps.1.url"]', 'ftp://nowhere/{{token}}');
+          await page.getByRole('button', { name: 'Create monitor' }).click();
+          await page.waitForSelector('#f-steps-1-url-error');
+          await inspect(page, errors, 'monitor-api-new-errors', width, scheme);
           await page.goto(`${origin}/app/${w.ws.slug}/monitors/bulk?action=pause&id=${shop.id}`);
           await inspect(page, errors, 'monitors-bulk-preview', width, scheme);
         } finally {

@@ -123,12 +123,53 @@ describe('the on-call pages in Chromium', () => {
           await inspect(page, errors, 'oncall-schedule', width, scheme);
           await page.goto(`${origin}/app/account/contact-methods`);
           await inspect(page, errors, 'contact-methods', width, scheme);
+          // A feed URL just made, shown once on the schedule's page.
+          await page.goto(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}#calendar-feed`);
+          page.once('dialog', (d) => void d.accept());
+          await Promise.all([
+            page.waitForURL(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}/calendar-feed`),
+            page.locator('#calendar-feed button[type=submit]').first().click(),
+          ]);
+          expect(await page.locator('#feed-url').textContent()).toMatch(/\/ical\/.+\.ics$/);
+          await page.locator('#calendar-feed').scrollIntoViewIfNeeded();
+          await inspect(page, errors, 'oncall-calendar-feed', width, scheme);
         } finally {
           await context.close();
         }
       }
     }
   }, 240_000);
+
+  it('adds one contact method and removes it again, the others left as they are', async () => {
+    const { context, page, errors } = await visitor(1280);
+    try {
+      await signIn(page);
+      await page.goto(`${origin}/app/account/contact-methods`);
+      const rows = page.locator('table.methods tbody tr');
+      expect(await rows.count()).toBe(1);
+      await page.fill('#f-target', 'ada.backup@example.test');
+      await Promise.all([
+        page.waitForURL(/done=method-added/),
+        page.getByRole('button', { name: 'Add Email' }).click(),
+      ]);
+      expect(await rows.count()).toBe(2);
+      expect(await rows.nth(1).locator('td.target').textContent()).toBe('ada.backup@example.test');
+      expect(await page.getByRole('status').textContent()).toBe(
+        'Contact method added: pages reach you there from now on.',
+      );
+      expect(await rows.nth(0).locator('td.target').textContent()).toBe('ada@example.test');
+      page.once('dialog', (d) => void d.accept());
+      await Promise.all([
+        page.waitForURL(/done=method-removed/),
+        rows.nth(1).getByRole('button', { name: 'Remove Email ada.backup@example.test' }).click(),
+      ]);
+      expect(await rows.count()).toBe(1);
+      expect(await rows.nth(0).locator('td.target').textContent()).toBe('ada@example.test');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
 
   it('adds an override with the keyboard alone, and shows the 400 beside the field', async () => {
     const { context, page, errors } = await visitor(1280);

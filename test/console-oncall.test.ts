@@ -282,6 +282,67 @@ describe('the on-call pages', () => {
   });
 });
 
+describe('a schedule’s calendar feed', () => {
+  it('a manager makes the feed URL (shown once, it serves the shifts), replaces it and revokes it', async () => {
+    const t = await team();
+    const b = await signedIn(t, 'admin');
+    const page = await b.get(t.path);
+    expect(text(section(page.text, 'feed-title'))).toContain('No feed');
+    const made = await b.submit(t.path, {}, `${t.path}/calendar-feed`);
+    expect(made.status).toBe(200);
+    const url = /<code id="feed-url" class="secret-value">([^<]+)<\/code>/.exec(made.text)![1]!;
+    expect(url).toMatch(/\/ical\/[A-Za-z0-9_-]{40,}\.ics$/);
+    const feedPath = new URL(url).pathname;
+    const feed = await api().get(feedPath);
+    expect(feed.status).toBe(200);
+    expect(feed.text).toContain('BEGIN:VCALENDAR');
+    // The API shows the feed live; the page again shows that, never the URL.
+    const record = await api().get(`/api/v1/schedules/${t.schedule.id}`).set(bearer(t.tokens.viewer));
+    expect(record.body.data.calendarFeed).toBe(true);
+    const again = await b.get(t.path);
+    expect(again.text).not.toContain(feedPath);
+    expect(text(section(again.text, 'feed-title'))).toContain('A feed URL works for this schedule.');
+    expect(
+      await h.prisma.auditEvent.count({
+        where: { workspaceId: t.ws.id, action: 'schedule.calendar_token_created', actorType: 'user' },
+      }),
+    ).toBe(1);
+
+    // Replaced: the old URL stops.
+    const replaced = await b.submit(t.path, {}, `${t.path}/calendar-feed`);
+    const second = new URL(/<code id="feed-url" class="secret-value">([^<]+)<\/code>/.exec(replaced.text)![1]!)
+      .pathname;
+    expect((await api().get(feedPath)).status).toBe(404);
+    expect((await api().get(second)).status).toBe(200);
+
+    // Revoked with the schedule's version: a stale one is the 409 page, the current one revokes.
+    const version = (await api().get(`/api/v1/schedules/${t.schedule.id}`).set(bearer(t.tokens.viewer))).body.data
+      .version as number;
+    const stale = await b.submit(t.path, { version: String(version - 1) }, `${t.path}/calendar-feed/revoke`);
+    expect(stale.status).toBe(409);
+    expect((await api().get(second)).status).toBe(200);
+    const revoked = await b.submit(t.path, { version: String(version) }, `${t.path}/calendar-feed/revoke`);
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.location).toBe(`${t.path}?done=feed-revoked#calendar-feed`);
+    expect((await api().get(second)).status).toBe(404);
+    expect(text(section((await b.get(t.path)).text, 'feed-title'))).toContain('No feed');
+  });
+
+  it('shows writers and viewers no feed control, and their forged posts are 403 with nothing made', async () => {
+    const t = await team();
+    for (const role of ['member', 'viewer'] as const) {
+      const b = await signedIn(t, role);
+      const page = await b.get(t.path);
+      const feed = section(page.text, 'feed-title');
+      expect(feed).toContain('An owner or admin can make or revoke it.');
+      expect(feed).not.toContain('<form');
+      expect((await b.submit(t.path, {}, `${t.path}/calendar-feed`)).status).toBe(403);
+      expect((await b.submit(t.path, { version: '1' }, `${t.path}/calendar-feed/revoke`)).status).toBe(403);
+    }
+    expect(await h.prisma.calendarToken.count({ where: { scheduleId: t.schedule.id } })).toBe(0);
+  });
+});
+
 describe('your contact methods', () => {
   const PATH = '/app/account/contact-methods';
 

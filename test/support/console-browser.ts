@@ -61,13 +61,13 @@ export async function inspectConsolePage(page: Page, errors: string[], name: str
 
 /**
  * The console on 127.0.0.1 and Chromium for `suite`. The console checks Origin against PUBLIC_BASE_URL: the server
- * listens first, then the app is built for that address. `close` stops all three.
+ * listens first, then the app is built for that address (and `env`: SMTP, allowed targets). `close` stops all three.
  */
-export async function consoleInBrowser(suite: string) {
+export async function consoleInBrowser(suite: string, env: Partial<NodeJS.ProcessEnv> = {}) {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const h = makeHarness({ PUBLIC_BASE_URL: origin });
+  const h = makeHarness({ ...env, PUBLIC_BASE_URL: origin });
   server.on('request', h.app);
   const stop = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

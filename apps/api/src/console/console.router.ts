@@ -51,8 +51,9 @@ const assetFiles: RequestHandler = async (req, res, next) => {
  */
 function writeGuard(deps: ApiDeps, cookies: ConsoleCookies, assets: () => Promise<AssetUrls>): RequestHandler {
   const ownOrigin = new URL(deps.config.publicBaseUrl).origin;
-  // The largest forms (an escalation ladder, the components of a window) have a few hundred fields.
-  const form = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 500 });
+  // The largest forms: an api monitor's ten steps (bodies up to 32 KB, schemas, rows of assertions), an escalation
+  // ladder, the components of a window.
+  const form = express.urlencoded({ extended: false, limit: '1mb', parameterLimit: 2000 });
   return async (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') {
       next();

@@ -23,12 +23,21 @@ export function csrfTokenMatches(token: unknown, secrets: ReadonlyArray<string |
   });
 }
 
+/** The one-time link pages (`/invite/<token>`, `/forgot/<token>`, under the console's mount). */
+const LINK_PAGE = /^\/(?:invite|forgot)\/[A-Za-z0-9_-]{1,100}$/;
+
 /**
  * The Origin check of a state-changing request: `Origin`, or when a browser sent none, the origin of `Referer`,
  * must be the deployment's own (PUBLIC_BASE_URL). A request with neither is refused.
+ *
+ * One exception: the form of an invitation or reset link. Its page sends `Referrer-Policy: no-referrer` (its URL
+ * holds the token), and under that policy browsers send `Origin: null` and no Referer with the form's POST. There,
+ * `null` is let through: the URL's token is a secret no other site knows (as for the acknowledge links), and the
+ * pre-session CSRF token is still required.
  */
 export function fromOwnOrigin(req: Request, ownOrigin: string): boolean {
   const origin = req.get('origin');
+  if (origin === 'null' && req.get('referer') === undefined && LINK_PAGE.test(req.path)) return true;
   if (origin !== undefined) return origin === ownOrigin;
   const referer = req.get('referer');
   if (!referer) return false;

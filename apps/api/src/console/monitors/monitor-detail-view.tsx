@@ -100,6 +100,58 @@ export function MonitorSummary(props: { monitor: MonitorRecord; uptimes: Monitor
   );
 }
 
+const STEP_OUTCOME: Record<'passed' | 'failed' | 'skipped', { label: string; badge: string }> = {
+  passed: { label: 'Passed', badge: 'up' },
+  failed: { label: 'Failed', badge: 'down' },
+  skipped: { label: 'Skipped', badge: 'pending' },
+};
+
+/**
+ * An api monitor's steps in order: what each sends where and what it checks (headers and bodies by name only), with
+ * how each went in the latest result.
+ */
+export function StepsCard(props: { monitor: MonitorRecord; latest: CheckResultRecord | undefined }) {
+  const steps = props.monitor.steps;
+  if (!steps) return null;
+  const ran = new Map((props.latest?.steps ?? []).map((r) => [r.name, r]));
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return (
+    <section class="card" aria-labelledby="steps-title">
+      <h2 id="steps-title">Steps</h2>
+      <ol class="step-summary">
+        {steps.map((s) => {
+          const r = ran.get(s.name);
+          return (
+            <li>
+              <div class="step-head">
+                <span class="method-tag">{s.method}</span> <strong>{s.name}</strong>
+                {s.always && <span class="chip">cleanup</span>}
+                {r && (
+                  <span class={`badge badge-${STEP_OUTCOME[r.outcome].badge}`}>
+                    <span class="dot" aria-hidden="true" />
+                    {STEP_OUTCOME[r.outcome].label}
+                    {r.responseMs !== null && ` · ${r.responseMs} ms`}
+                  </span>
+                )}
+              </div>
+              <span class="mono step-url">{s.url}</span>
+              <span class="muted step-checks">
+                {[
+                  count(s.assertions?.length ?? 0, 'assertion'),
+                  count(s.extract?.length ?? 0, 'extract'),
+                  ...(s.headerNames.length ? [`headers ${s.headerNames.join(', ')}`] : []),
+                  ...(s.hasBody ? ['a body'] : []),
+                ].join(' · ')}
+              </span>
+              {r?.reason && <span class="step-reason">{r.reason}</span>}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
 /** The response-time chart over the chosen range, with the ranges as links. */
 export function ResponseTimes(props: { self: string; range: ChartRange; data: ChartData }) {
   return (

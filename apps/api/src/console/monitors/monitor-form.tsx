@@ -1,8 +1,18 @@
 import type { ComponentChildren } from 'preact';
-import { DNS_RECORD_TYPES, HTTP_METHODS } from '@statusvane/shared';
+import { DNS_RECORD_TYPES, HTTP_METHODS, JSON_ASSERTION_OPERATORS } from '@statusvane/shared';
 import type { MonitorRecord } from '../../services/monitors/monitor-record.js';
 import { Button } from '../../views/components/button.js';
 import { PostForm } from '../../views/components/form.js';
+import {
+  OPERATOR_LABELS,
+  stepIssueKey,
+  StepsEditor,
+  stepsBody,
+  stepsOfForm,
+  stepsOfRecord,
+  stepsValues,
+} from './api-steps-form.js';
+import { intOf, intsOf, jsonValueOf, linesOf, pairsOf } from './form-values.js';
 import { MONITOR_TYPE_LABELS, type MonitorType } from './monitor-list-view.js';
 
 /**
@@ -11,7 +21,8 @@ import { MONITOR_TYPE_LABELS, type MonitorType } from './monitor-list-view.js';
  * issue of its 400 (`details.issues[].path`) is shown beside the field its first segment names.
  */
 
-type Kind = 'text' | 'int' | 'ints' | 'lines' | 'pairs' | 'select' | 'regions' | 'headers' | 'body' | 'assertion';
+type Kind =
+  'text' | 'int' | 'ints' | 'lines' | 'pairs' | 'select' | 'regions' | 'headers' | 'body' | 'assertion' | 'steps';
 
 interface FieldSpec {
   name: string;
@@ -29,14 +40,16 @@ interface FieldSpec {
   wide?: boolean;
 }
 
-type Section = 'Check' | 'Response' | 'When to alert' | 'Regions' | 'Organisation';
-const SECTIONS: readonly Section[] = ['Check', 'Response', 'When to alert', 'Regions', 'Organisation'];
+type Section = 'Check' | 'Steps' | 'Response' | 'When to alert' | 'Regions' | 'Organisation';
+const SECTIONS: readonly Section[] = ['Check', 'Steps', 'Response', 'When to alert', 'Regions', 'Organisation'];
 
+/** Kinds with a target; kinds checked from regions (an api monitor's steps make its connections). */
 const PROBES = ['http', 'tcp', 'dns'] as const;
-const ALL = ['http', 'tcp', 'dns', 'heartbeat'] as const;
+const PROBED = ['http', 'tcp', 'dns', 'api'] as const;
+const ALL = ['http', 'tcp', 'dns', 'heartbeat', 'api'] as const;
 const NEVER_FIRES = 'At or above the timeout it never fires: a check that slow has already failed as a timeout.';
 
-const TARGET_HINTS: Record<Exclude<MonitorType, 'heartbeat'>, string> = {
+const TARGET_HINTS: Record<(typeof PROBES)[number], string> = {
   http: 'An http or https URL, such as https://example.com/health.',
   tcp: 'host:port, such as db.example.com:5432 ([addr]:port for IPv6).',
   dns: 'The host name to query, such as example.com.',
@@ -75,7 +88,7 @@ export const FIELDS: readonly FieldSpec[] = [
     name: 'intervalSeconds',
     label: 'Check every (seconds)',
     kind: 'int',
-    types: PROBES,
+    types: PROBED,
     section: 'Check',
     hint: '60 to 86,400.',
   },
@@ -83,9 +96,9 @@ export const FIELDS: readonly FieldSpec[] = [
     name: 'timeoutMs',
     label: 'Timeout (ms)',
     kind: 'int',
-    types: PROBES,
+    types: PROBED,
     section: 'Check',
-    hint: '1,000 to 30,000.',
+    hint: '1,000 to 30,000 (an api monitor: the whole run).',
   },
   {
     name: 'intervalSeconds',
@@ -129,6 +142,7 @@ export const FIELDS: readonly FieldSpec[] = [
     nullable: true,
     hint: 'A run from /start to its end ping that takes longer fails; empty: no limit.',
   },
+  { name: 'steps', label: 'Steps', kind: 'steps', types: ['api'], section: 'Steps' },
   {
     name: 'minRunSeconds',
     label: 'Shortest run (seconds)',
@@ -202,7 +216,7 @@ export const FIELDS: readonly FieldSpec[] = [
     name: 'degradedAfterMs',
     label: 'Degraded after (ms)',
     kind: 'int',
-    types: PROBES,
+    types: PROBED,
     section: 'When to alert',
     nullable: true,
     hint: `A passing check slower than this is degraded (still up). ${NEVER_FIRES}`,
@@ -211,7 +225,7 @@ export const FIELDS: readonly FieldSpec[] = [
     name: 'latencyThresholdMs',
     label: 'Fail when slower than (ms)',
     kind: 'int',
-    types: PROBES,
+    types: PROBED,
     section: 'When to alert',
     nullable: true,
     hint: `A check slower than this fails. ${NEVER_FIRES}`,
@@ -258,12 +272,12 @@ export const FIELDS: readonly FieldSpec[] = [
     only: 'edit',
     nullable: true,
   },
-  { name: 'regions', label: 'Regions', kind: 'regions', types: PROBES, section: 'Regions' },
+  { name: 'regions', label: 'Regions', kind: 'regions', types: PROBED, section: 'Regions' },
   {
     name: 'quorum',
     label: 'Quorum',
     kind: 'int',
-    types: PROBES,
+    types: PROBED,
     section: 'Regions',
     nullable: true,
     hint: 'How many regions must be failing to open an incident; empty: a majority.',
@@ -335,26 +349,8 @@ export function valuesOf(m: MonitorRecord): FormValues {
     metadata: Object.entries(m.metadata)
       .map(([k, v]) => `${k}=${v}`)
       .join('\n'),
+    ...(m.steps ? stepsValues(stepsOfRecord(m.steps)) : {}),
   };
-}
-
-/** A whole number as a number; anything else as typed (the service answers what is wrong with it). */
-const intOf = (s: string): number | string => (/^-?\d{1,15}$/.test(s.trim()) ? Number(s.trim()) : s);
-const linesOf = (s: string) =>
-  s
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter(Boolean);
-
-/** A JSON primitive as typed (`"ok"`, `200`, `true`, `null`), else the text itself. */
-function jsonValueOf(s: string): unknown {
-  try {
-    const v: unknown = JSON.parse(s);
-    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) return v;
-  } catch {
-    // Not JSON: the text as a string.
-  }
-  return s;
 }
 
 /**
@@ -374,19 +370,11 @@ function bodyValue(f: FieldSpec, values: FormValues, mode: 'create' | 'edit'): u
     case 'int':
       return empty ? cleared : intOf(raw);
     case 'ints':
-      return raw
-        .split(/[\s,]+/)
-        .filter(Boolean)
-        .map(intOf);
+      return intsOf(raw);
     case 'lines':
       return linesOf(raw);
     case 'pairs':
-      return Object.fromEntries(
-        linesOf(raw).map((l) => {
-          const at = l.indexOf('=');
-          return at < 0 ? [l, ''] : [l.slice(0, at).trim(), l.slice(at + 1).trim()];
-        }),
-      );
+      return pairsOf(raw, '=');
     case 'regions': {
       const ticked = values.regions;
       const list = Array.isArray(ticked) ? ticked : ticked ? [ticked] : [];
@@ -398,16 +386,13 @@ function bodyValue(f: FieldSpec, values: FormValues, mode: 'create' | 'edit'): u
     case 'headers': {
       if (str(values['headers.clear']) === 'on') return {};
       if (empty) return undefined;
-      return Object.fromEntries(
-        linesOf(raw).map((l) => {
-          const at = l.indexOf(':');
-          return at < 0 ? [l, ''] : [l.slice(0, at).trim(), l.slice(at + 1).trim()];
-        }),
-      );
+      return pairsOf(raw, ':');
     }
     case 'body':
       if (str(values['body.clear']) === 'on') return null;
       return empty ? undefined : raw;
+    case 'steps':
+      return stepsBody(stepsOfForm(values));
     case 'assertion': {
       const path = str(values['jsonAssertion.path']).trim();
       if (!path) return mode === 'edit' ? null : undefined;
@@ -444,9 +429,11 @@ export function bodyOf(
         ? ['regions.all']
         : f.kind === 'assertion'
           ? ['jsonAssertion.path']
-          : f.kind === 'headers' || f.kind === 'body'
-            ? [f.name, `${f.name}.clear`]
-            : [f.name];
+          : f.kind === 'steps'
+            ? ['steps.0.method']
+            : f.kind === 'headers' || f.kind === 'body'
+              ? [f.name, `${f.name}.clear`]
+              : [f.name];
     if (mode === 'edit' && markers.every((k) => values[k] === undefined)) continue;
     const v = bodyValue(f, values, mode);
     if (v === undefined) continue;
@@ -463,39 +450,39 @@ export function bodyOf(
 function plainly(message: string): string {
   if (/expected string, received undefined|expected string to have >=1 characters/.test(message)) return 'Required.';
   if (/expected number, received string/.test(message)) return 'A whole number, please.';
+  if (/expected record, received string/.test(message)) return 'Not JSON: a JSON Schema is a JSON object.';
   return message;
 }
 
-/** A 400's issues by form field (the first segment of each path); those of no field under ''. */
+/**
+ * A 400's issues by form field (the first segment of each path; an api monitor's steps by the step field they name,
+ * `steps.1.url`); those of no field under ''.
+ */
 export function issuesByField(
   type: MonitorType,
   mode: 'create' | 'edit',
   issues: ReadonlyArray<{ path: string; message: string }>,
+  values: FormValues = {},
 ): Record<string, string> {
   const names = new Set(fieldsOf(type, mode).map((f) => f.name));
+  const steps = type === 'api' ? stepsOfForm(values) : [];
   const out: Record<string, string> = {};
   for (const issue of issues) {
     const head = issue.path.split(/[.[]/)[0] ?? '';
-    const key = names.has(head) ? head : '';
-    const rest = key ? issue.path.slice(head.length).replace(/^\./, '') : issue.path;
+    const at = head === 'steps' && type === 'api' ? stepIssueKey(steps, issue.path, issue.message) : null;
+    const key = at ? at.key : names.has(head) ? head : '';
+    const rest = at ? at.rest : key ? issue.path.slice(head.length).replace(/^\./, '') : issue.path;
     const message = plainly(issue.message);
     const text = rest && key ? `${rest}: ${message}` : key ? message : `${issue.path || 'body'}: ${message}`;
-    out[key] = out[key] ? `${out[key]} ${text}` : text;
+    // Several issues of one field read as sentences.
+    const before = out[key];
+    out[key] = before ? `${before}${/[.!?]$/.test(before) ? '' : ';'} ${text}` : text;
   }
   return out;
 }
 
-const ASSERTION_OPERATORS = [
-  ['eq', 'equals'],
-  ['ne', 'does not equal'],
-  ['gt', 'greater than'],
-  ['gte', 'at least'],
-  ['lt', 'less than'],
-  ['lte', 'at most'],
-  ['contains', 'contains'],
-  ['exists', 'exists'],
-  ['notExists', 'does not exist'],
-] as const;
+/** jsonAssertion's operators with the words the step assertions use. */
+const ASSERTION_OPERATORS = JSON_ASSERTION_OPERATORS.map((op) => [op, OPERATOR_LABELS[op]] as const);
 
 /** Warnings the form shows beside a field as it stands (they do not stop a save). */
 function warningsOf(values: FormValues): Record<string, string> {
@@ -580,6 +567,9 @@ function Control(props: {
             )}
         </>
       );
+    case 'steps':
+      // Drawn by StepsEditor, a section of its own.
+      return null;
     case 'assertion':
       return (
         <div class="assertion" role="group" aria-labelledby={`${id}-label`} aria-describedby={props.describedBy}>
@@ -625,6 +615,8 @@ export function MonitorForm(props: {
   regions: readonly string[];
   policies: ReadonlyArray<{ id: string; name: string }>;
   hasSecret?: { headers: string[]; body: boolean };
+  /** The workspace's secret names, which api steps may name (`{{secrets.NAME}}`). */
+  secrets?: readonly string[];
   submitLabel: string;
   cancel: string;
   readOnly?: ComponentChildren;
@@ -639,6 +631,12 @@ export function MonitorForm(props: {
       class="monitor-form"
       label={`${MONITOR_TYPE_LABELS[props.type]} monitor`}
     >
+      {props.type === 'api' && (
+        // Enter in a field sends the form with its first button: this one, not a step's "Remove" or "Up".
+        <button type="submit" class="visually-hidden" tabIndex={-1} aria-hidden="true">
+          {props.submitLabel}
+        </button>
+      )}
       {props.mode === 'create' && <input type="hidden" name="type" value={props.type} />}
       {props.version !== undefined && <input type="hidden" name="version" value={String(props.version)} />}
       {props.errors[''] && (
@@ -649,6 +647,13 @@ export function MonitorForm(props: {
       {SECTIONS.map((section) => {
         const inSection = fields.filter((f) => f.section === section);
         if (inSection.length === 0) return null;
+        if (section === 'Steps')
+          return (
+            <fieldset class="card form-section steps-section" aria-describedby="f-steps-hint">
+              <legend>Steps</legend>
+              <StepsEditor steps={stepsOfForm(props.values)} errors={props.errors} secrets={props.secrets ?? []} />
+            </fieldset>
+          );
         return (
           <fieldset class="card form-section">
             <legend>{section}</legend>
@@ -661,7 +666,10 @@ export function MonitorForm(props: {
                   [error && `${id}-error`, warning && `${id}-warning`, f.hint && `${id}-hint`]
                     .filter(Boolean)
                     .join(' ') || undefined;
-                const label = f.name === 'target' && props.type !== 'heartbeat' ? TARGET_HINTS[props.type] : f.hint;
+                const label =
+                  f.name === 'target' && props.type in TARGET_HINTS
+                    ? TARGET_HINTS[props.type as keyof typeof TARGET_HINTS]
+                    : f.hint;
                 return (
                   <div class={['field', error ? 'has-error' : '', f.wide ? 'wide' : ''].filter(Boolean).join(' ')}>
                     {f.kind === 'regions' || f.kind === 'assertion' ? (

@@ -20,11 +20,11 @@ export const MONITOR_TYPE_LABELS = {
   domain: 'Domain',
 } as const;
 /**
- * The kinds the console's form creates and edits. An `api` monitor (a sequence of steps) is listed and shown like the
- * others, but its steps are written as code: the API, the CLI or a config document (docs/decisions.md). So is a
- * `domain` monitor (registration expiry over RDAP) for now.
+ * The kinds the console's form creates and edits: every kind but `domain` (registration expiry over RDAP), which is
+ * listed and shown like the others and written through the API, the CLI or a config document for now. An `api`
+ * monitor's steps have their own editor.
  */
-export type MonitorType = Exclude<keyof typeof MONITOR_TYPE_LABELS, 'api' | 'domain'>;
+export type MonitorType = Exclude<keyof typeof MONITOR_TYPE_LABELS, 'domain'>;
 
 /** The filters the monitors page understands, as its URL carries them. */
 export interface MonitorFilters {

@@ -11,6 +11,7 @@ import { EmptyState } from '../../views/components/empty-state.js';
 import { Field, PostForm, SelectField } from '../../views/components/form.js';
 import { DataTable, type Column } from '../../views/components/table.js';
 import { relativeTime } from '../../views/format.js';
+import { SecretOnce } from '../settings/secret-once.js';
 import { zonedFormat, type ZonedFormat } from './oncall-format.js';
 
 type Person = { id: string; name: string | null; email: string };
@@ -230,6 +231,10 @@ export interface ScheduleViewProps {
   /** Whether the user may override for anyone (managers), for themselves (writers), or not at all (viewers). */
   override: 'anyone' | 'self' | 'none';
   form?: OverrideFormState | undefined;
+  /** Whether the user may create and revoke the schedule's calendar feed (managers). */
+  manageFeed: boolean;
+  /** A feed URL just created: shown this once. */
+  feedUrl?: string | undefined;
 }
 
 /** One schedule: who is on call now, the next two weeks, the overrides to come and a form to add one. */
@@ -319,7 +324,60 @@ export function ScheduleView(props: ScheduleViewProps) {
         )}
         {props.override !== 'none' && <OverrideForm {...props} f={f} people={people} />}
       </section>
+      <CalendarFeed {...props} />
     </>
+  );
+}
+
+/**
+ * The schedule's iCalendar feed (`POST/DELETE /schedules/{id}/calendar-token`): whether one is live, the URL once when
+ * it is made, and for managers the buttons to make (or replace) and revoke it. The URL is its secret: never stored.
+ */
+function CalendarFeed(props: ScheduleViewProps) {
+  const { schedule } = props;
+  const live = schedule.calendarFeed;
+  const action = `${props.base}/oncall/${schedule.id}/calendar-feed`;
+  return (
+    <section class="card calendar-feed" aria-labelledby="feed-title" id="calendar-feed">
+      <h2 id="feed-title">Calendar feed</h2>
+      <p class="muted">
+        The next 90 days of shifts as an iCalendar feed, for any calendar app that subscribes by URL. Anyone with the
+        URL can read the shifts.
+      </p>
+      {props.feedUrl && (
+        <SecretOnce
+          id="feed-url"
+          label="The feed URL"
+          value={props.feedUrl}
+          note="Copy it now: it is shown only this once. Making a new one stops this one."
+        />
+      )}
+      <p class="feed-state">
+        <span class={live ? 'tag tag-ok' : 'tag'}>{live ? 'Live' : 'No feed'}</span>{' '}
+        {live ? 'A feed URL works for this schedule.' : 'No feed URL works for this schedule.'}
+        {!props.manageFeed && ' An owner or admin can make or revoke it.'}
+      </p>
+      {props.manageFeed && (
+        <div class="form-actions">
+          <PostForm action={action} csrf={props.csrf}>
+            <Button
+              variant={live ? 'secondary' : 'primary'}
+              confirm={live ? 'Make a new feed URL? The current one stops working.' : undefined}
+            >
+              {live ? 'Replace the feed URL' : 'Make a feed URL'}
+            </Button>
+          </PostForm>
+          {live && (
+            <PostForm action={`${action}/revoke`} csrf={props.csrf}>
+              <input type="hidden" name="version" value={String(schedule.version)} />
+              <Button variant="danger" confirm="Revoke the feed URL? Calendars subscribed to it stop updating.">
+                Revoke the feed URL
+              </Button>
+            </PostForm>
+          )}
+        </div>
+      )}
+    </section>
   );
 }
 

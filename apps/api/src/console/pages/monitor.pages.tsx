@@ -19,6 +19,7 @@ import { checkResultQuerySchema, listCheckResults } from '../../services/monitor
 import { listMonitorUptimes, UPTIME_WINDOWS } from '../../services/monitors/list-monitor-uptimes.js';
 import type { MonitorRecord } from '../../services/monitors/monitor-record.js';
 import { createMonitorChecks, updateMonitorChecks } from '../../services/monitors/monitor-validation.js';
+import { listSecrets } from '../../services/secrets/list-secrets.js';
 import { judgeInput } from '../../services/validation.js';
 import { updateMonitor } from '../../services/monitors/update-monitor.js';
 import { Button } from '../../views/components/button.js';
@@ -33,7 +34,9 @@ import {
   MonitorSummary,
   PingCard,
   ResponseTimes,
+  StepsCard,
 } from '../monitors/monitor-detail-view.js';
+import { applyStepOp, blankStep, stepsOfForm, stepsValues, withSteps } from '../monitors/api-steps-form.js';
 import { bodyOf, issuesByField, MonitorForm, valuesOf, type FormValues } from '../monitors/monitor-form.js';
 import { MONITOR_TYPE_LABELS, type MonitorType } from '../monitors/monitor-list-view.js';
 import { CHART_RANGES, chartData, type ChartRange } from '../monitors/response-chart.js';
@@ -108,6 +111,7 @@ async function monitorPage(req: WorkspaceRequest): Promise<PageAnswer> {
           />
           <MonitorSummary monitor={m} uptimes={uptimes.get(m.id)!} now={req.now} />
           <PingCard monitor={m} />
+          <StepsCard monitor={m} latest={results.data[0]} />
           <ResponseTimes self={self} range={range} data={chartData(histories)} />
           <LatestResults results={results.data} now={req.now} />
           <div class="columns">
@@ -157,7 +161,26 @@ function newValues(type: MonitorType, regions: readonly string[]): FormValues {
     environment: 'production',
     'jsonAssertion.operator': 'eq',
     regions: [...regions],
+    ...(type === 'api' ? stepsValues([blankStep()]) : {}),
   };
+}
+
+/** The names of the workspace's secrets, which an api monitor's steps may name (read only for that form). */
+async function secretNames(req: WorkspaceRequest, type: MonitorType): Promise<string[]> {
+  if (type !== 'api') return [];
+  const page = await listSecrets(req.deps, { ctx: req.ctx, input: paginationQuerySchema.parse({ perPage: '250' }) });
+  return page.data.map((s) => s.name);
+}
+
+/**
+ * A step button of the api form (`_op`: add, remove or move a step, add a row): the form again with the change and
+ * everything typed kept, nothing written. Null when the post is no such button (it saves).
+ */
+function stepOp(req: WorkspaceRequest, values: FormValues): FormValues | null {
+  const op = req.form._op;
+  if (op === undefined) return null;
+  const steps = stepsOfForm(values);
+  return withSteps(values, applyStepOp(steps, op) ?? steps);
 }
 
 function NewMonitorPage(props: {
@@ -165,6 +188,7 @@ function NewMonitorPage(props: {
   type: MonitorType;
   values: FormValues;
   errors: Record<string, string>;
+  secrets: readonly string[];
 }) {
   const { req, type } = props;
   return (
@@ -197,6 +221,7 @@ function NewMonitorPage(props: {
         errors={props.errors}
         regions={req.deps.config.checkRegions}
         policies={[]}
+        secrets={props.secrets}
         submitLabel="Create monitor"
         cancel={`${req.base}/monitors`}
       />
@@ -206,13 +231,8 @@ function NewMonitorPage(props: {
 
 const typeQuerySchema = z.object({ type: z.enum(TYPES as [MonitorType, ...MonitorType[]]).optional() }).strict();
 
-/** The form's kind of a monitor. An api monitor's steps are written as code (API, CLI, config), not in this form. */
+/** The form's kind of a monitor: a domain monitor is written through the API, the CLI or a config document. */
 function formTypeOf(m: MonitorRecord): MonitorType {
-  if (m.type === 'api')
-    throw new AppError(
-      'conflict',
-      "An api monitor's steps are edited through the API, the CLI or a config document: this form does not edit them.",
-    );
   if (m.type === 'domain')
     throw new AppError(
       'conflict',
@@ -227,6 +247,7 @@ function EditMonitorPage(props: {
   values: FormValues;
   errors: Record<string, string>;
   policies: ReadonlyArray<{ id: string; name: string }>;
+  secrets: readonly string[];
   flash?: FlashMessage | null;
 }) {
   const { req, monitor: m } = props;
@@ -254,6 +275,7 @@ function EditMonitorPage(props: {
         regions={req.deps.config.checkRegions}
         policies={props.policies}
         hasSecret={{ headers: m.headerNames, body: m.hasBody }}
+        secrets={props.secrets}
         submitLabel="Save changes"
         cancel={self}
         readOnly={
@@ -290,9 +312,17 @@ function issuesOf(err: unknown): Array<{ path: string; message: string }> | null
 async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
   const { ctx, deps } = req;
   const current = await getMonitor(deps, { ctx, input: { id: req.params.id! } });
-  const values = postedValues(req);
+  const [policies, secrets] = await Promise.all([policiesOf(req), secretNames(req, formTypeOf(current))]);
+  const posted = postedValues(req);
+  const again = stepOp(req, posted);
+  if (again)
+    return {
+      view: (
+        <EditMonitorPage req={req} monitor={current} values={again} errors={{}} policies={policies} secrets={secrets} />
+      ),
+    };
+  const values = posted;
   const changes = bodyOf(formTypeOf(current), values, 'edit', current);
-  const policies = await policiesOf(req);
   try {
     // Judged as PATCH /monitors/{id} judges its body (schema, then the checks), then written.
     const parsed = await judgeInput(
@@ -319,6 +349,7 @@ async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
             values={valuesOf(current)}
             errors={{}}
             policies={policies}
+            secrets={secrets}
             flash={{
               kind: 'error',
               text: `This monitor changed since you opened the form, so nothing was saved. The form now shows its current values${
@@ -338,8 +369,9 @@ async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
           req={req}
           monitor={current}
           values={values}
-          errors={issuesByField(formTypeOf(current), 'edit', issues)}
+          errors={issuesByField(formTypeOf(current), 'edit', issues, values)}
           policies={policies}
+          secrets={secrets}
           flash={{ kind: 'error', text: 'Some fields need another look: see beside them.' }}
         />
       ),
@@ -351,6 +383,9 @@ async function editSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
 async function createSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
   const type = TYPES.includes(req.form.type as MonitorType) ? (req.form.type as MonitorType) : 'http';
   const values = postedValues(req);
+  const secrets = await secretNames(req, type);
+  const again = stepOp(req, values);
+  if (again) return { view: <NewMonitorPage req={req} type={type} values={again} errors={{}} secrets={secrets} /> };
   try {
     // Judged as POST /monitors judges its body (schema, then the checks), then created.
     const input = await judgeInput(
@@ -367,7 +402,15 @@ async function createSubmit(req: WorkspaceRequest): Promise<PageAnswer> {
     if (!issues) throw err;
     return {
       status: 400,
-      view: <NewMonitorPage req={req} type={type} values={values} errors={issuesByField(type, 'create', issues)} />,
+      view: (
+        <NewMonitorPage
+          req={req}
+          type={type}
+          values={values}
+          errors={issuesByField(type, 'create', issues, values)}
+          secrets={secrets}
+        />
+      ),
     };
   }
 }
@@ -445,7 +488,13 @@ export function monitorDetailPages(): PageDef[] {
         const type = parsed.success ? (parsed.data.type ?? 'http') : 'http';
         return {
           view: (
-            <NewMonitorPage req={req} type={type} values={newValues(type, req.deps.config.checkRegions)} errors={{}} />
+            <NewMonitorPage
+              req={req}
+              type={type}
+              values={newValues(type, req.deps.config.checkRegions)}
+              errors={{}}
+              secrets={await secretNames(req, type)}
+            />
           ),
         };
       },
@@ -465,10 +514,17 @@ export function monitorDetailPages(): PageDef[] {
       permission: 'monitors:write',
       handler: async (req) => {
         const m = await getMonitor(req.deps, { ctx: req.ctx, input: { id: req.params.id! } });
-        formTypeOf(m);
+        const [policies, secrets] = await Promise.all([policiesOf(req), secretNames(req, formTypeOf(m))]);
         return {
           view: (
-            <EditMonitorPage req={req} monitor={m} values={valuesOf(m)} errors={{}} policies={await policiesOf(req)} />
+            <EditMonitorPage
+              req={req}
+              monitor={m}
+              values={valuesOf(m)}
+              errors={{}}
+              policies={policies}
+              secrets={secrets}
+            />
           ),
         };
       },

@@ -63,7 +63,7 @@ const pageQuerySchema = z
   .object({
     q: optional(z.string().trim().max(120)),
     status: optional(z.enum(['up', 'degraded', 'down', 'paused', 'maintenance', 'pending'])),
-    type: optional(z.enum(['http', 'tcp', 'dns', 'heartbeat'])),
+    type: optional(z.enum(['http', 'tcp', 'dns', 'heartbeat', 'api'])),
     meta: optional(z.string().trim().max(570)),
     sort: optional(z.enum(SORTS)),
     page: optional(z.coerce.number().int().min(1).max(100_000)),

@@ -13,6 +13,8 @@ import { can } from '../../services/auth/permissions.js';
 import { sessionUserContext } from '../../services/auth/session-context.js';
 import { listMembers } from '../../services/members/list-members.js';
 import { addOverride } from '../../services/schedules/add-override.js';
+import { createCalendarToken } from '../../services/schedules/create-calendar-token.js';
+import { deleteCalendarToken } from '../../services/schedules/delete-calendar-token.js';
 import { getOnCall } from '../../services/schedules/get-oncall.js';
 import { getSchedule } from '../../services/schedules/get-schedule.js';
 import { listOnCall } from '../../services/schedules/list-oncall.js';
@@ -26,6 +28,7 @@ import { listContactMethods } from '../../services/users/list-contact-methods.js
 import { addContactMethod, removeContactMethod } from '../../services/users/update-contact-methods.js';
 import { LinkButton } from '../../views/components/button.js';
 import { ConsoleLayout, type FlashMessage } from '../../views/layout.js';
+import { isStaleVersion, staleFlash, withFormVersion } from '../page-forms.js';
 import { definePage, type PageAnswer, type PageDef, type UserRequest, type WorkspaceRequest } from '../define-page.js';
 import { ContactMethodsView, type MethodFormState } from '../oncall/contact-method-views.js';
 import { localMidnights } from '../oncall/oncall-format.js';
@@ -41,6 +44,7 @@ const NOTICES: Record<string, FlashMessage> = {
   'override-removed': { kind: 'notice', text: 'Override removed.' },
   'method-added': { kind: 'notice', text: 'Contact method added: pages reach you there from now on.' },
   'method-removed': { kind: 'notice', text: 'Contact method removed.' },
+  'feed-revoked': { kind: 'notice', text: 'Calendar feed revoked: its URL no longer answers.' },
 };
 
 /** A page's query: strict like the API's (an unknown parameter is a 400 page). */
@@ -116,7 +120,7 @@ async function scheduleState(req: WorkspaceRequest) {
 
 async function schedulePage(
   req: WorkspaceRequest,
-  opts: { status?: number; flash?: FlashMessage | null; form?: OverrideFormState } = {},
+  opts: { status?: number; flash?: FlashMessage | null; form?: OverrideFormState; feedUrl?: string } = {},
 ): Promise<PageAnswer> {
   const state = await scheduleState(req);
   const role = req.ctx.role;
@@ -132,6 +136,8 @@ async function schedulePage(
           selfId={req.session.user.id}
           override={can(role, 'schedules:manage') ? 'anyone' : can(role, 'schedules:override') ? 'self' : 'none'}
           form={opts.form}
+          manageFeed={can(role, 'schedules:manage')}
+          feedUrl={opts.feedUrl}
         />
       </ConsoleLayout>
     ),
@@ -203,6 +209,30 @@ async function removeOverrideForm(req: WorkspaceRequest): Promise<PageAnswer> {
   return { redirect: `${req.base}/oncall/${id}?done=override-removed#overrides` };
 }
 
+/** Makes (or replaces) the schedule's calendar feed as POST /schedules/{id}/calendar-token does: the URL shown once. */
+async function createFeedForm(req: WorkspaceRequest): Promise<PageAnswer> {
+  const { url } = await createCalendarToken(req.deps, { ctx: req.ctx, input: { id: req.params.id! } });
+  return schedulePage(req, {
+    flash: { kind: 'notice', text: 'Calendar feed made: copy its URL below. Any older URL of this schedule stopped.' },
+    ...(url ? { feedUrl: url } : {}),
+  });
+}
+
+/**
+ * Revokes the feed as DELETE /schedules/{id}/calendar-token does, the form's `version` of the schedule as If-Match
+ * (a stale one: 409 and the page as it is now). A feed already gone is what was asked: done.
+ */
+async function revokeFeedForm(req: WorkspaceRequest): Promise<PageAnswer> {
+  const id = req.params.id!;
+  try {
+    await deleteCalendarToken(req.deps, { ctx: withFormVersion(req.ctx, req.form), input: { id } });
+  } catch (err) {
+    if (isStaleVersion(err)) return schedulePage(req, { status: 409, flash: staleFlash('The schedule') });
+    if (!(err instanceof AppError && err.code === 'not_found' && /calendar feed/.test(err.message))) throw err;
+  }
+  return { redirect: `${req.base}/oncall/${id}?done=feed-revoked#calendar-feed` };
+}
+
 /** The workspace's on-call pages: the schedules with who is on call, and one schedule's two weeks and overrides. */
 export function oncallPages(): PageDef[] {
   return [
@@ -212,7 +242,10 @@ export function oncallPages(): PageDef[] {
       path: '/oncall/:id',
       access: 'workspace',
       handler: async (req) => {
-        const { done } = pageQuery({ done: doneParam('override-added', 'override-removed') }, req.query);
+        const { done } = pageQuery(
+          { done: doneParam('override-added', 'override-removed', 'feed-revoked') },
+          req.query,
+        );
         return schedulePage(req, { flash: done ? NOTICES[done] : null });
       },
     }),
@@ -229,6 +262,20 @@ export function oncallPages(): PageDef[] {
       access: 'workspace',
       permission: 'schedules:override',
       handler: removeOverrideForm,
+    }),
+    definePage({
+      method: 'post',
+      path: '/oncall/:id/calendar-feed',
+      access: 'workspace',
+      permission: 'schedules:manage',
+      handler: createFeedForm,
+    }),
+    definePage({
+      method: 'post',
+      path: '/oncall/:id/calendar-feed/revoke',
+      access: 'workspace',
+      permission: 'schedules:manage',
+      handler: revokeFeedForm,
     }),
   ];
 }
