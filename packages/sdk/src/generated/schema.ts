@@ -2443,6 +2443,11 @@ export interface components {
                     id: string;
                     name: string;
                 }[];
+                /**
+                 * Format: uri
+                 * @description The incident's own page on the status page: `<page url>/incidents/<id>`.
+                 */
+                url: string;
             };
             /** @description incident.updated: the update posted; otherwise the latest one, or null. */
             update: {
@@ -3029,6 +3034,14 @@ export interface components {
             passwordProtected: boolean;
             /** @description A host name that also serves the page at its root (a CNAME to this deployment), or null. */
             customDomain: string | null;
+            /** @description An https URL of the logo shown in the page header (alt text: the page name), linking to `websiteUrl`; null: the name alone. Linked, not proxied: visitors' browsers load it from there. */
+            logoUrl: string | null;
+            /** @description An https URL of the page's favicon; null: Statusvane's. Linked, not proxied. */
+            faviconUrl: string | null;
+            /** @description `#rrggbb`: the header accent, links and buttons. Where it reads at under 4.5:1 against the page background (light or dark), a darker or lighter shade of it is used instead. null: the default blue. */
+            brandColor: string | null;
+            /** @description The company website (http or https) the logo and a header link go back to; null: none. */
+            websiteUrl: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3038,6 +3051,14 @@ export interface components {
             name: string;
             /** @default true */
             isPublic?: boolean;
+            /** @default null */
+            logoUrl?: string | null;
+            /** @default null */
+            faviconUrl?: string | null;
+            /** @default null */
+            brandColor?: string | null;
+            /** @default null */
+            websiteUrl?: string | null;
         };
         /** @description Only the provided fields change. */
         UpdateStatusPageInput: {
@@ -3054,6 +3075,14 @@ export interface components {
             password?: string | null;
             /** @description A host name (no scheme, port or path) that also serves the page at its root; null removes it. Another page has it: 409; the service's own host: 400. */
             customDomain?: string | null;
+            /** @description An https URL of the logo shown in the page header (alt text: the page name), linking to `websiteUrl`; null: the name alone. Linked, not proxied: visitors' browsers load it from there. */
+            logoUrl?: string | null;
+            /** @description An https URL of the page's favicon; null: Statusvane's. Linked, not proxied. */
+            faviconUrl?: string | null;
+            /** @description `#rrggbb`: the header accent, links and buttons. Where it reads at under 4.5:1 against the page background (light or dark), a darker or lighter shade of it is used instead. null: the default blue. */
+            brandColor?: string | null;
+            /** @description The company website (http or https) the logo and a header link go back to; null: none. */
+            websiteUrl?: string | null;
         };
         StatusPageLayout: {
             /** Format: uuid */
@@ -3676,6 +3705,14 @@ export interface components {
                     /** @description Refs of the document's monitors. */
                     monitors: string[];
                 }[];
+                /** @default null */
+                logoUrl?: string | null;
+                /** @default null */
+                faviconUrl?: string | null;
+                /** @default null */
+                brandColor?: string | null;
+                /** @default null */
+                websiteUrl?: string | null;
             }[];
             /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
             schedules?: ({
@@ -3754,6 +3791,14 @@ export interface components {
                     /** @description Refs of the document's monitors. */
                     monitors: string[];
                 }[];
+                /** @default null */
+                logoUrl?: string | null;
+                /** @default null */
+                faviconUrl?: string | null;
+                /** @default null */
+                brandColor?: string | null;
+                /** @default null */
+                websiteUrl?: string | null;
             }[];
             /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
             schedules?: ({

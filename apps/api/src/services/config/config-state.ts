@@ -78,6 +78,10 @@ const statusPageSelect = {
   name: true,
   slug: true,
   isPublic: true,
+  logoUrl: true,
+  faviconUrl: true,
+  brandColor: true,
+  websiteUrl: true,
   sections: {
     orderBy: { position: 'asc' },
     select: { name: true, components: { orderBy: { position: 'asc' }, select: { componentId: true } } },
@@ -151,6 +155,10 @@ export function storedPageView(page: StoredPage, componentRefs: Map<string, stri
       name: s.name,
       monitors: s.components.map((c) => componentRefs.get(c.componentId) ?? c.componentId),
     })),
+    logoUrl: page.logoUrl,
+    faviconUrl: page.faviconUrl,
+    brandColor: page.brandColor,
+    websiteUrl: page.websiteUrl,
   };
 }
 
@@ -159,6 +167,10 @@ const desiredPageView = (p: DesiredStatusPage): View => ({
   slug: p.slug,
   isPublic: p.isPublic,
   sections: p.sections.map((s) => ({ name: s.name, monitors: s.monitors })),
+  logoUrl: p.logoUrl,
+  faviconUrl: p.faviconUrl,
+  brandColor: p.brandColor,
+  websiteUrl: p.websiteUrl,
 });
 
 /** Field-by-field differences, secrets shown redacted. Fields the desired view leaves out are not compared. */

@@ -4,12 +4,15 @@ import {
   type Config,
   type CreateStatusPageInput,
   type PrismaClient,
+  type StatusPageBranding,
 } from '@statusvane/shared';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { isUniqueViolation } from '../records.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
+
+type BrandlessInput = Omit<CreateStatusPageInput, keyof StatusPageBranding> & Partial<StatusPageBranding>;
 
 /**
  * POST /status-pages: normalises vanityUrl to a slug; a reserved slug or one any workspace already uses is 409.
@@ -18,7 +21,8 @@ import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } fro
  */
 export async function createStatusPage(
   deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
-  { ctx, input: p }: { ctx: ServiceContext; input: CreateStatusPageInput },
+  // Branding left out (a caller other than the route): none.
+  { ctx, input: p }: { ctx: ServiceContext; input: BrandlessInput },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   if (RESERVED_SLUGS.has(p.slug)) {
@@ -28,7 +32,16 @@ export async function createStatusPage(
     // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer), so both commit or neither does.
     return await deps.prisma.$transaction(async (tx) => {
       const row = await tx.statusPage.create({
-        data: { workspaceId: ctx.workspace.id, name: p.name, slug: p.slug, isPublic: p.isPublic },
+        data: {
+          workspaceId: ctx.workspace.id,
+          name: p.name,
+          slug: p.slug,
+          isPublic: p.isPublic,
+          logoUrl: p.logoUrl ?? null,
+          faviconUrl: p.faviconUrl ?? null,
+          brandColor: p.brandColor ?? null,
+          websiteUrl: p.websiteUrl ?? null,
+        },
         select: statusPageRecordSelect,
       });
       const record = toStatusPageRecord(row, deps.config.publicBaseUrl);
