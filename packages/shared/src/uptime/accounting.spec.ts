@@ -311,17 +311,17 @@ describe('periodsOf', () => {
   });
 });
 
-describe('accountUptime', () => {
-  const day = { from: Date.parse('2026-06-01T00:00:00Z'), to: Date.parse('2026-06-02T00:00:00Z') };
-  const empty: UptimeTimeline = {
-    createdAt: 0,
-    paused: [],
-    missed: [],
-    maintenance: [],
-    incidents: [],
-    degraded: [],
-  };
+const day = { from: Date.parse('2026-06-01T00:00:00Z'), to: Date.parse('2026-06-02T00:00:00Z') };
+const empty: UptimeTimeline = {
+  createdAt: 0,
+  paused: [],
+  missed: [],
+  maintenance: [],
+  incidents: [],
+  degraded: [],
+};
 
+describe('accountUptime', () => {
   it('counts a down hour and the SLA figures of the day', () => {
     const hour = { from: day.from + 3_600_000, to: day.from + 7_200_000 };
     const { periods } = accountUptime(
@@ -350,15 +350,7 @@ describe('accountUptime', () => {
 });
 
 describe('pooledUptimePercent', () => {
-  const day = { from: Date.parse('2026-06-01T00:00:00Z'), to: Date.parse('2026-06-02T00:00:00Z') };
-  const timeline: UptimeTimeline = {
-    createdAt: 0,
-    paused: [],
-    missed: [],
-    maintenance: [],
-    incidents: [],
-    degraded: [],
-  };
+  const timeline = empty;
   const hour = { from: day.from + 3_600_000, to: day.from + 7_200_000 };
   const totalOf = (t: UptimeTimeline, policy: AccountingPolicy) => accountUptime(t, { policy, periods: [day] }).total;
 

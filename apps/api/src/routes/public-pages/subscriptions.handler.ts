@@ -4,11 +4,7 @@ import { AppError, SubscriberQueue, ValidationError } from '@statusvane/shared';
 import { checkSubscriptionLink } from '../../services/subscribers/check-subscription-link.js';
 import { confirmSubscription } from '../../services/subscribers/confirm-subscription.js';
 import { subscribe } from '../../services/subscribers/subscribe.js';
-import {
-  addressHash,
-  parseSubscribeInput,
-  type SubscribeInput,
-} from '../../services/subscribers/subscription-input.js';
+import { addressHash, parseSubscribeInput } from '../../services/subscribers/subscription-input.js';
 import { unsubscribe } from '../../services/subscribers/unsubscribe.js';
 import { mastheadOf, openPage, type PageContext, type PageRouteOptions } from './page-context.js';
 import {
@@ -124,28 +120,28 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
           );
       return;
     }
-    let input: SubscribeInput;
-    try {
-      input = parseSubscribeInput(req.body);
-    } catch (err) {
-      if (json || !(err instanceof ValidationError)) throw err;
-      await formAgain(req, res, ctx, err);
-      return;
-    }
+    /** What `run` gives, or null once a refused form post has been answered with the form again. */
+    const orFormAgain = async <T>(run: () => Promise<T>): Promise<T | null> => {
+      try {
+        return await run();
+      } catch (err) {
+        // A malformed value, a URL the guard refuses, a component not on the page: JSON gets the API's 400.
+        if (json || !(err instanceof ValidationError)) throw err;
+        await formAgain(req, res, ctx, err);
+        return null;
+      }
+    };
+    const input = await orFormAgain(async () => parseSubscribeInput(req.body));
+    if (!input) return;
+    const subscribed = () =>
+      orFormAgain(() =>
+        subscribe({ prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard }, { ctx, input }),
+      );
     if (input.email !== undefined) {
       const allowed = (await within(perEmail, addressHash('email', input.email), res)) === true;
       if (allowed) {
-        let result: Awaited<ReturnType<typeof subscribe>>;
-        try {
-          result = await subscribe(
-            { prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard },
-            { ctx, input },
-          );
-        } catch (err) {
-          if (json || !(err instanceof ValidationError)) throw err;
-          await formAgain(req, res, ctx, err);
-          return;
-        }
+        const result = await subscribed();
+        if (!result) return;
         if (result.kind === 'email' && result.confirmDeliveryId) {
           // If Redis is down the delivery stays pending and the worker's sweep enqueues it.
           await subscriberQueue()
@@ -163,18 +159,8 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
           .send(renderSubscribed(ctx.page, ctx.basePath, await publicAssets(), null));
       return;
     }
-    let result: Awaited<ReturnType<typeof subscribe>>;
-    try {
-      result = await subscribe(
-        { prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard },
-        { ctx, input },
-      );
-    } catch (err) {
-      // A URL the guard refuses, a component not on the page: the form again, as for a malformed value.
-      if (json || !(err instanceof ValidationError)) throw err;
-      await formAgain(req, res, ctx, err);
-      return;
-    }
+    const result = await subscribed();
+    if (!result) return;
     if (result.kind !== 'webhook') throw new Error('unreachable');
     const data = { kind: 'webhook', id: result.id, secret: result.secret, componentIds: result.componentIds };
     if (json) res.status(202).json({ data });

@@ -16,6 +16,7 @@ import {
   type PrismaClient,
 } from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
+import { brandingSelect } from './status-page-record.js';
 import { publicComponentStatus, publicPageStatus, type PublicStatus } from './public-status.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
 
@@ -144,10 +145,7 @@ const publicPages = perClient((prisma: PrismaClient) =>
           slug: true,
           passwordHash: true,
           customDomain: true,
-          logoUrl: true,
-          faviconUrl: true,
-          brandColor: true,
-          websiteUrl: true,
+          ...brandingSelect,
         },
       });
       const out = new Map<string, PublicPageRef>();

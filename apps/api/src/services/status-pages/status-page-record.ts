@@ -45,6 +45,9 @@ export const statusPageRecordSchema = z
   .openapi('StatusPage');
 export type StatusPageRecord = z.infer<typeof statusPageRecordSchema>;
 
+/** A page's branding columns (the record, the public page, config as code). */
+export const brandingSelect = { logoUrl: true, faviconUrl: true, brandColor: true, websiteUrl: true } as const;
+
 export const statusPageRecordSelect = {
   id: true,
   ref: true,
@@ -55,10 +58,7 @@ export const statusPageRecordSelect = {
   isPublic: true,
   passwordHash: true,
   customDomain: true,
-  logoUrl: true,
-  faviconUrl: true,
-  brandColor: true,
-  websiteUrl: true,
+  ...brandingSelect,
   createdAt: true,
 } satisfies Prisma.StatusPageSelect;
 
