@@ -3051,13 +3051,9 @@ export interface components {
             name: string;
             /** @default true */
             isPublic?: boolean;
-            /** @default null */
             logoUrl?: string | null;
-            /** @default null */
             faviconUrl?: string | null;
-            /** @default null */
             brandColor?: string | null;
-            /** @default null */
             websiteUrl?: string | null;
         };
         /** @description Only the provided fields change. */
@@ -3705,13 +3701,9 @@ export interface components {
                     /** @description Refs of the document's monitors. */
                     monitors: string[];
                 }[];
-                /** @default null */
                 logoUrl?: string | null;
-                /** @default null */
                 faviconUrl?: string | null;
-                /** @default null */
                 brandColor?: string | null;
-                /** @default null */
                 websiteUrl?: string | null;
             }[];
             /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
@@ -3791,13 +3783,9 @@ export interface components {
                     /** @description Refs of the document's monitors. */
                     monitors: string[];
                 }[];
-                /** @default null */
                 logoUrl?: string | null;
-                /** @default null */
                 faviconUrl?: string | null;
-                /** @default null */
                 brandColor?: string | null;
-                /** @default null */
                 websiteUrl?: string | null;
             }[];
             /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */

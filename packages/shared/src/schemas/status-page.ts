@@ -142,10 +142,10 @@ export const createStatusPageSchema = z
     vanityUrl,
     name: statusPageNameSchema,
     isPublic: z.boolean().default(true),
-    logoUrl: statusPageBrandingFields.logoUrl.default(null),
-    faviconUrl: statusPageBrandingFields.faviconUrl.default(null),
-    brandColor: statusPageBrandingFields.brandColor.default(null),
-    websiteUrl: statusPageBrandingFields.websiteUrl.default(null),
+    logoUrl: statusPageBrandingFields.logoUrl.optional(),
+    faviconUrl: statusPageBrandingFields.faviconUrl.optional(),
+    brandColor: statusPageBrandingFields.brandColor.optional(),
+    websiteUrl: statusPageBrandingFields.websiteUrl.optional(),
   })
   .strict()
   .transform(({ vanityUrl: slug, ...rest }) => ({ ...rest, slug }));

@@ -84,10 +84,10 @@ export const statusPageEntrySchema = z
     isPublic: z.boolean().default(true),
     sections: z.array(statusPageSectionSchema).max(STATUS_PAGE_LIMITS.sectionsMax).default([]),
     // Branding as PATCH /status-pages takes it; left out: none (null), like every field a document does not state.
-    logoUrl: statusPageBrandingFields.logoUrl.default(null),
-    faviconUrl: statusPageBrandingFields.faviconUrl.default(null),
-    brandColor: statusPageBrandingFields.brandColor.default(null),
-    websiteUrl: statusPageBrandingFields.websiteUrl.default(null),
+    logoUrl: statusPageBrandingFields.logoUrl.optional(),
+    faviconUrl: statusPageBrandingFields.faviconUrl.optional(),
+    brandColor: statusPageBrandingFields.brandColor.optional(),
+    websiteUrl: statusPageBrandingFields.websiteUrl.optional(),
   })
   .strict();
 

@@ -145,9 +145,9 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
 /** The accounting policy as a document states it (its version is not a document field). */
 export const accountingView = ({ version: _, ...fields }: AccountingSettings): View => ({ ...fields });
 
-/** The branding fields of a page, stored or desired. */
-const brandingOf = (p: StatusPageBranding): StatusPageBranding =>
-  Object.fromEntries(BRANDING_FIELDS.map((f) => [f, p[f]])) as StatusPageBranding;
+/** The branding fields of a page, stored or desired (a field a document leaves out is none: null). */
+const brandingOf = (p: Partial<StatusPageBranding>): StatusPageBranding =>
+  Object.fromEntries(BRANDING_FIELDS.map((f) => [f, p[f] ?? null])) as StatusPageBranding;
 
 /** A stored page as the document sees it; a section component whose monitor the document does not manage shows by id. */
 export function storedPageView(page: StoredPage, componentRefs: Map<string, string>): View {

@@ -4,15 +4,12 @@ import {
   type Config,
   type CreateStatusPageInput,
   type PrismaClient,
-  type StatusPageBranding,
 } from '@statusvane/shared';
 import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
 import { isUniqueViolation } from '../records.js';
 import { statusPageRecordSelect, toStatusPageRecord, type StatusPageRecord } from './status-page-record.js';
-
-type BrandlessInput = Omit<CreateStatusPageInput, keyof StatusPageBranding> & Partial<StatusPageBranding>;
 
 /**
  * POST /status-pages: normalises vanityUrl to a slug; a reserved slug or one any workspace already uses is 409.
@@ -21,8 +18,7 @@ type BrandlessInput = Omit<CreateStatusPageInput, keyof StatusPageBranding> & Pa
  */
 export async function createStatusPage(
   deps: { prisma: PrismaClient; config: Pick<Config, 'publicBaseUrl'> },
-  // Branding left out (a caller other than the route): none.
-  { ctx, input: p }: { ctx: ServiceContext; input: BrandlessInput },
+  { ctx, input: p }: { ctx: ServiceContext; input: CreateStatusPageInput },
 ): Promise<StatusPageRecord> {
   assertCan(ctx.role, 'statusPages:manage');
   if (RESERVED_SLUGS.has(p.slug)) {
@@ -37,6 +33,7 @@ export async function createStatusPage(
           name: p.name,
           slug: p.slug,
           isPublic: p.isPublic,
+          // Left out: none.
           logoUrl: p.logoUrl ?? null,
           faviconUrl: p.faviconUrl ?? null,
           brandColor: p.brandColor ?? null,
