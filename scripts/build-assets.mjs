@@ -1,6 +1,6 @@
-// The browser assets (apps/api/client: the console's enhancement script and stylesheet, the status page's and the docs' stylesheets), bundled and minified
+// The browser assets (apps/api/client: the console's enhancement script and stylesheet, the status page's stylesheet and local-time script, the docs' stylesheet), bundled and minified
 // by esbuild into apps/api/dist/assets/ with content-hashed names, and a manifest (apps/api/dist/assets-manifest.json)
-// mapping each logical name (`console.js`, `console.css`, `status-page.css`, `docs.css`, `favicon.svg`) to its file. Run by `npm run build`, by the integration
+// mapping each logical name (`console.js`, `console.css`, `status-page.css`, `status-page.js`, `docs.css`, `favicon.svg`) to its file. Run by `npm run build`, by the integration
 // tests' global setup, and by the API itself when a checkout never built them (apps/api/src/views/assets.ts).
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
@@ -20,6 +20,7 @@ export async function buildAssets() {
       { in: 'apps/api/client/console.ts', out: 'console' },
       { in: 'apps/api/client/console.css', out: 'console' },
       { in: 'apps/api/client/status-page.css', out: 'status-page' },
+      { in: 'apps/api/client/status-page.ts', out: 'status-page' },
       { in: 'apps/api/client/docs.css', out: 'docs' },
       { in: 'apps/api/client/favicon.svg', out: 'favicon' },
     ],

@@ -219,6 +219,10 @@ describe('Statuspage-format JSON', () => {
     expect(s.incidents.map((i) => [i.name, i.status, i.impact])).toEqual([['API errors', 'monitoring', 'critical']]);
     expect(s.incidents[0]!.incident_updates.map((u) => u.body)).toEqual(['Fix deployed', 'Looking']);
     expect(s.incidents[0]!.monitoring_at).toBe(s.incidents[0]!.incident_updates[0]!.created_at);
+    // The shortlink is the incident's own page, which answers.
+    expect(s.incidents[0]!.shortlink).toBe(`${page.url}/incidents/${s.incidents[0]!.id}`);
+    const permalink = await request(h.app).get(new URL(s.incidents[0]!.shortlink).pathname);
+    expect([permalink.status, permalink.text]).toEqual([200, expect.stringContaining('API errors')]);
     expect(s.scheduled_maintenances.map((m) => [m.name, m.status])).toEqual([
       ['DB upgrade', 'in_progress'],
       ['Network work', 'scheduled'],

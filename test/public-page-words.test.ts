@@ -165,14 +165,16 @@ describe('feeds and summary.json tell the right times and links', () => {
     expect(feedUpdated).toBeLessThanOrEqual(Date.now());
     for (const [, updated] of atom.matchAll(/<entry>[^]*?<updated>([^<]+)<\/updated>/g))
       expect(Date.parse(updated!)).toBeLessThanOrEqual(Date.now());
-    expect(atom).toContain(`<link rel="alternate" type="text/html" href="${p.url}#incident-${incident.id}"/>`);
+    expect(atom).toContain(`<link rel="alternate" type="text/html" href="${p.url}/incidents/${incident.id}"/>`);
     expect(atom).toContain(`<link rel="alternate" type="text/html" href="${p.url}#maintenance-${win.body.data.id}"/>`);
     const rss = (await get(p.slug, '/feed.rss')).text;
     expect(Date.parse(/<lastBuildDate>([^<]+)<\/lastBuildDate>/.exec(rss)![1]!)).toBeLessThanOrEqual(Date.now());
-    expect(rss).toContain(`<link>${p.url}#incident-${incident.id}</link>`);
-    // The anchors exist on the page.
+    expect(rss).toContain(`<link>${p.url}/incidents/${incident.id}</link>`);
+    // The permalink answers, and the window's anchor exists on the page.
+    const permalink = await get(p.slug, `/incidents/${incident.id}`);
+    expect([permalink.status, permalink.text]).toEqual([200, expect.stringContaining('Resolved yesterday')]);
     const html = (await get(p.slug)).text;
-    expect(html).toContain(`id="incident-${incident.id}"`);
+    expect(html).toContain(`href="/status/${p.slug}/incidents/${incident.id}"`);
     expect(html).toContain(`id="maintenance-${win.body.data.id}"`);
   });
 

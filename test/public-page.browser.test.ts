@@ -33,8 +33,9 @@ async function visitor(
   viewport = { width: 1000, height: 900 },
   javaScriptEnabled = false,
   colorScheme: 'light' | 'dark' = 'light',
+  timezoneId = 'UTC',
 ): Promise<{ context: BrowserContext; page: Page; requests: string[]; errors: string[] }> {
-  const context = await browser.newContext({ javaScriptEnabled, viewport, colorScheme });
+  const context = await browser.newContext({ javaScriptEnabled, viewport, colorScheme, timezoneId });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
@@ -170,7 +171,7 @@ async function seedPage(name: string) {
     .set(bearer(w.tokens.owner))
     .send({ vanityUrl: uniq('shop'), name });
   expect(created.status).toBe(201);
-  const page = created.body.data as { id: string; slug: string };
+  const page = { ...(created.body.data as { id: string; slug: string }), openId: open.id, pastId: past.id };
   await arrangeStatusPage(h.prisma, {
     id: page.id,
     json: JSON.stringify([
@@ -461,6 +462,77 @@ describe('the public status page in Chromium', () => {
       expect(error.y - (field.y + field.height)).toBeLessThan(40);
       await page.screenshot({ path: join(ARTIFACTS, 'status-page-subscribe-error.png'), fullPage: true });
       expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('an incident`s page, the history and the subscribe page, branded: 320, 390 and 1280 px, light and dark, JavaScript on and off: no sideways scroll, 0 axe violations', async () => {
+    const p = await seedPage('Acme Story');
+    // A brand colour that reads at 1.4:1 on white: the page must use a readable shade of it (axe checks).
+    await h.prisma.statusPage.update({ where: { id: p.id }, data: { brandColor: '#ffd400' } });
+    const month = new Date(Date.now() - 3 * DAY).toISOString().slice(0, 7);
+    const pages = [
+      ['', 'branded'],
+      [`/incidents/${p.openId}`, 'incident'],
+      [`/incidents/${p.pastId}`, 'incident-resolved'],
+      [`/history?month=${month}`, 'history'],
+      ['/subscribe', 'subscribe'],
+    ] as const;
+    const layoutOf = (page: Page) =>
+      page.evaluate(() => {
+        const doc = (globalThis as unknown as { document: DomDocument }).document;
+        return {
+          scroll: doc.documentElement.scrollWidth,
+          client: doc.documentElement.clientWidth,
+          brokenTimes: [...doc.querySelectorAll('time')].filter((t) => t.getClientRects().length > 1).length,
+        };
+      });
+    for (const javaScript of [true, false])
+      for (const scheme of ['light', 'dark'] as const)
+        for (const width of javaScript ? [320, 390, 1280] : [320]) {
+          const { context, page, errors, requests } = await visitor({ width, height: 800 }, javaScript, scheme);
+          try {
+            for (const [path, name] of pages) {
+              const at = [name, javaScript, scheme, width];
+              expect([...at, (await page.goto(`${origin}/status/${p.slug}${path}`))?.status()]).toEqual([...at, 200]);
+              const layout = await layoutOf(page);
+              expect([...at, layout.scroll, layout.brokenTimes]).toEqual([...at, layout.client, 0]);
+              if (!javaScript) {
+                // Without JavaScript every time stays in UTC, said so.
+                const times = await page.locator('time').allTextContents();
+                expect([...at, times.every((t) => t.endsWith(' UTC'))]).toEqual([...at, true]);
+                continue;
+              }
+              await page.screenshot({ path: join(ARTIFACTS, `status-${name}-${width}-${scheme}.png`), fullPage: true });
+              expect([...at, await axeViolations(page)]).toEqual([...at, []]);
+            }
+            expect(requests.every((u) => u.startsWith(origin))).toBe(true);
+            expect(errors).toEqual([]);
+          } finally {
+            await context.close();
+          }
+        }
+  }, 240_000);
+
+  it('shows times in the visitor`s zone with JavaScript, in UTC without; the incident page links back and to its month', async () => {
+    const p = await seedPage('Acme Times');
+    const { context, page, errors } = await visitor(undefined, true, 'light', 'Asia/Kolkata');
+    try {
+      await page.goto(`${origin}/status/${p.slug}/incidents/${p.pastId}`);
+      const time = page.locator('.facts time').first();
+      const utc = await time.getAttribute('title');
+      expect(utc).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      const local = (await time.textContent())!;
+      expect(local).not.toMatch(/UTC$/);
+      expect(local).toMatch(/GMT\+5:30|IST/);
+      expect(await page.locator('h1').textContent()).toBe('Slow API responses');
+      expect(await page.locator('.affected .name').allTextContents()).toEqual(['Public API']);
+      expect(await page.locator('.timeline li').count()).toBe(1);
+      // The month's history lists it, linking back to its page.
+      await Promise.all([page.waitForURL(/\/history\?month=/), page.click('text=Incidents of')]);
+      expect(await page.locator(`a[href="/status/${p.slug}/incidents/${p.pastId}"]`).count()).toBe(1);
+      expect(errors).toEqual([]);
     } finally {
       await context.close();
     }

@@ -69,6 +69,11 @@ describe('POST /status-pages', () => {
       isPublic: true,
       passwordProtected: false,
       customDomain: null,
+      // No branding unless given (test/public-page-branding.test.ts).
+      logoUrl: null,
+      faviconUrl: null,
+      brandColor: null,
+      websiteUrl: null,
       ref: null,
       createdAt: expect.any(String),
     });

@@ -368,6 +368,14 @@ describe('notifications', () => {
       expect(m.raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
     }
     expect(mails.some((m) => /Subject: \[Acme\] Identified: Web is down/.test(m.raw))).toBe(true);
+    // Every incident message links the incident's own page; the webhook body carries it too.
+    const permalink = `${page.url}/incidents/${incident.id}`;
+    const incidentMails = mails.filter((m) => /Web is down/.test(m.raw));
+    expect(incidentMails).toHaveLength(3);
+    for (const m of incidentMails) expect(unfold(m.raw)).toContain(`Details and every update: ${permalink}`);
+    const hooks = got.map((r) => JSON.parse(r.body)).filter((b) => b.type.startsWith('incident.'));
+    expect(hooks.map((b) => b.incident.url)).toEqual([permalink, permalink, permalink]);
+    expect((await request(app).get(new URL(permalink).pathname)).status).toBe(200);
 
     // The unsubscribe link works once (one-click POST, as mail clients send it).
     const { token } = linkIn(mails[0]!.raw, 'unsubscribe');

@@ -18,6 +18,8 @@ export interface AssetUrls {
   js: string;
   icon: string;
   statusCss: string;
+  /** The status page's optional script: times in the visitor's zone. */
+  statusJs: string;
   docsCss: string;
 }
 
@@ -83,6 +85,7 @@ export function loadAssets(): Promise<Assets> {
         js: url('console.js'),
         icon: url('favicon.svg'),
         statusCss: url('status-page.css'),
+        statusJs: url('status-page.js'),
         docsCss: url('docs.css'),
       },
       files,

@@ -48,7 +48,10 @@ export function Shell(props: {
           </noscript>
         )}
         <title>{props.title}</title>
-        {props.icon && <link rel="icon" type="image/svg+xml" href={props.icon} />}
+        {props.icon && (
+          // A status page's own favicon may be of any image type: the browser sniffs it.
+          <link rel="icon" type={props.icon.endsWith('.svg') ? 'image/svg+xml' : undefined} href={props.icon} />
+        )}
         {props.head}
         {props.stylesheet && <link rel="stylesheet" href={props.stylesheet} />}
         {props.script && <script src={props.script} defer />}

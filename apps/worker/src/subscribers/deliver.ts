@@ -2,6 +2,7 @@ import {
   decryptSecret,
   SIGNATURE_HEADER,
   signWebhook,
+  statusPageUrl,
   type Keyring,
   type PrismaClient,
   type SsrfGuard,
@@ -88,7 +89,7 @@ export async function deliverSubscriberMessage(
     retryable && !opts.finalAttempt ? { outcome: 'retry', reason } : { outcome: 'failed', reason };
 
   const s = row.subscriber;
-  const pageUrl = `${deps.publicBaseUrl.replace(/\/+$/, '')}/status/${s.statusPage.slug}`;
+  const pageUrl = statusPageUrl(deps.publicBaseUrl, s.statusPage.slug);
   const pageName = s.statusPage.name;
   const unsubscribeUrl = `${pageUrl}/subscriptions/${decryptSecret(s.unsubscribeTokenEnc, null, deps.keyring)}/unsubscribe`;
 
@@ -114,7 +115,7 @@ export async function deliverSubscriberMessage(
   }
 
   if (!s.confirmedAt) return finish({ outcome: 'skipped', reason: 'not confirmed' });
-  const message = await buildMessage(prisma, s.workspaceId, pageName, row.eventKey);
+  const message = await buildMessage(prisma, s.workspaceId, { name: pageName, url: pageUrl }, row.eventKey);
   if (!message) return finish({ outcome: 'skipped', reason: 'gone' });
 
   if (s.kind === 'email') {

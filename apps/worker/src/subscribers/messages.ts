@@ -1,11 +1,11 @@
-import { INCIDENT_UPDATE_LABELS, type Prisma, type PrismaClient } from '@statusvane/shared';
+import { INCIDENT_UPDATE_LABELS, incidentUrl, type Prisma, type PrismaClient } from '@statusvane/shared';
 
 /** What one subscriber message says; rendered as a plain-text mail or a JSON webhook body. */
 export interface SubscriberMessage {
   /** `subscription.confirm`, `incident.opened`, `incident.updated`, `incident.resolved`, `maintenance.scheduled`... */
   type: string;
   subject: string;
-  /** Plain text for mails (without the footer links). */
+  /** Plain text for mails (without the footer links); an incident's ends with the link to its page. */
   text: string;
   /** The webhook body's object (null for the confirmation, which only mails get). */
   data: Record<string, unknown> | null;
@@ -30,14 +30,16 @@ const incidentSelect = {
 
 /**
  * The message of an event key, read from the rows as they are now (so a mail about an incident shows its latest
- * title). Null when what it was about is gone (deleted since): nothing to tell.
+ * title). Null when what it was about is gone (deleted since): nothing to tell. `page.url` is the page's public
+ * address: an incident's message links its permalink there.
  */
 export async function buildMessage(
   prisma: PrismaClient,
   workspaceId: string,
-  pageName: string,
+  page: { name: string; url: string },
   eventKey: string,
 ): Promise<SubscriberMessage | null> {
+  const pageName = page.name;
   const [kind, id, what] = eventKey.split(':') as [string, string, string | undefined];
   if (kind === 'incident' || kind === 'update') {
     const incident =
@@ -59,11 +61,14 @@ export async function buildMessage(
           ? INCIDENT_UPDATE_LABELS[update.status]
           : 'Investigating';
     const componentNames = incident.components.map((c) => c.component.name);
+    const url = incidentUrl(page.url, incident.id);
     const lines = [
       `${incident.title}`,
       `${stage} · ${incident.impact} impact · started ${utc(incident.startedAt)}${incident.resolvedAt ? ` · resolved ${utc(incident.resolvedAt)}` : ''}`,
       ...(componentNames.length ? [`Affects: ${componentNames.join(', ')}`] : []),
       ...(update ? ['', update.message] : []),
+      '',
+      `Details and every update: ${url}`,
     ];
     return {
       type,
@@ -78,6 +83,7 @@ export async function buildMessage(
           startedAt: incident.startedAt.toISOString(),
           resolvedAt: incident.resolvedAt?.toISOString() ?? null,
           components: incident.components.map((c) => c.component),
+          url,
         },
         update: update
           ? { id: update.id, status: update.status, message: update.message, createdAt: update.createdAt.toISOString() }

@@ -2506,6 +2506,11 @@ export interface components {
                     id: string;
                     name: string;
                 }[];
+                /**
+                 * Format: uri
+                 * @description The incident's own page on the status page: `<page url>/incidents/<id>`.
+                 */
+                url: string;
             };
             /** @description incident.updated: the update posted; otherwise the latest one, or null. */
             update: {
@@ -3115,6 +3120,14 @@ export interface components {
             passwordProtected: boolean;
             /** @description A host name that also serves the page at its root (a CNAME to this deployment), or null. */
             customDomain: string | null;
+            /** @description An https URL of the logo shown in the page header (alt text: the page name), linking to `websiteUrl`; null: the name alone. Linked, not proxied: visitors' browsers load it from there. */
+            logoUrl: string | null;
+            /** @description An https URL of the page's favicon; null: Statusvane's. Linked, not proxied. */
+            faviconUrl: string | null;
+            /** @description `#rrggbb`: the header accent, links and buttons. Where it reads at under 4.5:1 against the page background (light or dark), a darker or lighter shade of it is used instead. null: the default blue. */
+            brandColor: string | null;
+            /** @description The company website (http or https) the logo and a header link go back to; null: none. */
+            websiteUrl: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3124,6 +3137,10 @@ export interface components {
             name: string;
             /** @default true */
             isPublic?: boolean;
+            logoUrl?: string | null;
+            faviconUrl?: string | null;
+            brandColor?: string | null;
+            websiteUrl?: string | null;
         };
         /** @description Only the provided fields change. */
         UpdateStatusPageInput: {
@@ -3140,6 +3157,14 @@ export interface components {
             password?: string | null;
             /** @description A host name (no scheme, port or path) that also serves the page at its root; null removes it. Another page has it: 409; the service's own host: 400. */
             customDomain?: string | null;
+            /** @description An https URL of the logo shown in the page header (alt text: the page name), linking to `websiteUrl`; null: the name alone. Linked, not proxied: visitors' browsers load it from there. */
+            logoUrl?: string | null;
+            /** @description An https URL of the page's favicon; null: Statusvane's. Linked, not proxied. */
+            faviconUrl?: string | null;
+            /** @description `#rrggbb`: the header accent, links and buttons. Where it reads at under 4.5:1 against the page background (light or dark), a darker or lighter shade of it is used instead. null: the default blue. */
+            brandColor?: string | null;
+            /** @description The company website (http or https) the logo and a header link go back to; null: none. */
+            websiteUrl?: string | null;
         };
         StatusPageLayout: {
             /** Format: uuid */
@@ -3800,6 +3825,10 @@ export interface components {
                     /** @description Refs of the document's monitors. */
                     monitors: string[];
                 }[];
+                logoUrl?: string | null;
+                faviconUrl?: string | null;
+                brandColor?: string | null;
+                websiteUrl?: string | null;
             }[];
             /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
             schedules?: ({
@@ -3878,6 +3907,10 @@ export interface components {
                     /** @description Refs of the document's monitors. */
                     monitors: string[];
                 }[];
+                logoUrl?: string | null;
+                faviconUrl?: string | null;
+                brandColor?: string | null;
+                websiteUrl?: string | null;
             }[];
             /** @description On-call schedules as POST /schedules takes them, each with its `ref` (members and the fallback by user id). A policy step pages one by the schedule's id; overrides are not part of the document. */
             schedules?: ({

@@ -78,12 +78,74 @@ const vanityUrl = z
 /** A status page's name: create, PATCH and config documents. */
 export const statusPageNameSchema = z.string().trim().min(1).max(L.nameMax).superRefine(shownText);
 
+/** The longest branding URL taken (a logo, favicon or website address). */
+export const BRAND_URL_MAX = 2048;
+
+/**
+ * A branding URL: trimmed, absolute, of one of `protocols`, with a host and without credentials; stored as the
+ * URL parser writes it (`HTTPS://Acme.com` is `https://acme.com/`). Images must be https: they are linked, not
+ * proxied, and a page served over https would not load them otherwise (docs/decisions.md, "Status page branding").
+ */
+function brandUrl(protocols: readonly string[], what: string) {
+  return z
+    .string()
+    .trim()
+    .max(BRAND_URL_MAX)
+    .transform((value, ctx) => {
+      let url: URL | null = null;
+      try {
+        url = new URL(value);
+      } catch {
+        // reported below
+      }
+      const problem = !url
+        ? `must be an absolute ${what} URL`
+        : !protocols.includes(url.protocol)
+          ? `must be an ${what} URL`
+          : !url.hostname
+            ? 'the URL has no host'
+            : url.username || url.password
+              ? 'credentials in the URL are not allowed'
+              : null;
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: problem });
+        return z.NEVER;
+      }
+      return url!.href;
+    });
+}
+
+/** `#rrggbb`, stored lower-case. */
+export const BRAND_COLOR_RE = /^#[0-9a-f]{6}$/;
+
+/**
+ * A status page's branding, all optional and nullable (null: none): a logo and a favicon (https URLs), the brand
+ * colour (`#rrggbb`), and the company's website the logo links back to (http or https).
+ */
+export const statusPageBrandingFields = {
+  logoUrl: brandUrl(['https:'], 'https').nullable(),
+  faviconUrl: brandUrl(['https:'], 'https').nullable(),
+  brandColor: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(BRAND_COLOR_RE, 'must be a colour written #rrggbb, such as #1d5fc4')
+    .nullable(),
+  websiteUrl: brandUrl(['https:', 'http:'], 'http or https').nullable(),
+};
+export type StatusPageBranding = { [K in keyof typeof statusPageBrandingFields]: string | null };
+export const BRANDING_FIELDS = Object.keys(statusPageBrandingFields) as Array<keyof StatusPageBranding>;
+
 /** POST /status-pages. The output carries the normalised slug; reserved and taken slugs are the service's 409. */
 export const createStatusPageSchema = z
   .object({
     vanityUrl,
     name: statusPageNameSchema,
     isPublic: z.boolean().default(true),
+    logoUrl: statusPageBrandingFields.logoUrl.optional(),
+    faviconUrl: statusPageBrandingFields.faviconUrl.optional(),
+    brandColor: statusPageBrandingFields.brandColor.optional(),
+    websiteUrl: statusPageBrandingFields.websiteUrl.optional(),
   })
   .strict()
   .transform(({ vanityUrl: slug, ...rest }) => ({ ...rest, slug }));

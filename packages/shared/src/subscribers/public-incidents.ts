@@ -14,3 +14,13 @@ export function publicIncidentFilter(monitorIds: string[], componentIds: string[
     ],
   };
 }
+
+/** The public URL of a page: `<PUBLIC_BASE_URL>/status/<slug>` (the API's records and the subscriber messages). */
+export function statusPageUrl(publicBaseUrl: string, slug: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/status/${slug}`;
+}
+
+/** An incident's permalink on a page: `<page url>/incidents/<id>` (feeds, `summary.json`, subscriber messages). */
+export function incidentUrl(pageUrl: string, incidentId: string): string {
+  return `${pageUrl}/incidents/${incidentId}`;
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import {
   accountUptime,
+  pooledUptimePercent,
   DEFAULT_ACCOUNTING_POLICY,
   type AccountingPolicy,
   type PeriodFigures,
@@ -310,17 +311,17 @@ describe('periodsOf', () => {
   });
 });
 
-describe('accountUptime', () => {
-  const day = { from: Date.parse('2026-06-01T00:00:00Z'), to: Date.parse('2026-06-02T00:00:00Z') };
-  const empty: UptimeTimeline = {
-    createdAt: 0,
-    paused: [],
-    missed: [],
-    maintenance: [],
-    incidents: [],
-    degraded: [],
-  };
+const day = { from: Date.parse('2026-06-01T00:00:00Z'), to: Date.parse('2026-06-02T00:00:00Z') };
+const empty: UptimeTimeline = {
+  createdAt: 0,
+  paused: [],
+  missed: [],
+  maintenance: [],
+  incidents: [],
+  degraded: [],
+};
 
+describe('accountUptime', () => {
   it('counts a down hour and the SLA figures of the day', () => {
     const hour = { from: day.from + 3_600_000, to: day.from + 7_200_000 };
     const { periods } = accountUptime(
@@ -345,5 +346,33 @@ describe('accountUptime', () => {
       { policy: DEFAULT_ACCOUNTING_POLICY, periods: [day], slaTarget: 99.9 },
     );
     expect(periods[0]).toMatchObject({ countedSeconds: 0, uptimePercent: null, slaMet: null, errorBudgetSeconds: 0 });
+  });
+});
+
+describe('pooledUptimePercent', () => {
+  const timeline = empty;
+  const hour = { from: day.from + 3_600_000, to: day.from + 7_200_000 };
+  const totalOf = (t: UptimeTimeline, policy: AccountingPolicy) => accountUptime(t, { policy, periods: [day] }).total;
+
+  it('counts several accounts as one: their seconds summed, under the same policy', () => {
+    const down = totalOf({ ...timeline, incidents: [{ ...hour, id: 'i1' }] }, DEFAULT_ACCOUNTING_POLICY);
+    const up = totalOf(timeline, DEFAULT_ACCOUNTING_POLICY);
+    // An hour down out of two days counted.
+    expect(pooledUptimePercent([down, up], DEFAULT_ACCOUNTING_POLICY)).toBe(97.9166);
+    expect(pooledUptimePercent([up], DEFAULT_ACCOUNTING_POLICY)).toBe(100);
+    expect(pooledUptimePercent([], DEFAULT_ACCOUNTING_POLICY)).toBeNull();
+  });
+
+  it('agrees with one account`s own figure under every policy', () => {
+    const t: UptimeTimeline = {
+      ...timeline,
+      maintenance: [{ from: day.from, to: day.from + 1_800_000 }],
+      degraded: [{ from: day.from + 10_000_000, to: day.from + 12_000_000 }],
+      incidents: [{ ...hour, id: 'i1' }],
+    };
+    for (const policy of POLICIES) {
+      const total = totalOf(t, policy);
+      expect([policy, pooledUptimePercent([total], policy)]).toEqual([policy, total.uptimePercent]);
+    }
   });
 });

@@ -175,6 +175,35 @@ function countedAs(policy: AccountingPolicy): Record<State, 'excluded' | 'up' | 
   return { noData: policy.noData, maintenance: policy.maintenance, down: 'down', degraded: policy.degraded, up: 'up' };
 }
 
+/** The seconds the policy counts, and those it counts as up, of seconds by state. */
+function countUnder(policy: AccountingPolicy, byState: Record<State, number>): { counted: number; countedUp: number } {
+  const as = countedAs(policy);
+  let counted = 0;
+  let countedUp = 0;
+  for (const state of [...STATES, 'up'] as const) {
+    if (as[state] === 'excluded') continue;
+    counted += byState[state];
+    if (as[state] === 'up') countedUp += byState[state];
+  }
+  return { counted, countedUp };
+}
+
+/**
+ * Several accounts' figures counted as one (a status page's overall uptime over its components): their seconds in each
+ * state summed, then counted under the policy exactly as one account's are. Null when nothing is counted.
+ */
+export function pooledUptimePercent(all: readonly PeriodFigures[], policy: AccountingPolicy): number | null {
+  const sum = (pick: (f: PeriodFigures) => number) => all.reduce((n, f) => n + pick(f), 0);
+  const { counted, countedUp } = countUnder(policy, {
+    noData: sum((f) => f.noDataSeconds),
+    maintenance: sum((f) => f.maintenanceSeconds),
+    down: sum((f) => f.downSeconds),
+    degraded: sum((f) => f.degradedSeconds),
+    up: sum((f) => f.upSeconds),
+  });
+  return uptimePercentOf(countedUp, counted);
+}
+
 function figures(
   period: ReportPeriod,
   seconds: readonly number[],
@@ -183,15 +212,7 @@ function figures(
   slaTarget: number | null,
 ): PeriodFigures {
   const [noData, maintenance, down, degraded, up] = seconds as [number, number, number, number, number];
-  const as = countedAs(policy);
-  let counted = 0;
-  let countedUp = 0;
-  const byState: Record<State, number> = { noData, maintenance, down, degraded, up };
-  for (const state of [...STATES, 'up'] as const) {
-    if (as[state] === 'excluded') continue;
-    counted += byState[state];
-    if (as[state] === 'up') countedUp += byState[state];
-  }
+  const { counted, countedUp } = countUnder(policy, { noData, maintenance, down, degraded, up });
   const out: PeriodFigures = {
     from: period.from,
     to: period.to,

@@ -84,7 +84,7 @@ export function consoleErrors(logger: Logger, assets: () => Promise<AssetUrls | 
         .send(
           renderPage(
             <MessagePage
-              assets={urls ?? { css: '', js: '', icon: '', statusCss: '', docsCss: '' }}
+              assets={urls ?? { css: '', js: '', icon: '', statusCss: '', statusJs: '', docsCss: '' }}
               title={title}
               action={home}
             >

@@ -26,18 +26,25 @@ import { DataTable, type Column } from '../../views/components/table.js';
 import { ConsoleLayout, type FlashMessage } from '../../views/layout.js';
 import { definePage, type PageAnswer, type PageDef, type WorkspaceRequest } from '../define-page.js';
 import { answerForm, given, queryOf, readAll, withFormVersion, type FormIssues, staleFlash } from '../page-forms.js';
+import {
+  BRANDING_FORM_FIELDS,
+  BrandingFields,
+  brandingFromForm,
+  brandingValuesOf,
+} from '../status-pages/branding-form.js';
 import { EXTRA_SECTIONS, LayoutFields, layoutValuesOf, sectionsFromForm } from '../status-pages/layout-form.js';
 
 const NOTICES: Record<string, FlashMessage> = {
   created: { kind: 'notice', text: 'Status page created.' },
   saved: { kind: 'notice', text: 'Status page saved.' },
   access: { kind: 'notice', text: 'Access saved.' },
+  branding: { kind: 'notice', text: 'Branding saved: the public page shows it now.' },
   layout: { kind: 'notice', text: 'Layout saved: the public page shows it now.' },
   deleted: { kind: 'notice', text: 'Status page deleted.' },
   component: { kind: 'notice', text: 'Component saved.' },
 };
 const doneQuery = z
-  .object({ done: z.enum(['created', 'saved', 'access', 'layout', 'deleted', 'component']).optional() })
+  .object({ done: z.enum(['created', 'saved', 'access', 'branding', 'layout', 'deleted', 'component']).optional() })
   .strict();
 const stale = staleFlash('This');
 
@@ -163,9 +170,9 @@ function newStatusPagePage(
   };
 }
 
-type Part = 'settings' | 'access' | 'layout';
+type Part = 'settings' | 'access' | 'branding' | 'layout';
 
-/** A page: its settings, access (password, custom domain), layout (sections and components), and delete. */
+/** A page: its settings, branding, access (password, custom domain), layout (sections and components), and delete. */
 async function statusPagePage(
   req: WorkspaceRequest,
   opts: {
@@ -240,37 +247,52 @@ async function statusPagePage(
         </section>
         {manager && (
           <div class="two-columns">
-            <section class="card" aria-labelledby="settings-h">
-              <h2 id="settings-h">Settings</h2>
-              <PostForm action={action} csrf={req.csrf} label="Status page settings">
-                <VersionField version={page.version} />
-                <Field
-                  name="name"
-                  label="Name"
-                  required
-                  maxLength={200}
-                  value={valuesFor('settings', { name: page.name }).name}
-                  error={errorsFor('settings').name}
-                />
-                <Field
-                  name="slug"
-                  label="Address"
-                  required
-                  maxLength={300}
-                  hint="Changing it frees the old address at once."
-                  value={valuesFor('settings', { slug: page.slug }).slug}
-                  error={errorsFor('settings').slug}
-                />
-                <CheckboxField
-                  name="isPublic"
-                  label="Serve the page"
-                  checked={valuesFor('settings', page.isPublic ? { isPublic: 'on' } : {}).isPublic === 'on'}
-                />
-                <div class="form-actions">
-                  <Button>Save</Button>
-                </div>
-              </PostForm>
-            </section>
+            <div>
+              <section class="card" aria-labelledby="settings-h">
+                <h2 id="settings-h">Settings</h2>
+                <PostForm action={action} csrf={req.csrf} label="Status page settings">
+                  <VersionField version={page.version} />
+                  <Field
+                    name="name"
+                    label="Name"
+                    required
+                    maxLength={200}
+                    value={valuesFor('settings', { name: page.name }).name}
+                    error={errorsFor('settings').name}
+                  />
+                  <Field
+                    name="slug"
+                    label="Address"
+                    required
+                    maxLength={300}
+                    hint="Changing it frees the old address at once."
+                    value={valuesFor('settings', { slug: page.slug }).slug}
+                    error={errorsFor('settings').slug}
+                  />
+                  <CheckboxField
+                    name="isPublic"
+                    label="Serve the page"
+                    checked={valuesFor('settings', page.isPublic ? { isPublic: 'on' } : {}).isPublic === 'on'}
+                  />
+                  <div class="form-actions">
+                    <Button>Save</Button>
+                  </div>
+                </PostForm>
+              </section>
+              <section class="card" aria-labelledby="branding-h">
+                <h2 id="branding-h">Branding</h2>
+                <PostForm action={`${action}/branding`} csrf={req.csrf} label="Branding of the page">
+                  <VersionField version={page.version} />
+                  <BrandingFields
+                    values={valuesFor('branding', brandingValuesOf(page))}
+                    errors={errorsFor('branding')}
+                  />
+                  <div class="form-actions">
+                    <Button>Save branding</Button>
+                  </div>
+                </PostForm>
+              </section>
+            </div>
             <div>
               <section class="card" aria-labelledby="access-h">
                 <h2 id="access-h">Access</h2>
@@ -501,6 +523,7 @@ export function statusPagePages(): PageDef[] {
       },
       ['password', 'customDomain'],
     ),
+    pageWrite('branding', (req) => patch(req, brandingFromForm(req.form)), [...BRANDING_FORM_FIELDS]),
     pageWrite(
       'layout',
       async (req) => {

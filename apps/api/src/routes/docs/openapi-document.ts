@@ -490,7 +490,8 @@ const INFO_DESCRIPTION = [
   '**Outside this base (no token).** `GET /status/{slug}` is a public status page: HTML, or with `Accept: application/json` ' +
     'the page wrapped as every answer is, `{ "data": { page, summary, generatedAt, sections, components, incidents, ' +
     "pastIncidents, maintenance, uptime } }` (`summary` and each component's `state` in one vocabulary: `operational`, " +
-    '`degraded_performance`, `partial_outage`, `major_outage` or `under_maintenance`). `GET /` and `GET /api/v1` answer ' +
+    '`degraded_performance`, `partial_outage`, `major_outage` or `under_maintenance`). Below it, HTML: `/incidents/{incidentId}` (the page of an incident, ' +
+    'the link feeds, `summary.json` and subscriber messages give), `/history?month=YYYY-MM` and `/subscribe`. `GET /` and `GET /api/v1` answer ' +
     'an index linking this reference, this document and the service status. A password-protected page ' +
     'answers 401 until `POST /status/{slug}/login`. `GET`, `HEAD` or `POST /ping/{secret}` records a heartbeat ping (the ' +
     "monitor's `pingUrl`), `/ping/{secret}/fail` a failure reported at once; an unknown secret is 404.",

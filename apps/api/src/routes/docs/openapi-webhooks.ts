@@ -110,6 +110,7 @@ const subscriberIncidentSchema = z
       startedAt: dateTime,
       resolvedAt: dateTime.nullable(),
       components: z.array(namedComponent).openapi({ description: 'Empty: the whole workspace.' }),
+      url: z.url().openapi({ description: "The incident's own page on the status page: `<page url>/incidents/<id>`." }),
     }),
     update: z
       .object({ id: z.uuid(), status: z.enum(INCIDENT_UPDATE_STATUSES), message: z.string(), createdAt: dateTime })

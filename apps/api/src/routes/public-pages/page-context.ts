@@ -5,7 +5,7 @@ import { ACCESS_COOKIE, readCookie, verifyAccessCookie } from '../../services/st
 import { findPublicPage, type PublicPageRef } from '../../services/status-pages/public-page.js';
 import type { PublicPageCache } from '../../services/status-pages/public-page-cache.js';
 import { renderPasswordForm } from '../../views/status-page/page-forms.js';
-import { publicAssets, sendNotFound, setPageHeaders } from './respond.js';
+import { contentSecurityPolicy, publicAssets, sendNotFound, setPageHeaders } from './respond.js';
 
 /** The page a request is about, and where it lives on this host. */
 export interface PageContext {
@@ -25,8 +25,25 @@ export interface PageRouteOptions {
   skipPassword?: boolean;
 }
 
+/** What the top of a page below the status page shows (views/status-page/masthead.tsx). */
+export const mastheadOf = (ctx: PageContext) => ({
+  name: ctx.page.name,
+  basePath: ctx.basePath,
+  brand: ctx.page.brand,
+});
+
 /** Set by the custom-domain middleware when the request's Host is a page's customDomain. */
 export const HOST_PAGE = 'statusvaneHostPage';
+
+/** The public page a request names (the Host's, or the `:slug` of the path), or null; access is not checked. */
+export async function requestedPage(
+  req: Request,
+  res: Response,
+  opts: PageRouteOptions,
+): Promise<PublicPageRef | null> {
+  const hostPage = res.locals[HOST_PAGE] as PublicPageRef | undefined;
+  return hostPage ?? (await findPublicPage(opts.deps.prisma, String(req.params.slug)));
+}
 
 /**
  * Finds the page (the `:slug` of the path, or the page the Host named) and checks access. Sends the answer and
@@ -42,11 +59,13 @@ export async function openPage(
 ): Promise<PageContext | null> {
   setPageHeaders(res);
   const hostPage = res.locals[HOST_PAGE] as PublicPageRef | undefined;
-  const page = hostPage ?? (await findPublicPage(opts.deps.prisma, String(req.params.slug)));
+  const page = await requestedPage(req, res, opts);
   if (!page) {
     await sendNotFound(res, answer === 'json');
     return null;
   }
+  if (page.brand.logoUrl || page.brand.faviconUrl)
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy({ script: true, brandImages: true }));
   const now = opts.clock();
   if (page.passwordHash && !opts.skipPassword) {
     res.setHeader('Cache-Control', 'private, no-store');

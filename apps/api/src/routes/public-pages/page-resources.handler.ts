@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { PublicPageData } from '../../services/status-pages/public-page.js';
-import { openPage, type PageContext, type PageRouteOptions } from './page-context.js';
+import { openPage, requestedPage, type PageContext, type PageRouteOptions } from './page-context.js';
 import { PUBLIC_STATUS_LABELS, type PublicStatus } from '../../services/status-pages/public-status.js';
+import { brandStylesheet } from '../../views/status-page/brand-colours.js';
 import { renderBadge, type BadgeColour } from './render-badge.js';
 import { renderAtom, renderRss } from './render-feeds.js';
 import { sendNotFound } from './respond.js';
@@ -55,6 +56,20 @@ export function pageResourceHandlers(opts: PageRouteOptions) {
       }
       sendSvg(res, renderBadge(c.name, badgeText(c.state), STATUS_BADGE[c.state]));
     }),
+    /**
+     * The page's colours (views/status-page/brand-colours.ts), without the password: the form of a protected page
+     * wears them too, and a colour tells nothing. Its address changes with the colour, so it is cached a day.
+     */
+    brandCss: (async (req, res) => {
+      const page = await requestedPage(req, res, opts);
+      if (!page?.brand.brandColor) {
+        await sendNotFound(res, true);
+        return;
+      }
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'public, max-age=86400');
+      res.type('text/css').send(brandStylesheet(page.brand.brandColor));
+    }) satisfies RequestHandler,
     summary: pageResource(opts, true, (_req, res, ctx, data) => res.json(statuspageSummary(data, ctx.page.id))),
     status: pageResource(opts, true, (_req, res, ctx, data) => res.json(statuspageStatus(data, ctx.page.id))),
   };

@@ -4,6 +4,7 @@ import { accessKey } from '../../services/status-pages/page-access.js';
 import { findPageByHost } from '../../services/status-pages/public-page.js';
 import { publicPageCache } from '../../services/status-pages/public-page-cache.js';
 import { loginPublicPageHandler } from './login-public-page.handler.js';
+import { incidentPageHandlers } from './incident-pages.handler.js';
 import { HOST_PAGE, type PageRouteOptions } from './page-context.js';
 import { pageResourceHandlers } from './page-resources.handler.js';
 import { publicPageErrors } from './respond.js';
@@ -12,21 +13,26 @@ import { viewPublicPageHandler } from './view-public-page.handler.js';
 
 /**
  * What a page serves, relative to where it lives (`/status/<slug>`, or `/` on its custom domain): the page, its
- * feeds, badges and Statuspage-format JSON, and the password login.
+ * incidents' pages and history, its feeds, badges and Statuspage-format JSON, and the password login.
  */
 function pageRoutes(opts: PageRouteOptions): Router {
   const { deps, cookieKeys, clock } = opts;
   const r = Router({ mergeParams: true });
   const resources = pageResourceHandlers(opts);
   r.get('/', viewPublicPageHandler(opts));
+  const pages = incidentPageHandlers(opts);
+  r.get('/incidents/:incidentId', pages.incident);
+  r.get('/history', pages.history);
   r.get('/feed.atom', resources.atom);
   r.get('/feed.rss', resources.rss);
   r.get('/badge.svg', resources.badge);
+  r.get('/brand.css', resources.brandCss);
   r.get('/components/:componentId/badge.svg', resources.componentBadge);
   r.get('/api/v2/summary.json', resources.summary);
   r.get('/api/v2/status.json', resources.status);
   const subs = subscriptionHandlers(opts);
   const form = express.urlencoded({ limit: '8kb', extended: false, parameterLimit: 210 });
+  r.get('/subscribe', subs.subscribePage);
   r.post('/subscribe', express.json({ limit: '16kb' }), form, subs.subscribe);
   r.get('/subscriptions/:token/confirm', subs.confirmForm);
   r.post('/subscriptions/:token/confirm', form, subs.confirm);
@@ -42,7 +48,7 @@ function pageRoutes(opts: PageRouteOptions): Router {
 
 /** The paths a page serves at the root of its custom domain; anything else on such a host is not looked up. */
 const HOST_PAGE_PATH =
-  /^\/(?:feed\.atom|feed\.rss|badge\.svg|components\/[^/]{1,64}\/badge\.svg|api\/v2\/(?:summary|status)\.json|subscribe|subscriptions\/[^/]{1,64}\/(?:confirm|unsubscribe)|login)?$/;
+  /^\/(?:incidents\/[^/]{1,64}|history|brand\.css|feed\.atom|feed\.rss|badge\.svg|components\/[^/]{1,64}\/badge\.svg|api\/v2\/(?:summary|status)\.json|subscribe|subscriptions\/[^/]{1,64}\/(?:confirm|unsubscribe)|login)?$/;
 
 /**
  * A request whose Host is a page's customDomain gets that page at `/` and its resources beside it. The lookup (one

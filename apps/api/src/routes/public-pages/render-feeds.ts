@@ -1,4 +1,5 @@
 import type { PublicIncident, PublicPageData } from '../../services/status-pages/public-page.js';
+import { incidentUrl } from '@statusvane/shared';
 import { html, raw, type SafeHtml } from './html.js';
 import {
   incidentStage,
@@ -36,7 +37,7 @@ ${[...i.updates].reverse().map((u) => html`<p><strong>${u.status}</strong> (${ut
   return {
     id: `urn:uuid:${i.id}`,
     title: i.status === 'resolved' ? `Resolved: ${i.title}` : i.title,
-    link: `${d.page.url}#incident-${i.id}`,
+    link: incidentUrl(d.page.url, i.id),
     published: i.startedAt,
     updated,
     content: content.value,

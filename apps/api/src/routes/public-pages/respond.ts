@@ -5,17 +5,25 @@ import { loadAssets, type AssetUrls } from '../../views/assets.js';
 import { renderMessage } from '../../views/status-page/page-forms.js';
 
 /**
- * Nothing loads from anywhere else and nothing runs: styles and images from this origin only (the hashed assets;
- * no inline style), no script at all, forms post only here, the page cannot be framed.
+ * Nothing loads from anywhere else: styles and images from this origin only (the hashed assets; no inline style),
+ * forms post only here, the page cannot be framed. `script`: the status pages' one script from this origin (it
+ * rewrites times to the visitor's zone; never inline), none at all otherwise. `brandImages`: a status page with a
+ * logo or favicon of its own also loads images over https from anywhere (they are linked, not proxied).
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function contentSecurityPolicy({ script = false, brandImages = false } = {}): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    ...(script ? ["script-src 'self'"] : []),
+    brandImages ? "img-src 'self' data: https:" : "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Pages beside the status pages (the API index): no script at all. */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
 /** The stylesheet and icon URLs the public pages link. */
 export const publicAssets = async (): Promise<AssetUrls> => (await loadAssets()).urls;
@@ -27,7 +35,7 @@ export function wantsJson(req: Request): boolean {
 
 /** Headers every public page response carries, HTML or JSON. */
 export function setPageHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('Content-Security-Policy', contentSecurityPolicy({ script: true }));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
@@ -46,13 +54,21 @@ export function sendRendered(req: Request, res: Response, answer: RenderedAnswer
   } else res.send(answer.body);
 }
 
-export async function sendNotFound(res: Response, json: boolean): Promise<void> {
+/** 404, as JSON or a page; `what`: something on a page that was found (an incident), rather than the page. */
+export async function sendNotFound(
+  res: Response,
+  json: boolean,
+  what: { title: string; message: string } = {
+    title: 'Status page not found',
+    message: 'There is no status page at this address.',
+  },
+): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   if (json) {
     res.status(404).json(new AppError('not_found', 'No status page at this address').toEnvelope());
     return;
   }
-  const page = renderMessage('Status page not found', 'There is no status page at this address.', await publicAssets());
+  const page = renderMessage(what.title, what.message, await publicAssets());
   res.status(404).type('html').send(page);
 }
 

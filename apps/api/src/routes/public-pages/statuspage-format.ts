@@ -1,5 +1,6 @@
 import type { PublicIncident, PublicPageData } from '../../services/status-pages/public-page.js';
 import type { PublicStatus } from '../../services/status-pages/public-status.js';
+import { incidentUrl } from '@statusvane/shared';
 import { HEADLINE } from '../../views/status-page/status-words.js';
 
 /**
@@ -50,7 +51,7 @@ function incident(d: PublicPageData, pageId: string, i: PublicIncident) {
     monitoring_at: monitoring?.createdAt ?? null,
     resolved_at: i.resolvedAt,
     impact: i.impact,
-    shortlink: `${d.page.url}#incident-${i.id}`,
+    shortlink: incidentUrl(d.page.url, i.id),
     started_at: i.startedAt,
     page_id: pageId,
     // Statuspage lists updates newest first.

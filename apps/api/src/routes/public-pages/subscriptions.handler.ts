@@ -4,18 +4,16 @@ import { AppError, SubscriberQueue, ValidationError } from '@statusvane/shared';
 import { checkSubscriptionLink } from '../../services/subscribers/check-subscription-link.js';
 import { confirmSubscription } from '../../services/subscribers/confirm-subscription.js';
 import { subscribe } from '../../services/subscribers/subscribe.js';
-import {
-  addressHash,
-  parseSubscribeInput,
-  type SubscribeInput,
-} from '../../services/subscribers/subscription-input.js';
+import { addressHash, parseSubscribeInput } from '../../services/subscribers/subscription-input.js';
 import { unsubscribe } from '../../services/subscribers/unsubscribe.js';
-import { openPage, type PageRouteOptions } from './page-context.js';
+import { mastheadOf, openPage, type PageContext, type PageRouteOptions } from './page-context.js';
 import {
   renderLinkAction,
   renderMessage,
   renderSubscribed,
-  renderSubscribeForm,
+  renderSubscribePage,
+  type ComponentChoice,
+  type SubscribeFormState,
 } from '../../views/status-page/page-forms.js';
 import { publicAssets, setPageHeaders, wantsJson } from './respond.js';
 
@@ -54,6 +52,50 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
     }
   }
 
+  /** The page's components as the subscribe form offers them (the page's sections, from its cached data). */
+  async function choiceOf(ctx: PageContext): Promise<ComponentChoice> {
+    const { data } = await opts.pages.load(ctx.page, ctx.now);
+    const byId = new Map(data.components.map((c) => [c.id, c]));
+    return data.sections.map((s) => ({
+      name: s.name,
+      components: s.componentIds.map((id) => ({ id, name: byId.get(id)!.name })),
+    }));
+  }
+
+  /**
+   * A form the browser let through but we refuse (`x@y`, a webhook URL the guard refuses, a component not on the
+   * page): the subscribe page again (400), the reason beside the field, what was typed and ticked kept.
+   */
+  async function formAgain(req: Request, res: Response, ctx: PageContext, err: ValidationError): Promise<void> {
+    const issues = (err.details as { issues?: Array<{ path: string; message: string }> }).issues ?? [];
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 2048) : '');
+    const kind = text(body.webhookUrl) !== '' && text(body.email) === '' ? 'webhook' : 'email';
+    const field = kind === 'email' ? 'email' : 'webhookUrl';
+    const ticked = ([] as unknown[]).concat(body.componentIds ?? []).filter((v): v is string => typeof v === 'string');
+    const fieldIssue = issues.find((i) => i.path === field);
+    const boxIssue = issues.find((i) => i.path.startsWith('componentIds'));
+    const other = issues.find((i) => i !== fieldIssue && i !== boxIssue);
+    const state: SubscribeFormState = {
+      kind,
+      value: text(body[field]),
+      componentIds: ticked,
+      error: fieldIssue?.message ?? (other ? other.message : boxIssue ? undefined : 'Check this field.'),
+      componentsError: boxIssue && 'Choose among the components listed here.',
+    };
+    res
+      .status(400)
+      .type('html')
+      .send(renderSubscribePage(mastheadOf(ctx), await publicAssets(), await choiceOf(ctx), state));
+  }
+
+  /** GET <page>/subscribe: the subscribe page, by email or webhook, for every component or the ones chosen. */
+  const subscribePageHandler: RequestHandler = async (req, res) => {
+    const ctx = await openPage(req, res, opts, 'form');
+    if (!ctx) return;
+    res.type('html').send(renderSubscribePage(mastheadOf(ctx), await publicAssets(), await choiceOf(ctx)));
+  };
+
   const subscribeHandler: RequestHandler = async (req, res) => {
     const json = wantsJson(req) || !req.is('application/x-www-form-urlencoded');
     if (json) res.setHeader('Access-Control-Allow-Origin', '*');
@@ -78,29 +120,28 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
           );
       return;
     }
-    let input: SubscribeInput;
-    try {
-      input = parseSubscribeInput(req.body);
-    } catch (err) {
-      if (json || !(err instanceof ValidationError)) throw err;
-      // A form the browser let through but we refuse (`x@y`): the form again, the reason beside the field.
-      const issues = (err.details as { issues?: Array<{ path: string; message: string }> }).issues ?? [];
-      const typed = (req.body as Record<string, unknown> | undefined)?.email;
-      const email = typeof typed === 'string' ? typed.slice(0, 320) : '';
-      const error = issues.find((i) => i.path === 'email')?.message ?? 'Enter an email address.';
-      res
-        .status(400)
-        .type('html')
-        .send(renderSubscribeForm(ctx.page, ctx.basePath, await publicAssets(), { email, error }));
-      return;
-    }
+    /** What `run` gives, or null once a refused form post has been answered with the form again. */
+    const orFormAgain = async <T>(run: () => Promise<T>): Promise<T | null> => {
+      try {
+        return await run();
+      } catch (err) {
+        // A malformed value, a URL the guard refuses, a component not on the page: JSON gets the API's 400.
+        if (json || !(err instanceof ValidationError)) throw err;
+        await formAgain(req, res, ctx, err);
+        return null;
+      }
+    };
+    const input = await orFormAgain(async () => parseSubscribeInput(req.body));
+    if (!input) return;
+    const subscribed = () =>
+      orFormAgain(() =>
+        subscribe({ prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard }, { ctx, input }),
+      );
     if (input.email !== undefined) {
       const allowed = (await within(perEmail, addressHash('email', input.email), res)) === true;
       if (allowed) {
-        const result = await subscribe(
-          { prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard },
-          { ctx, input },
-        );
+        const result = await subscribed();
+        if (!result) return;
         if (result.kind === 'email' && result.confirmDeliveryId) {
           // If Redis is down the delivery stays pending and the worker's sweep enqueues it.
           await subscriberQueue()
@@ -118,10 +159,8 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
           .send(renderSubscribed(ctx.page, ctx.basePath, await publicAssets(), null));
       return;
     }
-    const result = await subscribe(
-      { prisma: deps.prisma, keyring: deps.config.encryption, guard: deps.guard },
-      { ctx, input },
-    );
+    const result = await subscribed();
+    if (!result) return;
     if (result.kind !== 'webhook') throw new Error('unreachable');
     const data = { kind: 'webhook', id: result.id, secret: result.secret, componentIds: result.componentIds };
     if (json) res.status(202).json({ data });
@@ -171,6 +210,7 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
     };
 
   return {
+    subscribePage: subscribePageHandler,
     subscribe: subscribeHandler,
     confirmForm: linkHandler('confirm', 'GET'),
     confirm: linkHandler('confirm', 'POST'),

@@ -7,6 +7,7 @@ import {
   layoutSectionInputSchema,
   slugInputSchema,
   STATUS_PAGE_LIMITS,
+  statusPageBrandingFields,
   statusPageNameSchema,
   type CreateMonitorInput,
 } from '@statusvane/shared';
@@ -82,6 +83,11 @@ export const statusPageEntrySchema = z
     slug: slugInputSchema, // normalised as `vanityUrl` is on create; reserved: 400; taken: 409
     isPublic: z.boolean().default(true),
     sections: z.array(statusPageSectionSchema).max(STATUS_PAGE_LIMITS.sectionsMax).default([]),
+    // Branding as PATCH /status-pages takes it; left out: none (null), like every field a document does not state.
+    logoUrl: statusPageBrandingFields.logoUrl.optional(),
+    faviconUrl: statusPageBrandingFields.faviconUrl.optional(),
+    brandColor: statusPageBrandingFields.brandColor.optional(),
+    websiteUrl: statusPageBrandingFields.websiteUrl.optional(),
   })
   .strict();
 

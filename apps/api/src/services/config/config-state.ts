@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  BRANDING_FIELDS,
   ConflictError,
   loadAccountingSettings,
   type AccountingSettings,
@@ -8,6 +9,7 @@ import {
   type Issue,
   type Prisma,
   type SsrfGuard,
+  type StatusPageBranding,
 } from '@statusvane/shared';
 import { assertTargetsAllowed, type CreateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
 import { dependencyListIssues, lockDependencies } from '../monitors/monitor-dependencies.js';
@@ -15,6 +17,7 @@ import { assertScheduleUsers } from '../schedules/schedule-input.js';
 import { scheduleRecordSelect, type ScheduleRow } from '../schedules/schedule-record.js';
 import { resolverIssues, targetIssues } from '../monitors/monitor-rules.js';
 import { secretRefsOf, unknownSecretIssues } from '../monitors/monitor-secrets.js';
+import { brandingSelect } from '../status-pages/status-page-record.js';
 import { fail } from './config-document.js';
 import type { ConfigDocument, DesiredStatusPage, View } from './config-schema.js';
 import {
@@ -78,6 +81,7 @@ const statusPageSelect = {
   name: true,
   slug: true,
   isPublic: true,
+  ...brandingSelect,
   sections: {
     orderBy: { position: 'asc' },
     select: { name: true, components: { orderBy: { position: 'asc' }, select: { componentId: true } } },
@@ -141,6 +145,10 @@ export async function loadState(db: Db, workspaceId: string): Promise<StoredStat
 /** The accounting policy as a document states it (its version is not a document field). */
 export const accountingView = ({ version: _, ...fields }: AccountingSettings): View => ({ ...fields });
 
+/** The branding fields of a page, stored or desired (a field a document leaves out is none: null). */
+const brandingOf = (p: Partial<StatusPageBranding>): StatusPageBranding =>
+  Object.fromEntries(BRANDING_FIELDS.map((f) => [f, p[f] ?? null])) as StatusPageBranding;
+
 /** A stored page as the document sees it; a section component whose monitor the document does not manage shows by id. */
 export function storedPageView(page: StoredPage, componentRefs: Map<string, string>): View {
   return {
@@ -151,6 +159,7 @@ export function storedPageView(page: StoredPage, componentRefs: Map<string, stri
       name: s.name,
       monitors: s.components.map((c) => componentRefs.get(c.componentId) ?? c.componentId),
     })),
+    ...brandingOf(page),
   };
 }
 
@@ -159,6 +168,7 @@ const desiredPageView = (p: DesiredStatusPage): View => ({
   slug: p.slug,
   isPublic: p.isPublic,
   sections: p.sections.map((s) => ({ name: s.name, monitors: s.monitors })),
+  ...brandingOf(p),
 });
 
 /** Field-by-field differences, secrets shown redacted. Fields the desired view leaves out are not compared. */

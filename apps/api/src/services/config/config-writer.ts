@@ -299,6 +299,10 @@ async function writeStatusPages(
       name: desired.name as string,
       slug: desired.slug as string,
       isPublic: desired.isPublic as boolean,
+      logoUrl: desired.logoUrl as string | null,
+      faviconUrl: desired.faviconUrl as string | null,
+      brandColor: desired.brandColor as string | null,
+      websiteUrl: desired.websiteUrl as string | null,
     };
     let page: { id: string; workspaceId: string };
     if (p.change.action === 'create') {

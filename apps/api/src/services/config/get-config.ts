@@ -1,3 +1,4 @@
+import { BRANDING_FIELDS } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 import type { ConfigDeps } from './config-deps.js';
 import { accountingView, loadState, storedPageView } from './config-state.js';
@@ -39,7 +40,16 @@ export async function getConfig(
         name: s.name,
         monitors: s.monitors.filter((m) => state.monitors.has(m)),
       }));
-      return { ref, name: view.name, slug: view.slug, isPublic: view.isPublic, sections };
+      // Branding left out where there is none (null is its default).
+      const branding = BRANDING_FIELDS.filter((f) => view[f] !== null).map((f) => [f, view[f]]);
+      return {
+        ref,
+        name: view.name,
+        slug: view.slug,
+        isPublic: view.isPublic,
+        sections,
+        ...Object.fromEntries(branding),
+      };
     }),
     accounting: accountingView(state.accounting),
     schedules: [...state.schedules].map(([ref, row]) => exportedSchedule(ref, storedScheduleView(row))),

@@ -28,7 +28,17 @@ export async function createStatusPage(
     // One transaction with `ctx.inTransaction` (the Idempotency-Key's stored answer), so both commit or neither does.
     return await deps.prisma.$transaction(async (tx) => {
       const row = await tx.statusPage.create({
-        data: { workspaceId: ctx.workspace.id, name: p.name, slug: p.slug, isPublic: p.isPublic },
+        data: {
+          workspaceId: ctx.workspace.id,
+          name: p.name,
+          slug: p.slug,
+          isPublic: p.isPublic,
+          // Left out: none.
+          logoUrl: p.logoUrl ?? null,
+          faviconUrl: p.faviconUrl ?? null,
+          brandColor: p.brandColor ?? null,
+          websiteUrl: p.websiteUrl ?? null,
+        },
         select: statusPageRecordSelect,
       });
       const record = toStatusPageRecord(row, deps.config.publicBaseUrl);

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
+import { BRANDING_FIELDS, createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
 import {
   loadPublicPage,
   MAINTENANCE_HORIZON_DAYS,
@@ -19,6 +19,13 @@ const DAY_MS = 86_400_000;
 export interface RenderedAnswer {
   body: Buffer;
   gzipped(): Buffer;
+}
+
+/** An answer to send as is or gzipped (made on first use, then kept). */
+export function renderedAnswer(text: string): RenderedAnswer {
+  const body = Buffer.from(text);
+  let gz: Buffer | undefined;
+  return { body, gzipped: () => (gz ??= gzipSync(body)) };
 }
 
 /** A page's data as loaded once, and the answers rendered from it (HTML per base path, JSON), rendered once each. */
@@ -125,6 +132,7 @@ export function publicPageCache(deps: {
     e.day === isoDay(now) &&
     e.ref.name === page.name &&
     e.ref.slug === page.slug &&
+    BRANDING_FIELDS.every((f) => e.ref.brand[f] === page.brand[f]) &&
     e.ref.workspaceId === page.workspaceId;
 
   const start = (page: PublicPageRef, fingerprint: string, now: Date, replaces: Entry | null): Entry => {
@@ -135,9 +143,7 @@ export function publicPageCache(deps: {
         rendered(key: string, render: (d: PublicPageData) => string) {
           let out = renders.get(key);
           if (out === undefined) {
-            const body = Buffer.from(render(data));
-            let gz: Buffer | undefined;
-            out = { body, gzipped: () => (gz ??= gzipSync(body)) };
+            out = renderedAnswer(render(data));
             renders.set(key, out);
           }
           return out;

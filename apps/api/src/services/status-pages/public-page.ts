@@ -6,15 +6,18 @@ import {
   monitorRegions,
   namedPolicy,
   perClient,
+  pooledUptimePercent,
   publicIncidentFilter,
+  statusPageUrl,
   type NamedPolicy,
+  type StatusPageBranding,
   type MaintenanceStatus,
   type Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import { maintenanceStatus } from '../maintenance/maintenance-status.js';
+import { brandingSelect } from './status-page-record.js';
 import { publicComponentStatus, publicPageStatus, type PublicStatus } from './public-status.js';
-import { statusPageUrl } from './status-page-record.js';
 import { isoDay, UPTIME_DAYS, uptimeRange, uptimeSeries, type UptimeSeries } from './uptime.js';
 
 /** What the public route needs to decide whether to serve a page at all. */
@@ -24,6 +27,8 @@ export interface PublicPageRef {
   name: string;
   slug: string;
   passwordHash: string | null;
+  /** Logo, favicon, colour and website: shown on every page of it, the password form included. */
+  brand: StatusPageBranding;
 }
 
 /** A component's state as the API's component record names it (its monitor's, or maintenance). */
@@ -67,7 +72,7 @@ export interface PublicIncident {
 }
 
 export interface PublicPageData {
-  page: { name: string; slug: string; url: string };
+  page: { name: string; slug: string; url: string; brand: StatusPageBranding };
   /** The headline, worked out from the components (public-status.ts). */
   summary: PublicStatus;
   generatedAt: string;
@@ -100,6 +105,8 @@ export interface PublicPageData {
     to: string;
     /** The accounting policy the percentages were counted with (GET /settings/accounting). */
     policy: NamedPolicy;
+    /** The shown components over the range counted as one (pooledUptimePercent); null when nothing is counted. */
+    percent: number | null;
     components: Array<{ componentId: string } & UptimeSeries>;
   };
 }
@@ -107,7 +114,7 @@ export interface PublicPageData {
 const SLUG_SHAPE = /^[a-z0-9-]{1,63}$/;
 const MAX_INCIDENTS = 50;
 const MAX_MAINTENANCE = 50;
-const MAX_UPDATES = 100;
+export const MAX_UPDATES = 100;
 /** Resolved incidents stay on the page this long. */
 export const PAST_INCIDENT_DAYS = 14;
 /** Scheduled (and cancelled) maintenance is announced this long before it starts, not earlier. */
@@ -131,10 +138,19 @@ const publicPages = perClient((prisma: PrismaClient) =>
             ...(domains.length ? [{ customDomain: { in: domains } }] : []),
           ],
         },
-        select: { id: true, workspaceId: true, name: true, slug: true, passwordHash: true, customDomain: true },
+        select: {
+          id: true,
+          workspaceId: true,
+          name: true,
+          slug: true,
+          passwordHash: true,
+          customDomain: true,
+          ...brandingSelect,
+        },
       });
       const out = new Map<string, PublicPageRef>();
-      for (const { customDomain, ...ref } of rows) {
+      for (const { customDomain, logoUrl, faviconUrl, brandColor, websiteUrl, ...fields } of rows) {
+        const ref = { ...fields, brand: { logoUrl, faviconUrl, brandColor, websiteUrl } };
         out.set(`slug ${ref.slug}`, ref);
         if (customDomain) out.set(`host ${customDomain}`, ref);
       }
@@ -173,7 +189,7 @@ const componentSelect = {
 } as const;
 type ComponentRow = Prisma.ComponentGetPayload<{ select: typeof componentSelect }>;
 
-const incidentSelect = {
+export const incidentSelect = {
   id: true,
   title: true,
   status: true,
@@ -190,9 +206,9 @@ const incidentSelect = {
     select: { id: true, status: true, message: true, createdAt: true },
   },
 } as const satisfies Prisma.IncidentSelect;
-type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentSelect }>;
+export type IncidentRow = Prisma.IncidentGetPayload<{ select: typeof incidentSelect }>;
 
-const windowSelect = {
+export const windowSelect = {
   id: true,
   title: true,
   body: true,
@@ -203,14 +219,14 @@ const windowSelect = {
   updatedAt: true,
   components: { select: { componentId: true } },
 } as const satisfies Prisma.MaintenanceWindowSelect;
-type WindowRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof windowSelect }>;
+export type WindowRow = Prisma.MaintenanceWindowGetPayload<{ select: typeof windowSelect }>;
 /** A window that touches the page, with the ids of the shown components it names. */
-type WindowOnPage = WindowRow & { shownIds: string[] };
+export type WindowOnPage = WindowRow & { shownIds: string[] };
 
 type DayCounts = { day: Date; total: number; downCount: number; degradedCount: number };
 
 /** The components a page shows, in render order, and the lookups the other steps need. */
-interface ShownComponents {
+export interface ShownComponents {
   sections: Array<{ name: string | null; rows: ComponentRow[] }>;
   /** Every shown component, section by section. */
   rows: ComponentRow[];
@@ -284,7 +300,7 @@ export async function loadPublicPage(
     maintenance,
   );
   return {
-    page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug) },
+    page: { name: page.name, slug: page.slug, url: statusPageUrl(deps.publicBaseUrl, page.slug), brand: page.brand },
     summary: publicPageStatus(components),
     generatedAt: now.toISOString(),
     sections: shown.sections.map((s) => ({ name: s.name, componentIds: s.rows.map((r) => r.id) })),
@@ -297,6 +313,13 @@ export async function loadPublicPage(
       from: isoDay(from),
       to: isoDay(to),
       policy: namedPolicy(settings),
+      percent: pooledUptimePercent(
+        shown.rows.flatMap((r) => {
+          const account = r.monitor && accounts.get(r.monitor.id);
+          return account ? [account.total] : [];
+        }),
+        settings,
+      ),
       components: shown.rows.map((r) => ({
         componentId: r.id,
         ...uptimeSeries(
@@ -313,7 +336,7 @@ export async function loadPublicPage(
  * The page's arranged sections, in order, with their components of the page's own workspace; never arranged: every
  * workspace component by name, in one unnamed section.
  */
-async function readShownComponents(prisma: PrismaClient, page: PublicPageRef): Promise<ShownComponents> {
+export async function readShownComponents(prisma: PrismaClient, page: PublicPageRef): Promise<ShownComponents> {
   const { workspaceId } = page;
   const arranged = await prisma.statusPageSection.findMany({
     where: { statusPageId: page.id },
@@ -349,16 +372,17 @@ async function readShownComponents(prisma: PrismaClient, page: PublicPageRef): P
 }
 
 /** The public incidents (publicIncidentFilter: touching a shown component, or manual) matching `when`, newest first. */
-function readPublicIncidents(
+export function readPublicIncidents(
   prisma: PrismaClient,
   workspaceId: string,
   shown: ShownComponents,
   when: Prisma.IncidentWhereInput,
+  take = MAX_INCIDENTS,
 ): Promise<IncidentRow[]> {
   return prisma.incident.findMany({
     where: { AND: [{ workspaceId }, when, publicIncidentFilter(shown.monitorIds, [...shown.byId.keys()])] },
     orderBy: [{ startedAt: 'desc' }, { id: 'asc' }],
-    take: MAX_INCIDENTS,
+    take,
     select: incidentSelect,
   });
 }
@@ -411,6 +435,13 @@ async function readDailyCounts(
   );
 }
 
+/** The windows that touch this page (whole-workspace ones, or ones naming at least one shown component). */
+export function windowsTouchingPage(windows: WindowRow[], shown: ShownComponents): WindowOnPage[] {
+  return windows
+    .map((w) => ({ ...w, shownIds: w.components.map((c) => c.componentId).filter((id) => shown.byId.has(id)) }))
+    .filter((w) => w.components.length === 0 || w.shownIds.length > 0);
+}
+
 /**
  * The windows that touch this page (whole-workspace ones, or ones naming at least one shown component), and the end
  * of the latest in-progress window covering each shown component.
@@ -420,9 +451,7 @@ function windowsOnPage(
   shown: ShownComponents,
   now: Date,
 ): { onPage: WindowOnPage[]; maintenanceUntil: Map<string, Date> } {
-  const onPage = windows
-    .map((w) => ({ ...w, shownIds: w.components.map((c) => c.componentId).filter((id) => shown.byId.has(id)) }))
-    .filter((w) => w.components.length === 0 || w.shownIds.length > 0);
+  const onPage = windowsTouchingPage(windows, shown);
   const maintenanceUntil = new Map<string, Date>();
   for (const w of onPage) {
     if (maintenanceStatus(w, now) !== 'in_progress') continue;
@@ -479,7 +508,7 @@ function publicComponents(
 }
 
 /** An incident as the page shows it: its monitor's component, or the shown components a manual incident names. */
-function toPublicIncident(i: IncidentRow, shown: ShownComponents): PublicIncident {
+export function toPublicIncident(i: IncidentRow, shown: ShownComponents): PublicIncident {
   const ids = i.monitorId
     ? [shown.componentOfMonitor.get(i.monitorId)].filter((id): id is string => id !== undefined)
     : i.components.map((c) => c.componentId).filter((id) => shown.byId.has(id));
@@ -503,7 +532,7 @@ function toPublicIncident(i: IncidentRow, shown: ShownComponents): PublicInciden
 }
 
 /** A window as the page shows it, with its status at `now` (never `completed`: those are no longer read). */
-function toPublicMaintenance(
+export function toPublicMaintenance(
   w: WindowOnPage,
   shown: ShownComponents,
   now: Date,

@@ -1,6 +1,25 @@
-import type { Prisma, PrismaClient } from '@statusvane/shared';
+import { statusPageUrl, type Prisma, type PrismaClient } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../schemas/zod.js';
 import type { OwnLookup } from '../records.js';
+
+/** What each branding field does, for the record and the write schemas alike. */
+export const BRANDING_DESCRIPTIONS = {
+  logoUrl:
+    'An https URL of the logo shown in the page header (alt text: the page name), linking to `websiteUrl`; null: the ' +
+    "name alone. Linked, not proxied: visitors' browsers load it from there.",
+  faviconUrl: "An https URL of the page's favicon; null: Statusvane's. Linked, not proxied.",
+  brandColor:
+    '`#rrggbb`: the header accent, links and buttons. Where it reads at under 4.5:1 against the page background ' +
+    '(light or dark), a darker or lighter shade of it is used instead. null: the default blue.',
+  websiteUrl: 'The company website (http or https) the logo and a header link go back to; null: none.',
+} as const;
+
+const BRANDING_RECORD_FIELDS = {
+  logoUrl: z.string().nullable().openapi({ description: BRANDING_DESCRIPTIONS.logoUrl }),
+  faviconUrl: z.string().nullable().openapi({ description: BRANDING_DESCRIPTIONS.faviconUrl }),
+  brandColor: z.string().nullable().openapi({ description: BRANDING_DESCRIPTIONS.brandColor }),
+  websiteUrl: z.string().nullable().openapi({ description: BRANDING_DESCRIPTIONS.websiteUrl }),
+};
 
 export const statusPageRecordSchema = z
   .object({
@@ -20,10 +39,14 @@ export const statusPageRecordSchema = z
     customDomain: z.string().nullable().openapi({
       description: 'A host name that also serves the page at its root (a CNAME to this deployment), or null.',
     }),
+    ...BRANDING_RECORD_FIELDS,
     createdAt: dateTime,
   })
   .openapi('StatusPage');
 export type StatusPageRecord = z.infer<typeof statusPageRecordSchema>;
+
+/** A page's branding columns (the record, the public page, config as code). */
+export const brandingSelect = { logoUrl: true, faviconUrl: true, brandColor: true, websiteUrl: true } as const;
 
 export const statusPageRecordSelect = {
   id: true,
@@ -35,6 +58,7 @@ export const statusPageRecordSelect = {
   isPublic: true,
   passwordHash: true,
   customDomain: true,
+  ...brandingSelect,
   createdAt: true,
 } satisfies Prisma.StatusPageSelect;
 
@@ -45,11 +69,6 @@ export const statusPageLookup: OwnLookup<Pick<PrismaClient, 'statusPage'>, Statu
   noun: 'status page',
   find: (db, where) => db.statusPage.findFirst({ where, select: statusPageRecordSelect }),
 };
-
-/** The public URL of a page: `<PUBLIC_BASE_URL>/status/<slug>`. */
-export function statusPageUrl(publicBaseUrl: string, slug: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/status/${slug}`;
-}
 
 /** The status page record. The password hash never leaves the service: only whether there is one. */
 export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): StatusPageRecord {
@@ -63,6 +82,10 @@ export function toStatusPageRecord(row: StatusPageRow, publicBaseUrl: string): S
     isPublic: row.isPublic,
     passwordProtected: row.passwordHash !== null,
     customDomain: row.customDomain,
+    logoUrl: row.logoUrl,
+    faviconUrl: row.faviconUrl,
+    brandColor: row.brandColor,
+    websiteUrl: row.websiteUrl,
     createdAt: row.createdAt.toISOString(),
   };
 }

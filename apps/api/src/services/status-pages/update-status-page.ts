@@ -7,6 +7,7 @@ import {
   STATUS_PAGE_LIMITS,
   type Config,
   type PrismaClient,
+  statusPageBrandingFields,
   statusPageNameSchema,
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
@@ -19,6 +20,7 @@ import { layoutIssues, replaceLayout } from './replace-layout.js';
 import type { BodyChecks } from '../validation.js';
 import { domainTaken, ownHostIssues } from './set-custom-domain.js';
 import {
+  BRANDING_DESCRIPTIONS,
   statusPageRecordSelect,
   toStatusPageRecord,
   type StatusPageRecord,
@@ -49,6 +51,16 @@ export const updateStatusPageSchema = z
         'A host name (no scheme, port or path) that also serves the page at its root; null removes it. Another page has ' +
         "it: 409; the service's own host: 400.",
     }),
+    logoUrl: statusPageBrandingFields.logoUrl.optional().openapi({ description: BRANDING_DESCRIPTIONS.logoUrl }),
+    faviconUrl: statusPageBrandingFields.faviconUrl
+      .optional()
+      .openapi({ description: BRANDING_DESCRIPTIONS.faviconUrl }),
+    brandColor: statusPageBrandingFields.brandColor
+      .optional()
+      .openapi({ description: BRANDING_DESCRIPTIONS.brandColor }),
+    websiteUrl: statusPageBrandingFields.websiteUrl
+      .optional()
+      .openapi({ description: BRANDING_DESCRIPTIONS.websiteUrl }),
   })
   .strict()
   .openapi('UpdateStatusPageInput', { description: 'Only the provided fields change.' });

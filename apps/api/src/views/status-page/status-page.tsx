@@ -1,4 +1,4 @@
-import { INCIDENT_UPDATE_LABELS } from '@statusvane/shared';
+import { INCIDENT_UPDATE_LABELS, type MaintenanceStatus } from '@statusvane/shared';
 import type { ComponentChildren } from 'preact';
 import {
   PAST_INCIDENT_DAYS,
@@ -9,6 +9,7 @@ import {
 import type { AssetUrls } from '../assets.js';
 import { renderPage } from '../render.js';
 import { PublicDocument, Time } from './public-document.js';
+import { Masthead } from './masthead.js';
 import { SubscribeForm } from './page-forms.js';
 import {
   HEADLINE,
@@ -18,7 +19,7 @@ import {
   PUBLIC_STATUS_LABELS,
   statusTitle,
 } from './status-words.js';
-import { BAR_KEY, UptimeBars } from './uptime-bars.js';
+import { BAR_KEY, OverallUptime, UptimeBars } from './uptime-bars.js';
 
 function Affected({ components }: { components: Array<{ name: string }> }) {
   return (
@@ -27,7 +28,7 @@ function Affected({ components }: { components: Array<{ name: string }> }) {
 }
 
 /** Updates newest first, as status pages show them: the latest word is read first. */
-function Timeline({ updates }: { updates: PublicIncidentUpdate[] }) {
+export function Timeline({ updates }: { updates: PublicIncidentUpdate[] }) {
   if (!updates.length) return null;
   return (
     <ol class="timeline" reversed>
@@ -44,8 +45,14 @@ function Timeline({ updates }: { updates: PublicIncidentUpdate[] }) {
   );
 }
 
-/** An incident: its title, stage, impact and times, what it affects, and its timeline (or the monitor's words). */
-export function IncidentCard({ incident: i }: { incident: PublicIncident }) {
+/** An incident's permalink (its own page), relative to the page's base path. */
+export const incidentPath = (basePath: string, id: string) => `${basePath}/incidents/${id}`;
+
+/**
+ * An incident: its title (linking to its own page), stage, impact and times, what it affects, and its timeline (or
+ * the monitor's words).
+ */
+export function IncidentCard({ incident: i, basePath }: { incident: PublicIncident; basePath: string }) {
   const resolved = i.status === 'resolved';
   const auto = monitorIncidentText(i);
   return (
@@ -54,7 +61,9 @@ export function IncidentCard({ incident: i }: { incident: PublicIncident }) {
       id={`incident-${i.id}`}
       data-incident-id={i.id}
     >
-      <h3>{i.title}</h3>
+      <h3>
+        <a href={incidentPath(basePath, i.id)}>{i.title}</a>
+      </h3>
       <div class="muted">
         {incidentStage(i)} · {IMPACT_TEXT[i.impact]} · started <Time iso={i.startedAt} />
         {i.resolvedAt && (
@@ -82,7 +91,7 @@ export function IncidentCard({ incident: i }: { incident: PublicIncident }) {
 
 type Window = PublicPageData['maintenance'][number];
 
-function MaintenanceCard({ window: m }: { window: Window }) {
+export function MaintenanceCard({ window: m }: { window: Omit<Window, 'status'> & { status: MaintenanceStatus } }) {
   const cancelled = m.status === 'cancelled';
   return (
     <article
@@ -111,7 +120,7 @@ function MaintenanceCard({ window: m }: { window: Window }) {
   );
 }
 
-function Block({
+export function Block({
   id,
   title,
   children,
@@ -145,19 +154,21 @@ export function StatusPage({ data: d, links }: { data: PublicPageData; links: Pa
   const windows = (status: Window['status']) => d.maintenance.filter((m) => m.status === status);
   const cards = (list: Window[]) => list.map((m) => <MaintenanceCard window={m} />);
   return (
-    <PublicDocument title={statusTitle(d.page.name)} assets={links.assets} feedBase={base}>
-      <header class="wrap masthead">
-        <div class="masthead-row">
-          <h1>{d.page.name}</h1>
-        </div>
+    <PublicDocument
+      title={statusTitle(d.page.name)}
+      assets={links.assets}
+      feedBase={base}
+      branding={{ basePath: base, brand: d.page.brand }}
+    >
+      <Masthead page={{ name: d.page.name, basePath: base, brand: d.page.brand }} home>
         <div class={`banner ${d.summary}`} role="status">
           {HEADLINE[d.summary]}
         </div>
-      </header>
+      </Masthead>
       <main class="wrap">
         <Block id="incidents" title="Active incidents" show={d.incidents.length > 0}>
           {d.incidents.map((i) => (
-            <IncidentCard incident={i} />
+            <IncidentCard incident={i} basePath={base} />
           ))}
         </Block>
         <Block id="maint-now" title="Maintenance in progress" show={windows('in_progress').length > 0}>
@@ -170,7 +181,10 @@ export function StatusPage({ data: d, links }: { data: PublicPageData; links: Pa
           {cards(windows('cancelled'))}
         </Block>
         <section aria-labelledby="components">
-          <h2 id="components">Components</h2>
+          <div class="section-head">
+            <h2 id="components">Components</h2>
+            <OverallUptime uptime={d.uptime} />
+          </div>
           {d.components.length === 0 && <div class="card muted">No components yet.</div>}
           {d.components.length > 0 &&
             d.sections.map((s, n) => (
@@ -220,17 +234,21 @@ export function StatusPage({ data: d, links }: { data: PublicPageData; links: Pa
         <section aria-labelledby="past">
           <h2 id="past">Past incidents</h2>
           {d.pastIncidents.length ? (
-            d.pastIncidents.map((i) => <IncidentCard incident={i} />)
+            d.pastIncidents.map((i) => <IncidentCard incident={i} basePath={base} />)
           ) : (
             <p class="card muted">No incidents in the last {PAST_INCIDENT_DAYS} days.</p>
           )}
+          <p class="more">
+            <a href={`${base}/history`}>Incident history</a>
+          </p>
         </section>
         <section aria-labelledby="subscribe">
           <h2 id="subscribe">Get updates</h2>
           <div class="card">
             <SubscribeForm basePath={base} />
             <p class="muted">
-              Or follow the <a href={`${base}/feed.atom`}>Atom</a> or <a href={`${base}/feed.rss`}>RSS</a> feed.
+              <a href={`${base}/subscribe`}>Choose components, or add a webhook</a>. Or follow the{' '}
+              <a href={`${base}/feed.atom`}>Atom</a> or <a href={`${base}/feed.rss`}>RSS</a> feed.
             </p>
           </div>
         </section>

@@ -21,6 +21,17 @@ export function statusTitle(name: string): string {
 /** `2026-05-01 10:00 UTC`: the text of a time, the same in pages, feeds and mails. */
 export const utcText = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
+/** `2 d 3 h`, `1 h 05 min`, `3 min 20 s`, `40 s`: a length of time in words, the same for bars and incidents. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d) return `${d} d ${h} h`;
+  if (h) return `${h} h ${String(m).padStart(2, '0')} min`;
+  return m ? `${m} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
+}
+
 export const IMPACT_TEXT: Readonly<Record<PublicIncident['impact'], string>> = {
   none: 'No impact',
   minor: 'Minor impact',

@@ -1,5 +1,6 @@
 import type { PublicPageData } from '../../services/status-pages/public-page.js';
 import type { UptimeDay } from '../../services/status-pages/uptime.js';
+import { duration } from './status-words.js';
 
 type Series = PublicPageData['uptime']['components'][number];
 
@@ -8,14 +9,6 @@ function barClass(d: UptimeDay): string {
   if (d.percent === null) return 'b-none';
   if (d.percent === 100) return d.degradedSeconds === 0 ? 'b-up' : 'b-deg';
   return d.percent >= 99 ? 'b-part' : 'b-down';
-}
-
-/** `1 h 05 min`, `3 min 20 s`, `40 s`. */
-function duration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  if (h) return `${h} h ${String(m).padStart(2, '0')} min`;
-  return m ? `${m} min ${String(seconds % 60).padStart(2, '0')} s` : `${seconds} s`;
 }
 
 /** A day in words: what its bar shows. */
@@ -27,6 +20,23 @@ function dayText(d: UptimeDay): string {
     ...(d.maintenanceSeconds ? [`${duration(d.maintenanceSeconds)} in maintenance`] : []),
   ];
   return `${d.date}: ${d.percent}% uptime, ${parts.join(', ')}`;
+}
+
+/** How the figures were counted, in words: the workspace's accounting policy, named by its version. */
+export const policyText = (policy: PublicPageData['uptime']['policy']) =>
+  `Maintenance ${policy.maintenance}, degraded counted ${policy.degraded}, no data ${policy.noData} (accounting policy version ${policy.version})`;
+
+/**
+ * The page's overall uptime (every shown component's seconds counted as one under the same policy as the bars),
+ * or nothing when the policy counted nothing.
+ */
+export function OverallUptime({ uptime }: { uptime: PublicPageData['uptime'] }) {
+  if (uptime.percent === null) return null;
+  return (
+    <p class="overall-uptime" title={policyText(uptime.policy)}>
+      <strong>{uptime.percent}%</strong> uptime over the last {uptime.days} days
+    </p>
+  );
 }
 
 /** What each bar colour means, in words (worst last, as the colours go). */
@@ -69,7 +79,7 @@ export function UptimeBars({
       : series.percent === null
         ? ''
         : 'No day under 100%.');
-  const counted = `Maintenance ${policy.maintenance}, degraded counted ${policy.degraded}, no data ${policy.noData} (accounting policy version ${policy.version})`;
+  const counted = policyText(policy);
   return (
     <>
       <div class="bars" role="img" aria-label={label.trim()}>
