@@ -1,11 +1,17 @@
 // The MCP server at /mcp (beyond-the-seed §11), played by the official SDK's client: OAuth discovery from the 401,
 // dynamic registration, authorization with PKCE through the console's consent page (signed in with the console form),
 // the token exchange (all by the SDK's OAuth client provider), then tools/list, a read tool, a write tool allowed
-// with `write` and refused with `read`, each tool audited as its REST call.
+// with `write` and refused with `read`, each tool audited as its REST call; the refresh token rotated by the SDK, its
+// reuse revoking the grant, and a revoked token refused to the SDK's client.
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  refreshAuthorization,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -201,10 +207,30 @@ describe('MCP server', () => {
     expect(bad.isError).toBe(true);
     expect(JSON.parse(bad.content[0]!.text!).error.code).toBe('not_found');
     await client.close();
+
+    // Refresh, as the SDK does it: a new access token and a new refresh token; the new access token works.
+    const metadata = await discoverAuthorizationServerMetadata(base);
+    const spent = provider.saved!.refresh_token!;
+    const refresh = (refreshToken: string) =>
+      refreshAuthorization(base, { metadata, clientInformation: provider.client!, refreshToken, resource: mcpUrl() });
+    const rotated = await refresh(spent);
+    expect(rotated.access_token).toMatch(/^mcp_at_/);
+    expect(rotated.refresh_token).toMatch(/^mcp_rt_/);
+    expect([rotated.access_token, rotated.refresh_token]).not.toContain(spent);
+    const renewed = await clientWith({ token: rotated.access_token });
+    await renewed.client.connect(renewed.transport);
+    expect((await renewed.client.listTools()).tools.length).toBe(10);
+    await renewed.client.close();
+
+    // The spent refresh token presented again: refused, and the whole grant revoked (the rotated pair too).
+    await expect(refresh(spent)).rejects.toThrow();
+    await expect(refresh(rotated.refresh_token!)).rejects.toThrow();
+    const revoked = await clientWith({ token: rotated.access_token });
+    await expect(revoked.client.connect(revoked.transport)).rejects.toThrow(/invalid, expired or revoked/);
   });
 
   it('refuses a write tool with a read token (insufficient_scope), and reads with it', async () => {
-    const { s, tokens } = await connectedApp(h, { resource: `${base}/mcp` });
+    const { s, clientId, tokens } = await connectedApp(h, { resource: `${base}/mcp` });
     expect(tokens.scope).toBe('read');
     const incidentId = await openIncident(s, 'Search down');
     const { client, transport } = await clientWith({ token: tokens.access_token });
@@ -220,5 +246,14 @@ describe('MCP server', () => {
     const after = await request(h.app).get(`/api/v1/incidents/${incidentId}`).set(bearer(s.a.tokens.owner));
     expect(after.body.data.acknowledgedBy).toBeNull();
     await client.close();
+
+    // Revoked (RFC 7009): the SDK's client cannot connect with it any more.
+    const revoke = await request(h.app)
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token: tokens.access_token, client_id: clientId });
+    expect(revoke.status).toBe(200);
+    const again = await clientWith({ token: tokens.access_token });
+    await expect(again.client.connect(again.transport)).rejects.toThrow(/invalid, expired or revoked/);
   });
 });

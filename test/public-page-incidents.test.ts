@@ -83,9 +83,8 @@ describe('an incident`s own page', () => {
     expect(res.text).toContain('<title>API errors · Acme status</title>');
     expect(res.text).toContain('<h1>API errors</h1>');
     expect(res.text).toContain('1 h 35 min');
-    expect(res.text).toMatch(
-      /<span class="name">API<\/span> <span class="state partial_outage">Partial outage<\/span>/,
-    );
+    // A monitor's incident: its component was down, a major outage, as the page's component list says during it.
+    expect(res.text).toMatch(/<span class="name">API<\/span> <span class="state major_outage">Major outage<\/span>/);
     const order = ['Rolled back', 'Bad deploy', 'First look'].map((m) => res.text.indexOf(m));
     expect(order.every((n) => n > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -127,7 +126,10 @@ describe('an incident`s own page', () => {
 
     expect((await get(h.app, `/status/${p.slug}/incidents/${shown.id}`)).status).toBe(200);
     // A manual incident naming no component belongs to the whole workspace: on every page.
-    expect((await get(h.app, `/status/${p.slug}/incidents/${manual.id}`)).status).toBe(200);
+    const declared = await get(h.app, `/status/${p.slug}/incidents/${manual.id}`);
+    expect(declared.status).toBe(200);
+    // A declared incident gives its impact's status (major: a partial outage), as the component list says.
+    expect(declared.text).toContain('All components <span class="state partial_outage">(Partial outage)</span>');
     expect((await get(h.app, `/status/${other.slug}/incidents/${manual.id}`)).status).toBe(200);
     expect((await get(h.app, `/status/${other.slug}/incidents/${hidden.id}`)).status).toBe(200);
     for (const id of [hidden.id, foreign.id, '00000000-0000-4000-8000-000000000000', 'not-an-id', 'x'.repeat(64)]) {

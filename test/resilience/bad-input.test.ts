@@ -1547,13 +1547,17 @@ const tokenSegment = fc.oneof(
   { arbitrary: fc.constantFrom('%00', '..', '%ZZ', 'x'.repeat(5000)), weight: 1 },
 );
 function pageTail(tail: string): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
-  return fc
-    .tuple(slugSegment(''), tokenSegment)
-    .map(([page, token]) => ({ path: page.path + tail.replace(/\{(token|componentId)\}/, token), aim: page.aim }));
+  return fc.tuple(slugSegment(''), tokenSegment).map(([page, token]) => ({
+    path: page.path + tail.replace(/\{(token|componentId|incidentId)\}/, token),
+    aim: page.aim,
+  }));
 }
 /** The same routes at the root, as a custom domain serves them: on this Host (no page's domain) nothing is found. */
 function rootTail(tail: string): fc.Arbitrary<{ path: string; aim: Omit<PublicAim, 'route'> }> {
-  return tokenSegment.map((token) => ({ path: tail.replace(/\{(token|componentId)\}/, token), aim: {} }));
+  return tokenSegment.map((token) => ({
+    path: tail.replace(/\{(token|componentId|incidentId)\}/, token),
+    aim: {},
+  }));
 }
 const BESIDE_PAGE: Array<[method: string, tail: string]> = [
   ['GET', '/feed.atom'],
@@ -1567,6 +1571,10 @@ const BESIDE_PAGE: Array<[method: string, tail: string]> = [
   ['POST', '/subscriptions/{token}/confirm'],
   ['GET', '/subscriptions/{token}/unsubscribe'],
   ['POST', '/subscriptions/{token}/unsubscribe'],
+  ['GET', '/incidents/{incidentId}'],
+  ['GET', '/history'],
+  ['GET', '/brand.css'],
+  ['GET', '/subscribe'],
 ];
 const PAGE_TAIL_GENERATORS = Object.fromEntries(
   BESIDE_PAGE.flatMap(([method, tail]) => [
@@ -1642,6 +1650,25 @@ const icalFile = fc.oneof(
   { arbitrary: fc.oneof(tokenSegment, text(80).map(pct)), weight: 1 },
 );
 
+/** Fixed paths (their spellings), the method the route takes: the OAuth server's and the MCP server's endpoints. */
+const fixedPaths =
+  (method: string, ...paths: string[]) =>
+  (route: string) =>
+    publicRequest(
+      route,
+      fc.constantFrom(...paths).map((path) => ({ path, aim: {} })),
+      method,
+    );
+/** OAuth authorize requests without a session: unknown clients, hostile redirect URIs and challenges. */
+const authorizeQuery = filledPath(
+  [
+    '/oauth/authorize?client_id={}&redirect_uri={}',
+    '/oauth/authorize?response_type=code&client_id={}&code_challenge={}&code_challenge_method=S256',
+    '/oauth/authorize?response_type=code&client_id={}&code_challenge_method=plain&scope={}',
+  ],
+  fc.oneof(tokenSegment, text(100).map(pct)),
+);
+
 const generatorFor = (route: string) =>
   PUBLIC_GENERATORS[route] ?? (/^[A-Z]+ \/app(\/|$)/.test(route) ? consoleRequest : undefined);
 
@@ -1691,6 +1718,24 @@ const PUBLIC_GENERATORS: Record<string, (route: string) => fc.Arbitrary<Req>> = 
   'GET /a/{token}/{action}': actionLink('GET'),
   'POST /a/{token}/{action}': actionLink('POST'),
   'GET /ical/{file}': (route) => publicRequest(route, filledPath(['/ical/{}'], icalFile), 'GET'),
+  'GET /.well-known/oauth-authorization-server': fixedPaths(
+    'GET',
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/oauth-authorization-server/x',
+  ),
+  'GET /.well-known/oauth-protected-resource/mcp': fixedPaths('GET', '/.well-known/oauth-protected-resource/mcp'),
+  'GET /.well-known/oauth-protected-resource/api/v1': fixedPaths('GET', '/.well-known/oauth-protected-resource/api/v1'),
+  'OPTIONS /oauth/register': fixedPaths('OPTIONS', '/oauth/register'),
+  'OPTIONS /oauth/token': fixedPaths('OPTIONS', '/oauth/token'),
+  'OPTIONS /oauth/revoke': fixedPaths('OPTIONS', '/oauth/revoke'),
+  'POST /oauth/register': fixedPaths('POST', '/oauth/register', '/OAUTH/REGISTER'),
+  'POST /oauth/token': fixedPaths('POST', '/oauth/token'),
+  'POST /oauth/revoke': fixedPaths('POST', '/oauth/revoke'),
+  'GET /oauth/authorize': (route) =>
+    publicRequest(route, fc.oneof(fc.constant({ path: '/oauth/authorize', aim: {} }), authorizeQuery), 'GET'),
+  'POST /oauth/authorize': fixedPaths('POST', '/oauth/authorize'),
+  // Any method reaches the MCP server's one path; JSON-RPC goes by POST.
+  'ALL /mcp': fixedPaths('POST', '/mcp', '/mcp/', '/MCP'),
   'GET /healthz': (route) => publicRequest(route, fc.constant({ path: '/healthz', aim: {} }), 'GET'),
   'GET /readyz': (route) => publicRequest(route, fc.constant({ path: '/readyz', aim: {} }), 'GET'),
 };

@@ -253,6 +253,9 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
       concurrency: config.workerConcurrency,
       lockDuration: config.jobLockMs,
       stalledInterval: config.jobLockMs,
+      // A check whose worker crashed, then whose next worker stalled too (a blocked event loop misses its lock
+      // renewal), still runs: storing is exactly-once per slot, so running it again costs a probe, never a duplicate.
+      maxStalledCount: 3,
     });
     checkWorker.on('ready', () => logger.info(`worker ready on queue ${queueName}`));
     countLostResults(checkWorker, metrics);

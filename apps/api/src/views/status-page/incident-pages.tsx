@@ -33,10 +33,14 @@ function lasted(i: PublicIncident, now: string): string {
   return i.resolvedAt ? text : `${text} so far`;
 }
 
-/** The components an incident affected, each with the status its impact gave it (Statuspage's mapping). */
+/**
+ * The components an incident affected, each with the status it gave them, as the page's component list says it: a
+ * monitor's incident is its checks failing, so its component was down (a major outage, whatever the impact); a
+ * declared one gives its impact's status (Statuspage's mapping).
+ */
 function AffectedList({ incident: i }: { incident: PublicIncident }) {
-  const status = IMPACT_STATUS[i.impact];
-  const label = i.impact === 'none' ? IMPACT_TEXT.none : PUBLIC_STATUS_LABELS[status];
+  const status = i.source === 'monitor' ? 'major_outage' : IMPACT_STATUS[i.impact];
+  const label = i.source === 'manual' && i.impact === 'none' ? IMPACT_TEXT.none : PUBLIC_STATUS_LABELS[status];
   if (!i.components.length)
     return (
       <p>
