@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { AppError, UnavailableError, type RedisClient } from '@statusvane/shared';
+import { AppError, UnavailableError, type Logger, type RedisClient } from '@statusvane/shared';
 import { tokenIdOf } from './auth.js';
 
 /**
@@ -36,4 +36,24 @@ export function rateLimit(redis: RedisClient, pointsPerMinute: number, keyPrefix
     setHeaders(res, result);
     next();
   };
+}
+
+/**
+ * One point of a public endpoint's limit (subscribe form, OAuth endpoints): true within it, else the limiter's answer
+ * (its msBeforeNext gives Retry-After). When Redis cannot count, the request goes through, logged: a public endpoint
+ * stays usable rather than refuse everyone.
+ */
+export async function consumeOrPass(
+  limiter: RateLimiterRedis,
+  key: string,
+  log: { logger: Logger; what: string; requestId: unknown },
+): Promise<true | RateLimiterRes> {
+  try {
+    await limiter.consume(key, 1);
+    return true;
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return err;
+    log.logger.warn(`${log.what} limiter unavailable`, { requestId: log.requestId, error: (err as Error)?.message });
+    return true;
+  }
 }

@@ -1,6 +1,7 @@
 import cors from 'cors';
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { consumeOrPass } from '../../middleware/rate-limit.js';
 import type { ApiDeps } from '../../deps.js';
 import { ROUTE_LABEL } from '../../middleware/request-log.js';
 import { createOAuthClient } from '../../services/oauth/create-oauth-client.js';
@@ -57,22 +58,14 @@ function perAddress(deps: ApiDeps, keyPrefix: string, points: number, duration: 
     useRedisPackage: false,
   });
   return async (req, res, next) => {
-    try {
-      await limiter.consume(req.ip ?? 'unknown', 1);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) {
-        deps.logger.warn('oauth limiter unavailable', {
-          requestId: res.locals.requestId,
-          error: (err as Error)?.message,
-        });
-        return next();
-      }
-      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))));
-      return next(
-        new OAuthError('temporarily_unavailable', 'Too many requests from this address; try again later', 429),
-      );
-    }
-    next();
+    const within = await consumeOrPass(limiter, req.ip ?? 'unknown', {
+      logger: deps.logger,
+      what: 'oauth',
+      requestId: res.locals.requestId,
+    });
+    if (within === true) return next();
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(within.msBeforeNext / 1000))));
+    next(new OAuthError('temporarily_unavailable', 'Too many requests from this address; try again later', 429));
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { AppError, SubscriberQueue, ValidationError } from '@statusvane/shared';
+import { consumeOrPass } from '../../middleware/rate-limit.js';
 import { checkSubscriptionLink } from '../../services/subscribers/check-subscription-link.js';
 import { confirmSubscription } from '../../services/subscribers/confirm-subscription.js';
 import { subscribe } from '../../services/subscribers/subscribe.js';
@@ -38,19 +39,8 @@ export function subscriptionHandlers(opts: PageRouteOptions) {
   const subscriberQueue = () => (queue ??= new SubscriberQueue(deps.redis, deps.config.queuePrefix));
 
   /** true: within the limit (or the limiter is down: logged, not held against the visitor). */
-  async function within(l: RateLimiterRedis, key: string, res: Response): Promise<true | RateLimiterRes> {
-    try {
-      await l.consume(key, 1);
-      return true;
-    } catch (err) {
-      if (err instanceof RateLimiterRes) return err;
-      deps.logger.warn('subscribe limiter unavailable', {
-        requestId: res.locals.requestId,
-        error: (err as Error)?.message,
-      });
-      return true;
-    }
-  }
+  const within = (l: RateLimiterRedis, key: string, res: Response) =>
+    consumeOrPass(l, key, { logger: deps.logger, what: 'subscribe', requestId: res.locals.requestId });
 
   /** The page's components as the subscribe form offers them (the page's sections, from its cached data). */
   async function choiceOf(ctx: PageContext): Promise<ComponentChoice> {
