@@ -134,7 +134,8 @@ describe('GET /events', () => {
       ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } })),
       regions: ['local'],
     };
-    const start = (await readAll(tokens.viewer)).nextCursor;
+    // Wait for monitor.created to show (another suite's open transaction can hold it back) before taking the cursor.
+    const start = (await readUntil(tokens.viewer, '', 1)).nextCursor;
     const base = Date.parse('2026-01-01T00:00:00Z');
     const store = (i: number, outcome: 'up' | 'down') =>
       storeCheckResultAlone(h.prisma, {
