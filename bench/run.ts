@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { buildAssets } from '../scripts/build-assets.mjs';
+import { databaseBackends, redisServerPid } from './lib/cost.js';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
 import {
@@ -443,6 +444,12 @@ try {
       durationSeconds: sizes.apiSeconds,
       warmupSeconds: sizes.warmupSeconds,
       connections: 50,
+      cpu: {
+        apiPid: api.child.pid,
+        baselinePid: baseline.child.pid,
+        backends: databaseBackends(prisma),
+        redisPid: await redisServerPid(urls.redisUrl),
+      },
     },
     log,
   );
@@ -462,7 +469,7 @@ try {
   );
   if (args['api-only']) {
     process.stdout.write(
-      `${apiResults.scenarios.map((s) => `${s.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99Ms} ms, ${Math.round(s.ratio * 100)}%`).join('\n')}\n` +
+      `${apiResults.scenarios.map((s) => `${s.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99Ms} ms, ${Math.round(s.ratio * 100)}%; CPU ${s.cpuUsPerRequest?.total} µs a request, efficiency ${((s.efficiency ?? NaN) * 100).toFixed(1)}%`).join('\n')}\n` +
         `status page HTML: ${Math.round(statusPageResults.html.rps)} req/s, p50 ${statusPageResults.html.p50Ms} ms, p99 ${statusPageResults.html.p99Ms} ms\n` +
         `status page JSON: ${Math.round(statusPageResults.json.rps)} req/s, p50 ${statusPageResults.json.p50Ms} ms, p99 ${statusPageResults.json.p99Ms} ms\n`,
     );

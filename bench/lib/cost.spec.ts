@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { cpuPerCheck, cpuUse, type CpuSample } from './cost.js';
+import { cpuPerCheck, cpuUse, scopedCpuPerUnit, type CpuSample } from './cost.js';
 
 const sample = (over: Partial<CpuSample>): CpuSample => ({
   workerMs: 0,
@@ -46,5 +46,22 @@ describe('cpuPerCheck', () => {
     const c = cpuPerCheck(sample({}), sample({ workerMs: 300, postgresMs: 100, redisMs: 50 }), 200);
     expect(c).toEqual({ worker: 1.5, postgres: 0.5, redis: 0.25, total: 2.25 });
     expect(cpuPerCheck(sample({}), sample({ workerMs: 300 }), 0).total).toBeNaN();
+  });
+});
+
+describe('scopedCpuPerUnit', () => {
+  it("gives µs per request by side, counting the database's backends that started in the window whole", () => {
+    const before = { processMs: 1000, backendMs: new Map([[11, 500]]), redisMs: 70 };
+    // Backend 11 worked 300 ms more; 12 opened during the run (the pool grew) and worked 100 ms.
+    const after = {
+      processMs: 1600,
+      backendMs: new Map([
+        [11, 800],
+        [12, 100],
+      ]),
+      redisMs: 90,
+    };
+    expect(scopedCpuPerUnit(before, after, 2000)).toEqual({ process: 300, postgres: 200, redis: 10, total: 510 });
+    expect(scopedCpuPerUnit(before, after, 0).total).toBeNaN();
   });
 });

@@ -10,6 +10,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
+import { Redis as IORedis } from 'ioredis';
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '@statusvane/shared';
 import { listResultPartitions, packDefaultPartition, packPartition } from '../../apps/worker/src/result-partitions.js';
@@ -90,9 +91,22 @@ export interface CpuSample {
 export async function costSources(prisma: PrismaClient, redis: Redis, workerPids: number[]): Promise<CostSources> {
   const [backend] = await prisma.$queryRaw<Array<{ pid: number }>>`SELECT pg_backend_pid() AS pid`;
   const postmasterPid = backend ? (procTimes(backend.pid)?.ppid ?? null) : null;
-  const info = await redis.info('server');
-  const redisPid = Number(/^process_id:(\d+)/m.exec(info)?.[1]) || null;
-  return { workerPids, postmasterPid, redisPid };
+  return { workerPids, postmasterPid, redisPid: await redisPidOf(redis) };
+}
+
+async function redisPidOf(redis: Redis): Promise<number | null> {
+  return Number(/^process_id:(\d+)/m.exec(await redis.info('server'))?.[1]) || null;
+}
+
+/** The Redis server's PID, on a connection of its own. */
+export async function redisServerPid(redisUrl: string): Promise<number | null> {
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    return await redisPidOf(redis);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export function sampleCpu(sources: CostSources): CpuSample {
@@ -167,6 +181,59 @@ export function cpuPerCheck(before: CpuSample, after: CpuSample, checks: number)
   const postgres = per(before.postgresMs, after.postgresMs);
   const redis = per(before.redisMs, after.redisMs);
   return { worker, postgres, redis, total: worker + postgres + redis };
+}
+
+/**
+ * CPU of one database's work alone: the PostgreSQL backends connected to the caller's database (the API's pool, not the
+ * other databases of a shared server, and not the bench's own connection), and one process of ours (the API, or the
+ * bare Express baseline), read from /proc. Backends that end within a window are not counted (the API's pool keeps its
+ * connections); those that start within it count whole.
+ */
+export interface ScopedSources {
+  /** The process whose CPU is the request's own (the API or the baseline). */
+  pid: number;
+  /** Reads the PIDs of the backends connected to the bench's database, its own excepted; null: PostgreSQL not counted. */
+  backends: (() => Promise<number[]>) | null;
+  /** The Redis server (whole: the bench's database is one of a server's 16), or null when not counted. */
+  redisPid: number | null;
+}
+
+export interface ScopedSample {
+  processMs: number;
+  /** CPU ms by backend PID. */
+  backendMs: Map<number, number>;
+  redisMs: number;
+}
+
+export async function sampleScoped(sources: ScopedSources): Promise<ScopedSample> {
+  const own = (pid: number | null) => (pid === null ? 0 : (procTimes(pid)?.ownMs ?? 0));
+  const backendMs = new Map<number, number>();
+  for (const pid of (await sources.backends?.()) ?? []) backendMs.set(pid, own(pid));
+  return { processMs: own(sources.pid), backendMs, redisMs: own(sources.redisPid) };
+}
+
+/** CPU µs per unit of work between two samples, by side and in all. */
+export function scopedCpuPerUnit(
+  before: ScopedSample,
+  after: ScopedSample,
+  units: number,
+): { process: number; postgres: number; redis: number; total: number } {
+  let postgresMs = 0;
+  for (const [pid, ms] of after.backendMs) postgresMs += ms - (before.backendMs.get(pid) ?? 0);
+  const us = (ms: number) => (units > 0 ? Math.round(((ms * 1000) / units) * 10) / 10 : NaN);
+  const process = us(after.processMs - before.processMs);
+  const postgres = us(postgresMs);
+  const redis = us(after.redisMs - before.redisMs);
+  return { process, postgres, redis, total: Math.round((process + postgres + redis) * 10) / 10 };
+}
+
+/** The backends of the database `prisma` is connected to, but its own connection. */
+export function databaseBackends(prisma: PrismaClient): () => Promise<number[]> {
+  return async () =>
+    (
+      await prisma.$queryRaw<Array<{ pid: number }>>`
+        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+    ).map((r) => r.pid);
 }
 
 /** Bytes on disk per stored result, after a VACUUM so that dead tuples of the run do not count. */

@@ -16,6 +16,22 @@ import { UPTIME_REPORT_GOAL_CASE } from '../scenarios/uptime-report.js';
 
 type Results = Omit<BenchResults, 'goals'>;
 
+/** An API scenario's figures: `efficiency` is bare Express's CPU per request over its own (issue 33). */
+function apiScenario(name: string, rps: number, efficiency: number) {
+  const total = Math.round(100 / efficiency);
+  return {
+    name,
+    rps,
+    p50Ms: 5,
+    p99Ms: 20,
+    ratio: rps / 5000,
+    requests: rps * 10,
+    bad: 0,
+    cpuUsPerRequest: { process: total - 20, postgres: 15, redis: 5, total },
+    efficiency,
+  };
+}
+
 /** A full run that meets every goal; tests override what they look at. */
 function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}): Results {
   const base: Results = {
@@ -26,7 +42,19 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
     machine: { cpus: 2, cpuModel: 'AMD EPYC', memoryGiB: 24, node: '20.20.2', platform: 'linux' },
     commit: '80e8bec1a9c698634322e1cb4a42c7111722de4b',
     dirty: false,
-    api: { baselineRps: 5000, getMonitorRps: 2500, ratio: 0.5, connections: 50, durationSeconds: 10, scenarios: [] },
+    api: {
+      baselineRps: 5000,
+      getMonitorRps: 2500,
+      ratio: 0.5,
+      connections: 50,
+      durationSeconds: 10,
+      scenarios: [
+        apiScenario('GET /api/v1/monitors/{id}', 2500, 0.5),
+        apiScenario('GET /api/v1/monitors?perPage=100', 800, 0.15),
+        apiScenario('POST /api/v1/monitors', 300, 0.05),
+        apiScenario('POST /ping/{secret} (1 KB log)', 5000, 0.55),
+      ],
+    },
     checks: {
       jobs: 10_000,
       monitors: 1000,
@@ -228,13 +256,15 @@ describe('goalsOf', () => {
   it('meets every goal of a good full run, and leaves the quick-run limit to quick runs', () => {
     const goals = goalsOf(makeResults());
     expect(goals.map((g) => [g.goal, g.met])).toEqual([
-      ['GET /monitors/{id} vs bare Express', true],
+      ['GET /monitors/{id}: CPU efficiency vs bare Express', true],
+      ['ping receiver (1 KB log): CPU efficiency vs bare Express', true],
+      ['GET /monitors?perPage=100: CPU efficiency vs bare Express', true],
+      ['POST /monitors: CPU efficiency vs bare Express', true],
+      ['POST /monitors throughput', true],
       ['worker vs plain got loop', true],
       ['scheduling p99 lateness (10,000 monitors)', true],
       ['missed / duplicated slots', true],
-      ['ping receiver', true],
-      ['ping receiver vs bare Express (1 KB log)', true],
-      ['GET /monitors?perPage=100 vs bare Express', true],
+      ['ping receiver throughput', true],
       ['status page p99, HTML / JSON (50 components x 90 days)', true],
       ['month response-times query p99 (43,200 results)', true],
       ['detection, 5 outage(s) (2/2 x 60 s, confirm 15 s)', true],
@@ -255,19 +285,37 @@ describe('goalsOf', () => {
   });
 
   it('applies each threshold at its boundary', () => {
-    expect(goal(makeResults({ api: { ratio: 0.4 } }), 'GET /monitors').met).toBe(true);
-    expect(goal(makeResults({ api: { ratio: 0.399 } }), 'GET /monitors').met).toBe(false);
+    // Issue 33's efficiency goals, each at its boundary and just under it; POST /monitors at 300 req/s.
+    for (const [name, label, min] of [
+      ['GET /api/v1/monitors/{id}', 'GET /monitors/{id}:', 0.5],
+      ['POST /ping/{secret} (1 KB log)', 'ping receiver (1 KB log):', 0.55],
+      ['GET /api/v1/monitors?perPage=100', 'GET /monitors?perPage=100:', 0.15],
+      ['POST /api/v1/monitors', 'POST /monitors:', 0.05],
+    ] as const) {
+      const withEfficiency = (e: number) =>
+        makeResults({
+          api: {
+            scenarios: makeResults().api.scenarios.map((x) => (x.name === name ? { ...x, efficiency: e } : x)),
+          },
+        });
+      expect([label, goal(withEfficiency(min), label).met]).toEqual([label, true]);
+      expect([label, goal(withEfficiency(min - 0.001), label).met]).toEqual([label, false]);
+    }
+    const withPostRps = (rps: number) =>
+      makeResults({
+        api: {
+          scenarios: makeResults().api.scenarios.map((x) => (x.name === 'POST /api/v1/monitors' ? { ...x, rps } : x)),
+        },
+      });
+    expect(goal(withPostRps(299), 'POST /monitors throughput').met).toBe(false);
+    expect(goal(withPostRps(300), 'POST /monitors throughput').met).toBe(true);
     expect(goal(makeResults({ checks: { ratio: 0.5 } }), 'worker vs').met).toBe(true);
     expect(goal(makeResults({ checks: { ratio: 0.49 } }), 'worker vs').met).toBe(false);
     expect(goal(makeResults({ scheduling: { latenessP99Ms: 999 } }), 'scheduling').met).toBe(true);
     expect(goal(makeResults({ scheduling: { latenessP99Ms: 1000 } }), 'scheduling').met).toBe(false);
     expect(goal(makeResults({ scheduling: { missed: 1 } }), 'missed').met).toBe(false);
     expect(goal(makeResults({ scheduling: { duplicated: 1 } }), 'missed').met).toBe(false);
-    expect(goal(makeResults({ pings: { rps: 4999 } }), 'ping').met).toBe(false);
-    expect(goal(makeResults({ pings: { ratio: 0.55 } }), 'ping receiver vs').met).toBe(true);
-    expect(goal(makeResults({ pings: { ratio: 0.549 } }), 'ping receiver vs').met).toBe(false);
-    expect(goal(makeResults({ list: { ratio: 0.1 } }), 'GET /monitors?').met).toBe(true);
-    expect(goal(makeResults({ list: { ratio: 0.099 } }), 'GET /monitors?').met).toBe(false);
+    expect(goal(makeResults({ pings: { rps: 4999 } }), 'ping receiver throughput').met).toBe(false);
     const page = makeResults().statusPage;
     expect(goal(makeResults({ statusPage: { json: { ...page.json, p99Ms: 49 } } }), 'status page').met).toBe(true);
     expect(goal(makeResults({ statusPage: { json: { ...page.json, p99Ms: 50 } } }), 'status page').met).toBe(false);

@@ -6,14 +6,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import { sampleScoped, scopedCpuPerUnit, type ScopedSources } from '../lib/cost.js';
 
 export interface ApiScenarioResult {
   name: string;
   rps: number;
   p50Ms: number;
   p99Ms: number;
-  /** rps / baseline rps. */
+  /** rps / baseline rps: moves with whatever else the machine runs. */
   ratio: number;
+  /**
+   * CPU µs per request (issue 33): the serving process (the API, or the baseline's own), the PostgreSQL backends of
+   * the bench's database, and the Redis server; absent in results written before it.
+   */
+  cpuUsPerRequest?: { process: number; postgres: number; redis: number; total: number };
+  /**
+   * Bare Express's CPU per request over the scenario's (all three sides): how close to bare Express a request is in
+   * work done, which contention hardly moves (absent in results written before it).
+   */
+  efficiency?: number;
   requests: number;
   /** Non-2xx answers and socket errors: anything above 1% fails the bench. */
   bad: number;
@@ -34,20 +45,28 @@ export interface ApiScenarioInput {
   durationSeconds: number;
   warmupSeconds: number;
   connections: number;
+  /** Whose CPU a request costs: the API's and the baseline's processes, the database's backends, Redis. */
+  cpu: { apiPid: number; baselinePid: number; backends: ScopedSources['backends']; redisPid: number | null };
 }
 
 type Options = Parameters<typeof autocannon>[0];
 
-/** A warm-up run, then the measured one: req/s, p50 and p99 latency, requests, and the bad answers among them. */
-export async function measure(opts: Options, warmupSeconds: number, durationSeconds: number) {
+/**
+ * A warm-up run, then the measured one: req/s, p50 and p99 latency, requests, and the bad answers among them; with
+ * `cpu`, the CPU a request cost over the measured run.
+ */
+export async function measure(opts: Options, warmupSeconds: number, durationSeconds: number, cpu?: ScopedSources) {
   if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
+  const before = cpu ? await sampleScoped(cpu) : null;
   const r = await autocannon({ ...opts, duration: durationSeconds });
+  const after = cpu ? await sampleScoped(cpu) : null;
   return {
     rps: r.requests.average,
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     requests: r.requests.total,
     bad: r.non2xx + r.errors + r.timeouts,
+    ...(before && after ? { cpuUsPerRequest: scopedCpuPerUnit(before, after, r.requests.total) } : {}),
   };
 }
 
@@ -123,19 +142,29 @@ export async function runApiScenarios(
   ];
 
   const baselineOpts: Options = { ...common, url: input.baselineUrl };
-  const before = await measure(baselineOpts, input.warmupSeconds, input.durationSeconds);
+  const baselineCpu: ScopedSources = { pid: input.cpu.baselinePid, backends: null, redisPid: null };
+  const apiCpu: ScopedSources = { pid: input.cpu.apiPid, backends: input.cpu.backends, redisPid: input.cpu.redisPid };
+  const before = await measure(baselineOpts, input.warmupSeconds, input.durationSeconds, baselineCpu);
   log(`baseline (bare Express 5): ${Math.round(before.rps)} req/s`);
   const measured: Array<Omit<ApiScenarioResult, 'ratio'>> = [];
   for (const [name, opts] of scenarios) {
     // Right after the unfiltered list, the filtered one runs the same code warm: a second of warm-up is plenty (and
     // keeps a quick run within its time).
     const warmup = name === FILTERED_LIST_SCENARIO ? Math.min(1, input.warmupSeconds) : input.warmupSeconds;
-    const r = await measure(opts, warmup, input.durationSeconds);
-    log(`${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.bad ? `, ${r.bad} errors` : ''}`);
+    const r = await measure(opts, warmup, input.durationSeconds, apiCpu);
+    const c = r.cpuUsPerRequest!;
+    log(
+      `${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.bad ? `, ${r.bad} errors` : ''}; ` +
+        `CPU µs a request: API ${c.process} + PostgreSQL ${c.postgres} + Redis ${c.redis} = ${c.total}`,
+    );
     measured.push({ name, ...r });
   }
-  const after = await measure(baselineOpts, 0, input.durationSeconds);
+  const after = await measure(baselineOpts, 0, input.durationSeconds, baselineCpu);
   log(`baseline again: ${Math.round(after.rps)} req/s`);
+  // Bare Express's CPU per request, both runs together (weighted by their requests).
+  const baselineUs =
+    (before.cpuUsPerRequest!.total * before.requests + after.cpuUsPerRequest!.total * after.requests) /
+    Math.max(1, before.requests + after.requests);
   // The machine is shared with PostgreSQL and Redis: the baseline's mean of both runs is what the others compare to.
   const baselineRps = (before.rps + after.rps) / 2;
   const baseline: ApiScenarioResult = {
@@ -146,6 +175,19 @@ export async function runApiScenarios(
     requests: before.requests + after.requests,
     bad: before.bad + after.bad,
     ratio: 1,
+    cpuUsPerRequest: {
+      process: Math.round(baselineUs * 10) / 10,
+      postgres: 0,
+      redis: 0,
+      total: Math.round(baselineUs * 10) / 10,
+    },
+    efficiency: 1,
   };
-  return { baselineRps, scenarios: [baseline, ...measured.map((m) => ({ ...m, ratio: m.rps / baselineRps }))] };
+  return {
+    baselineRps,
+    scenarios: [
+      baseline,
+      ...measured.map((m) => ({ ...m, ratio: m.rps / baselineRps, efficiency: baselineUs / m.cpuUsPerRequest!.total })),
+    ],
+  };
 }
