@@ -276,6 +276,9 @@ try {
     children.push(api.child);
     // The API brings Redis's schedules in line with 10,000 enabled monitors as it starts: measured after, not during.
     await api.child.waitFor(/schedules reconciled/, 600_000);
+    // Bare Express beside it: the efficiency's baseline (issue 33).
+    const consoleBaseline = await startHelper('express-baseline', 'express-baseline.ts');
+    children.push(consoleBaseline.child);
     const consolePages = await runConsolePages(
       {
         prisma,
@@ -287,6 +290,9 @@ try {
         connections: [1, 4],
         durationSeconds: sizes.apiSeconds,
         warmupSeconds: sizes.warmupSeconds,
+        baseline: { url: `http://127.0.0.1:${consoleBaseline.port}/`, pid: consoleBaseline.child.pid },
+        backends: databaseBackends(prisma),
+        redisPid: await redisServerPid(urls.redisUrl),
       },
       log,
     );

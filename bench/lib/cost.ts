@@ -61,7 +61,7 @@ interface MachineTicks {
 }
 
 /** Null where /proc/stat cannot be read (not Linux). */
-function machineTicks(): MachineTicks | null {
+export function machineTicks(): MachineTicks | null {
   let line: string | undefined;
   try {
     line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];

@@ -120,7 +120,11 @@ export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv)
   };
 }
 
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+/**
+ * `node --import tsx <file>`: one process, so that its PID is the server's (the CPU per request of the baseline is
+ * read from it; tsx's CLI would put a wrapper process in front).
+ */
+const TSX_IMPORT = ['--import', 'tsx'];
 
 /** A helper server from bench/servers, run through tsx; it prints `listening <port>` when ready. */
 export async function startHelper(
@@ -128,7 +132,7 @@ export async function startHelper(
   file: string,
   env: Record<string, string> = {},
 ): Promise<{ child: Child; port: number }> {
-  const child = spawnChild(name, [TSX, join(ROOT, 'bench/servers', file)], { ...process.env, ...env });
+  const child = spawnChild(name, [...TSX_IMPORT, join(ROOT, 'bench/servers', file)], { ...process.env, ...env });
   const line = await child.waitFor(/listening (\d+)/, 30_000);
   return { child, port: Number(/(\d+)/.exec(line)![1]) };
 }

@@ -10,7 +10,7 @@
  * Each page's weight: its HTML and every asset it links, in bytes as sent gzipped, summed.
  */
 import type { PrismaClient } from '@statusvane/shared';
-import { sampleCpu, type CostSources } from '../lib/cost.js';
+import { machineTicks as machineTicksNow, sampleScoped, scopedCpuPerUnit, type ScopedSources } from '../lib/cost.js';
 import { createMonitorsBulk, seedWorkspace } from '../lib/seed.js';
 import { measure } from './api.js';
 import { addMember, createUser } from '../../apps/api/src/admin/admin-commands.js';
@@ -19,6 +19,8 @@ import { ensureResultPartitions } from '../../apps/worker/src/result-partitions.
 
 /** The goals of issue 27, in ms (p99 on the server) and bytes (a page and its assets, gzipped). */
 export const CONSOLE_GOALS = { listP99Ms: 100, monitorP99Ms: 150, pageBytes: 150 * 1024 } as const;
+/** Issue 33: the monitors page (4 at once) at 15% or more of bare Express's CPU efficiency, in percent. */
+export const CONSOLE_EFFICIENCY_GOAL_PERCENT = 15;
 
 /** The measured monitor's regions (its chart: p50 and p95 of each); every other monitor is checked from the first. */
 export const CONSOLE_REGIONS = ['eu-west', 'us-east', 'ap-south'] as const;
@@ -34,6 +36,13 @@ export interface ConsolePageFigures {
   bad: number;
   /** The API process's CPU time per page (user and system, from /proc): what a page costs whatever else runs. */
   apiCpuMsPerPage: number;
+  /**
+   * CPU µs per page: the API process, the PostgreSQL backends of the bench's database and the Redis server (issue 33);
+   * absent in results written before it.
+   */
+  cpuUsPerPage?: { process: number; postgres: number; redis: number; total: number };
+  /** Bare Express's CPU per request (same connections) over the page's: issue 33's efficiency (absent before it). */
+  efficiency?: number;
   /** How busy the machine's cores were meanwhile (all of its processes), in percent. */
   machineBusyPercent: number | null;
 }
@@ -267,6 +276,11 @@ export async function runConsolePages(
     connections: number[];
     durationSeconds: number;
     warmupSeconds: number;
+    /** Bare Express (bench/servers/express-baseline.ts): the efficiency's baseline, measured at each connections. */
+    baseline: { url: string; pid: number };
+    /** Whose CPU a page costs besides the API: the database's backends and Redis (bench/lib/cost.ts). */
+    backends: ScopedSources['backends'];
+    redisPid: number | null;
   },
   log: (msg: string) => void,
 ): Promise<ConsolePagesResult> {
@@ -282,9 +296,16 @@ export async function runConsolePages(
     { name: "a monitor's page (90 days)", path: `${monitor}?range=90d` },
   ];
   const pages: ConsolePageFigures[] = [];
-  // The API process alone (PostgreSQL and Redis serve every engineer's tests on a shared machine).
-  const cpuOf: CostSources = { workerPids: [input.apiPid], postmasterPid: null, redisPid: null };
-  for (const connections of input.connections)
+  const cpuOf: ScopedSources = { pid: input.apiPid, backends: input.backends, redisPid: input.redisPid };
+  for (const connections of input.connections) {
+    const baselineOpts = { url: input.baseline.url, connections, pipelining: 1, timeout: 10 };
+    const base = await measure(baselineOpts, input.warmupSeconds, input.durationSeconds, {
+      pid: input.baseline.pid,
+      backends: null,
+      redisPid: null,
+    });
+    const baselineUs = base.cpuUsPerRequest!.total;
+    log(`bare Express, ${connections} at once: ${Math.round(base.rps)} req/s, CPU ${baselineUs} µs a request`);
     for (const c of cases) {
       const opts = {
         url: `${input.apiUrl}${c.path}`,
@@ -295,23 +316,28 @@ export async function runConsolePages(
       };
       // The warm-up on its own, so that the CPU time read around the measured run is that run's.
       await measure(opts, 0, input.warmupSeconds);
-      const before = sampleCpu(cpuOf);
+      const before = await sampleScoped(cpuOf);
+      const machineBefore = machineTicksNow();
       const m = await measure(opts, 0, input.durationSeconds);
-      const after = sampleCpu(cpuOf);
-      const apiCpuMsPerPage = Math.round(((after.workerMs - before.workerMs) / Math.max(1, m.requests)) * 10) / 10;
+      const machineAfter = machineTicksNow();
+      const after = await sampleScoped(cpuOf);
+      const cpuUsPerPage = scopedCpuPerUnit(before, after, Math.max(1, m.requests));
+      const apiCpuMsPerPage = Math.round(cpuUsPerPage.process / 100) / 10;
+      const efficiency = Math.round((baselineUs / cpuUsPerPage.total) * 1000) / 1000;
       const machineBusyPercent =
-        before.machine && after.machine
+        machineBefore && machineAfter
           ? Math.round(
-              ((after.machine.busy - before.machine.busy) / Math.max(1, after.machine.total - before.machine.total)) *
-                100,
+              ((machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total)) * 100,
             )
           : null;
-      pages.push({ ...c, connections, ...m, apiCpuMsPerPage, machineBusyPercent });
+      pages.push({ ...c, connections, ...m, apiCpuMsPerPage, cpuUsPerPage, efficiency, machineBusyPercent });
       log(
         `${c.name}, ${connections} at once: ${Math.round(m.rps)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, ` +
-          `API CPU ${apiCpuMsPerPage} ms a page, machine ${machineBusyPercent ?? '?'}% busy`,
+          `CPU µs a page: API ${cpuUsPerPage.process} + PostgreSQL ${cpuUsPerPage.postgres} + Redis ${cpuUsPerPage.redis}, ` +
+          `efficiency ${(efficiency * 100).toFixed(1)}%, machine ${machineBusyPercent ?? '?'}% busy`,
       );
     }
+  }
   const weights = [
     await weigh(input.apiUrl, 'monitors page', list, cookie),
     await weigh(input.apiUrl, "a monitor's page (90 days)", `${monitor}?range=90d`, cookie),
@@ -331,6 +357,15 @@ export async function runConsolePages(
       limit: CONSOLE_GOALS.pageBytes,
     })),
   ].map((g) => ({ ...g, met: g.value < g.limit }));
+  // Issue 33: at least, not under.
+  const listAtFour = pages.find((p) => p.name === 'monitors page' && p.connections === Math.max(...input.connections));
+  const efficiencyPercent = Math.round((listAtFour?.efficiency ?? 0) * 1000) / 10;
+  goals.push({
+    goal: `monitors page CPU efficiency vs bare Express, ${listAtFour?.connections} at once (%, at least)`,
+    value: efficiencyPercent,
+    limit: CONSOLE_EFFICIENCY_GOAL_PERCENT,
+    met: efficiencyPercent >= CONSOLE_EFFICIENCY_GOAL_PERCENT,
+  });
   return {
     monitors: input.monitors,
     days: input.days,
