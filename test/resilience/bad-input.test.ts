@@ -1174,10 +1174,9 @@ describe('bad input at scale', () => {
 
     // Only what this run creates and deletes (the earlier suites judge with the same counters).
     Object.assign(created, { monitors: 0, maintenance: 0, statusPages: 0 });
-    const started = Date.now();
+    // No wall-clock limit here (the suite's timeout bounds it): how fast the API answers is the bench's to measure.
     const failures = await runAll(reqs, (req, res) => judge(req, res, ops));
     expectNoFailures('bad-input fuzz', failures);
-    expect(Date.now() - started).toBeLessThan(90_000);
 
     // No partial writes: every monitor has its component and its schedulers, every creation answered 201 is there
     // and nothing else, no safe-retry claim is left in flight or kept for a failure.
@@ -1879,10 +1878,8 @@ describe('bad input to the public routes (no token)', () => {
     expect(reqs.some((r) => r.aim?.rightPassword)).toBe(true);
 
     const before = await publicState();
-    const started = Date.now();
     const failures = await runAll(reqs, judgePublic, PUBLIC_TIMEOUT_MS);
     expectNoFailures('public-routes fuzz', failures);
-    expect(Date.now() - started).toBeLessThan(120_000);
 
     // Only the pings that were answered 200 changed anything: their monitors' lastPingAt / lastPingFailAt (and
     // run in progress), and their log.

@@ -132,6 +132,8 @@ const isYaml = (req: Request) => typeof req.is(YAML_TYPES) === 'string';
  * others refuse it unread.
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
+  // No body sent (most requests: GETs): nothing to read. jsonBodyRule still requires one where an operation takes it.
+  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0') return next();
   if (isYaml(req) || res.locals[LARGE_BODY] === true) return next();
   parseJson(req, res, (err?: unknown) => (err ? next(err) : checkParsed(req, next)));
 };
