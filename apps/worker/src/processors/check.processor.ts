@@ -50,6 +50,17 @@ export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, l
       ? await measureCheck(metrics, deps, { region: payload.region, slot, firstAttempt: job.attemptsMade === 0 }, run)
       : await run(deps);
     lag?.finished({ checked: 'result' in outcome, missedSlots: 'result' in outcome ? outcome.missedSlots : 0 });
-    return outcome;
+    return withSummaryForRedis(outcome);
   };
+}
+
+/**
+ * The outcome, whose JSON (what BullMQ sends to Redis as the job's return value, and Redis copies into the queue's
+ * event stream) is a summary: BullMQ serialises a return value twice a job, and the whole outcome (timings,
+ * certificate, counters) is in PostgreSQL already. The worker's own `completed` listeners still get the object itself.
+ */
+export function withSummaryForRedis(outcome: CheckOutcome): CheckOutcome {
+  const summary =
+    'skipped' in outcome ? { skipped: outcome.skipped } : { outcome: outcome.result.outcome, stored: outcome.stored };
+  return Object.defineProperty(outcome, 'toJSON', { value: () => summary });
 }

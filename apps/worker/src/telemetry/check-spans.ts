@@ -14,6 +14,8 @@ export function traceCheck(
   job: { monitorId: string; region: string; slot: Date },
   run: (span: TraceSpan | null) => Promise<CheckOutcome>,
 ): Promise<CheckOutcome> {
+  // Without tracing, nothing to describe: no attributes formatted for a span that is never made.
+  if (!tracing) return run(null);
   const startedAt = Date.now();
   return inSpan(
     tracing,
@@ -27,7 +29,7 @@ export function traceCheck(
     },
     async (span) => {
       const outcome = await run(span);
-      if (span && tracing) describeOutcome(tracing, span, job.monitorId, outcome, startedAt);
+      if (span) describeOutcome(tracing, span, job.monitorId, outcome, startedAt);
       return outcome;
     },
   );

@@ -9,6 +9,7 @@
  * - No global registration (no context manager, no global provider): spans are parented explicitly, so a process (or
  *   a test) can start and stop tracing without touching anything else that uses @opentelemetry/api.
  */
+import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Span, SpanContext, Tracer } from '@opentelemetry/api';
@@ -110,6 +111,22 @@ export function traceParentOf(span: Span | null): TraceParent {
     const flags = (sc.traceFlags & 1).toString(16).padStart(2, '0');
     return { header: `00-${sc.traceId}-${sc.spanId}-${flags}`, traceId: sc.traceId };
   }
-  const traceId = randomBytes(16).toString('hex');
-  return { header: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, traceId };
+  const traceId = randomHex(16);
+  return { header: `00-${traceId}-${randomHex(8)}-01`, traceId };
+}
+
+/**
+ * Random bytes as hex, cut from a pool filled RANDOM_POOL_BYTES at a time: every http check without a span of its own
+ * sends a fresh traceparent, and two `randomBytes` calls a check (each a call into OpenSSL) cost more than the hex.
+ */
+const RANDOM_POOL_BYTES = 4096;
+let randomPool = Buffer.alloc(0);
+let randomPoolAt = 0;
+function randomHex(bytes: number): string {
+  if (randomPoolAt + bytes > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomPoolAt = 0;
+  }
+  randomPoolAt += bytes;
+  return randomPool.toString('hex', randomPoolAt - bytes, randomPoolAt);
 }
