@@ -490,6 +490,24 @@ describe('scheduling', () => {
     expect((await schedulers()).get(schedulerId(created.body.data.id, 'local'))?.every).toBe(60_000);
   });
 
+  it('a create writes its schedulers once: after the commit it only reads them back', async () => {
+    const { createApp } = await import('../apps/api/src/app.js');
+    const real = h.deps.scheduler;
+    const writes: string[] = [];
+    const counted = Object.create(real) as typeof real;
+    counted.schedule = async (m) => {
+      writes.push(m.id);
+      return real.schedule(m);
+    };
+    const res = await request(createApp({ ...h.deps, scheduler: counted }))
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ intervalSeconds: 300 }));
+    expect(res.status).toBe(201);
+    expect(writes).toEqual([res.body.data.id]);
+    expect((await schedulers()).get(schedulerId(res.body.data.id, 'local'))?.every).toBe(300_000);
+  });
+
   it('writes nothing when Redis is unreachable (503)', async () => {
     const down = makeHarness({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {

@@ -1,4 +1,11 @@
-import { followCommittedSchedule, type CheckScheduler, type Logger, type PrismaClient } from '@statusvane/shared';
+import {
+  confirmNewSchedule,
+  followCommittedSchedule,
+  type CheckScheduler,
+  type Logger,
+  type PrismaClient,
+  type SchedulableMonitor,
+} from '@statusvane/shared';
 import { logFailure } from '../best-effort.js';
 
 /** What brings the schedulers back in line when Redis failed after a committed monitor write. */
@@ -15,6 +22,20 @@ export function followSchedule(
 ): Promise<void> {
   return followCommittedSchedule(deps.scheduler, deps.prisma, monitorId).catch(
     logFailure(deps.logger, `${after}; schedules not confirmed`, { monitorId }, SCHEDULES_RECONCILED),
+  );
+}
+
+/**
+ * followSchedule for a monitor just created: its schedulers are read, and written again only if one is missing
+ * (confirmNewSchedule says why that is enough). A Redis failure is logged, as followSchedule's.
+ */
+export function confirmSchedule(
+  deps: { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger },
+  monitor: SchedulableMonitor,
+  after: string,
+): Promise<void> {
+  return confirmNewSchedule(deps.scheduler, deps.prisma, monitor).catch(
+    logFailure(deps.logger, `${after}; schedules not confirmed`, { monitorId: monitor.id }, SCHEDULES_RECONCILED),
   );
 }
 
