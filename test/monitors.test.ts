@@ -29,6 +29,39 @@ const issuePaths = (res: request.Response) =>
   (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
 
 describe('POST /monitors', () => {
+  it('answers the monitor as a read of it does, every optional field set (the create is one raw statement)', async () => {
+    const res = await post(
+      makeMonitorInput({
+        method: 'POST',
+        headers: { 'X-Trace': 'on' },
+        body: '{"ping":true}',
+        expectedStatusCodes: [200, 204],
+        keyword: 'ok',
+        degradedAfterMs: 800,
+        latencyThresholdMs: 1500,
+        jsonAssertion: { path: 'status', operator: 'eq', value: 'ok' },
+        contentType: 'application/json',
+        environment: 'staging',
+        metadata: { team: 'payments', tier: 'gold' },
+        slaTarget: 99.95,
+        regions: ['local'],
+        quorum: 1,
+        certificateExpiryDays: 14,
+        sendTraceparent: false,
+      }),
+    );
+    expect([res.status, res.body.error]).toEqual([201, undefined]);
+    const read = await request(h.app).get(`/api/v1/monitors/${res.body.data.id}`).set(bearer(tokens.member));
+    expect(read.body.data).toEqual(res.body.data);
+    expect(res.body.data).toMatchObject({
+      method: 'POST',
+      expectedStatusCodes: [200, 204],
+      metadata: { team: 'payments', tier: 'gold' },
+      slaTarget: 99.95,
+      sendTraceparent: false,
+    });
+  });
+
   it('creates an http monitor with the defaults and its component', async () => {
     const res = await post(makeMonitorInput());
     expect(res.status).toBe(201);

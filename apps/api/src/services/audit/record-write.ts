@@ -169,7 +169,7 @@ interface AuditedWrite {
 export function auditInsert(ctx: WriteContext, event: AuditedWrite): Prisma.Sql {
   const changes = event.changes && Object.keys(event.changes).length ? event.changes : undefined;
   // Raw SQL, not auditEvent.create: every write records one, and the ORM's compiled create (returning the row, which
-  // no caller reads) costs several times this statement's CPU (docs/benchmarks.md, "POST /monitors").
+  // no caller reads) costs several times this statement's CPU.
   return Prisma.sql`
     INSERT INTO audit_events (id, "workspaceId", at, "actorType", "actorId", "actorName", "actorClientId", action,
       "resourceType", "resourceId", changes)

@@ -12,10 +12,11 @@ import {
 import { assertCan } from '../auth/permissions.js';
 import { writeLast, type ServiceContext } from '../context.js';
 import { auditInsert, changesBetween } from '../audit/record-write.js';
-import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
-import { checkNow, confirmSchedule } from './monitor-schedule.js';
+import { insertMonitorWithComponent } from './monitor-insert.js';
+import { checkNow, followSchedule } from './monitor-schedule.js';
 import { lockSecrets } from './monitor-secrets.js';
 
 export interface MonitorServiceDeps {
@@ -48,14 +49,9 @@ export async function createMonitor(
 
   const { record, created } = await deps.prisma.$transaction(async (tx) => {
     await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
-    // Raw SQL: the ORM's create compiles a query and reads the row back, for an id this can choose itself.
-    const componentId = randomUUID();
-    await tx.$executeRaw`
-      INSERT INTO components (id, "workspaceId", name, "createdAt")
-      VALUES (${componentId}::uuid, ${ctx.workspace.id}::uuid, ${m.name}, ${new Date()})`;
-    const data = monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId }, m);
+    const data = monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: randomUUID() }, m);
     await lockSecrets(tx, ctx.workspace.id, (data.secretRefs ?? []) as string[]);
-    const created = await tx.monitor.create({ data, select: monitorRecordSelect });
+    const created = await insertMonitorWithComponent(tx, data);
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
       checkRegions: deps.config.checkRegions,
@@ -85,6 +81,6 @@ export async function createMonitor(
   // (in the transaction) and the reconciler has it in a round. The immediate first check is queued only after the
   // commit: queued earlier, a fast worker could read the monitor before it exists and skip it; should Redis fail, the
   // first scheduled slot still comes.
-  await Promise.all([confirmSchedule(deps, created, 'monitor created'), checkNow(deps, record, 'monitor created')]);
+  await Promise.all([followSchedule(deps, created, 'monitor created'), checkNow(deps, record, 'monitor created')]);
   return record;
 }

@@ -11,31 +11,20 @@ import { logFailure } from '../best-effort.js';
 /** What brings the schedulers back in line when Redis failed after a committed monitor write. */
 export const SCHEDULES_RECONCILED = 'housekeeping reconciles the schedules with the database within a round';
 
-/**
- * After the commit of a monitor write (`after`: 'monitor created' ...): its schedulers once more from the committed
- * row (followCommittedSchedule says why). A Redis failure is logged; SCHEDULES_RECONCILED.
- */
-export function followSchedule(
-  deps: { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger },
-  monitorId: string,
-  after: string,
-): Promise<void> {
-  return followCommittedSchedule(deps.scheduler, deps.prisma, monitorId).catch(
-    logFailure(deps.logger, `${after}; schedules not confirmed`, { monitorId }, SCHEDULES_RECONCILED),
-  );
-}
+type ScheduleDeps = { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger };
 
 /**
- * followSchedule for a monitor just created: its schedulers are read, and written again only if one is missing
- * (confirmNewSchedule says why that is enough). A Redis failure is logged, as followSchedule's.
+ * After the commit of a monitor write (`after`: 'monitor deleted' ...): its schedulers once more from the committed
+ * row (followCommittedSchedule says why); given the new row of a create, only read back and written again if one is
+ * missing (confirmNewSchedule says why that is enough). A Redis failure is logged; SCHEDULES_RECONCILED.
  */
-export function confirmSchedule(
-  deps: { prisma: PrismaClient; scheduler: CheckScheduler; logger: Logger },
-  monitor: SchedulableMonitor,
-  after: string,
-): Promise<void> {
-  return confirmNewSchedule(deps.scheduler, deps.prisma, monitor).catch(
-    logFailure(deps.logger, `${after}; schedules not confirmed`, { monitorId: monitor.id }, SCHEDULES_RECONCILED),
+export function followSchedule(deps: ScheduleDeps, monitor: string | SchedulableMonitor, after: string): Promise<void> {
+  const [monitorId, follow] =
+    typeof monitor === 'string'
+      ? [monitor, followCommittedSchedule(deps.scheduler, deps.prisma, monitor)]
+      : [monitor.id, confirmNewSchedule(deps.scheduler, deps.prisma, monitor)];
+  return follow.catch(
+    logFailure(deps.logger, `${after}; schedules not confirmed`, { monitorId }, SCHEDULES_RECONCILED),
   );
 }
 
