@@ -29,6 +29,39 @@ const issuePaths = (res: request.Response) =>
   (res.body.error?.details?.issues ?? []).map((i: { path: string }) => i.path).sort();
 
 describe('POST /monitors', () => {
+  it('answers the monitor as a read of it does, every optional field set (the create is one raw statement)', async () => {
+    const res = await post(
+      makeMonitorInput({
+        method: 'POST',
+        headers: { 'X-Trace': 'on' },
+        body: '{"ping":true}',
+        expectedStatusCodes: [200, 204],
+        keyword: 'ok',
+        degradedAfterMs: 800,
+        latencyThresholdMs: 1500,
+        jsonAssertion: { path: 'status', operator: 'eq', value: 'ok' },
+        contentType: 'application/json',
+        environment: 'staging',
+        metadata: { team: 'payments', tier: 'gold' },
+        slaTarget: 99.95,
+        regions: ['local'],
+        quorum: 1,
+        certificateExpiryDays: 14,
+        sendTraceparent: false,
+      }),
+    );
+    expect([res.status, res.body.error]).toEqual([201, undefined]);
+    const read = await request(h.app).get(`/api/v1/monitors/${res.body.data.id}`).set(bearer(tokens.member));
+    expect(read.body.data).toEqual(res.body.data);
+    expect(res.body.data).toMatchObject({
+      method: 'POST',
+      expectedStatusCodes: [200, 204],
+      metadata: { team: 'payments', tier: 'gold' },
+      slaTarget: 99.95,
+      sendTraceparent: false,
+    });
+  });
+
   it('creates an http monitor with the defaults and its component', async () => {
     const res = await post(makeMonitorInput());
     expect(res.status).toBe(201);
@@ -488,6 +521,24 @@ describe('scheduling', () => {
       .send(makeMonitorInput());
     expect(created.status).toBe(201);
     expect((await schedulers()).get(schedulerId(created.body.data.id, 'local'))?.every).toBe(60_000);
+  });
+
+  it('a create writes its schedulers once: after the commit it only reads them back', async () => {
+    const { createApp } = await import('../apps/api/src/app.js');
+    const real = h.deps.scheduler;
+    const writes: string[] = [];
+    const counted = Object.create(real) as typeof real;
+    counted.schedule = async (m) => {
+      writes.push(m.id);
+      return real.schedule(m);
+    };
+    const res = await request(createApp({ ...h.deps, scheduler: counted }))
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ intervalSeconds: 300 }));
+    expect(res.status).toBe(201);
+    expect(writes).toEqual([res.body.data.id]);
+    expect((await schedulers()).get(schedulerId(res.body.data.id, 'local'))?.every).toBe(300_000);
   });
 
   it('writes nothing when Redis is unreachable (503)', async () => {

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { ConflictError, ValidationError, sha256Hex, type PrismaClient } from '@statusvane/shared';
+import {
+  ConflictError,
+  Prisma,
+  ValidationError,
+  sha256Hex,
+  writeTogether,
+  type PrismaClient,
+} from '@statusvane/shared';
 import type { InTransaction } from '../services/context.js';
 import { ctxOf } from './auth.js';
 
@@ -108,15 +115,20 @@ export function storeAnswerInTransaction(
 ): InTransaction | undefined {
   const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
   if (!held) return undefined;
-  return async (tx, result, replay = result) => {
+  return async (tx, result, replay = result, alongside = []) => {
     // The bytes the client gets, kept as one JSON string (jsonb would reorder an object's keys): a replay repeats
     // them exactly, and mountRoutes sends these very bytes the first time (storedAnswer). A service that shows a
     // secret once stores its answer without it (`replay`), and only the first answer carries it.
     const text = JSON.stringify(toBody(result));
-    const { count } = await tx.idempotencyRecord.updateMany({
-      where: { id: held.id, createdAt: held.createdAt, responseStatus: null },
-      data: { responseStatus: status, responseBody: replay === result ? text : JSON.stringify(toBody(replay)) },
-    });
+    // Raw SQL (as the claim's insert): on every idempotent write, and the ORM's compiled update cost several times it.
+    // The body is a JSON string in jsonb, hence the second JSON.stringify.
+    const body = replay === result ? text : JSON.stringify(toBody(replay));
+    const [count] = await writeTogether(tx, [
+      Prisma.sql`
+        UPDATE idempotency_records SET "responseStatus" = ${status}, "responseBody" = ${JSON.stringify(body)}::jsonb
+         WHERE id = ${held.id}::uuid AND "createdAt" = ${held.createdAt} AND "responseStatus" IS NULL`,
+      ...alongside,
+    ]);
     if (count !== 1) {
       res.setHeader('Retry-After', '1');
       throw new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
@@ -149,10 +161,13 @@ async function acquire(prisma: PrismaClient, now: () => Date, input: ClaimInput)
     const claimedAt = now();
     const id = randomUUID();
     // ON CONFLICT DO NOTHING: count tells atomically whether this request now owns the key.
-    const { count } = await prisma.idempotencyRecord.createMany({
-      data: [{ id, ...input, createdAt: claimedAt, expiresAt: new Date(claimedAt.getTime() + IDEMPOTENCY_TTL_MS) }],
-      skipDuplicates: true,
-    });
+    // Raw SQL: every idempotent request claims its key, and the ORM's compiled createMany cost several times this.
+    const count = await prisma.$executeRaw`
+      INSERT INTO idempotency_records (id, "workspaceId", principal, key, method, path, "requestHash", "createdAt",
+        "expiresAt")
+      VALUES (${id}::uuid, ${input.workspaceId}::uuid, ${input.principal}, ${input.key}, ${input.method}, ${input.path},
+        ${input.requestHash}, ${claimedAt}, ${new Date(claimedAt.getTime() + IDEMPOTENCY_TTL_MS)})
+      ON CONFLICT DO NOTHING`;
     if (count === 1) {
       if (Math.random() < PURGE_PROBABILITY) {
         // Fire and forget: cleaning up is a courtesy, never a reason to fail or slow the request.

@@ -1,4 +1,4 @@
-import type { Prisma } from '@statusvane/shared';
+import { writeTogether, type Prisma } from '@statusvane/shared';
 import type { IfMatch } from './audit/record-write.js';
 import type { RequestContext, UserContext } from './auth/context.js';
 
@@ -8,7 +8,27 @@ import type { RequestContext, UserContext } from './auth/context.js';
  * Throwing rolls the whole transaction back. `replay`, when given, is what a retry with the same key is answered
  * instead of `result` (a secret shown once is not stored: POST /tokens).
  */
-export type InTransaction = (tx: Prisma.TransactionClient, result: unknown, replay?: unknown) => Promise<void>;
+export type InTransaction = (
+  tx: Prisma.TransactionClient,
+  result: unknown,
+  replay?: unknown,
+  /** The service's own last writes, run in the same statement as the answer's (writeTogether): one round trip. */
+  alongside?: readonly Prisma.Sql[],
+) => Promise<void>;
+
+/**
+ * A service's last writes in its transaction (`statements`, which writeTogether runs as one) and, when the request
+ * holds an Idempotency-Key, the stored answer `result`: all in one round trip.
+ */
+export async function writeLast(
+  tx: Prisma.TransactionClient,
+  ctx: Pick<ServiceContext, 'inTransaction'>,
+  result: unknown,
+  statements: readonly Prisma.Sql[],
+): Promise<void> {
+  if (ctx.inTransaction) await ctx.inTransaction(tx, result, result, statements);
+  else await writeTogether(tx, statements);
+}
 
 /**
  * What every service verb gets as `ctx` (see services/README.md): who calls, in which workspace, with which role; the

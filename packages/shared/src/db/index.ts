@@ -7,3 +7,4 @@ export * from './rollups-batch.js';
 export * from './results.js';
 export * from './latency-histogram.js';
 export * from './console-sessions.js';
+export * from './write-together.js';

@@ -1,5 +1,5 @@
 import { redactSecrets } from '../crypto/redact.js';
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { EventType } from './types.js';
 
 type Tx = Prisma.TransactionClient;
@@ -24,7 +24,12 @@ export interface NewEvent {
  * audit changes are (docs/decisions.md, "Secrets in the event log"); the triggers' events carry none.
  */
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
-  await tx.$executeRaw`
+  await tx.$executeRaw(eventInsert(event));
+}
+
+/** recordEvent's statement, for writeTogether: the event written in the same round trip as other writes. */
+export function eventInsert(event: NewEvent): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO events (id, "workspaceId", type, subject, data, key)
     VALUES (gen_random_uuid(), ${event.workspaceId}::uuid, ${event.type}, ${event.subject},
       ${JSON.stringify(redactSecrets(event.data))}::jsonb, ${event.key ?? null})

@@ -226,6 +226,20 @@ export class CheckScheduler {
     return typeof s?.next === 'number' ? new Date(s.next) : null;
   }
 
+  /**
+   * Whether the monitor has its scheduler, at its interval, in each of its regions: a read (no write), so that the API
+   * can confirm a new monitor's schedule after the commit without writing it again (confirmNewSchedule).
+   */
+  async isScheduled(monitor: SchedulableMonitor): Promise<boolean> {
+    const every = monitor.intervalSeconds * 1000;
+    const found = await Promise.all(
+      this.regionsFor(monitor).map((region) =>
+        this.queues.get(region)!.getJobScheduler(schedulerId(monitor.id, region)),
+      ),
+    );
+    return found.every((s) => typeof s?.next === 'number' && s.every === every);
+  }
+
   /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
   async unschedule(monitorId: string): Promise<void> {
     await Promise.all(
@@ -373,6 +387,22 @@ export async function followCommittedSchedule(
 
 /** Redis writes in flight at once when many monitors are followed (config/apply's creates). */
 const FOLLOW_BATCH = 200;
+
+/**
+ * followCommittedSchedule for a monitor the caller has just created (and committed): its schedulers are read, and
+ * written again from the committed row only when one is missing. That is enough for a new monitor: its only writers
+ * are the creating transaction (before the commit), a reconciler pass that removed it as a stray (read before the
+ * commit) and later writes from the committed row. A removal that lands after this read is followed by that pass's
+ * own correction read, made after the commit, which puts the scheduler back (reconcileSchedules); one that landed
+ * before it is seen here. So the usual create costs one Redis read, not a transaction and a second upsert.
+ */
+export async function confirmNewSchedule(
+  scheduler: CheckScheduler,
+  prisma: PrismaClient,
+  monitor: SchedulableMonitor,
+): Promise<void> {
+  if (!(await scheduler.isScheduled(monitor))) await followCommittedSchedule(scheduler, prisma, monitor.id);
+}
 
 /**
  * followCommittedSchedule for many monitors in one transaction: their rows read under one share lock, then their

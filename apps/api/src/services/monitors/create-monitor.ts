@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import {
   maintenanceUntilByComponent,
-  recordEvent,
+  eventInsert,
   type CheckScheduler,
   type Config,
   type CreateMonitorInput,
@@ -9,11 +10,12 @@ import {
   type SsrfGuard,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
-import type { ServiceContext } from '../context.js';
-import { changesBetween, recordAuditEvent } from '../audit/record-write.js';
-import { monitorRecordSelect, monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { writeLast, type ServiceContext } from '../context.js';
+import { auditInsert, changesBetween } from '../audit/record-write.js';
+import { monitorSettings, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
 import { checkDependencies } from './monitor-dependencies.js';
 import { monitorCreateData } from './monitor-data.js';
+import { insertMonitorWithComponent } from './monitor-insert.js';
 import { checkNow, followSchedule } from './monitor-schedule.js';
 import { lockSecrets } from './monitor-secrets.js';
 
@@ -45,39 +47,40 @@ export async function createMonitor(
   const maintenanceUntil =
     (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
 
-  const record = await deps.prisma.$transaction(async (tx) => {
+  const { record, created } = await deps.prisma.$transaction(async (tx) => {
     await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
-    const component = await tx.component.create({ data: { workspaceId: ctx.workspace.id, name: m.name } });
-    const data = monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: component.id }, m);
+    const data = monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: randomUUID() }, m);
     await lockSecrets(tx, ctx.workspace.id, (data.secretRefs ?? []) as string[]);
-    const created = await tx.monitor.create({ data, select: monitorRecordSelect });
+    const created = await insertMonitorWithComponent(tx, data);
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
       checkRegions: deps.config.checkRegions,
       maintenanceUntil,
       now: ctx.now,
     });
-    await recordEvent(tx, {
-      workspaceId: ctx.workspace.id,
-      type: 'monitor.created',
-      subject: `monitors/${created.id}`,
-      data: { monitor: record },
-    });
-    await recordAuditEvent(tx, ctx, {
-      resourceType: 'monitor',
-      resourceId: created.id,
-      action: 'created',
-      changes: changesBetween(null, monitorSettings(created, deps.config)),
-    });
-    // Before Redis: a hook that refuses (an Idempotency-Key taken over by a retry) leaves no scheduler behind.
-    await ctx.inTransaction?.(tx, record);
+    // The event, the audit event and the stored answer in one round trip. Before Redis: a hook that refuses (an
+    // Idempotency-Key taken over by a retry) leaves no scheduler behind.
+    await writeLast(tx, ctx, record, [
+      eventInsert({
+        workspaceId: ctx.workspace.id,
+        type: 'monitor.created',
+        subject: `monitors/${created.id}`,
+        data: { monitor: record },
+      }),
+      auditInsert(ctx, {
+        resourceType: 'monitor',
+        resourceId: created.id,
+        action: 'created',
+        changes: changesBetween(null, monitorSettings(created, deps.config)),
+      }),
+    ]);
     await deps.scheduler.schedule(created);
-    return record;
+    return { record, created };
   });
-  // Should Redis fail right here, the monitor is scheduled (in the transaction) and the reconciler has it in a round.
-  await followSchedule(deps, record.id, 'monitor created');
-  // The immediate first check is queued only after the commit: queued earlier, a fast worker could read the
-  // monitor before it exists and skip it. Should Redis fail right here, the first scheduled slot still comes.
-  await checkNow(deps, record, 'monitor created');
+  // Both after the commit, side by side (one Redis round trip). Should Redis fail right here, the monitor is scheduled
+  // (in the transaction) and the reconciler has it in a round. The immediate first check is queued only after the
+  // commit: queued earlier, a fast worker could read the monitor before it exists and skip it; should Redis fail, the
+  // first scheduled slot still comes.
+  await Promise.all([followSchedule(deps, created, 'monitor created'), checkNow(deps, record, 'monitor created')]);
   return record;
 }
