@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { ARTIFACTS, axeViolations, resizeTo, serveToBrowser } from './support/browser.js';
+import { ARTIFACTS, axeViolations, resizeTo, screenshot, serveToBrowser } from './support/browser.js';
 import { makeHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -65,8 +65,7 @@ describe('the API reference in Chromium', () => {
               expect([path, width, colorScheme, serious]).toEqual([path, width, colorScheme, []]);
             }
             if (colorScheme === 'light' && path !== '/docs/reference')
-              await page.screenshot({
-                path: join(ARTIFACTS, `docs${path.replace(/[/?=]+/g, '-')}-${width}.png`),
+              await screenshot(page, join(ARTIFACTS, `docs${path.replace(/[/?=]+/g, '-')}-${width}.png`), {
                 fullPage: path === '/docs',
               });
           }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/admin/status-page-commands.js';
-import { ARTIFACTS, axeViolations, resizeTo, serveToBrowser } from './support/browser.js';
+import { ARTIFACTS, axeViolations, resizeTo, screenshot, serveToBrowser } from './support/browser.js';
 import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
 const MIN = 60_000;
@@ -234,7 +234,7 @@ describe('the public status page in Chromium', () => {
 
       expect(requests.every((u) => u.startsWith(origin))).toBe(true);
       expect(errors).toEqual([]);
-      await page.screenshot({ path: join(ARTIFACTS, 'status-page.png'), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, 'status-page.png'));
     } finally {
       await context.close();
     }
@@ -274,7 +274,7 @@ describe('the public status page in Chromium', () => {
         expect(today!.width).toBeGreaterThanOrEqual(2);
         expect(today!.x + today!.width).toBeLessThanOrEqual(card!.x + card!.width);
         expect(await page.locator('.legend').first().innerText()).toContain(`${days} days ago`);
-        await page.screenshot({ path: join(ARTIFACTS, file), fullPage: true });
+        await screenshot(page, join(ARTIFACTS, file));
 
         const violations = await axeViolations(page);
         expect([width, violations]).toEqual([width, []]);
@@ -366,7 +366,7 @@ describe('the public status page in Chromium', () => {
       const again = await page.goto(`${origin}/status/${p.slug}`);
       expect(again?.status()).toBe(200);
       expect(errors).toEqual([]);
-      await page.screenshot({ path: join(ARTIFACTS, 'status-page-protected.png'), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, 'status-page-protected.png'));
     } finally {
       await context.close();
     }
@@ -390,7 +390,7 @@ describe('the public status page in Chromium', () => {
             };
           });
           expect([scheme, width, layout.scroll, layout.brokenTimes]).toEqual([scheme, width, layout.client, 0]);
-          await page.screenshot({ path: join(ARTIFACTS, `status-page-${width}-${scheme}.png`), fullPage: true });
+          await screenshot(page, join(ARTIFACTS, `status-page-${width}-${scheme}.png`));
           expect([scheme, width, await axeViolations(page)]).toEqual([scheme, width, []]);
           expect(errors).toEqual([]);
         }
@@ -463,7 +463,7 @@ describe('the public status page in Chromium', () => {
       const field = (await page.locator('#sub-email').boundingBox())!;
       const error = (await page.locator('#sub-email-error').boundingBox())!;
       expect(error.y - (field.y + field.height)).toBeLessThan(40);
-      await page.screenshot({ path: join(ARTIFACTS, 'status-page-subscribe-error.png'), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, 'status-page-subscribe-error.png'));
       expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
     } finally {
       await context.close();
@@ -514,7 +514,7 @@ describe('the public status page in Chromium', () => {
                 expect([...at, times.every((t) => t.endsWith(' UTC'))]).toEqual([...at, true]);
                 continue;
               }
-              await page.screenshot({ path: join(ARTIFACTS, `status-${name}-${width}-${scheme}.png`), fullPage: true });
+              await screenshot(page, join(ARTIFACTS, `status-${name}-${width}-${scheme}.png`));
               expect([...at, await axeViolations(page)]).toEqual([...at, []]);
             }
           }

@@ -1,13 +1,12 @@
 // What the console's browser suites share: the console on a real port with Chromium, a visitor that records console
 // errors, and the check of a page at each width in one colour scheme (axe, no sideways scroll, a screenshot under
 // test-artifacts/console/, no console error).
-import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchChromium, resizeTo, type AxeViolation } from './browser.js';
+import { axeViolations, launchChromium, resizeTo, screenshot, type AxeViolation } from './browser.js';
 import { makeHarness } from './harness.js';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
@@ -83,8 +82,7 @@ export async function inspectConsolePage(
     try {
       expect([label, await seriousViolations(page)]).toEqual([label, []]);
       expect([label, await sidewaysScroll(page)]).toEqual([label, 0]);
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}-${scheme}.png`), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, `${name}-${width}-${scheme}.png`));
       expect([label, errors]).toEqual([label, []]);
     } catch (err) {
       failures.push(err as Error);
