@@ -53,7 +53,7 @@ async function sidewaysScroll(page: Page): Promise<number> {
 }
 
 /** The widths every console page is checked at: a laptop and a phone. */
-export const WIDTHS = [1280, 390] as const;
+const WIDTHS = [1280, 390] as const;
 /**
  * The width a scheme's context opens at, where a test clicks and types its way to the pages it checks: a laptop in
  * light, a phone in dark, so that each journey is made on a phone too.
