@@ -21,7 +21,14 @@ import {
   type Harness,
 } from './support/harness.js';
 import { launchChromium } from './support/browser.js';
-import { consoleVisitor, inspectConsolePage, signInThroughForm, type Scheme } from './support/console-browser.js';
+import {
+  consoleVisitor,
+  inspectConsolePage,
+  OPENING_WIDTH,
+  SCHEMES,
+  signInThroughForm,
+  type Scheme,
+} from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -238,47 +245,45 @@ describe('the monitors pages in Chromium', () => {
   }, 60_000);
 
   it('passes axe with no sideways scroll at 1280 and 390 px, light and dark, on each monitors page', async () => {
-    for (const scheme of ['light', 'dark'] as const) {
-      for (const width of [1280, 390]) {
-        const { context, page, errors } = await visitor(width, scheme);
-        try {
-          await signIn(page);
-          await inspect(page, errors, 'monitors-list', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${shop.id}`);
-          await page.waitForSelector('.chart.chart-drawn');
-          await inspect(page, errors, 'monitor', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${shop.id}/edit`);
-          await inspect(page, errors, 'monitor-edit', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/new?type=http`);
-          await page.fill('#f-name', '');
-          await page.fill('#f-target', 'ftp://nowhere');
-          await page.fill('#f-degradedAfterMs', '20000');
-          await page.click('button:has-text("Create monitor")');
-          await page.waitForSelector('.field-error');
-          await inspect(page, errors, 'monitor-new-errors', width, scheme);
-          // The api monitor's form: its steps, a step added with the button, then a 400 beside a step's field.
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}`);
-          expect(await page.locator('.step-summary li').count()).toBe(3);
-          await inspect(page, errors, 'monitor-api', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}/edit`);
-          await inspect(page, errors, 'monitor-api-edit', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/new?type=api`);
-          await page.fill('[name="steps.0.name"]', 'log in');
-          await page.fill('[name="steps.0.url"]', 'https://93.184.215.14/login');
-          await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: '+ Add step' }).click()]);
-          await page.waitForSelector('[name="steps.1.url"]');
-          expect(await page.inputValue('[name="steps.0.url"]')).toBe('https://93.184.215.14/login');
-          await page.fill('#f-name', 'Orders API flow 2');
-          await page.fill('[name="steps.1.name"]', 'read');
-          await page.fill('[name="steps.1.url"]', 'ftp://nowhere/{{token}}');
-          await page.getByRole('button', { name: 'Create monitor' }).click();
-          await page.waitForSelector('#f-steps-1-url-error');
-          await inspect(page, errors, 'monitor-api-new-errors', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/monitors/bulk?action=pause&id=${shop.id}`);
-          await inspect(page, errors, 'monitors-bulk-preview', width, scheme);
-        } finally {
-          await context.close();
-        }
+    for (const scheme of SCHEMES) {
+      const { context, page, errors } = await visitor(OPENING_WIDTH[scheme], scheme);
+      try {
+        await signIn(page);
+        await inspect(page, errors, 'monitors-list', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/${shop.id}`);
+        await page.waitForSelector('.chart.chart-drawn');
+        await inspect(page, errors, 'monitor', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/${shop.id}/edit`);
+        await inspect(page, errors, 'monitor-edit', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/new?type=http`);
+        await page.fill('#f-name', '');
+        await page.fill('#f-target', 'ftp://nowhere');
+        await page.fill('#f-degradedAfterMs', '20000');
+        await page.click('button:has-text("Create monitor")');
+        await page.waitForSelector('.field-error');
+        await inspect(page, errors, 'monitor-new-errors', scheme);
+        // The api monitor's form: its steps, a step added with the button, then a 400 beside a step's field.
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}`);
+        expect(await page.locator('.step-summary li').count()).toBe(3);
+        await inspect(page, errors, 'monitor-api', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/${flow.id}/edit`);
+        await inspect(page, errors, 'monitor-api-edit', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/new?type=api`);
+        await page.fill('[name="steps.0.name"]', 'log in');
+        await page.fill('[name="steps.0.url"]', 'https://93.184.215.14/login');
+        await Promise.all([page.waitForLoadState(), page.getByRole('button', { name: '+ Add step' }).click()]);
+        await page.waitForSelector('[name="steps.1.url"]');
+        expect(await page.inputValue('[name="steps.0.url"]')).toBe('https://93.184.215.14/login');
+        await page.fill('#f-name', 'Orders API flow 2');
+        await page.fill('[name="steps.1.name"]', 'read');
+        await page.fill('[name="steps.1.url"]', 'ftp://nowhere/{{token}}');
+        await page.getByRole('button', { name: 'Create monitor' }).click();
+        await page.waitForSelector('#f-steps-1-url-error');
+        await inspect(page, errors, 'monitor-api-new-errors', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/monitors/bulk?action=pause&id=${shop.id}`);
+        await inspect(page, errors, 'monitors-bulk-preview', scheme);
+      } finally {
+        await context.close();
       }
     }
   }, 300_000);

@@ -7,7 +7,14 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { bearer, makeUser, makeWorkspace, type Harness } from './support/harness.js';
-import { consoleInBrowser, consoleVisitor, inspectConsolePage, type Scheme } from './support/console-browser.js';
+import {
+  consoleInBrowser,
+  consoleVisitor,
+  inspectConsolePage,
+  OPENING_WIDTH,
+  SCHEMES,
+  type Scheme,
+} from './support/console-browser.js';
 import { setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -111,31 +118,29 @@ async function signIn(page: Page) {
 
 describe('the on-call pages in Chromium', () => {
   it('passes axe with no sideways scroll at 1280 and 390 px, light and dark', async () => {
-    for (const scheme of ['light', 'dark'] as const) {
-      for (const width of [1280, 390]) {
-        const { context, page, errors } = await visitor(width, scheme);
-        try {
-          await signIn(page);
-          await page.goto(`${origin}/app/${w.ws.slug}/oncall`);
-          await inspect(page, errors, 'oncall', width, scheme);
-          await page.goto(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}`);
-          expect(await page.locator('table.shifts tbody tr').count()).toBeGreaterThan(3);
-          await inspect(page, errors, 'oncall-schedule', width, scheme);
-          await page.goto(`${origin}/app/account/contact-methods`);
-          await inspect(page, errors, 'contact-methods', width, scheme);
-          // A feed URL just made, shown once on the schedule's page.
-          await page.goto(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}#calendar-feed`);
-          page.once('dialog', (d) => void d.accept());
-          await Promise.all([
-            page.waitForURL(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}/calendar-feed`),
-            page.locator('#calendar-feed button[type=submit]').first().click(),
-          ]);
-          expect(await page.locator('#feed-url').textContent()).toMatch(/\/ical\/.+\.ics$/);
-          await page.locator('#calendar-feed').scrollIntoViewIfNeeded();
-          await inspect(page, errors, 'oncall-calendar-feed', width, scheme);
-        } finally {
-          await context.close();
-        }
+    for (const scheme of SCHEMES) {
+      const { context, page, errors } = await visitor(OPENING_WIDTH[scheme], scheme);
+      try {
+        await signIn(page);
+        await page.goto(`${origin}/app/${w.ws.slug}/oncall`);
+        await inspect(page, errors, 'oncall', scheme);
+        await page.goto(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}`);
+        expect(await page.locator('table.shifts tbody tr').count()).toBeGreaterThan(3);
+        await inspect(page, errors, 'oncall-schedule', scheme);
+        await page.goto(`${origin}/app/account/contact-methods`);
+        await inspect(page, errors, 'contact-methods', scheme);
+        // A feed URL just made, shown once on the schedule's page.
+        await page.goto(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}#calendar-feed`);
+        page.once('dialog', (d) => void d.accept());
+        await Promise.all([
+          page.waitForURL(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}/calendar-feed`),
+          page.locator('#calendar-feed button[type=submit]').first().click(),
+        ]);
+        expect(await page.locator('#feed-url').textContent()).toMatch(/\/ical\/.+\.ics$/);
+        await page.locator('#calendar-feed').scrollIntoViewIfNeeded();
+        await inspect(page, errors, 'oncall-calendar-feed', scheme);
+      } finally {
+        await context.close();
       }
     }
   }, 240_000);
@@ -184,7 +189,7 @@ describe('the on-call pages in Chromium', () => {
       await page.keyboard.press('Enter');
       await page.waitForLoadState();
       expect(await page.locator('#f-endsAt-error').textContent()).toBe('must be after the start');
-      await inspect(page, errors, 'oncall-override-400', 1280, 'light');
+      await inspect(page, errors, 'oncall-override-400', 'light', [1280]);
       await page.locator('#f-endsAt').fill('2026-12-01T17:00');
       await page.locator('#f-endsAt').focus();
       await Promise.all([page.waitForURL(/done=override-added/), page.keyboard.press('Enter')]);

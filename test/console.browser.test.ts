@@ -17,6 +17,8 @@ import {
   consoleInBrowser,
   consoleVisitor,
   inspectConsolePage,
+  OPENING_WIDTH,
+  SCHEMES,
   signInThroughForm,
   type Scheme,
 } from './support/console-browser.js';
@@ -100,26 +102,24 @@ describe('the console in Chromium', () => {
   }, 60_000);
 
   it('passes axe with no sideways scroll at 1280 and 390 px, light and dark: sign-in, monitors, account, 2FA set-up', async () => {
-    for (const scheme of ['light', 'dark'] as const) {
-      for (const width of [1280, 390]) {
-        const { context, page, errors } = await visitor(width, scheme);
-        try {
-          await page.goto(`${origin}/app/login`);
-          await inspect(page, errors, 'login', width, scheme);
-          await signIn(page, owner.email);
-          await inspect(page, errors, 'monitors', width, scheme);
-          await page.goto(`${origin}/app/account`);
-          await inspect(page, errors, 'account', width, scheme);
-          // Setting up two-factor sign-in: the QR code drawn on the server, the key as text, the code field. (After
-          // the first round the set-up is already under way, and the page shows it at once.)
-          const start = page.getByRole('button', { name: 'Set up two-factor sign-in' });
-          if (await start.count())
-            await Promise.all([page.waitForURL(`${origin}/app/account#two-factor`), start.click()]);
-          expect(await page.getByRole('img', { name: 'QR code of the two-factor key' }).isVisible()).toBe(true);
-          await inspect(page, errors, 'account-two-factor', width, scheme);
-        } finally {
-          await context.close();
-        }
+    for (const scheme of SCHEMES) {
+      const { context, page, errors } = await visitor(OPENING_WIDTH[scheme], scheme);
+      try {
+        await page.goto(`${origin}/app/login`);
+        await inspect(page, errors, 'login', scheme);
+        await signIn(page, owner.email);
+        await inspect(page, errors, 'monitors', scheme);
+        await page.goto(`${origin}/app/account`);
+        await inspect(page, errors, 'account', scheme);
+        // Setting up two-factor sign-in: the QR code drawn on the server, the key as text, the code field. (After
+        // the first round the set-up is already under way, and the page shows it at once.)
+        const start = page.getByRole('button', { name: 'Set up two-factor sign-in' });
+        if (await start.count())
+          await Promise.all([page.waitForURL(`${origin}/app/account#two-factor`), start.click()]);
+        expect(await page.getByRole('img', { name: 'QR code of the two-factor key' }).isVisible()).toBe(true);
+        await inspect(page, errors, 'account-two-factor', scheme);
+      } finally {
+        await context.close();
       }
     }
   }, 180_000);
@@ -231,20 +231,18 @@ describe('the operations pages in Chromium', () => {
 
   it('passes axe with no sideways scroll at 1280 and 390 px, light and dark, on every page', async () => {
     const problems: string[] = [];
-    for (const scheme of ['light', 'dark'] as const) {
-      for (const width of [1280, 390]) {
-        const { context, page, errors } = await visitor(width, scheme);
-        try {
-          await signIn(page, owner.email);
-          for (const [name, url] of pages) {
-            const res = await page.goto(url);
-            expect([name, res?.status()]).toEqual([name, 200]);
-            // Every page's problems at once, rather than the first page's only.
-            await inspect(page, errors, name, width, scheme).catch((e: Error) => problems.push(e.message));
-          }
-        } finally {
-          await context.close();
+    for (const scheme of SCHEMES) {
+      const { context, page, errors } = await visitor(OPENING_WIDTH[scheme], scheme);
+      try {
+        await signIn(page, owner.email);
+        for (const [name, url] of pages) {
+          const res = await page.goto(url);
+          expect([name, res?.status()]).toEqual([name, 200]);
+          // Every page's problems at once, rather than the first page's only.
+          await inspect(page, errors, name, scheme).catch((e: Error) => problems.push(e.message));
         }
+      } finally {
+        await context.close();
       }
     }
     expect(problems).toEqual([]);

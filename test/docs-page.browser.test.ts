@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { ARTIFACTS, axeViolations, serveToBrowser } from './support/browser.js';
+import { ARTIFACTS, axeViolations, resizeTo, screenshot, serveToBrowser } from './support/browser.js';
 import { makeHarness, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -36,13 +36,21 @@ describe('the API reference in Chromium', () => {
   });
 
   it('at 390 and 1280 px, light and dark: no sideways scroll and no serious or critical axe violation', async () => {
-    for (const path of ['/docs', '/docs/monitors', '/docs/status-pages', '/docs/reference', '/docs/search?q=monitor']) {
-      for (const width of [390, 1280]) {
-        for (const colorScheme of ['light', 'dark'] as const) {
-          const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-          const page = await context.newPage();
-          try {
-            expect((await page.goto(`${origin}${path}`))?.status()).toBe(200);
+    // A context per scheme, each page loaded once in it and resized (see resizeTo).
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 900 }, colorScheme });
+      const page = await context.newPage();
+      try {
+        for (const path of [
+          '/docs',
+          '/docs/monitors',
+          '/docs/status-pages',
+          '/docs/reference',
+          '/docs/search?q=monitor',
+        ]) {
+          expect((await page.goto(`${origin}${path}`))?.status()).toBe(200);
+          for (const width of [390, 1280]) {
+            await resizeTo(page, width, 900);
             const w = await page.evaluate(() => {
               const d = (globalThis as unknown as { document: Doc }).document.documentElement;
               return { scroll: d.scrollWidth, client: d.clientWidth };
@@ -57,14 +65,13 @@ describe('the API reference in Chromium', () => {
               expect([path, width, colorScheme, serious]).toEqual([path, width, colorScheme, []]);
             }
             if (colorScheme === 'light' && path !== '/docs/reference')
-              await page.screenshot({
-                path: join(ARTIFACTS, `docs${path.replace(/[/?=]+/g, '-')}-${width}.png`),
+              await screenshot(page, join(ARTIFACTS, `docs${path.replace(/[/?=]+/g, '-')}-${width}.png`), {
                 fullPage: path === '/docs',
               });
-          } finally {
-            await context.close();
           }
         }
+      } finally {
+        await context.close();
       }
     }
   }, 240_000);

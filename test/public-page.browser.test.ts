@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { arrangeStatusPage, setStatusPagePassword } from '../apps/api/src/admin/status-page-commands.js';
-import { ARTIFACTS, axeViolations, serveToBrowser } from './support/browser.js';
+import { ARTIFACTS, axeViolations, resizeTo, screenshot, serveToBrowser } from './support/browser.js';
 import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
 const MIN = 60_000;
@@ -234,7 +234,7 @@ describe('the public status page in Chromium', () => {
 
       expect(requests.every((u) => u.startsWith(origin))).toBe(true);
       expect(errors).toEqual([]);
-      await page.screenshot({ path: join(ARTIFACTS, 'status-page.png'), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, 'status-page.png'));
     } finally {
       await context.close();
     }
@@ -242,14 +242,16 @@ describe('the public status page in Chromium', () => {
 
   it('fits a 390 px phone: no horizontal scroll, fewer days of bars, today always shown; axe finds nothing', async () => {
     const p = await seedPage('Acme Phone');
-    for (const [width, days, file] of [
-      [390, 30, 'status-page-390.png'],
-      [700, 60, 'status-page-700.png'],
-      [1280, 90, 'status-page-1280.png'],
-    ] as const) {
-      const { context, page, errors } = await visitor({ width, height: 844 }, true);
-      try {
-        expect((await page.goto(`${origin}/status/${p.slug}`))?.status()).toBe(200);
+    // One load, resized: the server never sees the width, the layout follows the viewport (see resizeTo).
+    const { context, page, errors } = await visitor({ width: 390, height: 844 }, true);
+    try {
+      expect((await page.goto(`${origin}/status/${p.slug}`))?.status()).toBe(200);
+      for (const [width, days, file] of [
+        [390, 30, 'status-page-390.png'],
+        [700, 60, 'status-page-700.png'],
+        [1280, 90, 'status-page-1280.png'],
+      ] as const) {
+        await resizeTo(page, width, 844);
         const widths = await page.evaluate(() => {
           const d = (
             globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
@@ -272,14 +274,14 @@ describe('the public status page in Chromium', () => {
         expect(today!.width).toBeGreaterThanOrEqual(2);
         expect(today!.x + today!.width).toBeLessThanOrEqual(card!.x + card!.width);
         expect(await page.locator('.legend').first().innerText()).toContain(`${days} days ago`);
-        await page.screenshot({ path: join(ARTIFACTS, file), fullPage: true });
+        await screenshot(page, join(ARTIFACTS, file));
 
         const violations = await axeViolations(page);
         expect([width, violations]).toEqual([width, []]);
         expect(errors).toEqual([]);
-      } finally {
-        await context.close();
       }
+    } finally {
+      await context.close();
     }
   }, 90_000);
 
@@ -364,7 +366,7 @@ describe('the public status page in Chromium', () => {
       const again = await page.goto(`${origin}/status/${p.slug}`);
       expect(again?.status()).toBe(200);
       expect(errors).toEqual([]);
-      await page.screenshot({ path: join(ARTIFACTS, 'status-page-protected.png'), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, 'status-page-protected.png'));
     } finally {
       await context.close();
     }
@@ -373,10 +375,11 @@ describe('the public status page in Chromium', () => {
   it('at 320, 390 and 1280 px, light and dark: no sideways scroll, dates never broken, 0 axe violations', async () => {
     const p = await seedPage('Acme Everywhere');
     for (const scheme of ['light', 'dark'] as const) {
-      for (const width of [320, 390, 1280]) {
-        const { context, page, errors } = await visitor({ width, height: 800 }, true, scheme);
-        try {
-          expect((await page.goto(`${origin}/status/${p.slug}`))?.status()).toBe(200);
+      const { context, page, errors } = await visitor({ width: 320, height: 800 }, true, scheme);
+      try {
+        expect((await page.goto(`${origin}/status/${p.slug}`))?.status()).toBe(200);
+        for (const width of [320, 390, 1280]) {
+          await resizeTo(page, width, 800);
           const layout = await page.evaluate(() => {
             const doc = (globalThis as unknown as { document: DomDocument }).document;
             return {
@@ -387,12 +390,12 @@ describe('the public status page in Chromium', () => {
             };
           });
           expect([scheme, width, layout.scroll, layout.brokenTimes]).toEqual([scheme, width, layout.client, 0]);
-          await page.screenshot({ path: join(ARTIFACTS, `status-page-${width}-${scheme}.png`), fullPage: true });
+          await screenshot(page, join(ARTIFACTS, `status-page-${width}-${scheme}.png`));
           expect([scheme, width, await axeViolations(page)]).toEqual([scheme, width, []]);
           expect(errors).toEqual([]);
-        } finally {
-          await context.close();
         }
+      } finally {
+        await context.close();
       }
     }
   }, 120_000);
@@ -460,7 +463,7 @@ describe('the public status page in Chromium', () => {
       const field = (await page.locator('#sub-email').boundingBox())!;
       const error = (await page.locator('#sub-email-error').boundingBox())!;
       expect(error.y - (field.y + field.height)).toBeLessThan(40);
-      await page.screenshot({ path: join(ARTIFACTS, 'status-page-subscribe-error.png'), fullPage: true });
+      await screenshot(page, join(ARTIFACTS, 'status-page-subscribe-error.png'));
       expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
     } finally {
       await context.close();
@@ -489,13 +492,20 @@ describe('the public status page in Chromium', () => {
         };
       });
     for (const javaScript of [true, false])
-      for (const scheme of ['light', 'dark'] as const)
-        for (const width of javaScript ? [320, 390, 1280] : [320]) {
-          const { context, page, errors, requests } = await visitor({ width, height: 800 }, javaScript, scheme);
-          try {
-            for (const [path, name] of pages) {
+      for (const scheme of ['light', 'dark'] as const) {
+        const { context, page, errors, requests } = await visitor({ width: 320, height: 800 }, javaScript, scheme);
+        try {
+          for (const [path, name] of pages) {
+            expect([
+              name,
+              javaScript,
+              scheme,
+              (await page.goto(`${origin}/status/${p.slug}${path}`))?.status(),
+            ]).toEqual([name, javaScript, scheme, 200]);
+            // Each page loaded once per scheme and resized (see resizeTo); without JavaScript at 320 only.
+            for (const width of javaScript ? [320, 390, 1280] : [320]) {
               const at = [name, javaScript, scheme, width];
-              expect([...at, (await page.goto(`${origin}/status/${p.slug}${path}`))?.status()]).toEqual([...at, 200]);
+              await resizeTo(page, width, 800);
               const layout = await layoutOf(page);
               expect([...at, layout.scroll, layout.brokenTimes]).toEqual([...at, layout.client, 0]);
               if (!javaScript) {
@@ -504,15 +514,16 @@ describe('the public status page in Chromium', () => {
                 expect([...at, times.every((t) => t.endsWith(' UTC'))]).toEqual([...at, true]);
                 continue;
               }
-              await page.screenshot({ path: join(ARTIFACTS, `status-${name}-${width}-${scheme}.png`), fullPage: true });
+              await screenshot(page, join(ARTIFACTS, `status-${name}-${width}-${scheme}.png`));
               expect([...at, await axeViolations(page)]).toEqual([...at, []]);
             }
-            expect(requests.every((u) => u.startsWith(origin))).toBe(true);
-            expect(errors).toEqual([]);
-          } finally {
-            await context.close();
           }
+          expect(requests.every((u) => u.startsWith(origin))).toBe(true);
+          expect(errors).toEqual([]);
+        } finally {
+          await context.close();
         }
+      }
   }, 240_000);
 
   it('shows times in the visitor`s zone with JavaScript, in UTC without; the incident page links back and to its month', async () => {
