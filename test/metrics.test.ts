@@ -488,7 +488,9 @@ describe('worker metrics', () => {
     const res = await request(h.app)
       .post('/api/v1/monitors')
       .set(bearer(tokens.owner))
-      .send(makeMonitorInput({ target: target.url, openThreshold: 2 }));
+      // Only the checks the test runs: no scheduled slot within the test (an hour's interval) and no fast-confirmation
+      // re-check (confirmAfterSeconds 0), either of which would add a lateness sample under a slow run.
+      .send(makeMonitorInput({ target: target.url, openThreshold: 2, confirmAfterSeconds: 0, intervalSeconds: 3600 }));
     const monitorId = res.body.data.id as string;
     await waitFor(async () => completed.some((c) => c.job.data.monitorId === monitorId), 10_000, 'the first check');
     await checkOnce(monitorId);
