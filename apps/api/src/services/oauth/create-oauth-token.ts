@@ -48,6 +48,25 @@ async function revokeOnReuse(deps: Deps, connectionId: string, what: string): Pr
 }
 
 /**
+ * What every presented credential (a code, a refresh token) must be, checked in this order: known, not spent before
+ * (a reuse revokes the whole grant), not expired, issued to the client presenting it.
+ */
+async function presented<
+  T extends { usedAt: Date | null; expiresAt: Date; connectionId: string; connection: { clientId: string } },
+>(
+  deps: Deps,
+  row: T | null,
+  { what, clientId, now }: { what: 'code' | 'refresh token'; clientId: string; now: Date },
+): Promise<T> {
+  if (!row) throw new OAuthError('invalid_grant', `The ${what} is unknown, expired or revoked`);
+  if (row.usedAt) return revokeOnReuse(deps, row.connectionId, what);
+  if (row.expiresAt <= now) throw new OAuthError('invalid_grant', `The ${what} has expired`);
+  if (row.connection.clientId !== clientId)
+    throw new OAuthError('invalid_grant', `The ${what} was issued to another client`);
+  return row;
+}
+
+/**
  * POST /oauth/token (form-encoded): `authorization_code` (the code, its client, its exact redirect URI, the PKCE
  * verifier of its S256 challenge, its resource) and `refresh_token` (rotating: each use spends it and issues a new
  * one). Answers an `mcp_at_` access token for one hour at its resource and an `mcp_rt_` refresh token; stored hashed.
@@ -66,15 +85,14 @@ export async function createOAuthToken(
     const code = required(form, 'code');
     const verifier = required(form, 'code_verifier');
     const redirectUri = field(form, 'redirect_uri');
-    const row = await deps.prisma.oAuthCode.findUnique({
-      where: { codeHash: hashToken(code) },
-      include: { connection: { select: { clientId: true } } },
-    });
-    if (!row) throw new OAuthError('invalid_grant', 'The code is unknown, expired or revoked');
-    if (row.usedAt) return revokeOnReuse(deps, row.connectionId, 'code');
-    if (row.expiresAt <= now) throw new OAuthError('invalid_grant', 'The code has expired');
-    if (row.connection.clientId !== clientId)
-      throw new OAuthError('invalid_grant', 'The code was issued to another client');
+    const row = await presented(
+      deps,
+      await deps.prisma.oAuthCode.findUnique({
+        where: { codeHash: hashToken(code) },
+        include: { connection: { select: { clientId: true } } },
+      }),
+      { what: 'code', clientId, now },
+    );
     if (redirectUri !== undefined && redirectUri !== row.redirectUri)
       throw new OAuthError('invalid_grant', 'redirect_uri is not the one the code was issued for');
     if (!verifierMatches(verifier, row.codeChallenge))
@@ -92,15 +110,14 @@ export async function createOAuthToken(
 
   if (grantType === 'refresh_token') {
     const token = required(form, 'refresh_token');
-    const row = await deps.prisma.oAuthRefreshToken.findUnique({
-      where: { tokenHash: hashToken(token) },
-      include: { connection: { select: { clientId: true } } },
-    });
-    if (!row) throw new OAuthError('invalid_grant', 'The refresh token is unknown, expired or revoked');
-    if (row.usedAt) return revokeOnReuse(deps, row.connectionId, 'refresh token');
-    if (row.expiresAt <= now) throw new OAuthError('invalid_grant', 'The refresh token has expired');
-    if (row.connection.clientId !== clientId)
-      throw new OAuthError('invalid_grant', 'The refresh token was issued to another client');
+    const row = await presented(
+      deps,
+      await deps.prisma.oAuthRefreshToken.findUnique({
+        where: { tokenHash: hashToken(token) },
+        include: { connection: { select: { clientId: true } } },
+      }),
+      { what: 'refresh token', clientId, now },
+    );
     const scopeParam = field(form, 'scope');
     const scope = scopeParam === undefined ? row.scope : parseScope(scopeParam);
     if (!scopeCovers(row.scope, scope)) throw new OAuthError('invalid_scope', 'scope is wider than the grant');
