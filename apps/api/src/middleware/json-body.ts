@@ -124,6 +124,10 @@ function checkParsed(req: Request, next: (err?: unknown) => void): void {
   next(issue ? new ValidationError(`Invalid request body: ${issue.path}`, [issue]) : undefined);
 }
 
+/** A body was sent: chunked, or a Content-Length other than 0 (an empty body counts as none). */
+const bodySent = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+
 const isYaml = (req: Request) => typeof req.is(YAML_TYPES) === 'string';
 
 /**
@@ -133,7 +137,7 @@ const isYaml = (req: Request) => typeof req.is(YAML_TYPES) === 'string';
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
   // No body sent (most requests: GETs): nothing to read. jsonBodyRule still requires one where an operation takes it.
-  if (req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0') return next();
+  if (!bodySent(req)) return next();
   if (isYaml(req) || res.locals[LARGE_BODY] === true) return next();
   parseJson(req, res, (err?: unknown) => (err ? next(err) : checkParsed(req, next)));
 };
@@ -159,9 +163,7 @@ const yamlBody: RequestHandler = (req, res, next) => {
 export function jsonBodyRule(takesBody: boolean, acceptsYaml = false, large = false): RequestHandler {
   const types = acceptsYaml ? [...JSON_TYPES, ...YAML_TYPES] : JSON_TYPES;
   return (req, res, next) => {
-    const length = req.headers['content-length'];
-    const sent = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-    if ((takesBody || sent) && !req.is(types)) {
+    if ((takesBody || bodySent(req)) && !req.is(types)) {
       throw new AppError(
         'invalid_request',
         acceptsYaml
