@@ -52,7 +52,7 @@ const TAGS: Array<{ name: Tag; description: string }> = [
   {
     name: 'Monitors',
     description:
-      'Uptime checks of kind `http`, `tcp` or `heartbeat`. Creating a monitor also creates its public component and queues ' +
+      'Uptime checks of kind `http`, `tcp`, `dns`, `api` (several HTTP steps), `domain` (registration expiry) or `heartbeat`. Creating a monitor also creates its public component and queues ' +
       'its first check at once: it runs within seconds, then every `intervalSeconds`.',
   },
   {
