@@ -137,6 +137,7 @@ describe('API metrics', () => {
       QUEUE_DASHBOARD_TOKEN: DASHBOARD_TOKEN,
     });
     try {
+      await h2.redisReady();
       const m2 = createApiMetrics(h2.deps);
       const app2 = createApp({ ...h2.deps, metrics: m2 });
       const { tokens } = await makeWorkspace(h2.prisma);

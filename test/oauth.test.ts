@@ -116,6 +116,7 @@ describe('limits', () => {
   it('answers 429 temporarily_unavailable with Retry-After past the per-address limits; another address is not held', async () => {
     const limited = makeHarness({ TRUST_PROXY: 'loopback', OAUTH_REGISTER_PER_HOUR: '3', OAUTH_TOKEN_PER_MINUTE: '2' });
     try {
+      await limited.redisReady();
       // Addresses of the documentation range, new on every run (the limits' counts live in Redis for an hour).
       const address = () => `2001:db8::${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}`;
       const [one, two] = [address(), address()];

@@ -289,6 +289,7 @@ describe('rate limit', () => {
   it('counts per token in Redis, sets RateLimit headers, and answers 429 with Retry-After', async () => {
     const limited = makeHarness({ RATE_LIMIT_PER_MINUTE: '3' });
     try {
+      await limited.redisReady();
       const { tokens } = await makeWorkspace(limited.prisma);
       const statuses: number[] = [];
       let last: request.Response | undefined;
@@ -383,6 +384,7 @@ describe('rate limit across replicas', () => {
     const one = makeHarness({ RATE_LIMIT_PER_MINUTE: '4' });
     const two = makeHarness({ RATE_LIMIT_PER_MINUTE: '4' });
     try {
+      await Promise.all([one.redisReady(), two.redisReady()]);
       const { tokens } = await makeWorkspace(one.prisma);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {

@@ -25,6 +25,8 @@ export interface Harness {
   deps: ApiDeps;
   queuePrefix: string;
   app: ReturnType<typeof createApp>;
+  /** Resolves once the API's Redis connection is up: a limiter that cannot reach Redis lets requests through. */
+  redisReady(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,8 @@ export function makeHarness(overrides: Partial<NodeJS.ProcessEnv> = {}): Harness
     deps,
     app,
     queuePrefix,
+    redisReady: () =>
+      redis.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => redis.once('ready', resolve)),
     async close() {
       await scheduler.close().catch(() => undefined);
       await escalations.close().catch(() => undefined);
