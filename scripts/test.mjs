@@ -8,7 +8,7 @@
 // than compute); more makes the CPU-heavy suites (builds, browsers, process spawns) slow enough to time out.
 // `TEST_WORKERS=<n>` chooses the count; Jest's own -i / --runInBand / -w / --maxWorkers win.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,6 +110,32 @@ const testRedisUrl =
     return u.toString();
   })();
 
+/**
+ * The API and the worker as one file each, for the suites that start them as processes (test/resilience): Node loads
+ * a bundle in about a third of the CPU time tsx takes to compile the sources at every start (about 3 s against 8 s on
+ * a busy two-core machine), and those suites start some thirty processes. Only our own code is bundled, exactly as tsx
+ * would compile it (tsx is esbuild too); every package loads from node_modules as in production. One directory per run,
+ * removed at its end, so that concurrent runs never load each other's build.
+ */
+const appBundleDir = join(root, '.data', 'test-bundle', String(process.pid));
+const appBundle = import('esbuild').then(({ build }) =>
+  build({
+    absWorkingDir: root,
+    entryPoints: { api: 'apps/api/src/main.ts', worker: 'apps/worker/src/main.ts' },
+    outdir: appBundleDir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    alias: { '@statusvane/shared': './packages/shared/src/index.ts' },
+    // The one module that finds files next to itself (apps/api/src/views/assets.ts) finds them where tsx would.
+    define: { 'import.meta.dirname': JSON.stringify(join(root, 'apps/api/src/views')) },
+    logLevel: 'warning',
+  }),
+);
+process.on('exit', () => rmSync(appBundleDir, { recursive: true, force: true }));
+
 const env = {
   ...process.env,
   NODE_ENV: 'test',
@@ -128,6 +154,8 @@ if (workerDatabases) {
   );
   env.TEST_WORKER_DATABASE = name;
 }
+await appBundle;
+env.TEST_APP_BUNDLE_DIR = appBundleDir;
 run(
   process.execPath,
   [

@@ -100,7 +100,8 @@ describe('SIGTERM (a deploy)', () => {
     const ws = await createWorkspace(prisma, { slug: uniq('drain'), name: 'Drain' });
     const token = (await createToken(prisma, { kind: 'org', workspace: ws.id, role: 'owner' })).token;
     const port = await freePort();
-    const drainMs = 3000;
+    // Long enough for two rounds of requests even when a loaded machine takes 2 s over the first (cold) one.
+    const drainMs = 5000;
     let t0 = Date.now();
     const api = await startApiProcess('api-drain', port, { ...env, SHUTDOWN_DRAIN_SECONDS: String(drainMs / 1000) });
     const base = `http://127.0.0.1:${port}`;
@@ -120,7 +121,7 @@ describe('SIGTERM (a deploy)', () => {
     // connections and on each request's own.
     await until(async () => (await get('/readyz')).status === 503, 1000, '/readyz to answer 503', 20);
     const during: Array<{ at: number; path: string; status: number }> = [];
-    while (Date.now() - t0 < drainMs - 500) {
+    while (Date.now() - t0 < drainMs - 1000) {
       for (const path of ['/readyz', '/healthz', '/api/v1/monitors']) {
         const r = await get(path);
         await r.arrayBuffer();
@@ -135,7 +136,7 @@ describe('SIGTERM (a deploy)', () => {
       during.push({ at: Date.now() - t0, path: 'POST /api/v1/monitors', status: created.status });
       await sleep(200);
     }
-    expect(during.length).toBeGreaterThan(8);
+    expect(during.length).toBeGreaterThanOrEqual(8); // two rounds at least: it still serves after the first
     expect(during.filter((d) => d.path === '/readyz' && d.status !== 503)).toEqual([]);
     expect(during.filter((d) => d.path !== '/readyz' && d.status !== (d.path.startsWith('POST') ? 201 : 200))).toEqual(
       [],

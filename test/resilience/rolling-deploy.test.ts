@@ -26,10 +26,15 @@ import {
   type ScratchDatabase,
 } from './support/processes.js';
 
-const MONITORS = 30;
+/** Enough monitors (their slots spread over the interval by a hash of the id) that the window holds dozens of slots. */
+const MONITORS = 60;
 const INTERVAL_MS = 60_000;
-/** The window whose slots must all be stored: it covers the four restarts and lasts at least one interval. */
-const WINDOW_MS = 65_000;
+/**
+ * The window whose slots must all be stored covers the four restarts and this long after the last one, so that
+ * slots due while the new workers start count too. (A window of a whole interval, as before, mostly tested the
+ * steady state after the deploy, which other suites cover: it cost 40 s of this suite.)
+ */
+const AFTER_RESTARTS_MS = 5_000;
 
 let db: ScratchDatabase;
 let prisma: PrismaClient;
@@ -211,8 +216,7 @@ describe('a rolling deploy behind nginx', () => {
       expect(workers[i]!.exitCode()).toBe(0);
       workers[i] = await startWorkerProcess(`worker-${i}-new`, env);
     }
-    const restartsTookMs = Date.now() - windowStart;
-    await sleep(Math.max(0, WINDOW_MS - restartsTookMs));
+    await sleep(AFTER_RESTARTS_MS);
     loading = false;
     await Promise.all(loops);
     const windowEnd = Date.now();
@@ -268,7 +272,8 @@ describe('a rolling deploy behind nginx', () => {
       throw new Error(`${err.message}; missing ${missing.length}: ${missing.slice(0, 5).join(', ')}`);
     });
     const expectedCount = [...expected.values()].reduce((n, s) => n + s.length, 0);
-    expect(expectedCount).toBeGreaterThanOrEqual(MONITORS);
+    // About MONITORS x window / interval: 20 or more in a window of 20 s.
+    expect(expectedCount).toBeGreaterThanOrEqual(10);
     // One row per slot (the unique key), and no result outside the scheduled slots and the first checks.
     expect(results.length).toBe(expectedCount);
     const keys = results.map((r) => `${r.monitorId}@${r.slot.getTime()}`);

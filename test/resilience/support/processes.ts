@@ -1,12 +1,12 @@
 /**
  * Real processes for the resilience suites: API and worker processes started the way an operator starts them
- * (tsx on the app's main.ts), a private redis-server, and scratch databases. Every child runs in its own process
+ * (`appCommand` below), a private redis-server, and scratch databases. Every child runs in its own process
  * group so that a kill reaches tsx's child too; `killAll()` (afterAll) and a process 'exit' hook make sure none
  * outlives the test file, whatever failed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -17,11 +17,16 @@ import { applyMigrations } from '../../../scripts/migrate.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 /**
- * `node --import tsx <main.ts>`: one process, as `node dist/main.js` is in production. (tsx's CLI would put a
- * wrapper process in front that relays signals on its own terms: a SIGTERM test would watch the wrapper, and a
- * SIGKILL would hit the wrapper rather than the app.)
+ * How a suite starts the API or the worker, as one process as `node dist/main.js` is in production: the bundle
+ * `npm test` built for this run (scripts/test.mjs: the same sources, compiled once rather than at every start), else
+ * `node --import tsx <main.ts>` (Jest started some other way). Not tsx's CLI: it would put a wrapper process in front
+ * that relays signals on its own terms, so a SIGTERM test would watch the wrapper and a SIGKILL would hit it.
  */
-const TSX_ARGS = ['--import', 'tsx'];
+function appCommand(app: 'api' | 'worker'): string[] {
+  const dir = process.env.TEST_APP_BUNDLE_DIR;
+  if (dir && existsSync(join(dir, `${app}.js`))) return [join(dir, `${app}.js`)];
+  return ['--import', 'tsx', `apps/${app}/src/main.ts`];
+}
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -180,7 +185,7 @@ export function appEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
 
 /** A worker process as an operator starts it (apps/worker/src/main.ts). Ready once BullMQ says so. */
 export async function startWorkerProcess(name: string, env: Record<string, string>): Promise<Proc> {
-  const proc = spawnProcess(name, process.execPath, [...TSX_ARGS, 'apps/worker/src/main.ts'], appEnv(env));
+  const proc = spawnProcess(name, process.execPath, appCommand('worker'), appEnv(env));
   await proc.waitForOutput(/worker ready on queue/, 60_000);
   return proc;
 }
@@ -190,7 +195,7 @@ export async function startApiProcess(name: string, port: number, env: Record<st
   const proc = spawnProcess(
     name,
     process.execPath,
-    [...TSX_ARGS, 'apps/api/src/main.ts'],
+    appCommand('api'),
     appEnv({ ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }),
   );
   await until(
