@@ -1,7 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
+import type { createBullBoard } from '@bull-board/api';
 import { Router, type RequestHandler } from 'express';
 import type { Queue } from 'bullmq';
 import { bearerMatches, UnauthorizedError } from '@statusvane/shared';
@@ -34,23 +32,37 @@ export function requireDashboardToken(token: string): RequestHandler {
   };
 }
 
-/**
- * Bull Board for the check (and escalation) queues at /admin/queues, mounted only when QUEUE_DASHBOARD=true; the
- * configuration refuses to start without QUEUE_DASHBOARD_TOKEN, so it is never open. It can retry, promote and
- * delete jobs: operators' tool, not users'.
- */
-export function queueDashboardRouter(queues: readonly Queue[], token: string | null): Router {
-  const router = Router();
-  if (!token) return router;
+/** Bull Board's Express router for `queues`. Its packages are loaded here, on first use (about 0.5 s of CPU). */
+async function boardRouter(queues: readonly Queue[]): Promise<RequestHandler> {
+  const [{ createBullBoard: create }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/express'),
+  ]);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({
+  create({
     // Bull Board's typings are built against BullMQ 5; the Queue API it calls is the same in 6.
     queues: queues.map((q) => new BullMQAdapter(q as never)),
     // @bull-board/express pins its own copy of @bull-board/api (9.10.1 vs 9.10.2): same shape, separate declarations.
     serverAdapter: serverAdapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
     options: { uiConfig: { boardTitle: 'Statusvane queues' } },
   });
-  router.use(QUEUE_DASHBOARD_PATH, requireDashboardToken(token), serverAdapter.getRouter() as RequestHandler);
+  return serverAdapter.getRouter() as RequestHandler;
+}
+
+/**
+ * Bull Board for the check (and escalation) queues at /admin/queues, mounted only when QUEUE_DASHBOARD=true; the
+ * configuration refuses to start without QUEUE_DASHBOARD_TOKEN, so it is never open. It can retry, promote and
+ * delete jobs: operators' tool, not users'. Built by the first request that passes the token, so that an API (or a
+ * test) that never shows it never loads it.
+ */
+export function queueDashboardRouter(queues: readonly Queue[], token: string | null): Router {
+  const router = Router();
+  if (!token) return router;
+  let board: Promise<RequestHandler> | undefined;
+  router.use(QUEUE_DASHBOARD_PATH, requireDashboardToken(token), async (req, res, next) => {
+    (await (board ??= boardRouter(queues)))(req, res, next);
+  });
   return router;
 }
