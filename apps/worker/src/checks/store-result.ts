@@ -166,7 +166,10 @@ async function insertResults(
         responseMs: result.responseMs,
         statusCode: result.statusCode,
         reason: result.reason,
-        ...result.phases,
+        dnsMs: result.phases.dnsMs,
+        connectMs: result.phases.connectMs,
+        tlsMs: result.phases.tlsMs,
+        waitingMs: result.phases.waitingMs,
         certificate: result.certificate ?? null,
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
@@ -227,8 +230,17 @@ async function applyResults(
         outcome: result.outcome,
         inMaintenance: f.maintenance.some((w) => windowInProgress(w, checkedAt)),
       },
-      // A heartbeat is judged from pings, a domain from an answer cached for hours: checking again soon tells nothing.
-      { ...monitor, quorum, recheck: monitor.type !== 'heartbeat' && monitor.type !== 'domain' },
+      // Field by field: a spread of the monitor (the check's whole row as Prisma read it) costs microseconds a result.
+      {
+        openThreshold: monitor.openThreshold,
+        resolveThreshold: monitor.resolveThreshold,
+        intervalSeconds: monitor.intervalSeconds,
+        confirmAfterSeconds: monitor.confirmAfterSeconds,
+        regions: monitor.regions,
+        quorum,
+        // A heartbeat is judged from pings, a domain from an answer cached for hours: checking again soon tells nothing.
+        recheck: monitor.type !== 'heartbeat' && monitor.type !== 'domain',
+      },
     );
     f.state = decision.state;
     const asked = decision.state.regions.get(region)?.confirmSlot;
