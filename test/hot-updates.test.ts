@@ -91,8 +91,62 @@ describe('updates of a stored result', () => {
     const after = await Promise.all(tables.map((t) => pages(t, ids)));
     const moved = tables.map((t, i) => [t, ids.filter((id) => before[i]!.get(id) !== after[i]!.get(id)).length]);
     expect(moved).toEqual(tables.map((t) => [t, 0]));
-    const [{ total }] = await h.prisma.$queryRaw<Array<{ total: number }>>`
+    const [sum] = await h.prisma.$queryRaw<Array<{ total: number }>>`
       SELECT sum(total)::int AS total FROM check_rollups_hourly WHERE "monitorId" = ANY(${ids}::uuid[])`;
-    expect(total).toBe(400);
+    expect(sum?.total).toBe(400);
+  });
+
+  it('store every value of a result as given (a lone surrogate in its reason as U+FFFD, as a text parameter did)', async () => {
+    const [monitor] = await monitors(1);
+    const slot = new Date(Date.UTC(2026, 0, 6, 10, 0, 0));
+    const certificate = {
+      subject: 'CN=x',
+      issuer: 'CN=y',
+      validFrom: '2026-01-01T00:00:00.000Z',
+      validTo: '2026-03-01T00:00:00.000Z',
+      daysRemaining: 54,
+      fingerprint256: 'AA:BB',
+    };
+    await storeCheckResults(h.prisma, [
+      {
+        monitor: monitor!,
+        region: 'local',
+        slot,
+        checkedAt: new Date(slot.getTime() + 7),
+        result: {
+          outcome: 'down',
+          responseMs: null,
+          statusCode: 503,
+          reason: 'json_assertion_failed: "\ud800" \u00e9 it\'s',
+          phases: { dnsMs: 3, connectMs: null, tlsMs: 4, waitingMs: 5 },
+          certificate,
+          address: '::1',
+          traceId: '0af7651916cd43dd8448eb211c80319c',
+        },
+      },
+    ]);
+    const row = await h.prisma.checkResult.findFirstOrThrow({ where: { monitorId: monitor!.id } });
+    expect(row).toMatchObject({
+      slot,
+      checkedAt: new Date(slot.getTime() + 7),
+      outcome: 'down',
+      responseMs: null,
+      statusCode: 503,
+      reason: 'json_assertion_failed: "\ufffd" \u00e9 it\'s',
+      dnsMs: 3,
+      connectMs: null,
+      tlsMs: 4,
+      waitingMs: 5,
+      certificate,
+      dnsAnswers: null,
+      steps: null,
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+    });
+    const [state] = await h.prisma.$queryRaw<Array<{ lastOutcome: string; address: string }>>`
+      SELECT s."lastOutcome"::text AS "lastOutcome", host(c.address) AS address FROM monitor_region_states s
+      JOIN check_results c ON c."monitorId" = s."monitorId" WHERE s."monitorId" = ${monitor!.id}::uuid`;
+    expect(state).toEqual({ lastOutcome: 'down', address: '::1' });
+    const m = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor!.id } });
+    expect(m).toMatchObject({ status: 'down', lastCheckedAt: new Date(slot.getTime() + 7), certificate });
   });
 });
