@@ -166,7 +166,10 @@ async function insertResults(
         responseMs: result.responseMs,
         statusCode: result.statusCode,
         reason: result.reason,
-        ...result.phases,
+        dnsMs: result.phases.dnsMs,
+        connectMs: result.phases.connectMs,
+        tlsMs: result.phases.tlsMs,
+        waitingMs: result.phases.waitingMs,
         certificate: result.certificate ?? null,
         dnsAnswers: result.dnsAnswers ?? null,
         address: result.address ?? null,
@@ -227,8 +230,17 @@ async function applyResults(
         outcome: result.outcome,
         inMaintenance: f.maintenance.some((w) => windowInProgress(w, checkedAt)),
       },
-      // A heartbeat is judged from pings, a domain from an answer cached for hours: checking again soon tells nothing.
-      { ...monitor, quorum, recheck: monitor.type !== 'heartbeat' && monitor.type !== 'domain' },
+      // Field by field: a spread of the monitor (the check's whole row as Prisma read it) costs microseconds a result.
+      {
+        openThreshold: monitor.openThreshold,
+        resolveThreshold: monitor.resolveThreshold,
+        intervalSeconds: monitor.intervalSeconds,
+        confirmAfterSeconds: monitor.confirmAfterSeconds,
+        regions: monitor.regions,
+        quorum,
+        // A heartbeat is judged from pings, a domain from an answer cached for hours: checking again soon tells nothing.
+        recheck: monitor.type !== 'heartbeat' && monitor.type !== 'domain',
+      },
     );
     f.state = decision.state;
     const asked = decision.state.regions.get(region)?.confirmSlot;
@@ -287,28 +299,44 @@ async function openMonitorIncident(tx: Prisma.TransactionClient, input: StoreInp
   return incident.id;
 }
 
-/** Writes the region states that moved and each monitor's latest status (and certificate), in one statement. */
+/**
+ * Writes the region states that moved and each monitor's latest status (and certificate), in one statement. The rows
+ * go as two JSON parameters rather than a dozen arrays: Prisma's query compiler handles every parameter value of a raw
+ * query, and a group's arrays (hundreds of values) made it most of the store's CPU in the worker.
+ */
 async function saveStates(tx: Prisma.TransactionClient, changes: GroupChanges): Promise<void> {
-  const regions = [...changes.regions.values()];
-  const col = <T>(f: (c: (typeof regions)[number]) => T) => regions.map(f);
-  const touched = [...changes.monitors.keys()];
-  const { monitors, certificates } = changes;
+  const states = JSON.stringify(
+    [...changes.regions.values()].map((c) => ({
+      monitorId: c.monitorId,
+      region: c.region,
+      consecutiveFailures: c.state.consecutiveFailures,
+      consecutivePasses: c.state.consecutivePasses,
+      failing: c.state.failing,
+      lastCountedAt: c.state.lastCountedAt,
+      confirmSlot: c.state.confirmSlot,
+      lastOutcome: c.outcome,
+    })),
+  );
+  const monitors = JSON.stringify(
+    [...changes.monitors].map(([id, m]) => ({
+      id,
+      status: m.status,
+      at: m.checkedAt,
+      cert: changes.certificates.get(id) ?? null,
+    })),
+  );
   await tx.$executeRaw`
     WITH states AS (
       INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot", "lastOutcome")
-      SELECT * FROM unnest(${col((c) => c.monitorId)}::uuid[], ${col((c) => c.region)}::text[],
-        ${col((c) => c.state.consecutiveFailures)}::int[], ${col((c) => c.state.consecutivePasses)}::int[],
-        ${col((c) => c.state.failing)}::boolean[], ${col((c) => c.state.lastCountedAt?.toISOString() ?? null)}::timestamptz[],
-        ${col((c) => c.state.confirmSlot?.toISOString() ?? null)}::timestamptz[], ${col((c) => c.outcome)}::"CheckOutcome"[])
+      SELECT * FROM json_to_recordset(${states}::json) AS v("monitorId" uuid, region text, "consecutiveFailures" int,
+        "consecutivePasses" int, failing boolean, "lastCountedAt" timestamptz, "confirmSlot" timestamptz, "lastOutcome" "CheckOutcome")
       ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
         "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt",
         "confirmSlot" = EXCLUDED."confirmSlot", "lastOutcome" = EXCLUDED."lastOutcome"
     )
-    UPDATE monitors AS m SET status = v.s::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
-      certificate = coalesce(v.cert::jsonb, m.certificate)
-    FROM unnest(${touched}::uuid[], ${touched.map((id) => monitors.get(id)!.status)}::text[],
-      ${touched.map((id) => monitors.get(id)!.checkedAt.toISOString())}::timestamptz[],
-      ${touched.map((id) => (certificates.has(id) ? JSON.stringify(certificates.get(id)) : null))}::text[]) AS v(id, s, at, cert)
+    UPDATE monitors AS m SET status = v.status::text::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
+      certificate = coalesce(v.cert, m.certificate)
+    FROM json_to_recordset(${monitors}::json) AS v(id uuid, status text, at timestamptz, cert jsonb)
     WHERE m.id = v.id`;
 }
 

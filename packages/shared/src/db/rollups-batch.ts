@@ -40,20 +40,36 @@ export async function insertResultsWithRollups(
   rows: readonly ResultRow[],
 ): Promise<Array<{ monitorId: string; region: string; slot: Date }>> {
   if (rows.length === 0) return [];
-  const col = <T>(f: (r: ResultRow) => T) => rows.map(f);
+  // One JSON parameter rather than an array per column: Prisma's query compiler handles every parameter value of a raw
+  // query, and a group's 17 arrays cost it about 2 ms of CPU a statement more (issue 33).
+  const values = JSON.stringify(
+    rows.map((r) => ({
+      m: r.monitorId,
+      r: r.region,
+      s: r.slot,
+      c: r.checkedAt,
+      o: r.outcome,
+      resp: r.responseMs,
+      code: r.statusCode,
+      // PostgreSQL's JSON refuses a lone surrogate (a text parameter took it as U+FFFD): replaced the same way.
+      reason: r.reason === null ? null : r.reason.replace(/\p{Surrogate}/gu, '\uFFFD'),
+      dns: r.dnsMs,
+      conn: r.connectMs,
+      tls: r.tlsMs,
+      wait: r.waitingMs,
+      cert: r.certificate,
+      answers: r.dnsAnswers,
+      addr: r.address,
+      steps: r.steps ?? null,
+      trace: r.traceId ?? null,
+    })),
+  );
   return tx.$queryRaw<Array<{ monitorId: string; region: string; slot: Date }>>`
     WITH ins AS (
       INSERT INTO check_results ("monitorId", region, slot, "checkedAt", outcome, "responseMs", "statusCode", reason, "dnsMs", "connectMs", "tlsMs", "waitingMs", certificate, "dnsAnswers", address, steps, "traceId")
-      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait, v.cert::jsonb, v.answers::jsonb, v.addr, v.steps::jsonb, v.trace
-      FROM unnest(${col((r) => r.monitorId)}::uuid[], ${col((r) => r.region)}::text[], ${col((r) => r.slot.toISOString())}::timestamptz[],
-        ${col((r) => r.checkedAt.toISOString())}::timestamptz[], ${col((r) => r.outcome)}::text[], ${col((r) => r.responseMs)}::int[],
-        ${col((r) => r.statusCode)}::int[], ${col((r) => r.reason)}::text[], ${col((r) => r.dnsMs)}::int[], ${col((r) => r.connectMs)}::int[],
-        ${col((r) => r.tlsMs)}::int[], ${col((r) => r.waitingMs)}::int[],
-        ${col((r) => (r.certificate === null ? null : JSON.stringify(r.certificate)))}::text[],
-        ${col((r) => (r.dnsAnswers === null ? null : JSON.stringify(r.dnsAnswers)))}::text[],
-        ${col((r) => r.address)}::inet[],
-        ${col((r) => (r.steps ? JSON.stringify(r.steps) : null))}::text[],
-        ${col((r) => r.traceId ?? null)}::text[]) AS v(m, r, s, c, o, resp, code, reason, dns, conn, tls, wait, cert, answers, addr, steps, trace)
+      SELECT v.m, v.r, v.s, v.c, v.o::"CheckOutcome", v.resp, v.code, v.reason, v.dns, v.conn, v.tls, v.wait, v.cert, v.answers, v.addr, v.steps, v.trace
+      FROM json_to_recordset(${values}::json) AS v(m uuid, r text, s timestamptz, c timestamptz, o text, resp int, code int, reason text,
+        dns int, conn int, tls int, wait int, cert jsonb, answers jsonb, addr inet, steps jsonb, trace text)
       ON CONFLICT ("monitorId", region, slot) DO NOTHING
       RETURNING "monitorId", region, slot, "checkedAt", outcome, "responseMs", "dnsMs", "connectMs", "tlsMs", "waitingMs"
     ), hourly AS (
