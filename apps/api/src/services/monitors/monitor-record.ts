@@ -299,12 +299,18 @@ export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecord
 /**
  * Monitor reads of one event-loop turn in one query, each still scoped by its own workspace: a row answers only the
  * (id, workspaceId) pair that asked for it.
+ *
+ * Two `IN` lists rather than `OR: [{ id, workspaceId }, ...]`: Prisma parameterizes a list of scalars as one value,
+ * but each object of an `OR` separately, sharing a placeholder between equal values, so every pattern of repeated
+ * ids and workspaces in a batch (two monitors of one workspace, a padded batch) was a new query shape, compiled anew
+ * (milliseconds of CPU) instead of found in the plan cache. The lists may pair an id with another asker's workspace;
+ * such a row matches no asked pair and answers nobody.
  */
 const monitorRows = perClient((prisma: PrismaClient) =>
   createBatchLoader<OwnKey, MonitorRow>(
     async (keys) => {
       const rows = await prisma.monitor.findMany({
-        where: { OR: keys },
+        where: { id: { in: keys.map((k) => k.id) }, workspaceId: { in: keys.map((k) => k.workspaceId) } },
         select: { ...monitorRecordSelect, workspaceId: true },
       });
       return new Map(rows.map(({ workspaceId, ...row }) => [`${workspaceId}/${row.id}`, row]));
