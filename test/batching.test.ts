@@ -286,5 +286,10 @@ describe('monitor pages read together', () => {
     expect(ids(res[3]!)).toEqual([bId]);
     expect(ids(res[4]!)).toEqual([aIds[2]]);
     expect(res.map((r) => r.body.pagination.total)).toEqual([3, 3, 3, 1, 1]);
+    // Records serialized once for the batch: the answer is still exactly JSON.stringify of itself, as res.json sends.
+    for (const r of res) {
+      expect(r.text).toBe(JSON.stringify(r.body));
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    }
   });
 });
