@@ -6,6 +6,8 @@ import { createResultWriter, storeCheckResults, type StoreInput } from '../apps/
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.js';
 import { monitorLookup } from '../apps/api/src/services/monitors/monitor-record.js';
+import { receivePing } from '../apps/api/src/services/heartbeats/receive-ping.js';
+import { createPrisma } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';
@@ -180,6 +182,37 @@ describe('pings recorded together', () => {
     const rows = await h.prisma.monitor.findMany({ where: { id: { in: beats.map((b) => b.id) } } });
     expect(rows.every((r) => r.lastPingAt !== null)).toBe(true);
     expect(rows.filter((r) => r.lastPingFailAt !== null).map((r) => r.id)).toEqual([beats[1]!.id]);
+  });
+});
+
+describe('the ping statement', () => {
+  it('is prepared once per connection, its plan kept for the next batch', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'Job', intervalSeconds: 3600 });
+    const secret = new URL(res.body.data.pingUrl as string).pathname.split('/').pop()!;
+    // One connection: the statements it prepared are those pg_prepared_statements shows it.
+    const one = createPrisma(h.config.databaseUrl, { max: 1 });
+    try {
+      const ping = {
+        secret,
+        kind: 'success' as const,
+        exitCode: null,
+        rid: null,
+        body: 'ok',
+        remoteAddress: null,
+        userAgent: null,
+      };
+      for (let i = 0; i < 2; i++) expect(await receivePing({ prisma: one }, { input: { ...ping } })).not.toBeNull();
+      const prepared = await one.$queryRaw<Array<{ statement: string }>>`
+        SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO heartbeat_pings%'`;
+      expect(prepared).toHaveLength(1);
+      expect(await h.prisma.heartbeatPing.count({ where: { monitorId: res.body.data.id as string } })).toBe(2);
+    } finally {
+      await one.$disconnect();
+    }
   });
 });
 
