@@ -1,10 +1,13 @@
 // The hot paths that share one query (or one transaction) among the requests and checks of an event-loop turn must
 // answer each caller exactly as if it had gone alone: results, flap state, incidents and rollups; pings; tokens.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { createResultWriter, storeCheckResults, type StoreInput } from '../apps/worker/src/checks/store-result.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.js';
+import { monitorLookup } from '../apps/api/src/services/monitors/monitor-record.js';
+import { receivePing } from '../apps/api/src/services/heartbeats/receive-ping.js';
+import { createPrisma } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';
@@ -182,6 +185,37 @@ describe('pings recorded together', () => {
   });
 });
 
+describe('the ping statement', () => {
+  it('is prepared once per connection, its plan kept for the next batch', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'Job', intervalSeconds: 3600 });
+    const secret = new URL(res.body.data.pingUrl as string).pathname.split('/').pop()!;
+    // One connection: the statements it prepared are those pg_prepared_statements shows it.
+    const one = createPrisma(h.config.databaseUrl, { max: 1 });
+    try {
+      const ping = {
+        secret,
+        kind: 'success' as const,
+        exitCode: null,
+        rid: null,
+        body: 'ok',
+        remoteAddress: null,
+        userAgent: null,
+      };
+      for (let i = 0; i < 2; i++) expect(await receivePing({ prisma: one }, { input: { ...ping } })).not.toBeNull();
+      const prepared = await one.$queryRaw<Array<{ statement: string }>>`
+        SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO heartbeat_pings%'`;
+      expect(prepared).toHaveLength(1);
+      expect(await h.prisma.heartbeatPing.count({ where: { monitorId: res.body.data.id as string } })).toBe(2);
+    } finally {
+      await one.$disconnect();
+    }
+  });
+});
+
 describe('tokens read together', () => {
   it('gives each concurrent request the answer of its own token', async () => {
     const a = await makeWorkspace(h.prisma);
@@ -202,6 +236,60 @@ describe('tokens read together', () => {
     const res = await Promise.all(calls);
     expect(res.map((r) => r.status)).toEqual([200, 404, 401, 200, 200]);
     expect(res[3]!.body.data).toEqual([]);
+  });
+});
+
+/** How many query plans Prisma compiled (plan cache misses) while `run` ran, read from its own debug log. */
+async function planCompilations(run: () => Promise<void>): Promise<number> {
+  const g = globalThis as { DEBUG?: string };
+  const before = g.DEBUG;
+  const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  g.DEBUG = 'prisma:client:clientEngine';
+  try {
+    await run();
+    return warn.mock.calls.filter((c) => c.some((a) => String(a).includes('query plan cache miss'))).length;
+  } finally {
+    g.DEBUG = before;
+    warn.mockRestore();
+  }
+}
+
+describe('monitors read together', () => {
+  it("answers each caller its own workspace's monitor, with one query plan whatever repeats in a batch", async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    const create = async (tokens: { owner: string }) =>
+      (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body.data
+        .id as string;
+    const [a1, a2, b1] = [await create(a.tokens), await create(a.tokens), await create(b.tokens)];
+    // One batch per call: the lookups of one turn go in one query.
+    const read = (keys: Array<[string, string]>) =>
+      Promise.all(keys.map(([id, workspaceId]) => monitorLookup.find(h.prisma, { id, workspaceId })));
+    await read([[a1, a.ws.id]]);
+    let answers: Array<Array<{ id: string } | null | undefined>> = [];
+    const compiled = await planCompilations(async () => {
+      answers = [
+        await read([
+          [a1, a.ws.id],
+          [a2, a.ws.id],
+        ]),
+        await read([
+          [a1, a.ws.id],
+          [b1, b.ws.id],
+          [a2, a.ws.id],
+        ]),
+        await read([
+          [b1, a.ws.id],
+          [a1, b.ws.id],
+        ]),
+      ];
+    });
+    expect(answers.map((batch) => batch.map((r) => r?.id ?? null))).toEqual([
+      [a1, a2],
+      [a1, b1, a2],
+      [null, null],
+    ]);
+    expect(compiled).toBe(0);
   });
 });
 
@@ -231,5 +319,10 @@ describe('monitor pages read together', () => {
     expect(ids(res[3]!)).toEqual([bId]);
     expect(ids(res[4]!)).toEqual([aIds[2]]);
     expect(res.map((r) => r.body.pagination.total)).toEqual([3, 3, 3, 1, 1]);
+    // Records serialized once for the batch: the answer is still exactly JSON.stringify of itself, as res.json sends.
+    for (const r of res) {
+      expect(r.text).toBe(JSON.stringify(r.body));
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    }
   });
 });

@@ -1,10 +1,11 @@
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, createPrisma, DB_TIMEOUTS, isUnavailableError } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { LOGIN_ATTEMPTS_PER_MINUTE } from '../apps/api/src/routes/public-pages/login-public-page.handler.js';
 import { hashPassword } from '../apps/api/src/services/status-pages/password.js';
+import { rateLimit } from '../apps/api/src/middleware/rate-limit.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 import { startTcpProxy } from './resilience/support/tcp-proxy.js';
 
@@ -307,6 +308,49 @@ describe('rate limit', () => {
       expect(Number(last!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       // Another token has its own budget.
       expect((await request(limited.app).get('/api/v1/monitors').set(bearer(tokens.owner))).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('rate limit of one turn', () => {
+  it("counts a token's concurrent requests in one Redis call, each answered as if it had come alone", async () => {
+    const limited = makeHarness();
+    try {
+      await limited.redisReady();
+      const prefix = `sv:rl:${uniq('turn')}`;
+      const limit = rateLimit(limited.redis, 3, prefix);
+      // The script RateLimiterRedis defines on the client (ioredis defineCommand): one call per Redis round trip.
+      const calls = jest.spyOn(limited.redis as unknown as { rlflxIncr: () => unknown }, 'rlflxIncr');
+      const call = (tokenId: string) => {
+        const headers: Record<string, string> = {};
+        const res = { locals: { ctx: { tokenId } }, setHeader: (k: string, v: string) => void (headers[k] = v) };
+        return new Promise<Record<string, string>>((resolve, reject) => {
+          const done = (err?: unknown) => (err ? reject(err as Error) : resolve(headers));
+          (limit as (req: unknown, res: unknown, next: (err?: unknown) => void) => Promise<void>)({}, res, done).catch(
+            (err: unknown) => resolve({ ...headers, error: (err as { code?: string }).code ?? String(err) }),
+          );
+        });
+      };
+      const answers = await Promise.all([call('a'), call('a'), call('b'), call('a'), call('a'), call('a')]);
+      // What each call asked Redis for: the key and the points it adds (ioredis may report a call twice).
+      const asked = new Set(calls.mock.calls.map((c) => (c as unknown as [string[]])[0].slice(0, 2).join(' ')));
+      expect([...asked].sort()).toEqual([`${prefix}:a 5`, `${prefix}:b 1`]);
+      expect(answers.map((a) => a.error ?? a['RateLimit-Remaining'])).toEqual([
+        '2',
+        '1',
+        '2',
+        '0',
+        'rate_limited',
+        'rate_limited',
+      ]);
+      expect(answers.slice(4).map((a) => [a['RateLimit-Remaining'], Number(a['Retry-After']) >= 1])).toEqual([
+        ['0', true],
+        ['0', true],
+      ]);
+      // The next turn counts on from there.
+      expect((await call('b'))['RateLimit-Remaining']).toBe('1');
     } finally {
       await limited.close();
     }

@@ -17,6 +17,7 @@ import { assertCan } from '../services/auth/permissions.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import type { ServiceContext, UserServiceContext } from '../services/context.js';
 import { judgeInput } from '../services/validation.js';
+import { jsonTextOf } from '../services/records.js';
 import type { RequestContext } from '../services/auth/context.js';
 import { successOf, successStatus, takesIfMatch, type ApiRoute, type HandlerInput } from './define-route.js';
 
@@ -149,7 +150,16 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
         return void res.status(304).end();
       if (status === 204) res.status(204).end();
       else if (stored !== undefined) res.status(status).type('application/json').send(stored);
-      else res.status(status).json(toBody(result));
+      else {
+        // The service's own JSON text of what it answers (services/records.ts withJsonText), else res.json's.
+        const text = jsonTextOf(result);
+        if (text === undefined) res.status(status).json(toBody(result));
+        else
+          res
+            .status(status)
+            .type('application/json')
+            .send(success.data ? `{"data":${text}}` : text);
+      }
     };
 
     // A `/me/...` operation (defineUserRoute): the person's own, no workspace, no role, no If-Match or safe retry.

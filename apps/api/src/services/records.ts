@@ -66,6 +66,23 @@ export async function listPage<Row, Rec>(
   return { data: await toRecords(rows), pagination: pagination(query, total) };
 }
 
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * Remembers `json`, exactly `JSON.stringify(answer)`, as the JSON text of an answer a verb built (a record, a page):
+ * mountRoutes sends that text rather than serializing the same object again. For answers whose parts were serialized
+ * once and shared (monitor records read by one batch: monitor-record.ts recordWithJson).
+ */
+export function withJsonText<T extends object>(answer: T, json: string): T {
+  jsonTexts.set(answer, json);
+  return answer;
+}
+
+/** The JSON text withJsonText remembered for this answer, if any. */
+export function jsonTextOf(answer: unknown): string | undefined {
+  return typeof answer === 'object' && answer !== null ? jsonTexts.get(answer) : undefined;
+}
+
 /** Prisma's unique-constraint violation (P2002): a concurrent write took the slug, address or key first. */
 export function isUniqueViolation(err: unknown): boolean {
   return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';

@@ -24,6 +24,23 @@ export interface PrismaOptions {
   statementTimeoutMs?: number;
 }
 
+/**
+ * Raw SQL that starts with this comment is prepared once per connection (a named statement) and its plan reused:
+ * for a statement run on a hot path whose planning costs about as much as its execution (the ping writer's).
+ * Only marked statements are named: a connection keeps every statement it prepared until it closes, so the set must
+ * be small and fixed, never text built per call.
+ */
+export const PREPARED_SQL = '/* prepared */';
+
+const statementNames = new Map<string, string>();
+/** The name of a marked statement (the same text: the same name, in every connection of the process). */
+function statementNameOf(query: { sql: string }): string | undefined {
+  if (!query.sql.startsWith(PREPARED_SQL)) return undefined;
+  let name = statementNames.get(query.sql);
+  if (name === undefined) statementNames.set(query.sql, (name = `sv_prepared_${statementNames.size + 1}`));
+  return name;
+}
+
 /** One PrismaClient per process, over node-postgres (no native engine needed). */
 export function createPrisma(databaseUrl: string, opts: PrismaOptions = {}): PrismaClient {
   const connectTimeoutMs = opts.connectTimeoutMs ?? DB_TIMEOUTS.connectMs;
@@ -38,7 +55,8 @@ export function createPrisma(databaseUrl: string, opts: PrismaOptions = {}): Pri
       idleTimeoutMillis: 30_000,
     },
     // An idle client dropped by the server (restart, failover) must not crash the process.
-    { onPoolError: () => undefined },
+    // The adapter passes the name to node-postgres as it is: undefined (its type says string) is an unnamed statement.
+    { onPoolError: () => undefined, statementNameGenerator: statementNameOf as (query: { sql: string }) => string },
   );
   return new PrismaClient({
     adapter,

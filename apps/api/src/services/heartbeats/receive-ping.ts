@@ -1,4 +1,4 @@
-import { createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, perClient, Prisma, PREPARED_SQL, type PrismaClient } from '@statusvane/shared';
 
 export type PingKind = 'start' | 'success' | 'fail';
 
@@ -68,7 +68,7 @@ const pingWriter = perClient((prisma: PrismaClient) =>
         // One statement, no read before the write: the UPDATE works out each ping's run from the monitor's row as it
         // locks it (the latest version, whatever committed meanwhile), and RETURNING hands the pings' durations to the
         // log's INSERT (RETURNING sees the new row: an end ping's duration is its new lastRunDurationMs).
-        const rows = await prisma.$queryRaw<Array<PingedMonitor & { secret: string }>>`
+        const rows = await prisma.$queryRaw<Array<PingedMonitor & { secret: string }>>`${Prisma.raw(PREPARED_SQL)}
           WITH p AS (
             SELECT * FROM unnest(${col('secret')}::text[], ${col('kind')}::text[], ${col('exitCode')}::int[],
               ${col('rid')}::uuid[], ${col('body')}::text[], ${col('remoteAddress')}::text[], ${col('userAgent')}::text[])

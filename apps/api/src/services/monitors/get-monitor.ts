@@ -1,7 +1,7 @@
 import { maintenanceCoverage, maintenanceWindowsNear, type Config, type PrismaClient } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
-import { findOwn } from '../records.js';
-import { monitorLookup, toMonitorRecord, type MonitorRecord } from './monitor-record.js';
+import { findOwn, withJsonText } from '../records.js';
+import { monitorLookup, recordWithJson, type MonitorRecord } from './monitor-record.js';
 
 /** GET /monitors/{id}: the monitor and its workspace's maintenance windows read at once (two round trips in parallel). */
 export async function getMonitor(
@@ -14,10 +14,12 @@ export async function getMonitor(
     maintenanceWindowsNear(deps.prisma, ctx.workspace.id, now),
   ]);
   const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
-  return toMonitorRecord(row, {
+  // Concurrent reads of one monitor share its row (one batched read), and with it the record and its JSON text.
+  const { record, json } = recordWithJson(row, {
     publicBaseUrl: deps.config.publicBaseUrl,
     checkRegions: deps.config.checkRegions,
     maintenanceUntil: until,
     now,
   });
+  return withJsonText(record, json);
 }

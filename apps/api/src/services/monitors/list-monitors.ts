@@ -13,7 +13,7 @@ import {
 } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
-import { pageWindow } from '../records.js';
+import { pageWindow, withJsonText } from '../records.js';
 import { listMonitorUptimes } from './list-monitor-uptimes.js';
 import {
   maintenanceCoverOf,
@@ -25,7 +25,7 @@ import {
 import { averageResponseTimes, lastDayWindow } from './monitor-rollups.js';
 import {
   monitorRecordSelect,
-  toMonitorRecord,
+  recordWithJson,
   type MonitorRecord,
   type MonitorRow,
   type MONITOR_STATUSES,
@@ -227,15 +227,18 @@ export async function listMonitors(
     rows.map((r) => r.componentId),
     now,
   );
-  return {
-    data: rows.map((r) =>
-      toMonitorRecord(r, {
-        publicBaseUrl: config.publicBaseUrl,
-        checkRegions: config.checkRegions,
-        maintenanceUntil: until.get(r.componentId) ?? null,
-        now,
-      }),
-    ),
-    pagination: pagination(query, total),
-  };
+  // Identical concurrent lists share their rows (one batched read), and with them each record and its JSON text.
+  const made = rows.map((r) =>
+    recordWithJson(r, {
+      publicBaseUrl: config.publicBaseUrl,
+      checkRegions: config.checkRegions,
+      maintenanceUntil: until.get(r.componentId) ?? null,
+      now,
+    }),
+  );
+  const answer = { data: made.map((m) => m.record), pagination: pagination(query, total) };
+  return withJsonText(
+    answer,
+    `{"data":[${made.map((m) => m.json).join(',')}],"pagination":${JSON.stringify(answer.pagination)}}`,
+  );
 }

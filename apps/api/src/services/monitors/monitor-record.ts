@@ -299,12 +299,18 @@ export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecord
 /**
  * Monitor reads of one event-loop turn in one query, each still scoped by its own workspace: a row answers only the
  * (id, workspaceId) pair that asked for it.
+ *
+ * Two `IN` lists rather than `OR: [{ id, workspaceId }, ...]`: Prisma parameterizes a list of scalars as one value,
+ * but each object of an `OR` separately, sharing a placeholder between equal values, so every pattern of repeated
+ * ids and workspaces in a batch (two monitors of one workspace, a padded batch) was a new query shape, compiled anew
+ * (milliseconds of CPU) instead of found in the plan cache. The lists may pair an id with another asker's workspace;
+ * such a row matches no asked pair and answers nobody.
  */
 const monitorRows = perClient((prisma: PrismaClient) =>
   createBatchLoader<OwnKey, MonitorRow>(
     async (keys) => {
       const rows = await prisma.monitor.findMany({
-        where: { OR: keys },
+        where: { id: { in: keys.map((k) => k.id) }, workspaceId: { in: keys.map((k) => k.workspaceId) } },
         select: { ...monitorRecordSelect, workspaceId: true },
       });
       return new Map(rows.map(({ workspaceId, ...row }) => [`${workspaceId}/${row.id}`, row]));
@@ -402,6 +408,42 @@ export function toMonitorRecord(
     createdAt: row.createdAt.toISOString(),
     pingUrl: row.type === 'heartbeat' && row.pingSecret ? `${opts.publicBaseUrl}/ping/${row.pingSecret}` : null,
   };
+}
+
+type RecordOptions = Parameters<typeof toMonitorRecord>[1];
+
+/** A record made from a row, its JSON text, and what besides the row it was made with. */
+interface MadeRecord {
+  made: string;
+  record: MonitorRecord;
+  json: string;
+}
+const madeFromRow = new WeakMap<MonitorRow, MadeRecord>();
+
+/**
+ * toMonitorRecord and the record's JSON text (`JSON.stringify(record)`), made once per row object and what the record
+ * takes besides the row: the requests answered by one batched read (monitorRows, list-monitors' monitorPages) share
+ * its row objects, so identical concurrent reads build and serialize each record once (serializing a page of 100 was
+ * a fifth of a list request's CPU). What a record takes from `now` (whole days left of a certificate or a domain, the
+ * maintenance window's end) is part of the key, so a record is never reused where it would read differently. Records
+ * are shared: nothing may change one after it is made.
+ */
+export function recordWithJson(row: MonitorRow, opts: RecordOptions): { record: MonitorRecord; json: string } {
+  const cert = row.certificate as CertificateInfo | null;
+  const domain = row.domain as DomainInfo | null;
+  const made = [
+    opts.maintenanceUntil?.getTime() ?? '',
+    cert ? certificateDaysRemaining(cert.validTo, opts.now) : '',
+    domain?.expiresAt ? certificateDaysRemaining(domain.expiresAt, opts.now) : '',
+    opts.publicBaseUrl,
+    opts.checkRegions.join(','),
+  ].join('|');
+  const kept = madeFromRow.get(row);
+  if (kept?.made === made) return kept;
+  const record = toMonitorRecord(row, opts);
+  const fresh = { made, record, json: JSON.stringify(record) };
+  madeFromRow.set(row, fresh);
+  return fresh;
 }
 
 /** What checks observe, left out of a monitor's audited changes (writes through the API never set these). */
