@@ -4,7 +4,18 @@ import type { PrismaClient } from '../db/prisma.js';
 import { bullPrefix } from '../db/redis.js';
 import type { MonitorKind } from '../schemas/monitor.js';
 import { confirmationJobId, heartbeatDeadlineJobId } from '../queues/job-slot.js';
-import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
+import {
+  CHECK_JOB_NAME,
+  checkQueueName,
+  PARTITION_JOB_NAME,
+  partitionQueueName,
+  partitionSchedulerId,
+  parseSchedulerId,
+  schedulerId,
+  type CheckJob,
+  type Partition,
+  type PartitionJob,
+} from '../queues/queues.js';
 
 export interface SchedulableMonitor {
   id: string;
@@ -90,20 +101,69 @@ export function monitorQuorum(regionCount: number, quorum: number | null | undef
  * region, with the fixed id `monitor:<id>:<region>` so that upserting twice never makes two schedules.
  */
 export class CheckScheduler {
+  /** Each region's queue of one-off checks (and of the per-monitor schedulers of the previous release). */
   readonly queues: ReadonlyMap<string, Queue>;
+  /** Each region's queue of partition schedulers (partitionQueueName). */
+  readonly partitionQueues: ReadonlyMap<string, Queue>;
 
   constructor(regions: readonly string[], connection: ConnectionOptions, prefix?: string) {
-    this.queues = new Map(
-      regions.map((r) => {
-        const name = checkQueueName(r);
-        const keyPrefix = bullPrefix(connection, prefix, name);
-        const queue = new Queue<CheckJob>(name, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
-        // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
-        // repeats them, and unhandled it would print to the console.
-        queue.on('error', () => undefined);
-        return [r, queue] as const;
-      }),
+    const open = (name: string) => {
+      const keyPrefix = bullPrefix(connection, prefix, name);
+      const queue = new Queue(name, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
+      // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
+      // repeats them, and unhandled it would print to the console.
+      queue.on('error', () => undefined);
+      return queue;
+    };
+    this.queues = new Map(regions.map((r) => [r, open(checkQueueName(r))] as const));
+    this.partitionQueues = new Map(regions.map((r) => [r, open(partitionQueueName(r))] as const));
+  }
+
+  /** The partitions a monitor is a member of: one per region that checks it (docs/adr/0020-partitioned-scheduling.md). */
+  partitionsOf(monitor: Pick<SchedulableMonitor, 'id' | 'intervalSeconds' | 'type' | 'regions'>): Partition[] {
+    const everyMs = monitor.intervalSeconds * 1000;
+    const offsetMs = spreadOffsetMs(monitor.id, everyMs);
+    return this.regionsFor(monitor).map((region) => ({ everyMs, offsetMs, region }));
+  }
+
+  /**
+   * Creates a partition's scheduler unless it has one at its interval: a read, and a write only for a partition's
+   * first member (at scale, nearly never). Upserting the same id twice makes one scheduler.
+   */
+  async ensurePartition(partition: Partition): Promise<void> {
+    const queue = this.partitionQueues.get(partition.region);
+    if (!queue) return;
+    const id = partitionSchedulerId(partition);
+    const found = await queue.getJobScheduler(id);
+    if (typeof found?.next === 'number' && found.every === partition.everyMs) return;
+    const data: PartitionJob = { ...partition };
+    await queue.upsertJobScheduler(
+      id,
+      { every: partition.everyMs, offset: partition.offsetMs },
+      { name: PARTITION_JOB_NAME, data, opts: JOB_OPTS },
     );
+  }
+
+  /** Removes a partition's scheduler (the reconciler, once no enabled monitor is left in it). */
+  async removePartition(partition: Partition): Promise<void> {
+    await this.partitionQueues.get(partition.region)?.removeJobScheduler(partitionSchedulerId(partition));
+  }
+
+  /** The slot a partition's scheduler runs next (BullMQ's `next`), or null when it has none: nextScheduledSlot. */
+  async nextPartitionSlot(partition: Partition): Promise<Date | null> {
+    const queue = this.partitionQueues.get(partition.region);
+    const s = queue ? await queue.getJobScheduler(partitionSchedulerId(partition)) : undefined;
+    return typeof s?.next === 'number' ? new Date(s.next) : null;
+  }
+
+  /** Every partition scheduler in Redis, per region: id -> every (ms). */
+  async listPartitions(): Promise<Map<string, Map<string, number | undefined>>> {
+    const out = new Map<string, Map<string, number | undefined>>();
+    for (const [region, queue] of this.partitionQueues) {
+      const list = await queue.getJobSchedulers(0, -1);
+      out.set(region, new Map(list.map((s) => [s.key, s.every])));
+    }
+    return out;
   }
 
   /** The regions that check a monitor (monitorRegions). */
@@ -258,7 +318,7 @@ export class CheckScheduler {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    await Promise.all([...this.queues.values(), ...this.partitionQueues.values()].map((q) => q.close()));
   }
 }
 
