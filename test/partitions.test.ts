@@ -188,11 +188,12 @@ describe('a worker', () => {
     const ids = await monitors(3);
     await intoPartition(ids, partition);
     await h.deps.scheduler.ensurePartition(partition);
-    // Upserting it again is a read: still one scheduler.
+    // Ensuring it again is a read: the same scheduler, its next job unchanged.
+    const queue = h.deps.scheduler.partitionQueues.get('local')!;
+    const before = await queue.getJobScheduler(partitionSchedulerId(partition));
     await h.deps.scheduler.ensurePartition(partition);
-    expect([...(await h.deps.scheduler.listPartitions()).get('local')!.keys()]).toEqual([
-      partitionSchedulerId(partition),
-    ]);
+    expect(await queue.getJobScheduler(partitionSchedulerId(partition))).toEqual(before);
+    expect(before?.every).toBe(partition.everyMs);
     const w = startWorker(h);
     try {
       const inPartition = () =>

@@ -21,6 +21,7 @@ import {
   type TraceSpan,
   type Tracing,
   type Partition,
+  regionMonitorsWhere,
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
@@ -227,14 +228,11 @@ type CheckedMonitor = NonNullable<Awaited<ReturnType<typeof loadMonitor<typeof m
 /** A partition's member as its job reads it: what a check reads, and when it joined the partition. */
 export type PartitionMember = CheckedMonitor & { scheduledSince: Date };
 
-/** Kinds checked in the first region only (monitorRegions): judged from pings, or from one shared registry answer. */
-const FIRST_REGION_ONLY = ['heartbeat', 'domain'] as const;
-
 /**
  * The members of a partition for one of its slots, in one statement (docs/adr/0020-partitioned-scheduling.md): the
- * enabled monitors of its interval and offset that monitorRegions assigns to its region (no regions, the region among
- * them, or none of them left in CHECK_REGIONS; heartbeats and domains in the first region only) and that had joined
- * it by the slot (a monitor created or resumed since is checked at once by a job of its own, then from the next slot).
+ * enabled monitors of its interval and offset that its region checks (regionMonitorsWhere, as monitorRegions) and
+ * that had joined it by the slot (a monitor created or resumed since is checked at once by a job of its own, then from
+ * the next slot).
  */
 export async function readPartitionMembers(
   deps: Pick<CheckRunnerDeps, 'prisma' | 'checkRegions'>,
@@ -242,22 +240,14 @@ export async function readPartitionMembers(
   slot: Date,
 ): Promise<PartitionMember[]> {
   const { everyMs, offsetMs, region } = partition;
-  if (!deps.checkRegions.includes(region) || everyMs % 1000 !== 0) return [];
-  const probed = {
-    type: { notIn: [...FIRST_REGION_ONLY] },
-    OR: [
-      { regions: { isEmpty: true } },
-      { regions: { has: region } },
-      { NOT: { regions: { hasSome: [...deps.checkRegions] } } },
-    ],
-  } satisfies Prisma.MonitorWhereInput;
+  if (everyMs % 1000 !== 0) return [];
   return deps.prisma.monitor.findMany({
     where: {
       enabled: true,
       intervalSeconds: everyMs / 1000,
       checkOffsetMs: offsetMs,
       scheduledSince: { lte: slot },
-      OR: region === deps.checkRegions[0] ? [{ type: { in: [...FIRST_REGION_ONLY] } }, probed] : [probed],
+      ...regionMonitorsWhere(deps.checkRegions, region),
     },
     select: { ...monitorSelect, scheduledSince: true },
   });
