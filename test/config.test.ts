@@ -4,11 +4,11 @@
  * refuses a stale plan, prune deletes only managed resources.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { schedulerId } from '@statusvane/shared';
 import request from 'supertest';
 import { assignPolicy } from '../apps/api/src/admin/policy-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { scheduledRegions } from './support/worker-harness.js';
 
 let h: Harness;
 let ws: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -100,9 +100,8 @@ describe('config plan and apply', () => {
     expect(JSON.stringify(shown.body)).toContain('Database');
 
     // Schedules follow after the commit, as a create's do.
-    const schedulers = await h.deps.scheduler.listSchedulers();
     const region = h.config.checkRegions[0]!;
-    for (const m of list) expect(schedulers.get(region)!.has(schedulerId(m.id as string, region))).toBe(true);
+    for (const m of list) expect(await scheduledRegions(h, m.id as string)).toContain(region);
 
     const again = await apply(doc);
     expect(again.status).toBe(200);

@@ -18,6 +18,7 @@ import {
   startSwitchTarget,
   startWorker,
   waitFor,
+  stopScheduledChecks,
 } from './support/worker-harness.js';
 
 // Under a full suite on two cores a first check can take longer than Jest's default 20 s allows the waits below.
@@ -58,18 +59,27 @@ describe('one region', () => {
   const results = (monitorId: string) =>
     h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { slot: 'asc' } });
   const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
-  const outcomeOf = (jobId: string) => w.completed.find((c) => c.job.id === jobId)?.outcome;
+  const outcomeOf = (jobId: string, monitorId?: string) =>
+    w.completed.find((c) => c.job.id === jobId && (!monitorId || c.monitorId === monitorId))?.outcome;
 
   /** Runs the monitor's next scheduled slot now, as if it fell seconds after the check before it; its job id. */
   async function runNextSlotNow(monitorId: string): Promise<string> {
-    const queue = h.deps.scheduler.queues.get('local')!;
+    // Its partition's next job (docs/adr/0020-partitioned-scheduling.md).
+    const m = await h.prisma.monitor.findUniqueOrThrow({
+      where: { id: monitorId },
+      select: { intervalSeconds: true, checkOffsetMs: true },
+    });
+    const queue = h.deps.scheduler.partitionQueues.get('local')!;
     const next = await waitFor(
-      async () => (await queue.getDelayed()).find((j) => j.data.monitorId === monitorId),
+      async () =>
+        (await queue.getDelayed()).find(
+          (j) => j.data.everyMs === m.intervalSeconds * 1000 && j.data.offsetMs === m.checkOffsetMs,
+        ),
       5000,
       'the next scheduled slot',
     );
     await next.promote();
-    await waitFor(async () => outcomeOf(next.id!), 10_000, `slot job ${next.id}`);
+    await waitFor(async () => outcomeOf(next.id!, monitorId), 10_000, `slot job ${next.id}`);
     return next.id!;
   }
 
@@ -85,7 +95,7 @@ describe('one region', () => {
     const stored = await results(monitor.id);
     expect(stored.map((r) => r.outcome)).toEqual(['down', 'down']);
     expect(stored[1]!.checkedAt.getTime() - first!.checkedAt.getTime()).toBeLessThan(15_000);
-    expect(counted(outcomeOf(slotJob))).toBe(false);
+    expect(counted(outcomeOf(slotJob, monitor.id))).toBe(false);
     expect(await incidents(monitor.id)).toEqual([]);
     // Stored and shown: the monitor's status and last check are the second result's, the counters are the first's.
     const row = await h.prisma.monitor.findUniqueOrThrow({ where: { id: monitor.id } });
@@ -139,7 +149,7 @@ describe('one region', () => {
     const [pass, failure] = await results(monitor.id);
     expect([pass!.outcome, failure!.outcome]).toEqual(['up', 'down']);
     expect(failure!.checkedAt.getTime() - pass!.checkedAt.getTime()).toBeLessThan(confirmAfterSeconds * 1000);
-    expect(counted(outcomeOf(slotJob))).toBe(true);
+    expect(counted(outcomeOf(slotJob, monitor.id))).toBe(true);
     expect(await regionStates(h, monitor.id)).toMatchObject([{ consecutiveFailures: 1, consecutivePasses: 0 }]);
 
     // The re-check is queued for the failure's time plus confirmAfterSeconds, under its own id.
@@ -166,7 +176,7 @@ describe('one region', () => {
     target.setStatus(503);
     const { monitor } = await createMonitor(h, { openThreshold: 3 });
     await waitFor(async () => (await results(monitor.id)).length === 1, 30_000, 'the first check');
-    await h.deps.scheduler.unschedule(monitor.id);
+    await stopScheduledChecks(h, monitor.id);
     await checkOnceVia(h, w.completed, monitor.id);
     target.setStatus(200);
     await checkOnceVia(h, w.completed, monitor.id, { confirmation: false });
@@ -181,7 +191,7 @@ describe('one region', () => {
     target.setStatus(200);
     const { monitor: created } = await createMonitor(h, { confirmAfterSeconds: 15 });
     await waitFor(async () => (await results(created.id)).length === 1, 30_000, 'the first check');
-    await h.deps.scheduler.unschedule(created.id);
+    await stopScheduledChecks(h, created.id);
     const monitor = {
       ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id: created.id } })),
       regions: ['local'],
@@ -225,7 +235,7 @@ describe('two regions, a worker each with its own connections', () => {
     const { monitor } = await createMonitor(h);
     // The immediate checks of both regions, within moments of each other: one failure counted per region.
     await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: monitor.id } })) === 2);
-    await h.deps.scheduler.unschedule(monitor.id);
+    await stopScheduledChecks(h, monitor.id);
     expect(await incidents(monitor.id)).toEqual([]);
     expect(await regionStates(h, monitor.id)).toMatchObject([
       { region: 'eu', consecutiveFailures: 1, failing: false },
@@ -266,7 +276,7 @@ describe('two regions, a worker each with its own connections', () => {
     target.setStatus(503);
     const { monitor } = await createMonitor(h, { openThreshold: 1 });
     await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: monitor.id } })) === 2);
-    await h.deps.scheduler.unschedule(monitor.id);
+    await stopScheduledChecks(h, monitor.id);
     // Opened by the two immediate checks (openThreshold 1, both regions failing): resolve it by hand, then only eu fails.
     const [open] = await incidents(monitor.id);
     expect(open).toMatchObject({ status: 'open' });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { schedulerId } from '@statusvane/shared';
 import { arrangeStatusPage } from '../apps/api/src/admin/status-page-commands.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
+import { scheduledRegions } from './support/worker-harness.js';
 
 let h: Harness;
 let ws: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -21,8 +21,6 @@ const create = async (body: Record<string, unknown>) => {
   return res.body.data as { id: string; componentId: string; pingUrl: string | null };
 };
 const del = (id: string, token = ws.tokens.admin) => request(h.app).delete(`/api/v1/monitors/${id}`).set(bearer(token));
-const schedulers = async () =>
-  new Set((await h.deps.scheduler.queues.get('local')!.getJobSchedulers(0, -1)).map((s) => s.key));
 
 describe('DELETE /monitors/{id}', () => {
   it('removes the monitor, its schedules, ping URL and component; keeps its incidents, resolved', async () => {
@@ -63,7 +61,7 @@ describe('DELETE /monitors/{id}', () => {
     const versionsBefore = await versions();
     const secret = beat.pingUrl!.split('/').pop()!;
     expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(200);
-    expect((await schedulers()).has(schedulerId(beat.id, 'local'))).toBe(true);
+    expect(await scheduledRegions(h, beat.id)).toEqual(['local']);
 
     // Members and viewers may not delete.
     expect((await del(beat.id, ws.tokens.member)).status).toBe(403);
@@ -72,8 +70,8 @@ describe('DELETE /monitors/{id}', () => {
     const res = await del(beat.id);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expect((await schedulers()).has(schedulerId(beat.id, 'local'))).toBe(false);
-    expect((await schedulers()).has(schedulerId(other.id, 'local'))).toBe(true);
+    expect(await scheduledRegions(h, beat.id)).toEqual([]);
+    expect(await scheduledRegions(h, other.id)).toEqual(['local']);
     expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(404);
     const got = await request(h.app).get(`/api/v1/monitors/${beat.id}`).set(bearer(ws.tokens.viewer));
     expect(got.status).toBe(404);

@@ -5,7 +5,7 @@ import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { findClosedPort, startTarget, startTcpTarget } from './support/targets.js';
-import { checkRunnerDeps } from './support/worker-harness.js';
+import { checkRunnerDeps, stopScheduledChecks } from './support/worker-harness.js';
 
 let h: Harness;
 let w: Awaited<ReturnType<typeof makeWorkspace>>;
@@ -164,7 +164,7 @@ describe('address: the IP address each check talked to', () => {
       .set(bearer(w.tokens.owner))
       .send(makeMonitorInput({ confirmAfterSeconds: 0, ...over }));
     expect(res.status).toBe(201);
-    await h.deps.scheduler.unschedule(res.body.data.id);
+    await stopScheduledChecks(h, res.body.data.id);
     return res.body.data.id as string;
   };
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { schedulerId } from '@statusvane/shared';
+import {
+  monitorSource,
+  partitionSchedulerId,
+  reconcileSchedules,
+  schedulerId,
+  spreadOffsetMs,
+  type Partition,
+} from '@statusvane/shared';
 import { dumpDatabase } from './support/db-dump.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -386,35 +393,46 @@ describe('PATCH /monitors/{id}', () => {
 });
 
 describe('scheduling', () => {
-  async function schedulers() {
-    const queue = h.deps.scheduler.queues.get('local')!;
+  // Per partition (docs/adr/0020-partitioned-scheduling.md): a scheduler per (interval, offset, region), its members
+  // read from PostgreSQL at run time.
+  async function partitions() {
+    const queue = h.deps.scheduler.partitionQueues.get('local')!;
     return new Map((await queue.getJobSchedulers(0, -1)).map((s) => [s.key, s]));
   }
+  const partitionOf = (id: string, everyMs: number): Partition => ({
+    everyMs,
+    offsetMs: spreadOffsetMs(id, everyMs),
+    region: 'local',
+  });
 
-  it('schedules on create, reschedules a new interval, removes on pause and restores on resume', async () => {
+  it("schedules a create's partition, a new interval's, writes nothing on pause and makes sure of it on resume", async () => {
     const m = (await post(makeMonitorInput({ intervalSeconds: 120 }))).body.data;
-    const id = schedulerId(m.id, 'local');
-    let s = (await schedulers()).get(id);
+    const first = partitionOf(m.id, 120_000);
+    const s = (await partitions()).get(partitionSchedulerId(first));
     expect(s?.every).toBe(120_000);
-    expect(s?.offset).toBeGreaterThan(0);
-    expect(s?.template?.data).toEqual({ monitorId: m.id, region: 'local' });
+    expect(s?.offset).toBe(first.offsetMs);
+    expect(s?.template?.data).toEqual(first);
     // The first check does not wait for the first slot.
     const queue = h.deps.scheduler.queues.get('local')!;
     const waiting = await queue.getJobs(['waiting', 'prioritized', 'delayed']);
     expect(waiting.some((j) => j.id?.startsWith(`now-${m.id}-local-`))).toBe(true);
+    // Nothing of the monitor itself in Redis.
+    expect((await h.deps.scheduler.listSchedulers()).get('local')!.has(schedulerId(m.id, 'local'))).toBe(false);
 
     await patch(m.id, { intervalSeconds: 300 });
-    expect((await schedulers()).get(id)?.every).toBe(300_000);
+    const slower = partitionOf(m.id, 300_000);
+    expect((await partitions()).get(partitionSchedulerId(slower))?.every).toBe(300_000);
+    const before = [...(await partitions()).keys()].sort();
     const paused = await patch(m.id, { enabled: false });
     expect(paused.body.data).toMatchObject({ enabled: false, status: 'paused' });
-    expect((await schedulers()).has(id)).toBe(false);
+    expect([...(await partitions()).keys()].sort()).toEqual(before);
+    // Resuming makes sure the partition has its scheduler (the reconciler may have removed it as emptied).
+    await h.deps.scheduler.removePartition(slower);
     await patch(m.id, { enabled: true });
-    s = (await schedulers()).get(id);
-    expect(s?.every).toBe(300_000);
+    expect((await partitions()).get(partitionSchedulerId(slower))?.every).toBe(300_000);
   });
 
   it('spreads offsets so monitors created together do not fire together', async () => {
-    const { spreadOffsetMs } = await import('@statusvane/shared');
     const { randomUUID } = await import('node:crypto');
     const buckets = new Array(60).fill(0) as number[];
     for (let i = 0; i < 10_000; i++) buckets[Math.floor(spreadOffsetMs(randomUUID(), 60_000) / 1000)]!++;
@@ -422,105 +440,89 @@ describe('scheduling', () => {
     expect(Math.min(...buckets)).toBeGreaterThan(90);
   });
 
-  it('the reconciler restores every schedule after Redis loses its data, and removes strays', async () => {
-    const { reconcileSchedules, monitorSource } = await import('@statusvane/shared');
+  it('the reconciler restores every partition after Redis loses its data, removes emptied ones and strays, and the previous release per-monitor schedulers', async () => {
     const m = (await post(makeMonitorInput())).body.data;
     const paused = (await post(makeMonitorInput())).body.data;
+    // An interval of its own (set in the database, as the bench does), so that its partition empties when it pauses.
+    await h.prisma.monitor.update({ where: { id: paused.id }, data: { intervalSeconds: 77 } });
     await patch(paused.id, { enabled: false });
-    const queue = h.deps.scheduler.queues.get('local')!;
+    const queue = h.deps.scheduler.partitionQueues.get('local')!;
+    const legacy = h.deps.scheduler.queues.get('local')!;
     await queue.obliterate({ force: true });
-    expect((await schedulers()).size).toBe(0);
-    // A stray scheduler for a monitor that does not exist.
-    await h.deps.scheduler.schedule({ id: '00000000-0000-4000-8000-000000000000', intervalSeconds: 60, type: 'http' });
+    await legacy.obliterate({ force: true });
+    expect((await partitions()).size).toBe(0);
+    // The emptied partition, a stray, and the schedulers of the previous release: one of an enabled monitor, one of a
+    // monitor that does not exist.
+    await h.deps.scheduler.ensurePartition(partitionOf(paused.id, 77_000));
+    await queue.upsertJobScheduler('stray', { every: 60_000 }, { name: 'partition', data: {} });
+    for (const id of [m.id, '00000000-0000-4000-8000-000000000000'])
+      await legacy.upsertJobScheduler(
+        schedulerId(id, 'local'),
+        { every: 60_000, offset: spreadOffsetMs(id, 60_000) },
+        { name: 'check', data: { monitorId: id, region: 'local' } },
+      );
 
     const report = await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma));
-    const after = await schedulers();
-    // Other suites add monitors concurrently, so compare with what this run saw as desired.
-    expect(report.desired).toBeGreaterThanOrEqual(2);
-    expect(after.has(schedulerId(m.id, 'local'))).toBe(true);
-    expect(after.has(schedulerId(paused.id, 'local'))).toBe(false);
-    expect(after.has(schedulerId('00000000-0000-4000-8000-000000000000', 'local'))).toBe(false);
+    const after = await partitions();
+    // Other suites' monitors are in the database too, so compare with what this run saw as desired.
+    expect(report.desired).toBeGreaterThanOrEqual(1);
+    expect(after.has(partitionSchedulerId(partitionOf(m.id, 60_000)))).toBe(true);
+    expect(after.has(partitionSchedulerId(partitionOf(paused.id, 77_000)))).toBe(false);
+    expect(after.has('stray')).toBe(false);
     expect(after.size).toBe(report.desired);
-    expect(report.removed).toBe(1);
+    expect(report).toMatchObject({ added: report.desired, removed: 2, legacyRemoved: 2, corrected: 0 });
+    expect((await h.deps.scheduler.listSchedulers()).get('local')!.size).toBe(0);
     // Running it again changes nothing.
     expect(await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma))).toMatchObject({
       added: 0,
-      updated: 0,
       removed: 0,
+      legacyRemoved: 0,
     });
   });
 
-  it('a PATCH that lands while the reconciler runs is not undone by it', async () => {
-    const { reconcileSchedules, monitorSource } = await import('@statusvane/shared');
-    const paused = (await post(makeMonitorInput({ intervalSeconds: 60 }))).body.data;
-    const slowed = (await post(makeMonitorInput({ intervalSeconds: 60 }))).body.data;
-    await h.deps.scheduler.queues.get('local')!.obliterate({ force: true });
-    const db = monitorSource(h.prisma);
-    // The reconciler reads both monitors as enabled at 60 s; the API then pauses one and slows the other (PostgreSQL
-    // first, Redis second) before the reconciler writes what it read.
-    const source = {
-      async *enabled() {
-        const batch = await db.current([paused.id, slowed.id]);
-        expect(batch).toHaveLength(2);
-        expect((await patch(paused.id, { enabled: false })).status).toBe(200);
-        expect((await patch(slowed.id, { intervalSeconds: 300 })).status).toBe(200);
-        yield batch;
-      },
-      current: db.current,
-    };
-    const report = await reconcileSchedules(h.deps.scheduler, source);
-    expect(report.corrected).toBe(2);
-    const after = await schedulers();
-    expect(after.has(schedulerId(paused.id, 'local'))).toBe(false);
-    expect(after.get(schedulerId(slowed.id, 'local'))?.every).toBe(300_000);
+  it('keeps a per-monitor scheduler of the previous release until its partition has its scheduler', async () => {
+    const m = (await post(makeMonitorInput())).body.data;
+    const legacy = h.deps.scheduler.queues.get('local')!;
+    await legacy.upsertJobScheduler(
+      schedulerId(m.id, 'local'),
+      { every: 60_000, offset: spreadOffsetMs(m.id, 60_000) },
+      { name: 'check', data: { monitorId: m.id, region: 'local' } },
+    );
+    // The partition's upsert fails (Redis refuses that one write): the monitor keeps its own scheduler meanwhile.
+    const failing = Object.create(h.deps.scheduler) as typeof h.deps.scheduler;
+    failing.ensurePartition = () => Promise.reject(new Error('OOM command not allowed'));
+    await h.deps.scheduler.partitionQueues.get('local')!.obliterate({ force: true });
+    await expect(reconcileSchedules(failing, monitorSource(h.prisma))).rejects.toThrow('OOM');
+    expect((await h.deps.scheduler.listSchedulers()).get('local')!.has(schedulerId(m.id, 'local'))).toBe(true);
+    const report = await reconcileSchedules(h.deps.scheduler, monitorSource(h.prisma));
+    expect(report.legacyRemoved).toBeGreaterThanOrEqual(1);
+    expect((await h.deps.scheduler.listSchedulers()).get('local')!.has(schedulerId(m.id, 'local'))).toBe(false);
   });
 
-  it("a reconciler pass between the API's Redis write and its commit undoes nothing: pause and create", async () => {
-    const { reconcileSchedules, monitorSource, createApp } = {
-      ...(await import('@statusvane/shared')),
-      ...(await import('../apps/api/src/app.js')),
-    };
+  it("a reconciler pass between the API's Redis write and its commit undoes nothing: a create's new partition", async () => {
+    const { createApp } = await import('../apps/api/src/app.js');
     const real = h.deps.scheduler;
-    const queue = real.queues.get('local')!;
     const db = monitorSource(h.prisma); // its own pooled connections: it sees committed rows only
-    /** The API's scheduler, but `method` runs one reconciler pass (over `ids`) right after its real write, inside the
-     * API's transaction: the pass reads the row as it was before the commit. */
-    const hookedApp = (method: 'schedule' | 'unschedule', ids: () => string[]) => {
-      let armed = true;
-      const hooked = Object.create(real) as typeof real;
-      hooked[method] = (async (arg: never) => {
-        await (real[method] as (a: never) => Promise<void>).call(real, arg);
-        if (!armed) return;
-        armed = false;
-        await reconcileSchedules(real, {
-          async *enabled() {
-            yield await db.current(ids());
-          },
-          current: db.current,
-        });
-      }) as never;
-      return createApp({ ...h.deps, scheduler: hooked });
+    // The API's scheduler, but one reconciler pass runs right after its real write, inside the API's transaction: the
+    // pass does not see the uncommitted monitor, and removes its partition (of an interval no one else has) as emptied.
+    let armed = true;
+    const hooked = Object.create(real) as typeof real;
+    hooked.schedule = async (m) => {
+      await real.schedule(m);
+      if (!armed) return;
+      armed = false;
+      const report = await reconcileSchedules(real, db);
+      expect(report.removed).toBeGreaterThanOrEqual(1);
     };
-
-    // Pause: the pass sees the monitor still enabled and its scheduler gone, and puts it back.
-    const m = (await post(makeMonitorInput())).body.data;
-    await queue.obliterate({ force: true });
-    await real.schedule({ id: m.id, intervalSeconds: 60, type: 'http' });
-    const paused = await request(hookedApp('unschedule', () => [m.id]))
-      .patch(`/api/v1/monitors/${m.id}`)
-      .set(bearer(tokens.owner))
-      .send({ enabled: false });
-    expect(paused.status).toBe(200);
-    expect((await schedulers()).has(schedulerId(m.id, 'local'))).toBe(false);
-
-    // Create: the pass does not see the uncommitted monitor, and removes its scheduler as a stray.
-    await queue.obliterate({ force: true });
-    const created = await request(hookedApp('schedule', () => []))
+    const created = await request(createApp({ ...h.deps, scheduler: hooked }))
       .post('/api/v1/monitors')
       .set(bearer(tokens.owner))
-      .send(makeMonitorInput());
+      .send(makeMonitorInput({ intervalSeconds: 3_540 }));
     expect(created.status).toBe(201);
-    expect((await schedulers()).get(schedulerId(created.body.data.id, 'local'))?.every).toBe(60_000);
+    expect(armed).toBe(false);
+    expect((await partitions()).get(partitionSchedulerId(partitionOf(created.body.data.id, 3_540_000)))?.every).toBe(
+      3_540_000,
+    );
   });
 
   it('a create writes its schedulers once: after the commit it only reads them back', async () => {
@@ -538,7 +540,7 @@ describe('scheduling', () => {
       .send(makeMonitorInput({ intervalSeconds: 300 }));
     expect(res.status).toBe(201);
     expect(writes).toEqual([res.body.data.id]);
-    expect((await schedulers()).get(schedulerId(res.body.data.id, 'local'))?.every).toBe(300_000);
+    expect((await partitions()).get(partitionSchedulerId(partitionOf(res.body.data.id, 300_000)))?.every).toBe(300_000);
   });
 
   it('writes nothing when Redis is unreachable (503)', async () => {

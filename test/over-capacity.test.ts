@@ -14,7 +14,7 @@ import request from 'supertest';
 import { createLogger, spreadOffsetMs } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { startWorker } from './support/worker-harness.js';
+import { startWorker, stopScheduledChecks } from './support/worker-harness.js';
 
 const MONITORS = 18;
 const EVERY_MS = 2000;
@@ -71,7 +71,7 @@ describe('a worker at twice its capacity', () => {
       await new Promise((r) => setTimeout(r, RUN_MS));
       await w.close();
       // Nothing runs any more: every probe the target saw has its result stored.
-      await Promise.all(ids.map((id) => h.deps.scheduler.unschedule(id)));
+      await Promise.all(ids.map((id) => stopScheduledChecks(h, id)));
 
       const rows = await h.prisma.checkResult.findMany({
         where: { monitorId: { in: ids } },

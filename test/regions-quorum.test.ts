@@ -14,6 +14,8 @@ import {
   startRegionWorkers,
   startSwitchTarget,
   waitFor,
+  stopScheduledChecks,
+  scheduledRegions,
 } from './support/worker-harness.js';
 
 let target: Awaited<ReturnType<typeof startSwitchTarget>>;
@@ -44,13 +46,7 @@ async function create(token: string, over: Record<string, unknown> = {}) {
 const patch = (token: string, id: string, body: Record<string, unknown>) =>
   request(h.app).patch(`/api/v1/monitors/${id}`).set(bearer(token)).send(body);
 
-async function schedulerRegions(monitorId: string): Promise<string[]> {
-  const all = await h.deps.scheduler.listSchedulers();
-  return [...all]
-    .filter(([region, ids]) => ids.has(`monitor:${monitorId}:${region}`))
-    .map(([region]) => region)
-    .sort();
-}
+const schedulerRegions = (monitorId: string) => scheduledRegions(h, monitorId);
 
 const checkIn = (monitorId: string, inRegions: string[]) => regions.checkIn(monitorId, inRegions);
 
@@ -74,7 +70,7 @@ describe('regions and quorum through the API', () => {
     const id = chosen.body.data.id as string;
     expect(await schedulerRegions(id)).toEqual(['eu', 'us']);
 
-    // Moving it to one region removes the others' schedulers; a quorum above the region count is refused.
+    // Moving it to one region leaves it out of the others' partitions; a quorum above the region count is refused.
     const moved = await patch(tokens.owner, id, { regions: ['ap'] });
     expect(moved.status).toBe(200);
     expect(moved.body.data).toMatchObject({ regions: ['ap'], quorum: 1 });
@@ -128,7 +124,7 @@ describe('quorum across two workers of two regions', () => {
     });
     const id = res.body.data.id as string;
     await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: id } })) === 2);
-    await h.deps.scheduler.unschedule(id);
+    await stopScheduledChecks(h, id);
     const [opened] = await h.prisma.incident.findMany({ where: { monitorId: id } });
     // Both immediate checks failed (threshold 1): the second region to store opened it, once.
     expect(await h.prisma.incident.count({ where: { monitorId: id } })).toBe(1);
@@ -165,7 +161,7 @@ describe('quorum across two workers of two regions', () => {
     const res = await create(tokens.owner, { regions: ['eu', 'us'], quorum: 1, confirmAfterSeconds: 0 });
     const id = res.body.data.id as string;
     await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: id } })) === 2);
-    await h.deps.scheduler.unschedule(id);
+    await stopScheduledChecks(h, id);
     await agePastGap(h, id);
     await checkIn(id, ['eu']);
     const [incident] = await h.prisma.incident.findMany({ where: { monitorId: id } });
@@ -184,7 +180,7 @@ describe("a multi-region monitor's status", () => {
     const res = await create(tokens.owner, { regions: ['eu', 'us', 'ap'], quorum: 2, confirmAfterSeconds: 0 });
     const id = res.body.data.id as string;
     await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: id } })) === 2);
-    await h.deps.scheduler.unschedule(id);
+    await stopScheduledChecks(h, id);
     const monitor = { ...(await h.prisma.monitor.findUniqueOrThrow({ where: { id } })), regions: ['eu', 'us', 'ap'] };
     const base = Date.now() + 3_600_000;
     const store = (i: number, region: string, outcome: 'up' | 'down') =>
@@ -234,7 +230,7 @@ describe('fast confirmation', () => {
       const r = await h.prisma.checkResult.findMany({ where: { monitorId: id } });
       return r.length ? r : null;
     });
-    await h.deps.scheduler.unschedule(id);
+    await stopScheduledChecks(h, id);
     expect(await regionStates(h, id)).toMatchObject([{ region: 'eu', consecutiveFailures: 1, failing: false }]);
     const slot = new Date(first!.checkedAt.getTime() + 2000);
     expect((await h.prisma.monitorRegionState.findFirstOrThrow({ where: { monitorId: id } })).confirmSlot).toEqual(
@@ -262,7 +258,7 @@ describe('fast confirmation', () => {
     const res = await create(tokens.owner, { regions: ['us'], confirmAfterSeconds: 300, openThreshold: 3 });
     const id = res.body.data.id as string;
     await waitFor(async () => (await h.prisma.checkResult.count({ where: { monitorId: id } })) === 1);
-    await h.deps.scheduler.unschedule(id);
+    await stopScheduledChecks(h, id);
     const queue = h.deps.scheduler.queues.get('us')!;
     await agePastGap(h, id);
 
@@ -338,7 +334,7 @@ describe('dependsOn', () => {
     target.setStatus(503);
     const { ws, tokens } = await makeWorkspace(h.prisma);
     const parent = (await create(tokens.owner, { regions: ['eu'], confirmAfterSeconds: 0 })).body.data.id as string;
-    await h.deps.scheduler.unschedule(parent);
+    await stopScheduledChecks(h, parent);
     const parentIncident = await h.prisma.incident.create({
       data: { workspaceId: ws.id, monitorId: parent, openMonitorId: parent, title: 'db is down' },
     });
@@ -346,7 +342,7 @@ describe('dependsOn', () => {
       await create(tokens.owner, { regions: ['eu'], openThreshold: 1, confirmAfterSeconds: 0, dependsOn: [parent] })
     ).body.data.id as string;
     const incident = await waitFor(() => h.prisma.incident.findFirst({ where: { monitorId: child } }), 10_000);
-    await h.deps.scheduler.unschedule(child);
+    await stopScheduledChecks(h, child);
     expect(incident.suppressedById).toBe(parentIncident.id);
     const shown = await request(h.app).get(`/api/v1/incidents/${incident.id}`).set(bearer(tokens.viewer));
     expect(shown.body.data.suppressedBy).toBe(parentIncident.id);

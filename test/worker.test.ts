@@ -12,6 +12,7 @@ import {
   startSwitchTarget,
   startWorker,
   waitFor,
+  stopScheduledChecks,
 } from './support/worker-harness.js';
 
 let h: Harness;
@@ -108,7 +109,7 @@ describe('checks through the real queue', () => {
     const { monitor } = await newMonitor({ openThreshold: 3 });
     await waitFor(async () => (await results(monitor.id)).length === 1);
     // Only the jobs below may run: the monitor's own schedule would add a result of its own within the interval.
-    await h.deps.scheduler.unschedule(monitor.id);
+    await stopScheduledChecks(h, monitor.id);
     const queue = h.deps.scheduler.queues.get('local')!;
     const done = (jobId: string, runs: number) =>
       waitFor(
@@ -154,7 +155,7 @@ describe('checks through the real queue', () => {
     const { monitor, ws } = await newMonitor({ openThreshold: 1 });
     await waitFor(async () => (await incidents(monitor.id)).length === 1);
     // Only the racing jobs may run: the monitor's own schedule would add a failure of its own within the interval.
-    await h.deps.scheduler.unschedule(monitor.id);
+    await stopScheduledChecks(h, monitor.id);
     // Start from a clean slate: no incident, no flap state.
     await h.prisma.incident.deleteMany({ where: { monitorId: monitor.id } });
     await h.prisma.monitorRegionState.deleteMany({ where: { monitorId: monitor.id } });
@@ -310,7 +311,7 @@ describe('a monitor whose secrets cannot be decrypted', () => {
       await h.prisma.monitor.update({ where: { id: monitor.id }, data: { headersEnc: garbage } });
       // Only the checks below: none on its schedule (it would log the problem first, to the worker's logger), and
       // none still sending with the headers it read before the update.
-      await h.deps.scheduler.unschedule(monitor.id);
+      await stopScheduledChecks(h, monitor.id);
       const queue = h.deps.scheduler.queues.get('local')!;
       const pending = ['active', 'waiting', 'delayed', 'prioritized'] as const;
       await waitFor(async () => !(await queue.getJobs([...pending])).some((j) => j.data.monitorId === monitor.id));
@@ -425,7 +426,7 @@ describe('heartbeats', () => {
     const hb = created.body.data as { id: string; pingUrl: string };
     await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
     // Deadline jobs only: the monitor's schedule (every 60 s) could otherwise evaluate in the window and report it first.
-    await h.deps.scheduler.unschedule(hb.id);
+    await stopScheduledChecks(h, hb.id);
     const queue = h.deps.scheduler.queues.get('local')!;
 
     // The last ping was 57 s ago (the 60 s floor on intervals stays): the deadline is 3 s away. An evaluation (here
@@ -506,7 +507,7 @@ describe('heartbeats', () => {
     expect(hb.minRunSeconds).toBe(1);
     const path = new URL(hb.pingUrl).pathname;
     await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
-    await h.deps.scheduler.unschedule(hb.id);
+    await stopScheduledChecks(h, hb.id);
     const status = async () =>
       (await request(h.app).get(`/api/v1/monitors/${hb.id}`).set(bearer(tokens.viewer))).body.data.status;
 
@@ -557,7 +558,7 @@ describe('heartbeats', () => {
     const hb = created.body.data as { id: string; pingUrl: string };
     const path = new URL(hb.pingUrl).pathname;
     await waitFor(async () => w.completed.some((c) => c.job.data.monitorId === hb.id), 10_000, 'the first evaluation');
-    await h.deps.scheduler.unschedule(hb.id);
+    await stopScheduledChecks(h, hb.id);
     expect((await request(h.app).get(path)).status).toBe(200);
     await waitFor(async () => (await results(hb.id)).length === 1, 10_000, 'the first ping');
 

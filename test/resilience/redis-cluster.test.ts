@@ -14,12 +14,15 @@ import {
   SUBSCRIBER_QUEUE,
   SubscriberQueue,
   checkQueueName,
+  partitionQueueName,
+  partitionSchedulerId,
   schedulerId,
+  type Partition,
 } from '@statusvane/shared';
 import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
-import { startWorker, waitFor } from '../support/worker-harness.js';
+import { scheduledRegions, startWorker, stopScheduledChecks, waitFor } from '../support/worker-harness.js';
 import {
   createScratchDatabase,
   startRedisCluster,
@@ -64,6 +67,7 @@ describe('on a Redis Cluster', () => {
   it('connects through the cluster client, and every queue key carries its queue hash tag', async () => {
     expect(h.redis).toBeInstanceOf(Cluster);
     expect(worker.worker.opts.prefix).toBe(`{${h.queuePrefix}:${checkQueueName('local')}}`);
+    expect(worker.runtime.partitionWorker!.opts.prefix).toBe(`{${h.queuePrefix}:${partitionQueueName('local')}}`);
     expect(worker.runtime.escalationWorker!.opts.prefix).toBe(`{${h.queuePrefix}:${ESCALATION_QUEUE}}`);
     // The status page subscribers' queue (a worker process's third queue): its sweep scheduler goes in.
     const subscribers = new SubscriberQueue(h.redis, h.queuePrefix);
@@ -72,7 +76,7 @@ describe('on a Redis Cluster', () => {
     // BullMQ has written its meta keys by now; each queue's keys are on one node, under its own tag.
     const keys = await cluster.keys(`{${h.queuePrefix}:*`);
     expect(keys.length).toBeGreaterThan(0);
-    for (const queue of [checkQueueName('local'), ESCALATION_QUEUE, SUBSCRIBER_QUEUE]) {
+    for (const queue of [checkQueueName('local'), partitionQueueName('local'), ESCALATION_QUEUE, SUBSCRIBER_QUEUE]) {
       const own = keys.filter((k) => k.startsWith(`{${h.queuePrefix}:${queue}}:${queue}:`));
       expect(own.length).toBeGreaterThan(0);
       expect(new Set(await Promise.all(own.map((k) => cluster.nodeOfKey(k)))).size).toBe(1);
@@ -99,8 +103,8 @@ describe('on a Redis Cluster', () => {
       'the first check',
     );
     expect(result).toMatchObject({ outcome: 'up', region: 'local', statusCode: 200 });
-    const schedulers = await h.deps.scheduler.listSchedulers();
-    expect(schedulers.get('local')!.get(schedulerId(id, 'local'))).toBe(60_000);
+    // Its partition's scheduler, in the partition queue's own slot.
+    expect(await scheduledRegions(h, id)).toEqual(['local']);
   }, 30_000);
 
   it('the reconciler adds missing schedules, restores lost ones and removes strays', async () => {
@@ -116,19 +120,29 @@ describe('on a Redis Cluster', () => {
     const direct = await h.prisma.monitor.create({
       data: { workspaceId: ws.id, componentId: component.id, name: 'Direct', target: target.url('/status/200') },
     });
-    const queue = h.deps.scheduler.queues.get('local')!;
-    await queue.removeJobScheduler(schedulerId(lost, 'local'));
-    const stray = schedulerId(randomUUID(), 'local');
-    await queue.upsertJobScheduler(
-      stray,
-      { every: 60_000, offset: 1 },
-      { name: CHECK_JOB_NAME, data: { monitorId: stray.split(':')[1], region: 'local' } },
-    );
+    for (const m of [lost, direct.id]) await stopScheduledChecks(h, m);
+    // Strays: an empty partition's scheduler, and a per-monitor one of the previous release.
+    const empty: Partition = { everyMs: 60_000, offsetMs: 1, region: 'local' };
+    await h.deps.scheduler.ensurePartition(empty);
+    const legacy = schedulerId(randomUUID(), 'local');
+    await h.deps.scheduler.queues
+      .get('local')!
+      .upsertJobScheduler(
+        legacy,
+        { every: 60_000, offset: 1 },
+        { name: CHECK_JOB_NAME, data: { monitorId: legacy.split(':')[1], region: 'local' } },
+      );
 
     await waitFor(
       async () => {
-        const s = (await h.deps.scheduler.listSchedulers()).get('local')!;
-        return s.has(schedulerId(lost, 'local')) && s.has(schedulerId(direct.id, 'local')) && !s.has(stray);
+        const partitions = (await h.deps.scheduler.listPartitions()).get('local')!;
+        const legacyLeft = (await h.deps.scheduler.listSchedulers()).get('local')!;
+        return (
+          (await scheduledRegions(h, lost)).length === 1 &&
+          (await scheduledRegions(h, direct.id)).length === 1 &&
+          !partitions.has(partitionSchedulerId(empty)) &&
+          !legacyLeft.has(legacy)
+        );
       },
       15_000,
       'housekeeping to reconcile the schedules',

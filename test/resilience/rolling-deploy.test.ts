@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPrisma, spreadOffsetMs, type PrismaClient } from '@statusvane/shared';
+import {
+  CHECK_JOB_NAME,
+  CHECK_JOB_OPTS,
+  CheckScheduler,
+  createPrisma,
+  createWorkerRedis,
+  schedulerId,
+  spreadOffsetMs,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { createToken, createWorkspace } from '../../apps/api/src/admin/admin-commands.js';
 import { uniq } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
@@ -159,6 +168,22 @@ describe('a rolling deploy behind nginx', () => {
     });
     expect(paused.status).toBe(200);
 
+    // The previous release's schedules (docs/adr/0006-scheduling.md): a scheduler per monitor, no partition. The new
+    // processes' reconcilers (API start, worker housekeeping) convert them during the window below: partitions first,
+    // then the per-monitor schedulers go (docs/adr/0020-partitioned-scheduling.md); no slot may run from neither.
+    const redisConnection = createWorkerRedis(env.REDIS_URL!);
+    redisConnection.on('error', () => undefined);
+    const previous = new CheckScheduler(['local'], redisConnection, queuePrefix);
+    await previous.partitionQueues.get('local')!.obliterate({ force: true });
+    for (const id of monitorIds)
+      await previous.queues
+        .get('local')!
+        .upsertJobScheduler(
+          schedulerId(id, 'local'),
+          { every: INTERVAL_MS, offset: spreadOffsetMs(id, INTERVAL_MS) },
+          { name: CHECK_JOB_NAME, data: { monitorId: id, region: 'local' }, opts: CHECK_JOB_OPTS },
+        );
+
     // Steady load through nginx: four loops of reads and writes, every answer recorded.
     const failures: string[] = [];
     let requests = 0;
@@ -278,5 +303,11 @@ describe('a rolling deploy behind nginx', () => {
     expect(results.length).toBe(expectedCount);
     const keys = results.map((r) => `${r.monitorId}@${r.slot.getTime()}`);
     expect(new Set(keys).size).toBe(keys.length);
+    // Converted: no per-monitor scheduler left, every monitor's partition scheduled.
+    expect((await previous.listSchedulers()).get('local')!.size).toBe(0);
+    for (const id of monitorIds)
+      expect([id, await previous.isScheduled({ id, intervalSeconds: 60, type: 'http' })]).toEqual([id, true]);
+    await previous.close();
+    redisConnection.disconnect();
   }, 240_000);
 });

@@ -2,8 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import { CHECK_JOB_NAME, createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
-import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../../apps/worker/src/checks/run-check.js';
-import { checkProcessor } from '../../apps/worker/src/processors/check.processor.js';
+import {
+  readPartitionMembers,
+  runCheck,
+  type CheckOutcome,
+  type CheckRunnerDeps,
+} from '../../apps/worker/src/checks/run-check.js';
+import { checkProcessor, type PartitionOutcome } from '../../apps/worker/src/processors/check.processor.js';
 import {
   createCheckRunnerDeps,
   createWorkerRuntime,
@@ -73,8 +78,14 @@ export function startRuntime(h: Harness, opts: RuntimeOptions = {}) {
     ...(opts.timing ? { timing: opts.timing } : {}),
     ...(opts.tracing ? { tracing: opts.tracing } : {}),
   });
-  const completed: Array<{ job: Job; outcome: CheckOutcome }> = [];
-  runtime.checkWorker?.on('completed', (job, outcome: CheckOutcome) => completed.push({ job, outcome }));
+  const completed: Array<{ job: Job; outcome: CheckOutcome; monitorId: string }> = [];
+  runtime.checkWorker?.on('completed', (job, outcome: CheckOutcome) =>
+    completed.push({ job, outcome, monitorId: (job.data as { monitorId: string }).monitorId }),
+  );
+  // A partition job's members, each with the partition's job.
+  runtime.partitionWorker?.on('completed', (job, out: PartitionOutcome) => {
+    for (const [monitorId, outcome] of out.outcomes) completed.push({ job, outcome, monitorId });
+  });
   const escalations: Array<{ id: string; outcome: unknown }> = [];
   runtime.escalationWorker?.on('completed', (job, outcome: unknown) => escalations.push({ id: job.id!, outcome }));
   return {
@@ -246,4 +257,41 @@ export function probeResult(outcome: 'up' | 'down') {
     statusCode: outcome === 'up' ? 200 : 503,
     phases: { dnsMs: null, connectMs: 1, tlsMs: null, waitingMs: 2 },
   };
+}
+
+/**
+ * Stops the scheduled checks of a monitor in this suite's queues, for a test that runs its checks itself: removes the
+ * schedulers of its partitions (docs/adr/0020-partitioned-scheduling.md). Each partition's job reads its members at run
+ * time, so this also stops those of the suite's other monitors in the same partitions (same interval and offset).
+ */
+export async function stopScheduledChecks(h: Pick<Harness, 'prisma' | 'deps'>, monitorId: string): Promise<void> {
+  const m = await h.prisma.monitor.findUnique({
+    where: { id: monitorId },
+    select: { id: true, intervalSeconds: true, type: true, regions: true },
+  });
+  if (m) await Promise.all(h.deps.scheduler.partitionsOf(m).map((p) => h.deps.scheduler.removePartition(p)));
+}
+
+/**
+ * The regions whose partition jobs would check the monitor at its next slot: its partition has a scheduler there, and
+ * the job's member read (readPartitionMembers) returns it. What a per-monitor scheduler's presence used to say.
+ */
+export async function scheduledRegions(h: Pick<Harness, 'prisma' | 'deps' | 'config'>, monitorId: string) {
+  const m = await h.prisma.monitor.findUnique({
+    where: { id: monitorId },
+    select: { intervalSeconds: true, checkOffsetMs: true },
+  });
+  if (!m) return [];
+  const at = new Date();
+  const found = await Promise.all(
+    h.config.checkRegions.map(async (region) => {
+      const partition = { everyMs: m.intervalSeconds * 1000, offsetMs: m.checkOffsetMs, region };
+      const [next, members] = await Promise.all([
+        h.deps.scheduler.nextPartitionSlot(partition),
+        readPartitionMembers({ prisma: h.prisma, checkRegions: h.config.checkRegions }, partition, at),
+      ]);
+      return next !== null && members.some((x) => x.id === monitorId) ? [region] : [];
+    }),
+  );
+  return found.flat().sort();
 }

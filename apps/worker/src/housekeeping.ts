@@ -289,7 +289,8 @@ export async function housekeepingRound(deps: HousekeepingDeps, periodMs: number
   const got = await deps.redis.set(lockKey, token, 'PX', Math.max(1000, periodMs - 1000), 'NX');
   if (got !== 'OK') return false;
   const report = await reconcileSchedules(deps.scheduler, monitorSource(deps.prisma));
-  if (report.added || report.updated || report.removed) deps.logger.info('schedules reconciled', { ...report });
+  if (report.added || report.removed || report.legacyRemoved || report.corrected)
+    deps.logger.info('schedules reconciled', { ...report });
   if (deps.ensureLadders) await deps.ensureLadders();
   // A failure here (a lock not had in time) must not hold up the rest of the round: the days ahead leave time.
   const partitions = await ensureResultPartitions(deps.prisma, now).catch((err: Error) => {

@@ -11,6 +11,7 @@ import {
   WEBHOOK_QUEUE,
   WebhookQueue,
   checkQueueName,
+  partitionQueueName,
   createDeliverer,
   createEmailSender,
   workspaceSigningSecrets,
@@ -32,7 +33,7 @@ import { scheduleIncidentLadder, sweepEscalations, type EscalationDeps } from '.
 import { startHousekeeping } from './housekeeping.js';
 import { duePerSecond, LagWatch } from './metrics/lag-watch.js';
 import { countLostResults, createWorkerMetrics, type WorkerMetrics } from './metrics/worker-metrics.js';
-import { checkProcessor } from './processors/check.processor.js';
+import { checksProcessor, createLimit } from './processors/check.processor.js';
 import { escalationProcessor } from './processors/escalation.processor.js';
 import { reportProcessor } from './processors/report.processor.js';
 import { subscriberProcessor } from './processors/subscriber.processor.js';
@@ -103,6 +104,8 @@ export interface WorkerRuntimeDeps {
 export interface WorkerRuntime {
   /** The BullMQ worker of each part; null when the part is switched off. */
   checkWorker: Worker | null;
+  /** The checks' second queue, of partition jobs (docs/adr/0020-partitioned-scheduling.md); null with checks off. */
+  partitionWorker: Worker | null;
   escalationWorker: Worker | null;
   subscriberWorker: Worker | null;
   webhookWorker: Worker | null;
@@ -155,6 +158,13 @@ export function createCheckRunnerDeps(deps: {
     missedSlots: createMissedSlotWriter(prisma),
   };
 }
+
+/**
+ * Partition jobs a worker runs at once. Their members share the WORKER_CONCURRENCY limit, so more would only queue
+ * checks behind it that another worker could run; fewer than two would leave the limit idle while one partition's last
+ * slow checks finish.
+ */
+const PARTITION_JOBS_AT_ONCE = 4;
 
 /**
  * Schedules a delivery queue's repeating job (idempotent: one scheduler id, so every worker may) unless a test turned
@@ -245,20 +255,37 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     ...(timing.lagWarnEveryMs ? { everyMs: timing.lagWarnEveryMs } : {}),
   });
   let checkWorker: Worker | null = null;
+  let partitionWorker: Worker | null = null;
   if (parts.checks) {
-    const queueName = checkQueueName(config.region);
     // lockDuration/stalledInterval: how soon the running checks of a crashed worker go to another (docs/reliability.md).
-    checkWorker = startQueueWorker(queues, queueName, checkProcessor(checkDeps, metrics, lagWatch), {
-      label: 'check',
-      concurrency: config.workerConcurrency,
+    const checkOptions = {
       lockDuration: config.jobLockMs,
       stalledInterval: config.jobLockMs,
       // A check whose worker crashed, then whose next worker stalled too (a blocked event loop misses its lock
       // renewal), still runs: storing is exactly-once per slot, so running it again costs a probe, never a duplicate.
       maxStalledCount: 3,
+    };
+    // The partitions' members run under this limit of checks at once, as one-off jobs run under the queue's own
+    // concurrency; a few partition jobs at once, so that a worker takes the next partition while it still has room
+    // and an idle worker takes it otherwise, rather than one worker queuing several partitions' checks behind its limit.
+    const limit = createLimit(config.workerConcurrency);
+    const processor = checksProcessor(checkDeps, limit, metrics, lagWatch);
+    const queueName = checkQueueName(config.region);
+    checkWorker = startQueueWorker(queues, queueName, processor, {
+      label: 'check',
+      concurrency: config.workerConcurrency,
+      ...checkOptions,
     });
     checkWorker.on('ready', () => logger.info(`worker ready on queue ${queueName}`));
     countLostResults(checkWorker, metrics);
+    const partitionQueue = partitionQueueName(config.region);
+    partitionWorker = startQueueWorker(queues, partitionQueue, processor, {
+      label: 'partition',
+      concurrency: PARTITION_JOBS_AT_ONCE,
+      ...checkOptions,
+    });
+    partitionWorker.on('ready', () => logger.info(`worker ready on queue ${partitionQueue}`));
+    countLostResults(partitionWorker, metrics);
   }
 
   // Status page subscribers: the sweep and the deliveries.
@@ -355,6 +382,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
 
   return {
     checkWorker,
+    partitionWorker,
     escalationWorker,
     subscriberWorker,
     webhookWorker,
@@ -368,7 +396,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     async close() {
       // The round in flight finishes before anything it uses is closed.
       await housekeeping?.stop();
-      const workers = [checkWorker, escalationWorker, subscriberWorker, webhookWorker, reportWorker];
+      const workers = [checkWorker, partitionWorker, escalationWorker, subscriberWorker, webhookWorker, reportWorker];
       await Promise.allSettled(workers.map((w) => w?.close()));
       if (!deps.deliverer) deliverer.close();
       email?.close();

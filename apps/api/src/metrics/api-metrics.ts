@@ -1,6 +1,7 @@
 import {
   createHttpMetrics,
   createMetricsRegistry,
+  enabledPartitions,
   registerQueueMetrics,
   type CheckScheduler,
   type HttpMetrics,
@@ -14,22 +15,17 @@ export interface ApiMetrics extends HttpMetrics {
 }
 
 /**
- * Enabled monitors and the schedulers each region should hold (monitorRegions): http, tcp and dns in each of their
- * `regions` (all unless set), heartbeats in the first region. Grouped by type and stored region list: few groups.
+ * Enabled monitors and the schedulers each region should hold: one per partition of the enabled monitors it checks
+ * (enabledPartitions, docs/adr/0020-partitioned-scheduling.md).
  */
 async function expectedSchedules(prisma: PrismaClient, scheduler: CheckScheduler) {
-  const groups = await prisma.monitor.groupBy({
-    by: ['type', 'regions'],
-    where: { enabled: true },
-    _count: { _all: true },
-  });
-  const schedulersPerRegion = new Map<string, number>([...scheduler.queues.keys()].map((r) => [r, 0]));
-  let enabledMonitors = 0;
-  for (const row of groups) {
-    enabledMonitors += row._count._all;
-    for (const region of scheduler.regionsFor({ type: row.type, regions: row.regions }))
-      schedulersPerRegion.set(region, (schedulersPerRegion.get(region) ?? 0) + row._count._all);
-  }
+  const regions = [...scheduler.partitionQueues.keys()];
+  const [enabledMonitors, partitions] = await Promise.all([
+    prisma.monitor.count({ where: { enabled: true } }),
+    enabledPartitions(prisma, regions),
+  ]);
+  const schedulersPerRegion = new Map<string, number>(regions.map((r) => [r, 0]));
+  for (const p of partitions) schedulersPerRegion.set(p.region, (schedulersPerRegion.get(p.region) ?? 0) + 1);
   return { enabledMonitors, schedulersPerRegion };
 }
 
@@ -40,7 +36,7 @@ async function expectedSchedules(prisma: PrismaClient, scheduler: CheckScheduler
 export function createApiMetrics(deps: { prisma: PrismaClient; scheduler: CheckScheduler }): ApiMetrics {
   const registry = createMetricsRegistry({ service: 'api' });
   registerQueueMetrics(registry, {
-    queues: deps.scheduler.queues,
+    queues: [...deps.scheduler.queues, ...deps.scheduler.partitionQueues],
     expected: () => expectedSchedules(deps.prisma, deps.scheduler),
   });
   return { registry, ...createHttpMetrics(registry) };

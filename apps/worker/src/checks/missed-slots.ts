@@ -83,17 +83,28 @@ export const MAX_MISSED_SLOTS_PER_JOB = 100;
 /**
  * The slots BullMQ skipped after a scheduled check that starts at `startedAt`: none when it starts within its interval
  * (before slot + every); else every later slot of its schedule before the scheduler's next one (`nextSlot`, read
- * after BullMQ moved on) and before `startedAt`, the most recent MAX_MISSED_SLOTS_PER_JOB of them. Without `nextSlot`
- * (the scheduler is gone: the monitor was paused or deleted) none.
+ * after BullMQ moved on), before `startedAt` and from `since` on (when a partition's member joined it: a scheduler of
+ * its own made then could not have skipped earlier slots either), the most recent MAX_MISSED_SLOTS_PER_JOB of them.
+ * Without `nextSlot` (the scheduler is gone: the monitor was paused or deleted, the partition emptied) none.
  */
-export function skippedSlotsOf(input: { slot: Date; everyMs: number; startedAt: Date; nextSlot: Date | null }): Date[] {
+export function skippedSlotsOf(input: {
+  slot: Date;
+  everyMs: number;
+  startedAt: Date;
+  nextSlot: Date | null;
+  since?: Date | null;
+}): Date[] {
   const { slot, everyMs, startedAt, nextSlot } = input;
   if (!(everyMs > 0) || nextSlot === null || startedAt.getTime() < slot.getTime() + everyMs) return [];
   const until = Math.min(nextSlot.getTime(), startedAt.getTime());
-  // Slots slot + k * every for k >= 1, before `until`.
+  // Slots slot + k * every for k >= 1, before `until` and not before `since`.
   const count = Math.max(0, Math.ceil((until - slot.getTime()) / everyMs) - 1);
-  const first = Math.max(1, count - MAX_MISSED_SLOTS_PER_JOB + 1);
-  return Array.from({ length: count - first + 1 }, (_, k) => new Date(slot.getTime() + (first + k) * everyMs));
+  const fromSince = input.since ? Math.ceil((input.since.getTime() - slot.getTime()) / everyMs) : 1;
+  const first = Math.max(1, fromSince, count - MAX_MISSED_SLOTS_PER_JOB + 1);
+  return Array.from(
+    { length: Math.max(0, count - first + 1) },
+    (_, k) => new Date(slot.getTime() + (first + k) * everyMs),
+  );
 }
 
 export interface LateJob {
@@ -103,23 +114,23 @@ export interface LateJob {
   /** The scheduler's interval. */
   everyMs: number;
   startedAt: Date;
+  /** A partition's member: when it joined the partition (scheduledSince); no slot before it is recorded. */
+  since?: Date | null;
 }
 
 /**
  * A scheduled check that starts at or after its slot plus its interval: records the slots BullMQ skipped after it as
- * missed (it runs itself, as usual). Answers how many were written: 0 for a heartbeat, a deleted or paused monitor,
- * or slots already recorded (a job run twice).
+ * missed (it runs itself, as usual). `nextSlot` reads the slot its scheduler (the monitor's own, or its partition's)
+ * runs next, only when the check is late. Answers how many were written: 0 for a heartbeat, a deleted or paused
+ * monitor, or slots already recorded (a job run twice).
  */
 export async function recordSkippedSlots(
-  deps: {
-    missedSlots: MissedSlotWriter;
-    schedules?: { nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> } | undefined;
-  },
+  deps: { missedSlots: MissedSlotWriter },
   job: LateJob,
+  nextSlot: () => Promise<Date | null>,
 ): Promise<number> {
-  if (!deps.schedules || job.startedAt.getTime() < job.slot.getTime() + job.everyMs) return 0;
-  const nextSlot = await deps.schedules.nextScheduledSlot(job.monitorId, job.region);
-  const slots = skippedSlotsOf({ ...job, nextSlot });
+  if (job.startedAt.getTime() < job.slot.getTime() + job.everyMs) return 0;
+  const slots = skippedSlotsOf({ ...job, nextSlot: await nextSlot() });
   const late = Math.round((job.startedAt.getTime() - job.slot.getTime()) / 1000);
   const outcomes = await Promise.all(
     slots.map((slot) =>

@@ -20,6 +20,8 @@ import {
   traceParentOf,
   type TraceSpan,
   type Tracing,
+  type Partition,
+  regionMonitorsWhere,
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
@@ -72,9 +74,13 @@ export interface CheckRunnerDeps {
   confirmations?: { armConfirmation(monitorId: string, region: string, slot: Date): Promise<void> };
   /**
    * Over capacity: where a check that starts more than an interval late learns which slots BullMQ skipped after it
-   * (CheckScheduler.nextScheduledSlot), to record them as missed. Without it none is recorded.
+   * (CheckScheduler.nextScheduledSlot, or nextPartitionSlot for a partition's job), to record them as missed. Without it
+   * none is recorded.
    */
-  schedules?: { nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> };
+  schedules?: {
+    nextScheduledSlot(monitorId: string, region: string): Promise<Date | null>;
+    nextPartitionSlot(partition: Partition): Promise<Date | null>;
+  };
   /**
    * Called once an incident has opened (its transaction committed): starts its escalation ladder. A failure is
    * logged, not thrown: the result is stored, and a retried job would not open the incident again.
@@ -219,6 +225,34 @@ function openSecrets(
 
 type CheckedMonitor = NonNullable<Awaited<ReturnType<typeof loadMonitor<typeof monitorSelect>>>>;
 
+/** A partition's member as its job reads it: what a check reads, and when it joined the partition. */
+export type PartitionMember = CheckedMonitor & { scheduledSince: Date };
+
+/**
+ * The members of a partition for one of its slots, in one statement (docs/adr/0020-partitioned-scheduling.md): the
+ * enabled monitors of its interval and offset that its region checks (regionMonitorsWhere, as monitorRegions) and
+ * that had joined it by the slot (a monitor created or resumed since is checked at once by a job of its own, then from
+ * the next slot).
+ */
+export async function readPartitionMembers(
+  deps: Pick<CheckRunnerDeps, 'prisma' | 'checkRegions'>,
+  partition: Partition,
+  slot: Date,
+): Promise<PartitionMember[]> {
+  const { everyMs, offsetMs, region } = partition;
+  if (everyMs % 1000 !== 0) return [];
+  return deps.prisma.monitor.findMany({
+    where: {
+      enabled: true,
+      intervalSeconds: everyMs / 1000,
+      checkOffsetMs: offsetMs,
+      scheduledSince: { lte: slot },
+      ...regionMonitorsWhere(deps.checkRegions, region),
+    },
+    select: { ...monitorSelect, scheduledSince: true },
+  });
+}
+
 /** A heartbeat's verdict: a result to store (keyed by its ping or missed deadline), or none yet; its next deadline. */
 type HeartbeatVerdict = { result: ProbeResult; slot: Date; checkedAt: Date; nextDeadline: Date } | { pending: Date };
 
@@ -238,9 +272,11 @@ export async function runCheck(
     notBefore?: Date | null;
     /** The check's span (check.processor.ts), whose context an http check's `traceparent` carries. */
     span?: TraceSpan | null;
+    /** The monitor as its partition's job read it just now (readPartitionMembers): not read again. */
+    monitor?: CheckedMonitor;
   },
 ): Promise<CheckOutcome> {
-  const m = await loadMonitor(deps.prisma, job.monitorId, monitorSelect);
+  const m = job.monitor ?? (await loadMonitor(deps.prisma, job.monitorId, monitorSelect));
   if (!m) return { skipped: 'monitor deleted' };
   if (!m.enabled) return { skipped: 'monitor paused' };
 

@@ -21,8 +21,14 @@ export function isFinalFailure(job: Pick<Job, 'attemptsMade' | 'opts' | 'finishe
   return job.attemptsMade >= (job.opts.attempts ?? 1) || typeof job.finishedOn === 'number';
 }
 
+/**
+ * A check job that gives up loses its result; a partition job that gives up, those of its members left without one
+ * (its error's `unstored`: PartitionIncompleteError).
+ */
 export function countLostResults(worker: Worker, metrics: WorkerMetrics): void {
-  worker.on('failed', (job) => {
-    if (isFinalFailure(job)) metrics.resultsLost.inc({ region: metrics.region });
+  worker.on('failed', (job, err) => {
+    const unstored = (err as { unstored?: unknown }).unstored;
+    if (isFinalFailure(job))
+      metrics.resultsLost.inc({ region: metrics.region }, typeof unstored === 'number' ? unstored : 1);
   });
 }

@@ -1,7 +1,21 @@
 import type { Job } from 'bullmq';
-import { checkJobSchema, heartbeatDeadlineOf, slotOf, type TraceSpan } from '@statusvane/shared';
+import {
+  checkJobSchema,
+  heartbeatDeadlineOf,
+  PARTITION_JOB_NAME,
+  partitionJobSchema,
+  slotOf,
+  type Partition,
+  type TraceSpan,
+} from '@statusvane/shared';
 import { recordSkippedSlots } from '../checks/missed-slots.js';
-import { runCheck, type CheckOutcome, type CheckRunnerDeps } from '../checks/run-check.js';
+import {
+  readPartitionMembers,
+  runCheck,
+  type CheckOutcome,
+  type CheckRunnerDeps,
+  type PartitionMember,
+} from '../checks/run-check.js';
 import type { LagWatch } from '../metrics/lag-watch.js';
 import { measureCheck } from '../metrics/measure-check.js';
 import type { WorkerMetrics } from '../metrics/worker-metrics.js';
@@ -14,44 +28,235 @@ export function scheduledEveryMs(job: Pick<Job, 'repeatJobKey' | 'opts'>): numbe
   return typeof every === 'number' && every > 0 ? every : null;
 }
 
+/** What one check runs with: the processor's deps, and its metrics and lag watch when the runtime gives them. */
+interface CheckContext {
+  deps: CheckRunnerDeps;
+  metrics?: WorkerMetrics | undefined;
+  lag?: LagWatch | undefined;
+}
+
 /**
- * Thin processor: validates the payload at the boundary, then runs the check (measured when given metrics). A
- * scheduled check that starts more than an interval late still runs (BullMQ's FIFO queue then checks every monitor
- * once per round, so the lateness is shared evenly), and the slots BullMQ skipped meanwhile are recorded as missed
- * (missed-slots.ts): no slot is run late to catch up. `lag` hears how late each scheduled check started.
+ * One check of one monitor for one slot, as a `check` job or a partition's member runs it: traced, measured, and, when
+ * it is a scheduled check that started more than an interval late (`late` given: first attempts only), with the slots
+ * BullMQ skipped meanwhile recorded as missed (missed-slots.ts): no slot is run late to catch up. `lag` hears how
+ * late each scheduled check started.
+ */
+async function runOneCheck(
+  { deps, metrics, lag }: CheckContext,
+  check: {
+    monitorId: string;
+    region: string;
+    slot: Date;
+    firstAttempt: boolean;
+    notBefore?: Date | null;
+    monitor?: PartitionMember;
+    /** A scheduled check: its interval, and its scheduler's next slot (read only when the check is late). */
+    scheduled?: { everyMs: number; nextSlot: () => Promise<Date | null>; recordMissed: boolean };
+  },
+): Promise<CheckOutcome> {
+  const { monitorId, region, slot, scheduled } = check;
+  const startedAt = deps.now?.() ?? new Date();
+  if (scheduled) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
+  const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
+    traceCheck(d.tracing, { monitorId, region, slot }, (span) => probe(d, span));
+  // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
+  const probe = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
+    const [outcome, missedSlots] = await Promise.all([
+      runCheck(d, {
+        monitorId,
+        region,
+        slot,
+        notBefore: check.notBefore ?? null,
+        span,
+        ...(check.monitor ? { monitor: check.monitor } : {}),
+      }),
+      // A failure loses only those rows (no data either way), never the check: logged, not thrown.
+      scheduled?.recordMissed
+        ? recordSkippedSlots(
+            d,
+            {
+              monitorId,
+              region,
+              slot,
+              everyMs: scheduled.everyMs,
+              startedAt,
+              since: check.monitor?.scheduledSince ?? null,
+            },
+            scheduled.nextSlot,
+          ).catch((err: Error) => {
+            d.logger.warn('missed slots not recorded', { monitorId, error: err.message });
+            return 0;
+          })
+        : 0,
+    ]);
+    return missedSlots > 0 && 'result' in outcome ? { ...outcome, missedSlots } : outcome;
+  };
+  const outcome = metrics
+    ? await measureCheck(metrics, deps, { region, slot, firstAttempt: check.firstAttempt }, run)
+    : await run(deps);
+  lag?.finished({ checked: 'result' in outcome, missedSlots: 'result' in outcome ? outcome.missedSlots : 0 });
+  return outcome;
+}
+
+/**
+ * Thin processor of one `check` job (a one-off check, or a scheduler of one monitor from before partitions):
+ * validates the payload at the boundary, then runs the check (measured when given metrics). A scheduled check that
+ * starts more than an interval late still runs (BullMQ's FIFO queue then checks every monitor once per round, so the
+ * lateness is shared evenly), and the slots BullMQ skipped meanwhile are recorded as missed.
  */
 export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, lag?: LagWatch) {
   return async (job: Job): Promise<CheckOutcome> => {
     const payload = checkJobSchema.parse(job.data);
-    const slot = slotOf(job);
-    const startedAt = deps.now?.() ?? new Date();
     const everyMs = scheduledEveryMs(job);
-    if (everyMs !== null) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
-    const notBefore = heartbeatDeadlineOf(job.id);
-    const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
-      traceCheck(d.tracing, { ...payload, slot }, (span) => check(d, span));
-    // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
-    const check = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
-      const [outcome, missedSlots] = await Promise.all([
-        runCheck(d, { monitorId: payload.monitorId, region: payload.region, slot, notBefore, span }),
-        // First attempts only: BullMQ moves the scheduler on as a job first starts, so then its next slot is still
-        // ahead; by a retry's time that next job may be running, and its slot must not be recorded missed under it.
-        // A failure loses only those rows (no data either way), never the check: logged, not thrown.
-        everyMs === null || job.attemptsMade > 0
-          ? 0
-          : recordSkippedSlots(d, { ...payload, slot, everyMs, startedAt }).catch((err: Error) => {
-              d.logger.warn('missed slots not recorded', { monitorId: payload.monitorId, error: err.message });
-              return 0;
+    const outcome = await runOneCheck(
+      { deps, metrics, lag },
+      {
+        ...payload,
+        slot: slotOf(job),
+        firstAttempt: job.attemptsMade === 0,
+        notBefore: heartbeatDeadlineOf(job.id),
+        ...(everyMs === null
+          ? {}
+          : {
+              scheduled: {
+                everyMs,
+                nextSlot: async () =>
+                  (await deps.schedules?.nextScheduledSlot(payload.monitorId, payload.region)) ?? null,
+                // First attempts only: BullMQ moves the scheduler on as a job first starts, so then its next slot is
+                // still ahead; by a retry's time that next job may be running, and its slot must not be recorded
+                // missed under it.
+                recordMissed: job.attemptsMade === 0 && deps.schedules !== undefined,
+              },
             }),
-      ]);
-      return missedSlots > 0 && 'result' in outcome ? { ...outcome, missedSlots } : outcome;
-    };
-    const outcome = metrics
-      ? await measureCheck(metrics, deps, { region: payload.region, slot, firstAttempt: job.attemptsMade === 0 }, run)
-      : await run(deps);
-    lag?.finished({ checked: 'result' in outcome, missedSlots: 'result' in outcome ? outcome.missedSlots : 0 });
+      },
+    );
     return withSummaryForRedis(outcome);
   };
+}
+
+/** Runs at most `n` of the functions given at once, the others in the order they came. */
+export function createLimit(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  const next = () => {
+    running--;
+    waiting.shift()?.();
+  };
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await fn();
+    } finally {
+      next();
+    }
+  };
+}
+
+/**
+ * A partition job some of whose members could not be stored: BullMQ tries it again, for those members only; one that
+ * gives up counts them in statusvane_check_results_lost_total (countLostResults).
+ */
+export class PartitionIncompleteError extends Error {
+  constructor(
+    /** Members left without a result for the slot. */
+    readonly unstored: number,
+    cause: Error,
+  ) {
+    super(`${unstored} check(s) of the partition not stored: ${cause.message}`);
+  }
+}
+
+/** What a partition job returns (and, as JSON, what BullMQ keeps of it in Redis). */
+export interface PartitionOutcome {
+  partition: Partition;
+  slot: Date;
+  /** Members run by this attempt (a retry leaves out those already stored for the slot). */
+  members: number;
+  /** Their outcomes, by monitor id (the worker's own `completed` listeners; not sent to Redis). */
+  outcomes: Map<string, CheckOutcome>;
+}
+
+/**
+ * The job of a partition's scheduler (docs/adr/0020-partitioned-scheduling.md): the checks due at one slot of every
+ * monitor of one interval and offset in one region, read in one statement at run time, each run as a `check` job runs
+ * it (runOneCheck) under the process's limit of checks at once (`limit`). A re-run of the job (a retry, or a job moved
+ * back after its worker stalled or died) first reads which members already have a result for the slot and runs only
+ * the others: each slot is stored once by the result's unique key anyway, so this spares a second probe. A member whose
+ * result cannot be stored fails the job once the others are stored, and BullMQ tries it again with backoff.
+ */
+export function partitionProcessor(
+  deps: CheckRunnerDeps,
+  limit: <T>(fn: () => Promise<T>) => Promise<T>,
+  metrics?: WorkerMetrics,
+  lag?: LagWatch,
+) {
+  return async (job: Job): Promise<PartitionOutcome> => {
+    const partition = partitionJobSchema.parse(job.data);
+    const slot = slotOf(job);
+    const rerun = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
+    let members = await readPartitionMembers(deps, partition, slot);
+    if (rerun && members.length > 0) {
+      const stored = await storedAt(deps, partition.region, slot, members);
+      members = members.filter((m) => !stored.has(m.id));
+    }
+    // One read of the partition's next slot, shared by its members, and only if one of them starts late.
+    let next: Promise<Date | null> | null = null;
+    const nextSlot = () => (next ??= deps.schedules?.nextPartitionSlot(partition) ?? Promise.resolve(null));
+    const outcomes = new Map<string, CheckOutcome>();
+    const settled = await Promise.allSettled(
+      members.map((monitor) =>
+        limit(async () => {
+          const outcome = await runOneCheck(
+            { deps, metrics, lag },
+            {
+              monitorId: monitor.id,
+              region: partition.region,
+              slot,
+              firstAttempt: job.attemptsMade === 0,
+              monitor,
+              scheduled: { everyMs: partition.everyMs, nextSlot, recordMissed: !rerun && deps.schedules !== undefined },
+            },
+          );
+          outcomes.set(monitor.id, outcome);
+        }),
+      ),
+    );
+    const failed = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed.length > 0) throw new PartitionIncompleteError(failed.length, failed[0]!.reason as Error);
+    const result: PartitionOutcome = { partition, slot, members: members.length, outcomes };
+    return Object.defineProperty(result, 'toJSON', { value: () => ({ members: members.length }) });
+  };
+}
+
+/** The members that already have a result for the slot in the region (a re-run of their partition's job). */
+async function storedAt(
+  deps: Pick<CheckRunnerDeps, 'prisma'>,
+  region: string,
+  slot: Date,
+  members: ReadonlyArray<{ id: string }>,
+): Promise<Set<string>> {
+  const rows = await deps.prisma.checkResult.findMany({
+    where: { monitorId: { in: members.map((m) => m.id) }, region, slot },
+    select: { monitorId: true },
+  });
+  return new Set(rows.map((r) => r.monitorId));
+}
+
+/**
+ * The processor of a check queue: partition jobs and `check` jobs (one-off checks, and the per-monitor schedulers of
+ * the previous release until the reconciler removes them), told apart by the job's name.
+ */
+export function checksProcessor(
+  deps: CheckRunnerDeps,
+  limit: <T>(fn: () => Promise<T>) => Promise<T>,
+  metrics?: WorkerMetrics,
+  lag?: LagWatch,
+) {
+  const partition = partitionProcessor(deps, limit, metrics, lag);
+  const check = checkProcessor(deps, metrics, lag);
+  return (job: Job): Promise<CheckOutcome | PartitionOutcome> =>
+    job.name === PARTITION_JOB_NAME ? partition(job) : check(job);
 }
 
 /**

@@ -4,8 +4,8 @@ import { withTimeout } from '../async/index.js';
 import { slotOf } from '../queues/job-slot.js';
 
 export interface QueueMetricsSource {
-  /** region -> that region's check queue. */
-  queues: ReadonlyMap<string, Queue>;
+  /** (region, queue) of each check queue: a region's one-off checks and its partitions' (CheckScheduler). */
+  queues: Iterable<readonly [string, Queue]>;
   /** Schedulers each region should hold, from PostgreSQL (the source of truth), and the enabled monitors. */
   expected(): Promise<{ enabledMonitors: number; schedulersPerRegion: Map<string, number> }>;
   /** Give up on a scrape's Redis and PostgreSQL reads after this long (default 2000 ms). */
@@ -136,12 +136,15 @@ export function registerQueueMetrics(registry: Registry, source: QueueMetricsSou
     async collect() {
       const s = await read();
       this.reset();
-      for (const q of s?.queues ?? []) this.set({ region: q.region }, q.schedulers);
+      // A region's queues together: its partitions' schedulers, and per-monitor ones of the previous release.
+      const perRegion = new Map<string, number>();
+      for (const q of s?.queues ?? []) perRegion.set(q.region, (perRegion.get(q.region) ?? 0) + q.schedulers);
+      for (const [region, n] of perRegion) this.set({ region }, n);
     },
   });
   new Gauge({
     name: 'statusvane_check_schedulers_expected',
-    help: 'Job schedulers each region should hold according to PostgreSQL (enabled monitors checked there)',
+    help: 'Job schedulers each region should hold according to PostgreSQL (partitions of the enabled monitors checked there)',
     labelNames: ['region'],
     registers,
     async collect() {

@@ -4,7 +4,18 @@ import type { PrismaClient } from '../db/prisma.js';
 import { bullPrefix } from '../db/redis.js';
 import type { MonitorKind } from '../schemas/monitor.js';
 import { confirmationJobId, heartbeatDeadlineJobId } from '../queues/job-slot.js';
-import { CHECK_JOB_NAME, checkQueueName, parseSchedulerId, schedulerId, type CheckJob } from '../queues/queues.js';
+import {
+  CHECK_JOB_NAME,
+  checkQueueName,
+  PARTITION_JOB_NAME,
+  partitionQueueName,
+  partitionSchedulerId,
+  parseSchedulerId,
+  schedulerId,
+  type CheckJob,
+  type Partition,
+  type PartitionJob,
+} from '../queues/queues.js';
 
 export interface SchedulableMonitor {
   id: string;
@@ -90,20 +101,69 @@ export function monitorQuorum(regionCount: number, quorum: number | null | undef
  * region, with the fixed id `monitor:<id>:<region>` so that upserting twice never makes two schedules.
  */
 export class CheckScheduler {
+  /** Each region's queue of one-off checks (and of the per-monitor schedulers of the previous release). */
   readonly queues: ReadonlyMap<string, Queue>;
+  /** Each region's queue of partition schedulers (partitionQueueName). */
+  readonly partitionQueues: ReadonlyMap<string, Queue>;
 
   constructor(regions: readonly string[], connection: ConnectionOptions, prefix?: string) {
-    this.queues = new Map(
-      regions.map((r) => {
-        const name = checkQueueName(r);
-        const keyPrefix = bullPrefix(connection, prefix, name);
-        const queue = new Queue<CheckJob>(name, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
-        // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
-        // repeats them, and unhandled it would print to the console.
-        queue.on('error', () => undefined);
-        return [r, queue] as const;
-      }),
+    const open = (name: string) => {
+      const keyPrefix = bullPrefix(connection, prefix, name);
+      const queue = new Queue(name, { connection, ...(keyPrefix ? { prefix: keyPrefix } : {}) });
+      // Connection errors also reject the calls that hit them (mapped to 503 by the API); the event only
+      // repeats them, and unhandled it would print to the console.
+      queue.on('error', () => undefined);
+      return queue;
+    };
+    this.queues = new Map(regions.map((r) => [r, open(checkQueueName(r))] as const));
+    this.partitionQueues = new Map(regions.map((r) => [r, open(partitionQueueName(r))] as const));
+  }
+
+  /** The partitions a monitor is a member of: one per region that checks it (docs/adr/0020-partitioned-scheduling.md). */
+  partitionsOf(monitor: Pick<SchedulableMonitor, 'id' | 'intervalSeconds' | 'type' | 'regions'>): Partition[] {
+    const everyMs = monitor.intervalSeconds * 1000;
+    const offsetMs = spreadOffsetMs(monitor.id, everyMs);
+    return this.regionsFor(monitor).map((region) => ({ everyMs, offsetMs, region }));
+  }
+
+  /**
+   * Creates a partition's scheduler unless it has one at its interval: a read, and a write only for a partition's
+   * first member (at scale, nearly never). Upserting the same id twice makes one scheduler.
+   */
+  async ensurePartition(partition: Partition): Promise<void> {
+    const queue = this.partitionQueues.get(partition.region);
+    if (!queue) return;
+    const id = partitionSchedulerId(partition);
+    const found = await queue.getJobScheduler(id);
+    if (typeof found?.next === 'number' && found.every === partition.everyMs) return;
+    const data: PartitionJob = { ...partition };
+    await queue.upsertJobScheduler(
+      id,
+      { every: partition.everyMs, offset: partition.offsetMs },
+      { name: PARTITION_JOB_NAME, data, opts: JOB_OPTS },
     );
+  }
+
+  /** Removes a partition's scheduler (the reconciler, once no enabled monitor is left in it). */
+  async removePartition(partition: Partition): Promise<void> {
+    await this.partitionQueues.get(partition.region)?.removeJobScheduler(partitionSchedulerId(partition));
+  }
+
+  /** The slot a partition's scheduler runs next (BullMQ's `next`), or null when it has none: nextScheduledSlot. */
+  async nextPartitionSlot(partition: Partition): Promise<Date | null> {
+    const queue = this.partitionQueues.get(partition.region);
+    const s = queue ? await queue.getJobScheduler(partitionSchedulerId(partition)) : undefined;
+    return typeof s?.next === 'number' ? new Date(s.next) : null;
+  }
+
+  /** Every partition scheduler in Redis, per region: id -> every (ms). */
+  async listPartitions(): Promise<Map<string, Map<string, number | undefined>>> {
+    const out = new Map<string, Map<string, number | undefined>>();
+    for (const [region, queue] of this.partitionQueues) {
+      const list = await queue.getJobSchedulers(0, -1);
+      out.set(region, new Map(list.map((s) => [s.key, s.every])));
+    }
+    return out;
   }
 
   /** The regions that check a monitor (monitorRegions). */
@@ -111,25 +171,13 @@ export class CheckScheduler {
     return monitorRegions([...this.queues.keys()], monitor);
   }
 
-  /** Creates or updates the schedulers of one monitor in its regions, and removes those of the regions it left. */
+  /**
+   * Makes sure the partitions of an enabled monitor (created, resumed, a new interval or regions) have their
+   * schedulers: their jobs read the monitor from PostgreSQL at run time, so nothing of the monitor itself is written,
+   * and pausing or deleting it writes nothing to Redis (an emptied partition is removed by the reconciler).
+   */
   async schedule(monitor: SchedulableMonitor): Promise<void> {
-    const every = monitor.intervalSeconds * 1000;
-    const offset = spreadOffsetMs(monitor.id, every);
-    const regions = this.regionsFor(monitor);
-    await Promise.all([
-      ...[...this.queues]
-        .filter(([region]) => !regions.includes(region))
-        .map(([region, queue]) => queue.removeJobScheduler(schedulerId(monitor.id, region))),
-      ...regions.map(async (region) => {
-        const queue = this.queues.get(region)!;
-        const data: CheckJob = { monitorId: monitor.id, region };
-        await queue.upsertJobScheduler(
-          schedulerId(monitor.id, region),
-          { every, offset },
-          { name: CHECK_JOB_NAME, data, opts: JOB_OPTS },
-        );
-      }),
-    ]);
+    await Promise.all(this.partitionsOf(monitor).map((p) => this.ensurePartition(p)));
   }
 
   /**
@@ -217,8 +265,9 @@ export class CheckScheduler {
   }
 
   /**
-   * The slot the monitor's scheduler in `region` runs next (BullMQ's `next`), or null when it has none. A worker
-   * that starts a check too late to run reads it: BullMQ skipped every slot between the late one and this one.
+   * The slot the monitor's own scheduler in `region` (of the previous release) runs next (BullMQ's `next`), or null
+   * when it has none. A worker that starts a check too late to run reads it: BullMQ skipped every slot between the
+   * late one and this one.
    */
   async nextScheduledSlot(monitorId: string, region: string): Promise<Date | null> {
     const queue = this.queues.get(region);
@@ -227,27 +276,25 @@ export class CheckScheduler {
   }
 
   /**
-   * Whether the monitor has its scheduler, at its interval, in each of its regions: a read (no write), so that the API
-   * can confirm a new monitor's schedule after the commit without writing it again (confirmNewSchedule).
+   * Whether each partition of the monitor has its scheduler: a read (no write), so that the API can confirm a new
+   * monitor's schedule after the commit without writing it again (confirmNewSchedule).
    */
   async isScheduled(monitor: SchedulableMonitor): Promise<boolean> {
-    const every = monitor.intervalSeconds * 1000;
-    const found = await Promise.all(
-      this.regionsFor(monitor).map((region) =>
-        this.queues.get(region)!.getJobScheduler(schedulerId(monitor.id, region)),
-      ),
-    );
-    return found.every((s) => typeof s?.next === 'number' && s.every === every);
+    const slots = await Promise.all(this.partitionsOf(monitor).map((p) => this.nextPartitionSlot(p)));
+    return slots.every((next) => next !== null);
   }
 
-  /** Removes the schedulers of one monitor in every region (pause). Already-queued runs skip paused monitors. */
-  async unschedule(monitorId: string): Promise<void> {
+  /**
+   * Removes the schedulers of one monitor of the previous release (`monitor:<id>:<region>`, ADR 0006) in every region:
+   * the reconciler, once the monitor's partitions have theirs.
+   */
+  async removeMonitorSchedulers(monitorId: string): Promise<void> {
     await Promise.all(
       [...this.queues].map(([region, queue]) => queue.removeJobScheduler(schedulerId(monitorId, region))),
     );
   }
 
-  /** Every scheduler in Redis, per region: id -> every (ms). */
+  /** The schedulers of the previous release's queues (per monitor, and any stray), per region: id -> every (ms). */
   async listSchedulers(): Promise<Map<string, Map<string, number | undefined>>> {
     const out = new Map<string, Map<string, number | undefined>>();
     for (const [region, queue] of this.queues) {
@@ -258,124 +305,118 @@ export class CheckScheduler {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    await Promise.all([...this.queues.values(), ...this.partitionQueues.values()].map((q) => q.close()));
   }
 }
 
 export interface ReconcileReport {
+  /** Partitions with at least one enabled member, over all regions. */
   desired: number;
+  /** Partition schedulers created (missing: a new partition, or Redis lost its data). */
   added: number;
-  updated: number;
+  /** Partition schedulers removed: emptied partitions, and stray schedulers of the partition queues. */
   removed: number;
-  /** Writes undone because the monitor changed in PostgreSQL while this pass ran (a PATCH racing the reconciler). */
+  /** Schedulers of the previous release removed (per monitor: `monitor:<id>:<region>`), once the partitions exist. */
+  legacyRemoved: number;
+  /** Removals undone because a monitor joined the partition while this pass ran (a create racing the reconciler). */
   corrected: number;
 }
 
-/** Where the reconciler reads the truth: every enabled monitor in batches, and the current state of some ids. */
+/** Where the reconciler reads the truth: the partitions of the enabled monitors, and the current state of some ids. */
 export interface MonitorSource {
-  enabled(): AsyncIterable<SchedulableMonitor[]>;
+  /** Every partition with at least one enabled member, in the given regions of CHECK_REGIONS. */
+  partitions(checkRegions: readonly string[]): Promise<Partition[]>;
   /** The monitors among `ids` that are enabled now (deleted or paused ones are left out). */
   current(ids: string[]): Promise<SchedulableMonitor[]>;
 }
 
-const sameRegions = (a: readonly string[] = [], b: readonly string[] = []) =>
-  a.length === b.length && a.every((r) => b.includes(r));
-const sameSchedule = (a: SchedulableMonitor | null, b: SchedulableMonitor | null) =>
-  a === b ||
-  (a !== null &&
-    b !== null &&
-    a.intervalSeconds === b.intervalSeconds &&
-    a.type === b.type &&
-    sameRegions(a.regions, b.regions));
+/** Redis writes in flight at once (one-by-one upserts of thousands of schedulers take seconds). */
+const WRITE_BATCH = 200;
+
+async function inBatches<T>(items: readonly T[], write: (item: T) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += WRITE_BATCH) await Promise.all(items.slice(i, i + WRITE_BATCH).map(write));
+}
 
 /**
- * Makes Redis match PostgreSQL, the source of truth: every enabled monitor gets its schedulers with the right
- * interval, and schedulers of paused, deleted or unknown monitors go. Safe to run at any time and repeatedly;
- * losing all Redis data loses no schedule once this has run.
+ * Makes Redis match PostgreSQL, the source of truth (docs/adr/0020-partitioned-scheduling.md): one partition scheduler
+ * per distinct (interval, offset, region) of the enabled monitors, none for an emptied partition, and, once those
+ * exist, none of the previous release's per-monitor schedulers. Safe to run at any time and repeatedly; losing all
+ * Redis data loses no schedule once this has run.
  *
- * A pass that read a monitor before a PATCH and writes after it would put back what the PATCH removed (or the old
- * interval). Every write is therefore checked against a fresh read made after it. The API's last Redis write for a
- * change comes after its commit (`followCommittedSchedule`), so an API write that landed before ours committed its
- * row before that read: the read sees it and our write is corrected (a few rounds; the next pass catches anything
- * later). An API write that lands after ours reads the committed row itself.
+ * A pass that read the partitions before a monitor's create committed would remove its new partition as emptied. So
+ * the partitions are read again after the removals, and any removed one that has a member now is put back: the API's
+ * last Redis write for a create comes after its commit (confirmNewSchedule), so a removal that lands after that
+ * write's read is followed by this read, made after the commit, which sees the monitor.
  */
 export async function reconcileSchedules(scheduler: CheckScheduler, source: MonitorSource): Promise<ReconcileReport> {
-  const existing = await scheduler.listSchedulers();
-  const report: ReconcileReport = { desired: 0, added: 0, updated: 0, removed: 0, corrected: 0 };
-  const wanted = new Set<string>();
-  /** What this pass wrote per monitor id: its schedule, or null for removed. */
-  const written = new Map<string, SchedulableMonitor | null>();
-  for await (const batch of source.enabled()) {
-    report.desired += batch.length;
-    const toUpsert: SchedulableMonitor[] = [];
-    for (const m of batch) {
-      let needs = false;
-      for (const region of scheduler.regionsFor(m)) {
-        const schedulers = existing.get(region)!;
-        const id = schedulerId(m.id, region);
-        wanted.add(id);
-        const every = schedulers.get(id);
-        if (every === undefined) {
-          needs = true;
-          report.added++;
-        } else if (every !== m.intervalSeconds * 1000) {
-          needs = true;
-          report.updated++;
-        }
-      }
-      if (needs) toUpsert.push(m);
-    }
-    // Parallel batches: one-by-one upserts of 10,000 monitors take seconds, batches of 200 a fraction of that.
-    for (let i = 0; i < toUpsert.length; i += 200) {
-      await Promise.all(toUpsert.slice(i, i + 200).map((m) => scheduler.schedule(m)));
-    }
-    for (const m of toUpsert) written.set(m.id, m);
+  const regions = [...scheduler.partitionQueues.keys()];
+  const [existing, wanted] = await Promise.all([scheduler.listPartitions(), source.partitions(regions)]);
+  const report: ReconcileReport = { desired: wanted.length, added: 0, removed: 0, legacyRemoved: 0, corrected: 0 };
+  const wantedIds = new Set(wanted.map(partitionSchedulerId));
+  const missing = wanted.filter((p) => existing.get(p.region)?.get(partitionSchedulerId(p)) !== p.everyMs);
+  await inBatches(missing, (p) => scheduler.ensurePartition(p));
+  report.added = missing.length;
+
+  const stale: Array<{ region: string; id: string }> = [];
+  for (const [region, ids] of existing) {
+    for (const id of ids.keys()) if (!wantedIds.has(id)) stale.push({ region, id });
   }
-  for (const [region, schedulers] of existing) {
-    const queue = scheduler.queues.get(region)!;
-    const stale = [...schedulers.keys()].filter((id) => !wanted.has(id) || !parseSchedulerId(id));
-    for (let i = 0; i < stale.length; i += 200) {
-      await Promise.all(stale.slice(i, i + 200).map((id) => queue.removeJobScheduler(id)));
-    }
-    for (const id of stale) {
-      const parsed = parseSchedulerId(id);
-      if (parsed && !written.has(parsed.monitorId)) written.set(parsed.monitorId, null);
-    }
-    report.removed += stale.length;
+  await inBatches(stale, ({ region, id }) => scheduler.partitionQueues.get(region)!.removeJobScheduler(id));
+  report.removed = stale.length;
+  if (stale.length > 0) {
+    const now = (await source.partitions(regions)).filter((p) =>
+      stale.some((s) => s.id === partitionSchedulerId(p) && s.region === p.region),
+    );
+    await inBatches(now, (p) => scheduler.ensurePartition(p));
+    report.corrected = now.length;
   }
-  let check = [...written.keys()];
-  for (let round = 0; round < 3 && check.length > 0; round++) {
-    const now = new Map<string, SchedulableMonitor>();
-    for (let i = 0; i < check.length; i += 5000) {
-      for (const m of await source.current(check.slice(i, i + 5000))) now.set(m.id, m);
-    }
-    const changed = check.filter((id) => !sameSchedule(written.get(id) ?? null, now.get(id) ?? null));
-    for (let i = 0; i < changed.length; i += 200) {
-      await Promise.all(
-        changed.slice(i, i + 200).map((id) => {
-          const m = now.get(id);
-          return m ? scheduler.schedule(m) : scheduler.unschedule(id);
-        }),
-      );
-    }
-    for (const id of changed) written.set(id, now.get(id) ?? null);
-    report.corrected += changed.length;
-    check = changed;
-  }
+
+  report.legacyRemoved = await removeLegacySchedulers(scheduler, source);
   return report;
 }
 
 /**
- * The API's last word on a monitor's schedulers after it commits a change to them (create, pause, resume, a new
- * interval): one more write, from the committed row. The API also writes inside its transaction, so that a Redis
- * failure rolls the whole change back; but a reconciler pass that ran between that write and the commit still read
- * the row as it was, and may have undone the write (put back a paused monitor's scheduler, or removed a new
- * monitor's as a stray). This write comes after the commit, which is what the reconciler's own correction relies on.
+ * The rolling deploy's last step (docs/adr/0020-partitioned-scheduling.md): the per-monitor schedulers of the previous
+ * release go, each once its monitor's partitions have their schedulers (read back now), or at once for a monitor no
+ * longer enabled; so no slot runs from neither. One left by an API replica of the previous release that is still
+ * upserting goes in a later round (a probe twice meanwhile, one result: the same slot instant).
+ */
+async function removeLegacySchedulers(scheduler: CheckScheduler, source: MonitorSource): Promise<number> {
+  const legacy = await scheduler.listSchedulers();
+  const monitorIds = new Set<string>();
+  const strays: Array<{ region: string; id: string }> = [];
+  for (const [region, ids] of legacy) {
+    for (const id of ids.keys()) {
+      const parsed = parseSchedulerId(id);
+      if (parsed) monitorIds.add(parsed.monitorId);
+      else strays.push({ region, id });
+    }
+  }
+  await inBatches(strays, ({ region, id }) => scheduler.queues.get(region)!.removeJobScheduler(id));
+  if (monitorIds.size === 0) return strays.length;
+  const ids = [...monitorIds];
+  const enabled = new Map<string, SchedulableMonitor>();
+  for (let i = 0; i < ids.length; i += 5000) {
+    for (const m of await source.current(ids.slice(i, i + 5000))) enabled.set(m.id, m);
+  }
+  const present = await scheduler.listPartitions();
+  const removable = ids.filter((id) => {
+    const m = enabled.get(id);
+    return !m || scheduler.partitionsOf(m).every((p) => present.get(p.region)?.has(partitionSchedulerId(p)));
+  });
+  await inBatches(removable, (id) => scheduler.removeMonitorSchedulers(id));
+  return strays.length + removable.length;
+}
+
+/**
+ * The API's last word on a monitor's schedule after it commits a change to it (create, resume, a new interval or
+ * regions): its partitions ensured once more, from the committed row. The API also writes inside its transaction, so
+ * that a Redis failure rolls the whole change back; but a reconciler pass that read the partitions before the commit
+ * may have removed a partition the monitor was about to join as emptied. This write comes after the commit, which is
+ * what the reconciler's own correction read relies on (reconcileSchedules).
  *
- * The read and the write happen under a share lock on the row: no change can commit between them, so every such
- * write matches the committed state when it is made. Two PATCHes racing (a pause on one replica, a resume on the
- * other) can therefore not end with the earlier state's write landing last: the later commit waits for the earlier
- * follow-up to finish, and its own follow-up comes after.
+ * Every such write only adds: nothing of a monitor is in Redis, so a follow-up landing after a later pause makes at
+ * worst an empty partition's scheduler, which reads no member and which the next reconciler round removes. No lock.
  */
 export async function followCommittedSchedule(
   scheduler: CheckScheduler,
@@ -385,16 +426,12 @@ export async function followCommittedSchedule(
   await followCommittedSchedules(scheduler, prisma, [monitorId]);
 }
 
-/** Redis writes in flight at once when many monitors are followed (config/apply's creates). */
-const FOLLOW_BATCH = 200;
-
 /**
- * followCommittedSchedule for a monitor the caller has just created (and committed): its schedulers are read, and
- * written again from the committed row only when one is missing. That is enough for a new monitor: its only writers
- * are the creating transaction (before the commit), a reconciler pass that removed it as a stray (read before the
- * commit) and later writes from the committed row. A removal that lands after this read is followed by that pass's
- * own correction read, made after the commit, which puts the scheduler back (reconcileSchedules); one that landed
- * before it is seen here. So the usual create costs one Redis read, not a transaction and a second upsert.
+ * followCommittedSchedule for a monitor the caller has just created (and committed): its partitions' schedulers are
+ * read, and ensured again from the committed row only when one is missing. That is enough for a new monitor: a
+ * reconciler pass that removes its partition after this read is followed by that pass's own correction read, made
+ * after the commit, which puts the scheduler back (reconcileSchedules); one that landed before it is seen here. So the
+ * usual create costs one Redis read per region.
  */
 export async function confirmNewSchedule(
   scheduler: CheckScheduler,
@@ -405,8 +442,8 @@ export async function confirmNewSchedule(
 }
 
 /**
- * followCommittedSchedule for many monitors in one transaction: their rows read under one share lock, then their
- * schedulers written FOLLOW_BATCH at a time (a monitor no longer there, or paused, loses its schedulers).
+ * followCommittedSchedule for many monitors (config/apply): their committed rows read in one statement, then the
+ * partitions of the enabled ones ensured, each once, WRITE_BATCH at a time.
  */
 export async function followCommittedSchedules(
   scheduler: CheckScheduler,
@@ -414,21 +451,11 @@ export async function followCommittedSchedules(
   monitorIds: readonly string[],
 ): Promise<void> {
   if (monitorIds.length === 0) return;
-  await prisma.$transaction(
-    async (tx) => {
-      const rows = await tx.$queryRaw<Array<SchedulableMonitor & { enabled: boolean }>>`
-        SELECT id::text AS id, "intervalSeconds", type::text AS type, regions, enabled FROM monitors
-         WHERE id = ANY(${[...monitorIds]}::uuid[]) FOR SHARE`;
-      const byId = new Map(rows.map((m) => [m.id, m]));
-      for (let i = 0; i < monitorIds.length; i += FOLLOW_BATCH) {
-        await Promise.all(
-          monitorIds.slice(i, i + FOLLOW_BATCH).map((id) => {
-            const m = byId.get(id);
-            return m?.enabled ? scheduler.schedule(m) : scheduler.unschedule(id);
-          }),
-        );
-      }
-    },
-    { timeout: 60_000 },
-  );
+  const rows = await prisma.monitor.findMany({
+    where: { id: { in: [...monitorIds] }, enabled: true },
+    select: { id: true, intervalSeconds: true, type: true, regions: true },
+  });
+  const partitions = new Map<string, Partition>();
+  for (const m of rows) for (const p of scheduler.partitionsOf(m)) partitions.set(partitionSchedulerId(p), p);
+  await inBatches([...partitions.values()], (p) => scheduler.ensurePartition(p));
 }

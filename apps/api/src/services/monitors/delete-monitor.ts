@@ -1,6 +1,5 @@
 import {
   NotFoundError,
-  type CheckScheduler,
   type Config,
   type EscalationScheduler,
   type Logger,
@@ -14,7 +13,6 @@ import { forgetDependency } from './monitor-dependencies.js';
 import { afterMonitorsRemoved } from '../incidents/stop-ladder.js';
 import { changesBetween, claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { monitorRecordSelect, monitorSettings, monitorLookup } from './monitor-record.js';
-import { followSchedule } from './monitor-schedule.js';
 import { findOwn } from '../records.js';
 
 /** An incident a monitor delete resolved, for `afterMonitorsRemoved`. */
@@ -72,14 +70,12 @@ export async function removeMonitorInTx(
 }
 
 /**
- * DELETE /monitors/{id} (managers): in one transaction, the monitor goes as removeMonitorInTx says and its schedulers
- * are removed (as a pause removes them: a Redis failure rolls the delete back). After the commit: the schedulers once
- * more from the committed state, and afterMonitorsRemoved.
+ * DELETE /monitors/{id} (managers): in one transaction, the monitor goes as removeMonitorInTx says; then
+ * afterMonitorsRemoved. Nothing in Redis: its partitions' jobs read their members at run time.
  */
 export async function deleteMonitor(
   deps: {
     prisma: PrismaClient;
-    scheduler: CheckScheduler;
     config: Pick<Config, 'publicBaseUrl' | 'checkRegions'>;
     escalations?: EscalationScheduler | undefined;
     logger: Logger;
@@ -87,14 +83,13 @@ export async function deleteMonitor(
   { ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } },
 ): Promise<void> {
   assertCan(ctx.role, 'monitors:delete');
-  const { prisma, scheduler } = deps;
+  const { prisma } = deps;
   const monitor = await findOwn(prisma, ctx, monitorLookup, id);
   const resolved = await prisma.$transaction(async (tx) => {
     // (claimVersion locks the monitor row first, with the If-Match check: the lock order removeMonitorInTx keeps.)
     await claimVersion(tx, ctx, 'monitor', monitor.id);
     const before = await tx.monitor.findUniqueOrThrow({ where: { id: monitor.id }, select: monitorRecordSelect });
     const open = await removeMonitorInTx(tx, ctx, monitor);
-    await scheduler.unschedule(monitor.id);
     await recordAuditEvent(tx, ctx, {
       resourceType: 'monitor',
       resourceId: monitor.id,
@@ -103,7 +98,7 @@ export async function deleteMonitor(
     });
     return open;
   });
-  // Should Redis fail right here, the reconciler removes the schedulers of a missing monitor within a round.
-  await followSchedule(deps, monitor.id, 'monitor deleted');
+  // Nothing in Redis: its partitions' jobs read the monitors at run time (docs/adr/0020-partitioned-scheduling.md),
+  // and the reconciler removes a partition left empty.
   await afterMonitorsRemoved(deps, ctx, resolved);
 }

@@ -122,10 +122,9 @@ export async function updateMonitor(
             : {}),
         }),
       });
-      if (reschedules) {
-        if (updated.enabled) await deps.scheduler.schedule(updated);
-        else await deps.scheduler.unschedule(updated.id);
-      }
+      // Its partitions' schedulers (docs/adr/0020-partitioned-scheduling.md); a pause writes nothing to Redis: the
+      // partitions' jobs read the committed row.
+      if (reschedules && updated.enabled) await deps.scheduler.schedule(updated);
       const row = { ...updated, version: version ?? updated.version };
       const record = toMonitorRecord(row, {
         publicBaseUrl: deps.config.publicBaseUrl,
@@ -151,7 +150,7 @@ export async function updateMonitor(
     });
   // Once more after the commit, from the committed row: a reconciler pass between the write above and the commit
   // may have undone it. Should Redis fail right here, the reconciler corrects it within a round.
-  if (reschedules) await followSchedule(deps, row.id, 'monitor updated');
+  if (reschedules && row.enabled) await followSchedule(deps, row.id, 'monitor updated');
   // Resuming checks at once, queued after the commit so the worker sees the monitor enabled.
   if (u.enabled === true && !current.enabled) await checkNow(deps, row, 'monitor resumed');
   return record;
