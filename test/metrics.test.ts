@@ -207,7 +207,16 @@ describe('API metrics', () => {
       { monitorId: '00000000-0000-4000-8000-000000000002', region: 'local' },
       { delay: 60_000 },
     );
-    const { text } = await scrape(server);
+    // A scrape within a second of the previous one is answered from that one's read: scrape until this one shows both.
+    let { text } = await scrape(server);
+    for (const until = Date.now() + 5000; Date.now() < until;) {
+      const both = ['waiting', 'delayed'].every(
+        (state) => (sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state }) ?? 0) >= 1,
+      );
+      if (both) break;
+      await new Promise((r) => setTimeout(r, 250));
+      ({ text } = await scrape(server));
+    }
     expect(sample(text, 'statusvane_queue_metrics_up')).toBe(1);
     expect(
       sample(text, 'statusvane_queue_jobs', { queue: checkQueueName('local'), state: 'waiting' }),

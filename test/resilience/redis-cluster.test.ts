@@ -22,7 +22,7 @@ import {
 import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
-import { scheduledRegions, startWorker, stopScheduledChecks, waitFor } from '../support/worker-harness.js';
+import { scheduledRegions, startWorker, removeSchedules, waitFor } from '../support/worker-harness.js';
 import {
   createScratchDatabase,
   startRedisCluster,
@@ -120,7 +120,7 @@ describe('on a Redis Cluster', () => {
     const direct = await h.prisma.monitor.create({
       data: { workspaceId: ws.id, componentId: component.id, name: 'Direct', target: target.url('/status/200') },
     });
-    for (const m of [lost, direct.id]) await stopScheduledChecks(h, m);
+    for (const m of [lost, direct.id]) await removeSchedules(h, m);
     // Strays: an empty partition's scheduler, and a per-monitor one of the previous release.
     const empty: Partition = { everyMs: 60_000, offsetMs: 1, region: 'local' };
     await h.deps.scheduler.ensurePartition(empty);

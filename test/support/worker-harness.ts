@@ -260,16 +260,29 @@ export function probeResult(outcome: 'up' | 'down') {
 }
 
 /**
- * Stops the scheduled checks of a monitor in this suite's queues, for a test that runs its checks itself: removes the
- * schedulers of its partitions (docs/adr/0020-partitioned-scheduling.md). Each partition's job reads its members at run
- * time, so this also stops those of the suite's other monitors in the same partitions (same interval and offset).
+ * Removes the schedulers of a monitor's partitions from this suite's queues, as a Redis data loss would (which also
+ * stops this suite's other monitors in the same partitions: same interval and offset). The reconciler restores them.
  */
-export async function stopScheduledChecks(h: Pick<Harness, 'prisma' | 'deps'>, monitorId: string): Promise<void> {
+export async function removeSchedules(h: Pick<Harness, 'prisma' | 'deps'>, monitorId: string): Promise<void> {
   const m = await h.prisma.monitor.findUnique({
     where: { id: monitorId },
     select: { id: true, intervalSeconds: true, type: true, regions: true },
   });
   if (m) await Promise.all(h.deps.scheduler.partitionsOf(m).map((p) => h.deps.scheduler.removePartition(p)));
+}
+
+/** Later than any slot: a partition job runs a member only for slots from its `scheduledSince` on. */
+const NEVER_SCHEDULED = new Date('9999-01-01T00:00:00Z');
+
+/**
+ * Stops the scheduled checks of a monitor, for a test that runs its checks itself (docs/adr/0020-partitioned-
+ * scheduling.md): its `scheduledSince` moves past every slot, so no partition job runs it, whichever queue that job
+ * comes from (the partition is re-created whenever another monitor with the same interval and offset is created).
+ * Resuming it or giving it a new interval schedules it again. Its partitions' schedulers are removed as well.
+ */
+export async function stopScheduledChecks(h: Pick<Harness, 'prisma' | 'deps'>, monitorId: string): Promise<void> {
+  await h.prisma.monitor.updateMany({ where: { id: monitorId }, data: { scheduledSince: NEVER_SCHEDULED } });
+  await removeSchedules(h, monitorId);
 }
 
 /**
