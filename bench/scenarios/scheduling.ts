@@ -192,7 +192,7 @@ export async function runScheduling(
     const report = await reconcileSchedules(scheduler, monitorSource(prisma));
     const reconcileMs = Date.now() - t;
     log(
-      `reconciled ${report.desired} monitors (${report.added} added, ${report.removed} removed) in ${reconcileMs} ms`,
+      `reconciled ${report.desired} partition schedulers (${report.added} added, ${report.removed} removed) in ${reconcileMs} ms`,
     );
 
     // The window starts once every scheduler exists: each later slot must be run exactly once.
