@@ -96,9 +96,20 @@ export function monitorQuorum(regionCount: number, quorum: number | null | undef
   return Math.max(1, Math.min(quorum ?? majorityOf(regionCount), regionCount));
 }
 
+/** The job schedulers of each region's queue: region -> id -> every (ms). */
+async function schedulersIn(queues: ReadonlyMap<string, Queue>): Promise<Map<string, Map<string, number | undefined>>> {
+  const out = new Map<string, Map<string, number | undefined>>();
+  for (const [region, queue] of queues) {
+    const list = await queue.getJobSchedulers(0, -1);
+    out.set(region, new Map(list.map((s) => [s.key, s.every])));
+  }
+  return out;
+}
+
 /**
- * The API's and the reconciler's view of the check queues: one BullMQ job scheduler per enabled monitor and
- * region, with the fixed id `monitor:<id>:<region>` so that upserting twice never makes two schedules.
+ * The API's and the reconciler's view of the check queues: one BullMQ job scheduler per partition (region, interval,
+ * offset: docs/adr/0020-partitioned-scheduling.md), with the fixed id `part:<everyMs>:<offsetMs>:<region>` so that
+ * upserting twice never makes two schedules, and the one-off check jobs.
  */
 export class CheckScheduler {
   /** Each region's queue of one-off checks (and of the per-monitor schedulers of the previous release). */
@@ -157,13 +168,8 @@ export class CheckScheduler {
   }
 
   /** Every partition scheduler in Redis, per region: id -> every (ms). */
-  async listPartitions(): Promise<Map<string, Map<string, number | undefined>>> {
-    const out = new Map<string, Map<string, number | undefined>>();
-    for (const [region, queue] of this.partitionQueues) {
-      const list = await queue.getJobSchedulers(0, -1);
-      out.set(region, new Map(list.map((s) => [s.key, s.every])));
-    }
-    return out;
+  listPartitions(): Promise<Map<string, Map<string, number | undefined>>> {
+    return schedulersIn(this.partitionQueues);
   }
 
   /** The regions that check a monitor (monitorRegions). */
@@ -295,13 +301,8 @@ export class CheckScheduler {
   }
 
   /** The schedulers of the previous release's queues (per monitor, and any stray), per region: id -> every (ms). */
-  async listSchedulers(): Promise<Map<string, Map<string, number | undefined>>> {
-    const out = new Map<string, Map<string, number | undefined>>();
-    for (const [region, queue] of this.queues) {
-      const list = await queue.getJobSchedulers(0, -1);
-      out.set(region, new Map(list.map((s) => [s.key, s.every])));
-    }
-    return out;
+  listSchedulers(): Promise<Map<string, Map<string, number | undefined>>> {
+    return schedulersIn(this.queues);
   }
 
   async close(): Promise<void> {
