@@ -21,7 +21,11 @@ export interface BulkMonitors {
   name: string;
 }
 
-/** Creates `count` monitors and their components with createMany, 2,000 rows a statement. Returns the monitors. */
+/**
+ * Creates `count` monitors and their components, 5,000 rows a statement, each chunk's rows as one JSON parameter:
+ * Prisma's createMany handles every value of its rows on the client (100,000 monitors took 344 s, nearly all of it
+ * there; PostgreSQL inserts a chunk of 2,000 in 0.4 s). Returns the monitors.
+ */
 export async function createMonitorsBulk(
   prisma: PrismaClient,
   spec: BulkMonitors,
@@ -32,28 +36,21 @@ export async function createMonitorsBulk(
     name: `${spec.name} ${i + 1}`,
     pingSecret: spec.type === 'heartbeat' ? randomSecret(24) : null,
   }));
-  for (let i = 0; i < rows.length; i += 2000) {
-    const chunk = rows.slice(i, i + 2000);
-    await prisma.component.createMany({
-      data: chunk.map((r) => ({ id: r.componentId, workspaceId: spec.workspaceId, name: r.name })),
-    });
-    await prisma.monitor.createMany({
-      data: chunk.map((r) => ({
-        id: r.id,
-        workspaceId: spec.workspaceId,
-        componentId: r.componentId,
-        name: r.name,
-        type: spec.type,
-        target: spec.type === 'http' ? spec.target! : null,
-        intervalSeconds: spec.intervalSeconds,
-        timeoutMs: 10_000,
-        openThreshold: spec.openThreshold ?? 2,
-        resolveThreshold: 2,
-        enabled: spec.enabled,
-        pingSecret: r.pingSecret,
-        graceSeconds: 60,
-      })),
-    });
+  const target = spec.type === 'http' ? spec.target! : null;
+  for (let i = 0; i < rows.length; i += 5000) {
+    const chunk = JSON.stringify(rows.slice(i, i + 5000));
+    await prisma.$transaction([
+      prisma.$executeRaw`
+        INSERT INTO components (id, "workspaceId", name)
+        SELECT "componentId", ${spec.workspaceId}::uuid, name
+        FROM json_to_recordset(${chunk}::json) AS v("componentId" uuid, name text)`,
+      prisma.$executeRaw`
+        INSERT INTO monitors (id, "workspaceId", "componentId", name, type, target, "intervalSeconds", "timeoutMs",
+          "openThreshold", "resolveThreshold", enabled, "pingSecret", "graceSeconds", "updatedAt")
+        SELECT id, ${spec.workspaceId}::uuid, "componentId", name, ${spec.type}::"MonitorType", ${target}::text,
+          ${spec.intervalSeconds}::int, 10000, ${spec.openThreshold ?? 2}::int, 2, ${spec.enabled}::boolean, "pingSecret", 60, now()
+        FROM json_to_recordset(${chunk}::json) AS v(id uuid, "componentId" uuid, name text, "pingSecret" text)`,
+    ]);
   }
   return rows.map((r) => ({ id: r.id, pingSecret: r.pingSecret }));
 }
