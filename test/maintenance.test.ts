@@ -788,6 +788,54 @@ describe('maintenanceUntil on monitors', () => {
     expect(after.body.data).toMatchObject({ maintenanceUntil: null, status: 'pending' });
   });
 
+  it('a monitor created during a whole-workspace window answers (and stores) its maintenance; no other window does', async () => {
+    const { tokens: t } = await makeWorkspace(h.prisma);
+    const other = await createMonitor(t.owner, 'Other');
+    const create = async (name: string) => {
+      const res = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(t.owner))
+        .set('Idempotency-Key', uniq('key'))
+        .send(makeMonitorInput({ name }));
+      expect(res.status).toBe(201);
+      return res.body.data as { id: string; status: string; maintenanceUntil: string | null };
+    };
+    // Windows that cannot cover a new monitor: scoped to another component, later, cancelled, ended.
+    await post(
+      {
+        title: 'Scoped',
+        startsAt: iso(Date.now() - MIN),
+        endsAt: iso(Date.now() + 20 * MIN),
+        componentIds: [other.componentId],
+      },
+      t.owner,
+    );
+    await post({ title: 'Later', startsAt: iso(Date.now() + 60 * MIN), endsAt: iso(Date.now() + 120 * MIN) }, t.owner);
+    const off = (
+      await post({ title: 'Off', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + 200 * MIN) }, t.owner)
+    ).body.data;
+    await patch(off.id, { status: 'cancel' }, t.owner);
+    const ended = (
+      await post({ title: 'Ended', startsAt: iso(Date.now() - MIN), endsAt: iso(Date.now() + MIN) }, t.owner)
+    ).body.data;
+    await patch(ended.id, { status: 'complete' }, t.owner);
+    expect(await create('Outside')).toMatchObject({ status: 'pending', maintenanceUntil: null });
+
+    const endsAt = iso(Date.now() + 30 * MIN);
+    const later = iso(Date.now() + 40 * MIN);
+    await post({ title: 'All', startsAt: iso(Date.now() - MIN), endsAt }, t.owner);
+    await post({ title: 'All, longer', startsAt: iso(Date.now() - MIN), endsAt: later }, t.owner);
+    const inside = await create('Inside');
+    // The latest end of the whole-workspace windows in progress, as a read of the monitor says.
+    expect(inside).toMatchObject({ status: 'maintenance', maintenanceUntil: later });
+    const read = await request(h.app).get(`/api/v1/monitors/${inside.id}`).set(bearer(t.viewer));
+    expect(read.body.data).toMatchObject({ status: 'maintenance', maintenanceUntil: later });
+    const [event] = await h.prisma.event.findMany({
+      where: { subject: `monitors/${inside.id}`, type: 'monitor.created' },
+    });
+    expect((event!.data as { monitor: unknown }).monitor).toEqual(inside);
+  });
+
   it('a component-scoped window covers only its components; scheduled and cancelled windows cover nothing', async () => {
     const { tokens: t } = await makeWorkspace(h.prisma);
     const covered = await createMonitor(t.owner, 'Covered');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  maintenanceUntilByComponent,
+  maintenanceCoverage,
   eventInsert,
   type CheckScheduler,
   type Config,
@@ -27,9 +27,6 @@ export interface MonitorServiceDeps {
   logger: Logger;
 }
 
-// No maintenance window names this id: the lookup under it finds exactly the whole-workspace windows.
-const NO_COMPONENT = '00000000-0000-0000-0000-000000000000';
-
 /**
  * Creates a monitor and its public component in one transaction, and its schedulers before that transaction
  * commits: if Redis refuses, nothing is written (a commit failure after scheduling leaves only a scheduler for a
@@ -41,21 +38,18 @@ export async function createMonitor(
   { ctx, input: m }: { ctx: ServiceContext; input: CreateMonitorInput },
 ): Promise<MonitorRecord> {
   assertCan(ctx.role, 'monitors:write');
-  // The record is complete before the commit, so that `ctx.inTransaction` can store it. Only a whole-workspace window
-  // can cover a component that does not exist yet, so its maintenance state can be read before the transaction
-  // (read inside it, on another pool connection, concurrent creates could each hold one and wait for a second).
-  const maintenanceUntil =
-    (await maintenanceUntilByComponent(deps.prisma, ctx.workspace.id, [NO_COMPONENT])).get(NO_COMPONENT) ?? null;
-
   const { record, created } = await deps.prisma.$transaction(async (tx) => {
     await checkDependencies(tx, { workspaceId: ctx.workspace.id, monitorId: null, dependsOn: m.dependsOn ?? [] });
     const data = monitorCreateData(deps.config, { workspaceId: ctx.workspace.id, componentId: randomUUID() }, m);
     await lockSecrets(tx, ctx.workspace.id, (data.secretRefs ?? []) as string[]);
-    const created = await insertMonitorWithComponent(tx, data);
+    // The record is complete before the commit, so that `ctx.inTransaction` can store it: its maintenance state
+    // comes with the insert (only a whole-workspace window can cover a component created in the same statement).
+    const { row: created, workspaceWindows } = await insertMonitorWithComponent(tx, data, ctx.now);
     const record = toMonitorRecord(created, {
       publicBaseUrl: deps.config.publicBaseUrl,
       checkRegions: deps.config.checkRegions,
-      maintenanceUntil,
+      maintenanceUntil:
+        maintenanceCoverage(workspaceWindows, [created.componentId], ctx.now).get(created.componentId) ?? null,
       now: ctx.now,
     });
     // The event, the audit event and the stored answer in one round trip. Before Redis: a hook that refuses (an
