@@ -379,11 +379,18 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
   const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
   const defaults: Record<string, string> = { 'user-agent': userAgent, accept: '*/*' };
 
+  // The IP literals the guard allowed: its verdict on an address never changes (its CIDRs are fixed when it is made),
+  // and asking again cost about 2% of a check's CPU (normalising the address, matching each CIDR; issue 33). Bounded.
+  const allowedLiterals = new Set<string>();
+
   /** IP literals bypass every lookup function, so they are checked here (names: by guard.lookup). */
   async function checkLiteralHost(url: URL | undefined): Promise<void> {
     if (!url) return;
     const host = bareHost(url.hostname);
-    if (net.isIP(host) !== 0) await guard.resolveAndCheck(host);
+    if (net.isIP(host) === 0 || allowedLiterals.has(host)) return;
+    await guard.resolveAndCheck(host);
+    if (allowedLiterals.size >= 1024) allowedLiterals.clear();
+    allowedLiterals.add(host);
   }
 
   // One pair of agents for every check, with keep-alive off: a connection is closed when its response ends and never
