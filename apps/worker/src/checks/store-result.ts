@@ -311,8 +311,8 @@ async function openMonitorIncident(tx: HotTransaction, input: StoreInput, state:
 
 /**
  * Writes the region states that moved and each monitor's latest status (and certificate), in one statement. The rows
- * go as two JSON parameters rather than a dozen arrays: Prisma's query compiler handles every parameter value of a raw
- * query, and a group's arrays (hundreds of values) made it most of the store's CPU in the worker.
+ * go as two JSON parameters rather than a dozen arrays: two values to send whatever the group's size (under Prisma, a
+ * group's arrays, hundreds of values, made its query compiler most of the store's CPU in the worker).
  */
 async function saveStates(tx: HotTransaction, changes: GroupChanges): Promise<void> {
   const states = JSON.stringify(
