@@ -7,7 +7,7 @@ import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.js';
 import { monitorLookup } from '../apps/api/src/services/monitors/monitor-record.js';
 import { receivePing } from '../apps/api/src/services/heartbeats/receive-ping.js';
-import { createPrisma } from '@statusvane/shared';
+import { createPrisma, hotTransaction, insertResultsWithRollups } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';
@@ -152,6 +152,52 @@ describe('results stored in groups', () => {
       expect((await rollupTotals(m.id)).hourly.total).toBe(all);
       // Alternating up/down never reaches openThreshold 3.
       expect(await h.prisma.incident.count({ where: { monitorId: m.id } })).toBe(0);
+    }
+  });
+});
+
+describe('a hot transaction (docs/adr/0021-hot-statements-on-the-pool.md)', () => {
+  it('writes nothing when it fails half-way, and hands its connection back clean', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const m = await newMonitor(tokens);
+    const slot = new Date(Date.UTC(2026, 0, 6, 10, 0, 0));
+    const input: StoreInput = { monitor: m, region: 'local', slot, checkedAt: slot, result: result('up') };
+    // One connection: the next transaction runs on the one that failed.
+    const one = createPrisma(h.config.databaseUrl, { max: 1 });
+    try {
+      const row = {
+        monitorId: m.id,
+        region: 'local',
+        slot,
+        checkedAt: slot,
+        outcome: 'up' as const,
+        responseMs: 12,
+        statusCode: 200,
+        reason: null,
+        dnsMs: null,
+        connectMs: 1,
+        tlsMs: null,
+        waitingMs: 10,
+        certificate: null,
+        dnsAnswers: null,
+        address: null,
+      };
+      await expect(
+        hotTransaction(one, async (tx) => {
+          expect(await insertResultsWithRollups(tx, [row])).toHaveLength(1);
+          throw new Error('a later statement failed');
+        }),
+      ).rejects.toThrow('a later statement failed');
+      expect(await h.prisma.checkResult.count({ where: { monitorId: m.id } })).toBe(0);
+      expect(await rollupTotals(m.id)).toEqual({
+        hourly: { total: null, downCount: null, responseCount: null },
+        daily: { total: null, downCount: null },
+      });
+      const [stored] = await storeCheckResults(one, [input]);
+      expect(stored!.stored).toBe(true);
+      expect(await h.prisma.checkResult.count({ where: { monitorId: m.id } })).toBe(1);
+    } finally {
+      await one.$disconnect();
     }
   });
 });

@@ -3,7 +3,13 @@
 // and a second group meeting the stored rows) keeps exactly what rebuildRollups computes from the results.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { insertResultsWithRollups, LATENCY_BUCKET_BOUNDS, latencyBucket, rebuildRollups } from '@statusvane/shared';
+import {
+  hotTransaction,
+  insertResultsWithRollups,
+  LATENCY_BUCKET_BOUNDS,
+  latencyBucket,
+  rebuildRollups,
+} from '@statusvane/shared';
 import type { ResultRow } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
@@ -89,7 +95,7 @@ describe('rollups written by the worker’s statement', () => {
       [row('2026-03-01T11:00:00Z', { responseMs: 30_000 }), row('2026-03-01T10:05:00Z', { region: 'eu-west' })],
       [row('2026-03-02T00:00:00Z', { responseMs: 0, outcome: 'degraded' }), row('2026-03-01T10:00:00Z')],
     ];
-    for (const g of groups) await h.prisma.$transaction((tx) => insertResultsWithRollups(tx, g));
+    for (const g of groups) await hotTransaction(h.prisma, (tx) => insertResultsWithRollups(tx, g));
 
     const read = () =>
       Promise.all([

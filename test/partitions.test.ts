@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import request from 'supertest';
-import { partitionSchedulerId, spreadOffsetMs, type Partition } from '@statusvane/shared';
+import { partitionSchedulerId, regionMonitorsWhere, spreadOffsetMs, type Partition } from '@statusvane/shared';
+import { readPartitionMembers } from '../apps/worker/src/checks/run-check.js';
 import {
   createLimit,
   partitionProcessor,
@@ -117,6 +118,41 @@ describe('partition membership in the database', () => {
     expect((await read()).scheduledSince).toEqual(slower.scheduledSince);
     await h.prisma.monitor.update({ where: { id: id! }, data: { enabled: true } });
     expect((await read()).scheduledSince.getTime()).toBeGreaterThan(slower.scheduledSince.getTime());
+  });
+});
+
+describe("a partition job's member read", () => {
+  it('reads the members each region checks, field for field as Prisma reads them', async () => {
+    // Kinds and regions the rule tells apart: none chosen, one, two, only regions no longer configured; a heartbeat
+    // and a domain (the first region only).
+    const ids = await monitors(6);
+    const partition = { everyMs: 47_000, offsetMs: 1250, region: 'eu' };
+    await intoPartition(ids, partition);
+    const regions = [[], ['us'], ['eu', 'us'], ['gone'], [], []];
+    for (const [i, id] of ids.entries())
+      await h.prisma.$executeRaw`UPDATE monitors SET regions = ${regions[i]}::text[] WHERE id = ${id}::uuid`;
+    await h.prisma.$executeRaw`UPDATE monitors SET type = 'heartbeat', target = NULL WHERE id = ${ids[4]}::uuid`;
+    await h.prisma.$executeRaw`UPDATE monitors SET type = 'domain', target = 'example.com' WHERE id = ${ids[5]}::uuid`;
+    await h.prisma.monitor.update({ where: { id: ids[0] }, data: { metadata: { team: 'a' }, lastPingAt: new Date() } });
+    const checkRegions = ['eu', 'us', 'ap'];
+    for (const region of [...checkRegions, 'elsewhere']) {
+      const members = await readPartitionMembers(
+        { prisma: h.prisma, checkRegions },
+        { ...partition, region },
+        new Date(),
+      );
+      const expected = await h.prisma.monitor.findMany({
+        where: { id: { in: ids }, enabled: true, ...regionMonitorsWhere(checkRegions, region) },
+      });
+      expect(members.map((m) => m.id).sort()).toEqual(expected.map((m) => m.id).sort());
+      for (const m of members) {
+        const row = expected.find((e) => e.id === m.id)!;
+        expect(m).toEqual(Object.fromEntries(Object.keys(m).map((k) => [k, row[k as keyof typeof row]])));
+      }
+    }
+    const count = async (region: string) =>
+      (await readPartitionMembers({ prisma: h.prisma, checkRegions }, { ...partition, region }, new Date())).length;
+    expect([await count('eu'), await count('us'), await count('ap'), await count('elsewhere')]).toEqual([5, 4, 2, 0]);
   });
 });
 

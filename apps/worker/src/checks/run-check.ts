@@ -21,7 +21,8 @@ import {
   type TraceSpan,
   type Tracing,
   type Partition,
-  regionMonitorsWhere,
+  hotQuery,
+  hotStatement,
 } from '@statusvane/shared';
 import type { DnsProbe } from '../probes/dns.probe.js';
 import type { HttpProbe } from '../probes/http.probe.js';
@@ -229,10 +230,22 @@ type CheckedMonitor = NonNullable<Awaited<ReturnType<typeof loadMonitor<typeof m
 export type PartitionMember = CheckedMonitor & { scheduledSince: Date };
 
 /**
+ * The members' read (readPartitionMembers): what a check reads of a monitor, and when it joined its partition. A hot
+ * statement (docs/adr/0021-hot-statements-on-the-pool.md): through Prisma, its rows cost about 100 µs of CPU each, a
+ * check's; the columns are monitorSelect's, so a field added there is read here too.
+ */
+const PARTITION_MEMBERS = hotStatement(`
+  SELECT ${Object.keys(monitorSelect)
+    .map((column) => `"${column}"`)
+    .join(', ')}, "scheduledSince"
+  FROM monitors
+  WHERE enabled AND "intervalSeconds" = $1 AND "checkOffsetMs" = $2 AND "scheduledSince" <= $3`);
+
+/**
  * The members of a partition for one of its slots, in one statement (docs/adr/0020-partitioned-scheduling.md): the
- * enabled monitors of its interval and offset that its region checks (regionMonitorsWhere, as monitorRegions) and
- * that had joined it by the slot (a monitor created or resumed since is checked at once by a job of its own, then from
- * the next slot).
+ * enabled monitors of its interval and offset that its region checks (monitorRegions: the statement reads those of
+ * every region, which this keeps) and that had joined it by the slot (a monitor created or resumed since is checked at
+ * once by a job of its own, then from the next slot).
  */
 export async function readPartitionMembers(
   deps: Pick<CheckRunnerDeps, 'prisma' | 'checkRegions'>,
@@ -241,16 +254,12 @@ export async function readPartitionMembers(
 ): Promise<PartitionMember[]> {
   const { everyMs, offsetMs, region } = partition;
   if (everyMs % 1000 !== 0) return [];
-  return deps.prisma.monitor.findMany({
-    where: {
-      enabled: true,
-      intervalSeconds: everyMs / 1000,
-      checkOffsetMs: offsetMs,
-      scheduledSince: { lte: slot },
-      ...regionMonitorsWhere(deps.checkRegions, region),
-    },
-    select: { ...monitorSelect, scheduledSince: true },
-  });
+  const rows = await hotQuery<PartitionMember>(deps.prisma, PARTITION_MEMBERS, [
+    everyMs / 1000,
+    offsetMs,
+    slot.toISOString(),
+  ]);
+  return rows.filter((m) => monitorRegions(deps.checkRegions, m).includes(region));
 }
 
 /** A heartbeat's verdict: a result to store (keyed by its ping or missed deadline), or none yet; its next deadline. */

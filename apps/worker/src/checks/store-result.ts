@@ -5,6 +5,10 @@ import {
   monitorQuorum,
   packStepResults,
   windowInProgress,
+  hotQuery,
+  hotStatement,
+  hotTransaction,
+  type HotTransaction,
   Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
@@ -98,7 +102,7 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
     resolved: null,
     confirmSlot: null,
   }));
-  return prisma.$transaction(async (tx) => {
+  return hotTransaction(prisma, async (tx) => {
     // The results of monitors still there, each (monitor, region, slot) once.
     const candidates = await lockMonitors(tx, inputs);
     if (candidates.length === 0) return out;
@@ -126,14 +130,15 @@ export async function storeCheckResults(prisma: PrismaClient, inputs: readonly S
   });
 }
 
+const LOCK_MONITORS = hotStatement(`SELECT id FROM monitors WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`);
+
 /**
  * Locks the group's monitors (FOR NO KEY UPDATE, in id order) and answers the indexes of the results to store: those
  * of monitors that still exist, each (monitor, region, slot) once.
  */
-async function lockMonitors(tx: Prisma.TransactionClient, inputs: readonly StoreInput[]): Promise<number[]> {
+async function lockMonitors(tx: HotTransaction, inputs: readonly StoreInput[]): Promise<number[]> {
   const ids = [...new Set(inputs.map((i) => i.monitor.id))].sort();
-  const locked = await tx.$queryRaw<Array<{ id: string }>>`
-    SELECT id FROM monitors WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+  const locked = await hotQuery<{ id: string }>(tx, LOCK_MONITORS, [ids]);
   const present = new Set(locked.map((r) => r.id));
   const seen = new Set<string>();
   return inputs.flatMap((input, i) => {
@@ -149,7 +154,7 @@ async function lockMonitors(tx: Prisma.TransactionClient, inputs: readonly Store
  * CPU a call); answers the indexes of those actually inserted, in slot order (the order the flap logic applies them).
  */
 async function insertResults(
-  tx: Prisma.TransactionClient,
+  tx: HotTransaction,
   inputs: readonly StoreInput[],
   candidates: readonly number[],
 ): Promise<number[]> {
@@ -203,7 +208,7 @@ interface GroupChanges {
  * incidents as it decides; fills in `out` for each.
  */
 async function applyResults(
-  tx: Prisma.TransactionClient,
+  tx: HotTransaction,
   inputs: readonly StoreInput[],
   stored: readonly number[],
   flap: FlapStates,
@@ -262,10 +267,7 @@ async function applyResults(
         openIncident.set(monitor.id, incidentId);
         out[i]!.opened = incidentId;
       } else if (event.type === 'resolve' && openId) {
-        await tx.incident.update({
-          where: { id: openId },
-          data: { status: 'resolved', resolvedAt: checkedAt, openMonitorId: null },
-        });
+        await hotQuery(tx, RESOLVE_INCIDENT, [openId, checkedAt.toISOString()]);
         openIncident.delete(monitor.id);
         out[i]!.resolved = openId;
       }
@@ -274,37 +276,45 @@ async function applyResults(
   return changes;
 }
 
+const RESOLVE_INCIDENT = hotStatement(`
+  UPDATE incidents SET status = 'resolved', "resolvedAt" = $2::timestamptz, "openMonitorId" = NULL WHERE id = $1::uuid`);
+
+/**
+ * A monitor's incident ($1 workspace, $2 monitor, $3 title, $4 metadata, $5 start, $6 reason, $7 evidence, $8 down
+ * since), suppressed by the open incident of a monitor it depends on, the first in `dependsOn` order
+ * (openParentIncidentOf, seen as committed when this statement runs). The triggers on incidents pin its escalation
+ * policy and record its event, as for every insert.
+ */
+const OPEN_INCIDENT = hotStatement(`
+  INSERT INTO incidents (id, "workspaceId", "monitorId", "openMonitorId", title, status, impact, source, metadata,
+    "startedAt", reason, evidence, "downStartedAt", "suppressedById")
+  VALUES (gen_random_uuid(), $1::uuid, $2::uuid, $2::uuid, $3, 'open', 'major', 'monitor', $4::jsonb, $5::timestamptz,
+    $6, $7::jsonb, $8::timestamptz, ${openParentIncidentOf(Prisma.raw('$2::uuid')).sql})
+  RETURNING id`);
+
 /** Opens the monitor's incident for the result that decided it: its reason, evidence and suppressing parent. */
-async function openMonitorIncident(tx: Prisma.TransactionClient, input: StoreInput, state: FlapState): Promise<string> {
+async function openMonitorIncident(tx: HotTransaction, input: StoreInput, state: FlapState): Promise<string> {
   const { monitor, checkedAt, result } = input;
   const { evidence, downStartedAt } = await evidenceOf(tx, monitor, state, checkedAt);
-  const incident = await tx.incident.create({
-    data: {
-      workspaceId: monitor.workspaceId,
-      monitorId: monitor.id,
-      openMonitorId: monitor.id,
-      title: `${monitor.name} is down`,
-      status: 'open',
-      impact: 'major',
-      source: 'monitor',
-      metadata: (monitor.metadata ?? {}) as object,
-      startedAt: checkedAt,
-      reason: incidentReason(result.reason),
-      evidence: evidence as unknown as Prisma.InputJsonArray,
-      downStartedAt: downStartedAt ?? checkedAt,
-      suppressedById: await openParentIncident(tx, monitor.id),
-    },
-    select: { id: true },
-  });
-  return incident.id;
+  const [incident] = await hotQuery<{ id: string }>(tx, OPEN_INCIDENT, [
+    monitor.workspaceId,
+    monitor.id,
+    `${monitor.name} is down`,
+    JSON.stringify(monitor.metadata ?? {}),
+    checkedAt.toISOString(),
+    incidentReason(result.reason),
+    JSON.stringify(evidence),
+    (downStartedAt ?? checkedAt).toISOString(),
+  ]);
+  return incident!.id;
 }
 
 /**
  * Writes the region states that moved and each monitor's latest status (and certificate), in one statement. The rows
- * go as two JSON parameters rather than a dozen arrays: Prisma's query compiler handles every parameter value of a raw
- * query, and a group's arrays (hundreds of values) made it most of the store's CPU in the worker.
+ * go as two JSON parameters rather than a dozen arrays: two values to send whatever the group's size (under Prisma, a
+ * group's arrays, hundreds of values, made its query compiler most of the store's CPU in the worker).
  */
-async function saveStates(tx: Prisma.TransactionClient, changes: GroupChanges): Promise<void> {
+async function saveStates(tx: HotTransaction, changes: GroupChanges): Promise<void> {
   const states = JSON.stringify(
     [...changes.regions.values()].map((c) => ({
       monitorId: c.monitorId,
@@ -325,20 +335,54 @@ async function saveStates(tx: Prisma.TransactionClient, changes: GroupChanges): 
       cert: changes.certificates.get(id) ?? null,
     })),
   );
-  await tx.$executeRaw`
+  await hotQuery(tx, SAVE_STATES, [states, new Date().toISOString(), monitors]);
+}
+
+/** saveStates's statement ($1: the region states as JSON, $2: the time, $3: the monitors as JSON). */
+const SAVE_STATES = hotStatement(`
     WITH states AS (
       INSERT INTO monitor_region_states AS s ("monitorId", region, "consecutiveFailures", "consecutivePasses", failing, "lastCountedAt", "confirmSlot", "lastOutcome")
-      SELECT * FROM json_to_recordset(${states}::json) AS v("monitorId" uuid, region text, "consecutiveFailures" int,
+      SELECT * FROM json_to_recordset($1::json) AS v("monitorId" uuid, region text, "consecutiveFailures" int,
         "consecutivePasses" int, failing boolean, "lastCountedAt" timestamptz, "confirmSlot" timestamptz, "lastOutcome" "CheckOutcome")
       ON CONFLICT ("monitorId", region) DO UPDATE SET "consecutiveFailures" = EXCLUDED."consecutiveFailures",
         "consecutivePasses" = EXCLUDED."consecutivePasses", failing = EXCLUDED.failing, "lastCountedAt" = EXCLUDED."lastCountedAt",
         "confirmSlot" = EXCLUDED."confirmSlot", "lastOutcome" = EXCLUDED."lastOutcome"
     )
-    UPDATE monitors AS m SET status = v.status::text::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = ${new Date().toISOString()}::timestamptz,
+    UPDATE monitors AS m SET status = v.status::text::"MonitorStatus", "lastCheckedAt" = v.at, "updatedAt" = $2::timestamptz,
       certificate = coalesce(v.cert, m.certificate)
-    FROM json_to_recordset(${monitors}::json) AS v(id uuid, status text, at timestamptz, cert jsonb)
-    WHERE m.id = v.id`;
-}
+    FROM json_to_recordset($3::json) AS v(id uuid, status text, at timestamptz, cert jsonb)
+    WHERE m.id = v.id`);
+
+type FlapRow = {
+  id: string;
+  openIncidentId: string | null;
+  regions: Array<
+    Omit<RegionFlapState, 'lastCountedAt' | 'confirmSlot'> & {
+      region: string;
+      lastCountedAt: string | null;
+      confirmSlot: string | null;
+      lastOutcome: ProbeResult['outcome'] | 'missed' | null;
+    }
+  > | null;
+  maintenance: Array<{ startsAt: string; endsAt: string }> | null;
+};
+
+/** loadFlapStates's statement ($1: the monitors, $2 and $3: the group's first and last check times). */
+const FLAP_STATES = hotStatement(`
+    SELECT m.id, i.id AS "openIncidentId",
+      (SELECT json_agg(json_build_object('region', s.region, 'consecutiveFailures', s."consecutiveFailures",
+        'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt",
+        'confirmSlot', s."confirmSlot", 'lastOutcome', s."lastOutcome"))
+       FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions,
+      (SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
+       FROM maintenance_windows w
+       WHERE w."workspaceId" = m."workspaceId" AND w."cancelledAt" IS NULL
+         AND w."startsAt" <= $3::timestamptz AND w."endsAt" > $2::timestamptz
+         AND (NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
+           OR EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id AND c."componentId" = m."componentId"))
+      ) AS maintenance
+    FROM monitors m LEFT JOIN incidents i ON i."openMonitorId" = m.id
+    WHERE m.id = ANY($1::uuid[])`);
 
 /**
  * Each monitor's flap state (its region rows and open incident), and the maintenance windows (not cancelled) covering
@@ -347,7 +391,7 @@ async function saveStates(tx: Prisma.TransactionClient, changes: GroupChanges): 
  * `checkedAt`, with no query of its own per check.
  */
 async function loadFlapStates(
-  tx: Prisma.TransactionClient,
+  tx: HotTransaction,
   monitorIds: string[],
   from: Date,
   to: Date,
@@ -363,35 +407,7 @@ async function loadFlapStates(
     }
   >
 > {
-  const rows = await tx.$queryRaw<
-    Array<{
-      id: string;
-      openIncidentId: string | null;
-      regions: Array<
-        Omit<RegionFlapState, 'lastCountedAt' | 'confirmSlot'> & {
-          region: string;
-          lastCountedAt: string | null;
-          confirmSlot: string | null;
-          lastOutcome: ProbeResult['outcome'] | 'missed' | null;
-        }
-      > | null;
-      maintenance: Array<{ startsAt: string; endsAt: string }> | null;
-    }>
-  >`
-    SELECT m.id, i.id AS "openIncidentId",
-      (SELECT json_agg(json_build_object('region', s.region, 'consecutiveFailures', s."consecutiveFailures",
-        'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt",
-        'confirmSlot', s."confirmSlot", 'lastOutcome', s."lastOutcome"))
-       FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions,
-      (SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
-       FROM maintenance_windows w
-       WHERE w."workspaceId" = m."workspaceId" AND w."cancelledAt" IS NULL
-         AND w."startsAt" <= ${to}::timestamptz AND w."endsAt" > ${from}::timestamptz
-         AND (NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
-           OR EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id AND c."componentId" = m."componentId"))
-      ) AS maintenance
-    FROM monitors m LEFT JOIN incidents i ON i."openMonitorId" = m.id
-    WHERE m.id = ANY(${monitorIds}::uuid[])`;
+  const rows = await hotQuery<FlapRow>(tx, FLAP_STATES, [monitorIds, from.toISOString(), to.toISOString()]);
   return new Map(
     rows.map((r) => [
       r.id,
@@ -464,6 +480,37 @@ export interface EvidenceEntry {
   } | null;
 }
 
+type EvidenceRow = {
+  region: string;
+  checkedAt: Date | null;
+  outcome: ProbeResult['outcome'] | null;
+  reason: string | null;
+  statusCode: number | null;
+  responseMs: number | null;
+  address: string | null;
+  downSince: Date | null;
+};
+
+/** evidenceOf's statement ($1: the monitor's regions, $2: the monitor, $3: since). */
+const EVIDENCE = hotStatement(`
+    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address,
+      d."downSince"
+    FROM unnest($1::text[]) AS r(region)
+    LEFT JOIN LATERAL (
+      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results_all
+      WHERE "monitorId" = $2::uuid AND region = r.region AND outcome <> 'missed'
+      ORDER BY slot DESC, "checkedAt" DESC LIMIT 1
+    ) c ON true
+    LEFT JOIN LATERAL (
+      SELECT min(f.slot) AS "downSince" FROM check_results f
+      WHERE f."monitorId" = $2::uuid AND f.region = r.region AND f.outcome = 'down' AND f.slot >= $3
+        AND f.slot > coalesce((
+          SELECT p.slot FROM check_results p
+          WHERE p."monitorId" = $2::uuid AND p.region = r.region AND p.outcome IN ('up', 'degraded')
+            AND p.slot >= $3
+          ORDER BY p.slot DESC LIMIT 1), '-infinity')
+    ) d ON true`);
+
 /**
  * Per region of the monitor, as the incident opens: whether it is failing and its latest result (this transaction's
  * included); and where its down time starts for uptime accounting: the slot of the earliest failing result among the
@@ -473,41 +520,13 @@ export interface EvidenceEntry {
  * backwards along the unique (monitorId, region, slot) index instead of sorting every row of the region by checkedAt.
  */
 async function evidenceOf(
-  tx: Prisma.TransactionClient,
+  tx: HotTransaction,
   monitor: Pick<MonitorForStore, 'id' | 'regions'>,
   state: FlapState,
   checkedAt: Date,
 ): Promise<{ evidence: EvidenceEntry[]; downStartedAt: Date | null }> {
   const since = new Date(checkedAt.getTime() - MAX_RESULT_LAG_MS);
-  const rows = await tx.$queryRaw<
-    Array<{
-      region: string;
-      checkedAt: Date | null;
-      outcome: ProbeResult['outcome'] | null;
-      reason: string | null;
-      statusCode: number | null;
-      responseMs: number | null;
-      address: string | null;
-      downSince: Date | null;
-    }>
-  >`
-    SELECT r.region, c."checkedAt", c.outcome::text AS outcome, c.reason, c."statusCode", c."responseMs", host(c.address) AS address,
-      d."downSince"
-    FROM unnest(${[...monitor.regions]}::text[]) AS r(region)
-    LEFT JOIN LATERAL (
-      SELECT "checkedAt", outcome, reason, "statusCode", "responseMs", address FROM check_results_all
-      WHERE "monitorId" = ${monitor.id}::uuid AND region = r.region AND outcome <> 'missed'
-      ORDER BY slot DESC, "checkedAt" DESC LIMIT 1
-    ) c ON true
-    LEFT JOIN LATERAL (
-      SELECT min(f.slot) AS "downSince" FROM check_results f
-      WHERE f."monitorId" = ${monitor.id}::uuid AND f.region = r.region AND f.outcome = 'down' AND f.slot >= ${since}
-        AND f.slot > coalesce((
-          SELECT p.slot FROM check_results p
-          WHERE p."monitorId" = ${monitor.id}::uuid AND p.region = r.region AND p.outcome IN ('up', 'degraded')
-            AND p.slot >= ${since}
-          ORDER BY p.slot DESC LIMIT 1), '-infinity')
-    ) d ON true`;
+  const rows = await hotQuery<EvidenceRow>(tx, EVIDENCE, [[...monitor.regions], monitor.id, since.toISOString()]);
   const starts = rows.flatMap((r) => (regionStateOf(state, r.region).failing && r.downSince ? [r.downSince] : []));
   return {
     downStartedAt: starts.length ? new Date(Math.min(...starts.map((d) => d.getTime()))) : null,
@@ -527,14 +546,4 @@ async function evidenceOf(
           : null,
     })),
   };
-}
-
-/**
- * The open (or acknowledged) incident of a monitor this one depends on, the first in `dependsOn` order: the new
- * incident is suppressed by it (pages nobody). Seen as committed when this statement runs.
- */
-async function openParentIncident(tx: Prisma.TransactionClient, monitorId: string): Promise<string | null> {
-  const [row] = await tx.$queryRaw<Array<{ id: string | null }>>`
-    SELECT ${openParentIncidentOf(Prisma.sql`${monitorId}::uuid`)} AS id`;
-  return row?.id ?? null;
 }

@@ -57,7 +57,8 @@
  *   response ends and never handed to a waiting request), closed when the check ends, with a full TLS handshake
  *   (no session resumed: a resumed session shows no certificate). No cookie jar, no
  *   cache, no retries, no HTTP/2, no proxy. The options that are the same for every check are merged once
- *   (`got.extend`); a check passes only its method, headers, body, timeout and redirect context.
+ *   (`got.extend`, the default headers included); a check passes only its method and timeout, and its headers, body
+ *   and redirect context when it has them.
  */
 import { Buffer } from 'node:buffer';
 import { once } from 'node:events';
@@ -309,6 +310,50 @@ const nativeRequest = ((
   return (url.protocol === 'https:' ? https.request : http.request)(url, defined, callback);
 }) as unknown as RequestFunction;
 
+/**
+ * A response's body up to `capBytes` (its chunks kept when `keep`, else only counted), or the stream's error. What a
+ * `for await` over the stream gives, without its async iterator and a promise per chunk; at the cap it stops reading
+ * (the caller destroys the stream and its socket).
+ */
+function readBody(
+  stream: GotRequest,
+  capBytes: number,
+  keep: boolean,
+): Promise<{ chunks: Buffer[]; size: number; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    const done = (err?: Error) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      if (err) reject(err);
+      else resolve({ chunks, size, truncated });
+    };
+    const onData = (chunk: Buffer) => {
+      const room = capBytes - size;
+      if (chunk.length > room) {
+        if (room > 0 && keep) chunks.push(chunk.subarray(0, room));
+        size += room;
+        truncated = true;
+        return done();
+      }
+      if (keep) chunks.push(chunk);
+      size += chunk.length;
+    };
+    const onEnd = () => done();
+    const onError = (err: Error) => done(err);
+    // Closed with neither its end nor an error: what a `for await` rejects with.
+    const onClose = () => done(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}
+
 /** What a request's hooks need to know about its check (got's per-request `context`). */
 interface ProbeContext {
   [key: string]: unknown;
@@ -334,11 +379,18 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
   const ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
   const defaults: Record<string, string> = { 'user-agent': userAgent, accept: '*/*' };
 
+  // The IP literals the guard allowed: its verdict on an address never changes (its CIDRs are fixed when it is made),
+  // and asking again cost about 2% of a check's CPU (normalising the address, matching each CIDR; issue 33). Bounded.
+  const allowedLiterals = new Set<string>();
+
   /** IP literals bypass every lookup function, so they are checked here (names: by guard.lookup). */
   async function checkLiteralHost(url: URL | undefined): Promise<void> {
     if (!url) return;
     const host = bareHost(url.hostname);
-    if (net.isIP(host) !== 0) await guard.resolveAndCheck(host);
+    if (net.isIP(host) === 0 || allowedLiterals.has(host)) return;
+    await guard.resolveAndCheck(host);
+    if (allowedLiterals.size >= 1024) allowedLiterals.clear();
+    allowedLiterals.add(host);
   }
 
   // One pair of agents for every check, with keep-alive off: a connection is closed when its response ends and never
@@ -367,6 +419,8 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     decompress: true,
     http2: false,
     agent: { http: httpAgent, https: httpsAgent },
+    // A check without custom headers then passes none (got merges a request's headers over these).
+    headers: defaults,
     hooks: {
       beforeRequest: [
         (opts) => {
@@ -379,10 +433,11 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       beforeRedirect: [
         async (opts) => {
           const next = opts.url as URL | undefined;
-          const { originalOrigin, customNames, secretHosts } = opts.context as ProbeContext;
+          // Absent (got's empty default) for a check with neither custom headers nor secrets.
+          const { originalOrigin, customNames, secretHosts } = opts.context as Partial<ProbeContext>;
           // Checked before anything else: the body of a 307/308 follows the redirect, headers or not.
           if (next && secretHosts && !hostAllowed(next.hostname, secretHosts)) throw new SecretHostError(next.hostname);
-          if (next && next.origin !== originalOrigin) {
+          if (next && customNames?.length && next.origin !== originalOrigin) {
             for (const name of customNames) {
               delete opts.headers[name];
               const fallback = defaults[name];
@@ -403,7 +458,8 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
   async function exchange(input: HttpExchangeInput): Promise<HttpExchange> {
     const original = input.url;
     const sendsBody = input.body !== null;
-    const headers: Record<string, string> = { ...defaults };
+    // Over the client's defaults (user agent, accept).
+    const headers: Record<string, string> = {};
     const customNames: string[] = [];
     for (const name in input.headers) {
       const lower = name.toLowerCase();
@@ -426,20 +482,18 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     const lastUrl = (): URL => (request?.redirectUrls.at(-1) as URL | undefined) ?? original;
 
     try {
-      const context: ProbeContext = {
-        originalOrigin: original.origin,
-        customNames,
-        secretHosts: input.secretHosts ?? null,
-      };
-      request = client.stream(original, {
-        method: input.method as Method,
-        headers,
-        // A got stream of a method that may carry a body waits for one to be written: without a body, an empty one.
-        ...(sendsBody || !BODYLESS.has(input.method) ? { body: input.body ?? '' } : {}),
-        timeout: { request: input.timeoutMs },
-        context,
-      });
-      // Errors are consumed by `once` / the iterator below; this keeps a late one (after we stopped
+      const secretHosts = input.secretHosts ?? null;
+      // got normalises every option a request passes: those a check does not need are left out.
+      const perCheck: Record<string, unknown> = { method: input.method, timeout: { request: input.timeoutMs } };
+      if (customNames.length > 0 || 'content-type' in headers) perCheck.headers = headers;
+      // A got stream of a method that may carry a body waits for one to be written: without a body, an empty one.
+      if (sendsBody || !BODYLESS.has(input.method)) perCheck.body = input.body ?? '';
+      // What the redirect hook needs (beforeRedirect): nothing, without custom headers or secrets.
+      if (customNames.length > 0 || secretHosts !== null) {
+        perCheck.context = { originalOrigin: original.origin, customNames, secretHosts } satisfies ProbeContext;
+      }
+      request = client.stream(original, perCheck as { method: Method });
+      // Errors are consumed by `once` / readBody below; this keeps a late one (after we stopped
       // listening) from becoming an uncaught 'error' event.
       request.on('error', () => undefined);
       // Each hop's socket: the address it dials (an IP literal, or what the guard's lookup gave), then the one reached.
@@ -460,20 +514,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
 
       const [response] = (await once(request, 'response')) as [Response];
       certificate ??= certificateOf(response, new Date());
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let truncated = false;
-      for await (const chunk of request as AsyncIterable<Buffer>) {
-        const room = capBytes - size;
-        if (chunk.length > room) {
-          if (room > 0 && input.keepBody) chunks.push(chunk.subarray(0, room));
-          size += room;
-          truncated = true;
-          break; // leaving the loop destroys the stream and its socket
-        }
-        if (input.keepBody) chunks.push(chunk);
-        size += chunk.length;
-      }
+      const { chunks, size, truncated } = await readBody(request, capBytes, input.keepBody);
       if (timedOut) throw new ProbeTimeoutError(input.timeoutMs);
       return {
         ok: true,

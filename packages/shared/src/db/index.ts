@@ -8,3 +8,4 @@ export * from './results.js';
 export * from './latency-histogram.js';
 export * from './console-sessions.js';
 export * from './write-together.js';
+export * from './hot-query.js';

@@ -1,4 +1,4 @@
-import { createBatchLoader, perClient, Prisma, PREPARED_SQL, type PrismaClient } from '@statusvane/shared';
+import { createBatchLoader, hotQuery, hotStatement, perClient, type PrismaClient } from '@statusvane/shared';
 
 export type PingKind = 'start' | 'success' | 'fail';
 
@@ -34,6 +34,57 @@ export interface PingedMonitor {
 }
 
 /**
+ * The ping writer's statement ($1-$7: the round's pings column by column, $8: the time): one statement, no read before
+ * the write. The UPDATE works out each ping's run from the monitor's row as it locks it (the latest version, whatever
+ * committed meanwhile), and RETURNING hands the pings' durations to the log's INSERT (RETURNING sees the new row: an end
+ * ping's duration is its new lastRunDurationMs). The counted passes live with the region's flap state (a heartbeat is
+ * judged in one region). A hot statement (hotQuery): its planning cost about as much as its execution.
+ */
+const PING_WRITE = hotStatement(`
+  WITH p AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::int[],
+      $4::uuid[], $5::text[], $6::text[], $7::text[])
+      AS p(secret, kind, "exitCode", rid, body, "remoteAddress", "userAgent")
+  ), u AS (
+    UPDATE monitors AS m SET
+      "lastPingAt" = CASE WHEN p.kind = 'success' THEN $8::timestamptz ELSE m."lastPingAt" END,
+      "lastPingFailAt" = CASE WHEN p.kind = 'fail' THEN $8::timestamptz ELSE m."lastPingFailAt" END,
+      "runStartedAt" = CASE WHEN p.kind = 'start' THEN $8::timestamptz
+        WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
+          OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
+        ELSE m."runStartedAt" END,
+      "runStartedRid" = CASE WHEN p.kind = 'start' THEN p.rid
+        WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
+          OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
+        ELSE m."runStartedRid" END,
+      "lastRunDurationMs" = CASE WHEN p.kind = 'start' THEN m."lastRunDurationMs"
+        ELSE floor(extract(epoch FROM ($8::timestamptz - CASE
+          WHEN m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid THEN m."runStartedAt"
+          WHEN p.rid IS NOT NULL THEN (SELECT s.at FROM heartbeat_pings s
+            WHERE s."monitorId" = m.id AND s.kind = 'start' AND s.rid = p.rid ORDER BY s.at DESC LIMIT 1)
+        END)) * 1000)::int END,
+      "updatedAt" = $8::timestamptz
+    FROM p
+    WHERE m."pingSecret" = p.secret AND m.type = 'heartbeat'
+    RETURNING m.id, p.secret, p.kind, p."exitCode", p.rid, p.body, p."remoteAddress", p."userAgent", m.enabled,
+      m.status::text AS status, m."resolveThreshold", m."maxRunSeconds",
+      m."minRunSeconds",
+      CASE WHEN p.kind = 'start' THEN NULL ELSE m."lastRunDurationMs" END AS "durationMs"
+  ), ins AS (
+    INSERT INTO heartbeat_pings (id, "monitorId", at, kind, "exitCode", "durationMs", rid, body, "remoteAddress",
+      "userAgent")
+    SELECT gen_random_uuid(), u.id, $8::timestamptz, u.kind::"HeartbeatPingKind", u."exitCode", u."durationMs",
+      u.rid, u.body, u."remoteAddress", u."userAgent"
+    FROM u
+  )
+  SELECT u.id, u.secret, u.enabled, u.status, u."resolveThreshold",
+    coalesce(u."durationMs" > u."maxRunSeconds" * 1000, false) AS "tooLong",
+    coalesce(u.kind = 'success' AND u."durationMs" < u."minRunSeconds" * 1000, false) AS "tooShort",
+    coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = u.id), 0)::int
+      AS "consecutivePasses"
+  FROM u`);
+
+/**
  * The pings of one event-loop turn in one statement per round (a round holds at most one ping per secret, so a turn
  * usually takes one): it updates each monitor's ping times and run in progress and stores every ping in
  * heartbeat_pings with its run's duration. Each ping is answered only once its rows are written, so
@@ -64,53 +115,16 @@ const pingWriter = perClient((prisma: PrismaClient) =>
           round.push(...pending.splice(i, 1));
         }
         const col = <F extends keyof Ping>(f: F) => round.map((p) => p[f]);
-        // The counted passes live with the region's flap state (a heartbeat is judged in one region).
-        // One statement, no read before the write: the UPDATE works out each ping's run from the monitor's row as it
-        // locks it (the latest version, whatever committed meanwhile), and RETURNING hands the pings' durations to the
-        // log's INSERT (RETURNING sees the new row: an end ping's duration is its new lastRunDurationMs).
-        const rows = await prisma.$queryRaw<Array<PingedMonitor & { secret: string }>>`${Prisma.raw(PREPARED_SQL)}
-          WITH p AS (
-            SELECT * FROM unnest(${col('secret')}::text[], ${col('kind')}::text[], ${col('exitCode')}::int[],
-              ${col('rid')}::uuid[], ${col('body')}::text[], ${col('remoteAddress')}::text[], ${col('userAgent')}::text[])
-              AS p(secret, kind, "exitCode", rid, body, "remoteAddress", "userAgent")
-          ), u AS (
-            UPDATE monitors AS m SET
-              "lastPingAt" = CASE WHEN p.kind = 'success' THEN ${at}::timestamptz ELSE m."lastPingAt" END,
-              "lastPingFailAt" = CASE WHEN p.kind = 'fail' THEN ${at}::timestamptz ELSE m."lastPingFailAt" END,
-              "runStartedAt" = CASE WHEN p.kind = 'start' THEN ${at}::timestamptz
-                WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
-                  OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
-                ELSE m."runStartedAt" END,
-              "runStartedRid" = CASE WHEN p.kind = 'start' THEN p.rid
-                WHEN (m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid)
-                  OR p.kind = 'fail' OR p.rid IS NULL THEN NULL
-                ELSE m."runStartedRid" END,
-              "lastRunDurationMs" = CASE WHEN p.kind = 'start' THEN m."lastRunDurationMs"
-                ELSE floor(extract(epoch FROM (${at}::timestamptz - CASE
-                  WHEN m."runStartedAt" IS NOT NULL AND m."runStartedRid" IS NOT DISTINCT FROM p.rid THEN m."runStartedAt"
-                  WHEN p.rid IS NOT NULL THEN (SELECT s.at FROM heartbeat_pings s
-                    WHERE s."monitorId" = m.id AND s.kind = 'start' AND s.rid = p.rid ORDER BY s.at DESC LIMIT 1)
-                END)) * 1000)::int END,
-              "updatedAt" = ${at}::timestamptz
-            FROM p
-            WHERE m."pingSecret" = p.secret AND m.type = 'heartbeat'
-            RETURNING m.id, p.secret, p.kind, p."exitCode", p.rid, p.body, p."remoteAddress", p."userAgent", m.enabled,
-              m.status::text AS status, m."resolveThreshold", m."maxRunSeconds",
-              m."minRunSeconds",
-              CASE WHEN p.kind = 'start' THEN NULL ELSE m."lastRunDurationMs" END AS "durationMs"
-          ), ins AS (
-            INSERT INTO heartbeat_pings (id, "monitorId", at, kind, "exitCode", "durationMs", rid, body, "remoteAddress",
-              "userAgent")
-            SELECT gen_random_uuid(), u.id, ${at}::timestamptz, u.kind::"HeartbeatPingKind", u."exitCode", u."durationMs",
-              u.rid, u.body, u."remoteAddress", u."userAgent"
-            FROM u
-          )
-          SELECT u.id, u.secret, u.enabled, u.status, u."resolveThreshold",
-            coalesce(u."durationMs" > u."maxRunSeconds" * 1000, false) AS "tooLong",
-            coalesce(u.kind = 'success' AND u."durationMs" < u."minRunSeconds" * 1000, false) AS "tooShort",
-            coalesce((SELECT min(s."consecutivePasses") FROM monitor_region_states s WHERE s."monitorId" = u.id), 0)::int
-              AS "consecutivePasses"
-          FROM u`;
+        const rows = await hotQuery<PingedMonitor & { secret: string }>(prisma, PING_WRITE, [
+          col('secret'),
+          col('kind'),
+          col('exitCode'),
+          col('rid'),
+          col('body'),
+          col('remoteAddress'),
+          col('userAgent'),
+          at,
+        ]);
         const bySecret = new Map(rows.map(({ secret, ...r }) => [secret, r]));
         for (const p of round) {
           const r = bySecret.get(p.secret);

@@ -1,0 +1,95 @@
+import type pg from 'pg';
+import type { PrismaClient } from './prisma.js';
+
+/**
+ * The second way to query PostgreSQL, for hot, fixed statements only (docs/adr/0021-hot-statements-on-the-pool.md):
+ * straight to node-postgres, on the pool Prisma's adapter uses (createPrisma makes it and registers it here), as a named
+ * prepared statement: parsed and planned once per connection, sent as a name and values afterwards, and no Prisma
+ * query compiler, parameter handling or result mapping on the way. Rows come back as node-postgres types them (Date for
+ * timestamps, parsed JSON, arrays; text for enums and bigint: cast in the statement what must be a number). Errors are
+ * node-postgres's own, which isUnavailableError (unavailable.ts) recognises as it does Prisma's.
+ */
+export interface HotStatement {
+  /** The prepared statement's name: the same text, the same name, in every connection of the process. */
+  readonly name: string;
+  readonly text: string;
+}
+
+const statements = new Map<string, HotStatement>();
+
+/**
+ * A hot statement, declared once at module level with `$1`-style parameters. A connection keeps every statement it
+ * prepared until it closes, so the set must stay small and fixed: never text built per call.
+ */
+export function hotStatement(text: string): HotStatement {
+  let statement = statements.get(text);
+  if (statement === undefined) statements.set(text, (statement = { name: `sv_hot_${statements.size + 1}`, text }));
+  return statement;
+}
+
+const pools = new WeakMap<object, pg.Pool>();
+
+/** Called by createPrisma: `pool` is the one its adapter queries through. */
+export function registerHotPool(prisma: object, pool: pg.Pool): void {
+  pools.set(prisma, pool);
+}
+
+/** A transaction of hotTransaction: one connection, held until it commits or rolls back. */
+export class HotTransaction {
+  /** False once committed or rolled back: a statement after that would run outside the transaction. */
+  open = true;
+  constructor(readonly client: pg.PoolClient) {}
+}
+
+function poolOf(prisma: PrismaClient): pg.Pool {
+  const pool = pools.get(prisma);
+  if (!pool) throw new Error('hotQuery: this PrismaClient was not made by createPrisma');
+  return pool;
+}
+
+/** Runs a hot statement on the pool of `db` (one connection, no transaction), or in the transaction `db`. */
+export async function hotQuery<R>(
+  db: PrismaClient | HotTransaction,
+  statement: HotStatement,
+  values: readonly unknown[],
+): Promise<R[]> {
+  let target: pg.Pool | pg.PoolClient;
+  if (db instanceof HotTransaction) {
+    if (!db.open) throw new Error('hotQuery: the transaction has ended');
+    target = db.client;
+  } else {
+    target = poolOf(db);
+  }
+  const result = await target.query({ name: statement.name, text: statement.text, values: values as unknown[] });
+  return result.rows as R[];
+}
+
+const ignore = () => undefined;
+
+/**
+ * Runs `fn` in a transaction on one connection of the pool of `prisma` (BEGIN, fn's hot statements, COMMIT; ROLLBACK
+ * when fn throws, which is then rethrown). Waiting for a connection is bounded by the pool's connect timeout, each
+ * statement by the statement and query timeouts (createPrisma), as Prisma's transactions are.
+ */
+export async function hotTransaction<T>(prisma: PrismaClient, fn: (tx: HotTransaction) => Promise<T>): Promise<T> {
+  const client = await poolOf(prisma).connect();
+  // A connection that fails between two statements must not become an uncaught 'error' event: the next statement
+  // fails instead.
+  client.on('error', ignore);
+  const tx = new HotTransaction(client);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const out = await fn(tx);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    // A connection that cannot even roll back is dropped from the pool rather than reused.
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
+    throw err;
+  } finally {
+    tx.open = false;
+    client.removeListener('error', ignore);
+    client.release(broken);
+  }
+}
