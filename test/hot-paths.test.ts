@@ -194,6 +194,48 @@ describe('the heartbeat ping, header by header', () => {
     }
   });
 
+  it('routes ping URLs as Express routes them: case, trailing slash, percent-encoding, other methods', async () => {
+    const secret = ping.split('/').pop()!;
+    const ok = ['X-Request-Id: <uuid>', ...TEXT, VARY, ...TAIL];
+    for (const path of [
+      `/PING/${secret}`,
+      `${ping}/`,
+      `${ping}/start/`,
+      `/ping/${encodeURIComponent(secret).replace(/-/g, '%2D')}`,
+    ]) {
+      const a = await send('GET', path);
+      expect([path, a.status, a.headers, a.body.toString()]).toEqual([path, 200, ok, 'OK']);
+    }
+    for (const path of [`${ping}/START`, `${ping}/256`, `${ping}/start/more`, '/ping', '/ping/']) {
+      const a = await send('GET', path);
+      expect([path, a.status]).toEqual([path, 404]);
+    }
+    const malformed = await send('GET', '/ping/%E0%A4%A');
+    expect([malformed.status, malformed.body.toString()]).toEqual([
+      400,
+      '{"error":{"code":"invalid_request","message":"The request is malformed"}}',
+    ]);
+    const put = await send('PUT', ping, { 'Content-Type': 'text/plain' }, 'x');
+    expect([put.status, put.body.toString()]).toEqual([
+      404,
+      `{"error":{"code":"not_found","message":"No route for PUT /ping/${secret}"}}`,
+    ]);
+    const options = await send('OPTIONS', ping);
+    expect([options.status, options.headers, options.body.toString()]).toEqual([
+      200,
+      [
+        'X-Request-Id: <uuid>',
+        'Allow: GET, HEAD, POST',
+        'Content-Length: <n>',
+        'Content-Type: text/plain',
+        'X-Content-Type-Options: nosniff',
+        VARY,
+        ...TAIL,
+      ],
+      'GET, HEAD, POST',
+    ]);
+  });
+
   it('answers an unknown ping URL and a bad rid in plain text, with the same headers', async () => {
     const unknown = await send('GET', '/ping/short', { 'X-Request-Id': 'client-chosen-id.2' });
     expect([unknown.status, unknown.headers, unknown.body.toString()]).toEqual([
