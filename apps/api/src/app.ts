@@ -16,7 +16,7 @@ import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { apiIndexRouter } from './routes/docs/api-index.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
-import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
+import { PING_PREFIX, pingReceiver } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
 import { authorizeRouter, consoleRouter } from './console/console.router.js';
 import { AUTHORIZE_PATH } from './console/pages/oauth.pages.js';
@@ -64,7 +64,7 @@ export function createApp(deps: ApiDeps): Express {
   );
   mountRoutes(api, API_ROUTES, deps);
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
-  app.use(PING_PREFIX, pingRouter(deps));
+  app.use(PING_PREFIX, pingReceiver(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
   app.use(docsRouter());
   // The API's root, also without a token: an index of where to read about it.
