@@ -160,6 +160,34 @@ describe('GET /api/v1/monitors/{id}, header by header', () => {
   });
 });
 
+describe('what is not an API operation under /api/v1', () => {
+  it('reaches the public documents, and otherwise the API router (401 without a token, 404 with one)', async () => {
+    const doc = await send('GET', '/api/v1/openapi.json');
+    expect([doc.status, doc.headers[1], (JSON.parse(doc.body.toString()) as { openapi: string }).openapi]).toEqual([
+      200,
+      'Access-Control-Allow-Origin: *',
+      '3.1.0',
+    ]);
+    for (const path of ['/api/v1', '/API/V1/']) {
+      const index = await send('GET', path);
+      expect([path, index.status, index.headers.includes('Cache-Control: public, max-age=300')]).toEqual([
+        path,
+        200,
+        true,
+      ]);
+    }
+    expect((await send('GET', '/api/v1/openapi.json/x')).status).toBe(401);
+    const unknown = await send('GET', '/api/v1/nothing-here', bearer(w.tokens.viewer));
+    expect([unknown.status, unknown.body.toString()]).toEqual([
+      404,
+      '{"error":{"code":"not_found","message":"No route for GET /api/v1/nothing-here"}}',
+    ]);
+    // An operation's path is matched as Express matches its mount: case-insensitively.
+    const m = await createMonitorNamed(h, w, 'Shouted');
+    expect((await send('GET', `/API/V1/MONITORS/${m.id.toUpperCase()}`, bearer(w.tokens.viewer))).status).toBe(200);
+  });
+});
+
 describe('the heartbeat ping, header by header', () => {
   let ping: string;
   beforeAll(async () => {

@@ -56,20 +56,17 @@ export function createApp(deps: ApiDeps): Express {
     );
   }
   const api = express.Router();
-  api.use(
-    labelRoutes(API_ROUTES, API_BASE),
-    requireAuth(deps),
-    rateLimit(deps.redis, deps.config.rateLimitPerMinute),
-    jsonBody,
-  );
+  api.use(requireAuth(deps), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
   mountRoutes(api, API_ROUTES, deps);
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
   app.use(PING_PREFIX, pingReceiver(deps));
-  // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
-  app.use(docsRouter());
-  // The API's root, also without a token: an index of where to read about it.
+  // Public (no token): GET /api/v1/openapi.json and GET /docs, and the API's root, an index of where to read about it:
+  // before the authenticated router, and skipped by a request for an API operation (labelRoutes), which none of their
+  // paths is.
   const index = apiIndexRouter(deps);
-  app.use(index.api);
+  const publicDocs = express.Router();
+  publicDocs.use(docsRouter(), index.api);
+  app.use(labelRoutes(API_ROUTES, API_BASE, publicDocs));
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
   const apiCors = corsFor(deps.config.corsOrigins);
   if (apiCors) app.use(API_BASE, apiCors);
