@@ -117,7 +117,7 @@ describe('GET /api/v1/monitors/{id}, header by header', () => {
       expect((await send('GET', path, { ...viewer, 'Accept-Encoding': refused })).headers).toEqual(plain.headers);
 
     // HEAD: the length of the body it would have sent, never an encoding.
-    for (const accept of [{}, { 'Accept-Encoding': 'gzip' }]) {
+    for (const accept of [{}, { 'Accept-Encoding': 'gzip' }] as Array<Record<string, string>>) {
       const head = await send('HEAD', path, { ...viewer, ...accept });
       expect([head.status, head.headers, head.body.length]).toEqual([200, plain.headers, 0]);
     }
@@ -136,7 +136,7 @@ describe('GET /api/v1/monitors/{id}, header by header', () => {
       ['X-Request-Id: <uuid>', ...RATE, JSON_TYPE, 'Content-Length: <n>', VARY, ...TAIL],
       '{"error":{"code":"not_found","message":"monitor 00000000-0000-4000-8000-000000000000 was not found"}}',
     ]);
-    for (const accept of [{}, { 'Accept-Encoding': 'gzip' }]) {
+    for (const accept of [{}, { 'Accept-Encoding': 'gzip' }] as Array<Record<string, string>>) {
       const anon = await send('GET', path, { 'X-Request-Id': 'client-chosen-id.1', ...accept });
       expect([anon.status, anon.headers, anon.body.toString()]).toEqual([
         401,
