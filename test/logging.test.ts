@@ -71,6 +71,50 @@ describe('request logging', () => {
   });
 });
 
+describe('request lines of the heartbeat receiver', () => {
+  it('label each ping URL by its route template, never its secret', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    const hb = await request(app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ type: 'heartbeat', name: 'hb' });
+    const path = new URL(hb.body.data.pingUrl).pathname;
+    const secret = path.split('/').pop()!;
+    const sent: Array<[string, string, number]> = [
+      ['GET', `${path}/start`, 200],
+      ['POST', `${path}/`, 200],
+      ['HEAD', `/PING/${secret}/7`, 200],
+      ['GET', `${path}/nope`, 404],
+      ['OPTIONS', path, 200],
+      ['PUT', path, 404],
+      ['GET', '/ping/%E0%A4%A', 400],
+    ];
+    for (const [method, url, status] of sent) {
+      const res = await request(app)
+        [method.toLowerCase() as 'get'](url)
+        .set('X-Request-Id', `ping-label-${sent.findIndex((x) => x[1] === url && x[0] === method)}`);
+      expect([method, url, res.status]).toEqual([method, url, status]);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const routes = sent.map((_, i) => {
+      const e = entries.find((x) => x.requestId === `ping-label-${i}`);
+      return [e?.method, e?.route, e?.status];
+    });
+    expect(routes).toEqual([
+      ['GET', '/ping/:secret/:kind', 200],
+      ['POST', '/ping/:secret', 200],
+      // The mount path as the request spelled it (Express's baseUrl): a ping is labelled as Express labels it.
+      ['HEAD', '/PING/:secret/:kind', 200],
+      ['GET', '/ping/:secret/:kind', 404],
+      ['OPTIONS', '/ping (unrouted)', 200],
+      ['PUT', '(unmatched)', 404],
+      ['GET', '(unmatched)', 400],
+    ]);
+    expect(lines.join('\n')).not.toContain(secret);
+  });
+});
+
 describe('request logging with the default level', () => {
   /** The API's logger exactly as main.ts builds it, from a config whose LOG_LEVEL is not set. */
   function appWithDefaults(env: Record<string, string>) {

@@ -6,10 +6,8 @@ import { corsFor } from './middleware/cors.js';
 import { errorHandler, notFoundRoute } from './middleware/error-handler.js';
 import { jsonBody } from './middleware/json-body.js';
 import { rateLimit } from './middleware/rate-limit.js';
-import { requestId } from './middleware/request-id.js';
 import { requestLog } from './middleware/request-log.js';
 import { requestTrace } from './middleware/request-trace.js';
-import { httpMetrics } from './middleware/http-metrics.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { API_ROUTES } from './routes/api-routes.js';
 import { labelRoutes, mountRoutes } from './routes/mount-routes.js';
@@ -18,7 +16,7 @@ import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { apiIndexRouter } from './routes/docs/api-index.router.js';
 import { docsRouter } from './routes/docs/docs.router.js';
 import { healthRouter } from './routes/health/health.router.js';
-import { PING_PREFIX, pingRouter } from './routes/ping/ping.router.js';
+import { PING_PREFIX, pingReceiver } from './routes/ping/ping.router.js';
 import { publicPagesRouter } from './routes/public-pages/public-pages.router.js';
 import { authorizeRouter, consoleRouter } from './console/console.router.js';
 import { AUTHORIZE_PATH } from './console/pages/oauth.pages.js';
@@ -41,7 +39,8 @@ export function createApp(deps: ApiDeps): Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.set('query parser', 'simple');
   const metrics = deps.metrics ?? createApiMetrics(deps);
-  app.use(requestId, requestLog(deps.logger), httpMetrics(metrics));
+  // The request id, its log line and its duration metric: one layer.
+  app.use(requestLog(deps.logger, metrics));
   // A span per request only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise not even mounted.
   if (deps.tracing) app.use(requestTrace(deps.tracing));
   app.use(compressAnswers());
@@ -57,20 +56,17 @@ export function createApp(deps: ApiDeps): Express {
     );
   }
   const api = express.Router();
-  api.use(
-    labelRoutes(API_ROUTES, API_BASE),
-    requireAuth(deps),
-    rateLimit(deps.redis, deps.config.rateLimitPerMinute),
-    jsonBody,
-  );
+  api.use(requireAuth(deps), rateLimit(deps.redis, deps.config.rateLimitPerMinute), jsonBody);
   mountRoutes(api, API_ROUTES, deps);
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
-  app.use(PING_PREFIX, pingRouter(deps));
-  // Public (no token): GET /api/v1/openapi.json and GET /docs, so before the authenticated router.
-  app.use(docsRouter());
-  // The API's root, also without a token: an index of where to read about it.
+  app.use(PING_PREFIX, pingReceiver(deps));
+  // Public (no token): GET /api/v1/openapi.json and GET /docs, and the API's root, an index of where to read about it:
+  // before the authenticated router, and skipped by a request for an API operation (labelRoutes), which none of their
+  // paths is.
   const index = apiIndexRouter(deps);
-  app.use(index.api);
+  const publicDocs = express.Router();
+  publicDocs.use(docsRouter(), index.api);
+  app.use(labelRoutes(API_ROUTES, API_BASE, publicDocs));
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
   const apiCors = corsFor(deps.config.corsOrigins);
   if (apiCors) app.use(API_BASE, apiCors);

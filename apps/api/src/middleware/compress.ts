@@ -1,22 +1,71 @@
+import type { ServerResponse } from 'node:http';
 import compression from 'compression';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /** Answers smaller than this go as they are: gzip's own framing would eat most of the saving. */
 export const COMPRESS_MIN_BYTES = 1024;
+
+/** What compression may encode: a compressible text type, never a server-sent event stream (it must not wait). */
+const compressible = (req: Request, res: Response) => {
+  const type = String(res.getHeader('Content-Type') ?? '');
+  if (type.startsWith('text/event-stream')) return false;
+  return compression.filter(req, res);
+};
+
+/** `Cache-Control: no-transform` forbids encoding an answer (compression leaves it alone, Vary included). */
+const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/;
+
+/** Sets the headers handed to `writeHead` itself (an object, `[[k, v]]` or `[k, v, ...]`) as `on-headers` does. */
+function setGivenHeaders(res: Response, headers: unknown): void {
+  if (Array.isArray(headers)) {
+    if (headers.length && Array.isArray(headers[0])) {
+      for (const [k, v] of headers as Array<[string, string]>) if (k) res.setHeader(k, v);
+      return;
+    }
+    if (headers.length % 2 !== 0) throw new TypeError('headers array is malformed');
+    for (let i = 0; i < headers.length; i += 2) res.removeHeader(String(headers[i]));
+    for (let i = 0; i < headers.length; i += 2) if (headers[i]) res.appendHeader(String(headers[i]), headers[i + 1]);
+  } else if (headers && typeof headers === 'object') {
+    for (const [k, v] of Object.entries(headers)) if (k) res.setHeader(k, v as string);
+  }
+}
+
+/**
+ * Runs `fn` once, just before the response's headers are written, with every header set (those handed to
+ * `writeHead` included): the moment the `compression` package's own hook (`on-headers`) runs its decision.
+ */
+function beforeHeaders(res: Response, fn: () => void): void {
+  const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
+  res.writeHead = function (this: Response, statusCode: number, ...rest: unknown[]) {
+    res.writeHead = writeHead as Response['writeHead'];
+    const reason = typeof rest[0] === 'string' ? rest[0] : undefined;
+    this.statusCode = statusCode;
+    setGivenHeaders(this, reason === undefined ? rest[0] : rest[1]);
+    fn();
+    return reason === undefined ? writeHead.call(this, this.statusCode) : writeHead.call(this, this.statusCode, reason);
+  } as Response['writeHead'];
+}
 
 /**
  * Every text answer over 1 KB (JSON, HTML, feeds, CSV, SVG) is gzipped (or deflated, or brotli-compressed) when the
  * client says it accepts it, with `Vary: Accept-Encoding`. Answers that arrive already encoded (the status page and
  * the assets keep a gzipped copy of what they render once) are sent as they are; a server-sent event stream is never
  * held back to be compressed.
+ *
+ * A request without Accept-Encoding (most API clients) is never encoded: the `compression` package would wrap the
+ * response's write, end and on, and negotiate `identity`, for nothing but the `Vary: Accept-Encoding` it adds to a
+ * compressible answer. That header alone is added here, at the same moment and on the same answers.
  */
 export function compressAnswers(): RequestHandler {
-  return compression({
-    threshold: COMPRESS_MIN_BYTES,
-    filter: (req, res) => {
-      const type = String(res.getHeader('Content-Type') ?? '');
-      if (type.startsWith('text/event-stream')) return false;
-      return compression.filter(req, res);
-    },
-  });
+  const compress = compression({ threshold: COMPRESS_MIN_BYTES, filter: compressible });
+  return (req, res, next) => {
+    if (req.headers['accept-encoding'] !== undefined) return compress(req, res, next);
+    beforeHeaders(res, () => {
+      if (!compressible(req, res)) return;
+      const cacheControl = res.getHeader('Cache-Control');
+      if (cacheControl && NO_TRANSFORM.test(String(cacheControl))) return;
+      res.vary('Accept-Encoding');
+    });
+    next();
+  };
 }

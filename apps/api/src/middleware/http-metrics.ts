@@ -1,21 +1,17 @@
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import type { HttpMetrics } from '@statusvane/shared';
-import { routeOf } from './request-log.js';
 
 /**
- * Observes every request's duration by route template and status. The label is the template (`/ping/:secret`),
- * never the path, which can carry a ping secret or ids: bounded cardinality and no secrets in the metrics.
+ * Observes a request's duration by route template and status (requestLog calls it once the answer is sent). The label
+ * is the template (`/ping/:secret`), never the path, which can carry a ping secret or ids: bounded cardinality and no
+ * secrets in the metrics.
  */
-export function httpMetrics(metrics: HttpMetrics): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.requestDuration.observe(
-        { method: req.method, route: routeOf(req), status: String(res.statusCode) },
-        seconds,
-      );
-    });
-    next();
-  };
+export function observeRequest(
+  metrics: HttpMetrics,
+  req: Request,
+  res: Response,
+  route: string,
+  seconds: number,
+): void {
+  metrics.requestDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
 }

@@ -1,5 +1,7 @@
 import type { Request, RequestHandler } from 'express';
-import type { Logger } from '@statusvane/shared';
+import type { HttpMetrics, Logger } from '@statusvane/shared';
+import { observeRequest } from './http-metrics.js';
+import { assignRequestId } from './request-id.js';
 
 /** The API's mount point (app.ts API_BASE): requests under it can be answered before any route matches. */
 const API_SCOPE = '/api/v1';
@@ -37,18 +39,26 @@ export function routeOf(req: Request): string {
  */
 export const REQUEST_LOG_LEVEL = 'info';
 
-/** One line per request: id, method, route, status, duration, client address. Never a token, header value or body. */
-export function requestLog(logger: Logger): RequestHandler {
+/**
+ * The first layer of every request: its id (X-Request-Id), and once it is answered its duration metric and one log
+ * line: id, method, route, status, duration, client address. Never a token, header value or body. One layer, one
+ * clock and one `finish` listener for the three (each layer and listener is paid on every request).
+ */
+export function requestLog(logger: Logger, metrics: HttpMetrics): RequestHandler {
   return (req, res, next) => {
+    assignRequestId(req, res);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const elapsed = Number(process.hrtime.bigint() - started);
+      const route = routeOf(req);
+      observeRequest(metrics, req, res, route, elapsed / 1e9);
       // Skipped unless enabled: winston builds and streams every entry before filtering it by level.
       if (!logger.isLevelEnabled(REQUEST_LOG_LEVEL)) return;
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const durationMs = elapsed / 1e6;
       logger.log(REQUEST_LOG_LEVEL, 'request', {
         requestId: res.locals.requestId,
         method: req.method,
-        route: routeOf(req),
+        route,
         status: res.statusCode,
         // The client address (behind a load balancer, from X-Forwarded-For when TRUST_PROXY says whose to believe).
         ip: req.ip,

@@ -210,20 +210,27 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
 }
 
 /**
- * Labels each request on the router with its route template (`/api/v1/monitors/:id`) before anything can answer it,
- * for the request log and the duration metric (middleware/request-log.ts routeOf): a 401, a 429 or an error the
- * error middleware answers carry it too, although Express has left the route by then. Matched like Express matches
- * (case-insensitive, a trailing slash allowed); a path no operation has keeps no label.
+ * Labels each request for a declared operation with its route template (`/api/v1/monitors/:id`) before anything can
+ * answer it, for the request log and the duration metric (middleware/request-log.ts routeOf): a 401, a 429 or an
+ * error the error middleware answers carry it too, although Express has left the route by then. Mounted on the app
+ * (every path), it matches what the API router mounted at `base` would see: `base` case-insensitively, then the
+ * operation's path as Express matches it (case-insensitive, a trailing slash allowed). A path no operation has keeps
+ * no label and goes through `others` (the public documentation and the API's index, whose paths are no operation's);
+ * an operation's request skips them: routers walked on every API request for nothing.
  */
-export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
+export function labelRoutes(routes: readonly ApiRoute[], base: string, others: RequestHandler): RequestHandler {
   const match = pathMatcher(routes, base);
+  const lowerBase = base.toLowerCase();
   return (req, res, next) => {
-    const found = match(req.path);
-    if (found) {
-      res.locals[ROUTE_LABEL] = found.label;
-      res.locals[ROUTE_PATH] = found.path;
-    }
-    if (found?.large) res.locals[LARGE_BODY] = true;
+    const path = req.path;
+    const found =
+      path.length > base.length && path[base.length] === '/' && path.slice(0, base.length).toLowerCase() === lowerBase
+        ? match(path.slice(base.length))
+        : undefined;
+    if (!found) return others(req, res, next);
+    res.locals[ROUTE_LABEL] = found.label;
+    res.locals[ROUTE_PATH] = found.path;
+    if (found.large) res.locals[LARGE_BODY] = true;
     next();
   };
 }

@@ -1,5 +1,6 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
+import { ROUTE_LABEL } from '../../middleware/request-log.js';
 import { receivePing, type Ping } from '../../services/heartbeats/receive-ping.js';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
@@ -43,13 +44,42 @@ function readLog(req: Request): Promise<string | null> {
   });
 }
 
+/** `/<secret>` or `/<secret>/<kind>` under PING_PREFIX, a trailing slash allowed: what Express would match. */
+const PING_PATH = /^\/([^/]+)(?:\/([^/]+))?\/?$/;
+/** The methods the receiver takes (HEAD as itself), in the order an OPTIONS answer lists them. */
+const METHODS = ['GET', 'HEAD', 'POST'];
+const ALLOW = METHODS.join(', ');
+
+/** A path segment decoded as Express decodes a route parameter: a malformed escape is a 400 (`The request is malformed`). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch (err) {
+    if (err instanceof URIError) Object.assign(err, { message: `Failed to decode param '${segment}'`, status: 400 });
+    throw err;
+  }
+}
+
+/** What Express's router answers to OPTIONS on a path whose routes take other methods. */
+function answerOptions(res: Response): void {
+  res.setHeader('Allow', ALLOW);
+  res.setHeader('Content-Length', Buffer.byteLength(ALLOW));
+  res.setHeader('Content-Type', 'text/plain');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(ALLOW);
+}
+
 /**
  * The heartbeat receiver: `<PUBLIC_BASE_URL>/ping/<secret>[/start|/fail|/<exitCode>][?rid=<uuid>]`, GET, HEAD or
  * POST, no token: the unguessable secret is the credential. The pings of one event-loop turn are written together
  * (receive-ping.ts), each stored in the monitor's log with its POST body's first 10,000 bytes; the answer is two
  * bytes. The worker turns the monitor's ping times and run in progress into check results.
+ *
+ * app.ts mounts it at PING_PREFIX. It is one handler, not a Router of two routes: the busiest public endpoint then
+ * costs one layer, and matches, decodes, answers OPTIONS and labels its request lines (`/ping/:secret`,
+ * `/ping/:secret/:kind`) exactly as those routes did (test/hot-paths.test.ts, test/logging.test.ts).
  */
-export function pingRouter({
+export function pingReceiver({
   prisma,
   scheduler,
   logger,
@@ -57,11 +87,10 @@ export function pingRouter({
   prisma: PrismaClient;
   scheduler: CheckScheduler;
   logger: Logger;
-}): Router {
-  const receive: RequestHandler = async (req, res) => {
+}): RequestHandler {
+  const receive = async (req: Request, res: Response, secret: string, kindSegment: string | undefined) => {
     res.setHeader('Cache-Control', 'no-store');
-    const secret = String(req.params.secret);
-    const kind = kindOf(req.params.kind as string | undefined);
+    const kind = kindOf(kindSegment);
     if (!SECRET.test(secret) || !kind) {
       res.status(404).type('text/plain').send('unknown ping URL\n');
       return;
@@ -104,9 +133,18 @@ export function pingRouter({
     }
     res.status(200).type('text/plain').send('OK');
   };
-  // app.ts mounts this at PING_PREFIX itself: every other request skips the receiver with one prefix test, and a
-  // ping walks one router, not a router inside a router.
-  const pings = Router();
-  for (const path of ['/:secret', '/:secret/:kind']) pings.route(path).get(receive).head(receive).post(receive);
-  return pings;
+  return (req, res, next) => {
+    // Case-insensitive like Express's routes: the prefix was matched by the mount, the rest has no letters to fold.
+    const match = PING_PATH.exec(req.path);
+    if (!match) return next();
+    const secret = decodeSegment(match[1]!);
+    const kind = match[2] === undefined ? undefined : decodeSegment(match[2]);
+    if (!METHODS.includes(req.method)) {
+      if (req.method === 'OPTIONS') return answerOptions(res);
+      return next();
+    }
+    // The template, as Express would have labelled the route (its mount as the request spelled it).
+    res.locals[ROUTE_LABEL] = kind === undefined ? `${req.baseUrl}/:secret` : `${req.baseUrl}/:secret/:kind`;
+    receive(req, res, secret, kind).catch(next);
+  };
 }
