@@ -10,7 +10,7 @@ import { requestLog } from './middleware/request-log.js';
 import { requestTrace } from './middleware/request-trace.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { API_ROUTES } from './routes/api-routes.js';
-import { labelRoutes, mountRoutes } from './routes/mount-routes.js';
+import { labelRoutes, mountRoutes, skipOperations } from './routes/mount-routes.js';
 import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { apiIndexRouter } from './routes/docs/api-index.router.js';
@@ -65,8 +65,8 @@ export function createApp(deps: ApiDeps): Express {
   // paths is.
   const index = apiIndexRouter(deps);
   const publicDocs = express.Router();
-  publicDocs.use(docsRouter(), index.api);
-  app.use(labelRoutes(API_ROUTES, API_BASE, publicDocs));
+  publicDocs.use(skipOperations, docsRouter(), index.api);
+  app.use(labelRoutes(API_ROUTES, API_BASE), publicDocs);
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
   const apiCors = corsFor(deps.config.corsOrigins);
   if (apiCors) app.use(API_BASE, apiCors);

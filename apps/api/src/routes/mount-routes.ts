@@ -215,10 +215,9 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
  * error the error middleware answers carry it too, although Express has left the route by then. Mounted on the app
  * (every path), it matches what the API router mounted at `base` would see: `base` case-insensitively, then the
  * operation's path as Express matches it (case-insensitive, a trailing slash allowed). A path no operation has keeps
- * no label and goes through `others` (the public documentation and the API's index, whose paths are no operation's);
- * an operation's request skips them: routers walked on every API request for nothing.
+ * no label (skipOperations then lets it into the routers that serve such paths).
  */
-export function labelRoutes(routes: readonly ApiRoute[], base: string, others: RequestHandler): RequestHandler {
+export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
   const match = pathMatcher(routes, base);
   const lowerBase = base.toLowerCase();
   return (req, res, next) => {
@@ -227,13 +226,20 @@ export function labelRoutes(routes: readonly ApiRoute[], base: string, others: R
       path.length > base.length && path[base.length] === '/' && path.slice(0, base.length).toLowerCase() === lowerBase
         ? match(path.slice(base.length))
         : undefined;
-    if (!found) return others(req, res, next);
+    if (!found) return next();
     res.locals[ROUTE_LABEL] = found.label;
     res.locals[ROUTE_PATH] = found.path;
     if (found.large) res.locals[LARGE_BODY] = true;
     next();
   };
 }
+
+/**
+ * The first layer of a router whose paths are no API operation's (the public documentation, the API's index): a
+ * request labelled as an operation (labelRoutes) leaves the router at once instead of walking its routes for nothing.
+ */
+export const skipOperations: RequestHandler = (_req, res, next) =>
+  next(res.locals[ROUTE_PATH] === undefined ? undefined : 'router');
 
 /**
  * The declared path a request path is (its template, its label under `base`, whether it takes a large body), matched
