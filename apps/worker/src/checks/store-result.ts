@@ -5,6 +5,7 @@ import {
   monitorQuorum,
   packStepResults,
   windowInProgress,
+  coveringWindowsJson,
   hotQuery,
   hotStatement,
   hotTransaction,
@@ -374,13 +375,14 @@ const FLAP_STATES = hotStatement(`
         'consecutivePasses', s."consecutivePasses", 'failing', s.failing, 'lastCountedAt', s."lastCountedAt",
         'confirmSlot', s."confirmSlot", 'lastOutcome', s."lastOutcome"))
        FROM monitor_region_states s WHERE s."monitorId" = m.id) AS regions,
-      (SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
-       FROM maintenance_windows w
-       WHERE w."workspaceId" = m."workspaceId" AND w."cancelledAt" IS NULL
-         AND w."startsAt" <= $3::timestamptz AND w."endsAt" > $2::timestamptz
-         AND (NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
-           OR EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id AND c."componentId" = m."componentId"))
-      ) AS maintenance
+      ${
+        coveringWindowsJson({
+          workspaceId: Prisma.raw('m."workspaceId"'),
+          componentId: Prisma.raw('m."componentId"'),
+          from: Prisma.raw('$2::timestamptz'),
+          to: Prisma.raw('$3::timestamptz'),
+        }).sql
+      } AS maintenance
     FROM monitors m LEFT JOIN incidents i ON i."openMonitorId" = m.id
     WHERE m.id = ANY($1::uuid[])`);
 

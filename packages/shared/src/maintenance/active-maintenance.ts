@@ -1,5 +1,5 @@
 import { createBatchLoader, perClient, padToPowerOfTwo } from '../db/batch-loader.js';
-import type { PrismaClient } from '../db/prisma.js';
+import { Prisma, type PrismaClient } from '../db/prisma.js';
 
 /**
  * For each component, the end of the in-progress maintenance window that covers it (a window with no components
@@ -27,6 +27,27 @@ export async function maintenanceWindowsNear(
   now: Date,
 ): Promise<CoverageWindow[]> {
   return (await windowsLoader(prisma).load({ workspaceId, minute: Math.floor(now.getTime() / 60_000) * 60_000 })) ?? [];
+}
+
+/**
+ * SQL, a scalar subquery: the windows (not cancelled) that cover a component at some moment of [from, to] (a window
+ * without components covers the whole workspace), as a JSON array of `{startsAt, endsAt}`, NULL when none. For the
+ * statements that read a monitor's maintenance along with their own work (the store's flap states, a create's
+ * insert); windowInProgress or maintenanceCoverage then judge each instant exactly. Each argument is an SQL
+ * expression: a parameter, or a column of the outer query.
+ */
+export function coveringWindowsJson(p: {
+  workspaceId: Prisma.Sql;
+  componentId: Prisma.Sql;
+  from: Prisma.Sql;
+  to: Prisma.Sql;
+}): Prisma.Sql {
+  return Prisma.sql`(SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
+       FROM maintenance_windows w
+       WHERE w."workspaceId" = ${p.workspaceId} AND w."cancelledAt" IS NULL
+         AND w."startsAt" <= ${p.to} AND w."endsAt" > ${p.from}
+         AND (NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
+           OR EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id AND c."componentId" = ${p.componentId})))`;
 }
 
 /** Whether a window is in progress at `now`: half-open, startsAt <= now < endsAt. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Prisma, type CoverageWindow } from '@statusvane/shared';
+import { coveringWindowsJson, Prisma, type CoverageWindow } from '@statusvane/shared';
 import { monitorRecordSelect, type MonitorRow } from './monitor-record.js';
 
 /**
@@ -79,8 +79,8 @@ function sqlValue(column: string, value: unknown): Prisma.Sql {
 export interface InsertedMonitor {
   row: MonitorRow;
   /**
-   * The workspace's whole-workspace windows (no components) not cancelled and overlapping `now`: the only windows
-   * that can cover a component created in this statement. maintenanceCoverage judges them exactly.
+   * The windows (not cancelled) covering the new component at `now` (coveringWindowsJson): whole-workspace ones only,
+   * as its component is created in this statement. maintenanceCoverage judges them exactly.
    */
   workspaceWindows: CoverageWindow[];
 }
@@ -112,12 +112,12 @@ export async function insertMonitorWithComponent(
       RETURNING ${RETURNING}
     )
     SELECT created.*,
-      (SELECT json_agg(json_build_object('startsAt', w."startsAt", 'endsAt', w."endsAt"))
-         FROM maintenance_windows w
-        WHERE w."workspaceId" = ${data.workspaceId}::uuid AND w."cancelledAt" IS NULL
-          AND w."startsAt" <= ${now}::timestamptz AND w."endsAt" > ${now}::timestamptz
-          AND NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
-      ) AS "workspaceWindows"
+      ${coveringWindowsJson({
+        workspaceId: Prisma.sql`${data.workspaceId}::uuid`,
+        componentId: Prisma.raw('created."componentId"'),
+        from: Prisma.sql`${now}::timestamptz`,
+        to: Prisma.sql`${now}::timestamptz`,
+      })} AS "workspaceWindows"
     FROM created`;
   const { workspaceWindows, ...created } = inserted!;
   return {
