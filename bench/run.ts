@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { buildAssets } from '../scripts/build-assets.mjs';
 import { databaseBackends, redisServerPid } from './lib/cost.js';
+import { measurePackedDays, packedDaysLine } from './lib/packed-days.js';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
 import {
@@ -340,12 +341,25 @@ try {
     }
     return started;
   };
+  /** Bytes per result of whole days packed, as housekeeping packs them (the run's minutes pack into far emptier rows). */
+  const packWholeDay = async () => {
+    log('bytes per result of a whole day, packed...');
+    const figures = await measurePackedDays({
+      monitors: quick ? 50 : 200,
+      intervalSeconds: 60,
+      days: 1,
+      nextTo: urls.databaseUrl,
+    });
+    log(packedDaysLine(figures));
+    return figures;
+  };
   const workersLabel = `${workerCount} worker process${workerCount > 1 ? 'es' : ''}`;
   if (args['cost-only']) {
     await baseline.child.stop();
     const workers = await startWorkers(workerCount);
     log(`scheduling at scale (cost per check only, ${workersLabel})...`);
     const { scheduling: s, detection: d } = await runScheduling(schedulingInput(workers), log);
+    s.cost.wholeDay = await packWholeDay();
     const c = s.cost.cpuMsPerCheck;
     const capacity = capacityVerdict(s);
     // Recorded like the other runs (the 100,000-monitor run is one of these): bench/results/<start>[-quick]-cost.json.
@@ -358,7 +372,7 @@ try {
     );
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
-        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows); once packed ${Math.round(s.cost.bytesPerResultPacked)} (${s.cost.packedRows} packed rows)\n` +
+        `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows); once packed ${Math.round(s.cost.bytesPerResultPacked)} (${s.cost.packedRows} packed rows); a whole day packed ${s.cost.wholeDay!.bytesPerResultPacked.toFixed(1)}\n` +
         `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms\n` +
         `CPU over the window (% of one core): workers ${s.cpuPercent.workers.join(' + ')}, PostgreSQL ${s.cpuPercent.postgres}, Redis ${s.cpuPercent.redis}\n` +
         capacityLines(capacity) +
@@ -528,6 +542,7 @@ try {
   const moreWorkers = await startWorkers(workerCount - 1);
   log(`scheduling at scale and detection (${workersLabel})...`);
   const { scheduling, detection } = await runScheduling(schedulingInput([worker, ...moreWorkers]), log);
+  scheduling.cost.wholeDay = await packWholeDay();
   await prisma.$disconnect();
   // The run is over once its processes are: the duration covers starting and stopping them, and nothing measured.
   await stopAll([worker?.child, api?.child, ...children]);

@@ -14,6 +14,7 @@ import { Redis as IORedis } from 'ioredis';
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '@statusvane/shared';
 import { listResultPartitions, packDefaultPartition, packPartition } from '../../apps/worker/src/result-partitions.js';
+import type { PackedDays } from './packed-days.js';
 
 const TICK_MS = 10; // USER_HZ is 100 on every Linux this runs on (getconf CLK_TCK)
 
@@ -171,8 +172,13 @@ export interface CheckCost {
    * results, after packing every day of the run as housekeeping packs a closed one (then rolled back).
    */
   bytesPerResultPacked: number;
-  /** Packed rows (one per monitor, region and hour) holding them. */
+  /** Packed rows (one per monitor, region and day) holding them. */
   packedRows: number;
+  /**
+   * Both figures for whole days (bench/lib/packed-days.ts), which is what housekeeping packs: the run's few minutes
+   * pack into rows of a few results each, a closed day into rows of 1,440 at 60 s.
+   */
+  wholeDay?: PackedDays;
 }
 
 export function cpuPerCheck(before: CpuSample, after: CpuSample, checks: number): CheckCost['cpuMsPerCheck'] {

@@ -97,11 +97,21 @@ function makeResults(over: { [K in keyof Results]?: Partial<Results[K]> } = {}):
       workerEventLoopDelayP99Ms: 4,
       resultsLost: 0,
       cost: {
-        cpuMsPerCheck: { worker: 0.6, postgres: 0.3, redis: 0.1, total: 1 },
+        cpuMsPerCheck: { worker: 0.4, postgres: 0.3, redis: 0.05, total: 0.75 },
         bytesPerResult: 160,
         resultRows: 40_000,
         bytesPerResultPacked: 30,
         packedRows: 700,
+        wholeDay: {
+          monitors: 200,
+          intervalSeconds: 60,
+          days: 1,
+          resultRows: 288_000,
+          bytesPerResult: 195.5,
+          bytesPerResultPacked: 12.84,
+          packedRows: 200,
+          packMs: 6900,
+        },
       },
     },
     pings: { rps: 5100, p50Ms: 8, p99Ms: 21, ratio: 0.9 },
@@ -160,9 +170,42 @@ describe('consoleReport', () => {
     const results = makeResults();
     const text = consoleReport({ ...results, goals: goalsOf(results) });
     expect(text).toMatch(
-      /CPU ms per stored check: worker \/ PostgreSQL \/ Redis = total\s+0\.60 \/ 0\.30 \/ 0\.10 = 1\.00/,
+      /CPU ms per stored check: worker \/ PostgreSQL \/ Redis = total\s+0\.40 \/ 0\.30 \/ 0\.05 = 0\.75/,
     );
     expect(text).toMatch(/bytes per stored result \(check_results\) \/ once packed\s+160 \/ 30 \(700 packed rows\)/);
+  });
+
+  it('adds the whole day packed to the bytes, and judges it and the CPU per check (issue 33)', () => {
+    const results = makeResults();
+    const cost = results.scheduling.cost;
+    const withCost = (c: Partial<typeof cost>) => ({
+      ...results,
+      scheduling: { ...results.scheduling, cost: { ...cost, ...c } },
+    });
+    expect(consoleReport({ ...results, goals: goalsOf(results) })).toMatch(
+      /once packed\s+160 \/ 30 \(700 packed rows\); a whole day packed: 12\.8 \(200 monitors every 60 s\)/,
+    );
+    expect(goal(results, 'bytes per stored result once packed, a whole day')).toMatchObject({
+      target: '<= 100',
+      actual: '12.8',
+      met: true,
+    });
+    const bulky = withCost({ wholeDay: { ...cost.wholeDay!, bytesPerResultPacked: 100.5 } });
+    expect(goal(bulky, 'bytes per stored result once packed').met).toBe(false);
+    // Without the whole day (an older results file), no bytes goal and no whole-day figure.
+    const older = withCost({ wholeDay: undefined });
+    expect(goalsOf(older).some((g) => g.goal.startsWith('bytes per stored result'))).toBe(false);
+    expect(consoleReport({ ...older, goals: goalsOf(older) })).not.toMatch(/a whole day packed/);
+
+    expect(goal(results, 'CPU per stored check')).toMatchObject({
+      target: '<= 0.8 ms at 10,000',
+      actual: '0.75 ms',
+      met: true,
+    });
+    const dear = withCost({ cpuMsPerCheck: { worker: 0.6, postgres: 0.3, redis: 0.1, total: 1 } });
+    expect(goal(dear, 'CPU per stored check')).toMatchObject({ actual: '1.00 ms', met: false });
+    const small = { ...results, scheduling: { ...results.scheduling, monitors: 4000 } };
+    expect(goal(small, 'CPU per stored check').met).toBeNull();
   });
 });
 
@@ -246,7 +289,7 @@ describe('capacityVerdict', () => {
       resultsMarkdown(full, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json'),
     ]) {
       expect(text).toContain('CPU — the 2 cores were 97% busy; no single process reached a full core');
-      expect(text).toContain('about 1,000 checks/s at 1.00 ms of CPU per check');
+      expect(text).toContain('about 1,333 checks/s at 0.75 ms of CPU per check');
       expect(text).toContain('1.94 of 2 cores busy (97%)');
     }
   });
@@ -264,6 +307,8 @@ describe('goalsOf', () => {
       ['worker vs plain got loop', true],
       ['scheduling p99 lateness (10,000 monitors)', true],
       ['missed / duplicated slots', true],
+      ['CPU per stored check, worker + PostgreSQL + Redis (10,000 monitors)', true],
+      ['bytes per stored result once packed, a whole day (200 monitors every 60 s)', true],
       ['ping receiver throughput', true],
       ['status page p99, HTML / JSON (50 components x 90 days)', true],
       ['month response-times query p99 (43,200 results)', true],

@@ -127,6 +127,22 @@ export function goalsOf(r: Omit<BenchResults, 'goals'>): Goal[] {
       met: r.scheduling.missed === 0 && r.scheduling.duplicated === 0,
     },
     {
+      goal: `CPU per stored check, worker + PostgreSQL + Redis (${r0(r.scheduling.monitors)} monitors)`,
+      target: `<= ${CHECK_CPU_GOAL_MS} ms at 10,000`,
+      actual: `${r.scheduling.cost.cpuMsPerCheck.total.toFixed(2)} ms`,
+      met: atScale ? r.scheduling.cost.cpuMsPerCheck.total <= CHECK_CPU_GOAL_MS : null,
+    },
+    ...(r.scheduling.cost.wholeDay
+      ? [
+          {
+            goal: `bytes per stored result once packed, a whole day (${r0(r.scheduling.cost.wholeDay.monitors)} monitors every ${r.scheduling.cost.wholeDay.intervalSeconds} s)`,
+            target: `<= ${PACKED_BYTES_GOAL}`,
+            actual: r1(r.scheduling.cost.wholeDay.bytesPerResultPacked),
+            met: r.scheduling.cost.wholeDay.bytesPerResultPacked <= PACKED_BYTES_GOAL,
+          },
+        ]
+      : []),
+    {
       goal: 'ping receiver throughput',
       target: '>= 5,000 req/s',
       actual: `${r0(r.pings.rps)} req/s`,
@@ -192,6 +208,9 @@ export const EFFICIENCY_GOALS: ReadonlyArray<{ scenario: string; label: string; 
   { scenario: 'POST /api/v1/monitors', label: 'POST /monitors', min: 0.05 },
 ];
 export const POST_MONITORS_GOAL_RPS = 300;
+/** Issue 33: CPU per stored check at 10,000 monitors (worker, PostgreSQL and Redis), and bytes per packed result. */
+const CHECK_CPU_GOAL_MS = 0.8;
+const PACKED_BYTES_GOAL = 100;
 
 function efficiencyGoals(scenarios: ApiScenarioResult[]): Goal[] {
   const goals: Goal[] = EFFICIENCY_GOALS.map(({ scenario, label, min }) => {
@@ -387,7 +406,13 @@ function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
 
 /** Bytes per result as written, and once the run's days are packed. */
 function packedLine(s: Omit<SchedulingResult, 'lateness'>): string {
-  return `${r0(s.cost.bytesPerResult)} / ${r0(s.cost.bytesPerResultPacked)} (${r0(s.cost.packedRows)} packed rows)`;
+  const w = s.cost.wholeDay;
+  return (
+    `${r0(s.cost.bytesPerResult)} / ${r0(s.cost.bytesPerResultPacked)} (${r0(s.cost.packedRows)} packed rows)` +
+    (w
+      ? `; a whole day packed: ${r1(w.bytesPerResultPacked)} (${r0(w.monitors)} monitors every ${w.intervalSeconds} s)`
+      : '')
+  );
 }
 
 export function consoleReport(r: BenchResults): string {

@@ -1,6 +1,6 @@
 /**
- * A side run's database of its own next to DATABASE_URL's (same server and role): `<database>_<suffix>`, created fresh
- * and migrated by `create`, dropped by `drop`.
+ * A side run's database of its own next to DATABASE_URL's, or `baseUrl`'s (same server and role):
+ * `<database>_<suffix>`, created fresh and migrated by `create`, dropped by `drop`.
  */
 import pg from 'pg';
 import { createPrisma, type PrismaClient } from '@statusvane/shared';
@@ -13,9 +13,9 @@ export interface SideDatabase {
   drop: () => Promise<void>;
 }
 
-export function sideDatabase(suffix: string): SideDatabase {
-  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-  const base = new URL(process.env.DATABASE_URL);
+export function sideDatabase(suffix: string, baseUrl = process.env.DATABASE_URL): SideDatabase {
+  if (!baseUrl) throw new Error('DATABASE_URL is not set');
+  const base = new URL(baseUrl);
   const url = new URL(base);
   url.pathname = `${base.pathname}_${suffix}`;
   const name = url.pathname.slice(1);
