@@ -19,7 +19,7 @@
  *   MAX_REDIRECTS = 5; the 6th redirect response fails with `too_many_redirects` (its status is kept
  *   in `statusCode`). A 3xx without Location is a final response and counts as healthy by default.
  * - Timeout: `timeoutMs` bounds the WHOLE check — all hops, hooks, DNS and body download — with an own
- *   deadline; got's per-hop `timeout.request` is set too as a second line. Reason `timeout`.
+ *   deadline (got's own timeouts are not used: one more timer and its listeners on every hop). Reason `timeout`.
  * - Body: read as UTF-8 text (charset parameters are not honoured), after decompression (gzip,
  *   deflate, br), up to BODY_CAP_BYTES = 1 MiB of decoded bytes. Reading stops at the cap, the
  *   connection is closed and keyword / JSON checks run on what was read. Exceeding the cap is not a
@@ -483,8 +483,10 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
 
     try {
       const secretHosts = input.secretHosts ?? null;
-      // got normalises every option a request passes: those a check does not need are left out.
-      const perCheck: Record<string, unknown> = { method: input.method, timeout: { request: input.timeoutMs } };
+      // got normalises every option a request passes: those a check does not need are left out. No got timeout: the
+      // deadline above bounds the whole check, and got's would add a timer and listeners to every hop (issue 33).
+      // `isStream` here rather than through `client.stream`, which copies the options once more to add it.
+      const perCheck: Record<string, unknown> = { method: input.method, isStream: true };
       if (customNames.length > 0 || 'content-type' in headers) perCheck.headers = headers;
       // A got stream of a method that may carry a body waits for one to be written: without a body, an empty one.
       if (sendsBody || !BODYLESS.has(input.method)) perCheck.body = input.body ?? '';
@@ -492,7 +494,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       if (customNames.length > 0 || secretHosts !== null) {
         perCheck.context = { originalOrigin: original.origin, customNames, secretHosts } satisfies ProbeContext;
       }
-      request = client.stream(original, perCheck as { method: Method });
+      request = client(original, perCheck as { method: Method; isStream: true });
       // Errors are consumed by `once` / readBody below; this keeps a late one (after we stopped
       // listening) from becoming an uncaught 'error' event.
       request.on('error', () => undefined);
