@@ -57,7 +57,7 @@
  *   its response ends or the check does, with a full TLS handshake
  *   (no session resumed: a resumed session shows no certificate). No cookie jar, no
  *   cache, no retries, no HTTP/2, no proxy. The options that are the same for every check are merged once
- *   (`got.extend`, the default headers included); a check passes only its method and timeout, and its headers, body
+ *   (`got.extend`, the default headers included); a check passes only its method, and its headers, body
  *   and redirect context when it has them.
  */
 import { Buffer } from 'node:buffer';
@@ -445,7 +445,13 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
   // ever shares one; no TLS session is given to a handshake either, so every check's tlsMs is a full handshake and its
   // certificate is seen. The guard's lookup on every connection, so none can be made with the default resolver.
   const httpAgent = connectionPerRequest(new http.Agent({ keepAlive: false }), net.connect, guard.lookup, undefined);
-  const httpsAgent = connectionPerRequest(new https.Agent({ keepAlive: false }), tls.connect, guard.lookup, ca);
+  const httpsAgent = connectionPerRequest(
+    // No session cache either, should Node ever open a connection through the agent's own createConnection.
+    new https.Agent({ keepAlive: false, maxCachedSessions: 0 }),
+    tls.connect,
+    guard.lookup,
+    ca,
+  );
   // Everything that is the same for every check, merged once (got normalises a request's options on every call: the
   // fewer given per request, the less each check costs).
   const client = got.extend({
