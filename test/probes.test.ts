@@ -5,14 +5,21 @@
  * guard answers itself.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import tls from 'node:tls';
+import tls, { createServer as createTlsServer } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type SsrfResolver, createSsrfGuard } from '@statusvane/shared';
-import { BODY_CAP_BYTES, DEFAULT_USER_AGENT, createHttpProbe } from '../apps/worker/src/probes/http.probe.js';
+import {
+  BODY_CAP_BYTES,
+  DEFAULT_USER_AGENT,
+  createHttpProbe,
+  serverNameOf,
+} from '../apps/worker/src/probes/http.probe.js';
 import { type TcpProbeInput, createTcpProbe } from '../apps/worker/src/probes/tcp.probe.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import {
@@ -215,6 +222,42 @@ describe('http probe', () => {
       expectDown(r, 'tls_error');
       expect(tls.requests).toHaveLength(0);
       expect(r.address).toBe('127.0.0.1'); // connected; the handshake failed
+    });
+
+    it("names the server in TLS (SNI) as Node does: the Host header's name, else the host, never an IP address", async () => {
+      // A server that records the name each handshake asks for, then refuses it: only what is sent matters here.
+      const names: string[] = [];
+      let connections = 0;
+      const server = createTlsServer({
+        SNICallback: (name, done) => {
+          names.push(name);
+          done(new Error('no certificate here'), undefined);
+        },
+      });
+      server.on('connection', () => connections++);
+      server.on('tlsClientError', () => undefined);
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      try {
+        for (const input of [
+          { url: `https://app.test:${port}/` },
+          { url: `https://127.0.0.1:${port}/` },
+          { url: `https://127.0.0.1:${port}/`, headers: { Host: `site.test:${port}` } },
+          { url: `https://app.test:${port}/`, headers: { Host: '[::1]' } },
+        ]) {
+          expect((await probe(makeHttpInput(input))).outcome).toBe('down');
+        }
+        expect(connections).toBe(4);
+        expect(names).toEqual(['app.test', 'site.test']);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+      expect(serverNameOf('a.test', undefined)).toBe('a.test');
+      expect(serverNameOf('a.test', 'b.test:8443')).toBe('b.test');
+      expect(serverNameOf('a.test', '[2001:db8::1]:8443')).toBe('');
+      expect(serverNameOf('10.0.0.1', '')).toBe('');
+      expect(serverNameOf('a.test', '[b.test')).toBe('[b.test');
     });
 
     it('invalid target URLs', async () => {

@@ -19,7 +19,7 @@
  *   MAX_REDIRECTS = 5; the 6th redirect response fails with `too_many_redirects` (its status is kept
  *   in `statusCode`). A 3xx without Location is a final response and counts as healthy by default.
  * - Timeout: `timeoutMs` bounds the WHOLE check — all hops, hooks, DNS and body download — with an own
- *   deadline; got's per-hop `timeout.request` is set too as a second line. Reason `timeout`.
+ *   deadline (got's own timeouts are not used: one more timer and its listeners on every hop). Reason `timeout`.
  * - Body: read as UTF-8 text (charset parameters are not honoured), after decompression (gzip,
  *   deflate, br), up to BODY_CAP_BYTES = 1 MiB of decoded bytes. Reading stops at the cap, the
  *   connection is closed and keyword / JSON checks run on what was read. Exceeding the cap is not a
@@ -53,11 +53,11 @@
  *   never connected (refused, timed out), the one it dialled (the looked-up address, or the IP-literal host). Null
  *   when no hop dialled anything (a name that did not resolve, an SSRF refusal, an invalid target).
  * - Connections are never shared between checks (and so never between tenants): every request opens its own
- *   connection (the probe's agents have keep-alive off and no socket limit, so a socket is closed when its
- *   response ends and never handed to a waiting request), closed when the check ends, with a full TLS handshake
+ *   connection (the probe's agents open one for every request and keep none: connectionPerRequest), closed when
+ *   its response ends or the check does, with a full TLS handshake
  *   (no session resumed: a resumed session shows no certificate). No cookie jar, no
  *   cache, no retries, no HTTP/2, no proxy. The options that are the same for every check are merged once
- *   (`got.extend`, the default headers included); a check passes only its method and timeout, and its headers, body
+ *   (`got.extend`, the default headers included); a check passes only its method, and its headers, body
  *   and redirect context when it has them.
  */
 import { Buffer } from 'node:buffer';
@@ -354,6 +354,54 @@ function readBody(
   });
 }
 
+/** A connection's options as an agent is given them (a copy of the request's own, made by Node for the agent). */
+type ConnectionOptions = tls.ConnectionOptions & net.TcpNetConnectOpts;
+
+/**
+ * `agent`, made to open a new connection for every request and keep nothing: no pool, no socket counts, no free-socket
+ * listeners, no TLS session. Node's Agent with keep-alive off never reuses a connection either, but tracks each one and
+ * copies the options twice to open it: without that, the probe alone took about a sixth less CPU a check (issue 33).
+ * Still an Agent of its kind, so that Node sends `Connection: close`, closes the connection when its response ends, and
+ * checks the protocol and default port as it does; the options Node's Agent adds (no IPC path, Nagle off) are added
+ * here. The server name (SNI) is Node's own choice: the Host header's name, else the host, never an IP address.
+ */
+function connectionPerRequest<A extends http.Agent>(
+  agent: A,
+  connect: (options: ConnectionOptions) => net.Socket,
+  lookup: net.LookupFunction,
+  ca: readonly string[] | undefined,
+): A {
+  (agent as unknown as { addRequest: unknown }).addRequest = (
+    request: http.ClientRequest & { onSocket(socket: net.Socket): void },
+    options: ConnectionOptions,
+  ) => {
+    // What Node's Agent merges into them: no IPC path (the request's `path` is the URL's), Nagle off.
+    options.path = null as unknown as undefined;
+    options.noDelay = true;
+    options.lookup = lookup;
+    if (ca) options.ca = ca as string[];
+    if (connect === tls.connect && !options.servername && options.servername !== '') {
+      options.servername = serverNameOf(options.host, request.getHeader('host'));
+    }
+    request.onSocket(connect(options));
+  };
+  return agent;
+}
+
+/** Node's server name for a TLS connection (its Agent's calculateServerName): the Host header's name or the host. */
+export function serverNameOf(host: string | undefined, hostHeader: unknown): string {
+  let name = host ?? '';
+  if (typeof hostHeader === 'string' && hostHeader !== '') {
+    if (hostHeader.startsWith('[')) {
+      const end = hostHeader.indexOf(']');
+      name = end === -1 ? hostHeader : hostHeader.slice(1, end);
+    } else {
+      name = hostHeader.split(':', 1)[0]!;
+    }
+  }
+  return net.isIP(name) !== 0 ? '' : name;
+}
+
 /** What a request's hooks need to know about its check (got's per-request `context`). */
 interface ProbeContext {
   [key: string]: unknown;
@@ -393,20 +441,17 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
     allowedLiterals.add(host);
   }
 
-  // One pair of agents for every check, with keep-alive off: a connection is closed when its response ends and never
-  // handed to another request (a request waits for a free socket only above maxSockets, which is unlimited), so no
-  // check ever shares a connection. No TLS session is cached either (maxCachedSessions 0): a check that resumed the
-  // session of an earlier one (of any monitor of the same host and port) would get no certificate from the server
-  // (getPeerCertificate() is empty on a resumed session), so `certificateExpiryDays` could never fail; and every
-  // check's tlsMs is a full handshake, as a new visitor's. The guard's lookup on the agents too, so a connection can
-  // never be made with the default resolver.
-  const httpAgent = new http.Agent({ keepAlive: false, lookup: guard.lookup });
-  const httpsAgent = new https.Agent({
-    keepAlive: false,
-    maxCachedSessions: 0,
-    lookup: guard.lookup,
-    ...(ca ? { ca } : {}),
-  });
+  // One pair of agents for every check (connectionPerRequest): every request opens its own connection, so no check
+  // ever shares one; no TLS session is given to a handshake either, so every check's tlsMs is a full handshake and its
+  // certificate is seen. The guard's lookup on every connection, so none can be made with the default resolver.
+  const httpAgent = connectionPerRequest(new http.Agent({ keepAlive: false }), net.connect, guard.lookup, undefined);
+  const httpsAgent = connectionPerRequest(
+    // No session cache either, should Node ever open a connection through the agent's own createConnection.
+    new https.Agent({ keepAlive: false, maxCachedSessions: 0 }),
+    tls.connect,
+    guard.lookup,
+    ca,
+  );
   // Everything that is the same for every check, merged once (got normalises a request's options on every call: the
   // fewer given per request, the less each check costs).
   const client = got.extend({
@@ -483,8 +528,10 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
 
     try {
       const secretHosts = input.secretHosts ?? null;
-      // got normalises every option a request passes: those a check does not need are left out.
-      const perCheck: Record<string, unknown> = { method: input.method, timeout: { request: input.timeoutMs } };
+      // got normalises every option a request passes: those a check does not need are left out. No got timeout: the
+      // deadline above bounds the whole check, and got's would add a timer and listeners to every hop (issue 33).
+      // `isStream` here rather than through `client.stream`, which copies the options once more to add it.
+      const perCheck: Record<string, unknown> = { method: input.method, isStream: true };
       if (customNames.length > 0 || 'content-type' in headers) perCheck.headers = headers;
       // A got stream of a method that may carry a body waits for one to be written: without a body, an empty one.
       if (sendsBody || !BODYLESS.has(input.method)) perCheck.body = input.body ?? '';
@@ -492,7 +539,7 @@ export function createHttpProbe(options: HttpProbeOptions): HttpProbe {
       if (customNames.length > 0 || secretHosts !== null) {
         perCheck.context = { originalOrigin: original.origin, customNames, secretHosts } satisfies ProbeContext;
       }
-      request = client.stream(original, perCheck as { method: Method });
+      request = client(original, perCheck as { method: Method; isStream: true });
       // Errors are consumed by `once` / readBody below; this keeps a late one (after we stopped
       // listening) from becoming an uncaught 'error' event.
       request.on('error', () => undefined);
