@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { maintenanceCoverage, maintenanceUntilByComponent, type Prisma } from '@statusvane/shared';
+import request from 'supertest';
+import { maintenanceCoverage, maintenanceUntilByComponent, MONITOR_TYPES, type Prisma } from '@statusvane/shared';
 import {
   monitorLookup,
   monitorNowLookup,
   monitorRecordSelect,
   toMonitorRecord,
 } from '../apps/api/src/services/monitors/monitor-record.js';
-import { createMonitorNamed, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, createMonitorNamed, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 
 // The monitor read behind findOwn and GET /monitors/{id} is a hot statement (docs/adr/0021): it must give, field for
 // field, what Prisma's read of monitorRecordSelect gives, for every kind of monitor and every optional field.
@@ -120,6 +121,18 @@ describe('the hot monitor read', () => {
       const opts = { publicBaseUrl: 'https://sv.example', checkRegions: ['eu', 'us'], maintenanceUntil: null, now };
       expect(JSON.stringify(toMonitorRecord(hot!, opts))).toBe(JSON.stringify(toMonitorRecord(prisma, opts)));
     }
+    // The unfiltered list (hot statements) answers byte for byte as a filter matching every monitor (Prisma) does.
+    const list = (query: string) =>
+      request(h.app).get(`/api/v1/monitors?${query}`).set(bearer(w.tokens.viewer)).expect(200);
+    // Ties of createdAt (a bulk insert) go by id.
+    const tied = await h.prisma.monitor.findMany({ where: { workspaceId: w.ws.id }, take: 4, select: { id: true } });
+    await h.prisma.monitor.updateMany({ where: { id: { in: tied.map((m) => m.id) } }, data: { createdAt: at(0) } });
+    const everyType = `type=${MONITOR_TYPES.join(',')}`;
+    for (const page of ['perPage=100', 'perPage=3&page=2', 'perPage=5&page=9']) {
+      const [hot, prisma] = await Promise.all([list(page), list(`${page}&${everyType}`)]);
+      expect(hot.text).toBe(prisma.text);
+    }
+    expect((await list('perPage=100')).body.data).toHaveLength(GRID.length);
   });
 
   it("reads the windows covering the monitor as the windows read judges them, at each asker's clock", async () => {

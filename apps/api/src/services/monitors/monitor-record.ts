@@ -301,6 +301,14 @@ export const monitorRecordSelect = {
 export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecordSelect }>;
 
 /**
+ * SQL: monitorRecordSelect's columns of `monitors m`, for the hot statements that read monitor rows (node-postgres
+ * gives them as Prisma does: test/monitor-read.test.ts compares the two field by field).
+ */
+export const RECORD_COLUMNS = Object.keys(monitorRecordSelect)
+  .map((column) => `m."${column}"`)
+  .join(', ');
+
+/**
  * The monitor read behind findOwn (every verb on one monitor) and GET /monitors/{id}: a hot statement
  * (docs/adr/0021-hot-statements-on-the-pool.md), as Prisma's mapping of its 55 columns cost about as much API CPU as the
  * statement's round trip. The columns are monitorRecordSelect's, so a field added there is read here too (and the
@@ -311,9 +319,7 @@ export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecord
  * a second statement (and round trip) before.
  */
 const MONITOR_ROWS = hotStatement(`
-  SELECT ${Object.keys(monitorRecordSelect)
-    .map((column) => `m."${column}"`)
-    .join(', ')}, m."workspaceId"::text AS "workspaceId",
+  SELECT ${RECORD_COLUMNS}, m."workspaceId"::text AS "workspaceId",
     ${
       coveringWindowsJson({
         workspaceId: Prisma.raw('m."workspaceId"'),
