@@ -3,6 +3,8 @@ import {
   createBatchLoader,
   ForbiddenError,
   hashToken,
+  hotQuery,
+  hotStatement,
   perClient,
   UnauthorizedError,
   type Logger,
@@ -82,31 +84,35 @@ const accessSelect = {
 type AccessRow = Prisma.ApiTokenGetPayload<{ select: typeof accessSelect }>;
 
 /**
- * The token lookups of one event-loop turn in one query, with the org tokens' workspaces joined in (Prisma would
- * load the relation with a second query, a second round trip on every request): read on every request, never
- * cached, so revocations still apply on the next request (docs/adr/0003). Org tokens, the common case for API
- * clients, need nothing more; memberships and grants are a second batched read for the other kinds.
+ * The token read: every authenticated request runs it, never cached, so revocations still apply on the next request
+ * (docs/adr/0003). A hot statement (docs/adr/0021-hot-statements-on-the-pool.md): through Prisma's raw query it cost
+ * about as much API CPU as the rest of the read together. The org tokens' workspaces are joined in (Prisma would load
+ * the relation with a second round trip); org tokens, the common case for API clients, need nothing more.
+ */
+const TOKEN_ROWS = hotStatement(`
+  SELECT t.id::text AS id, t.kind::text AS kind, t.role::text AS role, t."userId"::text AS "userId", t."expiresAt",
+         t."revokedAt", t."primaryWorkspaceId"::text AS "primaryWorkspaceId", t."tokenHash"::text AS "tokenHash",
+         t.name, t."displayPrefix", t.resource::text AS resource, t.scope::text AS scope,
+         c."clientId"::text AS "clientId",
+         w.id::text AS "wsId", w.slug AS "wsSlug", w.name AS "wsName", w.plan::text AS "wsPlan"
+  FROM api_tokens t LEFT JOIN workspaces w ON w.id = t."workspaceId"
+    LEFT JOIN oauth_connections c ON c.id = t."connectionId"
+  WHERE t."tokenHash" = ANY($1::bpchar[])`);
+
+/**
+ * The token lookups of one event-loop turn in one statement (TOKEN_ROWS); memberships and grants, for the other
+ * kinds, are a second batched read.
  */
 const tokenRows = perClient((prisma: PrismaClient) =>
   createBatchLoader<string, TokenRow>(async (hashes) => {
-    const rows = await prisma.$queryRaw<
-      Array<
-        Omit<TokenRow, 'workspace'> & {
-          wsId: string | null;
-          wsSlug: string;
-          wsName: string;
-          wsPlan: WorkspaceRow['plan'];
-        }
-      >
-    >`
-      SELECT t.id::text AS id, t.kind::text AS kind, t.role::text AS role, t."userId"::text AS "userId", t."expiresAt",
-             t."revokedAt", t."primaryWorkspaceId"::text AS "primaryWorkspaceId", t."tokenHash"::text AS "tokenHash",
-             t.name, t."displayPrefix", t.resource::text AS resource, t.scope::text AS scope,
-             c."clientId"::text AS "clientId",
-             w.id::text AS "wsId", w.slug AS "wsSlug", w.name AS "wsName", w.plan::text AS "wsPlan"
-      FROM api_tokens t LEFT JOIN workspaces w ON w.id = t."workspaceId"
-        LEFT JOIN oauth_connections c ON c.id = t."connectionId"
-      WHERE t."tokenHash" = ANY(${hashes}::bpchar[])`;
+    const rows = await hotQuery<
+      Omit<TokenRow, 'workspace'> & {
+        wsId: string | null;
+        wsSlug: string;
+        wsName: string;
+        wsPlan: WorkspaceRow['plan'];
+      }
+    >(prisma, TOKEN_ROWS, [hashes]);
     return new Map(
       rows.map(({ wsId, wsSlug, wsName, wsPlan, ...t }) => [
         t.tokenHash,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { coveringWindowsJson, Prisma, type CoverageWindow } from '@statusvane/shared';
-import { monitorRecordSelect, type MonitorRow } from './monitor-record.js';
+import { coverageWindows, monitorRecordSelect, type MonitorRow, type WindowJson } from './monitor-record.js';
 
 /**
  * The SQL type of each monitors column a create can set (monitorCreateData's output, plus the timestamps Prisma would
@@ -122,12 +122,6 @@ export async function insertMonitorWithComponent(
   const { workspaceWindows, ...created } = inserted!;
   return {
     row: created,
-    workspaceWindows: (workspaceWindows ?? []).map((w) => ({
-      startsAt: new Date(w.startsAt),
-      endsAt: new Date(w.endsAt),
-      componentIds: [],
-    })),
+    workspaceWindows: coverageWindows(workspaceWindows),
   };
 }
-
-type WindowJson = { startsAt: string; endsAt: string };

@@ -1,7 +1,10 @@
 import {
   apiStepSchema,
   certificateDaysRemaining,
+  coveringWindowsJson,
   createBatchLoader,
+  hotQuery,
+  hotStatement,
   monitorQuorum,
   monitorRegions,
   DNS_RECORD_TYPES,
@@ -12,8 +15,9 @@ import {
   perClient,
   type CertificateInfo,
   type DomainInfo,
+  type CoverageWindow,
   type StoredApiStep,
-  type Prisma,
+  Prisma,
   type PrismaClient,
 } from '@statusvane/shared';
 import { dateTime, versionSchema, z } from '../../schemas/zod.js';
@@ -297,33 +301,108 @@ export const monitorRecordSelect = {
 export type MonitorRow = Prisma.MonitorGetPayload<{ select: typeof monitorRecordSelect }>;
 
 /**
- * Monitor reads of one event-loop turn in one query, each still scoped by its own workspace: a row answers only the
- * (id, workspaceId) pair that asked for it.
- *
- * Two `IN` lists rather than `OR: [{ id, workspaceId }, ...]`: Prisma parameterizes a list of scalars as one value,
- * but each object of an `OR` separately, sharing a placeholder between equal values, so every pattern of repeated
- * ids and workspaces in a batch (two monitors of one workspace, a padded batch) was a new query shape, compiled anew
- * (milliseconds of CPU) instead of found in the plan cache. The lists may pair an id with another asker's workspace;
- * such a row matches no asked pair and answers nobody.
+ * SQL: monitorRecordSelect's columns of `monitors m`, for the hot statements that read monitor rows (node-postgres
+ * gives them as Prisma does: test/monitor-read.test.ts compares the two field by field).
+ */
+export const RECORD_COLUMNS = Object.keys(monitorRecordSelect)
+  .map((column) => `m."${column}"`)
+  .join(', ');
+
+/**
+ * The monitor read behind findOwn (every verb on one monitor) and GET /monitors/{id}: a hot statement
+ * (docs/adr/0021-hot-statements-on-the-pool.md), as Prisma's mapping of its 55 columns cost about as much API CPU as the
+ * statement's round trip. The columns are monitorRecordSelect's, so a field added there is read here too (and the
+ * hot-read suite compares the two reads field by field). Each row answers only the (id, workspaceId) pair that asked
+ * for it: the two lists may pair an id with another asker's workspace, and such a row answers nobody. The same
+ * statement reads the windows (not cancelled) that cover the monitor's component at some moment of [$3, $4]
+ * (coveringWindowsJson), when an asker gave its clock: GET /monitors/{id} shows the maintenance in progress, which took
+ * a second statement (and round trip) before.
+ */
+const MONITOR_ROWS = hotStatement(`
+  SELECT ${RECORD_COLUMNS}, m."workspaceId"::text AS "workspaceId",
+    ${
+      coveringWindowsJson({
+        workspaceId: Prisma.raw('m."workspaceId"'),
+        componentId: Prisma.raw('m."componentId"'),
+        from: Prisma.raw('$3::timestamptz'),
+        to: Prisma.raw('$4::timestamptz'),
+      }).text
+    } AS windows
+  FROM monitors m
+  WHERE m.id = ANY($1::uuid[]) AND m."workspaceId" = ANY($2::uuid[])`);
+
+/** A monitor as its read gives it: the row, and the windows covering it around the asker's clock (else none). */
+export interface MonitorWithWindows {
+  row: MonitorRow;
+  windows: CoverageWindow[];
+}
+
+/** A monitor read's key: the pair asked for and, to read its maintenance too, the asker's clock. */
+interface MonitorKey extends OwnKey {
+  now?: Date;
+}
+
+/**
+ * Monitor reads of one event-loop turn in one statement (MONITOR_ROWS), each still scoped by its own workspace. Keys
+ * with a clock are distinct per clock, so the windows read span every asker's instant (each judges its own exactly).
  */
 const monitorRows = perClient((prisma: PrismaClient) =>
-  createBatchLoader<OwnKey, MonitorRow>(
+  createBatchLoader<MonitorKey, MonitorWithWindows>(
     async (keys) => {
-      const rows = await prisma.monitor.findMany({
-        where: { id: { in: keys.map((k) => k.id) }, workspaceId: { in: keys.map((k) => k.workspaceId) } },
-        select: { ...monitorRecordSelect, workspaceId: true },
-      });
-      return new Map(rows.map(({ workspaceId, ...row }) => [`${workspaceId}/${row.id}`, row]));
+      const times = keys.flatMap((k) => (k.now ? [k.now.getTime()] : []));
+      const rows = await hotQuery<MonitorRow & { workspaceId: string; windows: WindowJson[] | null }>(
+        prisma,
+        MONITOR_ROWS,
+        [
+          keys.map((k) => k.id),
+          keys.map((k) => k.workspaceId),
+          times.length ? new Date(Math.min(...times)) : null,
+          times.length ? new Date(Math.max(...times)) : null,
+        ],
+      );
+      const found = new Map<string, MonitorWithWindows>();
+      for (const { workspaceId, windows, ...row } of rows) {
+        found.set(`${workspaceId}/${row.id}`, { row, windows: coverageWindows(windows) });
+      }
+      return new Map(keys.flatMap((k) => monitorKeyed(found, k)));
     },
-    { keyOf: (k) => `${k.workspaceId}/${k.id}` },
+    { keyOf: monitorKeyOf },
   ),
 );
+
+const monitorKeyOf = (k: MonitorKey) => `${k.workspaceId}/${k.id}/${k.now?.getTime() ?? ''}`;
+function monitorKeyed(found: Map<string, MonitorWithWindows>, k: MonitorKey): Array<[string, MonitorWithWindows]> {
+  const hit = found.get(`${k.workspaceId}/${k.id}`);
+  return hit ? [[monitorKeyOf(k), hit]] : [];
+}
 
 /** findOwn's lookup of one of the caller's monitors, batched (monitorRows). */
 export const monitorLookup: OwnLookup<PrismaClient, MonitorRow> = {
   noun: 'monitor',
-  find: (prisma, key) => monitorRows(prisma).load(key),
+  find: async (prisma, key) => (await monitorRows(prisma).load({ id: key.id, workspaceId: key.workspaceId }))?.row,
 };
+
+/**
+ * findOwn's lookup of one of the caller's monitors with the maintenance windows covering it at `now` (judge them with
+ * maintenanceCoverage): one statement for what GET /monitors/{id} shows.
+ */
+export function monitorNowLookup(now: Date): OwnLookup<PrismaClient, MonitorWithWindows> {
+  return {
+    noun: 'monitor',
+    find: (prisma, key) => monitorRows(prisma).load({ id: key.id, workspaceId: key.workspaceId, now }),
+  };
+}
+
+/** Windows as coveringWindowsJson gives them (JSON text of timestamps), for maintenanceCoverage. */
+export type WindowJson = { startsAt: string; endsAt: string };
+
+/**
+ * The windows of coveringWindowsJson as maintenanceCoverage takes them: each already covers the component it was read
+ * for, so none names components (a window without components covers whatever it is asked about).
+ */
+export function coverageWindows(json: WindowJson[] | null): CoverageWindow[] {
+  return (json ?? []).map((w) => ({ startsAt: new Date(w.startsAt), endsAt: new Date(w.endsAt), componentIds: [] }));
+}
 
 /**
  * The columns of monitorRecordSelect that checks and pings write: what the monitor observes, never a change made
