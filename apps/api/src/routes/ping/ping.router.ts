@@ -36,7 +36,12 @@ function readLog(req: Request): Promise<string | null> {
       chunks.push(part);
       kept += part.length;
     });
-    const done = () => resolve(kept ? Buffer.concat(chunks).toString('utf8').replace(/\0/g, '\uFFFD') : null);
+    // A small body (the usual run log) arrives in one chunk: decoded as it is, without a copy.
+    const done = () => {
+      if (!kept) return resolve(null);
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      resolve(bytes.toString('utf8').replace(/\0/g, '\uFFFD'));
+    };
     req.on('end', done);
     // A client that goes away mid-body: its ping counts with what arrived.
     req.on('error', done);
@@ -128,7 +133,9 @@ export function pingReceiver({
       {
         input: {
           secret,
-          ...kind,
+          // Named rather than spread: an object spread in a literal costs microseconds on Node 20, per ping.
+          kind: kind.kind,
+          exitCode: kind.exitCode,
           rid: rid?.toLowerCase() ?? null,
           body,
           remoteAddress: req.ip ?? null,
