@@ -69,6 +69,7 @@ const RATE = ['RateLimit-Limit: 600', 'RateLimit-Remaining: <n>', 'RateLimit-Res
 const JSON_TYPE = 'Content-Type: application/json; charset=utf-8';
 const TEXT = ['Cache-Control: no-store', 'Content-Type: text/plain; charset=utf-8', 'Content-Length: <n>'];
 const VARY = 'Vary: Accept-Encoding';
+const OK_HEADERS = ['X-Request-Id: <uuid>', ...TEXT, VARY, ...TAIL];
 
 describe('GET /api/v1/monitors/{id}, header by header', () => {
   let path: string;
@@ -218,6 +219,26 @@ describe('the heartbeat ping, header by header', () => {
         200,
         ['X-Request-Id: <uuid>', ...TEXT, VARY, ...TAIL],
         method === 'HEAD' ? '' : 'OK',
+      ]);
+    }
+  });
+
+  it('answers a conditional ping as Express does: recorded, and a 304 when the client says it is fresh', async () => {
+    for (const [method, headers, status, body] of [
+      ['GET', { 'If-None-Match': '*' }, 304, ''],
+      // No Last-Modified to compare with: not fresh.
+      ['HEAD', { 'If-Modified-Since': new Date(Date.now() + 60_000).toUTCString() }, 200, ''],
+      ['GET', { 'If-None-Match': '"v1"' }, 200, 'OK'],
+      ['POST', { 'If-None-Match': '*', 'Content-Type': 'text/plain' }, 200, 'OK'],
+    ] as const) {
+      const a = await send(method, ping, headers, method === 'POST' ? 'log' : undefined);
+      const expected = status === 304 ? ['X-Request-Id: <uuid>', 'Cache-Control: no-store', ...TAIL] : OK_HEADERS;
+      expect([method, headers, a.status, a.headers, a.body.toString()]).toEqual([
+        method,
+        headers,
+        status,
+        expected,
+        body,
       ]);
     }
   });

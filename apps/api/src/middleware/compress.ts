@@ -5,11 +5,28 @@ import type { Request, RequestHandler, Response } from 'express';
 /** Answers smaller than this go as they are: gzip's own framing would eat most of the saving. */
 export const COMPRESS_MIN_BYTES = 1024;
 
-/** What compression may encode: a compressible text type, never a server-sent event stream (it must not wait). */
-const compressible = (req: Request, res: Response) => {
+/** Whether an answer of this Content-Type may be encoded: a compressible text type, never a server-sent event stream. */
+const verdictOf = (req: Request, res: Response) => {
   const type = String(res.getHeader('Content-Type') ?? '');
   if (type.startsWith('text/event-stream')) return false;
   return compression.filter(req, res);
+};
+
+/** verdictOf by Content-Type, a pure function of it asked on every answer (a MIME database lookup each time). */
+const verdicts = new Map<string, boolean>();
+/** Bounds the map whatever types the routes set (they answer with a handful). */
+const MAX_VERDICTS = 64;
+
+/** What compression may encode (verdictOf), the verdicts on the usual string Content-Types kept. */
+const compressible = (req: Request, res: Response) => {
+  const type = res.getHeader('Content-Type');
+  if (typeof type !== 'string') return verdictOf(req, res);
+  let verdict = verdicts.get(type);
+  if (verdict === undefined) {
+    verdict = verdictOf(req, res);
+    if (verdicts.size < MAX_VERDICTS) verdicts.set(type, verdict);
+  }
+  return verdict;
 };
 
 /** `Cache-Control: no-transform` forbids encoding an answer (compression leaves it alone, Vary included). */
@@ -64,7 +81,9 @@ export function compressAnswers(): RequestHandler {
       if (!compressible(req, res)) return;
       const cacheControl = res.getHeader('Cache-Control');
       if (cacheControl && NO_TRANSFORM.test(String(cacheControl))) return;
-      res.vary('Accept-Encoding');
+      // res.vary's parse and merge, for the usual answer that has no Vary yet.
+      if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Accept-Encoding');
+      else res.vary('Accept-Encoding');
     });
     next();
   };

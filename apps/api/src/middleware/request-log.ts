@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import type { HttpMetrics, Logger } from '@statusvane/shared';
+import { writeLogLine, type HttpMetrics, type Logger } from '@statusvane/shared';
 import { observeRequest } from './http-metrics.js';
 import { assignRequestId } from './request-id.js';
 
@@ -52,10 +52,11 @@ export function requestLog(logger: Logger, metrics: HttpMetrics): RequestHandler
       const elapsed = Number(process.hrtime.bigint() - started);
       const route = routeOf(req);
       observeRequest(metrics, req, res, route, elapsed / 1e9);
-      // Skipped unless enabled: winston builds and streams every entry before filtering it by level.
+      // Skipped unless enabled: winston builds and streams every entry before filtering it by level, and writeLogLine
+      // leaves the level to its caller.
       if (!logger.isLevelEnabled(REQUEST_LOG_LEVEL)) return;
       const durationMs = elapsed / 1e6;
-      logger.log(REQUEST_LOG_LEVEL, 'request', {
+      writeLogLine(logger, REQUEST_LOG_LEVEL, 'request', {
         requestId: res.locals.requestId,
         method: req.method,
         route,

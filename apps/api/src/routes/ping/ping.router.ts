@@ -36,7 +36,12 @@ function readLog(req: Request): Promise<string | null> {
       chunks.push(part);
       kept += part.length;
     });
-    const done = () => resolve(kept ? Buffer.concat(chunks).toString('utf8').replace(/\0/g, '\uFFFD') : null);
+    // A small body (the usual run log) arrives in one chunk: decoded as it is, without a copy.
+    const done = () => {
+      if (!kept) return resolve(null);
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      resolve(bytes.toString('utf8').replace(/\0/g, '\uFFFD'));
+    };
     req.on('end', done);
     // A client that goes away mid-body: its ping counts with what arrived.
     req.on('error', done);
@@ -67,6 +72,28 @@ function answerOptions(res: Response): void {
   res.setHeader('Content-Type', 'text/plain');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.end(ALLOW);
+}
+
+/** What Express's `type('text/plain')` sets, and the answer's body and its length. */
+const OK_TYPE = 'text/plain; charset=utf-8';
+const OK = 'OK';
+const OK_LENGTH = String(Buffer.byteLength(OK));
+
+/**
+ * A recorded ping's answer: what `res.status(200).type('text/plain').send('OK')` writes, the same headers in the same
+ * order, without Express's status validation, MIME lookups and charset reparsing (together about as much CPU as the
+ * ping's own batch bookkeeping). A conditional request goes through Express, whose freshness check may make it a 304.
+ */
+function answerOk(req: Request, res: Response): void {
+  if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
+    res.status(200).type('text/plain').send(OK);
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Type', OK_TYPE);
+  res.setHeader('Content-Length', OK_LENGTH);
+  if (req.method === 'HEAD') res.end();
+  else res.end(OK);
 }
 
 /**
@@ -106,7 +133,9 @@ export function pingReceiver({
       {
         input: {
           secret,
-          ...kind,
+          // Named rather than spread: an object spread in a literal costs microseconds on Node 20, per ping.
+          kind: kind.kind,
+          exitCode: kind.exitCode,
           rid: rid?.toLowerCase() ?? null,
           body,
           remoteAddress: req.ip ?? null,
@@ -131,7 +160,7 @@ export function pingReceiver({
         .evaluateHeartbeatSoon(monitor.id, urgent ? {} : { notAgainWithinMs: 1000 })
         .catch((err: Error) => logger.warn('could not queue an evaluation for a ping', { error: err.message }));
     }
-    res.status(200).type('text/plain').send('OK');
+    answerOk(req, res);
   };
   return (req, res, next) => {
     // Case-insensitive like Express's routes: the prefix was matched by the mount, the rest has no letters to fold.
