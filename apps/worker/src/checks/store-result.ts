@@ -5,7 +5,9 @@ import {
   monitorQuorum,
   packStepResults,
   windowInProgress,
+  coveringWindows,
   coveringWindowsJson,
+  type CoveringWindowJson,
   hotQuery,
   hotStatement,
   hotTransaction,
@@ -365,7 +367,7 @@ type FlapRow = {
       lastOutcome: ProbeResult['outcome'] | 'missed' | null;
     }
   > | null;
-  maintenance: Array<{ startsAt: string; endsAt: string }> | null;
+  maintenance: CoveringWindowJson[] | null;
 };
 
 /** loadFlapStates's statement ($1: the monitors, $2 and $3: the group's first and last check times). */
@@ -420,7 +422,7 @@ async function loadFlapStates(
             lastOutcome && lastOutcome !== 'missed' ? [[region, lastOutcome] as const] : [],
           ),
         ),
-        maintenance: (r.maintenance ?? []).map((w) => ({ startsAt: new Date(w.startsAt), endsAt: new Date(w.endsAt) })),
+        maintenance: coveringWindows(r.maintenance),
         state: {
           incidentOpen: r.openIncidentId !== null,
           regions: new Map(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { maintenanceCoverage, type CoverageWindow } from './active-maintenance.js';
+import { coveringWindows, maintenanceCoverage, type CoverageWindow } from './active-maintenance.js';
 
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const B = 'bbbbbbbb-0000-4000-8000-000000000002';
@@ -65,5 +65,20 @@ describe('maintenanceCoverage (the clock test of maintenanceUntilByComponent)', 
 
   it('asks about nothing: answers nothing', () => {
     expect(maintenanceCoverage([win()], [], new Date(start)).size).toBe(0);
+  });
+});
+
+describe('coveringWindows', () => {
+  it('parses coveringWindowsJson: timestamps as dates, no components (each already covers its component)', () => {
+    expect(coveringWindows(null)).toEqual([]);
+    expect(
+      coveringWindows([{ startsAt: '2026-11-29T10:00:00.000+00:00', endsAt: '2026-11-29T11:30:00.5+00:00' }]),
+    ).toEqual([
+      {
+        startsAt: new Date('2026-11-29T10:00:00.000Z'),
+        endsAt: new Date('2026-11-29T11:30:00.500Z'),
+        componentIds: [],
+      },
+    ]);
   });
 });

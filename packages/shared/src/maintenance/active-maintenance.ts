@@ -33,7 +33,7 @@ export async function maintenanceWindowsNear(
  * SQL, a scalar subquery: the windows (not cancelled) that cover a component at some moment of [from, to] (a window
  * without components covers the whole workspace), as a JSON array of `{startsAt, endsAt}`, NULL when none. For the
  * statements that read a monitor's maintenance along with their own work (the store's flap states, a create's
- * insert); windowInProgress or maintenanceCoverage then judge each instant exactly. Each argument is an SQL
+ * insert); coveringWindows parses it, and windowInProgress or maintenanceCoverage then judge each instant exactly. Each argument is an SQL
  * expression: a parameter, or a column of the outer query.
  */
 export function coveringWindowsJson(p: {
@@ -48,6 +48,17 @@ export function coveringWindowsJson(p: {
          AND w."startsAt" <= ${p.to} AND w."endsAt" > ${p.from}
          AND (NOT EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id)
            OR EXISTS (SELECT 1 FROM maintenance_components c WHERE c."maintenanceId" = w.id AND c."componentId" = ${p.componentId})))`;
+}
+
+/** A window as coveringWindowsJson gives it (JSON timestamps). */
+export type CoveringWindowJson = { startsAt: string; endsAt: string };
+
+/**
+ * coveringWindowsJson's value as maintenanceCoverage and windowInProgress take it: each window already covers the
+ * component it was read for, so none names components (a window without components covers whatever it is asked about).
+ */
+export function coveringWindows(json: CoveringWindowJson[] | null): CoverageWindow[] {
+  return (json ?? []).map((w) => ({ startsAt: new Date(w.startsAt), endsAt: new Date(w.endsAt), componentIds: [] }));
 }
 
 /** Whether a window is in progress at `now`: half-open, startsAt <= now < endsAt. */

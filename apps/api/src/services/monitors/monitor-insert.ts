@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { coveringWindowsJson, Prisma, type CoverageWindow } from '@statusvane/shared';
-import { coverageWindows, monitorRecordSelect, type MonitorRow, type WindowJson } from './monitor-record.js';
+import {
+  coveringWindows,
+  coveringWindowsJson,
+  Prisma,
+  type CoverageWindow,
+  type CoveringWindowJson,
+} from '@statusvane/shared';
+import { monitorRecordSelect, type MonitorRow } from './monitor-record.js';
 
 /**
  * The SQL type of each monitors column a create can set (monitorCreateData's output, plus the timestamps Prisma would
@@ -102,7 +108,7 @@ export async function insertMonitorWithComponent(
   // The values Prisma's client fills in on create: @default(uuid()), @default(now()) and @updatedAt.
   const row: Record<string, unknown> = { id: randomUUID(), createdAt, updatedAt: createdAt, ...data };
   const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-  const [inserted] = await tx.$queryRaw<Array<MonitorRow & { workspaceWindows: WindowJson[] | null }>>`
+  const [inserted] = await tx.$queryRaw<Array<MonitorRow & { workspaceWindows: CoveringWindowJson[] | null }>>`
     WITH component AS (
       INSERT INTO components (id, "workspaceId", name, "createdAt")
       VALUES (${data.componentId}::uuid, ${data.workspaceId}::uuid, ${data.name}, ${createdAt})
@@ -122,6 +128,6 @@ export async function insertMonitorWithComponent(
   const { workspaceWindows, ...created } = inserted!;
   return {
     row: created,
-    workspaceWindows: coverageWindows(workspaceWindows),
+    workspaceWindows: coveringWindows(workspaceWindows),
   };
 }

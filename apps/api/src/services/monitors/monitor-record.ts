@@ -1,6 +1,7 @@
 import {
   apiStepSchema,
   certificateDaysRemaining,
+  coveringWindows,
   coveringWindowsJson,
   createBatchLoader,
   hotQuery,
@@ -16,6 +17,7 @@ import {
   type CertificateInfo,
   type DomainInfo,
   type CoverageWindow,
+  type CoveringWindowJson,
   type StoredApiStep,
   Prisma,
   type PrismaClient,
@@ -350,7 +352,7 @@ const monitorRows = perClient((prisma: PrismaClient) =>
   createBatchLoader<MonitorKey, MonitorWithWindows>(
     async (keys) => {
       const times = keys.flatMap((k) => (k.now ? [k.now.getTime()] : []));
-      const rows = await hotQuery<MonitorRow & { workspaceId: string; windows: WindowJson[] | null }>(
+      const rows = await hotQuery<MonitorRow & { workspaceId: string; windows: CoveringWindowJson[] | null }>(
         prisma,
         MONITOR_ROWS,
         [
@@ -362,7 +364,7 @@ const monitorRows = perClient((prisma: PrismaClient) =>
       );
       const found = new Map<string, MonitorWithWindows>();
       for (const { workspaceId, windows, ...row } of rows) {
-        found.set(`${workspaceId}/${row.id}`, { row, windows: coverageWindows(windows) });
+        found.set(`${workspaceId}/${row.id}`, { row, windows: coveringWindows(windows) });
       }
       return new Map(keys.flatMap((k) => monitorKeyed(found, k)));
     },
@@ -391,17 +393,6 @@ export function monitorNowLookup(now: Date): OwnLookup<PrismaClient, MonitorWith
     noun: 'monitor',
     find: (prisma, key) => monitorRows(prisma).load({ id: key.id, workspaceId: key.workspaceId, now }),
   };
-}
-
-/** Windows as coveringWindowsJson gives them (JSON text of timestamps), for maintenanceCoverage. */
-export type WindowJson = { startsAt: string; endsAt: string };
-
-/**
- * The windows of coveringWindowsJson as maintenanceCoverage takes them: each already covers the component it was read
- * for, so none names components (a window without components covers whatever it is asked about).
- */
-export function coverageWindows(json: WindowJson[] | null): CoverageWindow[] {
-  return (json ?? []).map((w) => ({ startsAt: new Date(w.startsAt), endsAt: new Date(w.endsAt), componentIds: [] }));
 }
 
 /**
