@@ -398,8 +398,13 @@ describe('acknowledged and resolved notices', () => {
     expect(notices).toHaveLength(12);
     expect(notices.every((n) => n.status === 'sent' && n.attempts === 1 && n.claimedAt !== null)).toBe(true);
     expect(notices.map((n) => n.target)).not.toContain(expect.stringContaining('secret'));
-    // Running the jobs again, or the sweeper, sends nothing twice.
-    const total = fake.requests.length;
+    // Running the jobs again, or the sweeper, sends nothing twice. (The sweeper is global: other tests' notices may
+    // be among what it finds and sends, so only what concerns this incident is counted.)
+    const ours = () =>
+      fake.requests.filter(
+        (r) => r.body.includes(incident.id) || r.path.includes(incident.id) || r.path === new URL(failing).pathname,
+      ).length;
+    const total = ours();
     for (const kind of ['acknowledged', 'resolved'] as const) {
       expect(await sendIncidentNotices(deps, { incidentId: incident.id, kind })).toEqual({
         outcome: 'notified',
@@ -409,10 +414,9 @@ describe('acknowledged and resolved notices', () => {
         duplicates: 0,
       });
     }
-    // (The sweeper is global: other suites' notices may be among what it finds; this incident's are all sent.)
     await sweepEscalations(deps);
     await new Promise((r) => setTimeout(r, 300));
-    expect(fake.requests.length).toBe(total);
+    expect(ours()).toBe(total);
     // Repeating the resolution is a no-op: no new notice.
     expect(
       (await request(h.app).post(`/api/v1/incidents/${incident.id}/resolve`).set(bearer(tokens.member))).status,
