@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createMonitorSchema, hotTransaction, type SqlTransaction } from '@statusvane/shared';
 import { monitorCreateData } from '../apps/api/src/services/monitors/monitor-data.js';
 import { insertMonitorWithComponent } from '../apps/api/src/services/monitors/monitor-insert.js';
-import { makeMonitorInput } from './support/factories.js';
+import { makeFullHttpMonitorInput, makeMonitorInput } from './support/factories.js';
 import { makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 
 // POST /monitors inserts in a hot transaction (docs/adr/0021): node-postgres, the statement prepared by its text. It
@@ -23,22 +23,10 @@ const BODIES: Array<[string, Record<string, unknown>]> = [
   ['http, defaults', makeMonitorInput()],
   [
     'http, every field',
-    makeMonitorInput({
-      method: 'POST',
+    makeFullHttpMonitorInput({
       headers: { 'X-Trace': 'on', 'X-Key': '{{secrets.API_KEY}}' },
-      body: '{"ping":true}',
-      expectedStatusCodes: [200, 204],
-      keyword: 'ok',
-      degradedAfterMs: 800,
-      latencyThresholdMs: 1500,
-      jsonAssertion: { path: 'status', operator: 'eq', value: 'ok' },
       responseSchema: { type: 'object', required: ['ok'] },
       contentType: 'text/plain',
-      environment: 'staging',
-      metadata: { team: 'payments', tier: 'gold' },
-      slaTarget: 99.95,
-      regions: ['local'],
-      quorum: 1,
       confirmAfterSeconds: 0,
       dependsOn: [randomUUID()],
       certificateExpiryDays: null,
