@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import request from 'supertest';
-import { createLogger, createSsrfGuard, type CheckScheduler, createStatusPageSchema } from '@statusvane/shared';
+import {
+  createLogger,
+  createSsrfGuard,
+  type CheckScheduler,
+  createStatusPageSchema,
+  type Prisma,
+} from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { requireAuth } from '../apps/api/src/middleware/auth.js';
 import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
@@ -543,7 +549,9 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
         ctx: {
           ...ctx,
           inTransaction: async (tx, record) => {
-            seen.push(record, await tx.statusPage.count({ where: { workspaceId: ws.id } }));
+            // createStatusPage runs in Prisma's transaction (only POST /monitors runs in a hot one).
+            const prismaTx = tx as Prisma.TransactionClient;
+            seen.push(record, await prismaTx.statusPage.count({ where: { workspaceId: ws.id } }));
             throw new Error('store failed');
           },
         },

@@ -9,7 +9,7 @@ import {
   type Partition,
 } from '@statusvane/shared';
 import { dumpDatabase } from './support/db-dump.js';
-import { makeMonitorInput } from './support/factories.js';
+import { makeFullHttpMonitorInput, makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -37,26 +37,7 @@ const issuePaths = (res: request.Response) =>
 
 describe('POST /monitors', () => {
   it('answers the monitor as a read of it does, every optional field set (the create is one raw statement)', async () => {
-    const res = await post(
-      makeMonitorInput({
-        method: 'POST',
-        headers: { 'X-Trace': 'on' },
-        body: '{"ping":true}',
-        expectedStatusCodes: [200, 204],
-        keyword: 'ok',
-        degradedAfterMs: 800,
-        latencyThresholdMs: 1500,
-        jsonAssertion: { path: 'status', operator: 'eq', value: 'ok' },
-        contentType: 'application/json',
-        environment: 'staging',
-        metadata: { team: 'payments', tier: 'gold' },
-        slaTarget: 99.95,
-        regions: ['local'],
-        quorum: 1,
-        certificateExpiryDays: 14,
-        sendTraceparent: false,
-      }),
-    );
+    const res = await post(makeFullHttpMonitorInput());
     expect([res.status, res.body.error]).toEqual([201, undefined]);
     const read = await request(h.app).get(`/api/v1/monitors/${res.body.data.id}`).set(bearer(tokens.member));
     expect(read.body.data).toEqual(res.body.data);

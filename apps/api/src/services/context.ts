@@ -1,4 +1,4 @@
-import { writeTogether, type Prisma } from '@statusvane/shared';
+import { writeTogether, type Prisma, type SqlTransaction } from '@statusvane/shared';
 import type { IfMatch } from './audit/record-write.js';
 import type { RequestContext, UserContext } from './auth/context.js';
 
@@ -6,10 +6,11 @@ import type { RequestContext, UserContext } from './auth/context.js';
  * A write that must commit or roll back together with a service's own (the Idempotency-Key's stored answer): a
  * service that receives one calls it inside its transaction, after its own writes, with the result it will return.
  * Throwing rolls the whole transaction back. `replay`, when given, is what a retry with the same key is answered
- * instead of `result` (a secret shown once is not stored: POST /tokens).
+ * instead of `result` (a secret shown once is not stored: POST /tokens). Prisma's transaction or a hotTransaction
+ * (POST /monitors).
  */
 export type InTransaction = (
-  tx: Prisma.TransactionClient,
+  tx: SqlTransaction,
   result: unknown,
   replay?: unknown,
   /** The service's own last writes, run in the same statement as the answer's (writeTogether): one round trip. */
@@ -21,7 +22,7 @@ export type InTransaction = (
  * holds an Idempotency-Key, the stored answer `result`: all in one round trip.
  */
 export async function writeLast(
-  tx: Prisma.TransactionClient,
+  tx: SqlTransaction,
   ctx: Pick<ServiceContext, 'inTransaction'>,
   result: unknown,
   statements: readonly Prisma.Sql[],

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Prisma } from '../generated/prisma/client.js';
 import type { PrismaClient } from './prisma.js';
 
 /**
@@ -53,6 +54,14 @@ export async function hotQuery<R>(
   statement: HotStatement,
   values: readonly unknown[],
 ): Promise<R[]> {
+  return (await hotResult(db, statement, values)).rows as R[];
+}
+
+async function hotResult(
+  db: PrismaClient | HotTransaction,
+  statement: HotStatement,
+  values: readonly unknown[],
+): Promise<pg.QueryResult> {
   let target: pg.Pool | pg.PoolClient;
   if (db instanceof HotTransaction) {
     if (!db.open) throw new Error('hotQuery: the transaction has ended');
@@ -60,8 +69,31 @@ export async function hotQuery<R>(
   } else {
     target = poolOf(db);
   }
-  const result = await target.query({ name: statement.name, text: statement.text, values: values as unknown[] });
-  return result.rows as R[];
+  return target.query({ name: statement.name, text: statement.text, values: values as unknown[] });
+}
+
+/** A transaction of either kind: Prisma's interactive one, or a hotTransaction. */
+export type SqlTransaction = Prisma.TransactionClient | HotTransaction;
+
+/** Where a Prisma.sql template can run: the client or a transaction of either kind (sqlRows). */
+export type SqlClient = PrismaClient | SqlTransaction;
+
+/**
+ * A Prisma.sql template's rows: through Prisma on its client or in its transaction, or, in a hotTransaction, as the
+ * hot statement its text names. So a statement written once serves a write in either kind of transaction (the
+ * idempotency hook's stored answer, writeTogether, the checks of a monitor write). Only for templates whose text is
+ * fixed, as hotStatement requires: the values vary, and the text is one of a few shapes the code fixes (a monitor
+ * insert's columns by monitor type), never one per call.
+ */
+export async function sqlRows<R>(db: SqlClient, sql: Prisma.Sql): Promise<R[]> {
+  if (db instanceof HotTransaction) return hotQuery<R>(db, hotStatement(sql.text), sql.values);
+  return db.$queryRaw<R[]>(sql);
+}
+
+/** sqlRows for a statement whose rows nobody reads (a lock, a write): the number of rows it gave or wrote. */
+export async function sqlExecute(db: SqlClient, sql: Prisma.Sql): Promise<number> {
+  if (db instanceof HotTransaction) return (await hotResult(db, hotStatement(sql.text), sql.values)).rowCount ?? 0;
+  return db.$executeRaw(sql);
 }
 
 const ignore = () => undefined;

@@ -1,7 +1,16 @@
-import { Prisma, ValidationError, type Issue } from '@statusvane/shared';
+import {
+  Prisma,
+  sqlExecute,
+  sqlRows,
+  ValidationError,
+  type Issue,
+  type SqlClient,
+  type SqlTransaction,
+} from '@statusvane/shared';
 
-type Tx = Prisma.TransactionClient;
-type Db = Pick<Tx, 'monitor' | '$queryRaw'>;
+// A transaction of either kind: a create runs in a hotTransaction, the other writes in Prisma's (sqlRows).
+type Tx = SqlTransaction;
+type Db = SqlClient;
 
 /**
  * Every write of a workspace's `dependsOn` lists, and every monitor delete, takes this transaction-scoped lock first:
@@ -9,7 +18,10 @@ type Db = Pick<Tx, 'monitor' | '$queryRaw'>;
  * deleted while another starts to depend on it is either seen gone (400) or removed from that list.
  */
 export async function lockDependencies(tx: Tx, workspaceId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`monitor-dependencies:${workspaceId}`}, 0))`;
+  await sqlExecute(
+    tx,
+    Prisma.sql`SELECT pg_advisory_xact_lock(hashtextextended(${`monitor-dependencies:${workspaceId}`}, 0))`,
+  );
 }
 
 /**
@@ -58,7 +70,12 @@ export async function dependencyListIssues(
   const named = [...new Set(lists.flatMap((l) => l.dependsOn))];
   if (named.length === 0) return lists.map(() => []);
   const found = new Set(
-    (await db.monitor.findMany({ where: { id: { in: named }, workspaceId }, select: { id: true } })).map((m) => m.id),
+    (
+      await sqlRows<{ id: string }>(
+        db,
+        Prisma.sql`SELECT id::text AS id FROM monitors WHERE id = ANY(${named}::uuid[]) AND "workspaceId" = ${workspaceId}::uuid`,
+      )
+    ).map((m) => m.id),
   );
   const all = lists.map(({ monitorId, dependsOn }) => {
     const issues: Issue[] = [];
@@ -101,7 +118,9 @@ const pendingRows = (graph: string) => Prisma.sql`pending(id, deps) AS (
  * each monitor reached once per origin (reachability, not paths: no blow-up on a dense graph).
  */
 async function cyclic(db: Db, workspaceId: string, origins: string[], graph: string): Promise<string[]> {
-  const rows = await db.$queryRaw<Array<{ origin: string }>>`
+  const rows = await sqlRows<{ origin: string }>(
+    db,
+    Prisma.sql`
     WITH RECURSIVE ${pendingRows(graph)}, reach(origin, id) AS (
       SELECT pending.id, p FROM pending CROSS JOIN LATERAL unnest(pending.deps) AS p
        WHERE pending.id = ANY(${origins}::uuid[])
@@ -112,13 +131,16 @@ async function cyclic(db: Db, workspaceId: string, origins: string[], graph: str
       CROSS JOIN LATERAL unnest(COALESCE(o.deps, m."dependsOn")) AS d
       WHERE r.id <> r.origin
     )
-    SELECT DISTINCT origin::text AS origin FROM reach WHERE id = origin`;
+    SELECT DISTINCT origin::text AS origin FROM reach WHERE id = origin`,
+  );
   return rows.map((r) => r.origin);
 }
 
 /** A path back to `monitorId` from one of its parents, through the lists as they will stand (for the 400). */
 async function cycleThrough(db: Db, workspaceId: string, monitorId: string, graph: string): Promise<string[] | null> {
-  const [cycle] = await db.$queryRaw<Array<{ path: string[] }>>`
+  const [cycle] = await sqlRows<{ path: string[] }>(
+    db,
+    Prisma.sql`
     WITH RECURSIVE ${pendingRows(graph)}, reach(id, path) AS (
       SELECT p, ARRAY[p] FROM pending CROSS JOIN LATERAL unnest(pending.deps) AS p
        WHERE pending.id = ${monitorId}::uuid
@@ -129,12 +151,16 @@ async function cycleThrough(db: Db, workspaceId: string, monitorId: string, grap
       CROSS JOIN LATERAL unnest(COALESCE(o.deps, m."dependsOn")) AS d
       WHERE r.id <> ${monitorId}::uuid AND NOT d = ANY(r.path)
     )
-    SELECT path::text[] AS path FROM reach WHERE id = ${monitorId}::uuid LIMIT 1`;
+    SELECT path::text[] AS path FROM reach WHERE id = ${monitorId}::uuid LIMIT 1`,
+  );
   return cycle?.path ?? null;
 }
 
 /** Deleting a monitor: its id leaves every list that names it (under the same lock as the writes); each changed monitor's version grows by one. */
-export async function forgetDependency(tx: Tx, { workspaceId, monitorId }: { workspaceId: string; monitorId: string }) {
+export async function forgetDependency(
+  tx: Prisma.TransactionClient,
+  { workspaceId, monitorId }: { workspaceId: string; monitorId: string },
+) {
   await lockDependencies(tx, workspaceId);
   await tx.$executeRaw`
     UPDATE monitors SET "dependsOn" = array_remove("dependsOn", ${monitorId}::uuid), version = version + 1

@@ -3,8 +3,10 @@ import {
   coveringWindows,
   coveringWindowsJson,
   Prisma,
+  sqlRows,
   type CoverageWindow,
   type CoveringWindowJson,
+  type SqlTransaction,
 } from '@statusvane/shared';
 import { monitorRecordSelect, type MonitorRow } from './monitor-record.js';
 
@@ -97,10 +99,11 @@ export interface InsertedMonitor {
  * `monitor.create({ data, select: monitorRecordSelect })` did in two round trips and two compiled ORM calls, which
  * cost POST /monitors several times the CPU of this statement. The same statement reads the whole-workspace windows
  * in progress at `now`, which the record shows: read before the transaction, through the ORM, they cost a create a
- * round trip and about a sixth of its API CPU.
+ * round trip and about a sixth of its API CPU. In a hotTransaction (POST /monitors) it is a hot statement (sqlRows): its
+ * text depends only on which columns the create sets, one shape per monitor type and optional field set.
  */
 export async function insertMonitorWithComponent(
-  tx: Prisma.TransactionClient,
+  tx: SqlTransaction,
   data: Prisma.MonitorUncheckedCreateInput,
   now: Date,
 ): Promise<InsertedMonitor> {
@@ -108,7 +111,9 @@ export async function insertMonitorWithComponent(
   // The values Prisma's client fills in on create: @default(uuid()), @default(now()) and @updatedAt.
   const row: Record<string, unknown> = { id: randomUUID(), createdAt, updatedAt: createdAt, ...data };
   const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-  const [inserted] = await tx.$queryRaw<Array<MonitorRow & { workspaceWindows: CoveringWindowJson[] | null }>>`
+  const [inserted] = await sqlRows<MonitorRow & { workspaceWindows: CoveringWindowJson[] | null }>(
+    tx,
+    Prisma.sql`
     WITH component AS (
       INSERT INTO components (id, "workspaceId", name, "createdAt")
       VALUES (${data.componentId}::uuid, ${data.workspaceId}::uuid, ${data.name}, ${createdAt})
@@ -124,7 +129,8 @@ export async function insertMonitorWithComponent(
         from: Prisma.sql`${now}::timestamptz`,
         to: Prisma.sql`${now}::timestamptz`,
       })} AS "workspaceWindows"
-    FROM created`;
+    FROM created`,
+  );
   const { workspaceWindows, ...created } = inserted!;
   return {
     row: created,

@@ -1,7 +1,9 @@
 import {
   joinSteps,
+  Prisma,
+  sqlRows,
+  type SqlTransaction,
   openStepSecrets,
-  type Prisma,
   REDACTED,
   secretNamesIn,
   stepTexts,
@@ -52,11 +54,14 @@ export async function unknownSecretIssues(
  * delete (which locks its row FOR UPDATE before it looks for users) either sees this monitor or runs first and makes
  * this write fail here. A name deleted since the checks is a 400.
  */
-export async function lockSecrets(tx: Prisma.TransactionClient, workspaceId: string, names: readonly string[]) {
+export async function lockSecrets(tx: SqlTransaction, workspaceId: string, names: readonly string[]) {
   if (names.length === 0) return;
-  const rows = await tx.$queryRaw<Array<{ name: string }>>`
+  const rows = await sqlRows<{ name: string }>(
+    tx,
+    Prisma.sql`
     SELECT name FROM workspace_secrets WHERE "workspaceId" = ${workspaceId}::uuid AND name = ANY(${[...names]}::text[])
-       FOR SHARE`;
+       FOR SHARE`,
+  );
   const known = new Set(rows.map((r) => r.name));
   const missing = names.filter((n) => !known.has(n));
   if (missing.length)

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { createMonitorSchema, hotTransaction, type SqlTransaction } from '@statusvane/shared';
+import { monitorCreateData } from '../apps/api/src/services/monitors/monitor-data.js';
+import { insertMonitorWithComponent } from '../apps/api/src/services/monitors/monitor-insert.js';
+import { makeFullHttpMonitorInput, makeMonitorInput } from './support/factories.js';
+import { makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+
+// POST /monitors inserts in a hot transaction (docs/adr/0021): node-postgres, the statement prepared by its text. It
+// must store and answer, column for column, what the same statement through Prisma's transaction did, for every kind
+// of monitor and every optional field: a new column, a default or a type that reads back otherwise fails here.
+
+let h: Harness;
+beforeAll(() => {
+  h = makeHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+/** Request bodies: each kind, as created with the fewest fields and with every optional one. */
+const BODIES: Array<[string, Record<string, unknown>]> = [
+  ['http, defaults', makeMonitorInput()],
+  [
+    'http, every field',
+    makeFullHttpMonitorInput({
+      headers: { 'X-Trace': 'on', 'X-Key': '{{secrets.API_KEY}}' },
+      responseSchema: { type: 'object', required: ['ok'] },
+      contentType: 'text/plain',
+      confirmAfterSeconds: 0,
+      dependsOn: [randomUUID()],
+      certificateExpiryDays: null,
+      sendTraceparent: false,
+      openThreshold: 3,
+      resolveThreshold: 1,
+      timeoutMs: 5000,
+      intervalSeconds: 120,
+    }),
+  ],
+  ['http, keyword absent', makeMonitorInput({ keywordAbsent: 'error', certificateExpiryDays: 3 })],
+  ['tcp', { type: 'tcp', name: 'Db', target: '93.184.215.14:5432' }],
+  [
+    'dns',
+    {
+      type: 'dns',
+      name: 'Mx',
+      target: 'example.com',
+      dnsRecordType: 'MX',
+      dnsResolver: '1.1.1.1:53',
+      dnsExpected: ['a'],
+    },
+  ],
+  [
+    'heartbeat on a schedule',
+    {
+      type: 'heartbeat',
+      name: 'Backup',
+      schedule: '0 3 * * *',
+      timezone: 'Europe/Paris',
+      graceSeconds: 300,
+      maxRunSeconds: 3600,
+      minRunSeconds: 5,
+    },
+  ],
+  ['heartbeat, interval', { type: 'heartbeat', name: 'Cron', intervalSeconds: 3600 }],
+  ['domain', { type: 'domain', name: 'Domain', target: 'example.com', domainExpiryDays: 30 }],
+  [
+    'api',
+    {
+      type: 'api',
+      name: 'Flow',
+      steps: [
+        {
+          name: 'login',
+          method: 'POST',
+          url: 'https://93.184.215.14/login',
+          headers: { Authorization: 'Bearer {{secrets.TOKEN}}' },
+          body: '{"user":"a"}',
+        },
+      ],
+    },
+  ],
+];
+
+/** What differs between two inserts of one body by design: ids, the clock, a heartbeat's drawn secret. */
+function comparable(row: Record<string, unknown>) {
+  const drawn = ['id', 'componentId', 'createdAt', 'updatedAt', 'scheduledSince', 'checkOffsetMs', 'pingSecret'];
+  return Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [k, drawn.includes(k) ? [typeof v, v instanceof Date, v === null] : v]),
+  );
+}
+
+describe('the hot monitor insert', () => {
+  it('stores and answers every kind of monitor as the same statement through Prisma does', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const now = new Date();
+    // A whole-workspace window in progress: the insert's maintenance read answers it.
+    await h.prisma.maintenanceWindow.create({
+      data: {
+        workspaceId: w.ws.id,
+        title: 'Upgrade',
+        startsAt: new Date(now.getTime() - 3_600_000),
+        endsAt: new Date(now.getTime() + 3_600_000),
+      },
+    });
+    for (const [name, body] of BODIES) {
+      // One row's data for both (sealed secrets draw their IV): a new component and ping secret each.
+      const data = monitorCreateData(
+        h.config,
+        { workspaceId: w.ws.id, componentId: '' },
+        createMonitorSchema.parse(body),
+      );
+      const insert = (tx: SqlTransaction) =>
+        insertMonitorWithComponent(
+          tx,
+          { ...data, componentId: randomUUID(), ...(data.pingSecret ? { pingSecret: randomUUID() } : {}) },
+          now,
+        );
+      const viaPrisma = await h.prisma.$transaction((tx) => insert(tx));
+      const viaHot = await hotTransaction(h.prisma, (tx) => insert(tx));
+      expect(viaHot.workspaceWindows).toHaveLength(1);
+      expect([name, viaHot.workspaceWindows, comparable(viaHot.row)]).toStrictEqual([
+        name,
+        viaPrisma.workspaceWindows,
+        comparable(viaPrisma.row),
+      ]);
+      const stored = (id: string) =>
+        h.prisma.monitor.findUniqueOrThrow({ where: { id }, include: { component: true } });
+      const [a, b] = [await stored(viaHot.row.id), await stored(viaPrisma.row.id)];
+      expect([name, comparable({ ...a, component: comparable(a.component) })]).toStrictEqual([
+        name,
+        comparable({ ...b, component: comparable(b.component) }),
+      ]);
+      expect(a.componentId).toBe(viaHot.row.componentId);
+    }
+  });
+});
