@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { createMonitorSchema, hotTransaction, type SqlTransaction } from '@statusvane/shared';
+import { createMonitorSchema, hotTransaction, Prisma, sqlRows, type SqlTransaction } from '@statusvane/shared';
 import { monitorCreateData } from '../apps/api/src/services/monitors/monitor-data.js';
 import { insertMonitorWithComponent } from '../apps/api/src/services/monitors/monitor-insert.js';
 import { makeFullHttpMonitorInput, makeMonitorInput } from './support/factories.js';
@@ -133,5 +133,26 @@ describe('the hot monitor insert', () => {
       ]);
       expect(a.componentId).toBe(viaHot.row.componentId);
     }
+  });
+});
+
+describe('the statement shapes a hot transaction prepares', () => {
+  it('are bounded: past 64 texts, a new one runs unnamed, with the same answer, and the connection keeps no more', async () => {
+    const marker = `shape_${randomUUID().replaceAll('-', '')}`;
+    const prepared = await hotTransaction(h.prisma, async (tx) => {
+      // 100 texts, each its own shape (a constant in the text), each with a value.
+      for (let i = 0; i < 100; i++) {
+        const sql = Prisma.sql`SELECT ${i}::int + ${Prisma.raw(String(i))} AS ${Prisma.raw(marker)}`;
+        expect([i, await sqlRows(tx, sql)]).toEqual([i, [{ [marker]: 2 * i }]]);
+      }
+      const { rows } = await tx.client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%' || $1 || '%'`,
+        [marker],
+      );
+      return rows[0]!.n;
+    });
+    // Some were prepared (the first shapes of the process), never all 100.
+    expect(prepared).toBeGreaterThan(0);
+    expect(prepared).toBeLessThanOrEqual(64);
   });
 });

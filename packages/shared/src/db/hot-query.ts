@@ -57,6 +57,26 @@ export async function hotQuery<R>(
   return (await hotResult(db, statement, values)).rows as R[];
 }
 
+/**
+ * sqlRows's shapes that become named (prepared) statements: a monitor insert's text varies with the optional fields a
+ * create sets, so a client sending ever new combinations could otherwise leave each connection holding an unbounded
+ * set. Past this many, a new text runs as an unnamed statement (parsed and planned on every call, kept by no one).
+ */
+const SQL_SHAPES_PREPARED = 64;
+let sqlShapes = 0;
+const preparedShapes = new Map<string, HotStatement>();
+
+/** The statement a template's text runs as: a hot one while the shapes last, else an unnamed one (name ''). */
+function shapeStatement(text: string): HotStatement {
+  const known = preparedShapes.get(text);
+  if (known) return known;
+  if (sqlShapes >= SQL_SHAPES_PREPARED) return { name: '', text };
+  sqlShapes += 1;
+  const statement = hotStatement(text);
+  preparedShapes.set(text, statement);
+  return statement;
+}
+
 async function hotResult(
   db: PrismaClient | HotTransaction,
   statement: HotStatement,
@@ -69,7 +89,9 @@ async function hotResult(
   } else {
     target = poolOf(db);
   }
-  return target.query({ name: statement.name, text: statement.text, values: values as unknown[] });
+  // An empty name is node-postgres's unnamed statement (shapeStatement's overflow).
+  const { name, text } = statement;
+  return target.query(name ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] });
 }
 
 /** A transaction of either kind: Prisma's interactive one, or a hotTransaction. */
@@ -86,13 +108,13 @@ export type SqlClient = PrismaClient | SqlTransaction;
  * insert's columns by monitor type), never one per call.
  */
 export async function sqlRows<R>(db: SqlClient, sql: Prisma.Sql): Promise<R[]> {
-  if (db instanceof HotTransaction) return hotQuery<R>(db, hotStatement(sql.text), sql.values);
+  if (db instanceof HotTransaction) return hotQuery<R>(db, shapeStatement(sql.text), sql.values);
   return db.$queryRaw<R[]>(sql);
 }
 
 /** sqlRows for a statement whose rows nobody reads (a lock, a write): the number of rows it gave or wrote. */
 export async function sqlExecute(db: SqlClient, sql: Prisma.Sql): Promise<number> {
-  if (db instanceof HotTransaction) return (await hotResult(db, hotStatement(sql.text), sql.values)).rowCount ?? 0;
+  if (db instanceof HotTransaction) return (await hotResult(db, shapeStatement(sql.text), sql.values)).rowCount ?? 0;
   return db.$executeRaw(sql);
 }
 
