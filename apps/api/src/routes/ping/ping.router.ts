@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
 import { ROUTE_LABEL } from '../../middleware/request-log.js';
 import { receivePing, type Ping } from '../../services/heartbeats/receive-ping.js';
+import { decodeSegment } from '../path-segment.js';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -54,16 +55,6 @@ const PING_PATH = /^\/([^/]+)(?:\/([^/]+))?\/?$/;
 /** The methods the receiver takes (HEAD as itself), in the order an OPTIONS answer lists them. */
 const METHODS = ['GET', 'HEAD', 'POST'];
 const ALLOW = METHODS.join(', ');
-
-/** A path segment decoded as Express decodes a route parameter: a malformed escape is a 400 (`The request is malformed`). */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch (err) {
-    if (err instanceof URIError) Object.assign(err, { message: `Failed to decode param '${segment}'`, status: 400 });
-    throw err;
-  }
-}
 
 /** What Express's router answers to OPTIONS on a path whose routes take other methods. */
 function answerOptions(res: Response): void {
