@@ -21,6 +21,7 @@ import { jsonTextOf } from '../services/records.js';
 import type { RequestContext } from '../services/auth/context.js';
 import { successOf, successStatus, takesIfMatch, type ApiRoute, type HandlerInput } from './define-route.js';
 import { decodeSegment } from './path-segment.js';
+import { answerText, JSON_TYPE } from '../middleware/answer-text.js';
 
 /** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
 const NOTHING = z.object({}).strict();
@@ -128,16 +129,12 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       if (etag && route.method === 'get' && ifNoneMatchNames(req.get('if-none-match'), etag))
         return void res.status(304).end();
       if (status === 204) res.status(204).end();
-      else if (stored !== undefined) res.status(status).type('application/json').send(stored);
+      else if (stored !== undefined) answerText(req, res, status, JSON_TYPE, stored);
       else {
         // The service's own JSON text of what it answers (services/records.ts withJsonText), else res.json's.
         const text = jsonTextOf(result);
         if (text === undefined) res.status(status).json(toBody(result));
-        else
-          res
-            .status(status)
-            .type('application/json')
-            .send(success.data ? `{"data":${text}}` : text);
+        else answerText(req, res, status, JSON_TYPE, success.data ? `{"data":${text}}` : text);
       }
     };
 
