@@ -43,7 +43,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(requestLog(deps.logger, metrics));
   // A span per request only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise not even mounted.
   if (deps.tracing) app.use(requestTrace(deps.tracing));
-  app.use(compressAnswers());
+  app.use(compressAnswers(app));
   // Operator endpoints, mounted only when configured (every mounted router costs every request a pass): /metrics
   // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.
   if (deps.config.metrics.token) app.use(metricsRouter(metrics.registry, deps.config.metrics.token));
