@@ -124,7 +124,11 @@ describe('GET /api/v1/monitors/{id}, header by header', () => {
     }
     // A conditional request that is not fresh (another version, or a date with no Last-Modified to compare) answers
     // the same bytes as a plain one.
-    for (const condition of [{ 'If-None-Match': '"0"' }, { 'If-Modified-Since': new Date().toUTCString() }]) {
+    const conditions: Array<Record<string, string>> = [
+      { 'If-None-Match': '"0"' },
+      { 'If-Modified-Since': new Date().toUTCString() },
+    ];
+    for (const condition of conditions) {
       const stale = await send('GET', path, { ...viewer, ...condition });
       expect([stale.status, stale.headers, stale.body.equals(plain.body)]).toEqual([200, plain.headers, true]);
     }
