@@ -122,6 +122,16 @@ describe('GET /api/v1/monitors/{id}, header by header', () => {
       const head = await send('HEAD', path, { ...viewer, ...accept });
       expect([head.status, head.headers, head.body.length]).toEqual([200, plain.headers, 0]);
     }
+    // A conditional request that is not fresh (another version, or a date with no Last-Modified to compare) answers
+    // the same bytes as a plain one.
+    const conditions: Array<Record<string, string>> = [
+      { 'If-None-Match': '"0"' },
+      { 'If-Modified-Since': new Date().toUTCString() },
+    ];
+    for (const condition of conditions) {
+      const stale = await send('GET', path, { ...viewer, ...condition });
+      expect([stale.status, stale.headers, stale.body.equals(plain.body)]).toEqual([200, plain.headers, true]);
+    }
     const notModified = await send('GET', path, { ...viewer, 'If-None-Match': `"${record.data.version}"` });
     expect([notModified.status, notModified.headers, notModified.body.length]).toEqual([
       304,

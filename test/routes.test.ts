@@ -59,6 +59,36 @@ describe('a known path asked with a method it does not take', () => {
     expect([res.status, res.headers.allow]).toEqual([204, 'POST, GET, HEAD']);
   });
 
+  it('answers HEAD by GET where a path has it, 405 where it has none, and OPTIONS on a path with an id', async () => {
+    const m = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send({ name: 'head', target: 'https://example.com' });
+    const head = await request(h.app).head(`/api/v1/monitors/${m.body.data.id}`).set(bearer(tokens.viewer));
+    expect([head.status, head.headers['content-type'], head.headers.etag]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      `"${m.body.data.version}"`,
+    ]);
+    const headless = await request(h.app)
+      .head(`/api/v1/incidents/${randomUUID()}/acknowledge`)
+      .set(bearer(tokens.owner));
+    expect([headless.status, headless.headers.allow]).toEqual([405, 'POST']);
+    const options = await request(h.app).options(`/api/v1/monitors/${m.body.data.id}`).set(bearer(tokens.owner));
+    expect([options.status, options.headers.allow]).toEqual([204, 'GET, PATCH, DELETE, HEAD']);
+    // A path without an id answers its own 405, not the operations of the path with one it also matches.
+    const counts = await request(h.app).delete('/api/v1/monitors/counts').set(bearer(tokens.owner));
+    expect([counts.status, counts.headers.allow]).toEqual([405, 'GET, HEAD']);
+  });
+
+  it('answers 400 to an id with a malformed escape, whatever the method', async () => {
+    for (const method of ['get', 'put'] as const) {
+      const res = await request(h.app)[method]('/api/v1/monitors/%E0%A4%A').set(bearer(tokens.owner));
+      expectEnvelope(res, 400, 'invalid_request');
+      expect(res.body.error.message).toBe('The request is malformed');
+    }
+  });
+
   it('still answers 404 for a path no operation has, and 401 before 405 without a token', async () => {
     expectEnvelope(await request(h.app).get('/api/v1/nothing-here').set(bearer(tokens.owner)), 404, 'not_found');
     expectEnvelope(await request(h.app).put('/api/v1/monitors'), 401, 'unauthorized');

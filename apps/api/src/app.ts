@@ -10,7 +10,7 @@ import { requestLog } from './middleware/request-log.js';
 import { requestTrace } from './middleware/request-trace.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { API_ROUTES } from './routes/api-routes.js';
-import { labelRoutes, mountRoutes, skipOperations } from './routes/mount-routes.js';
+import { exceptOperations, labelRoutes, mountRoutes } from './routes/mount-routes.js';
 import { queueDashboardRouter } from './routes/admin/queue-dashboard.router.js';
 import { metricsRouter } from './routes/metrics/metrics.router.js';
 import { apiIndexRouter } from './routes/docs/api-index.router.js';
@@ -43,7 +43,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(requestLog(deps.logger, metrics));
   // A span per request only when traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT): otherwise not even mounted.
   if (deps.tracing) app.use(requestTrace(deps.tracing));
-  app.use(compressAnswers());
+  app.use(compressAnswers(app));
   // Operator endpoints, mounted only when configured (every mounted router costs every request a pass): /metrics
   // on this port only with METRICS_TOKEN; Bull Board only with QUEUE_DASHBOARD and its token.
   if (deps.config.metrics.token) app.use(metricsRouter(metrics.registry, deps.config.metrics.token));
@@ -61,12 +61,12 @@ export function createApp(deps: ApiDeps): Express {
   // The heartbeat receiver first: the busiest public endpoint, and a single /ping prefix test for everything else.
   app.use(PING_PREFIX, pingReceiver(deps));
   // Public (no token): GET /api/v1/openapi.json and GET /docs, and the API's root, an index of where to read about it:
-  // before the authenticated router, and skipped by a request for an API operation (labelRoutes), which none of their
+  // before the authenticated router, and passed by a request for an API operation (labelRoutes), which none of their
   // paths is.
   const index = apiIndexRouter(deps);
   const publicDocs = express.Router();
-  publicDocs.use(skipOperations, docsRouter(), index.api);
-  app.use(labelRoutes(API_ROUTES, API_BASE), publicDocs);
+  publicDocs.use(docsRouter(), index.api);
+  app.use(labelRoutes(API_ROUTES, API_BASE), exceptOperations(publicDocs));
   // CORS (CORS_ORIGINS) before the API's authentication and rate limit: a browser's preflight carries no token.
   const apiCors = corsFor(deps.config.corsOrigins);
   if (apiCors) app.use(API_BASE, apiCors);

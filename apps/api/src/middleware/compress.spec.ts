@@ -8,11 +8,18 @@ let server: http.Server;
 let port: number;
 beforeAll(async () => {
   const app = express();
-  app.use(compressAnswers());
+  app.use(compressAnswers(app));
   app.get('/typed', (req, res) => {
     if (req.query.vary) res.setHeader('Vary', String(req.query.vary));
     if (req.query.cache) res.setHeader('Cache-Control', String(req.query.cache));
     res.type(String(req.query.type)).send('x'.repeat(Number(req.query.size ?? 10)));
+  });
+  // Headers handed to writeHead itself count, as compression's own hook sees them.
+  app.get('/head-object', (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x');
+  });
+  app.get('/head-reason', (_req, res) => {
+    res.writeHead(200, 'Fine', ['Content-Type', 'application/json', 'Cache-Control', 'no-transform']).end('{}');
   });
   server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -53,6 +60,20 @@ describe('compressAnswers without Accept-Encoding', () => {
     for (let round = 0; round < 2; round++) {
       for (const [query, vary] of cases) expect([round, query, (await get(query)).vary]).toEqual([round, query, vary]);
     }
+  });
+
+  it('judges the headers handed to writeHead too, keeping its reason phrase', async () => {
+    const raw = (path: string) =>
+      new Promise<[string | undefined, string | undefined]>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve([res.statusMessage, res.headers.vary]));
+          })
+          .on('error', reject);
+      });
+    expect(await raw('/head-object')).toEqual(['OK', 'Accept-Encoding']);
+    expect(await raw('/head-reason')).toEqual(['Fine', undefined]);
   });
 
   it('still encodes what a client accepts, and never an event stream', async () => {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import compression from 'compression';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 
 /** Answers smaller than this go as they are: gzip's own framing would eat most of the saving. */
 export const COMPRESS_MIN_BYTES = 1024;
@@ -47,20 +47,14 @@ function setGivenHeaders(res: Response, headers: unknown): void {
   }
 }
 
-/**
- * Runs `fn` once, just before the response's headers are written, with every header set (those handed to
- * `writeHead` included): the moment the `compression` package's own hook (`on-headers`) runs its decision.
- */
-function beforeHeaders(res: Response, fn: () => void): void {
-  const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
-  res.writeHead = function (this: Response, statusCode: number, ...rest: unknown[]) {
-    res.writeHead = writeHead as Response['writeHead'];
-    const reason = typeof rest[0] === 'string' ? rest[0] : undefined;
-    this.statusCode = statusCode;
-    setGivenHeaders(this, reason === undefined ? rest[0] : rest[1]);
-    fn();
-    return reason === undefined ? writeHead.call(this, this.statusCode) : writeHead.call(this, this.statusCode, reason);
-  } as Response['writeHead'];
+/** What a request without Accept-Encoding gets on a compressible answer that `compression` would have encoded. */
+function varyOnEncoding(req: Request, res: Response): void {
+  if (!compressible(req, res)) return;
+  const cacheControl = res.getHeader('Cache-Control');
+  if (cacheControl && NO_TRANSFORM.test(String(cacheControl))) return;
+  // res.vary's parse and merge, for the usual answer that has no Vary yet.
+  if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Accept-Encoding');
+  else res.vary('Accept-Encoding');
 }
 
 /**
@@ -71,20 +65,27 @@ function beforeHeaders(res: Response, fn: () => void): void {
  *
  * A request without Accept-Encoding (most API clients) is never encoded: the `compression` package would wrap the
  * response's write, end and on, and negotiate `identity`, for nothing but the `Vary: Accept-Encoding` it adds to a
- * compressible answer. That header alone is added here, at the same moment and on the same answers.
+ * compressible answer. That header alone is added here, at the same moment (just before the headers are written, with
+ * every header set, those handed to `writeHead` included: when `compression`'s own hook decides) and on the same
+ * answers: by `app`'s response prototype's writeHead, for every answer of the app to such a request, rather than by a
+ * hook wrapped around each response (two closures a request).
  */
-export function compressAnswers(): RequestHandler {
+export function compressAnswers(app: Express): RequestHandler {
   const compress = compression({ threshold: COMPRESS_MIN_BYTES, filter: compressible });
+  const proto = app.response as Response;
+  const writeHead = proto.writeHead as (this: Response, ...args: unknown[]) => ServerResponse;
+  proto.writeHead = function (this: Response, statusCode: number, reasonOrHeaders?: unknown, headers?: unknown) {
+    // With Accept-Encoding, `compression` (its hook wraps this one) decides; Node calls writeHead only once.
+    if (this.req.headers['accept-encoding'] !== undefined)
+      return writeHead.call(this, statusCode, reasonOrHeaders, headers);
+    const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
+    this.statusCode = statusCode;
+    setGivenHeaders(this, reason === undefined ? reasonOrHeaders : headers);
+    varyOnEncoding(this.req, this);
+    return reason === undefined ? writeHead.call(this, this.statusCode) : writeHead.call(this, this.statusCode, reason);
+  } as Response['writeHead'];
   return (req, res, next) => {
     if (req.headers['accept-encoding'] !== undefined) return compress(req, res, next);
-    beforeHeaders(res, () => {
-      if (!compressible(req, res)) return;
-      const cacheControl = res.getHeader('Cache-Control');
-      if (cacheControl && NO_TRANSFORM.test(String(cacheControl))) return;
-      // res.vary's parse and merge, for the usual answer that has no Vary yet.
-      if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Accept-Encoding');
-      else res.vary('Accept-Encoding');
-    });
     next();
   };
 }

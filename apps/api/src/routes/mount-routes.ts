@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, type Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { AppError, parseOrThrow } from '@statusvane/shared';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.js';
@@ -20,6 +20,8 @@ import { judgeInput } from '../services/validation.js';
 import { jsonTextOf } from '../services/records.js';
 import type { RequestContext } from '../services/auth/context.js';
 import { successOf, successStatus, takesIfMatch, type ApiRoute, type HandlerInput } from './define-route.js';
+import { decodeSegment } from './path-segment.js';
+import { answerText, JSON_TYPE } from '../middleware/answer-text.js';
 
 /** What an operation without a declared query or body accepts: nothing (`{}` for a body). */
 const NOTHING = z.object({}).strict();
@@ -74,44 +76,22 @@ const ROUTE_PATH = 'routePath';
  * Serves each declared operation on `router` (the authenticated /api/v1 router): the role check, the strict query
  * and body parse, the Idempotency-Key protocol and the success status all come from the declaration.
  *
- * Each declared path gets a router of its own (its 405 guard, its operations, its 405 answer), and a request goes
- * straight to the one of the path labelRoutes matched: Express would otherwise walk every layer of every path before
- * it (hundreds of patterns tested per request, a measurable share of a GET /monitors/{id}).
+ * One layer serves them all: the request goes straight to the declared path labelRoutes matched, and there to its
+ * method's handlers (its 405 guard, its operation, its 405 answer), as Express's routes would take it. Express would
+ * otherwise walk every layer of every path before it (hundreds of patterns tested per request), and a Router per path
+ * still cost each request a router pass, a route pass and a second match of its path: a measurable share of a
+ * GET /monitors/{id} (docs/benchmarks.md, issue 33).
  */
 export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: ApiDeps): void {
-  const byPath = new Map<string, Router>();
-  const routerOf = (path: string) => {
-    let r = byPath.get(path);
-    if (!r) byPath.set(path, (r = express.Router()));
-    return r;
-  };
   const clock = deps.clock ?? (() => new Date());
-  const methods = new Map<string, string[]>();
-  for (const route of routes) methods.set(route.path, [...(methods.get(route.path) ?? []), route.method.toUpperCase()]);
-  const allowOf = (allowed: string[]) => (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
-  const notAllowed =
-    (allow: string): RequestHandler =>
-    (req, res) => {
-      res.setHeader('Allow', allow);
-      // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
-      if (req.method === 'OPTIONS') return void res.status(204).end();
-      throw new AppError(
-        'invalid_request',
-        `${req.method} is not allowed here; this path takes ${allow}`,
-        undefined,
-        405,
-      );
-    };
-  // A path without parameters that a path with one also matches (`/monitors/counts` and `/monitors/{id}`) is answered
-  // as itself whatever the method: its 405 comes before the other path's operations could take `counts` for an id.
-  for (const [path, allowed] of methods) {
-    if (path.includes('{')) continue;
-    const allow = allowOf(allowed);
-    const guard = notAllowed(allow);
-    routerOf(path).all(expressPath(path), (req, res, next) =>
-      allow.split(', ').includes(req.method) ? next() : guard(req, res, next),
-    );
-  }
+  const paths = new Map<string, DeclaredPath>();
+  const pathOf = (path: string) => {
+    let p = paths.get(path);
+    if (!p) paths.set(path, (p = declaredPath(path)));
+    return p;
+  };
+  for (const route of routes) pathOf(route.path).allowed.push(route.method.toUpperCase());
+  for (const p of paths.values()) p.notAllowed = notAllowed(allowOf(p.allowed));
   for (const route of routes) {
     const status = successStatus(route);
     const success = successOf(route);
@@ -149,16 +129,12 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
       if (etag && route.method === 'get' && ifNoneMatchNames(req.get('if-none-match'), etag))
         return void res.status(304).end();
       if (status === 204) res.status(204).end();
-      else if (stored !== undefined) res.status(status).type('application/json').send(stored);
+      else if (stored !== undefined) answerText(req, res, status, JSON_TYPE, stored);
       else {
         // The service's own JSON text of what it answers (services/records.ts withJsonText), else res.json's.
         const text = jsonTextOf(result);
         if (text === undefined) res.status(status).json(toBody(result));
-        else
-          res
-            .status(status)
-            .type('application/json')
-            .send(success.data ? `{"data":${text}}` : text);
+        else answerText(req, res, status, JSON_TYPE, success.data ? `{"data":${text}}` : text);
       }
     };
 
@@ -193,20 +169,109 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
           }
         : handle,
     );
-    routerOf(route.path)[route.method](expressPath(route.path), ...chain);
+    pathOf(route.path).handlers.set(route.method.toUpperCase(), chain);
   }
-  // A known path asked with a method it does not take: 405 naming the ones it does (GET also answers HEAD);
-  // OPTIONS: 204 with the same Allow.
-  for (const [path, allowed] of methods) routerOf(path).all(expressPath(path), notAllowed(allowOf(allowed)));
-  // The path labelRoutes matched, or (a router mounted without it) matched here.
+  // The path labelRoutes matched, or (a router mounted without it) matched here and labelled as Express labels a route.
   const match = pathMatcher(routes, '');
   router.use((req, res, next) => {
     const labelled: unknown = res.locals[ROUTE_PATH];
-    const path = typeof labelled === 'string' ? labelled : match(req.path)?.path;
-    const own = path === undefined ? undefined : byPath.get(path);
-    if (own) own(req, res, next);
+    let path = typeof labelled === 'string' ? labelled : undefined;
+    if (path === undefined) {
+      path = match(req.path)?.path;
+      if (path !== undefined) res.locals[ROUTE_LABEL] ??= `${req.baseUrl}${expressPath(path)}`;
+    }
+    const declared = path === undefined ? undefined : paths.get(path);
+    if (declared) serve(declared, req, res, next);
     else next();
   });
+}
+
+/** A declared path: its pattern with its parameters' names, the methods it takes and their handlers. */
+interface DeclaredPath {
+  /** Case-insensitive, a trailing slash allowed, one group per parameter. */
+  pattern: RegExp;
+  names: string[];
+  /** A path without parameters answers its own 405 before any operation (`/monitors/counts` is not an id). */
+  guarded: boolean;
+  allowed: string[];
+  handlers: Map<string, RequestHandler[]>;
+  notAllowed: RequestHandler;
+}
+
+function declaredPath(path: string): DeclaredPath {
+  const names = [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]!);
+  return {
+    pattern: pathPattern(path),
+    names,
+    guarded: names.length === 0,
+    allowed: [],
+    handlers: new Map(),
+    notAllowed: () => undefined,
+  };
+}
+
+/** GET also answers HEAD. */
+const allowOf = (allowed: string[]) => (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ');
+
+/** A known path asked with a method it does not take: 405 naming the ones it does; OPTIONS: 204 with the same Allow. */
+const notAllowed =
+  (allow: string): RequestHandler =>
+  (req, res) => {
+    res.setHeader('Allow', allow);
+    // OPTIONS asks exactly this question: answered, not refused (a CORS preflight never gets here).
+    if (req.method === 'OPTIONS') return void res.status(204).end();
+    throw new AppError(
+      'invalid_request',
+      `${req.method} is not allowed here; this path takes ${allow}`,
+      undefined,
+      405,
+    );
+  };
+
+/**
+ * One request on its declared path, as Express's routes serve it: the parameters decoded (a malformed escape is a
+ * 400), a path without parameters' 405 guard, the method's handlers (HEAD by GET's when it has none of its own) in
+ * order, and otherwise, or when they all pass it on, the 405 answer. A handler's error, thrown or rejected, goes to
+ * `next` (the error middleware).
+ */
+function serve(declared: DeclaredPath, req: Request, res: Response, next: NextFunction): void {
+  const found = declared.pattern.exec(req.path);
+  if (!found) return next();
+  const params: Record<string, string> = {};
+  try {
+    for (let i = 0; i < declared.names.length; i++) params[declared.names[i]!] = decodeSegment(found[i + 1]!);
+  } catch (err) {
+    return next(err);
+  }
+  req.params = params;
+  const method = req.method;
+  const handlers =
+    declared.guarded && !declared.allowed.includes(method === 'HEAD' ? 'GET' : method)
+      ? undefined
+      : (declared.handlers.get(method) ?? (method === 'HEAD' ? declared.handlers.get('GET') : undefined));
+  if (!handlers) return run([declared.notAllowed], req, res, next);
+  run(handlers, req, res, (err?: unknown) =>
+    err === undefined || err === null || err === 'route'
+      ? run([declared.notAllowed], req, res, next)
+      : next(err === 'router' ? undefined : err),
+  );
+}
+
+/** Express's handler protocol: each handler runs when the one before calls `next()`; a throw or rejection is `next(err)`. */
+function run(handlers: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let i = 0;
+  const step: NextFunction = (err?: unknown) => {
+    if (err !== undefined && err !== null) return done(err);
+    const handler = handlers[i++];
+    if (!handler) return done();
+    try {
+      const ret: unknown = handler(req, res, step);
+      if (ret instanceof Promise) ret.then(undefined, (e: unknown) => step(e || new Error('Rejected promise')));
+    } catch (e) {
+      step(e);
+    }
+  };
+  step();
 }
 
 /**
@@ -215,7 +280,7 @@ export function mountRoutes(router: Router, routes: readonly ApiRoute[], deps: A
  * error the error middleware answers carry it too, although Express has left the route by then. Mounted on the app
  * (every path), it matches what the API router mounted at `base` would see: `base` case-insensitively, then the
  * operation's path as Express matches it (case-insensitive, a trailing slash allowed). A path no operation has keeps
- * no label (skipOperations then lets it into the routers that serve such paths).
+ * no label (exceptOperations then lets it into the routers that serve such paths).
  */
 export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestHandler {
   const match = pathMatcher(routes, base);
@@ -235,25 +300,52 @@ export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestH
 }
 
 /**
- * The first layer of a router whose paths are no API operation's (the public documentation, the API's index): a
- * request labelled as an operation (labelRoutes) leaves the router at once instead of walking its routes for nothing.
+ * A router whose paths are no API operation's (the public documentation, the API's index), entered only by a request
+ * labelRoutes left unlabelled: an operation's request passes it by without a router pass (whose exit alone costs a
+ * setImmediate hop).
  */
-export const skipOperations: RequestHandler = (_req, res, next) =>
-  next(res.locals[ROUTE_PATH] === undefined ? undefined : 'router');
+export const exceptOperations =
+  (router: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    res.locals[ROUTE_PATH] === undefined ? router(req, res, next) : next();
 
 /**
  * The declared path a request path is (its template, its label under `base`, whether it takes a large body), matched
  * as Express matches (case-insensitive, a trailing slash allowed); paths without parameters first: `/monitors/counts`
- * is not `/monitors/{id}`.
+ * is not `/monitors/{id}`. Only the paths of the request's first segment are tried (every declared path starts with a
+ * fixed word), not the sixty-odd of the API.
  */
 function pathMatcher(routes: readonly ApiRoute[], base: string) {
   const paths = [...new Set(routes.map((r) => r.path))].sort((a, b) => +a.includes('{') - +b.includes('{'));
-  const templates = paths.map((path) => ({
-    path,
-    label: `${base}${expressPath(path)}`,
-    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '[^/]+')}/?$`, 'i'),
-    // The global body reader leaves a large body to its operation's own (jsonBodyRule).
-    large: routes.some((r) => r.path === path && r.request?.body?.large === true),
-  }));
-  return (path: string) => templates.find((t) => t.pattern.test(path));
+  const bySegment = new Map<string, Template[]>();
+  for (const path of paths) {
+    const template: Template = {
+      path,
+      label: `${base}${expressPath(path)}`,
+      pattern: pathPattern(path),
+      // The global body reader leaves a large body to its operation's own (jsonBodyRule).
+      large: routes.some((r) => r.path === path && r.request?.body?.large === true),
+    };
+    const segment = firstSegment(path);
+    if (segment.includes('{')) throw new Error(`${path}: a declared path starts with a fixed word`);
+    bySegment.set(segment, [...(bySegment.get(segment) ?? []), template]);
+  }
+  return (path: string) => bySegment.get(firstSegment(path))?.find((t) => t.pattern.test(path));
 }
+
+interface Template {
+  path: string;
+  label: string;
+  pattern: RegExp;
+  large: boolean;
+}
+
+/** `/monitors/{id}/results` -> `monitors`, lower-cased (paths match case-insensitively). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+/** A declared path's pattern, as Express matches it (case-insensitive, a trailing slash allowed), a group per parameter. */
+const pathPattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z0-9_]+\}/g, '([^/]+)')}/?$`, 'i');

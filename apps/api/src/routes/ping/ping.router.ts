@@ -2,6 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { CheckScheduler, Logger, PrismaClient } from '@statusvane/shared';
 import { ROUTE_LABEL } from '../../middleware/request-log.js';
 import { receivePing, type Ping } from '../../services/heartbeats/receive-ping.js';
+import { decodeSegment } from '../path-segment.js';
+import { answerText } from '../../middleware/answer-text.js';
 
 const SECRET = /^[A-Za-z0-9_-]{16,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,16 +57,6 @@ const PING_PATH = /^\/([^/]+)(?:\/([^/]+))?\/?$/;
 const METHODS = ['GET', 'HEAD', 'POST'];
 const ALLOW = METHODS.join(', ');
 
-/** A path segment decoded as Express decodes a route parameter: a malformed escape is a 400 (`The request is malformed`). */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch (err) {
-    if (err instanceof URIError) Object.assign(err, { message: `Failed to decode param '${segment}'`, status: 400 });
-    throw err;
-  }
-}
-
 /** What Express's router answers to OPTIONS on a path whose routes take other methods. */
 function answerOptions(res: Response): void {
   res.setHeader('Allow', ALLOW);
@@ -74,27 +66,8 @@ function answerOptions(res: Response): void {
   res.end(ALLOW);
 }
 
-/** What Express's `type('text/plain')` sets, and the answer's body and its length. */
+/** What Express's `type('text/plain')` sets. */
 const OK_TYPE = 'text/plain; charset=utf-8';
-const OK = 'OK';
-const OK_LENGTH = String(Buffer.byteLength(OK));
-
-/**
- * A recorded ping's answer: what `res.status(200).type('text/plain').send('OK')` writes, the same headers in the same
- * order, without Express's status validation, MIME lookups and charset reparsing (together about as much CPU as the
- * ping's own batch bookkeeping). A conditional request goes through Express, whose freshness check may make it a 304.
- */
-function answerOk(req: Request, res: Response): void {
-  if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {
-    res.status(200).type('text/plain').send(OK);
-    return;
-  }
-  res.statusCode = 200;
-  res.setHeader('Content-Type', OK_TYPE);
-  res.setHeader('Content-Length', OK_LENGTH);
-  if (req.method === 'HEAD') res.end();
-  else res.end(OK);
-}
 
 /**
  * The heartbeat receiver: `<PUBLIC_BASE_URL>/ping/<secret>[/start|/fail|/<exitCode>][?rid=<uuid>]`, GET, HEAD or
@@ -160,7 +133,7 @@ export function pingReceiver({
         .evaluateHeartbeatSoon(monitor.id, urgent ? {} : { notAgainWithinMs: 1000 })
         .catch((err: Error) => logger.warn('could not queue an evaluation for a ping', { error: err.message }));
     }
-    answerOk(req, res);
+    answerText(req, res, 200, OK_TYPE, 'OK');
   };
   return (req, res, next) => {
     // Case-insensitive like Express's routes: the prefix was matched by the mount, the rest has no letters to fold.
