@@ -304,10 +304,13 @@ export function labelRoutes(routes: readonly ApiRoute[], base: string): RequestH
  * labelRoutes left unlabelled: an operation's request passes it by without a router pass (whose exit alone costs a
  * setImmediate hop).
  */
-export const exceptOperations =
-  (router: RequestHandler): RequestHandler =>
-  (req, res, next) =>
+export function exceptOperations(router: Router): RequestHandler {
+  const handler: RequestHandler = (req, res, next) =>
     res.locals[ROUTE_PATH] === undefined ? router(req, res, next) : next();
+  // The router's layers stay visible to whoever walks the app's routers (test/support/express-routes.ts lists what
+  // the app mounts, and the public surface's fuzzer must find the documents' routes there).
+  return Object.assign(handler, { stack: router.stack as unknown });
+}
 
 /**
  * The declared path a request path is (its template, its label under `base`, whether it takes a large body), matched
