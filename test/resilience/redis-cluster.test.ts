@@ -48,6 +48,9 @@ beforeAll(async () => {
   });
   // The API's connection fails fast while not ready (no offline queue): wait for the cluster's slot map.
   await waitFor(async () => (await h.redis.ping().catch(() => null)) === 'PONG', 15_000, 'the API cluster connection');
+  // Prisma loads its query compiler at its first query; the first test makes none, so housekeeping's timer would make
+  // it, and Jest refuses a module load between two tests: loaded here, within the hook.
+  await h.prisma.workspace.count();
   // Its own database: housekeeping may reconcile every monitor it sees.
   worker = startWorker(h, 'local', { housekeeping: true });
   await worker.worker.waitUntilReady();
