@@ -64,17 +64,17 @@ export async function hotQuery<R>(
  */
 const SQL_SHAPES_PREPARED = 64;
 let sqlShapes = 0;
-const preparedShapes = new Map<string, HotStatement>();
 
-/** The statement a template's text runs as: a hot one while the shapes last, else an unnamed one (name ''). */
+/**
+ * The statement a template's text runs as: the hot statement of that text if there is one, a new one while the shapes
+ * last, else an unnamed one (name '').
+ */
 function shapeStatement(text: string): HotStatement {
-  const known = preparedShapes.get(text);
+  const known = statements.get(text);
   if (known) return known;
   if (sqlShapes >= SQL_SHAPES_PREPARED) return { name: '', text };
   sqlShapes += 1;
-  const statement = hotStatement(text);
-  preparedShapes.set(text, statement);
-  return statement;
+  return hotStatement(text);
 }
 
 async function hotResult(
