@@ -33,8 +33,8 @@ export async function maintenanceWindowsNear(
  * SQL, a scalar subquery: the windows (not cancelled) that cover a component at some moment of [from, to] (a window
  * without components covers the whole workspace), as a JSON array of `{startsAt, endsAt}`, NULL when none. For the
  * statements that read a monitor's maintenance along with their own work (the store's flap states, a create's
- * insert); coveringWindows parses it, and windowInProgress or maintenanceCoverage then judge each instant exactly. Each argument is an SQL
- * expression: a parameter, or a column of the outer query.
+ * insert); coveringWindows parses it, and windowInProgress or maintenanceCoverage then judge each instant exactly.
+ * Each argument is an SQL expression: a parameter, or a column of the outer query.
  */
 export function coveringWindowsJson(p: {
   workspaceId: Prisma.Sql;
