@@ -1,11 +1,13 @@
 // The hot paths that share one query (or one transaction) among the requests and checks of an event-loop turn must
 // answer each caller exactly as if it had gone alone: results, flap state, incidents and rollups; pings; tokens.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createResultWriter, storeCheckResults, type StoreInput } from '../apps/worker/src/checks/store-result.js';
 import type { ProbeResult } from '../apps/worker/src/probes/types.js';
 import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.js';
-import { monitorLookup } from '../apps/api/src/services/monitors/monitor-record.js';
+import { monitorLookup, monitorNowLookup } from '../apps/api/src/services/monitors/monitor-record.js';
+import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { receivePing } from '../apps/api/src/services/heartbeats/receive-ping.js';
 import { createPrisma, hotTransaction, insertResultsWithRollups } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
@@ -336,6 +338,39 @@ describe('monitors read together', () => {
       [null, null],
     ]);
     expect(compiled).toBe(0);
+  });
+});
+
+describe('a read of one key', () => {
+  it('is planned at its first runs only: the token and monitor reads keep a generic plan on their connection', async () => {
+    const a = await makeWorkspace(h.prisma);
+    const mon = (await request(h.app).post('/api/v1/monitors').set(bearer(a.tokens.owner)).send(makeMonitorInput()))
+      .body.data.id as string;
+    // One connection: the statements it prepared, and how each was planned, are those pg_prepared_statements shows it.
+    const one = createPrisma(h.config.databaseUrl, { max: 1 });
+    try {
+      for (let i = 0; i < 8; i++) {
+        const ctx = await authenticate(
+          { prisma: one, logger: h.deps.logger },
+          { authorization: `Bearer ${a.tokens.viewer}`, workspaceHeader: undefined },
+        );
+        expect(ctx.workspace.id).toBe(a.ws.id);
+        const read = monitorNowLookup(new Date());
+        expect((await read.find(one, { id: mon, workspaceId: a.ws.id }))?.row.id).toBe(mon);
+        expect(await read.find(one, { id: mon, workspaceId: randomUUID() })).toBeUndefined();
+      }
+      const plans = await one.$queryRaw<Array<{ statement: string; generic: number; custom: number }>>`
+        SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements
+         WHERE statement LIKE '%FROM api_tokens t%' OR statement LIKE '%FROM monitors m%'`;
+      // Planned afresh at each run (custom) for the first five, then the generic plan, never planned again. With
+      // `= ANY($1)` every run was a custom plan: 0 generic.
+      expect(plans.map((p) => [p.statement.includes('ANY('), p.custom, p.generic > 0]).sort()).toEqual([
+        [false, 5, true],
+        [false, 5, true],
+      ]);
+    } finally {
+      await one.$disconnect();
+    }
   });
 });
 

@@ -4,7 +4,8 @@ import {
   ForbiddenError,
   hashToken,
   hotQuery,
-  hotStatement,
+  hotBatchStatement,
+  forKeys,
   perClient,
   UnauthorizedError,
   type Logger,
@@ -89,7 +90,7 @@ type AccessRow = Prisma.ApiTokenGetPayload<{ select: typeof accessSelect }>;
  * about as much API CPU as the rest of the read together. The org tokens' workspaces are joined in (Prisma would load
  * the relation with a second round trip); org tokens, the common case for API clients, need nothing more.
  */
-const TOKEN_ROWS = hotStatement(`
+const tokenRowsWhere = (match: string) => `
   SELECT t.id::text AS id, t.kind::text AS kind, t.role::text AS role, t."userId"::text AS "userId", t."expiresAt",
          t."revokedAt", t."primaryWorkspaceId"::text AS "primaryWorkspaceId", t."tokenHash"::text AS "tokenHash",
          t.name, t."displayPrefix", t.resource::text AS resource, t.scope::text AS scope,
@@ -97,7 +98,8 @@ const TOKEN_ROWS = hotStatement(`
          w.id::text AS "wsId", w.slug AS "wsSlug", w.name AS "wsName", w.plan::text AS "wsPlan"
   FROM api_tokens t LEFT JOIN workspaces w ON w.id = t."workspaceId"
     LEFT JOIN oauth_connections c ON c.id = t."connectionId"
-  WHERE t."tokenHash" = ANY($1::bpchar[])`);
+  WHERE t."tokenHash" ${match}`;
+const TOKEN_ROWS = hotBatchStatement(tokenRowsWhere('= $1::bpchar'), tokenRowsWhere('= ANY($1::bpchar[])'));
 
 /**
  * The token lookups of one event-loop turn in one statement (TOKEN_ROWS); memberships and grants, for the other
@@ -112,7 +114,7 @@ const tokenRows = perClient((prisma: PrismaClient) =>
         wsName: string;
         wsPlan: WorkspaceRow['plan'];
       }
-    >(prisma, TOKEN_ROWS, [hashes]);
+    >(prisma, ...forKeys(TOKEN_ROWS, [hashes]));
     return new Map(
       rows.map(({ wsId, wsSlug, wsName, wsPlan, ...t }) => [
         t.tokenHash,

@@ -5,7 +5,8 @@ import {
   coveringWindowsJson,
   createBatchLoader,
   hotQuery,
-  hotStatement,
+  hotBatchStatement,
+  forKeys,
   monitorQuorum,
   monitorRegions,
   DNS_RECORD_TYPES,
@@ -320,7 +321,7 @@ export const RECORD_COLUMNS = Object.keys(monitorRecordSelect)
  * (coveringWindowsJson), when an asker gave its clock: GET /monitors/{id} shows the maintenance in progress, which took
  * a second statement (and round trip) before.
  */
-const MONITOR_ROWS = hotStatement(`
+const monitorRowsWhere = (match: string) => `
   SELECT ${RECORD_COLUMNS}, m."workspaceId"::text AS "workspaceId",
     ${
       coveringWindowsJson({
@@ -331,7 +332,11 @@ const MONITOR_ROWS = hotStatement(`
       }).text
     } AS windows
   FROM monitors m
-  WHERE m.id = ANY($1::uuid[]) AND m."workspaceId" = ANY($2::uuid[])`);
+  WHERE ${match}`;
+const MONITOR_ROWS = hotBatchStatement(
+  monitorRowsWhere('m.id = $1::uuid AND m."workspaceId" = $2::uuid'),
+  monitorRowsWhere('m.id = ANY($1::uuid[]) AND m."workspaceId" = ANY($2::uuid[])'),
+);
 
 /** A monitor as its read gives it: the row, and the windows covering it around the asker's clock (else none). */
 export interface MonitorWithWindows {
@@ -354,13 +359,11 @@ const monitorRows = perClient((prisma: PrismaClient) =>
       const times = keys.flatMap((k) => (k.now ? [k.now.getTime()] : []));
       const rows = await hotQuery<MonitorRow & { workspaceId: string; windows: CoveringWindowJson[] | null }>(
         prisma,
-        MONITOR_ROWS,
-        [
-          keys.map((k) => k.id),
-          keys.map((k) => k.workspaceId),
-          times.length ? new Date(Math.min(...times)) : null,
-          times.length ? new Date(Math.max(...times)) : null,
-        ],
+        ...forKeys(
+          MONITOR_ROWS,
+          [keys.map((k) => k.id), keys.map((k) => k.workspaceId)],
+          [times.length ? new Date(Math.min(...times)) : null, times.length ? new Date(Math.max(...times)) : null],
+        ),
       );
       const found = new Map<string, MonitorWithWindows>();
       for (const { workspaceId, windows, ...row } of rows) {
