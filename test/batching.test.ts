@@ -9,7 +9,7 @@ import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.j
 import { monitorLookup, monitorNowLookup } from '../apps/api/src/services/monitors/monitor-record.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { receivePing } from '../apps/api/src/services/heartbeats/receive-ping.js';
-import { createPrisma, hotTransaction, insertResultsWithRollups } from '@statusvane/shared';
+import { createPrisma, hotTransaction, insertResultsWithRollups, maintenanceWindowsNear } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';
@@ -338,6 +338,50 @@ describe('monitors read together', () => {
       [null, null],
     ]);
     expect(compiled).toBe(0);
+  });
+});
+
+describe('maintenance windows read together', () => {
+  it('gives each workspace its own windows near its minute, each with its components, alone or batched', async () => {
+    const a = await makeWorkspace(h.prisma);
+    const b = await makeWorkspace(h.prisma);
+    const mon = async (tokens: { owner: string }) =>
+      (await request(h.app).post('/api/v1/monitors').set(bearer(tokens.owner)).send(makeMonitorInput())).body.data as {
+        componentId: string;
+      };
+    const [a1, a2] = [await mon(a.tokens), await mon(a.tokens)];
+    const now = new Date();
+    const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+    const window = (workspaceId: string, from: number, to: number, componentIds: string[], cancelled = false) =>
+      h.prisma.maintenanceWindow.create({
+        data: {
+          workspaceId,
+          title: 'w',
+          startsAt: at(from),
+          endsAt: at(to),
+          ...(cancelled ? { cancelledAt: now } : {}),
+          components: { create: componentIds.map((componentId) => ({ componentId })) },
+        },
+      });
+    await window(a.ws.id, -10, 30, [a1.componentId, a2.componentId]);
+    await window(a.ws.id, -10, 30, [a1.componentId], true);
+    await window(a.ws.id, 120, 180, []);
+    await window(b.ws.id, -5, 5, []);
+    const shape = (ws: Array<{ startsAt: Date; endsAt: Date; componentIds: string[] }>) =>
+      ws.map((w) => ({ startsAt: w.startsAt.getTime(), endsAt: w.endsAt.getTime(), ids: [...w.componentIds].sort() }));
+    const wantA = [
+      { startsAt: at(-10).getTime(), endsAt: at(30).getTime(), ids: [a1.componentId, a2.componentId].sort() },
+    ];
+    const wantB = [{ startsAt: at(-5).getTime(), endsAt: at(5).getTime(), ids: [] }];
+    // Alone (the single-workspace statement), then in one batch with the other workspace and a later minute.
+    expect(shape(await maintenanceWindowsNear(h.prisma, a.ws.id, now))).toEqual(wantA);
+    const [ra, rb, later] = await Promise.all([
+      maintenanceWindowsNear(h.prisma, a.ws.id, now),
+      maintenanceWindowsNear(h.prisma, b.ws.id, now),
+      maintenanceWindowsNear(h.prisma, a.ws.id, at(150)),
+    ]);
+    expect([shape(ra), shape(rb)]).toEqual([wantA, wantB]);
+    expect(shape(later)).toEqual([{ startsAt: at(120).getTime(), endsAt: at(180).getTime(), ids: [] }]);
   });
 });
 
