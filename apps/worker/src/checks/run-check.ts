@@ -326,7 +326,10 @@ export async function runCheck(
     result: taken.result,
   });
   // After the commit: the heartbeat's next deadline, the re-check asked for, the new incident's ladder.
-  await afterStored(deps, { monitorId: m.id, region: job.region }, taken, stored);
+  // Most results need nothing after their commit: no call (and no promise) for them.
+  if (taken.nextDeadline || stored.confirmSlot || stored.opened || stored.resolved) {
+    await afterStored(deps, { monitorId: m.id, region: job.region }, taken, stored);
+  }
   if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
   return { result: taken.result, type: m.type, ...stored };
 }
