@@ -305,14 +305,31 @@ export async function runCheck(
 
   // Stored with the flap logic; whether it was taken in maintenance is decided there, in the same statements.
   const stored = await deps.results.write({
-    monitor: { ...m, regions: monitorRegions(deps.checkRegions, m) },
+    // Field by field, what the store reads: a spread of the whole row (some fifty fields) cost each check a copy that
+    // stays alive until its group commits.
+    monitor: {
+      id: m.id,
+      workspaceId: m.workspaceId,
+      name: m.name,
+      type: m.type,
+      metadata: m.metadata,
+      openThreshold: m.openThreshold,
+      resolveThreshold: m.resolveThreshold,
+      intervalSeconds: m.intervalSeconds,
+      confirmAfterSeconds: m.confirmAfterSeconds,
+      regions: monitorRegions(deps.checkRegions, m),
+      quorum: m.quorum,
+    },
     region: job.region,
     slot: taken.slot,
     checkedAt: taken.checkedAt,
     result: taken.result,
   });
   // After the commit: the heartbeat's next deadline, the re-check asked for, the new incident's ladder.
-  await afterStored(deps, { monitorId: m.id, region: job.region }, taken, stored);
+  // Most results need nothing after their commit: no call (and no promise) for them.
+  if (taken.nextDeadline || stored.confirmSlot || stored.opened || stored.resolved) {
+    await afterStored(deps, { monitorId: m.id, region: job.region }, taken, stored);
+  }
   if (m.type === 'heartbeat' && !stored.stored) return { skipped: 'heartbeat unchanged' };
   return { result: taken.result, type: m.type, ...stored };
 }
@@ -374,7 +391,9 @@ async function probeTarget(deps: CheckRunnerDeps, m: CheckedMonitor, span: Trace
       degradedAfterMs: m.degradedAfterMs,
       latencyThresholdMs: m.latencyThresholdMs,
     });
-  const workspaceSecrets = await loadWorkspaceSecrets(deps, m);
+  // Most monitors name no workspace secret: no read, and no promise to wait on.
+  const workspaceSecrets =
+    m.secretRefs.length === 0 ? { secrets: new Map<string, RunSecret>() } : await loadWorkspaceSecrets(deps, m);
   if ('problem' in workspaceSecrets) return downResult(`config_error: ${workspaceSecrets.problem}`);
   if (m.type === 'api') return probeSteps(deps, m, workspaceSecrets.secrets);
   const secrets = openSecrets(m, deps);
@@ -442,7 +461,6 @@ async function loadWorkspaceSecrets(
   m: CheckedMonitor,
 ): Promise<{ secrets: Map<string, RunSecret> } | { problem: string }> {
   const secrets = new Map<string, RunSecret>();
-  if (m.secretRefs.length === 0) return { secrets };
   const rows = await deps.prisma.workspaceSecret.findMany({
     where: { workspaceId: m.workspaceId, name: { in: m.secretRefs } },
     select: { name: true, valueEnc: true, allowedHosts: true },

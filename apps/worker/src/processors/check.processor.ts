@@ -59,35 +59,31 @@ async function runOneCheck(
   if (scheduled) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
   const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
     traceCheck(d.tracing, { monitorId, region, slot }, (span) => probe(d, span));
+  // Started an interval or more after its slot (recordSkippedSlots's own test): only then is anything missed to record,
+  // and only then does the check wait on that alongside its own run.
+  const late = scheduled?.recordMissed && startedAt.getTime() >= slot.getTime() + scheduled.everyMs ? scheduled : null;
   // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
   const probe = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
+    const checked = runCheck(d, {
+      monitorId,
+      region,
+      slot,
+      notBefore: check.notBefore ?? null,
+      span,
+      ...(check.monitor ? { monitor: check.monitor } : {}),
+    });
+    if (!late) return checked;
     const [outcome, missedSlots] = await Promise.all([
-      runCheck(d, {
-        monitorId,
-        region,
-        slot,
-        notBefore: check.notBefore ?? null,
-        span,
-        ...(check.monitor ? { monitor: check.monitor } : {}),
-      }),
+      checked,
       // A failure loses only those rows (no data either way), never the check: logged, not thrown.
-      scheduled?.recordMissed
-        ? recordSkippedSlots(
-            d,
-            {
-              monitorId,
-              region,
-              slot,
-              everyMs: scheduled.everyMs,
-              startedAt,
-              since: check.monitor?.scheduledSince ?? null,
-            },
-            scheduled.nextSlot,
-          ).catch((err: Error) => {
-            d.logger.warn('missed slots not recorded', { monitorId, error: err.message });
-            return 0;
-          })
-        : 0,
+      recordSkippedSlots(
+        d,
+        { monitorId, region, slot, everyMs: late.everyMs, startedAt, since: check.monitor?.scheduledSince ?? null },
+        late.nextSlot,
+      ).catch((err: Error) => {
+        d.logger.warn('missed slots not recorded', { monitorId, error: err.message });
+        return 0;
+      }),
     ]);
     return missedSlots > 0 && 'result' in outcome ? { ...outcome, missedSlots } : outcome;
   };
