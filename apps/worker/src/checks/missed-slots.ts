@@ -118,6 +118,11 @@ export interface LateJob {
   since?: Date | null;
 }
 
+/** Whether a scheduled check started an interval or more after its slot: only then may BullMQ have skipped a slot. */
+export function startedLate(job: Pick<LateJob, 'slot' | 'everyMs' | 'startedAt'>): boolean {
+  return job.startedAt.getTime() >= job.slot.getTime() + job.everyMs;
+}
+
 /**
  * A scheduled check that starts at or after its slot plus its interval: records the slots BullMQ skipped after it as
  * missed (it runs itself, as usual). `nextSlot` reads the slot its scheduler (the monitor's own, or its partition's)
@@ -129,7 +134,7 @@ export async function recordSkippedSlots(
   job: LateJob,
   nextSlot: () => Promise<Date | null>,
 ): Promise<number> {
-  if (job.startedAt.getTime() < job.slot.getTime() + job.everyMs) return 0;
+  if (!startedLate(job)) return 0;
   const slots = skippedSlotsOf({ ...job, nextSlot: await nextSlot() });
   const late = Math.round((job.startedAt.getTime() - job.slot.getTime()) / 1000);
   const outcomes = await Promise.all(

@@ -8,7 +8,7 @@ import {
   type Partition,
   type TraceSpan,
 } from '@statusvane/shared';
-import { recordSkippedSlots } from '../checks/missed-slots.js';
+import { recordSkippedSlots, startedLate } from '../checks/missed-slots.js';
 import {
   readPartitionMembers,
   runCheck,
@@ -59,9 +59,9 @@ async function runOneCheck(
   if (scheduled) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
   const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
     traceCheck(d.tracing, { monitorId, region, slot }, (span) => probe(d, span));
-  // Started an interval or more after its slot (recordSkippedSlots's own test): only then is anything missed to record,
-  // and only then does the check wait on that alongside its own run.
-  const late = scheduled?.recordMissed && startedAt.getTime() >= slot.getTime() + scheduled.everyMs ? scheduled : null;
+  // Only a check that started late has anything missed to record, and only then waits on that beside its own run.
+  const late =
+    scheduled?.recordMissed && startedLate({ slot, everyMs: scheduled.everyMs, startedAt }) ? scheduled : null;
   // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
   const probe = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
     const checked = runCheck(d, {
