@@ -120,11 +120,12 @@ async function main() {
   );
 
   say('starting the API and one worker');
-  for (const [label, main] of [
-    ['API', 'apps/api/dist/main.js'],
-    ['worker', 'apps/worker/dist/main.js'],
+  // The worker with its young generation as deployed (docs/decisions.md, "The worker's heap").
+  for (const [label, args] of [
+    ['API', ['apps/api/dist/main.js']],
+    ['worker', ['--max-semi-space-size=64', 'apps/worker/dist/main.js']],
   ]) {
-    const child = spawn(process.execPath, [main], { cwd: root, env, stdio: 'inherit' });
+    const child = spawn(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
     child.label = label;
     children.push(child);
     child.on('exit', (code, signal) => {

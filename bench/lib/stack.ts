@@ -221,7 +221,8 @@ export async function startWorker(
     'worker',
     // Node options for the worker, e.g. BENCH_WORKER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' (profiles under
     // the bench's load; NODE_OPTIONS refuses --cpu-prof).
-    [...nodeArgs(process.env.BENCH_WORKER_NODE_ARGS), 'apps/worker/dist/main.js'],
+    // The young generation as deployed (docs/decisions.md, "The worker's heap"); a later flag of the variable wins.
+    ['--max-semi-space-size=64', ...nodeArgs(process.env.BENCH_WORKER_NODE_ARGS), 'apps/worker/dist/main.js'],
     appEnv(urls, encryptionKey, { METRICS_PORT: String(metricsPort), ...extra }),
   );
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
