@@ -529,3 +529,107 @@ describe('timelines as stored', () => {
     });
   });
 });
+
+describe("the console's uptime figures of many monitors", () => {
+  it('over 1,000 monitors (read by workspace, rows handed over, bare timelines shared) equal each read by id, and order sort=uptime24h', async () => {
+    const w = await makeWorkspace(h.prisma, { plan: 'business' });
+    // Monitors without spans differ only by creation: counted as down before it, every second then matters.
+    expect((await putPolicy(w, { noData: 'down' }, w.tokens.admin, '"1"')).status).toBe(200);
+    const COUNT = 1_050;
+    // Created from 30 hours ago, one every 97 s: the last 970 or so inside the 24 hours, each at its own instant.
+    await h.prisma.$executeRaw`
+      WITH n AS (SELECT g, gen_random_uuid() AS id, gen_random_uuid() AS component FROM generate_series(1, ${COUNT}) g),
+      c AS (INSERT INTO components (id, "workspaceId", name) SELECT component, ${w.ws.id}::uuid, 'c' || g FROM n)
+      INSERT INTO monitors (id, "workspaceId", "componentId", name, type, target, "intervalSeconds", "timeoutMs",
+        "openThreshold", "resolveThreshold", enabled, "graceSeconds", "createdAt", "updatedAt")
+      SELECT id, ${w.ws.id}::uuid, component, 'many-' || g, 'http', 'https://example.test', 60, 10000, 2, 2, true, 60,
+        ${new Date(NOW.getTime() - 30 * 3_600_000)}::timestamptz + g * interval '97.25 seconds', now()
+      FROM n`;
+    const rows = await h.prisma.monitor.findMany({
+      where: { workspaceId: w.ws.id },
+      select: { id: true, componentId: true, createdAt: true, type: true, regions: true },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(rows).toHaveLength(COUNT);
+    const [a, b, c, d, e] = [rows[3]!, rows[500]!, rows[1000]!, rows[20]!, rows[777]!];
+    const hoursAgo = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000);
+    await h.prisma.monitorSpan.createMany({
+      data: [
+        { monitorId: a.id, kind: 'paused', startedAt: hoursAgo(5), endedAt: hoursAgo(4) },
+        { monitorId: b.id, kind: 'degraded', startedAt: hoursAgo(2) },
+        { monitorId: c.id, kind: 'missed', region: 'local', startedAt: hoursAgo(1), endedAt: hoursAgo(0.5) },
+      ],
+    });
+    await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: d.id,
+        title: 'down',
+        source: 'monitor',
+        status: 'resolved',
+        startedAt: hoursAgo(3),
+        downStartedAt: hoursAgo(3),
+        resolvedAt: hoursAgo(2.5),
+      },
+    });
+    await h.prisma.maintenanceWindow.create({
+      data: {
+        workspaceId: w.ws.id,
+        title: 'upgrade',
+        startsAt: hoursAgo(1),
+        endsAt: hoursAgo(0.25),
+        components: { create: [{ componentId: e.componentId }] },
+      },
+    });
+    // Another workspace's monitor with an incident: read with the workspace's rows, counted for nobody here.
+    const foreign = await createMonitor(await makeWorkspace(h.prisma));
+    await h.prisma.incident.create({
+      data: {
+        workspaceId: w.ws.id,
+        monitorId: foreign.id,
+        title: 'elsewhere',
+        source: 'monitor',
+        status: 'resolved',
+        startedAt: hoursAgo(3),
+        downStartedAt: hoursAgo(3),
+        resolvedAt: hoursAgo(1),
+      },
+    });
+    const ctx = serviceCtx(w.ws, 'viewer', { now: NOW });
+    const all = await listMonitorUptimes(h.deps, { ctx, input: { monitors: rows, windows: ['24h', '7d'] } });
+    // The same monitors asked by id, 500 at a time (each read one by one, nothing shared between them).
+    const byId = new Map<string, unknown>();
+    for (let i = 0; i < rows.length; i += 500) {
+      const part = await listMonitorUptimes(h.deps, {
+        ctx,
+        input: { monitorIds: rows.slice(i, i + 500).map((r) => r.id), windows: ['24h', '7d'] },
+      });
+      for (const [id, u] of part) byId.set(id, u);
+    }
+    expect(new Map([...all])).toEqual(byId);
+    // Every kind of timeline is among them, and monitors created at different instants differ.
+    const day = (id: string) => all.get(id)!['24h'];
+    for (const m of [a, b, c, d, e]) expect([m.id, day(m.id)]).not.toEqual([m.id, day(rows[m === a ? 4 : 21]!.id)]);
+    expect(day(rows[0]!.id)).toBe(100);
+    expect(day(rows[600]!.id)).not.toBe(day(rows[601]!.id));
+    // The sorted list (every monitor's figure, then a page of them) follows those figures, ties by name, then id.
+    const res = await request(app)
+      .get('/api/v1/monitors?sort=uptime24h&perPage=100&page=2')
+      .set(bearer(w.tokens.viewer));
+    expect(res.status).toBe(200);
+    const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+    const names = new Map(
+      (await h.prisma.monitor.findMany({ where: { workspaceId: w.ws.id } })).map((m) => [m.id, m.name]),
+    );
+    const expected = rows
+      .map((r) => ({ id: r.id, value: day(r.id), name: names.get(r.id)! }))
+      .sort(
+        (x, y) =>
+          (x.value === y.value ? 0 : x.value === null ? 1 : y.value === null ? -1 : x.value - y.value) ||
+          collator.compare(x.name, y.name) ||
+          (x.id < y.id ? -1 : 1),
+      );
+    expect(res.body.data.map((m: { id: string }) => m.id)).toEqual(expected.slice(100, 200).map((x) => x.id));
+    expect(res.body.pagination.total).toBe(COUNT);
+  });
+});

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../db/prisma.js';
+import { Prisma, type PrismaClient } from '../db/prisma.js';
 import type { Span, UptimeTimeline } from './accounting.js';
 
 /** A monitor as uptime accounting needs it. */
@@ -11,7 +11,17 @@ export interface AccountedMonitor {
 }
 
 type Reader = Pick<PrismaClient, '$queryRaw'>;
+/** Above this many monitors, their spans and incidents are read by workspace (below). */
+const BY_WORKSPACE_FROM = 1000;
 type SpanKind = 'paused' | 'degraded' | 'missed';
+interface TimelineParts {
+  paused: Span[];
+  degraded: Span[];
+  missed: Map<string, Span[]>;
+  incidents: Array<Span & { id: string }>;
+}
+/** The empty list every timeline without spans of a kind shares (timelines are read-only). */
+const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * The timelines of a workspace's monitors over [from, to), read in three statements whatever their number
@@ -27,7 +37,13 @@ export async function loadUptimeTimelines(
   const { workspaceId, monitors, from, to } = input;
   const out = new Map<string, UptimeTimeline>();
   if (monitors.length === 0) return out;
-  const ids = monitors.map((m) => m.id);
+  // Many monitors (a list sorted by uptime: every one of the workspace's) are named by their workspace rather than
+  // one by one: the driver writes and PostgreSQL parses an array of 10,000 uuids otherwise, twice. Rows of the
+  // workspace's other monitors are read then, and passed over below.
+  const idsOf =
+    monitors.length > BY_WORKSPACE_FROM
+      ? Prisma.sql`ARRAY(SELECT id FROM monitors WHERE "workspaceId" = ${workspaceId}::uuid)`
+      : Prisma.sql`${monitors.map((m) => m.id)}::uuid[]`;
   // Spans and incidents handed over as one text per monitor ("kind region startMs endMs,..."; no end: still going),
   // instants as epoch milliseconds (the columns hold milliseconds: exact as doubles): a month of 1,000 monitors is tens
   // of thousands of rows, which the driver and Prisma would turn into objects one value at a time, and which JSON or
@@ -38,14 +54,14 @@ export async function loadUptimeTimelines(
         round(date_part('epoch', "startedAt") * 1000)::bigint, round(date_part('epoch', "endedAt") * 1000)::bigint),
         ',') AS spans
       FROM monitor_spans
-      WHERE "monitorId" = ANY(${ids}::uuid[]) AND "startedAt" < ${to} AND ("endedAt" IS NULL OR "endedAt" > ${from})
+      WHERE "monitorId" = ANY(${idsOf}) AND "startedAt" < ${to} AND ("endedAt" IS NULL OR "endedAt" > ${from})
       GROUP BY "monitorId"`,
     prisma.$queryRaw<Array<{ monitorId: string; incidents: string }>>`
       SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', id,
         round(date_part('epoch', coalesce("downStartedAt", "startedAt")) * 1000)::bigint,
         round(date_part('epoch', "resolvedAt") * 1000)::bigint), ',') AS incidents
       FROM incidents
-      WHERE "workspaceId" = ${workspaceId}::uuid AND "monitorId" = ANY(${ids}::uuid[]) AND source = 'monitor'
+      WHERE "workspaceId" = ${workspaceId}::uuid AND "monitorId" = ANY(${idsOf}) AND source = 'monitor'
         AND coalesce("downStartedAt", "startedAt") < ${to} AND ("resolvedAt" IS NULL OR "resolvedAt" > ${from})
       GROUP BY "monitorId"`,
     prisma.$queryRaw<Array<{ from: Date; to: Date; componentIds: string[] | null }>>`
@@ -56,20 +72,17 @@ export async function loadUptimeTimelines(
       WHERE w."workspaceId" = ${workspaceId}::uuid AND w."startsAt" < ${to} AND w."endsAt" > ${from}
         AND (w."cancelledAt" IS NULL OR w."cancelledAt" > w."startsAt")`,
   ]);
-  const byMonitor = new Map(
-    monitors.map((m) => [
-      m.id,
-      {
-        paused: [] as Span[],
-        degraded: [] as Span[],
-        missed: new Map<string, Span[]>(),
-        incidents: [] as Array<Span & { id: string }>,
-      },
-    ]),
-  );
+  // Each monitor's parts made when a row names it: most monitors have none, and share the empty lists below.
+  const asked = new Set(monitors.map((m) => m.id));
+  const byMonitor = new Map<string, TimelineParts>();
+  const partsOf = (id: string) => {
+    let t = byMonitor.get(id);
+    if (!t && asked.has(id)) byMonitor.set(id, (t = { paused: [], degraded: [], missed: new Map(), incidents: [] }));
+    return t;
+  };
   const instant = (ms: string | undefined) => (ms === undefined ? null : Number(ms));
   for (const row of spans) {
-    const t = byMonitor.get(row.monitorId);
+    const t = partsOf(row.monitorId);
     if (!t) continue;
     for (const entry of row.spans.split(',')) {
       const [kind, region, start, end] = entry.split(' ') as [SpanKind, string, string, string | undefined];
@@ -83,7 +96,7 @@ export async function loadUptimeTimelines(
     }
   }
   for (const row of incidents) {
-    const t = byMonitor.get(row.monitorId);
+    const t = partsOf(row.monitorId);
     for (const entry of row.incidents.split(',')) {
       const [id, start, end] = entry.split(' ') as [string, string, string | undefined];
       t?.incidents.push({ id, from: Number(start), to: instant(end) });
@@ -95,16 +108,17 @@ export async function loadUptimeTimelines(
     components: w.componentIds === null ? null : new Set(w.componentIds),
   }));
   for (const m of monitors) {
-    const t = byMonitor.get(m.id)!;
+    const t = byMonitor.get(m.id);
     out.set(m.id, {
       createdAt: m.createdAt.getTime(),
-      paused: t.paused,
-      degraded: t.degraded,
-      incidents: t.incidents,
-      missed: missedEverywhere(m.regions, t.missed),
-      maintenance: maintenance.flatMap((w) =>
-        w.components === null || w.components.has(m.componentId) ? [w.span] : [],
-      ),
+      paused: t?.paused ?? NONE,
+      degraded: t?.degraded ?? NONE,
+      incidents: t?.incidents ?? NONE,
+      missed: t ? missedEverywhere(m.regions, t.missed) : NONE,
+      maintenance:
+        maintenance.length === 0
+          ? NONE
+          : maintenance.flatMap((w) => (w.components === null || w.components.has(m.componentId) ? [w.span] : [])),
     });
   }
   return out;

@@ -5,6 +5,7 @@ import {
   type AccountingPolicy,
   type PeriodFigures,
   type UptimeAccount,
+  type UptimeTimeline,
 } from './accounting.js';
 import { loadUptimeTimelines, type AccountedMonitor } from './load-timelines.js';
 import { periodsOf, type Granularity } from './periods.js';
@@ -106,13 +107,27 @@ export async function accountMonitorWindows(
     from: new Date(to - Math.max(0, ...durationsMs)),
     to: new Date(to),
   });
+  const account = (t: UptimeTimeline) =>
+    durationsMs.map((d) => accountUptime(t, { policy, periods: [{ from: to - d, to }] }).total);
+  // A timeline of nothing but its creation (most monitors over a day: no pause, miss, incident or maintenance) counts
+  // the same as any other created at that instant, or, created before the longest window, as any other created before
+  // it (its no-data time then ends before every window): counted once, its figures shared (read-only).
+  const longest = to - Math.max(0, ...durationsMs);
+  const bare = new Map<number, PeriodFigures[]>();
   return new Map(
-    input.monitors.map((m) => [
-      m.id,
-      durationsMs.map((d) => accountUptime(timelines.get(m.id)!, { policy, periods: [{ from: to - d, to }] }).total),
-    ]),
+    input.monitors.map((m) => {
+      const t = timelines.get(m.id)!;
+      if (!isBare(t)) return [m.id, account(t)];
+      const key = Math.max(t.createdAt, longest);
+      let figures = bare.get(key);
+      if (!figures) bare.set(key, (figures = account(t)));
+      return [m.id, figures];
+    }),
   );
 }
+
+const isBare = (t: UptimeTimeline) =>
+  t.paused.length + t.missed.length + t.maintenance.length + t.incidents.length + t.degraded.length === 0;
 
 /** The CSV report's fixed header (beyond-the-seed §8). */
 export const UPTIME_CSV_HEADER =

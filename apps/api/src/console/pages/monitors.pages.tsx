@@ -130,7 +130,20 @@ async function monitorsPage(req: WorkspaceRequest): Promise<PageAnswer> {
     });
     const ids = page.data.map((m) => m.id);
     const [uptimes, sparklines] = await Promise.all([
-      listMonitorUptimes(req.deps, { ctx: req.ctx, input: { monitorIds: ids, windows: ['24h'] } }),
+      // The page's records carry what accounting needs: the uptime seam reads none of them again.
+      listMonitorUptimes(req.deps, {
+        ctx: req.ctx,
+        input: {
+          monitors: page.data.map((m) => ({
+            id: m.id,
+            componentId: m.componentId,
+            createdAt: new Date(m.createdAt),
+            type: m.type,
+            regions: m.regions,
+          })),
+          windows: ['24h'],
+        },
+      }),
       listResponseSparklines(req.deps, { ctx: req.ctx, input: { monitorIds: ids } }),
     ]);
     return { page, ids, uptimes, sparklines };

@@ -1,4 +1,4 @@
-import type { PlanName, PrismaClient, Role } from '@statusvane/shared';
+import { hotQuery, hotStatement, type PlanName, type PrismaClient, type Role } from '@statusvane/shared';
 import type { ServiceContext, UserServiceContext } from '../context.js';
 import type { ConsoleSession } from '../users/sessions.js';
 
@@ -8,15 +8,19 @@ export interface UserWorkspace {
   role: Role;
 }
 
+// Every console page reads the user's workspaces and the one in its path: each membership with its workspace in one
+// statement, on the hot path (ADR 0021), where Prisma read the two tables one after the other and mapped both.
+const USER_WORKSPACES = hotStatement(`
+  SELECT w.slug, w.name, m.role::text AS role FROM memberships m JOIN workspaces w ON w.id = m."workspaceId"
+  WHERE m."userId" = $1`);
+const MEMBER_WORKSPACE = hotStatement(`
+  SELECT m.role::text AS role, w.id, w.slug, w.name, w.plan::text AS plan
+  FROM memberships m JOIN workspaces w ON w.id = m."workspaceId" WHERE m."userId" = $1 AND w.slug = $2`);
+
 /** The workspaces a user is a member of, with their live roles, by name. */
 export async function userWorkspaces(prisma: PrismaClient, userId: string): Promise<UserWorkspace[]> {
-  const rows = await prisma.membership.findMany({
-    where: { userId },
-    select: { role: true, workspace: { select: { slug: true, name: true } } },
-  });
-  return rows
-    .map((r) => ({ slug: r.workspace.slug, name: r.workspace.name, role: r.role }))
-    .sort((a, b) => a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug));
+  const rows = await hotQuery<UserWorkspace>(prisma, USER_WORKSPACES, [userId]);
+  return rows.sort((a, b) => a.name.localeCompare(b.name) || a.slug.localeCompare(b.slug));
 }
 
 /**
@@ -29,13 +33,14 @@ export async function sessionWorkspaceContext(
   input: { session: ConsoleSession; slug: string; now: Date },
 ): Promise<ServiceContext | null> {
   const { user } = input.session;
-  const membership = await prisma.membership.findFirst({
-    where: { userId: user.id, workspace: { slug: input.slug.toLowerCase() } },
-    select: { role: true, workspace: { select: { id: true, slug: true, name: true, plan: true } } },
-  });
+  const [membership] = await hotQuery<{ role: Role; id: string; slug: string; name: string; plan: PlanName }>(
+    prisma,
+    MEMBER_WORKSPACE,
+    [user.id, input.slug.toLowerCase()],
+  );
   if (!membership) return null;
   return {
-    workspace: { ...membership.workspace, plan: membership.workspace.plan as PlanName },
+    workspace: { id: membership.id, slug: membership.slug, name: membership.name, plan: membership.plan },
     role: membership.role,
     tokenId: input.session.id,
     tokenKind: 'session',

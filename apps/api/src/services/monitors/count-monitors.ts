@@ -1,4 +1,4 @@
-import { maintenanceWindowsNear, type PrismaClient } from '@statusvane/shared';
+import { hotQuery, hotStatement, maintenanceWindowsNear, type PrismaClient } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
 import { maintenanceCoverOf, monitorFilterWhere, withMonitorFilters, type MonitorFilters } from './monitor-filters.js';
@@ -19,6 +19,13 @@ export const monitorStatusCountsSchema = z
   .openapi('MonitorStatusCounts');
 export type MonitorStatusCounts = z.infer<typeof monitorStatusCountsSchema>;
 
+type MonitorStatusCount = (typeof MONITOR_STATUSES)[number];
+
+/** The unfiltered counts (the console's monitors page): a hot statement (ADR 0021), as the unfiltered list's page. */
+const WORKSPACE_STATUS_COUNTS = hotStatement(`
+  SELECT m.enabled, m.status::text AS status, count(*)::int AS n FROM monitors m WHERE m."workspaceId" = $1
+  GROUP BY m.enabled, m.status`);
+
 /**
  * GET /monitors/counts: the workspace's monitors matching the filters, counted by the status their records show
  * (`paused` when disabled, `maintenance` while a window covers their component, else the check status): the counts
@@ -33,11 +40,17 @@ export async function countMonitors(
   const { status: only, ...filters } = input;
   const where = monitorFilterWhere(ctx.workspace.id, filters, null);
   const [groups, windows] = await Promise.all([
-    prisma.monitor.groupBy({ by: ['enabled', 'status'], where, _count: { _all: true } }),
+    where.AND
+      ? prisma.monitor
+          .groupBy({ by: ['enabled', 'status'], where, _count: { _all: true } })
+          .then((gs) => gs.map((g) => ({ enabled: g.enabled, status: g.status, n: g._count._all })))
+      : hotQuery<{ enabled: boolean; status: MonitorStatusCount; n: number }>(prisma, WORKSPACE_STATUS_COUNTS, [
+          ctx.workspace.id,
+        ]),
     maintenanceWindowsNear(prisma, ctx.workspace.id, ctx.now),
   ]);
   const counts = Object.fromEntries([...MONITOR_STATUSES.map((s) => [s, 0]), ['total', 0]]) as MonitorStatusCounts;
-  for (const g of groups) counts[g.enabled ? g.status : 'paused'] += g._count._all;
+  for (const g of groups) counts[g.enabled ? g.status : 'paused'] += g.n;
   const cover = maintenanceCoverOf(windows, ctx.now);
   if (cover.all || cover.componentIds.length) {
     // Enabled monitors under maintenance show `maintenance` instead of their check status.

@@ -4,6 +4,7 @@ import {
   monitorRegions,
   type Config,
   type PrismaClient,
+  type SchedulableMonitor,
 } from '@statusvane/shared';
 import type { ServiceContext } from '../context.js';
 
@@ -21,24 +22,50 @@ const WINDOW_MS: Record<UptimeWindow, number> = {
 /** Uptime in percent per window (4 decimals, never rounded up to 100), null where the policy counted nothing. */
 export type MonitorUptimes = Record<UptimeWindow, number | null>;
 
+/** What accounting needs of a monitor's row (`regions` as stored, or as monitorRegions made them: the same list). */
+export interface UptimeSubject {
+  id: string;
+  componentId: string;
+  createdAt: Date;
+  type: SchedulableMonitor['type'];
+  regions: readonly string[];
+}
+
 /**
  * THE UPTIME SEAM of the console (issue 29): every uptime figure it shows (the monitors list's 24 h column, a
  * monitor's 24 h, 7, 30 and 90 days, `sort=uptime24h`) comes from here, for any number of the workspace's monitors,
  * and here from the one accounting function under the workspace's policy (what GET /monitors/{id}/uptime, the
  * reports and the status page count with), over windows that end now. Another workspace's id counts nothing (all null).
+ * A caller that has read the monitors' rows from the workspace already (a page of records, a sort's keys) hands them
+ * over as `monitors`, the ids then being theirs: they are not read again.
  */
 export async function listMonitorUptimes(
   { prisma, config }: { prisma: PrismaClient; config: Pick<Config, 'checkRegions'> },
-  { ctx, input }: { ctx: ServiceContext; input: { monitorIds: readonly string[]; windows: readonly UptimeWindow[] } },
+  {
+    ctx,
+    input,
+  }: {
+    ctx: ServiceContext;
+    input: { windows: readonly UptimeWindow[] } & (
+      { monitorIds: readonly string[] } | { monitors: readonly UptimeSubject[] }
+    );
+  },
 ): Promise<Map<string, MonitorUptimes>> {
   const empty = (): MonitorUptimes => ({ '24h': null, '7d': null, '30d': null, '90d': null });
-  const out = new Map(input.monitorIds.map((id) => [id, empty()]));
+  const given = 'monitors' in input ? input.monitors : null;
+  const out = new Map(
+    (given ? given.map((m) => m.id) : (input as { monitorIds: readonly string[] }).monitorIds).map((id) => [
+      id,
+      empty(),
+    ]),
+  );
   if (out.size === 0 || input.windows.length === 0) return out;
   const [monitors, settings] = await Promise.all([
-    prisma.monitor.findMany({
-      where: { workspaceId: ctx.workspace.id, id: { in: [...out.keys()] } },
-      select: { id: true, componentId: true, createdAt: true, type: true, regions: true },
-    }),
+    given ??
+      prisma.monitor.findMany({
+        where: { workspaceId: ctx.workspace.id, id: { in: [...out.keys()] } },
+        select: { id: true, componentId: true, createdAt: true, type: true, regions: true },
+      }),
     loadAccountingSettings(prisma, ctx.workspace.id),
   ]);
   const windows = [...new Set(input.windows)];

@@ -28,12 +28,14 @@ export async function listResponseSparklines(
     ]),
   );
   if (input.monitorIds.length === 0) return out;
-  // One JSON text for the page's 2,400 (monitor, hour) figures: the same rows as separate rows cost the client 3-8
-  // times the CPU (Prisma converts each value; a page of 100 monitors, 14-40 ms against 4-5 ms).
-  const [doc] = await prisma.$queryRaw<Array<{ rows: string }>>`
-    SELECT coalesce(json_agg(json_build_array(g.id, g.at, g.sum, g.count))::text, '[]') AS rows FROM (
-      SELECT r."monitorId"::text AS id, (extract(epoch FROM r.hour) * 1000)::float8 AS at,
-             sum(r."responseSum")::float8 AS sum, sum(r."responseCount")::int AS count
+  // One text for the page's 2,400 (monitor, hour) figures, "id hourMs sum count" joined by commas: the same rows as
+  // separate rows cost the client 3-8 times the CPU (Prisma converts each value; a page of 100 monitors, 14-40 ms
+  // against 4-5 ms), and as one JSON text PostgreSQL spent more on building it than on finding and summing them. Sums
+  // of whole milliseconds are exact as bigint text.
+  const [doc] = await prisma.$queryRaw<Array<{ rows: string | null }>>`
+    SELECT string_agg(concat_ws(' ', g.id, g.at, g.sum, g.count), ',') AS rows FROM (
+      SELECT r."monitorId" AS id, round(date_part('epoch', r.hour) * 1000)::bigint AS at,
+             sum(r."responseSum")::bigint AS sum, sum(r."responseCount")::int AS count
       FROM check_rollups_hourly r
       -- The workspace's monitors among those asked about, by primary key (a join would hash all of its monitors).
       WHERE r."monitorId" = ANY(ARRAY(
@@ -41,10 +43,12 @@ export async function listResponseSparklines(
         ))
         AND r.hour >= ${window.from} AND r.hour < ${window.to}
       GROUP BY r."monitorId", r.hour) g`;
-  const rows = JSON.parse(doc!.rows) as Array<[id: string, at: number, sum: number, count: number]>;
   const index = new Map(window.hours.map((h, i) => [h.getTime(), i]));
-  for (const [id, at, sum, count] of rows) {
-    const i = index.get(at);
+  for (const entry of doc?.rows ? doc.rows.split(',') : []) {
+    const [id, atText, sumText, countText] = entry.split(' ') as [string, string, string, string];
+    const i = index.get(Number(atText));
+    const sum = Number(sumText);
+    const count = Number(countText);
     if (i === undefined || count === 0) continue;
     out.get(id)!.hours[i] = Math.round(sum / count);
     const s = sums.get(id)!;

@@ -1,5 +1,7 @@
 import {
   hashToken,
+  hotQuery,
+  hotStatement,
   randomSecret,
   SESSION_ABSOLUTE_MS,
   SESSION_IDLE_MS,
@@ -14,12 +16,25 @@ export const PENDING_SIGN_IN_MS = 10 * 60_000;
 /** lastSeenAt is written at most this often per session: the idle timeout needs no finer clock. */
 const TOUCH_EVERY_MS = 60_000;
 
-const sessionUserSelect = {
-  id: true,
-  email: true,
-  name: true,
-  totpSecretEnc: true,
-} satisfies Prisma.UserSelect;
+/**
+ * A session and its user in one statement, on the hot path of every console page (ADR 0021): Prisma read them in two
+ * and mapped both. Whether the user has a second factor, never the sealed secret.
+ */
+const SESSION_BY_TOKEN = hotStatement(`
+  SELECT s.id, s."awaitingSecondFactor", s."failedCodes", s."lastSeenAt", s."expiresAt", u.id AS "userId", u.email,
+    u.name, u."totpSecretEnc" IS NOT NULL AS "twoFactor"
+  FROM console_sessions s JOIN users u ON u.id = s."userId" WHERE s."tokenHash" = $1`);
+interface SessionRow {
+  id: string;
+  awaitingSecondFactor: boolean;
+  failedCodes: number;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  userId: string;
+  email: string;
+  name: string | null;
+  twoFactor: boolean;
+}
 
 /** Who a session belongs to, as the console shows and uses it (never a hash or a sealed secret). */
 export interface SessionUser {
@@ -78,17 +93,7 @@ export async function readSession(
   now: Date,
 ): Promise<ConsoleSession | null> {
   if (!token || !TOKEN_RE.test(token)) return null;
-  const row = await prisma.consoleSession.findUnique({
-    where: { tokenHash: hashToken(token) },
-    select: {
-      id: true,
-      awaitingSecondFactor: true,
-      failedCodes: true,
-      lastSeenAt: true,
-      expiresAt: true,
-      user: { select: sessionUserSelect },
-    },
-  });
+  const [row] = await hotQuery<SessionRow>(prisma, SESSION_BY_TOKEN, [hashToken(token)]);
   if (!row) return null;
   const t = now.getTime();
   if (row.expiresAt.getTime() <= t || t - row.lastSeenAt.getTime() >= SESSION_IDLE_MS) return null;
@@ -109,12 +114,7 @@ export async function readSession(
     id: row.id,
     awaitingSecondFactor: row.awaitingSecondFactor,
     failedCodes: row.failedCodes,
-    user: {
-      id: row.user.id,
-      email: row.user.email,
-      name: row.user.name,
-      twoFactor: row.user.totpSecretEnc !== null,
-    },
+    user: { id: row.userId, email: row.email, name: row.name, twoFactor: row.twoFactor },
   };
 }
 
