@@ -52,13 +52,9 @@ export async function listMonitorUptimes(
   },
 ): Promise<Map<string, MonitorUptimes>> {
   const empty = (): MonitorUptimes => ({ '24h': null, '7d': null, '30d': null, '90d': null });
-  const given = 'monitors' in input ? input.monitors : null;
-  const out = new Map(
-    (given ? given.map((m) => m.id) : (input as { monitorIds: readonly string[] }).monitorIds).map((id) => [
-      id,
-      empty(),
-    ]),
-  );
+  const [given, ids] =
+    'monitors' in input ? [input.monitors, input.monitors.map((m) => m.id)] : [null, input.monitorIds];
+  const out = new Map(ids.map((id) => [id, empty()]));
   if (out.size === 0 || input.windows.length === 0) return out;
   const [monitors, settings] = await Promise.all([
     given ??
