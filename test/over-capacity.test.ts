@@ -20,6 +20,9 @@ const MONITORS = 18;
 const EVERY_MS = 2000;
 const TARGET_DELAY_MS = 400;
 const RUN_MS = Number(process.env.OVERCAP_RUN_MS ?? 16_000);
+/** The one-partition case: long enough for a job's last members to start more than an interval late. */
+const CROWDED_RUN_MS = 12_000;
+const ONE_OFFSET_MS = 1000;
 
 let h: Harness;
 let hits = 0;
@@ -150,6 +153,55 @@ describe('a worker at twice its capacity', () => {
       expect(monitors.every((m) => m.status === 'up')).toBe(true);
     },
     RUN_MS + 45_000,
+  );
+});
+
+describe('one partition larger than a worker can run within its interval', () => {
+  // Every monitor in one partition (one offset): each job holds 18 checks, 3.6 s of the worker's time at concurrency
+  // 2, so a job's later members wait for the process's limit past the interval while the partition's next jobs start
+  // on time. BullMQ skips no slot then (those jobs run them): a member that starts late must not record them missed,
+  // or the next job probes a slot whose missed row is already stored (a probe with no result: before the fix, 126
+  // probes for 44 stored checks).
+  it(
+    'probes no slot twice and records as missed only slots no job ran',
+    async () => {
+      const { tokens } = await makeWorkspace(h.prisma);
+      const ids: string[] = [];
+      for (let i = 0; i < MONITORS; i++) {
+        const res = await request(h.app)
+          .post('/api/v1/monitors')
+          .set(bearer(tokens.owner))
+          .send(makeMonitorInput({ name: `Crowded ${i}`, target: targetUrl }));
+        expect(res.status).toBe(201);
+        ids.push(res.body.data.id);
+      }
+      const partition = { everyMs: EVERY_MS, offsetMs: ONE_OFFSET_MS, region: 'local' };
+      await h.prisma.monitor.updateMany({ where: { id: { in: ids } }, data: { intervalSeconds: EVERY_MS / 1000 } });
+      // The offset the trigger keeps, set for all of them at once, as test/partitions.test.ts does.
+      await h.prisma.$executeRaw`UPDATE monitors SET "checkOffsetMs" = ${ONE_OFFSET_MS} WHERE id = ANY(${ids}::uuid[])`;
+      await h.deps.scheduler.ensurePartition(partition);
+      const hitsBefore = hits;
+
+      const w = startWorker(h, 'local', { concurrency: 2 });
+      await new Promise((r) => setTimeout(r, CROWDED_RUN_MS));
+      await w.close();
+      await h.deps.scheduler.removePartition(partition);
+      await Promise.all(ids.map((id) => stopScheduledChecks(h, id)));
+
+      const rows = await h.prisma.checkResult.findMany({ where: { monitorId: { in: ids } } });
+      const checked = rows.filter((r) => r.outcome !== 'missed');
+      expect(checked.length).toBeGreaterThan(MONITORS);
+      expect(checked.every((r) => r.outcome === 'up')).toBe(true);
+      // One probe per stored check: no probe ran for a slot already stored (checked or missed).
+      expect(hits - hitsBefore).toBe(checked.length);
+      const metrics = await w.runtime.metrics.registry.getMetricsAsJSON();
+      const duplicates = metrics.find((m) => m.name === 'statusvane_check_results_duplicate_total');
+      expect(duplicates?.values.reduce((a, v) => a + v.value, 0) ?? 0).toBe(0);
+      // Each slot of the partition at most once per monitor, checked or missed.
+      const slots = rows.filter((r) => r.slot.getTime() % EVERY_MS === ONE_OFFSET_MS);
+      expect(new Set(slots.map((r) => `${r.monitorId}@${r.slot.getTime()}`)).size).toBe(slots.length);
+    },
+    CROWDED_RUN_MS + 45_000,
   );
 });
 

@@ -50,8 +50,12 @@ async function runOneCheck(
     firstAttempt: boolean;
     notBefore?: Date | null;
     monitor?: PartitionMember;
-    /** A scheduled check: its interval, and its scheduler's next slot (read only when the check is late). */
-    scheduled?: { everyMs: number; nextSlot: () => Promise<Date | null>; recordMissed: boolean };
+    /**
+     * A scheduled check: its interval, and its scheduler's next slot (read only when the check is late). `startedAt`:
+     * when its job started, if not when the check did (a partition's member waits for the process's limit): BullMQ
+     * skips slots only after a job that starts more than an interval late, so that is what judges the slots missed.
+     */
+    scheduled?: { everyMs: number; nextSlot: () => Promise<Date | null>; recordMissed: boolean; startedAt?: Date };
   },
 ): Promise<CheckOutcome> {
   const { monitorId, region, slot, scheduled } = check;
@@ -59,9 +63,12 @@ async function runOneCheck(
   if (scheduled) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
   const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
     traceCheck(d.tracing, { monitorId, region, slot }, (span) => probe(d, span));
-  // Only a check that started late has anything missed to record, and only then waits on that beside its own run.
+  // Only a check whose job started late has anything missed to record, and only then waits on that beside its own run.
+  const jobStartedAt = scheduled?.startedAt ?? startedAt;
   const late =
-    scheduled?.recordMissed && startedLate({ slot, everyMs: scheduled.everyMs, startedAt }) ? scheduled : null;
+    scheduled?.recordMissed && startedLate({ slot, everyMs: scheduled.everyMs, startedAt: jobStartedAt })
+      ? scheduled
+      : null;
   // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
   const probe = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
     const checked = runCheck(d, {
@@ -78,7 +85,14 @@ async function runOneCheck(
       // A failure loses only those rows (no data either way), never the check: logged, not thrown.
       recordSkippedSlots(
         d,
-        { monitorId, region, slot, everyMs: late.everyMs, startedAt, since: check.monitor?.scheduledSince ?? null },
+        {
+          monitorId,
+          region,
+          slot,
+          everyMs: late.everyMs,
+          startedAt: jobStartedAt,
+          since: check.monitor?.scheduledSince ?? null,
+        },
         late.nextSlot,
       ).catch((err: Error) => {
         d.logger.warn('missed slots not recorded', { monitorId, error: err.message });
@@ -196,9 +210,17 @@ export function partitionProcessor(
       const stored = await storedAt(deps, partition.region, slot, members);
       members = members.filter((m) => !stored.has(m.id));
     }
-    // One read of the partition's next slot, shared by its members, and only if one of them starts late.
-    let next: Promise<Date | null> | null = null;
-    const nextSlot = () => (next ??= deps.schedules?.nextPartitionSlot(partition) ?? Promise.resolve(null));
+    // Whether BullMQ skipped slots of this partition is judged by when its job started, not by when each member's
+    // check does: members waiting for the process's limit start later, while the partition's next jobs run on time
+    // and check those slots themselves. A job that starts late reads its scheduler's next slot at once (one read
+    // shared by its members), before a later job of the partition can move it further.
+    const startedAt = deps.now?.() ?? new Date();
+    const schedules = rerun ? undefined : deps.schedules;
+    const late = schedules !== undefined && startedLate({ slot, everyMs: partition.everyMs, startedAt });
+    const next: Promise<Date | null> = late ? schedules.nextPartitionSlot(partition) : Promise.resolve(null);
+    // Its failure is each late member's to log (runOneCheck): not an unhandled rejection meanwhile.
+    next.catch(() => undefined);
+    const nextSlot = () => next;
     const outcomes = new Map<string, CheckOutcome>();
     const settled = await Promise.allSettled(
       members.map((monitor) =>
@@ -211,7 +233,7 @@ export function partitionProcessor(
               slot,
               firstAttempt: job.attemptsMade === 0,
               monitor,
-              scheduled: { everyMs: partition.everyMs, nextSlot, recordMissed: !rerun && deps.schedules !== undefined },
+              scheduled: { everyMs: partition.everyMs, nextSlot, recordMissed: late, startedAt },
             },
           );
           outcomes.set(monitor.id, outcome);
