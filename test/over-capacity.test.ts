@@ -42,22 +42,31 @@ afterAll(async () => {
   await h.close();
 });
 
+/**
+ * MONITORS http monitors of a new workspace against the slow target, every 2 s (below the API's minimum, so set in
+ * the database).
+ */
+async function slowMonitors(name: string) {
+  const { tokens } = await makeWorkspace(h.prisma);
+  const ids: string[] = [];
+  for (let i = 0; i < MONITORS; i++) {
+    const res = await request(h.app)
+      .post('/api/v1/monitors')
+      .set(bearer(tokens.owner))
+      .send(makeMonitorInput({ name: `${name} ${i}`, target: targetUrl }));
+    expect(res.status).toBe(201);
+    ids.push(res.body.data.id as string);
+  }
+  await h.prisma.monitor.updateMany({ where: { id: { in: ids } }, data: { intervalSeconds: EVERY_MS / 1000 } });
+  return { tokens, ids };
+}
+
 describe('a worker at twice its capacity', () => {
   it(
     'shares the lateness, records missed slots as no data, and says how far behind and how many workers would catch up',
     async () => {
-      const { tokens } = await makeWorkspace(h.prisma);
-      const ids: string[] = [];
-      for (let i = 0; i < MONITORS; i++) {
-        const res = await request(h.app)
-          .post('/api/v1/monitors')
-          .set(bearer(tokens.owner))
-          .send(makeMonitorInput({ name: `Slow ${i}`, target: targetUrl }));
-        expect(res.status).toBe(201);
-        ids.push(res.body.data.id);
-      }
-      // Every 2 s: below the API's minimum, so set in the database and scheduled as the reconciler would.
-      await h.prisma.monitor.updateMany({ where: { id: { in: ids } }, data: { intervalSeconds: EVERY_MS / 1000 } });
+      const { tokens, ids } = await slowMonitors('Slow');
+      // Scheduled as the reconciler would.
       await Promise.all(
         ids.map((id) => h.deps.scheduler.schedule({ id, intervalSeconds: EVERY_MS / 1000, type: 'http' })),
       );
@@ -160,23 +169,13 @@ describe('one partition larger than a worker can run within its interval', () =>
   // Every monitor in one partition (one offset): each job holds 18 checks, 3.6 s of the worker's time at concurrency
   // 2, so a job's later members wait for the process's limit past the interval while the partition's next jobs start
   // on time. BullMQ skips no slot then (those jobs run them): a member that starts late must not record them missed,
-  // or the next job probes a slot whose missed row is already stored (a probe with no result: before the fix, 126
+  // or the next job probes a slot whose missed row is already stored (a probe with no result: before the fix, 108
   // probes for 44 stored checks).
   it(
     'probes no slot twice and records as missed only slots no job ran',
     async () => {
-      const { tokens } = await makeWorkspace(h.prisma);
-      const ids: string[] = [];
-      for (let i = 0; i < MONITORS; i++) {
-        const res = await request(h.app)
-          .post('/api/v1/monitors')
-          .set(bearer(tokens.owner))
-          .send(makeMonitorInput({ name: `Crowded ${i}`, target: targetUrl }));
-        expect(res.status).toBe(201);
-        ids.push(res.body.data.id);
-      }
+      const { ids } = await slowMonitors('Crowded');
       const partition = { everyMs: EVERY_MS, offsetMs: ONE_OFFSET_MS, region: 'local' };
-      await h.prisma.monitor.updateMany({ where: { id: { in: ids } }, data: { intervalSeconds: EVERY_MS / 1000 } });
       // The offset the trigger keeps, set for all of them at once, as test/partitions.test.ts does.
       await h.prisma.$executeRaw`UPDATE monitors SET "checkOffsetMs" = ${ONE_OFFSET_MS} WHERE id = ANY(${ids}::uuid[])`;
       await h.deps.scheduler.ensurePartition(partition);
