@@ -74,10 +74,19 @@ async function listen(server: http.Server) {
 }
 
 /** A check target that records the traceparent header of every request. */
+/**
+ * A target that keeps the traceparent header of each request, by path: each test's monitor has a path of its own, and
+ * the monitors of earlier tests stay scheduled (a scheduled check of one may land during a later test).
+ */
 async function startTarget() {
-  const seen: Array<string | undefined> = [];
+  const byPath = new Map<string, Array<string | undefined>>();
+  const seen = (path: string) => {
+    let headers = byPath.get(path);
+    if (!headers) byPath.set(path, (headers = []));
+    return headers;
+  };
   const server = http.createServer((req, res) => {
-    seen.push(req.headers.traceparent as string | undefined);
+    seen(req.url ?? '').push(req.headers.traceparent as string | undefined);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
@@ -155,7 +164,7 @@ describe('traces', () => {
       },
     });
     const [result] = await resultsOf(id);
-    const header = target.seen.at(-1)!;
+    const header = target.seen('/health').at(-1)!;
     const [, traceId, parentId] = TRACEPARENT.exec(header) ?? [];
     expect(traceId).toBeDefined();
     expect(result!.traceId).toBe(traceId);
@@ -176,9 +185,9 @@ describe('traces', () => {
       .send({ name: 'untraced', target: `${target.url}/quiet`, sendTraceparent: false });
     expect(created.body.data.sendTraceparent).toBe(false);
     const id = created.body.data.id as string;
-    const before = target.seen.length;
+    const before = target.seen('/quiet').length;
     await waitFor(async () => (await resultsOf(id)).length === 1, 10_000, 'the first check');
-    expect(target.seen.slice(before)).toEqual([undefined]);
+    expect(target.seen('/quiet').slice(before)).toEqual([undefined]);
     expect((await resultsOf(id))[0]!.traceId).toBeNull();
     // Still a span per check: the header is what is turned off.
     await checkSpansOf(id, 1);
@@ -189,7 +198,7 @@ describe('traces', () => {
       .send({ sendTraceparent: true });
     expect(patched.body.data.sendTraceparent).toBe(true);
     await checkOnceVia(h, w.completed, id);
-    expect(target.seen.at(-1)).toMatch(TRACEPARENT);
+    expect(target.seen('/quiet').at(-1)).toMatch(TRACEPARENT);
   });
 
   it('an api check: a child span per step, in the check span', async () => {
