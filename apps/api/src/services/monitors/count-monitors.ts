@@ -1,7 +1,13 @@
 import { hotQuery, hotStatement, maintenanceWindowsNear, type PrismaClient } from '@statusvane/shared';
 import { z } from '../../schemas/zod.js';
 import type { ServiceContext } from '../context.js';
-import { maintenanceCoverOf, monitorFilterWhere, withMonitorFilters, type MonitorFilters } from './monitor-filters.js';
+import {
+  maintenanceCoverOf,
+  monitorFilterWhere,
+  narrowsMonitors,
+  withMonitorFilters,
+  type MonitorFilters,
+} from './monitor-filters.js';
 import { MONITOR_STATUSES } from './monitor-record.js';
 
 /** GET /monitors/counts query: the filters of GET /monitors, without pages or order. */
@@ -40,7 +46,7 @@ export async function countMonitors(
   const { status: only, ...filters } = input;
   const where = monitorFilterWhere(ctx.workspace.id, filters, null);
   const [groups, windows] = await Promise.all([
-    where.AND
+    narrowsMonitors(where)
       ? prisma.monitor
           .groupBy({ by: ['enabled', 'status'], where, _count: { _all: true } })
           .then((gs) => gs.map((g) => ({ enabled: g.enabled, status: g.status, n: g._count._all })))

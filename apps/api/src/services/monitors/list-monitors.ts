@@ -20,6 +20,7 @@ import { listMonitorUptimes, type UptimeSubject } from './list-monitor-uptimes.j
 import {
   maintenanceCoverOf,
   monitorFilterWhere,
+  narrowsMonitors,
   needsCover,
   withMonitorFilters,
   type MaintenanceCover,
@@ -88,7 +89,7 @@ const monitorPages = perClient((prisma: PrismaClient) =>
           const where = monitorFilterWhere(workspaceId, query, cover);
           const { skip, take } = pageWindow(query);
           const [total, rows] = await Promise.all(
-            where.AND
+            narrowsMonitors(where)
               ? [
                   prisma.monitor.count({ where }),
                   prisma.monitor.findMany({
@@ -177,7 +178,7 @@ async function sortKeys(
   where: ReturnType<typeof monitorFilterWhere>,
   uptime: boolean,
 ): Promise<SortKey[]> {
-  if (where.AND)
+  if (narrowsMonitors(where))
     return prisma.monitor.findMany({ where, select: { ...SORT_KEY_SELECT, ...(uptime ? UPTIME_SUBJECT_SELECT : {}) } });
   const rows = await hotQuery<Omit<SortKey, 'createdAt'> & { createdAt: number }>(prisma, WORKSPACE_SORT_KEYS, [
     workspaceId,

@@ -146,3 +146,11 @@ export function monitorFilterWhere(
   }
   return { workspaceId, ...(and.length ? { AND: and } : {}) };
 }
+
+/**
+ * Whether monitorFilterWhere's `where` narrows the workspace's monitors (a filter was given): without one, the
+ * list's page, the sorts' keys and the status counts read through their hot statements on the workspace (ADR 0021).
+ */
+export function narrowsMonitors(where: Prisma.MonitorWhereInput): boolean {
+  return where.AND !== undefined;
+}
