@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, spreadOffsetMs } from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { bearer, makeHarness, makeMonitors, type Harness } from './support/harness.js';
 import { startWorker, stopScheduledChecks } from './support/worker-harness.js';
 
 const MONITORS = 18;
@@ -47,16 +47,9 @@ afterAll(async () => {
  * the database).
  */
 async function slowMonitors(name: string) {
-  const { tokens } = await makeWorkspace(h.prisma);
-  const ids: string[] = [];
-  for (let i = 0; i < MONITORS; i++) {
-    const res = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(tokens.owner))
-      .send(makeMonitorInput({ name: `${name} ${i}`, target: targetUrl }));
-    expect(res.status).toBe(201);
-    ids.push(res.body.data.id as string);
-  }
+  const { tokens, ids } = await makeMonitors(h, MONITORS, (i) =>
+    makeMonitorInput({ name: `${name} ${i}`, target: targetUrl }),
+  );
   await h.prisma.monitor.updateMany({ where: { id: { in: ids } }, data: { intervalSeconds: EVERY_MS / 1000 } });
   return { tokens, ids };
 }

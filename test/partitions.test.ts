@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
-import request from 'supertest';
 import { partitionSchedulerId, regionMonitorsWhere, spreadOffsetMs, type Partition } from '@statusvane/shared';
 import { readPartitionMembers } from '../apps/worker/src/checks/run-check.js';
 import {
@@ -11,7 +10,7 @@ import {
   partitionProcessor,
   type PartitionOutcome,
 } from '../apps/worker/src/processors/check.processor.js';
-import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
+import { makeHarness, makeMonitors, type Harness } from './support/harness.js';
 import { makeMonitorInput } from './support/factories.js';
 import { checkRunnerDeps, startWorker, waitFor } from './support/worker-harness.js';
 
@@ -38,16 +37,9 @@ afterAll(async () => {
 
 /** `n` http monitors created through the API, each probing a path of its own on the target. */
 async function monitors(n: number): Promise<string[]> {
-  const { tokens } = await makeWorkspace(h.prisma);
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const res = await request(h.app)
-      .post('/api/v1/monitors')
-      .set(bearer(tokens.owner))
-      .send(makeMonitorInput({ name: `Member ${i}`, target: `${targetUrl}/${randomUUID()}` }));
-    expect(res.status).toBe(201);
-    ids.push(res.body.data.id as string);
-  }
+  const { ids } = await makeMonitors(h, n, (i) =>
+    makeMonitorInput({ name: `Member ${i}`, target: `${targetUrl}/${randomUUID()}` }),
+  );
   return ids;
 }
 

@@ -114,6 +114,18 @@ export async function createMonitorNamed(h: Harness, w: Awaited<ReturnType<typeo
   return { id: res.body.data.id as string, componentId: res.body.data.componentId as string };
 }
 
+/** `n` monitors of a new workspace created through the API by its owner, `input(i)` the i-th's body: the workspace and their ids. */
+export async function makeMonitors(h: Harness, n: number, input: (i: number) => Record<string, unknown>) {
+  const w = await makeWorkspace(h.prisma);
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await request(h.app).post('/api/v1/monitors').set(bearer(w.tokens.owner)).send(input(i));
+    if (res.status !== 201) throw new Error(`creating monitor ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+    ids.push(res.body.data.id as string);
+  }
+  return { ...w, ids };
+}
+
 /** An http monitor created through the API, then shown as `status` (as if checks had said so): status page tests. */
 export async function monitorShowing(
   h: Harness,
