@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createSsrfGuard, decryptSecret, encodeCursor, endOfLog, verifyWebhookSignature } from '@statusvane/shared';
 import { deliverWebhookEvent } from '../apps/worker/src/webhooks/deliver.js';
 import { dispatchWebhooks } from '../apps/worker/src/webhooks/dispatch.js';
+import { WEBHOOK_LISTENER_NAME } from '../apps/worker/src/webhooks/listen.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { startRuntime } from './support/worker-harness.js';
@@ -72,10 +74,11 @@ beforeAll(async () => {
     if (missing) return n <= Number(missing[1]) ? 404 : 200;
     return 200;
   });
-  // Webhooks alone: no check may change a monitor's status (an event) behind the tests' backs.
+  // Webhooks alone: no check may change a monitor's status (an event) behind the tests' backs. The sweep an hour
+  // apart: every delivery of this suite is dispatched on commit (webhooks/listen.ts), the replay's too.
   worker = startRuntime(h, {
     parts: { checks: false, escalations: false, webhooks: true },
-    timing: { webhookRetryBaseMs: 100, webhookDispatchMs: 200 },
+    timing: { webhookRetryBaseMs: 100, webhookDispatchMs: 3600_000 },
   });
 });
 afterAll(async () => {
@@ -426,5 +429,97 @@ describe('/webhooks', () => {
     expect(moved.xmin).not.toBe(before.xmin);
     await until(async () => rx.got.find((r) => r.path === '/quiet'), 10_000, 'the monitor.created delivery');
     expect(await h.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
+  });
+});
+
+describe('dispatch on commit', () => {
+  const client = async () => {
+    const c = new pg.Client({ connectionString: h.config.databaseUrl });
+    await c.connect();
+    return c;
+  };
+
+  it('notifies for the events of a workspace with a webhook only, once a transaction, on commit', async () => {
+    const quiet = await makeWorkspace(h.prisma);
+    const hooked = await makeWorkspace(h.prisma);
+    await createHook(hooked.tokens.admin, { url: `${rx.base}/notified`, types: ['monitor.created'] });
+    const listener = await client();
+    const heard: number[] = [];
+    listener.on('notification', (n) => n.channel === 'statusvane_webhook_events' && heard.push(Date.now()));
+    await listener.query('LISTEN statusvane_webhook_events');
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      await request(h.app).post('/api/v1/monitors').set(bearer(quiet.tokens.member)).send(makeMonitorInput());
+      await settle();
+      expect(heard).toHaveLength(0);
+      await request(h.app).post('/api/v1/monitors').set(bearer(hooked.tokens.member)).send(makeMonitorInput());
+      await settle();
+      expect(heard).toHaveLength(1);
+      // Two events in one transaction: one notification, after the commit.
+      const writer = await client();
+      try {
+        await writer.query('BEGIN');
+        for (let i = 0; i < 2; i++)
+          await writer.query(
+            `INSERT INTO events ("workspaceId", type, subject, data) VALUES ($1, 'monitor.updated', 'monitors/x', '{}')`,
+            [hooked.ws.id],
+          );
+        await settle();
+        expect(heard).toHaveLength(1);
+        await writer.query('COMMIT');
+      } finally {
+        await writer.end();
+      }
+      await settle();
+      expect(heard).toHaveLength(2);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('delivers an event held behind an open transaction once that transaction ends', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    await createHook(tokens.admin, { url: `${rx.base}/held`, types: ['monitor.created'] });
+    const holder = await client();
+    try {
+      // A transaction with an id, still open: the log's fence stays below every event committed after it.
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()');
+      await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(rx.got.filter((r) => r.path === '/held')).toHaveLength(0);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    // No new event notifies: the run that found it held looks again.
+    await until(async () => rx.got.find((r) => r.path === '/held'), 5000, 'the held delivery');
+  });
+
+  it('polls while its connection is down, and listens again', async () => {
+    const { tokens } = await makeWorkspace(h.prisma);
+    await createHook(tokens.admin, { url: `${rx.base}/reconnect`, types: ['monitor.created'] });
+    const pids = async () =>
+      (
+        await h.prisma.$queryRaw<Array<{ pid: number }>>`
+          SELECT pid FROM pg_stat_activity WHERE application_name = ${WEBHOOK_LISTENER_NAME}
+            AND datname = current_database()`
+      ).map((r) => r.pid);
+    const [before] = await until(async () => ((await pids()).length ? pids() : null), 5000, 'the listener');
+    await h.prisma.$queryRaw`SELECT pg_terminate_backend(${before}::int)`;
+    await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+    await until(async () => rx.got.find((r) => r.path === '/reconnect'), 5000, 'the delivery while down');
+    const after = await until(
+      async () => ((await pids()).some((p) => p !== before) ? pids() : null),
+      10_000,
+      'the listener back',
+    );
+    expect(after).not.toContain(before);
+    await request(h.app).post('/api/v1/monitors').set(bearer(tokens.member)).send(makeMonitorInput());
+    await until(
+      async () => rx.got.filter((r) => r.path === '/reconnect').length >= 2,
+      3000,
+      'the delivery after it is back',
+    );
   });
 });

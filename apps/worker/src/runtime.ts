@@ -45,6 +45,8 @@ import { createRdapClient } from './probes/rdap.probe.js';
 import { createTcpProbe } from './probes/tcp.probe.js';
 import { startQueueWorker } from './queue-worker.js';
 import { RetryWebhookError } from './webhooks/deliver.js';
+import { dispatchWebhooks } from './webhooks/dispatch.js';
+import { startWebhookListener, type WebhookListener } from './webhooks/listen.js';
 
 /** The queues a worker process consumes. */
 export interface WorkerParts {
@@ -90,7 +92,10 @@ export interface WorkerRuntimeDeps {
     maintenanceRecheckMs?: number;
     /** The subscriber sweep's period (SUBSCRIBER_SWEEP_MS); `false`: not scheduled (a test that sweeps itself). */
     subscriberSweepMs?: number | false;
-    /** The webhook dispatch's period (WEBHOOK_DISPATCH_MS); `false`: not scheduled (a test that dispatches itself). */
+    /**
+     * The webhook sweep's period (WEBHOOK_DISPATCH_MS); `false`: neither the sweep nor the dispatch on commit
+     * (webhooks/listen.ts) runs (a test that dispatches itself).
+     */
     webhookDispatchMs?: number | false;
     /** The first webhook retry's wait (webhookRetryDelayMs). */
     webhookRetryBaseMs?: number;
@@ -314,8 +319,15 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
   // (JOB_LOCK_MS) expires, as checks do.
   const webhookQueue = parts.webhooks ? new WebhookQueue(connection, config.queuePrefix) : null;
   let webhookWorker: Worker | null = null;
+  let webhookListener: WebhookListener | null = null;
   if (webhookQueue) {
     ensureRepeating(logger, 'webhook dispatch', timing.webhookDispatchMs, (ms) => webhookQueue.ensureDispatch(ms));
+    if (timing.webhookDispatchMs !== false)
+      webhookListener = startWebhookListener({
+        databaseUrl: config.databaseUrl,
+        logger,
+        dispatch: () => dispatchWebhooks({ prisma, queue: webhookQueue, logger }, { overdue: false }),
+      });
     const retryBaseMs = timing.webhookRetryBaseMs;
     webhookWorker = startQueueWorker(
       queues,
@@ -395,7 +407,7 @@ export function createWorkerRuntime(deps: WorkerRuntimeDeps): WorkerRuntime {
     housekeeping,
     async close() {
       // The round in flight finishes before anything it uses is closed.
-      await housekeeping?.stop();
+      await Promise.all([housekeeping?.stop(), webhookListener?.close()]);
       const workers = [checkWorker, partitionWorker, escalationWorker, subscriberWorker, webhookWorker, reportWorker];
       await Promise.allSettled(workers.map((w) => w?.close()));
       if (!deps.deliverer) deliverer.close();

@@ -1,11 +1,14 @@
 import type { ConnectionOptions } from 'bullmq';
 import { z } from 'zod';
+import type { PrismaClient } from '../db/prisma.js';
 import { DeliveryQueue } from '../queues/delivery-queue.js';
 
 /**
  * Event webhooks go through one queue for every region. Two kinds of job:
  * - `dispatch` (a job scheduler, every WEBHOOK_DISPATCH_MS): read each webhook's new events from the log, store one
- *   delivery per event, enqueue them; and enqueue again the pending deliveries whose job was lost;
+ *   delivery per event, enqueue them; and enqueue again the pending deliveries whose job was lost. It is the sweep:
+ *   the workers fan new events out as soon as they commit, told by PostgreSQL on WEBHOOK_EVENTS_CHANNEL
+ *   (apps/worker/src/webhooks/listen.ts), so the job only catches what a notification missed;
  * - `deliver` `{ deliveryId }`: POST one delivery, signed; a failure that may pass is retried with backoff
  *   (webhookRetryDelayMs) until WEBHOOK_RETRY_WINDOW_MS after the delivery was created.
  */
@@ -13,7 +16,12 @@ export const WEBHOOK_QUEUE = 'webhooks';
 export const WEBHOOK_DELIVER_JOB = 'deliver';
 export const WEBHOOK_DISPATCH_JOB = 'dispatch';
 export const WEBHOOK_DISPATCH_SCHEDULER = 'webhooks-dispatch';
-export const WEBHOOK_DISPATCH_MS = 1000;
+export const WEBHOOK_DISPATCH_MS = 30_000;
+/**
+ * The channel an event of a workspace with a webhook notifies on commit (the `events_notify_webhooks` trigger), and a
+ * replay too (notifyWebhookDispatch).
+ */
+export const WEBHOOK_EVENTS_CHANNEL = 'statusvane_webhook_events';
 /** Retries stop this long after the delivery was created (the spec: "retried with backoff for 24 h"). */
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3600_000;
 /** The custom backoff's name (the worker's `settings.backoffStrategy` computes it). */
@@ -64,4 +72,12 @@ export class WebhookQueue extends DeliveryQueue {
   ensureDispatch(everyMs?: number): Promise<void> {
     return this.ensureScheduler(everyMs);
   }
+}
+
+/**
+ * Tells the workers to dispatch now, when the caller's transaction commits (a replay moved a webhook's cursor back:
+ * no new event will notify). Events notify by themselves (the `events_notify_webhooks` trigger).
+ */
+export async function notifyWebhookDispatch(tx: Pick<PrismaClient, '$executeRaw'>): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${WEBHOOK_EVENTS_CHANNEL}, '')`;
 }

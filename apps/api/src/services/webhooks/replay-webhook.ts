@@ -1,4 +1,10 @@
-import { assertCursorWithinLog, cursorSchema, endOfLog, type PrismaClient } from '@statusvane/shared';
+import {
+  assertCursorWithinLog,
+  cursorSchema,
+  endOfLog,
+  notifyWebhookDispatch,
+  type PrismaClient,
+} from '@statusvane/shared';
 import { z } from 'zod';
 import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import { assertCan } from '../auth/permissions.js';
@@ -31,6 +37,7 @@ export async function replayWebhook(
     await tx.$executeRaw`
       UPDATE webhooks SET "cursorTxid" = ${input.after.txid}, "cursorSeq" = ${input.after.seq}, generation = generation + 1
        WHERE id = ${hook.id}::uuid`;
+    await notifyWebhookDispatch(tx); // the workers fan the events out again on commit, no new event being there to tell them
     await recordAuditEvent(tx, ctx, { resourceType: 'webhook', resourceId: hook.id, action: 'replayed', edit: false });
     return toWebhookRecord(await findOwn(tx, ctx, webhookLookup, hook.id));
   });
