@@ -124,17 +124,16 @@ export function startedLate(job: Pick<LateJob, 'slot' | 'everyMs' | 'startedAt'>
 }
 
 /**
- * A scheduled check that starts at or after its slot plus its interval: records the slots BullMQ skipped after it as
- * missed (it runs itself, as usual). `nextSlot` reads the slot its scheduler (the monitor's own, or its partition's)
- * runs next, only when the check is late. Answers how many were written: 0 for a heartbeat, a deleted or paused
- * monitor, or slots already recorded (a job run twice).
+ * A scheduled check whose job started late (startedLate: at or after its slot plus its interval; the caller asks
+ * first): records the slots BullMQ skipped after it as missed (it runs itself, as usual). `nextSlot` reads the slot
+ * its scheduler (the monitor's own, or its partition's) runs next. Answers how many were written: 0 for a heartbeat,
+ * a deleted or paused monitor, or slots already recorded (a job run twice).
  */
 export async function recordSkippedSlots(
   deps: { missedSlots: MissedSlotWriter },
   job: LateJob,
   nextSlot: () => Promise<Date | null>,
 ): Promise<number> {
-  if (!startedLate(job)) return 0;
   const slots = skippedSlotsOf({ ...job, nextSlot: await nextSlot() });
   const late = Math.round((job.startedAt.getTime() - job.slot.getTime()) / 1000);
   const outcomes = await Promise.all(
