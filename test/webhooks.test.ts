@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createSsrfGuard, decryptSecret, encodeCursor, endOfLog, verifyWebhookSignature } from '@statusvane/shared';
 import { deliverWebhookEvent } from '../apps/worker/src/webhooks/deliver.js';
 import { dispatchWebhooks } from '../apps/worker/src/webhooks/dispatch.js';
-import { WEBHOOK_LISTENER_NAME } from '../apps/worker/src/webhooks/listen.js';
+import { startWebhookListener, WEBHOOK_LISTENER_NAME } from '../apps/worker/src/webhooks/listen.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { startRuntime } from './support/worker-harness.js';
@@ -474,6 +474,41 @@ describe('dispatch on commit', () => {
       expect(heard).toHaveLength(2);
     } finally {
       await listener.end();
+    }
+  });
+
+  it('runs once for a burst of notifications, at most every minGapMs, and after the last one', async () => {
+    const runs: number[] = [];
+    const listener = startWebhookListener({
+      databaseUrl: h.config.databaseUrl,
+      logger: h.deps.logger,
+      timing: { minGapMs: 150 },
+      dispatch: async () => {
+        runs.push(Date.now());
+        await new Promise((r) => setTimeout(r, 20));
+        return { held: false };
+      },
+    });
+    const notifier = await client();
+    try {
+      await until(async () => listener.listening && runs.length === 1, 5000, 'the listener and its first run');
+      const start = Date.now();
+      let last = 0;
+      for (let i = 0; i < 40; i++) {
+        last = Date.now();
+        await notifier.query("SELECT pg_notify('statusvane_webhook_events', '')");
+      }
+      await new Promise((r) => setTimeout(r, 400));
+      const burst = runs.slice(1);
+      // Not one run per notification, and never two closer than the gap...
+      expect(burst.length).toBeGreaterThanOrEqual(1);
+      expect(burst.length).toBeLessThanOrEqual(Math.ceil((last - start) / 150) + 2);
+      for (let i = 1; i < burst.length; i++) expect(burst[i]! - burst[i - 1]!).toBeGreaterThanOrEqual(149);
+      // ...and the last notification is never dropped: a run starts after it was sent.
+      expect(burst.at(-1)!).toBeGreaterThanOrEqual(last);
+    } finally {
+      await notifier.end();
+      await listener.close();
     }
   });
 

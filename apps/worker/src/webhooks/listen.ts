@@ -9,6 +9,8 @@ export interface ListenTiming {
   pollMs?: number;
   /** The first wait before connecting again, doubling up to 30 s (default 1 s). */
   reconnectMs?: number;
+  /** The least time from one run's start to the next's, however fast events come (default 200 ms). */
+  minGapMs?: number;
 }
 
 export interface WebhookListener {
@@ -26,7 +28,8 @@ const RECONNECT_MAX_MS = 30_000;
  * Event webhooks dispatched as their events commit (docs/decisions.md, "Event webhooks: dispatched on commit"): a
  * connection of its own LISTENs on WEBHOOK_EVENTS_CHANNEL, which an event of a workspace with a webhook notifies on
  * commit, and each notification runs `dispatch`. Runs never overlap in one process: notifications during a run make
- * one more run after it. A run that finds events held above the log's fence (committed after a transaction still
+ * one more run after it, at least `minGapMs` after its start (so that a burst of events costs each worker a few runs a
+ * second, not one per event). A run that finds events held above the log's fence (committed after a transaction still
  * open) runs again `heldRetryMs` later, as the fence moves without notifying. While the connection is down, `dispatch`
  * runs every `pollMs`, and once it is back, at once: what committed meanwhile is not missed. Several workers may all
  * run it: a webhook is fanned out by one dispatcher at a time (dispatch.ts).
@@ -41,6 +44,7 @@ export function startWebhookListener(opts: {
   const heldRetryMs = opts.timing?.heldRetryMs ?? 500;
   const pollMs = opts.timing?.pollMs ?? 1000;
   const reconnectMs = opts.timing?.reconnectMs ?? 1000;
+  const minGapMs = opts.timing?.minGapMs ?? 200;
   let closed = false;
   let listening = false;
   let client: pg.Client | null = null;
@@ -67,12 +71,15 @@ export function startWebhookListener(opts: {
     running = (async () => {
       do {
         again = false;
+        const began = Date.now();
         try {
           if ((await opts.dispatch()).held) retryIn(heldRetryMs);
         } catch (err) {
           logger.warn('webhook dispatch failed', { error: (err as Error).message });
           retryIn(pollMs);
         }
+        const wait = began + minGapMs - Date.now();
+        if (again && !closed && wait > 0) await new Promise((r) => setTimeout(r, wait));
       } while (again && !closed);
       running = null;
     })();
