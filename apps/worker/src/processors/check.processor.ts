@@ -28,6 +28,18 @@ export function scheduledEveryMs(job: Pick<Job, 'repeatJobKey' | 'opts'>): numbe
   return typeof every === 'number' && every > 0 ? every : null;
 }
 
+/**
+ * A scheduled check whose job started an interval or more after its slot (startedLate), on a first attempt: BullMQ
+ * may have skipped slots after it, to be recorded missed. `startedAt`: when its job started (a partition's member may
+ * start later, waiting for the process's limit, while the partition's next jobs run on time and check those slots
+ * themselves); `nextSlot`: its scheduler's next slot.
+ */
+interface LateStart {
+  everyMs: number;
+  startedAt: Date;
+  nextSlot: () => Promise<Date | null>;
+}
+
 /** What one check runs with: the processor's deps, and its metrics and lag watch when the runtime gives them. */
 interface CheckContext {
   deps: CheckRunnerDeps;
@@ -37,9 +49,8 @@ interface CheckContext {
 
 /**
  * One check of one monitor for one slot, as a `check` job or a partition's member runs it: traced, measured, and, when
- * it is a scheduled check that started more than an interval late (`late` given: first attempts only), with the slots
- * BullMQ skipped meanwhile recorded as missed (missed-slots.ts): no slot is run late to catch up. `lag` hears how
- * late each scheduled check started.
+ * its caller found its job late (`scheduled.late`), with the slots BullMQ skipped meanwhile recorded as missed
+ * (missed-slots.ts): no slot is run late to catch up. `lag` hears how late each scheduled check started.
  */
 async function runOneCheck(
   { deps, metrics, lag }: CheckContext,
@@ -50,12 +61,8 @@ async function runOneCheck(
     firstAttempt: boolean;
     notBefore?: Date | null;
     monitor?: PartitionMember;
-    /**
-     * A scheduled check: its interval, and its scheduler's next slot (read only when the check is late). `startedAt`:
-     * when its job started, if not when the check did (a partition's member waits for the process's limit): BullMQ
-     * skips slots only after a job that starts more than an interval late, so that is what judges the slots missed.
-     */
-    scheduled?: { everyMs: number; nextSlot: () => Promise<Date | null>; recordMissed: boolean; startedAt?: Date };
+    /** A scheduled check; `late` when its job started late (LateStart), decided by the caller from the job's start. */
+    scheduled?: { late: LateStart | null };
   },
 ): Promise<CheckOutcome> {
   const { monitorId, region, slot, scheduled } = check;
@@ -64,11 +71,7 @@ async function runOneCheck(
   const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
     traceCheck(d.tracing, { monitorId, region, slot }, (span) => probe(d, span));
   // Only a check whose job started late has anything missed to record, and only then waits on that beside its own run.
-  const jobStartedAt = scheduled?.startedAt ?? startedAt;
-  const late =
-    scheduled?.recordMissed && startedLate({ slot, everyMs: scheduled.everyMs, startedAt: jobStartedAt })
-      ? scheduled
-      : null;
+  const late = scheduled?.late ?? null;
   // A span per check when tracing (telemetry/check-spans.ts), its context the http check's traceparent.
   const probe = async (d: CheckRunnerDeps, span: TraceSpan | null): Promise<CheckOutcome> => {
     const checked = runCheck(d, {
@@ -90,7 +93,7 @@ async function runOneCheck(
           region,
           slot,
           everyMs: late.everyMs,
-          startedAt: jobStartedAt,
+          startedAt: late.startedAt,
           since: check.monitor?.scheduledSince ?? null,
         },
         late.nextSlot,
@@ -118,24 +121,31 @@ export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, l
   return async (job: Job): Promise<CheckOutcome> => {
     const payload = checkJobSchema.parse(job.data);
     const everyMs = scheduledEveryMs(job);
+    const slot = slotOf(job);
+    const startedAt = deps.now?.() ?? new Date();
     const outcome = await runOneCheck(
       { deps, metrics, lag },
       {
         ...payload,
-        slot: slotOf(job),
+        slot,
         firstAttempt: job.attemptsMade === 0,
         notBefore: heartbeatDeadlineOf(job.id),
         ...(everyMs === null
           ? {}
           : {
               scheduled: {
-                everyMs,
-                nextSlot: async () =>
-                  (await deps.schedules?.nextScheduledSlot(payload.monitorId, payload.region)) ?? null,
                 // First attempts only: BullMQ moves the scheduler on as a job first starts, so then its next slot is
                 // still ahead; by a retry's time that next job may be running, and its slot must not be recorded
                 // missed under it.
-                recordMissed: job.attemptsMade === 0 && deps.schedules !== undefined,
+                late:
+                  job.attemptsMade === 0 && deps.schedules !== undefined && startedLate({ slot, everyMs, startedAt })
+                    ? {
+                        everyMs,
+                        startedAt,
+                        nextSlot: async () =>
+                          (await deps.schedules?.nextScheduledSlot(payload.monitorId, payload.region)) ?? null,
+                      }
+                    : null,
               },
             }),
       },
@@ -217,10 +227,13 @@ export function partitionProcessor(
     const startedAt = deps.now?.() ?? new Date();
     const schedules = rerun ? undefined : deps.schedules;
     const late = schedules !== undefined && startedLate({ slot, everyMs: partition.everyMs, startedAt });
-    const next: Promise<Date | null> = late ? schedules.nextPartitionSlot(partition) : Promise.resolve(null);
-    // Its failure is each late member's to log (runOneCheck): not an unhandled rejection meanwhile.
-    next.catch(() => undefined);
-    const nextSlot = () => next;
+    let lateStart: LateStart | null = null;
+    if (late) {
+      const next = schedules.nextPartitionSlot(partition);
+      // Its failure is each late member's to log (runOneCheck): not an unhandled rejection meanwhile.
+      next.catch(() => undefined);
+      lateStart = { everyMs: partition.everyMs, startedAt, nextSlot: () => next };
+    }
     const outcomes = new Map<string, CheckOutcome>();
     const settled = await Promise.allSettled(
       members.map((monitor) =>
@@ -233,7 +246,7 @@ export function partitionProcessor(
               slot,
               firstAttempt: job.attemptsMade === 0,
               monitor,
-              scheduled: { everyMs: partition.everyMs, nextSlot, recordMissed: late, startedAt },
+              scheduled: { late: lateStart },
             },
           );
           outcomes.set(monitor.id, outcome);
