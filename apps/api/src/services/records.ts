@@ -66,21 +66,27 @@ export async function listPage<Row, Rec>(
   return { data: await toRecords(rows), pagination: pagination(query, total) };
 }
 
-const jsonTexts = new WeakMap<object, string>();
+const jsonTexts = new WeakMap<object, string | (() => string)>();
 
 /**
  * Remembers `json`, exactly `JSON.stringify(answer)`, as the JSON text of an answer a verb built (a record, a page):
  * mountRoutes sends that text rather than serializing the same object again. For answers whose parts were serialized
- * once and shared (monitor records read by one batch: monitor-record.ts recordWithJson).
+ * once and shared (monitor records read by one batch: monitor-record.ts recordWithJson). Given as a function, the
+ * text is made only when asked for: a console page that renders the answer never pays for its JSON.
  */
-export function withJsonText<T extends object>(answer: T, json: string): T {
+export function withJsonText<T extends object>(answer: T, json: string | (() => string)): T {
   jsonTexts.set(answer, json);
   return answer;
 }
 
 /** The JSON text withJsonText remembered for this answer, if any. */
 export function jsonTextOf(answer: unknown): string | undefined {
-  return typeof answer === 'object' && answer !== null ? jsonTexts.get(answer) : undefined;
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const json = jsonTexts.get(answer);
+  if (typeof json !== 'function') return json;
+  const text = json();
+  jsonTexts.set(answer, text);
+  return text;
 }
 
 /** Prisma's unique-constraint violation (P2002): a concurrent write took the slug, address or key first. */

@@ -11,7 +11,8 @@ export async function getMonitor(
   const { now } = ctx;
   const { row, windows } = await findOwn(deps.prisma, ctx, monitorNowLookup(now), input.id);
   const until = maintenanceCoverage(windows, [row.componentId], now).get(row.componentId) ?? null;
-  // Concurrent reads of one monitor share its row (one batched read), and with it the record and its JSON text.
+  // Concurrent reads of one monitor share its row (one batched read), and with it the record and its JSON text (made
+  // when the answer is sent as JSON).
   const { record, json } = recordWithJson(row, {
     publicBaseUrl: deps.config.publicBaseUrl,
     checkRegions: deps.config.checkRegions,

@@ -305,6 +305,6 @@ export async function listMonitors(
   const answer = { data: made.map((m) => m.record), pagination: pagination(query, total) };
   return withJsonText(
     answer,
-    `{"data":[${made.map((m) => m.json).join(',')}],"pagination":${JSON.stringify(answer.pagination)}}`,
+    () => `{"data":[${made.map((m) => m.json()).join(',')}],"pagination":${JSON.stringify(answer.pagination)}}`,
   );
 }

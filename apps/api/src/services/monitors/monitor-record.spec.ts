@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { recordWithJson, toMonitorRecord, type MonitorRow } from './monitor-record.js';
 
 const DAY = 86_400_000;
@@ -77,7 +77,22 @@ describe('recordWithJson', () => {
     const r = row();
     const { record, json } = recordWithJson(r, opts);
     expect(record).toEqual(toMonitorRecord(r, opts));
-    expect(json).toBe(JSON.stringify(toMonitorRecord(r, opts)));
+    expect(json()).toBe(JSON.stringify(toMonitorRecord(r, opts)));
+  });
+
+  it('serializes the record only when its JSON is asked for, and once', () => {
+    const r = row();
+    const made = recordWithJson(r, opts);
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      recordWithJson(r, opts);
+      expect(stringify).not.toHaveBeenCalled();
+      const text = made.json();
+      expect(recordWithJson(r, opts).json()).toBe(text);
+      expect(stringify).toHaveBeenCalledTimes(1);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('makes a row its record once while nothing it shows from `now` changes', () => {
@@ -86,7 +101,7 @@ describe('recordWithJson', () => {
     expect(recordWithJson(r, { ...opts, now: new Date(now.getTime() + 1_000) }).record).toBe(first.record);
     // An equal row of another read is another object: made again, equal.
     expect(recordWithJson(row(), opts).record).not.toBe(first.record);
-    expect(recordWithJson(row(), opts).json).toBe(first.json);
+    expect(recordWithJson(row(), opts).json()).toBe(first.json());
   });
 
   it('makes it again when a day of the certificate or the domain passes, a window covers it, or the config differs', () => {

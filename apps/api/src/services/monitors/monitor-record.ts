@@ -485,11 +485,11 @@ export function toMonitorRecord(
 
 type RecordOptions = Parameters<typeof toMonitorRecord>[1];
 
-/** A record made from a row, its JSON text, and what besides the row it was made with. */
+/** A record made from a row, its JSON text (made when first asked for), and what besides the row it was made with. */
 interface MadeRecord {
   made: string;
   record: MonitorRecord;
-  json: string;
+  json: () => string;
 }
 const madeFromRow = new WeakMap<MonitorRow, MadeRecord>();
 
@@ -497,11 +497,12 @@ const madeFromRow = new WeakMap<MonitorRow, MadeRecord>();
  * toMonitorRecord and the record's JSON text (`JSON.stringify(record)`), made once per row object and what the record
  * takes besides the row: the requests answered by one batched read (monitorRows, list-monitors' monitorPages) share
  * its row objects, so identical concurrent reads build and serialize each record once (serializing a page of 100 was
- * a fifth of a list request's CPU). What a record takes from `now` (whole days left of a certificate or a domain, the
+ * a fifth of a list request's CPU). The text is made when first asked for: the console's pages render records and
+ * never send their JSON. What a record takes from `now` (whole days left of a certificate or a domain, the
  * maintenance window's end) is part of the key, so a record is never reused where it would read differently. Records
  * are shared: nothing may change one after it is made.
  */
-export function recordWithJson(row: MonitorRow, opts: RecordOptions): { record: MonitorRecord; json: string } {
+export function recordWithJson(row: MonitorRow, opts: RecordOptions): { record: MonitorRecord; json: () => string } {
   const cert = row.certificate as CertificateInfo | null;
   const domain = row.domain as DomainInfo | null;
   const made = [
@@ -514,7 +515,8 @@ export function recordWithJson(row: MonitorRow, opts: RecordOptions): { record: 
   const kept = madeFromRow.get(row);
   if (kept?.made === made) return kept;
   const record = toMonitorRecord(row, opts);
-  const fresh = { made, record, json: JSON.stringify(record) };
+  let json: string | undefined;
+  const fresh = { made, record, json: () => (json ??= JSON.stringify(record)) };
   madeFromRow.set(row, fresh);
   return fresh;
 }
