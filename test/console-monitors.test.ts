@@ -379,6 +379,39 @@ describe('the monitors page, stage 2', () => {
     expect(page.text).toContain('<span class="spark-value">100 ms</span>');
     expect(page.text).toMatch(/<span class="cert soon" title="[^"]+">3 days<\/span>/);
   });
+
+  it("weighs a sparkline's hour by its checks in every region", async () => {
+    const w = await makeWorkspace(h.prisma);
+    const m = await monitorShowing(h, w, 'Shop', 'up');
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    // Two hours ago: one check of 100 ms in one region and two of 200 and 300 ms in another (an average of 200 ms
+    // over the three, not of the regions' averages); an hour ago, one check of 60 ms: 660 ms in 4 checks, 165 on
+    // average.
+    await h.prisma.checkResult.createMany({
+      data: (
+        [
+          [hour - 7_200_000, 'local', 100],
+          [hour - 7_200_000, 'eu-west', 200],
+          [hour - 7_140_000, 'eu-west', 300],
+          [hour - 3_600_000, 'local', 60],
+        ] as const
+      ).map(([t, region, ms]) => ({
+        monitorId: m.id,
+        region,
+        slot: new Date(t),
+        checkedAt: new Date(t),
+        outcome: 'up' as const,
+        responseMs: ms,
+      })),
+    });
+    await rebuildRollups(h.prisma, m.id);
+    const { b } = await signedIn(w, 'viewer');
+    const page = await b.get(`/app/${w.ws.slug}/monitors`);
+    const svg = /<svg class="spark"[^>]*aria-label="([^"]*)"[^>]*>(.*?)<\/svg>/.exec(page.text)!;
+    expect(svg[1]).toBe('Response time over the last 24 hours: 165 ms on average, 200 ms in the slowest hour');
+    expect(svg[2]).toMatch(/<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"/);
+    expect(page.text).toContain('<span class="spark-value">165 ms</span>');
+  });
 });
 
 describe('bulk actions', () => {
