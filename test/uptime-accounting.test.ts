@@ -3,7 +3,7 @@
 // monitors trigger at transitions, missed slots as spans; and the monthly report mail, once with two workers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createLogger, createWorkerRedis } from '@statusvane/shared';
+import { createLogger, createWorkerRedis, loadUptimeTimelines } from '@statusvane/shared';
 import { storeMissedSlots } from '../apps/worker/src/checks/missed-slots.js';
 import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { createWorkerRuntime } from '../apps/worker/src/runtime.js';
@@ -124,6 +124,93 @@ describe('what accounting is made of', () => {
       .query({ from: slot.toISOString(), to: new Date(slot.getTime() + 120_000).toISOString() })
       .set(bearer(w.tokens.viewer));
     expect(both.body.data.total).toMatchObject({ noDataSeconds: 120, upSeconds: 0, uptimePercent: null });
+  });
+
+  it('reads the same timelines by monitor ids and, past 1,000 monitors, by workspace', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const other = await makeWorkspace(h.prisma);
+    const hour = 3_600_000;
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const create = async (ws: typeof w) => {
+      const res = await request(h.app).post('/api/v1/monitors').set(bearer(ws.tokens.owner)).send(makeMonitorInput());
+      return h.prisma.monitor.findUniqueOrThrow({ where: { id: res.body.data.id as string } });
+    };
+    const [a, b, elsewhere] = [await create(w), await create(w), await create(other)];
+    // a: paused for an hour, missed in eu, and an incident; b: an ongoing degraded span; a window covering a's
+    // component only; the other workspace's monitor has an incident that must not be read for this one.
+    await h.prisma.monitorSpan.createMany({
+      data: [
+        {
+          monitorId: a.id,
+          kind: 'paused',
+          region: '',
+          startedAt: new Date(now - 5 * hour),
+          endedAt: new Date(now - 4 * hour),
+        },
+        {
+          monitorId: a.id,
+          kind: 'missed',
+          region: 'eu',
+          startedAt: new Date(now - 3 * hour),
+          endedAt: new Date(now - 3 * hour + 60_000),
+        },
+        { monitorId: b.id, kind: 'degraded', region: '', startedAt: new Date(now - 2 * hour), endedAt: null },
+      ],
+    });
+    const incident = (monitorId: string, workspaceId: string) => ({
+      workspaceId,
+      monitorId,
+      title: 'Down',
+      status: 'resolved' as const,
+      impact: 'major' as const,
+      source: 'monitor' as const,
+      startedAt: new Date(now - 90 * 60_000),
+      resolvedAt: new Date(now - hour),
+      reason: 'status_code',
+    });
+    await h.prisma.incident.create({ data: incident(a.id, w.ws.id) });
+    await h.prisma.incident.create({ data: incident(elsewhere.id, other.ws.id) });
+    await h.prisma.maintenanceWindow.create({
+      data: {
+        workspaceId: w.ws.id,
+        title: 'Upgrade',
+        startsAt: new Date(now - 6 * hour),
+        endsAt: new Date(now - 5.5 * hour),
+        components: { create: [{ componentId: a.componentId }] },
+      },
+    });
+    const subject = (m: typeof a) => ({
+      id: m.id,
+      componentId: m.componentId,
+      createdAt: m.createdAt,
+      regions: ['eu', 'us'],
+    });
+    const range = { workspaceId: w.ws.id, from: new Date(now - 24 * hour), to: new Date(now) };
+    const byIds = await loadUptimeTimelines(h.prisma, {
+      ...range,
+      monitors: [subject(a), subject(b), subject(elsewhere)],
+    });
+    // 1,001 asked about (the others are ids of no monitor): read by workspace.
+    const padding = Array.from({ length: 998 }, (_, i) => ({
+      ...subject(a),
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    }));
+    const byWorkspace = await loadUptimeTimelines(h.prisma, {
+      ...range,
+      monitors: [subject(a), subject(b), subject(elsewhere), ...padding],
+    });
+    const timelineA = byIds.get(a.id)!;
+    expect(timelineA.paused).toEqual([{ from: now - 5 * hour, to: now - 4 * hour }]);
+    expect(timelineA.incidents).toEqual([expect.objectContaining({ from: now - 90 * 60_000, to: now - hour })]);
+    expect(timelineA.maintenance).toEqual([{ from: now - 6 * hour, to: now - 5.5 * hour }]);
+    // Missed in eu only: not missed everywhere.
+    expect(timelineA.missed).toEqual([]);
+    expect(byIds.get(b.id)!.degraded).toEqual([{ from: now - 2 * hour, to: null }]);
+    expect(byIds.get(b.id)!.maintenance).toEqual([]);
+    // Asked about under this workspace, the other's monitor has none of its incidents.
+    expect(byIds.get(elsewhere.id)!.incidents).toEqual([]);
+    for (const m of [a, b, elsewhere]) expect(byWorkspace.get(m.id)).toEqual(byIds.get(m.id));
+    expect(byWorkspace.get(padding[0]!.id)).toMatchObject({ paused: [], incidents: [], degraded: [] });
   });
 });
 

@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient } from '../db/prisma.js';
+import { hotQuery, hotStatement, type HotStatement } from '../db/hot-query.js';
+import type { PrismaClient } from '../db/prisma.js';
 import type { Span, UptimeTimeline } from './accounting.js';
 
 /** A monitor as uptime accounting needs it. */
@@ -10,7 +11,6 @@ export interface AccountedMonitor {
   regions: readonly string[];
 }
 
-type Reader = Pick<PrismaClient, '$queryRaw'>;
 /** Above this many monitors, their spans and incidents are read by workspace (below). */
 const BY_WORKSPACE_FROM = 1000;
 type SpanKind = 'paused' | 'degraded' | 'missed';
@@ -23,6 +23,60 @@ interface TimelineParts {
 /** The empty list every timeline without spans of a kind shares (timelines are read-only). */
 const NONE: readonly never[] = Object.freeze([]);
 
+/** A statement of the monitors asked about (`$n`: their ids) and one of the workspace's monitors (`$n`: its id). */
+interface ByMonitorsOrWorkspace {
+  monitors: HotStatement;
+  workspace: HotStatement;
+}
+function byMonitorsOrWorkspace(n: number, text: (ids: string) => string): ByMonitorsOrWorkspace {
+  return {
+    monitors: hotStatement(text(`$${n}::uuid[]`)),
+    workspace: hotStatement(text(`ARRAY(SELECT id FROM monitors WHERE "workspaceId" = $${n}::uuid)`)),
+  };
+}
+
+// Spans and incidents handed over as one text per monitor ("kind region startMs endMs,..."; no end: still going),
+// instants as epoch milliseconds (the columns hold milliseconds: exact as doubles): a month of 1,000 monitors is tens
+// of thousands of rows, which the driver and Prisma would turn into objects one value at a time, and which JSON or
+// numeric epochs made PostgreSQL spend more on than on finding them (bench/scenarios/uptime-report.ts). Hot statements
+// (docs/adr/0021-hot-statements-on-the-pool.md): parsed once per connection, not at every page, report and uptime read.
+
+/** $1 the monitors (or their workspace), [$2, $3) the range. */
+const SPANS = byMonitorsOrWorkspace(
+  1,
+  (ids) => `
+  SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', kind, region,
+    round(date_part('epoch', "startedAt") * 1000)::bigint, round(date_part('epoch', "endedAt") * 1000)::bigint),
+    ',') AS spans
+  FROM monitor_spans
+  WHERE "monitorId" = ANY(${ids}) AND "startedAt" < $3::timestamptz
+    AND ("endedAt" IS NULL OR "endedAt" > $2::timestamptz)
+  GROUP BY "monitorId"`,
+);
+
+/** $1 the workspace, $2 its monitors asked about (or the workspace again), [$3, $4) the range. */
+const INCIDENTS = byMonitorsOrWorkspace(
+  2,
+  (ids) => `
+  SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', id,
+    round(date_part('epoch', coalesce("downStartedAt", "startedAt")) * 1000)::bigint,
+    round(date_part('epoch', "resolvedAt") * 1000)::bigint), ',') AS incidents
+  FROM incidents
+  WHERE "workspaceId" = $1::uuid AND "monitorId" = ANY(${ids}) AND source = 'monitor'
+    AND coalesce("downStartedAt", "startedAt") < $4::timestamptz
+    AND ("resolvedAt" IS NULL OR "resolvedAt" > $3::timestamptz)
+  GROUP BY "monitorId"`,
+);
+
+/** $1 the workspace, [$2, $3) the range. */
+const WINDOWS = hotStatement(`
+  SELECT w."startsAt" AS from, least(w."endsAt", coalesce(w."cancelledAt", w."endsAt")) AS to,
+    (SELECT array_agg(c."componentId"::text) FROM maintenance_components c WHERE c."maintenanceId" = w.id)
+      AS "componentIds"
+  FROM maintenance_windows w
+  WHERE w."workspaceId" = $1::uuid AND w."startsAt" < $3::timestamptz AND w."endsAt" > $2::timestamptz
+    AND (w."cancelledAt" IS NULL OR w."cancelledAt" > w."startsAt")`);
+
 /**
  * The timelines of a workspace's monitors over [from, to), read in three statements whatever their number
  * (docs/adr/0018-uptime-accounting-spans.md): their spans (paused, degraded, missed), their monitor incidents (down
@@ -31,7 +85,7 @@ const NONE: readonly never[] = Object.freeze([]);
  * endsAt, or to its cancellation when it was called off while running; none: the whole workspace).
  */
 export async function loadUptimeTimelines(
-  prisma: Reader,
+  prisma: PrismaClient,
   input: { workspaceId: string; monitors: readonly AccountedMonitor[]; from: Date; to: Date },
 ): Promise<Map<string, UptimeTimeline>> {
   const { workspaceId, monitors, from, to } = input;
@@ -40,37 +94,14 @@ export async function loadUptimeTimelines(
   // Many monitors (a list sorted by uptime: every one of the workspace's) are named by their workspace rather than
   // one by one: the driver writes and PostgreSQL parses an array of 10,000 uuids otherwise, twice. Rows of the
   // workspace's other monitors are read then, and passed over below.
-  const idsOf =
+  const [source, ids] =
     monitors.length > BY_WORKSPACE_FROM
-      ? Prisma.sql`ARRAY(SELECT id FROM monitors WHERE "workspaceId" = ${workspaceId}::uuid)`
-      : Prisma.sql`${monitors.map((m) => m.id)}::uuid[]`;
-  // Spans and incidents handed over as one text per monitor ("kind region startMs endMs,..."; no end: still going),
-  // instants as epoch milliseconds (the columns hold milliseconds: exact as doubles): a month of 1,000 monitors is tens
-  // of thousands of rows, which the driver and Prisma would turn into objects one value at a time, and which JSON or
-  // numeric epochs made PostgreSQL spend more on than on finding them (bench/scenarios/uptime-report.ts).
+      ? (['workspace', workspaceId] as const)
+      : (['monitors', monitors.map((m) => m.id)] as const);
   const [spans, incidents, windows] = await Promise.all([
-    prisma.$queryRaw<Array<{ monitorId: string; spans: string }>>`
-      SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', kind, region,
-        round(date_part('epoch', "startedAt") * 1000)::bigint, round(date_part('epoch', "endedAt") * 1000)::bigint),
-        ',') AS spans
-      FROM monitor_spans
-      WHERE "monitorId" = ANY(${idsOf}) AND "startedAt" < ${to} AND ("endedAt" IS NULL OR "endedAt" > ${from})
-      GROUP BY "monitorId"`,
-    prisma.$queryRaw<Array<{ monitorId: string; incidents: string }>>`
-      SELECT "monitorId"::text AS "monitorId", string_agg(concat_ws(' ', id,
-        round(date_part('epoch', coalesce("downStartedAt", "startedAt")) * 1000)::bigint,
-        round(date_part('epoch', "resolvedAt") * 1000)::bigint), ',') AS incidents
-      FROM incidents
-      WHERE "workspaceId" = ${workspaceId}::uuid AND "monitorId" = ANY(${idsOf}) AND source = 'monitor'
-        AND coalesce("downStartedAt", "startedAt") < ${to} AND ("resolvedAt" IS NULL OR "resolvedAt" > ${from})
-      GROUP BY "monitorId"`,
-    prisma.$queryRaw<Array<{ from: Date; to: Date; componentIds: string[] | null }>>`
-      SELECT w."startsAt" AS from, least(w."endsAt", coalesce(w."cancelledAt", w."endsAt")) AS to,
-        (SELECT array_agg(c."componentId"::text) FROM maintenance_components c WHERE c."maintenanceId" = w.id)
-          AS "componentIds"
-      FROM maintenance_windows w
-      WHERE w."workspaceId" = ${workspaceId}::uuid AND w."startsAt" < ${to} AND w."endsAt" > ${from}
-        AND (w."cancelledAt" IS NULL OR w."cancelledAt" > w."startsAt")`,
+    hotQuery<{ monitorId: string; spans: string }>(prisma, SPANS[source], [ids, from, to]),
+    hotQuery<{ monitorId: string; incidents: string }>(prisma, INCIDENTS[source], [workspaceId, ids, from, to]),
+    hotQuery<{ from: Date; to: Date; componentIds: string[] | null }>(prisma, WINDOWS, [workspaceId, from, to]),
   ]);
   // Each monitor's parts made when a row names it: most monitors have none, and share the empty lists below.
   const asked = new Set(monitors.map((m) => m.id));

@@ -60,7 +60,7 @@ export async function loadAccountingSettings(
  * timelines read at once (loadUptimeTimelines), each counted by the one accounting function (accountUptime).
  */
 export async function accountMonitors(
-  prisma: Pick<PrismaClient, '$queryRaw'>,
+  prisma: PrismaClient,
   input: {
     workspaceId: string;
     monitors: ReadonlyArray<AccountedMonitor & { slaTarget: number | null }>;
@@ -91,7 +91,7 @@ export async function accountMonitors(
  * cannot be periods of one call).
  */
 export async function accountMonitorWindows(
-  prisma: Pick<PrismaClient, '$queryRaw'>,
+  prisma: PrismaClient,
   input: {
     workspaceId: string;
     monitors: readonly AccountedMonitor[];
