@@ -16,7 +16,7 @@ export interface ResponseSparkline {
  * of 100 monitors, 14-40 ms against 4-5 ms), and as one JSON text PostgreSQL spent more on building it than on finding
  * them. A row per region: they are summed below, which cost PostgreSQL a third of the statement as a GROUP BY (most
  * monitors have one region: nothing to merge). Sums of whole milliseconds are exact as bigint text. A hot statement
- * (ADR 0021): parsing and planning it afresh cost PostgreSQL about half a millisecond a page. The workspace's monitors
+ * (ADR 0021): parsing and planning it afresh cost PostgreSQL half a millisecond a page. The workspace's monitors
  * among those asked about are found by primary key (a join would hash all of its monitors).
  */
 const SPARKLINE_ROWS = hotStatement(`
