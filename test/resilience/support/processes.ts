@@ -414,6 +414,20 @@ export async function startRedisCluster(masters = 3): Promise<PrivateRedisCluste
       'redis-server is not installed: the Redis Cluster test runs private ones (apt-get install redis-server; the CI workflow installs it)',
     );
   }
+  // A port freePort found free can be taken by another process before a node binds it (the suite runs in parallel):
+  // that node exits at once, and the cluster is started again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisClusterOn(bin, masters);
+    } catch (err) {
+      if (!(err instanceof NodeExitedError) || attempt === 3) throw err;
+    }
+  }
+}
+
+class NodeExitedError extends Error {}
+
+async function startRedisClusterOn(bin: string, masters: number): Promise<PrivateRedisCluster> {
   const root = mkdtempSync(join(tmpdir(), 'sv-res-cluster-'));
   const procs: Proc[] = [];
   const admin: Redis[] = [];
@@ -444,11 +458,17 @@ export async function startRedisCluster(masters = 3): Promise<PrivateRedisCluste
         ),
       );
     }
-    for (const { port } of ports) {
+    for (const [i, { port }] of ports.entries()) {
       const c = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, lazyConnect: true });
       c.on('error', () => undefined);
       admin.push(c);
-      await until(async () => (await c.connect().then(() => c.ping())) === 'PONG', 15_000, `redis-server on ${port}`);
+      const node = procs[i]!;
+      await until(
+        async () => !node.alive() || (await c.connect().then(() => c.ping())) === 'PONG',
+        15_000,
+        `redis-server on ${port}`,
+      );
+      if (!node.alive()) throw new NodeExitedError(`redis-server on ${port} exited:\n${node.output().slice(-2000)}`);
     }
     // 16384 slots in `masters` even ranges, then every node meets the first.
     const per = Math.ceil(16384 / masters);
