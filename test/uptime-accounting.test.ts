@@ -138,23 +138,24 @@ describe('what accounting is made of', () => {
     const [a, b, elsewhere] = [await create(w), await create(w), await create(other)];
     // a: paused for an hour, missed in eu, and an incident; b: an ongoing degraded span; a window covering a's
     // component only; the other workspace's monitor has an incident that must not be read for this one.
+    const span = (
+      monitorId: string,
+      kind: 'paused' | 'missed' | 'degraded',
+      region: string,
+      from: number,
+      to?: number,
+    ) => ({
+      monitorId,
+      kind,
+      region,
+      startedAt: new Date(from),
+      endedAt: to === undefined ? null : new Date(to),
+    });
     await h.prisma.monitorSpan.createMany({
       data: [
-        {
-          monitorId: a.id,
-          kind: 'paused',
-          region: '',
-          startedAt: new Date(now - 5 * hour),
-          endedAt: new Date(now - 4 * hour),
-        },
-        {
-          monitorId: a.id,
-          kind: 'missed',
-          region: 'eu',
-          startedAt: new Date(now - 3 * hour),
-          endedAt: new Date(now - 3 * hour + 60_000),
-        },
-        { monitorId: b.id, kind: 'degraded', region: '', startedAt: new Date(now - 2 * hour), endedAt: null },
+        span(a.id, 'paused', '', now - 5 * hour, now - 4 * hour),
+        span(a.id, 'missed', 'eu', now - 3 * hour, now - 3 * hour + 60_000),
+        span(b.id, 'degraded', '', now - 2 * hour),
       ],
     });
     const incident = (monitorId: string, workspaceId: string) => ({
