@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import assert from 'node:assert/strict';
 import { encodeCursor, endOfLog, hashToken } from '@statusvane/shared';
 import request from 'supertest';
 import {
@@ -319,9 +320,13 @@ describe('a write that fails records nothing', () => {
     await expect(
       createStatusPage(h.deps, {
         ctx: serviceCtx(ws.ws, 'owner', {
-          inTransaction: async () => {
-            throw new Error('store failed');
-          },
+          // Only createMonitor asks a hook for its `answer` (to store it beside others'): a status page calls it.
+          inTransaction: Object.assign(
+            async () => {
+              throw new Error('store failed');
+            },
+            { answer: () => assert.fail('a status page stores its answer through the hook') },
+          ),
         }),
         input: { slug, name: 'P', isPublic: true },
       }),

@@ -9,7 +9,17 @@ import { createToken, revokeToken } from '../apps/api/src/admin/admin-commands.j
 import { monitorLookup, monitorNowLookup } from '../apps/api/src/services/monitors/monitor-record.js';
 import { authenticate } from '../apps/api/src/services/auth/authenticate.js';
 import { receivePing } from '../apps/api/src/services/heartbeats/receive-ping.js';
-import { createPrisma, hotTransaction, insertResultsWithRollups, maintenanceWindowsNear } from '@statusvane/shared';
+import {
+  createPrisma,
+  createGroupCommit,
+  hotTransaction,
+  insertResultsWithRollups,
+  maintenanceWindowsNear,
+  Prisma,
+  sqlExecute,
+  sqlRows,
+  type HotTransaction,
+} from '@statusvane/shared';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
 import { regionStates } from './support/worker-harness.js';
@@ -201,6 +211,83 @@ describe('a hot transaction (docs/adr/0021-hot-statements-on-the-pool.md)', () =
     } finally {
       await one.$disconnect();
     }
+  });
+});
+
+describe('group commit (docs/adr/0022-group-commit-of-creates.md)', () => {
+  const txid = async (tx: HotTransaction) =>
+    (await sqlRows<{ txid: string }>(tx, Prisma.sql`SELECT txid_current()::text AS txid`))[0]!.txid;
+  const named = async (workspaceId: string) =>
+    (await h.prisma.component.findMany({ where: { workspaceId }, select: { name: true } })).map((c) => c.name).sort();
+
+  it('runs the items of one turn in one transaction; when it fails, each alone, with its own outcome', async () => {
+    const { ws } = await makeWorkspace(h.prisma);
+    const db = createPrisma(h.config.databaseUrl, { max: 2 });
+    const runs: string[][] = [];
+    // Each item adds a component by its name; one named `fail` throws after adding its own.
+    const add = createGroupCommit(
+      (names: string[]) =>
+        hotTransaction(db, async (tx) => {
+          runs.push(names);
+          const out: Array<{ name: string; txid: string }> = [];
+          for (const name of names) {
+            await sqlExecute(
+              tx,
+              Prisma.sql`INSERT INTO components (id, "workspaceId", name, "createdAt")
+                VALUES (${randomUUID()}::uuid, ${ws.id}::uuid, ${name}, now())`,
+            );
+            if (name.startsWith('fail')) throw new Error(`${name} failed`);
+            out.push({ name, txid: await txid(tx) });
+          }
+          return out;
+        }),
+      { maxItems: 32, maxInFlight: 2 },
+    );
+    try {
+      const ok = await Promise.all(['a', 'b', 'c'].map(add));
+      expect(ok.map((o) => o.name)).toEqual(['a', 'b', 'c']);
+      expect(new Set(ok.map((o) => o.txid)).size).toBe(1);
+      expect(runs).toEqual([['a', 'b', 'c']]);
+
+      const outcomes = await Promise.allSettled(['d', 'fail-e', 'f'].map(add));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error('fail-e failed'));
+      // The group, rolled back at its second item, then each item alone.
+      expect(runs[1]).toEqual(['d', 'fail-e', 'f']);
+      expect(runs.slice(2).sort()).toEqual([['d'], ['f'], ['fail-e']]);
+      // The rolled-back attempt left nothing: one component each for the others, none for the failed one.
+      expect(await named(ws.id)).toEqual(['a', 'b', 'c', 'd', 'f']);
+      // Alone, an item gets a transaction of its own.
+      expect((await add('g')).txid).not.toBe(ok[0]!.txid);
+    } finally {
+      await db.$disconnect();
+    }
+  });
+
+  it('POST /monitors: concurrent creates with keys each create one monitor, with its event and audit event', async () => {
+    const { ws: workspace, tokens } = await makeWorkspace(h.prisma);
+    const keys = Array.from({ length: 12 }, () => randomUUID());
+    const post = (key: string, i: number) =>
+      request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(tokens.owner))
+        .set('Idempotency-Key', key)
+        .send(makeMonitorInput({ name: `together ${i}` }));
+    const first = await Promise.all(keys.map(post));
+    expect(first.map((r) => r.status)).toEqual(keys.map(() => 201));
+    const ids = first.map((r) => r.body.data.id as string);
+    expect(new Set(ids).size).toBe(12);
+    expect(await h.prisma.monitor.count({ where: { workspaceId: workspace.id } })).toBe(12);
+    const events = await h.prisma.event.findMany({ where: { workspaceId: workspace.id, type: 'monitor.created' } });
+    expect(events.map((e) => e.subject).sort()).toEqual(ids.map((id) => `monitors/${id}`).sort());
+    const audit = await h.prisma.auditEvent.findMany({
+      where: { workspaceId: workspace.id, action: 'monitor.created' },
+    });
+    expect(audit.map((a) => a.resourceId).sort()).toEqual([...ids].sort());
+    // Each key answers its own monitor again, byte for byte.
+    const again = await Promise.all(keys.map(post));
+    expect(again.map((r) => r.headers['idempotent-replayed'])).toEqual(keys.map(() => 'true'));
+    expect(again.map((r) => r.text)).toEqual(first.map((r) => r.text));
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express, { type Express } from 'express';
 import { z } from 'zod';
@@ -9,6 +10,7 @@ import {
   type CheckScheduler,
   createStatusPageSchema,
   type Prisma,
+  type SqlTransaction,
 } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { requireAuth } from '../apps/api/src/middleware/auth.js';
@@ -548,12 +550,16 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
       createStatusPage(h.deps, {
         ctx: {
           ...ctx,
-          inTransaction: async (tx, record) => {
-            // createStatusPage runs in Prisma's transaction (only POST /monitors runs in a hot one).
-            const prismaTx = tx as Prisma.TransactionClient;
-            seen.push(record, await prismaTx.statusPage.count({ where: { workspaceId: ws.id } }));
-            throw new Error('store failed');
-          },
+          inTransaction: Object.assign(
+            async (tx: SqlTransaction, record: unknown) => {
+              // createStatusPage runs in Prisma's transaction (only POST /monitors runs in a hot one).
+              const prismaTx = tx as Prisma.TransactionClient;
+              seen.push(record, await prismaTx.statusPage.count({ where: { workspaceId: ws.id } }));
+              throw new Error('store failed');
+            },
+            // Only createMonitor asks a hook for its `answer` (to store it beside others').
+            { answer: () => assert.fail('a status page stores its answer through the hook') },
+          ),
         },
         input: createStatusPageSchema.parse({ vanityUrl: slug, name: 'P', isPublic: true }),
       }),

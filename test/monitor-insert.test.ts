@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { createMonitorSchema, hotTransaction, Prisma, sqlRows, type SqlTransaction } from '@statusvane/shared';
+import { createMonitorSchema, hotTransaction, Prisma, sqlRows } from '@statusvane/shared';
 import { monitorCreateData } from '../apps/api/src/services/monitors/monitor-data.js';
-import { insertMonitorWithComponent } from '../apps/api/src/services/monitors/monitor-insert.js';
+import { insertMonitors } from '../apps/api/src/services/monitors/monitor-insert.js';
+import { monitorRecordSelect } from '../apps/api/src/services/monitors/monitor-record.js';
 import { makeFullHttpMonitorInput, makeMonitorInput } from './support/factories.js';
 import { makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 
-// POST /monitors inserts in a hot transaction (docs/adr/0021): node-postgres, the statement prepared by its text. It
-// must store and answer, column for column, what the same statement through Prisma's transaction did, for every kind
-// of monitor and every optional field: a new column, a default or a type that reads back otherwise fails here.
+// POST /monitors inserts in a hot transaction (docs/adr/0021), the creates of a group together (docs/adr/0022): the
+// rows as JSON read by jsonb_populate_recordset. It must store and answer, column for column, what Prisma's create
+// does, for every kind of monitor and every optional field: a new column, a default or a type that reads back
+// otherwise fails here.
 
 let h: Harness;
 beforeAll(() => {
@@ -90,11 +92,11 @@ function comparable(row: Record<string, unknown>) {
   );
 }
 
-describe('the hot monitor insert', () => {
-  it('stores and answers every kind of monitor as the same statement through Prisma does', async () => {
+describe('the monitor insert', () => {
+  it("stores and answers every kind of monitor, all in one call, as Prisma's create does", async () => {
     const w = await makeWorkspace(h.prisma);
     const now = new Date();
-    // A whole-workspace window in progress: the insert's maintenance read answers it.
+    // A whole-workspace window in progress: the insert's maintenance read answers it for every row.
     await h.prisma.maintenanceWindow.create({
       data: {
         workspaceId: w.ws.id,
@@ -103,35 +105,39 @@ describe('the hot monitor insert', () => {
         endsAt: new Date(now.getTime() + 3_600_000),
       },
     });
-    for (const [name, body] of BODIES) {
-      // One row's data for both (sealed secrets draw their IV): a new component and ping secret each.
-      const data = monitorCreateData(
-        h.config,
-        { workspaceId: w.ws.id, componentId: '' },
-        createMonitorSchema.parse(body),
-      );
-      const insert = (tx: SqlTransaction) =>
-        insertMonitorWithComponent(
-          tx,
-          { ...data, componentId: randomUUID(), ...(data.pingSecret ? { pingSecret: randomUUID() } : {}) },
-          now,
-        );
-      const viaPrisma = await h.prisma.$transaction((tx) => insert(tx));
-      const viaHot = await hotTransaction(h.prisma, (tx) => insert(tx));
-      expect(viaHot.workspaceWindows).toHaveLength(1);
-      expect([name, viaHot.workspaceWindows, comparable(viaHot.row)]).toStrictEqual([
-        name,
-        viaPrisma.workspaceWindows,
-        comparable(viaPrisma.row),
-      ]);
-      const stored = (id: string) =>
-        h.prisma.monitor.findUniqueOrThrow({ where: { id }, include: { component: true } });
-      const [a, b] = [await stored(viaHot.row.id), await stored(viaPrisma.row.id)];
-      expect([name, comparable({ ...a, component: comparable(a.component) })]).toStrictEqual([
-        name,
-        comparable({ ...b, component: comparable(b.component) }),
-      ]);
-      expect(a.componentId).toBe(viaHot.row.componentId);
+    // One row's data for both (sealed secrets draw their IV): a new component and ping secret each.
+    const datas = BODIES.map(([, body]) =>
+      monitorCreateData(h.config, { workspaceId: w.ws.id, componentId: '' }, createMonitorSchema.parse(body)),
+    );
+    const fresh = (data: (typeof datas)[number]) => ({
+      ...data,
+      componentId: randomUUID(),
+      ...(data.pingSecret ? { pingSecret: randomUUID() } : {}),
+    });
+    // Two of each body in one call: rows of one shape share a statement, and answers keep the order of the rows.
+    const rows = [...datas, ...datas].map(fresh);
+    const viaHot = await hotTransaction(h.prisma, (tx) => insertMonitors(tx, rows, { from: now, to: now }));
+    expect(viaHot.map((m) => m.row.componentId)).toEqual(rows.map((r) => r.componentId));
+    for (const [i, [name]] of BODIES.entries()) {
+      const data = fresh(datas[i]!);
+      const viaPrisma = await h.prisma.$transaction(async (tx) => {
+        await tx.component.create({
+          data: { id: data.componentId, workspaceId: data.workspaceId, name: data.name, createdAt: now },
+        });
+        return tx.monitor.create({ data, select: monitorRecordSelect });
+      });
+      for (const hot of [viaHot[i]!, viaHot[i + BODIES.length]!]) {
+        expect(hot.workspaceWindows).toHaveLength(1);
+        expect([name, comparable(hot.row)]).toStrictEqual([name, comparable(viaPrisma)]);
+        const stored = (id: string) =>
+          h.prisma.monitor.findUniqueOrThrow({ where: { id }, include: { component: true } });
+        const [a, b] = [await stored(hot.row.id), await stored(viaPrisma.id)];
+        expect([name, comparable({ ...a, component: comparable(a.component) })]).toStrictEqual([
+          name,
+          comparable({ ...b, component: comparable(b.component) }),
+        ]);
+        expect(a.componentId).toBe(hot.row.componentId);
+      }
     }
   });
 });

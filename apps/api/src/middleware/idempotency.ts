@@ -2,15 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import {
   ConflictError,
+  createBatchLoader,
+  forKeys,
+  hotBatchStatement,
   hotQuery,
-  hotStatement,
+  perClient,
   Prisma,
   ValidationError,
   sha256Hex,
-  writeTogether,
+  sqlExecute,
   type PrismaClient,
+  type SqlTransaction,
 } from '@statusvane/shared';
-import type { InTransaction } from '../services/context.js';
+import type { InTransaction, PendingAnswer } from '../services/context.js';
 import { ctxOf } from './auth.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -117,27 +121,50 @@ export function storeAnswerInTransaction(
 ): InTransaction | undefined {
   const held = res.locals[HELD_CLAIM] as HeldClaim | undefined;
   if (!held) return undefined;
-  return async (tx, result, replay = result, alongside = []) => {
+  const answer = (result: unknown, replay: unknown = result): PendingAnswer => {
     // The bytes the client gets, kept as one JSON string (jsonb would reorder an object's keys): a replay repeats
     // them exactly, and mountRoutes sends these very bytes the first time (storedAnswer). A service that shows a
     // secret once stores its answer without it (`replay`), and only the first answer carries it.
     const text = JSON.stringify(toBody(result));
-    // Raw SQL (as the claim's insert): on every idempotent write, and the ORM's compiled update cost several times it.
-    // The body is a JSON string in jsonb, hence the second JSON.stringify.
-    const body = replay === result ? text : JSON.stringify(toBody(replay));
-    const [count] = await writeTogether(tx, [
-      Prisma.sql`
-        UPDATE idempotency_records SET "responseStatus" = ${status}, "responseBody" = ${JSON.stringify(body)}::jsonb
-         WHERE id = ${held.id}::uuid AND "createdAt" = ${held.createdAt} AND "responseStatus" IS NULL`,
-      ...alongside,
-    ]);
-    if (count !== 1) {
-      res.setHeader('Retry-After', '1');
-      throw new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
-    }
-    held.storedInTransaction = true;
-    held.answer = text;
+    return {
+      claim: {
+        id: held.id,
+        createdAt: held.createdAt,
+        status,
+        body: replay === result ? text : JSON.stringify(toBody(replay)),
+      },
+      stored: () => {
+        held.storedInTransaction = true;
+        held.answer = text;
+      },
+    };
   };
+  const hook = async (tx: SqlTransaction, result: unknown, replay: unknown = result) => {
+    const pending = answer(result, replay);
+    if ((await sqlExecute(tx, storeAnswers([pending]))) !== 1) throw claimTakenOver(res);
+    pending.stored();
+  };
+  return Object.assign(hook, { answer }) satisfies InTransaction;
+}
+
+/** A retry with the key took the claim over (it was stale): this request's action must roll back. */
+function claimTakenOver(res: Response): ConflictError {
+  res.setHeader('Retry-After', '1');
+  return new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
+}
+
+/**
+ * The stored answers of requests in one statement, each on its own claim, whose text is the same however many it
+ * holds: a compare-and-set on each claim (its id and the createdAt it wrote, still unanswered), so a claim a retry took
+ * over meanwhile is left alone and writes no row. Raw SQL (as the claims' insert): on every idempotent write, and the
+ * ORM's compiled update cost several times it. The body is a JSON string in jsonb (to_jsonb of the text).
+ */
+export function storeAnswers(answers: readonly PendingAnswer[]): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE idempotency_records r SET "responseStatus" = a.status, "responseBody" = to_jsonb(a.body)
+      FROM jsonb_to_recordset(${JSON.stringify(answers.map((a) => a.claim))}::jsonb)
+        AS a(id uuid, "createdAt" timestamptz, status int, body text)
+     WHERE r.id = a.id AND r."createdAt" = a."createdAt" AND r."responseStatus" IS NULL`;
 }
 
 /** The answer's bytes as the request's transaction stored them, to be sent as they are; undefined when none was. */
@@ -157,16 +184,52 @@ interface ClaimInput {
 }
 
 /**
- * The claim's insert: ON CONFLICT DO NOTHING, so a row back tells atomically that this request now owns the key. A hot
+ * The claims' insert: ON CONFLICT DO NOTHING, so a row back tells atomically that this request now owns the key. A hot
  * statement (docs/adr/0021-hot-statements-on-the-pool.md): every idempotent request claims its key, and the ORM's
- * compiled createMany cost several times the statement, Prisma's raw query about twice what node-postgres costs.
+ * compiled createMany cost several times the statement, Prisma's raw query about twice what node-postgres costs. The
+ * claims of concurrent requests go together (claimsOf): one statement and one commit for all of them, each row still
+ * its own claim (two requests of a batch with the same key: one row, one owner, as when they race).
  */
-const CLAIM = hotStatement(`
+const claimRows = (rows: string) => `
   INSERT INTO idempotency_records (id, "workspaceId", principal, key, method, path, "requestHash", "createdAt",
     "expiresAt")
-  VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz)
+  ${rows}
   ON CONFLICT DO NOTHING
-  RETURNING 1 AS claimed`);
+  RETURNING id::text AS id`;
+const CLAIMS = hotBatchStatement(
+  claimRows('VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8::timestamptz, $9::timestamptz)'),
+  claimRows(`SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+    $8::timestamptz[], $9::timestamptz[])`),
+);
+
+type ClaimRow = ClaimInput & { id: string; createdAt: Date };
+
+/** Claim statements at once per API process: while both are in flight, the claims arriving go together in the next. */
+const CLAIMS_IN_FLIGHT = 2;
+const claimsOf = perClient((prisma: PrismaClient) =>
+  createBatchLoader<ClaimRow, true>(
+    async (claims) => {
+      const col = <F extends keyof ClaimRow>(f: F) => claims.map((c) => c[f]);
+      const expires = claims.map((c) => new Date(c.createdAt.getTime() + IDEMPOTENCY_TTL_MS));
+      const rows = await hotQuery<{ id: string }>(
+        prisma,
+        ...forKeys(CLAIMS, [
+          col('id'),
+          col('workspaceId'),
+          col('principal'),
+          col('key'),
+          col('method'),
+          col('path'),
+          col('requestHash'),
+          col('createdAt'),
+          expires,
+        ]),
+      );
+      return new Map(rows.map((r) => [r.id, true as const]));
+    },
+    { keyOf: (c) => c.id, maxInFlight: CLAIMS_IN_FLIGHT },
+  ),
+);
 
 async function acquire(prisma: PrismaClient, now: () => Date, input: ClaimInput): Promise<Outcome> {
   // Two rounds: a row can disappear (or expire) between our failed insert and our read, and the second insert
@@ -174,18 +237,8 @@ async function acquire(prisma: PrismaClient, now: () => Date, input: ClaimInput)
   for (let round = 0; round < 2; round++) {
     const claimedAt = now();
     const id = randomUUID();
-    const claimed = await hotQuery(prisma, CLAIM, [
-      id,
-      input.workspaceId,
-      input.principal,
-      input.key,
-      input.method,
-      input.path,
-      input.requestHash,
-      claimedAt,
-      new Date(claimedAt.getTime() + IDEMPOTENCY_TTL_MS),
-    ]);
-    if (claimed.length === 1) {
+    const claimed = await claimsOf(prisma).load({ ...input, id, createdAt: claimedAt });
+    if (claimed) {
       if (Math.random() < PURGE_PROBABILITY) {
         // Fire and forget: cleaning up is a courtesy, never a reason to fail or slow the request.
         purgeExpiredIdempotencyRecords(prisma, claimedAt).catch(() => undefined);

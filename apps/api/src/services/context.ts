@@ -1,5 +1,6 @@
-import { writeTogether, type Prisma, type SqlTransaction } from '@statusvane/shared';
-import type { IfMatch } from './audit/record-write.js';
+import { ConflictError, eventsInsert, writeTogether, type NewEvent, type SqlTransaction } from '@statusvane/shared';
+import { storeAnswers } from '../middleware/idempotency.js';
+import { auditInserts, type AuditedWrite, type IfMatch } from './audit/record-write.js';
 import type { RequestContext, UserContext } from './auth/context.js';
 
 /**
@@ -9,26 +10,39 @@ import type { RequestContext, UserContext } from './auth/context.js';
  * instead of `result` (a secret shown once is not stored: POST /tokens). Prisma's transaction or a hotTransaction
  * (POST /monitors).
  */
-export type InTransaction = (
-  tx: SqlTransaction,
-  result: unknown,
-  replay?: unknown,
-  /** The service's own last writes, run in the same statement as the answer's (writeTogether): one round trip. */
-  alongside?: readonly Prisma.Sql[],
-) => Promise<void>;
+export interface InTransaction {
+  (tx: SqlTransaction, result: unknown, replay?: unknown): Promise<void>;
+  /**
+   * The same answer as a row of storeAnswers (middleware/idempotency.ts), for a write that stores the answers of
+   * several requests in one statement (writeLastOfEach); its `stored` is called once the row is written.
+   */
+  answer(result: unknown, replay?: unknown): PendingAnswer;
+}
+
+/** An answer to store on an Idempotency-Key's claim (InTransaction.answer). */
+export interface PendingAnswer {
+  claim: { id: string; createdAt: Date; status: number; body: string };
+  stored(): void;
+}
 
 /**
- * A service's last writes in its transaction (`statements`, which writeTogether runs as one) and, when the request
- * holds an Idempotency-Key, the stored answer `result`: all in one round trip.
+ * The last writes of the creates of several requests in one transaction (group commit: POST /monitors,
+ * docs/adr/0022-group-commit-of-creates.md): their stored answers, events and audit events in one statement whose
+ * text is the same however many requests it holds. Should an answer not be stored (a retry took its claim over), it
+ * throws: the group then runs each create alone, where that request alone is answered 409.
  */
-export async function writeLast(
+export async function writeLastOfEach(
   tx: SqlTransaction,
-  ctx: Pick<ServiceContext, 'inTransaction'>,
-  result: unknown,
-  statements: readonly Prisma.Sql[],
+  writes: ReadonlyArray<{ ctx: ServiceContext; result: unknown; event: NewEvent; audit: AuditedWrite }>,
 ): Promise<void> {
-  if (ctx.inTransaction) await ctx.inTransaction(tx, result, result, statements);
-  else await writeTogether(tx, statements);
+  const answers = writes.flatMap(({ ctx, result }) => (ctx.inTransaction ? [ctx.inTransaction.answer(result)] : []));
+  const [stored] = await writeTogether(tx, [
+    ...(answers.length ? [storeAnswers(answers)] : []),
+    eventsInsert(writes.map((w) => w.event)),
+    auditInserts(writes.map(({ ctx, audit }) => ({ ctx, event: audit }))),
+  ]);
+  if (answers.length && stored !== answers.length) throw new ConflictError('An Idempotency-Key was taken over');
+  for (const a of answers) a.stored();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { REDACTED, redactSecrets } from './redact.js';
+import { REDACTED, redactedJson, redactSecrets } from './redact.js';
 
 describe('redactSecrets', () => {
   it("redacts a heartbeat's pingUrl in event data, and leaves null and every other field alone", () => {
@@ -29,5 +29,18 @@ describe('redactSecrets', () => {
       steps: [{ targets: [{ routingKey: REDACTED, botToken: REDACTED, apiKey: REDACTED, target: 'https://hooks/x' }] }],
       nested: { clientSecret: REDACTED, password: REDACTED, keyword: 'kept' },
     });
+  });
+
+  it('redactedJson: the JSON of what redactSecrets gives, made in one pass (a date stays its ISO text)', () => {
+    const value = {
+      monitor: { id: 'm', pingUrl: 'https://x/ping/s3cret', metadata: { team: 'ops' }, headerNames: ['A'] },
+      headers: { from: null, to: { Authorization: 'Bearer x' } },
+      steps: [{ targets: [{ routingKey: 'k', target: 'https://hooks/x' }] }],
+      nested: { clientSecret: 's', password: null, keyword: 'kept' },
+    };
+    expect(JSON.parse(redactedJson(value))).toEqual(redactSecrets(value));
+    expect(redactedJson({ at: new Date(Date.UTC(2026, 0, 1)), token: 'x' })).toBe(
+      `{"at":"2026-01-01T00:00:00.000Z","token":"${REDACTED}"}`,
+    );
   });
 });

@@ -75,6 +75,60 @@ export function createBatchLoader<K, V>(
 }
 
 /**
+ * Group commit (docs/adr/0022-group-commit-of-creates.md): the items asked for while `maxInFlight` runs are busy wait,
+ * and go to `run` together, up to `maxItems` at once; an item asked for while a run may start waits only for the end
+ * of the current event-loop turn (the others asked for in it join). `run` answers one value per item, in order, from
+ * one transaction. Should a run of several fail, each of its items runs again alone, so that each gets exactly the
+ * outcome it would have had alone: `run` must leave nothing behind when it fails (a rolled-back transaction; writes
+ * elsewhere idempotent).
+ */
+export function createGroupCommit<I, O>(
+  run: (items: I[]) => Promise<O[]>,
+  opts: { maxItems: number; maxInFlight: number },
+): (item: I) => Promise<O> {
+  type Waiting = { item: I; resolve: (value: O) => void; reject: (err: unknown) => void };
+  let waiting: Waiting[] = [];
+  let running = 0;
+  let scheduled = false;
+  const alone = (w: Waiting) =>
+    run([w.item]).then(
+      ([value]) => w.resolve(value!),
+      (err: unknown) => w.reject(err),
+    );
+  const commit = async (group: Waiting[]): Promise<void> => {
+    if (group.length === 1) return alone(group[0]!);
+    let values: O[];
+    try {
+      values = await run(group.map((w) => w.item));
+    } catch {
+      await Promise.all(group.map(alone));
+      return;
+    }
+    group.forEach((w, i) => w.resolve(values[i]!));
+  };
+  const pump = (): void => {
+    if (scheduled || running >= opts.maxInFlight || waiting.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      const group = waiting.slice(0, opts.maxItems);
+      waiting = waiting.slice(opts.maxItems);
+      running++;
+      void commit(group).finally(() => {
+        running--;
+        pump();
+      });
+      pump();
+    });
+  };
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      waiting.push({ item, resolve, reject });
+      pump();
+    });
+}
+
+/**
  * Pads a non-empty list to the next power of two by repeating its last item. Prisma compiles a query plan per
  * distinct argument shape, and an `IN` list of each new length is a new shape (about 10 ms of CPU each): padded,
  * a loader's queries take a handful of shapes instead of one per batch size. Fetches must tolerate repeated keys

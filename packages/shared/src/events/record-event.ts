@@ -1,4 +1,4 @@
-import { redactSecrets } from '../crypto/redact.js';
+import { redactedJson } from '../crypto/redact.js';
 import { Prisma } from '../generated/prisma/client.js';
 import type { EventType } from './types.js';
 
@@ -32,7 +32,7 @@ export function eventInsert(event: NewEvent): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO events (id, "workspaceId", type, subject, data, key)
     VALUES (gen_random_uuid(), ${event.workspaceId}::uuid, ${event.type}, ${event.subject},
-      ${JSON.stringify(redactSecrets(event.data))}::jsonb, ${event.key ?? null})
+      ${redactedJson(event.data)}::jsonb, ${event.key ?? null})
     ON CONFLICT ("workspaceId", key) WHERE key IS NOT NULL DO NOTHING`;
 }
 
@@ -43,11 +43,23 @@ export function eventInsert(event: NewEvent): Prisma.Sql {
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   if (events.length === 1) return recordEvent(tx, events[0]!);
-  const rows = events.map((e) => ({ ...e, data: redactSecrets(e.data), key: e.key ?? null }));
-  await tx.$executeRaw`
+  await tx.$executeRaw(eventsInsert(events));
+}
+
+/**
+ * recordEvents's statement, for writeTogether (the last write of creates grouped in one transaction): its text is the
+ * same however many events it holds. The events travel as one JSON array, each `data` redacted (redactedJson).
+ */
+export function eventsInsert(events: readonly NewEvent[]): Prisma.Sql {
+  const rows = events.map(
+    (e) =>
+      `{"workspaceId":${JSON.stringify(e.workspaceId)},"type":${JSON.stringify(e.type)},` +
+      `"subject":${JSON.stringify(e.subject)},"key":${JSON.stringify(e.key ?? null)},"data":${redactedJson(e.data)}}`,
+  );
+  return Prisma.sql`
     INSERT INTO events (id, "workspaceId", type, subject, data, key)
     SELECT gen_random_uuid(), (e->>'workspaceId')::uuid, e->>'type', e->>'subject', e->'data', e->>'key'
-      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS t(e, n)
+      FROM jsonb_array_elements(${`[${rows.join(',')}]`}::jsonb) WITH ORDINALITY AS t(e, n)
      ORDER BY t.n
     ON CONFLICT ("workspaceId", key) WHERE key IS NOT NULL DO NOTHING`;
 }

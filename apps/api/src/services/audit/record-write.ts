@@ -1,12 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import {
-  NotFoundError,
-  PreconditionFailedError,
-  Prisma,
-  REDACTED,
-  redactSecrets,
-  uuidSchema,
-} from '@statusvane/shared';
+import { NotFoundError, PreconditionFailedError, Prisma, REDACTED, redactedJson, uuidSchema } from '@statusvane/shared';
 import type { AuditActor } from '../auth/context.js';
 
 /**
@@ -142,11 +135,19 @@ export function changesBetween(
   const from = (before ?? {}) as Record<string, unknown>;
   const to = (after ?? {}) as Record<string, unknown>;
   const changes: Changes = {};
-  for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
-    if (NOT_CHANGES.has(key)) continue;
-    const a = from[key] ?? null;
-    const b = to[key] ?? null;
-    if (JSON.stringify(a) !== JSON.stringify(b)) changes[key] = { from: a, to: b };
+  if (before === null || after === null) {
+    // A create or a delete: every field set on the one side is a change (nothing to compare, on every create).
+    for (const [key, value] of Object.entries(before ?? to)) {
+      if (value === null || value === undefined || NOT_CHANGES.has(key)) continue;
+      changes[key] = before === null ? { from: null, to: value } : { from: value, to: null };
+    }
+  } else {
+    for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
+      if (NOT_CHANGES.has(key)) continue;
+      const a = from[key] ?? null;
+      const b = to[key] ?? null;
+      if (JSON.stringify(a) !== JSON.stringify(b)) changes[key] = { from: a, to: b };
+    }
   }
   for (const [key, [had, has]] of Object.entries(secrets)) {
     changes[key] = { from: had ? REDACTED : null, to: has ? REDACTED : null };
@@ -155,7 +156,7 @@ export function changesBetween(
 }
 
 /** What an audit event records: the resource, the verb (`created` ...) and its changes. */
-interface AuditedWrite {
+export interface AuditedWrite {
   resourceType: ResourceType;
   resourceId: string;
   action: string;
@@ -167,16 +168,34 @@ interface AuditedWrite {
  * round trip as other writes of the transaction.
  */
 export function auditInsert(ctx: WriteContext, event: AuditedWrite): Prisma.Sql {
-  const changes = event.changes && Object.keys(event.changes).length ? event.changes : undefined;
-  // Raw SQL, not auditEvent.create: every write records one, and the ORM's compiled create (returning the row, which
-  // no caller reads) costs several times this statement's CPU.
+  return auditInserts([{ ctx, event }]);
+}
+
+/**
+ * auditInsert for the writes of several requests, each with its own actor and clock (creates grouped in one
+ * transaction), in one statement whose text is the same however many it holds. Raw SQL, not auditEvent.create: every
+ * write records one, and the ORM's compiled create (returning the row, which no caller reads) costs several times this
+ * statement's CPU. The events travel as one JSON array, their changes redacted (redactedJson).
+ */
+export function auditInserts(entries: ReadonlyArray<{ ctx: WriteContext; event: AuditedWrite }>): Prisma.Sql {
+  const rows = entries.map(({ ctx, event }) => {
+    const changes = event.changes && Object.keys(event.changes).length ? redactedJson(event.changes) : 'null';
+    return (
+      `{"workspaceId":${JSON.stringify(ctx.workspace.id)},"at":${JSON.stringify(ctx.now)},` +
+      `"actorType":${JSON.stringify(ctx.actor.type)},"actorId":${JSON.stringify(ctx.actor.id.slice(0, 100))},` +
+      `"actorName":${JSON.stringify(ctx.actor.name.slice(0, 320))},` +
+      `"actorClientId":${JSON.stringify(ctx.actor.clientId ?? null)},` +
+      `"action":${JSON.stringify(`${event.resourceType}.${event.action}`)},` +
+      `"resourceType":${JSON.stringify(event.resourceType)},"resourceId":${JSON.stringify(event.resourceId)},` +
+      `"changes":${changes}}`
+    );
+  });
   return Prisma.sql`
     INSERT INTO audit_events (id, "workspaceId", at, "actorType", "actorId", "actorName", "actorClientId", action,
       "resourceType", "resourceId", changes)
-    VALUES (gen_random_uuid(), ${ctx.workspace.id}::uuid, ${ctx.now}, ${ctx.actor.type}::"AuditActorType",
-      ${ctx.actor.id.slice(0, 100)}, ${ctx.actor.name.slice(0, 320)}, ${ctx.actor.clientId ?? null}::uuid,
-      ${`${event.resourceType}.${event.action}`}, ${event.resourceType}, ${event.resourceId}::uuid,
-      ${changes ? JSON.stringify(redactSecrets(changes)) : null}::jsonb)`;
+    SELECT gen_random_uuid(), a."workspaceId", a.at, a."actorType", a."actorId", a."actorName", a."actorClientId",
+      a.action, a."resourceType", a."resourceId", a.changes
+      FROM jsonb_populate_recordset(NULL::audit_events, ${`[${rows.join(',')}]`}::jsonb) AS a`;
 }
 
 /**

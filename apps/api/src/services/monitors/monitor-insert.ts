@@ -10,130 +10,91 @@ import {
 } from '@statusvane/shared';
 import { monitorRecordSelect, type MonitorRow } from './monitor-record.js';
 
-/**
- * The SQL type of each monitors column a create can set (monitorCreateData's output, plus the timestamps Prisma would
- * fill in), for the casts of insertMonitorWithComponent.
- */
-const COLUMN_TYPES: Record<string, string> = {
-  id: 'uuid',
-  workspaceId: 'uuid',
-  componentId: 'uuid',
-  name: 'text',
-  type: '"MonitorType"',
-  target: 'text',
-  method: '"HttpMethod"',
-  intervalSeconds: 'int',
-  timeoutMs: 'int',
-  openThreshold: 'int',
-  resolveThreshold: 'int',
-  expectedStatusCodes: 'int[]',
-  keyword: 'text',
-  keywordAbsent: 'text',
-  degradedAfterMs: 'int',
-  latencyThresholdMs: 'int',
-  headersEnc: 'text',
-  headerNames: 'text[]',
-  bodyEnc: 'text',
-  encKeyId: 'text',
-  steps: 'jsonb',
-  stepSecretsEnc: 'text',
-  secretRefs: 'text[]',
-  responseSchema: 'jsonb',
-  contentType: 'text',
-  environment: 'text',
-  metadata: 'jsonb',
-  jsonAssertion: 'jsonb',
-  graceSeconds: 'int',
-  certificateExpiryDays: 'int',
-  sendTraceparent: 'boolean',
-  dnsRecordType: 'text',
-  dnsResolver: 'text',
-  dnsExpected: 'text[]',
-  domainExpiryDays: 'int',
-  regions: 'text[]',
-  quorum: 'int',
-  confirmAfterSeconds: 'int',
-  dependsOn: 'uuid[]',
-  enabled: 'boolean',
-  pingSecret: 'text',
-  maxRunSeconds: 'int',
-  minRunSeconds: 'int',
-  schedule: 'text',
-  timezone: 'text',
-  escalationPolicyId: 'uuid',
-  ref: 'text',
-  slaTarget: 'float8',
-  createdAt: 'timestamptz',
-  updatedAt: 'timestamptz',
-};
+const RETURNING = Object.keys(monitorRecordSelect)
+  .map((c) => `"${c}"`)
+  .join(', ');
 
-const RETURNING = Prisma.raw(
-  Object.keys(monitorRecordSelect)
-    .map((c) => `"${c}"`)
-    .join(', '),
-);
-
-function sqlValue(column: string, value: unknown): Prisma.Sql {
-  const type = COLUMN_TYPES[column];
-  // A column outside the map is a new field of monitorCreateData: add it above (the tests of every kind fail first).
-  if (!type) throw new Error(`insertMonitorWithComponent: no SQL type for monitors.${column}`);
-  if (type !== 'jsonb') return Prisma.sql`${value}::${Prisma.raw(type)}`;
-  if (value === Prisma.DbNull || value === null) return Prisma.sql`NULL::jsonb`;
-  if (value === Prisma.JsonNull) return Prisma.sql`'null'::jsonb`;
-  return Prisma.sql`${JSON.stringify(value)}::jsonb`;
+/** A column's value in the rows' JSON: jsonb_populate_recordset reads JSON null as SQL NULL. */
+function jsonValue(column: string, value: unknown): unknown {
+  if (value === Prisma.DbNull || value === null) return null;
+  // JSON null in a jsonb column: no create stores one (monitorCreateData gives DbNull), and the rows' JSON cannot.
+  if (value === Prisma.JsonNull || value === Prisma.AnyNull) throw new Error(`insertMonitors: JSON null in ${column}`);
+  return value;
 }
 
-/** What insertMonitorWithComponent returns: the record's columns, and the maintenance that covers the new monitor. */
+/** What insertMonitors returns for each row: the record's columns, and the maintenance that covers the new monitor. */
 export interface InsertedMonitor {
   row: MonitorRow;
   /**
-   * The windows (not cancelled) covering the new component at `now` (coveringWindowsJson): whole-workspace ones only,
-   * as its component is created in this statement. maintenanceCoverage judges them exactly.
+   * The windows (not cancelled) of its workspace that cover the new component at some instant of `during`
+   * (coveringWindowsJson): whole-workspace ones only, as its component is created in this statement.
+   * maintenanceCoverage judges them exactly, at each create's clock.
    */
   workspaceWindows: CoverageWindow[];
 }
 
 /**
- * A new monitor and its public component in one statement (the component in a data-modifying CTE, checked by the
- * monitor's foreign key at the statement's end), returning the columns of a record: what `component.create` then
- * `monitor.create({ data, select: monitorRecordSelect })` did in two round trips and two compiled ORM calls, which
- * cost POST /monitors several times the CPU of this statement. The same statement reads the whole-workspace windows
- * in progress at `now`, which the record shows: read before the transaction, through the ORM, they cost a create a
- * round trip and about a sixth of its API CPU. In a hotTransaction (POST /monitors) it is a hot statement (sqlRows): its
- * text depends only on which columns the create sets, one shape per monitor type and optional field set.
+ * New monitors and their public components: for the rows that set the same columns (one shape per monitor type and
+ * optional field set), one statement, whatever their number (POST /monitors groups concurrent creates:
+ * docs/adr/0022-group-commit-of-creates.md). The rows travel as one JSON array, read by jsonb_populate_recordset with
+ * the monitors row type (PostgreSQL types each value by its column, as the casts of a VALUES list would); the
+ * components are inserted in a data-modifying CTE, checked by the monitors' foreign key at the statement's end. The
+ * statement returns the columns of a record and reads the whole-workspace windows that cover some instant of `during`:
+ * what `component.create` then `monitor.create({ data, select: monitorRecordSelect })` did in two round trips per
+ * monitor and two compiled ORM calls, which cost POST /monitors several times the CPU of this statement. In a
+ * hotTransaction it is a hot statement (sqlRows): its text depends only on the shape. Answers in the order of `rows`.
  */
-export async function insertMonitorWithComponent(
+export async function insertMonitors(
   tx: SqlTransaction,
-  data: Prisma.MonitorUncheckedCreateInput,
-  now: Date,
-): Promise<InsertedMonitor> {
+  rows: readonly Prisma.MonitorUncheckedCreateInput[],
+  during: { from: Date; to: Date },
+): Promise<InsertedMonitor[]> {
   const createdAt = new Date();
-  // The values Prisma's client fills in on create: @default(uuid()), @default(now()) and @updatedAt.
-  const row: Record<string, unknown> = { id: randomUUID(), createdAt, updatedAt: createdAt, ...data };
-  const columns = Object.keys(row).filter((c) => row[c] !== undefined);
-  const [inserted] = await sqlRows<MonitorRow & { workspaceWindows: CoveringWindowJson[] | null }>(
-    tx,
-    Prisma.sql`
-    WITH component AS (
-      INSERT INTO components (id, "workspaceId", name, "createdAt")
-      VALUES (${data.componentId}::uuid, ${data.workspaceId}::uuid, ${data.name}, ${createdAt})
-    ), created AS (
-      INSERT INTO monitors (${Prisma.raw(columns.map((c) => `"${c}"`).join(', '))})
-      VALUES (${Prisma.join(columns.map((c) => sqlValue(c, row[c])))})
-      RETURNING ${RETURNING}
-    )
-    SELECT created.*,
-      ${coveringWindowsJson({
-        workspaceId: Prisma.sql`${data.workspaceId}::uuid`,
-        componentId: Prisma.raw('created."componentId"'),
-        from: Prisma.sql`${now}::timestamptz`,
-        to: Prisma.sql`${now}::timestamptz`,
-      })} AS "workspaceWindows"
-    FROM created`,
-  );
-  const { workspaceWindows, ...created } = inserted!;
-  return {
-    row: created,
-    workspaceWindows: coveringWindows(workspaceWindows),
-  };
+  const shapes = new Map<string, Array<Record<string, unknown>>>();
+  const ids: string[] = [];
+  for (const data of rows) {
+    // The values Prisma's client fills in on create: @default(uuid()), @default(now()) and @updatedAt.
+    const row: Record<string, unknown> = { id: randomUUID(), createdAt, updatedAt: createdAt, ...data };
+    for (const c of Object.keys(row)) if (row[c] === undefined) delete row[c];
+    ids.push(row.id as string);
+    const shape = Object.keys(row).sort().join(',');
+    let same = shapes.get(shape);
+    if (!same) shapes.set(shape, (same = []));
+    same.push(Object.fromEntries(Object.entries(row).map(([c, v]) => [c, jsonValue(c, v)])));
+  }
+  const inserted = new Map<string, InsertedMonitor>();
+  for (const [shape, same] of shapes) {
+    const columns = shape
+      .split(',')
+      .map((c) => `"${c}"`)
+      .join(', ');
+    const found = await sqlRows<
+      MonitorRow & { workspaceWindows: CoveringWindowJson[] | null; insertedInWorkspace: string }
+    >(
+      tx,
+      Prisma.sql`
+      WITH input AS (
+        SELECT * FROM jsonb_populate_recordset(NULL::monitors, ${JSON.stringify(same)}::jsonb)
+      ), component AS (
+        INSERT INTO components (id, "workspaceId", name, "createdAt")
+        SELECT "componentId", "workspaceId", name, "createdAt" FROM input
+      ), created AS (
+        INSERT INTO monitors (${Prisma.raw(columns)})
+        SELECT ${Prisma.raw(columns)} FROM input
+        RETURNING ${Prisma.raw(RETURNING)}, "workspaceId" AS "insertedInWorkspace"
+      )
+      SELECT created.*,
+        ${coveringWindowsJson({
+          workspaceId: Prisma.raw('created."insertedInWorkspace"'),
+          componentId: Prisma.raw('created."componentId"'),
+          from: Prisma.sql`${during.from}::timestamptz`,
+          to: Prisma.sql`${during.to}::timestamptz`,
+        })} AS "workspaceWindows"
+      FROM created`,
+    );
+    for (const { workspaceWindows, insertedInWorkspace: _, ...row } of found) {
+      inserted.set(row.id, { row, workspaceWindows: coveringWindows(workspaceWindows) });
+    }
+  }
+  return ids.map((id) => inserted.get(id)!);
 }
