@@ -534,6 +534,10 @@ describe('Idempotency-Key on the real create routes: the answer commits with the
     const late = await first;
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe('conflict');
+    expect(late.body.error.message).toBe(
+      'A retry with this Idempotency-Key took this request over; retry to get its answer',
+    );
+    expect(late.headers['retry-after']).toBe('1');
     expect(await h.prisma.monitor.count({ where: { workspaceId: ws.id } })).toBe(1);
     expect(await h.prisma.component.count({ where: { workspaceId: ws.id } })).toBe(1);
     const again = await createWithKey(h.app, tokens.owner, key, body);

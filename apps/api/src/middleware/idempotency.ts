@@ -137,11 +137,12 @@ export function storeAnswerInTransaction(
         held.storedInTransaction = true;
         held.answer = text;
       },
+      takenOver: () => claimTakenOver(res),
     };
   };
   const hook = async (tx: SqlTransaction, result: unknown, replay: unknown = result) => {
     const pending = answer(result, replay);
-    if ((await sqlExecute(tx, storeAnswers([pending]))) !== 1) throw claimTakenOver(res);
+    if ((await sqlExecute(tx, storeAnswers([pending]))) !== 1) throw pending.takenOver();
     pending.stored();
   };
   return Object.assign(hook, { answer }) satisfies InTransaction;

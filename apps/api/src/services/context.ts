@@ -23,6 +23,8 @@ export interface InTransaction {
 export interface PendingAnswer {
   claim: { id: string; createdAt: Date; status: number; body: string };
   stored(): void;
+  /** The error (409) its request is answered when a retry took the claim over, so that its row was not written. */
+  takenOver(): Error;
 }
 
 /**
@@ -41,7 +43,10 @@ export async function writeLastOfEach(
     eventsInsert(writes.map((w) => w.event)),
     auditInserts(writes.map(({ ctx, audit }) => ({ ctx, event: audit }))),
   ]);
-  if (answers.length && stored !== answers.length) throw new ConflictError('An Idempotency-Key was taken over');
+  if (answers.length && stored !== answers.length) {
+    // Which one, only a create alone can tell: the group runs each alone then.
+    throw answers.length === 1 ? answers[0]!.takenOver() : new ConflictError('An Idempotency-Key was taken over');
+  }
   for (const a of answers) a.stored();
 }
 
