@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createBatchLoader } from './batch-loader.js';
+import { createBatchLoader, createGroupCommit } from './batch-loader.js';
 
 describe('createBatchLoader', () => {
   it('sends the keys of one event-loop turn in one fetch, deduplicated, and answers each caller', async () => {
@@ -103,5 +103,67 @@ describe('padToPowerOfTwo', () => {
     expect(padToPowerOfTwo(['a'])).toEqual(['a']);
     expect(padToPowerOfTwo(['a', 'b', 'c'])).toEqual(['a', 'b', 'c', 'c']);
     expect(padToPowerOfTwo([1, 2, 3, 4, 5])).toHaveLength(8);
+  });
+});
+
+describe('createGroupCommit', () => {
+  const turn = () => new Promise((r) => setImmediate(r));
+  // A run that ends frees its slot once its promise settles; the next run starts the turn after.
+  const settle = async () => {
+    await turn();
+    await turn();
+  };
+
+  it('runs at most maxInFlight groups at once; items asked meanwhile wait and go together, maxItems a run', async () => {
+    const runs: string[][] = [];
+    const gates: Array<() => void> = [];
+    const commit = createGroupCommit(
+      async (items: string[]) => {
+        runs.push(items);
+        await new Promise<void>((r) => gates.push(r));
+        return items.map((i) => i.toUpperCase());
+      },
+      { maxItems: 3, maxInFlight: 2 },
+    );
+    const first = [commit('a'), commit('b')];
+    await turn();
+    const second = commit('c');
+    await turn();
+    // Both runs in flight: these five wait, and go in runs of at most three.
+    const later = ['d', 'e', 'f', 'g', 'h'].map(commit);
+    await turn();
+    expect(runs).toEqual([['a', 'b'], ['c']]);
+    gates.shift()!();
+    expect(await Promise.all(first)).toEqual(['A', 'B']);
+    await settle();
+    expect(runs).toEqual([['a', 'b'], ['c'], ['d', 'e', 'f']]);
+    gates.shift()!();
+    expect(await second).toBe('C');
+    await settle();
+    expect(runs.slice(3)).toEqual([['g', 'h']]);
+    gates.splice(0).forEach((open) => open());
+    expect(await Promise.all(later)).toEqual(['D', 'E', 'F', 'G', 'H']);
+  });
+
+  it('when a run of several fails, runs each item alone: each resolves or rejects on its own', async () => {
+    const runs: number[][] = [];
+    const commit = createGroupCommit(
+      async (items: number[]) => {
+        runs.push(items);
+        if (items.includes(2)) throw new Error(`failed with ${items.join(',')}`);
+        return items.map((i) => i * 10);
+      },
+      { maxItems: 10, maxInFlight: 1 },
+    );
+    const outcomes = await Promise.allSettled([1, 2, 3].map(commit));
+    expect(outcomes).toEqual([
+      { status: 'fulfilled', value: 10 },
+      { status: 'rejected', reason: new Error('failed with 2') },
+      { status: 'fulfilled', value: 30 },
+    ]);
+    expect(runs).toEqual([[1, 2, 3], [1], [2], [3]]);
+    // Alone, an item's failure is its own: no second run.
+    await expect(commit(2)).rejects.toThrow('failed with 2');
+    expect(runs).toHaveLength(5);
   });
 });
