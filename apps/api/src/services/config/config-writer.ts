@@ -10,6 +10,7 @@ import {
 import { claimVersion, recordAuditEvent } from '../audit/record-write.js';
 import type { ServiceContext } from '../context.js';
 import { monitorCreateData, monitorUpdateData } from '../monitors/monitor-data.js';
+import { insertMonitors } from '../monitors/monitor-insert.js';
 import { createPolicyInTx } from '../escalation-policies/create-escalation-policy.js';
 import { deletePolicyInTx } from '../escalation-policies/delete-escalation-policy.js';
 import type { UpdateEscalationPolicyInput } from '../escalation-policies/policy-input.js';
@@ -215,7 +216,10 @@ async function deleteMonitors({ tx, ctx }: Writing, plan: ConfigPlan) {
   return { resolved, rescheduleIds };
 }
 
-/** The monitors the plan creates, each with its component, in two statements; answers their ids by ref. */
+/**
+ * The monitors the plan creates, each with its component, as POST /monitors inserts a group of them (insertMonitors:
+ * one statement per shape of row); answers their ids by ref.
+ */
 async function createMonitors(
   { tx, deps, ctx, ws }: Writing,
   doc: ConfigDocument,
@@ -233,24 +237,13 @@ async function createMonitors(
     p.change.id = id;
     const { input, escalationPolicy } = inputByRef.get(p.change.ref)!;
     return {
-      component: { id: componentId, workspaceId: ws, name: input.name },
-      monitor: {
-        ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input),
-        ref: p.change.ref,
-        escalationPolicyId: policyId(escalationPolicy),
-      },
+      ...monitorCreateData(deps.config, { workspaceId: ws, componentId, id }, input),
+      ref: p.change.ref,
+      escalationPolicyId: policyId(escalationPolicy),
+      updatedAt: ctx.now,
     };
   });
-  await insertRows(
-    tx,
-    'components',
-    rows.map((r) => r.component),
-  );
-  await insertRows(
-    tx,
-    'monitors',
-    rows.map((r) => ({ ...r.monitor, updatedAt: ctx.now })),
-  );
+  await insertMonitors(tx, rows, { from: ctx.now, to: ctx.now });
   return created;
 }
 
@@ -340,35 +333,5 @@ async function recordWrites(
       action: VERBS[change.action],
       changes: change.fields,
     });
-  }
-}
-
-/**
- * Inserts many rows in one statement per shape of row: `jsonb_populate_recordset` reads them with the table's own
- * column types (enums, arrays, jsonb), and columns a shape leaves out take their defaults. Prisma's createMany took
- * 6 s for 1,000 monitors and their components; this takes milliseconds. Column names are Prisma's field names
- * (these two tables map none), never input.
- */
-async function insertRows(
-  tx: Prisma.TransactionClient,
-  table: 'components' | 'monitors',
-  rows: ReadonlyArray<Record<string, unknown>>,
-): Promise<void> {
-  const shapes = new Map<string, Array<Record<string, unknown>>>();
-  for (const row of rows) {
-    const key = Object.keys(row).sort().join(',');
-    const shape = shapes.get(key);
-    if (shape) shape.push(row);
-    else shapes.set(key, [row]);
-  }
-  for (const [key, group] of shapes) {
-    const columns = key
-      .split(',')
-      .map((c) => `"${c}"`)
-      .join(', ');
-    await tx.$executeRawUnsafe(
-      `INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)`,
-      JSON.stringify(group),
-    );
   }
 }
