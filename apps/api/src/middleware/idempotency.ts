@@ -7,14 +7,13 @@ import {
   hotBatchStatement,
   hotQuery,
   perClient,
-  Prisma,
   ValidationError,
   sha256Hex,
   sqlExecute,
   type PrismaClient,
   type SqlTransaction,
 } from '@statusvane/shared';
-import type { InTransaction, PendingAnswer } from '../services/context.js';
+import { storeAnswers, type InTransaction, type PendingAnswer } from '../services/context.js';
 import { ctxOf } from './auth.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -152,20 +151,6 @@ export function storeAnswerInTransaction(
 function claimTakenOver(res: Response): ConflictError {
   res.setHeader('Retry-After', '1');
   return new ConflictError('A retry with this Idempotency-Key took this request over; retry to get its answer');
-}
-
-/**
- * The stored answers of requests in one statement, each on its own claim, whose text is the same however many it
- * holds: a compare-and-set on each claim (its id and the createdAt it wrote, still unanswered), so a claim a retry took
- * over meanwhile is left alone and writes no row. Raw SQL (as the claims' insert): on every idempotent write, and the
- * ORM's compiled update cost several times it. The body is a JSON string in jsonb (to_jsonb of the text).
- */
-export function storeAnswers(answers: readonly PendingAnswer[]): Prisma.Sql {
-  return Prisma.sql`
-    UPDATE idempotency_records r SET "responseStatus" = a.status, "responseBody" = to_jsonb(a.body)
-      FROM jsonb_to_recordset(${JSON.stringify(answers.map((a) => a.claim))}::jsonb)
-        AS a(id uuid, "createdAt" timestamptz, status int, body text)
-     WHERE r.id = a.id AND r."createdAt" = a."createdAt" AND r."responseStatus" IS NULL`;
 }
 
 /** The answer's bytes as the request's transaction stored them, to be sent as they are; undefined when none was. */

@@ -1,5 +1,11 @@
-import { ConflictError, eventsInsert, writeTogether, type NewEvent, type SqlTransaction } from '@statusvane/shared';
-import { storeAnswers } from '../middleware/idempotency.js';
+import {
+  ConflictError,
+  eventsInsert,
+  Prisma,
+  writeTogether,
+  type NewEvent,
+  type SqlTransaction,
+} from '@statusvane/shared';
 import { auditInserts, type AuditedWrite, type IfMatch } from './audit/record-write.js';
 import type { RequestContext, UserContext } from './auth/context.js';
 
@@ -13,8 +19,8 @@ import type { RequestContext, UserContext } from './auth/context.js';
 export interface InTransaction {
   (tx: SqlTransaction, result: unknown, replay?: unknown): Promise<void>;
   /**
-   * The same answer as a row of storeAnswers (middleware/idempotency.ts), for a write that stores the answers of
-   * several requests in one statement (writeLastOfEach); its `stored` is called once the row is written.
+   * The same answer as a row of storeAnswers (below), for a write that stores the answers of several requests in one
+   * statement (writeLastOfEach); its `stored` is called once the row is written.
    */
   answer(result: unknown, replay?: unknown): PendingAnswer;
 }
@@ -25,6 +31,22 @@ export interface PendingAnswer {
   stored(): void;
   /** The error (409) its request is answered when a retry took the claim over, so that its row was not written. */
   takenOver(): Error;
+}
+
+/**
+ * The stored answers of requests in one statement, each on its own claim, whose text is the same however many it
+ * holds: a compare-and-set on each claim (its id and the createdAt it wrote, still unanswered), so a claim a retry took
+ * over meanwhile is left alone and writes no row. Raw SQL (as the claims' insert, middleware/idempotency.ts): on every
+ * idempotent write, and the ORM's compiled update cost several times it. The body is a JSON string in jsonb (to_jsonb
+ * of the text). Here rather than beside the claims: services store answers (writeLastOfEach), and never import the
+ * HTTP layer.
+ */
+export function storeAnswers(answers: readonly PendingAnswer[]): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE idempotency_records r SET "responseStatus" = a.status, "responseBody" = to_jsonb(a.body)
+      FROM jsonb_to_recordset(${JSON.stringify(answers.map((a) => a.claim))}::jsonb)
+        AS a(id uuid, "createdAt" timestamptz, status int, body text)
+     WHERE r.id = a.id AND r."createdAt" = a."createdAt" AND r."responseStatus" IS NULL`;
 }
 
 /**
