@@ -24,16 +24,7 @@ export interface NewEvent {
  * audit changes are (docs/decisions.md, "Secrets in the event log"); the triggers' events carry none.
  */
 export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
-  await tx.$executeRaw(eventInsert(event));
-}
-
-/** recordEvent's statement, for writeTogether: the event written in the same round trip as other writes. */
-export function eventInsert(event: NewEvent): Prisma.Sql {
-  return Prisma.sql`
-    INSERT INTO events (id, "workspaceId", type, subject, data, key)
-    VALUES (gen_random_uuid(), ${event.workspaceId}::uuid, ${event.type}, ${event.subject},
-      ${redactedJson(event.data)}::jsonb, ${event.key ?? null})
-    ON CONFLICT ("workspaceId", key) WHERE key IS NOT NULL DO NOTHING`;
+  await tx.$executeRaw(eventsInsert([event]));
 }
 
 /**
@@ -41,14 +32,13 @@ export function eventInsert(event: NewEvent): Prisma.Sql {
  * round trip however many there are.
  */
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  if (events.length === 1) return recordEvent(tx, events[0]!);
-  await tx.$executeRaw(eventsInsert(events));
+  if (events.length > 0) await tx.$executeRaw(eventsInsert(events));
 }
 
 /**
- * recordEvents's statement, for writeTogether (the last write of creates grouped in one transaction): its text is the
- * same however many events it holds. The events travel as one JSON array, each `data` redacted (redactedJson).
+ * The statement of recordEvent and recordEvents, for writeTogether as well (the last write of creates grouped in one
+ * transaction): its text is the same however many events it holds. The events travel as one JSON array, each `data`
+ * redacted (redactedJson).
  */
 export function eventsInsert(events: readonly NewEvent[]): Prisma.Sql {
   const rows = events.map(
