@@ -111,6 +111,6 @@ async function createMonitors(deps: MonitorServiceDeps, creates: readonly Create
       })),
     );
     await Promise.all(out.map(({ created }) => deps.scheduler.schedule(created)));
-    return out.map(({ record, created }) => ({ record, created }));
+    return out;
   });
 }
