@@ -213,7 +213,7 @@ const claimsOf = perClient((prisma: PrismaClient) =>
       );
       return new Map(rows.map((r) => [r.id, true as const]));
     },
-    { keyOf: (c) => c.id, maxInFlight: CLAIMS_IN_FLIGHT },
+    { keyOf: (c) => c.id, maxInFlight: CLAIMS_IN_FLIGHT, pad: false },
   ),
 );
 

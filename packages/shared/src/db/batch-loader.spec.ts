@@ -67,6 +67,22 @@ describe('createBatchLoader', () => {
     expect(await Promise.all(later)).toEqual(['B', 'C', 'D']);
   });
 
+  it('pad: false hands the fetch the distinct keys as they are, padded otherwise', async () => {
+    const calls: string[][] = [];
+    const fetch = async (keys: string[]) => {
+      calls.push(keys);
+      return new Map(keys.map((k) => [k, k]));
+    };
+    const plain = createBatchLoader<string, string>(fetch, { pad: false });
+    const padded = createBatchLoader<string, string>(fetch);
+    expect(await Promise.all(['a', 'b', 'c', 'a'].map((k) => plain.load(k)))).toEqual(['a', 'b', 'c', 'a']);
+    expect(await Promise.all(['a', 'b', 'c'].map((k) => padded.load(k)))).toEqual(['a', 'b', 'c']);
+    expect(calls).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c', 'c'],
+    ]);
+  });
+
   it('splits at maxBatch and rejects every caller of a failed fetch', async () => {
     const sizes: number[] = [];
     const loader = createBatchLoader<number, number>(

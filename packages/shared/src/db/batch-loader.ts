@@ -30,6 +30,12 @@ export function createBatchLoader<K, V>(
      * gathering the calls made meanwhile (fewer, larger statements: a write's cost is its statement and commit).
      */
     maxInFlight?: number;
+    /**
+     * Pad each batch's keys to a power of two (padToPowerOfTwo), as a Prisma query needs to keep its plans few. False
+     * for a fetch through a hot statement, whose one text takes any number of keys: padding would only repeat work (a
+     * repeated row of an insert).
+     */
+    pad?: boolean;
   } = {},
 ): BatchLoader<K, V> {
   const keyOf = opts.keyOf ?? ((k: K) => String(k));
@@ -41,7 +47,7 @@ export function createBatchLoader<K, V>(
       running++;
       try {
         const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
-        const found = await fetch(padToPowerOfTwo(distinct));
+        const found = await fetch(opts.pad === false ? distinct : padToPowerOfTwo(distinct));
         return keys.map((k) => found.get(keyOf(k)));
       } finally {
         running--;
