@@ -93,7 +93,7 @@ export function createGroupCommit<I, O>(
   opts: { maxItems: number; maxInFlight: number },
 ): (item: I) => Promise<O> {
   type Waiting = { item: I; resolve: (value: O) => void; reject: (err: unknown) => void };
-  let waiting: Waiting[] = [];
+  const waiting: Waiting[] = [];
   let running = 0;
   let scheduled = false;
   const alone = (w: Waiting) =>
@@ -117,8 +117,7 @@ export function createGroupCommit<I, O>(
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      const group = waiting.slice(0, opts.maxItems);
-      waiting = waiting.slice(opts.maxItems);
+      const group = waiting.splice(0, opts.maxItems);
       running++;
       void commit(group).finally(() => {
         running--;
