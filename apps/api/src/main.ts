@@ -22,10 +22,15 @@ const logger = loggerFromConfig(config, 'api');
 const prisma = createPrisma(config.databaseUrl);
 const redis = createApiRedis(config.redis);
 redis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
-const scheduler = new CheckScheduler(config.checkRegions, redis, config.queuePrefix);
+// The queues' own connection: BullMQ defines its 60-odd scripts on the connection it is given, and ioredis copies
+// every defined script onto each pipeline it makes, one per command with auto-pipelining: tens of µs that the
+// request path's commands (rate limits, write marks) would pay each (docs/benchmarks.md, eleventh pass).
+const queueRedis = createApiRedis(config.redis);
+queueRedis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
+const scheduler = new CheckScheduler(config.checkRegions, queueRedis, config.queuePrefix);
 const guard = createSsrfGuard({ allowedCidrs: config.allowedTargetCidrs });
-const escalations = new EscalationScheduler(redis, config.queuePrefix);
-const subscribers = new SubscriberQueue(redis, config.queuePrefix);
+const escalations = new EscalationScheduler(queueRedis, config.queuePrefix);
+const subscribers = new SubscriberQueue(queueRedis, config.queuePrefix);
 
 const metrics = createApiMetrics({ prisma, scheduler });
 const metricsListener = exposeMetrics({
@@ -61,7 +66,7 @@ server.once('error', (err: Error) => {
 server.keepAliveTimeout = 65_000;
 
 // PostgreSQL is the source of truth for schedules: bring Redis in line at start-up (workers keep doing it).
-redis.once('ready', () => {
+queueRedis.once('ready', () => {
   reconcileSchedules(scheduler, monitorSource(prisma)).then(
     (r) => logger.info('schedules reconciled', { ...r }),
     (err: Error) => logger.warn('schedule reconciliation failed; workers will retry', { error: err.message }),
@@ -87,7 +92,7 @@ async function shutdown(signal: string): Promise<void> {
     prisma.$disconnect(),
     tracing?.shutdown(),
   ]);
-  await Promise.allSettled([redis.quit()]);
+  await Promise.allSettled([redis.quit(), queueRedis.quit()]);
   clearTimeout(force);
   process.exit(0);
 }
