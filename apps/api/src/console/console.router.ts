@@ -6,6 +6,7 @@ import { loadAssets, type AssetUrls } from '../views/assets.js';
 import { consoleCookies, readPresessionCookie, readSessionCookie, type ConsoleCookies } from './console-cookies.js';
 import { csrfTokenMatches, fromOwnOrigin } from './csrf.js';
 import { mountPages, type PageMountOptions } from './define-page.js';
+import { consolePageCache } from './page-cache.js';
 import { accountPages } from './pages/account.pages.js';
 import { connectedAppPages } from './pages/connected-apps.pages.js';
 import { consoleErrors, notFoundPage, refusedWritePage } from './pages/error-pages.js';
@@ -112,7 +113,13 @@ export function consoleRouter(deps: ApiDeps): Router {
   const router = Router();
   const cookies = consoleCookies(deps.config.publicBaseUrl);
   const assets = async () => (await loadAssets()).urls;
-  const opts: Omit<PageMountOptions, 'mount'> = { deps, cookies, assets, clock: deps.clock ?? (() => new Date()) };
+  const opts: Omit<PageMountOptions, 'mount'> = {
+    deps,
+    cookies,
+    assets,
+    clock: deps.clock ?? (() => new Date()),
+    pageCache: consolePageCache(),
+  };
 
   router.use(consoleHeaders);
   router.get('/assets/:file', assetFiles);

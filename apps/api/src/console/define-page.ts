@@ -1,12 +1,12 @@
-import { gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { VNode } from 'preact';
 import { randomSecret } from '@statusvane/shared';
 import type { ApiDeps } from '../deps.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import { sendRendered } from '../routes/public-pages/respond.js';
+import { renderedAnswer, type RenderedAnswer } from '../services/status-pages/public-page-cache.js';
 import { can, type Permission } from '../services/auth/permissions.js';
-import { sessionWorkspaceContext, userWorkspaces } from '../services/auth/session-context.js';
+import { sessionWorkspaceContext } from '../services/auth/session-context.js';
 import type { ServiceContext } from '../services/context.js';
 import { readSession, type ConsoleSession } from '../services/users/sessions.js';
 import type { AssetUrls } from '../views/assets.js';
@@ -22,6 +22,7 @@ import {
 } from './console-cookies.js';
 import { csrfTokenFor } from './csrf.js';
 import { workspaceBase, workspaceNav } from './workspace-paths.js';
+import { servable, type ConsolePageCache } from './page-cache.js';
 import { forbiddenPage, notFoundPage } from './pages/error-pages.js';
 
 /**
@@ -110,6 +111,13 @@ export interface PageDef<A extends PageAccess = PageAccess> {
   access: A;
   /** `workspace` POSTs: the permission the write needs, checked before the handler (a forged write is 403). */
   permission?: A extends 'workspace' ? Permission : never;
+  /**
+   * `workspace` GETs that only read: the page's render may answer the same session's next request for the same
+   * address, up to CONSOLE_PAGE_MAX_AGE_MS later, while the workspace's event log has nothing after the page's cursor
+   * and the member, role and workspace are the same (ADR 0023, console/page-cache.ts). Only a 200 that sets no cookie
+   * and no header of its own is kept.
+   */
+  kept?: A extends 'workspace' ? boolean : never;
   handler: (req: RequestOf<A>) => Promise<PageAnswer>;
 }
 
@@ -129,6 +137,8 @@ export interface PageMountOptions {
   cookies: ConsoleCookies;
   assets: () => Promise<AssetUrls>;
   clock: () => Date;
+  /** Where pages declared `kept` are kept (one per console router; none: every page is rendered for its request). */
+  pageCache?: ConsolePageCache;
 }
 
 function formListsOf(req: Request): Record<string, string[]> {
@@ -150,7 +160,8 @@ function formOf(req: Request): Record<string, string> {
   return out;
 }
 
-async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer): Promise<void> {
+/** Sends a page's answer; a rendered page is returned, to be kept (ADR 0023). */
+async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer): Promise<RenderedAnswer | undefined> {
   if ('stream' in answer) {
     res.status(200).type(answer.stream.contentType);
     // Nothing between the page and the browser may hold the events back (nginx buffers unless told).
@@ -160,23 +171,27 @@ async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer):
     res.on('close', () => left.abort());
     await answer.stream.run((chunk) => void res.write(chunk), left.signal);
     res.end();
-    return;
+    return undefined;
   }
   if (answer.session === 'clear') clearSessionCookie(res, cookies);
   else if (answer.session) setSessionCookie(res, cookies, answer.session.token, answer.session.expires);
   if ('redirect' in answer) {
     res.redirect(303, answer.redirect);
-    return;
+    return undefined;
   }
   if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  const body = Buffer.from(renderPage(answer.view));
+  const rendered = renderedAnswer(renderPage(answer.view), 1);
   res.status(answer.status ?? 200).type('html');
   // Gzipped for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB
-  // gzipped. Level 1, since each answer is made for its one request (the public page's are cached): about a third of
-  // level 6's CPU time, for 20% more bytes.
-  sendRendered(res.req, res, { body, gzipped: () => gzipSync(body, { level: 1 }) });
+  // gzipped (level 1: most console pages are made for one request).
+  sendRendered(res.req, res, rendered);
+  return rendered;
 }
+
+/** A page's answer that may be kept: a plain 200, no cookie, no header of its own. */
+const keepable = (answer: PageAnswer): boolean =>
+  'view' in answer && (answer.status ?? 200) === 200 && !answer.session && !answer.headers && !answer.noReferrer;
 
 /**
  * Mounts page entries on a router: loads the session (only here: the console is the one reader of the cookie),
@@ -192,7 +207,39 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
       const now = opts.clock();
       const assets = await opts.assets();
       const sessionToken = readSessionCookie(req, cookies);
-      const session = await readSession(deps.prisma, deps.logger, sessionToken, now);
+      // A workspace page's session is read with the user's membership in the workspace its path names.
+      const slug = page.access === 'workspace' ? String(req.params.ws ?? '') : null;
+      // A page declared `kept` (ADR 0023): the render kept for this session at this address, if any. The session's
+      // read asks the workspace's event log whether anything came after it.
+      const keptKey = page.kept && opts.pageCache && sessionToken ? `${req.originalUrl}\n${sessionToken}` : undefined;
+      const kept = keptKey === undefined ? undefined : opts.pageCache?.peek(keptKey);
+      const session = await readSession(deps.prisma, deps.logger, sessionToken, now, {
+        slug,
+        loggedSince: kept?.logEnd ?? null,
+      });
+      const ctx =
+        slug !== null && session && !session.awaitingSecondFactor ? sessionWorkspaceContext(session, now) : null;
+      // Everything a kept page shows that is not the workspace's log: who asks, as what, in which workspace.
+      const who =
+        keptKey === undefined || !session || !ctx
+          ? undefined
+          : [
+              ctx.role,
+              ctx.workspace.id,
+              ctx.workspace.slug,
+              ctx.workspace.name,
+              session.user.email,
+              session.user.name ?? '',
+              session.workspaceCount > 1,
+            ].join('\n');
+      if (kept && keptKey !== undefined) {
+        if (who !== undefined && servable(kept, who, session?.membership?.loggedSince ?? null, now)) {
+          res.status(200).type('html');
+          sendRendered(req, res, kept.answer);
+          return;
+        }
+        opts.pageCache?.drop(keptKey);
+      }
       // Forms of a session carry its token; before sign-in, the pre-session cookie's (created on first need).
       let csrfSecret = session ? sessionToken : readPresessionCookie(req, cookies);
       if (!csrfSecret || !/^[A-Za-z0-9_-]{43}$/.test(csrfSecret)) {
@@ -227,18 +274,12 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
       } else if (!session || session.awaitingSecondFactor) {
         answer = toSignIn();
       } else {
-        const slug = page.access === 'user' ? null : (base.params.ws ?? '');
-        // The workspace's context is read beside the user's workspaces (the chrome's switcher), not after them.
-        const [workspaces, ctx] = await Promise.all([
-          userWorkspaces(deps.prisma, session.user.id),
-          slug === null ? null : sessionWorkspaceContext(deps.prisma, { session, slug, now }),
-        ]);
         const chrome: Chrome = {
           assets,
           csrf: base.csrf,
           user: session.user,
           nav: [],
-          manyWorkspaces: workspaces.length > 1,
+          manyWorkspaces: session.workspaceCount > 1,
         };
         if (slug === null) {
           answer = await (page as PageDef<'user'>).handler({ ...base, session, chrome });
@@ -251,10 +292,8 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
             const wsBase = workspaceBase(ctx.workspace.slug);
             const recheck = async () => {
               const at = opts.clock();
-              const live = await readSession(deps.prisma, deps.logger, sessionToken, at);
-              return live && !live.awaitingSecondFactor
-                ? sessionWorkspaceContext(deps.prisma, { session: live, slug, now: at })
-                : null;
+              const live = await readSession(deps.prisma, deps.logger, sessionToken, at, { slug });
+              return live && !live.awaitingSecondFactor ? sessionWorkspaceContext(live, at) : null;
             };
             answer = await (page as PageDef<'workspace'>).handler({
               ...base,
@@ -267,7 +306,9 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
           }
         }
       }
-      await send(res, cookies, answer);
+      const rendered = await send(res, cookies, answer);
+      if (keptKey !== undefined && session && who !== undefined && rendered && keepable(answer))
+        opts.pageCache?.keep(keptKey, { who, logEnd: session.logEnd, at: now.getTime(), answer: rendered });
     };
     router[page.method](page.path, handler);
   }

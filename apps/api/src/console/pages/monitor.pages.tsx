@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AppError,
   createMonitorSchema,
+  encodeCursor,
   paginationQuerySchema,
   responseTimesQuerySchema,
   updateMonitorSchema,
@@ -9,7 +10,6 @@ import {
 } from '@statusvane/shared';
 import { can } from '../../services/auth/permissions.js';
 import { listEscalationPolicies } from '../../services/escalation-policies/list-escalation-policies.js';
-import { getEventLogEnd } from '../../services/events/get-event-log-end.js';
 import { incidentListQuerySchema, listIncidents } from '../../services/incidents/list-incidents.js';
 import { createMonitor } from '../../services/monitors/create-monitor.js';
 import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
@@ -74,7 +74,7 @@ async function monitorPage(req: WorkspaceRequest): Promise<PageAnswer> {
   const monitor = getMonitor(deps, { ctx, input: { id } });
   // An id that is no uuid is a 404 from the monitor's own read, before the others take it to a uuid column.
   if (!uuidSchema.safeParse(id).success) await monitor;
-  const [m, uptimes, configured, results, incidents, cursor] = await Promise.all([
+  const [m, uptimes, configured, results, incidents] = await Promise.all([
     monitor,
     listMonitorUptimes(deps, { ctx, input: { monitorIds: [id], windows: UPTIME_WINDOWS } }),
     Promise.all(deps.config.checkRegions.map(history)),
@@ -86,8 +86,9 @@ async function monitorPage(req: WorkspaceRequest): Promise<PageAnswer> {
       ctx,
       input: incidentListQuerySchema.parse({ monitorId: id, perPage: String(INCIDENTS_SHOWN) }),
     }),
-    getEventLogEnd(deps, { ctx }),
   ]);
+  // The live stream follows the page from where the event log ended before its reads (read with the session).
+  const cursor = encodeCursor(req.session.logEnd);
   // p50 and p95 per region: one history per region the monitor is checked from.
   const read = new Map(configured.map((h) => [h.region, h]));
   const histories = await Promise.all(m.regions.map((region) => read.get(region) ?? history(region)));

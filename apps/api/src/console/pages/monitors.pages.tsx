@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { AppError, cursorSchema, decodeCursor, ValidationError } from '@statusvane/shared';
+import { AppError, cursorSchema, encodeCursor, ValidationError } from '@statusvane/shared';
 import { assertCan, can } from '../../services/auth/permissions.js';
-import { getEventLogEnd } from '../../services/events/get-event-log-end.js';
 import { countMonitors, monitorCountsQuerySchema } from '../../services/monitors/count-monitors.js';
 import { deleteMonitor } from '../../services/monitors/delete-monitor.js';
 import { getMonitor } from '../../services/monitors/get-monitor.js';
@@ -148,12 +147,13 @@ async function monitorsPage(req: WorkspaceRequest): Promise<PageAnswer> {
     ]);
     return { page, ids, uptimes, sparklines };
   };
-  const [{ page, ids, uptimes, sparklines }, counts, cursor] = await Promise.all([
+  const [{ page, ids, uptimes, sparklines }, counts] = await Promise.all([
     pageWithFigures(),
     // The counts are the status filter's links: every other filter applies to them.
     countMonitors(req.deps, { ctx: req.ctx, input: monitorCountsQuerySchema.parse(withoutStatus) }),
-    getEventLogEnd(req.deps, { ctx: req.ctx }),
   ]);
+  // The live stream follows the page from where the event log ended before its reads (read with the session).
+  const cursor = encodeCursor(req.session.logEnd);
   const figures = new Map<string, MonitorRowFigures>(
     ids.map((id) => [id, { uptime24h: uptimes.get(id)?.['24h'] ?? null, sparkline: sparklines.get(id)! }]),
   );
@@ -437,7 +437,8 @@ export function monitorPages(): PageDef[] {
       access: 'workspace',
       handler: async (req) => ({ redirect: `${req.base}/monitors` }),
     }),
-    definePage({ method: 'get', path: '/monitors', access: 'workspace', handler: monitorsPage }),
+    // Kept briefly (ADR 0023): a page of 100 rows costs milliseconds to read and render, a reload of it microseconds.
+    definePage({ method: 'get', path: '/monitors', access: 'workspace', kept: true, handler: monitorsPage }),
     definePage({
       method: 'get',
       path: '/monitors/live',
@@ -445,7 +446,7 @@ export function monitorPages(): PageDef[] {
       handler: async (req) => {
         const { after } = parseQuery(liveQuerySchema, req.query, 'Not a position in the event log.');
         return {
-          stream: liveStatusStream(req, after ?? decodeCursor(await getEventLogEnd(req.deps, { ctx: req.ctx }))!),
+          stream: liveStatusStream(req, after ?? req.session.logEnd),
         };
       },
     }),

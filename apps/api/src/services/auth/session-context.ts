@@ -1,4 +1,4 @@
-import { hotQuery, hotStatement, type PlanName, type PrismaClient, type Role } from '@statusvane/shared';
+import { hotQuery, hotStatement, type PrismaClient, type Role } from '@statusvane/shared';
 import type { ServiceContext, UserServiceContext } from '../context.js';
 import type { ConsoleSession } from '../users/sessions.js';
 
@@ -8,14 +8,10 @@ export interface UserWorkspace {
   role: Role;
 }
 
-// Every console page reads the user's workspaces and the one in its path: each membership with its workspace in one
-// statement, on the hot path (ADR 0021), where Prisma read the two tables one after the other and mapped both.
+// Each membership with its workspace in one statement (ADR 0021), where Prisma read the two tables one after the other.
 const USER_WORKSPACES = hotStatement(`
   SELECT w.slug, w.name, m.role::text AS role FROM memberships m JOIN workspaces w ON w.id = m."workspaceId"
   WHERE m."userId" = $1`);
-const MEMBER_WORKSPACE = hotStatement(`
-  SELECT m.role::text AS role, w.id, w.slug, w.name, w.plan::text AS plan
-  FROM memberships m JOIN workspaces w ON w.id = m."workspaceId" WHERE m."userId" = $1 AND w.slug = $2`);
 
 /** The workspaces a user is a member of, with their live roles, by name. */
 export async function userWorkspaces(prisma: PrismaClient, userId: string): Promise<UserWorkspace[]> {
@@ -24,30 +20,23 @@ export async function userWorkspaces(prisma: PrismaClient, userId: string): Prom
 }
 
 /**
- * The ServiceContext of a console request in workspace `slug`: the session's user with their membership's role read
- * now (never cached: a removed member loses the workspace on their next request, a demoted one their write rights).
- * Null when the user is not a member, whether or not the workspace exists.
+ * The ServiceContext of a console request in the workspace its session was read for (readSession's `slug`): the
+ * session's user with the role their membership has now (read with the session, never cached: a removed member loses
+ * the workspace on their next request, a demoted one their write rights). Null when the user is not a member, whether
+ * or not the workspace exists.
  */
-export async function sessionWorkspaceContext(
-  prisma: PrismaClient,
-  input: { session: ConsoleSession; slug: string; now: Date },
-): Promise<ServiceContext | null> {
-  const { user } = input.session;
-  const [membership] = await hotQuery<{ role: Role; id: string; slug: string; name: string; plan: PlanName }>(
-    prisma,
-    MEMBER_WORKSPACE,
-    [user.id, input.slug.toLowerCase()],
-  );
+export function sessionWorkspaceContext(session: ConsoleSession, now: Date): ServiceContext | null {
+  const { user, membership } = session;
   if (!membership) return null;
   return {
-    workspace: { id: membership.id, slug: membership.slug, name: membership.name, plan: membership.plan },
+    workspace: { ...membership.workspace },
     role: membership.role,
-    tokenId: input.session.id,
+    tokenId: session.id,
     tokenKind: 'session',
     userId: user.id,
     principal: `user:${user.id}`,
     actor: { type: 'user', id: user.id, name: user.name || user.email },
-    now: input.now,
+    now,
   };
 }
 
