@@ -23,8 +23,9 @@ const prisma = createPrisma(config.databaseUrl);
 const redis = createApiRedis(config.redis);
 redis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
 // The queues' own connection: BullMQ defines its 60-odd scripts on the connection it is given, and ioredis copies
-// every defined script onto each pipeline it makes, one per command with auto-pipelining: tens of µs that the
-// request path's commands (rate limits, write marks) would pay each (docs/benchmarks.md, eleventh pass).
+// every defined script onto each pipeline it makes (with auto-pipelining, about one per command): 12 µs of client CPU
+// a rate-limit check at four at once, 30-40 µs a command one at a time, that the request path's commands (rate
+// limits, sign-in guards) would pay (docs/decisions.md, "Cost per check and per request").
 const queueRedis = createApiRedis(config.redis);
 queueRedis.on('error', (err: Error) => logger.warn('redis connection error', { error: err.message }));
 const scheduler = new CheckScheduler(config.checkRegions, queueRedis, config.queuePrefix);
