@@ -10,7 +10,7 @@ import { createWorkspace } from '../apps/api/src/admin/admin-commands.js';
 import { createSignInGuard } from '../apps/api/src/services/users/sign-in-guard.js';
 import { base32Decode, hotp, totpStep } from '../apps/api/src/services/users/totp.js';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
-import { consoleBrowser, csrfOf, linkInMail, setCookie, setUserPassword } from './support/console.js';
+import { consoleBrowser, csrfOf, linkInMail, setCookie, setUserPassword, signedInAs } from './support/console.js';
 import { startSmtp } from './support/smtp.js';
 import { waitFor } from './support/worker-harness.js';
 
@@ -612,5 +612,29 @@ describe('reserved workspace slugs', () => {
   it('refuses a new workspace named like a console path', async () => {
     for (const slug of ['login', 'logout', 'forgot', 'invite', 'wall', 'assets', 'account'])
       await expect(createWorkspace(h.prisma, { slug, name: 'x' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('routes a reserved first segment to the console’s own pages, never to a workspace', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const { b } = await signedInAs(h, w.ws.id, 'owner');
+    // The workspace's pages come first; the console's own pages still answer at their addresses.
+    expect((await b.get(`/app/${w.ws.slug}/monitors`)).status).toBe(200);
+    expect((await b.get(`/app/w/${w.ws.slug}/monitors`)).status).toBe(200);
+    const account = await b.get('/app/account');
+    expect(account.status).toBe(200);
+    expect(account.text).toContain('<h1>Your account</h1>');
+    // A reserved segment followed by a workspace page's path, an unknown page of a workspace, a slug nobody has:
+    // the console's 404, none of them a workspace's page.
+    for (const path of [
+      '/app/account/monitors',
+      '/app/login/monitors',
+      '/app/w',
+      `/app/${w.ws.slug}/nowhere`,
+      '/app/no-such-workspace/nowhere',
+    ]) {
+      const res = await b.get(path);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.text).not.toContain('<h1>Monitors</h1>');
+    }
   });
 });

@@ -72,6 +72,9 @@ export function createApp(deps: ApiDeps): Express {
   if (apiCors) app.use(API_BASE, apiCors);
   // The API before the routers of other paths: an API request (the hot path) then walks no route it cannot match.
   app.use(API_BASE, api);
+  // The console (browser sessions, never a bearer token): /app/..., before the routers below (none of which serves a
+  // path under /app), so that its pages pass none of their routes.
+  app.use('/app', consoleRouter(deps));
   app.use(healthRouter(deps));
   // Public status pages (no token): GET /status/:slug, POST /status/:slug/login.
   app.use(publicPagesRouter(deps));
@@ -81,8 +84,6 @@ export function createApp(deps: ApiDeps): Express {
   app.use(calendarFeedsRouter(deps));
   // `/` on the deployment's own host (a custom domain's `/` is its status page, above).
   app.use(index.root);
-  // The console (browser sessions, never a bearer token): /app/...
-  app.use('/app', consoleRouter(deps));
   // Connected apps (beyond-the-seed §11), at the service root in their own standards' terms: the OAuth metadata,
   // registration, token and revocation endpoints, and the consent page (a console page over the console's session).
   app.use(oauthRouter(deps));

@@ -138,14 +138,14 @@ export function consoleRouter(deps: ApiDeps): Router {
     ],
     { ...opts, mount: '/app' },
   );
-  router.use(pages);
 
   const notFound: RequestHandler = async (_req, res) => {
     const answer = notFoundPage(await assets());
     if ('view' in answer) res.status(404).type('html').send(renderPage(answer.view));
   };
   // A workspace's pages, at /app/w/<slug>/... (any slug) and /app/<slug>/... (a slug the console does not reserve:
-  // the reserved first segments are its own pages, or nothing).
+  // the reserved first segments are the pages above, or nothing). Mounted before those: the busiest pages then pass
+  // none of the account's and sign-in's routes.
   const workspacePages = () => [
     ...monitorPages(),
     ...monitorDetailPages(),
@@ -162,12 +162,11 @@ export function consoleRouter(deps: ApiDeps): Router {
   const longForm = Router({ mergeParams: true });
   mountPages(longForm, workspacePages(), { ...opts, mount: '/app/w/{ws}' });
   const shortForm = Router({ mergeParams: true });
-  shortForm.use((req, res, next) =>
-    isReservedWorkspaceSlug(String(req.params.ws)) ? notFound(req, res, next) : next(),
-  );
+  shortForm.use((req, _res, next) => next(isReservedWorkspaceSlug(String(req.params.ws)) ? 'router' : undefined));
   mountPages(shortForm, workspacePages(), { ...opts, mount: '/app/{ws}' });
   router.use('/w/:ws', longForm);
   router.use('/:ws', shortForm);
+  router.use(pages);
   router.use(notFound);
   router.use(consoleErrors(deps.logger, () => assets()));
   return router;
