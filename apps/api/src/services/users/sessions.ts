@@ -22,8 +22,9 @@ const TOUCH_EVERY_MS = 60_000;
 /**
  * A session, its user, how many workspaces the user is a member of, their membership in the workspace of slug $2
  * (none for NULL) and whether that workspace's event log has an event from position $3 on (none asked for NULL),
- * and where the event log ends: one statement on the hot path of every console page (ADR 0021), where Prisma read
- * them in five and mapped each. Whether the user has a second factor, never the sealed secret.
+ * and where the event log ends: one statement on the hot path of every console page (ADR 0021, ADR 0023), where four
+ * statements read them before (the session with its user, the user's workspaces, the membership, the log's end).
+ * Whether the user has a second factor, never the sealed secret.
  */
 const SESSION_BY_TOKEN = hotStatement(`
   SELECT s.id, s."awaitingSecondFactor", s."failedCodes", s."lastSeenAt", s."expiresAt", u.id AS "userId", u.email,
