@@ -110,15 +110,15 @@ describe('the kept monitors page', () => {
   });
 
   it('keeps a render per session and per address', async () => {
-    const { w, monitor, clock, page, list } = await setUp();
+    const { w, monitor, app, page, list } = await setUp();
     const first = await page();
     await renameInSql(monitor.id, 'Renamed quietly');
     // Another address (a filter) is its own page, read now.
     expect(rowsOf(await page(`${list}?q=renamed`))).toEqual([['Renamed quietly', 'pending']]);
-    // Another member's session gets its own render, read now, with its own form token.
+    // Another member's session, on the same app (the same kept pages), gets its own render, read now, with its own
+    // form token.
     const other = await makeUser(h.prisma, [{ workspace: w.ws.id, role: 'owner' }]);
     await setUserPassword(h.prisma, other.email, TEST_PASSWORD);
-    const app = createApp({ ...h.deps, clock: () => new Date(clock.now) });
     const b2 = consoleBrowser({ ...h, app });
     await b2.signIn(other.email, TEST_PASSWORD);
     const theirs = await b2.get(list);
