@@ -61,6 +61,14 @@ describe('DELETE /monitors/{id}', () => {
     const versionsBefore = await versions();
     const secret = beat.pingUrl!.split('/').pop()!;
     expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(200);
+    // Another heartbeat's pings stay.
+    const stays = await create({ type: 'heartbeat', name: 'Hourly', intervalSeconds: 3600 });
+    const staysPing = await request(h.app)
+      .post(`/ping/${stays.pingUrl!.split('/').pop()!}`)
+      .send('log');
+    expect(staysPing.status).toBe(200);
+    const pings = async (monitorId: string) => h.prisma.heartbeatPing.count({ where: { monitorId } });
+    expect([await pings(beat.id), await pings(stays.id)]).toEqual([1, 1]);
     expect(await scheduledRegions(h, beat.id)).toEqual(['local']);
 
     // Members and viewers may not delete.
@@ -73,6 +81,8 @@ describe('DELETE /monitors/{id}', () => {
     expect(await scheduledRegions(h, beat.id)).toEqual([]);
     expect(await scheduledRegions(h, other.id)).toEqual(['local']);
     expect((await request(h.app).get(`/ping/${secret}`)).status).toBe(404);
+    // Its pings went with it (by trigger: heartbeat_pings has no foreign key); the other's did not.
+    expect([await pings(beat.id), await pings(stays.id)]).toEqual([0, 1]);
     const got = await request(h.app).get(`/api/v1/monitors/${beat.id}`).set(bearer(ws.tokens.viewer));
     expect(got.status).toBe(404);
     expect((await del(beat.id)).status).toBe(404);
@@ -113,6 +123,24 @@ describe('DELETE /monitors/{id}', () => {
       monitorId: null,
       status: 'resolved',
     });
+  });
+
+  it("a workspace's deletion takes its monitors' pings, and no other's", async () => {
+    const other = await makeWorkspace(h.prisma);
+    const beats = [];
+    for (const w of [ws, other]) {
+      const res = await request(h.app)
+        .post('/api/v1/monitors')
+        .set(bearer(w.tokens.owner))
+        .send({ type: 'heartbeat', name: 'Nightly', intervalSeconds: 3600 });
+      expect(res.status).toBe(201);
+      const beat = res.body.data as { id: string; pingUrl: string };
+      expect((await request(h.app).get(`/ping/${beat.pingUrl.split('/').pop()!}/start`)).status).toBe(200);
+      beats.push(beat.id);
+    }
+    await h.prisma.workspace.delete({ where: { id: other.ws.id } });
+    expect(await h.prisma.heartbeatPing.count({ where: { monitorId: beats[1]! } })).toBe(0);
+    expect(await h.prisma.heartbeatPing.count({ where: { monitorId: beats[0]! } })).toBe(1);
   });
 
   it('writes nothing when Redis is unreachable (503), and a malformed id is 404', async () => {

@@ -145,8 +145,8 @@ export async function pruneExpired(
   );
   const heartbeatPings = await inBatches(
     () => prisma.$executeRaw`
-      DELETE FROM heartbeat_pings WHERE id IN (
-        SELECT id FROM heartbeat_pings WHERE at < ${resultsCutoff} ORDER BY at LIMIT ${n}::int)`,
+      DELETE FROM heartbeat_pings WHERE ("monitorId", at, id) IN (
+        SELECT "monitorId", at, id FROM heartbeat_pings WHERE at < ${resultsCutoff} ORDER BY at LIMIT ${n}::int)`,
     opts,
   );
   const eventsCutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * DAY_MS);
