@@ -44,6 +44,13 @@ function jsonLines(): (entry: Record<string, unknown>) => string {
  * same transport, without winston's object streams, format chain and per-line stringifier setup, which cost about as
  * much as the rest of the request's logging and metrics together. A logger that createLogger did not build in JSON
  * mode (the readable development lines) goes through winston. The caller checks the level first.
+ *
+ * The lines of one event-loop turn are written together, at its end (setImmediate), in one write: a line written on
+ * its own is a system call that wakes whatever reads the logs, per request (about 3-6 µs of CPU on these machines
+ * against under 1 µs a line written 25 at a time; the pings of one statement are answered in one turn). The order is
+ * kept: any other line the logger writes, and a line of another level, writes the waiting ones first. They are also
+ * written when the process exits (`exit`: a crash's error line and exit included). A SIGKILL loses at most the one
+ * turn's lines.
  */
 export function writeLogLine(logger: Logger, level: string, message: string, fields: LineFields): void {
   const write = jsonLineWriters.get(logger);
@@ -86,20 +93,63 @@ export function createLogger(opts: {
   });
   if (opts.json) {
     const jsonLine = jsonLines();
+    const write = transport.log!.bind(transport);
+    const waiting = new TurnLines((level, lines) => write({ level, [LEVEL]: level, [MESSAGE]: lines }, () => {}));
+    // winston's own lines (every other line of this logger) come after the waiting ones.
+    transport.log = (info, next) => {
+      waiting.flush();
+      return write(info, next);
+    };
     jsonLineWriters.set(logger, (level, message, fields) => {
       // What winston's own pipeline checks before its transport writes (either may be set after this is built); the
       // level is the caller's to check.
       if (logger.silent || transport.silent) return;
       // As winston's log() and timestamp() build the entry (Object.assign: a second object spread in one literal is
       // many times slower on Node 20).
-      const entry: Record<string | symbol, unknown> = Object.assign({}, logger.defaultMeta, fields, { level, message });
+      const entry: Record<string, unknown> = Object.assign({}, logger.defaultMeta, fields, { level, message });
       entry.timestamp = new Date().toISOString();
-      entry[MESSAGE] = jsonLine(entry);
-      entry[LEVEL] = level;
-      transport.log!(entry, () => {});
+      waiting.add(level, jsonLine(entry));
     });
   }
   return logger;
+}
+
+/** The writers with lines waiting for the end of their turn: what `exit` writes. */
+const turnsWaiting = new Set<TurnLines>();
+let exitHooked = false;
+
+/** One logger's finished lines of the current event-loop turn, written together (see writeLogLine). */
+class TurnLines {
+  private lines: string[] = [];
+  private level = '';
+
+  constructor(private readonly write: (level: string, lines: string) => void) {}
+
+  add(level: string, line: string): void {
+    if (this.lines.length && level !== this.level) this.flush();
+    if (!this.lines.length) {
+      this.level = level;
+      if (!turnsWaiting.size) setImmediate(flushTurns);
+      turnsWaiting.add(this);
+      if (!exitHooked) {
+        exitHooked = true;
+        process.once('exit', flushTurns);
+      }
+    }
+    this.lines.push(line);
+  }
+
+  flush(): void {
+    if (!this.lines.length) return;
+    const lines = this.lines.join('\n');
+    this.lines = [];
+    turnsWaiting.delete(this);
+    this.write(this.level, lines);
+  }
+}
+
+function flushTurns(): void {
+  for (const waiting of [...turnsWaiting]) waiting.flush();
 }
 
 /** The logger a process entry point builds from its config: JSON lines in production, readable lines otherwise. */
