@@ -17,13 +17,24 @@ DROP INDEX "heartbeat_pings_monitorId_at_id_idx";
 ALTER TABLE "heartbeat_pings" DROP CONSTRAINT "heartbeat_pings_pkey",
 ADD CONSTRAINT "heartbeat_pings_pkey" PRIMARY KEY ("monitorId", "at", "id");
 
-CREATE FUNCTION monitors_delete_pings() RETURNS trigger
+-- One trigger function for the tables whose rows go with a deleted row by trigger instead of a foreign key:
+-- `events` with their workspace (it replaces that trigger's own function, of migration
+-- 20261125235000_event_log_cheaper_writes), `heartbeat_pings` with their monitor. The trigger's arguments name the
+-- table and its column holding the deleted row's id.
+CREATE FUNCTION delete_rows_of_deleted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM "heartbeat_pings" WHERE "monitorId" IN (SELECT "id" FROM old_rows);
+  EXECUTE format('DELETE FROM %I WHERE %I IN (SELECT "id" FROM old_rows)', TG_ARGV[0], TG_ARGV[1]);
   RETURN NULL;
 END
 $$;
 
+DROP TRIGGER "workspaces_delete_events" ON "workspaces";
+DROP FUNCTION workspaces_delete_events();
+CREATE TRIGGER "workspaces_delete_events" AFTER DELETE ON "workspaces"
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION delete_rows_of_deleted('events', 'workspaceId');
+
 CREATE TRIGGER "monitors_delete_pings" AFTER DELETE ON "monitors"
-  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION monitors_delete_pings();
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION delete_rows_of_deleted('heartbeat_pings', 'monitorId');
