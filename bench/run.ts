@@ -304,7 +304,7 @@ try {
       { loadAverageAtStart, consolePages },
     );
     process.stdout.write(
-      `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (under ${g.limit})`).join('\n')}\n` +
+      `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (${g.target})`).join('\n')}\n` +
         `wrote ${path.slice(ROOT.length + 1)}\n`,
     );
     await prisma.$disconnect();
