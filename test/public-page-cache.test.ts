@@ -3,7 +3,8 @@ import express from 'express';
 import request from 'supertest';
 import { errorHandler } from '../apps/api/src/middleware/error-handler.js';
 import { publicPagesRouter } from '../apps/api/src/routes/public-pages/public-pages.router.js';
-import { PAGE_MAX_AGE_MS } from '../apps/api/src/services/status-pages/public-page-cache.js';
+import { PAGE_MAX_AGE_MS, publicPageCache } from '../apps/api/src/services/status-pages/public-page-cache.js';
+import type { PublicPageRef } from '../apps/api/src/services/status-pages/public-page.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, uniq, type Harness } from './support/harness.js';
 
@@ -155,5 +156,39 @@ describe('the public page cache', () => {
     const last = (await json()).uptime.to;
     clock.now = new Date(nextDay);
     expect((await json()).uptime.to).not.toBe(last);
+  });
+
+  it('keeps at most its number of pages: the one least recently asked for goes', async () => {
+    const w = await makeWorkspace(h.prisma);
+    const slugs: string[] = [];
+    for (const name of ['A', 'B', 'C']) {
+      const created = await request(h.app)
+        .post('/api/v1/status-pages')
+        .set(bearer(w.tokens.owner))
+        .send({ vanityUrl: uniq('page'), name });
+      expect(created.status).toBe(201);
+      slugs.push(created.body.data.slug as string);
+    }
+    const rows = await h.prisma.statusPage.findMany({ where: { workspaceId: w.id } });
+    const [a, b, c] = slugs.map((slug) => {
+      const { id, workspaceId, name, passwordHash, logoUrl, faviconUrl, brandColor, websiteUrl } = rows.find(
+        (r) => r.slug === slug,
+      )!;
+      return { id, workspaceId, name, slug, passwordHash, brand: { logoUrl, faviconUrl, brandColor, websiteUrl } };
+    }) as [PublicPageRef, PublicPageRef, PublicPageRef];
+    const cache = publicPageCache(
+      { prisma: h.prisma, publicBaseUrl: 'http://127.0.0.1', checkRegions: h.deps.config.checkRegions },
+      2,
+    );
+    const now = new Date();
+    const firstA = await cache.load(a, now);
+    const firstB = await cache.load(b, now);
+    // A asked for again: B is now the least recently asked for, though A was loaded first.
+    expect(await cache.load(a, now)).toBe(firstA);
+    await cache.load(c, now);
+    expect(await cache.load(a, now)).toBe(firstA);
+    const againB = await cache.load(b, now);
+    expect(againB).not.toBe(firstB);
+    expect(againB.data.page.name).toBe('B');
   });
 });

@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 import { BRANDING_FIELDS, createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
 import {
   loadPublicPage,
@@ -11,7 +12,7 @@ import { isoDay } from './uptime.js';
 
 /** The longest a served page can be behind its uptime counts (everything else is checked on every request). */
 export const PAGE_MAX_AGE_MS = 10_000;
-/** Pages kept at once (each holds its data and the answers rendered from it: about 1 MB for 50 components). */
+/** Pages kept at once, by default (each holds its data and the answers rendered from it: about 1 MB for 50 components). */
 const MAX_PAGES = 200;
 const DAY_MS = 86_400_000;
 
@@ -124,12 +125,16 @@ const fingerprints = perClient((prisma: PrismaClient) =>
  * PAGE_MAX_AGE_MS behind (plus the reload's own time). Requests that find the same stale entry share one load. One
  * cache per router (each app, each test's clock).
  */
-export function publicPageCache(deps: {
-  prisma: PrismaClient;
-  publicBaseUrl: string;
-  checkRegions: readonly string[];
-}) {
-  const entries = new Map<string, Entry>();
+export function publicPageCache(
+  deps: {
+    prisma: PrismaClient;
+    publicBaseUrl: string;
+    checkRegions: readonly string[];
+  },
+  maxPages = MAX_PAGES,
+) {
+  // Past maxPages, the page least recently asked for goes.
+  const entries = new LRUCache<string, Entry>({ max: maxPages });
   const sameState = (e: Entry, page: PublicPageRef, fingerprint: string, now: Date) =>
     e.fingerprint === fingerprint &&
     now.getTime() >= e.loadedAt &&
@@ -155,22 +160,17 @@ export function publicPageCache(deps: {
       };
     });
     const entry: Entry = { fingerprint, ref: page, loadedAt: now.getTime(), day: isoDay(now), value, ready: false };
-    const put = () => {
-      entries.delete(page.id);
-      entries.set(page.id, entry);
-      // Oldest first in a Map: the least recently loaded page goes.
-      if (entries.size > MAX_PAGES) entries.delete(entries.keys().next().value!);
-    };
+    const put = () => void entries.set(page.id, entry);
     if (replaces === null) put();
     value.then(
       () => {
         entry.ready = true;
         // A background reload takes the place of the entry it refreshes, unless something newer did meanwhile.
-        if (replaces !== null && entries.get(page.id) === replaces) put();
+        if (replaces !== null && entries.peek(page.id) === replaces) put();
       },
       () => {
         // A failed load is not kept: the next request tries again.
-        if (entries.get(page.id) === entry) entries.delete(page.id);
+        if (entries.peek(page.id) === entry) entries.delete(page.id);
         if (replaces) replaces.refreshing = false;
       },
     );
