@@ -63,10 +63,12 @@ async function runOneCheck(
     monitor?: PartitionMember;
     /** A scheduled check; `late` when its job started late (LateStart), decided by the caller from the job's start. */
     scheduled?: { late: LateStart | null };
+    /** When the check starts, if its caller read the clock for it already (a `check` job: its job's start). */
+    startedAt?: Date;
   },
 ): Promise<CheckOutcome> {
   const { monitorId, region, slot, scheduled } = check;
-  const startedAt = deps.now?.() ?? new Date();
+  const startedAt = check.startedAt ?? deps.now?.() ?? new Date();
   if (scheduled) lag?.started(Math.max(0, startedAt.getTime() - slot.getTime()));
   const run = (d: CheckRunnerDeps): Promise<CheckOutcome> =>
     traceCheck(d.tracing, { monitorId, region, slot }, (span) => probe(d, span));
@@ -128,6 +130,7 @@ export function checkProcessor(deps: CheckRunnerDeps, metrics?: WorkerMetrics, l
       {
         ...payload,
         slot,
+        startedAt,
         firstAttempt: job.attemptsMade === 0,
         notBefore: heartbeatDeadlineOf(job.id),
         ...(everyMs === null
