@@ -169,7 +169,7 @@ describe('the public page cache', () => {
       expect(created.status).toBe(201);
       slugs.push(created.body.data.slug as string);
     }
-    const rows = await h.prisma.statusPage.findMany({ where: { workspaceId: w.id } });
+    const rows = await h.prisma.statusPage.findMany({ where: { workspaceId: w.ws.id } });
     const [a, b, c] = slugs.map((slug) => {
       const { id, workspaceId, name, passwordHash, logoUrl, faviconUrl, brandColor, websiteUrl } = rows.find(
         (r) => r.slug === slug,
