@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import request from 'supertest';
-import { encodeCursor, endOfLog, recordEvent } from '@statusvane/shared';
+import { encodeCursor, endOfLog, recordEvents } from '@statusvane/shared';
 import { storeCheckResultAlone } from '../apps/worker/src/checks/store-result.js';
 import { recordDueMaintenanceEvents } from '../apps/worker/src/housekeeping.js';
 import { makeMonitorInput } from './support/factories.js';
@@ -260,7 +260,7 @@ describe('GET /events', () => {
         [ws.id],
       );
       await h.prisma.$transaction((tx) =>
-        recordEvent(tx, { workspaceId: ws.id, type: 'monitor.deleted', subject: 'monitors/early', data: {} }),
+        recordEvents(tx, [{ workspaceId: ws.id, type: 'monitor.deleted', subject: 'monitors/early', data: {} }]),
       );
       // The early committer's event is held back while the late one may still commit below it.
       const during = await readAll(tokens.viewer, `?after=${start}`);
@@ -290,7 +290,7 @@ describe('GET /events', () => {
     const b = await makeWorkspace(h.prisma);
     for (const w of [a, b])
       await h.prisma.$transaction((tx) =>
-        recordEvent(tx, { workspaceId: w.ws.id, type: 'monitor.deleted', subject: 'monitors/x', data: {} }),
+        recordEvents(tx, [{ workspaceId: w.ws.id, type: 'monitor.deleted', subject: 'monitors/x', data: {} }]),
       );
     await h.prisma.workspace.delete({ where: { id: a.ws.id } });
     expect(await h.prisma.event.count({ where: { workspaceId: a.ws.id } })).toBe(0);

@@ -6,7 +6,7 @@
  * other work on the machine cannot decide it (each round's ratio is kept in the results, to show the spread):
  *
  * - POST /monitors: its service, createMonitor, in this process (see below). "off": a BEFORE INSERT trigger on
- *   `events` drops the row, so the row and its indexes are not written. What "off" cannot remove is recordEvent's
+ *   `events` drops the row, so the row and its indexes are not written. What "off" cannot remove is recordEvents'
  *   own statement round trip in the transaction: it is measured apart (one more statement in an interactive
  *   transaction) and added to the difference.
  * - A check's store time: storeCheckResults (the worker's group commit, the code the worker runs) of batches of
@@ -37,7 +37,7 @@ export interface EventLogOverhead {
     /** Medians of all the samples of each side (the overhead is not computed from these: see roundOverheads). */
     onMedianMs: number;
     offMedianMs: number;
-    /** The extra statement of recordEvent in a transaction, measured apart. */
+    /** The extra statement of recordEvents in a transaction, measured apart. */
     statementMs: number;
     /** The median of roundOverheads, as a fraction. */
     overhead: number;
@@ -160,7 +160,7 @@ export async function runEventLogOverhead(input: EventLogInput, log: (msg: strin
   await setEventRows(prisma, true);
   await scheduler.close();
   redis.disconnect();
-  // recordEvent's own round trip: a transaction with one more statement, minus one without.
+  // recordEvents' own round trip: a transaction with one more statement, minus one without.
   const tx = async (statements: number) => {
     const t = performance.now();
     await prisma.$transaction(async (t2) => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { recordEvent, verifyWebhookSignature } from '@statusvane/shared';
+import { recordEvents, verifyWebhookSignature } from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import {
   createScratchDatabase,
@@ -82,15 +82,13 @@ describe('a worker killed with SIGKILL while delivering events to a webhook', ()
     // 1,000 events, committed in 100 transactions of 10.
     for (let t = 0; t < EVENTS / 10; t++) {
       await h.prisma.$transaction(async (tx) => {
-        for (let i = 0; i < 10; i++) {
-          const n = t * 10 + i;
-          await recordEvent(tx, {
-            workspaceId: ws.id,
-            type: 'monitor.updated',
-            subject: `monitors/${n}`,
-            data: { n },
-          });
-        }
+        const events = Array.from({ length: 10 }, (_, i) => t * 10 + i).map((n) => ({
+          workspaceId: ws.id,
+          type: 'monitor.updated' as const,
+          subject: `monitors/${n}`,
+          data: { n },
+        }));
+        await recordEvents(tx, events);
       });
     }
     const logged = await h.prisma.event.findMany({ where: { workspaceId: ws.id }, select: { id: true } });

@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.js';
-import { recordEvent } from './record-event.js';
+import { recordEvents, type NewEvent } from './record-event.js';
 
 interface Window {
   id: string;
@@ -30,18 +30,21 @@ const maintenanceData = (w: Window) => ({
 export async function recordMaintenanceTransitions(tx: Prisma.TransactionClient, w: Window, now: Date): Promise<void> {
   if (w.cancelledAt) return;
   const base = { workspaceId: w.workspaceId, subject: `maintenance/${w.id}`, data: maintenanceData(w) };
+  const events: NewEvent[] = [];
   if (w.startsAt <= now && w.startsAt < w.endsAt)
-    await recordEvent(tx, { ...base, type: 'maintenance.started', key: `maintenance:${w.id}:started` });
-  if (w.endsAt <= now)
-    await recordEvent(tx, { ...base, type: 'maintenance.completed', key: `maintenance:${w.id}:completed` });
+    events.push({ ...base, type: 'maintenance.started', key: `maintenance:${w.id}:started` });
+  if (w.endsAt <= now) events.push({ ...base, type: 'maintenance.completed', key: `maintenance:${w.id}:completed` });
+  await recordEvents(tx, events);
 }
 
 export async function recordMaintenanceCancelled(tx: Prisma.TransactionClient, w: Window): Promise<void> {
-  await recordEvent(tx, {
-    workspaceId: w.workspaceId,
-    type: 'maintenance.cancelled',
-    subject: `maintenance/${w.id}`,
-    data: maintenanceData(w),
-    key: `maintenance:${w.id}:cancelled`,
-  });
+  await recordEvents(tx, [
+    {
+      workspaceId: w.workspaceId,
+      type: 'maintenance.cancelled',
+      subject: `maintenance/${w.id}`,
+      data: maintenanceData(w),
+      key: `maintenance:${w.id}:cancelled`,
+    },
+  ]);
 }

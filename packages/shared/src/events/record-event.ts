@@ -16,27 +16,20 @@ export interface NewEvent {
 }
 
 /**
- * Records an event in the caller's transaction: it commits with the change it describes, or not at all (an
- * outbox). The one way code writes the log; status transitions are written by triggers into the same table
- * (migration 20261125234900_events_and_webhooks), and both are ordered by the writing transaction's id.
+ * Records events in the caller's transaction: they commit with the change they describe, or not at all (an outbox).
+ * The one way code writes the log; status transitions are written by triggers into the same table (migration
+ * 20261125234900_events_and_webhooks), and both are ordered by the writing transaction's id. One statement, in the
+ * given order, however many there are (one event, or a config apply's thousand).
  *
  * The log is durable (30 days) and every webhook receives it, so `data` is stored with its secrets redacted, as
  * audit changes are (docs/decisions.md, "Secrets in the event log"); the triggers' events carry none.
- */
-export async function recordEvent(tx: Tx, event: NewEvent): Promise<void> {
-  await tx.$executeRaw(eventsInsert([event]));
-}
-
-/**
- * recordEvent for many events in one statement (a config apply of a thousand monitors), in the given order: one
- * round trip however many there are.
  */
 export async function recordEvents(tx: Tx, events: readonly NewEvent[]): Promise<void> {
   if (events.length > 0) await tx.$executeRaw(eventsInsert(events));
 }
 
 /**
- * The statement of recordEvent and recordEvents, for writeTogether as well (the last write of creates grouped in one
+ * The statement of recordEvents, for writeTogether as well (the last write of creates grouped in one
  * transaction): its text is the same however many events it holds. The events travel as one JSON array, each `data`
  * redacted (redactedJson).
  */

@@ -6,7 +6,7 @@ import { monitorRecordSchema } from '../monitors/monitor-record.js';
 
 /*
  * What each event type's `data` holds, as it is written: monitor.created and monitor.updated by the monitor
- * services (and config apply, the admin CLI) with recordEvent, monitor.deleted by deleteMonitor, the maintenance
+ * services (and config apply, the admin CLI) with recordEvents, monitor.deleted by deleteMonitor, the maintenance
  * events by packages/shared/src/events/maintenance-events.ts, incident.updated by recordIncidentUpdated; the
  * incident transitions and monitor.status_changed by the database's triggers (incident_event_data and event_data in
  * prisma/migrations). test/typed-client.test.ts reads a real event of every type against these.

@@ -5,7 +5,7 @@ import {
   type Logger,
   type Prisma,
   type PrismaClient,
-  recordEvent,
+  recordEvents,
 } from '@statusvane/shared';
 import { assertCan } from '../auth/permissions.js';
 import type { ServiceContext } from '../context.js';
@@ -46,12 +46,14 @@ export async function removeMonitorInTx(
       data: { status: 'resolved', resolvedAt: ctx.now, openMonitorId: null, version: { increment: 1 } },
     });
   }
-  await recordEvent(tx, {
-    workspaceId: ctx.workspace.id,
-    type: 'monitor.deleted',
-    subject: `monitors/${monitor.id}`,
-    data: { monitor: { id: monitor.id, name: monitor.name } },
-  });
+  await recordEvents(tx, [
+    {
+      workspaceId: ctx.workspace.id,
+      type: 'monitor.deleted',
+      subject: `monitors/${monitor.id}`,
+      data: { monitor: { id: monitor.id, name: monitor.name } },
+    },
+  ]);
   await forgetDependency(tx, { workspaceId: ctx.workspace.id, monitorId: monitor.id });
   // The status pages whose sections and the maintenance windows whose components held the component change with it.
   await tx.$executeRaw`

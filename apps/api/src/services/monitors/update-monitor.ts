@@ -4,7 +4,7 @@ import {
   maintenanceWindowsNear,
   NotFoundError,
   Prisma,
-  recordEvent,
+  recordEvents,
   tryDecryptSecret,
   type ApiStepInput,
   type UpdateMonitorInput,
@@ -134,12 +134,14 @@ export async function updateMonitor(
       });
       // A PATCH that changed nothing records nothing: no version, no audit event, no `monitor.updated` (as webhooks).
       if (version !== undefined)
-        await recordEvent(tx, {
-          workspaceId: ctx.workspace.id,
-          type: 'monitor.updated',
-          subject: `monitors/${row.id}`,
-          data: { monitor: record },
-        });
+        await recordEvents(tx, [
+          {
+            workspaceId: ctx.workspace.id,
+            type: 'monitor.updated',
+            subject: `monitors/${row.id}`,
+            data: { monitor: record },
+          },
+        ]);
       return { row, record };
     })
     .catch((err: unknown) => {
