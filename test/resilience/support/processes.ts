@@ -251,7 +251,19 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       'redis-server is not installed: the Redis resilience test runs a private one (apt-get install redis-server; the CI workflow installs it)',
     );
   }
-  const port = await freePort();
+  return onFreshPorts(async () => {
+    const redis = privateRedisOn(bin, await freePort());
+    try {
+      await redis.start();
+    } catch (err) {
+      await redis.destroy();
+      throw err;
+    }
+    return redis;
+  });
+}
+
+function privateRedisOn(bin: string, port: number): PrivateRedis {
   const dir = mkdtempSync(join(tmpdir(), 'sv-res-redis-'));
   let proc: Proc | null = null;
   const url = `redis://127.0.0.1:${port}`;
@@ -301,7 +313,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
         ],
         process.env,
       );
-      await until(ping, 15_000, `redis-server on ${port}`);
+      const started = proc;
+      await until(async () => !started.alive() || (await ping()), 15_000, `redis-server on ${port}`);
+      if (!started.alive())
+        throw new NodeExitedError(`redis-server on ${port} exited:\n${started.output().slice(-2000)}`);
     },
     async kill() {
       if (!proc) return;
@@ -321,7 +336,6 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  await api.start();
   return api;
 }
 
@@ -414,18 +428,25 @@ export async function startRedisCluster(masters = 3): Promise<PrivateRedisCluste
       'redis-server is not installed: the Redis Cluster test runs private ones (apt-get install redis-server; the CI workflow installs it)',
     );
   }
-  // A port freePort found free can be taken by another process before a node binds it (the suite runs in parallel):
-  // that node exits at once, and the cluster is started again on new ports.
+  return onFreshPorts(() => startRedisClusterOn(bin, masters));
+}
+
+/** A server started on a port that freePort found free exited before it answered. */
+class NodeExitedError extends Error {}
+
+/**
+ * A port freePort found free can be taken by another process before a server binds it (the suites run in parallel):
+ * that server exits at once (NodeExitedError), and `start` runs again on new ports, up to three times in all.
+ */
+async function onFreshPorts<T>(start: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startRedisClusterOn(bin, masters);
+      return await start();
     } catch (err) {
       if (!(err instanceof NodeExitedError) || attempt === 3) throw err;
     }
   }
 }
-
-class NodeExitedError extends Error {}
 
 async function startRedisClusterOn(bin: string, masters: number): Promise<PrivateRedisCluster> {
   const root = mkdtempSync(join(tmpdir(), 'sv-res-cluster-'));
