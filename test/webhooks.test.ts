@@ -512,6 +512,32 @@ describe('dispatch on commit', () => {
     }
   });
 
+  it('a notification just after a run ends waits for the gap since that run began', async () => {
+    const runs: number[] = [];
+    const listener = startWebhookListener({
+      databaseUrl: h.config.databaseUrl,
+      logger: h.deps.logger,
+      timing: { minGapMs: 1000 },
+      dispatch: async () => {
+        runs.push(Date.now());
+        return { held: false };
+      },
+    });
+    const notifier = await client();
+    try {
+      // The first run (on LISTEN) is over at once; a notification then is inside its gap.
+      await until(async () => listener.listening && runs.length === 1, 5000, 'the listener and its first run');
+      const notified = Date.now();
+      await notifier.query("SELECT pg_notify('statusvane_webhook_events', '')");
+      await until(async () => runs.length === 2, 5000, 'the run after the notification');
+      expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(999);
+      expect(runs[1]!).toBeGreaterThanOrEqual(notified);
+    } finally {
+      await notifier.end();
+      await listener.close();
+    }
+  });
+
   it('delivers an event held behind an open transaction once that transaction ends', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
     await createHook(tokens.admin, { url: `${rx.base}/held`, types: ['monitor.created'] });

@@ -27,9 +27,9 @@ const RECONNECT_MAX_MS = 30_000;
 /**
  * Event webhooks dispatched as their events commit (docs/decisions.md, "Event webhooks: dispatched on commit"): a
  * connection of its own LISTENs on WEBHOOK_EVENTS_CHANNEL, which an event of a workspace with a webhook notifies on
- * commit, and each notification runs `dispatch`. Runs never overlap in one process: notifications during a run make
- * one more run after it, at least `minGapMs` after its start (so that a burst of events costs each worker a few runs a
- * second, not one per event). A run that finds events held above the log's fence (committed after a transaction still
+ * commit, and each notification runs `dispatch`. Runs never overlap in one process, and one starts at least `minGapMs`
+ * after the last one started: notifications during a run, or within the gap after it, make one more run once the gap
+ * has passed (so that a burst of events costs each worker a few runs a second, not one per event). A run that finds events held above the log's fence (committed after a transaction still
  * open) runs again `heldRetryMs` later, as the fence moves without notifying. While the connection is down, `dispatch`
  * runs every `pollMs`, and once it is back, at once: what committed meanwhile is not missed. Several workers may all
  * run it: a webhook is fanned out by one dispatcher at a time (dispatch.ts).
@@ -52,8 +52,11 @@ export function startWebhookListener(opts: {
   let reconnectTimer: NodeJS.Timeout | null = null;
   let pollTimer: NodeJS.Timeout | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
+  /** A run waiting for the gap since the last one's start to pass. */
+  let gapTimer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
+  let lastBegan = -Infinity;
 
   const retryIn = (ms: number) => {
     retryTimer ??= setTimeout(() => {
@@ -68,17 +71,27 @@ export function startWebhookListener(opts: {
       again = true;
       return;
     }
+    // A run already waits for the gap: it starts after this notification, so it covers it.
+    if (gapTimer) return;
+    const wait = lastBegan + minGapMs - Date.now();
+    if (wait > 0) {
+      gapTimer = setTimeout(() => {
+        gapTimer = null;
+        kick();
+      }, wait);
+      return;
+    }
     running = (async () => {
       do {
         again = false;
-        const began = Date.now();
+        lastBegan = Date.now();
         try {
           if ((await opts.dispatch()).held) retryIn(heldRetryMs);
         } catch (err) {
           logger.warn('webhook dispatch failed', { error: (err as Error).message });
           retryIn(pollMs);
         }
-        const wait = began + minGapMs - Date.now();
+        const wait = lastBegan + minGapMs - Date.now();
         if (again && !closed && wait > 0) await new Promise((r) => setTimeout(r, wait));
       } while (again && !closed);
       running = null;
@@ -135,7 +148,7 @@ export function startWebhookListener(opts: {
     },
     async close() {
       closed = true;
-      for (const t of [reconnectTimer, retryTimer]) if (t) clearTimeout(t);
+      for (const t of [reconnectTimer, retryTimer, gapTimer]) if (t) clearTimeout(t);
       if (pollTimer) clearInterval(pollTimer);
       const c = client;
       client = null;
