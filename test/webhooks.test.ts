@@ -477,18 +477,24 @@ describe('dispatch on commit', () => {
     }
   });
 
-  it('runs once for a burst of notifications, at most every minGapMs, and after the last one', async () => {
+  /** A listener whose dispatch takes `runMs` and notes when each run began. */
+  const timedListener = (minGapMs: number, runMs: number) => {
     const runs: number[] = [];
     const listener = startWebhookListener({
       databaseUrl: h.config.databaseUrl,
       logger: h.deps.logger,
-      timing: { minGapMs: 150 },
+      timing: { minGapMs },
       dispatch: async () => {
         runs.push(Date.now());
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, runMs));
         return { held: false };
       },
     });
+    return { runs, listener };
+  };
+
+  it('runs once for a burst of notifications, at most every minGapMs, and after the last one', async () => {
+    const { runs, listener } = timedListener(150, 20);
     const notifier = await client();
     try {
       await until(async () => listener.listening && runs.length === 1, 5000, 'the listener and its first run');
@@ -513,16 +519,7 @@ describe('dispatch on commit', () => {
   });
 
   it('a notification just after a run ends waits for the gap since that run began', async () => {
-    const runs: number[] = [];
-    const listener = startWebhookListener({
-      databaseUrl: h.config.databaseUrl,
-      logger: h.deps.logger,
-      timing: { minGapMs: 1000 },
-      dispatch: async () => {
-        runs.push(Date.now());
-        return { held: false };
-      },
-    });
+    const { runs, listener } = timedListener(1000, 0);
     const notifier = await client();
     try {
       // The first run (on LISTEN) is over at once; a notification then is inside its gap.
