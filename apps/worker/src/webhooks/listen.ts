@@ -29,10 +29,11 @@ const RECONNECT_MAX_MS = 30_000;
  * connection of its own LISTENs on WEBHOOK_EVENTS_CHANNEL, which an event of a workspace with a webhook notifies on
  * commit, and each notification runs `dispatch`. Runs never overlap in one process, and one starts at least `minGapMs`
  * after the last one started: notifications during a run, or within the gap after it, make one more run once the gap
- * has passed (so that a burst of events costs each worker a few runs a second, not one per event). A run that finds events held above the log's fence (committed after a transaction still
- * open) runs again `heldRetryMs` later, as the fence moves without notifying. While the connection is down, `dispatch`
- * runs every `pollMs`, and once it is back, at once: what committed meanwhile is not missed. Several workers may all
- * run it: a webhook is fanned out by one dispatcher at a time (dispatch.ts).
+ * has passed (so that a burst of events costs each worker a few runs a second, not one per event). A run that finds
+ * events held above the log's fence (committed after a transaction still open) runs again `heldRetryMs` later, as the
+ * fence moves without notifying. While the connection is down, `dispatch` runs every `pollMs`, and once it is back, at
+ * once: what committed meanwhile is not missed. Several workers may all run it: a webhook is fanned out by one
+ * dispatcher at a time (dispatch.ts).
  */
 export function startWebhookListener(opts: {
   databaseUrl: string;
@@ -81,20 +82,18 @@ export function startWebhookListener(opts: {
       }, wait);
       return;
     }
+    again = false;
+    lastBegan = Date.now();
     running = (async () => {
-      do {
-        again = false;
-        lastBegan = Date.now();
-        try {
-          if ((await opts.dispatch()).held) retryIn(heldRetryMs);
-        } catch (err) {
-          logger.warn('webhook dispatch failed', { error: (err as Error).message });
-          retryIn(pollMs);
-        }
-        const wait = lastBegan + minGapMs - Date.now();
-        if (again && !closed && wait > 0) await new Promise((r) => setTimeout(r, wait));
-      } while (again && !closed);
+      try {
+        if ((await opts.dispatch()).held) retryIn(heldRetryMs);
+      } catch (err) {
+        logger.warn('webhook dispatch failed', { error: (err as Error).message });
+        retryIn(pollMs);
+      }
       running = null;
+      // Notifications during the run: one more, once the gap since this one's start has passed.
+      if (again) kick();
     })();
   }
 

@@ -12,7 +12,10 @@ import { isoDay } from './uptime.js';
 
 /** The longest a served page can be behind its uptime counts (everything else is checked on every request). */
 export const PAGE_MAX_AGE_MS = 10_000;
-/** Pages kept at once, by default (each holds its data and the answers rendered from it: about 1 MB for 50 components). */
+/**
+ * Pages kept at once, by default (each holds its data and the answers rendered from it: about 1 MB for 50
+ * components).
+ */
 const MAX_PAGES = 200;
 const DAY_MS = 86_400_000;
 
