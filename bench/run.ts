@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { buildAssets } from '../scripts/build-assets.mjs';
-import { databaseBackends, redisServerPid } from './lib/cost.js';
+import { atRestLine, databaseBackends, redisServerPid, serversAtRest } from './lib/cost.js';
 import { measurePackedDays, packedDaysLine } from './lib/packed-days.js';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
@@ -190,6 +190,9 @@ try {
   const buildSeconds = args['skip-build'] || args['api-steps'] ? 0 : build(log);
   const urls = await prepareDatabases(targets, log);
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
+  // Before anything of the bench runs: the servers' own floor, which every cost per check includes.
+  const atRest = await serversAtRest(prisma, urls.redisUrl);
+  log(atRestLine(atRest));
   const encryptionKey = newEncryptionKey();
   if (args['api-steps']) {
     const target = await startHelper('target', 'target.ts');
@@ -301,7 +304,7 @@ try {
       RESULTS_DIR,
       'console',
       { startedAt, quick, source },
-      { loadAverageAtStart, consolePages },
+      { loadAverageAtStart, serversAtRest: atRest, consolePages },
     );
     process.stdout.write(
       `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (${g.target})`).join('\n')}\n` +
@@ -368,7 +371,7 @@ try {
       RESULTS_DIR,
       'cost',
       { startedAt, quick, source },
-      { loadAverageAtStart, scheduling: { ...schedulingFigures, capacity }, detection: d },
+      { loadAverageAtStart, serversAtRest: atRest, scheduling: { ...schedulingFigures, capacity }, detection: d },
     );
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
@@ -565,6 +568,7 @@ try {
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
       node: process.versions.node,
       platform: `${os.platform()} ${os.release()}`,
+      serversAtRest: atRest,
     },
     commit: source.commit,
     dirty: source.dirty,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { cpuPerCheck, cpuUse, scopedCpuPerUnit, type CpuSample } from './cost.js';
+import { atRestLine, cpuPerCheck, cpuUse, scopedCpuPerUnit, type CpuSample } from './cost.js';
 
 const sample = (over: Partial<CpuSample>): CpuSample => ({
   workerMs: 0,
@@ -63,5 +63,28 @@ describe('scopedCpuPerUnit', () => {
     };
     expect(scopedCpuPerUnit(before, after, 2000)).toEqual({ process: 300, postgres: 200, redis: 10, total: 510 });
     expect(scopedCpuPerUnit(before, after, 0).total).toBeNaN();
+  });
+});
+
+describe('atRestLine', () => {
+  const rest = { postgresPercent: 0.3, redisPercent: 0.2, databases: 7, seconds: 5 };
+
+  it("names the servers' own CPU and the cluster's databases, with no warning when both are quiet", () => {
+    expect(atRestLine(rest)).toBe(
+      "PostgreSQL and Redis at rest: 0.3% and 0.2% of a core (7 databases in PostgreSQL's cluster)",
+    );
+  });
+
+  it('warns when PostgreSQL is busy on its own, and says what to drop', () => {
+    const line = atRestLine({ ...rest, postgresPercent: 3.5, databases: 43 });
+    expect(line).toContain('3.5% and 0.2% of a core (43 databases');
+    expect(line).toContain('WARNING: every cost per check counts this');
+    expect(line).toContain('drop those no one uses');
+  });
+
+  it("warns about a busy Redis without blaming PostgreSQL's databases", () => {
+    const line = atRestLine({ ...rest, redisPercent: 2.5 });
+    expect(line).toContain('WARNING');
+    expect(line).not.toContain('autovacuum');
   });
 });

@@ -90,9 +90,51 @@ export interface CpuSample {
 
 /** Finds the server processes behind the bench's connections (both on this machine, as the bench requires). */
 export async function costSources(prisma: PrismaClient, redis: Redis, workerPids: number[]): Promise<CostSources> {
+  return { workerPids, postmasterPid: await postmasterPidOf(prisma), redisPid: await redisPidOf(redis) };
+}
+
+async function postmasterPidOf(prisma: PrismaClient): Promise<number | null> {
   const [backend] = await prisma.$queryRaw<Array<{ pid: number }>>`SELECT pg_backend_pid() AS pid`;
-  const postmasterPid = backend ? (procTimes(backend.pid)?.ppid ?? null) : null;
-  return { workerPids, postmasterPid, redisPid: await redisPidOf(redis) };
+  return backend ? (procTimes(backend.pid)?.ppid ?? null) : null;
+}
+
+/** PostgreSQL's and Redis's own CPU before the bench starts anything, in percent of one core. */
+export interface ServersAtRest {
+  postgresPercent: number;
+  redisPercent: number;
+  /** Databases PostgreSQL's autovacuum visits (those that take connections), each every `autovacuum_naptime`. */
+  databases: number;
+  seconds: number;
+}
+
+/** Above this (% of one core), a server's own work at rest is worth a warning: every cost per check includes it. */
+export const BUSY_AT_REST_PERCENT = 1;
+
+/**
+ * What PostgreSQL and Redis cost with nothing of the bench running: the floor under each cost per check, which counts
+ * the whole servers. A PostgreSQL cluster with many databases (test and bench leftovers) is not at rest: its
+ * autovacuum starts a worker in one of them every `autovacuum_naptime` / N (43 databases took 3.5% of a core here,
+ * 0.2 ms of PostgreSQL a check at 10,000 monitors; 7 took 0.3%).
+ */
+export async function serversAtRest(prisma: PrismaClient, redisUrl: string, seconds = 5): Promise<ServersAtRest> {
+  const sources: CostSources = {
+    workerPids: [],
+    postmasterPid: await postmasterPidOf(prisma),
+    redisPid: await redisServerPid(redisUrl),
+  };
+  const [{ databases } = { databases: 0 }] = await prisma.$queryRaw<Array<{ databases: number }>>`
+    SELECT count(*)::int AS databases FROM pg_database WHERE datallowconn`;
+  const before = sampleCpu(sources);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const use = cpuUse(before, sampleCpu(sources));
+  return { postgresPercent: use.postgres, redisPercent: use.redis, databases, seconds };
+}
+
+/** The log line of serversAtRest, with what to do when a server is busy on its own. */
+export function atRestLine(r: ServersAtRest): string {
+  const line = `PostgreSQL and Redis at rest: ${r.postgresPercent}% and ${r.redisPercent}% of a core (${r.databases} databases in PostgreSQL's cluster)`;
+  if (r.postgresPercent <= BUSY_AT_REST_PERCENT && r.redisPercent <= BUSY_AT_REST_PERCENT) return line;
+  return `${line}. WARNING: every cost per check counts this${r.postgresPercent > BUSY_AT_REST_PERCENT ? "; PostgreSQL's autovacuum visits each database in turn: drop those no one uses" : ''}`;
 }
 
 async function redisPidOf(redis: Redis): Promise<number | null> {

@@ -9,6 +9,7 @@ import type { ConfigBenchResult } from '../scenarios/config.js';
 import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
+import type { ServersAtRest } from './cost.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { UPTIME_REPORT_GOAL_CASE, type UptimeReportResult } from '../scenarios/uptime-report.js';
 import { ROOT } from './paths.js';
@@ -21,7 +22,15 @@ export interface BenchResults {
   durationSeconds: number;
   /** Seconds spent bringing the build up to date (0 with --skip-build). */
   buildSeconds: number;
-  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGiB: number;
+    node: string;
+    platform: string;
+    /** PostgreSQL's and Redis's own CPU before the run started anything (absent in results written before it). */
+    serversAtRest?: ServersAtRest;
+  };
   /** The full commit the run measured, and whether the checkout had uncommitted changes (`git status --porcelain`). */
   commit: string | null;
   dirty: boolean | null;
