@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { buildAssets } from '../scripts/build-assets.mjs';
-import { atRestLine, databaseBackends, redisServerPid, serversAtRest } from './lib/cost.js';
+import { atRestLine, databaseBackends, redisServerPid } from './lib/cost.js';
 import { measurePackedDays, packedDaysLine } from './lib/packed-days.js';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
@@ -188,11 +188,9 @@ try {
     `${quick ? 'quick' : 'full'} run on ${os.cpus().length} cores, commit ${source.commit?.slice(0, 10) ?? 'unknown'}${source.dirty ? ' with uncommitted changes' : ''}`,
   );
   const buildSeconds = args['skip-build'] || args['api-steps'] ? 0 : build(log);
-  const urls = await prepareDatabases(targets, log);
-  const prisma = createPrisma(urls.databaseUrl, { max: 10 });
-  // Before anything of the bench runs: the servers' own floor, which every cost per check includes.
-  const atRest = await serversAtRest(prisma, urls.redisUrl);
+  const { atRest, ...urls } = await prepareDatabases(targets, log);
   log(atRestLine(atRest));
+  const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
   if (args['api-steps']) {
     const target = await startHelper('target', 'target.ts');

@@ -10,6 +10,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
+import type pg from 'pg';
 import { Redis as IORedis } from 'ioredis';
 import type { Redis } from 'ioredis';
 import type { PrismaClient } from '@statusvane/shared';
@@ -108,22 +109,24 @@ export interface ServersAtRest {
 }
 
 /** Above this (% of one core), a server's own work at rest is worth a warning: every cost per check includes it. */
-export const BUSY_AT_REST_PERCENT = 1;
+const BUSY_AT_REST_PERCENT = 1;
 
 /**
- * What PostgreSQL and Redis cost with nothing of the bench running: the floor under each cost per check, which counts
- * the whole servers. A PostgreSQL cluster with many databases (test and bench leftovers) is not at rest: its
- * autovacuum starts a worker in one of them every `autovacuum_naptime` / N (43 databases took 3.5% of a core here,
- * 0.2 ms of PostgreSQL a check at 10,000 monitors; 7 took 0.3%).
+ * What PostgreSQL and Redis cost before the bench does anything (its database not yet re-created): the floor under
+ * each cost per check, which counts the whole servers. A PostgreSQL cluster with many databases (test and bench
+ * leftovers) is not at rest: its autovacuum starts a worker in one of them every `autovacuum_naptime` / N (43
+ * databases took 3.5% of a core here, 0.2 ms of PostgreSQL a check at 10,000 monitors; 8 took 0.3%).
  */
-export async function serversAtRest(prisma: PrismaClient, redisUrl: string, seconds = 5): Promise<ServersAtRest> {
+export async function serversAtRest(admin: pg.Client, redisUrl: string, seconds = 5): Promise<ServersAtRest> {
+  const { rows } = await admin.query<{ pid: number; databases: number }>(
+    'SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_database WHERE datallowconn) AS databases',
+  );
+  const [{ pid, databases } = { pid: 0, databases: 0 }] = rows;
   const sources: CostSources = {
     workerPids: [],
-    postmasterPid: await postmasterPidOf(prisma),
+    postmasterPid: procTimes(pid)?.ppid ?? null,
     redisPid: await redisServerPid(redisUrl),
   };
-  const [{ databases } = { databases: 0 }] = await prisma.$queryRaw<Array<{ databases: number }>>`
-    SELECT count(*)::int AS databases FROM pg_database WHERE datallowconn`;
   const before = sampleCpu(sources);
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const use = cpuUse(before, sampleCpu(sources));

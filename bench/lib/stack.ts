@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { parseConfig, type Config } from '@statusvane/shared';
 import { ensureServices } from '../../scripts/services.mjs';
 import { applyMigrations } from '../../scripts/migrate.js';
+import { serversAtRest, type ServersAtRest } from './cost.js';
 import { ROOT } from './paths.js';
 import { freePort, spawnChild, until, type Child } from './processes.js';
 
@@ -42,11 +43,17 @@ export interface StackUrls {
   redisUrl: string;
 }
 
-export async function prepareDatabases(targets: BenchTargets, log: (msg: string) => void): Promise<StackUrls> {
+export async function prepareDatabases(
+  targets: BenchTargets,
+  log: (msg: string) => void,
+): Promise<StackUrls & { atRest: ServersAtRest }> {
   const services = await ensureServices({ quiet: true });
   const admin = new pg.Client({ connectionString: services.databaseUrl });
   await admin.connect();
+  let atRest: ServersAtRest;
   try {
+    // Before anything of the bench runs: the servers' own floor, which every cost per check includes.
+    atRest = await serversAtRest(admin, services.redisUrl);
     await admin.query(`DROP DATABASE IF EXISTS "${targets.database}" WITH (FORCE)`);
     await admin.query(`CREATE DATABASE "${targets.database}"`);
   } finally {
@@ -64,7 +71,7 @@ export async function prepareDatabases(targets: BenchTargets, log: (msg: string)
   const redisUrl = r.toString();
   const removed = await clearBenchKeys(redisUrl, targets.redisDb);
   log(`redis database ${targets.redisDb}: removed ${removed} keys left by an earlier run`);
-  return { databaseUrl, redisUrl };
+  return { databaseUrl, redisUrl, atRest };
 }
 
 /** Deletes the queue and app keys of the bench's own Redis database (SCAN + DEL: never FLUSHALL, never other dbs). */
