@@ -9,6 +9,7 @@
 //   npm start                  everything above
 //   npm start -- --skip-build  use the existing build (apps/*/dist) as it is, e.g. right after `npm run build`
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureServices } from './services.mjs';
@@ -71,6 +72,25 @@ process.on('SIGTERM', () => {
   if (children.length === 0) process.exit(143);
 });
 
+/**
+ * Fails when another process holds the API's port, just before the API is started: a server already there would answer
+ * /readyz in the API's place (and its 200 be taken for the API's), while the API itself exits on EADDRINUSE.
+ */
+function ensurePortFree(port) {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`port ${port} is in use by another process: stop it, or give the API another one with PORT`)
+          : err,
+      ),
+    );
+    // As the API listens: every address, the port alone.
+    probe.listen(port, () => probe.close(() => resolve()));
+  });
+}
+
 /** Polls GET /readyz until 200; fails when a process exits or the time is up. */
 async function waitUntilReady(url) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -119,6 +139,7 @@ async function main() {
     step('creating the demo workspace', process.execPath, [tsx, 'scripts/seed-demo.ts'], env, true),
   );
 
+  await ensurePortFree(config.port);
   say('starting the API and one worker');
   // The worker with its young generation as deployed (docs/decisions.md, "The worker's heap").
   for (const [label, args] of [

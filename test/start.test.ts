@@ -9,6 +9,7 @@
  * would cost a minute of CPU more while the other suites run beside this one.
  */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,4 +160,35 @@ describe('npm start', () => {
     expect(start.output()).toMatch(/closing the API/);
     expect(await fetch(url!).catch(() => 'refused')).toBe('refused');
   }, 180_000);
+
+  it("stops before starting anything when another process holds the API's port, whose 200 on /readyz it ignores", async () => {
+    const port = await freePort();
+    // What used to be taken for the API: another server on the port, ready.
+    const squatter = createServer((_req, res) => res.end('{"status":"ok"}'));
+    await new Promise<void>((resolve) => squatter.listen(port, resolve));
+    try {
+      const { PUBLIC_BASE_URL: _drop, ENCRYPTION_KEY: _key, ...inherited } = process.env;
+      const start = spawnProcess('npm start (port taken)', process.execPath, ['scripts/start.mjs', '--skip-build'], {
+        ...inherited,
+        NODE_ENV: 'development',
+        DATABASE_URL: db.url,
+        REDIS_URL: process.env.REDIS_URL!,
+        PORT: String(port),
+        METRICS_PORT: '0',
+        QUEUE_PREFIX: prefix,
+        DATA_DIR: dataDir,
+      });
+      await Promise.race([
+        start.exited,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), 120_000),
+        ),
+      ]);
+      expect(start.exitCode()).not.toBe(0);
+      expect(start.output()).toContain(`port ${port} is in use by another process`);
+      expect(start.output()).not.toMatch(/starting the API|Statusvane is running/);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  }, 150_000);
 });
