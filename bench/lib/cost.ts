@@ -103,7 +103,7 @@ async function postmasterPidOf(prisma: PrismaClient): Promise<number | null> {
 export interface ServersAtRest {
   postgresPercent: number;
   redisPercent: number;
-  /** Databases PostgreSQL's autovacuum visits (those that take connections), each every `autovacuum_naptime`. */
+  /** Databases in PostgreSQL's cluster that take connections (each with its own autovacuum). */
   databases: number;
   seconds: number;
 }
@@ -113,9 +113,11 @@ const BUSY_AT_REST_PERCENT = 1;
 
 /**
  * What PostgreSQL and Redis cost before the bench does anything (its database not yet re-created): the floor under
- * each cost per check, which counts the whole servers. A PostgreSQL cluster with many databases (test and bench
- * leftovers) is not at rest: its autovacuum starts a worker in one of them every `autovacuum_naptime` / N (43
- * databases took 3.5% of a core here, 0.2 ms of PostgreSQL a check at 10,000 monitors; 8 took 0.3%).
+ * each cost per check, which counts the whole servers. A server is not always at rest when no one is connected: the
+ * development server here used 3.5% of a core with the databases of the day's test runs on it (about 0.2 ms of
+ * PostgreSQL a check at 10,000 monitors) and 0.3% once they were dropped. 38 empty databases added back cost nothing
+ * measurable, so it was most likely autovacuum working through what the suites had written and deleted
+ * (docs/benchmarks.md, fourteenth pass).
  */
 export async function serversAtRest(admin: pg.Client, redisUrl: string, seconds = 5): Promise<ServersAtRest> {
   const { rows } = await admin.query<{ pid: number; databases: number }>(
@@ -137,7 +139,11 @@ export async function serversAtRest(admin: pg.Client, redisUrl: string, seconds 
 export function atRestLine(r: ServersAtRest): string {
   const line = `PostgreSQL and Redis at rest: ${r.postgresPercent}% and ${r.redisPercent}% of a core (${r.databases} databases in PostgreSQL's cluster)`;
   if (r.postgresPercent <= BUSY_AT_REST_PERCENT && r.redisPercent <= BUSY_AT_REST_PERCENT) return line;
-  return `${line}. WARNING: every cost per check counts this${r.postgresPercent > BUSY_AT_REST_PERCENT ? "; PostgreSQL's autovacuum visits each database in turn: drop those no one uses" : ''}`;
+  const advice =
+    r.postgresPercent > BUSY_AT_REST_PERCENT
+      ? "; PostgreSQL's own work is often autovacuum in other databases after test runs: wait until it is done, or drop the databases no one uses"
+      : '';
+  return `${line}. WARNING: the servers are busy on their own, and every cost per check counts it${advice}`;
 }
 
 async function redisPidOf(redis: Redis): Promise<number | null> {
