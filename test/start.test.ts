@@ -49,26 +49,46 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
+/** `npm start --skip-build` against this suite's database and Redis, as a new user runs it, on `port`. */
+function npmStart(label: string, port: number) {
+  const {
+    PUBLIC_BASE_URL: _drop,
+    LOG_LEVEL: _level,
+    ENCRYPTION_KEY: _key,
+    ALLOWED_TARGET_CIDRS: _cidrs,
+    ...inherited
+  } = process.env;
+  return spawnProcess(label, process.execPath, ['scripts/start.mjs', '--skip-build'], {
+    ...inherited,
+    NODE_ENV: 'development',
+    DATABASE_URL: db.url,
+    REDIS_URL: process.env.REDIS_URL!,
+    PORT: String(port),
+    METRICS_PORT: '0',
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: dataDir,
+  });
+}
+
+/** Waits for the script to exit, failing with its last output if it is still running after `ms`. */
+async function exitWithin(start: ReturnType<typeof npmStart>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      start.exited,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('npm start', () => {
   it('prints the token and a first curl once the API is ready; the curl answers 200; Ctrl-C stops everything', async () => {
     const port = await freePort();
-    const {
-      PUBLIC_BASE_URL: _drop,
-      LOG_LEVEL: _level,
-      ENCRYPTION_KEY: _key,
-      ALLOWED_TARGET_CIDRS: _cidrs,
-      ...inherited
-    } = process.env;
-    const start = spawnProcess('npm start', process.execPath, ['scripts/start.mjs', '--skip-build'], {
-      ...inherited,
-      NODE_ENV: 'development',
-      DATABASE_URL: db.url,
-      REDIS_URL: process.env.REDIS_URL!,
-      PORT: String(port),
-      METRICS_PORT: '0',
-      QUEUE_PREFIX: prefix,
-      DATA_DIR: dataDir,
-    });
+    const start = npmStart('npm start', port);
     const curlLine = /^ {2}curl -s -H "Authorization: Bearer (sv_[A-Za-z0-9_-]+)" (\S+)$/m;
     await start.waitForOutput(curlLine, 120_000);
     const out = start.output();
@@ -150,12 +170,7 @@ describe('npm start', () => {
 
     // Ctrl-C: the terminal signals the whole process group.
     start.kill('SIGINT');
-    await Promise.race([
-      start.exited,
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), 20_000),
-      ),
-    ]);
+    await exitWithin(start, 20_000);
     expect(start.exitCode()).toBe(0);
     expect(start.output()).toMatch(/closing the API/);
     expect(await fetch(url!).catch(() => 'refused')).toBe('refused');
@@ -167,23 +182,8 @@ describe('npm start', () => {
     const squatter = createServer((_req, res) => res.end('{"status":"ok"}'));
     await new Promise<void>((resolve) => squatter.listen(port, resolve));
     try {
-      const { PUBLIC_BASE_URL: _drop, ENCRYPTION_KEY: _key, ...inherited } = process.env;
-      const start = spawnProcess('npm start (port taken)', process.execPath, ['scripts/start.mjs', '--skip-build'], {
-        ...inherited,
-        NODE_ENV: 'development',
-        DATABASE_URL: db.url,
-        REDIS_URL: process.env.REDIS_URL!,
-        PORT: String(port),
-        METRICS_PORT: '0',
-        QUEUE_PREFIX: prefix,
-        DATA_DIR: dataDir,
-      });
-      await Promise.race([
-        start.exited,
-        new Promise((_, reject) =>
-          setTimeout(() => reject(new Error(`npm start still running:\n${start.output().slice(-2000)}`)), 120_000),
-        ),
-      ]);
+      const start = npmStart('npm start (port taken)', port);
+      await exitWithin(start, 120_000);
       expect(start.exitCode()).not.toBe(0);
       expect(start.output()).toContain(`port ${port} is in use by another process`);
       expect(start.output()).not.toMatch(/starting the API|Statusvane is running/);
