@@ -91,12 +91,13 @@ export interface CpuSample {
 
 /** Finds the server processes behind the bench's connections (both on this machine, as the bench requires). */
 export async function costSources(prisma: PrismaClient, redis: Redis, workerPids: number[]): Promise<CostSources> {
-  return { workerPids, postmasterPid: await postmasterPidOf(prisma), redisPid: await redisPidOf(redis) };
+  const [backend] = await prisma.$queryRaw<Array<{ pid: number }>>`SELECT pg_backend_pid() AS pid`;
+  return { workerPids, postmasterPid: postmasterOf(backend?.pid), redisPid: await redisPidOf(redis) };
 }
 
-async function postmasterPidOf(prisma: PrismaClient): Promise<number | null> {
-  const [backend] = await prisma.$queryRaw<Array<{ pid: number }>>`SELECT pg_backend_pid() AS pid`;
-  return backend ? (procTimes(backend.pid)?.ppid ?? null) : null;
+/** The PostgreSQL server process: the parent of one of its backends (from `pg_backend_pid()`). */
+function postmasterOf(backendPid: number | undefined): number | null {
+  return backendPid === undefined ? null : (procTimes(backendPid)?.ppid ?? null);
 }
 
 /** PostgreSQL's and Redis's own CPU before the bench starts anything, in percent of one core. */
@@ -123,10 +124,10 @@ export async function serversAtRest(admin: pg.Client, redisUrl: string, seconds 
   const { rows } = await admin.query<{ pid: number; databases: number }>(
     'SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_database WHERE datallowconn) AS databases',
   );
-  const [{ pid, databases } = { pid: 0, databases: 0 }] = rows;
+  const [{ pid, databases } = { pid: undefined, databases: 0 }] = rows;
   const sources: CostSources = {
     workerPids: [],
-    postmasterPid: procTimes(pid)?.ppid ?? null,
+    postmasterPid: postmasterOf(pid),
     redisPid: await redisServerPid(redisUrl),
   };
   const before = sampleCpu(sources);
