@@ -477,8 +477,15 @@ describe('dispatch on commit', () => {
     }
   });
 
-  /** A listener whose dispatch takes `runMs` and notes when each run began. */
-  const timedListener = (minGapMs: number, runMs: number) => {
+  /**
+   * Runs `body` against a listener whose dispatch takes `runMs` and notes when each run began, once it listens and its
+   * first run (on LISTEN) began; `notify` sends one notification on a connection of its own.
+   */
+  const withTimedListener = async (
+    minGapMs: number,
+    runMs: number,
+    body: (t: { runs: number[]; notify: () => Promise<unknown> }) => Promise<void>,
+  ) => {
     const runs: number[] = [];
     const listener = startWebhookListener({
       databaseUrl: h.config.databaseUrl,
@@ -490,19 +497,23 @@ describe('dispatch on commit', () => {
         return { held: false };
       },
     });
-    return { runs, listener };
-  };
-
-  it('runs once for a burst of notifications, at most every minGapMs, and after the last one', async () => {
-    const { runs, listener } = timedListener(150, 20);
     const notifier = await client();
     try {
       await until(async () => listener.listening && runs.length === 1, 5000, 'the listener and its first run');
+      await body({ runs, notify: () => notifier.query("SELECT pg_notify('statusvane_webhook_events', '')") });
+    } finally {
+      await notifier.end();
+      await listener.close();
+    }
+  };
+
+  it('runs once for a burst of notifications, at most every minGapMs, and after the last one', () =>
+    withTimedListener(150, 20, async ({ runs, notify }) => {
       const start = Date.now();
       let last = 0;
       for (let i = 0; i < 40; i++) {
         last = Date.now();
-        await notifier.query("SELECT pg_notify('statusvane_webhook_events', '')");
+        await notify();
       }
       await new Promise((r) => setTimeout(r, 400));
       const burst = runs.slice(1);
@@ -512,28 +523,17 @@ describe('dispatch on commit', () => {
       for (let i = 1; i < burst.length; i++) expect(burst[i]! - burst[i - 1]!).toBeGreaterThanOrEqual(149);
       // ...and the last notification is never dropped: a run starts after it was sent.
       expect(burst.at(-1)!).toBeGreaterThanOrEqual(last);
-    } finally {
-      await notifier.end();
-      await listener.close();
-    }
-  });
+    }));
 
-  it('a notification just after a run ends waits for the gap since that run began', async () => {
-    const { runs, listener } = timedListener(1000, 0);
-    const notifier = await client();
-    try {
-      // The first run (on LISTEN) is over at once; a notification then is inside its gap.
-      await until(async () => listener.listening && runs.length === 1, 5000, 'the listener and its first run');
+  it('a notification just after a run ends waits for the gap since that run began', () =>
+    // The first run (on LISTEN) is over at once; a notification then is inside its gap.
+    withTimedListener(1000, 0, async ({ runs, notify }) => {
       const notified = Date.now();
-      await notifier.query("SELECT pg_notify('statusvane_webhook_events', '')");
+      await notify();
       await until(async () => runs.length === 2, 5000, 'the run after the notification');
       expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(999);
       expect(runs[1]!).toBeGreaterThanOrEqual(notified);
-    } finally {
-      await notifier.end();
-      await listener.close();
-    }
-  });
+    }));
 
   it('delivers an event held behind an open transaction once that transaction ends', async () => {
     const { tokens } = await makeWorkspace(h.prisma);
