@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createSsrfGuard, decryptSecret, encodeCursor, endOfLog, verifyWebhookSignature } from '@statusvane/shared';
 import { deliverWebhookEvent } from '../apps/worker/src/webhooks/deliver.js';
 import { dispatchWebhooks } from '../apps/worker/src/webhooks/dispatch.js';
-import { startWebhookListener, WEBHOOK_LISTENER_NAME } from '../apps/worker/src/webhooks/listen.js';
+import { startWebhookListener, WEBHOOK_LISTENER_NAME, type ListenTiming } from '../apps/worker/src/webhooks/listen.js';
 import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import { startRuntime } from './support/worker-harness.js';
@@ -478,23 +478,25 @@ describe('dispatch on commit', () => {
   });
 
   /**
-   * Runs `body` against a listener whose dispatch takes `runMs` and notes when each run began, once it listens and its
-   * first run (on LISTEN) began; `notify` sends one notification on a connection of its own.
+   * Runs `body` against a listener with `timing` whose dispatch takes `runMs` and notes when each run began, once it
+   * listens and its first run (on LISTEN) began; `notify` sends one notification on a connection of its own. Run n
+   * (from 0) answers `answers[n]`: `fail` throws, `held` finds events held; the others find nothing held.
    */
   const withTimedListener = async (
-    minGapMs: number,
-    runMs: number,
+    { runMs, answers = [], ...timing }: ListenTiming & { runMs: number; answers?: Array<'fail' | 'held'> },
     body: (t: { runs: number[]; notify: () => Promise<unknown> }) => Promise<void>,
   ) => {
     const runs: number[] = [];
     const listener = startWebhookListener({
       databaseUrl: h.config.databaseUrl,
       logger: h.deps.logger,
-      timing: { minGapMs },
+      timing,
       dispatch: async () => {
+        const answer = answers[runs.length];
         runs.push(Date.now());
         await new Promise((r) => setTimeout(r, runMs));
-        return { held: false };
+        if (answer === 'fail') throw new Error('dispatch failed (test)');
+        return { held: answer === 'held' };
       },
     });
     const notifier = await client();
@@ -508,7 +510,7 @@ describe('dispatch on commit', () => {
   };
 
   it('runs once for a burst of notifications, at most every minGapMs, and after the last one', () =>
-    withTimedListener(150, 20, async ({ runs, notify }) => {
+    withTimedListener({ minGapMs: 150, runMs: 20 }, async ({ runs, notify }) => {
       const start = Date.now();
       let last = 0;
       for (let i = 0; i < 40; i++) {
@@ -527,13 +529,27 @@ describe('dispatch on commit', () => {
 
   it('a notification just after a run ends waits for the gap since that run began', () =>
     // The first run (on LISTEN) is over at once; a notification then is inside its gap.
-    withTimedListener(1000, 0, async ({ runs, notify }) => {
+    withTimedListener({ minGapMs: 1000, runMs: 0 }, async ({ runs, notify }) => {
       const notified = Date.now();
       await notify();
       await until(async () => runs.length === 2, 5000, 'the run after the notification');
       expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(999);
       expect(runs[1]!).toBeGreaterThanOrEqual(notified);
     }));
+
+  it("a held result after a failed run runs again after the held wait, not the failure's longer one", () =>
+    // Run 0 (on LISTEN) fails: a retry in pollMs (1 s). Run 1, on a notification, finds events held: its retry in
+    // heldRetryMs (100 ms) comes first.
+    withTimedListener(
+      { minGapMs: 50, runMs: 0, pollMs: 1000, heldRetryMs: 100, answers: ['fail', 'held'] },
+      async ({ runs, notify }) => {
+        await notify();
+        await until(async () => runs.length >= 3, 5000, 'the run after the held one');
+        expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(99);
+        expect(runs[2]! - runs[1]!).toBeLessThan(600);
+        expect(runs[2]! - runs[0]!).toBeLessThan(900);
+      },
+    ));
 
   it('delivers an event held behind an open transaction once that transaction ends', async () => {
     const { tokens } = await makeWorkspace(h.prisma);

@@ -53,15 +53,22 @@ export function startWebhookListener(opts: {
   let reconnectTimer: NodeJS.Timeout | null = null;
   let pollTimer: NodeJS.Timeout | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
+  /** When the pending retry fires. */
+  let retryAt = Infinity;
   /** A run waiting for the gap since the last one's start to pass. */
   let gapTimer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
   let lastBegan = -Infinity;
 
+  /** One run `ms` from now, unless a retry already comes sooner (a held result's 500 ms beats a failure's 1 s). */
   const retryIn = (ms: number) => {
-    retryTimer ??= setTimeout(() => {
+    if (Date.now() + ms >= retryAt) return;
+    if (retryTimer) clearTimeout(retryTimer);
+    retryAt = Date.now() + ms;
+    retryTimer = setTimeout(() => {
       retryTimer = null;
+      retryAt = Infinity;
       kick();
     }, ms);
   };
