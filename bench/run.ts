@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createPrisma } from '@statusvane/shared';
 import { buildAssets } from '../scripts/build-assets.mjs';
-import { atRestLine, databaseBackends, redisServerPid } from './lib/cost.js';
+import { atRestLine, databaseBackends, redisServerPid, referenceWork, referenceWorkLine } from './lib/cost.js';
 import { measurePackedDays, packedDaysLine } from './lib/packed-days.js';
 import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './lib/paths.js';
 import { startHelper, stopAll, type Child } from './lib/processes.js';
@@ -190,6 +190,8 @@ try {
   const buildSeconds = args['skip-build'] || args['api-steps'] ? 0 : build(log);
   const { atRest, ...urls } = await prepareDatabases(targets, log);
   log(atRestLine(atRest));
+  const speed = referenceWork();
+  log(referenceWorkLine(speed));
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
   if (args['api-steps']) {
@@ -302,7 +304,7 @@ try {
       RESULTS_DIR,
       'console',
       { startedAt, quick, source },
-      { loadAverageAtStart, serversAtRest: atRest, consolePages },
+      { loadAverageAtStart, serversAtRest: atRest, referenceWork: speed, consolePages },
     );
     process.stdout.write(
       `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (${g.target})`).join('\n')}\n` +
@@ -369,7 +371,13 @@ try {
       RESULTS_DIR,
       'cost',
       { startedAt, quick, source },
-      { loadAverageAtStart, serversAtRest: atRest, scheduling: { ...schedulingFigures, capacity }, detection: d },
+      {
+        loadAverageAtStart,
+        serversAtRest: atRest,
+        referenceWork: speed,
+        scheduling: { ...schedulingFigures, capacity },
+        detection: d,
+      },
     );
     process.stdout.write(
       `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
@@ -567,6 +575,7 @@ try {
       node: process.versions.node,
       platform: `${os.platform()} ${os.release()}`,
       serversAtRest: atRest,
+      referenceWork: speed,
     },
     commit: source.commit,
     dirty: source.dirty,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { atRestLine, cpuPerCheck, cpuUse, scopedCpuPerUnit, type CpuSample } from './cost.js';
+import {
+  atRestLine,
+  cpuPerCheck,
+  cpuUse,
+  referenceWork,
+  referenceWorkLine,
+  scopedCpuPerUnit,
+  type CpuSample,
+} from './cost.js';
 
 const sample = (over: Partial<CpuSample>): CpuSample => ({
   workerMs: 0,
@@ -86,5 +94,20 @@ describe('atRestLine', () => {
     const line = atRestLine({ ...rest, redisPercent: 2.5 });
     expect(line).toContain('WARNING');
     expect(line).not.toContain('autovacuum');
+  });
+});
+
+describe('referenceWork', () => {
+  it('times the fixed work by its CPU, each run, and answers their median', () => {
+    const r = referenceWork(3);
+    expect(r.runs).toHaveLength(3);
+    for (const ms of r.runs) expect(ms).toBeGreaterThan(0);
+    expect(r.cpuMs).toBe([...r.runs].sort((a, b) => a - b)[1]);
+  });
+
+  it('prints the median and every run', () => {
+    expect(referenceWorkLine({ cpuMs: 187, runs: [190, 187, 250] })).toBe(
+      'machine speed: a fixed piece of JavaScript took 187 ms of CPU (median of 190, 187, 250); lower is faster, and every CPU figure of this run moves with it',
+    );
   });
 });

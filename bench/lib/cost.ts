@@ -100,6 +100,42 @@ function postmasterOf(backendPid: number | undefined): number | null {
   return backendPid === undefined ? null : (procTimes(backendPid)?.ppid ?? null);
 }
 
+/** The machine's speed when the run started: the CPU one fixed piece of JavaScript took, in ms (lower is faster). */
+export interface ReferenceWork {
+  /** The median of `runs`. */
+  cpuMs: number;
+  runs: number[];
+}
+
+/**
+ * Times one fixed piece of JavaScript (objects, strings and a Map, as a check's code makes them) in this process, `runs`
+ * times, by its CPU time. Every CPU figure of a run moves with the machine: on the machine of docs/benchmarks.md the same
+ * check path cost 0.69 ms a check when this took about 150 ms and 1.7 ms when it took 250-380 ms. Recorded beside the
+ * figures, it tells a slow state of the machine from a slower check path.
+ */
+export function referenceWork(runs = 3): ReferenceWork {
+  const times = Array.from({ length: runs }, () => {
+    const from = process.cpuUsage();
+    const kept = new Map<number, { n: number; text: string }>();
+    let length = 0;
+    for (let i = 0; i < 3_000_000; i++) {
+      const o = { n: i, text: String(i) };
+      kept.set(i & 4095, o);
+      length += o.text.length;
+    }
+    if (length !== 19_888_890) throw new Error('reference work: unexpected result');
+    const used = process.cpuUsage(from);
+    return Math.round((used.user + used.system) / 1000);
+  });
+  const sorted = [...times].sort((a, b) => a - b);
+  return { cpuMs: sorted[Math.floor(sorted.length / 2)]!, runs: times };
+}
+
+/** The log line of referenceWork. */
+export function referenceWorkLine(r: ReferenceWork): string {
+  return `machine speed: a fixed piece of JavaScript took ${r.cpuMs} ms of CPU (median of ${r.runs.join(', ')}); lower is faster, and every CPU figure of this run moves with it`;
+}
+
 /** PostgreSQL's and Redis's own CPU before the bench starts anything, in percent of one core. */
 export interface ServersAtRest {
   postgresPercent: number;

@@ -515,6 +515,14 @@ describe('traceability in the outputs', () => {
     expect(md(clean)).toContain('350.2 s (build 0.4 s more)');
   });
 
+  it("states the machine's speed at the start when the run measured it", () => {
+    const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
+    const before = { ...makeResults(), goals: [] };
+    const timed = { ...before, machine: { ...before.machine, referenceWork: { cpuMs: 187, runs: [190, 187, 250] } } };
+    expect(md(before)).not.toContain('Machine speed');
+    expect(md(timed)).toContain('Machine speed at the start: a fixed piece of JavaScript took 187 ms of CPU');
+  });
+
   it('reports the month query figures in the table and the document', () => {
     const r = { ...makeResults(), goals: [] };
     expect(consoleReport(r)).toMatch(

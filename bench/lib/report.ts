@@ -9,7 +9,7 @@ import type { ConfigBenchResult } from '../scenarios/config.js';
 import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
-import type { ServersAtRest } from './cost.js';
+import type { ReferenceWork, ServersAtRest } from './cost.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { UPTIME_REPORT_GOAL_CASE, type UptimeReportResult } from '../scenarios/uptime-report.js';
 import { ROOT } from './paths.js';
@@ -30,6 +30,8 @@ export interface BenchResults {
     platform: string;
     /** PostgreSQL's and Redis's own CPU before the run started anything (absent in results written before it). */
     serversAtRest?: ServersAtRest;
+    /** The machine's speed when the run started (absent in results written before it). */
+    referenceWork?: ReferenceWork;
   };
   /** The full commit the run measured, and whether the checkout had uncommitted changes (`git status --porcelain`). */
   commit: string | null;
@@ -566,7 +568,7 @@ export function resultsMarkdown(r: BenchResults, chartPath: string, docPath: str
       ...body.map((b) => `| ${b.join(' | ')} |`),
     ].join('\n');
   return `${START}
-Latest run: ${r.date} (${r.mode}), ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}; ${secs(r.durationSeconds)} (build ${secs(r.buildSeconds)} more).
+Latest run: ${r.date} (${r.mode}), ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB, Node ${r.machine.node}; ${secs(r.durationSeconds)} (build ${secs(r.buildSeconds)} more).${r.machine.referenceWork ? ` Machine speed at the start: a fixed piece of JavaScript took ${r.machine.referenceWork.cpuMs} ms of CPU (lower is faster; every CPU figure moves with it).` : ''}
 Commit: ${r.commit ? `\`${r.commit}\`` : 'unknown'}${r.dirty ? ' **with uncommitted changes**' : r.dirty === false ? ' (clean checkout)' : ''}.
 Raw figures: [\`${relative(dirname(docPath), resultsPath)}\`](${relative(dirname(docPath), resultsPath)}).
 
