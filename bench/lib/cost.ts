@@ -109,9 +109,10 @@ export interface ReferenceWork {
 
 /**
  * Times one fixed piece of JavaScript (objects, strings and a Map, as a check's code makes them) in this process, `runs`
- * times, by its CPU time. Every CPU figure of a run moves with the machine: on the machine of docs/benchmarks.md the same
- * check path cost 0.69 ms a check when this took about 150 ms and 1.7 ms when it took 250-380 ms. Recorded beside the
- * figures, it tells a slow state of the machine from a slower check path.
+ * times, by its CPU time. Every CPU figure of a run moves with the machine. This shows one way it moves: JavaScript
+ * itself running slower (timed between runs on the machine of docs/benchmarks.md: about 150 ms in the state where a
+ * check cost 0.69 ms, 190-380 ms where the same code cost 1.3-1.7 ms). It misses others: a run that began at 159 ms
+ * still measured bare Express at 146 µs a request (99-111 in the fast state) and a check at 1.40 ms.
  */
 export function referenceWork(runs = 3): ReferenceWork {
   const times = Array.from({ length: runs }, () => {
