@@ -10,7 +10,7 @@ import request from 'supertest';
 import { startTracing, type Tracing } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { checkOnce as checkOnceVia, startWorker, waitFor } from './support/worker-harness.js';
+import { checkOnce as checkOnceVia, firstResult, startWorker, waitFor } from './support/worker-harness.js';
 
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean };
 interface ReceivedSpan {
@@ -152,7 +152,7 @@ describe('traces', () => {
     expect(created.status).toBe(201);
     expect(created.body.data.sendTraceparent).toBe(true);
     const id = created.body.data.id as string;
-    await waitFor(async () => (await resultsOf(id)).length === 1, 10_000, 'the first check');
+    await firstResult(h, id, 10_000);
     const [span] = await checkSpansOf(id, 1);
     expect(span).toMatchObject({
       service: 'statusvane-worker',
@@ -186,7 +186,7 @@ describe('traces', () => {
     expect(created.body.data.sendTraceparent).toBe(false);
     const id = created.body.data.id as string;
     const before = target.seen('/quiet').length;
-    await waitFor(async () => (await resultsOf(id)).length === 1, 10_000, 'the first check');
+    await firstResult(h, id, 10_000);
     expect(target.seen('/quiet').slice(before)).toEqual([undefined]);
     expect((await resultsOf(id))[0]!.traceId).toBeNull();
     // Still a span per check: the header is what is turned off.

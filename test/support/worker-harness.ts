@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { expect } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import { CHECK_JOB_NAME, createLogger, createPrisma, createWorkerRedis, type PrismaClient } from '@statusvane/shared';
@@ -246,6 +247,25 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * A new monitor's first stored result, from the check its create queued, waited for up to `timeoutMs`. A timeout means
+ * none came; a second result as well (a scheduled slot landing beside the first check) fails at once, listing both.
+ */
+export async function firstResult(h: Pick<Harness, 'prisma'>, monitorId: string, timeoutMs: number) {
+  const stored = await waitFor(
+    async () => {
+      const r = await h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { slot: 'asc' } });
+      return r.length ? r : null;
+    },
+    timeoutMs,
+    'the first check',
+  );
+  expect(stored.map((r) => `${r.outcome} slot ${r.slot.toISOString()} at ${r.checkedAt.toISOString()}`)).toHaveLength(
+    1,
+  );
+  return stored[0]!;
 }
 
 /** A probe's result as an http check against the switch target gives it (200 up, 503 down), to store directly. */
