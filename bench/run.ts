@@ -192,6 +192,8 @@ try {
   log(atRestLine(atRest));
   const speed = referenceWork();
   log(referenceWorkLine(speed));
+  /** The machine's state when the run began, recorded with every run's results. */
+  const atStart = { serversAtRest: atRest, referenceWork: speed };
   const prisma = createPrisma(urls.databaseUrl, { max: 10 });
   const encryptionKey = newEncryptionKey();
   if (args['api-steps']) {
@@ -304,7 +306,7 @@ try {
       RESULTS_DIR,
       'console',
       { startedAt, quick, source },
-      { loadAverageAtStart, serversAtRest: atRest, referenceWork: speed, consolePages },
+      { loadAverageAtStart, ...atStart, consolePages },
     );
     process.stdout.write(
       `${consolePages.goals.map((g) => `${g.met ? 'met   ' : 'MISSED'} ${g.goal}: ${g.value} (${g.target})`).join('\n')}\n` +
@@ -373,8 +375,7 @@ try {
       { startedAt, quick, source },
       {
         loadAverageAtStart,
-        serversAtRest: atRest,
-        referenceWork: speed,
+        ...atStart,
         scheduling: { ...schedulingFigures, capacity },
         detection: d,
       },
@@ -574,8 +575,7 @@ try {
       memoryGiB: Math.round(os.totalmem() / 2 ** 30),
       node: process.versions.node,
       platform: `${os.platform()} ${os.release()}`,
-      serversAtRest: atRest,
-      referenceWork: speed,
+      ...atStart,
     },
     commit: source.commit,
     dirty: source.dirty,
