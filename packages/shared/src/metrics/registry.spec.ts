@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { registerEventLoopDelay, type LoopDelaySource } from './registry.js';
+import { createMetricsRegistry, LOOP_RESOLUTION_MS, registerEventLoopDelay, type LoopDelaySource } from './registry.js';
 
 /** A stand-in for monitorEventLoopDelay's histogram: what it sampled since its last reset. */
 function fakeLoop() {
@@ -26,18 +26,21 @@ async function gauge(registry: Registry) {
 }
 
 describe('statusvane_event_loop_delay_seconds', () => {
-  it('reports the window since the last scrape beyond the 10 ms sampling period, then starts a new window', async () => {
+  /** A sample `ms` beyond the sampling period, in ns (a sample counts the time since the previous one). */
+  const late = (ms: number) => (LOOP_RESOLUTION_MS + ms) * 1e6;
+
+  it('reports the window since the last scrape beyond the sampling period, then starts a new window', async () => {
     const registry = new Registry();
     const loop = fakeLoop();
     registerEventLoopDelay(registry, loop.source);
-    loop.sample(10e6, 12e6, 60e6); // ns
+    loop.sample(late(0), late(2), late(50));
     const first = await gauge(registry);
     expect(first['0.5']).toBeCloseTo(0.002, 9);
     expect(first['0.99']).toBeCloseTo(0.05, 9);
     expect(first['1']).toBeCloseTo(0.05, 9);
     expect(loop.source.count).toBe(0);
 
-    loop.sample(10e6);
+    loop.sample(late(0));
     expect(await gauge(registry)).toEqual({ '0.5': 0, '0.99': 0, '1': 0 });
   });
 
@@ -45,11 +48,30 @@ describe('statusvane_event_loop_delay_seconds', () => {
     const registry = new Registry();
     const loop = fakeLoop();
     registerEventLoopDelay(registry, loop.source);
-    loop.sample(200e6);
+    loop.sample(late(190));
     expect((await gauge(registry))['1']).toBeCloseTo(0.19, 9);
     expect(await gauge(registry)).toEqual({});
     expect(await registry.metrics()).not.toMatch(/^statusvane_event_loop_delay_seconds\{/m);
-    loop.sample(30e6);
+    loop.sample(late(20));
     expect((await gauge(registry))['1']).toBeCloseTo(0.02, 9);
+  });
+});
+
+describe('createMetricsRegistry', () => {
+  it("holds Node's default metrics and one event-loop delay gauge: not prom-client's, which samples the loop again", async () => {
+    const text = await createMetricsRegistry({ service: 'spec' }).metrics();
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_start_time_seconds',
+      'process_resident_memory_bytes',
+      'nodejs_active_handles_total',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_heap_space_size_used_bytes',
+      'nodejs_version_info',
+      'nodejs_gc_duration_seconds',
+    ])
+      expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
+    expect(text).toMatch(/^# TYPE statusvane_event_loop_delay_seconds gauge$/m);
+    expect(text).not.toMatch(/nodejs_eventloop_lag/);
   });
 });

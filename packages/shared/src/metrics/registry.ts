@@ -1,21 +1,54 @@
+import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 
 export { Registry } from 'prom-client';
 
-/** Sampling period of the event-loop delay monitor; subtracted from its readings (an idle loop reads ~0). */
-const LOOP_RESOLUTION_MS = 10;
+/**
+ * Sampling period of the event-loop delay monitor; subtracted from its readings (an idle loop reads ~0). Each sample
+ * is a wake-up of the process: at 10 ms, prom-client's monitor and ours together woke an idle worker 200 times a
+ * second, three quarters of its CPU at rest (docs/benchmarks.md, "sixteenth pass"). A block of the loop as long as
+ * the period is always sampled; a shorter one sometimes.
+ */
+export const LOOP_RESOLUTION_MS = 20;
+
+/**
+ * prom-client's default metrics (its `collectDefaultMetrics`, one module each) but `eventLoopLag`: that one enables a
+ * second event-loop delay monitor beside ours, sampling as often, and its `nodejs_eventloop_lag_*` gauges count the
+ * sampling period in every reading. prom-client has no `exports` map, so its modules are the package's own paths.
+ */
+const DEFAULT_METRICS = [
+  'processCpuTotal',
+  'processStartTime',
+  'osMemoryHeap',
+  'processOpenFileDescriptors',
+  'processMaxFileDescriptors',
+  'processResources',
+  'processHandles',
+  'processRequests',
+  'heapSizeAndUsed',
+  'heapSpacesSizeAndUsed',
+  'version',
+  'gc',
+] as const;
+type DefaultMetric = (registry: Registry, config: Record<string, never>) => void;
+const requireFromHere = createRequire(import.meta.url);
+
+function registerDefaultMetrics(registry: Registry): void {
+  for (const name of DEFAULT_METRICS)
+    (requireFromHere(`prom-client/lib/metrics/${name}`) as DefaultMetric)(registry, {});
+}
 
 /**
  * A registry per process (or per test): nothing is registered on prom-client's global registry, so two apps, or two
- * suites, in one process never collide. Holds the Node defaults (`process_resident_memory_bytes`,
- * `nodejs_eventloop_lag_*`, GC, heap) and `statusvane_event_loop_delay_seconds`.
+ * suites, in one process never collide. Holds the Node defaults (`process_resident_memory_bytes`, CPU, GC, heap,
+ * handles) and `statusvane_event_loop_delay_seconds`, the process's one event-loop delay monitor.
  */
 export function createMetricsRegistry(opts: { service: string; defaultMetrics?: boolean }): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service: opts.service });
   if (opts.defaultMetrics !== false) {
-    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: LOOP_RESOLUTION_MS });
+    registerDefaultMetrics(registry);
     registerEventLoopDelay(registry);
   }
   return registry;
@@ -31,8 +64,8 @@ export interface LoopDelaySource {
 
 /**
  * Event-loop delay since the previous scrape, beyond the monitor's own period: how long a ready callback (a probe's
- * response, a due job) waited for the loop. prom-client's `nodejs_eventloop_lag_p99_seconds` includes the 10 ms
- * sampling period, so an idle loop reads 0.01 there and ~0 here. A window with no sample (two scrapes within one
+ * response, a due job) waited for the loop. Each sample counts the time since the previous one, so the sampling
+ * period is taken off: an idle loop reads ~0. A window with no sample (two scrapes within one
  * period) drops the series rather than repeating the previous window's values as if they were current.
  */
 export function registerEventLoopDelay(registry: Registry, source?: LoopDelaySource): void {
