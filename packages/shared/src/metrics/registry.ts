@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 export { Registry } from 'prom-client';
 
@@ -13,24 +13,12 @@ export { Registry } from 'prom-client';
 export const LOOP_RESOLUTION_MS = 20;
 
 /**
- * prom-client's default metrics (its `collectDefaultMetrics`, one module each) but `eventLoopLag`: that one enables a
- * second event-loop delay monitor beside ours, sampling as often, and its `nodejs_eventloop_lag_*` gauges count the
- * sampling period in every reading. prom-client has no `exports` map, so its modules are the package's own paths.
+ * prom-client's default metrics (`collectDefaultMetrics.metricsList`, a module each) but `eventLoopLag`: that one
+ * enables a second event-loop delay monitor beside ours, sampling as often, and its `nodejs_eventloop_lag_*` gauges
+ * count the sampling period in every reading. prom-client has no `exports` map, so its modules are the package's own
+ * paths.
  */
-const DEFAULT_METRICS = [
-  'processCpuTotal',
-  'processStartTime',
-  'osMemoryHeap',
-  'processOpenFileDescriptors',
-  'processMaxFileDescriptors',
-  'processResources',
-  'processHandles',
-  'processRequests',
-  'heapSizeAndUsed',
-  'heapSpacesSizeAndUsed',
-  'version',
-  'gc',
-] as const;
+const DEFAULT_METRICS = collectDefaultMetrics.metricsList.filter((name) => name !== 'eventLoopLag');
 type DefaultMetric = (registry: Registry, config: Record<string, never>) => void;
 const requireFromHere = createRequire(import.meta.url);
 
