@@ -11,6 +11,7 @@ import { makeMonitorInput } from './support/factories.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
 import {
   agePastGap,
+  CLEAR_OF_SLOTS,
   firstResult,
   checkOnce as checkOnceVia,
   probeResult,
@@ -40,7 +41,7 @@ async function createMonitor(h: Harness, over: Record<string, unknown> = {}) {
   const res = await request(h.app)
     .post('/api/v1/monitors')
     .set(bearer(tokens.owner))
-    .send(makeMonitorInput({ target: target.url, openThreshold: 2, resolveThreshold: 2, ...over }));
+    .send(makeMonitorInput({ target: target.url, openThreshold: 2, resolveThreshold: 2, ...CLEAR_OF_SLOTS, ...over }));
   expect(res.status).toBe(201);
   return { tokens, monitor: res.body.data as { id: string } };
 }
@@ -57,8 +58,9 @@ describe('one region', () => {
     await h.close();
   });
 
+  // In the order they were taken: a promoted slot (runNextSlotNow) is up to a day ahead (CLEAR_OF_SLOTS).
   const results = (monitorId: string) =>
-    h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { slot: 'asc' } });
+    h.prisma.checkResult.findMany({ where: { monitorId }, orderBy: { checkedAt: 'asc' } });
   const incidents = (monitorId: string) => h.prisma.incident.findMany({ where: { monitorId } });
   const outcomeOf = (jobId: string, monitorId?: string) =>
     w.completed.find((c) => c.job.id === jobId && (!monitorId || c.monitorId === monitorId))?.outcome;
@@ -137,7 +139,7 @@ describe('one region', () => {
     expect(await incidents(monitor.id)).toHaveLength(1);
   });
 
-  it('confirmAfterSeconds above the interval: a failure seconds after a counted pass counts and its re-check, confirmAfterSeconds later, opens', async () => {
+  it('confirmAfterSeconds longer than since the last counted pass (as above a short interval): a failure seconds after a counted pass counts and its re-check, confirmAfterSeconds later, opens', async () => {
     // The quick bench's case (a 10 s monitor, confirmAfterSeconds 15): the last counted pass is less than
     // confirmAfterSeconds before the first failing check. That failure starts the confirmation at once; it used to
     // wait for the next check far enough from the pass, opening an interval late.

@@ -10,7 +10,13 @@ import request from 'supertest';
 import { startTracing, type Tracing } from '@statusvane/shared';
 import { createApp } from '../apps/api/src/app.js';
 import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harness.js';
-import { checkOnce as checkOnceVia, firstResult, startWorker, waitFor } from './support/worker-harness.js';
+import {
+  CLEAR_OF_SLOTS,
+  checkOnce as checkOnceVia,
+  firstResult,
+  startWorker,
+  waitFor,
+} from './support/worker-harness.js';
 
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean };
 interface ReceivedSpan {
@@ -148,7 +154,7 @@ describe('traces', () => {
     const created = await request(h.app)
       .post('/api/v1/monitors')
       .set(bearer(token))
-      .send({ name: 'traced', target: `${target.url}/health` });
+      .send({ name: 'traced', target: `${target.url}/health`, ...CLEAR_OF_SLOTS });
     expect(created.status).toBe(201);
     expect(created.body.data.sendTraceparent).toBe(true);
     const id = created.body.data.id as string;
@@ -182,7 +188,7 @@ describe('traces', () => {
     const created = await request(h.app)
       .post('/api/v1/monitors')
       .set(bearer(token))
-      .send({ name: 'untraced', target: `${target.url}/quiet`, sendTraceparent: false });
+      .send({ name: 'untraced', target: `${target.url}/quiet`, sendTraceparent: false, ...CLEAR_OF_SLOTS });
     expect(created.body.data.sendTraceparent).toBe(false);
     const id = created.body.data.id as string;
     const before = target.seen('/quiet').length;

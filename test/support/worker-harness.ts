@@ -250,8 +250,18 @@ export async function waitFor<T>(
 }
 
 /**
+ * Fields for a monitor whose scheduled slots a test does not meet: its partition's slot falls once a day at an
+ * instant its id hashes to (docs/adr/0020-partitioned-scheduling.md), so a scheduled check lands within the seconds of
+ * a test about once in thousands of runs, not once in dozens as with the default 60 s. For the tests that count
+ * results: the create's immediate check, then only the checks the test runs (or promotes: runNextSlotNow). Counting
+ * (confirmAfterSeconds, its default 15 s) does not depend on the interval.
+ */
+export const CLEAR_OF_SLOTS = { intervalSeconds: 86_400 } as const;
+
+/**
  * A new monitor's first stored result, from the check its create queued, waited for up to `timeoutMs`. A timeout means
- * none came; a second result as well (a scheduled slot landing beside the first check) fails at once, listing both.
+ * none came; a second result as well (a scheduled slot landing beside the first check) fails at once, listing both:
+ * create the monitor with CLEAR_OF_SLOTS.
  */
 export async function firstResult(h: Pick<Harness, 'prisma'>, monitorId: string, timeoutMs: number) {
   const stored = await waitFor(
