@@ -4,6 +4,7 @@ import {
   capacityVerdict,
   consoleReport,
   goalsOf,
+  p99AfterFirstInterval,
   replaceResultsBlock,
   resultsFileName,
   resultsMarkdown,
@@ -513,6 +514,19 @@ describe('traceability in the outputs', () => {
     expect(consoleReport(clean)).toContain('commit 80e8bec1a9c698634322e1cb4a42c7111722de4b\n');
     expect(consoleReport(clean)).toMatch(/run duration \(build excluded\) \/ build\s+350\.2 s \/ 0\.4 s/);
     expect(md(clean)).toContain('350.2 s (build 0.4 s more)');
+  });
+
+  it('shows the p99 from the second interval when the run recorded it, and nothing for older results', () => {
+    const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
+    const before = { ...makeResults(), goals: [] };
+    const steady = { ...before, scheduling: { ...before.scheduling, latenessP99AfterFirstIntervalMs: 87 } };
+    const single = { ...before, scheduling: { ...before.scheduling, latenessP99AfterFirstIntervalMs: NaN } };
+    const row = /\| lateness p99 from the second interval \(first checks and start-up behind\) \| 87 ms \|/;
+    expect(md(steady)).toMatch(row);
+    expect(md(before)).not.toContain('from the second interval');
+    expect(md(single)).not.toContain('from the second interval');
+    expect(p99AfterFirstInterval(steady.scheduling)).toBe(87);
+    expect(p99AfterFirstInterval(single.scheduling)).toBeNull();
   });
 
   it("states the machine's speed at the start when the run measured it", () => {
