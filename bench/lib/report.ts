@@ -567,6 +567,7 @@ const END = '<!-- bench:results:end -->';
 
 export function resultsMarkdown(r: BenchResults, chartPath: string, docPath: string, resultsPath: string): string {
   const s = r.scheduling;
+  const steadyP99 = p99AfterFirstInterval(s);
   const rows = (head: string[], body: string[][]) =>
     [
       `| ${head.join(' | ')} |`,
@@ -638,14 +639,9 @@ ${rows(
   ['measure', 'value'],
   [
     ['lateness p50 / p99 / max', `${r0(s.latenessP50Ms)} / ${r0(s.latenessP99Ms)} / ${r0(s.latenessMaxMs)} ms`],
-    ...(p99AfterFirstInterval(s) === null
+    ...(steadyP99 === null
       ? []
-      : [
-          [
-            'lateness p99 from the second interval (first checks and start-up behind)',
-            `${r0(p99AfterFirstInterval(s)!)} ms`,
-          ],
-        ]),
+      : [['lateness p99 from the second interval (first checks and start-up behind)', `${r0(steadyP99)} ms`]]),
     ["worker's lateness histogram, p99 bucket", `<= ${r0(s.workerLatenessP99BucketMs ?? NaN)} ms`],
     ['slots expected / stored', `${r0(s.expected)} / ${r0(s.stored)}`],
     ['missed / duplicated / off-slot / lost', `${s.missed} / ${s.duplicated} / ${s.offSlot} / ${s.resultsLost}`],
