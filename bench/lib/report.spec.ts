@@ -502,10 +502,12 @@ describe('replaceResultsBlock', () => {
 });
 
 describe('traceability in the outputs', () => {
+  /** The document block of a run, written as bench/run.ts writes it. */
+  const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
+
   it('names the full commit, and says when the checkout had uncommitted changes', () => {
     const clean = { ...makeResults(), goals: [] };
     const dirty = { ...makeResults({ dirty: true } as never), goals: [] };
-    const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
     expect(md(clean)).toContain('Commit: `80e8bec1a9c698634322e1cb4a42c7111722de4b` (clean checkout).');
     expect(md(dirty)).toContain('Commit: `80e8bec1a9c698634322e1cb4a42c7111722de4b` **with uncommitted changes**.');
     expect(consoleReport(dirty)).toContain(
@@ -517,7 +519,6 @@ describe('traceability in the outputs', () => {
   });
 
   it('shows the p99 from the second interval when the run recorded it, and nothing for older results', () => {
-    const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
     const before = { ...makeResults(), goals: [] };
     const steady = { ...before, scheduling: { ...before.scheduling, latenessP99AfterFirstIntervalMs: 87 } };
     const single = { ...before, scheduling: { ...before.scheduling, latenessP99AfterFirstIntervalMs: NaN } };
@@ -530,7 +531,6 @@ describe('traceability in the outputs', () => {
   });
 
   it("states the machine's speed at the start when the run measured it", () => {
-    const md = (r: BenchResults) => resultsMarkdown(r, '/r/docs/c.svg', '/r/docs/b.md', '/r/bench/results/x.json');
     const before = { ...makeResults(), goals: [] };
     const timed = { ...before, machine: { ...before.machine, referenceWork: { cpuMs: 187, runs: [190, 187, 250] } } };
     expect(md(before)).not.toContain('Machine speed');
