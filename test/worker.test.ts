@@ -7,6 +7,7 @@ import { bearer, makeHarness, makeWorkspace, type Harness } from './support/harn
 import { runCheck } from '../apps/worker/src/checks/run-check.js';
 import {
   agePastGap,
+  CLEAR_OF_SLOTS,
   checkOnce as checkOnceVia,
   regionStates,
   startSwitchTarget,
@@ -47,6 +48,8 @@ async function newMonitor(over: Record<string, unknown> = {}) {
         openThreshold: 3,
         resolveThreshold: 2,
         metadata: { team: 'payments', tier: '1' },
+        // Its first check (queued by the create) and the ones a test runs, no scheduled slot among them.
+        ...CLEAR_OF_SLOTS,
         ...over,
       }),
     );

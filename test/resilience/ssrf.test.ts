@@ -18,7 +18,7 @@ import { createPolicy } from '../../apps/api/src/admin/policy-commands.js';
 import { createDeliverer, workspaceSigningSecrets, type Page } from '@statusvane/shared';
 import { bearer, makeHarness, makeWorkspace, type Harness } from '../support/harness.js';
 import { startTarget, type Target } from '../support/targets.js';
-import { startWorker } from '../support/worker-harness.js';
+import { CLEAR_OF_SLOTS, startWorker } from '../support/worker-harness.js';
 import { brokenInvariants } from './support/invariants.js';
 import { deleteKeys, until } from './support/processes.js';
 
@@ -166,7 +166,8 @@ async function insertMonitor(type: 'http' | 'tcp', target: string): Promise<stri
     data: { workspaceId: ws.ws.id, name: `raw ${target}`.slice(0, 120) },
   });
   const m = await h.prisma.monitor.create({
-    // One check each (checkAll): no re-check of a failure 15 s later, which would hit the targets of a later test.
+    // One check each (checkAll): no re-check of a failure 15 s later, and no scheduled slot within the suite (the
+    // partition of this suite's 60 s monitors), either of which would hit the targets of a later test.
     data: {
       workspaceId: ws.ws.id,
       componentId: component.id,
@@ -175,6 +176,7 @@ async function insertMonitor(type: 'http' | 'tcp', target: string): Promise<stri
       target,
       timeoutMs: 3000,
       confirmAfterSeconds: 0,
+      ...CLEAR_OF_SLOTS,
     },
   });
   return m.id;
