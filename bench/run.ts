@@ -29,6 +29,7 @@ import {
   goalsOf,
   latenessSvg,
   p99AfterFirstInterval,
+  cpuAfterFirstInterval,
   resultsFileName,
   resultsMarkdown,
   UPTIME_REPORT_GOAL_MS,
@@ -369,6 +370,7 @@ try {
     const c = s.cost.cpuMsPerCheck;
     const capacity = capacityVerdict(s);
     const steadyP99 = p99AfterFirstInterval(s);
+    const steadyCost = cpuAfterFirstInterval(s.cost);
     // Recorded like the other runs (the 100,000-monitor run is one of these): bench/results/<start>[-quick]-cost.json.
     const { lateness: _lateness, ...schedulingFigures } = s;
     const { path, loadAverage } = writeSideResults(
@@ -383,7 +385,7 @@ try {
       },
     );
     process.stdout.write(
-      `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}\n` +
+      `CPU ms per stored check: worker ${c.worker.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / Redis ${c.redis.toFixed(2)} = ${c.total.toFixed(2)}${steadyCost === null ? '' : ` (from the second interval: ${steadyCost})`}\n` +
         `bytes per stored result: ${Math.round(s.cost.bytesPerResult)} (${s.cost.resultRows} rows); once packed ${Math.round(s.cost.bytesPerResultPacked)} (${s.cost.packedRows} packed rows); a whole day packed ${s.cost.wholeDay!.bytesPerResultPacked.toFixed(1)}\n` +
         `slots expected ${s.expected}, stored ${s.stored}, missed ${s.missed}, duplicated ${s.duplicated}; lateness p50 ${s.latenessP50Ms} ms, p99 ${s.latenessP99Ms} ms${steadyP99 === null ? '' : ` (from the second interval: p99 ${steadyP99} ms)`}\n` +
         `CPU over the window (% of one core): workers ${s.cpuPercent.workers.join(' + ')}, PostgreSQL ${s.cpuPercent.postgres}, Redis ${s.cpuPercent.redis}\n` +

@@ -5,6 +5,7 @@ import {
   consoleReport,
   goalsOf,
   p99AfterFirstInterval,
+  cpuAfterFirstInterval,
   replaceResultsBlock,
   resultsFileName,
   resultsMarkdown,
@@ -528,6 +529,28 @@ describe('traceability in the outputs', () => {
     expect(md(single)).not.toContain('from the second interval');
     expect(p99AfterFirstInterval(steady.scheduling)).toBe(87);
     expect(p99AfterFirstInterval(single.scheduling)).toBeNull();
+  });
+
+  it('shows the CPU per check from the second interval when the run recorded it, and nothing for older results', () => {
+    const before = { ...makeResults(), goals: [] };
+    const cost = before.scheduling.cost;
+    const after = (c: typeof cost.cpuMsPerCheck) => ({
+      ...before,
+      scheduling: { ...before.scheduling, cost: { ...cost, cpuMsPerCheckAfterFirstInterval: c } },
+    });
+    const steady = after({ worker: 0.5, postgres: 0.25, redis: 0.04, total: 0.79 });
+    const single = after({ worker: NaN, postgres: NaN, redis: NaN, total: NaN });
+    const row = '| the same from the second interval (first checks and start-up behind) | 0.50 / 0.25 / 0.04 = 0.79 |';
+    expect(md(steady)).toContain(row);
+    expect(consoleReport(steady)).toMatch(
+      /the same from the second interval \(first checks and start-up behind\)\s+0\.50 \/ 0\.25 \/ 0\.04 = 0\.79/,
+    );
+    for (const without of [before, single]) {
+      expect(md(without)).not.toContain('the same from the second interval');
+      expect(consoleReport(without)).not.toContain('the same from the second interval');
+    }
+    expect(cpuAfterFirstInterval(steady.scheduling.cost)).toBe('0.50 / 0.25 / 0.04 = 0.79');
+    expect(cpuAfterFirstInterval(single.scheduling.cost)).toBeNull();
   });
 
   it("states the machine's speed at the start when the run measured it", () => {

@@ -9,7 +9,7 @@ import type { ConfigBenchResult } from '../scenarios/config.js';
 import type { EventLogOverhead } from '../scenarios/event-log.js';
 import type { ResponseTimesResult } from '../scenarios/response-times.js';
 import type { StatusPageResult } from '../scenarios/status-page.js';
-import type { ReferenceWork, ServersAtRest } from './cost.js';
+import type { CheckCost, ReferenceWork, ServersAtRest } from './cost.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { UPTIME_REPORT_GOAL_CASE, type UptimeReportResult } from '../scenarios/uptime-report.js';
 import { ROOT } from './paths.js';
@@ -417,8 +417,22 @@ export function capacityLines(v: CapacityVerdict): string {
 
 /** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
 function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
-  const c = s.cost.cpuMsPerCheck;
-  return `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
+  return costOf(s.cost.cpuMsPerCheck);
+}
+
+const costOf = (c: CheckCost['cpuMsPerCheck']) =>
+  `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
+
+/** cpuMsPerCheckAfterFirstInterval when the run had a second interval (and recorded it), else null. */
+export function cpuAfterFirstInterval(cost: Pick<CheckCost, 'cpuMsPerCheckAfterFirstInterval'>): string | null {
+  const c = cost.cpuMsPerCheckAfterFirstInterval;
+  return c !== undefined && Number.isFinite(c.total) ? costOf(c) : null;
+}
+
+/** The row of cpuAfterFirstInterval in the document's and the console's tables, when there is one. */
+function steadyCostRows(s: Omit<SchedulingResult, 'lateness'>): string[][] {
+  const steady = cpuAfterFirstInterval(s.cost);
+  return steady === null ? [] : [['the same from the second interval (first checks and start-up behind)', steady]];
 }
 
 /** Bytes per result as written, and once the run's days are packed. */
@@ -474,6 +488,7 @@ export function consoleReport(r: BenchResults): string {
     ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ...capacityRows(capacityVerdict(s)),
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
+    ...steadyCostRows(s),
     ['bytes per stored result (check_results) / once packed', packedLine(s)],
     [
       `detection (${r.detection.intervalSeconds} s + confirm ${r.detection.confirmAfterSeconds} s = ${r.detection.theoreticalMaxSeconds} s max)`,
@@ -655,6 +670,7 @@ ${rows(
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
     ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
+    ...steadyCostRows(s),
     ['bytes per stored result (check_results, after VACUUM) / once packed', packedLine(s)],
   ],
 )}

@@ -33,6 +33,7 @@ import {
   cpuUse,
   sampleCpu,
   type CheckCost,
+  type CpuSample,
   type CpuUse,
 } from '../lib/cost.js';
 import { redisMemory } from '../lib/stack.js';
@@ -259,6 +260,12 @@ export async function runScheduling(
     );
 
     log(`watching ${input.intervals} interval(s) of ${input.intervalSeconds} s...`);
+    // The CPU is read again when the second interval starts, for the cost from there on (cpuMsPerCheckAfterFirstInterval).
+    let second: { cpu: CpuSample; from: Date } | null = null;
+    if (input.intervals > 1) {
+      await sleep(windowStart + every - Date.now());
+      second = { cpu: sampleCpu(sources), from: new Date() };
+    }
     // Progress every interval; the last results of the window may land a little after it ends.
     while (Date.now() < windowEnd) await sleep(Math.min(every, windowEnd - Date.now()));
     const grace = Math.min(15_000, Math.max(5000, every / 4));
@@ -274,10 +281,16 @@ export async function runScheduling(
     );
     const runs = await detection;
     // Every check stored while the CPU was counted, the detection monitors' included: they cost the same.
-    const [counted] = await prisma.$queryRaw<Array<{ checks: bigint }>>`
-      SELECT COUNT(*)::bigint AS checks FROM check_results WHERE "checkedAt" >= ${cpuFrom} AND "checkedAt" < ${cpuTo}`;
+    const checksFrom = async (from: Date) => {
+      const [counted] = await prisma.$queryRaw<Array<{ checks: bigint }>>`
+        SELECT COUNT(*)::bigint AS checks FROM check_results WHERE "checkedAt" >= ${from} AND "checkedAt" < ${cpuTo}`;
+      return Number(counted?.checks ?? 0);
+    };
     const cost: CheckCost = {
-      cpuMsPerCheck: cpuPerCheck(cpuBefore, cpuAfter, Number(counted?.checks ?? 0)),
+      cpuMsPerCheck: cpuPerCheck(cpuBefore, cpuAfter, await checksFrom(cpuFrom)),
+      ...(second && {
+        cpuMsPerCheckAfterFirstInterval: cpuPerCheck(second.cpu, cpuAfter, await checksFrom(second.from)),
+      }),
       ...(await bytesPerResult(prisma)),
       ...(await packedBytesPerResult(prisma)),
     };
