@@ -33,7 +33,7 @@ export interface BenchResults {
     /** The machine's speed when the run started (absent in results written before it). */
     referenceWork?: ReferenceWork;
   };
-  /** The full commit the run measured, and whether the checkout had uncommitted changes (`git status --porcelain`). */
+  /** The full commit the run measured, and whether the checkout had uncommitted changes (gitState: the bench's outputs aside). */
   commit: string | null;
   dirty: boolean | null;
   api: {
@@ -707,11 +707,18 @@ export function writeDocs(docPath: string, block: string): void {
 }
 
 /** The commit and whether the checkout differs from it, read before the run writes anything. */
+/**
+ * What the bench itself writes: results of runs not yet committed there do not make the next run's checkout dirty
+ * (a full run, the 100,000-monitor run and the console run, one after another, are all of the same code).
+ */
+const BENCH_OUTPUTS = ['bench/results', 'docs/benchmarks.md', 'docs/benchmarks'];
+
 export function gitState(): { commit: string | null; dirty: boolean | null } {
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
   try {
-    return { commit: git('rev-parse', 'HEAD').trim(), dirty: git('status', '--porcelain').trim() !== '' };
+    const changed = git('status', '--porcelain', '--', '.', ...BENCH_OUTPUTS.map((p) => `:(exclude)${p}`));
+    return { commit: git('rev-parse', 'HEAD').trim(), dirty: changed.trim() !== '' };
   } catch {
     return { commit: null, dirty: null };
   }
