@@ -416,17 +416,13 @@ export function capacityLines(v: CapacityVerdict): string {
 }
 
 /** Process CPU over the scheduling window divided by the checks stored in it (bench/lib/cost.ts). */
-function costLine(s: Omit<SchedulingResult, 'lateness'>): string {
-  return costOf(s.cost.cpuMsPerCheck);
-}
-
-const costOf = (c: CheckCost['cpuMsPerCheck']) =>
+const costLine = (c: CheckCost['cpuMsPerCheck']) =>
   `${r2(c.worker)} / ${r2(c.postgres)} / ${r2(c.redis)} = ${r2(c.total)}`;
 
 /** cpuMsPerCheckAfterFirstInterval when the run had a second interval (and recorded it), else null. */
 export function cpuAfterFirstInterval(cost: Pick<CheckCost, 'cpuMsPerCheckAfterFirstInterval'>): string | null {
   const c = cost.cpuMsPerCheckAfterFirstInterval;
-  return c !== undefined && Number.isFinite(c.total) ? costOf(c) : null;
+  return c !== undefined && Number.isFinite(c.total) ? costLine(c) : null;
 }
 
 /** The row of cpuAfterFirstInterval in the document's and the console's tables, when there is one. */
@@ -487,7 +483,7 @@ export function consoleReport(r: BenchResults): string {
     ['Redis memory (bench keys) / worker RSS', `${mib(s.redisMemoryBytes)} / ${mib(s.workerRssBytes)}`],
     ['CPU over the window, % of one core: workers / PostgreSQL / Redis', cpuLine(s)],
     ...capacityRows(capacityVerdict(s)),
-    ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
+    ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s.cost.cpuMsPerCheck)],
     ...steadyCostRows(s),
     ['bytes per stored result (check_results) / once packed', packedLine(s)],
     [
@@ -669,7 +665,7 @@ ${rows(
     ['Redis memory of the bench keys (keys)', `${mib(s.redisMemoryBytes)} (${r0(s.redisKeys)})`],
     ['worker RSS / event-loop delay p99', `${mib(s.workerRssBytes)} / ${r1(s.workerEventLoopDelayP99Ms)} ms`],
     ['create monitors (createMany) / reconcileSchedules', `${r0(s.createMonitorsMs)} / ${r0(s.reconcileMs)} ms`],
-    ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s)],
+    ['CPU ms per stored check: worker / PostgreSQL / Redis = total', costLine(s.cost.cpuMsPerCheck)],
     ...steadyCostRows(s),
     ['bytes per stored result (check_results, after VACUUM) / once packed', packedLine(s)],
   ],
@@ -706,13 +702,13 @@ export function writeDocs(docPath: string, block: string): void {
   writeFileSync(docPath, replaceResultsBlock(existsSync(docPath) ? readFileSync(docPath, 'utf8') : null, block));
 }
 
-/** The commit and whether the checkout differs from it, read before the run writes anything. */
 /**
  * What the bench itself writes: results of runs not yet committed there do not make the next run's checkout dirty
  * (a full run, the 100,000-monitor run and the console run, one after another, are all of the same code).
  */
 const BENCH_OUTPUTS = ['bench/results', 'docs/benchmarks.md', 'docs/benchmarks'];
 
+/** The commit and whether the checkout differs from it (BENCH_OUTPUTS aside), read before the run writes anything. */
 export function gitState(): { commit: string | null; dirty: boolean | null } {
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
