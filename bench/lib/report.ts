@@ -12,7 +12,7 @@ import type { StatusPageResult } from '../scenarios/status-page.js';
 import type { CheckCost, ReferenceWork, ServersAtRest } from './cost.js';
 import type { DetectionResult, SchedulingResult } from '../scenarios/scheduling.js';
 import { UPTIME_REPORT_GOAL_CASE, type UptimeReportResult } from '../scenarios/uptime-report.js';
-import { ROOT } from './paths.js';
+import { CHART_FILE, DOCS_FILE, RESULTS_DIR, ROOT } from './paths.js';
 import { percentile } from './prom.js';
 
 export interface BenchResults {
@@ -706,7 +706,7 @@ export function writeDocs(docPath: string, block: string): void {
  * What the bench itself writes: results of runs not yet committed there do not make the next run's checkout dirty
  * (a full run, the 100,000-monitor run and the console run, one after another, are all of the same code).
  */
-const BENCH_OUTPUTS = ['bench/results', 'docs/benchmarks.md', 'docs/benchmarks'];
+const BENCH_OUTPUTS = [RESULTS_DIR, DOCS_FILE, CHART_FILE].map((path) => relative(ROOT, path));
 
 /** The commit and whether the checkout differs from it (BENCH_OUTPUTS aside), read before the run writes anything. */
 export function gitState(): { commit: string | null; dirty: boolean | null } {

@@ -205,6 +205,8 @@ export async function runScheduling(
     // The window starts once every scheduler exists: each later slot must be run exactly once.
     const windowStart = Date.now() + 1000;
     const windowEnd = windowStart + input.intervals * every;
+    // Where the figures "from the second interval" start: every monitor's first check and the workers' start behind.
+    const secondInterval = windowStart + every;
     const sources = await costSources(prisma, connection, input.workerPids);
     await sleep(windowStart - Date.now());
     const scrapeAll = async () => (await Promise.all(input.workerMetricsUrls.map(scrape))).flat();
@@ -263,7 +265,7 @@ export async function runScheduling(
     // The CPU is read again when the second interval starts, for the cost from there on (cpuMsPerCheckAfterFirstInterval).
     let second: { cpu: CpuSample; from: Date } | null = null;
     if (input.intervals > 1) {
-      await sleep(windowStart + every - Date.now());
+      await sleep(secondInterval - Date.now());
       second = { cpu: sampleCpu(sources), from: new Date() };
     }
     // Progress every interval; the last results of the window may land a little after it ends.
@@ -328,7 +330,7 @@ export async function runScheduling(
       // monitor read, a millisecond or two).
       const late = Math.max(0, r.checkedAt.getTime() - r.slot.getTime() - (r.responseMs ?? 0));
       lateness.push(late);
-      if (r.slot.getTime() >= windowStart + every) afterFirstInterval.push(late);
+      if (r.slot.getTime() >= secondInterval) afterFirstInterval.push(late);
       latenessOf.set(r.monitorId, latenessOf.get(r.monitorId)! + late);
     }
     lateness.sort((a, b) => a - b);
