@@ -11,6 +11,7 @@ import {
   agePastGap,
   probeResult,
   regionStates,
+  CLEAR_OF_SLOTS,
   startRegionWorkers,
   startSwitchTarget,
   waitFor,
@@ -37,13 +38,9 @@ afterAll(async () => {
 const issuePaths = (res: request.Response) =>
   (res.body.error.details.issues as Array<{ path: string }>).map((i) => i.path).sort();
 
-/**
- * A monitor whose scheduled slot seldom lands between its create's checks and stopScheduledChecks: hourly, not
- * CLEAR_OF_SLOTS's daily, since with `confirmAfterSeconds: 0` the counting gap is the interval, which agePastGap (an
- * hour) must pass.
- */
+/** A monitor with no scheduled slot between its create's checks and stopScheduledChecks (CLEAR_OF_SLOTS). */
 async function create(token: string, over: Record<string, unknown> = {}) {
-  const input = { target: target.url, openThreshold: 2, resolveThreshold: 2, intervalSeconds: 3600, ...over };
+  const input = { target: target.url, openThreshold: 2, resolveThreshold: 2, ...CLEAR_OF_SLOTS, ...over };
   return request(h.app).post('/api/v1/monitors').set(bearer(token)).send(makeMonitorInput(input));
 }
 const patch = (token: string, id: string, body: Record<string, unknown>) =>

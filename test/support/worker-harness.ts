@@ -189,16 +189,21 @@ export async function checkOnce(
 }
 
 /**
- * Moves the monitor's last counted results an hour back, as if the next result came long after them: it then counts
- * toward the thresholds instead of being too close (less than confirmAfterSeconds after) to count. Under the monitor's
- * lock, as the worker stores results: a group storing a result of it meanwhile (a scheduled check) would otherwise
- * write back the state it read before, undoing this.
+ * Moves the monitor's last counted results back, as if the next result came long after them: it then counts toward the
+ * thresholds instead of being too close to count (within the counting gap: confirmAfterSeconds, or the interval when
+ * that is 0). Back an hour, or the interval and confirmAfterSeconds together when longer (CLEAR_OF_SLOTS's day). Under
+ * the monitor's lock, as the worker stores results: a group storing a result of it meanwhile (a scheduled check) would
+ * otherwise write back the state it read before, undoing this.
  */
 export async function agePastGap(h: Pick<Harness, 'prisma'>, monitorId: string): Promise<void> {
   await h.prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM monitors WHERE id = ${monitorId}::uuid FOR NO KEY UPDATE`;
     await tx.$executeRaw`
-      UPDATE monitor_region_states SET "lastCountedAt" = "lastCountedAt" - interval '1 hour' WHERE "monitorId" = ${monitorId}::uuid`;
+      UPDATE monitor_region_states s
+         SET "lastCountedAt" = s."lastCountedAt"
+           - greatest(interval '1 hour', make_interval(secs => m."intervalSeconds" + m."confirmAfterSeconds"))
+        FROM monitors m
+       WHERE m.id = s."monitorId" AND s."monitorId" = ${monitorId}::uuid`;
   });
 }
 
