@@ -1,6 +1,7 @@
 // Every text answer over 1 KB is compressed when the client accepts it: the API's lists and the OpenAPI document,
 // the docs page, the status page's JSON, feeds and summary.json. Small answers and clients that do not ask go plain.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
@@ -61,6 +62,13 @@ describe('compression of text answers', () => {
       expect(gz.headers.vary).toMatch(/Accept-Encoding/);
       // supertest inflates what it receives: the same answer either way.
       expect([path, raw(gz).toString()]).toEqual([path, raw(plain).toString()]);
+      // The public page's answers are kept and served many times: gzipped once at level 9 (Content-Length is what was
+      // sent), fewer bytes than zlib's default level 6.
+      if (path === `/status/${slug}`) {
+        const sent = Number(gz.headers['content-length']);
+        expect([path, sent]).toEqual([path, gzipSync(raw(plain), { level: 9 }).length]);
+        expect(sent).toBeLessThan(gzipSync(raw(plain), { level: 6 }).length);
+      }
     }
   });
 

@@ -4,7 +4,7 @@ import { randomSecret } from '@statusvane/shared';
 import type { ApiDeps } from '../deps.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import { sendRendered } from '../routes/public-pages/respond.js';
-import { renderedAnswer, type RenderedAnswer } from '../services/status-pages/public-page-cache.js';
+import { GZIP_ONCE, renderedAnswer, type RenderedAnswer } from '../services/status-pages/public-page-cache.js';
 import { can, type Permission } from '../services/auth/permissions.js';
 import { sessionWorkspaceContext } from '../services/auth/session-context.js';
 import type { ServiceContext } from '../services/context.js';
@@ -181,11 +181,11 @@ async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer):
   }
   if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  const rendered = renderedAnswer(renderPage(answer.view), 1);
+  const rendered = renderedAnswer(renderPage(answer.view), GZIP_ONCE);
   res.status(answer.status ?? 200).type('html');
   // Gzipped for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB
   // gzipped (level 1: most console pages are made for one request).
-  sendRendered(res.req, res, rendered);
+  await sendRendered(res.req, res, rendered);
   return rendered;
 }
 
@@ -235,7 +235,7 @@ export function mountPages(router: Router, pages: readonly PageDef[], opts: Page
       if (kept && keptKey !== undefined) {
         if (who !== undefined && servable(kept, who, session?.membership?.loggedSince ?? null, now)) {
           res.status(200).type('html');
-          sendRendered(req, res, kept.answer);
+          await sendRendered(req, res, kept.answer);
           return;
         }
         opts.pageCache?.drop(keptKey);

@@ -46,11 +46,12 @@ export function setPageHeaders(res: Response): void {
  * Sends an answer rendered once (public-page-cache.ts): gzipped for a client that accepts it (every browser and most
  * aggregators), as it is otherwise. Content-Type is set by the caller.
  */
-export function sendRendered(req: Request, res: Response, answer: RenderedAnswer): void {
+export async function sendRendered(req: Request, res: Response, answer: RenderedAnswer): Promise<void> {
   res.vary('Accept-Encoding');
   if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    const gzipped = await answer.gzipped();
     res.setHeader('Content-Encoding', 'gzip');
-    res.send(answer.gzipped());
+    res.send(gzipped);
   } else res.send(answer.body);
 }
 

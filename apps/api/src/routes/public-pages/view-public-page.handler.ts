@@ -19,13 +19,13 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
     const assets = json ? null : await publicAssets();
     // Rendered (and gzipped) once per load of the page's data and base path, then sent as is.
     if (json)
-      sendRendered(
+      await sendRendered(
         req,
         res.type('application/json'),
         page.rendered('json', (data) => JSON.stringify({ data })),
       );
     else
-      sendRendered(
+      await sendRendered(
         req,
         res.type('html'),
         page.rendered(`html ${ctx.basePath}`, (data) =>
