@@ -1,7 +1,7 @@
 // Every text answer over 1 KB is compressed when the client accepts it: the API's lists and the OpenAPI document,
 // the docs page, the status page's JSON, feeds and summary.json. Small answers and clients that do not ask go plain.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { bearer, makeHarness, makeWorkspace, monitorShowing, uniq, type Harness } from './support/harness.js';
 
@@ -62,12 +62,21 @@ describe('compression of text answers', () => {
       expect(gz.headers.vary).toMatch(/Accept-Encoding/);
       // supertest inflates what it receives: the same answer either way.
       expect([path, raw(gz).toString()]).toEqual([path, raw(plain).toString()]);
-      // The public page's answers are kept and served many times: gzipped once at level 9 (Content-Length is what was
-      // sent), fewer bytes than zlib's default level 6.
+      // What browsers send over HTTPS (gzip listed first): brotli, here as for every other answer.
+      const br = await binary(request(h.app).get(path).set(headers).set('Accept-Encoding', 'gzip, deflate, br'));
+      expect([path, br.status, br.headers['content-encoding']]).toEqual([path, 200, 'br']);
+      expect(br.headers.vary).toMatch(/Accept-Encoding/);
+      expect([path, raw(br).toString()]).toEqual([path, raw(plain).toString()]);
+      // The public page's answers are kept and served many times: encoded once at the `kept` levels (Content-Length
+      // is what was sent), gzip 9 (fewer bytes than zlib's default 6) and brotli 6 (fewer again).
       if (path === `/status/${slug}`) {
-        const sent = Number(gz.headers['content-length']);
-        expect([path, sent]).toEqual([path, gzipSync(raw(plain), { level: 9 }).length]);
-        expect(sent).toBeLessThan(gzipSync(raw(plain), { level: 6 }).length);
+        const gzipped = Number(gz.headers['content-length']);
+        expect([path, gzipped]).toEqual([path, gzipSync(raw(plain), { level: 9 }).length]);
+        expect(gzipped).toBeLessThan(gzipSync(raw(plain), { level: 6 }).length);
+        const brotli = Number(br.headers['content-length']);
+        const q6 = { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: raw(plain).length };
+        expect([path, brotli]).toEqual([path, brotliCompressSync(raw(plain), { params: q6 }).length]);
+        expect(brotli).toBeLessThan(gzipped);
       }
     }
   });

@@ -4,7 +4,7 @@ import { randomSecret } from '@statusvane/shared';
 import type { ApiDeps } from '../deps.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
 import { sendRendered } from '../routes/public-pages/respond.js';
-import { GZIP_ONCE, renderedAnswer, type RenderedAnswer } from '../services/status-pages/public-page-cache.js';
+import { renderedAnswer, type RenderedAnswer } from '../services/status-pages/public-page-cache.js';
 import { can, type Permission } from '../services/auth/permissions.js';
 import { sessionWorkspaceContext } from '../services/auth/session-context.js';
 import type { ServiceContext } from '../services/context.js';
@@ -181,7 +181,7 @@ async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer):
   }
   if (answer.noReferrer) res.setHeader('Referrer-Policy', 'no-referrer');
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  const rendered = renderedAnswer(renderPage(answer.view), GZIP_ONCE);
+  const rendered = renderedAnswer(renderPage(answer.view), 'once');
   res.status(answer.status ?? 200).type('html');
   // Gzipped for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB
   // gzipped (level 1: most console pages are made for one request).

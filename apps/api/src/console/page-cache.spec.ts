@@ -7,7 +7,7 @@ const page = (who: string, bytes = 1000): KeptPage => ({
   who,
   logEnd: { txid: 10n, seq: 0n },
   at: AT,
-  answer: renderedAnswer('x'.repeat(bytes), 1),
+  answer: renderedAnswer('x'.repeat(bytes), 'once'),
 });
 
 describe('servable', () => {

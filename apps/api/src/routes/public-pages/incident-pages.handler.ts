@@ -6,7 +6,7 @@ import {
   loadPublicIncident,
   parseHistoryMonth,
 } from '../../services/status-pages/public-history.js';
-import { GZIP_ONCE, renderedAnswer } from '../../services/status-pages/public-page-cache.js';
+import { renderedAnswer } from '../../services/status-pages/public-page-cache.js';
 import { monthName, renderHistoryPage, renderIncidentPage } from '../../views/status-page/incident-pages.js';
 import { renderMessage } from '../../views/status-page/page-forms.js';
 import { mastheadOf, openPage, type PageRouteOptions } from './page-context.js';
@@ -37,7 +37,7 @@ export function incidentPageHandlers(opts: PageRouteOptions) {
       now: ctx.now.toISOString(),
       assets: await publicAssets(),
     });
-    await sendRendered(req, res.type('html'), renderedAnswer(body, GZIP_ONCE));
+    await sendRendered(req, res.type('html'), renderedAnswer(body, 'once'));
   };
 
   /**
@@ -75,7 +75,7 @@ export function incidentPageHandlers(opts: PageRouteOptions) {
       now: ctx.now.toISOString(),
       assets,
     });
-    await sendRendered(req, res.type('html'), renderedAnswer(body, GZIP_ONCE));
+    await sendRendered(req, res.type('html'), renderedAnswer(body, 'once'));
   };
 
   return { incident, history };
