@@ -240,6 +240,11 @@ describe('every console answer', () => {
       expect(zipped.headers['content-encoding']).toBe('gzip');
       expect(Number(zipped.headers['content-length'])).toBeLessThan(Buffer.byteLength(plain.text));
       expect(zipped.text).toBe(plain.text);
+      // What browsers send over HTTPS (gzip listed first): brotli, as for the pages (rendered-answer.ts).
+      const brotli = await request(h.app).get(url).set('Accept-Encoding', 'gzip, deflate, br');
+      expect(brotli.headers['content-encoding']).toBe('br');
+      expect(Number(brotli.headers['content-length'])).toBeLessThan(Buffer.byteLength(plain.text));
+      expect(brotli.text).toBe(plain.text);
     }
     expect((await request(h.app).get('/app/assets/console-NOPE.css')).status).toBe(404);
     expect((await request(h.app).get('/app/assets/..%2f..%2fpackage.json')).status).toBe(404);

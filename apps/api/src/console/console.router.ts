@@ -1,6 +1,7 @@
 import express, { Router, type RequestHandler } from 'express';
 import type { ApiDeps } from '../deps.js';
 import { createForgotLimits } from '../services/users/forgot-password.js';
+import { sendRendered } from '../middleware/rendered-answer.js';
 import { createSignInGuard } from '../services/users/sign-in-guard.js';
 import { loadAssets, type AssetUrls } from '../views/assets.js';
 import { consoleCookies, readPresessionCookie, readSessionCookie, type ConsoleCookies } from './console-cookies.js';
@@ -30,7 +31,7 @@ import { consoleHeaders } from './security-headers.js';
 import { CSRF_FIELD } from '../views/components/form.js';
 import { renderPage } from '../views/render.js';
 
-/** The built files, by hashed name, cached for a year; gzipped for clients that take it. */
+/** The built files, by hashed name, cached for a year; encoded for clients that take it. */
 const assetFiles: RequestHandler = async (req, res, next) => {
   const file = (await loadAssets()).files.get(String(req.params.file));
   if (!file) {
@@ -39,11 +40,7 @@ const assetFiles: RequestHandler = async (req, res, next) => {
   }
   res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
   res.setHeader('Content-Type', file.type);
-  res.vary('Accept-Encoding');
-  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    res.setHeader('Content-Encoding', 'gzip');
-    res.send(file.gzipped);
-  } else res.send(file.body);
+  await sendRendered(req, res, file.answer);
 };
 
 /**

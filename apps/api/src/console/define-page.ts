@@ -3,8 +3,7 @@ import type { VNode } from 'preact';
 import { randomSecret } from '@statusvane/shared';
 import type { ApiDeps } from '../deps.js';
 import { ROUTE_LABEL } from '../middleware/request-log.js';
-import { sendRendered } from '../routes/public-pages/respond.js';
-import { renderedAnswer, type RenderedAnswer } from '../services/status-pages/public-page-cache.js';
+import { renderedAnswer, sendRendered, type RenderedAnswer } from '../middleware/rendered-answer.js';
 import { can, type Permission } from '../services/auth/permissions.js';
 import { sessionWorkspaceContext } from '../services/auth/session-context.js';
 import type { ServiceContext } from '../services/context.js';
@@ -183,8 +182,8 @@ async function send(res: Response, cookies: ConsoleCookies, answer: PageAnswer):
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   const rendered = renderedAnswer(renderPage(answer.view), 'once');
   res.status(answer.status ?? 200).type('html');
-  // Gzipped for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB
-  // gzipped (level 1: most console pages are made for one request).
+  // Encoded for a browser that takes it, as the public page is: a page of 100 monitors is 220 KB of HTML and 23 KB
+  // gzipped (`once`: most console pages are made for one request).
   await sendRendered(res.req, res, rendered);
   return rendered;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { renderedAnswer } from '../services/status-pages/public-page-cache.js';
+import { renderedAnswer } from '../middleware/rendered-answer.js';
 import { CONSOLE_PAGE_MAX_AGE_MS, consolePageCache, servable, type KeptPage } from './page-cache.js';
 
 const AT = Date.parse('2026-11-30T09:00:00Z');

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { EventPosition } from '@statusvane/shared';
-import type { RenderedAnswer } from '../services/status-pages/public-page-cache.js';
+import type { RenderedAnswer } from '../middleware/rendered-answer.js';
 
 /**
  * The oldest a kept console page is served (ADR 0023). What the workspace's event log records (a monitor created,

@@ -59,9 +59,9 @@ function varyOnEncoding(req: Request, res: Response): void {
 
 /**
  * Every text answer over 1 KB (JSON, HTML, feeds, CSV, SVG) is gzipped (or deflated, or brotli-compressed) when the
- * client says it accepts it, with `Vary: Accept-Encoding`. Answers that arrive already encoded (the status page and
- * the assets keep a gzipped copy of what they render once) are sent as they are; a server-sent event stream is never
- * held back to be compressed.
+ * client says it accepts it, with `Vary: Accept-Encoding`. Answers that arrive already encoded (the pages and assets
+ * that keep encoded copies of what they render once: rendered-answer.ts) are sent as they are; a server-sent event
+ * stream is never held back to be compressed.
  *
  * A request without Accept-Encoding (most API clients) is never encoded: the `compression` package would wrap the
  * response's write, end and on, and negotiate `identity`, for nothing but the `Vary: Accept-Encoding` it adds to a

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { renderedAnswer, type RenderedAnswer } from '../middleware/rendered-answer.js';
 
 /** Where the console's built files are served; names carry a content hash, so they are cached for a year. */
 export const ASSETS_PATH = '/app/assets';
@@ -24,8 +24,8 @@ export interface AssetUrls {
 }
 
 export interface AssetFile {
-  body: Buffer;
-  gzipped: Buffer;
+  /** The file, and its encoded copies (made on first use). */
+  answer: RenderedAnswer;
   type: string;
 }
 
@@ -72,7 +72,7 @@ export function loadAssets(): Promise<Assets> {
     for (const name of Object.values(manifest)) {
       const body = await readFile(join(ASSETS_DIR, name));
       const ext = name.slice(name.lastIndexOf('.'));
-      files.set(name, { body, gzipped: gzipSync(body, { level: 9 }), type: TYPES[ext] ?? 'application/octet-stream' });
+      files.set(name, { answer: renderedAnswer(body, 'kept'), type: TYPES[ext] ?? 'application/octet-stream' });
     }
     const url = (key: string) => {
       const name = manifest[key];

@@ -6,11 +6,11 @@ import {
   loadPublicIncident,
   parseHistoryMonth,
 } from '../../services/status-pages/public-history.js';
-import { renderedAnswer } from '../../services/status-pages/public-page-cache.js';
 import { monthName, renderHistoryPage, renderIncidentPage } from '../../views/status-page/incident-pages.js';
 import { renderMessage } from '../../views/status-page/page-forms.js';
 import { mastheadOf, openPage, type PageRouteOptions } from './page-context.js';
-import { publicAssets, sendNotFound, sendRendered } from './respond.js';
+import { renderedAnswer, sendRendered } from '../../middleware/rendered-answer.js';
+import { publicAssets, sendNotFound } from './respond.js';
 
 /**
  * The pages below a status page, HTML only, with the page's access rule (404 unknown or not public, the password

@@ -1,7 +1,5 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError, isUnavailableError, type Logger } from '@statusvane/shared';
-import Negotiator from 'negotiator';
-import type { AnswerEncoding, RenderedAnswer } from '../../services/status-pages/public-page-cache.js';
 import { loadAssets, type AssetUrls } from '../../views/assets.js';
 import { renderMessage } from '../../views/status-page/page-forms.js';
 
@@ -41,41 +39,6 @@ export function setPageHeaders(res: Response): void {
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
   res.vary('Accept');
-}
-
-/** The encodings of an answer rendered once, in the order they are preferred when a client takes several alike. */
-const ENCODINGS: AnswerEncoding[] = ['br', 'gzip'];
-
-/**
- * The encoding to send an answer rendered once in: brotli or gzip when the client accepts one (browsers list gzip first
- * and take both: brotli is chosen among equals, as the compression middleware chooses for every other answer),
- * otherwise none. Negotiator's `preferred` is the tie-break that Express's `acceptsEncodings` does not offer.
- */
-export function answerEncoding(req: Request): AnswerEncoding | null {
-  const negotiator = new Negotiator(req);
-  const chosen = (negotiator.encoding as EncodingChoice).call(negotiator, [...ENCODINGS, 'identity'], {
-    preferred: ENCODINGS,
-  });
-  return ENCODINGS.find((e) => e === chosen) ?? null;
-}
-
-/** Negotiator's `encoding`, with the `preferred` option (negotiator 1.x) that its published types leave out. */
-type EncodingChoice = (available: readonly string[], options: { preferred: readonly string[] }) => string | undefined;
-
-/**
- * Sends an answer rendered once (public-page-cache.ts): brotli- or gzip-encoded for a client that accepts it (every
- * browser and most aggregators), as it is otherwise. Content-Type is set by the caller.
- */
-export async function sendRendered(req: Request, res: Response, answer: RenderedAnswer): Promise<void> {
-  res.vary('Accept-Encoding');
-  const encoding = answerEncoding(req);
-  if (encoding === null) {
-    res.send(answer.body);
-    return;
-  }
-  const encoded = await answer.encoded(encoding);
-  res.setHeader('Content-Encoding', encoding);
-  res.send(encoded);
 }
 
 /** 404, as JSON or a page; `what`: something on a page that was found (an incident), rather than the page. */

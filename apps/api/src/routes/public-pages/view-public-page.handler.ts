@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 import { openPage, type PageRouteOptions } from './page-context.js';
 import { renderStatusPage } from '../../views/status-page/status-page.js';
-import { publicAssets, sendRendered, wantsJson } from './respond.js';
+import { sendRendered } from '../../middleware/rendered-answer.js';
+import { publicAssets, wantsJson } from './respond.js';
 
 /**
  * GET /status/:slug (or `/` on the page's custom domain), no token: the page as HTML, or as `{ data }` JSON when
@@ -17,7 +18,7 @@ export function viewPublicPageHandler(opts: PageRouteOptions): RequestHandler {
     if (!ctx) return;
     const page = await opts.pages.load(ctx.page, ctx.now);
     const assets = json ? null : await publicAssets();
-    // Rendered (and gzipped) once per load of the page's data and base path, then sent as is.
+    // Rendered (and encoded) once per load of the page's data and base path, then sent as is.
     if (json)
       await sendRendered(
         req,

@@ -1,5 +1,3 @@
-import { promisify } from 'node:util';
-import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { BRANDING_FIELDS, createBatchLoader, perClient, type PrismaClient } from '@statusvane/shared';
 import {
@@ -10,6 +8,7 @@ import {
   type PublicPageRef,
 } from './public-page.js';
 import { isoDay } from './uptime.js';
+import { renderedAnswer, type RenderedAnswer } from '../../middleware/rendered-answer.js';
 
 /** The longest a served page can be behind its uptime counts (everything else is checked on every request). */
 export const PAGE_MAX_AGE_MS = 10_000;
@@ -19,59 +18,6 @@ export const PAGE_MAX_AGE_MS = 10_000;
  */
 const MAX_PAGES = 200;
 const DAY_MS = 86_400_000;
-
-/** The encodings an answer rendered once is also kept in (respond.ts chooses among them). */
-export type AnswerEncoding = 'br' | 'gzip';
-
-/** An answer rendered once: its bytes, and the same encoded (each encoding made on first use, then kept). */
-export interface RenderedAnswer {
-  body: Buffer;
-  encoded(encoding: AnswerEncoding): Promise<Buffer>;
-}
-
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
-
-/**
- * How hard an answer is compressed, by how often it is sent. `kept`: the public page's data as HTML and JSON, made once
- * per load and sent to every visitor until the next: gzip level 9, a quarter fewer bytes than zlib's default 6 (three
- * times its CPU, once per load), and brotli quality 6, about a third of gzip 9's bytes for less CPU (50 components x
- * 90 days: HTML 687 KB -> 10.0 KB gzip, 4.3 KB brotli; JSON 754 KB -> 14.6 KB, 7.8 KB). `once`: pages made for one
- * request (the console's, a page's incident and history pages): gzip level 1 (a third of level 6's CPU time, for 20%
- * more bytes) and brotli quality 4, the compression middleware's own for every other answer.
- */
-export const COMPRESSION = {
-  kept: { gzip: 9, br: 6 },
-  once: { gzip: 1, br: 4 },
-} as const;
-
-/**
- * An answer to send as is or encoded. Each encoded copy is made on first use, off the event loop (zlib's thread pool:
- * a level-9 gzip of a 50-component page's 750 KB of JSON takes about 12 ms, which would otherwise hold up every
- * request in flight), and requests that want it meanwhile share it.
- */
-export function renderedAnswer(text: string, effort: keyof typeof COMPRESSION): RenderedAnswer {
-  const body = Buffer.from(text);
-  const levels = COMPRESSION[effort];
-  const copies = new Map<AnswerEncoding, Promise<Buffer>>();
-  const encode = (encoding: AnswerEncoding): Promise<Buffer> =>
-    encoding === 'gzip'
-      ? gzipAsync(body, { level: levels.gzip })
-      : brotliAsync(body, {
-          params: {
-            [zlibConstants.BROTLI_PARAM_QUALITY]: levels.br,
-            [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length,
-          },
-        });
-  return {
-    body,
-    encoded(encoding) {
-      let copy = copies.get(encoding);
-      if (copy === undefined) copies.set(encoding, (copy = encode(encoding)));
-      return copy;
-    },
-  };
-}
 
 /** A page's data as loaded once, and the answers rendered from it (HTML per base path, JSON), rendered once each. */
 export interface CachedPage {

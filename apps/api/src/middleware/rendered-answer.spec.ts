@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request } from 'express';
-import { answerEncoding } from './respond.js';
+import { answerEncoding } from './rendered-answer.js';
 
 const withHeader = (acceptEncoding: string | undefined) =>
   ({ headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }) as unknown as Request;
