@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { Registry } from 'prom-client';
-import { createMetricsRegistry, LOOP_RESOLUTION_MS, registerEventLoopDelay, type LoopDelaySource } from './registry.js';
+import {
+  createMetricsRegistry,
+  enabledLoopMonitor,
+  LOOP_RESOLUTION_MS,
+  registerEventLoopDelay,
+  type LoopDelaySource,
+} from './registry.js';
 
 /** A stand-in for monitorEventLoopDelay's histogram: what it sampled since its last reset. */
 function fakeLoop() {
@@ -54,6 +60,21 @@ describe('statusvane_event_loop_delay_seconds', () => {
     expect(await registry.metrics()).not.toMatch(/^statusvane_event_loop_delay_seconds\{/m);
     loop.sample(late(20));
     expect((await gauge(registry))['1']).toBeCloseTo(0.02, 9);
+  });
+});
+
+describe('the event-loop delay monitor', () => {
+  it('wakes an idle process at most about ten times a second: each sample is a wake-up, and costs CPU', async () => {
+    const h = enabledLoopMonitor();
+    try {
+      h.reset();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // A sample every 20 ms would be ~50 here; every 100 ms, 9-10.
+      expect(h.count).toBeGreaterThan(0);
+      expect(h.count).toBeLessThanOrEqual(11);
+    } finally {
+      h.disable();
+    }
   });
 });
 
