@@ -15,7 +15,7 @@ import {
   SCHEMES,
   type Scheme,
 } from './support/console-browser.js';
-import { setUserPassword } from './support/console.js';
+import { dayAhead, setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -182,15 +182,17 @@ describe('the on-call pages in Chromium', () => {
       await signIn(page);
       await page.goto(`${origin}/app/${w.ws.slug}/oncall/${scheduleId}`);
       const before = await page.locator('table.overrides tbody tr').count();
+      // Ahead of now on any clock: the page lists only the overrides that have not ended.
+      const day = dayAhead(2);
       // The end before the start: the server's 400 shows the issue beside "To" (the browser sends what was typed).
-      await page.locator('#f-endsAt').fill('2026-12-01T08:00');
-      await page.locator('#f-startsAt').fill('2026-12-01T09:00');
+      await page.locator('#f-endsAt').fill(`${day}T08:00`);
+      await page.locator('#f-startsAt').fill(`${day}T09:00`);
       await page.locator('#f-startsAt').focus();
       await page.keyboard.press('Enter');
       await page.waitForLoadState();
       expect(await page.locator('#f-endsAt-error').textContent()).toBe('must be after the start');
       await inspect(page, errors, 'oncall-override-400', 'light', [1280]);
-      await page.locator('#f-endsAt').fill('2026-12-01T17:00');
+      await page.locator('#f-endsAt').fill(`${day}T17:00`);
       await page.locator('#f-endsAt').focus();
       await Promise.all([page.waitForURL(/done=override-added/), page.keyboard.press('Enter')]);
       expect(await page.locator('table.overrides tbody tr').count()).toBe(before + 1);

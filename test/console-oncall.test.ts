@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createToken } from '../apps/api/src/admin/admin-commands.js';
 import { instantOfWallClock } from '@statusvane/shared';
 import { bearer, makeHarness, makeUser, makeWorkspace, type Harness } from './support/harness.js';
-import { consoleBrowser, setUserPassword } from './support/console.js';
+import { consoleBrowser, dayAhead, setUserPassword } from './support/console.js';
 
 const PASSWORD = 'correct horse battery staple';
 let h: Harness;
@@ -220,13 +220,13 @@ describe('the on-call pages', () => {
     expect(options).toEqual([t.people.member.id]);
     const forOther = await member.submit(
       t.path,
-      { userId: t.people.admin.id, startsAt: '2026-12-24T10:00', endsAt: '2026-12-24T12:00' },
+      { userId: t.people.admin.id, startsAt: `${dayAhead(7)}T10:00`, endsAt: `${dayAhead(7)}T12:00` },
       `${t.path}/overrides`,
     );
     expect(forOther.status).toBe(403);
     const own = await member.submit(
       t.path,
-      { userId: t.people.member.id, startsAt: '2026-12-24T10:00', endsAt: '2026-12-24T12:00' },
+      { userId: t.people.member.id, startsAt: `${dayAhead(7)}T10:00`, endsAt: `${dayAhead(7)}T12:00` },
       `${t.path}/overrides`,
     );
     expect(own.status).toBe(303);
@@ -237,7 +237,7 @@ describe('the on-call pages', () => {
     expect([...seen.text.matchAll(/<form method="post"/g)]).toHaveLength(1); // sign out only
     const forged = await viewer.submit(
       t.path,
-      { userId: t.people.viewer.id, startsAt: '2026-12-24T10:00', endsAt: '2026-12-24T12:00' },
+      { userId: t.people.viewer.id, startsAt: `${dayAhead(7)}T10:00`, endsAt: `${dayAhead(7)}T12:00` },
       `${t.path}/overrides`,
     );
     expect(forged.status).toBe(403);
@@ -256,8 +256,8 @@ describe('the on-call pages', () => {
         .set(bearer(t.tokens.admin))
         .send({
           userId: t.people.member.id,
-          startsAt: `2026-12-2${hour}T10:00:00Z`,
-          endsAt: `2026-12-2${hour}T12:00:00Z`,
+          startsAt: `${dayAhead(7 + hour)}T10:00:00Z`,
+          endsAt: `${dayAhead(7 + hour)}T12:00:00Z`,
         });
     const first = (await add(1)).body.data as { id: string };
     const page = await b.get(t.path);

@@ -82,3 +82,6 @@ export async function signedInAs(
   await b.signIn(user.email, TEST_PASSWORD);
   return { b, user };
 }
+
+/** The UTC date `days` from now (`YYYY-MM-DD`), for a form's date: an override still listed (only unended ones are). */
+export const dayAhead = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
