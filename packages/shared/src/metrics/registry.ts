@@ -8,7 +8,7 @@ export { Registry } from 'prom-client';
  * Sampling period of the event-loop delay monitor; subtracted from its readings (an idle loop reads ~0). Each sample
  * is a wake-up of the process: at 10 ms, prom-client's monitor and ours together woke an idle worker 200 times a
  * second, three quarters of its CPU at rest (docs/benchmarks.md, "sixteenth pass"); at 20 ms, ours alone still cost a
- * worker checking 167 monitors a second a tenth of its CPU against 100 ms ("twentieth pass"). A block of the loop as
+ * worker checking 167 monitors a second 5-10% of its CPU against 100 ms ("twentieth pass"). A block of the loop as
  * long as the period is always sampled; a shorter one sometimes, so p99 and max still show the blocks that matter.
  */
 export const LOOP_RESOLUTION_MS = 100;
