@@ -3,7 +3,7 @@
  * (`/readyz` 503 at once while it keeps serving for SHUTDOWN_DRAIN_SECONDS), then stops taking connections and
  * answers every request it has started on (none failed by its own shutdown, none performed without
  * an answer); connections it had not read a request from are closed (the client sees a refusal or a reset, and
- * nothing was done). The worker finishes and stores its running checks before it exits, so none of them has to wait
+ * nothing was done: apps/api/src/shutdown.spec.ts has the second of grace they get). The worker finishes and stores its running checks before it exits, so none of them has to wait
  * for the stalled-job check.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -65,6 +65,7 @@ server.once('error', (err: Error) => {
   process.exit(1);
 });
 server.keepAliveTimeout = 65_000;
+lifecycle.track(server);
 
 // PostgreSQL is the source of truth for schedules: bring Redis in line at start-up (workers keep doing it).
 queueRedis.once('ready', () => {
@@ -84,7 +85,7 @@ async function shutdown(signal: string): Promise<void> {
   const force = setTimeout(() => process.exit(1), drainMs + 10_000).unref();
   // Readiness 503 at once, serve through the drain window, then stop accepting and let the requests already accepted
   // finish; only then close what they use.
-  await lifecycle.drain(server, drainMs);
+  await lifecycle.drain(drainMs);
   void metricsListener.then((m) => m.close());
   await Promise.allSettled([
     scheduler.close(),
