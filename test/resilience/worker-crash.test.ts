@@ -136,6 +136,10 @@ describe('a worker killed with SIGKILL under load', () => {
       startWorkerProcess('worker-a', workerEnv),
       startWorkerProcess('worker-b', workerEnv),
     ]);
+    // Each warmed its probe on loopback (WORKER_WARMUP_CHECKS, 100 in the suite) before it took a job.
+    for (const p of [a, b]) {
+      expect(p.output()).toMatch(/check path warmed up \{"checks":100,"up":100,[^\n]*\n[\s\S]*worker ready on queue/);
+    }
     // The immediate first check of every monitor, queued by the API.
     await until(
       async () => (await h.prisma.checkResult.count()) >= MONITORS,

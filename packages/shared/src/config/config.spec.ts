@@ -156,6 +156,7 @@ describe('parseConfig', () => {
     expect(c.metrics.port).toBeNull();
     expect(c.rateLimitPerMinute).toBe(600);
     expect(c.workerConcurrency).toBe(200);
+    expect(c.workerWarmUpChecks).toBe(3000);
     expect(c.jobLockMs).toBe(30_000);
     expect(c.housekeepingIntervalMs).toBe(30_000);
     expect(c.checkRegions).toEqual(['local']);

@@ -293,6 +293,11 @@ const envFields = z.object({
    * (docs/benchmarks.md).
    */
   WORKER_CONCURRENCY: int(1, 1000).default(200),
+  /**
+   * Loopback http checks a worker process runs through its probe before it takes jobs, so that its first real checks
+   * do not run on cold code (apps/worker/src/checks/warm-up.ts); 0: none.
+   */
+  WORKER_WARMUP_CHECKS: int(0, 100_000).default(3000),
   /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */
   METRICS_PORT: int(0, 65535).optional(),
   /** Where that listener binds: loopback unless an operator opens it up. */
@@ -402,6 +407,8 @@ export interface Config {
   /** Browser origins allowed to call the management API: `*` (any), a list, or empty (no CORS). */
   corsOrigins: '*' | string[];
   workerConcurrency: number;
+  /** Loopback checks the worker process warms its probe with before it takes jobs; 0 = none. */
+  workerWarmUpChecks: number;
   /** Prometheus: `port` null = the process's default (API 9464, worker 9465), 0 = no separate listener. */
   metrics: { port: number | null; host: string; token: string | null };
   /** Bull Board at /admin/queues; null = off. */
@@ -567,6 +574,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     corsOrigins: e.CORS_ORIGINS,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    workerWarmUpChecks: e.WORKER_WARMUP_CHECKS,
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     queueDashboard: e.QUEUE_DASHBOARD && e.QUEUE_DASHBOARD_TOKEN ? { token: e.QUEUE_DASHBOARD_TOKEN } : null,
     dataDir: e.DATA_DIR,
