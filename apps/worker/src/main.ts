@@ -7,9 +7,9 @@ import {
   loggerFromConfig,
   startTracing,
 } from '@statusvane/shared';
-import { warmUpHttpProbe } from './checks/warm-up.js';
 import { probeUserAgent } from './probes/http.probe.js';
 import { createWorkerRuntime } from './runtime.js';
+import { warmUpHttpProbe } from './warm-up.js';
 
 // The process around the worker runtime (runtime.ts): config, the clients it owns, the metrics listener, signals.
 const config = loadConfigOrExit();
@@ -20,7 +20,7 @@ connection.on('error', (err: Error) => logger.warn('redis connection error', { e
 
 // Null unless OTEL_EXPORTER_OTLP_ENDPOINT is set; then the SDK is loaded here, and only here.
 const tracing = await startTracing({ service: 'statusvane-worker' });
-// Before any job: the probe's code compiled, not interpreted, when the first real checks come (checks/warm-up.ts).
+// Before any job: the probe's code compiled, not interpreted, when the first real checks come (warm-up.ts).
 if (config.workerWarmUpChecks > 0) {
   // A warm-up that cannot run (no loopback to listen on) costs only the warm-up: the worker starts anyway.
   await warmUpHttpProbe(config.workerWarmUpChecks, probeUserAgent(config.region)).then(

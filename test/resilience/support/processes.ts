@@ -179,7 +179,7 @@ export function appEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     // No metrics listener: several processes of one test would fight over the default port.
     METRICS_PORT: '0',
     LOG_LEVEL: 'info',
-    // A worker's warm-up (checks/warm-up.ts) kept short: 3,000 loopback checks would add seconds to every start.
+    // A worker's warm-up (apps/worker/src/warm-up.ts) kept short: 3,000 loopback checks would add seconds to every start.
     WORKER_WARMUP_CHECKS: '100',
     ...overrides,
   };

@@ -295,7 +295,7 @@ const envFields = z.object({
   WORKER_CONCURRENCY: int(1, 1000).default(200),
   /**
    * Loopback http checks a worker process runs through its probe before it takes jobs, so that its first real checks
-   * do not run on cold code (apps/worker/src/checks/warm-up.ts); 0: none.
+   * do not run on cold code (apps/worker/src/warm-up.ts); 0: none.
    */
   WORKER_WARMUP_CHECKS: int(0, 100_000).default(3000),
   /** Prometheus: a separate listener for GET /metrics; unset: 9464 (API) or 9465 (worker); 0: none. */

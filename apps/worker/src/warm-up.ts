@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSsrfGuard } from '@statusvane/shared';
-import { createHttpProbe, type HttpProbeInput } from '../probes/http.probe.js';
+import { createHttpProbe, type HttpProbeInput } from './probes/http.probe.js';
+import { createLimit } from './processors/check.processor.js';
 
 /** Loopback checks at once during the warm-up: enough for V8 to see the probe's code called in every order. */
 const WARM_UP_CONCURRENCY = 50;
@@ -35,7 +36,7 @@ export async function warmUpHttpProbe(checks: number, userAgent?: string): Promi
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  let up = 0;
+  let up: number;
   try {
     const probe = createHttpProbe({
       guard: createSsrfGuard({ allowedCidrs: '127.0.0.1/32' }),
@@ -55,14 +56,10 @@ export async function warmUpHttpProbe(checks: number, userAgent?: string): Promi
       degradedAfterMs: null,
       latencyThresholdMs: null,
     };
-    let left = checks;
-    const lane = async () => {
-      while (left > 0) {
-        left--;
-        if ((await probe.probe(input)).outcome === 'up') up++;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(WARM_UP_CONCURRENCY, checks) }, lane));
+    // The same limit a partition's members run under (a few at once here).
+    const limit = createLimit(WARM_UP_CONCURRENCY);
+    const results = await Promise.all(Array.from({ length: checks }, () => limit(() => probe.probe(input))));
+    up = results.filter((r) => r.outcome === 'up').length;
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
