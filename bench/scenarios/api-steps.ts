@@ -17,6 +17,7 @@ import { monitorCreateData } from '../../apps/api/src/services/monitors/monitor-
 import { runCheck } from '../../apps/worker/src/checks/run-check.js';
 import { createCheckRunnerDeps } from '../../apps/worker/src/runtime.js';
 import { costSources, sampleCpu, type CostSources } from '../lib/cost.js';
+import { inLanes } from '../lib/lanes.js';
 import { seedWorkspace } from '../lib/seed.js';
 import { inProcessConfig } from '../lib/stack.js';
 
@@ -126,17 +127,17 @@ export async function runApiStepsCost(input: ApiStepsInput, log: (msg: string) =
   let slot = Date.UTC(2030, 0, 1);
   let notUp = 0;
   const batch = async (ids: string[]) => {
-    let next = 0;
-    const one = async () => {
-      while (next < input.checksPerRound) {
-        const id = ids[next++ % ids.length]!;
-        slot += 60_000;
-        const outcome = await runCheck(deps, { monitorId: id, region: config.checkRegions[0]!, slot: new Date(slot) });
-        if (!('result' in outcome) || outcome.result.outcome !== 'up') notUp++;
-      }
+    const one = async (i: number) => {
+      slot += 60_000;
+      const outcome = await runCheck(deps, {
+        monitorId: ids[i % ids.length]!,
+        region: config.checkRegions[0]!,
+        slot: new Date(slot),
+      });
+      if (!('result' in outcome) || outcome.result.outcome !== 'up') notUp++;
     };
     const before = sampleCpu(sources);
-    await Promise.all(Array.from({ length: input.concurrency }, one));
+    await inLanes(input.checksPerRound, input.concurrency, one);
     const after = sampleCpu(sources);
     return {
       workerMs: (after.workerMs - before.workerMs) / input.checksPerRound,

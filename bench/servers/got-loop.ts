@@ -3,6 +3,7 @@
 // body. Prints one JSON line: { count, ms, perSecond, failures }.
 import http from 'node:http';
 import got from 'got';
+import { inLanes } from '../lib/lanes.js';
 
 const target = process.env.TARGET!;
 const count = Number(process.env.COUNT ?? 5000);
@@ -22,16 +23,10 @@ async function one(): Promise<boolean> {
 }
 
 async function run(n: number): Promise<number> {
-  let next = 0;
   let failures = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        next++;
-        if (!(await one().catch(() => false))) failures++;
-      }
-    }),
-  );
+  await inLanes(n, concurrency, async () => {
+    if (!(await one().catch(() => false))) failures++;
+  });
   return failures;
 }
 

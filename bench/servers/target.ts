@@ -3,6 +3,7 @@
 // every answer that much later (the over-capacity scenario: a worker whose capacity is its concurrency / the delay).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inLanes } from '../lib/lanes.js';
 
 const delayMs = Number(process.env.DELAY_MS ?? 0);
 const server = http.createServer((_req, res) => {
@@ -23,20 +24,19 @@ server.keepAliveTimeout = 5000;
  */
 async function warmUp(port: number, requests: number): Promise<void> {
   const agent = new http.Agent({ keepAlive: false });
-  let left = requests;
-  const lane = async () => {
-    while (left-- > 0) {
-      await new Promise<void>((resolve, reject) => {
+  await inLanes(
+    requests,
+    20,
+    () =>
+      new Promise<void>((resolve, reject) => {
         http
           .get({ host: '127.0.0.1', port, path: '/health', agent }, (res) => {
             res.resume();
             res.on('end', resolve);
           })
           .on('error', reject);
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 20 }, lane));
+      }),
+  );
 }
 
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
