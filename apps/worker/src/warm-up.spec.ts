@@ -8,7 +8,7 @@ describe('warmUpHttpProbe', () => {
     expect(report.cpuMs).toBeGreaterThan(0);
   });
 
-  it('runs fewer checks than its lanes without waiting on empty ones', async () => {
+  it('runs fewer checks than its limit lets run at once', async () => {
     const report = await warmUpHttpProbe(3);
     expect(report.up).toBe(3);
   });
