@@ -150,3 +150,22 @@ describe('updates of a stored result', () => {
     expect(m).toMatchObject({ status: 'down', lastCheckedAt: new Date(slot.getTime() + 7), certificate });
   });
 });
+
+describe('autovacuum of the rows every stored result rewrites', () => {
+  it('waits for ten times the monitors and region states in changes, not a tenth (analyze) and a fifth (vacuum)', async () => {
+    // Each check rewrites its monitor's row and its region's state, every row of both each interval: with PostgreSQL's
+    // defaults autovacuum analyzed and vacuumed them at every pass, once a minute (migration
+    // 20261202180000_churn_tables_autovacuum). The rollups, which grow and are pruned, keep the defaults.
+    const tables = ['monitors', 'monitor_region_states', 'check_rollups_hourly'];
+    const rows = await h.prisma.$queryRaw<Array<{ table: string; options: string[] | null }>>`
+      SELECT relname::text AS table, reloptions AS options FROM pg_class
+      WHERE relname = ANY(${tables}::text[]) AND relkind = 'r' AND relnamespace = 'public'::regnamespace
+      ORDER BY array_position(${tables}::text[], relname::text)`;
+    const churn = ['autovacuum_analyze_scale_factor=10', 'autovacuum_vacuum_scale_factor=10'];
+    expect(rows).toEqual([
+      { table: 'monitors', options: churn },
+      { table: 'monitor_region_states', options: ['fillfactor=50', ...churn] },
+      { table: 'check_rollups_hourly', options: ['fillfactor=50'] },
+    ]);
+  });
+});
