@@ -5,8 +5,8 @@
 -- 60 s, for as long as the monitors ran: about 0.9 s of CPU a minute at 100,000 monitors (the monitors' analyze alone
 -- 0.45-0.6 s), in a burst the checks' lateness showed.
 -- Those rewrites change nothing the planner's statistics describe (the same rows, the same keys), and most are HOT: the
--- region states' always (fillfactor, 20261129200000_hot_state_updates), the monitors' unless the status changes or the
--- page is full; dead versions are pruned within their page without VACUUM, and bottom-up deletion keeps the unchanged
+-- region states' nearly all (fillfactor, 20261129200000_hot_state_updates), the monitors' unless the status changes or
+-- the page is full; dead versions are pruned within their page without VACUUM, and bottom-up deletion keeps the unchanged
 -- keys of a non-HOT update from bloating the indexes. Ten times the table instead: at 60 s, a pass about every ten
 -- minutes. Rows added count too, so a table that grows tenfold (monitors created in bulk) is analyzed at the next pass.
 -- The rollups keep the defaults: they grow by a row per monitor each hour and day and are kept for weeks and months
